@@ -1,0 +1,220 @@
+// Package result defines the result document of one run (stable, versioned
+// JSON) and prints it the way sysbench does, plus what sysbench lacks.
+package result
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/shakedown/shakedown/internal/histogram"
+	"github.com/shakedown/shakedown/internal/runner"
+)
+
+// SchemaVersion is the version of the result document's layout.
+const SchemaVersion = 1
+
+// Result is the document one run yields.
+type Result struct {
+	SchemaVersion int                `json:"schema_version"`
+	Tool          string             `json:"tool"`
+	Workload      string             `json:"workload"`
+	Options       map[string]string  `json:"options"`
+	Target        Target             `json:"target"`
+	Threads       int                `json:"threads"`
+	StartedAt     time.Time          `json:"started_at"`
+	TimeS         float64            `json:"time_s"`
+	WarmupS       float64            `json:"warmup_s"`
+	Rate          float64            `json:"rate,omitempty"`
+	Interrupted   bool               `json:"interrupted"`
+	Error         string             `json:"error,omitempty"`
+	Queries       Queries            `json:"queries"`
+	Transactions  int64              `json:"transactions"`
+	Errors        Errors             `json:"errors"`
+	Reconnects    int64              `json:"reconnects"`
+	QPS           float64            `json:"qps"`
+	TPS           float64            `json:"tps"`
+	LatencyMS     Latency            `json:"latency_ms"`
+	Percentile    float64            `json:"percentile"`
+	Fairness      Fairness           `json:"fairness"`
+	Intervals     []runner.Interval  `json:"intervals"`
+	Histogram     histogram.Snapshot `json:"histogram"`
+}
+
+// Target names what was measured. It never holds a password.
+type Target struct {
+	Name    string `json:"name"`
+	URL     string `json:"url"`
+	Version string `json:"server_version"`
+	Flavour string `json:"flavour"`
+}
+
+// Queries counts statements as sysbench classifies them.
+type Queries struct {
+	Read  int64 `json:"read"`
+	Write int64 `json:"write"`
+	Other int64 `json:"other"`
+	Total int64 `json:"total"`
+}
+
+// Errors counts errors; ByCode is keyed by the MySQL error number.
+type Errors struct {
+	Total  int64            `json:"total"`
+	ByCode map[string]int64 `json:"by_code"`
+}
+
+// Latency is in milliseconds.
+type Latency struct {
+	Min  float64 `json:"min"`
+	Avg  float64 `json:"avg"`
+	P50  float64 `json:"p50"`
+	P95  float64 `json:"p95"`
+	P99  float64 `json:"p99"`
+	P999 float64 `json:"p999"`
+	Max  float64 `json:"max"`
+	Sum  float64 `json:"sum"`
+	// Pct is the value at the requested --percentile.
+	Pct float64 `json:"pct"`
+}
+
+// Fairness is how evenly the threads shared the work.
+type Fairness struct {
+	EventsAvg    float64 `json:"events_avg"`
+	EventsStddev float64 `json:"events_stddev"`
+	TimeAvgS     float64 `json:"time_avg_s"`
+	TimeStddevS  float64 `json:"time_stddev_s"`
+}
+
+// Build makes the document from what the runner measured.
+func Build(o *runner.Outcome, workload string, threads int, pct float64) (*Result, error) {
+	sec := o.Elapsed.Seconds()
+	per := func(n int64) float64 {
+		if sec <= 0 {
+			return 0
+		}
+		return float64(n) / sec
+	}
+	r := &Result{
+		SchemaVersion: SchemaVersion,
+		Workload:      workload,
+		Threads:       threads,
+		TimeS:         round(sec, 4),
+		Interrupted:   o.Interrupted,
+		Queries:       Queries{Read: o.Reads, Write: o.Writes, Other: o.Others, Total: o.Queries()},
+		Transactions:  o.Events,
+		Errors:        Errors{Total: o.ErrorCount(), ByCode: map[string]int64{}},
+		Reconnects:    o.Reconnects,
+		QPS:           round(per(o.Queries()), 2),
+		TPS:           round(per(o.Events), 2),
+		Percentile:    pct,
+		Intervals:     o.Intervals,
+	}
+	if r.Intervals == nil {
+		r.Intervals = []runner.Interval{}
+	}
+	if o.Err != nil {
+		r.Error = o.Err.Error()
+	}
+	for code, n := range o.Errors {
+		r.Errors.ByCode[strconv.Itoa(int(code))] = n
+	}
+	h := o.Latency
+	r.LatencyMS = Latency{
+		Min: msr(h.Min()), Avg: msr(h.Mean()), Max: msr(h.Max()), Sum: msr(h.Sum()),
+		P50: msr(h.Percentile(50)), P95: msr(h.Percentile(95)), P99: msr(h.Percentile(99)),
+		P999: msr(h.Percentile(99.9)), Pct: msr(h.Percentile(pct)),
+	}
+	snap, err := h.Snapshot()
+	if err != nil {
+		return nil, err
+	}
+	r.Histogram = snap
+	r.Fairness = fairness(o)
+	return r, nil
+}
+
+func fairness(o *runner.Outcome) Fairness {
+	n := float64(len(o.ThreadEvents))
+	if n == 0 {
+		return Fairness{}
+	}
+	var se, st float64
+	for i := range o.ThreadEvents {
+		se += float64(o.ThreadEvents[i])
+		st += o.ThreadTime[i].Seconds()
+	}
+	me, mt := se/n, st/n
+	var ve, vt float64
+	for i := range o.ThreadEvents {
+		ve += sq(float64(o.ThreadEvents[i]) - me)
+		vt += sq(o.ThreadTime[i].Seconds() - mt)
+	}
+	return Fairness{
+		EventsAvg: round(me, 4), EventsStddev: round(math.Sqrt(ve/n), 2),
+		TimeAvgS: round(mt, 4), TimeStddevS: round(math.Sqrt(vt/n), 2),
+	}
+}
+
+func sq(x float64) float64 { return x * x }
+
+func msr(d time.Duration) float64 { return round(float64(d)/float64(time.Millisecond), 3) }
+
+func round(x float64, digits int) float64 {
+	p := math.Pow(10, float64(digits))
+	return math.Round(x*p) / p
+}
+
+// WriteJSON writes r to w, indented.
+func (r *Result) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+// WriteFile writes r as JSON to path, atomically.
+func (r *Result) WriteFile(path string) error {
+	tmp := path + ".tmp"
+	f, err := os.Create(tmp)
+	if err != nil {
+		return fmt.Errorf("write result: %w", err)
+	}
+	if err := r.WriteJSON(f); err != nil {
+		f.Close()
+		return fmt.Errorf("write result %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("write result %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("write result: %w", err)
+	}
+	return nil
+}
+
+// Read loads a result document.
+func Read(rd io.Reader) (*Result, error) {
+	var r Result
+	if err := json.NewDecoder(rd).Decode(&r); err != nil {
+		return nil, fmt.Errorf("read result: %w", err)
+	}
+	return &r, nil
+}
+
+// ErrorCodes returns the error codes in r, sorted.
+func (r *Result) ErrorCodes() []string {
+	codes := make([]string, 0, len(r.Errors.ByCode))
+	for c := range r.Errors.ByCode {
+		codes = append(codes, c)
+	}
+	sort.Slice(codes, func(i, j int) bool {
+		a, _ := strconv.Atoi(codes[i])
+		b, _ := strconv.Atoi(codes[j])
+		return a < b
+	})
+	return codes
+}

@@ -1,0 +1,5 @@
+package runner
+
+import "database/sql/driver"
+
+var errBadConn = driver.ErrBadConn

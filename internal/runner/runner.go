@@ -1,0 +1,601 @@
+// Package runner drives a workload: it owns the threads, the time and event
+// limits, the arrival rate, warm-up, per-interval reporting and the error
+// policy. Workloads only say what one event is.
+package runner
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/shakedown/shakedown/internal/histogram"
+	"github.com/shakedown/shakedown/internal/randgen"
+	"github.com/shakedown/shakedown/internal/target"
+	"github.com/shakedown/shakedown/internal/workload"
+)
+
+// Config says how to run.
+type Config struct {
+	Threads int
+	// Time is how long to measure; 0 means no limit (Events must then be set).
+	Time time.Duration
+	// Events caps the number of events over all threads; 0 means no limit.
+	Events int64
+	// Rate is the target number of events per second over all threads, with
+	// Poisson arrivals; 0 runs as fast as the threads can. With a rate,
+	// latency counts from each event's intended start.
+	Rate float64
+	// Warmup runs the load this long before measuring; nothing it does is in
+	// the results.
+	Warmup time.Duration
+	// Interval is how often an Interval is taken (and passed to OnInterval).
+	Interval time.Duration
+	// Percentile is the latency percentile shown per interval (sysbench's --percentile).
+	Percentile float64
+	// Ignore lists error codes that are counted and retried instead of ending
+	// the run; IgnoreAll ignores every server error.
+	Ignore    map[uint16]bool
+	IgnoreAll bool
+	// Connect opens thread i's connection. The runner closes it.
+	Connect func(ctx context.Context, thread int) (*sql.Conn, error)
+	// PreparedStatements selects server-side prepared statements.
+	PreparedStatements bool
+	Rand               randgen.Config
+	// OnInterval, when set, is called from the reporting goroutine after each
+	// interval; it must not block for long.
+	OnInterval func(Interval)
+	// OnWarmupDone, when set, is called once measurement starts after a warm-up.
+	OnWarmupDone func()
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// Interval is what happened during one reporting interval.
+type Interval struct {
+	// At is the end of the interval, measured from the start of measurement.
+	At         time.Duration `json:"-"`
+	AtS        float64       `json:"t_s"`
+	Threads    int           `json:"threads"`
+	TPS        float64       `json:"tps"`
+	QPS        float64       `json:"qps"`
+	ReadQPS    float64       `json:"read_qps"`
+	WriteQPS   float64       `json:"write_qps"`
+	OtherQPS   float64       `json:"other_qps"`
+	LatencyPct float64       `json:"latency_pct_ms"`
+	LatencyAvg float64       `json:"latency_avg_ms"`
+	LatencyMax float64       `json:"latency_max_ms"`
+	ErrorsPS   float64       `json:"err_ps"`
+	ReconnPS   float64       `json:"reconn_ps"`
+	// Queue is how many events were behind schedule at the end of the
+	// interval (rate-limited runs only).
+	Queue int64 `json:"queue,omitempty"`
+}
+
+// Outcome is what a run measured, warm-up excluded.
+type Outcome struct {
+	Elapsed      time.Duration
+	Reads        int64
+	Writes       int64
+	Others       int64
+	Events       int64
+	Errors       map[uint16]int64
+	Reconnects   int64
+	Latency      *histogram.Histogram
+	Intervals    []Interval
+	ThreadEvents []int64
+	ThreadTime   []time.Duration
+	// Interrupted is set when the context was cancelled before the limits
+	// were reached.
+	Interrupted bool
+	// Err is the error that ended the run early, if any; what was measured
+	// until then is still here.
+	Err error
+}
+
+// Queries is the total number of statements.
+func (o *Outcome) Queries() int64 { return o.Reads + o.Writes + o.Others }
+
+// ErrorCount is the total number of errors.
+func (o *Outcome) ErrorCount() int64 {
+	var n int64
+	for _, c := range o.Errors {
+		n += c
+	}
+	return n
+}
+
+// ErrNoLimit is returned when neither a time nor an event limit is set.
+var ErrNoLimit = errors.New("set --time or --events: a run needs a limit")
+
+// thread is one worker's state that the reporter reads.
+type thread struct {
+	counts     workload.Counts
+	events     atomic.Int64
+	reconnects atomic.Int64
+	busy       atomic.Int64 // ns spent in events
+	rec        *histogram.Recorder
+
+	mu     sync.Mutex
+	errors map[uint16]int64
+}
+
+func (t *thread) addError(code uint16) {
+	t.mu.Lock()
+	t.errors[code]++
+	t.mu.Unlock()
+}
+
+// totals is a sum over threads at one instant.
+type totals struct {
+	reads, writes, others, events, reconnects, errors int64
+	errorsBy                                          map[uint16]int64
+	busy                                              []int64
+	perThread                                         []int64
+}
+
+type run struct {
+	cfg     Config
+	w       workload.Opser
+	now     func() time.Time
+	threads []*thread
+	sink    *histogram.Sink
+
+	stop     atomic.Bool // no new events
+	issued   atomic.Int64
+	sched    *schedule
+	fatalMu  sync.Mutex
+	fatalErr error
+	cancel   context.CancelFunc
+	active   atomic.Int64
+}
+
+// Run runs w under cfg until a limit is reached, ctx is cancelled, or an
+// error that is not ignored occurs. It always returns an Outcome with what
+// was measured.
+func Run(ctx context.Context, cfg Config, w workload.Opser) (*Outcome, error) {
+	if cfg.Time <= 0 && cfg.Events <= 0 {
+		return nil, ErrNoLimit
+	}
+	if cfg.Threads < 1 {
+		return nil, errors.New("--threads must be >= 1")
+	}
+	if cfg.Interval <= 0 {
+		cfg.Interval = time.Second
+	}
+	if cfg.Percentile <= 0 || cfg.Percentile > 100 {
+		cfg.Percentile = 95
+	}
+	r := &run{cfg: cfg, w: w, now: cfg.Now, sink: histogram.NewSink()}
+	if r.now == nil {
+		r.now = time.Now
+	}
+	r.threads = make([]*thread, cfg.Threads)
+	for i := range r.threads {
+		r.threads[i] = &thread{rec: histogram.NewRecorder(r.sink), errors: map[uint16]int64{}}
+	}
+	return r.run(ctx)
+}
+
+func (r *run) run(parent context.Context) (*Outcome, error) {
+	// hard is cancelled by the caller (Ctrl-C), by a fatal error, or after
+	// the time limit plus a grace period for events in flight.
+	hard, cancel := context.WithCancel(parent)
+	defer cancel()
+	r.cancel = cancel
+
+	// Connect every thread before the clock starts, as sysbench does.
+	workers := make([]workload.Worker, len(r.threads))
+	conns := make([]*sql.Conn, len(r.threads))
+	rands := make([]*randgen.Rand, len(r.threads))
+	var wg sync.WaitGroup
+	errs := make([]error, len(r.threads))
+	sem := make(chan struct{}, 64)
+	for i := range r.threads {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			rands[i] = r.cfg.Rand.New(i)
+			conns[i], workers[i], errs[i] = r.connect(hard, i, rands[i])
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		for _, c := range conns {
+			if c != nil {
+				c.Close()
+			}
+		}
+		return nil, firstErr(errs)
+	}
+
+	start := r.now()
+	measureFrom := start
+	if r.cfg.Rate > 0 {
+		r.sched = newSchedule(start, r.cfg.Rate, r.cfg.Rand.Seed)
+	}
+	var done sync.WaitGroup
+	for i := range r.threads {
+		done.Add(1)
+		go func() {
+			defer done.Done()
+			r.loop(hard, i, conns[i], workers[i], rands[i])
+		}()
+	}
+	allDone := make(chan struct{})
+	go func() { done.Wait(); close(allDone) }()
+
+	out := &Outcome{}
+	ticker := time.NewTicker(r.cfg.Interval)
+	defer ticker.Stop()
+
+	var limit <-chan time.Time
+	if r.cfg.Time > 0 {
+		t := time.NewTimer(r.cfg.Warmup + r.cfg.Time)
+		defer t.Stop()
+		limit = t.C
+	}
+	var warm <-chan time.Time
+	if r.cfg.Warmup > 0 {
+		t := time.NewTimer(r.cfg.Warmup)
+		defer t.Stop()
+		warm = t.C
+	}
+	measuring := warm == nil
+	base := r.totals()
+	prev := base
+	prevAt := start
+	cum := histogram.New()
+	var spare *histogram.Histogram
+	var grace <-chan time.Time
+	interrupted := false
+
+	take := func(now time.Time) {
+		r.flush()
+		h := r.sink.Take(spare)
+		cur := r.totals()
+		if measuring {
+			iv := r.interval(prev, cur, h, now.Sub(prevAt), now.Sub(measureFrom))
+			out.Intervals = append(out.Intervals, iv)
+			if r.cfg.OnInterval != nil {
+				r.cfg.OnInterval(iv)
+			}
+			cum.Merge(h)
+		}
+		spare = h
+		prev, prevAt = cur, now
+	}
+
+loop:
+	for {
+		select {
+		case now := <-ticker.C:
+			take(now)
+		case <-warm:
+			// Measurement starts now: what the warm-up did is dropped.
+			r.flush()
+			r.sink.Take(nil)
+			measuring = true
+			measureFrom = r.now()
+			base = r.totals()
+			prev, prevAt = base, measureFrom
+			ticker.Reset(r.cfg.Interval)
+			if r.cfg.OnWarmupDone != nil {
+				r.cfg.OnWarmupDone()
+			}
+		case <-limit:
+			r.stop.Store(true)
+			grace = time.After(5 * time.Second)
+		case <-grace:
+			cancel()
+		case <-parent.Done():
+			interrupted = true
+			r.stop.Store(true)
+			cancel()
+			parent = context.Background() // fire once
+		case <-allDone:
+			break loop
+		}
+	}
+	end := r.now()
+	if measuring {
+		r.flush()
+		h := r.sink.Take(nil)
+		cur := r.totals()
+		if end.Sub(prevAt) >= r.cfg.Interval/10 && cur.events != prev.events {
+			iv := r.interval(prev, cur, h, end.Sub(prevAt), end.Sub(measureFrom))
+			out.Intervals = append(out.Intervals, iv)
+		}
+		cum.Merge(h)
+	} else {
+		base = r.totals()
+	}
+	final := r.totals()
+	out.Elapsed = end.Sub(measureFrom)
+	out.Reads = final.reads - base.reads
+	out.Writes = final.writes - base.writes
+	out.Others = final.others - base.others
+	out.Events = final.events - base.events
+	out.Reconnects = final.reconnects - base.reconnects
+	out.Errors = map[uint16]int64{}
+	for code, n := range final.errorsBy {
+		if d := n - base.errorsBy[code]; d > 0 {
+			out.Errors[code] = d
+		}
+	}
+	out.Latency = cum
+	out.ThreadEvents = make([]int64, len(r.threads))
+	out.ThreadTime = make([]time.Duration, len(r.threads))
+	for i := range r.threads {
+		out.ThreadEvents[i] = final.perThread[i] - base.perThread[i]
+		out.ThreadTime[i] = time.Duration(final.busy[i] - base.busy[i])
+	}
+	out.Interrupted = interrupted
+	r.fatalMu.Lock()
+	out.Err = r.fatalErr
+	r.fatalMu.Unlock()
+	return out, nil
+}
+
+func firstErr(errs []error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (r *run) flush() {
+	for _, t := range r.threads {
+		t.rec.Flush()
+	}
+}
+
+func (r *run) totals() totals {
+	s := totals{errorsBy: map[uint16]int64{}, busy: make([]int64, len(r.threads)), perThread: make([]int64, len(r.threads))}
+	for i, t := range r.threads {
+		s.reads += t.counts.Reads.Load()
+		s.writes += t.counts.Writes.Load()
+		s.others += t.counts.Others.Load()
+		ev := t.events.Load()
+		s.events += ev
+		s.perThread[i] = ev
+		s.busy[i] = t.busy.Load()
+		s.reconnects += t.reconnects.Load()
+		t.mu.Lock()
+		for code, n := range t.errors {
+			s.errorsBy[code] += n
+			s.errors += n
+		}
+		t.mu.Unlock()
+	}
+	return s
+}
+
+func (r *run) interval(prev, cur totals, h *histogram.Histogram, dur, at time.Duration) Interval {
+	sec := dur.Seconds()
+	if sec <= 0 {
+		sec = math.SmallestNonzeroFloat64
+	}
+	rate := func(a, b int64) float64 { return float64(b-a) / sec }
+	iv := Interval{
+		At:         at,
+		AtS:        math.Round(at.Seconds()*1000) / 1000,
+		Threads:    int(r.active.Load()),
+		TPS:        rate(prev.events, cur.events),
+		ReadQPS:    rate(prev.reads, cur.reads),
+		WriteQPS:   rate(prev.writes, cur.writes),
+		OtherQPS:   rate(prev.others, cur.others),
+		LatencyPct: ms(h.Percentile(r.cfg.Percentile)),
+		LatencyAvg: ms(h.Mean()),
+		LatencyMax: ms(h.Max()),
+		ErrorsPS:   rate(prev.errors, cur.errors),
+		ReconnPS:   rate(prev.reconnects, cur.reconnects),
+	}
+	iv.QPS = iv.ReadQPS + iv.WriteQPS + iv.OtherQPS
+	if r.sched != nil {
+		iv.Queue = r.sched.behind(r.now())
+	}
+	return iv
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// connect opens thread i's connection and its worker.
+func (r *run) connect(ctx context.Context, i int, rnd *randgen.Rand) (*sql.Conn, workload.Worker, error) {
+	c, err := r.cfg.Connect(ctx, i)
+	if err != nil {
+		return nil, nil, err
+	}
+	w, err := r.w.NewWorker(ctx, &workload.WorkerEnv{
+		ID:      i,
+		Threads: len(r.threads),
+		Conn:    workload.NewConn(c, r.cfg.PreparedStatements, &r.threads[i].counts),
+		Rand:    rnd,
+	})
+	if err != nil {
+		c.Close()
+		return nil, nil, fmt.Errorf("thread %d: %w", i, explainSetup(err))
+	}
+	return c, w, nil
+}
+
+// ErrMissingTables means the workload's tables are not there.
+var ErrMissingTables = errors.New("the workload's tables do not exist: run prepare first")
+
+func explainSetup(err error) error {
+	if target.Code(err) == 1146 { // ER_NO_SUCH_TABLE
+		return fmt.Errorf("%w (%v)", ErrMissingTables, err)
+	}
+	return err
+}
+
+func (r *run) fatal(err error) {
+	r.fatalMu.Lock()
+	if r.fatalErr == nil {
+		r.fatalErr = err
+	}
+	r.fatalMu.Unlock()
+	r.stop.Store(true)
+	r.cancel()
+}
+
+// next waits for thread's next event and returns its intended start.
+func (r *run) next(ctx context.Context) (time.Time, bool) {
+	if r.stop.Load() {
+		return time.Time{}, false
+	}
+	if r.cfg.Events > 0 && r.issued.Add(1) > r.cfg.Events {
+		r.stop.Store(true)
+		return time.Time{}, false
+	}
+	if r.sched == nil {
+		return r.now(), true
+	}
+	at := r.sched.take()
+	if wait := at.Sub(r.now()); wait > 0 {
+		t := time.NewTimer(wait)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return time.Time{}, false
+		}
+	}
+	if r.stop.Load() {
+		return time.Time{}, false
+	}
+	return at, true
+}
+
+func (r *run) loop(ctx context.Context, i int, conn *sql.Conn, w workload.Worker, rnd *randgen.Rand) {
+	t := r.threads[i]
+	defer func() {
+		if conn != nil {
+			conn.Close()
+		}
+	}()
+	r.active.Add(1)
+	defer r.active.Add(-1)
+	for {
+		start, ok := r.next(ctx)
+		if !ok {
+			break
+		}
+		for {
+			err := w.Event(ctx)
+			if err == nil {
+				break
+			}
+			if ctx.Err() != nil {
+				return // interrupted: the event in flight does not count
+			}
+			code := target.Code(err)
+			if target.IsConnLost(err) {
+				t.addError(code)
+				markBad(conn)
+				conn.Close()
+				conn, w = r.reconnect(ctx, i, rnd)
+				if conn == nil {
+					return
+				}
+				t.reconnects.Add(1)
+				continue
+			}
+			if code != 0 && (r.cfg.IgnoreAll || r.cfg.Ignore[code]) {
+				t.addError(code)
+				if r.stop.Load() {
+					return
+				}
+				continue
+			}
+			t.addError(code)
+			r.fatal(fmt.Errorf("thread %d: %w", i, err))
+			return
+		}
+		lat := r.now().Sub(start)
+		t.rec.Record(lat)
+		t.busy.Add(int64(lat))
+		t.events.Add(1)
+	}
+	if f, ok := w.(workload.Finisher); ok {
+		if err := f.Finish(ctx); err != nil && ctx.Err() == nil {
+			r.fatal(fmt.Errorf("thread %d: finish: %w", i, err))
+		}
+	}
+}
+
+// reconnect retries until the connection is back, the run stops, or the
+// context ends. It returns nil when it gave up.
+func (r *run) reconnect(ctx context.Context, i int, rnd *randgen.Rand) (*sql.Conn, workload.Worker) {
+	backoff := 10 * time.Millisecond
+	for !r.stop.Load() && ctx.Err() == nil {
+		c, w, err := r.connect(ctx, i, rnd)
+		if err == nil {
+			return c, w
+		}
+		if errors.Is(err, ErrMissingTables) {
+			r.fatal(err)
+			return nil, nil
+		}
+		t := time.NewTimer(backoff)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+		}
+		if backoff < 500*time.Millisecond {
+			backoff *= 2
+		}
+	}
+	return nil, nil
+}
+
+// markBad makes database/sql drop the connection instead of reusing it.
+func markBad(c *sql.Conn) {
+	_ = c.Raw(func(any) error { return errBadConn })
+}
+
+// schedule hands out Poisson arrival times shared by all threads, so events
+// queue (and their latency grows) when the threads cannot keep up.
+type schedule struct {
+	mu    sync.Mutex
+	next  time.Time
+	mean  float64 // seconds between arrivals
+	rnd   *rand.Rand
+	taken atomic.Int64
+	start time.Time
+	rate  float64
+}
+
+func newSchedule(start time.Time, rate float64, seed int64) *schedule {
+	s := &schedule{next: start, mean: 1 / rate, start: start, rate: rate}
+	s.rnd = rand.New(rand.NewPCG(uint64(seed), 0x5eed))
+	return s
+}
+
+func (s *schedule) take() time.Time {
+	s.mu.Lock()
+	at := s.next
+	s.next = at.Add(time.Duration(s.rnd.ExpFloat64() * s.mean * float64(time.Second)))
+	s.mu.Unlock()
+	s.taken.Add(1)
+	return at
+}
+
+// behind estimates how many arrivals are due but not yet taken.
+func (s *schedule) behind(now time.Time) int64 {
+	due := int64(now.Sub(s.start).Seconds() * s.rate)
+	if n := due - s.taken.Load(); n > 0 {
+		return n
+	}
+	return 0
+}

@@ -1,0 +1,376 @@
+// Package target parses where load goes (a mysql:// URL or sysbench's
+// --mysql-* options), opens connection pools to it, and detects the server's
+// flavour and version. A Target's password never leaves this package in
+// printable form: String and Redacted omit it.
+package target
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+	"github.com/spf13/pflag"
+
+	"github.com/shakedown/shakedown/internal/sbflag"
+)
+
+// Target is one database server (or several endpoints of one service).
+type Target struct {
+	Name     string
+	Hosts    []string
+	Ports    []int
+	Socket   string
+	User     string
+	Password string
+	DB       string
+	// TLS is go-sql-driver's tls parameter: "", "true", "skip-verify", "preferred".
+	TLS            string
+	ConnectTimeout time.Duration
+	// Params are other URL query parameters passed to the driver as session
+	// variables or driver options.
+	Params map[string]string
+}
+
+// Endpoint is one host:port (or socket) of a Target.
+type Endpoint struct {
+	Host   string
+	Port   int
+	Socket string
+}
+
+func (e Endpoint) String() string {
+	if e.Socket != "" {
+		return e.Socket
+	}
+	return net.JoinHostPort(e.Host, strconv.Itoa(e.Port))
+}
+
+// Defaults are sysbench's.
+const (
+	DefaultHost = "localhost"
+	DefaultPort = 3306
+	DefaultUser = "sbtest"
+	DefaultDB   = "sbtest"
+)
+
+// Parse reads a URL of the form
+// mysql://user:password@host:port/db?socket=/path&tls=true&timeout=5s.
+// host and port may be comma lists, as with --mysql-host.
+func Parse(raw string) (*Target, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil, fmt.Errorf("parse target URL: %s", redactURLError(err))
+	}
+	if u.Scheme != "mysql" {
+		return nil, fmt.Errorf("target URL must start with mysql:// (got %q)", u.Scheme+"://")
+	}
+	t := &Target{User: DefaultUser, DB: DefaultDB, Params: map[string]string{}}
+	if u.User != nil {
+		t.User = u.User.Username()
+		t.Password, _ = u.User.Password()
+	}
+	if host := u.Host; host != "" {
+		hostPart, portPart := host, ""
+		if i := strings.LastIndex(host, ":"); i >= 0 && !strings.HasSuffix(host, "]") {
+			hostPart, portPart = host[:i], host[i+1:]
+		}
+		if hostPart != "" {
+			t.Hosts = strings.Split(strings.Trim(hostPart, "[]"), ",")
+		}
+		if portPart != "" {
+			if err := (*portList)(&t.Ports).Set(portPart); err != nil {
+				return nil, fmt.Errorf("target URL port: %w", err)
+			}
+		}
+	}
+	if db := strings.TrimPrefix(u.Path, "/"); db != "" {
+		t.DB = db
+	}
+	for k, vs := range u.Query() {
+		v := vs[len(vs)-1]
+		switch k {
+		case "socket":
+			t.Socket = v
+		case "tls":
+			t.TLS = v
+		case "timeout", "connect_timeout":
+			d, err := time.ParseDuration(v)
+			if err != nil {
+				return nil, fmt.Errorf("target URL %s=%q: want a duration such as 5s", k, v)
+			}
+			t.ConnectTimeout = d
+		default:
+			t.Params[k] = v
+		}
+	}
+	t.fill()
+	return t, nil
+}
+
+// redactURLError keeps url.Parse from echoing a password back.
+func redactURLError(err error) string {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err.Error()
+	}
+	return "malformed URL"
+}
+
+func (t *Target) fill() {
+	if len(t.Hosts) == 0 {
+		t.Hosts = []string{DefaultHost}
+	}
+	if len(t.Ports) == 0 {
+		t.Ports = []int{DefaultPort}
+	}
+	if t.ConnectTimeout == 0 {
+		t.ConnectTimeout = 10 * time.Second
+	}
+}
+
+// Flags holds sysbench's connection options until Resolve turns them into a
+// Target. --target, when given, wins over the --mysql-* options it names.
+type Flags struct {
+	URL      string
+	Hosts    sbflag.Strings
+	Ports    []int
+	Socket   string
+	User     string
+	Password string
+	DB       string
+	SSL      bool
+	Timeout  time.Duration
+	fs       *pflag.FlagSet
+}
+
+// Bind adds the connection options to fs.
+func (f *Flags) Bind(fs *pflag.FlagSet) {
+	f.fs = fs
+	fs.StringVar(&f.URL, "target", "", "target URL mysql://user:password@host:port/db (host and port may be lists)")
+	fs.Var(&f.Hosts, "mysql-host", "MySQL server host (a list spreads connections round-robin)")
+	fs.Var((*portList)(&f.Ports), "mysql-port", "MySQL server port (a list spreads connections round-robin)")
+	fs.StringVar(&f.Socket, "mysql-socket", "", "MySQL socket")
+	fs.StringVar(&f.User, "mysql-user", DefaultUser, "MySQL user")
+	fs.StringVar(&f.Password, "mysql-password", "", "MySQL password")
+	fs.StringVar(&f.DB, "mysql-db", DefaultDB, "MySQL database name")
+	sbflag.BoolVar(fs, &f.SSL, "mysql-ssl", false, "use TLS connections")
+	fs.DurationVar(&f.Timeout, "connect-timeout", 10*time.Second, "give up connecting after this long")
+}
+
+// Resolve returns the Target the options describe.
+func (f *Flags) Resolve() (*Target, error) {
+	var t *Target
+	if f.URL != "" {
+		var err error
+		if t, err = Parse(f.URL); err != nil {
+			return nil, err
+		}
+	} else {
+		t = &Target{User: f.User, Password: f.Password, DB: f.DB, Socket: f.Socket, Params: map[string]string{}}
+		t.Hosts = append(t.Hosts, f.Hosts...)
+		t.Ports = append(t.Ports, f.Ports...)
+		if f.SSL {
+			t.TLS = "skip-verify"
+		}
+	}
+	// Explicit --mysql-* options override what the URL said.
+	if f.fs != nil {
+		if f.changed("mysql-host") {
+			t.Hosts = append([]string(nil), f.Hosts...)
+		}
+		if f.changed("mysql-port") {
+			t.Ports = append([]int(nil), f.Ports...)
+		}
+		if f.changed("mysql-user") {
+			t.User = f.User
+		}
+		if f.changed("mysql-password") {
+			t.Password = f.Password
+		}
+		if f.changed("mysql-db") {
+			t.DB = f.DB
+		}
+		if f.changed("mysql-socket") {
+			t.Socket = f.Socket
+		}
+		if f.changed("connect-timeout") {
+			t.ConnectTimeout = f.Timeout
+		}
+	}
+	if t.ConnectTimeout <= 0 {
+		t.ConnectTimeout = f.Timeout
+	}
+	t.fill()
+	return t, nil
+}
+
+func (f *Flags) changed(name string) bool {
+	fl := f.fs.Lookup(name)
+	return fl != nil && fl.Changed
+}
+
+type portList []int
+
+func (p *portList) Set(v string) error {
+	for _, part := range strings.Split(v, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		n, err := strconv.Atoi(part)
+		if err != nil || n < 1 || n > 65535 {
+			return fmt.Errorf("%q is not a port number (1-65535)", part)
+		}
+		*p = append(*p, n)
+	}
+	return nil
+}
+
+func (p *portList) String() string {
+	parts := make([]string, len(*p))
+	for i, n := range *p {
+		parts[i] = strconv.Itoa(n)
+	}
+	return strings.Join(parts, ",")
+}
+
+func (p *portList) Type() string { return "list" }
+
+// Endpoints lists where connections go; connection i uses Endpoints()[i%n].
+// As with sysbench, hosts and ports are walked together, each list wrapping
+// on its own, so two hosts and one port give two endpoints.
+func (t *Target) Endpoints() []Endpoint {
+	if t.Socket != "" {
+		return []Endpoint{{Socket: t.Socket}}
+	}
+	n := len(t.Hosts)
+	if len(t.Ports) > n {
+		n = len(t.Ports)
+	}
+	eps := make([]Endpoint, n)
+	for i := range eps {
+		eps[i] = Endpoint{Host: t.Hosts[i%len(t.Hosts)], Port: t.Ports[i%len(t.Ports)]}
+	}
+	return eps
+}
+
+// Redacted is the target as a URL without its password.
+func (t *Target) Redacted() string {
+	var b strings.Builder
+	b.WriteString("mysql://")
+	b.WriteString(url.PathEscape(t.User))
+	b.WriteString("@")
+	if t.Socket != "" {
+		b.WriteString("/" + t.DB + "?socket=" + t.Socket)
+		return b.String()
+	}
+	ports := make([]string, len(t.Ports))
+	for i, p := range t.Ports {
+		ports[i] = strconv.Itoa(p)
+	}
+	b.WriteString(strings.Join(t.Hosts, ","))
+	b.WriteString(":" + strings.Join(ports, ","))
+	b.WriteString("/" + t.DB)
+	return b.String()
+}
+
+// String is the display name: Name when set, else the redacted URL.
+func (t *Target) String() string {
+	if t.Name != "" {
+		return t.Name
+	}
+	return t.Redacted()
+}
+
+// Config returns the driver configuration for endpoint ep, with db as the
+// default database ("" for none). The result holds the password: never print it.
+func (t *Target) Config(ep Endpoint, db string) *mysql.Config {
+	c := mysql.NewConfig()
+	c.User = t.User
+	c.Passwd = t.Password
+	c.DBName = db
+	if ep.Socket != "" {
+		c.Net = "unix"
+		c.Addr = ep.Socket
+	} else {
+		c.Net = "tcp"
+		c.Addr = ep.String()
+	}
+	c.Timeout = t.ConnectTimeout
+	c.InterpolateParams = true
+	c.AllowNativePasswords = true
+	c.AllowCleartextPasswords = t.TLS != "" && t.TLS != "false"
+	c.AllowAllFiles = true // LOAD DATA LOCAL from generated readers only
+	c.MaxAllowedPacket = 0 // ask the server
+	c.TLSConfig = t.TLS
+	if len(t.Params) > 0 {
+		c.Params = map[string]string{}
+		for k, v := range t.Params {
+			c.Params[k] = v
+		}
+	}
+	return c
+}
+
+// Open returns a pool on endpoint ep using the target's database, sized for
+// size connections. The caller closes it.
+func (t *Target) Open(ep Endpoint, size int) (*sql.DB, error) {
+	return t.open(ep, t.DB, size)
+}
+
+// OpenNoDB is Open without a default database (to create it, say).
+func (t *Target) OpenNoDB(ep Endpoint, size int) (*sql.DB, error) {
+	return t.open(ep, "", size)
+}
+
+func (t *Target) open(ep Endpoint, db string, size int) (*sql.DB, error) {
+	conn, err := mysql.NewConnector(t.Config(ep, db))
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", ep, err)
+	}
+	pool := sql.OpenDB(conn)
+	if size < 1 {
+		size = 1
+	}
+	pool.SetMaxOpenConns(0)
+	pool.SetMaxIdleConns(size)
+	return pool, nil
+}
+
+// Server describes what answers at a target.
+type Server struct {
+	Version string `json:"version"`
+	Flavour string `json:"flavour"` // mariadb, mysql, tidb, percona
+}
+
+// Detect asks the server what it is.
+func Detect(ctx context.Context, q interface {
+	QueryRowContext(context.Context, string, ...any) *sql.Row
+}) (Server, error) {
+	var version, comment string
+	if err := q.QueryRowContext(ctx, "SELECT VERSION(), @@version_comment").Scan(&version, &comment); err != nil {
+		return Server{}, err
+	}
+	return Server{Version: version, Flavour: flavour(version, comment)}, nil
+}
+
+func flavour(version, comment string) string {
+	v, c := strings.ToLower(version), strings.ToLower(comment)
+	switch {
+	case strings.Contains(v, "tidb"):
+		return "tidb"
+	case strings.Contains(v, "mariadb") || strings.Contains(c, "mariadb"):
+		return "mariadb"
+	case strings.Contains(c, "percona"):
+		return "percona"
+	default:
+		return "mysql"
+	}
+}

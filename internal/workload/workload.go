@@ -1,0 +1,137 @@
+// Package workload defines what a load generator is and keeps the registry of
+// them by name. A workload describes statements; the runner owns time, rate,
+// events, warm-up, intervals and the error policy.
+//
+// The core interface is Generator. Capabilities are optional and found by type
+// assertion: Flagser (own options), Validator (checks options once, before any
+// connection), Preparer and Cleaner (create and drop data), and Opser (hands
+// out one Worker per thread).
+package workload
+
+import (
+	"context"
+	"database/sql"
+	"io"
+	"sort"
+	"sync"
+
+	"github.com/spf13/pflag"
+
+	"github.com/shakedown/shakedown/internal/randgen"
+)
+
+// Meta describes a registered workload.
+type Meta struct {
+	Name        string
+	Description string
+	// New returns a Generator with every option at its default.
+	New func() Generator
+}
+
+// Generator is one configured workload.
+type Generator interface {
+	Meta() Meta
+}
+
+// Flagser is a workload with options of its own. The flag set is bound to the
+// generator's fields; the caller parses it before calling Validate.
+// Option names use '-' (the command line accepts '_' too, as sysbench does).
+type Flagser interface {
+	Flags() *pflag.FlagSet
+}
+
+// Validator checks the options once, before anything connects. Errors name the
+// option and say what is allowed, e.g. "--tables must be >= 1".
+type Validator interface {
+	Validate() error
+}
+
+// Preparer creates the workload's data.
+type Preparer interface {
+	Prepare(ctx context.Context, env *PrepareEnv) error
+}
+
+// Cleaner drops the workload's data.
+type Cleaner interface {
+	Cleanup(ctx context.Context, env *PrepareEnv) error
+}
+
+// Opser hands out the per-thread workers of a run. NewWorker is called once
+// per thread, and again after a lost connection was re-established, so it must
+// (re)prepare whatever it needs on env.Conn. It is called concurrently for
+// different threads.
+type Opser interface {
+	NewWorker(ctx context.Context, env *WorkerEnv) (Worker, error)
+}
+
+// Worker runs events on one connection. It is used by one goroutine only.
+type Worker interface {
+	// Event runs one event (a transaction for the OLTP workloads). An error
+	// from the server is returned as is, so the runner can classify it.
+	Event(ctx context.Context) error
+}
+
+// Finisher is a Worker that has something to do once its thread ends
+// normally, such as flushing a pending multi-row INSERT.
+type Finisher interface {
+	Finish(ctx context.Context) error
+}
+
+// PrepareEnv is what prepare and cleanup get.
+type PrepareEnv struct {
+	// DB is a pool on the target's first endpoint with the database selected.
+	// Its size allows Threads connections.
+	DB *sql.DB
+	// Threads is --threads: how many connections prepare may use at once.
+	Threads int
+	// Rand are the random-number options (--rand-type and friends).
+	Rand randgen.Config
+	// Out receives progress lines meant for the user.
+	Out io.Writer
+}
+
+// WorkerEnv is what one thread's worker gets.
+type WorkerEnv struct {
+	// ID is the thread number, from 0 to Threads-1.
+	ID      int
+	Threads int
+	Conn    *Conn
+	// Rand is this thread's generator; not safe for use by other threads.
+	Rand *randgen.Rand
+}
+
+var (
+	registryMu sync.RWMutex
+	registry   = map[string]Meta{}
+)
+
+// Register adds a workload to the registry. It panics on a duplicate name,
+// which is a programming error.
+func Register(m Meta) {
+	registryMu.Lock()
+	defer registryMu.Unlock()
+	if _, dup := registry[m.Name]; dup {
+		panic("workload: duplicate registration of " + m.Name)
+	}
+	registry[m.Name] = m
+}
+
+// Lookup returns the workload registered under name.
+func Lookup(name string) (Meta, bool) {
+	registryMu.RLock()
+	defer registryMu.RUnlock()
+	m, ok := registry[name]
+	return m, ok
+}
+
+// Names returns every registered workload name, sorted.
+func Names() []string {
+	registryMu.RLock()
+	defer registryMu.RUnlock()
+	names := make([]string, 0, len(registry))
+	for n := range registry {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
