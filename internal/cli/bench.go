@@ -185,9 +185,7 @@ func (c *benchCmd) validate() (runner.Config, error) {
 		return rc, usagef("--db-driver: only mysql is supported")
 	}
 	switch c.psMode {
-	case "auto":
-		rc.PreparedStatements = true
-	case "disable":
+	case "auto", "disable":
 	default:
 		return rc, usagef("--db-ps-mode must be auto or disable")
 	}
@@ -255,15 +253,6 @@ func openPools(ctx context.Context, tgt *target.Target, threads int) (*pools, ta
 	return p, srv, nil
 }
 
-func (p *pools) conn(ctx context.Context, i int) (*sql.Conn, error) {
-	n := i % len(p.dbs)
-	c, err := p.dbs[n].Conn(ctx)
-	if err != nil {
-		return nil, p.tgt.Explain(p.eps[n], err)
-	}
-	return c, nil
-}
-
 func (p *pools) close() {
 	for _, db := range p.dbs {
 		db.Close()
@@ -315,7 +304,9 @@ func (c *benchCmd) runLoad(ctx context.Context, env *Env, name string, gen workl
 	defer p.close()
 	out := env.Stdout
 	c.header(out, name, tgt, srv)
-	rc.Connect = p.conn
+	dialer := runner.NewDialer(tgt, c.psMode != "disable")
+	defer dialer.Close()
+	rc.Connect = dialer.Connect
 	if c.reportInterval > 0 {
 		rc.OnInterval = func(iv runner.Interval) { result.WriteInterval(out, iv, c.percentile) }
 	}

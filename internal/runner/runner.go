@@ -5,7 +5,6 @@ package runner
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"math"
@@ -42,11 +41,10 @@ type Config struct {
 	// the run; IgnoreAll ignores every server error.
 	Ignore    map[uint16]bool
 	IgnoreAll bool
-	// Connect opens thread i's connection. The runner closes it.
-	Connect func(ctx context.Context, thread int) (*sql.Conn, error)
-	// PreparedStatements selects server-side prepared statements.
-	PreparedStatements bool
-	Rand               randgen.Config
+	// Connect opens thread i's connection, counting into counts. The runner
+	// closes it. Cancelling ctx must interrupt whatever the connection waits for.
+	Connect func(ctx context.Context, thread int, counts *workload.Counts) (*workload.Conn, error)
+	Rand    randgen.Config
 	// OnInterval, when set, is called from the reporting goroutine after each
 	// interval; it must not block for long.
 	OnInterval func(Interval)
@@ -191,7 +189,7 @@ func (r *run) run(parent context.Context) (*Outcome, error) {
 
 	// Connect every thread before the clock starts, as sysbench does.
 	workers := make([]workload.Worker, len(r.threads))
-	conns := make([]*sql.Conn, len(r.threads))
+	conns := make([]*workload.Conn, len(r.threads))
 	rands := make([]*randgen.Rand, len(r.threads))
 	var wg sync.WaitGroup
 	errs := make([]error, len(r.threads))
@@ -410,15 +408,15 @@ func (r *run) interval(prev, cur totals, h *histogram.Histogram, dur, at time.Du
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 // connect opens thread i's connection and its worker.
-func (r *run) connect(ctx context.Context, i int, rnd *randgen.Rand) (*sql.Conn, workload.Worker, error) {
-	c, err := r.cfg.Connect(ctx, i)
+func (r *run) connect(ctx context.Context, i int, rnd *randgen.Rand) (*workload.Conn, workload.Worker, error) {
+	c, err := r.cfg.Connect(ctx, i, &r.threads[i].counts)
 	if err != nil {
 		return nil, nil, err
 	}
 	w, err := r.w.NewWorker(ctx, &workload.WorkerEnv{
 		ID:      i,
 		Threads: len(r.threads),
-		Conn:    workload.NewConn(c, r.cfg.PreparedStatements, &r.threads[i].counts),
+		Conn:    c,
 		Rand:    rnd,
 	})
 	if err != nil {
@@ -476,7 +474,7 @@ func (r *run) next(ctx context.Context) (time.Time, bool) {
 	return at, true
 }
 
-func (r *run) loop(ctx context.Context, i int, conn *sql.Conn, w workload.Worker, rnd *randgen.Rand) {
+func (r *run) loop(ctx context.Context, i int, conn *workload.Conn, w workload.Worker, rnd *randgen.Rand) {
 	t := r.threads[i]
 	defer func() {
 		if conn != nil {
@@ -501,7 +499,6 @@ func (r *run) loop(ctx context.Context, i int, conn *sql.Conn, w workload.Worker
 			code := target.Code(err)
 			if target.IsConnLost(err) {
 				t.addError(code)
-				markBad(conn)
 				conn.Close()
 				conn, w = r.reconnect(ctx, i, rnd)
 				if conn == nil {
@@ -512,9 +509,6 @@ func (r *run) loop(ctx context.Context, i int, conn *sql.Conn, w workload.Worker
 			}
 			if code != 0 && (r.cfg.IgnoreAll || r.cfg.Ignore[code]) {
 				t.addError(code)
-				if r.stop.Load() {
-					return
-				}
 				continue
 			}
 			t.addError(code)
@@ -535,7 +529,7 @@ func (r *run) loop(ctx context.Context, i int, conn *sql.Conn, w workload.Worker
 
 // reconnect retries until the connection is back, the run stops, or the
 // context ends. It returns nil when it gave up.
-func (r *run) reconnect(ctx context.Context, i int, rnd *randgen.Rand) (*sql.Conn, workload.Worker) {
+func (r *run) reconnect(ctx context.Context, i int, rnd *randgen.Rand) (*workload.Conn, workload.Worker) {
 	backoff := 10 * time.Millisecond
 	for !r.stop.Load() && ctx.Err() == nil {
 		c, w, err := r.connect(ctx, i, rnd)
@@ -557,11 +551,6 @@ func (r *run) reconnect(ctx context.Context, i int, rnd *randgen.Rand) (*sql.Con
 		}
 	}
 	return nil, nil
-}
-
-// markBad makes database/sql drop the connection instead of reusing it.
-func markBad(c *sql.Conn) {
-	_ = c.Raw(func(any) error { return errBadConn })
 }
 
 // schedule hands out Poisson arrival times shared by all threads, so events

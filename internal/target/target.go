@@ -64,6 +64,19 @@ const (
 // mysql://user:password@host:port/db?socket=/path&tls=true&timeout=5s.
 // host and port may be comma lists, as with --mysql-host.
 func Parse(raw string) (*Target, error) {
+	// net/url rejects port lists, so the host part is taken out first and
+	// read here.
+	hostPart := ""
+	if rest, ok := strings.CutPrefix(raw, "mysql://"); ok {
+		end := strings.IndexAny(rest, "/?")
+		if end < 0 {
+			end = len(rest)
+		}
+		auth := rest[:end]
+		at := strings.LastIndex(auth, "@")
+		hostPart = auth[at+1:]
+		raw = "mysql://" + auth[:at+1] + "placeholder" + rest[end:]
+	}
 	u, err := url.Parse(raw)
 	if err != nil {
 		return nil, fmt.Errorf("parse target URL: %s", redactURLError(err))
@@ -76,13 +89,13 @@ func Parse(raw string) (*Target, error) {
 		t.User = u.User.Username()
 		t.Password, _ = u.User.Password()
 	}
-	if host := u.Host; host != "" {
-		hostPart, portPart := host, ""
+	if host := hostPart; host != "" {
+		hosts, portPart := host, ""
 		if i := strings.LastIndex(host, ":"); i >= 0 && !strings.HasSuffix(host, "]") {
-			hostPart, portPart = host[:i], host[i+1:]
+			hosts, portPart = host[:i], host[i+1:]
 		}
-		if hostPart != "" {
-			t.Hosts = strings.Split(strings.Trim(hostPart, "[]"), ",")
+		if hosts != "" {
+			t.Hosts = strings.Split(strings.Trim(hosts, "[]"), ",")
 		}
 		if portPart != "" {
 			if err := (*portList)(&t.Ports).Set(portPart); err != nil {
@@ -308,8 +321,11 @@ func (t *Target) Config(ep Endpoint, db string) *mysql.Config {
 	c.AllowNativePasswords = true
 	c.AllowCleartextPasswords = t.TLS != "" && t.TLS != "false"
 	c.AllowAllFiles = true // LOAD DATA LOCAL from generated readers only
-	c.MaxAllowedPacket = 0 // ask the server
+	// A fixed size spares a query on every connect, which would also show in
+	// the server's statement counters.
+	c.MaxAllowedPacket = 64 << 20
 	c.TLSConfig = t.TLS
+	c.Logger = quietLogger{} // failures are returned as errors and reported once
 	if len(t.Params) > 0 {
 		c.Params = map[string]string{}
 		for k, v := range t.Params {
@@ -374,3 +390,8 @@ func flavour(version, comment string) string {
 		return "mysql"
 	}
 }
+
+// quietLogger drops the driver's own log lines.
+type quietLogger struct{}
+
+func (quietLogger) Print(...any) {}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"sync/atomic"
+
+	"github.com/shakedown/shakedown/internal/wire"
 )
 
 // Counts are one thread's statement counters, classified as sysbench does: a
@@ -18,41 +20,63 @@ type Counts struct {
 // Conn is one thread's connection. It runs statements either as server-side
 // prepared statements or as text, and counts every statement that succeeds.
 // It is not safe for concurrent use.
+//
+// Statements go over the lean protocol in package wire when the connection
+// allows it, else through database/sql (TLS, compression).
 type Conn struct {
-	raw    *sql.Conn
+	w      *wire.Conn
+	db     *sql.Conn
 	ps     bool
 	counts *Counts
+	buf    []byte
 }
 
-// NewConn wraps raw. With ps set, Prepare makes server-side prepared
-// statements; otherwise statements go as text with their arguments
-// interpolated by the client (the pool must be opened with interpolateParams).
-func NewConn(raw *sql.Conn, ps bool, counts *Counts) *Conn {
-	return &Conn{raw: raw, ps: ps, counts: counts}
+// NewWireConn wraps a fast-path connection. With ps set, Prepare makes
+// server-side prepared statements; otherwise statements go as text with their
+// arguments interpolated by the client.
+func NewWireConn(w *wire.Conn, ps bool, counts *Counts) *Conn {
+	return &Conn{w: w, ps: ps, counts: counts}
 }
 
-// Raw returns the underlying connection.
-func (c *Conn) Raw() *sql.Conn { return c.raw }
+// NewSQLConn wraps a database/sql connection; its pool must be opened with
+// interpolateParams so that text statements take one round trip.
+func NewSQLConn(c *sql.Conn, ps bool, counts *Counts) *Conn {
+	return &Conn{db: c, ps: ps, counts: counts}
+}
 
 // PreparedStatements reports whether Prepare makes server-side statements.
 func (c *Conn) PreparedStatements() bool { return c.ps }
+
+// Close closes the connection.
+func (c *Conn) Close() error {
+	if c.w != nil {
+		return c.w.Close()
+	}
+	return c.db.Close()
+}
 
 // Stmt is a statement ready to run on its Conn.
 type Stmt struct {
 	c     *Conn
 	query string
+	w     *wire.Stmt
 	ps    *sql.Stmt
 }
 
 // Prepare readies query; in prepared-statement mode the server parses it now.
 func (c *Conn) Prepare(ctx context.Context, query string) (*Stmt, error) {
 	s := &Stmt{c: c, query: query}
-	if c.ps {
-		ps, err := c.raw.PrepareContext(ctx, query)
-		if err != nil {
-			return nil, err
-		}
-		s.ps = ps
+	if !c.ps {
+		return s, nil
+	}
+	var err error
+	if c.w != nil {
+		s.w, err = c.w.Prepare(query)
+	} else {
+		s.ps, err = c.db.PrepareContext(ctx, query)
+	}
+	if err != nil {
+		return nil, err
 	}
 	return s, nil
 }
@@ -60,38 +84,37 @@ func (c *Conn) Prepare(ctx context.Context, query string) (*Stmt, error) {
 // Query runs a statement that returns rows, reads and discards them, and
 // counts a read.
 func (s *Stmt) Query(ctx context.Context, args ...any) error {
-	var rows *sql.Rows
-	var err error
+	if s.w != nil {
+		res, err := s.w.Exec(args...)
+		return s.c.count(res, err)
+	}
 	if s.ps != nil {
-		rows, err = s.ps.QueryContext(ctx, args...)
-	} else {
-		rows, err = s.c.raw.QueryContext(ctx, s.query, args...)
+		rows, err := s.ps.QueryContext(ctx, args...)
+		return s.c.drain(rows, err)
 	}
-	if err != nil {
-		return err
-	}
-	return s.c.drain(rows)
+	return s.c.Query(ctx, s.query, args...)
 }
 
 // Exec runs a statement that returns no rows, counts it and returns the
 // number of affected rows.
 func (s *Stmt) Exec(ctx context.Context, args ...any) (int64, error) {
-	var res sql.Result
-	var err error
+	if s.w != nil {
+		res, err := s.w.Exec(args...)
+		return res.Affected, s.c.count(res, err)
+	}
 	if s.ps != nil {
-		res, err = s.ps.ExecContext(ctx, args...)
-	} else {
-		res, err = s.c.raw.ExecContext(ctx, s.query, args...)
+		res, err := s.ps.ExecContext(ctx, args...)
+		return s.c.countSQL(res, err)
 	}
-	if err != nil {
-		return 0, err
-	}
-	return s.c.countExec(res)
+	return s.c.Exec(ctx, s.query, args...)
 }
 
 // Close releases the server-side statement, if any.
 func (s *Stmt) Close() error {
-	if s.ps != nil {
+	switch {
+	case s.w != nil:
+		return s.w.Close()
+	case s.ps != nil:
 		return s.ps.Close()
 	}
 	return nil
@@ -100,26 +123,61 @@ func (s *Stmt) Close() error {
 // Query runs query as text (never prepared), discards its rows and counts a
 // read.
 func (c *Conn) Query(ctx context.Context, query string, args ...any) error {
-	rows, err := c.raw.QueryContext(ctx, query, args...)
-	if err != nil {
-		return err
+	if c.w != nil {
+		res, err := c.text(query, args)
+		return c.count(res, err)
 	}
-	return c.drain(rows)
+	rows, err := c.db.QueryContext(ctx, query, args...)
+	return c.drain(rows, err)
 }
 
 // Exec runs query as text (never prepared) and counts it.
 func (c *Conn) Exec(ctx context.Context, query string, args ...any) (int64, error) {
-	res, err := c.raw.ExecContext(ctx, query, args...)
-	if err != nil {
-		return 0, err
+	if c.w != nil {
+		res, err := c.text(query, args)
+		return res.Affected, c.count(res, err)
 	}
-	return c.countExec(res)
+	res, err := c.db.ExecContext(ctx, query, args...)
+	return c.countSQL(res, err)
 }
 
-func (c *Conn) drain(rows *sql.Rows) error {
+func (c *Conn) text(query string, args []any) (wire.Result, error) {
+	if len(args) == 0 {
+		return c.w.Query(query)
+	}
+	var err error
+	c.buf, err = wire.Interpolate(c.buf[:0], query, args)
+	if err != nil {
+		return wire.Result{}, err
+	}
+	return c.w.Query(string(c.buf))
+}
+
+// Broken reports whether the connection has failed.
+func (c *Conn) Broken() bool { return c.w != nil && c.w.Broken() }
+
+func (c *Conn) count(res wire.Result, err error) error {
+	if err != nil {
+		return err
+	}
+	switch {
+	case res.HasRows:
+		c.counts.Reads.Add(1)
+	case res.Affected > 0:
+		c.counts.Writes.Add(1)
+	default:
+		c.counts.Others.Add(1)
+	}
+	return nil
+}
+
+func (c *Conn) drain(rows *sql.Rows, err error) error {
+	if err != nil {
+		return err
+	}
 	for rows.Next() {
 	}
-	err := rows.Err()
+	err = rows.Err()
 	if cerr := rows.Close(); err == nil {
 		err = cerr
 	}
@@ -130,7 +188,10 @@ func (c *Conn) drain(rows *sql.Rows) error {
 	return nil
 }
 
-func (c *Conn) countExec(res sql.Result) (int64, error) {
+func (c *Conn) countSQL(res sql.Result, err error) (int64, error) {
+	if err != nil {
+		return 0, err
+	}
 	n, err := res.RowsAffected()
 	if err != nil {
 		return 0, err

@@ -1,5 +1,0 @@
-package runner
-
-import "database/sql/driver"
-
-var errBadConn = driver.ErrBadConn
