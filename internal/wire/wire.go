@@ -546,4 +546,3 @@ func (s *Stmt) Close() error {
 	c.wbuf = b[:0]
 	return c.writePacket(b)
 }
-
