@@ -10,6 +10,8 @@ import (
 	"io"
 	"sort"
 	"strings"
+
+	"github.com/shakedown/shakedown/internal/engine"
 )
 
 // Env is the process state main hands to the command line.
@@ -32,6 +34,9 @@ const (
 type UsageError struct{ msg string }
 
 func (e *UsageError) Error() string { return e.msg }
+
+// Usage marks the error as the user's to fix.
+func (e *UsageError) Usage() bool { return true }
 
 func usagef(format string, args ...any) error {
 	return &UsageError{msg: fmt.Sprintf(format, args...)}
@@ -70,15 +75,17 @@ func commands() map[string]command {
 // Version is set at build time.
 var Version = "dev"
 
+func init() { engine.Version = Version }
+
 // Main runs one command line and returns the process exit code.
 func Main(ctx context.Context, env *Env, args []string) int {
 	err := dispatch(ctx, env, args)
 	if err == nil {
 		return ExitOK
 	}
-	var ue *UsageError
+	var ue interface{ Usage() bool }
 	switch {
-	case errors.As(err, &ue):
+	case errors.As(err, &ue) && ue.Usage():
 		fmt.Fprintln(env.Stderr, "shakedown:", err)
 		return ExitUsage
 	case errors.Is(err, ErrDifferences):
