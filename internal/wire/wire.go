@@ -223,8 +223,6 @@ func (c *Conn) startCommand(cmd byte) []byte {
 	return append(c.wbuf[:0], 0, 0, 0, 0, cmd)
 }
 
-func (c *Conn) isEOF(p []byte) bool { return len(p) > 0 && p[0] == 0xfe && len(p) < 9 }
-
 func serverError(p []byte) error {
 	e := &mysql.MySQLError{}
 	if len(p) >= 3 {
@@ -411,7 +409,6 @@ type Stmt struct {
 	c       *Conn
 	id      uint32
 	nparams int
-	types   []byte // parameter types last sent, 2 bytes each
 }
 
 // Prepare makes a server-side prepared statement.
