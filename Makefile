@@ -1,0 +1,39 @@
+# shakedown's build, test and demo entry points. CI runs .ci/run, which is
+# "make test".
+
+GO ?= go
+BIN := bin/shakedown
+VERSION := $(shell git describe --always --dirty 2>/dev/null || echo dev)
+LDFLAGS := -X github.com/shakedown/shakedown/internal/cli.Version=$(VERSION)
+# Pinned: staticcheck 2026.2.2. The proxy serves staticcheck by its module
+# version (v0.x), not by its release name.
+STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
+
+.PHONY: all build deps test check demo bench clean
+
+all: build
+
+build:
+	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/shakedown
+
+# Installs the database server, client and sysbench the tests and demo need.
+deps:
+	bash scripts/deps.sh
+
+test: deps
+	$(GO) test -race -count=1 -timeout 9m ./...
+
+check:
+	@out="$$(gofmt -l .)"; if [ -n "$$out" ]; then echo "gofmt -l reports:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+	$(GO) run $(STATICCHECK) ./...
+	$(GO) test -race -short ./...
+
+demo: deps build
+	bash scripts/demo.sh
+
+bench: build
+	@if [ -f scripts/bench.sh ]; then bash scripts/bench.sh; else echo "make bench: no scripts/bench.sh yet"; fi
+
+clean:
+	rm -rf bin out

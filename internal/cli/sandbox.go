@@ -1,0 +1,191 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"text/tabwriter"
+
+	"github.com/spf13/pflag"
+
+	"github.com/shakedown/shakedown/internal/sandbox"
+	"github.com/shakedown/shakedown/internal/sbflag"
+)
+
+const sandboxUsage = `usage: shakedown sandbox up NAME [--port P] [--set var=value ...] [--basedir DIR] [--url-only]
+       shakedown sandbox down NAME
+       shakedown sandbox list
+
+Throwaway local MariaDB or MySQL servers for benchmarks, listening on
+127.0.0.1 only. Each has a database sbtest and a user shakedown with no
+password; "up" prints the target URL to use with --target. Sandboxes live in
+$SHAKEDOWN_HOME/sandboxes, or ~/.shakedown/sandboxes without SHAKEDOWN_HOME,
+and keep running after shakedown exits until "sandbox down".
+
+  up NAME     create and start a sandbox; NAME is letters, digits, '_' or '-'
+  down NAME   stop a sandbox and delete it with its data
+  list        show the sandboxes and whether they run
+
+Options of up:
+`
+
+// sandboxCmd is "shakedown sandbox up|down|list".
+type sandboxCmd struct {
+	port    int
+	set     []string
+	basedir string
+	urlOnly bool
+}
+
+func (c *sandboxCmd) flags() *pflag.FlagSet {
+	fs := sbflag.NewFlagSet("sandbox up")
+	fs.IntVar(&c.port, "port", 0, "TCP port on 127.0.0.1 (default: a free one)")
+	fs.StringArrayVar(&c.set, "set", nil, "server setting var=value, overriding the benchmark defaults; repeat for more (e.g. --set log_bin=ON --set sync_binlog=1)")
+	fs.StringVar(&c.basedir, "basedir", "", "unpacked MariaDB/MySQL tarball to run (default: mariadbd or mysqld from PATH, /usr/sbin)")
+	fs.BoolVar(&c.urlOnly, "url-only", false, "print only the target URL, for scripts")
+	return fs
+}
+
+func (c *sandboxCmd) usage(w io.Writer) {
+	fmt.Fprint(w, sandboxUsage)
+	fmt.Fprint(w, c.flags().FlagUsages())
+}
+
+func (c *sandboxCmd) run(ctx context.Context, env *Env, args []string) error {
+	if len(args) == 0 {
+		return usagef("sandbox: missing subcommand: use up, down or list (see shakedown sandbox --help)")
+	}
+	switch args[0] {
+	case "-h", "--help", "help":
+		c.usage(env.Stdout)
+		return nil
+	case "up":
+		return c.up(ctx, env, args[1:])
+	case "down":
+		return c.down(ctx, env, args[1:])
+	case "list", "ls":
+		return c.list(env, args[1:])
+	}
+	return usagef("sandbox: unknown subcommand %q: use up, down or list (see shakedown sandbox --help)", args[0])
+}
+
+// parse parses args with fs and returns the positional arguments, or
+// errSandboxHelp when help was asked for and printed.
+func (c *sandboxCmd) parse(env *Env, verb string, fs *pflag.FlagSet, args []string) ([]string, error) {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			c.usage(env.Stdout)
+			return nil, errSandboxHelp
+		}
+		return nil, usagef("sandbox %s: %v (see shakedown sandbox --help)", verb, err)
+	}
+	return fs.Args(), nil
+}
+
+// errSandboxHelp ends a sandbox subcommand after printing its help.
+var errSandboxHelp = errors.New("help printed")
+
+// sandboxName checks that rest is exactly one valid sandbox name.
+func sandboxName(verb string, rest []string) (string, error) {
+	switch {
+	case len(rest) == 0:
+		return "", usagef("sandbox %s: missing NAME, e.g. shakedown sandbox %s durable", verb, verb)
+	case len(rest) > 1:
+		return "", usagef("sandbox %s: unexpected argument %q: give one NAME", verb, rest[1])
+	}
+	if err := sandbox.ValidateName(rest[0]); err != nil {
+		return "", usagef("sandbox %s: %v", verb, err)
+	}
+	return rest[0], nil
+}
+
+func (c *sandboxCmd) up(ctx context.Context, env *Env, args []string) error {
+	rest, err := c.parse(env, "up", c.flags(), args)
+	if err != nil {
+		return sandboxHelpOK(err)
+	}
+	name, err := sandboxName("up", rest)
+	if err != nil {
+		return err
+	}
+	if c.port < 0 || c.port > 65535 {
+		return usagef("sandbox up: --port %d: want 1-65535, or leave it out to pick a free port", c.port)
+	}
+	if err := sandbox.ValidateSet(c.set); err != nil {
+		return usagef("sandbox up: %v", err)
+	}
+	inst, err := sandbox.Up(ctx, sandbox.Options{
+		Name:    name,
+		Port:    c.port,
+		Set:     c.set,
+		Basedir: c.basedir,
+		Home:    sandbox.DefaultHome(env.Getenv),
+	})
+	if errors.Is(err, sandbox.ErrInvalid) {
+		return usagef("sandbox up: %v", err)
+	}
+	if err != nil {
+		return err
+	}
+	if c.urlOnly {
+		_, err = fmt.Fprintln(env.Stdout, inst.URL())
+		return err
+	}
+	_, err = fmt.Fprintf(env.Stdout, "sandbox %s up: %s on 127.0.0.1:%d (socket %s); target %s\n",
+		inst.Name, inst.Product(), inst.Port, inst.Socket, inst.URL())
+	return err
+}
+
+func (c *sandboxCmd) down(ctx context.Context, env *Env, args []string) error {
+	rest, err := c.parse(env, "down", sbflag.NewFlagSet("sandbox down"), args)
+	if err != nil {
+		return sandboxHelpOK(err)
+	}
+	name, err := sandboxName("down", rest)
+	if err != nil {
+		return err
+	}
+	if err := sandbox.Down(ctx, sandbox.DefaultHome(env.Getenv), name); err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(env.Stdout, "sandbox %s down\n", name)
+	return err
+}
+
+func (c *sandboxCmd) list(env *Env, args []string) error {
+	rest, err := c.parse(env, "list", sbflag.NewFlagSet("sandbox list"), args)
+	if err != nil {
+		return sandboxHelpOK(err)
+	}
+	if len(rest) > 0 {
+		return usagef("sandbox list: unexpected argument %q: list takes none", rest[0])
+	}
+	home := sandbox.DefaultHome(env.Getenv)
+	all, err := sandbox.List(home)
+	if err != nil {
+		return err
+	}
+	if len(all) == 0 {
+		_, err := fmt.Fprintf(env.Stdout, "no sandboxes in %s\n", home)
+		return err
+	}
+	tw := tabwriter.NewWriter(env.Stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tSTATUS\tSERVER\tPORT\tTARGET")
+	for _, i := range all {
+		status := "stopped"
+		if i.Running {
+			status = "running"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", i.Name, status, i.Product(), i.Port, i.URL())
+	}
+	return tw.Flush()
+}
+
+// sandboxHelpOK turns errSandboxHelp into success.
+func sandboxHelpOK(err error) error {
+	if errors.Is(err, errSandboxHelp) {
+		return nil
+	}
+	return err
+}

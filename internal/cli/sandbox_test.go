@@ -1,0 +1,142 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/shakedown/shakedown/internal/sandbox"
+	"github.com/shakedown/shakedown/internal/sandbox/sandboxtest"
+)
+
+// runSandboxCLI runs one command line in-process with SHAKEDOWN_HOME=home.
+func runSandboxCLI(t *testing.T, home string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	env := &Env{
+		Stdin:  strings.NewReader(""),
+		Stdout: &out,
+		Stderr: &errb,
+		Getenv: func(k string) string {
+			if k == "SHAKEDOWN_HOME" {
+				return home
+			}
+			return ""
+		},
+	}
+	code = Main(t.Context(), env, args)
+	return code, out.String(), errb.String()
+}
+
+func TestSandboxBadInput(t *testing.T) {
+	tests := []struct {
+		name       string
+		args       []string
+		wantStderr string
+	}{
+		{"no subcommand", []string{"sandbox"}, "missing subcommand: use up, down or list"},
+		{"unknown subcommand", []string{"sandbox", "start", "x"}, `unknown subcommand "start"`},
+		{"up without name", []string{"sandbox", "up"}, "sandbox up: missing NAME"},
+		{"up two names", []string{"sandbox", "up", "a", "b"}, `unexpected argument "b"`},
+		{"up bad name", []string{"sandbox", "up", "a/b"}, `sandbox name "a/b": use 1-64 letters`},
+		{"up set without =", []string{"sandbox", "up", "a", "--set", "max_connections"}, `--set "max_connections": want var=value`},
+		{"up set port", []string{"sandbox", "up", "a", "--set", "port=1"}, "--set port: use --port"},
+		{"up bad port", []string{"sandbox", "up", "a", "--port", "70000"}, "--port 70000: want 1-65535"},
+		{"up port not a number", []string{"sandbox", "up", "a", "--port", "x"}, "--port"},
+		{"up unknown flag", []string{"sandbox", "up", "a", "--bogus"}, "unknown flag: --bogus"},
+		{"down without name", []string{"sandbox", "down"}, "sandbox down: missing NAME"},
+		{"down bad name", []string{"sandbox", "down", ".."}, `sandbox name ".."`},
+		{"list with argument", []string{"sandbox", "list", "x"}, `sandbox list: unexpected argument "x"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			home := t.TempDir()
+			code, stdout, stderr := runSandboxCLI(t, home, tt.args...)
+			if code != ExitUsage {
+				t.Errorf("got exit %d, want %d (stderr %q)", code, ExitUsage, stderr)
+			}
+			if !strings.Contains(stderr, tt.wantStderr) {
+				t.Errorf("got stderr %q, want it to contain %q", stderr, tt.wantStderr)
+			}
+			if stdout != "" {
+				t.Errorf("got stdout %q, want none", stdout)
+			}
+		})
+	}
+}
+
+func TestSandboxHelpAndEmpty(t *testing.T) {
+	home := t.TempDir()
+	for _, args := range [][]string{{"sandbox", "--help"}, {"sandbox", "up", "--help"}} {
+		code, stdout, _ := runSandboxCLI(t, home, args...)
+		if code != ExitOK || !strings.Contains(stdout, "--url-only") || !strings.Contains(stdout, "sandbox down NAME") {
+			t.Errorf("%v: got exit %d and %q, want 0 and the usage", args, code, stdout)
+		}
+	}
+	code, stdout, stderr := runSandboxCLI(t, home, "sandbox", "list")
+	if code != ExitOK || !strings.Contains(stdout, "no sandboxes in "+home) {
+		t.Errorf("list: got exit %d, stdout %q, stderr %q; want 0 and no sandboxes", code, stdout, stderr)
+	}
+	code, _, stderr = runSandboxCLI(t, home, "sandbox", "down", "nope")
+	if code != ExitFailure || !strings.Contains(stderr, "no sandbox nope") {
+		t.Errorf("down missing: got exit %d, stderr %q; want 1 and no sandbox nope", code, stderr)
+	}
+}
+
+func TestSandboxUpListDown(t *testing.T) {
+	sandboxtest.RequireServer(t)
+	home := t.TempDir()
+	small := []string{"--set", "innodb_buffer_pool_size=256M", "--set", "innodb-log-file-size=64M"}
+	t.Cleanup(func() {
+		for _, n := range []string{"cli-a", "cli-b"} {
+			_ = sandbox.Down(context.Background(), home+"/sandboxes", n)
+		}
+	})
+
+	code, stdout, stderr := runSandboxCLI(t, home, append([]string{"sandbox", "up", "cli-a"}, small...)...)
+	if code != ExitOK {
+		t.Fatalf("up: got exit %d, stderr %q", code, stderr)
+	}
+	lineRE := regexp.MustCompile(`^sandbox cli-a up: (MariaDB|MySQL) \d+\.\d+\.\d+ on 127\.0\.0\.1:(\d+) \(socket \S+\); target (mysql://shakedown@127\.0\.0\.1:(\d+)/sbtest)\n$`)
+	m := lineRE.FindStringSubmatch(stdout)
+	if m == nil || m[2] != m[4] {
+		t.Fatalf("up: got %q, want a line matching %s", stdout, lineRE)
+	}
+	urlA := m[3]
+
+	code, stdout, stderr = runSandboxCLI(t, home, append([]string{"sandbox", "up", "--url-only", "cli-b"}, small...)...)
+	if code != ExitOK {
+		t.Fatalf("up --url-only: got exit %d, stderr %q", code, stderr)
+	}
+	if !regexp.MustCompile(`^mysql://shakedown@127\.0\.0\.1:\d+/sbtest\n$`).MatchString(stdout) || strings.TrimSpace(stdout) == urlA {
+		t.Errorf("up --url-only: got %q, want only a URL on another port than %s", stdout, urlA)
+	}
+
+	code, stdout, _ = runSandboxCLI(t, home, "sandbox", "up", "cli-a")
+	if code != ExitFailure || stdout != "" {
+		t.Errorf("up of an existing sandbox: got exit %d, stdout %q; want 1", code, stdout)
+	}
+
+	code, stdout, _ = runSandboxCLI(t, home, "sandbox", "list")
+	if code != ExitOK {
+		t.Fatalf("list: got exit %d", code)
+	}
+	for _, want := range []string{"NAME", "cli-a", "cli-b", "running", urlA} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("list: got %q, want %q in it", stdout, want)
+		}
+	}
+
+	for _, n := range []string{"cli-a", "cli-b"} {
+		code, stdout, stderr = runSandboxCLI(t, home, "sandbox", "down", n)
+		if code != ExitOK || stdout != "sandbox "+n+" down\n" {
+			t.Errorf("down %s: got exit %d, stdout %q, stderr %q", n, code, stdout, stderr)
+		}
+	}
+	code, stdout, _ = runSandboxCLI(t, home, "sandbox", "list")
+	if code != ExitOK || !strings.Contains(stdout, "no sandboxes") {
+		t.Errorf("list after down: got exit %d, %q; want no sandboxes", code, stdout)
+	}
+}

@@ -1,0 +1,216 @@
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// process is a server started by this process.
+type process struct {
+	pid    int
+	exited chan struct{} // closed once the server has exited and been reaped
+	err    error         // how it exited; read only after exited is closed
+}
+
+// spawn starts bin detached from our session, with its stdout and stderr
+// appended to consolePath and dir as its working directory.
+func spawn(bin string, args []string, dir, consolePath string, tied bool) (*process, error) {
+	out, err := os.OpenFile(consolePath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("start server: %w", err)
+	}
+	defer out.Close() // the child has its own copy
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = dir
+	cmd.Stdout = out
+	cmd.Stderr = out
+	cmd.SysProcAttr = sysProcAttr(tied)
+	if tied {
+		onLockedThread(func() { err = cmd.Start() })
+	} else {
+		err = cmd.Start()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("start %s: %w", filepath.Base(bin), err)
+	}
+	p := &process{pid: cmd.Process.Pid, exited: make(chan struct{})}
+	// Reap the server when it exits so that it does not linger as a zombie
+	// in a long-lived process such as a test binary. The goroutine ends
+	// when the server does (or with our process).
+	go func() {
+		p.err = cmd.Wait()
+		close(p.exited)
+	}()
+	return p, nil
+}
+
+var lockedThread struct {
+	once sync.Once
+	reqs chan func()
+}
+
+// onLockedThread runs f on an OS thread that never exits. A tied server is
+// killed by the kernel when the thread that forked it exits (Pdeathsig), and
+// Go may retire threads, so tied servers are all forked from this one. The
+// goroutine serving it never stops, by design: it lives as long as the
+// process and so do tied servers.
+func onLockedThread(f func()) {
+	lockedThread.once.Do(func() {
+		lockedThread.reqs = make(chan func())
+		go func() {
+			runtime.LockOSThread()
+			for f := range lockedThread.reqs {
+				f()
+			}
+		}()
+	})
+	done := make(chan struct{})
+	lockedThread.reqs <- func() {
+		defer close(done)
+		f()
+	}
+	<-done
+}
+
+// alive reports whether pid is a live server using dataDir. Reading /proc
+// lets it tell a zombie (dead, not yet reaped by a parent that may never
+// reap it) from a live process, and a reused pid from our server.
+func alive(pid int, dataDir string) bool {
+	if pid <= 0 {
+		return false
+	}
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err == nil {
+		// The state follows the command name, which is in parentheses.
+		if i := bytes.LastIndexByte(stat, ')'); i >= 0 && i+2 < len(stat) {
+			if s := stat[i+2]; s == 'Z' || s == 'X' {
+				return false
+			}
+		}
+		if dataDir != "" {
+			cmdline, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+			if err == nil && !bytes.Contains(cmdline, []byte("--datadir="+dataDir)) {
+				return false
+			}
+		}
+		return true
+	}
+	if _, perr := os.Stat("/proc/self/stat"); perr == nil {
+		return false // /proc works and has no such process
+	}
+	err = syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
+// waitGone polls until pid is gone, ctx ends or timeout passes, and reports
+// whether it is gone.
+func waitGone(ctx context.Context, pid int, dataDir string, timeout time.Duration) bool {
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if !alive(pid, dataDir) {
+			return true
+		}
+		select {
+		case <-ctx.Done():
+			return !alive(pid, dataDir)
+		case <-deadline.C:
+			return !alive(pid, dataDir)
+		case <-tick.C:
+		}
+	}
+}
+
+// killWait is how long a SIGKILLed server may take to go.
+const killWait = 15 * time.Second
+
+// terminate stops the server: SIGTERM and up to grace for a clean shutdown
+// (none when grace is 0), then SIGKILL. A cancelled ctx cuts the grace short
+// but the server is still killed.
+func terminate(ctx context.Context, pid int, dataDir string, grace time.Duration) error {
+	if !alive(pid, dataDir) {
+		return nil
+	}
+	if grace > 0 {
+		if err := syscall.Kill(pid, syscall.SIGTERM); err != nil && !errors.Is(err, syscall.ESRCH) {
+			return fmt.Errorf("stop server (pid %d): %w", pid, err)
+		}
+		if waitGone(ctx, pid, dataDir, grace) {
+			return nil
+		}
+	}
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil && !errors.Is(err, syscall.ESRCH) {
+		return fmt.Errorf("kill server (pid %d): %w", pid, err)
+	}
+	if waitGone(context.WithoutCancel(ctx), pid, dataDir, killWait) {
+		return nil
+	}
+	return fmt.Errorf("kill server (pid %d): still running %v after SIGKILL", pid, killWait)
+}
+
+// freePort asks the kernel for a free loopback port. Another process may
+// take it before the server binds it; Up retries when that happens.
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, fmt.Errorf("pick a free port: %w", err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	if err := l.Close(); err != nil {
+		return 0, fmt.Errorf("pick a free port: %w", err)
+	}
+	return port, nil
+}
+
+// checkPort fails with ErrPortInUse when port cannot be bound on loopback.
+func checkPort(port int) error {
+	l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+	if err != nil {
+		return portInUse(port)
+	}
+	return l.Close()
+}
+
+func portInUse(port int) error {
+	return outcomef(ErrPortInUse, "port %d on 127.0.0.1 is taken: pass --port with a free port, or leave --port out to pick one", port)
+}
+
+// logTail returns the last lines of the files, formatted to end an error
+// message, or "" when they are empty or missing.
+func logTail(paths ...string) string {
+	const maxLines = 20
+	var b strings.Builder
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+		if len(lines) == 1 && strings.TrimSpace(lines[0]) == "" {
+			continue
+		}
+		if len(lines) > maxLines {
+			lines = lines[len(lines)-maxLines:]
+		}
+		fmt.Fprintf(&b, "\nlast lines of %s:", p)
+		for _, l := range lines {
+			b.WriteString("\n  ")
+			b.WriteString(l)
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,81 @@
+package sandbox
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net"
+	"strconv"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+)
+
+// readyTimeout bounds how long a started server may take to answer. A fresh
+// MariaDB answers in well under a second; crash recovery after a kill -9
+// under write load takes longer.
+const readyTimeout = 60 * time.Second
+
+// errExited is a server that exited before it answered.
+var errExited = errors.New("server exited during startup")
+
+// probe connects as the sandbox user over TCP and returns VERSION() and
+// @@socket; the socket tells our server from another one on the same port.
+func probe(ctx context.Context, port int) (version, socket string, err error) {
+	cfg := mysql.NewConfig()
+	cfg.User = User
+	cfg.Net = "tcp"
+	cfg.Addr = net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+	cfg.DBName = Database
+	cfg.Timeout = 2 * time.Second
+	cfg.ReadTimeout = 5 * time.Second
+	cfg.WriteTimeout = 5 * time.Second
+	cfg.Logger = &mysql.NopLogger{} // refused connections while starting are expected
+	conn, err := mysql.NewConnector(cfg)
+	if err != nil {
+		return "", "", err
+	}
+	db := sql.OpenDB(conn)
+	defer db.Close()
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	err = db.QueryRowContext(ctx, "SELECT VERSION(), @@socket").Scan(&version, &socket)
+	return version, socket, err
+}
+
+// waitReady polls the server until it answers as our server, it exits, ctx
+// ends or readyTimeout passes. It returns VERSION().
+func waitReady(ctx context.Context, p *process, port int, socket string) (string, error) {
+	pollCtx, cancel := context.WithTimeout(ctx, readyTimeout)
+	defer cancel()
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	var last error
+	for {
+		select {
+		case <-p.exited:
+			return "", fmt.Errorf("%w (%v)", errExited, p.err)
+		default:
+		}
+		v, s, err := probe(pollCtx, port)
+		switch {
+		case err != nil:
+			last = err
+		case s != socket:
+			last = fmt.Errorf("port %d is answered by another server (socket %s)", port, s)
+		default:
+			return v, nil
+		}
+		select {
+		case <-p.exited:
+			return "", fmt.Errorf("%w (%v)", errExited, p.err)
+		case <-pollCtx.Done():
+			if err := ctx.Err(); err != nil {
+				return "", fmt.Errorf("wait for server: %w", err)
+			}
+			return "", fmt.Errorf("server did not answer on 127.0.0.1:%d within %v: %v", port, readyTimeout, last)
+		case <-tick.C:
+		}
+	}
+}

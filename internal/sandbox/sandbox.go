@@ -1,0 +1,513 @@
+// Package sandbox runs throwaway local MariaDB and MySQL servers for
+// benchmarks and tests.
+//
+// A sandbox is one server with its own directory under a home directory:
+//
+//	HOME/NAME/sandbox.json   the Instance, and how to start the server again
+//	HOME/NAME/data/          the data directory
+//	HOME/NAME/mysqld.sock    the socket (in /tmp when this path would be too long)
+//	HOME/NAME/error.log      the server's error log
+//
+// The server listens on 127.0.0.1 only and is detached from the process that
+// started it, so "shakedown sandbox up" can exit and leave it running. It
+// has a database sbtest and a user shakedown (at 127.0.0.1 and localhost)
+// with all privileges and no password, created by an --init-file on every
+// start. Up, Start, Kill, Stop and Down are safe to call from different
+// processes; two calls on the same sandbox at the same time are not.
+package sandbox
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// User and Database are what every sandbox has for clients.
+const (
+	User     = "shakedown"
+	Database = "sbtest"
+)
+
+// Outcomes callers test with errors.Is.
+var (
+	ErrInvalid   = errors.New("invalid sandbox options")
+	ErrNoServer  = errors.New("no database server found")
+	ErrExists    = errors.New("sandbox exists")
+	ErrNotFound  = errors.New("no such sandbox")
+	ErrRunning   = errors.New("sandbox is running")
+	ErrPortInUse = errors.New("port in use")
+)
+
+// Options say what sandbox Up creates.
+type Options struct {
+	Name    string   // [a-zA-Z0-9_-]+, at most 64 characters
+	Port    int      // 0 = pick a free loopback port
+	Set     []string // "var=value" server settings; override the defaults
+	Basedir string   // unpacked tarball with bin/mariadbd or bin/mysqld; empty = from PATH, /usr/sbin, /usr/bin
+	Home    string   // directory holding all sandboxes, one subdirectory per name
+
+	// DieWithParent asks the kernel to kill the server when this process
+	// exits, however it exits (Linux only). For test harnesses; kept across
+	// Kill and Start.
+	DieWithParent bool
+}
+
+// Instance is a sandbox as stored in its sandbox.json.
+type Instance struct {
+	Name     string   `json:"name"`
+	Port     int      `json:"port"`
+	Socket   string   `json:"socket"`
+	DataDir  string   `json:"datadir"`
+	PID      int      `json:"pid"`
+	User     string   `json:"user"`
+	Database string   `json:"database"`
+	Version  string   `json:"version"`  // e.g. "10.11.19"
+	Flavour  string   `json:"flavour"`  // "mariadb" or "mysql"
+	Basedir  string   `json:"basedir"`  // empty for a system install
+	Settings []string `json:"settings"` // effective var=value settings, defaults included
+
+	Home     string `json:"-"` // the home directory it lives in
+	Dir      string `json:"-"` // its own directory
+	ErrorLog string `json:"-"` // the server's error log
+	Running  bool   `json:"-"` // whether the server process is alive (as of loading)
+}
+
+// URL is the target URL for the sandbox. It has no password: the sandbox
+// user has none.
+func (i *Instance) URL() string {
+	return fmt.Sprintf("mysql://%s@%s/%s", i.User, net.JoinHostPort("127.0.0.1", strconv.Itoa(i.Port)), i.Database)
+}
+
+// Product is the server as written for people, e.g. "MariaDB 10.11.19".
+func (i *Instance) Product() string {
+	return strings.TrimSpace(label(i.Flavour) + " " + i.Version)
+}
+
+// record is sandbox.json: the Instance plus how to start its server again.
+type record struct {
+	Instance
+	Bin  string   `json:"server"`
+	Args []string `json:"args"`
+	Tied bool     `json:"tied,omitempty"`
+}
+
+// DefaultHome is $SHAKEDOWN_HOME/sandboxes, else $HOME/.shakedown/sandboxes,
+// else "" (no home known).
+func DefaultHome(getenv func(string) string) string {
+	if h := getenv("SHAKEDOWN_HOME"); h != "" {
+		return filepath.Join(h, "sandboxes")
+	}
+	if h := getenv("HOME"); h != "" {
+		return filepath.Join(h, ".shakedown", "sandboxes")
+	}
+	return ""
+}
+
+var nameRE = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+
+// ValidateName checks a sandbox name; the error wraps ErrInvalid.
+func ValidateName(name string) error {
+	if !nameRE.MatchString(name) {
+		return outcomef(ErrInvalid, "sandbox name %q: use 1-64 letters, digits, '_' or '-'", name)
+	}
+	return nil
+}
+
+// pickPort is freePort; tests replace it to force a clash.
+var pickPort = freePort
+
+// stopGrace is how long a server gets to shut down cleanly on SIGTERM.
+const stopGrace = 30 * time.Second
+
+// Up creates and starts a sandbox. It returns when the server answers a
+// query as the sandbox user, or an error with the tail of the server's
+// error log; on error nothing of the sandbox is left behind.
+func Up(ctx context.Context, opts Options) (*Instance, error) {
+	if err := ValidateName(opts.Name); err != nil {
+		return nil, err
+	}
+	if opts.Home == "" {
+		return nil, outcomef(ErrInvalid, "no sandbox home: set SHAKEDOWN_HOME or HOME")
+	}
+	if opts.Port < 0 || opts.Port > 65535 {
+		return nil, outcomef(ErrInvalid, "--port %d: want 1-65535, or 0 to pick a free port", opts.Port)
+	}
+	user, err := parseSet(opts.Set)
+	if err != nil {
+		return nil, err
+	}
+	settings := mergeSettings(defaultSettings, user)
+	srv, err := FindServer(ctx, opts.Basedir)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Port != 0 {
+		if err := checkPort(opts.Port); err != nil {
+			return nil, err
+		}
+	}
+	home, err := filepath.Abs(opts.Home)
+	if err != nil {
+		return nil, fmt.Errorf("create sandbox: %w", err)
+	}
+	if err := os.MkdirAll(home, 0o755); err != nil {
+		return nil, fmt.Errorf("create sandbox home: %w", err)
+	}
+	r := newRecord(home, opts.Name)
+	if err := os.Mkdir(r.Dir, 0o755); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return nil, existsError(home, opts.Name)
+		}
+		return nil, fmt.Errorf("create sandbox: %w", err)
+	}
+	r.Flavour, r.Version = srv.Flavour, srv.Version
+	r.Basedir = srv.Basedir
+	r.Settings = settingStrings(settings)
+	r.Bin = srv.Path
+	r.Tied = opts.DieWithParent
+
+	var p *process
+	ok := false
+	defer func() {
+		if ok {
+			return
+		}
+		if p != nil {
+			_ = terminate(context.WithoutCancel(ctx), p.pid, r.DataDir, 0)
+		}
+		r.removeFiles()
+	}()
+
+	if err := os.WriteFile(r.path("init.sql"), []byte(initSQL), 0o600); err != nil {
+		return nil, fmt.Errorf("create sandbox: %w", err)
+	}
+	root := os.Geteuid() == 0
+	if err := srv.install(ctx, r.DataDir, r.path("install.log"), root, installArgs(settings)); err != nil {
+		return nil, fmt.Errorf("create sandbox %s: %w", opts.Name, err)
+	}
+
+	// A picked port can be taken by someone else before the server binds
+	// it (test binaries start sandboxes in parallel): pick again.
+	const attempts = 3
+	for attempt := 1; ; attempt++ {
+		r.Port = opts.Port
+		if r.Port == 0 {
+			if r.Port, err = pickPort(); err != nil {
+				return nil, err
+			}
+		}
+		r.Args = r.serverArgs(srv, settings, root)
+		p, err = r.start(ctx)
+		if err == nil {
+			break
+		}
+		if p != nil {
+			_ = terminate(context.WithoutCancel(ctx), p.pid, r.DataDir, 0)
+			p = nil
+		}
+		if errors.Is(err, errExited) && portClash(r.ErrorLog) {
+			if opts.Port != 0 {
+				return nil, portInUse(opts.Port)
+			}
+			if attempt < attempts {
+				_ = os.Remove(r.ErrorLog)
+				_ = os.Remove(r.consoleLog())
+				continue
+			}
+		}
+		return nil, fmt.Errorf("start sandbox %s: %w%s", opts.Name, err, logTail(r.ErrorLog, r.consoleLog()))
+	}
+	ok = true
+	r.Running = true
+	inst := r.Instance
+	return &inst, nil
+}
+
+// Start starts a stopped sandbox again on the same port and data, for
+// example after Kill. It returns ErrRunning if it is running.
+func Start(ctx context.Context, home, name string) (*Instance, error) {
+	r, err := load(home, name)
+	if err != nil {
+		return nil, err
+	}
+	if r.Running {
+		return nil, outcomef(ErrRunning, "sandbox %s already runs as pid %d", name, r.PID)
+	}
+	if err := checkPort(r.Port); err != nil {
+		return nil, err
+	}
+	p, err := r.start(ctx)
+	if err != nil {
+		if p != nil {
+			_ = terminate(context.WithoutCancel(ctx), p.pid, r.DataDir, 0)
+		}
+		return nil, fmt.Errorf("start sandbox %s: %w%s", name, err, logTail(r.ErrorLog, r.consoleLog()))
+	}
+	r.Running = true
+	inst := r.Instance
+	return &inst, nil
+}
+
+// Kill ends a sandbox's server with SIGKILL, as a crash would, and waits
+// until it is gone. The sandbox stays; Start brings it back.
+func Kill(ctx context.Context, home, name string) error {
+	r, err := load(home, name)
+	if err != nil {
+		return err
+	}
+	if err := terminate(ctx, r.PID, r.DataDir, 0); err != nil {
+		return fmt.Errorf("kill sandbox %s: %w", name, err)
+	}
+	return nil
+}
+
+// Stop shuts a sandbox's server down cleanly (SIGTERM, then SIGKILL after a
+// deadline). The sandbox stays; Start brings it back.
+func Stop(ctx context.Context, home, name string) error {
+	r, err := load(home, name)
+	if err != nil {
+		return err
+	}
+	if err := terminate(ctx, r.PID, r.DataDir, stopGrace); err != nil {
+		return fmt.Errorf("stop sandbox %s: %w", name, err)
+	}
+	return nil
+}
+
+// Down stops a sandbox's server (SIGTERM, wait with a deadline, then
+// SIGKILL) and removes its directory. It returns ErrNotFound when there is
+// no such sandbox.
+func Down(ctx context.Context, home, name string) error {
+	if err := ValidateName(name); err != nil {
+		return err
+	}
+	home, err := filepath.Abs(home)
+	if err != nil {
+		return fmt.Errorf("remove sandbox: %w", err)
+	}
+	r, err := load(home, name)
+	if errors.Is(err, ErrNotFound) {
+		return err
+	}
+	if err != nil {
+		// Half made (an interrupted Up) or damaged: go by the pid file.
+		r = newRecord(home, name)
+		if b, rerr := os.ReadFile(r.path("mysqld.pid")); rerr == nil {
+			r.PID, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+		}
+	}
+	if err := terminate(ctx, r.PID, r.DataDir, stopGrace); err != nil {
+		return fmt.Errorf("remove sandbox %s: %w", name, err)
+	}
+	if err := r.removeFiles(); err != nil {
+		return fmt.Errorf("remove sandbox %s: %w", name, err)
+	}
+	return nil
+}
+
+// List returns the sandboxes in home, by name, with Running set. A missing
+// home has none.
+func List(home string) ([]*Instance, error) {
+	entries, err := os.ReadDir(home)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list sandboxes: %w", err)
+	}
+	var out []*Instance
+	for _, e := range entries {
+		if !e.IsDir() || ValidateName(e.Name()) != nil {
+			continue
+		}
+		r, err := load(home, e.Name())
+		if err != nil {
+			continue // not a sandbox, or one being created
+		}
+		inst := r.Instance
+		out = append(out, &inst)
+	}
+	return out, nil
+}
+
+// initSQL runs on every start; IF NOT EXISTS makes restarts harmless. One
+// statement a line, as older servers require of an init file.
+const initSQL = `CREATE DATABASE IF NOT EXISTS sbtest;
+CREATE USER IF NOT EXISTS 'shakedown'@'127.0.0.1';
+CREATE USER IF NOT EXISTS 'shakedown'@'localhost';
+GRANT ALL PRIVILEGES ON *.* TO 'shakedown'@'127.0.0.1' WITH GRANT OPTION;
+GRANT ALL PRIVILEGES ON *.* TO 'shakedown'@'localhost' WITH GRANT OPTION;
+`
+
+func newRecord(home, name string) *record {
+	dir := filepath.Join(home, name)
+	r := &record{Instance: Instance{
+		Name:     name,
+		User:     User,
+		Database: Database,
+		DataDir:  filepath.Join(dir, "data"),
+		Socket:   socketPath(dir),
+	}}
+	r.setPaths(home)
+	return r
+}
+
+func (r *record) setPaths(home string) {
+	r.Home = home
+	r.Dir = filepath.Join(home, r.Name)
+	r.ErrorLog = r.path("error.log")
+}
+
+func (r *record) path(file string) string { return filepath.Join(r.Dir, file) }
+func (r *record) consoleLog() string      { return r.path("console.log") }
+
+// socketPath is DIR/mysqld.sock unless that passes the ~108 bytes a Unix
+// socket path may have (deep temp directories do); then a name in /tmp
+// derived from DIR.
+func socketPath(dir string) string {
+	p := filepath.Join(dir, "mysqld.sock")
+	if len(p) < 100 {
+		return p
+	}
+	sum := sha256.Sum256([]byte(dir))
+	return "/tmp/shakedown-" + hex.EncodeToString(sum[:8]) + ".sock"
+}
+
+// serverArgs is the server's command line. --no-defaults must come first.
+func (r *record) serverArgs(srv *Server, settings []setting, root bool) []string {
+	args := []string{
+		"--no-defaults",
+		"--datadir=" + r.DataDir,
+		"--socket=" + r.Socket,
+		"--pid-file=" + r.path("mysqld.pid"),
+		"--log-error=" + r.ErrorLog,
+		"--port=" + strconv.Itoa(r.Port),
+		"--bind-address=127.0.0.1",
+		"--skip-name-resolve",
+		"--init-file=" + r.path("init.sql"),
+	}
+	if srv.Basedir != "" {
+		args = append(args, "--basedir="+srv.Basedir)
+	}
+	if root {
+		args = append(args, "--user=root")
+	}
+	if srv.Flavour == "mysql" {
+		// MySQL 8's X plugin listens on 33060 by default, which two
+		// sandboxes cannot share; loose- keeps 5.7 from refusing it.
+		args = append(args, "--loose-mysqlx=OFF")
+	}
+	return append(args, serverArgs(settings, r.DataDir)...)
+}
+
+// start runs the server and waits until it answers. The returned process
+// is non-nil whenever one was started, also on error.
+func (r *record) start(ctx context.Context) (*process, error) {
+	p, err := spawn(r.Bin, r.Args, r.Dir, r.consoleLog(), r.Tied)
+	if err != nil {
+		return nil, err
+	}
+	r.PID = p.pid
+	// Saved before waiting so that Down finds the process even if we are
+	// interrupted.
+	if err := r.save(); err != nil {
+		return p, err
+	}
+	v, err := waitReady(ctx, p, r.Port, r.Socket)
+	if err != nil {
+		return p, err
+	}
+	r.Flavour, r.Version = parseVersion(v)
+	return p, r.save()
+}
+
+// save writes sandbox.json atomically.
+func (r *record) save() error {
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return fmt.Errorf("save sandbox: %w", err)
+	}
+	tmp := r.path("sandbox.json.tmp")
+	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
+		return fmt.Errorf("save sandbox: %w", err)
+	}
+	if err := os.Rename(tmp, r.path("sandbox.json")); err != nil {
+		return fmt.Errorf("save sandbox: %w", err)
+	}
+	return nil
+}
+
+// load reads a sandbox's record and checks whether its server runs.
+func load(home, name string) (*record, error) {
+	if err := ValidateName(name); err != nil {
+		return nil, err
+	}
+	dir := filepath.Join(home, name)
+	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		return nil, outcomef(ErrNotFound, "no sandbox %s in %s", name, home)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "sandbox.json"))
+	if err != nil {
+		return nil, fmt.Errorf("load sandbox %s: %w", name, err)
+	}
+	r := &record{}
+	if err := json.Unmarshal(b, r); err != nil {
+		return nil, fmt.Errorf("load sandbox %s: %w", name, err)
+	}
+	r.Name = name
+	r.setPaths(home)
+	r.Running = alive(r.PID, r.DataDir)
+	return r, nil
+}
+
+// removeFiles removes the sandbox directory and a socket kept outside it.
+func (r *record) removeFiles() error {
+	if r.Socket != "" && !strings.HasPrefix(r.Socket, r.Dir+string(filepath.Separator)) {
+		_ = os.Remove(r.Socket)
+		_ = os.Remove(r.Socket + ".lock")
+	}
+	return os.RemoveAll(r.Dir)
+}
+
+func existsError(home, name string) error {
+	r, err := load(home, name)
+	if err == nil && r.Running {
+		return outcomef(ErrExists, "sandbox %s already runs on 127.0.0.1:%d; run 'shakedown sandbox down %s' first, or pick another name", name, r.Port, name)
+	}
+	return outcomef(ErrExists, "sandbox %s already exists in %s (not running); run 'shakedown sandbox down %s' to remove it, or pick another name", name, home, name)
+}
+
+// portClash reports whether the error log says the port was taken.
+func portClash(errorLog string) bool {
+	b, err := os.ReadFile(errorLog)
+	if err != nil {
+		return false
+	}
+	s := string(b)
+	return strings.Contains(s, "Address already in use") || strings.Contains(s, "Bind on TCP/IP port")
+}
+
+// outcome is an error that is one of the Err... outcomes but reads as its
+// own message alone, which is written for the user.
+type outcome struct {
+	kind error
+	msg  string
+}
+
+func (e *outcome) Error() string { return e.msg }
+func (e *outcome) Unwrap() error { return e.kind }
+
+func outcomef(kind error, format string, args ...any) error {
+	return &outcome{kind: kind, msg: fmt.Sprintf(format, args...)}
+}

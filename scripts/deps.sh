@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Installs the programs shakedown's tests and demo use, from Debian's
+# packages, when they are missing:
+#   mariadbd, mariadb-install-db  mariadb-server  (sandboxes start their own servers)
+#   mysqlslap, mariadb            mariadb-client  (mysqlslap is the slap command's peer)
+#   sysbench                      sysbench        (the peer of prepare/run)
+#   chromium                      chromium        (the browser test of the HTML report)
+# Idempotent: with everything present it changes nothing and asks no one.
+# It never starts the distro's MariaDB service (tests run their own servers
+# on loopback); if that service already runs, it is left alone.
+set -euo pipefail
+
+have() {
+	command -v "$1" >/dev/null 2>&1 || [ -x "/usr/sbin/$1" ] || [ -x "/usr/bin/$1" ]
+}
+
+pkgs=()
+{ have mariadbd && have mariadb-install-db; } || pkgs+=(mariadb-server)
+have mysqlslap || pkgs+=(mariadb-client)
+have sysbench || pkgs+=(sysbench)
+have chromium || pkgs+=(chromium)
+
+if [ "${#pkgs[@]}" -eq 0 ]; then
+	exit 0
+fi
+
+sudo=()
+if [ "$(id -u)" -ne 0 ]; then
+	if command -v sudo >/dev/null 2>&1; then
+		sudo=(sudo)
+	else
+		echo "deps.sh: missing ${pkgs[*]}; install them as root: apt-get install ${pkgs[*]}" >&2
+		exit 1
+	fi
+fi
+if ! command -v apt-get >/dev/null 2>&1; then
+	echo "deps.sh: missing ${pkgs[*]} and no apt-get here; install MariaDB server and client, sysbench and chromium by hand" >&2
+	exit 1
+fi
+
+echo "deps.sh: installing ${pkgs[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+
+# invoke-rc.d asks policy-rc.d whether it may start a service; 101 means no.
+# Only add one if there is none, and remove only our own.
+policy=/usr/sbin/policy-rc.d
+cleanup=()
+if [ ! -e "$policy" ]; then
+	"${sudo[@]}" sh -c "printf '#!/bin/sh\nexit 101\n' > $policy && chmod 755 $policy"
+	cleanup=("${sudo[@]}" rm -f "$policy")
+fi
+trap '[ "${#cleanup[@]}" -eq 0 ] || "${cleanup[@]}"' EXIT
+
+"${sudo[@]}" apt-get update -q
+# The package may still try to start its service (without systemd that can
+# fail); that is fine as long as the packages end up installed.
+if ! "${sudo[@]}" apt-get install -y -q --no-install-recommends "${pkgs[@]}"; then
+	"${sudo[@]}" dpkg --configure -a || true
+fi
+
+missing=()
+{ have mariadbd && have mariadb-install-db; } || missing+=(mariadbd)
+have mysqlslap || missing+=(mysqlslap)
+have sysbench || missing+=(sysbench)
+have chromium || missing+=(chromium)
+if [ "${#missing[@]}" -ne 0 ]; then
+	echo "deps.sh: still missing after install: ${missing[*]}" >&2
+	exit 1
+fi
