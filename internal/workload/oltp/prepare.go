@@ -1,0 +1,418 @@
+package oltp
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+
+	"github.com/shakedown/shakedown/internal/randgen"
+	"github.com/shakedown/shakedown/internal/workload"
+)
+
+// Prepare creates the workload's tables and rows: what sysbench's prepare
+// command makes, loaded faster.
+func (g *generator) Prepare(ctx context.Context, env *workload.PrepareEnv) error {
+	if g.kind == bulkInsert {
+		return bulkPrepare(ctx, env)
+	}
+	o := g.opts
+	if g.kind == insert && !o.AutoInc {
+		// oltp_insert.lua leaves the tables empty when ids come from the
+		// client, so that they cannot collide with the unique ids of the run.
+		o.TableSize = 0
+	}
+	l := &loader{env: env, opts: &o, chunkRows: defaultChunkRows}
+	return l.run(ctx)
+}
+
+// Cleanup drops the workload's tables, as sysbench's cleanup does.
+func (g *generator) Cleanup(ctx context.Context, env *workload.PrepareEnv) error {
+	switch g.kind {
+	case bulkInsert:
+		return bulkCleanup(ctx, env)
+	case randomPoints, randomRanges:
+		// The scripts refuse this (their prepare does not).
+		if g.opts.Tables != 1 {
+			return fmt.Errorf("%s does not support --tables > 1", g.meta.Name)
+		}
+	}
+	return dropTables(ctx, env, g.opts.Tables)
+}
+
+func dropTables(ctx context.Context, env *workload.PrepareEnv, n int) error {
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(env.Out, "Dropping table 'sbtest%d'...\n", i)
+		if _, err := env.DB.ExecContext(ctx, dropTableSQL(i)); err != nil {
+			return fmt.Errorf("drop table sbtest%d: %w", i, err)
+		}
+	}
+	return nil
+}
+
+// defaultChunkRows caps the rows one LOAD DATA (one transaction) carries.
+const defaultChunkRows = 1 << 20
+
+// insertBatchBytes is the size of one multi-row INSERT when the server refuses
+// LOAD DATA LOCAL INFILE; well under every server's max_allowed_packet.
+const insertBatchBytes = 1 << 20
+
+// loader fills the tables sbtest1..N. It splits every table's id range into
+// chunks and has up to env.Threads connections load them at once, so tables
+// fill in parallel with each other and, when there are fewer tables than
+// threads and the server can take it, within themselves. The connection that
+// loads the last chunk of a table then builds its secondary index.
+type loader struct {
+	env       *workload.PrepareEnv
+	opts      *Options
+	chunkRows int64
+	noSplit   bool // load each table on one connection at a time
+
+	outMu sync.Mutex
+
+	// noLoadData is set once the server refused LOAD DATA LOCAL INFILE;
+	// from then on every chunk goes as multi-row INSERTs.
+	noLoadData atomic.Bool
+	fallback   sync.Once
+}
+
+type chunk struct {
+	table    int
+	from, to int64 // ids, inclusive
+	first    bool  // the table's first chunk: announce the table
+	left     *atomic.Int32
+}
+
+func (l *loader) printf(format string, args ...any) {
+	l.outMu.Lock()
+	defer l.outMu.Unlock()
+	fmt.Fprintf(l.env.Out, format, args...)
+}
+
+func (l *loader) run(ctx context.Context) error {
+	start := time.Now()
+	o := l.opts
+	workers := max(l.env.Threads, 1)
+
+	// Tables first, in parallel as sysbench does: table t by worker
+	// t mod threads.
+	err := l.parallel(ctx, min(workers, o.Tables), func(ctx context.Context, w int, _ *sql.Conn, _ *randgen.Rand) error {
+		for t := w + 1; t <= o.Tables; t += workers {
+			l.printf("Creating table 'sbtest%d'...\n", t)
+			if _, err := l.env.DB.ExecContext(ctx, createTableSQL(t, o)); err != nil {
+				return fmt.Errorf("create table sbtest%d: %w", t, err)
+			}
+		}
+		return nil
+	}, false)
+	if err != nil {
+		return err
+	}
+
+	if !l.noSplit && !l.splittable(ctx) {
+		l.noSplit = true
+	}
+	jobs := l.jobs(workers)
+	queue := make(chan []chunk, len(jobs))
+	for _, j := range jobs {
+		queue <- j
+	}
+	close(queue)
+	err = l.parallel(ctx, min(workers, len(jobs)), func(ctx context.Context, w int, conn *sql.Conn, rnd *randgen.Rand) error {
+		for job := range queue {
+			for _, c := range job {
+				if err := l.runChunk(ctx, conn, rnd, c); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}, true)
+	if err != nil {
+		return err
+	}
+	rows := int64(o.Tables) * int64(o.TableSize)
+	el := time.Since(start)
+	l.printf("Prepared %d tables with %d rows each in %.2fs (%.0f rows/s)\n",
+		o.Tables, o.TableSize, el.Seconds(), float64(rows)/el.Seconds())
+	return nil
+}
+
+// runChunk loads one chunk, then builds the table's secondary index if the
+// chunk was its last.
+func (l *loader) runChunk(ctx context.Context, conn *sql.Conn, rnd *randgen.Rand, c chunk) error {
+	o := l.opts
+	if ctx.Err() != nil {
+		return context.Cause(ctx)
+	}
+	if c.first && o.TableSize > 0 {
+		l.printf("Inserting %d records into 'sbtest%d'\n", o.TableSize, c.table)
+	}
+	if c.to >= c.from {
+		if err := l.load(ctx, conn, rnd, c); err != nil {
+			return fmt.Errorf("load sbtest%d: %w", c.table, err)
+		}
+	}
+	if c.left.Add(-1) == 0 && o.CreateSecondary {
+		l.printf("Creating a secondary index on 'sbtest%d'...\n", c.table)
+		if _, err := conn.ExecContext(ctx, createIndexSQL(c.table)); err != nil {
+			return fmt.Errorf("create index on sbtest%d: %w", c.table, err)
+		}
+	}
+	return nil
+}
+
+// splittable reports whether several connections can load one table at
+// once. With InnoDB's default innodb_autoinc_lock_mode=1 (MariaDB) a LOAD
+// DATA into a table with an AUTO_INCREMENT column holds a table lock to its
+// end, so concurrent loads of one table would only queue (and could time
+// out); mode 2 (MySQL 8's default) and tables without AUTO_INCREMENT have no
+// such lock. Other engines lock whole tables.
+func (l *loader) splittable(ctx context.Context) bool {
+	if !strings.EqualFold(l.opts.StorageEngine, "innodb") {
+		return false
+	}
+	if !l.opts.AutoInc {
+		return true
+	}
+	var mode sql.NullInt64
+	if err := l.env.DB.QueryRowContext(ctx, "SELECT @@innodb_autoinc_lock_mode").Scan(&mode); err != nil {
+		return true // not InnoDB as MySQL knows it (TiDB, say): no such lock
+	}
+	return mode.Int64 == 2
+}
+
+// jobs groups the chunks into units of work for one connection each: every
+// chunk alone, or with noSplit all the chunks of a table in order.
+func (l *loader) jobs(workers int) [][]chunk {
+	var jobs [][]chunk
+	for _, c := range l.chunks(workers) {
+		if l.noSplit && !c.first {
+			jobs[len(jobs)-1] = append(jobs[len(jobs)-1], c)
+			continue
+		}
+		jobs = append(jobs, []chunk{c})
+	}
+	return jobs
+}
+
+// chunks splits the tables' id ranges: into at least enough pieces to keep
+// every worker busy (unless noSplit), and none larger than chunkRows.
+func (l *loader) chunks(workers int) []chunk {
+	o := l.opts
+	size := int64(o.TableSize)
+	per := int64(1)
+	if o.Tables < workers && !l.noSplit {
+		per = int64((workers + o.Tables - 1) / o.Tables)
+	}
+	if l.chunkRows > 0 {
+		per = max(per, (size+l.chunkRows-1)/l.chunkRows)
+	}
+	per = max(min(per, size), 1)
+	var out []chunk
+	for t := 1; t <= o.Tables; t++ {
+		left := new(atomic.Int32)
+		left.Store(int32(per))
+		for i := int64(0); i < per; i++ {
+			out = append(out, chunk{
+				table: t,
+				from:  size*i/per + 1,
+				to:    size * (i + 1) / per,
+				first: i == 0,
+				left:  left,
+			})
+		}
+	}
+	return out
+}
+
+// parallel runs fn on n goroutines, each with its own connection when
+// withConn is set, and returns the first error; an error cancels the others.
+func (l *loader) parallel(ctx context.Context, n int, fn func(ctx context.Context, w int, conn *sql.Conn, rnd *randgen.Rand) error, withConn bool) error {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	var wg sync.WaitGroup
+	var once sync.Once
+	var first error
+	fail := func(err error) {
+		once.Do(func() { first = err; cancel(err) })
+	}
+	for w := 0; w < n; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			var conn *sql.Conn
+			if withConn {
+				var err error
+				if conn, err = l.env.DB.Conn(ctx); err != nil {
+					fail(fmt.Errorf("connect: %w", err))
+					return
+				}
+				defer conn.Close()
+			}
+			if err := fn(ctx, w, conn, l.env.Rand.New(w)); err != nil {
+				fail(err)
+			}
+		}(w)
+	}
+	wg.Wait()
+	return first
+}
+
+// load inserts the rows of one chunk.
+func (l *loader) load(ctx context.Context, conn *sql.Conn, rnd *randgen.Rand, c chunk) error {
+	if !l.noLoadData.Load() {
+		err := l.loadData(ctx, conn, rnd, c)
+		if err == nil || !loadDataRefused(err) {
+			return err
+		}
+		l.fallback.Do(func() {
+			l.noLoadData.Store(true)
+			l.printf("LOAD DATA LOCAL INFILE is not allowed (%v); loading with multi-row INSERTs\n", err)
+		})
+	}
+	return l.insertRows(ctx, conn, rnd, c)
+}
+
+var readerSeq atomic.Int64
+
+// loadData streams the chunk's rows to the server with LOAD DATA LOCAL
+// INFILE, generating them as the driver reads.
+func (l *loader) loadData(ctx context.Context, conn *sql.Conn, rnd *randgen.Rand, c chunk) error {
+	name := fmt.Sprintf("shakedown-oltp-%d", readerSeq.Add(1))
+	rr := &rowReader{gen: rowGen{rnd: rnd, tableSize: int64(l.opts.TableSize), sep: '\t'}, next: c.from, to: c.to}
+	mysql.RegisterReaderHandler(name, func() io.Reader { return rr })
+	defer mysql.DeregisterReaderHandler(name)
+	q := "LOAD DATA LOCAL INFILE 'Reader::" + name + "' INTO TABLE " + tableName(c.table) + " (id, k, c, pad)"
+	_, err := conn.ExecContext(ctx, q)
+	return err
+}
+
+// loadDataRefused reports whether err says the server (or the client
+// library) does not allow LOAD DATA LOCAL INFILE.
+func loadDataRefused(err error) bool {
+	var me *mysql.MySQLError
+	if errors.As(err, &me) {
+		switch me.Number {
+		case 1148, // ER_NOT_ALLOWED_COMMAND
+			4166, // ER_LOAD_INFILE_CAPABILITY_DISABLED (MariaDB 10.5+)
+			3948, // ER_CLIENT_LOCAL_FILES_DISABLED (MySQL 8)
+			2068: // CR_LOAD_DATA_LOCAL_INFILE_REJECTED
+			return true
+		}
+		return false
+	}
+	msg := strings.ToLower(err.Error())
+	return strings.Contains(msg, "not allowed") || strings.Contains(msg, "local infile") && strings.Contains(msg, "disabled")
+}
+
+// insertRows inserts the chunk's rows with multi-row INSERTs of about
+// insertBatchBytes each.
+func (l *loader) insertRows(ctx context.Context, conn *sql.Conn, rnd *randgen.Rand, c chunk) error {
+	gen := rowGen{rnd: rnd, tableSize: int64(l.opts.TableSize)}
+	prefix := "INSERT INTO " + tableName(c.table) + "(id, k, c, pad) VALUES "
+	buf := make([]byte, 0, insertBatchBytes+512)
+	for id := c.from; id <= c.to; {
+		buf = append(buf[:0], prefix...)
+		for n := 0; id <= c.to && len(buf) < insertBatchBytes; n++ {
+			if n > 0 {
+				buf = append(buf, ',')
+			}
+			buf = gen.appendValues(buf, id)
+			id++
+		}
+		if _, err := conn.ExecContext(ctx, string(buf)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// rowGen makes the rows of oltp_common.lua's prepare: k from --rand-type over
+// 1..table-size, c and pad from the digit templates.
+type rowGen struct {
+	rnd       *randgen.Rand
+	tableSize int64
+	sep       byte // LOAD DATA field separator
+}
+
+// appendLine appends one LOAD DATA line: id, k, c, pad separated by sep.
+func (g *rowGen) appendLine(dst []byte, id int64) []byte {
+	dst = appendInt(dst, id)
+	dst = append(dst, g.sep)
+	dst = appendInt(dst, g.rnd.Default(1, g.tableSize))
+	dst = append(dst, g.sep)
+	dst = g.rnd.AppendString(dst, cTemplate)
+	dst = append(dst, g.sep)
+	dst = g.rnd.AppendString(dst, padTemplate)
+	return append(dst, '\n')
+}
+
+// appendValues appends one INSERT row: (id, k, 'c', 'pad').
+func (g *rowGen) appendValues(dst []byte, id int64) []byte {
+	dst = append(dst, '(')
+	dst = appendInt(dst, id)
+	dst = append(dst, ", "...)
+	dst = appendInt(dst, g.rnd.Default(1, g.tableSize))
+	dst = append(dst, ", '"...)
+	dst = g.rnd.AppendString(dst, cTemplate)
+	dst = append(dst, "', '"...)
+	dst = g.rnd.AppendString(dst, padTemplate)
+	return append(dst, "')"...)
+}
+
+// appendInt appends a non-negative decimal number.
+func appendInt(dst []byte, v int64) []byte {
+	var b [20]byte
+	i := len(b)
+	for v >= 10 {
+		i--
+		b[i] = byte('0' + v%10)
+		v /= 10
+	}
+	i--
+	b[i] = byte('0' + v)
+	return append(dst, b[i:]...)
+}
+
+// rowReader generates a chunk's LOAD DATA lines as they are read. It needs no
+// context: when the statement's context ends, the driver closes the
+// connection and stops reading.
+type rowReader struct {
+	gen      rowGen
+	next, to int64 // ids still to generate
+	buf      []byte
+	off      int
+}
+
+const rowReaderFill = 64 << 10
+
+func (r *rowReader) Read(p []byte) (int, error) {
+	n := 0
+	for n < len(p) {
+		if r.off == len(r.buf) {
+			if r.next > r.to {
+				if n == 0 {
+					return 0, io.EOF
+				}
+				return n, nil
+			}
+			r.buf, r.off = r.buf[:0], 0
+			for len(r.buf) < rowReaderFill && r.next <= r.to {
+				r.buf = r.gen.appendLine(r.buf, r.next)
+				r.next++
+			}
+		}
+		c := copy(p[n:], r.buf[r.off:])
+		n += c
+		r.off += c
+	}
+	return n, nil
+}
