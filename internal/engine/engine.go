@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -23,6 +24,7 @@ import (
 	"github.com/shakedown/shakedown/internal/runner"
 	"github.com/shakedown/shakedown/internal/sbflag"
 	"github.com/shakedown/shakedown/internal/target"
+	"github.com/shakedown/shakedown/internal/wire"
 	"github.com/shakedown/shakedown/internal/workload"
 )
 
@@ -65,6 +67,7 @@ type Job struct {
 	jsonPath       string
 	name           string
 	dbDriver       string
+	clientIO       string
 	verbosity      int
 	help           bool
 	tflags         target.Flags
@@ -91,6 +94,7 @@ func (j *Job) bind(fs *pflag.FlagSet) {
 	fs.StringVar(&j.jsonPath, "json", "", "write the result document to this file")
 	fs.StringVar(&j.name, "name", "", "name of the target in results (default: its address)")
 	fs.StringVar(&j.dbDriver, "db-driver", "mysql", "database driver (only mysql)")
+	fs.StringVar(&j.clientIO, "client-io", "auto", "how client threads wait for the server: blocking (least CPU per query, for a few threads per core), polled (fair at any thread count) or auto (blocking up to 8 threads per core)")
 	fs.IntVar(&j.verbosity, "verbosity", 3, "accepted for sysbench compatibility")
 	fs.BoolVarP(&j.help, "help", "h", false, "show the options")
 	j.tflags.Bind(fs)
@@ -200,6 +204,8 @@ func (j *Job) validate() error {
 		return usagef("--db-driver: only mysql is supported")
 	case j.psMode != "auto" && j.psMode != "disable":
 		return usagef("--db-ps-mode must be auto or disable")
+	case j.clientIO != "auto" && j.clientIO != "blocking" && j.clientIO != "polled":
+		return usagef("--client-io must be auto, blocking or polled")
 	}
 	if err := j.rand.Validate(); err != nil {
 		return &UsageError{Msg: err.Error()}
@@ -340,7 +346,7 @@ func (j *Job) Run(ctx context.Context, opt RunOptions) (*result.Result, error) {
 	db.Close()
 	j.header(out, srv)
 	rc := j.rc
-	dialer := runner.NewDialer(j.Target, j.psMode != "disable")
+	dialer := runner.NewDialer(j.Target, j.psMode != "disable", j.ioOptions())
 	defer dialer.Close()
 	rc.Connect = dialer.Connect
 	rc.OnInterval = func(iv runner.Interval) {
@@ -400,6 +406,20 @@ func (j *Job) Run(ctx context.Context, opt RunOptions) (*result.Result, error) {
 		return res, ErrInterrupted
 	}
 	return res, nil
+}
+
+// blockingPerCore is how many threads per core still share the CPU fairly
+// with blocking I/O; beyond it, threads that wait for a core skew the load.
+const blockingPerCore = 8
+
+func (j *Job) ioOptions() wire.Options {
+	switch j.clientIO {
+	case "blocking":
+		return wire.Options{Blocking: true}
+	case "polled":
+		return wire.Options{}
+	}
+	return wire.Options{Blocking: j.threads <= blockingPerCore*runtime.GOMAXPROCS(0)}
 }
 
 func (j *Job) header(w io.Writer, srv target.Server) {

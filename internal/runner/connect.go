@@ -17,22 +17,24 @@ import (
 type Dialer struct {
 	tgt *target.Target
 	ps  bool
+	io  wire.Options
 	eps []target.Endpoint
 
 	mu    sync.Mutex
 	pools map[int]*sql.DB
 }
 
-// NewDialer returns a Dialer for t; ps selects server-side prepared statements.
-func NewDialer(t *target.Target, ps bool) *Dialer {
-	return &Dialer{tgt: t, ps: ps, eps: t.Endpoints(), pools: map[int]*sql.DB{}}
+// NewDialer returns a Dialer for t; ps selects server-side prepared
+// statements, io how the fast path waits for the server.
+func NewDialer(t *target.Target, ps bool, io wire.Options) *Dialer {
+	return &Dialer{tgt: t, ps: ps, io: io, eps: t.Endpoints(), pools: map[int]*sql.DB{}}
 }
 
 // Connect is a Config.Connect.
 func (d *Dialer) Connect(ctx context.Context, i int, counts *workload.Counts) (*workload.Conn, error) {
 	n := i % len(d.eps)
 	ep := d.eps[n]
-	w, err := wire.Dial(ctx, d.tgt.Config(ep, d.tgt.DB))
+	w, err := wire.Dial(ctx, d.tgt.Config(ep, d.tgt.DB), d.io)
 	if err == nil {
 		return workload.NewWireConn(w, d.ps, counts), nil
 	}

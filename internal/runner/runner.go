@@ -44,6 +44,10 @@ type Config struct {
 	// Connect opens thread i's connection, counting into counts. The runner
 	// closes it. Cancelling ctx must interrupt whatever the connection waits for.
 	Connect func(ctx context.Context, thread int, counts *workload.Counts) (*workload.Conn, error)
+	// ConnectMode says when threads connect: once (Persistent, the
+	// default), for every event, or for every statement. Connect time is
+	// measured apart from event latency.
+	ConnectMode ConnectMode
 	Rand    randgen.Config
 	// OnInterval, when set, is called from the reporting goroutine after each
 	// interval; it must not block for long.
@@ -70,6 +74,9 @@ type Interval struct {
 	LatencyMax float64       `json:"latency_max_ms"`
 	ErrorsPS   float64       `json:"err_ps"`
 	ReconnPS   float64       `json:"reconn_ps"`
+	// ConnPS is connections opened per second (--connect-mode other than
+	// persistent, or a workload that connects).
+	ConnPS float64 `json:"conn_ps,omitempty"`
 	// Queue is how many events were behind schedule at the end of the
 	// interval (rate-limited runs only).
 	Queue int64 `json:"queue,omitempty"`
@@ -85,6 +92,15 @@ type Outcome struct {
 	Errors       map[uint16]int64
 	Reconnects   int64
 	Latency      *histogram.Histogram
+	// ConnectMode is the Config's; Connects and ConnectLatency cover the
+	// connections opened while measuring (not those opened before the
+	// clock started).
+	ConnectMode    ConnectMode
+	Connects       int64
+	ConnectLatency *histogram.Histogram
+	// Statements holds per-statement figures of a workload that is a
+	// workload.StatementNamer, in the order of its names.
+	Statements []workload.StmtOutcome
 	Intervals    []Interval
 	ThreadEvents []int64
 	ThreadTime   []time.Duration
@@ -118,6 +134,12 @@ type thread struct {
 	reconnects atomic.Int64
 	busy       atomic.Int64 // ns spent in events
 	rec        *histogram.Recorder
+	connects   atomic.Int64
+	connRec    *histogram.Recorder
+	stmts      *workload.StmtRecorder
+	// connNS is the time spent connecting within the current event, which
+	// its latency leaves out. Owned by the thread's goroutine.
+	connNS int64
 
 	mu     sync.Mutex
 	errors map[uint16]int64
@@ -131,7 +153,7 @@ func (t *thread) addError(code uint16) {
 
 // totals is a sum over threads at one instant.
 type totals struct {
-	reads, writes, others, events, reconnects, errors int64
+	reads, writes, others, events, reconnects, errors, connects int64
 	errorsBy                                          map[uint16]int64
 	busy                                              []int64
 	perThread                                         []int64
@@ -145,8 +167,11 @@ type run struct {
 	sink    *histogram.Sink
 
 	stop     atomic.Bool // no new events
+	deadline time.Time   // set before the threads start; zero without --time
 	issued   atomic.Int64
 	sched    *schedule
+	connSink *histogram.Sink
+	stmts    *workload.StmtStats
 	fatalMu  sync.Mutex
 	fatalErr error
 	cancel   context.CancelFunc
@@ -169,13 +194,20 @@ func Run(ctx context.Context, cfg Config, w workload.Opser) (*Outcome, error) {
 	if cfg.Percentile <= 0 || cfg.Percentile > 100 {
 		cfg.Percentile = 95
 	}
-	r := &run{cfg: cfg, w: w, now: cfg.Now, sink: histogram.NewSink()}
+	r := &run{cfg: cfg, w: w, now: cfg.Now, sink: histogram.NewSink(), connSink: histogram.NewSink()}
 	if r.now == nil {
 		r.now = time.Now
 	}
+	if sn, ok := w.(workload.StatementNamer); ok {
+		r.stmts = workload.NewStmtStats(sn.StatementNames())
+	}
 	r.threads = make([]*thread, cfg.Threads)
 	for i := range r.threads {
-		r.threads[i] = &thread{rec: histogram.NewRecorder(r.sink), errors: map[uint16]int64{}}
+		t := &thread{rec: histogram.NewRecorder(r.sink), connRec: histogram.NewRecorder(r.connSink), errors: map[uint16]int64{}}
+		if r.stmts != nil {
+			t.stmts = r.stmts.Recorder()
+		}
+		r.threads[i] = t
 	}
 	return r.run(ctx)
 }
@@ -187,7 +219,8 @@ func (r *run) run(parent context.Context) (*Outcome, error) {
 	defer cancel()
 	r.cancel = cancel
 
-	// Connect every thread before the clock starts, as sysbench does.
+	// Connect every thread before the clock starts, as sysbench does. With
+	// a connection per event there is nothing to keep: each event connects.
 	workers := make([]workload.Worker, len(r.threads))
 	conns := make([]*workload.Conn, len(r.threads))
 	rands := make([]*randgen.Rand, len(r.threads))
@@ -201,6 +234,9 @@ func (r *run) run(parent context.Context) (*Outcome, error) {
 			sem <- struct{}{}
 			defer func() { <-sem }()
 			rands[i] = r.cfg.Rand.New(i)
+			if r.cfg.ConnectMode == PerEvent {
+				return
+			}
 			conns[i], workers[i], errs[i] = r.connect(hard, i, rands[i])
 		}()
 	}
@@ -214,8 +250,15 @@ func (r *run) run(parent context.Context) (*Outcome, error) {
 		return nil, firstErr(errs)
 	}
 
+	// The connections made before the clock are not part of the figures.
+	r.flushConnects()
+	r.connSink.Take(nil)
+
 	start := r.now()
 	measureFrom := start
+	if r.cfg.Time > 0 {
+		r.deadline = start.Add(r.cfg.Warmup + r.cfg.Time)
+	}
 	if r.cfg.Rate > 0 {
 		r.sched = newSchedule(start, r.cfg.Rate, r.cfg.Rand.Seed)
 	}
@@ -251,12 +294,16 @@ func (r *run) run(parent context.Context) (*Outcome, error) {
 	prev := base
 	prevAt := start
 	cum := histogram.New()
+	connCum := histogram.New()
 	var spare *histogram.Histogram
 	var grace <-chan time.Time
 	interrupted := false
 
-	take := func(now time.Time) {
+	// take closes an interval. The clock is read here, not taken from the
+	// ticker, so a late reporter still computes true rates.
+	take := func() {
 		r.flush()
+		now := r.now()
 		h := r.sink.Take(spare)
 		cur := r.totals()
 		if measuring {
@@ -266,6 +313,8 @@ func (r *run) run(parent context.Context) (*Outcome, error) {
 				r.cfg.OnInterval(iv)
 			}
 			cum.Merge(h)
+			r.flushConnects()
+			connCum.Merge(r.connSink.Take(nil))
 		}
 		spare = h
 		prev, prevAt = cur, now
@@ -274,12 +323,17 @@ func (r *run) run(parent context.Context) (*Outcome, error) {
 loop:
 	for {
 		select {
-		case now := <-ticker.C:
-			take(now)
+		case <-ticker.C:
+			take()
 		case <-warm:
 			// Measurement starts now: what the warm-up did is dropped.
 			r.flush()
 			r.sink.Take(nil)
+			r.flushConnects()
+			r.connSink.Take(nil)
+			if r.stmts != nil {
+				r.stmts.Reset()
+			}
 			measuring = true
 			measureFrom = r.now()
 			base = r.totals()
@@ -312,6 +366,8 @@ loop:
 			out.Intervals = append(out.Intervals, iv)
 		}
 		cum.Merge(h)
+		r.flushConnects()
+		connCum.Merge(r.connSink.Take(nil))
 	} else {
 		base = r.totals()
 	}
@@ -322,6 +378,17 @@ loop:
 	out.Others = final.others - base.others
 	out.Events = final.events - base.events
 	out.Reconnects = final.reconnects - base.reconnects
+	out.ConnectMode = r.cfg.ConnectMode
+	out.Connects = final.connects - base.connects
+	out.ConnectLatency = connCum
+	if r.stmts != nil {
+		for _, t := range r.threads {
+			t.stmts.Flush() // every thread has ended
+		}
+		if measuring {
+			out.Statements = r.stmts.Outcome()
+		}
+	}
 	out.Errors = map[uint16]int64{}
 	for code, n := range final.errorsBy {
 		if d := n - base.errorsBy[code]; d > 0 {
@@ -357,6 +424,12 @@ func (r *run) flush() {
 	}
 }
 
+func (r *run) flushConnects() {
+	for _, t := range r.threads {
+		t.connRec.Flush()
+	}
+}
+
 func (r *run) totals() totals {
 	s := totals{errorsBy: map[uint16]int64{}, busy: make([]int64, len(r.threads)), perThread: make([]int64, len(r.threads))}
 	for i, t := range r.threads {
@@ -368,6 +441,7 @@ func (r *run) totals() totals {
 		s.perThread[i] = ev
 		s.busy[i] = t.busy.Load()
 		s.reconnects += t.reconnects.Load()
+		s.connects += t.connects.Load()
 		t.mu.Lock()
 		for code, n := range t.errors {
 			s.errorsBy[code] += n
@@ -397,6 +471,7 @@ func (r *run) interval(prev, cur totals, h *histogram.Histogram, dur, at time.Du
 		LatencyMax: ms(h.Max()),
 		ErrorsPS:   rate(prev.errors, cur.errors),
 		ReconnPS:   rate(prev.reconnects, cur.reconnects),
+		ConnPS:     rate(prev.connects, cur.connects),
 	}
 	iv.QPS = iv.ReadQPS + iv.WriteQPS + iv.OtherQPS
 	if r.sched != nil {
@@ -407,17 +482,45 @@ func (r *run) interval(prev, cur totals, h *histogram.Histogram, dur, at time.Du
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
-// connect opens thread i's connection and its worker.
-func (r *run) connect(ctx context.Context, i int, rnd *randgen.Rand) (*workload.Conn, workload.Worker, error) {
-	c, err := r.cfg.Connect(ctx, i, &r.threads[i].counts)
+// dial opens a connection for thread i and records how long it took. With
+// inEvent set the time is left out of the current event's latency.
+func (r *run) dial(ctx context.Context, i int, inEvent bool) (*workload.Conn, error) {
+	t := r.threads[i]
+	start := time.Now()
+	c, err := r.cfg.Connect(ctx, i, &t.counts)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
+	}
+	d := time.Since(start)
+	t.connRec.Record(d)
+	t.connects.Add(1)
+	if inEvent {
+		t.connNS += int64(d)
+	}
+	return c, nil
+}
+
+// connect opens thread i's connection and its worker. With a connection per
+// statement, the connection is one that dials for each statement.
+func (r *run) connect(ctx context.Context, i int, rnd *randgen.Rand) (*workload.Conn, workload.Worker, error) {
+	var c *workload.Conn
+	if r.cfg.ConnectMode == PerStatement {
+		c = workload.NewPerStatementConn(func(ctx context.Context) (*workload.Conn, error) {
+			return r.dial(ctx, i, true)
+		}, true)
+	} else {
+		var err error
+		if c, err = r.dial(ctx, i, r.cfg.ConnectMode == PerEvent); err != nil {
+			return nil, nil, err
+		}
 	}
 	w, err := r.w.NewWorker(ctx, &workload.WorkerEnv{
 		ID:      i,
 		Threads: len(r.threads),
 		Conn:    c,
 		Rand:    rnd,
+		Dial:    func(ctx context.Context) (*workload.Conn, error) { return r.dial(ctx, i, false) },
+		Stmts:   r.threads[i].stmts,
 	})
 	if err != nil {
 		c.Close()
@@ -456,9 +559,16 @@ func (r *run) next(ctx context.Context) (time.Time, bool) {
 		return time.Time{}, false
 	}
 	if r.sched == nil {
-		return r.now(), true
+		now := r.now()
+		if r.pastDeadline(now) {
+			return time.Time{}, false
+		}
+		return now, true
 	}
 	at := r.sched.take()
+	if r.pastDeadline(at) {
+		return time.Time{}, false
+	}
 	if wait := at.Sub(r.now()); wait > 0 {
 		t := time.NewTimer(wait)
 		select {
@@ -474,6 +584,17 @@ func (r *run) next(ctx context.Context) (time.Time, bool) {
 	return at, true
 }
 
+// pastDeadline reports whether t is past the time limit, and stops the run
+// if so. The threads check it themselves: a reporter goroutine starved of
+// CPU by thousands of busy threads must not stretch the run.
+func (r *run) pastDeadline(t time.Time) bool {
+	if r.deadline.IsZero() || t.Before(r.deadline) {
+		return false
+	}
+	r.stop.Store(true)
+	return true
+}
+
 func (r *run) loop(ctx context.Context, i int, conn *workload.Conn, w workload.Worker, rnd *randgen.Rand) {
 	t := r.threads[i]
 	defer func() {
@@ -483,10 +604,17 @@ func (r *run) loop(ctx context.Context, i int, conn *workload.Conn, w workload.W
 	}()
 	r.active.Add(1)
 	defer r.active.Add(-1)
+	perEvent := r.cfg.ConnectMode == PerEvent
 	for {
 		start, ok := r.next(ctx)
 		if !ok {
 			break
+		}
+		t.connNS = 0
+		if perEvent {
+			if conn, w = r.eventConnect(ctx, i, rnd); conn == nil {
+				return
+			}
 		}
 		for {
 			err := w.Event(ctx)
@@ -516,15 +644,65 @@ func (r *run) loop(ctx context.Context, i int, conn *workload.Conn, w workload.W
 			return
 		}
 		lat := r.now().Sub(start)
+		if r.cfg.ConnectMode != Persistent {
+			lat -= time.Duration(t.connNS)
+		}
 		t.rec.Record(lat)
 		t.busy.Add(int64(lat))
 		t.events.Add(1)
+		if perEvent {
+			r.finish(ctx, i, w)
+			conn.Close()
+			conn, w = nil, nil
+		}
 	}
+	if w != nil {
+		r.finish(ctx, i, w)
+	}
+}
+
+// finish lets a worker that has something to do at the end do it.
+func (r *run) finish(ctx context.Context, i int, w workload.Worker) {
 	if f, ok := w.(workload.Finisher); ok {
 		if err := f.Finish(ctx); err != nil && ctx.Err() == nil {
 			r.fatal(fmt.Errorf("thread %d: finish: %w", i, err))
 		}
 	}
+}
+
+// eventConnect opens the connection of one event (--connect-mode=transaction).
+// A lost or refused connection, or an error the run ignores (too many
+// connections, say), is counted and tried again after a pause; any other
+// error ends the run. It returns nil when it gave up.
+func (r *run) eventConnect(ctx context.Context, i int, rnd *randgen.Rand) (*workload.Conn, workload.Worker) {
+	t := r.threads[i]
+	backoff := time.Millisecond
+	for !r.stop.Load() && ctx.Err() == nil {
+		c, w, err := r.connect(ctx, i, rnd)
+		if err == nil {
+			return c, w
+		}
+		if ctx.Err() != nil {
+			return nil, nil
+		}
+		code := target.Code(err)
+		if errors.Is(err, ErrMissingTables) || !target.IsConnLost(err) && !(code != 0 && (r.cfg.IgnoreAll || r.cfg.Ignore[code])) {
+			t.addError(code)
+			r.fatal(fmt.Errorf("thread %d: %w", i, err))
+			return nil, nil
+		}
+		t.addError(code)
+		tm := time.NewTimer(backoff)
+		select {
+		case <-tm.C:
+		case <-ctx.Done():
+			tm.Stop()
+		}
+		if backoff < 100*time.Millisecond {
+			backoff *= 2
+		}
+	}
+	return nil, nil
 }
 
 // reconnect retries until the connection is back, the run stops, or the

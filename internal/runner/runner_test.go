@@ -12,6 +12,7 @@ import (
 	"github.com/shakedown/shakedown/internal/runner"
 	"github.com/shakedown/shakedown/internal/sandbox/sandboxtest"
 	"github.com/shakedown/shakedown/internal/target"
+	"github.com/shakedown/shakedown/internal/wire"
 	"github.com/shakedown/shakedown/internal/workload"
 )
 
@@ -58,7 +59,7 @@ func config(t *testing.T, threads int) runner.Config {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := runner.NewDialer(tg, true)
+	d := runner.NewDialer(tg, true, wire.Options{Blocking: true})
 	t.Cleanup(d.Close)
 	return runner.Config{
 		Threads:    threads,

@@ -66,17 +66,24 @@ type Result struct {
 	InsertID int64
 }
 
+// Options tune a connection.
+type Options struct {
+	// Blocking selects blocking system calls instead of Go's poller; see
+	// the sock type. Use it only with a few threads per core.
+	Blocking bool
+}
+
 // Dial connects with cfg (TLS and compression are refused with
 // ErrUnsupported). Cancelling ctx after Dial returns interrupts whatever the
 // connection is waiting for; the Conn is then broken.
-func Dial(ctx context.Context, cfg *mysql.Config) (*Conn, error) {
+func Dial(ctx context.Context, cfg *mysql.Config, opts Options) (*Conn, error) {
 	if cfg.TLS != nil || cfg.TLSConfig != "" && cfg.TLSConfig != "false" {
 		return nil, ErrUnsupported
 	}
 	cfg = cfg.Clone()
 	var s *sock
 	cfg.DialFunc = func(ctx context.Context, network, addr string) (netConn net.Conn, err error) {
-		s, err = dialSock(ctx, network, addr)
+		s, err = dialSock(ctx, network, addr, opts.Blocking)
 		if err != nil {
 			return nil, err
 		}
@@ -95,7 +102,7 @@ func Dial(ctx context.Context, cfg *mysql.Config) (*Conn, error) {
 		dc.Close()
 		return nil, err
 	}
-	s.sniffIn, s.sniffOut = nil, nil
+	s.stopSniffing()
 	c.stop = context.AfterFunc(ctx, s.interrupt)
 	return c, nil
 }

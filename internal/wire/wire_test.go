@@ -63,7 +63,7 @@ func dial(t *testing.T) *Conn {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := Dial(context.Background(), tg.Config(tg.Endpoints()[0], tg.DB))
+	c, err := Dial(context.Background(), tg.Config(tg.Endpoints()[0], tg.DB), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +166,7 @@ func TestInterruptUnblocksARead(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	c, err := Dial(ctx, tg.Config(tg.Endpoints()[0], tg.DB))
+	c, err := Dial(ctx, tg.Config(tg.Endpoints()[0], tg.DB), Options{Blocking: true})
 	if err != nil {
 		t.Fatal(err)
 	}
