@@ -10,9 +10,18 @@
 #   read_write     oltp_read_write, 16 threads: QPS and client CPU per query
 #   threads1000    oltp_point_select, 1000 threads: peak RSS of the client
 #   prepare        prepare --tables 4 --table-size 1000000 --threads 4: wall time
+#   slap           shakedown slap vs mysqlslap on the seed command (a hot row:
+#                  begin; update seckill ...; commit, --concurrency=16,64
+#                  --iterations=2 --number-of-queries=20000): QPS and client CPU
+#                  per query, both computed from mysqlslap's own summary lines
+#   monitor        the server sampler's cost: shakedown run oltp_point_select,
+#                  16 threads, --monitor=on and --monitor=off alternately
+#                  (the order flips every round); medians, on/off ratio, and
+#                  the server time of one SHOW GLOBAL STATUS
 #
 # Knobs (environment): ROUNDS (5), SECONDS_PER_RUN (15), PREP_ROUNDS (1),
-# PREP_TABLES (4), PREP_ROWS (1000000), BIN (bin/shakedown).
+# PREP_TABLES (4), PREP_ROWS (1000000), BIN (bin/shakedown), SLAP_QUERIES
+# (20000), SLAP_CONCURRENCY (16,64), SLAP_ITERATIONS (2).
 # Client CPU is user+sys of the client process as GNU time reports it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -23,7 +32,10 @@ PREP_ROUNDS=${PREP_ROUNDS:-1}
 PREP_TABLES=${PREP_TABLES:-4}
 PREP_ROWS=${PREP_ROWS:-1000000}
 BIN=${BIN:-bin/shakedown}
-CASES=${CASES:-"point_select read_write threads1000 prepare"}
+SLAP_QUERIES=${SLAP_QUERIES:-20000}
+SLAP_CONCURRENCY=${SLAP_CONCURRENCY:-16,64}
+SLAP_ITERATIONS=${SLAP_ITERATIONS:-2}
+CASES=${CASES:-"point_select read_write threads1000 prepare monitor slap"}
 export SHAKEDOWN_HOME=${SHAKEDOWN_HOME:-$(mktemp -d /tmp/shakedown-bench.XXXXXX)}
 
 bash scripts/deps.sh
@@ -127,8 +139,102 @@ for c in $CASES; do
 		echo "|---|---|---|---|" >>"$work/summary.md"
 		printf '| --tables %s --table-size %s --threads 4 | %.1f | %.1f | %s |\n' "$PREP_TABLES" "$PREP_ROWS" "$st" "$dt" "$(ratio "$dt" "$st")" >>"$work/summary.md"
 		;;
+	monitor)
+		echo "== sampler cost: oltp_point_select, 16 threads, --monitor=on vs off"
+		prepare_rows 100000
+		out=$work/monitor.txt
+		: >"$out"
+		for r in $(seq "$ROUNDS"); do
+			order="on off"
+			[ $((r % 2)) -eq 0 ] && order="off on"
+			for m in $order; do
+				measure "$m" "$out" "$BIN" run oltp_point_select --target="$url" --tables=1 --table-size=100000 --threads=16 "--time=$SECS" "--monitor=$m"
+			done
+			echo "  round $r: $(tail -2 "$out" | awk '{printf "monitor=%s %.0f qps  ", $1, $2}')"
+		done
+		qon=$(med_col on 2 "$out"); qoff=$(med_col off 2 "$out")
+		# Paired: each round's on/off ratio, so slow drift of a shared machine cancels.
+		paired=$(awk '$1=="on"{on[++n]=$2} $1=="off"{off[++m]=$2} END{for(i=1;i<=n&&i<=m;i++) if (off[i]>0) print on[i]/off[i]}' "$out" | median)
+		# One SHOW GLOBAL STATUS, timed over 200 in one session: the server
+		# time the sampler takes each second.
+		start=$(date +%s%N)
+		for _ in $(seq 200); do echo "SHOW GLOBAL STATUS;"; done | mariadb -h127.0.0.1 -P"$port" -ushakedown -N >/dev/null
+		show_ms=$(awk -v s="$start" -v e="$(date +%s%N)" 'BEGIN{printf "%.3f", (e-s)/1e6/200}')
+		# On a shared machine the QPS of alternate runs swings by far more
+		# than 1%, so the cost is also measured directly: the server
+		# process's CPU time while watch samples an idle server 1000 times
+		# (every 10ms), less its idle CPU over as long, per sample; set
+		# against the server's CPU per second under the same 16-thread load
+		# (CPU per query x QPS, from a monitor=on run's summary).
+		pidfile=$(mariadb -h127.0.0.1 -P"$port" -ushakedown -N -e "SHOW GLOBAL VARIABLES LIKE 'pid_file'" | cut -f2)
+		spid=$(cat "$pidfile")
+		ticks() { awk '{print $14 + $15}' "/proc/$spid/stat"; }
+		c0=$(ticks); n0=$(date +%s%N)
+		sleep 10 # the idle baseline: a measurement, not a wait
+		c1=$(ticks); n1=$(date +%s%N)
+		"$BIN" watch "$url" --interval 10ms --count 1000 --json >/dev/null
+		c2=$(ticks); n2=$(date +%s%N)
+		"$BIN" run oltp_point_select --target="$url" --tables=1 --table-size=100000 --threads=16 "--time=$SECS" --monitor=on >"$work/mon.log"
+		load_qps=$(awk '/^ *queries: /{gsub(/\(/,"",$3); print $3}' "$work/mon.log" | tail -1)
+		srv_us=$(awk '/CPU per query:/{for (i=1;i<=NF;i++) if ($i=="client,") print $(i+1)}' "$work/mon.log")
+		read -r per_sample_ms cost_pct < <(awk -v c0="$c0" -v c1="$c1" -v c2="$c2" -v n0="$n0" -v n1="$n1" -v n2="$n2" -v q="$load_qps" -v us="$srv_us" 'BEGIN{
+			idle = (c1 - c0) / ((n1 - n0) / 1e9)         # ticks per second, idle
+			used = (c2 - c1) - idle * (n2 - n1) / 1e9    # ticks spent on 1000 samples
+			if (used < 0) used = 0
+			ms = used * 10 / 1000                        # 100 ticks a second
+			load = us * q / 1e6                          # server CPU seconds per second under load
+			if (load > 0) printf "%.3f %.3f\n", ms, ms / 1000 / load * 100; else printf "%.3f n/a\n", ms }')
+		{
+			echo ""
+			echo "| sampler cost, oltp_point_select 16 threads | QPS monitor=off | QPS monitor=on | on/off (medians) | on/off (median of paired rounds) | one SHOW GLOBAL STATUS, ms (client wall) | server CPU per sample, ms | server CPU under load, us/query x QPS | sampler share of server CPU, % |"
+			echo "|---|---|---|---|---|---|---|---|---|"
+			printf '| %d rounds x %ss | %.0f | %.0f | %s | %.4f | %s | %s | %s x %s | %s |\n' "$ROUNDS" "$SECS" "$qoff" "$qon" \
+				"$(awk -v a="$qon" -v b="$qoff" 'BEGIN{ if (b==0) print "n/a"; else printf "%.4f", a/b }')" "$paired" "$show_ms" \
+				"$per_sample_ms" "$srv_us" "$load_qps" "$cost_pct"
+		} >>"$work/summary.md"
+		;;
+	slap)
+		echo "== slap vs mysqlslap: --concurrency=$SLAP_CONCURRENCY --iterations=$SLAP_ITERATIONS --number-of-queries=$SLAP_QUERIES, hot row"
+		mariadb -h127.0.0.1 -P"$port" -ushakedown -e "CREATE DATABASE IF NOT EXISTS test; CREATE TABLE IF NOT EXISTS test.seckill (id INT PRIMARY KEY, num INT NOT NULL); REPLACE INTO test.seckill VALUES (1, 2000000000)"
+		slap_args=(-h127.0.0.1 "-P$port" -ushakedown "--concurrency=$SLAP_CONCURRENCY" "--iterations=$SLAP_ITERATIONS" --create-schema=test
+			"--query=begin;update seckill set num=num-1 where id =1 and num>1;commit;" "--delimiter=;" "--number-of-queries=$SLAP_QUERIES")
+		out=$work/slap.txt
+		: >"$out"
+		# measure_slap TOOL CMD...: appends "tool qps cpu_s queries rss_kb wall_s";
+		# queries and time come from the lines both tools print (per level:
+		# clients x queries per client x iterations, average seconds x iterations).
+		measure_slap() {
+			local tool=$1
+			shift
+			/usr/bin/time -o "$work/t" -f "%U %S %M %e" "$@" >"$work/slap.log" 2>&1 || { cat "$work/slap.log" >&2; return 1; }
+			read -r u s m e <"$work/t"
+			awk -v tool="$tool" -v it="$SLAP_ITERATIONS" -v u="$u" -v s="$s" -v m="$m" -v e="$e" '
+				/Average number of seconds to run all queries:/ {t += $(NF-1) * it}
+				/Number of clients running queries:/ {c = $NF}
+				/Average number of queries per client:/ {q += c * $NF * it}
+				END {printf "%s %.2f %.3f %d %d %s\n", tool, (t > 0 ? q / t : 0), u + s, q, m, e}' "$work/slap.log" >>"$out"
+		}
+		for r in $(seq "$ROUNDS"); do
+			if [ $((r % 2)) -eq 1 ]; then
+				measure_slap mysqlslap mysqlslap --no-defaults "${slap_args[@]}"
+				measure_slap shakedown "$BIN" slap "${slap_args[@]}"
+			else
+				measure_slap shakedown "$BIN" slap "${slap_args[@]}"
+				measure_slap mysqlslap mysqlslap --no-defaults "${slap_args[@]}"
+			fi
+			echo "  round $r: $(tail -2 "$out" | awk '{printf "%s %.0f qps %.2f us/q  ", $1, $2, $3/$4*1e6}')"
+		done
+		mq=$(med_col mysqlslap 2 "$out"); dq=$(med_col shakedown 2 "$out")
+		mc=$(cpu_per_query mysqlslap "$out"); dc=$(cpu_per_query shakedown "$out")
+		{
+			echo ""
+			echo "| slap, hot row, --concurrency=$SLAP_CONCURRENCY x $SLAP_ITERATIONS x $SLAP_QUERIES queries | mysqlslap QPS | shakedown QPS | ratio | mysqlslap CPU us/query | shakedown CPU us/query | ratio |"
+			echo "|---|---|---|---|---|---|---|"
+			printf '| %d rounds | %.0f | %.0f | %s | %.2f | %.2f | %s |\n' "$ROUNDS" "$mq" "$dq" "$(ratio "$dq" "$mq")" "$mc" "$dc" "$(ratio "$dc" "$mc")"
+		} >>"$work/summary.md"
+		;;
 	*)
-		echo "bench.sh: unknown case $c (point_select read_write threads1000 prepare)" >&2
+		echo "bench.sh: unknown case $c (point_select read_write threads1000 prepare monitor slap)" >&2
 		exit 2
 		;;
 	esac

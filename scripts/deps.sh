@@ -5,6 +5,7 @@
 #   mysqlslap, mariadb            mariadb-client  (mysqlslap is the slap command's peer)
 #   sysbench                      sysbench        (the peer of prepare/run)
 #   chromium                      chromium        (the browser test of the HTML report)
+#   promtool                      prometheus      (checks the --metrics-addr exposition)
 # Idempotent: with everything present it changes nothing and asks no one.
 # It never starts the distro's MariaDB service (tests run their own servers
 # on loopback); if that service already runs, it is left alone.
@@ -19,6 +20,7 @@ pkgs=()
 have mysqlslap || pkgs+=(mariadb-client)
 have sysbench || pkgs+=(sysbench)
 have chromium || pkgs+=(chromium)
+have promtool || pkgs+=(prometheus)
 
 if [ "${#pkgs[@]}" -eq 0 ]; then
 	exit 0
@@ -34,7 +36,7 @@ if [ "$(id -u)" -ne 0 ]; then
 	fi
 fi
 if ! command -v apt-get >/dev/null 2>&1; then
-	echo "deps.sh: missing ${pkgs[*]} and no apt-get here; install MariaDB server and client, sysbench and chromium by hand" >&2
+	echo "deps.sh: missing ${pkgs[*]} and no apt-get here; install MariaDB server and client, sysbench, chromium and prometheus (promtool) by hand" >&2
 	exit 1
 fi
 
@@ -63,6 +65,7 @@ missing=()
 have mysqlslap || missing+=(mysqlslap)
 have sysbench || missing+=(sysbench)
 have chromium || missing+=(chromium)
+have promtool || missing+=(promtool)
 if [ "${#missing[@]}" -ne 0 ]; then
 	echo "deps.sh: still missing after install: ${missing[*]}" >&2
 	exit 1

@@ -62,8 +62,32 @@ func commands() map[string]command {
 		"cleanup": {"drop a workload's tables", func(ctx context.Context, env *Env, args []string) error {
 			return (&benchCmd{verb: "cleanup"}).run(ctx, env, args)
 		}},
+		"slap": {"mysqlslap's options and summary, plus QPS, percentiles and errors", func(ctx context.Context, env *Env, args []string) error {
+			return (&slapCmd{}).run(ctx, env, args)
+		}},
 		"sandbox": {"start, stop and list throwaway local servers", func(ctx context.Context, env *Env, args []string) error {
 			return (&sandboxCmd{}).run(ctx, env, args)
+		}},
+		"sweep": {"run a plan: targets x workloads x thread levels x repeats, stored", func(ctx context.Context, env *Env, args []string) error {
+			return (&sweepCmd{}).run(ctx, env, args)
+		}},
+		"report": {"compare stored results: tables, ratios, verdicts, charts", func(ctx context.Context, env *Env, args []string) error {
+			return (&reportCmd{}).run(ctx, env, args)
+		}},
+		"demo": {"two local sandboxes, a sweep and a report, in a few minutes", func(ctx context.Context, env *Env, args []string) error {
+			return (&demoCmd{}).run(ctx, env, args)
+		}},
+		"watch": {"per-second server status, orzdba style", func(ctx context.Context, env *Env, args []string) error {
+			return (&watchCmd{}).run(ctx, env, args)
+		}},
+		"vars": {"compare servers' global variables (vars diff A B...)", func(ctx context.Context, env *Env, args []string) error {
+			return (&varsCmd{}).run(ctx, env, args)
+		}},
+		"verify": {"prove a target holds exactly the source's data; print repair SQL", func(ctx context.Context, env *Env, args []string) error {
+			return (&verifyCmd{}).run(ctx, env, args)
+		}},
+		"analyze": {"ANALYZE TABLE every table of a target (refresh statistics)", func(ctx context.Context, env *Env, args []string) error {
+			return (&analyzeCmd{}).run(ctx, env, args)
 		}},
 		"version": {"print the version", func(ctx context.Context, env *Env, args []string) error {
 			_, err := fmt.Fprintln(env.Stdout, "shakedown", Version)

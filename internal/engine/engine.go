@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"path/filepath"
 	"runtime"
 	"sort"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/shakedown/shakedown/internal/monitor"
 	"github.com/shakedown/shakedown/internal/randgen"
 	"github.com/shakedown/shakedown/internal/result"
 	"github.com/shakedown/shakedown/internal/runner"
@@ -68,6 +70,9 @@ type Job struct {
 	name           string
 	dbDriver       string
 	clientIO       string
+	connectMode    string
+	monitorOn      bool
+	metricsAddr    string
 	verbosity      int
 	help           bool
 	tflags         target.Flags
@@ -94,7 +99,10 @@ func (j *Job) bind(fs *pflag.FlagSet) {
 	fs.StringVar(&j.jsonPath, "json", "", "write the result document to this file")
 	fs.StringVar(&j.name, "name", "", "name of the target in results (default: its address)")
 	fs.StringVar(&j.dbDriver, "db-driver", "mysql", "database driver (only mysql)")
+	fs.StringVar(&j.connectMode, "connect-mode", "persistent", "when threads connect: persistent (one connection per thread), transaction (a new one for every event) or query (a new one for every statement); connect time is reported apart from latency")
 	fs.StringVar(&j.clientIO, "client-io", "auto", "how client threads wait for the server: blocking (least CPU per query, for a few threads per core), polled (fair at any thread count) or auto (blocking up to 8 threads per core)")
+	sbflag.BoolVar(fs, &j.monitorOn, "monitor", true, "sample the server's status every second on a connection of its own and store the series with the result")
+	fs.StringVar(&j.metricsAddr, "metrics-addr", "", "serve Prometheus metrics at HOST:PORT/metrics during the run (port 0 picks a free one)")
 	fs.IntVar(&j.verbosity, "verbosity", 3, "accepted for sysbench compatibility")
 	fs.BoolVarP(&j.help, "help", "h", false, "show the options")
 	j.tflags.Bind(fs)
@@ -207,6 +215,11 @@ func (j *Job) validate() error {
 	case j.clientIO != "auto" && j.clientIO != "blocking" && j.clientIO != "polled":
 		return usagef("--client-io must be auto, blocking or polled")
 	}
+	if j.metricsAddr != "" {
+		if _, _, err := net.SplitHostPort(j.metricsAddr); err != nil {
+			return usagef("--metrics-addr must be HOST:PORT, e.g. 127.0.0.1:9100 (got %q)", j.metricsAddr)
+		}
+	}
 	if err := j.rand.Validate(); err != nil {
 		return &UsageError{Msg: err.Error()}
 	}
@@ -233,6 +246,11 @@ func (j *Job) validate() error {
 	rc.Interval = time.Duration(j.reportInterval) * time.Second
 	rc.Percentile = j.percentile
 	rc.Rand = j.rand
+	mode, err := runner.ParseConnectMode(j.connectMode)
+	if err != nil {
+		return &UsageError{Msg: err.Error()}
+	}
+	rc.ConnectMode = mode
 	j.rc = rc
 	return nil
 }
@@ -325,6 +343,10 @@ type RunOptions struct {
 	// OnInterval is called after each interval (every second when
 	// --report-interval is 0).
 	OnInterval func(runner.Interval)
+	// Metrics, when set, receives the run's client and server figures (a
+	// sweep serves one Exporter for all its steps); else --metrics-addr
+	// serves the run's own.
+	Metrics *monitor.Exporter
 }
 
 // Run runs the load. It returns the result of whatever was measured, also
@@ -343,8 +365,21 @@ func (j *Job) Run(ctx context.Context, opt RunOptions) (*result.Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if rp, ok := j.Gen.(workload.RunPreparer); ok {
+		env := &workload.PrepareEnv{DB: db, Threads: j.threads, Rand: j.rand, Out: out}
+		if err := rp.PrepareRun(ctx, env); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("%s: %w", j.Workload, err)
+		}
+	}
 	db.Close()
+	mon, err := monitor.StartRun(ctx, j.monitorConfig(opt))
+	if err != nil {
+		return nil, err
+	}
+	defer mon.Close()
 	j.header(out, srv)
+	mon.WriteNotes(out)
 	rc := j.rc
 	dialer := runner.NewDialer(j.Target, j.psMode != "disable", j.ioOptions())
 	defer dialer.Close()
@@ -353,6 +388,7 @@ func (j *Job) Run(ctx context.Context, opt RunOptions) (*result.Result, error) {
 		if j.reportInterval > 0 {
 			result.WriteInterval(out, iv, j.percentile)
 		}
+		mon.ObserveInterval(iv)
 		if opt.OnInterval != nil {
 			opt.OnInterval(iv)
 		}
@@ -362,7 +398,7 @@ func (j *Job) Run(ctx context.Context, opt RunOptions) (*result.Result, error) {
 	}
 	if rc.Warmup > 0 {
 		fmt.Fprintf(out, "Warming up for %d seconds...\n", j.warmupS)
-		rc.OnWarmupDone = func() { fmt.Fprintln(out, "Warm-up done: measuring from now.") }
+		rc.OnWarmupDone = func() { mon.MeasureStart(); fmt.Fprintln(out, "Warm-up done: measuring from now.") }
 	}
 	o, err := runner.Run(ctx, rc, op)
 	if err != nil {
@@ -384,6 +420,7 @@ func (j *Job) Run(ctx context.Context, opt RunOptions) (*result.Result, error) {
 	res.WarmupS = rc.Warmup.Seconds()
 	res.Rate = j.rate
 	res.Options = j.Options()
+	res.AddMonitor(mon.Finish(o))
 
 	fmt.Fprintln(out)
 	if j.histogram {
@@ -406,6 +443,28 @@ func (j *Job) Run(ctx context.Context, opt RunOptions) (*result.Result, error) {
 		return res, ErrInterrupted
 	}
 	return res, nil
+}
+
+// monitorConfig says how the run is watched: the server sampler
+// (--monitor), metrics (--metrics-addr) and what the pre-flight checks
+// compare with the server's limits.
+func (j *Job) monitorConfig(opt RunOptions) monitor.RunConfig {
+	n := monitor.Needs{Threads: j.threads}
+	if f := j.fs.Lookup("tables"); f != nil {
+		n.Tables, _ = strconv.Atoi(f.Value.String())
+	}
+	if j.psMode != "disable" {
+		// oltp_common prepares up to 9 statement groups per table plus
+		// BEGIN and COMMIT; a workload that knows says so exactly.
+		n.PreparedPerThread = n.Tables*9 + 2
+		if p, ok := j.Gen.(interface{ PreparedStatements() int }); ok {
+			n.PreparedPerThread, n.PreparedExact = p.PreparedStatements(), true
+		}
+	}
+	return monitor.RunConfig{
+		Target: j.Target, Sample: j.monitorOn, MetricsAddr: j.metricsAddr, Exporter: opt.Metrics, Needs: n,
+		Info: monitor.RunInfo{Workload: j.Workload, Target: j.Target.String(), Threads: j.threads},
+	}
 }
 
 // blockingPerCore is how many threads per core still share the CPU fairly
@@ -431,6 +490,12 @@ func (j *Job) header(w io.Writer, srv target.Server) {
 	}
 	if j.reportInterval > 0 {
 		fmt.Fprintf(w, "Report intermediate results every %d second(s)\n", j.reportInterval)
+	}
+	switch j.rc.ConnectMode {
+	case runner.PerEvent:
+		fmt.Fprintln(w, "Connect mode: transaction (a new connection for every event)")
+	case runner.PerStatement:
+		fmt.Fprintln(w, "Connect mode: query (a new connection for every statement)")
 	}
 	fmt.Fprintf(w, "Target: %s (%s %s)\n", j.Target, srv.Flavour, srv.Version)
 	if j.rand.Seed == 0 {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/shakedown/shakedown/internal/histogram"
+	"github.com/shakedown/shakedown/internal/monitor"
 	"github.com/shakedown/shakedown/internal/runner"
 )
 
@@ -44,6 +45,23 @@ type Result struct {
 	Fairness      Fairness           `json:"fairness"`
 	Intervals     []runner.Interval  `json:"intervals"`
 	Histogram     histogram.Snapshot `json:"histogram"`
+	// Connect is set when the run opened connections while measuring
+	// (--connect-mode transaction or query, or a workload that connects).
+	Connect *ConnectStats `json:"connect,omitempty"`
+	// Statements holds per-statement figures (the sql workload).
+	Statements []StatementStats `json:"statements,omitempty"`
+	// Server is the per-second server (and, for a server on this host,
+	// host) series sampled during the run; nil with --monitor=off. Its
+	// times share the origin of Intervals.
+	Server *monitor.Series `json:"server,omitempty"`
+	// Host is the run's CPU cost: the client's per query, and the server
+	// process's when it runs on this host.
+	Host *monitor.HostSummary `json:"host,omitempty"`
+	// CrossCheck compares the client's QPS with the server's count.
+	CrossCheck *monitor.CrossCheck `json:"cross_check,omitempty"`
+	// Checks are warnings about the run: pre-flight findings, a client /
+	// server mismatch.
+	Checks []string `json:"checks,omitempty"`
 }
 
 // Target names what was measured. It never holds a password.
@@ -135,6 +153,9 @@ func Build(o *runner.Outcome, workload string, threads int, pct float64) (*Resul
 	}
 	r.Histogram = snap
 	r.Fairness = fairness(o)
+	if err := r.buildConnectAndStatements(o); err != nil {
+		return nil, err
+	}
 	return r, nil
 }
 

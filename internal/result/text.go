@@ -68,6 +68,8 @@ func (r *Result) WriteSummary(w io.Writer) {
 		}
 		fmt.Fprintf(w, "    errors by code:                %s\n", strings.Join(parts, ", "))
 	}
+	r.writeConnectAndStatements(w)
+	r.writeMonitor(w)
 	if r.WarmupS > 0 {
 		fmt.Fprintf(w, "    warm-up:                       %.0fs, excluded from every figure above\n", r.WarmupS)
 	}

@@ -1,0 +1,98 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/spf13/pflag"
+
+	"github.com/shakedown/shakedown/internal/sbflag"
+	"github.com/shakedown/shakedown/internal/vars"
+)
+
+const varsUsage = `usage: shakedown vars diff TARGET TARGET... [--all] [--json]
+
+Compares the servers' global variables (SHOW GLOBAL VARIABLES), the first
+TARGET being the control. Values are normalised before comparing (ON, YES
+and TRUE are 1; numbers compare numerically; case is ignored) and
+per-instance values (server_id, ports, paths, host names) are ignored. The
+variables known to change performance or behaviour come first, each with a
+line saying what it changes. Exits 3 when differences are shown, 0 when
+there are none. TARGET is a URL such as mysql://user:password@host:port/db.
+
+Options:
+`
+
+// varsCmd is "shakedown vars diff".
+type varsCmd struct {
+	all  bool
+	json bool
+}
+
+func (c *varsCmd) flags() *pflag.FlagSet {
+	fs := sbflag.NewFlagSet("vars diff")
+	fs.BoolVar(&c.all, "all", false, "list every variable, equal ones too (after the differences)")
+	fs.BoolVar(&c.json, "json", false, "print the comparison as JSON")
+	return fs
+}
+
+func (c *varsCmd) run(ctx context.Context, env *Env, args []string) error {
+	if len(args) == 0 {
+		return usagef("vars: missing subcommand: use diff (see shakedown vars --help)")
+	}
+	fs := c.flags()
+	switch args[0] {
+	case "-h", "--help", "help":
+		fmt.Fprint(env.Stdout, varsUsage, fs.FlagUsages())
+		return nil
+	case "diff":
+	default:
+		return usagef("vars: unknown subcommand %q: use diff (see shakedown vars --help)", args[0])
+	}
+	if err := fs.Parse(args[1:]); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			fmt.Fprint(env.Stdout, varsUsage, fs.FlagUsages())
+			return nil
+		}
+		return usagef("vars diff: %v (see shakedown vars --help)", err)
+	}
+	if fs.NArg() < 2 {
+		return usagef("vars diff: give at least two TARGETs, the control first")
+	}
+	for _, raw := range fs.Args() {
+		if _, err := parseURL("vars diff", raw); err != nil {
+			return err
+		}
+	}
+	names := make([]string, fs.NArg())
+	sets := make([]map[string]string, fs.NArg())
+	for i, raw := range fs.Args() {
+		tgt, db, err := connectURL(ctx, "vars diff", raw, 1)
+		if err != nil {
+			return err
+		}
+		sets[i], err = vars.Collect(ctx, db)
+		db.Close()
+		if err != nil {
+			return fmt.Errorf("%s: %w", tgt, err)
+		}
+		names[i] = tgt.String()
+	}
+	diffs := vars.Compare(sets, c.all)
+	var err error
+	if c.json {
+		err = vars.WriteJSON(env.Stdout, names, diffs)
+	} else {
+		err = vars.WriteText(env.Stdout, names, diffs)
+	}
+	if err != nil {
+		return err
+	}
+	for _, d := range diffs {
+		if !d.Equal {
+			return ErrDifferences
+		}
+	}
+	return nil
+}

@@ -1,0 +1,98 @@
+package monitor
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/shakedown/shakedown/internal/runner"
+)
+
+// CrossCheck compares the client's throughput with what the server counted
+// over the same seconds.
+type CrossCheck struct {
+	// FromS and ToS bound the compared span, in seconds from the start of
+	// measurement: the server samples that lie wholly inside it, so that
+	// neither side's ramp-up or wind-down skews the comparison.
+	FromS float64 `json:"from_s"`
+	ToS   float64 `json:"to_s"`
+	// ClientQPS is the client's statements per second over the span.
+	ClientQPS float64 `json:"client_qps"`
+	// ServerQPS is the rate of the server's Questions over the span, the
+	// sampler's own statements left out.
+	ServerQPS float64 `json:"server_qps"`
+	// Ratio is ServerQPS / ClientQPS.
+	Ratio float64 `json:"ratio"`
+	// Mismatch is set when they differ by more than noise (Tolerance).
+	Mismatch bool   `json:"mismatch"`
+	Note     string `json:"note"`
+}
+
+// Tolerance is how far apart client and server QPS may be before the
+// cross-check flags them: sampling edges and the interval clocks of two
+// processes differ by a few tenths of a percent on a steady load, so 5% is
+// well clear of noise and still catches another client or a proxy.
+const Tolerance = 0.05
+
+// minQPSDiff keeps near-idle runs from being flagged over a handful of
+// statements.
+const minQPSDiff = 2.0
+
+// CheckQPS cross-checks the client's intervals (from the runner, times from
+// the start of measurement) against the server series (shifted to the same
+// origin). It returns nil when either side is missing.
+func CheckQPS(s *Series, intervals []runner.Interval) *CrossCheck {
+	if s == nil || len(intervals) == 0 {
+		return nil
+	}
+	end := intervals[len(intervals)-1].At.Seconds()
+	from, to := math.Inf(1), math.Inf(-1)
+	var sq, st float64
+	for _, smp := range s.Samples {
+		v, ok := smp.Values["qps"]
+		lo := smp.AtS - smp.ElapsedS
+		if !ok || smp.ElapsedS <= 0 || lo < 0 || smp.AtS > end {
+			continue
+		}
+		from, to = math.Min(from, lo), math.Max(to, smp.AtS)
+		sq += v * smp.ElapsedS
+		st += smp.ElapsedS
+	}
+	if st <= 0 {
+		return &CrossCheck{Note: "run too short to cross-check: no server sample lies wholly inside the measured time"}
+	}
+	cc := &CrossCheck{FromS: round3(from), ToS: round3(to), ServerQPS: round2(sq / st)}
+	var cq, ct float64
+	prev := 0.0
+	for _, iv := range intervals {
+		at := iv.At.Seconds()
+		lo, hi := math.Max(prev, from), math.Min(at, to)
+		prev = at
+		if hi <= lo {
+			continue
+		}
+		cq += iv.QPS * (hi - lo)
+		ct += hi - lo
+	}
+	if ct <= 0 {
+		cc.Note = "no client interval overlaps the server samples"
+		return cc
+	}
+	cc.ClientQPS = round2(cq / ct)
+	if cc.ClientQPS > 0 {
+		cc.Ratio = round3(cc.ServerQPS / cc.ClientQPS)
+	}
+	diff := cc.ServerQPS - cc.ClientQPS
+	switch {
+	case math.Abs(diff) <= minQPSDiff || (cc.ClientQPS > 0 && math.Abs(diff)/cc.ClientQPS <= Tolerance):
+		cc.Note = fmt.Sprintf("agree within %.0f%%", Tolerance*100)
+	case diff > 0:
+		cc.Mismatch = true
+		cc.Note = "the server ran more statements than this client sent: another client is loading it, or it counts statements the client does not see"
+	default:
+		cc.Mismatch = true
+		cc.Note = "the server counted fewer statements than this client sent: a proxy, pooler or cache answers some, or this is not the server the load reaches"
+	}
+	return cc
+}
+
+func round2(x float64) float64 { return math.Round(x*100) / 100 }

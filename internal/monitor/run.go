@@ -1,0 +1,309 @@
+package monitor
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"io"
+	"net"
+	"runtime"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/shakedown/shakedown/internal/runner"
+	"github.com/shakedown/shakedown/internal/target"
+)
+
+// RunConfig says how to watch one run.
+type RunConfig struct {
+	Target *target.Target
+	// Sample turns the server sampler on (--monitor).
+	Sample bool
+	// Interval is the sampling interval; 0 means one second.
+	Interval time.Duration
+	// MetricsAddr, when set and Exporter is not, serves Prometheus metrics
+	// there for the length of the run (--metrics-addr).
+	MetricsAddr string
+	// Exporter, when set, receives the run's figures and MetricsAddr is
+	// ignored: whoever set it serves it (a sweep keeps one for all steps).
+	Exporter *Exporter
+	// Needs is checked before the run (pre-flight).
+	Needs Needs
+	// Info labels the run's metrics.
+	Info RunInfo
+	// Proc is the proc file system's root; "" means /proc.
+	Proc string
+}
+
+// Run watches one run: pre-flight checks, the server sampler on a
+// connection of its own, host figures when the server is on this host, and
+// metrics. Its methods are safe to call from the runner's reporting
+// goroutine while the run goes on.
+type Run struct {
+	cfg      RunConfig
+	db       *sql.DB
+	rec      *Recording
+	exp      *Exporter
+	metrics  *MetricsServer
+	findings []Finding
+	notes    []string
+	local    bool
+	pid      int
+
+	mu         sync.Mutex
+	measureAt  time.Time // start of measurement, from the first interval
+	cpuAtStart float64
+	finished   bool
+}
+
+// Report is what a run's watching adds to its result.
+type Report struct {
+	Server     *Series
+	Host       *HostSummary
+	CrossCheck *CrossCheck
+	// Checks are one-line warnings: pre-flight findings and a mismatch.
+	Checks []string
+}
+
+// HostSummary is the run's CPU cost on this host.
+type HostSummary struct {
+	// Local is set when the server runs on this host (host figures and the
+	// server's CPU are then in the series).
+	Local bool `json:"local"`
+	// Cores is this host's number of CPUs.
+	Cores     int `json:"cores"`
+	ServerPID int `json:"server_pid,omitempty"`
+	// ClientCPUS is shakedown's own CPU time (user + system) from the start
+	// of the run (the threads connecting included) or, after a warm-up, of
+	// measurement, to its end; ClientCPUPerQueryUS is that per measured
+	// statement.
+	ClientCPUS          float64 `json:"client_cpu_s"`
+	ClientCPUPerQueryUS float64 `json:"client_cpu_us_per_query"`
+	// ServerCPUPerQueryUS is the server process's CPU per statement over the
+	// cross-checked span (local servers only).
+	ServerCPUPerQueryUS float64 `json:"server_cpu_us_per_query,omitempty"`
+}
+
+// StartRun opens the sampler's connection, runs the pre-flight checks and
+// starts sampling and serving metrics as configured. A check that finds the
+// run cannot succeed returns a *PreflightError (errors.Is ErrPreflight).
+// Close must be called when it returns no error.
+func StartRun(ctx context.Context, cfg RunConfig) (*Run, error) {
+	if cfg.Interval <= 0 {
+		cfg.Interval = time.Second
+	}
+	if cfg.Proc == "" {
+		cfg.Proc = "/proc"
+	}
+	r := &Run{cfg: cfg}
+	ep := cfg.Target.Endpoints()[0]
+	r.local = IsLocal(ep)
+	db, err := cfg.Target.OpenNoDB(ep, 1)
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(1) // one connection: its statements are the sampler's alone
+	r.db = db
+	// A server that cannot answer the checks (a missing privilege, a
+	// dialect without SHOW ... WHERE) still gets its run: the load itself
+	// will say what is wrong, if anything is.
+	if r.findings, err = Preflight(ctx, db, cfg.Needs); err != nil {
+		r.notes = append(r.notes, "Pre-flight checks skipped: "+err.Error())
+	}
+	if err := Stops(r.findings); err != nil {
+		db.Close()
+		return nil, err
+	}
+	for _, f := range r.findings {
+		r.notes = append(r.notes, "Pre-flight "+f.String())
+	}
+	r.exp = cfg.Exporter
+	if r.exp == nil && cfg.MetricsAddr != "" {
+		r.exp = NewExporter()
+		if r.metrics, err = ServeMetrics(cfg.MetricsAddr, r.exp); err != nil {
+			db.Close()
+			return nil, err
+		}
+		r.notes = append(r.notes, "Metrics: "+r.metrics.URL())
+	}
+	if r.exp != nil {
+		r.exp.StartRun(cfg.Info)
+	}
+	if !cfg.Sample {
+		db.Close()
+		r.db = nil
+		r.cpuAtStart, _ = SelfCPU()
+		return r, nil
+	}
+	opt := Options{}
+	if r.local {
+		opt.Limits.Cores = runtime.NumCPU()
+		r.pid = r.findPID(ctx, ep)
+		opt.Host = &HostOptions{Proc: cfg.Proc, ServerPID: r.pid, Client: true}
+	}
+	s := NewSampler(db, opt)
+	var onSample func(Sample)
+	if r.exp != nil {
+		onSample = func(smp Sample) { r.exp.ObserveSample(smp, s.Statuses()) }
+	}
+	r.rec = s.Record(ctx, cfg.Interval, onSample)
+	note := fmt.Sprintf("Monitor: server status every %s on a connection of its own", cfg.Interval)
+	switch {
+	case r.local && r.pid > 0:
+		note += fmt.Sprintf("; host figures and server process %d", r.pid)
+	case r.local:
+		note += "; host figures (server process not found)"
+	}
+	r.notes = append(r.notes, note)
+	r.cpuAtStart, _ = SelfCPU()
+	return r, nil
+}
+
+// findPID looks for the server's process by its port, then by @@pid_file.
+func (r *Run) findPID(ctx context.Context, ep target.Endpoint) int {
+	pid, err := FindServerPID(r.cfg.Proc, ep.Port, PIDFile(ctx, r.db))
+	if err != nil {
+		return 0
+	}
+	return pid
+}
+
+// WriteNotes writes what the watching does and the pre-flight warnings, one
+// line each.
+func (r *Run) WriteNotes(w io.Writer) {
+	for _, n := range r.notes {
+		fmt.Fprintln(w, n)
+	}
+	if len(r.notes) > 0 {
+		fmt.Fprintln(w)
+	}
+}
+
+// Findings are the pre-flight findings that did not stop the run.
+func (r *Run) Findings() []Finding { return r.findings }
+
+// MetricsURL is where the metrics are served, or "".
+func (r *Run) MetricsURL() string {
+	if r.metrics == nil {
+		return ""
+	}
+	return r.metrics.URL()
+}
+
+// ObserveInterval passes one of the runner's intervals on: it dates the
+// start of measurement and feeds the metrics. Call it from
+// runner.Config.OnInterval.
+func (r *Run) ObserveInterval(iv runner.Interval) {
+	r.mu.Lock()
+	if r.measureAt.IsZero() {
+		r.measureAt = time.Now().Add(-iv.At)
+	}
+	r.mu.Unlock()
+	if r.exp != nil {
+		r.exp.ObserveInterval(iv)
+	}
+}
+
+// MeasureStart says measurement starts now (after a warm-up): the client's
+// CPU is counted from here. Call it from runner.Config.OnWarmupDone.
+func (r *Run) MeasureStart() {
+	c, err := SelfCPU()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err == nil {
+		r.cpuAtStart = c
+	}
+}
+
+// Finish stops sampling and returns what the watching adds to the result
+// of the run that o describes. It may be called once; Close is still
+// needed.
+func (r *Run) Finish(o *runner.Outcome) *Report {
+	cpu, _ := SelfCPU()
+	rep := &Report{}
+	r.mu.Lock()
+	r.finished = true
+	start := r.measureAt
+	cpuStart := r.cpuAtStart
+	r.mu.Unlock()
+	if start.IsZero() {
+		start = time.Now().Add(-o.Elapsed)
+	}
+	if r.rec != nil {
+		rep.Server = r.rec.Stop()
+		rep.Server.Shift(start.Truncate(time.Millisecond))
+		rep.CrossCheck = CheckQPS(rep.Server, o.Intervals)
+	}
+	if r.exp != nil {
+		codes := map[string]int64{}
+		for c, n := range o.Errors {
+			codes[strconv.Itoa(int(c))] = n
+		}
+		r.exp.EndRun(codes, o.Latency)
+	}
+	h := &HostSummary{Local: r.local, Cores: runtime.NumCPU(), ServerPID: r.pid, ClientCPUS: round3(cpu - cpuStart)}
+	if q := o.Queries(); q > 0 {
+		h.ClientCPUPerQueryUS = round2(h.ClientCPUS / float64(q) * 1e6)
+	}
+	if cc := rep.CrossCheck; cc != nil && cc.ServerQPS > 0 && rep.Server != nil {
+		if cpu, _, ok := rep.Server.Mean("server_cpu", cc.FromS, cc.ToS); ok {
+			h.ServerCPUPerQueryUS = round2(cpu / 100 / cc.ServerQPS * 1e6)
+		}
+	}
+	rep.Host = h
+	for _, f := range r.findings {
+		rep.Checks = append(rep.Checks, "pre-flight "+f.String())
+	}
+	if cc := rep.CrossCheck; cc != nil && cc.Mismatch {
+		rep.Checks = append(rep.Checks, fmt.Sprintf("client vs server QPS mismatch: client %.2f, server %.2f: %s", cc.ClientQPS, cc.ServerQPS, cc.Note))
+	}
+	return rep
+}
+
+// Close stops sampling and serving metrics and closes the connection.
+func (r *Run) Close() {
+	if r.rec != nil {
+		r.rec.Stop()
+	}
+	if r.exp != nil {
+		r.mu.Lock()
+		finished := r.finished
+		r.mu.Unlock()
+		if !finished {
+			r.exp.EndRun(nil, nil)
+		}
+	}
+	if r.metrics != nil {
+		r.metrics.Close()
+	}
+	if r.db != nil {
+		r.db.Close()
+	}
+}
+
+// IsLocal reports whether an endpoint is on this host: a socket, a
+// loopback address, localhost, or an address of one of this host's
+// interfaces.
+func IsLocal(ep target.Endpoint) bool {
+	if ep.Socket != "" || ep.Host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(ep.Host)
+	if ip == nil {
+		return false
+	}
+	if ip.IsLoopback() {
+		return true
+	}
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		return false
+	}
+	for _, a := range addrs {
+		if n, ok := a.(*net.IPNet); ok && n.IP.Equal(ip) {
+			return true
+		}
+	}
+	return false
+}

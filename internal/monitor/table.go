@@ -1,0 +1,226 @@
+package monitor
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// TableKeys are the columns watch prints, orzdba style; the host ones only
+// when the server runs on this host.
+var (
+	TableKeys = []string{
+		"qps", "tps", "sel", "ins", "upd", "del",
+		"threads_running", "threads_connected", "threads_created",
+		"rows_read",
+		"bp_read_requests", "bp_hit", "bp_pages_dirty", "bp_pages_flushed",
+		"log_fsyncs", "log_written",
+		"bytes_received", "bytes_sent",
+		"history_list_length", "checkpoint_age",
+	}
+	TableHostKeys = []string{"cpu_user", "cpu_sys", "cpu_iowait", "cpu_steal", "server_cpu"}
+)
+
+// Table prints samples as one line each under grouped headings, repeated
+// every so many lines. A figure that needs attention carries a '*', and the
+// first time a reason (or a failing source) shows, a note line says it.
+type Table struct {
+	w     *stickyWriter
+	cols  []Column
+	lines int
+	// Every is how many lines go between headings (0: only the first).
+	Every int
+	seen  map[string]bool
+}
+
+// NewTable returns a table of TableKeys, plus TableHostKeys with host set.
+func NewTable(w io.Writer, host bool) *Table {
+	keys := TableKeys
+	if host {
+		keys = append(append([]string(nil), TableKeys...), TableHostKeys...)
+	}
+	t := &Table{w: &stickyWriter{w: w}, Every: 20, seen: map[string]bool{}}
+	for _, k := range keys {
+		if c, ok := LookupColumn(k); ok {
+			t.cols = append(t.cols, c)
+		}
+	}
+	return t
+}
+
+// cellWidth is the width of one figure; a mark character follows it.
+const cellWidth = 6
+
+// Legend is printed once before the first heading.
+const Legend = "rates are per second over the real time between two reads; * marks a figure that needs attention"
+
+// groupLabel shortens the groups whose name is wider than their columns.
+func groupLabel(g string) string {
+	switch g {
+	case "process cpu%":
+		return "proc"
+	case "innodb io":
+		return "redo"
+	}
+	return g
+}
+
+// WriteHeader prints the two heading lines.
+func (t *Table) WriteHeader() {
+	var g, h strings.Builder
+	g.WriteString(strings.Repeat(" ", 9))
+	h.WriteString(fmt.Sprintf("%-9s", "time"))
+	for i := 0; i < len(t.cols); {
+		j := i
+		for j < len(t.cols) && t.cols[j].Group == t.cols[i].Group {
+			j++
+		}
+		width := (j-i)*(cellWidth+1) + 1
+		label := "-" + groupLabel(t.cols[i].Group) + "-"
+		if len(label) > width-1 {
+			label = label[:width-1]
+		}
+		g.WriteString(" " + label + strings.Repeat("-", width-1-len(label)))
+		h.WriteString("|")
+		for _, c := range t.cols[i:j] {
+			h.WriteString(fmt.Sprintf("%*s ", cellWidth, c.Head))
+		}
+		i = j
+	}
+	fmt.Fprintln(t.w, strings.TrimRight(g.String(), " "))
+	fmt.Fprintln(t.w, strings.TrimRight(h.String(), " "))
+}
+
+// Write prints one sample, with the headings first when due and notes for
+// reasons and failures not seen before. It returns the first write error.
+func (t *Table) Write(s Sample) error {
+	if t.lines == 0 {
+		fmt.Fprintln(t.w, Legend)
+	}
+	if t.lines == 0 || (t.Every > 0 && t.lines%t.Every == 0) {
+		t.WriteHeader()
+	}
+	t.lines++
+	var b strings.Builder
+	if s.at.IsZero() {
+		b.WriteString(fmt.Sprintf("%8.1fs", s.AtS))
+	} else {
+		b.WriteString(s.at.Format("15:04:05") + " ")
+	}
+	group := ""
+	for _, c := range t.cols {
+		if c.Group != group {
+			b.WriteString("|")
+			group = c.Group
+		}
+		v, ok := s.Values[c.Key]
+		cell := "-"
+		if ok {
+			cell = formatCell(v, c)
+		}
+		mark := " "
+		if _, bad := s.Attention[c.Key]; bad {
+			mark = "*"
+		}
+		b.WriteString(fmt.Sprintf("%*s%s", cellWidth, cell, mark))
+	}
+	fmt.Fprintln(t.w, strings.TrimRight(b.String(), " "))
+	t.notes(s)
+	return t.w.err
+}
+
+// stickyWriter keeps the first write error and drops later writes.
+type stickyWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (s *stickyWriter) Write(p []byte) (int, error) {
+	if s.err != nil {
+		return 0, s.err
+	}
+	n, err := s.w.Write(p)
+	s.err = err
+	return n, err
+}
+
+func (t *Table) notes(s Sample) {
+	keys := make([]string, 0, len(s.Attention))
+	for k := range s.Attention {
+		keys = append(keys, k)
+	}
+	sortKeys(keys)
+	for _, k := range keys {
+		why := s.Attention[k]
+		if t.seen[k+"\x00"+why] {
+			continue
+		}
+		t.seen[k+"\x00"+why] = true
+		head := k
+		if c, ok := LookupColumn(k); ok {
+			head = c.Group + " " + c.Head
+		}
+		fmt.Fprintf(t.w, "  * %s: %s\n", head, why)
+	}
+	names := make([]string, 0, len(s.Failed))
+	for n := range s.Failed {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		msg := s.Failed[n]
+		if t.seen["failed\x00"+n+msg] {
+			continue
+		}
+		t.seen["failed\x00"+n+msg] = true
+		fmt.Fprintf(t.w, "  ! %s: %s\n", n, msg)
+	}
+}
+
+// formatCell fits a figure in cellWidth: bytes in KB or MB as the heading
+// says, percentages with decimals while they fit, large counts with a k, m
+// or g suffix.
+func formatCell(v float64, c Column) string {
+	switch {
+	case strings.HasSuffix(c.Head, "KB"):
+		v /= 1024
+	case strings.HasSuffix(c.Head, "MB"):
+		v /= 1 << 20
+	}
+	if c.Unit == "%" {
+		for _, d := range []int{2, 1, 0} {
+			if s := strconv.FormatFloat(v, 'f', d, 64); len(s) <= cellWidth {
+				return s
+			}
+		}
+	}
+	r := math.Round(v)
+	if s := strconv.FormatFloat(r, 'f', 0, 64); len(s) <= cellWidth {
+		return s
+	}
+	for _, u := range []struct {
+		div    float64
+		suffix string
+	}{{1e3, "k"}, {1e6, "m"}, {1e9, "g"}, {1e12, "t"}} {
+		x := v / u.div
+		for _, d := range []int{1, 0} {
+			if s := strconv.FormatFloat(x, 'f', d, 64) + u.suffix; len(s) <= cellWidth {
+				return s
+			}
+		}
+	}
+	return strconv.FormatFloat(v, 'g', 2, 64)
+}
+
+// WatchRecord is one line of watch --json.
+type WatchRecord struct {
+	Time time.Time `json:"time"`
+	Sample
+}
+
+// Record returns s as a watch --json line.
+func Record(s Sample) WatchRecord { return WatchRecord{Time: s.at, Sample: s} }

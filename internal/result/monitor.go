@@ -1,0 +1,51 @@
+package result
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/shakedown/shakedown/internal/monitor"
+)
+
+// AddMonitor stores what watching the server added to the run: the server
+// series, the host's CPU figures, the client/server cross-check and the
+// warnings. A nil report adds nothing.
+func (r *Result) AddMonitor(rep *monitor.Report) {
+	if rep == nil {
+		return
+	}
+	r.Server = rep.Server
+	r.Host = rep.Host
+	r.CrossCheck = rep.CrossCheck
+	r.Checks = append(r.Checks, rep.Checks...)
+}
+
+// writeMonitor prints the monitor's lines of the "Beyond sysbench" section.
+func (r *Result) writeMonitor(w io.Writer) {
+	if cc := r.CrossCheck; cc != nil {
+		switch {
+		case cc.ClientQPS == 0 && cc.ServerQPS == 0:
+			fmt.Fprintf(w, "    client vs server QPS:          not checked: %s\n", cc.Note)
+		case cc.Mismatch:
+			fmt.Fprintf(w, "    client vs server QPS:          MISMATCH client %.2f, server %.2f (ratio %.3f, %.0fs-%.0fs): %s\n",
+				cc.ClientQPS, cc.ServerQPS, cc.Ratio, cc.FromS, cc.ToS, cc.Note)
+		default:
+			fmt.Fprintf(w, "    client vs server QPS:          client %.2f, server %.2f (ratio %.3f, %.0fs-%.0fs): %s\n",
+				cc.ClientQPS, cc.ServerQPS, cc.Ratio, cc.FromS, cc.ToS, cc.Note)
+		}
+	}
+	if h := r.Host; h != nil {
+		line := fmt.Sprintf("%.2f us client", h.ClientCPUPerQueryUS)
+		if h.ServerCPUPerQueryUS > 0 {
+			line += fmt.Sprintf(", %.2f us server process", h.ServerCPUPerQueryUS)
+		}
+		fmt.Fprintf(w, "    CPU per query:                 %s (%d cores here)\n", line, h.Cores)
+	}
+	if s := r.Server; s != nil {
+		fmt.Fprintf(w, "    server samples:                %d (every %gs, %d statements of the sampler's own left out)\n",
+			len(s.Samples), s.IntervalS, s.OwnStatements)
+	}
+	for _, c := range r.Checks {
+		fmt.Fprintf(w, "    CHECK:                         %s\n", c)
+	}
+}

@@ -1,0 +1,234 @@
+package vars
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/shakedown/shakedown/internal/sandbox/sandboxtest"
+	"github.com/shakedown/shakedown/internal/target"
+)
+
+func TestMain(m *testing.M) { os.Exit(sandboxtest.Main(m)) }
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if string(got) != string(want) {
+		t.Errorf("%s: got\n%s\nwant\n%s", name, got, want)
+	}
+}
+
+func TestNormalize(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{"ON", "1"}, {"yes", "1"}, {"TRUE", "1"}, {"OFF", "0"}, {"No", "0"}, {"false", "0"},
+		{"1", "1"}, {"1.000000", "1"}, {"0.500000", "0.5"}, {"18446744073709551615", "18446744073709551615"},
+		{"-1", "-1"}, {"O_DIRECT", "o_direct"}, {"  utf8mb4 ", "utf8mb4"},
+		{"STRICT_TRANS_TABLES,NO_ENGINE_SUBSTITUTION", "no_engine_substitution,strict_trans_tables"},
+		{"NO_ENGINE_SUBSTITUTION,STRICT_TRANS_TABLES", "no_engine_substitution,strict_trans_tables"},
+		{"", ""},
+	}
+	for _, tc := range cases {
+		if got := Normalize(tc.in); got != tc.want {
+			t.Errorf("Normalize(%q): got %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestIgnored(t *testing.T) {
+	cases := []struct {
+		name string
+		want bool
+	}{
+		{"server_id", true}, {"server_uuid", true}, {"hostname", true}, {"port", true}, {"socket", true},
+		{"datadir", true}, {"pid_file", true}, {"gtid_binlog_pos", true}, {"log_bin_basename", true},
+		{"log_bin_index", true}, {"relay_log_index", true}, {"general_log_file", true}, {"plugin_dir", true},
+		{"timestamp", true}, {"innodb_data_home_dir", true}, {"ssl_cert", true},
+		{"innodb_flush_log_at_trx_commit", false}, {"log_bin", false}, {"innodb_adaptive_hash_index", false},
+		{"open_files_limit", false}, {"innodb_log_file_size", false}, {"version", false}, {"general_log", false},
+	}
+	for _, tc := range cases {
+		if got := Ignored(tc.name); got != tc.want {
+			t.Errorf("Ignored(%q): got %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// durable and relaxed mirror the demo's two sandboxes.
+func durableRelaxed() (map[string]string, map[string]string) {
+	base := func() map[string]string {
+		return map[string]string{
+			"innodb_buffer_pool_size": "268435456", "log_bin": "ON", "binlog_format": "MIXED",
+			"sql_mode": "STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO", "innodb_log_file_size": "67108864",
+			"version": "10.11.19-MariaDB-log", "max_connections": "151", "aria_pagecache_buffer_size": "134217728",
+		}
+	}
+	a, b := base(), base()
+	a["innodb_flush_log_at_trx_commit"], b["innodb_flush_log_at_trx_commit"] = "1", "0"
+	a["sync_binlog"], b["sync_binlog"] = "1", "0"
+	a["server_id"], b["server_id"] = "1", "2"
+	a["port"], b["port"] = "3306", "3307"
+	a["datadir"], b["datadir"] = "/a/", "/b/"
+	a["max_connections"], b["max_connections"] = "151", "151.000"
+	a["log_bin"], b["log_bin"] = "ON", "1"
+	a["sql_mode"], b["sql_mode"] = "STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO", "error_for_division_by_zero,strict_trans_tables"
+	b["aria_pagecache_buffer_size"] = "67108864"
+	b["innodb_buffer_pool_size"] = "134217728"
+	a["innodb_log_files_in_group"] = "1"
+	delete(b, "version")
+	return a, b
+}
+
+func TestDiffOrderAndExplanations(t *testing.T) {
+	a, b := durableRelaxed()
+	diffs := Diff(a, b)
+	var names []string
+	for _, d := range diffs {
+		names = append(names, d.Name)
+	}
+	want := []string{"innodb_flush_log_at_trx_commit", "sync_binlog", "innodb_buffer_pool_size", "innodb_log_files_in_group", "aria_pagecache_buffer_size", "version"}
+	if strings.Join(names, " ") != strings.Join(want, " ") {
+		t.Errorf("order: got %v, want %v", names, want)
+	}
+	for _, d := range diffs[:3] {
+		if !d.Relevant || d.Explain == "" || d.Group == "" {
+			t.Errorf("%s: got relevant=%v group=%q explain=%q, want it explained", d.Name, d.Relevant, d.Group, d.Explain)
+		}
+	}
+	if got := diffs[2].Notes; len(got) != 2 || !strings.Contains(got[1], "0.50x") {
+		t.Errorf("buffer pool notes: got %q, want the candidate flagged at 0.50x", got)
+	}
+	if got := diffs[5].Values; got[1] != Missing {
+		t.Errorf("version: got %q, want the candidate's missing", got)
+	}
+	if diffs[4].Relevant {
+		t.Errorf("aria_pagecache_buffer_size: got relevant, want an ordinary difference")
+	}
+}
+
+func TestDiffOfItselfIsEmpty(t *testing.T) {
+	a, _ := durableRelaxed()
+	if got := Diff(a, a); len(got) != 0 {
+		t.Errorf("got %d differences, want none: %+v", len(got), got)
+	}
+	all := Compare([]map[string]string{a, a}, true)
+	if len(all) == 0 {
+		t.Fatalf("--all: got nothing, want every variable")
+	}
+	for _, d := range all {
+		if !d.Equal {
+			t.Errorf("--all of itself: %s not equal", d.Name)
+		}
+		if d.Name == "server_id" || d.Name == "datadir" {
+			t.Errorf("--all: got per-instance %s, want it ignored", d.Name)
+		}
+	}
+	if all[0].Name != "innodb_flush_log_at_trx_commit" {
+		t.Errorf("--all: first got %s, want the relevant ones first", all[0].Name)
+	}
+}
+
+func TestRedoLogCapacity(t *testing.T) {
+	a := map[string]string{"innodb_log_file_size": "50331648", "innodb_log_files_in_group": "2"}
+	b := map[string]string{"innodb_redo_log_capacity": "100663296"}
+	c := map[string]string{"innodb_log_file_size": "100663296"}
+	for name, sets := range map[string][]map[string]string{"MySQL 5.7 vs 8.0.30": {a, b}, "MySQL 5.7 vs MariaDB": {a, c}} {
+		for _, d := range Compare(sets, false) {
+			if d.Name == redoCapacity {
+				t.Errorf("%s: redo log capacity differs: %v, want the same 96 MiB", name, d.Values)
+			}
+		}
+	}
+	if d := Compare([]map[string]string{b, {"innodb_redo_log_capacity": "1048576"}}, false); len(d) == 0 || d[0].Name != redoCapacity {
+		t.Errorf("different capacities: got %+v, want the derived figure first", d)
+	}
+}
+
+func TestWriteTextGolden(t *testing.T) {
+	a, b := durableRelaxed()
+	a["optimizer_switch"] = "index_merge=on,index_merge_union=on,mrr=off,mrr_cost_based=off,derived_merge=on,derived_with_keys=on"
+	b["optimizer_switch"] = "index_merge=on,index_merge_union=on,mrr=on,mrr_cost_based=off,derived_merge=on,derived_with_keys=on"
+	var buf bytes.Buffer
+	if err := WriteText(&buf, []string{"durable", "relaxed"}, Diff(a, b)); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "diff.golden", buf.Bytes())
+	buf.Reset()
+	if err := WriteText(&buf, []string{"a", "a"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), "No differences") {
+		t.Errorf("no differences: got %q", buf.String())
+	}
+}
+
+func TestWriteJSON(t *testing.T) {
+	a, b := durableRelaxed()
+	var buf bytes.Buffer
+	if err := WriteJSON(&buf, []string{"durable", "relaxed"}, Diff(a, b)); err != nil {
+		t.Fatal(err)
+	}
+	var doc Document
+	if err := json.Unmarshal(buf.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Servers) != 2 || doc.Differences[0].Name != "innodb_flush_log_at_trx_commit" || doc.Differences[0].Values[1] != "0" {
+		t.Errorf("got %+v, want flush_log_at_trx_commit first with 1 and 0", doc)
+	}
+}
+
+func TestWriteHTMLEscapes(t *testing.T) {
+	d := []Difference{{Name: "init_connect", Values: []string{"<script>x</script>", "SET NAMES utf8"}}}
+	var buf bytes.Buffer
+	if err := WriteHTML(&buf, []string{"a<b", "c"}, d); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	if strings.Contains(out, "<script>") || !strings.Contains(out, "&lt;script&gt;") || !strings.Contains(out, "a&lt;b") {
+		t.Errorf("got %s, want values and names escaped", out)
+	}
+	if !strings.Contains(out, `class="vars-diff"`) || !strings.Contains(out, `class="other"`) {
+		t.Errorf("got %s, want the table and row classes", out)
+	}
+}
+
+func TestCollect(t *testing.T) {
+	tg, err := target.Parse(sandboxtest.URL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := tg.OpenNoDB(tg.Endpoints()[0], 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	got, err := Collect(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"innodb_flush_log_at_trx_commit", "sync_binlog", "max_connections", "version"} {
+		if _, ok := got[k]; !ok {
+			t.Errorf("%s: missing", k)
+		}
+	}
+	if d := Diff(got, got); len(d) != 0 {
+		t.Errorf("a server against itself: got %d differences, want none", len(d))
+	}
+}
