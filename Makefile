@@ -29,8 +29,10 @@ check:
 	$(GO) run $(STATICCHECK) ./...
 	$(GO) test -race -short ./...
 
+# Two local sandboxes (durable vs relaxed), a sweep and a report, in a few
+# minutes: out/demo/report.html, out/demo/shakedown.db, out/demo/plan.yaml.
 demo: deps build
-	bash scripts/demo.sh
+	$(BIN) demo --out out/demo
 
 bench: build
 	@if [ -f scripts/bench.sh ]; then bash scripts/bench.sh; else echo "make bench: no scripts/bench.sh yet"; fi

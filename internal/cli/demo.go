@@ -1,0 +1,259 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/shakedown/shakedown/internal/plan"
+	"github.com/shakedown/shakedown/internal/report"
+	"github.com/shakedown/shakedown/internal/sandbox"
+	"github.com/shakedown/shakedown/internal/sbflag"
+	"github.com/shakedown/shakedown/internal/store"
+	"github.com/shakedown/shakedown/internal/sweep"
+)
+
+const demoUsage = `usage: shakedown demo [--out DIR]
+
+The main job on this machine alone: starts two local sandboxes of the same
+server, "durable" (innodb_flush_log_at_trx_commit=1, sync_binlog=1) as the
+control and "relaxed" (both 0) as the candidate, both with the binary log on
+so that only the durability settings differ; sweeps oltp_read_write,
+oltp_point_select and oltp_write_only over 1, 4, 16 and 64 threads; prints
+the comparison, writes DIR/report.html, and stops the sandboxes. DIR also
+keeps the results store (shakedown.db) and the plan (plan.yaml). It takes
+about four minutes.
+
+Options:
+`
+
+// demoCmd is "shakedown demo".
+type demoCmd struct {
+	out     string
+	timeS   int
+	threads []int
+	basedir string
+	help    bool
+}
+
+func (c *demoCmd) flags() *pflag.FlagSet {
+	fs := sbflag.NewFlagSet("demo")
+	fs.StringVar(&c.out, "out", "shakedown-demo", "directory for the report, the store and the plan")
+	fs.IntVar(&c.timeS, "time", 8, "seconds per step")
+	fs.IntSliceVar(&c.threads, "threads", []int{1, 4, 16, 64}, "thread levels")
+	fs.StringVar(&c.basedir, "basedir", "", "unpacked MariaDB/MySQL tarball to run (default: mariadbd or mysqld from PATH, /usr/sbin)")
+	fs.BoolVarP(&c.help, "help", "h", false, "show this help")
+	return fs
+}
+
+// demoTargets are the two sandboxes: only the durability settings differ.
+var demoTargets = []struct {
+	name, role string
+	set        []string
+}{
+	{"durable", "control", []string{"innodb_flush_log_at_trx_commit=1", "sync_binlog=1"}},
+	{"relaxed", "candidate", []string{"innodb_flush_log_at_trx_commit=0", "sync_binlog=0"}},
+}
+
+// demoCommon are settings both sandboxes share: the binary log on, and
+// sizes that suit a small demo on a small machine.
+var demoCommon = []string{"log_bin=ON", "innodb_buffer_pool_size=256M", "innodb_log_file_size=128M", "max_connections=500"}
+
+func (c *demoCmd) run(ctx context.Context, env *Env, args []string) error {
+	fs := c.flags()
+	if err := fs.Parse(args); err != nil {
+		return usagef("demo: %v (see shakedown demo --help)", err)
+	}
+	if c.help {
+		fmt.Fprint(env.Stdout, demoUsage)
+		fmt.Fprint(env.Stdout, fs.FlagUsages())
+		return nil
+	}
+	if fs.NArg() > 0 {
+		return usagef("demo: unexpected argument %q (see shakedown demo --help)", fs.Arg(0))
+	}
+	if c.timeS < 1 {
+		return usagef("demo: --time must be >= 1")
+	}
+	if len(c.threads) == 0 {
+		return usagef("demo: --threads needs at least one level")
+	}
+	for _, t := range c.threads {
+		if t < 1 {
+			return usagef("demo: --threads: %d: want levels >= 1", t)
+		}
+	}
+	dir, err := filepath.Abs(c.out)
+	if err != nil {
+		return fmt.Errorf("demo: %w", err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("create demo directory: %w", err)
+	}
+	start := time.Now()
+	home := filepath.Join(dir, "sandboxes")
+
+	insts, err := c.startSandboxes(ctx, env, home)
+	// The sandboxes go, however the demo ends: error, Ctrl-C or success.
+	defer c.stopSandboxes(ctx, env, home)
+	if err != nil {
+		return err
+	}
+
+	planPath := filepath.Join(dir, "plan.yaml")
+	src := c.planText(insts)
+	if err := os.WriteFile(planPath, src, 0o644); err != nil {
+		return fmt.Errorf("write demo plan: %w", err)
+	}
+	p, err := plan.Parse(planPath, src, env.Getenv)
+	if err != nil {
+		return fmt.Errorf("demo plan: %w", err)
+	}
+	envs, err := sweep.Check(ctx, p)
+	if err != nil {
+		return err
+	}
+	st, err := store.Open(ctx, filepath.Join(dir, "shakedown.db"))
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	fmt.Fprintf(env.Stdout, "sweeping %d steps: %s at %s threads, %d s each\n", len(p.Steps()),
+		strings.Join(workloadNames(p), ", "), joinInts(c.threads), c.timeS)
+	host, _ := os.Hostname()
+	sum, runErr := sweep.Run(ctx, p, envs, sweep.Options{
+		Store: st, Progress: env.Stderr, Live: isTerminal(env.Stderr), Host: host, Version: Version,
+	})
+	if sum != nil && sum.SweepID != 0 {
+		rec := context.WithoutCancel(ctx)
+		d, err := st.Load(rec, sum.SweepID)
+		if err != nil {
+			return err
+		}
+		rep := report.Build(d)
+		var b bytes.Buffer
+		if err := report.WriteHTML(&b, rep); err != nil {
+			return err
+		}
+		if err := writeFileAtomic(filepath.Join(dir, "report.html"), b.Bytes()); err != nil {
+			return err
+		}
+		fmt.Fprintln(env.Stdout)
+		if err := report.WriteSummary(env.Stdout, rep); err != nil {
+			return err
+		}
+		fmt.Fprintf(env.Stdout, "\nreport:  %s\nstore:   %s (sweep %d)\nplan:    %s\n",
+			filepath.Join(dir, "report.html"), st.Path(), sum.SweepID, planPath)
+	}
+	switch {
+	case errors.Is(runErr, sweep.ErrInterrupted):
+		return fmt.Errorf("demo interrupted: the report covers the %d of %d steps that finished", sum.OK+sum.Failed, sum.Steps)
+	case runErr != nil:
+		return runErr
+	case sum.Failed > 0:
+		return fmt.Errorf("demo: %d of %d steps failed; the report lists them", sum.Failed, sum.Steps)
+	}
+	fmt.Fprintf(env.Stdout, "demo done in %s\n", time.Since(start).Round(time.Second))
+	return nil
+}
+
+// startSandboxes creates both sandboxes, after removing any that an
+// interrupted demo left. They start one after the other, each with a
+// temporary directory of its own: a starting server clears the #sql temp
+// files of its tmpdir, which breaks another server (or bootstrap) that
+// shares it.
+func (c *demoCmd) startSandboxes(ctx context.Context, env *Env, home string) ([]*sandbox.Instance, error) {
+	for _, t := range demoTargets {
+		if err := sandbox.Down(ctx, home, t.name); err != nil && !errors.Is(err, sandbox.ErrNotFound) {
+			return nil, fmt.Errorf("remove the old %s sandbox: %w", t.name, err)
+		}
+	}
+	fmt.Fprintf(env.Stdout, "starting sandboxes durable and relaxed in %s\n", home)
+	insts := make([]*sandbox.Instance, len(demoTargets))
+	for i, t := range demoTargets {
+		tmp := demoTmp(home, t.name)
+		if err := os.MkdirAll(tmp, 0o755); err != nil {
+			return nil, fmt.Errorf("start the demo sandboxes: %w", err)
+		}
+		set := append(append([]string(nil), demoCommon...), t.set...)
+		inst, err := sandbox.Up(ctx, sandbox.Options{
+			Name: t.name, Home: home, Basedir: c.basedir, Set: append(set, "tmpdir="+tmp),
+			// The demo's servers must not outlive it, even if it is
+			// killed before it can stop them.
+			DieWithParent: true,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("start the demo sandboxes: %w", err)
+		}
+		insts[i] = inst
+		fmt.Fprintf(env.Stdout, "  %-8s %-9s %s on 127.0.0.1:%d  %s\n", inst.Name, t.role, inst.Product(), inst.Port, strings.Join(t.set, " "))
+	}
+	return insts, nil
+}
+
+// demoTmp is a sandbox's temporary directory, beside the sandboxes.
+func demoTmp(home, name string) string { return filepath.Join(home, ".tmp-"+name) }
+
+// stopSandboxes removes both sandboxes, also after Ctrl-C.
+func (c *demoCmd) stopSandboxes(ctx context.Context, env *Env, home string) {
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
+	defer cancel()
+	var stopped []string
+	for _, t := range demoTargets {
+		err := sandbox.Down(sctx, home, t.name)
+		os.RemoveAll(demoTmp(home, t.name))
+		switch {
+		case err == nil:
+			stopped = append(stopped, t.name)
+		case errors.Is(err, sandbox.ErrNotFound):
+		default:
+			fmt.Fprintf(env.Stderr, "shakedown: stop sandbox %s: %v\n", t.name, err)
+		}
+	}
+	_ = os.Remove(home) // only if empty: nothing else of ours is in it
+	if len(stopped) > 0 {
+		fmt.Fprintf(env.Stdout, "stopped the sandboxes (%s)\n", strings.Join(stopped, ", "))
+	}
+}
+
+// planText is the demo's plan, saved beside the report so that it can be
+// read and run again.
+func (c *demoCmd) planText(insts []*sandbox.Instance) []byte {
+	var b strings.Builder
+	b.WriteString("# The plan \"shakedown demo\" ran. The sandboxes it names are gone when the\n")
+	b.WriteString("# demo ends; with servers of your own, edit the urls and run:\n")
+	b.WriteString("#   shakedown sweep plan.yaml --store shakedown.db\n")
+	b.WriteString("name: demo\ntargets:\n")
+	for i, inst := range insts {
+		fmt.Fprintf(&b, "  - name: %s\n    url: %s\n    role: %s\n", inst.Name, inst.URL(), demoTargets[i].role)
+	}
+	b.WriteString("options: {tables: 4, table-size: 10000}\n")
+	b.WriteString("workloads: [oltp_read_write, oltp_point_select, oltp_write_only]\n")
+	fmt.Fprintf(&b, "threads: [%s]\n", joinInts(c.threads))
+	fmt.Fprintf(&b, "time: %d\nwarmup: 1\nrepeats: 1\ncooldown: 0\nprepare: true\ncleanup: false\norder: interleave\n", c.timeS)
+	return []byte(b.String())
+}
+
+func workloadNames(p *plan.Plan) []string {
+	names := make([]string, len(p.Workloads))
+	for i, w := range p.Workloads {
+		names[i] = w.Name
+	}
+	return names
+}
+
+func joinInts(xs []int) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = strconv.Itoa(x)
+	}
+	return strings.Join(parts, ", ")
+}

@@ -1,0 +1,170 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/shakedown/shakedown/internal/plan"
+	"github.com/shakedown/shakedown/internal/report"
+	"github.com/shakedown/shakedown/internal/sbflag"
+	"github.com/shakedown/shakedown/internal/store"
+	"github.com/shakedown/shakedown/internal/sweep"
+)
+
+const sweepUsage = `usage: shakedown sweep PLAN.yaml [--store FILE] [--verbose] [--dry-run]
+
+Runs every target of the plan at every workload, thread level and repeat,
+each step one "shakedown run", and stores every result. The plan is checked
+completely, and every target is connected to, before anything runs. A failed
+step is stored as failed and the sweep goes on; Ctrl-C stops it and keeps
+every finished step. Then "shakedown report" shows the comparison.
+
+A plan:
+
+  targets:
+    - name: durable
+      url: mysql://shakedown@127.0.0.1:3307/sbtest
+      role: control                # exactly one control
+    - name: relaxed
+      url: mysql://bench@10.0.0.2:3306/sbtest
+      password_env: RELAXED_PW     # passwords only from the environment
+  options: {tables: 4, table-size: 10000}   # for every workload
+  workloads:
+    - oltp_point_select
+    - name: oltp_read_write
+      options: {range-size: 50}
+  threads: [1, 4, 16, 64]
+  time: 10                         # seconds per step (or events: N)
+  warmup: 2                        # seconds before measuring, excluded
+  repeats: 3
+  cooldown: 1                      # seconds between steps
+  prepare: true                    # make the data once per target
+  prepare_threads: 4
+  cleanup: false                   # drop it at the end
+  order: interleave                # or sequential
+
+Options:
+`
+
+// sweepCmd is "shakedown sweep PLAN".
+type sweepCmd struct {
+	storePath string
+	verbose   bool
+	dryRun    bool
+	help      bool
+}
+
+func (c *sweepCmd) flags(env *Env) *pflag.FlagSet {
+	fs := sbflag.NewFlagSet("sweep")
+	fs.StringVar(&c.storePath, "store", store.DefaultPath(env.Getenv), "results store (SQLite file)")
+	fs.BoolVarP(&c.verbose, "verbose", "v", false, "print every second of every run, and prepare's progress")
+	fs.BoolVar(&c.dryRun, "dry-run", false, "check the plan and the targets, list the steps, run nothing")
+	fs.BoolVarP(&c.help, "help", "h", false, "show this help")
+	return fs
+}
+
+func (c *sweepCmd) run(ctx context.Context, env *Env, args []string) error {
+	fs := c.flags(env)
+	if err := fs.Parse(args); err != nil {
+		return usagef("sweep: %v (see shakedown sweep --help)", err)
+	}
+	if c.help {
+		fmt.Fprint(env.Stdout, sweepUsage)
+		fmt.Fprint(env.Stdout, fs.FlagUsages())
+		return nil
+	}
+	if fs.NArg() != 1 {
+		return usagef("sweep: name one plan file, e.g. shakedown sweep plan.yaml (see shakedown sweep --help)")
+	}
+	path := fs.Arg(0)
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return usagef("sweep: read plan: %v", err)
+	}
+	p, err := plan.Parse(path, src, env.Getenv)
+	if err != nil {
+		return err
+	}
+	steps := p.Steps()
+	fmt.Fprintf(env.Stdout, "plan %s: %d steps (%d targets x %d workloads x %d thread levels x %d repeats), about %s\n",
+		path, len(steps), len(p.Targets), len(p.Workloads), len(p.Threads), p.Repeats, estimate(p))
+	envs, err := sweep.Check(ctx, p)
+	if err != nil {
+		return err
+	}
+	for _, e := range envs {
+		fmt.Fprintf(env.Stdout, "  %-10s %-9s %s %s at %s\n", e.Target.Name, e.Target.Role, e.Server.Flavour, e.Server.Version, e.Target.Target.Redacted())
+	}
+	if c.dryRun {
+		for _, s := range steps {
+			fmt.Fprintf(env.Stdout, "%4d  %-10s %s\n", s.Index, s.Target.Name, strings.Join(p.Args(s.Workload, s.Threads), " "))
+		}
+		return nil
+	}
+	st, err := store.Open(ctx, c.storePath)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	host, _ := os.Hostname()
+	sum, err := sweep.Run(ctx, p, envs, sweep.Options{
+		Store: st, Progress: env.Stderr, Live: isTerminal(env.Stderr), Verbose: c.verbose,
+		Host: host, Version: Version,
+	})
+	return finishSweep(ctx, env, st, sum, err)
+}
+
+// finishSweep prints the comparison of a finished (or interrupted) sweep
+// and says where it is stored.
+func finishSweep(ctx context.Context, env *Env, st *store.Store, sum *sweep.Summary, runErr error) error {
+	if sum == nil || sum.SweepID == 0 {
+		return runErr
+	}
+	rec := context.WithoutCancel(ctx)
+	if d, err := st.Load(rec, sum.SweepID); err == nil && sum.OK > 0 {
+		fmt.Fprintln(env.Stdout)
+		if err := report.WriteSummary(env.Stdout, report.Build(d)); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(env.Stdout, "\nsweep %d: %d of %d steps ok in %s; stored in %s\n", sum.SweepID, sum.OK, sum.Steps,
+		sum.Elapsed.Round(time.Second), st.Path())
+	fmt.Fprintf(env.Stdout, "full report: shakedown report --store %s --sweep %d --format html -o report.html\n", st.Path(), sum.SweepID)
+	switch {
+	case errors.Is(runErr, sweep.ErrInterrupted):
+		return fmt.Errorf("interrupted: %d of %d steps finished and are stored as sweep %d", sum.OK+sum.Failed, sum.Steps, sum.SweepID)
+	case runErr != nil:
+		return runErr
+	case sum.Failed > 0:
+		return fmt.Errorf("%d of %d steps failed (stored as failed in sweep %d; the report lists them)", sum.Failed, sum.Steps, sum.SweepID)
+	}
+	return nil
+}
+
+// estimate is the sweep's nominal duration.
+func estimate(p *plan.Plan) string {
+	per := p.TimeS + p.WarmupS + p.CooldownS
+	if p.TimeS == 0 {
+		return "an unknown time (steps are limited by events)"
+	}
+	total := per * len(p.Steps())
+	return fmt.Sprintf("%dm%02ds", total/60, total%60)
+}
+
+// isTerminal reports whether w is a terminal, for a progress line redrawn
+// in place.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(interface{ Stat() (os.FileInfo, error) })
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}

@@ -1,0 +1,259 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/shakedown/shakedown/internal/sandbox/sandboxtest"
+	"github.com/shakedown/shakedown/internal/target"
+)
+
+// runEnv runs one command line in-process with the given environment
+// variables.
+func runEnv(ctx context.Context, vars map[string]string, args ...string) (code int, stdout, stderr string) {
+	var out, errOut syncBuffer
+	env := &Env{
+		Stdin:  bytes.NewReader(nil),
+		Stdout: &out,
+		Stderr: &errOut,
+		Getenv: func(k string) string { return vars[k] },
+	}
+	code = Main(ctx, env, args)
+	return code, out.String(), errOut.String()
+}
+
+func writePlan(t *testing.T, text string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "plan.yaml")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func closedPort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	return port
+}
+
+// TestSweepRejectsBadPlans checks that a plan with a typo, an unknown
+// workload or an unreachable target is refused before any run, with the
+// line named, and that nothing is stored.
+func TestSweepRejectsBadPlans(t *testing.T) {
+	good := func(url string) string {
+		return fmt.Sprintf(`targets:
+  - name: a
+    url: %s
+    role: control
+workloads:
+  - oltp_point_select
+threads: [1]
+time: 1
+`, url)
+	}
+	port := closedPort(t)
+	tests := []struct {
+		name   string
+		plan   func() string
+		code   int
+		stderr []string
+	}{
+		{"typo", func() string { return good("mysql://u@127.0.0.1:1/d") + "repaets: 2\n" }, ExitUsage,
+			[]string{`plan.yaml:9: unknown key "repaets" in plan (did you mean "repeats"?)`}},
+		{"unknown workload", func() string {
+			return strings.Replace(good("mysql://u@127.0.0.1:1/d"), "oltp_point_select", "oltp_teleport", 1)
+		}, ExitUsage, []string{`plan.yaml:6: unknown workload "oltp_teleport"`, "oltp_read_write"}},
+		{"unreachable target", func() string {
+			return fmt.Sprintf(`targets:
+  - name: a
+    url: %s
+    role: control
+  - name: gone
+    url: mysql://shakedown@127.0.0.1:%d/sbtest
+workloads: [oltp_point_select]
+threads: [1]
+time: 1
+`, sandboxtest.URL(t), port)
+		}, ExitFailure, []string{
+			fmt.Sprintf("plan.yaml:5: target gone (mysql://shakedown@127.0.0.1:%d/sbtest): connect to 127.0.0.1:%d: connection refused", port, port),
+			"nothing was run"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			path := writePlan(t, tc.plan())
+			db := filepath.Join(t.TempDir(), "s.db")
+			code, _, stderr := runEnv(context.Background(), nil, "sweep", path, "--store", db)
+			if code != tc.code {
+				t.Errorf("exit code: got %d, want %d (stderr %q)", code, tc.code, stderr)
+			}
+			for _, w := range tc.stderr {
+				if !strings.Contains(stderr, w) {
+					t.Errorf("stderr: got %q, want it to contain %q", stderr, w)
+				}
+			}
+			if _, err := os.Stat(db); err == nil {
+				t.Errorf("a store was made for a rejected plan")
+			}
+		})
+	}
+}
+
+// TestSweepAndReport runs a small sweep through the command line with a
+// password from the environment, then reports it in every format. The
+// password must not show up anywhere: not in the output, not in the store.
+func TestSweepAndReport(t *testing.T) {
+	url := sandboxtest.URL(t)
+	const user, pw = "sweeper", "Pw-d0-not-leak-7731"
+	tg, err := target.Parse(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := tg.OpenNoDB(tg.Endpoints()[0], 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	for _, q := range []string{
+		"DROP DATABASE IF EXISTS cli_a", "CREATE DATABASE cli_a", "DROP DATABASE IF EXISTS cli_b", "CREATE DATABASE cli_b",
+		"CREATE USER IF NOT EXISTS '" + user + "'@'127.0.0.1' IDENTIFIED BY '" + pw + "'",
+		"GRANT ALL PRIVILEGES ON *.* TO '" + user + "'@'127.0.0.1'",
+	} {
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	db.Close()
+	addr := fmt.Sprintf("127.0.0.1:%d", tg.Ports[0])
+	path := writePlan(t, fmt.Sprintf(`name: cli
+targets:
+  - name: a
+    url: mysql://%s@%s/cli_a
+    password_env: SWEEP_PW
+    role: control
+  - name: b
+    url: mysql://%s@%s/cli_b
+    password_env: SWEEP_PW
+options: {tables: 1, table-size: 100}
+workloads: [oltp_point_select]
+threads: [1, 2]
+time: 1
+prepare: true
+prepare_threads: 1
+`, user, addr, user, addr))
+	store := filepath.Join(t.TempDir(), "results.db")
+	vars := map[string]string{"SWEEP_PW": pw}
+
+	code, stdout, stderr := runEnv(ctx, vars, "sweep", path, "--store", store, "--verbose")
+	if code != 0 {
+		t.Fatalf("sweep: exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
+	}
+	for _, w := range []string{"plan " + path + ": 4 steps", "Candidates against the control (a)", "oltp_point_select", "sweep 1: 4 of 4 steps ok"} {
+		if !strings.Contains(stdout, w) {
+			t.Errorf("sweep stdout: want %q in\n%s", w, stdout)
+		}
+	}
+	if !strings.Contains(stderr, "[ 1s ] thds: ") {
+		t.Errorf("--verbose: want per-second lines in stderr, got\n%s", stderr)
+	}
+	all := stdout + stderr
+
+	code, out, errOut := runEnv(ctx, vars, "report", "--store", store, "--format", "json")
+	if code != 0 {
+		t.Fatalf("report json: exit %d: %s", code, errOut)
+	}
+	all += out
+	var doc struct {
+		Rows []struct {
+			Target  string   `json:"target"`
+			Threads int      `json:"threads"`
+			QPS     *float64 `json:"qps"`
+			Ratio   *float64 `json:"ratio_vs_control"`
+			Verdict string   `json:"verdict"`
+		} `json:"rows"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("report json: %v\n%s", err, out)
+	}
+	if len(doc.Rows) != 4 {
+		t.Fatalf("rows: got %d, want 4", len(doc.Rows))
+	}
+	for _, r := range doc.Rows {
+		if r.QPS == nil || *r.QPS <= 0 {
+			t.Errorf("row %+v: want qps", r)
+		}
+		if (r.Target == "b") != (r.Verdict != "" && r.Ratio != nil) {
+			t.Errorf("row %+v: want ratio and verdict on the candidate only", r)
+		}
+	}
+
+	for _, format := range []string{"text", "md", "csv"} {
+		code, out, errOut := runEnv(ctx, vars, "report", "--store", store, "--sweep", "1", "--format", format)
+		if code != 0 || !strings.Contains(out, "oltp_point_select") {
+			t.Errorf("report %s: exit %d, %q, stderr %q", format, code, out, errOut)
+		}
+		all += out
+	}
+	html := filepath.Join(t.TempDir(), "r.html")
+	if code, _, errOut := runEnv(ctx, vars, "report", "--store", store, "-o", html); code != 0 {
+		t.Fatalf("report -o: exit %d: %s", code, errOut)
+	}
+	page, err := os.ReadFile(html)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(string(page), "<!DOCTYPE html>") || strings.Contains(string(page), "http://") || strings.Contains(string(page), "https://") {
+		t.Errorf("-o r.html: want a self-contained HTML page, got %.200s", page)
+	}
+	all += string(page)
+	code, out, _ = runEnv(ctx, vars, "report", "--store", store, "--list")
+	if code != 0 || !strings.Contains(out, "cli") || !strings.Contains(out, "done") {
+		t.Errorf("report --list: exit %d, %q", code, out)
+	}
+
+	raw, err := os.ReadFile(store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(raw, []byte(pw)) {
+		t.Errorf("the store holds the password")
+	}
+	if strings.Contains(all, pw) {
+		t.Errorf("the output shows the password")
+	}
+}
+
+func TestReportBadInput(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "none.db")
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no store", []string{"report", "--store", missing}, "no store at"},
+		{"bad format", []string{"report", "--format", "pdf"}, `--format "pdf"`},
+		{"bad sweep", []string{"report", "--sweep", "first"}, `--sweep "first"`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, stderr := runEnv(context.Background(), nil, tc.args...)
+			if code != ExitUsage || !strings.Contains(stderr, tc.want) {
+				t.Errorf("got exit %d and %q, want %d and %q", code, stderr, ExitUsage, tc.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,306 @@
+// Package plan reads and validates a sweep plan: the targets to compare (one
+// control, the rest candidates), the workloads with their options, the thread
+// levels, and how long, how often and in what order each step runs.
+//
+// A plan is YAML:
+//
+//	name: durability                # optional; default: the file's base name
+//	targets:
+//	  - name: durable
+//	    url: mysql://shakedown@127.0.0.1:3307/sbtest
+//	    role: control
+//	  - name: relaxed
+//	    url: mysql://bench@10.0.0.2:3306/sbtest
+//	    password_env: RELAXED_PW    # the password comes from this variable
+//	    role: candidate             # the default
+//	options: {tables: 4}            # options for every workload
+//	workloads:
+//	  - oltp_point_select           # a bare name, or:
+//	  - name: oltp_read_write
+//	    options: {table-size: 10000}
+//	threads: [1, 4, 16, 64]
+//	time: 10                        # seconds per step (or "1m"); or events: N
+//	warmup: 2                       # seconds of load before measuring
+//	repeats: 3
+//	cooldown: 1                     # seconds of rest between steps
+//	prepare: true                   # create the data once per target
+//	prepare_threads: 4
+//	cleanup: false                  # drop the data at the end
+//	order: interleave               # or sequential
+//
+// Parse checks everything it can without a connection and reports every
+// problem at once, each with the file and line it is on. Passwords are never
+// part of a plan: a URL with one is refused, so the plan text can be stored
+// as it is.
+package plan
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/shakedown/shakedown/internal/target"
+)
+
+// Role is what a target is in the comparison.
+type Role string
+
+// Roles.
+const (
+	Control   Role = "control"
+	Candidate Role = "candidate"
+)
+
+// Order is the order in which steps run.
+type Order string
+
+// Orders.
+const (
+	// Interleave runs every target at one workload, thread level and repeat
+	// before moving on, so that drift (a warming cache, a noisy neighbour)
+	// hits all targets alike.
+	Interleave Order = "interleave"
+	// Sequential runs everything on one target, then the next.
+	Sequential Order = "sequential"
+)
+
+// Plan is a parsed, validated plan.
+type Plan struct {
+	Name      string
+	Targets   []*Target
+	Options   []Option // for every workload; a workload's own override them
+	Workloads []*Workload
+	Threads   []int
+	// TimeS and Events limit each step as --time and --events do.
+	TimeS          int
+	Events         int64
+	WarmupS        int
+	Repeats        int
+	CooldownS      int
+	Prepare        bool
+	PrepareThreads int
+	Cleanup        bool
+	Order          Order
+
+	// Path is the file name used in messages.
+	Path string
+	// Source is the plan text as read. It holds no password.
+	Source []byte
+}
+
+// Target is one database of the comparison.
+type Target struct {
+	Name        string
+	URL         string // as written; without a password
+	PasswordEnv string
+	Role        Role
+	Line        int
+
+	// Target is the parsed URL with the password from PasswordEnv. It
+	// holds the password: never print it; use Target.Redacted().
+	Target *target.Target
+}
+
+// Workload is one workload of the plan with its own options.
+type Workload struct {
+	Name    string
+	Options []Option
+	Line    int
+}
+
+// Option is one workload option, named as on the command line without the
+// leading dashes.
+type Option struct {
+	Key, Value string
+	Line       int
+}
+
+// Problem is one thing wrong with a plan.
+type Problem struct {
+	Line int
+	Msg  string
+}
+
+// Error lists everything wrong with a plan. It is the user's to fix.
+type Error struct {
+	Path     string
+	Problems []Problem
+}
+
+func (e *Error) Error() string {
+	lines := make([]string, len(e.Problems))
+	for i, p := range e.Problems {
+		if p.Line > 0 {
+			lines[i] = fmt.Sprintf("%s:%d: %s", e.Path, p.Line, p.Msg)
+		} else {
+			lines[i] = fmt.Sprintf("%s: %s", e.Path, p.Msg)
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// Usage marks the error as bad input (exit code 2).
+func (e *Error) Usage() bool { return true }
+
+// Defaults.
+const (
+	DefaultTimeS          = 10
+	DefaultRepeats        = 1
+	DefaultPrepareThreads = 4
+	maxThreads            = 100000
+)
+
+var keys = []string{"name", "targets", "options", "workloads", "threads", "time", "events",
+	"warmup", "repeats", "cooldown", "prepare", "prepare_threads", "cleanup", "order"}
+
+var targetKeys = []string{"name", "url", "password_env", "role"}
+
+var workloadKeys = []string{"name", "options"}
+
+var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
+
+// parser collects problems while it walks the YAML tree.
+type parser struct {
+	p        *Plan
+	problems []Problem
+	getenv   func(string) string
+}
+
+func (ps *parser) addf(line int, format string, args ...any) {
+	ps.problems = append(ps.problems, Problem{Line: line, Msg: fmt.Sprintf(format, args...)})
+}
+
+// Parse reads a plan. path names it in messages; getenv looks up the
+// password variables. The error is an *Error listing every problem found.
+func Parse(path string, src []byte, getenv func(string) string) (*Plan, error) {
+	p := &Plan{
+		Path:           path,
+		Source:         src,
+		Name:           strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)),
+		TimeS:          -1,
+		Repeats:        DefaultRepeats,
+		PrepareThreads: DefaultPrepareThreads,
+		Order:          Interleave,
+	}
+	ps := &parser{p: p, getenv: getenv}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(src, &doc); err != nil {
+		line, msg := yamlError(err)
+		ps.addf(line, "%s", msg)
+		return nil, ps.err()
+	}
+	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
+		ps.addf(0, "the plan is empty: it needs targets, workloads and threads at least")
+		return nil, ps.err()
+	}
+	root := doc.Content[0]
+	if root.Kind != yaml.MappingNode {
+		ps.addf(root.Line, "the plan must be a mapping of keys such as targets:, workloads:, threads:")
+		return nil, ps.err()
+	}
+	seen := map[string]*yaml.Node{}
+	ps.mapping(root, keys, "plan", func(k string, key, v *yaml.Node) {
+		seen[k] = key
+		switch k {
+		case "name":
+			if s, ok := ps.str(v, "name"); ok {
+				p.Name = s
+			}
+		case "targets":
+			ps.targets(v)
+		case "options":
+			p.Options = ps.options(v, "options")
+		case "workloads":
+			ps.workloads(v)
+		case "threads":
+			ps.threads(v)
+		case "time":
+			p.TimeS = ps.seconds(v, "time")
+		case "events":
+			if n, ok := ps.integer(v, "events"); ok {
+				if n < 1 {
+					ps.addf(v.Line, "events: %d: want a number of events >= 1, or leave it out", n)
+				}
+				p.Events = n
+			}
+		case "warmup":
+			p.WarmupS = ps.seconds(v, "warmup")
+		case "repeats":
+			if n, ok := ps.integer(v, "repeats"); ok {
+				if n < 1 || n > 1000 {
+					ps.addf(v.Line, "repeats: %d: want 1 to 1000", n)
+				}
+				p.Repeats = int(n)
+			}
+		case "cooldown":
+			p.CooldownS = ps.seconds(v, "cooldown")
+		case "prepare":
+			p.Prepare = ps.boolean(v, "prepare")
+		case "prepare_threads":
+			if n, ok := ps.integer(v, "prepare_threads"); ok {
+				if n < 1 || n > 1024 {
+					ps.addf(v.Line, "prepare_threads: %d: want 1 to 1024", n)
+				}
+				p.PrepareThreads = int(n)
+			}
+		case "cleanup":
+			p.Cleanup = ps.boolean(v, "cleanup")
+		case "order":
+			if s, ok := ps.str(v, "order"); ok {
+				switch Order(s) {
+				case Interleave, Sequential:
+					p.Order = Order(s)
+				default:
+					ps.addf(v.Line, "order: %q: want interleave or sequential", s)
+				}
+			}
+		}
+	})
+	for _, k := range []string{"targets", "workloads", "threads"} {
+		if seen[k] == nil {
+			ps.addf(0, "missing %s:", k)
+		}
+	}
+	if p.TimeS < 0 {
+		p.TimeS = 0
+		if p.Events == 0 {
+			p.TimeS = DefaultTimeS
+		}
+	}
+	if p.TimeS == 0 && p.Events == 0 && seen["time"] != nil {
+		ps.addf(seen["time"].Line, "time: 0 needs events: N: a step needs a limit")
+	}
+	ps.checkRoles(seen["targets"])
+	ps.checkEngine(len(ps.problems) == 0)
+	if len(ps.problems) > 0 {
+		return nil, ps.err()
+	}
+	return p, nil
+}
+
+func (ps *parser) err() error {
+	sort.SliceStable(ps.problems, func(i, j int) bool { return ps.problems[i].Line < ps.problems[j].Line })
+	return &Error{Path: ps.p.Path, Problems: ps.problems}
+}
+
+var yamlLineRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+
+// yamlError splits yaml.v3's "yaml: line N: msg" into its parts.
+func yamlError(err error) (int, string) {
+	var te *yaml.TypeError
+	msg := err.Error()
+	if errors.As(err, &te) && len(te.Errors) > 0 {
+		msg = te.Errors[0]
+	}
+	if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
+		n, _ := strconv.Atoi(m[1])
+		return n, "not valid YAML: " + m[2]
+	}
+	return 0, "not valid YAML: " + strings.TrimPrefix(msg, "yaml: ")
+}

@@ -1,0 +1,191 @@
+package plan
+
+import (
+	"errors"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/shakedown/shakedown/internal/engine"
+	"github.com/shakedown/shakedown/internal/workload"
+)
+
+// Step is one engine run of a sweep.
+type Step struct {
+	Index    int // from 1
+	Target   *Target
+	Workload *Workload
+	Threads  int
+	Repeat   int // from 1
+}
+
+// Steps lists the steps in the order they run.
+func (p *Plan) Steps() []Step {
+	var steps []Step
+	add := func(t *Target, w *Workload, th, r int) {
+		steps = append(steps, Step{Index: len(steps) + 1, Target: t, Workload: w, Threads: th, Repeat: r})
+	}
+	switch p.Order {
+	case Sequential:
+		for _, t := range p.Targets {
+			for _, w := range p.Workloads {
+				for _, th := range p.Threads {
+					for r := 1; r <= p.Repeats; r++ {
+						add(t, w, th, r)
+					}
+				}
+			}
+		}
+	default:
+		for _, w := range p.Workloads {
+			for _, th := range p.Threads {
+				for r := 1; r <= p.Repeats; r++ {
+					for _, t := range p.Targets {
+						add(t, w, th, r)
+					}
+				}
+			}
+		}
+	}
+	return steps
+}
+
+// Control returns the control target.
+func (p *Plan) Control() *Target {
+	for _, t := range p.Targets {
+		if t.Role == Control {
+			return t
+		}
+	}
+	return nil
+}
+
+// EffectiveOptions are the plan's options overridden by the workload's own.
+func (p *Plan) EffectiveOptions(w *Workload) []Option {
+	out := make([]Option, 0, len(p.Options)+len(w.Options))
+	own := map[string]bool{}
+	for _, o := range w.Options {
+		own[o.Key] = true
+	}
+	for _, o := range p.Options {
+		if !own[o.Key] {
+			out = append(out, o)
+		}
+	}
+	return append(out, w.Options...)
+}
+
+// Args is the engine command line of one step of w at threads: exactly what
+// "shakedown run" would be given, less the target.
+func (p *Plan) Args(w *Workload, threads int) []string {
+	args := []string{w.Name, "--threads=" + strconv.Itoa(threads), "--time=" + strconv.Itoa(p.TimeS)}
+	if p.Events > 0 {
+		args = append(args, "--events="+strconv.FormatInt(p.Events, 10))
+	}
+	if p.WarmupS > 0 {
+		args = append(args, "--warmup-time="+strconv.Itoa(p.WarmupS))
+	}
+	return append(args, optionArgs(p.EffectiveOptions(w))...)
+}
+
+// PrepareArgs is the engine command line that prepares (or cleans up) w's
+// data.
+func (p *Plan) PrepareArgs(w *Workload) []string {
+	args := []string{w.Name, "--threads=" + strconv.Itoa(p.PrepareThreads)}
+	return append(args, optionArgs(p.EffectiveOptions(w))...)
+}
+
+func optionArgs(opts []Option) []string {
+	out := make([]string, len(opts))
+	for i, o := range opts {
+		out[i] = "--" + o.Key + "=" + o.Value
+	}
+	return out
+}
+
+// checkEngine has the engine parse every workload's command line, so that a
+// plan is accepted only if each of its steps would be as a command line.
+// Names and options are checked one by one always; the whole command line
+// only when the rest of the plan is sound (whole, so that it has thread
+// levels and limits to parse).
+func (ps *parser) checkEngine(whole bool) {
+	p := ps.p
+	names := workload.Names()
+	for _, w := range p.Workloads {
+		if _, ok := workload.Lookup(w.Name); !ok {
+			msg := "unknown workload " + strconv.Quote(w.Name)
+			if s := suggest(w.Name, names); s != "" {
+				msg += " (did you mean " + strconv.Quote(s) + "?)"
+			}
+			ps.addf(w.Line, "%s; workloads: %s", msg, strings.Join(names, ", "))
+			continue
+		}
+		bad := false
+		for _, o := range p.EffectiveOptions(w) {
+			_, err := engine.Parse("run", []string{w.Name, "--time=1", "--" + o.Key + "=" + o.Value}, io.Discard)
+			if err != nil {
+				bad = true
+				ps.addf(o.Line, "%s", optionProblem(w.Name, o, err))
+			}
+		}
+		if bad || !whole {
+			continue
+		}
+		if _, err := engine.Parse("run", p.Args(w, p.Threads[0]), io.Discard); err != nil {
+			ps.addf(w.Line, "workload %s: %s", w.Name, strings.TrimPrefix(engineMsg(err), w.Name+": "))
+			continue
+		}
+		if p.Prepare {
+			if _, err := engine.Parse("prepare", p.PrepareArgs(w), io.Discard); err != nil {
+				ps.addf(w.Line, "workload %s: prepare: %s", w.Name, strings.TrimPrefix(engineMsg(err), w.Name+": "))
+			}
+		}
+	}
+}
+
+func optionProblem(wl string, o Option, err error) string {
+	msg := strings.TrimPrefix(engineMsg(err), wl+": ")
+	if !strings.Contains(msg, "unknown flag") {
+		return "option " + o.Key + " of " + wl + ": " + msg
+	}
+	out := wl + " has no option " + strconv.Quote(o.Key)
+	var known []string
+	if m, ok := workload.Lookup(wl); ok {
+		if f, ok := m.New().(workload.Flagser); ok {
+			known = flagNames(f)
+		}
+	}
+	if s := suggest(o.Key, known); s != "" {
+		out += " (did you mean " + strconv.Quote(s) + "?)"
+	}
+	return out + "; see shakedown run " + wl + " --help for its options"
+}
+
+func flagNames(f workload.Flagser) []string {
+	var names []string
+	fs := f.Flags()
+	if fs == nil {
+		return nil
+	}
+	fs.VisitAll(func(fl *pflag.Flag) { names = append(names, fl.Name) })
+	return names
+}
+
+// engineMsg is the engine's message without the list of every option and
+// without repeating the verb.
+func engineMsg(err error) string {
+	var ue *engine.UsageError
+	msg := err.Error()
+	if errors.As(err, &ue) {
+		msg = ue.Msg
+	}
+	if i := strings.Index(msg, "; valid options:"); i >= 0 {
+		msg = msg[:i]
+	}
+	for _, verb := range []string{"run ", "prepare "} {
+		msg = strings.TrimPrefix(msg, verb)
+	}
+	return msg
+}

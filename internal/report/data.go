@@ -1,0 +1,202 @@
+package report
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"io"
+	"math"
+	"strconv"
+	"time"
+)
+
+// JSONSchemaVersion is the version of the JSON report's layout.
+const JSONSchemaVersion = 1
+
+// jsonReport is the JSON report. Field names are stable.
+type jsonReport struct {
+	SchemaVersion int            `json:"schema_version"`
+	Sweep         jsonSweep      `json:"sweep"`
+	Targets       []jsonTarget   `json:"targets"`
+	Rows          []jsonRow      `json:"rows"`
+	Peaks         []jsonPeak     `json:"peaks"`
+	Unfinished    []jsonRun      `json:"unfinished"`
+	Differing     []jsonVariable `json:"differing_variables"`
+	VerdictRule   string         `json:"verdict_rule"`
+}
+
+type jsonSweep struct {
+	ID         int64     `json:"id"`
+	Name       string    `json:"name"`
+	Status     string    `json:"status"`
+	StartedAt  time.Time `json:"started_at"`
+	FinishedAt time.Time `json:"finished_at"`
+	Steps      int       `json:"steps"`
+	ClientHost string    `json:"client_host"`
+	Tool       string    `json:"tool"`
+	TimeS      int       `json:"time_s"`
+	Events     int64     `json:"events,omitempty"`
+	WarmupS    int       `json:"warmup_s"`
+	Repeats    int       `json:"repeats"`
+	CooldownS  int       `json:"cooldown_s"`
+	Order      string    `json:"order"`
+}
+
+type jsonTarget struct {
+	Name    string `json:"name"`
+	Role    string `json:"role"`
+	URL     string `json:"url"`
+	Version string `json:"server_version"`
+	Flavour string `json:"flavour"`
+}
+
+type jsonLatency struct {
+	Avg float64 `json:"avg"`
+	P95 float64 `json:"p95"`
+	P99 float64 `json:"p99"`
+	Max float64 `json:"max"`
+}
+
+type jsonRow struct {
+	Target    string      `json:"target"`
+	Role      string      `json:"role"`
+	Workload  string      `json:"workload"`
+	Threads   int         `json:"threads"`
+	Runs      int         `json:"runs"`
+	Failed    int         `json:"failed_runs"`
+	QPS       *float64    `json:"qps"`
+	QPSMin    *float64    `json:"qps_min"`
+	QPSMax    *float64    `json:"qps_max"`
+	QPSCVPct  *float64    `json:"qps_cv_pct"`
+	TPS       *float64    `json:"tps"`
+	LatencyMS jsonLatency `json:"latency_ms"`
+	Errors    int64       `json:"errors"`
+	// Ratio and Verdict are set for candidates only; Ratio is null when
+	// either side has no data.
+	Ratio   *float64 `json:"ratio_vs_control,omitempty"`
+	Verdict string   `json:"verdict,omitempty"`
+}
+
+type jsonPeak struct {
+	Workload string  `json:"workload"`
+	Target   string  `json:"target"`
+	QPS      float64 `json:"qps"`
+	Threads  int     `json:"threads"`
+}
+
+type jsonRun struct {
+	Step     int    `json:"step"`
+	Target   string `json:"target"`
+	Workload string `json:"workload"`
+	Threads  int    `json:"threads"`
+	Repeat   int    `json:"repeat"`
+	Status   string `json:"status"`
+	Error    string `json:"error"`
+}
+
+type jsonVariable struct {
+	Name   string            `json:"name"`
+	Values map[string]string `json:"values"`
+}
+
+func round(x float64, digits int) float64 {
+	p := math.Pow(10, float64(digits))
+	return math.Round(x*p) / p
+}
+
+func ptr(x float64) *float64 { return &x }
+
+func (r *Report) jsonRows() []jsonRow {
+	var rows []jsonRow
+	for _, w := range r.Workloads {
+		for _, row := range w.Rows {
+			jr := jsonRow{Target: row.Target, Role: row.Role, Workload: w.Name, Threads: row.Threads,
+				Runs: row.QPS.N, Failed: row.Failed, Errors: row.Errors}
+			if row.QPS.N > 0 {
+				jr.QPS, jr.QPSMin, jr.QPSMax = ptr(round(row.QPS.Median, 2)), ptr(round(row.QPS.Min, 2)), ptr(round(row.QPS.Max, 2))
+				jr.QPSCVPct = ptr(round(row.QPS.CV*100, 2))
+				jr.TPS = ptr(round(row.TPS, 2))
+				jr.LatencyMS = jsonLatency{Avg: round(row.LatAvg, 3), P95: round(row.LatP95, 3), P99: round(row.LatP99, 3), Max: round(row.LatMax, 3)}
+			}
+			if c := row.Compared; c != nil {
+				jr.Verdict = c.Verdict
+				if c.Verdict != NoData {
+					jr.Ratio = ptr(round(c.Ratio, 4))
+				}
+			}
+			rows = append(rows, jr)
+		}
+	}
+	return rows
+}
+
+// WriteJSON writes the report as one JSON document: a row per target,
+// workload and thread level, with ratio_vs_control and verdict for
+// candidates.
+func WriteJSON(w io.Writer, r *Report) error {
+	sw := r.Sweep
+	s := sw.Settings
+	doc := jsonReport{
+		SchemaVersion: JSONSchemaVersion,
+		Sweep: jsonSweep{ID: sw.ID, Name: sw.Name, Status: sw.Status, StartedAt: sw.StartedAt, FinishedAt: sw.FinishedAt,
+			Steps: sw.Steps, ClientHost: sw.ClientHost, Tool: sw.Tool, TimeS: s.TimeS, Events: s.Events, WarmupS: s.WarmupS,
+			Repeats: s.Repeats, CooldownS: s.CooldownS, Order: s.Order},
+		Rows:        r.jsonRows(),
+		Targets:     []jsonTarget{},
+		Peaks:       []jsonPeak{},
+		Unfinished:  []jsonRun{},
+		Differing:   []jsonVariable{},
+		VerdictRule: Rule,
+	}
+	if doc.Rows == nil {
+		doc.Rows = []jsonRow{}
+	}
+	for _, t := range r.Targets {
+		doc.Targets = append(doc.Targets, jsonTarget{Name: t.Name, Role: t.Role, URL: t.URL, Version: t.Version, Flavour: t.Flavour})
+	}
+	for _, w := range r.Workloads {
+		for _, p := range w.Peaks {
+			doc.Peaks = append(doc.Peaks, jsonPeak{Workload: w.Name, Target: p.Target, QPS: round(p.QPS, 2), Threads: p.Threads})
+		}
+	}
+	for _, run := range r.Unfinished {
+		doc.Unfinished = append(doc.Unfinished, jsonRun{Step: run.Step, Target: run.Target, Workload: run.Workload,
+			Threads: run.Threads, Repeat: run.Repeat, Status: run.Status, Error: run.Error})
+	}
+	for _, k := range r.Differing {
+		v := jsonVariable{Name: k, Values: map[string]string{}}
+		for _, t := range r.Targets {
+			v.Values[t.Name] = t.Variables[k]
+		}
+		doc.Differing = append(doc.Differing, v)
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(doc)
+}
+
+// WriteCSV writes one row per target, workload and thread level.
+func WriteCSV(w io.Writer, r *Report) error {
+	cw := csv.NewWriter(w)
+	_ = cw.Write([]string{"sweep", "workload", "target", "role", "threads", "runs", "failed_runs", "qps", "qps_min", "qps_max",
+		"qps_cv_pct", "tps", "latency_avg_ms", "latency_p95_ms", "latency_p99_ms", "latency_max_ms", "errors", "ratio_vs_control", "verdict"})
+	num := func(p *float64) string {
+		if p == nil {
+			return ""
+		}
+		return strconv.FormatFloat(*p, 'f', -1, 64)
+	}
+	for _, row := range r.jsonRows() {
+		lat := func(x float64) string {
+			if row.QPS == nil {
+				return ""
+			}
+			return strconv.FormatFloat(x, 'f', -1, 64)
+		}
+		_ = cw.Write([]string{strconv.FormatInt(r.Sweep.ID, 10), row.Workload, row.Target, row.Role, strconv.Itoa(row.Threads),
+			strconv.Itoa(row.Runs), strconv.Itoa(row.Failed), num(row.QPS), num(row.QPSMin), num(row.QPSMax), num(row.QPSCVPct),
+			num(row.TPS), lat(row.LatencyMS.Avg), lat(row.LatencyMS.P95), lat(row.LatencyMS.P99), lat(row.LatencyMS.Max),
+			strconv.FormatInt(row.Errors, 10), num(row.Ratio), row.Verdict})
+	}
+	cw.Flush()
+	return cw.Error()
+}

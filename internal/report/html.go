@@ -1,0 +1,289 @@
+package report
+
+import (
+	"bufio"
+	"fmt"
+	"html"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// esc escapes text for HTML. It also writes "://" as "&#58;//", so that no
+// URL-looking text from a server or a target lands in the file as a link:
+// the report opens offline and holds no http:// or https:// at all.
+func esc(s string) string {
+	return strings.ReplaceAll(html.EscapeString(s), "://", "&#58;//")
+}
+
+const css = `
+:root { --fg: #1f2937; --muted: #6b7280; --line: #e5e7eb; --bg: #ffffff; --panel: #f9fafb; }
+* { box-sizing: border-box; }
+body { margin: 0; font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; color: var(--fg); background: var(--bg); }
+main { max-width: 1240px; margin: 0 auto; padding: 20px 28px 48px; }
+h1 { font-size: 24px; margin: 8px 0 4px; }
+h2 { font-size: 19px; margin: 34px 0 10px; padding-bottom: 4px; border-bottom: 2px solid var(--line); }
+h3 { font-size: 15px; margin: 18px 0 6px; }
+p.meta { color: var(--muted); margin: 2px 0; }
+.badge { display: inline-block; padding: 1px 8px; border-radius: 10px; font-weight: 600; font-size: 12px; background: #e5e7eb; }
+.badge.done { background: #dcfce7; color: #166534; }
+.badge.interrupted, .badge.running { background: #fef9c3; color: #854d0e; }
+.badge.failed { background: #fee2e2; color: #991b1b; }
+table { border-collapse: collapse; margin: 6px 0 12px; font-variant-numeric: tabular-nums; }
+th, td { padding: 4px 10px; border-bottom: 1px solid var(--line); text-align: right; white-space: nowrap; }
+th { background: var(--panel); font-weight: 600; }
+th.l, td.l { text-align: left; }
+td.err { white-space: normal; text-align: left; max-width: 560px; }
+td.faster { background: #dcfce7; color: #14532d; }
+td.faster.strong { background: #86efac; }
+td.slower { background: #fee2e2; color: #7f1d1d; }
+td.slower.strong { background: #fca5a5; }
+td.noise { background: #f1f5f9; color: #334155; }
+td.nodata { color: var(--muted); font-style: italic; }
+.charts { display: grid; grid-template-columns: repeat(auto-fit, minmax(420px, 1fr)); gap: 14px; }
+.charts.small { grid-template-columns: repeat(auto-fit, minmax(330px, 1fr)); }
+.charts figure { margin: 0; padding: 6px; border: 1px solid var(--line); border-radius: 6px; background: var(--bg); }
+svg.chart { width: 100%; height: auto; display: block; }
+svg.chart text { font-family: inherit; fill: #374151; }
+svg.chart .title { font-size: 14px; font-weight: 600; }
+svg.chart .legend, svg.chart .tick { font-size: 11px; }
+svg.chart .label { font-size: 11px; fill: #6b7280; }
+svg.chart .nodata { font-size: 14px; fill: #9ca3af; }
+svg.chart .grid { stroke: #eef0f3; }
+svg.chart .axis { stroke: #9ca3af; }
+.swatch { display: inline-block; width: 10px; height: 10px; border-radius: 2px; margin-right: 6px; vertical-align: baseline; }
+.rule { color: #374151; background: var(--panel); border-left: 3px solid #94a3b8; padding: 8px 12px; max-width: 1000px; }
+details { margin: 6px 0 10px; }
+summary { cursor: pointer; color: #1d4ed8; }
+.vars { columns: 2; column-gap: 28px; font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 12px; }
+.vars div { break-inside: avoid; }
+.peaks { margin: 4px 0 10px; }
+footer { margin-top: 40px; color: var(--muted); font-size: 12px; }
+`
+
+// checkScript marks the page once it has laid out: data-charts counts the
+// charts, data-charts-drawn those that were laid out with a line or a
+// "no data" mark. The browser test reads both from the DOM.
+const checkScript = `(function () {
+  var charts = document.querySelectorAll('svg.chart'), drawn = 0;
+  for (var i = 0; i < charts.length; i++) {
+    var c = charts[i], box = c.getBoundingClientRect();
+    if (box.width > 0 && box.height > 0 && c.querySelector('.series, .nodata')) { drawn++; }
+  }
+  document.documentElement.setAttribute('data-charts', String(charts.length));
+  document.documentElement.setAttribute('data-charts-drawn', String(drawn));
+})();`
+
+const errorScript = `window.addEventListener('error', function (e) {
+  document.documentElement.setAttribute('data-js-error', String(e.message));
+});`
+
+// htmlWriter writes the page; fmt errors surface from the bufio.Writer.
+type htmlWriter struct {
+	*bufio.Writer
+	r *Report
+}
+
+func (h *htmlWriter) p(format string, args ...any) { fmt.Fprintf(h, format, args...) }
+
+// WriteHTML writes the report as one self-contained HTML page: styles,
+// charts (inline SVG) and a small check script are all in the file, which
+// refers to nothing outside itself.
+func WriteHTML(w io.Writer, r *Report) error {
+	h := &htmlWriter{Writer: bufio.NewWriter(w), r: r}
+	sw := r.Sweep
+	h.p("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n")
+	h.p("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n")
+	h.p("<title>shakedown: %s</title>\n<script>%s</script>\n<style>%s</style>\n</head>\n<body>\n<main>\n", esc(sw.Name), errorScript, css)
+	h.p("<h1>shakedown: %s</h1>\n", esc(sw.Name))
+	h.p("<p class=\"meta\">Sweep %d <span class=\"badge %s\">%s</span> &middot; %s &middot; %s</p>\n",
+		sw.ID, esc(sw.Status), esc(sw.Status), esc(timeLine(sw)), esc(r.countLine()))
+	h.p("<p class=\"meta\">%s</p>\n", esc(strings.ToUpper(r.stepsLine()[:1])+r.stepsLine()[1:]))
+	h.targetsLegend()
+
+	if len(r.Candidates()) > 0 {
+		h.p("<h2 id=\"verdicts\">Candidates against the control</h2>\n")
+		h.ratioTable()
+		h.p("<p class=\"rule\"><b>How the verdict is reached.</b> %s</p>\n", esc(Rule))
+	}
+	for i, wl := range r.Workloads {
+		h.workload(i, wl)
+	}
+	h.timelines()
+	h.environment()
+	if len(r.Unfinished) > 0 {
+		h.p("<h2 id=\"unfinished\">Failed and interrupted steps</h2>\n<p>They are left out of every figure and chart.</p>\n")
+		h.table(r.unfinishedTable(), map[int]string{6: "err"})
+	}
+	h.p("<footer>Made by %s from the results store; the charts are drawn in the page itself and need no network.</footer>\n", esc(sw.Tool))
+	h.p("</main>\n<script>%s</script>\n</body>\n</html>\n", checkScript)
+	return h.Flush()
+}
+
+func (h *htmlWriter) targetsLegend() {
+	h.p("<p class=\"meta\">")
+	for i, t := range h.r.Targets {
+		if i > 0 {
+			h.p(" &middot; ")
+		}
+		h.p("<span class=\"swatch\" style=\"background:%s\"></span><b>%s</b> (%s, %s)", colour(i), esc(t.Name), esc(t.Role), esc(strings.TrimSpace(t.Flavour+" "+t.Version)))
+	}
+	h.p("</p>\n")
+}
+
+// table writes t; classes names extra classes for cells of a column.
+func (h *htmlWriter) table(t *table, classes map[int]string) {
+	h.p("<table>\n<tr>")
+	for i, c := range t.header {
+		h.p("<th%s>%s</th>", align(t.right[i], ""), esc(c))
+	}
+	h.p("</tr>\n")
+	for _, row := range t.rows {
+		h.p("<tr>")
+		for i, c := range row {
+			h.p("<td%s>%s</td>", align(t.right[i], classes[i]), esc(c))
+		}
+		h.p("</tr>\n")
+	}
+	h.p("</table>\n")
+}
+
+func align(right bool, class string) string {
+	if !right {
+		class = strings.TrimSpace("l " + class)
+	}
+	if class == "" {
+		return ""
+	}
+	return ` class="` + class + `"`
+}
+
+// ratioTable is every workload and thread level against every candidate,
+// coloured by verdict.
+func (h *htmlWriter) ratioTable() {
+	r := h.r
+	cands := r.Candidates()
+	h.p("<table>\n<tr><th class=\"l\">workload</th><th>threads</th><th>%s (control) qps</th>", esc(r.Control))
+	for _, c := range cands {
+		h.p("<th>%s qps</th><th class=\"l\">%s vs control</th>", esc(c), esc(c))
+	}
+	h.p("</tr>\n")
+	for _, wl := range r.Workloads {
+		for _, th := range wl.Threads {
+			h.p("<tr><td class=\"l\">%s</td><td>%d</td><td>%s</td>", esc(wl.Name), th, esc(qpsCell(wl.Row(r.Control, th))))
+			for _, c := range cands {
+				row := wl.Row(c, th)
+				h.p("<td>%s</td>", esc(qpsCell(row)))
+				if row == nil || row.Compared == nil || row.Compared.Verdict == NoData {
+					h.p("<td class=\"l nodata\">no data</td>")
+					continue
+				}
+				cmp := row.Compared
+				class := map[string]string{Faster: "faster", Slower: "slower", Noise: "noise"}[cmp.Verdict]
+				if (cmp.Verdict == Faster && cmp.Ratio >= 1.2) || (cmp.Verdict == Slower && cmp.Ratio <= 0.8) {
+					class += " strong"
+				}
+				h.p("<td class=\"l %s\">%s&times; &nbsp;%s</td>", class, strconv.FormatFloat(cmp.Ratio, 'f', 2, 64), esc(cmp.Verdict))
+			}
+			h.p("</tr>\n")
+		}
+	}
+	h.p("</table>\n")
+}
+
+func threadTicks(levels []int) []tick {
+	t := make([]tick, len(levels))
+	for i, l := range levels {
+		t[i] = tick{Label: strconv.Itoa(l)}
+	}
+	return t
+}
+
+func (h *htmlWriter) workload(i int, wl *Workload) {
+	r := h.r
+	h.p("<h2 id=\"w%d\">%s</h2>\n", i, esc(wl.Name))
+	qps := chart{Title: wl.Name + ": QPS by threads", XLabel: "threads", YLabel: "queries per second (median)", XTicks: threadTicks(wl.Threads), Markers: true}
+	p95 := chart{Title: wl.Name + ": p95 latency by threads", XLabel: "threads", YLabel: "p95 latency, ms (median)", XTicks: threadTicks(wl.Threads), Markers: true}
+	for ti, t := range r.Targets {
+		sq := series{Name: t.Name, Colour: colour(ti), Legend: true}
+		sl := sq
+		for xi, th := range wl.Threads {
+			row := wl.Row(t.Name, th)
+			if row == nil || row.QPS.N == 0 {
+				continue
+			}
+			sq.Points = append(sq.Points, xy{X: float64(xi), Y: row.QPS.Median, Tip: fmt.Sprintf("%s, %d threads: %s qps", t.Name, th, f1(row.QPS.Median))})
+			sl.Points = append(sl.Points, xy{X: float64(xi), Y: row.LatP95, Tip: fmt.Sprintf("%s, %d threads: p95 %s ms", t.Name, th, f2(row.LatP95))})
+		}
+		qps.Series = append(qps.Series, sq)
+		p95.Series = append(p95.Series, sl)
+	}
+	h.p("<div class=\"charts\"><figure>%s</figure><figure>%s</figure></div>\n", qps.svg(), p95.svg())
+	for _, t := range r.Targets {
+		h.p("<h3>%s <small>(%s)</small></h3>\n", esc(t.Name), esc(t.Role))
+		h.table(r.targetTable(wl, t.Name), nil)
+	}
+	h.p("<p class=\"peaks\"><b>Peak QPS:</b> %s</p>\n", esc(r.peaksText(wl)))
+}
+
+// timelines draws QPS per second of every run, one chart per workload and
+// thread level with a line per target (thinner lines for later repeats).
+func (h *htmlWriter) timelines() {
+	r := h.r
+	h.p("<h2 id=\"timelines\">Per-second timelines</h2>\n")
+	h.p("<p>Queries per second during each measured run (warm-up not shown), one line per target and repeat. Dips show stalls such as checkpoints or log flushes.</p>\n")
+	for _, wl := range r.Workloads {
+		h.p("<details open><summary>%s</summary>\n<div class=\"charts small\">", esc(wl.Name))
+		for _, th := range wl.Threads {
+			c := chart{Title: fmt.Sprintf("%s, %d threads", wl.Name, th), XLabel: "seconds", YLabel: "qps", Width: 460, Height: 240}
+			for ti, t := range r.Targets {
+				row := wl.Row(t.Name, th)
+				if row == nil {
+					continue
+				}
+				for ri, run := range row.Runs {
+					s := series{Name: fmt.Sprintf("%s #%d", t.Name, run.Repeat), Colour: colour(ti), Thin: ri > 0, Legend: ri == 0}
+					if ri == 0 {
+						s.Name = t.Name
+					}
+					for _, iv := range run.Result.Intervals {
+						s.Points = append(s.Points, xy{X: iv.AtS, Y: iv.QPS})
+					}
+					c.Series = append(c.Series, s)
+				}
+			}
+			h.p("<figure>%s</figure>", c.svg())
+		}
+		h.p("</div>\n</details>\n")
+	}
+}
+
+func (h *htmlWriter) environment() {
+	r := h.r
+	sw := r.Sweep
+	h.p("<h2 id=\"environment\">Environment</h2>\n")
+	h.p("<p>Client host <b>%s</b>, %s. Server facts as found when the sweep started.</p>\n", esc(sw.ClientHost), esc(sw.Tool))
+	h.table(r.targetsTable(), nil)
+	if len(r.Differing) > 0 {
+		h.p("<h3>Server variables that differ</h3>\n")
+		h.table(r.differingTable(), nil)
+	} else if len(r.Targets) > 1 {
+		h.p("<p>The targets' server variables are the same (apart from paths, ports and names).</p>\n")
+	}
+	for _, t := range r.Targets {
+		names := make([]string, 0, len(t.Variables))
+		for k := range t.Variables {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		h.p("<details><summary>All %d server variables of %s</summary>\n<div class=\"vars\">", len(names), esc(t.Name))
+		for _, k := range names {
+			h.p("<div>%s = %s</div>", esc(k), esc(t.Variables[k]))
+		}
+		h.p("</div>\n</details>\n")
+	}
+	if sw.Plan != "" {
+		h.p("<details><summary>The plan (%s)</summary>\n<pre>%s</pre>\n</details>\n", esc(sw.PlanPath), esc(sw.Plan))
+	}
+}

@@ -1,0 +1,417 @@
+package report
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/shakedown/shakedown/internal/store"
+)
+
+// table is rows of cells, printed aligned (text) or as a Markdown table.
+type table struct {
+	header []string
+	right  []bool // right-align column i
+	rows   [][]string
+}
+
+func (t *table) add(cells ...string) { t.rows = append(t.rows, cells) }
+
+func (t *table) writeText(w io.Writer, indent string) {
+	widths := make([]int, len(t.header))
+	for i, h := range t.header {
+		widths[i] = utf8.RuneCountInString(h)
+	}
+	for _, r := range t.rows {
+		for i, c := range r {
+			widths[i] = max(widths[i], utf8.RuneCountInString(c))
+		}
+	}
+	line := func(cells []string) {
+		var b strings.Builder
+		b.WriteString(indent)
+		for i, c := range cells {
+			pad := strings.Repeat(" ", widths[i]-utf8.RuneCountInString(c))
+			if i > 0 {
+				b.WriteString("  ")
+			}
+			if t.right[i] {
+				b.WriteString(pad + c)
+			} else if i == len(cells)-1 {
+				b.WriteString(c)
+			} else {
+				b.WriteString(c + pad)
+			}
+		}
+		fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
+	}
+	line(t.header)
+	for _, r := range t.rows {
+		line(r)
+	}
+}
+
+func (t *table) writeMarkdown(w io.Writer) {
+	cell := func(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+	var b strings.Builder
+	b.WriteString("|")
+	for _, h := range t.header {
+		b.WriteString(" " + cell(h) + " |")
+	}
+	b.WriteString("\n|")
+	for i := range t.header {
+		if t.right[i] {
+			b.WriteString("---:|")
+		} else {
+			b.WriteString("---|")
+		}
+	}
+	b.WriteString("\n")
+	for _, r := range t.rows {
+		b.WriteString("|")
+		for _, c := range r {
+			b.WriteString(" " + cell(c) + " |")
+		}
+		b.WriteString("\n")
+	}
+	fmt.Fprint(w, b.String())
+}
+
+func f1(x float64) string { return strconv.FormatFloat(x, 'f', 1, 64) }
+func f2(x float64) string { return strconv.FormatFloat(x, 'f', 2, 64) }
+func ratioText(c *Comparison) string {
+	if c.Verdict == NoData {
+		return "-"
+	}
+	return strconv.FormatFloat(c.Ratio, 'f', 3, 64)
+}
+func pct(x float64) string { return strconv.FormatFloat(x*100, 'f', 1, 64) + "%" }
+
+// hasSpread reports whether any figure is over more than one run, so that
+// min, max and CV say something.
+func (r *Report) hasSpread() bool {
+	for _, w := range r.Workloads {
+		for _, row := range w.Rows {
+			if row.QPS.N > 1 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// targetTable is one target's figures for one workload.
+func (r *Report) targetTable(w *Workload, target string) *table {
+	spread := r.hasSpread()
+	t := &table{header: []string{"threads", "qps", "tps", "avg ms", "p95 ms", "p99 ms", "max ms", "errors"}}
+	if spread {
+		t.header = []string{"threads", "runs", "qps", "qps min", "qps max", "qps CV", "tps", "avg ms", "p95 ms", "p99 ms", "max ms", "errors"}
+	}
+	t.right = make([]bool, len(t.header))
+	for i := range t.right {
+		t.right[i] = true
+	}
+	for _, th := range w.Threads {
+		row := w.Row(target, th)
+		if row == nil {
+			continue
+		}
+		if row.QPS.N == 0 {
+			cells := []string{strconv.Itoa(th)}
+			if spread {
+				cells = append(cells, "0")
+			}
+			cells = append(cells, qpsCell(row))
+			for len(cells) < len(t.header) {
+				cells = append(cells, "-")
+			}
+			t.add(cells...)
+			continue
+		}
+		cells := []string{strconv.Itoa(th)}
+		if spread {
+			runs := strconv.Itoa(row.QPS.N)
+			if row.Failed > 0 {
+				runs += fmt.Sprintf(" (+%d failed)", row.Failed)
+			}
+			cells = append(cells, runs, f1(row.QPS.Median), f1(row.QPS.Min), f1(row.QPS.Max), pct(row.QPS.CV))
+		} else {
+			cells = append(cells, f1(row.QPS.Median))
+		}
+		cells = append(cells, f1(row.TPS), f2(row.LatAvg), f2(row.LatP95), f2(row.LatP99), f2(row.LatMax), strconv.FormatInt(row.Errors, 10))
+		t.add(cells...)
+	}
+	return t
+}
+
+// comparisonTable is every candidate against the control for one workload.
+func (r *Report) comparisonTable(w *Workload) *table {
+	t := &table{
+		header: []string{"threads", "candidate", "control qps", "candidate qps", "ratio", "verdict"},
+		right:  []bool{true, false, true, true, true, false},
+	}
+	for _, c := range w.Comparisons() {
+		ctl, cand := w.Row(c.Control, c.Threads), w.Row(c.Candidate, c.Threads)
+		t.add(strconv.Itoa(c.Threads), c.Candidate, qpsCell(ctl), qpsCell(cand), ratioText(c), c.Verdict)
+	}
+	return t
+}
+
+func qpsCell(row *Row) string {
+	switch {
+	case row == nil || row.QPS.N == 0 && row.Failed == 0:
+		return "not run"
+	case row.QPS.N == 0:
+		return "failed"
+	}
+	return f1(row.QPS.Median)
+}
+
+// SummaryTable is every comparison of the sweep in one table: what the demo
+// prints.
+func (r *Report) summaryTable() *table {
+	t := &table{
+		header: []string{"workload", "threads", "candidate", r.Control + " qps", "candidate qps", "ratio", "verdict"},
+		right:  []bool{false, true, false, true, true, true, false},
+	}
+	for _, w := range r.Workloads {
+		for _, c := range w.Comparisons() {
+			t.add(w.Name, strconv.Itoa(c.Threads), c.Candidate, qpsCell(w.Row(c.Control, c.Threads)), qpsCell(w.Row(c.Candidate, c.Threads)), ratioText(c), c.Verdict)
+		}
+	}
+	return t
+}
+
+// WriteSummary writes the one table of every candidate against the control,
+// then the verdict rule.
+func WriteSummary(w io.Writer, r *Report) error {
+	bw := bufio.NewWriter(w)
+	if len(r.Candidates()) == 0 {
+		// Nothing to compare: the control's own figures.
+		t := &table{header: []string{"workload", "threads", "target", "qps", "p95 ms", "errors"}, right: []bool{false, true, false, true, true, true}}
+		for _, wl := range r.Workloads {
+			for _, row := range wl.Rows {
+				if row.QPS.N == 0 {
+					t.add(wl.Name, strconv.Itoa(row.Threads), row.Target, qpsCell(row), "-", "-")
+					continue
+				}
+				t.add(wl.Name, strconv.Itoa(row.Threads), row.Target, f1(row.QPS.Median), f2(row.LatP95), strconv.FormatInt(row.Errors, 10))
+			}
+		}
+		fmt.Fprintln(bw, "Median figures (no candidates to compare):")
+		fmt.Fprintln(bw)
+		t.writeText(bw, "")
+		return bw.Flush()
+	}
+	fmt.Fprintf(bw, "Candidates against the control (%s), median QPS:\n\n", r.Control)
+	r.summaryTable().writeText(bw, "")
+	fmt.Fprintln(bw)
+	wrap(bw, "Verdict rule: "+Rule, 100, "")
+	return bw.Flush()
+}
+
+func (r *Report) targetsTable() *table {
+	t := &table{header: []string{"target", "role", "server", "url"}, right: []bool{false, false, false, false}}
+	for _, tg := range r.Targets {
+		t.add(tg.Name, tg.Role, strings.TrimSpace(tg.Flavour+" "+tg.Version), tg.URL)
+	}
+	return t
+}
+
+func (r *Report) differingTable() *table {
+	t := &table{header: []string{"variable"}, right: []bool{false}}
+	for _, tg := range r.Targets {
+		t.header = append(t.header, tg.Name)
+		t.right = append(t.right, false)
+	}
+	for _, k := range r.Differing {
+		cells := []string{k}
+		for _, tg := range r.Targets {
+			v, ok := tg.Variables[k]
+			if !ok {
+				v = "(none)"
+			}
+			cells = append(cells, v)
+		}
+		t.add(cells...)
+	}
+	return t
+}
+
+func (r *Report) unfinishedTable() *table {
+	t := &table{header: []string{"step", "target", "workload", "threads", "repeat", "status", "error"},
+		right: []bool{true, false, false, true, true, false, false}}
+	for _, run := range r.Unfinished {
+		t.add(strconv.Itoa(run.Step), run.Target, run.Workload, strconv.Itoa(run.Threads), strconv.Itoa(run.Repeat), run.Status, oneLine(run.Error))
+	}
+	return t
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+func (r *Report) peaksText(w *Workload) string {
+	var parts []string
+	for _, p := range w.Peaks {
+		if p.QPS == 0 {
+			parts = append(parts, p.Target+" no data")
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("%s %s at %d threads", p.Target, f1(p.QPS), p.Threads))
+	}
+	return strings.Join(parts, "; ")
+}
+
+func (r *Report) stepsLine() string {
+	s := r.Sweep.Settings
+	var limit string
+	switch {
+	case s.Events > 0 && s.TimeS > 0:
+		limit = fmt.Sprintf("%d s or %d events", s.TimeS, s.Events)
+	case s.Events > 0:
+		limit = fmt.Sprintf("%d events", s.Events)
+	default:
+		limit = fmt.Sprintf("%d s", s.TimeS)
+	}
+	rep := "repeats"
+	if s.Repeats == 1 {
+		rep = "repeat"
+	}
+	return fmt.Sprintf("each step %s after a %d s warm-up (excluded), %d %s, %d s cool-down, order %s", limit, s.WarmupS, s.Repeats, rep, s.CooldownS, s.Order)
+}
+
+func (r *Report) countLine() string {
+	ok := 0
+	var failed, interrupted int
+	for _, w := range r.Workloads {
+		for _, row := range w.Rows {
+			ok += row.QPS.N
+		}
+	}
+	for _, run := range r.Unfinished {
+		if run.Status == store.RunInterrupted {
+			interrupted++
+		} else {
+			failed++
+		}
+	}
+	s := fmt.Sprintf("%d of %d steps ok", ok, r.Sweep.Steps)
+	if failed > 0 {
+		s += fmt.Sprintf(", %d failed", failed)
+	}
+	if interrupted > 0 {
+		s += fmt.Sprintf(", %d interrupted", interrupted)
+	}
+	if rest := r.Sweep.Steps - ok - failed - interrupted; rest > 0 {
+		s += fmt.Sprintf(", %d not run", rest)
+	}
+	return s
+}
+
+func timeLine(sw store.Sweep) string {
+	s := "started " + sw.StartedAt.UTC().Format("2006-01-02 15:04:05 UTC")
+	if !sw.FinishedAt.IsZero() {
+		s += ", took " + sw.FinishedAt.Sub(sw.StartedAt).Round(time.Second).String()
+	}
+	return s
+}
+
+// wrap writes s in lines of at most width characters.
+func wrap(w io.Writer, s string, width int, indent string) {
+	line := indent
+	for _, word := range strings.Fields(s) {
+		if len(line) > len(indent) && len(line)+1+len(word) > width {
+			fmt.Fprintln(w, line)
+			line = indent
+		}
+		if len(line) > len(indent) {
+			line += " "
+		}
+		line += word
+	}
+	if len(line) > len(indent) {
+		fmt.Fprintln(w, line)
+	}
+}
+
+// WriteText writes the report as plain text.
+func WriteText(w io.Writer, r *Report) error {
+	bw := bufio.NewWriter(w)
+	sw := r.Sweep
+	fmt.Fprintf(bw, "shakedown sweep %d %q: %s\n", sw.ID, sw.Name, sw.Status)
+	fmt.Fprintf(bw, "%s; %s\n", timeLine(sw), r.countLine())
+	fmt.Fprintln(bw, r.stepsLine())
+	fmt.Fprintf(bw, "client host %s, %s\n\n", sw.ClientHost, sw.Tool)
+	fmt.Fprintln(bw, "Targets")
+	r.targetsTable().writeText(bw, "  ")
+	for _, wl := range r.Workloads {
+		fmt.Fprintf(bw, "\n== %s\n", wl.Name)
+		for _, tg := range r.Targets {
+			fmt.Fprintf(bw, "\n%s (%s)\n", tg.Name, tg.Role)
+			r.targetTable(wl, tg.Name).writeText(bw, "  ")
+		}
+		if len(wl.Comparisons()) > 0 {
+			fmt.Fprintf(bw, "\nAgainst the control (%s), median QPS\n", r.Control)
+			r.comparisonTable(wl).writeText(bw, "  ")
+		}
+		fmt.Fprintf(bw, "\nPeak QPS: %s\n", r.peaksText(wl))
+	}
+	if len(r.Differing) > 0 {
+		fmt.Fprintln(bw, "\nServer variables that differ")
+		r.differingTable().writeText(bw, "  ")
+	}
+	if len(r.Unfinished) > 0 {
+		fmt.Fprintln(bw, "\nFailed and interrupted steps (left out of every figure)")
+		r.unfinishedTable().writeText(bw, "  ")
+	}
+	fmt.Fprintln(bw)
+	wrap(bw, "Verdict rule: "+Rule, 100, "")
+	return bw.Flush()
+}
+
+// WriteMarkdown writes the report as Markdown.
+func WriteMarkdown(w io.Writer, r *Report) error {
+	bw := bufio.NewWriter(w)
+	sw := r.Sweep
+	fmt.Fprintf(bw, "# shakedown sweep %d: %s\n\n", sw.ID, mdEscape(sw.Name))
+	fmt.Fprintf(bw, "Status **%s**; %s; %s.  \n", sw.Status, timeLine(sw), r.countLine())
+	fmt.Fprintf(bw, "%s.  \n", strings.ToUpper(r.stepsLine()[:1])+r.stepsLine()[1:])
+	fmt.Fprintf(bw, "Client host %s, %s.\n\n", mdEscape(sw.ClientHost), mdEscape(sw.Tool))
+	fmt.Fprintln(bw, "## Targets")
+	fmt.Fprintln(bw)
+	r.targetsTable().writeMarkdown(bw)
+	if len(r.Candidates()) > 0 {
+		fmt.Fprintf(bw, "\n## Candidates against the control (%s)\n\n", mdEscape(r.Control))
+		r.summaryTable().writeMarkdown(bw)
+	}
+	for _, wl := range r.Workloads {
+		fmt.Fprintf(bw, "\n## %s\n", mdEscape(wl.Name))
+		for _, tg := range r.Targets {
+			fmt.Fprintf(bw, "\n### %s (%s)\n\n", mdEscape(tg.Name), tg.Role)
+			r.targetTable(wl, tg.Name).writeMarkdown(bw)
+		}
+		fmt.Fprintf(bw, "\nPeak QPS: %s.\n", mdEscape(r.peaksText(wl)))
+	}
+	if len(r.Differing) > 0 {
+		fmt.Fprintln(bw, "\n## Server variables that differ")
+		fmt.Fprintln(bw)
+		r.differingTable().writeMarkdown(bw)
+	}
+	if len(r.Unfinished) > 0 {
+		fmt.Fprintln(bw, "\n## Failed and interrupted steps")
+		fmt.Fprintln(bw)
+		fmt.Fprintln(bw, "They are left out of every figure.")
+		fmt.Fprintln(bw)
+		r.unfinishedTable().writeMarkdown(bw)
+	}
+	fmt.Fprintf(bw, "\n## Verdict rule\n\n%s\n", Rule)
+	return bw.Flush()
+}
+
+func mdEscape(s string) string {
+	r := strings.NewReplacer(`\`, `\\`, "*", `\*`, "`", "\\`", "|", `\|`, "<", "&lt;")
+	return r.Replace(s)
+}

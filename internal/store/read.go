@@ -1,0 +1,179 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/shakedown/shakedown/internal/result"
+	"github.com/shakedown/shakedown/internal/runner"
+)
+
+// Sweeps lists every sweep, newest first.
+func (s *Store) Sweeps(ctx context.Context) ([]Sweep, error) {
+	rows, err := s.db.QueryContext(ctx, sweepSelect+` ORDER BY id DESC`)
+	if err != nil {
+		return nil, fmt.Errorf("list sweeps: %w", err)
+	}
+	defer rows.Close()
+	var out []Sweep
+	for rows.Next() {
+		sw, err := scanSweep(rows)
+		if err != nil {
+			return nil, fmt.Errorf("list sweeps: %w", err)
+		}
+		out = append(out, *sw)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list sweeps: %w", err)
+	}
+	return out, nil
+}
+
+// Latest returns the ID of the newest sweep, or ErrNoSweeps.
+func (s *Store) Latest(ctx context.Context) (int64, error) {
+	var id int64
+	err := s.db.QueryRowContext(ctx, `SELECT id FROM sweeps ORDER BY id DESC LIMIT 1`).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, ErrNoSweeps
+	}
+	if err != nil {
+		return 0, fmt.Errorf("find latest sweep: %w", err)
+	}
+	return id, nil
+}
+
+const sweepSelect = `SELECT id, name, plan_path, plan, started_at, finished_at, status, steps, client_host, tool, settings FROM sweeps`
+
+func scanSweep(row interface{ Scan(...any) error }) (*Sweep, error) {
+	var sw Sweep
+	var started, finished, settings string
+	if err := row.Scan(&sw.ID, &sw.Name, &sw.PlanPath, &sw.Plan, &started, &finished, &sw.Status, &sw.Steps, &sw.ClientHost, &sw.Tool, &settings); err != nil {
+		return nil, err
+	}
+	sw.StartedAt, sw.FinishedAt = parseTime(started), parseTime(finished)
+	if err := json.Unmarshal([]byte(settings), &sw.Settings); err != nil {
+		return nil, fmt.Errorf("sweep %d settings: %w", sw.ID, err)
+	}
+	return &sw, nil
+}
+
+// Sweep returns one sweep, or an error wrapping ErrNotFound.
+func (s *Store) Sweep(ctx context.Context, id int64) (*Sweep, error) {
+	sw, err := scanSweep(s.db.QueryRowContext(ctx, sweepSelect+` WHERE id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("sweep %d: %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read sweep %d: %w", id, err)
+	}
+	return sw, nil
+}
+
+// Targets returns a sweep's targets in plan order.
+func (s *Store) Targets(ctx context.Context, sweepID int64) ([]Target, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT name, role, url, server_version, flavour, variables FROM targets WHERE sweep_id = ? ORDER BY position`, sweepID)
+	if err != nil {
+		return nil, fmt.Errorf("read targets of sweep %d: %w", sweepID, err)
+	}
+	defer rows.Close()
+	var out []Target
+	for rows.Next() {
+		var t Target
+		var vars string
+		if err := rows.Scan(&t.Name, &t.Role, &t.URL, &t.Version, &t.Flavour, &vars); err != nil {
+			return nil, fmt.Errorf("read targets of sweep %d: %w", sweepID, err)
+		}
+		if err := json.Unmarshal([]byte(vars), &t.Variables); err != nil {
+			return nil, fmt.Errorf("read variables of %s: %w", t.Name, err)
+		}
+		out = append(out, t)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read targets of sweep %d: %w", sweepID, err)
+	}
+	return out, nil
+}
+
+// Runs returns a sweep's runs in step order, with their result documents.
+func (s *Store) Runs(ctx context.Context, sweepID int64) ([]Run, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT id, step, target, role, workload, threads, repeat_no, command, status, error,
+		started_at, wall_s, result FROM runs WHERE sweep_id = ? ORDER BY step, id`, sweepID)
+	if err != nil {
+		return nil, fmt.Errorf("read runs of sweep %d: %w", sweepID, err)
+	}
+	defer rows.Close()
+	var out []Run
+	for rows.Next() {
+		r := Run{SweepID: sweepID}
+		var started string
+		var doc sql.NullString
+		if err := rows.Scan(&r.ID, &r.Step, &r.Target, &r.Role, &r.Workload, &r.Threads, &r.Repeat, &r.Command, &r.Status, &r.Error,
+			&started, &r.WallS, &doc); err != nil {
+			return nil, fmt.Errorf("read runs of sweep %d: %w", sweepID, err)
+		}
+		r.StartedAt = parseTime(started)
+		if doc.Valid {
+			r.Result = &result.Result{}
+			if err := json.Unmarshal([]byte(doc.String), r.Result); err != nil {
+				return nil, fmt.Errorf("read result of run %d: %w", r.ID, err)
+			}
+		}
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read runs of sweep %d: %w", sweepID, err)
+	}
+	return out, nil
+}
+
+// Intervals returns a run's per-interval series from its own table.
+func (s *Store) Intervals(ctx context.Context, runID int64) ([]runner.Interval, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT t_s, threads, tps, qps, read_qps, write_qps, other_qps, latency_pct_ms, latency_avg_ms,
+		latency_max_ms, err_ps, reconn_ps FROM intervals WHERE run_id = ? ORDER BY t_s`, runID)
+	if err != nil {
+		return nil, fmt.Errorf("read intervals of run %d: %w", runID, err)
+	}
+	defer rows.Close()
+	var out []runner.Interval
+	for rows.Next() {
+		var iv runner.Interval
+		if err := rows.Scan(&iv.AtS, &iv.Threads, &iv.TPS, &iv.QPS, &iv.ReadQPS, &iv.WriteQPS, &iv.OtherQPS, &iv.LatencyPct, &iv.LatencyAvg,
+			&iv.LatencyMax, &iv.ErrorsPS, &iv.ReconnPS); err != nil {
+			return nil, fmt.Errorf("read intervals of run %d: %w", runID, err)
+		}
+		iv.At = time.Duration(iv.AtS * float64(time.Second))
+		out = append(out, iv)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read intervals of run %d: %w", runID, err)
+	}
+	return out, nil
+}
+
+// SweepData is a sweep with everything recorded about it.
+type SweepData struct {
+	Sweep   Sweep
+	Targets []Target
+	Runs    []Run
+}
+
+// Load reads a sweep, its targets and its runs.
+func (s *Store) Load(ctx context.Context, id int64) (*SweepData, error) {
+	sw, err := s.Sweep(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	targets, err := s.Targets(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	runs, err := s.Runs(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return &SweepData{Sweep: *sw, Targets: targets, Runs: runs}, nil
+}

@@ -1,0 +1,430 @@
+// Package sweep carries out a plan: every target at every workload, thread
+// level and repeat, each step one engine run with the same meaning as the
+// same "shakedown run" command line, every result stored as soon as it is
+// known.
+//
+// Order: by default the targets take turns at each workload, thread level
+// and repeat (interleave), so drift hits all alike. Data: with prepare, each
+// target's data is made before the first step that needs it; workloads of
+// one implementation with the same options share one data set (as the
+// sysbench OLTP scripts do), otherwise the data is dropped and made again.
+// A failed step is stored as failed and the sweep goes on; an interrupted
+// sweep (ctx cancelled) keeps every finished step, stores the step it broke
+// off as interrupted, and skips cleanup.
+package sweep
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/shakedown/shakedown/internal/engine"
+	"github.com/shakedown/shakedown/internal/plan"
+	"github.com/shakedown/shakedown/internal/result"
+	"github.com/shakedown/shakedown/internal/runner"
+	"github.com/shakedown/shakedown/internal/store"
+	"github.com/shakedown/shakedown/internal/target"
+	"github.com/shakedown/shakedown/internal/workload"
+)
+
+// ErrInterrupted means the sweep was stopped before its last step; what
+// finished is in the store.
+var ErrInterrupted = engine.ErrInterrupted
+
+// Options adjust a sweep.
+type Options struct {
+	// Store receives the sweep and every step. Required.
+	Store *store.Store
+	// Progress receives the progress line and messages; nil shows nothing.
+	Progress io.Writer
+	// Live means Progress is a terminal: one line is redrawn in place.
+	Live bool
+	// Verbose adds a line per second of every run.
+	Verbose bool
+	// Host is the client host name recorded with the sweep.
+	Host string
+	// Version is shakedown's version, recorded with the sweep.
+	Version string
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+	// AfterStep, when set, is called after each step has been stored.
+	AfterStep func(store.Run)
+	// OnInterval, when set, is called after each second of a step's run,
+	// from the runner's reporting goroutine; it must not block for long.
+	OnInterval func(plan.Step, runner.Interval)
+}
+
+// Summary says how a sweep went.
+type Summary struct {
+	SweepID     int64
+	Steps       int // in the plan
+	OK          int
+	Failed      int
+	Interrupted bool
+	Elapsed     time.Duration
+}
+
+// Run carries out p against the targets envs describes (from Check). It
+// returns the summary also on error; with ctx cancelled the error is
+// ErrInterrupted.
+func Run(ctx context.Context, p *plan.Plan, envs []Env, opt Options) (*Summary, error) {
+	now := opt.Now
+	if now == nil {
+		now = time.Now
+	}
+	// Recording must outlive an interrupt: Ctrl-C keeps what finished.
+	rec := context.WithoutCancel(ctx)
+	steps := p.Steps()
+	sum := &Summary{Steps: len(steps)}
+	started := now()
+
+	sw := &store.Sweep{
+		Name: p.Name, PlanPath: p.Path, Plan: string(p.Source), StartedAt: started, Steps: len(steps),
+		ClientHost: opt.Host, Tool: "shakedown " + opt.Version,
+		Settings: store.Settings{TimeS: p.TimeS, Events: p.Events, WarmupS: p.WarmupS, Repeats: p.Repeats,
+			CooldownS: p.CooldownS, Order: string(p.Order), Threads: p.Threads},
+	}
+	for _, w := range p.Workloads {
+		sw.Settings.Workloads = append(sw.Settings.Workloads, w.Name)
+	}
+	var targets []store.Target
+	for _, e := range envs {
+		targets = append(targets, store.Target{Name: e.Target.Name, Role: string(e.Target.Role), URL: e.Target.Target.Redacted(),
+			Version: e.Server.Version, Flavour: e.Server.Flavour, Variables: e.Variables})
+	}
+	id, err := opt.Store.CreateSweep(rec, sw, targets)
+	if err != nil {
+		return sum, err
+	}
+	sum.SweepID = id
+
+	nominal := time.Duration(p.TimeS+p.WarmupS+p.CooldownS)*time.Second + time.Second
+	pr := newProgress(opt.Progress, opt.Live, opt.Verbose, now, len(steps), nominal)
+	stopTicker := startTicker(pr, opt.Live)
+	defer stopTicker()
+
+	s := &sweeper{p: p, pr: pr, verbose: opt.Verbose, onInterval: opt.OnInterval, data: map[string]*dataSet{}, prepErr: map[string]error{}}
+	interrupted := false
+	for i, step := range steps {
+		if ctx.Err() != nil {
+			interrupted = true
+			break
+		}
+		if i > 0 && p.CooldownS > 0 {
+			pr.startStep(step, "cooling down")
+			if !sleep(ctx, time.Duration(p.CooldownS)*time.Second) {
+				interrupted = true
+				break
+			}
+		}
+		run := s.step(ctx, step, now)
+		run.SweepID = id
+		if _, err := opt.Store.AddRun(rec, &run); err != nil {
+			pr.close()
+			_ = opt.Store.FinishSweep(rec, id, store.SweepFailed, now())
+			sum.Elapsed = now().Sub(started)
+			return sum, err
+		}
+		msg := run.Status
+		switch run.Status {
+		case store.RunOK:
+			sum.OK++
+			msg = fmt.Sprintf("%.1f qps", run.Result.QPS)
+		case store.RunFailed:
+			sum.Failed++
+			msg = "FAILED: " + run.Error
+		case store.RunInterrupted:
+			msg = "interrupted; kept as interrupted"
+		}
+		pr.finishStep(step, run.Status, msg)
+		if opt.AfterStep != nil {
+			opt.AfterStep(run)
+		}
+		if run.Status == store.RunInterrupted {
+			interrupted = true
+			break
+		}
+	}
+	if !interrupted && p.Prepare && p.Cleanup {
+		s.cleanupAll(ctx)
+	}
+	pr.close()
+	sum.Interrupted = interrupted || ctx.Err() != nil
+	status := store.SweepDone
+	if sum.Interrupted {
+		status = store.SweepInterrupted
+	}
+	sum.Elapsed = now().Sub(started)
+	if err := opt.Store.FinishSweep(rec, id, status, now()); err != nil {
+		return sum, err
+	}
+	if sum.Interrupted {
+		return sum, ErrInterrupted
+	}
+	return sum, nil
+}
+
+// startTicker redraws the live line every second so that the elapsed time
+// moves during warm-up and cool-down. The returned func stops it and
+// waits for it.
+func startTicker(pr *progress, live bool) func() {
+	if !live {
+		return func() {}
+	}
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				pr.tick()
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		wg.Wait()
+	}
+}
+
+// sleep waits d or until ctx ends; it reports whether d passed.
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// dataSet is the data prepared on one target.
+type dataSet struct {
+	key      string
+	workload *plan.Workload
+}
+
+type sweeper struct {
+	p          *plan.Plan
+	pr         *progress
+	verbose    bool
+	onInterval func(plan.Step, runner.Interval)
+	data       map[string]*dataSet // by target name
+	prepErr    map[string]error    // by target name + data key
+}
+
+// dataKey says which workloads share data: the same implementation with
+// the same set of options, set to the same values.
+func (s *sweeper) dataKey(w *plan.Workload) string {
+	meta, _ := workload.Lookup(w.Name)
+	gen := meta.New()
+	var names []string
+	if f, ok := gen.(workload.Flagser); ok && f.Flags() != nil {
+		f.Flags().VisitAll(func(fl *pflag.Flag) { names = append(names, fl.Name) })
+	}
+	sort.Strings(names)
+	return fmt.Sprintf("%T|%s|%s", gen, strings.Join(names, ","), strings.Join(s.p.PrepareArgs(w)[1:], " "))
+}
+
+// job parses a step's command line and points it at the plan's target,
+// password and all, without the password ever being in a string.
+func job(verb string, args []string, t *plan.Target) (*engine.Job, error) {
+	j, err := engine.Parse(verb, args, io.Discard)
+	if err != nil {
+		return nil, err
+	}
+	tg := *t.Target
+	tg.Name = t.Name
+	j.Target = &tg
+	return j, nil
+}
+
+func (s *sweeper) out() io.Writer {
+	if s.verbose {
+		return &lineWriter{pr: s.pr}
+	}
+	return io.Discard
+}
+
+// ensureData prepares the data step needs on its target, once.
+func (s *sweeper) ensureData(ctx context.Context, step plan.Step) error {
+	t, w := step.Target, step.Workload
+	key := s.dataKey(w)
+	if err, ok := s.prepErr[t.Name+"\x00"+key]; ok {
+		return err
+	}
+	if cur := s.data[t.Name]; cur != nil && cur.key == key {
+		return nil
+	}
+	err := s.prepare(ctx, step, key)
+	if err != nil && ctx.Err() == nil {
+		s.prepErr[t.Name+"\x00"+key] = err
+	}
+	return err
+}
+
+func (s *sweeper) prepare(ctx context.Context, step plan.Step, key string) error {
+	t, w := step.Target, step.Workload
+	s.pr.startStep(step, "preparing data")
+	// Drop what an earlier workload left, then anything in the way of this
+	// one (cleanup drops only if the tables exist).
+	if cur := s.data[t.Name]; cur != nil {
+		delete(s.data, t.Name)
+		if err := s.cleanup(ctx, t, cur.workload); err != nil {
+			return err
+		}
+	}
+	if err := s.cleanup(ctx, t, w); err != nil {
+		return err
+	}
+	j, err := job("prepare", s.p.PrepareArgs(w), t)
+	if err != nil {
+		return fmt.Errorf("prepare %s: %w", w.Name, err)
+	}
+	if err := j.Prepare(ctx, s.out()); err != nil {
+		return fmt.Errorf("prepare %s on %s: %w", w.Name, t.Name, err)
+	}
+	s.data[t.Name] = &dataSet{key: key, workload: w}
+	s.pr.Printf("prepared %s data on %s", w.Name, t.Name)
+	return nil
+}
+
+func (s *sweeper) cleanup(ctx context.Context, t *plan.Target, w *plan.Workload) error {
+	j, err := job("cleanup", s.p.PrepareArgs(w), t)
+	if err != nil {
+		return fmt.Errorf("cleanup %s: %w", w.Name, err)
+	}
+	if _, ok := j.Gen.(workload.Cleaner); !ok {
+		return nil
+	}
+	if err := j.Prepare(ctx, s.out()); err != nil {
+		return fmt.Errorf("cleanup %s on %s: %w", w.Name, t.Name, err)
+	}
+	return nil
+}
+
+// cleanupAll drops the data of every target at the end of the sweep.
+func (s *sweeper) cleanupAll(ctx context.Context) {
+	for _, t := range s.p.Targets {
+		cur := s.data[t.Name]
+		if cur == nil {
+			continue
+		}
+		if err := s.cleanup(ctx, t, cur.workload); err != nil {
+			s.pr.Printf("cleanup: %v", err)
+			continue
+		}
+		delete(s.data, t.Name)
+		s.pr.Printf("cleaned up %s data on %s", cur.workload.Name, t.Name)
+	}
+}
+
+// step runs one step and returns it as a run to store.
+func (s *sweeper) step(ctx context.Context, step plan.Step, now func() time.Time) store.Run {
+	args := s.p.Args(step.Workload, step.Threads)
+	run := store.Run{
+		Step: step.Index, Target: step.Target.Name, Role: string(step.Target.Role), Workload: step.Workload.Name,
+		Threads: step.Threads, Repeat: step.Repeat, Command: strings.Join(args, " "), StartedAt: now(),
+	}
+	finish := func(status string, err error) store.Run {
+		run.Status = status
+		if err != nil {
+			run.Error = err.Error()
+		}
+		run.WallS = now().Sub(run.StartedAt).Seconds()
+		return run
+	}
+	if s.p.Prepare {
+		if err := s.ensureData(ctx, step); err != nil {
+			if ctx.Err() != nil {
+				return finish(store.RunInterrupted, ErrInterrupted)
+			}
+			return finish(store.RunFailed, err)
+		}
+	}
+	phase := "connecting"
+	if s.p.WarmupS > 0 {
+		phase = "warming up"
+	}
+	s.pr.startStep(step, phase)
+	run.StartedAt = now()
+	j, err := job("run", args, step.Target)
+	if err != nil {
+		return finish(store.RunFailed, err)
+	}
+	res, err := j.Run(ctx, engine.RunOptions{OnInterval: func(iv runner.Interval) {
+		s.pr.interval(iv)
+		if s.onInterval != nil {
+			s.onInterval(step, iv)
+		}
+	}})
+	run.Result = res
+	if err == nil && ctx.Err() != nil {
+		// Cancelled while running, but the runner saw its threads end
+		// before it saw the cancel: the run did not get its full time.
+		err = ErrInterrupted
+		res.Interrupted = true
+	}
+	switch {
+	case err == nil && lostServer(res) > 0:
+		// The runner reconnects and carries on, so a run through an
+		// outage ends "fine" with fewer queries: not a measurement to
+		// compare.
+		return finish(store.RunFailed, fmt.Errorf("the server was lost during the step (%d lost or refused connections, %d reconnects); its figures are kept in the result but left out of the comparison",
+			lostServer(res), res.Reconnects))
+	case err == nil:
+		return finish(store.RunOK, nil)
+	case errors.Is(err, engine.ErrInterrupted) || ctx.Err() != nil:
+		return finish(store.RunInterrupted, err)
+	default:
+		if res != nil && res.Error == "" {
+			res.Error = err.Error()
+		}
+		return finish(store.RunFailed, err)
+	}
+}
+
+// lostServer counts the errors of res that mean the server went away.
+func lostServer(res *result.Result) int64 {
+	var n int64
+	for _, code := range []uint16{target.CodeServerLost, target.CodeServerGone, target.CodeConnError} {
+		n += res.Errors.ByCode[strconv.Itoa(int(code))]
+	}
+	return n
+}
+
+// lineWriter passes engine output (prepare progress) to the progress as
+// whole lines.
+type lineWriter struct {
+	pr  *progress
+	buf []byte
+}
+
+func (l *lineWriter) Write(b []byte) (int, error) {
+	l.buf = append(l.buf, b...)
+	for {
+		i := strings.IndexByte(string(l.buf), '\n')
+		if i < 0 {
+			return len(b), nil
+		}
+		if line := strings.TrimRight(string(l.buf[:i]), "\r"); line != "" {
+			l.pr.Printf("  %s", line)
+		}
+		l.buf = l.buf[i+1:]
+	}
+}

@@ -1,0 +1,295 @@
+package sweep
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/shakedown/shakedown/internal/plan"
+	"github.com/shakedown/shakedown/internal/runner"
+	"github.com/shakedown/shakedown/internal/sandbox"
+	"github.com/shakedown/shakedown/internal/sandbox/sandboxtest"
+	"github.com/shakedown/shakedown/internal/store"
+	"github.com/shakedown/shakedown/internal/target"
+	_ "github.com/shakedown/shakedown/internal/workload/all"
+)
+
+func TestMain(m *testing.M) { os.Exit(sandboxtest.Main(m)) }
+
+// database makes a fresh database on the server at url and returns a URL
+// that names it, so that two targets can share one server.
+func database(t *testing.T, url, name string) string {
+	t.Helper()
+	tg, err := target.Parse(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := tg.OpenNoDB(tg.Endpoints()[0], 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for _, q := range []string{"DROP DATABASE IF EXISTS " + name, "CREATE DATABASE " + name} {
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	return strings.TrimSuffix(url, "/"+tg.DB) + "/" + name
+}
+
+func tables(t *testing.T, url string) []string {
+	t.Helper()
+	tg, err := target.Parse(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := tg.Open(tg.Endpoints()[0], 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	rows, err := db.Query("SHOW TABLES")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+// planFor writes a plan with two targets (a control and a candidate) and
+// parses it.
+func planFor(t *testing.T, control, candidate, extra string) *plan.Plan {
+	t.Helper()
+	src := fmt.Sprintf(`name: test
+targets:
+  - name: a
+    url: %s
+    role: control
+  - name: b
+    url: %s
+workloads:
+  - name: oltp_point_select
+    options: {tables: 1, table-size: 200}
+prepare: true
+prepare_threads: 1
+%s`, control, candidate, extra)
+	path := filepath.Join(t.TempDir(), "plan.yaml")
+	p, err := plan.Parse(path, []byte(src), func(string) string { return "" })
+	if err != nil {
+		t.Fatalf("plan: %v", err)
+	}
+	return p
+}
+
+func openStore(t *testing.T) *store.Store {
+	t.Helper()
+	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "shakedown.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+func check(t *testing.T, p *plan.Plan) []Env {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	envs, err := Check(ctx, p)
+	if err != nil {
+		t.Fatalf("Check: %v", err)
+	}
+	return envs
+}
+
+func statuses(runs []store.Run) string {
+	var parts []string
+	for _, r := range runs {
+		parts = append(parts, fmt.Sprintf("%d:%s/%d:%s", r.Step, r.Target, r.Threads, r.Status))
+	}
+	return strings.Join(parts, " ")
+}
+
+func TestSweep(t *testing.T) {
+	url := sandboxtest.URL(t)
+	a, b := database(t, url, "sweep_a"), database(t, url, "sweep_b")
+	p := planFor(t, a, b, "threads: [1, 2]\ntime: 1\ncleanup: true\n")
+	envs := check(t, p)
+	if envs[0].Server.Version == "" || envs[0].Variables["innodb_flush_log_at_trx_commit"] == "" {
+		t.Errorf("environment: got %+v, want the version and variables", envs[0].Server)
+	}
+	st := openStore(t)
+	var progress bytes.Buffer
+	sum, err := Run(context.Background(), p, envs, Options{Store: st, Progress: &progress, Host: "testhost", Version: "test"})
+	if err != nil {
+		t.Fatalf("Run: %v\n%s", err, progress.String())
+	}
+	if sum.OK != 4 || sum.Failed != 0 || sum.Interrupted {
+		t.Errorf("summary: got %+v, want 4 ok", sum)
+	}
+	d, err := st.Load(context.Background(), sum.SweepID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := statuses(d.Runs), "1:a/1:ok 2:b/1:ok 3:a/2:ok 4:b/2:ok"; got != want {
+		t.Errorf("runs: got %s, want %s", got, want)
+	}
+	for _, r := range d.Runs {
+		if r.Result == nil || r.Result.QPS <= 0 || len(r.Result.Intervals) == 0 {
+			t.Errorf("step %d: got result %+v, want QPS and intervals", r.Step, r.Result)
+			continue
+		}
+		if want := fmt.Sprintf("oltp_point_select --threads=%d --time=1 --tables=1 --table-size=200", r.Threads); r.Command != want {
+			t.Errorf("step %d command: got %q, want %q", r.Step, r.Command, want)
+		}
+	}
+	if d.Sweep.Status != store.SweepDone || d.Sweep.ClientHost != "testhost" || !strings.Contains(d.Sweep.Plan, "oltp_point_select") {
+		t.Errorf("sweep: got %+v", d.Sweep)
+	}
+	if len(d.Targets) != 2 || d.Targets[1].Role != "candidate" || len(d.Targets[0].Variables) < 50 {
+		t.Errorf("targets: got %d, want 2 with their variables", len(d.Targets))
+	}
+	// Data was made once per target, and cleanup dropped it.
+	if got := strings.Count(progress.String(), "prepared oltp_point_select data on a"); got != 1 {
+		t.Errorf("prepared on a %d times, want once:\n%s", got, progress.String())
+	}
+	if got := tables(t, a); len(got) != 0 {
+		t.Errorf("after cleanup: got tables %v, want none", got)
+	}
+}
+
+// TestKilledTarget kills the candidate's server during one of its steps:
+// that step and its later ones fail, the control's all complete, and the
+// sweep finishes.
+func TestKilledTarget(t *testing.T) {
+	control := database(t, sandboxtest.URL(t), "killed_a")
+	inst := sandboxtest.Start(t)
+	p := planFor(t, control, inst.URL(), "threads: [1, 2, 3]\ntime: 2\n")
+	envs := check(t, p)
+	st := openStore(t)
+	var once sync.Once
+	killErr := make(chan error, 1)
+	sum, err := Run(context.Background(), p, envs, Options{Store: st, Version: "test",
+		OnInterval: func(s plan.Step, _ runner.Interval) {
+			if s.Target.Name == "b" && s.Threads == 2 {
+				once.Do(func() {
+					ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+					defer cancel()
+					killErr <- sandbox.Kill(ctx, inst.Home, inst.Name)
+				})
+			}
+		}})
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if err := <-killErr; err != nil {
+		t.Fatalf("kill: %v", err)
+	}
+	d, err := st.Load(context.Background(), sum.SweepID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := statuses(d.Runs), "1:a/1:ok 2:b/1:ok 3:a/2:ok 4:b/2:failed 5:a/3:ok 6:b/3:failed"; got != want {
+		t.Errorf("runs: got %s, want %s", got, want)
+	}
+	for _, r := range d.Runs {
+		if r.Status == store.RunFailed && r.Error == "" {
+			t.Errorf("step %d failed without an error", r.Step)
+		}
+		if r.Status == store.RunFailed {
+			t.Logf("step %d: %s", r.Step, r.Error)
+		}
+	}
+	if sum.Failed != 2 || sum.OK != 4 || d.Sweep.Status != store.SweepDone {
+		t.Errorf("got %+v and status %s, want 2 failed, 4 ok, done", sum, d.Sweep.Status)
+	}
+}
+
+// TestInterrupt cancels the sweep during its second step: the first stays
+// stored as ok, the second as interrupted, nothing after it runs.
+func TestInterrupt(t *testing.T) {
+	url := sandboxtest.URL(t)
+	a, b := database(t, url, "intr_a"), database(t, url, "intr_b")
+	p := planFor(t, a, b, "threads: [1, 2]\ntime: 3\ncleanup: true\n")
+	envs := check(t, p)
+	st := openStore(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sum, err := Run(ctx, p, envs, Options{Store: st, Version: "test",
+		OnInterval: func(s plan.Step, _ runner.Interval) {
+			if s.Index == 2 {
+				cancel()
+			}
+		}})
+	if !errors.Is(err, ErrInterrupted) {
+		t.Fatalf("Run: got %v, want ErrInterrupted", err)
+	}
+	if !sum.Interrupted || sum.OK != 1 {
+		t.Errorf("summary: got %+v, want interrupted with 1 ok", sum)
+	}
+	d, err := st.Load(context.Background(), sum.SweepID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := statuses(d.Runs), "1:a/1:ok 2:b/1:interrupted"; got != want {
+		t.Errorf("runs: got %s, want %s", got, want)
+	}
+	if d.Sweep.Status != store.SweepInterrupted || d.Sweep.FinishedAt.IsZero() {
+		t.Errorf("sweep: got status %s, finished %v, want interrupted with an end", d.Sweep.Status, d.Sweep.FinishedAt)
+	}
+	// Cleanup is skipped on an interrupt: the data stays for a rerun.
+	if got := tables(t, a); len(got) != 1 {
+		t.Errorf("tables after an interrupt: got %v, want sbtest1 kept", got)
+	}
+}
+
+func TestCheckUnreachable(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	src := fmt.Sprintf(`targets:
+  - name: up
+    url: %s
+    role: control
+  - name: down
+    url: mysql://shakedown@127.0.0.1:%d/sbtest
+workloads: [oltp_point_select]
+threads: [1]
+`, sandboxtest.URL(t), port)
+	p, err := plan.Parse("p.yaml", []byte(src), func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	_, err = Check(ctx, p)
+	var ce *CheckError
+	if !errors.As(err, &ce) {
+		t.Fatalf("got %v, want a *CheckError", err)
+	}
+	want := fmt.Sprintf("p.yaml:5: target down (mysql://shakedown@127.0.0.1:%d/sbtest): connect to 127.0.0.1:%d: connection refused", port, port)
+	if len(ce.Lines) != 1 || !strings.HasPrefix(ce.Lines[0], want) {
+		t.Errorf("got %q, want one line starting %q", ce.Lines, want)
+	}
+}
