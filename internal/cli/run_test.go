@@ -225,13 +225,22 @@ func TestRunPasswordNeverStored(t *testing.T) {
 	pwURL := "mysql://pwstore:Stored-Secret-7@" + host + ":" + port + "/pwdb"
 	prepareSmall(t, pwURL)
 	path := filepath.Join(t.TempDir(), "r.json")
-	code, out, errOut := runCLI(context.Background(), "run", "oltp_point_select", "--target="+pwURL, "--table-size=2000", "--time=1", "--json="+path)
+	dbPath := filepath.Join(t.TempDir(), "store.db")
+	code, out, errOut := runCLI(context.Background(), "run", "oltp_point_select", "--target="+pwURL, "--table-size=2000", "--time=1", "--json="+path, "--store="+dbPath,
+		"--mysql-password", "Stored-Secret-7")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}
 	raw, _ := os.ReadFile(path)
-	if strings.Contains(string(raw)+out+errOut, "Stored-Secret-7") {
-		t.Error("the password appears in the output or the result document")
+	stored, err := os.ReadFile(dbPath)
+	if err != nil {
+		t.Fatalf("--store: %v", err)
+	}
+	if !strings.Contains(out, "Result stored in") {
+		t.Errorf("output does not say the result was stored:\n%s", out)
+	}
+	if strings.Contains(string(raw)+string(stored)+out+errOut, "Stored-Secret-7") {
+		t.Error("the password appears in the output, the result document or the store")
 	}
 }
 

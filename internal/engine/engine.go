@@ -67,6 +67,7 @@ type Job struct {
 	ignoreErrors   string
 	psMode         string
 	jsonPath       string
+	storePath      string
 	name           string
 	dbDriver       string
 	clientIO       string
@@ -97,6 +98,7 @@ func (j *Job) bind(fs *pflag.FlagSet) {
 	fs.StringVar(&j.ignoreErrors, "mysql-ignore-errors", "1213,1020,1205", "error codes to count and retry instead of stopping, or 'all'")
 	fs.StringVar(&j.psMode, "db-ps-mode", "auto", "prepared statements: auto (server-side) or disable (text protocol)")
 	fs.StringVar(&j.jsonPath, "json", "", "write the result document to this file")
+	fs.StringVar(&j.storePath, "store", "", "also record the result in this results store (SQLite file, as sweep and report use)")
 	fs.StringVar(&j.name, "name", "", "name of the target in results (default: its address)")
 	fs.StringVar(&j.dbDriver, "db-driver", "mysql", "database driver (only mysql)")
 	fs.StringVar(&j.connectMode, "connect-mode", "persistent", "when threads connect: persistent (one connection per thread), transaction (a new one for every event) or query (a new one for every statement); connect time is reported apart from latency")
@@ -261,12 +263,15 @@ func (j *Job) Threads() int { return j.threads }
 // JSONPath is --json.
 func (j *Job) JSONPath() string { return j.jsonPath }
 
+// StorePath is --store.
+func (j *Job) StorePath() string { return j.storePath }
+
 // Options records every option's effective value except secrets.
 func (j *Job) Options() map[string]string {
 	m := map[string]string{}
 	j.fs.VisitAll(func(f *pflag.Flag) {
 		switch f.Name {
-		case "mysql-password", "target", "help", "json":
+		case "mysql-password", "target", "help", "json", "store":
 			return
 		}
 		m[f.Name] = f.Value.String()
