@@ -192,8 +192,14 @@ func Up(ctx context.Context, opts Options) (*Instance, error) {
 	if err := os.WriteFile(r.path("init.sql"), []byte(initSQL), 0o600); err != nil {
 		return nil, fmt.Errorf("create sandbox: %w", err)
 	}
+	// Each sandbox has a temporary directory of its own: a starting server
+	// removes what it takes for its leftovers in its tmpdir, which breaks
+	// another sandbox being created or started beside it in a shared /tmp.
+	if err := os.MkdirAll(r.path("tmp"), 0o700); err != nil {
+		return nil, fmt.Errorf("create sandbox: %w", err)
+	}
 	root := os.Geteuid() == 0
-	if err := srv.install(ctx, r.DataDir, r.path("install.log"), root, installArgs(settings)); err != nil {
+	if err := srv.install(ctx, r.DataDir, r.path("install.log"), root, append([]string{"--tmpdir=" + r.path("tmp")}, installArgs(settings)...)); err != nil {
 		return nil, fmt.Errorf("create sandbox %s: %w", opts.Name, err)
 	}
 
@@ -396,6 +402,7 @@ func (r *record) serverArgs(srv *Server, settings []setting, root bool) []string
 		"--bind-address=127.0.0.1",
 		"--skip-name-resolve",
 		"--init-file=" + r.path("init.sql"),
+		"--tmpdir=" + r.path("tmp"), // a --set tmpdir=... later on the line wins
 	}
 	if srv.Basedir != "" {
 		args = append(args, "--basedir="+srv.Basedir)
