@@ -4,12 +4,62 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/shakedown/shakedown/internal/target"
 	"github.com/shakedown/shakedown/internal/wire"
 	"github.com/shakedown/shakedown/internal/workload"
 )
+
+// ConnectMode says when the threads of a run open connections.
+type ConnectMode int
+
+const (
+	// Persistent keeps one connection per thread for the whole run.
+	Persistent ConnectMode = iota
+	// PerEvent opens a connection for every event and closes it after
+	// (--connect-mode=transaction).
+	PerEvent
+	// PerStatement opens a connection for every statement and closes it
+	// after (--connect-mode=query).
+	PerStatement
+)
+
+var connectModeNames = [...]string{"persistent", "transaction", "query"}
+
+// String is the mode's name on the command line.
+func (m ConnectMode) String() string {
+	if m < 0 || int(m) >= len(connectModeNames) {
+		return fmt.Sprintf("ConnectMode(%d)", int(m))
+	}
+	return connectModeNames[m]
+}
+
+// ParseConnectMode reads a --connect-mode value.
+func ParseConnectMode(s string) (ConnectMode, error) {
+	for i, n := range connectModeNames {
+		if strings.EqualFold(strings.TrimSpace(s), n) {
+			return ConnectMode(i), nil
+		}
+	}
+	return 0, fmt.Errorf("--connect-mode must be persistent, transaction or query (got %q)", s)
+}
+
+// dialError is a connection failure explained for the user that still
+// carries the driver's error, so that its code can be read.
+type dialError struct {
+	msg string
+	err error
+}
+
+func (e *dialError) Error() string { return e.msg }
+func (e *dialError) Unwrap() error { return e.err }
+
+func (d *Dialer) explain(ep target.Endpoint, err error) error {
+	return &dialError{msg: d.tgt.Explain(ep, err).Error(), err: err}
+}
 
 // Dialer opens the connections of a run: thread i connects to endpoint i mod
 // n of the target, over the lean protocol of package wire when the target
@@ -39,7 +89,7 @@ func (d *Dialer) Connect(ctx context.Context, i int, counts *workload.Counts) (*
 		return workload.NewWireConn(w, d.ps, counts), nil
 	}
 	if !errors.Is(err, wire.ErrUnsupported) {
-		return nil, d.tgt.Explain(ep, err)
+		return nil, d.explain(ep, err)
 	}
 	d.mu.Lock()
 	db := d.pools[n]
@@ -54,7 +104,7 @@ func (d *Dialer) Connect(ctx context.Context, i int, counts *workload.Counts) (*
 	d.mu.Unlock()
 	c, err := db.Conn(ctx)
 	if err != nil {
-		return nil, d.tgt.Explain(ep, err)
+		return nil, d.explain(ep, err)
 	}
 	return workload.NewSQLConn(c, d.ps, counts), nil
 }

@@ -48,7 +48,7 @@ type Config struct {
 	// default), for every event, or for every statement. Connect time is
 	// measured apart from event latency.
 	ConnectMode ConnectMode
-	Rand    randgen.Config
+	Rand        randgen.Config
 	// OnInterval, when set, is called from the reporting goroutine after each
 	// interval; it must not block for long.
 	OnInterval func(Interval)
@@ -84,14 +84,14 @@ type Interval struct {
 
 // Outcome is what a run measured, warm-up excluded.
 type Outcome struct {
-	Elapsed      time.Duration
-	Reads        int64
-	Writes       int64
-	Others       int64
-	Events       int64
-	Errors       map[uint16]int64
-	Reconnects   int64
-	Latency      *histogram.Histogram
+	Elapsed    time.Duration
+	Reads      int64
+	Writes     int64
+	Others     int64
+	Events     int64
+	Errors     map[uint16]int64
+	Reconnects int64
+	Latency    *histogram.Histogram
 	// ConnectMode is the Config's; Connects and ConnectLatency cover the
 	// connections opened while measuring (not those opened before the
 	// clock started).
@@ -100,7 +100,7 @@ type Outcome struct {
 	ConnectLatency *histogram.Histogram
 	// Statements holds per-statement figures of a workload that is a
 	// workload.StatementNamer, in the order of its names.
-	Statements []workload.StmtOutcome
+	Statements   []workload.StmtOutcome
 	Intervals    []Interval
 	ThreadEvents []int64
 	ThreadTime   []time.Duration
@@ -137,8 +137,9 @@ type thread struct {
 	connects   atomic.Int64
 	connRec    *histogram.Recorder
 	stmts      *workload.StmtRecorder
-	// connNS is the time spent connecting within the current event, which
-	// its latency leaves out. Owned by the thread's goroutine.
+	// connNS is the time spent connecting (and, per statement,
+	// disconnecting) within the current event, which its latency leaves
+	// out. Owned by the thread's goroutine.
 	connNS int64
 
 	mu     sync.Mutex
@@ -154,9 +155,9 @@ func (t *thread) addError(code uint16) {
 // totals is a sum over threads at one instant.
 type totals struct {
 	reads, writes, others, events, reconnects, errors, connects int64
-	errorsBy                                          map[uint16]int64
-	busy                                              []int64
-	perThread                                         []int64
+	errorsBy                                                    map[uint16]int64
+	busy                                                        []int64
+	perThread                                                   []int64
 }
 
 type run struct {
@@ -213,6 +214,7 @@ func Run(ctx context.Context, cfg Config, w workload.Opser) (*Outcome, error) {
 }
 
 func (r *run) run(parent context.Context) (*Outcome, error) {
+	ctx := parent // parent is replaced once it has fired
 	// hard is cancelled by the caller (Ctrl-C), by a fatal error, or after
 	// the time limit plus a grace period for events in flight.
 	hard, cancel := context.WithCancel(parent)
@@ -250,9 +252,11 @@ func (r *run) run(parent context.Context) (*Outcome, error) {
 		return nil, firstErr(errs)
 	}
 
-	// The connections made before the clock are not part of the figures.
+	// The connections made before the clock are not part of the figures,
+	// and the counts start here, before any thread runs an event.
 	r.flushConnects()
 	r.connSink.Take(nil)
+	base := r.totals()
 
 	start := r.now()
 	measureFrom := start
@@ -290,7 +294,6 @@ func (r *run) run(parent context.Context) (*Outcome, error) {
 		warm = t.C
 	}
 	measuring := warm == nil
-	base := r.totals()
 	prev := base
 	prevAt := start
 	cum := histogram.New()
@@ -357,6 +360,8 @@ loop:
 		}
 	}
 	end := r.now()
+	// Cancelled, the threads may all end before the loop above sees it.
+	interrupted = interrupted || ctx.Err() != nil
 	if measuring {
 		r.flush()
 		h := r.sink.Take(nil)
@@ -486,12 +491,12 @@ func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond)
 // inEvent set the time is left out of the current event's latency.
 func (r *run) dial(ctx context.Context, i int, inEvent bool) (*workload.Conn, error) {
 	t := r.threads[i]
-	start := time.Now()
+	start := r.now()
 	c, err := r.cfg.Connect(ctx, i, &t.counts)
 	if err != nil {
 		return nil, err
 	}
-	d := time.Since(start)
+	d := r.now().Sub(start)
 	t.connRec.Record(d)
 	t.connects.Add(1)
 	if inEvent {
@@ -505,9 +510,15 @@ func (r *run) dial(ctx context.Context, i int, inEvent bool) (*workload.Conn, er
 func (r *run) connect(ctx context.Context, i int, rnd *randgen.Rand) (*workload.Conn, workload.Worker, error) {
 	var c *workload.Conn
 	if r.cfg.ConnectMode == PerStatement {
+		t := r.threads[i]
 		c = workload.NewPerStatementConn(func(ctx context.Context) (*workload.Conn, error) {
 			return r.dial(ctx, i, true)
-		}, true)
+		}, func(c *workload.Conn) {
+			// Disconnecting is left out of the event's latency too.
+			start := r.now()
+			c.Close()
+			t.connNS += int64(r.now().Sub(start))
+		})
 	} else {
 		var err error
 		if c, err = r.dial(ctx, i, r.cfg.ConnectMode == PerEvent); err != nil {

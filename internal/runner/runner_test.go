@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -38,18 +39,19 @@ func (l *stmtLoad) NewWorker(ctx context.Context, env *workload.WorkerEnv) (work
 }
 
 func (w *stmtWorker) Event(ctx context.Context) error {
-	// The count is the load's, not the worker's: a reconnect makes a new
-	// worker, and the event must then succeed.
-	if w.l.failFirst != "" && !w.tried && (w.l.every == 0 || w.l.n.Load()%w.l.every == 0) {
-		w.tried = true
-		w.l.n.Add(1)
-		_, err := w.conn.Exec(ctx, w.l.failFirst)
-		if err != nil {
-			return err
+	// The count is the load's, not the worker's, and counts first tries
+	// only, so that every Nth event fails whatever the threads' order: a
+	// reconnect makes a new worker, and the event must then succeed.
+	if w.l.failFirst != "" && !w.tried {
+		if k := w.l.n.Add(1); w.l.every == 0 || k%w.l.every == 0 {
+			w.tried = true
+			_, err := w.conn.Exec(ctx, w.l.failFirst)
+			if err != nil {
+				return err
+			}
 		}
 	}
 	w.tried = false
-	w.l.n.Add(1)
 	return w.conn.Query(ctx, w.l.query)
 }
 
@@ -234,5 +236,48 @@ func TestNoLimit(t *testing.T) {
 	_, err := runner.Run(context.Background(), runner.Config{Threads: 1}, &stmtLoad{})
 	if !errors.Is(err, runner.ErrNoLimit) {
 		t.Errorf("got %v, want ErrNoLimit", err)
+	}
+}
+
+func TestConnectModesCountConnections(t *testing.T) {
+	cases := []struct {
+		mode runner.ConnectMode
+		want int64
+	}{
+		{runner.Persistent, 0}, // before the clock: not counted
+		{runner.PerEvent, 30},
+		{runner.PerStatement, 30}, // one statement an event
+	}
+	for _, tc := range cases {
+		t.Run(tc.mode.String(), func(t *testing.T) {
+			cfg := config(t, 2)
+			cfg.Events = 30
+			cfg.ConnectMode = tc.mode
+			o, err := runner.Run(context.Background(), cfg, &stmtLoad{query: "SELECT 1"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if o.Err != nil {
+				t.Fatal(o.Err)
+			}
+			if o.Events != 30 || o.Reads != 30 {
+				t.Errorf("got %d events and %d reads, want 30 each", o.Events, o.Reads)
+			}
+			if o.Connects != tc.want || o.ConnectLatency.Count() != tc.want {
+				t.Errorf("got %d connects and %d connect latencies, want %d", o.Connects, o.ConnectLatency.Count(), tc.want)
+			}
+		})
+	}
+}
+
+func TestParseConnectMode(t *testing.T) {
+	for _, s := range []string{"persistent", "transaction", "query"} {
+		m, err := runner.ParseConnectMode(s)
+		if err != nil || m.String() != s {
+			t.Errorf("ParseConnectMode(%q): got %v, %v, want %s", s, m, err, s)
+		}
+	}
+	if _, err := runner.ParseConnectMode("pooled"); err == nil || !strings.Contains(err.Error(), "--connect-mode must be persistent, transaction or query") {
+		t.Errorf("got %v, want an error naming the modes", err)
 	}
 }

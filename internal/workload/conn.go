@@ -23,9 +23,14 @@ type Counts struct {
 //
 // Statements go over the lean protocol in package wire when the connection
 // allows it, else through database/sql (TLS, compression).
+//
+// A Conn made by NewPerStatementConn holds no connection: each statement
+// (and each Ping) opens one, runs, and closes it (--connect-mode=query).
 type Conn struct {
 	w      *wire.Conn
 	db     *sql.Conn
+	dial   func(ctx context.Context) (*Conn, error)
+	hangUp func(*Conn)
 	ps     bool
 	counts *Counts
 	buf    []byte
@@ -44,13 +49,25 @@ func NewSQLConn(c *sql.Conn, ps bool, counts *Counts) *Conn {
 	return &Conn{db: c, ps: ps, counts: counts}
 }
 
+// NewPerStatementConn returns a Conn that opens a connection with dial for
+// every statement and gives it to hangUp after, which must close it.
+// Statements from Prepare are prepared anew on each connection when that
+// connection uses server-side prepared statements. dial's connections count
+// into their own Counts; give them the thread's.
+func NewPerStatementConn(dial func(ctx context.Context) (*Conn, error), hangUp func(*Conn)) *Conn {
+	return &Conn{dial: dial, hangUp: hangUp, ps: true}
+}
+
 // PreparedStatements reports whether Prepare makes server-side statements.
 func (c *Conn) PreparedStatements() bool { return c.ps }
 
 // Close closes the connection.
 func (c *Conn) Close() error {
-	if c.w != nil {
+	switch {
+	case c.w != nil:
 		return c.w.Close()
+	case c.dial != nil:
+		return nil
 	}
 	return c.db.Close()
 }
@@ -66,7 +83,7 @@ type Stmt struct {
 // Prepare readies query; in prepared-statement mode the server parses it now.
 func (c *Conn) Prepare(ctx context.Context, query string) (*Stmt, error) {
 	s := &Stmt{c: c, query: query}
-	if !c.ps {
+	if !c.ps || c.dial != nil {
 		return s, nil
 	}
 	var err error
@@ -92,6 +109,10 @@ func (s *Stmt) Query(ctx context.Context, args ...any) error {
 		rows, err := s.ps.QueryContext(ctx, args...)
 		return s.c.drain(rows, err)
 	}
+	if s.c.dial != nil {
+		_, err := s.c.once(ctx, s.query, args, true, true)
+		return err
+	}
 	return s.c.Query(ctx, s.query, args...)
 }
 
@@ -105,6 +126,9 @@ func (s *Stmt) Exec(ctx context.Context, args ...any) (int64, error) {
 	if s.ps != nil {
 		res, err := s.ps.ExecContext(ctx, args...)
 		return s.c.countSQL(res, err)
+	}
+	if s.c.dial != nil {
+		return s.c.once(ctx, s.query, args, false, true)
 	}
 	return s.c.Exec(ctx, s.query, args...)
 }
@@ -127,6 +151,10 @@ func (c *Conn) Query(ctx context.Context, query string, args ...any) error {
 		res, err := c.text(query, args)
 		return c.count(res, err)
 	}
+	if c.dial != nil {
+		_, err := c.once(ctx, query, args, true, false)
+		return err
+	}
 	rows, err := c.db.QueryContext(ctx, query, args...)
 	return c.drain(rows, err)
 }
@@ -136,6 +164,9 @@ func (c *Conn) Exec(ctx context.Context, query string, args ...any) (int64, erro
 	if c.w != nil {
 		res, err := c.text(query, args)
 		return res.Affected, c.count(res, err)
+	}
+	if c.dial != nil {
+		return c.once(ctx, query, args, false, false)
 	}
 	res, err := c.db.ExecContext(ctx, query, args...)
 	return c.countSQL(res, err)
@@ -151,6 +182,63 @@ func (c *Conn) text(query string, args []any) (wire.Result, error) {
 		return wire.Result{}, err
 	}
 	return c.w.Query(string(c.buf))
+}
+
+// Ping checks the connection with COM_PING and counts an other statement.
+func (c *Conn) Ping(ctx context.Context) error {
+	var err error
+	switch {
+	case c.w != nil:
+		err = c.w.Ping()
+	case c.dial != nil:
+		var in *Conn
+		if in, err = c.dial(ctx); err != nil {
+			return err
+		}
+		defer c.hangUp(in)
+		return in.Ping(ctx)
+	default:
+		err = c.db.PingContext(ctx)
+	}
+	if err != nil {
+		return err
+	}
+	c.counts.Others.Add(1)
+	return nil
+}
+
+// CountOther counts one statement of the other kind that went outside
+// Exec, Query and Ping, such as the COM_QUIT that Close sends.
+func (c *Conn) CountOther() {
+	if c.counts != nil {
+		c.counts.Others.Add(1)
+	}
+}
+
+// once runs one statement on a connection of its own: it connects, prepares
+// the statement when asked and the connection uses server-side statements,
+// runs it and disconnects. rows says whether it returns a result set.
+func (c *Conn) once(ctx context.Context, query string, args []any, rows, prepare bool) (int64, error) {
+	in, err := c.dial(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer c.hangUp(in)
+	if prepare && in.ps {
+		st, err := in.Prepare(ctx, query)
+		if err != nil {
+			return 0, err
+		}
+		defer st.Close()
+		if rows {
+			return 0, st.Query(ctx, args...)
+		}
+		return st.Exec(ctx, args...)
+	}
+	if rows {
+		return 0, in.Query(ctx, query, args...)
+	}
+	return in.Exec(ctx, query, args...)
 }
 
 // Broken reports whether the connection has failed.

@@ -4,8 +4,9 @@
 //
 // The core interface is Generator. Capabilities are optional and found by type
 // assertion: Flagser (own options), Validator (checks options once, before any
-// connection), Preparer and Cleaner (create and drop data), and Opser (hands
-// out one Worker per thread).
+// connection), Preparer and Cleaner (create and drop data), Opser (hands
+// out one Worker per thread), RunPreparer (reads values before a run) and
+// StatementNamer (reports per statement).
 package workload
 
 import (
@@ -56,6 +57,13 @@ type Cleaner interface {
 	Cleanup(ctx context.Context, env *PrepareEnv) error
 }
 
+// RunPreparer reads what a run needs from the server once, before the
+// threads connect (the values of a column, say). env.DB is the run's
+// first connection; it must not write.
+type RunPreparer interface {
+	PrepareRun(ctx context.Context, env *PrepareEnv) error
+}
+
 // Opser hands out the per-thread workers of a run. NewWorker is called once
 // per thread, and again after a lost connection was re-established, so it must
 // (re)prepare whatever it needs on env.Conn. It is called concurrently for
@@ -98,6 +106,13 @@ type WorkerEnv struct {
 	Conn    *Conn
 	// Rand is this thread's generator; not safe for use by other threads.
 	Rand *randgen.Rand
+	// Dial opens another connection like Conn, for a workload whose event
+	// is connecting (connect). The caller closes it. Its connect time is
+	// counted in the run's connect figures. Nil outside a run.
+	Dial func(ctx context.Context) (*Conn, error)
+	// Stmts records per-statement figures; set when the generator is a
+	// StatementNamer, nil otherwise (its methods then do nothing).
+	Stmts *StmtRecorder
 }
 
 var (

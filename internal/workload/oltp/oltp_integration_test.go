@@ -173,7 +173,7 @@ func (s *server) newConn(t *testing.T, m connMode, counts *workload.Counts) *wor
 	var c *workload.Conn
 	if m.wire {
 		ep := s.tg.Endpoints()[0]
-		w, err := wire.Dial(ctx, s.tg.Config(ep, s.tg.DB))
+		w, err := wire.Dial(ctx, s.tg.Config(ep, s.tg.DB), wire.Options{Blocking: true})
 		if err != nil {
 			t.Fatalf("dial: %v", err)
 		}

@@ -1,0 +1,210 @@
+package cli
+
+import (
+	"context"
+	"database/sql"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/shakedown/shakedown/internal/sandbox/sandboxtest"
+)
+
+// globalStatus reads the named counters of SHOW GLOBAL STATUS.
+func globalStatus(t *testing.T, db *sql.DB, names ...string) map[string]int64 {
+	t.Helper()
+	rows, err := db.Query("SHOW GLOBAL STATUS WHERE Variable_name IN ('" + strings.Join(names, "','") + "')")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	m := map[string]int64{}
+	for rows.Next() {
+		var k string
+		var v int64
+		if err := rows.Scan(&k, &v); err != nil {
+			t.Fatal(err)
+		}
+		m[k] = v
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// delta runs fn and returns how much each counter grew meanwhile, less the
+// one statement (and, for Com_select, the SELECT-like SHOW) that reading
+// them costs.
+func delta(t *testing.T, db *sql.DB, names []string, fn func()) map[string]int64 {
+	t.Helper()
+	before := globalStatus(t, db, names...)
+	fn()
+	after := globalStatus(t, db, names...)
+	d := map[string]int64{}
+	for _, n := range names {
+		d[n] = after[n] - before[n]
+	}
+	return d
+}
+
+// TestSlapMatchesMysqlslap runs the same command lines under Debian's
+// mysqlslap and under shakedown slap against one server and compares what
+// the server counted: statements by kind, and connections.
+func TestSlapMatchesMysqlslap(t *testing.T) {
+	bin, err := exec.LookPath("mysqlslap")
+	if err != nil {
+		t.Fatal("mysqlslap is not installed: run 'make test', which installs Debian's mariadb-client")
+	}
+	url := sandboxtest.URL(t)
+	admin := adminDB(t, url)
+	mustExec(t, admin,
+		"CREATE DATABASE IF NOT EXISTS slaptest",
+		"CREATE TABLE IF NOT EXISTS slaptest.seckill (id INT PRIMARY KEY, num INT NOT NULL)",
+		"REPLACE INTO slaptest.seckill VALUES (1, 100000000)",
+	)
+	host, port := hostPort(t, url)
+	conn := []string{"-h" + host, "-P" + port, "-ushakedown"}
+	counters := []string{"Com_begin", "Com_update", "Com_commit", "Com_select", "Com_insert", "Com_create_table", "Com_create_db", "Com_drop_db", "Com_set_option", "Connections"}
+	cases := []struct {
+		name string
+		args []string
+		want []string // in shakedown's output
+	}{
+		{"the seed command", []string{"--concurrency=4,8", "--iterations=2", "--create-schema=slaptest",
+			"--query=begin;update seckill set num=num-1 where id =1 and num>1;commit;", "--delimiter=;", "--number-of-queries=2000"},
+			[]string{"Number of clients running queries: 4", "Number of clients running queries: 8", "Average number of queries per client: 500", "Average number of queries per client: 250",
+				"Queries per second:", "Latency (ms), all statements:", "#2 update seckill", "Errors by code: none"}},
+		{"auto-generated keyed reads, commit and detach", []string{"-a", "--auto-generate-sql-load-type=key", "--auto-generate-sql-add-autoincrement",
+			"--concurrency=3", "--number-of-queries=60", "--commit=4", "--detach=5", "--auto-generate-sql-write-number=20"},
+			[]string{"Average number of queries per client: 20", "WHERE id = key (auto-generated)"}},
+		{"auto-generated mixed with engines and iterations", []string{"-a", "--concurrency=2", "--iterations=2", "--engine=innodb,memory", "--auto-generate-sql-unique-query-number=4"},
+			[]string{"Running for engine innodb", "Running for engine memory"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			want := delta(t, admin, counters, func() {
+				args := append(append([]string{"--no-defaults"}, conn...), tc.args...)
+				if out, err := exec.Command(bin, args...).CombinedOutput(); err != nil {
+					t.Fatalf("mysqlslap: %v\n%s", err, out)
+				}
+			})
+			var out string
+			got := delta(t, admin, counters, func() {
+				var code int
+				var errOut string
+				code, out, errOut = runCLI(context.Background(), append(append([]string{"slap"}, conn...), tc.args...)...)
+				if code != 0 {
+					t.Fatalf("shakedown slap: exit %d\n%s\n%s", code, out, errOut)
+				}
+			})
+			for _, k := range counters {
+				if got[k] != want[k] {
+					t.Errorf("%s: got %d, want %d (mysqlslap)", k, got[k], want[k])
+				}
+			}
+			if want["Com_update"]+want["Com_select"]+want["Com_insert"] == 0 {
+				t.Errorf("mysqlslap sent no statements: %v", want)
+			}
+			for _, line := range []string{"Benchmark\n", "\tAverage number of seconds to run all queries: ", "\tMinimum number of seconds to run all queries: ",
+				"\tMaximum number of seconds to run all queries: ", "\tNumber of clients running queries: ", "\tAverage number of queries per client: "} {
+				if !strings.Contains(out, line) {
+					t.Errorf("output lacks mysqlslap's %q:\n%s", line, out)
+				}
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("output lacks %q:\n%s", w, out)
+				}
+			}
+		})
+	}
+}
+
+func TestSlapBadInput(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	empty := write("empty.sql", "")
+	bad := write("bad.sql", "select 1;\nselect 2;\nselect 3;\nselect 4;\nselect 5;\nselect 6;\nselect 'seven;\nselect 8;\n")
+	nodelim := write("nodelim.sql", "update t set a=1\nupdate t set a=2\n")
+	// Port 1 would refuse a connection: these must fail before connecting.
+	base := []string{"slap", "-h127.0.0.1", "-P1"}
+	cases := []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"unknown option", []string{"--query=select 1", "--frobnicate"}, []string{"unknown flag: --frobnicate"}},
+		{"empty query file", []string{"--query=" + empty}, []string{"--query " + empty, "empty"}},
+		{"syntax error in statement 7", []string{"--query=" + bad, "--delimiter=;"}, []string{bad, "statement 7 (line 7)", "unterminated quoted string", "select 'seven;"}},
+		{"delimiter that never occurs", []string{"--query=" + nodelim, "--delimiter=;"}, []string{nodelim, `the delimiter ";" never occurs`}},
+		{"nothing to run", nil, []string{"nothing to run"}},
+		{"bare -p without input", []string{"--query=select 1", "-p"}, []string{"-p without a password"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, stderr := runCLI(context.Background(), append(base, tc.args...)...)
+			if code != ExitUsage {
+				t.Errorf("exit code: got %d, want %d (stderr %q)", code, ExitUsage, stderr)
+			}
+			if out != "" {
+				t.Errorf("got output %q, want none: nothing may run", out)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(stderr, w) {
+					t.Errorf("stderr %q: want it to contain %q", stderr, w)
+				}
+			}
+		})
+	}
+}
+
+func TestSlapRuntimeErrors(t *testing.T) {
+	url := sandboxtest.URL(t)
+	mustExec(t, adminDB(t, url), "CREATE DATABASE IF NOT EXISTS slaperr")
+	host, port := hostPort(t, url)
+	args := []string{"slap", "-h" + host, "-P" + port, "-ushakedown", "--create-schema=slaperr", "--delimiter=;",
+		"--query=select 1;select * from no_such_table;select 2", "--concurrency=2", "--number-of-queries=12"}
+
+	code, out, stderr := runCLI(context.Background(), args...)
+	if code != ExitFailure || !strings.Contains(stderr, "no_such_table") || !strings.Contains(stderr, "1146") || !strings.Contains(stderr, "--ignore-errors") {
+		t.Errorf("without --ignore-errors: got exit %d and %q, want %d and the failing statement with its code", code, stderr, ExitFailure)
+	}
+	if !strings.Contains(out, "STOPPED:") {
+		t.Errorf("output %q: want the summary of what ran, marked STOPPED", out)
+	}
+
+	code, out, stderr = runCLI(context.Background(), append(args, "--ignore-errors")...)
+	if code != 0 {
+		t.Fatalf("with --ignore-errors: exit %d\n%s\n%s", code, out, stderr)
+	}
+	if !strings.Contains(out, "Errors by code: 1146: 4") {
+		t.Errorf("output %q: want 4 errors 1146 (2 clients, 2 passes)", out)
+	}
+}
+
+func TestSlapPasswordNeverShown(t *testing.T) {
+	url := sandboxtest.URL(t)
+	mustExec(t, adminDB(t, url),
+		"CREATE USER IF NOT EXISTS 'slappw'@'127.0.0.1' IDENTIFIED BY 'Slap-Secret-3'",
+		"GRANT ALL ON *.* TO 'slappw'@'127.0.0.1'",
+	)
+	host, port := hostPort(t, url)
+	for _, pw := range []string{"-pSlap-Secret-3", "-pWrong-Secret-4"} {
+		code, out, stderr := runCLI(context.Background(), "slap", "-h"+host, "-P"+port, "-uslappw", pw, "--create-schema=mysql", "--query=select 1", "-vvv")
+		if strings.Contains(out+stderr, "Secret") {
+			t.Errorf("%s: a password was printed:\n%s\n%s", pw, out, stderr)
+		}
+		if pw == "-pWrong-Secret-4" && (code != ExitFailure || !strings.Contains(stderr, "access denied")) {
+			t.Errorf("wrong password: got exit %d and %q, want %d and access denied", code, stderr, ExitFailure)
+		}
+	}
+}

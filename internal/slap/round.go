@@ -1,0 +1,275 @@
+package slap
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/shakedown/shakedown/internal/histogram"
+	"github.com/shakedown/shakedown/internal/target"
+	"github.com/shakedown/shakedown/internal/workload"
+)
+
+// levelStats gathers the iterations at one concurrency of one engine.
+type levelStats struct {
+	clients int
+	limit   uint64
+	engine  string
+
+	times    []time.Duration
+	queries  int64
+	connects int64
+	stats    *workload.StmtStats
+	stopped  error // why the level ended early, if it did
+
+	mu      sync.Mutex
+	connLat *histogram.Histogram
+	errors  map[uint16]int64 // failed connects; statement errors are in stats
+}
+
+func (lv *levelStats) add(r roundResult) {
+	lv.times = append(lv.times, r.elapsed)
+	lv.queries += r.queries
+	if r.err != nil {
+		lv.stopped = r.err
+	}
+}
+
+func (lv *levelStats) connected(d time.Duration) {
+	lv.mu.Lock()
+	lv.connLat.Record(d)
+	lv.connects++
+	lv.mu.Unlock()
+}
+
+func (lv *levelStats) connectFailed(code uint16) {
+	lv.mu.Lock()
+	lv.errors[code]++
+	lv.mu.Unlock()
+}
+
+// roundResult is one iteration's load.
+type roundResult struct {
+	elapsed time.Duration
+	queries int64
+	err     error
+}
+
+// round runs the load once: c clients start together; the time is from
+// their start to the end of the last, connecting included.
+func (s *session) round(ctx context.Context, c int, limit uint64, keys []string, lv *levelStats) roundResult {
+	rctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var mu sync.Mutex
+	var fatal error
+	fail := func(err error) {
+		mu.Lock()
+		if fatal == nil {
+			fatal = err
+		}
+		mu.Unlock()
+		cancel()
+	}
+	queries := make([]uint64, c)
+	seed := s.b.rnd.Uint64()
+	if s.b.o.OnlyPrint {
+		// One client after the other, so the printout reads in order.
+		for k := range queries {
+			queries[k] = s.client(rctx, k, limit, keys, seed, lv, fail)
+		}
+		return roundResult{}
+	}
+	ready := make(chan struct{})
+	var wg sync.WaitGroup
+	for k := range queries {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-ready
+			queries[k] = s.client(rctx, k, limit, keys, seed, lv, fail)
+		}()
+	}
+	start := time.Now()
+	close(ready)
+	wg.Wait()
+	r := roundResult{elapsed: time.Since(start)}
+	for _, q := range queries {
+		r.queries += int64(q)
+	}
+	mu.Lock()
+	r.err = fatal
+	mu.Unlock()
+	if ctx.Err() != nil {
+		r.err = ErrInterrupted
+	}
+	return r
+}
+
+// connectAttempts and connectPause are mysqlslap's: a client tries ten
+// times, 100 ms apart, before it gives up.
+const (
+	connectAttempts = 10
+	connectPause    = 100 * time.Millisecond
+)
+
+// connect opens client k's connection, trying as mysqlslap does. It returns
+// nil when it gave up; fail was called unless the error is ignored.
+func (s *session) connect(ctx context.Context, k int, counts *workload.Counts, lv *levelStats, fail func(error)) *workload.Conn {
+	var err error
+	for attempt := 0; attempt < connectAttempts; attempt++ {
+		start := time.Now()
+		var c *workload.Conn
+		if c, err = s.dial(ctx, counts); err == nil {
+			lv.connected(time.Since(start))
+			s.verbose(3, "connected!\n")
+			return c
+		}
+		if ctx.Err() != nil {
+			return nil
+		}
+		code := target.Code(err)
+		lv.connectFailed(code)
+		if permanent(code) {
+			break
+		}
+		t := time.NewTimer(connectPause)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return nil
+		}
+	}
+	if !s.b.ignored(target.Code(err)) {
+		fail(fmt.Errorf("client %d: %w", k+1, err))
+	}
+	return nil
+}
+
+// permanent says whether trying again cannot help: access denied, no such
+// database.
+func permanent(code uint16) bool {
+	return code == 1044 || code == 1045 || code == 1049
+}
+
+func (b *Bench) ignored(code uint16) bool {
+	return b.ignoreAll || code != 0 && b.ignore[code]
+}
+
+// client runs one client's statements and returns how many it ran.
+func (s *session) client(ctx context.Context, k int, limit uint64, keys []string, seed uint64, lv *levelStats, fail func(error)) uint64 {
+	b, o := s.b, s.b.o
+	printOnly := o.OnlyPrint
+	counts := &workload.Counts{}
+	rec := lv.stats.Recorder()
+	defer rec.Flush()
+	rnd := rand.New(rand.NewPCG(seed, uint64(k)))
+
+	var conn *workload.Conn
+	if !printOnly {
+		if conn = s.connect(ctx, k, counts, lv, fail); conn == nil {
+			return 0
+		}
+	}
+	defer func() {
+		if conn != nil {
+			conn.Close()
+		}
+	}()
+	exec := func(q string) error {
+		if printOnly {
+			s.outMu.Lock()
+			fmt.Fprintf(s.env.Out, "%s;\n", q)
+			s.outMu.Unlock()
+			return nil
+		}
+		if o.Verbose >= 3 { // checked here: the call would box q for nothing
+			s.verbose(3, "%s;\n", q)
+		}
+		_, err := conn.Exec(ctx, q)
+		return err
+	}
+	// failed handles a statement's error; it reports whether the client goes on.
+	failed := func(q string, err error) bool {
+		if ctx.Err() != nil {
+			return false
+		}
+		code := target.Code(err)
+		if !b.ignored(code) {
+			fail(fmt.Errorf("client %d: statement %q: %w; with --ignore-errors failing statements are counted and the clients go on", k+1, shortText(q), err))
+			return false
+		}
+		if target.IsConnLost(err) || conn.Broken() {
+			conn.Close()
+			conn = s.connect(ctx, k, counts, lv, fail)
+			return conn != nil
+		}
+		return true
+	}
+	if o.Commit > 0 {
+		if q := "SET AUTOCOMMIT=0"; exec(q) != nil {
+			return 0
+		}
+	}
+	var queries uint64
+	commits := 0
+	keyed := func(st stmt) (string, bool) {
+		if st.kind != keyed {
+			return st.text, true
+		}
+		if len(keys) == 0 {
+			return "", false // no rows: mysqlslap sends nothing, and counts it
+		}
+		return st.text + " '" + keys[rnd.IntN(len(keys))] + "'", true
+	}
+passes:
+	for {
+		for i, st := range b.query {
+			if !printOnly && o.Detach > 0 && i%o.Detach == 0 {
+				// mysqlslap counts from the start of every pass, so it
+				// reconnects at the start of each pass too.
+				conn.Close()
+				if conn = s.connect(ctx, k, counts, lv, fail); conn == nil {
+					return queries
+				}
+			}
+			if q, ok := keyed(st); ok {
+				start := time.Now()
+				if err := exec(q); err != nil {
+					if ctx.Err() != nil {
+						return queries // stopped: the statement in flight does not count
+					}
+					rec.Fail(st.stat, err)
+					if !failed(q, err) {
+						return queries
+					}
+				} else {
+					rec.Record(st.stat, time.Since(start))
+				}
+			}
+			queries++
+			if o.Commit > 0 {
+				if commits++; commits == o.Commit {
+					commits = 0
+					if err := exec("COMMIT"); err != nil && !failed("COMMIT", err) {
+						return queries
+					}
+				}
+			}
+			if limit > 0 && queries == limit {
+				break passes
+			}
+		}
+		if limit == 0 || queries >= limit {
+			break
+		}
+	}
+	if o.Commit > 0 {
+		if err := exec("COMMIT"); err != nil {
+			failed("COMMIT", err)
+		}
+	}
+	return queries
+}

@@ -1,0 +1,421 @@
+// Package slap is shakedown's mysqlslap: the same options, the same
+// statements sent in the same order, the same summary lines, and what
+// mysqlslap does not say (queries per second, latency percentiles overall
+// and per statement, connect time, errors by code).
+//
+// For each --engine, each --concurrency value and each of --iterations, it
+// drops and creates --create-schema (only with --create or
+// --auto-generate-sql), runs --create, --pre-query, the load and
+// --post-query. In the load, N clients start together; each connects inside
+// the timed window and runs the statement list in order over the text
+// protocol, repeating it up to its number of queries (--number-of-queries
+// divided among the clients, else one pass), with --commit and --detach as
+// mysqlslap has them. The time of an iteration is from the start of the
+// clients to the end of the last one, connecting included, as in mysqlslap.
+//
+// Where shakedown differs on purpose: statements are split by a splitter
+// that knows quotes and comments and takes a delimiter of several
+// characters (mysqlslap splits at the delimiter's first character anywhere);
+// a failing statement stops the test with a clear message unless
+// --ignore-errors (mysqlslap exits at once with status 0); --no-drop with
+// several iterations re-creates the schema it made (mysqlslap fails).
+package slap
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+
+	"github.com/shakedown/shakedown/internal/histogram"
+	"github.com/shakedown/shakedown/internal/target"
+	"github.com/shakedown/shakedown/internal/wire"
+	"github.com/shakedown/shakedown/internal/workload"
+)
+
+// ErrInterrupted means the context ended the test; what ran is reported.
+var ErrInterrupted = errors.New("interrupted")
+
+// Env is where the test writes.
+type Env struct {
+	Out io.Writer // the summary, --only-print, -v
+	Err io.Writer // warnings
+}
+
+// session is one run of a Bench.
+type session struct {
+	b       *Bench
+	env     Env
+	outMu   sync.Mutex
+	main    *sql.Conn
+	mainDB  *sql.DB
+	pools   map[string]*sql.DB // fallback pools by database, for TLS
+	poolsMu sync.Mutex
+	io      wire.Options
+	csv     io.Writer
+	made    bool // this session created the schema at least once
+}
+
+// Run carries out the test.
+func (b *Bench) Run(ctx context.Context, env Env) error {
+	s := &session{b: b, env: env, pools: map[string]*sql.DB{}}
+	defer func() {
+		for _, db := range s.pools {
+			db.Close()
+		}
+	}()
+	o := b.o
+	if o.CSV != "" {
+		if o.CSV == "-" {
+			s.csv = env.Out
+		} else {
+			f, err := os.OpenFile(o.CSV, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+			if err != nil {
+				return fmt.Errorf("open csv file: %w", err)
+			}
+			defer f.Close()
+			s.csv = f
+		}
+	}
+	switch o.ClientIO {
+	case "blocking":
+		s.io = wire.Options{Blocking: true}
+	case "polled":
+	default:
+		most := 0
+		for _, c := range b.conc {
+			most = max(most, c)
+		}
+		s.io = wire.Options{Blocking: most <= 8*runtime.GOMAXPROCS(0)}
+	}
+	if !o.OnlyPrint {
+		if err := s.connectMain(ctx); err != nil {
+			return err
+		}
+		defer s.mainDB.Close()
+		defer s.main.Close()
+	}
+
+	engines := b.engines
+	if engines == nil {
+		engines = []engineOpt{{}}
+	}
+	for _, eng := range engines {
+		s.verbose(2, "Starting Concurrency Test\n")
+		for _, c := range b.conc {
+			if err := s.level(ctx, eng, c); err != nil {
+				return err
+			}
+		}
+		if !b.preserve {
+			if err := s.mainExec(ctx, dropSchemaSQL(o.CreateSchema)); err != nil {
+				return fmt.Errorf("drop schema %s: %w", o.CreateSchema, err)
+			}
+		}
+	}
+	return nil
+}
+
+func dropSchemaSQL(schema string) string { return "DROP SCHEMA IF EXISTS `" + schema + "`" }
+
+// verbose prints at -v level n and above.
+func (s *session) verbose(n int, format string, args ...any) {
+	if s.b.o.Verbose >= n {
+		s.outMu.Lock()
+		fmt.Fprintf(s.env.Out, format, args...)
+		s.outMu.Unlock()
+	}
+}
+
+// connectMain opens the connection that creates, pre-queries and
+// post-queries, without a default database (as mysqlslap's).
+func (s *session) connectMain(ctx context.Context) error {
+	cfg := s.config("")
+	conn, err := mysql.NewConnector(cfg)
+	if err != nil {
+		return fmt.Errorf("connect to %s: %w", s.b.ep, err)
+	}
+	s.mainDB = sql.OpenDB(conn)
+	s.mainDB.SetMaxOpenConns(1)
+	cctx, cancel := context.WithTimeout(ctx, s.b.tgt.ConnectTimeout+time.Second)
+	defer cancel()
+	if s.main, err = s.mainDB.Conn(cctx); err != nil {
+		s.mainDB.Close()
+		return s.explain(err)
+	}
+	return nil
+}
+
+// config is the driver configuration of a connection with db as its
+// default database: multi-statements on, as mysqlslap connects.
+func (s *session) config(db string) *mysql.Config {
+	cfg := s.b.tgt.Config(s.b.ep, db)
+	cfg.MultiStatements = true
+	cfg.InterpolateParams = false
+	return cfg
+}
+
+// explain turns a connection failure into one line naming the options to
+// change. It never shows the password.
+func (s *session) explain(err error) error {
+	var me *mysql.MySQLError
+	if errors.As(err, &me) {
+		switch me.Number {
+		case 1045:
+			return fmt.Errorf("connect to %s: access denied for user %q: check -u and -p (or --target)", s.b.ep, s.b.tgt.User)
+		case 1049:
+			return fmt.Errorf("connect to %s: database %q does not exist: create it, name another with --create-schema, or have slap make it with --create or --auto-generate-sql", s.b.ep, s.b.o.CreateSchema)
+		case 1044:
+			return fmt.Errorf("connect to %s: user %q may not use database %q: grant it or name another with --create-schema", s.b.ep, s.b.tgt.User, s.b.o.CreateSchema)
+		}
+	}
+	return s.b.tgt.Explain(s.b.ep, err)
+}
+
+// mainExec runs a statement on the main connection and discards its rows;
+// with --only-print it prints it instead.
+func (s *session) mainExec(ctx context.Context, q string) error {
+	if s.b.o.OnlyPrint {
+		fmt.Fprintf(s.env.Out, "%s;\n", q)
+		return nil
+	}
+	s.verbose(3, "%s;\n", q)
+	rows, err := s.main.QueryContext(ctx, q)
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+	}
+	if err := rows.Err(); err != nil {
+		rows.Close()
+		return err
+	}
+	return rows.Close()
+}
+
+// dial opens a client connection on the schema, over the lean protocol when
+// the target allows it.
+func (s *session) dial(ctx context.Context, counts *workload.Counts) (*workload.Conn, error) {
+	schema := s.b.o.CreateSchema
+	cfg := s.config(schema)
+	w, err := wire.Dial(ctx, cfg, s.io)
+	var c *workload.Conn
+	switch {
+	case err == nil:
+		c = workload.NewWireConn(w, false, counts)
+	case errors.Is(err, wire.ErrUnsupported):
+		s.poolsMu.Lock()
+		db := s.pools[schema]
+		if db == nil {
+			conn, cerr := mysql.NewConnector(cfg)
+			if cerr != nil {
+				s.poolsMu.Unlock()
+				return nil, cerr
+			}
+			db = sql.OpenDB(conn)
+			db.SetMaxIdleConns(0) // a closed Conn really closes
+			s.pools[schema] = db
+		}
+		s.poolsMu.Unlock()
+		sc, err := db.Conn(ctx)
+		if err != nil {
+			return nil, &connError{msg: s.explain(err).Error(), err: err}
+		}
+		c = workload.NewSQLConn(sc, false, counts)
+	default:
+		return nil, &connError{msg: s.explain(err).Error(), err: err}
+	}
+	if q := s.b.o.InitCommand; q != "" {
+		if _, err := c.Exec(ctx, q); err != nil {
+			c.Close()
+			return nil, fmt.Errorf("--init-command: %w", err)
+		}
+	}
+	return c, nil
+}
+
+// connError is a connection failure explained, with the driver's error
+// inside for its code.
+type connError struct {
+	msg string
+	err error
+}
+
+func (e *connError) Error() string { return e.msg }
+func (e *connError) Unwrap() error { return e.err }
+
+// system runs a --pre-system or --post-system command, as system(3) would.
+func (s *session) system(ctx context.Context, option, command string) {
+	if command == "" || s.b.o.OnlyPrint {
+		return
+	}
+	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", command)
+	cmd.Stdout, cmd.Stderr = s.env.Out, s.env.Err
+	if err := cmd.Run(); err != nil {
+		fmt.Fprintf(s.env.Err, "Warning: Execution of %s option returned: %v.\n", option, err)
+	}
+}
+
+// createSchema makes the schema and runs the create statements on the
+// main connection, as mysqlslap's create_schema.
+func (s *session) createSchema(ctx context.Context, eng engineOpt) error {
+	b, o := s.b, s.b.o
+	schema := o.CreateSchema
+	if o.NoDrop && s.made {
+		// mysqlslap fails here (the schema it made exists); remake it.
+		if err := s.mainExec(ctx, dropSchemaSQL(schema)); err != nil {
+			return fmt.Errorf("drop schema %s: %w", schema, err)
+		}
+	}
+	s.verbose(2, "Loading Pre-data\n")
+	if err := s.mainExec(ctx, "CREATE SCHEMA `"+schema+"`"); err != nil {
+		if target.Code(err) == 1007 {
+			return fmt.Errorf("create schema %s: it exists already: drop it, or leave out --no-drop so that slap drops it first", schema)
+		}
+		return fmt.Errorf("create schema %s: %w", schema, err)
+	}
+	s.made = true
+	if o.OnlyPrint {
+		fmt.Fprintf(s.env.Out, "use %s;\n", schema)
+	} else if err := s.mainExec(ctx, "USE `"+schema+"`"); err != nil {
+		return fmt.Errorf("use schema %s: %w", schema, err)
+	}
+	// With --auto-generate-sql, --auto-generate-sql-write-number statements
+	// run, the CREATE TABLE counted, the INSERTs repeated as needed.
+	run := func(st stmt) error {
+		q := st.text
+		if st.kind == createTable && eng.name != "" {
+			q += " Engine = " + eng.name
+			if eng.option != "" {
+				q += " " + eng.option
+			}
+		}
+		if err := s.mainExec(ctx, q); err != nil {
+			return fmt.Errorf("--create: statement %q: %w", shortText(q), err)
+		}
+		return nil
+	}
+	if !o.AutoGenerate {
+		for _, st := range b.create {
+			if err := run(st); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for count, i := uint64(0), 0; count < o.WriteNumber; count++ {
+		if err := run(b.create[i]); err != nil {
+			return err
+		}
+		if i++; i == len(b.create) {
+			if i == 1 {
+				break // no INSERTs to repeat (mysqlslap loops for ever here)
+			}
+			i = 1
+		}
+	}
+	return nil
+}
+
+// keys reads the primary keys of t1 for keyed statements, as mysqlslap's
+// generate_primary_key_list.
+func (s *session) keys(ctx context.Context, eng engineOpt) ([]string, error) {
+	if s.b.o.OnlyPrint || strings.Contains(eng.name, "blackhole") {
+		return []string{defaultKey}, nil
+	}
+	s.verbose(3, "SELECT id from t1;\n")
+	rows, err := s.main.QueryContext(ctx, "SELECT id from t1")
+	if err != nil {
+		return nil, fmt.Errorf("read the primary keys of t1: %w", err)
+	}
+	defer rows.Close()
+	var keys []string
+	for rows.Next() {
+		var k sql.RawBytes
+		if err := rows.Scan(&k); err != nil {
+			return nil, err
+		}
+		keys = append(keys, string(k))
+	}
+	return keys, rows.Err()
+}
+
+// level runs every iteration at concurrency c and prints the summary.
+func (s *session) level(ctx context.Context, eng engineOpt, c int) error {
+	b, o := s.b, s.b.o
+	limit := b.limit(c)
+	lv := &levelStats{clients: c, limit: limit, engine: eng.name, stats: workload.NewStmtStats(b.statNames), connLat: histogram.New(), errors: map[uint16]int64{}}
+	var runErr error
+	for it := 0; it < o.Iterations; it++ {
+		if !b.preserve {
+			if err := s.mainExec(ctx, dropSchemaSQL(o.CreateSchema)); err != nil {
+				return fmt.Errorf("drop schema %s: %w", o.CreateSchema, err)
+			}
+		}
+		if len(b.create) > 0 {
+			if err := s.createSchema(ctx, eng); err != nil {
+				return err
+			}
+		}
+		var keys []string
+		s.verbose(2, "Generating primary key list\n")
+		if o.AutoGenerate && b.hasKey() {
+			var err error
+			if keys, err = s.keys(ctx, eng); err != nil {
+				return err
+			}
+		}
+		if o.Commit > 0 {
+			if err := s.mainExec(ctx, "SET AUTOCOMMIT=0"); err != nil {
+				return err
+			}
+		}
+		s.system(ctx, "pre_system", o.PreSystem)
+		for _, st := range b.pre {
+			if err := s.mainExec(ctx, st.text); err != nil {
+				return fmt.Errorf("--pre-query: statement %q: %w", shortText(st.text), err)
+			}
+		}
+		r := s.round(ctx, c, limit, keys, lv)
+		lv.add(r)
+		if r.err != nil {
+			runErr = r.err
+			break
+		}
+		for _, st := range b.post {
+			if err := s.mainExec(ctx, st.text); err != nil {
+				return fmt.Errorf("--post-query: statement %q: %w", shortText(st.text), err)
+			}
+		}
+		s.system(ctx, "post_system", o.PostSystem)
+	}
+	s.verbose(2, "Generating stats\n")
+	if len(lv.times) > 0 && (lv.queries > 0 || runErr == nil) {
+		s.outMu.Lock()
+		if !o.Silent && !o.OnlyPrint && o.CSV == "" {
+			s.printLevel(lv)
+		}
+		if s.csv != nil {
+			s.printCSV(lv)
+		}
+		s.outMu.Unlock()
+	}
+	return runErr
+}
+
+func shortText(q string) string {
+	q = strings.Join(strings.Fields(q), " ")
+	if len(q) > 80 {
+		return q[:77] + "..."
+	}
+	return q
+}
