@@ -363,7 +363,7 @@ func BenchmarkEvent(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer g.Cleanup(ctx, env)
-			wc, err := wire.Dial(ctx, tg.Config(tg.Endpoints()[0], tg.DB))
+			wc, err := wire.Dial(ctx, tg.Config(tg.Endpoints()[0], tg.DB), wire.Options{})
 			if err != nil {
 				b.Fatal(err)
 			}
