@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/shakedown/shakedown/internal/store"
+	"github.com/shakedown/shakedown/internal/vars"
 )
 
 // Verdicts of a candidate against the control.
@@ -285,47 +286,21 @@ func compare(cand, ctl *Row, control string) *Comparison {
 	return c
 }
 
-// instanceVars differ between any two servers by nature (where a server
-// keeps its files, what it is called, how far its logs are); they are in the
-// full variable lists but left out of the differences.
-var instanceVars = map[string]bool{
-	"port": true, "socket": true, "pid_file": true, "datadir": true, "log_error": true, "hostname": true,
-	"server_uuid": true, "general_log_file": true, "slow_query_log_file": true, "log_bin_basename": true,
-	"log_bin_index": true, "relay_log": true, "relay_log_basename": true, "relay_log_index": true,
-	"relay_log_info_file": true, "report_port": true, "mysqlx_port": true, "mysqlx_socket": true,
-	"gtid_binlog_pos": true, "gtid_binlog_state": true, "gtid_current_pos": true, "gtid_executed": true,
-	"gtid_purged": true, "timestamp": true, "pseudo_thread_id": true, "rand_seed1": true, "rand_seed2": true,
-	"innodb_data_home_dir": true, "innodb_log_group_home_dir": true, "tmpdir": true, "init_file": true,
-	"aria_log_dir_path": true, "server_uid": true, "wsrep_data_home_dir": true, "innodb_undo_directory": true,
-	"innodb_tmpdir": true, "log_basename": true,
-}
-
-// differing lists the variables whose values are not the same on every
-// target, less instanceVars.
+// differing lists the variables whose values differ between the targets,
+// ordered and filtered as "shakedown vars diff" does: those known to change
+// performance first, per-instance values (paths, ports, ids) left out.
 func differing(targets []store.Target) []string {
 	if len(targets) < 2 {
 		return nil
 	}
-	names := map[string]bool{}
-	for _, t := range targets {
-		for k := range t.Variables {
-			names[k] = true
-		}
+	sets := make([]map[string]string, len(targets))
+	for i, t := range targets {
+		sets[i] = t.Variables
 	}
 	var out []string
-	for k := range names {
-		if instanceVars[k] {
-			continue
-		}
-		v0, ok0 := targets[0].Variables[k]
-		for _, t := range targets[1:] {
-			if v, ok := t.Variables[k]; ok != ok0 || v != v0 {
-				out = append(out, k)
-				break
-			}
-		}
+	for _, d := range vars.Compare(sets, false) {
+		out = append(out, d.Name)
 	}
-	sort.Strings(out)
 	return out
 }
 

@@ -368,6 +368,11 @@ loop:
 		cur := r.totals()
 		if end.Sub(prevAt) >= r.cfg.Interval/10 && cur.events != prev.events {
 			iv := r.interval(prev, cur, h, end.Sub(prevAt), end.Sub(measureFrom))
+			// The threads have all finished by now; show how many ran.
+			iv.Threads = len(r.threads)
+			if n := len(out.Intervals); n > 0 {
+				iv.Threads = out.Intervals[n-1].Threads
+			}
 			out.Intervals = append(out.Intervals, iv)
 		}
 		cum.Merge(h)
@@ -720,13 +725,20 @@ func (r *run) eventConnect(ctx context.Context, i int, rnd *randgen.Rand) (*work
 // context ends. It returns nil when it gave up.
 func (r *run) reconnect(ctx context.Context, i int, rnd *randgen.Rand) (*workload.Conn, workload.Worker) {
 	backoff := 10 * time.Millisecond
-	for !r.stop.Load() && ctx.Err() == nil {
+	lost := r.now()
+	for !r.stop.Load() && ctx.Err() == nil && !r.pastDeadline(r.now()) {
 		c, w, err := r.connect(ctx, i, rnd)
 		if err == nil {
 			return c, w
 		}
 		if errors.Is(err, ErrMissingTables) {
 			r.fatal(err)
+			return nil, nil
+		}
+		// A run limited by --time goes on trying until the time is up; one
+		// limited by events alone would wait for ever.
+		if r.deadline.IsZero() && r.now().Sub(lost) > reconnectGiveUp {
+			r.fatal(fmt.Errorf("thread %d: lost the server and could not reconnect for %s: %w", i, reconnectGiveUp, err))
 			return nil, nil
 		}
 		t := time.NewTimer(backoff)
@@ -741,6 +753,9 @@ func (r *run) reconnect(ctx context.Context, i int, rnd *randgen.Rand) (*workloa
 	}
 	return nil, nil
 }
+
+// reconnectGiveUp bounds reconnecting in runs without a time limit.
+const reconnectGiveUp = time.Minute
 
 // schedule hands out Poisson arrival times shared by all threads, so events
 // queue (and their latency grows) when the threads cannot keep up.

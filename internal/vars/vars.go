@@ -270,4 +270,6 @@ var ignored = map[string]bool{
 	"innodb_tmpdir": true, "general_log_file": true, "slow_query_log_file": true,
 	"admin_address": true, "mysqlx_bind_address": true, "system_versioning_asof": true,
 	"innodb_buffer_pool_filename": true, "log_basename": true,
+	"slave_load_tmpdir": true, "replica_load_tmpdir": true, "relay_log_basename": true,
+	"relay_log_index": true, "relay_log": true, "log_bin_index_file": true,
 }
