@@ -144,6 +144,7 @@ func TestRunConnectionFaults(t *testing.T) {
 
 func prepareSmall(t *testing.T, url string, extra ...string) {
 	t.Helper()
+	runCLI(context.Background(), "cleanup", "oltp_read_write", "--target="+url, "--tables=1")
 	args := append([]string{"prepare", "oltp_read_write", "--target=" + url, "--tables=1", "--table-size=2000"}, extra...)
 	if code, out, errOut := runCLI(context.Background(), args...); code != 0 {
 		t.Fatalf("prepare: exit %d\n%s\n%s", code, out, errOut)

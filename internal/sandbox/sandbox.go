@@ -250,8 +250,22 @@ func Start(ctx context.Context, home, name string) (*Instance, error) {
 	if r.Running {
 		return nil, outcomef(ErrRunning, "sandbox %s already runs as pid %d", name, r.PID)
 	}
-	if err := checkPort(r.Port); err != nil {
-		return nil, err
+	// Right after a crash the port can stay busy for a moment (a client
+	// retrying may even hold it); wait for it within a deadline.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		err := checkPort(r.Port)
+		if err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			return nil, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
 	}
 	p, err := r.start(ctx)
 	if err != nil {

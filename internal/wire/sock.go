@@ -47,6 +47,13 @@ func dialSock(ctx context.Context, network, addr string, blocking bool) (*sock, 
 	if err != nil {
 		return nil, err
 	}
+	if network == "tcp" && c.LocalAddr().String() == c.RemoteAddr().String() {
+		// With no server on a local port, Linux can hand the client that
+		// same port and connect the socket to itself; it would then wait
+		// for ever for a greeting and keep the server from listening again.
+		c.Close()
+		return nil, &net.OpError{Op: "dial", Net: network, Err: syscall.ECONNREFUSED}
+	}
 	if !blocking {
 		return &sock{nc: c, local: c.LocalAddr(), remote: c.RemoteAddr(), sniff: true}, nil
 	}
