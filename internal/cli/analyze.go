@@ -1,0 +1,76 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/spf13/pflag"
+
+	"github.com/shakedown/shakedown/internal/sbflag"
+	"github.com/shakedown/shakedown/internal/verify"
+)
+
+const analyzeUsage = `usage: shakedown analyze TARGET [--databases a,b] [--tables ...] [--local]
+
+Runs ANALYZE TABLE on every base table of TARGET's database (or of
+--databases), to refresh index statistics after a migration. Unlike verify,
+this WRITES: the server stores new statistics, and unless --local the
+statement is written to the binary log so that replicas run it too.
+TARGET is a URL, mysql://user:password@host:port/db.
+
+Options:
+`
+
+// analyzeCmd is "shakedown analyze TARGET".
+type analyzeCmd struct {
+	databases sbflag.Strings
+	tables    sbflag.Strings
+	exclude   sbflag.Strings
+	local     bool
+}
+
+func (c *analyzeCmd) flags() *pflag.FlagSet {
+	fs := sbflag.NewFlagSet("analyze")
+	fs.Var(&c.databases, "databases", "databases whose tables to analyze (default: TARGET's database)")
+	fs.Var(&c.tables, "tables", "only these tables: db.table or table, * and ? allowed (comma list)")
+	fs.Var(&c.exclude, "exclude", "skip these tables: same forms as --tables")
+	fs.BoolVar(&c.local, "local", false, "ANALYZE NO_WRITE_TO_BINLOG: replicas do not repeat it")
+	return fs
+}
+
+func (c *analyzeCmd) run(ctx context.Context, env *Env, args []string) error {
+	fs := c.flags()
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			fmt.Fprint(env.Stdout, analyzeUsage)
+			fmt.Fprint(env.Stdout, fs.FlagUsages())
+			return nil
+		}
+		return usagef("analyze: %v (see shakedown analyze --help)", err)
+	}
+	if len(fs.Args()) != 1 {
+		return usagef("analyze: want one TARGET, got %d argument(s): shakedown analyze mysql://user@host/db", len(fs.Args()))
+	}
+	t, err := parseTargetArg("TARGET", fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	side, err := verify.Connect(ctx, "target", t, 1)
+	if err != nil {
+		return err
+	}
+	defer side.DB.Close()
+	n, err := verify.Analyze(ctx, side, verify.AnalyzeOptions{
+		Databases: c.databases,
+		Tables:    c.tables,
+		Exclude:   c.exclude,
+		Local:     c.local,
+		Out:       env.Stdout,
+	})
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(env.Stdout, "analyzed %d tables on %s\n", n, t.Redacted())
+	return err
+}

@@ -1,0 +1,236 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/shakedown/shakedown/internal/sbflag"
+	"github.com/shakedown/shakedown/internal/target"
+	"github.com/shakedown/shakedown/internal/verify"
+)
+
+const verifyUsage = `usage: shakedown verify SOURCE TARGET [options]
+
+Proves that TARGET holds exactly SOURCE's data: tables, columns, types,
+nullability, defaults, character sets, collations and indexes, then row
+counts and chunked checksums, then the rows that differ (key; missing on
+target, extra on target, or changed, with the columns) and, with --fix-sql,
+the SQL that would make TARGET equal to SOURCE. SOURCE and TARGET are URLs,
+mysql://user:password@host:port/db. verify never writes to either server and
+takes no locks: each chunk is read in a read-only consistent snapshot.
+
+Exit status: 0 equal, 3 differences found, 1 the check failed, 2 bad usage.
+
+Options:
+`
+
+// verifyCmd is "shakedown verify SOURCE TARGET".
+type verifyCmd struct {
+	databases   sbflag.Strings
+	tables      sbflag.Strings
+	exclude     sbflag.Strings
+	where       string
+	threads     int
+	chunkTime   time.Duration
+	maxLoad     int
+	fixSQL      string
+	jsonFile    string
+	htmlFile    string
+	resume      string
+	recheck     int
+	recheckWait time.Duration
+	maxRows     int
+	progress    time.Duration
+}
+
+func (c *verifyCmd) flags() *pflag.FlagSet {
+	fs := sbflag.NewFlagSet("verify")
+	fs.Var(&c.databases, "databases", "databases to compare, the same names on both sides (default: SOURCE's database against TARGET's)")
+	fs.Var(&c.tables, "tables", "only these tables: db.table or table, * and ? allowed (comma list)")
+	fs.Var(&c.exclude, "exclude", "skip these tables: same forms as --tables")
+	fs.StringVar(&c.where, "where", "", "compare only rows matching this SQL condition, on both sides")
+	fs.IntVar(&c.threads, "threads", 4, "chunks checked at once (each uses a connection on both servers)")
+	fs.DurationVar(&c.chunkTime, "chunk-time", 500*time.Millisecond, "target time per chunk checksum; chunk sizes adapt to it")
+	fs.IntVar(&c.maxLoad, "max-load", 0, "pause while the source's Threads_running is above this (0: never); verify's own queries count")
+	fs.StringVar(&c.fixSQL, "fix-sql", "", "write repair SQL for the target to FILE (never run by shakedown)")
+	fs.StringVar(&c.jsonFile, "json", "", "write the result as JSON to FILE")
+	fs.StringVar(&c.htmlFile, "html", "", "write the result as a self-contained HTML page to FILE")
+	fs.StringVar(&c.resume, "resume", "", "checkpoint FILE: record finished chunks there, and skip those an earlier run of the same check recorded")
+	fs.IntVar(&c.recheck, "recheck", 3, "read differing rows again up to this many times before reporting them, so that a live source's in-flight changes are not reported (skipped when neither server has written since the check began)")
+	fs.DurationVar(&c.recheckWait, "recheck-wait", 500*time.Millisecond, "wait before each re-read of differing rows")
+	fs.IntVar(&c.maxRows, "max-rows", 1000, "differing rows listed per table (all are counted and in --fix-sql)")
+	fs.DurationVar(&c.progress, "progress", 2*time.Second, "progress line interval, on stderr (0: only a line per finished table)")
+	return fs
+}
+
+func (c *verifyCmd) run(ctx context.Context, env *Env, args []string) error {
+	fs := c.flags()
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			fmt.Fprint(env.Stdout, verifyUsage)
+			fmt.Fprint(env.Stdout, fs.FlagUsages())
+			return nil
+		}
+		return usagef("verify: %v (see shakedown verify --help)", err)
+	}
+	rest := fs.Args()
+	if len(rest) != 2 {
+		return usagef("verify: want SOURCE and TARGET, got %d argument(s): shakedown verify mysql://user@source/db mysql://user@target/db", len(rest))
+	}
+	switch {
+	case c.threads < 1:
+		return usagef("verify: --threads must be >= 1")
+	case c.chunkTime <= 0:
+		return usagef("verify: --chunk-time must be > 0, e.g. 500ms")
+	case c.maxLoad < 0:
+		return usagef("verify: --max-load must be >= 0")
+	case c.recheck < 0:
+		return usagef("verify: --recheck must be >= 0")
+	case c.recheckWait < 0:
+		return usagef("verify: --recheck-wait must be >= 0")
+	case c.maxRows < 1:
+		return usagef("verify: --max-rows must be >= 1")
+	case c.progress < 0:
+		return usagef("verify: --progress must be >= 0")
+	case strings.Contains(c.where, ";"):
+		return usagef("verify: --where is one condition, without ';'")
+	}
+	src, err := parseTargetArg("SOURCE", rest[0])
+	if err != nil {
+		return err
+	}
+	dst, err := parseTargetArg("TARGET", rest[1])
+	if err != nil {
+		return err
+	}
+
+	size := c.threads + 2
+	var sSide, dSide *verify.Side
+	if sSide, err = verify.Connect(ctx, "source", src, size); err != nil {
+		return err
+	}
+	defer sSide.DB.Close()
+	if dSide, err = verify.Connect(ctx, "target", dst, size); err != nil {
+		return err
+	}
+	defer dSide.DB.Close()
+
+	opts := verify.Options{
+		Databases:   c.databases,
+		Tables:      c.tables,
+		Exclude:     c.exclude,
+		Where:       c.where,
+		Threads:     c.threads,
+		ChunkTime:   c.chunkTime,
+		MaxLoad:     c.maxLoad,
+		Recheck:     c.recheck,
+		RecheckWait: c.recheckWait,
+		MaxRows:     c.maxRows,
+		Progress:    env.Stderr,
+	}
+	if c.recheckWait == 0 {
+		opts.RecheckWait = time.Nanosecond
+	}
+	if c.progress > 0 {
+		opts.ProgressInterval = c.progress
+	} else {
+		opts.ProgressInterval = 1000 * time.Hour
+	}
+	if c.fixSQL != "" {
+		f, err := os.Create(c.fixSQL)
+		if err != nil {
+			return fmt.Errorf("create --fix-sql file: %w", err)
+		}
+		defer f.Close()
+		opts.Fix = f
+	}
+	if c.resume != "" {
+		ck, err := verify.OpenCheckpoint(c.resume, verify.Fingerprint{
+			Source:    src.Redacted(),
+			Target:    dst.Redacted(),
+			Databases: c.databases,
+			Tables:    c.tables,
+			Exclude:   c.exclude,
+			Where:     c.where,
+		})
+		if errors.Is(err, verify.ErrCheckpointMismatch) {
+			return usagef("verify: --resume: %v", err)
+		}
+		if err != nil {
+			return err
+		}
+		defer ck.Close()
+		opts.Checkpoint = ck
+		if ck.Resumed() {
+			fmt.Fprintf(env.Stderr, "verify: resuming from %s\n", c.resume)
+		}
+	}
+
+	rep, runErr := verify.Run(ctx, sSide, dSide, opts)
+	if errors.Is(runErr, verify.ErrNothingToCompare) {
+		return usagef("verify: %v", runErr)
+	}
+	if rep == nil {
+		return runErr
+	}
+	if err := verify.WriteText(env.Stdout, rep, min(c.maxRows, 50)); err != nil {
+		return err
+	}
+	if c.jsonFile != "" {
+		if err := writeFile(c.jsonFile, func(w io.Writer) error { return verify.WriteJSON(w, rep) }); err != nil {
+			return err
+		}
+	}
+	if c.htmlFile != "" {
+		if err := writeFile(c.htmlFile, func(w io.Writer) error { return verify.WriteHTML(w, rep, c.maxRows) }); err != nil {
+			return err
+		}
+	}
+	switch {
+	case errors.Is(runErr, verify.ErrInterrupted):
+		if c.resume != "" {
+			return fmt.Errorf("interrupted: finished chunks are recorded in %s; run the same command again to resume", c.resume)
+		}
+		return errors.New("interrupted: the results above cover what was checked; use --resume FILE to be able to continue")
+	case runErr != nil:
+		return runErr
+	case !rep.Equal:
+		return ErrDifferences
+	}
+	return nil
+}
+
+// parseTargetArg reads a SOURCE or TARGET argument.
+func parseTargetArg(what, raw string) (*target.Target, error) {
+	if !strings.HasPrefix(raw, "mysql://") {
+		return nil, usagef("verify: %s must be a URL mysql://user:password@host:port/db", what)
+	}
+	t, err := target.Parse(raw)
+	if err != nil {
+		return nil, usagef("verify: %s: %v", what, err)
+	}
+	return t, nil
+}
+
+// writeFile creates path and fills it with write.
+func writeFile(path string, write func(io.Writer) error) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("create %s: %w", path, err)
+	}
+	if err := write(f); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}

@@ -1,0 +1,74 @@
+package verify
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"maps"
+
+	"github.com/shakedown/shakedown/internal/target"
+)
+
+// Side is one of the two servers being compared: a pool with verify's
+// session settings and what the server said it is.
+type Side struct {
+	Role   string // "source" or "target"
+	Target *target.Target
+	DB     *sql.DB
+	Server target.Server
+}
+
+// sessionParams are set on every connection of both sides, so that both
+// render values the same way: TIMESTAMP in UTC, no sql_mode that changes
+// how values print (PAD_CHAR_TO_FULL_LENGTH) or how literals are escaped
+// (NO_BACKSLASH_ESCAPES). utf8mb4 comes with the driver's handshake.
+var sessionParams = map[string]string{
+	"time_zone": "'+00:00'",
+	"sql_mode":  "''",
+}
+
+// Connect opens a pool of up to size connections on t (its first
+// endpoint) with verify's session settings, checks that it answers and
+// asks the server's flavour and version. role names the side in errors.
+// The caller closes Side.DB.
+func Connect(ctx context.Context, role string, t *target.Target, size int) (*Side, error) {
+	tt := *t
+	tt.Params = maps.Clone(t.Params)
+	if tt.Params == nil {
+		tt.Params = map[string]string{}
+	}
+	maps.Copy(tt.Params, sessionParams)
+	ep := tt.Endpoints()[0]
+	db, err := tt.OpenNoDB(ep, size)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", role, err)
+	}
+	db.SetMaxOpenConns(size)
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("%s: %w", role, t.Explain(ep, err))
+	}
+	srv, err := target.Detect(ctx, db)
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("%s: detect server: %w", role, err)
+	}
+	return &Side{Role: role, Target: t, DB: db, Server: srv}, nil
+}
+
+// querier is what both *sql.DB and *sql.Tx offer.
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// readTx starts a read-only transaction at REPEATABLE READ: every statement
+// verify runs for one chunk on one side reads one consistent snapshot, takes
+// no locks, and the server refuses any write.
+func readTx(ctx context.Context, db *sql.DB) (*sql.Tx, error) {
+	tx, err := db.BeginTx(ctx, &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true})
+	if err != nil {
+		return nil, fmt.Errorf("start read-only transaction: %w", err)
+	}
+	return tx, nil
+}

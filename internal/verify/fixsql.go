@@ -1,0 +1,225 @@
+package verify
+
+import (
+	"bufio"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"regexp"
+	"strings"
+	"sync"
+	"unicode/utf8"
+)
+
+// fixHeader starts the repair SQL: the session settings its literals
+// assume. TIMESTAMP values are written in UTC; NO_AUTO_VALUE_ON_ZERO keeps
+// an id of 0 from becoming a new auto-increment value; the sql_mode also
+// drops NO_BACKSLASH_ESCAPES (the literals use backslash escapes) and
+// strictness (zero dates are written back as they were read).
+const fixHeader = `-- Repair SQL written by shakedown verify: it makes the target's rows equal
+-- to the source's. shakedown never runs it. Review it, then apply it to the
+-- target, e.g.: mysql -h TARGET-HOST -u USER -p < FILE
+-- source: %s
+-- target: %s
+SET NAMES utf8mb4;
+SET time_zone = '+00:00';
+SET SESSION sql_mode = 'NO_AUTO_VALUE_ON_ZERO';
+SET foreign_key_checks = 0;
+`
+
+const fixFooter = "SET foreign_key_checks = 1;\n"
+
+// fixWriter serializes repair statements from many workers onto one
+// writer. Safe for concurrent use.
+type fixWriter struct {
+	mu  sync.Mutex
+	w   *bufio.Writer
+	err error
+}
+
+func newFixWriter(w io.Writer, source, target string) *fixWriter {
+	f := &fixWriter{w: bufio.NewWriter(w)}
+	_, f.err = fmt.Fprintf(f.w, fixHeader, source, target)
+	return f
+}
+
+// write adds a chunk's statements: deletes first, so that a re-inserted
+// row cannot collide with one about to go.
+func (f *fixWriter) write(table string, diffs []*RowDiff) {
+	if f == nil || len(diffs) == 0 {
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.err != nil {
+		return
+	}
+	fmt.Fprintf(f.w, "-- %s\n", table)
+	for _, kinds := range [][]string{{KindExtra}, {KindMissing, KindChanged}} {
+		for _, d := range diffs {
+			if d.Kind != kinds[0] && (len(kinds) < 2 || d.Kind != kinds[1]) {
+				continue
+			}
+			for _, s := range d.fix {
+				if _, err := io.WriteString(f.w, s+"\n"); err != nil {
+					f.err = err
+					return
+				}
+			}
+		}
+	}
+}
+
+// comment adds a comment line (schema differences, tables it cannot fix).
+func (f *fixWriter) comment(text string) {
+	if f == nil {
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, line := range strings.Split(text, "\n") {
+		fmt.Fprintf(f.w, "-- %s\n", line)
+	}
+}
+
+// close writes the footer and flushes.
+func (f *fixWriter) close() error {
+	if f == nil {
+		return nil
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.err == nil {
+		_, f.err = io.WriteString(f.w, fixFooter)
+	}
+	if err := f.w.Flush(); f.err == nil {
+		f.err = err
+	}
+	if f.err != nil {
+		return fmt.Errorf("write repair SQL: %w", f.err)
+	}
+	return nil
+}
+
+// writableCols lists the indexes of the columns repair SQL may set.
+func (t *tableJob) writableCols() []int {
+	var out []int
+	for i, s := range t.specs {
+		if s.writable {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// replaceSQL writes a source row onto the target.
+func (t *tableJob) replaceSQL(r *fetchedRow) []string {
+	return []string{t.rowStatement("REPLACE", r)}
+}
+
+// insertSQL adds a source row to a table without a key.
+func (t *tableJob) insertSQL(r *fetchedRow) string { return t.rowStatement("INSERT", r) }
+
+func (t *tableJob) rowStatement(verb string, r *fetchedRow) string {
+	var cols, vals []string
+	for _, i := range t.writableCols() {
+		cols = append(cols, quoteIdent(t.specs[i].Name))
+		vals = append(vals, valueLiteral(t.specs[i], r.val[i]))
+	}
+	return verb + " INTO " + t.dstName + " (" + strings.Join(cols, ",") + ") VALUES (" + strings.Join(vals, ",") + ");"
+}
+
+// deleteSQL removes a target row by key.
+func (t *tableJob) deleteSQL(k *keyTuple) []string {
+	return []string{"DELETE FROM " + t.dstName + " WHERE " + t.keyCondition(k) + " LIMIT 1;"}
+}
+
+// updateSQL sets the changed columns of a target row to the source's values.
+func (t *tableJob) updateSQL(r *fetchedRow, cols []int) []string {
+	var sets, skipped []string
+	for _, i := range cols {
+		s := t.specs[i]
+		if !s.writable {
+			skipped = append(skipped, s.Name)
+			continue
+		}
+		sets = append(sets, quoteIdent(s.Name)+" = "+valueLiteral(s, r.val[i]))
+	}
+	var out []string
+	if len(skipped) > 0 {
+		out = append(out, "-- generated on the target, not set: "+strings.Join(skipped, ", "))
+	}
+	if len(sets) > 0 {
+		out = append(out, "UPDATE "+t.dstName+" SET "+strings.Join(sets, ", ")+" WHERE "+t.keyCondition(r.key)+" LIMIT 1;")
+	}
+	return out
+}
+
+func (t *tableJob) keyCondition(k *keyTuple) string {
+	var conds []string
+	for i, kc := range t.key.cols {
+		var lit string
+		switch {
+		case k.native[i] == nil:
+			conds = append(conds, quoteIdent(kc.spec.Name)+" IS NULL")
+			continue
+		case kc.arg == 'i':
+			lit = string(k.native[i])
+		case kc.arg == 'b':
+			lit = hexLiteral(k.native[i])
+		default:
+			lit = stringLiteral(k.native[i])
+		}
+		conds = append(conds, quoteIdent(kc.spec.Name)+" = "+lit)
+	}
+	return strings.Join(conds, " AND ")
+}
+
+var numberRE = regexp.MustCompile(`^-?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$`)
+
+// valueLiteral writes a value as SQL.
+func valueLiteral(s *colSpec, v []byte) string {
+	switch {
+	case v == nil:
+		return "NULL"
+	case s.binary:
+		return hexLiteral(v)
+	case s.numeric && numberRE.Match(v):
+		return string(v)
+	}
+	return stringLiteral(v)
+}
+
+func hexLiteral(v []byte) string { return "x'" + hex.EncodeToString(v) + "'" }
+
+// stringLiteral quotes text with the escapes of mysql_real_escape_string;
+// bytes that are not UTF-8 are written as a hex string with a utf8mb4
+// introducer.
+func stringLiteral(v []byte) string {
+	if !utf8.Valid(v) {
+		return "_utf8mb4 " + hexLiteral(v)
+	}
+	var b strings.Builder
+	b.Grow(len(v) + 2)
+	b.WriteByte('\'')
+	for _, c := range v {
+		switch c {
+		case 0:
+			b.WriteString(`\0`)
+		case '\n':
+			b.WriteString(`\n`)
+		case '\r':
+			b.WriteString(`\r`)
+		case '\\':
+			b.WriteString(`\\`)
+		case '\'':
+			b.WriteString(`\'`)
+		case 0x1a:
+			b.WriteString(`\Z`)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	b.WriteByte('\'')
+	return b.String()
+}

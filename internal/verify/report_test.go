@@ -1,0 +1,149 @@
+package verify
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/shakedown/shakedown/internal/target"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+func strp(s string) *string { return &s }
+
+// sampleReport has one table of each outcome.
+func sampleReport() *Report {
+	return &Report{
+		Version:           ReportVersion,
+		Source:            "mysql://app@db1:3306/shop",
+		Target:            "mysql://app@db2:3306/shop",
+		SourceServer:      target.Server{Version: "8.0.36", Flavour: "mysql"},
+		TargetServer:      target.Server{Version: "10.11.19-MariaDB", Flavour: "mariadb"},
+		Started:           time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC),
+		Seconds:           12.3,
+		DifferingRows:     4,
+		SchemaDifferences: 3,
+		Rules:             Rules,
+		Tables: []*TableReport{
+			{
+				Table: "shop.orders", RowsSource: 1000000, RowsTarget: 999999, Chunks: 8, DifferingRows: 3,
+				SchemaDifferences: []SchemaDiff{{Kind: "column_type", Object: "total", Source: "decimal(10,2)", Target: "double"}},
+				Key:               []string{"id"}, KeyIndex: "PRIMARY", Compared: []string{"id", "total", "note"}, Seconds: 9.5,
+				Rows: []*RowDiff{
+					{Key: []KeyPart{{"id", strp("7")}}, Kind: KindChanged, Columns: []string{"total", "note"}, Count: 1},
+					{Key: []KeyPart{{"id", strp("12")}}, Kind: KindMissing, Count: 1},
+					{Key: []KeyPart{{"id", strp("1000001")}}, Kind: KindExtra, Count: 1},
+				},
+			},
+			{
+				Table: "shop.log", RowsSource: 10, RowsTarget: 10, Chunks: 1, DifferingRows: 1,
+				SchemaDifferences: []SchemaDiff{}, Key: []string{}, Compared: []string{"at", "msg"}, Seconds: 0.1,
+				Notes: []string{"no primary key or NOT NULL unique key: compared as whole rows, duplicates counted, in one chunk"},
+				Rows:  []*RowDiff{{Key: []KeyPart{{"at", strp("2026-01-01 00:00:00")}, {"msg", nil}}, Kind: KindExtra, Count: 2}},
+			},
+			{
+				Table: "shop.users", RowsSource: 50, RowsTarget: 50, Chunks: 1, Equal: true,
+				SchemaDifferences: []SchemaDiff{}, Key: []string{"id"}, KeyIndex: "PRIMARY", Compared: []string{"id", "name"},
+				Rows: []*RowDiff{}, Seconds: 0.2,
+			},
+			{
+				Table: "shop.old", RowsSource: 5, Chunks: 0,
+				SchemaDifferences: []SchemaDiff{{Kind: "table_missing_on_target"}},
+				Key:               []string{}, Compared: []string{}, Rows: []*RowDiff{},
+			},
+			{
+				Table: "shop.<script>", RowsSource: 1, RowsTarget: 1, Chunks: 1,
+				SchemaDifferences: []SchemaDiff{{Kind: "index_missing_on_target", Object: "k INDEX (a)"}},
+				Key:               []string{"id"}, Compared: []string{"id"}, Rows: []*RowDiff{},
+			},
+		},
+	}
+}
+
+// golden compares got with testdata/name, or rewrites it with -update.
+func golden(t *testing.T, name string, got []byte, compare func(got, want []byte) bool) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if !compare(got, want) {
+		t.Errorf("%s differs from the golden file:\n--- got\n%s\n--- want\n%s", name, got, want)
+	}
+}
+
+func sameBytes(a, b []byte) bool { return bytes.Equal(a, b) }
+
+func sameJSON(a, b []byte) bool {
+	var x, y any
+	return json.Unmarshal(a, &x) == nil && json.Unmarshal(b, &y) == nil && reflect.DeepEqual(x, y)
+}
+
+func TestWriteText(t *testing.T) {
+	var b bytes.Buffer
+	if err := WriteText(&b, sampleReport(), 2); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "report.txt", b.Bytes(), sameBytes)
+}
+
+func TestWriteJSON(t *testing.T) {
+	var b bytes.Buffer
+	if err := WriteJSON(&b, sampleReport()); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "report.json", b.Bytes(), sameJSON)
+	// The fields the issue asks for, with their types.
+	var doc struct {
+		Tables []map[string]any `json:"tables"`
+	}
+	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, field := range []string{"table", "rows_source", "rows_target", "chunks", "equal", "differing_rows", "schema_differences", "rows"} {
+		if _, ok := doc.Tables[0][field]; !ok {
+			t.Errorf("table JSON has no %q", field)
+		}
+	}
+	if n, ok := doc.Tables[0]["differing_rows"].(float64); !ok || n != 3 {
+		t.Errorf("differing_rows: got %v, want the integer 3", doc.Tables[0]["differing_rows"])
+	}
+	row := doc.Tables[0]["rows"].([]any)[0].(map[string]any)
+	if row["kind"] != "changed" || row["key"].(map[string]any)["id"] != "7" {
+		t.Errorf("first row: got %v", row)
+	}
+}
+
+func TestWriteHTML(t *testing.T) {
+	var b bytes.Buffer
+	if err := WriteHTML(&b, sampleReport(), 2); err != nil {
+		t.Fatal(err)
+	}
+	html := b.String()
+	for _, want := range []string{`<table id="verify-summary">`, "shop.orders", "missing on target", "id=12", "shop.&lt;script&gt;", "1 more rows not listed"} {
+		if !strings.Contains(html, want) {
+			t.Errorf("HTML lacks %q", want)
+		}
+	}
+	if strings.Contains(html, "<script>") || strings.Contains(html, "http") && strings.Contains(html, "src=") {
+		t.Error("HTML has a script or an external resource")
+	}
+	golden(t, "report.html", b.Bytes(), sameBytes)
+}

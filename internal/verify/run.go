@@ -1,0 +1,491 @@
+package verify
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/big"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Options control a verify run. The zero value of each field means its
+// default.
+type Options struct {
+	// Databases to compare, by the same name on both sides. Empty: the
+	// source URL's database against the target URL's.
+	Databases []string
+	// Tables limits the check to these tables ("db.t", or "t" in any
+	// compared database); shell patterns (*, ?) are allowed.
+	Tables []string
+	// Exclude skips these tables; same forms as Tables.
+	Exclude []string
+	// Where limits the check to rows matching this SQL condition, applied
+	// the same on both sides.
+	Where string
+	// Threads is how many chunks are checked at once (default 4).
+	Threads int
+	// ChunkTime is the time one chunk's checksum should take (default 0.5s).
+	ChunkTime time.Duration
+	// MaxLoad pauses the check while the source's Threads_running exceeds
+	// it (0: never).
+	MaxLoad int
+	// Recheck is how many times differing rows are read again, after
+	// RecheckWait, before they are reported: a live source's in-flight
+	// changes are not differences. 0 disables it.
+	Recheck     int
+	RecheckWait time.Duration
+	// MaxRows is how many differing rows per table the report lists (all
+	// are counted and in the repair SQL). Default 1000.
+	MaxRows int
+	// Fix receives repair SQL when not nil.
+	Fix io.Writer
+	// Checkpoint, when not nil, records finished chunks and lets a run
+	// skip the chunks an earlier one finished.
+	Checkpoint *Checkpoint
+	// Progress receives a progress line per table every ProgressInterval
+	// (default 2s) and when it finishes; nil for none.
+	Progress         io.Writer
+	ProgressInterval time.Duration
+	// OnChunk, when set, is called after each chunk is finished or skipped
+	// (from several goroutines at once).
+	OnChunk func(ChunkEvent)
+
+	// For tests: a fixed chunk size in rows (0: adaptive), and a hook run
+	// when a chunk's first reading finds differences, before any re-read.
+	chunkRows int
+	onDiffs   func()
+}
+
+// ChunkEvent tells OnChunk about one chunk.
+type ChunkEvent struct {
+	Table         string
+	Seq           int
+	Resumed       bool // skipped: an earlier run finished it
+	RowsSource    int64
+	DifferingRows int64
+}
+
+func (o *Options) defaults() {
+	if o.Threads <= 0 {
+		o.Threads = 4
+	}
+	if o.ChunkTime <= 0 {
+		o.ChunkTime = 500 * time.Millisecond
+	}
+	if o.MaxRows <= 0 {
+		o.MaxRows = 1000
+	}
+	if o.RecheckWait <= 0 {
+		o.RecheckWait = 500 * time.Millisecond
+	}
+	if o.ProgressInterval <= 0 {
+		o.ProgressInterval = 2 * time.Second
+	}
+}
+
+// ErrInterrupted means the run was stopped before it finished.
+var ErrInterrupted = errors.New("verify interrupted")
+
+// runner is one verify run.
+type runner struct {
+	src, dst *Side
+	opts     Options
+	fix      *fixWriter
+	prog     *progress
+	load     *throttle
+	srcProbe *writeProbe // both nil when Recheck is 0
+	dstProbe *writeProbe
+	jobs     chan *job
+	pending  sync.WaitGroup
+}
+
+// tableJob is one table compared on both sides.
+type tableJob struct {
+	r                *runner
+	opts             *Options
+	name             string // db.table on the source
+	srcName, dstName string // quoted db.table on each side
+	specs            []*colSpec
+	key              *keyInfo
+	scheme           scheme
+	checksumSQL      string
+	hashSQL          string
+	sizer            *sizer
+	estRows          int64
+	minKey, maxKey   *big.Int // schemeInt: the source's key range when planned
+	rep              *TableReport
+
+	mu       sync.Mutex
+	inFlight int  // chunks dispatched and not finished
+	planned  bool // every chunk has been dispatched or skipped
+	finished bool
+	started  time.Time
+	rowsDone int64
+	failed   error
+}
+
+// job is a chunk to check, or differing rows to read again.
+type job struct {
+	t       *tableJob
+	c       *chunk
+	recheck *chunkOutcome // rows to read again; nil for a first check
+	round   int
+}
+
+// Run compares the source's tables with the target's and returns the
+// report. The error is non-nil when the check itself failed (for some
+// tables, or was interrupted); the report then holds what was found.
+// Differences are not an error: see Report.Equal.
+func Run(ctx context.Context, src, dst *Side, opts Options) (*Report, error) {
+	opts.defaults()
+	started := time.Now()
+	rep := &Report{
+		Version:      ReportVersion,
+		Source:       src.Target.Redacted(),
+		Target:       dst.Target.Redacted(),
+		SourceServer: src.Server,
+		TargetServer: dst.Server,
+		Started:      started.UTC().Truncate(time.Second),
+		Rules:        Rules,
+	}
+	r := &runner{src: src, dst: dst, opts: opts, jobs: make(chan *job)}
+	if opts.Fix != nil {
+		r.fix = newFixWriter(opts.Fix, rep.Source, rep.Target)
+	}
+	tables, err := r.plan(ctx, rep)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Recheck > 0 {
+		r.srcProbe, r.dstProbe = newWriteProbe(ctx, src.DB), newWriteProbe(ctx, dst.DB)
+	}
+	r.prog = newProgress(opts.Progress)
+	r.load = &throttle{db: src.DB, max: opts.MaxLoad, prog: r.prog}
+
+	progCtx, stopProg := context.WithCancel(ctx)
+	progDone := make(chan struct{})
+	go func() { defer close(progDone); r.prog.loop(progCtx, opts.ProgressInterval, tables) }()
+
+	var workers sync.WaitGroup
+	for range opts.Threads {
+		workers.Add(1)
+		go func() {
+			defer workers.Done()
+			for j := range r.jobs {
+				r.process(ctx, j)
+				r.pending.Done()
+			}
+		}()
+	}
+	produced := make(chan struct{})
+	go func() {
+		defer close(produced)
+		r.produce(ctx, tables)
+	}()
+	go func() {
+		<-produced
+		r.pending.Wait()
+		close(r.jobs)
+	}()
+	workers.Wait()
+	stopProg()
+	<-progDone
+
+	var failures []error
+	for _, t := range tables {
+		t.mu.Lock()
+		if !t.finished {
+			t.finishLocked()
+		}
+		if t.failed != nil {
+			t.rep.Error = t.failed.Error()
+			failures = append(failures, fmt.Errorf("%s: %w", t.name, t.failed))
+		}
+		t.mu.Unlock()
+	}
+	rep.Seconds = time.Since(started).Seconds()
+	rep.Equal = true
+	for _, t := range rep.Tables {
+		t.Equal = len(t.SchemaDifferences) == 0 && t.DifferingRows == 0 && t.Error == ""
+		rep.Equal = rep.Equal && t.Equal
+		rep.DifferingRows += t.DifferingRows
+		rep.SchemaDifferences += len(t.SchemaDifferences)
+		rep.ChunksResumed += t.ChunksResumed
+		if t.Error != "" {
+			rep.Failed++
+		}
+	}
+	if err := r.fix.close(); err != nil {
+		failures = append(failures, err)
+	}
+	if ctx.Err() != nil {
+		rep.Interrupted = true
+		rep.Equal = false
+		return rep, fmt.Errorf("%w: %w", ErrInterrupted, ctx.Err())
+	}
+	if len(failures) > 0 {
+		rep.Equal = false
+		return rep, fmt.Errorf("check %s: %w", plural(len(failures), "table"), errors.Join(failures...))
+	}
+	return rep, nil
+}
+
+// produce plans every table's chunks in turn and hands them to the
+// workers; chunks an earlier run finished are taken from the checkpoint.
+func (r *runner) produce(ctx context.Context, tables []*tableJob) {
+	for _, t := range tables {
+		if ctx.Err() != nil {
+			return
+		}
+		r.produceTable(ctx, t)
+	}
+}
+
+func (r *runner) produceTable(ctx context.Context, t *tableJob) {
+	defer func() {
+		t.mu.Lock()
+		t.planned = true
+		t.maybeFinishLocked()
+		t.mu.Unlock()
+	}()
+	t.mu.Lock()
+	t.started = time.Now()
+	t.mu.Unlock()
+	ck := r.opts.Checkpoint
+	replay, done, err := ck.table(t.name, t.scheme, t.key.Names())
+	if err != nil {
+		t.fail(err)
+		return
+	}
+	p, err := newPlanner(ctx, t, replay)
+	if err != nil {
+		t.fail(err)
+		return
+	}
+	t.minKey, t.maxKey = p.min, p.max
+	for {
+		c, replayed, err := p.nextChunk(ctx)
+		if err != nil {
+			t.fail(err)
+			return
+		}
+		if c == nil || t.hasFailed() {
+			return
+		}
+		if replayed {
+			if d := done[c.Seq]; d != nil {
+				t.finishChunk(c, d.outcome(), true)
+				continue
+			}
+		} else if err := ck.plan(t.name, c); err != nil {
+			t.fail(err)
+			return
+		}
+		t.mu.Lock()
+		t.inFlight++
+		t.mu.Unlock()
+		r.pending.Add(1)
+		select {
+		case r.jobs <- &job{t: t, c: c}:
+		case <-ctx.Done():
+			r.pending.Done()
+			return
+		}
+	}
+}
+
+// process checks one chunk, or re-reads a chunk's differing rows.
+func (r *runner) process(ctx context.Context, j *job) {
+	t := j.t
+	if ctx.Err() != nil || t.hasFailed() {
+		t.chunkAbandoned()
+		return
+	}
+	if err := r.load.wait(ctx); err != nil {
+		t.chunkAbandoned()
+		return
+	}
+	var out *chunkOutcome
+	var err error
+	if j.recheck != nil {
+		out, err = t.recheck(ctx, j.recheck)
+	} else {
+		start := time.Now()
+		out, err = t.checkChunk(ctx, j.c)
+		if err == nil {
+			var span *big.Int
+			if j.c.ILo != nil && j.c.IHi != nil {
+				span = new(big.Int).Sub(j.c.IHi, j.c.ILo)
+				span.Add(span, big.NewInt(1))
+			}
+			t.sizer.observe(max(out.rowsSource, out.rowsTarget), span, time.Since(start))
+		}
+	}
+	if err != nil {
+		if ctx.Err() == nil {
+			t.fail(err)
+		}
+		t.chunkAbandoned()
+		return
+	}
+	if len(out.diffs) > 0 && j.recheck == nil && r.opts.onDiffs != nil {
+		r.opts.onDiffs()
+	}
+	if len(out.diffs) > 0 && j.round < r.opts.Recheck && !(j.recheck != nil && sameDiffs(j.recheck.diffs, out.diffs)) &&
+		!(r.srcProbe.quiet(ctx) && r.dstProbe.quiet(ctx)) {
+		r.scheduleRecheck(ctx, &job{t: t, c: j.c, recheck: out, round: j.round + 1})
+		return
+	}
+	t.finishChunk(j.c, out, false)
+}
+
+// scheduleRecheck hands the job back to the workers after RecheckWait,
+// without holding a worker meanwhile.
+func (r *runner) scheduleRecheck(ctx context.Context, j *job) {
+	r.pending.Add(1)
+	go func() {
+		timer := time.NewTimer(r.opts.RecheckWait)
+		defer timer.Stop()
+		select {
+		case <-timer.C:
+		case <-ctx.Done():
+			j.t.chunkAbandoned()
+			r.pending.Done()
+			return
+		}
+		select {
+		case r.jobs <- j:
+		case <-ctx.Done():
+			j.t.chunkAbandoned()
+			r.pending.Done()
+		}
+	}()
+}
+
+// recheck reads a chunk's differing rows again on both sides, each in a
+// fresh snapshot, and keeps those that still differ.
+func (t *tableJob) recheck(ctx context.Context, prev *chunkOutcome) (*chunkOutcome, error) {
+	out := &chunkOutcome{rowsSource: prev.rowsSource, rowsTarget: prev.rowsTarget}
+	if t.key.Index == "" {
+		var err error
+		out.diffs, err = t.keylessDiff(ctx, t.r.src.DB, t.r.dst.DB)
+		return out, err
+	}
+	keys := make([]*keyTuple, 0, len(prev.diffs))
+	for _, d := range prev.diffs {
+		keys = append(keys, d.native)
+	}
+	var err error
+	out.diffs, err = t.resolve(ctx, t.r.src.DB, t.r.dst.DB, keys)
+	return out, err
+}
+
+// sameDiffs says two readings found the same differences.
+func sameDiffs(a, b []*RowDiff) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	sig := func(ds []*RowDiff) []string {
+		out := make([]string, len(ds))
+		for i, d := range ds {
+			out[i] = fmt.Sprintf("%s|%s|%s|%d", d.id, d.Kind, strings.Join(d.Columns, ","), d.Count)
+		}
+		sort.Strings(out)
+		return out
+	}
+	sa, sb := sig(a), sig(b)
+	for i := range sa {
+		if sa[i] != sb[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// finishChunk records a checked (or resumed) chunk.
+func (t *tableJob) finishChunk(c *chunk, out *chunkOutcome, resumed bool) {
+	var ckErr error
+	if !resumed {
+		ckErr = t.r.opts.Checkpoint.done(t.name, c.Seq, out)
+	}
+	t.r.fix.write(t.name, out.diffs)
+	var differing int64
+	for _, d := range out.diffs {
+		differing += d.Count
+	}
+	t.mu.Lock()
+	t.rep.RowsSource += out.rowsSource
+	t.rep.RowsTarget += out.rowsTarget
+	t.rep.Chunks++
+	if resumed {
+		t.rep.ChunksResumed++
+	} else {
+		t.inFlight--
+	}
+	t.rowsDone += out.rowsSource
+	t.rep.DifferingRows += differing
+	for _, d := range out.diffs {
+		if len(t.rep.Rows) < t.opts.MaxRows {
+			t.rep.Rows = append(t.rep.Rows, d)
+		} else {
+			t.rep.RowsNotListed += d.Count
+		}
+	}
+	if ckErr != nil && t.failed == nil {
+		t.failed = ckErr
+	}
+	t.maybeFinishLocked()
+	t.mu.Unlock()
+	if t.opts.OnChunk != nil {
+		t.opts.OnChunk(ChunkEvent{Table: t.name, Seq: c.Seq, Resumed: resumed, RowsSource: out.rowsSource, DifferingRows: differing})
+	}
+}
+
+// chunkAbandoned accounts for a chunk that will not finish (failure or
+// interruption).
+func (t *tableJob) chunkAbandoned() {
+	t.mu.Lock()
+	t.inFlight--
+	t.maybeFinishLocked()
+	t.mu.Unlock()
+}
+
+func (t *tableJob) fail(err error) {
+	t.mu.Lock()
+	if t.failed == nil {
+		t.failed = err
+	}
+	t.mu.Unlock()
+}
+
+func (t *tableJob) hasFailed() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.failed != nil
+}
+
+func (t *tableJob) maybeFinishLocked() {
+	if t.planned && t.inFlight == 0 && !t.finished {
+		t.finishLocked()
+	}
+}
+
+// finishLocked closes the table's report: rows in key order, time taken.
+func (t *tableJob) finishLocked() {
+	t.finished = true
+	if !t.started.IsZero() {
+		t.rep.Seconds = time.Since(t.started).Seconds()
+	}
+	sort.SliceStable(t.rep.Rows, func(i, j int) bool {
+		a, b := t.rep.Rows[i], t.rep.Rows[j]
+		if a.native != nil && b.native != nil {
+			return t.key.compareKeys(a.native, b.native) < 0
+		}
+		return a.KeyString() < b.KeyString()
+	})
+	t.r.prog.tableDone(t)
+}
