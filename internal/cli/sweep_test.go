@@ -68,16 +68,16 @@ time: 1
 	port := closedPort(t)
 	tests := []struct {
 		name   string
-		plan   func() string
+		plan   func(t *testing.T) string
 		code   int
 		stderr []string
 	}{
-		{"typo", func() string { return good("mysql://u@127.0.0.1:1/d") + "repaets: 2\n" }, ExitUsage,
+		{"typo", func(t *testing.T) string { return good("mysql://u@127.0.0.1:1/d") + "repaets: 2\n" }, ExitUsage,
 			[]string{`plan.yaml:9: unknown key "repaets" in plan (did you mean "repeats"?)`}},
-		{"unknown workload", func() string {
+		{"unknown workload", func(t *testing.T) string {
 			return strings.Replace(good("mysql://u@127.0.0.1:1/d"), "oltp_point_select", "oltp_teleport", 1)
 		}, ExitUsage, []string{`plan.yaml:6: unknown workload "oltp_teleport"`, "oltp_read_write"}},
-		{"unreachable target", func() string {
+		{"unreachable target", func(t *testing.T) string {
 			return fmt.Sprintf(`targets:
   - name: a
     url: %s
@@ -94,7 +94,7 @@ time: 1
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			path := writePlan(t, tc.plan())
+			path := writePlan(t, tc.plan(t))
 			db := filepath.Join(t.TempDir(), "s.db")
 			code, _, stderr := runEnv(context.Background(), nil, "sweep", path, "--store", db)
 			if code != tc.code {
