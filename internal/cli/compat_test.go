@@ -16,21 +16,7 @@ var comCounters = []string{"Com_select", "Com_update", "Com_insert", "Com_delete
 
 func comStatus(t *testing.T, db *sql.DB) map[string]int64 {
 	t.Helper()
-	rows, err := db.Query("SHOW GLOBAL STATUS WHERE Variable_name IN ('" + strings.Join(comCounters, "','") + "')")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	m := map[string]int64{}
-	for rows.Next() {
-		var k string
-		var v int64
-		if err := rows.Scan(&k, &v); err != nil {
-			t.Fatal(err)
-		}
-		m[k] = v
-	}
-	return m
+	return globalStatus(t, db, comCounters...)
 }
 
 // TestStatementMixMatchesSysbench runs each workload under the real
