@@ -2,6 +2,7 @@ package plan
 
 import (
 	"errors"
+	"os"
 	"reflect"
 	"strconv"
 	"strings"
@@ -174,5 +175,33 @@ threads: [1, 4]
 				rest = rest[i+len(w):]
 			}
 		})
+	}
+}
+
+// A workload checks some options against each other (sql needs --file):
+// they are parsed together, and an error that names no given option is
+// placed on the workload's line.
+func TestOptionsCheckedTogether(t *testing.T) {
+	sqlFile := t.TempDir() + "/load.sql"
+	if err := os.WriteFile(sqlFile, []byte("SELECT 1;\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	plan := func(opts string) string {
+		return `targets:
+  - name: a
+    url: mysql://u@127.0.0.1:1/d
+    role: control
+workloads:
+  - name: sql
+    options: ` + opts + `
+threads: [1]
+`
+	}
+	if _, err := Parse("p.yaml", []byte(plan("{file: "+sqlFile+", mix: sequence}")), env(nil)); err != nil {
+		t.Errorf("sql with --file and --mix: got %v, want no error", err)
+	}
+	_, err := Parse("p.yaml", []byte(plan("{mix: sequence}")), env(nil))
+	if err == nil || !strings.Contains(err.Error(), "p.yaml:6: workload sql:") || !strings.Contains(err.Error(), "--file") {
+		t.Errorf("sql without --file: got %v, want an error on line 6 naming --file", err)
 	}
 }

@@ -122,12 +122,27 @@ func (ps *parser) checkEngine(whole bool) {
 			ps.addf(w.Line, "%s; workloads: %s", msg, strings.Join(names, ", "))
 			continue
 		}
+		// The options are parsed together, as the workload checks some of
+		// them against each other; an error is placed on the line of the
+		// option it names, else on the workload's line.
 		bad := false
-		for _, o := range p.EffectiveOptions(w) {
-			_, err := engine.Parse("run", []string{w.Name, "--time=1", "--" + o.Key + "=" + o.Value}, io.Discard)
-			if err != nil {
-				bad = true
-				ps.addf(o.Line, "%s", optionProblem(w.Name, o, err))
+		opts := p.EffectiveOptions(w)
+		args := []string{w.Name, "--time=1"}
+		for _, o := range opts {
+			args = append(args, "--"+o.Key+"="+o.Value)
+		}
+		if _, err := engine.Parse("run", args, io.Discard); err != nil {
+			bad = true
+			placed := false
+			for _, o := range opts {
+				if mentions(err.Error(), o.Key) {
+					ps.addf(o.Line, "%s", optionProblem(w.Name, o, err))
+					placed = true
+					break
+				}
+			}
+			if !placed {
+				ps.addf(w.Line, "workload %s: %s", w.Name, strings.TrimPrefix(engineMsg(err), w.Name+": "))
 			}
 		}
 		if bad || !whole {
@@ -143,6 +158,22 @@ func (ps *parser) checkEngine(whole bool) {
 			}
 		}
 	}
+}
+
+// mentions reports whether an engine message names option key (as --key,
+// spelled with '-' or '_').
+func mentions(msg, key string) bool {
+	msg, _, _ = strings.Cut(msg, "; valid options:")
+	k := strings.ReplaceAll(key, "_", "-")
+	for _, form := range []string{"--" + k, "--" + strings.ReplaceAll(k, "-", "_")} {
+		if i := strings.Index(msg, form); i >= 0 {
+			rest := msg[i+len(form):]
+			if rest == "" || !strings.ContainsAny(rest[:1], "abcdefghijklmnopqrstuvwxyz0123456789-_") {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func optionProblem(wl string, o Option, err error) string {
