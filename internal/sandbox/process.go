@@ -101,7 +101,10 @@ func alive(pid int, dataDir string) bool {
 		}
 		if dataDir != "" {
 			cmdline, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
-			if err == nil && !bytes.Contains(cmdline, []byte("--datadir="+dataDir)) {
+			// A process on its way out has an empty command line while it
+			// still holds its files (and its port): that is still alive.
+			// A different command line means the pid was reused.
+			if err == nil && len(cmdline) > 0 && !bytes.Contains(cmdline, []byte("--datadir="+dataDir)) {
 				return false
 			}
 		}
