@@ -45,6 +45,7 @@ type Exporter struct {
 	iv           runner.Interval
 	hasIV        bool
 	latency      *histogram.Histogram
+	live         *histogram.Histogram // the running run's intervals so far
 
 	sample    Sample
 	hasSample bool
@@ -53,7 +54,7 @@ type Exporter struct {
 
 // NewExporter returns an empty exporter.
 func NewExporter() *Exporter {
-	return &Exporter{errorsByCode: map[string]float64{}, latency: histogram.New()}
+	return &Exporter{errorsByCode: map[string]float64{}, latency: histogram.New(), live: histogram.New()}
 }
 
 // StartRun says a run began.
@@ -82,6 +83,10 @@ func (e *Exporter) ObserveInterval(iv runner.Interval) {
 	e.transactions += math.Round(iv.TPS * sec)
 	e.errors += math.Round(iv.ErrorsPS * sec)
 	e.reconnects += math.Round(iv.ReconnPS * sec)
+	if iv.Latency != nil {
+		e.live.Merge(iv.Latency)
+	}
+	iv.Latency = nil
 	e.iv = iv
 	e.hasIV = true
 }
@@ -104,9 +109,14 @@ func (e *Exporter) EndRun(errorsByCode map[string]int64, latency *histogram.Hist
 	for code, n := range errorsByCode {
 		e.errorsByCode[code] += float64(n)
 	}
+	// The run's whole histogram replaces what its intervals brought (the
+	// last, partial interval is only in the whole).
 	if latency != nil {
 		e.latency.Merge(latency)
+	} else {
+		e.latency.Merge(e.live)
 	}
+	e.live.Reset()
 }
 
 // latencyBuckets are the upper bounds, in seconds, of the exported latency
@@ -175,8 +185,11 @@ func (e *Exporter) Write(w io.Writer) error {
 		p.sample("shakedown_client_interval_latency_seconds", labels("stat", "percentile"), iv.LatencyPct/1000)
 	}
 
-	p.family("shakedown_client_latency_seconds", "histogram", "event latency of the finished runs")
-	bars := e.latency.Bars()
+	p.family("shakedown_client_latency_seconds", "histogram", "event latency, updated every interval")
+	all := histogram.New()
+	all.Merge(e.latency)
+	all.Merge(e.live)
+	bars := all.Bars()
 	var cum int64
 	bi := 0
 	for _, le := range latencyBuckets {
@@ -186,9 +199,9 @@ func (e *Exporter) Write(w io.Writer) error {
 		}
 		p.sample("shakedown_client_latency_seconds_bucket", labels("le", formatFloat(le)), float64(cum))
 	}
-	p.sample("shakedown_client_latency_seconds_bucket", labels("le", "+Inf"), float64(e.latency.Count()))
-	p.sample("shakedown_client_latency_seconds_sum", "", e.latency.Sum().Seconds())
-	p.sample("shakedown_client_latency_seconds_count", "", float64(e.latency.Count()))
+	p.sample("shakedown_client_latency_seconds_bucket", labels("le", "+Inf"), float64(all.Count()))
+	p.sample("shakedown_client_latency_seconds_sum", "", all.Sum().Seconds())
+	p.sample("shakedown_client_latency_seconds_count", "", float64(all.Count()))
 
 	if e.hasSample {
 		for _, c := range columns {

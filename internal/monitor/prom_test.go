@@ -101,3 +101,38 @@ func TestServeMetrics(t *testing.T) {
 		t.Errorf("after Close: got an answer, want the port closed")
 	}
 }
+
+// The latency histogram grows with every interval while a run goes on, and
+// the run's whole histogram replaces the intervals' when it ends.
+func TestExporterLatencyIsLive(t *testing.T) {
+	count := func(e *Exporter) string {
+		var b bytes.Buffer
+		if err := e.Write(&b); err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(b.String(), "\n") {
+			if strings.HasPrefix(line, "shakedown_client_latency_seconds_count ") {
+				return strings.TrimPrefix(line, "shakedown_client_latency_seconds_count ")
+			}
+		}
+		t.Fatal("no shakedown_client_latency_seconds_count")
+		return ""
+	}
+	e := NewExporter()
+	e.StartRun(RunInfo{Workload: "oltp_point_select", Threads: 1})
+	iv := histogram.New()
+	iv.Record(time.Millisecond)
+	iv.Record(2 * time.Millisecond)
+	e.ObserveInterval(runner.Interval{At: time.Second, Latency: iv})
+	if got := count(e); got != "2" {
+		t.Errorf("during the run: got count %s, want 2", got)
+	}
+	whole := histogram.New()
+	for range 3 {
+		whole.Record(time.Millisecond)
+	}
+	e.EndRun(nil, whole)
+	if got := count(e); got != "3" {
+		t.Errorf("after the run: got count %s, want 3 (the whole run, not the intervals twice)", got)
+	}
+}

@@ -72,8 +72,12 @@ type Interval struct {
 	LatencyPct float64       `json:"latency_pct_ms"`
 	LatencyAvg float64       `json:"latency_avg_ms"`
 	LatencyMax float64       `json:"latency_max_ms"`
-	ErrorsPS   float64       `json:"err_ps"`
-	ReconnPS   float64       `json:"reconn_ps"`
+	// Latency is the interval's latency distribution, set only while
+	// OnInterval runs: the runner reuses it afterwards, so a caller that
+	// wants it merges it there and then.
+	Latency  *histogram.Histogram `json:"-"`
+	ErrorsPS float64              `json:"err_ps"`
+	ReconnPS float64              `json:"reconn_ps"`
 	// ConnPS is connections opened per second (--connect-mode other than
 	// persistent, or a workload that connects).
 	ConnPS float64 `json:"conn_ps,omitempty"`
@@ -313,6 +317,7 @@ func (r *run) run(parent context.Context) (*Outcome, error) {
 			iv := r.interval(prev, cur, h, now.Sub(prevAt), now.Sub(measureFrom))
 			out.Intervals = append(out.Intervals, iv)
 			if r.cfg.OnInterval != nil {
+				iv.Latency = h
 				r.cfg.OnInterval(iv)
 			}
 			cum.Merge(h)
