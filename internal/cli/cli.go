@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/shakedown/shakedown/internal/engine"
+	"github.com/shakedown/shakedown/internal/usage"
 )
 
 // Env is the process state main hands to the command line.
@@ -30,17 +31,8 @@ const (
 	ExitDifferences = 3
 )
 
-// UsageError is bad input from the user: exit code 2.
-type UsageError struct{ msg string }
-
-func (e *UsageError) Error() string { return e.msg }
-
-// Usage marks the error as the user's to fix.
-func (e *UsageError) Usage() bool { return true }
-
-func usagef(format string, args ...any) error {
-	return &UsageError{msg: fmt.Sprintf(format, args...)}
-}
+// usagef is bad input from the user: exit code 2.
+var usagef = usage.Errorf
 
 // ErrDifferences means a comparison found differences: exit code 3.
 var ErrDifferences = errors.New("differences found")
@@ -107,9 +99,8 @@ func Main(ctx context.Context, env *Env, args []string) int {
 	if err == nil {
 		return ExitOK
 	}
-	var ue interface{ Usage() bool }
 	switch {
-	case errors.As(err, &ue) && ue.Usage():
+	case usage.Is(err):
 		fmt.Fprintln(env.Stderr, "shakedown:", err)
 		return ExitUsage
 	case errors.Is(err, ErrDifferences):
@@ -133,7 +124,7 @@ func dispatch(ctx context.Context, env *Env, args []string) error {
 		args = args[1:]
 	}
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
-		usage(env.Stdout, cmds)
+		printUsage(env.Stdout, cmds)
 		return nil
 	}
 	if c, ok := cmds[args[0]]; ok {
@@ -152,7 +143,7 @@ func dispatch(ctx context.Context, env *Env, args []string) error {
 	return usagef("unknown command %q; commands: %s", args[0], strings.Join(names, ", "))
 }
 
-func usage(w io.Writer, cmds map[string]command) {
+func printUsage(w io.Writer, cmds map[string]command) {
 	names := make([]string, 0, len(cmds))
 	for n := range cmds {
 		names = append(names, n)

@@ -26,21 +26,13 @@ import (
 	"github.com/shakedown/shakedown/internal/runner"
 	"github.com/shakedown/shakedown/internal/sbflag"
 	"github.com/shakedown/shakedown/internal/target"
+	"github.com/shakedown/shakedown/internal/usage"
 	"github.com/shakedown/shakedown/internal/wire"
 	"github.com/shakedown/shakedown/internal/workload"
 )
 
-// UsageError is bad input: the caller exits with code 2.
-type UsageError struct{ Msg string }
-
-func (e *UsageError) Error() string { return e.Msg }
-
-// Usage marks the error as the user's to fix.
-func (e *UsageError) Usage() bool { return true }
-
-func usagef(format string, args ...any) error {
-	return &UsageError{Msg: fmt.Sprintf(format, args...)}
-}
+// usagef is bad input: the caller exits with code 2.
+var usagef = usage.Errorf
 
 // ErrHelp is returned by Parse when --help was asked for; the usage text has
 // been written.
@@ -177,7 +169,7 @@ func Parse(verb string, args []string, help io.Writer) (*Job, error) {
 	}
 	tgt, err := j.tflags.Resolve()
 	if err != nil {
-		return nil, &UsageError{Msg: err.Error()}
+		return nil, &usage.Error{Msg: err.Error()}
 	}
 	tgt.Name = j.name
 	j.Target = tgt
@@ -223,7 +215,7 @@ func (j *Job) validate() error {
 		}
 	}
 	if err := j.rand.Validate(); err != nil {
-		return &UsageError{Msg: err.Error()}
+		return &usage.Error{Msg: err.Error()}
 	}
 	rc := runner.Config{}
 	switch strings.ToLower(strings.TrimSpace(j.ignoreErrors)) {
@@ -250,7 +242,7 @@ func (j *Job) validate() error {
 	rc.Rand = j.rand
 	mode, err := runner.ParseConnectMode(j.connectMode)
 	if err != nil {
-		return &UsageError{Msg: err.Error()}
+		return &usage.Error{Msg: err.Error()}
 	}
 	rc.ConnectMode = mode
 	j.rc = rc

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/shakedown/shakedown/internal/engine"
+	"github.com/shakedown/shakedown/internal/usage"
 	"github.com/shakedown/shakedown/internal/workload"
 )
 
@@ -207,7 +208,7 @@ func flagNames(f workload.Flagser) []string {
 // engineMsg is the engine's message without the list of every option and
 // without repeating the verb.
 func engineMsg(err error) string {
-	var ue *engine.UsageError
+	var ue *usage.Error
 	msg := err.Error()
 	if errors.As(err, &ue) {
 		msg = ue.Msg

@@ -12,19 +12,11 @@ import (
 
 	"github.com/shakedown/shakedown/internal/slap/script"
 	"github.com/shakedown/shakedown/internal/target"
+	"github.com/shakedown/shakedown/internal/usage"
 )
 
-// UsageError is a mistake in the options or the SQL given: nothing ran.
-type UsageError struct{ Msg string }
-
-func (e *UsageError) Error() string { return e.Msg }
-
-// Usage marks the error as the user's to fix (exit code 2).
-func (e *UsageError) Usage() bool { return true }
-
-func usagef(format string, args ...any) error {
-	return &UsageError{Msg: fmt.Sprintf(format, args...)}
-}
+// usagef is a mistake in the options or the SQL given: nothing ran.
+var usagef = usage.Errorf
 
 // stmtKind says how a statement is run.
 type stmtKind int

@@ -1,6 +1,7 @@
 package slap
 
 import (
+	"github.com/shakedown/shakedown/internal/usage"
 	"os"
 	"path/filepath"
 	"strings"
@@ -128,8 +129,8 @@ func TestLoadErrors(t *testing.T) {
 			if err == nil {
 				t.Fatalf("got no error, want one containing %q", tc.want)
 			}
-			if _, ok := err.(*UsageError); !ok {
-				t.Errorf("got %T, want a *UsageError (exit code 2)", err)
+			if _, ok := err.(*usage.Error); !ok {
+				t.Errorf("got %T, want a *usage.Error (exit code 2)", err)
 			}
 			for _, w := range tc.want {
 				if !strings.Contains(err.Error(), w) {
