@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shakedown/shakedown/internal/golden"
+
 	"github.com/shakedown/shakedown/internal/histogram"
 	"github.com/shakedown/shakedown/internal/runner"
 )
@@ -38,7 +40,7 @@ func TestExporterGolden(t *testing.T) {
 	if err := exporterWithData().Write(&b); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "metrics.golden", b.Bytes())
+	golden.Check(t, "metrics.golden", b.Bytes())
 	for _, want := range []string{
 		`shakedown_client_queries_total{type="read"} 2100`,
 		`shakedown_client_transactions_total 150`,

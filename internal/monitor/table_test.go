@@ -6,6 +6,8 @@ import (
 	"errors"
 	"testing"
 	"time"
+
+	"github.com/shakedown/shakedown/internal/golden"
 )
 
 func TestTableGolden(t *testing.T) {
@@ -33,7 +35,7 @@ func TestTableGolden(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	golden(t, "table.golden", b.Bytes())
+	golden.Check(t, "table.golden", b.Bytes())
 }
 
 func TestFormatCell(t *testing.T) {

@@ -3,50 +3,12 @@ package report
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/shakedown/shakedown/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
-
-// golden compares got with testdata/name, or rewrites it with -update.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("read golden file: %v (run go test -update to create it)", err)
-	}
-	if strings.HasSuffix(name, ".json") {
-		var g, w any
-		if err := json.Unmarshal(got, &g); err != nil {
-			t.Fatalf("output is not JSON: %v", err)
-		}
-		if err := json.Unmarshal(want, &w); err != nil {
-			t.Fatalf("golden file is not JSON: %v", err)
-		}
-		if !reflect.DeepEqual(g, w) {
-			t.Errorf("%s: got\n%s\nwant\n%s", name, got, want)
-		}
-		return
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file (go test -update rewrites it); got\n%s", name, got)
-	}
-}
 
 func TestFormats(t *testing.T) {
 	for _, repeats := range []int{1, 2} {
@@ -58,7 +20,7 @@ func TestFormats(t *testing.T) {
 				if err := Write(&b, format, rep); err != nil {
 					t.Fatalf("Write: %v", err)
 				}
-				golden(t, name, b.Bytes())
+				golden.Check(t, name, b.Bytes())
 			})
 		}
 	}
@@ -177,7 +139,7 @@ func TestSummary(t *testing.T) {
 	if err := WriteSummary(&b, Build(d)); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "summary.txt", b.Bytes())
+	golden.Check(t, "summary.txt", b.Bytes())
 
 	// The control alone: its own figures.
 	d.Targets = d.Targets[:1]
@@ -192,5 +154,5 @@ func TestSummary(t *testing.T) {
 	if err := WriteSummary(&b, Build(d)); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "summary-control-only.txt", b.Bytes())
+	golden.Check(t, "summary-control-only.txt", b.Bytes())
 }

@@ -4,37 +4,17 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/shakedown/shakedown/internal/golden"
 
 	"github.com/shakedown/shakedown/internal/sandbox/sandboxtest"
 	"github.com/shakedown/shakedown/internal/target"
 )
 
 func TestMain(m *testing.M) { os.Exit(sandboxtest.Main(m)) }
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
-
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if string(got) != string(want) {
-		t.Errorf("%s: got\n%s\nwant\n%s", name, got, want)
-	}
-}
 
 func TestNormalize(t *testing.T) {
 	cases := []struct{ in, want string }{
@@ -169,7 +149,7 @@ func TestWriteTextGolden(t *testing.T) {
 	if err := WriteText(&buf, []string{"durable", "relaxed"}, Diff(a, b)); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "diff.golden", buf.Bytes())
+	golden.Check(t, "diff.golden", buf.Bytes())
 	buf.Reset()
 	if err := WriteText(&buf, []string{"a", "a"}, nil); err != nil {
 		t.Fatal(err)

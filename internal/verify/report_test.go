@@ -3,18 +3,14 @@ package verify
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
-	"os"
-	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/shakedown/shakedown/internal/golden"
+
 	"github.com/shakedown/shakedown/internal/target"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 func strp(s string) *string { return &s }
 
@@ -67,41 +63,12 @@ func sampleReport() *Report {
 	}
 }
 
-// golden compares got with testdata/name, or rewrites it with -update.
-func golden(t *testing.T, name string, got []byte, compare func(got, want []byte) bool) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !compare(got, want) {
-		t.Errorf("%s differs from the golden file:\n--- got\n%s\n--- want\n%s", name, got, want)
-	}
-}
-
-func sameBytes(a, b []byte) bool { return bytes.Equal(a, b) }
-
-func sameJSON(a, b []byte) bool {
-	var x, y any
-	return json.Unmarshal(a, &x) == nil && json.Unmarshal(b, &y) == nil && reflect.DeepEqual(x, y)
-}
-
 func TestWriteText(t *testing.T) {
 	var b bytes.Buffer
 	if err := WriteText(&b, sampleReport(), 2); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "report.txt", b.Bytes(), sameBytes)
+	golden.Check(t, "report.txt", b.Bytes())
 }
 
 func TestWriteJSON(t *testing.T) {
@@ -109,7 +76,7 @@ func TestWriteJSON(t *testing.T) {
 	if err := WriteJSON(&b, sampleReport()); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "report.json", b.Bytes(), sameJSON)
+	golden.Check(t, "report.json", b.Bytes())
 	// The fields the issue asks for, with their types.
 	var doc struct {
 		Tables []map[string]any `json:"tables"`
@@ -145,5 +112,5 @@ func TestWriteHTML(t *testing.T) {
 	if strings.Contains(html, "<script>") || strings.Contains(html, "http") && strings.Contains(html, "src=") {
 		t.Error("HTML has a script or an external resource")
 	}
-	golden(t, "report.html", b.Bytes(), sameBytes)
+	golden.Check(t, "report.html", b.Bytes())
 }
