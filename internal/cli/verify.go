@@ -57,7 +57,7 @@ func (c *verifyCmd) flags() *pflag.FlagSet {
 	fs.Var(&c.exclude, "exclude", "skip these tables: same forms as --tables")
 	fs.StringVar(&c.where, "where", "", "compare only rows matching this SQL condition, on both sides")
 	fs.IntVar(&c.threads, "threads", 4, "chunks checked at once (each uses a connection on both servers)")
-	fs.DurationVar(&c.chunkTime, "chunk-time", 500*time.Millisecond, "target time per chunk checksum; chunk sizes adapt to it")
+	fs.DurationVar(&c.chunkTime, "chunk-time", 100*time.Millisecond, "target time per chunk checksum; chunk sizes adapt to it (smaller chunks: less to read again when one differs, shorter snapshots)")
 	fs.IntVar(&c.maxLoad, "max-load", 0, "pause while the source's Threads_running is above this (0: never); verify's own queries count")
 	fs.StringVar(&c.fixSQL, "fix-sql", "", "write repair SQL for the target to FILE (never run by shakedown)")
 	fs.StringVar(&c.jsonFile, "json", "", "write the result as JSON to FILE")
@@ -88,7 +88,7 @@ func (c *verifyCmd) run(ctx context.Context, env *Env, args []string) error {
 	case c.threads < 1:
 		return usagef("verify: --threads must be >= 1")
 	case c.chunkTime <= 0:
-		return usagef("verify: --chunk-time must be > 0, e.g. 500ms")
+		return usagef("verify: --chunk-time must be > 0, e.g. 100ms")
 	case c.maxLoad < 0:
 		return usagef("verify: --max-load must be >= 0")
 	case c.recheck < 0:

@@ -136,7 +136,7 @@ func bigArg(b *big.Int) any {
 const (
 	initialChunkRows = 20_000
 	minChunkRows     = 1_000
-	maxChunkRows     = 500_000 // bounds the keys a mismatched chunk holds
+	maxChunkRows     = 100_000 // bounds what narrowing a mismatched chunk reads again
 )
 
 // sizer adapts a table's chunk size to the target time per chunk from the

@@ -70,13 +70,15 @@
 // LENGTH ':' bytes; hashes as 40 hex digits. No separator ambiguity is
 // possible, and NULL, the empty string, 'NULL' and '<null>' all encode
 // differently. A row hash is SHA1(CONCAT(encodings)); a chunk's checksum is
-// COUNT(*) and the exact DECIMAL sum of the first 64 bits of the row hashes.
-// A sum, unlike BIT_XOR, does not cancel: duplicated rows add up and the
-// same edit on an even number of rows moves it. Different rows leave count
-// and sum unchanged with probability about 2^-64 per chunk. The other 96
-// bits are not summed: SQL has no common subexpressions, so a second sum
-// costs a second SHA-1 per row, which measured twice the server CPU for
-// 2^-64 less; the row phase compares full 160-bit hashes anyway.
+// COUNT(*) and the exact DECIMAL sum of 64 bits of the row hashes: where
+// both servers have CRC32C and pass a probe, CRC32(h)<<32 | CRC32C(h) of
+// the hash's hex digits h (carried by a user variable, since SQL has no
+// common subexpressions); elsewhere the hash's first 16 hex digits read by
+// CONV, which costs the server about a third more CPU per row. A sum,
+// unlike BIT_XOR, does not cancel: duplicated rows add up and the same
+// edit on an even number of rows moves it. Different rows leave count and
+// sum unchanged with probability about 2^-64 per chunk; the row phase
+// compares full 160-bit hashes anyway.
 //
 // # Row phase
 //

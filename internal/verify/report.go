@@ -261,10 +261,15 @@ func product(s target.Server) string {
 	return s.Flavour + " " + s.Version
 }
 
-// Rules are the comparison rules, stated in every report.
-var Rules = []string{
-	"rows are matched by the primary key, else a unique key on NOT NULL columns; tables with neither are compared as multisets of whole rows (duplicates counted)",
-	"per chunk: COUNT(*) and the exact sum of the first 64 bits of each row's SHA-1 over its length-prefixed canonical columns (NULL marked apart); mismatched chunks are narrowed down to rows, compared by their full SHA-1 and then column by column",
+// rules are the comparison rules, stated in every report; the second is
+// the checksum's.
+func rules(c checksum) []string {
+	return append([]string{ruleKeys, c.rule()}, valueRules...)
+}
+
+const ruleKeys = "rows are matched by the primary key, else a unique key on NOT NULL columns; tables with neither are compared as multisets of whole rows (duplicates counted)"
+
+var valueRules = []string{
 	"NULL equals only NULL: not '', not 0, not the text 'NULL'",
 	"text: the same characters after conversion to utf8mb4 (case, accents and the trailing spaces of VARCHAR and TEXT count; a latin1 and a utf8mb4 copy of the same text are equal); binary: the same bytes",
 	"integers and DECIMAL: the same exact value (1.5 = 1.50)",

@@ -26,7 +26,7 @@ func sampleReport() *Report {
 		Seconds:           12.3,
 		DifferingRows:     4,
 		SchemaDifferences: 3,
-		Rules:             Rules,
+		Rules:             rules(checksumPrefix),
 		Tables: []*TableReport{
 			{
 				Table: "shop.orders", RowsSource: 1000000, RowsTarget: 999999, Chunks: 8, DifferingRows: 3,

@@ -28,7 +28,7 @@ type Options struct {
 	Where string
 	// Threads is how many chunks are checked at once (default 4).
 	Threads int
-	// ChunkTime is the time one chunk's checksum should take (default 0.5s).
+	// ChunkTime is the time one chunk's checksum should take (default 100ms).
 	ChunkTime time.Duration
 	// MaxLoad pauses the check while the source's Threads_running exceeds
 	// it (0: never).
@@ -54,10 +54,12 @@ type Options struct {
 	// (from several goroutines at once).
 	OnChunk func(ChunkEvent)
 
-	// For tests: a fixed chunk size in rows (0: adaptive), and a hook run
-	// when a chunk's first reading finds differences, before any re-read.
-	chunkRows int
-	onDiffs   func()
+	// For tests: a fixed chunk size in rows (0: adaptive), a hook run
+	// when a chunk's first reading finds differences, before any re-read,
+	// and the portable checksum whatever the servers offer.
+	chunkRows      int
+	onDiffs        func()
+	prefixChecksum bool
 }
 
 // ChunkEvent tells OnChunk about one chunk.
@@ -74,7 +76,7 @@ func (o *Options) defaults() {
 		o.Threads = 4
 	}
 	if o.ChunkTime <= 0 {
-		o.ChunkTime = 500 * time.Millisecond
+		o.ChunkTime = 100 * time.Millisecond
 	}
 	if o.MaxRows <= 0 {
 		o.MaxRows = 1000
@@ -94,6 +96,7 @@ var ErrInterrupted = errors.New("verify interrupted")
 type runner struct {
 	src, dst *Side
 	opts     Options
+	checksum checksum
 	fix      *fixWriter
 	prog     *progress
 	load     *throttle
@@ -150,9 +153,12 @@ func Run(ctx context.Context, src, dst *Side, opts Options) (*Report, error) {
 		SourceServer: src.Server,
 		TargetServer: dst.Server,
 		Started:      started.UTC().Truncate(time.Second),
-		Rules:        Rules,
 	}
 	r := &runner{src: src, dst: dst, opts: opts, jobs: make(chan *job)}
+	if !opts.prefixChecksum && probeChecksum(ctx, src.DB) && probeChecksum(ctx, dst.DB) {
+		r.checksum = checksumCRCs
+	}
+	rep.Rules = rules(r.checksum)
 	if opts.Fix != nil {
 		r.fix = newFixWriter(opts.Fix, rep.Source, rep.Target)
 	}

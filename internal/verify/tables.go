@@ -192,7 +192,7 @@ func (r *runner) newTableJob(s, d *Table, tr *TableReport) *tableJob {
 	}
 	useRawText(t.specs)
 	t.hashSQL = rowHashSQL(t.specs)
-	t.checksumSQL = checksumSelect(t.specs)
+	t.checksumSQL = checksumSelect(t.specs, r.checksum)
 	t.sizer = newSizer(r.opts.ChunkTime, 1)
 	if r.opts.chunkRows > 0 {
 		t.sizer.rows, t.sizer.fixed = float64(r.opts.chunkRows), true

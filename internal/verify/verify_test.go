@@ -404,3 +404,26 @@ func TestMaxLoadPauses(t *testing.T) {
 		t.Errorf("got equal %v, progress %q; want equal, paused and resumed", r.Equal, progress.String())
 	}
 }
+
+// TestChecksumForms: both chunk checksums find the same rows, and on a
+// server with CRC32C (the sandbox's MariaDB) the faster one is chosen and
+// named in the rules.
+func TestChecksumForms(t *testing.T) {
+	p := newPair(t)
+	if !probeChecksum(testCtx(t), p.srcDB) {
+		t.Fatalf("the sandbox's server fails the CRC32C checksum probe")
+	}
+	sbtestTable(t, p, "sbtest1", 5_000)
+	mustExec(t, p.dstDB,
+		"UPDATE sbtest1 SET c = 'changed' WHERE id = 17",
+		"DELETE FROM sbtest1 WHERE id = 4000",
+		"INSERT INTO sbtest1 (id, k, c, pad) VALUES (5001, 1, 'new', 'new')")
+	for _, prefix := range []bool{false, true} {
+		r := p.run(t, Options{chunkRows: 1000, prefixChecksum: prefix})
+		wantRows(t, table(t, r, "sbtest1"), "changed id=17 [c]", "missing_on_target id=4000", "extra_on_target id=5001")
+		rule := strings.Join(r.Rules, "\n")
+		if crc := strings.Contains(rule, "CRC32C"); crc == prefix {
+			t.Errorf("prefix checksum %v: rules say CRC32C %v:\n%s", prefix, crc, rule)
+		}
+	}
+}
