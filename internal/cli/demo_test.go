@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -40,6 +41,24 @@ func TestDemo(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Errorf("demo left no %s: %v", f, err)
 		}
+	}
+	// Only the durability settings differ between the two servers.
+	code, out, errOut := runEnv(ctx, nil, "report", "--store", filepath.Join(dir, "shakedown.db"), "--format", "json")
+	if code != 0 {
+		t.Fatalf("report: exit %d: %s", code, errOut)
+	}
+	var rep struct {
+		DifferingVariables []struct{ Name string } `json:"differing_variables"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("report json: %v", err)
+	}
+	var names []string
+	for _, v := range rep.DifferingVariables {
+		names = append(names, v.Name)
+	}
+	if got := strings.Join(names, ","); got != "innodb_flush_log_at_trx_commit,sync_binlog" {
+		t.Errorf("variables differing between durable and relaxed: %s; want the two durability settings only", got)
 	}
 	left, err := sandbox.List(filepath.Join(dir, "sandboxes"))
 	if err != nil || len(left) != 0 {
