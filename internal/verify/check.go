@@ -27,10 +27,11 @@ func (s *sums) minus(o *sums) *sums {
 
 // Thresholds of the row phase.
 const (
-	streamRows  = 5_000 // ranges this small are streamed rather than split
-	splitBudget = 32    // splits per chunk before streaming what is left
-	fetchBatch  = 200   // keys per row fetch
-	hashBatch   = 500   // hashes per keyless row fetch
+	streamRows   = 5_000 // ranges this small are streamed rather than split
+	splitBudget  = 32    // splits per chunk before streaming what is left
+	fetchBatch   = 200   // keys per row fetch
+	resolveBatch = 2_000 // keys whose full rows are held at once
+	hashBatch    = 500   // hashes per keyless row fetch
 )
 
 // both runs f for the source and the target at once and returns the first

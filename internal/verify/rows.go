@@ -252,12 +252,27 @@ func (t *tableJob) resolve(ctx context.Context, qS, qD querier, keys []*keyTuple
 			uniq = append(uniq, k)
 		}
 	}
+	// Read in batches, so that only one batch of full rows is held at a
+	// time however many rows of the range differ.
+	for start := 0; start < len(uniq); start += resolveBatch {
+		diffs, err := t.resolveBatch(ctx, qS, qD, uniq[start:min(start+resolveBatch, len(uniq))])
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, diffs...)
+	}
+	return out, nil
+}
+
+// resolveBatch is resolve for keys without NULLs, each once.
+func (t *tableJob) resolveBatch(ctx context.Context, qS, qD querier, keys []*keyTuple) ([]*RowDiff, error) {
 	var rs, rd map[string]*fetchedRow
-	if err := both(func() (err error) { rs, err = t.fetchRows(ctx, qS, true, uniq); return },
-		func() (err error) { rd, err = t.fetchRows(ctx, qD, false, uniq); return }); err != nil {
+	if err := both(func() (err error) { rs, err = t.fetchRows(ctx, qS, true, keys); return },
+		func() (err error) { rd, err = t.fetchRows(ctx, qD, false, keys); return }); err != nil {
 		return nil, err
 	}
-	for _, k := range uniq {
+	var out []*RowDiff
+	for _, k := range keys {
 		ck := t.key.canonKey(k)
 		s, d := rs[ck], rd[ck]
 		switch {
