@@ -14,6 +14,10 @@
 #                  begin; update seckill ...; commit, --concurrency=16,64
 #                  --iterations=2 --number-of-queries=20000): QPS and client CPU
 #                  per query, both computed from mysqlslap's own summary lines
+#   floor          oltp_point_select, 16 threads: sysbench, shakedown and
+#                  scripts/wirefloor (a bare loop of prepared point selects
+#                  over shakedown's wire package, the least a Go client can
+#                  do) alternately: QPS and client CPU per query of each
 #   monitor        the server sampler's cost: shakedown run oltp_point_select,
 #                  16 threads, --monitor=on and --monitor=off alternately
 #                  (the order flips every round); medians, on/off ratio, and
@@ -114,6 +118,29 @@ for c in $CASES; do
 		echo "== oltp_read_write, 16 threads"
 		prepare_rows 100000
 		run_case read_write oltp_read_write 16 100000
+		;;
+	floor)
+		echo "== oltp_point_select, 16 threads: sysbench, shakedown, wirefloor"
+		prepare_rows 100000
+		go build -o "$work/wirefloor" ./scripts/wirefloor
+		out=$work/floor.txt
+		: >"$out"
+		for r in $(seq "$ROUNDS"); do
+			measure sysbench "$out" sysbench oltp_point_select "${sb_conn[@]}" --tables=1 --table-size=100000 --threads=16 "--time=$SECS" run
+			measure shakedown "$out" "$BIN" run oltp_point_select --target="$url" --tables=1 --table-size=100000 --threads=16 "--time=$SECS"
+			measure wirefloor "$out" "$work/wirefloor" --addr "127.0.0.1:$port" --user shakedown --threads 16 --seconds "$SECS"
+			echo "  round $r: $(tail -3 "$out" | awk '{printf "%s %.0f qps %.2f us/q  ", $1, $2, $3/$4*1e6}')"
+		done
+		{
+			echo ""
+			echo "| oltp_point_select, 16 threads, $ROUNDS rounds x ${SECS}s | QPS (median) | vs sysbench | client CPU us/query (median) | vs sysbench |"
+			echo "|---|---|---|---|---|"
+			sq=$(med_col sysbench 2 "$out"); sc=$(cpu_per_query sysbench "$out")
+			for t in sysbench shakedown wirefloor; do
+				q=$(med_col "$t" 2 "$out"); c=$(cpu_per_query "$t" "$out")
+				printf '| %s | %.0f | %s | %.2f | %s |\n' "$t" "$q" "$(ratio "$q" "$sq")" "$c" "$(ratio "$c" "$sc")"
+			done
+		} >>"$work/summary.md"
 		;;
 	threads1000)
 		echo "== oltp_point_select, 1000 threads"
@@ -234,7 +261,7 @@ for c in $CASES; do
 		} >>"$work/summary.md"
 		;;
 	*)
-		echo "bench.sh: unknown case $c (point_select read_write threads1000 prepare monitor slap)" >&2
+		echo "bench.sh: unknown case $c (point_select read_write floor threads1000 prepare monitor slap)" >&2
 		exit 2
 		;;
 	esac
