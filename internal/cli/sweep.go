@@ -40,6 +40,9 @@ A plan:
     - oltp_point_select
     - name: oltp_read_write
       options: {range-size: 50}
+    - name: sql                    # the same workload again, other options:
+      label: orders                # results are grouped by label
+      options: {file: orders.sql}
   threads: [1, 4, 16, 64]
   time: 10                         # seconds per step (or events: N)
   warmup: 2                        # seconds before measuring, excluded

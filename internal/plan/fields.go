@@ -9,6 +9,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/shakedown/shakedown/internal/target"
+	"github.com/shakedown/shakedown/internal/workload"
 )
 
 // The parts of a plan, read from their YAML nodes. Problems are collected,
@@ -266,25 +267,42 @@ func (ps *parser) workloads(v *yaml.Node) {
 					if s, ok := ps.str(val, "workload name"); ok {
 						w.Name = s
 					}
+				case "label":
+					if s, ok := ps.str(val, "workload label"); ok {
+						w.Label = s
+					}
 				case "options":
 					w.Options = ps.options(val, "options of "+w.Name)
 				}
 			})
 		default:
-			ps.addf(wn.Line, "workloads: each is a name, or a mapping with name and options")
+			ps.addf(wn.Line, "workloads: each is a name, or a mapping with name, label and options")
 			continue
 		}
 		if w.Name == "" {
 			ps.addf(wn.Line, "a workload needs a name")
 			continue
 		}
-		// Results are grouped by workload name, so one name means one
-		// configuration.
-		if first, dup := seen[w.Name]; dup {
-			ps.addf(wn.Line, "workload %s is listed twice (first on line %d); a plan runs one configuration of each workload: make a second plan for another", w.Name, first)
+		if w.Label == "" {
+			w.Label = w.Name
+		} else if !validLabel(w.Label) {
+			ps.addf(wn.Line, "workload %s: label %q: use letters, digits, '_', '-' and '.' only", w.Name, w.Label)
+			continue
+		} else if _, other := workload.Lookup(w.Label); other && w.Label != w.Name {
+			ps.addf(wn.Line, "workload %s: label %s is the name of another workload: its results would pass for that one's", w.Name, w.Label)
 			continue
 		}
-		seen[w.Name] = wn.Line
+		// Results are grouped by label, so one label means one
+		// configuration.
+		if first, dup := seen[w.Label]; dup {
+			what := "workload " + w.Label + " is listed twice"
+			if w.Label != w.Name {
+				what = "label " + w.Label + " is used twice"
+			}
+			ps.addf(wn.Line, "%s (first on line %d); results are grouped by it: give each configuration its own label, e.g. label: %s-2", what, first, w.Label)
+			continue
+		}
+		seen[w.Label] = wn.Line
 		ps.p.Workloads = append(ps.p.Workloads, w)
 	}
 }
@@ -349,4 +367,17 @@ func distance(a, b string) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(b)]
+}
+
+// validLabel says whether a workload label is one word that reads well in
+// tables, file names and command lines.
+func validLabel(s string) bool {
+	for _, r := range s {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '_', r == '-', r == '.':
+		default:
+			return false
+		}
+	}
+	return s != ""
 }

@@ -109,7 +109,8 @@ type Target struct {
 
 // Workload is one workload of the plan with its own options.
 type Workload struct {
-	Name    string
+	Name    string // the workload run, as in the registry
+	Label   string // what results are grouped and reported by: Name unless the plan gives a label
 	Options []Option
 	Line    int
 }
@@ -161,7 +162,7 @@ var keys = []string{"name", "targets", "options", "workloads", "threads", "time"
 
 var targetKeys = []string{"name", "url", "password_env", "role"}
 
-var workloadKeys = []string{"name", "options"}
+var workloadKeys = []string{"name", "label", "options"}
 
 var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
 

@@ -26,6 +26,9 @@ workloads:
     options:
       table_size: 500
       tables: 4
+  - name: oltp_read_write
+    label: oltp_read_write-big
+    options: {table_size: 5000}
 threads: [1, 4]
 time: 2s
 warmup: 1
@@ -60,6 +63,13 @@ func TestParseGood(t *testing.T) {
 	want := []string{"oltp_read_write", "--threads=4", "--time=2", "--warmup-time=1", "--table-size=500", "--tables=4"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Args: got %q, want %q", got, want)
+	}
+	var labels []string
+	for _, w := range p.Workloads {
+		labels = append(labels, w.Name+"="+w.Label)
+	}
+	if got, want := strings.Join(labels, " "), "oltp_point_select=oltp_point_select oltp_read_write=oltp_read_write oltp_read_write=oltp_read_write-big"; got != want {
+		t.Errorf("labels: got %s, want %s", got, want)
 	}
 	got = p.PrepareArgs(p.Workloads[0])
 	want = []string{"oltp_point_select", "--threads=4", "--tables=2"}
@@ -149,6 +159,14 @@ threads: [1, 4]
 		{"bad time", base("time: 1.5s\n"), []string{`p.yaml:10: time: "1.5s": want whole seconds`}},
 		{"bad order", base("order: random\n"), []string{`p.yaml:10: order: "random": want interleave or sequential`}},
 		{"duplicate key", base("repeats: 1\nrepeats: 2\n"), []string{"p.yaml:11: plan: key repeats: given twice (first on line 10)"}},
+		{"workload twice", strings.Replace(base(""), "  - oltp_point_select\n", "  - oltp_point_select\n  - name: oltp_point_select\n    options: {tables: 2}\n", 1),
+			[]string{"p.yaml:9: workload oltp_point_select is listed twice (first on line 8); results are grouped by it: give each configuration its own label, e.g. label: oltp_point_select-2"}},
+		{"label twice", strings.Replace(base(""), "  - oltp_point_select\n", "  - {name: oltp_point_select, label: small}\n  - {name: oltp_point_select, label: small}\n", 1),
+			[]string{"p.yaml:9: label small is used twice (first on line 8)"}},
+		{"label of another workload", strings.Replace(base(""), "  - oltp_point_select\n", "  - {name: oltp_point_select, label: oltp_read_write}\n", 1),
+			[]string{"p.yaml:8: workload oltp_point_select: label oltp_read_write is the name of another workload"}},
+		{"bad label", strings.Replace(base(""), "  - oltp_point_select\n", "  - {name: oltp_point_select, label: \"my test\"}\n", 1),
+			[]string{`p.yaml:8: workload oltp_point_select: label "my test": use letters, digits, '_', '-' and '.' only`}},
 		{"everything at once", strings.Replace(base("tme: 5\n"), "oltp_point_select", "oltp_point_selec", 1),
 			[]string{`p.yaml:8: unknown workload "oltp_point_selec"`, `p.yaml:10: unknown key "tme" in plan`}},
 	}

@@ -8,12 +8,14 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/shakedown/shakedown/internal/plan"
+	"github.com/shakedown/shakedown/internal/report"
 	"github.com/shakedown/shakedown/internal/runner"
 	"github.com/shakedown/shakedown/internal/sandbox"
 	"github.com/shakedown/shakedown/internal/sandbox/sandboxtest"
@@ -291,5 +293,54 @@ threads: [1]
 	want := fmt.Sprintf("p.yaml:5: target down (mysql://shakedown@127.0.0.1:%d/sbtest): connect to 127.0.0.1:%d: connection refused", port, port)
 	if len(ce.Lines) != 1 || !strings.HasPrefix(ce.Lines[0], want) {
 		t.Errorf("got %q, want one line starting %q", ce.Lines, want)
+	}
+}
+
+// TestLabels runs one workload twice with different options under two
+// labels: the runs are stored, and reported, apart.
+func TestLabels(t *testing.T) {
+	url := sandboxtest.URL(t)
+	src := fmt.Sprintf(`targets:
+  - {name: a, url: %s, role: control}
+workloads:
+  - name: ping
+    options: {ping-mode: com}
+  - name: ping
+    label: ping-select
+    options: {ping-mode: select}
+threads: [1]
+time: 1
+`, url)
+	p, err := plan.Parse(filepath.Join(t.TempDir(), "plan.yaml"), []byte(src), func(string) string { return "" })
+	if err != nil {
+		t.Fatalf("plan: %v", err)
+	}
+	st := openStore(t)
+	var progress bytes.Buffer
+	sum, err := Run(context.Background(), p, check(t, p), Options{Store: st, Progress: &progress})
+	if err != nil || sum.OK != 2 {
+		t.Fatalf("Run: %v, %+v\n%s", err, sum, progress.String())
+	}
+	d, err := st.Load(context.Background(), sum.SweepID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range d.Runs {
+		got = append(got, r.Workload+": "+r.Command)
+	}
+	want := []string{"ping: ping --threads=1 --time=1 --ping-mode=com", "ping-select: ping --threads=1 --time=1 --ping-mode=select"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("runs: got %q, want %q", got, want)
+	}
+	if !strings.Contains(progress.String(), "ping-select") {
+		t.Errorf("progress does not name the label:\n%s", progress.String())
+	}
+	var names []string
+	for _, w := range report.Build(d).Workloads {
+		names = append(names, w.Name)
+	}
+	if strings.Join(names, ",") != "ping,ping-select" {
+		t.Errorf("report workloads: got %v, want ping and ping-select", names)
 	}
 }
