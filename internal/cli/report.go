@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -15,11 +16,14 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/shakedown/shakedown/internal/report"
+	"github.com/shakedown/shakedown/internal/result"
 	"github.com/shakedown/shakedown/internal/sbflag"
 	"github.com/shakedown/shakedown/internal/store"
 )
 
 const reportUsage = `usage: shakedown report [--store FILE] [--sweep ID|latest] [--format text|md|csv|json|html] [-o FILE]
+       shakedown report [--store FILE] --runs all|ID,... [--control NAME] [--format ...] [-o FILE]
+       shakedown report [--control NAME] RESULT.json... [--format ...] [-o FILE]
        shakedown report --list [--store FILE]
 
 Shows a stored sweep: for each workload a table per target, every candidate
@@ -27,6 +31,11 @@ against the control at each thread level with the ratio and a verdict
 (faster, slower, or within noise, judged from the spread of repeats), the
 peak QPS, and the environment of each target. It reads the store and never
 runs anything. The HTML report is one file that opens offline, with charts.
+
+Runs made one by one are reported the same way: those stored by "shakedown
+run --store" (--runs, IDs from --list), or result documents written by
+"shakedown run --json". Runs of one workload, target and thread level count
+as repeats; the control is --control, else the first target.
 
 Options:
 `
@@ -38,6 +47,8 @@ type reportCmd struct {
 	format    string
 	out       string
 	list      bool
+	runs      string
+	control   string
 	help      bool
 }
 
@@ -47,7 +58,9 @@ func (c *reportCmd) flags(env *Env) *pflag.FlagSet {
 	fs.StringVar(&c.sweep, "sweep", "latest", "sweep to report: its ID, or latest")
 	fs.StringVar(&c.format, "format", "text", "text, md, csv, json or html; with -o and no --format, taken from the file's extension")
 	fs.StringVarP(&c.out, "output", "o", "", "write to FILE instead of standard output")
-	fs.BoolVar(&c.list, "list", false, "list the sweeps in the store")
+	fs.BoolVar(&c.list, "list", false, "list the sweeps in the store, and the runs made outside sweeps")
+	fs.StringVar(&c.runs, "runs", "", "report runs made outside sweeps instead of a sweep: all, or their IDs (see --list)")
+	fs.StringVar(&c.control, "control", "", "with --runs or result files: the target the others are compared with (default: the first)")
 	fs.BoolVarP(&c.help, "help", "h", false, "show this help")
 	return fs
 }
@@ -64,8 +77,14 @@ func (c *reportCmd) run(ctx context.Context, env *Env, args []string) error {
 		fmt.Fprint(env.Stdout, fset.FlagUsages())
 		return nil
 	}
-	if fset.NArg() > 0 {
-		return usagef("report: unexpected argument %q (see shakedown report --help)", fset.Arg(0))
+	files := fset.Args()
+	switch {
+	case len(files) > 0 && (c.runs != "" || fset.Changed("sweep") || c.list):
+		return usagef("report: result files are reported on their own: leave out --runs, --sweep and --list")
+	case c.runs != "" && fset.Changed("sweep"):
+		return usagef("report: --runs and --sweep: choose one")
+	case c.control != "" && len(files) == 0 && c.runs == "":
+		return usagef("report: --control is for --runs or result files; a sweep's plan names its control")
 	}
 	if !fset.Changed("format") && c.out != "" {
 		if f, ok := formatByExt[strings.ToLower(filepath.Ext(c.out))]; ok {
@@ -74,6 +93,23 @@ func (c *reportCmd) run(ctx context.Context, env *Env, args []string) error {
 	}
 	if !oneOf(report.Formats, c.format) {
 		return usagef("report: --format %q: want one of %s", c.format, strings.Join(report.Formats, ", "))
+	}
+	if len(files) > 0 {
+		d, err := c.fromFiles(files)
+		if err != nil {
+			return err
+		}
+		return c.write(env, d, fmt.Sprintf("%d result files", len(files)))
+	}
+	var runIDs []int64
+	if c.runs != "" && c.runs != "all" {
+		for _, f := range strings.Split(c.runs, ",") {
+			n, err := strconv.ParseInt(strings.TrimSpace(f), 10, 64)
+			if err != nil || n < 1 {
+				return usagef("report: --runs %q: want all, or run IDs such as 4,5,7 (see --list)", c.runs)
+			}
+			runIDs = append(runIDs, n)
+		}
 	}
 	var id int64
 	if c.sweep != "latest" {
@@ -84,7 +120,7 @@ func (c *reportCmd) run(ctx context.Context, env *Env, args []string) error {
 		id = n
 	}
 	if _, err := os.Stat(c.storePath); errors.Is(err, fs.ErrNotExist) {
-		return usagef("report: no store at %s: run a sweep first, or name the store with --store", c.storePath)
+		return usagef("report: no store at %s: run a sweep (or shakedown run --store) first, or name the store with --store", c.storePath)
 	}
 	st, err := store.Open(ctx, c.storePath)
 	if err != nil {
@@ -93,6 +129,23 @@ func (c *reportCmd) run(ctx context.Context, env *Env, args []string) error {
 	defer st.Close()
 	if c.list {
 		return c.listSweeps(ctx, env, st)
+	}
+	if c.runs != "" {
+		runs, err := st.LooseRuns(ctx, runIDs)
+		if errors.Is(err, store.ErrNotFound) {
+			return usagef("report: --runs: %v in %s (see shakedown report --list)", err, c.storePath)
+		}
+		if err != nil {
+			return err
+		}
+		if len(runs) == 0 {
+			return usagef("report: %s holds no runs made outside sweeps: store some with shakedown run ... --store %s", c.storePath, c.storePath)
+		}
+		d, err := report.FromRuns(c.storePath, runs, c.control)
+		if err != nil {
+			return usagef("report: --control: %v", err)
+		}
+		return c.write(env, d, fmt.Sprintf("%d runs", len(runs)))
 	}
 	if id == 0 {
 		if id, err = st.Latest(ctx); err != nil {
@@ -109,6 +162,12 @@ func (c *reportCmd) run(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	return c.write(env, d, fmt.Sprintf("sweep %d", id))
+}
+
+// write renders d in the chosen format to standard output or -o; what
+// names the report in the message about the file.
+func (c *reportCmd) write(env *Env, d *store.SweepData, what string) error {
 	rep := report.Build(d)
 	if c.out == "" {
 		return report.Write(env.Stdout, c.format, rep)
@@ -120,8 +179,36 @@ func (c *reportCmd) run(ctx context.Context, env *Env, args []string) error {
 	if err := writeFileAtomic(c.out, b.Bytes()); err != nil {
 		return err
 	}
-	fmt.Fprintf(env.Stderr, "report of sweep %d written to %s\n", id, c.out)
+	fmt.Fprintf(env.Stderr, "report of %s written to %s\n", what, c.out)
 	return nil
+}
+
+// fromFiles reads result documents ("shakedown run --json") as runs.
+func (c *reportCmd) fromFiles(files []string) (*store.SweepData, error) {
+	var runs []store.Run
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return nil, usagef("report: %v", err)
+		}
+		var res result.Result
+		if err := json.Unmarshal(b, &res); err != nil || res.Workload == "" || res.Threads == 0 {
+			return nil, usagef("report: %s is not a result document (shakedown run --json FILE writes one)", f)
+		}
+		status := store.RunOK
+		if res.Interrupted {
+			status = store.RunInterrupted
+		}
+		runs = append(runs, store.Run{
+			Target: res.Target.Name, Workload: res.Workload, Threads: res.Threads, Command: f,
+			Status: status, Error: res.Error, StartedAt: res.StartedAt, WallS: res.TimeS + res.WarmupS, Result: &res,
+		})
+	}
+	d, err := report.FromRuns(strings.Join(files, ", "), runs, c.control)
+	if err != nil {
+		return nil, usagef("report: --control: %v", err)
+	}
+	return d, nil
 }
 
 func (c *reportCmd) listSweeps(ctx context.Context, env *Env, st *store.Store) error {
@@ -129,15 +216,36 @@ func (c *reportCmd) listSweeps(ctx context.Context, env *Env, st *store.Store) e
 	if err != nil {
 		return err
 	}
+	runs, err := st.LooseRuns(ctx, nil)
+	if err != nil {
+		return err
+	}
 	if len(sweeps) == 0 {
 		fmt.Fprintf(env.Stdout, "no sweeps in %s\n", c.storePath)
+	} else {
+		tw := tabwriter.NewWriter(env.Stdout, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "ID\tNAME\tSTATUS\tSTARTED\tSTEPS\tWORKLOADS")
+		for _, s := range sweeps {
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%s\n", s.ID, s.Name, s.Status, s.StartedAt.Local().Format("2006-01-02 15:04"), s.Steps,
+				strings.Join(s.Settings.Workloads, ","))
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	if len(runs) == 0 {
 		return nil
 	}
+	fmt.Fprintf(env.Stdout, "\nRuns outside sweeps (shakedown report --runs ID,...):\n")
 	tw := tabwriter.NewWriter(env.Stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tNAME\tSTATUS\tSTARTED\tSTEPS\tWORKLOADS")
-	for _, s := range sweeps {
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%s\n", s.ID, s.Name, s.Status, s.StartedAt.Local().Format("2006-01-02 15:04"), s.Steps,
-			strings.Join(s.Settings.Workloads, ","))
+	fmt.Fprintln(tw, "RUN\tTARGET\tWORKLOAD\tTHREADS\tSTATUS\tSTARTED\tQPS")
+	for _, r := range runs {
+		qps := "-"
+		if r.Result != nil {
+			qps = strconv.FormatFloat(r.Result.QPS, 'f', 1, 64)
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%d\t%s\t%s\t%s\n", r.ID, r.Target, r.Workload, r.Threads, r.Status,
+			r.StartedAt.Local().Format("2006-01-02 15:04"), qps)
 	}
 	return tw.Flush()
 }

@@ -257,3 +257,68 @@ func TestReportBadInput(t *testing.T) {
 		})
 	}
 }
+
+// TestReportLooseRuns reports runs made one by one, from the store and
+// from their result documents, with the control chosen by --control.
+func TestReportLooseRuns(t *testing.T) {
+	url := sandboxtest.URL(t)
+	dir := t.TempDir()
+	db := filepath.Join(dir, "runs.db")
+	var files []string
+	for _, name := range []string{"today", "tomorrow"} {
+		for _, th := range []string{"1", "2"} {
+			file := filepath.Join(dir, name+"-"+th+".json")
+			code, out, errOut := runCLI(context.Background(), "run", "ping", "--target="+url, "--name="+name, "--threads="+th, "--time=1",
+				"--store="+db, "--json="+file)
+			if code != 0 {
+				t.Fatalf("run: exit %d\n%s\n%s", code, out, errOut)
+			}
+			files = append(files, file)
+		}
+	}
+	code, out, errOut := runCLI(context.Background(), "report", "--list", "--store="+db)
+	if code != 0 || !strings.Contains(out, "Runs outside sweeps") || strings.Count(out, " ping ") != 4 {
+		t.Errorf("--list: exit %d, want the 4 runs listed:\n%s%s", code, out, errOut)
+	}
+	type row struct {
+		Target, Role, Workload string
+		Threads                int
+		Runs                   int
+		Ratio                  *float64 `json:"ratio_vs_control"`
+		Verdict                string
+	}
+	check := func(what string, args ...string) {
+		t.Helper()
+		code, out, errOut := runCLI(context.Background(), append([]string{"report", "--control=tomorrow", "--format=json"}, args...)...)
+		if code != 0 {
+			t.Fatalf("%s: exit %d\n%s", what, code, errOut)
+		}
+		var rep struct{ Rows []row }
+		if err := json.Unmarshal([]byte(out), &rep); err != nil {
+			t.Fatalf("%s: %v\n%s", what, err, out)
+		}
+		var got []string
+		for _, r := range rep.Rows {
+			got = append(got, fmt.Sprintf("%s/%s/%d/%d/%v", r.Target, r.Role, r.Threads, r.Runs, r.Ratio != nil && r.Verdict != ""))
+		}
+		want := "today/candidate/1/1/true today/candidate/2/1/true tomorrow/control/1/1/false tomorrow/control/2/1/false"
+		if strings.Join(got, " ") != want {
+			t.Errorf("%s: rows %s, want %s", what, strings.Join(got, " "), want)
+		}
+	}
+	check("--runs all", "--store="+db, "--runs=all")
+	check("--runs IDs", "--store="+db, "--runs=1,2,3,4")
+	check("result files", files...)
+
+	for _, bad := range [][]string{
+		{"report", "--store=" + db, "--runs=99"},
+		{"report", "--store=" + db, "--runs=all", "--control=nobody"},
+		{"report", "--store=" + db, "--runs=x"},
+		{"report", "--store=" + db, "--control=today"},
+		{"report", db},
+	} {
+		if code, _, errOut := runCLI(context.Background(), bad...); code != 2 || !strings.Contains(errOut, "report:") {
+			t.Errorf("%q: exit %d, %q; want 2 and a message", bad, code, errOut)
+		}
+	}
+}

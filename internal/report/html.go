@@ -97,9 +97,13 @@ func WriteHTML(w io.Writer, r *Report) error {
 	h.p("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n")
 	h.p("<title>shakedown: %s</title>\n<script>%s</script>\n<style>%s</style>\n</head>\n<body>\n<main>\n", esc(sw.Name), errorScript, css)
 	h.p("<h1>shakedown: %s</h1>\n", esc(sw.Name))
-	h.p("<p class=\"meta\">Sweep %d <span class=\"badge %s\">%s</span> &middot; %s &middot; %s</p>\n",
-		sw.ID, esc(sw.Status), esc(sw.Status), esc(timeLine(sw)), esc(r.countLine()))
-	h.p("<p class=\"meta\">%s</p>\n", esc(strings.ToUpper(r.stepsLine()[:1])+r.stepsLine()[1:]))
+	if r.loose() {
+		h.p("<p class=\"meta\">Runs &middot; %s &middot; %s</p>\n", esc(timeLine(sw)), esc(r.countLine()))
+	} else {
+		h.p("<p class=\"meta\">Sweep %d <span class=\"badge %s\">%s</span> &middot; %s &middot; %s</p>\n",
+			sw.ID, esc(sw.Status), esc(sw.Status), esc(timeLine(sw)), esc(r.countLine()))
+	}
+	h.p("<p class=\"meta\">%s</p>\n", esc(capitalize(r.stepsLine())))
 	h.targetsLegend()
 
 	if len(r.Candidates()) > 0 {
@@ -116,7 +120,11 @@ func WriteHTML(w io.Writer, r *Report) error {
 		h.p("<h2 id=\"unfinished\">Failed and interrupted steps</h2>\n<p>They are left out of every figure and chart.</p>\n")
 		h.table(r.unfinishedTable(), map[int]string{6: "err"})
 	}
-	h.p("<footer>Made by %s from the results store; the charts are drawn in the page itself and need no network.</footer>\n", esc(sw.Tool))
+	from := "the results store"
+	if r.loose() {
+		from = sw.Name
+	}
+	h.p("<footer>Made by %s from %s; the charts are drawn in the page itself and need no network.</footer>\n", esc(sw.Tool), esc(from))
 	h.p("</main>\n<script>%s</script>\n</body>\n</html>\n", checkScript)
 	return h.Flush()
 }
@@ -263,7 +271,15 @@ func (h *htmlWriter) environment() {
 	r := h.r
 	sw := r.Sweep
 	h.p("<h2 id=\"environment\">Environment</h2>\n")
-	h.p("<p>Client host <b>%s</b>, %s. Server facts as found when the sweep started.</p>\n", esc(sw.ClientHost), esc(sw.Tool))
+	if r.loose() {
+		made := ""
+		if m := r.madeBy(); m != "" {
+			made = capitalize(m) + ". "
+		}
+		h.p("<p>%sServer facts as the runs found them.</p>\n", esc(made))
+	} else {
+		h.p("<p>Client host <b>%s</b>, %s. Server facts as found when the sweep started.</p>\n", esc(sw.ClientHost), esc(sw.Tool))
+	}
 	h.table(r.targetsTable(), nil)
 	if len(r.Differing) > 0 {
 		h.p("<h3>Server variables that differ</h3>\n")

@@ -156,3 +156,38 @@ func TestSummary(t *testing.T) {
 	}
 	golden.Check(t, "summary-control-only.txt", b.Bytes())
 }
+
+// TestLooseRuns reports a sweep's runs as if made one by one: the same
+// rows and verdicts, headed as runs; repeats are counted per workload,
+// target and threads.
+func TestLooseRuns(t *testing.T) {
+	sweep := fixture(2)
+	d, err := FromRuns("runs.db", sweep.Runs, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Sweep.ID != 0 || d.Sweep.Settings.Repeats != 2 || len(d.Targets) != len(sweep.Targets) || d.Targets[0].Role != "control" {
+		t.Errorf("got sweep %+v, targets %+v", d.Sweep, d.Targets)
+	}
+	loose, whole := Build(d), Build(sweep)
+	for i, w := range whole.Workloads {
+		for j, c := range w.Comparisons() {
+			if lc := loose.Workloads[i].Comparisons()[j]; lc.Verdict != c.Verdict || lc.Ratio != c.Ratio {
+				t.Errorf("%s %d threads: loose %s %.3f, sweep %s %.3f", w.Name, c.Threads, lc.Verdict, lc.Ratio, c.Verdict, c.Ratio)
+			}
+		}
+	}
+	for _, format := range []string{"text", "md", "html"} {
+		var b bytes.Buffer
+		if err := Write(&b, format, loose); err != nil {
+			t.Fatal(err)
+		}
+		golden.Check(t, format+"-loose."+map[string]string{"text": "txt", "md": "md", "html": "html"}[format], b.Bytes())
+	}
+	if _, err := FromRuns("runs.db", sweep.Runs, "nobody"); err == nil || !strings.Contains(err.Error(), `no target "nobody"`) {
+		t.Errorf("unknown control: got %v", err)
+	}
+	if d, err := FromRuns("runs.db", sweep.Runs, sweep.Targets[1].Name); err != nil || d.Targets[1].Role != "control" || d.Targets[0].Role != "candidate" {
+		t.Errorf("--control %s: got %v, %+v", sweep.Targets[1].Name, err, d)
+	}
+}

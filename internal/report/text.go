@@ -265,8 +265,35 @@ func (r *Report) peaksText(w *Workload) string {
 	return strings.Join(parts, "; ")
 }
 
+// loose says whether the report is of runs made one by one (FromRuns)
+// rather than of a sweep.
+func (r *Report) loose() bool { return r.Sweep.ID == 0 }
+
+// heading names what is reported: the sweep, or where the runs came from.
+func (r *Report) heading() string {
+	if r.loose() {
+		return fmt.Sprintf("runs %q", r.Sweep.Name)
+	}
+	return fmt.Sprintf("sweep %d %q: %s", r.Sweep.ID, r.Sweep.Name, r.Sweep.Status)
+}
+
+// madeBy is the client host and shakedown's version, as far as known.
+func (r *Report) madeBy() string {
+	if r.Sweep.ClientHost == "" {
+		return r.Sweep.Tool
+	}
+	return "client host " + r.Sweep.ClientHost + ", " + r.Sweep.Tool
+}
+
 func (r *Report) stepsLine() string {
 	s := r.Sweep.Settings
+	if r.loose() {
+		line := "each a run of its own, with its own options and warm-up"
+		if s.TimeS > 0 {
+			line += fmt.Sprintf(", %d s each", s.TimeS)
+		}
+		return line + "; runs of one workload, target and thread level count as repeats"
+	}
 	var limit string
 	switch {
 	case s.Events > 0 && s.TimeS > 0:
@@ -298,7 +325,11 @@ func (r *Report) countLine() string {
 			failed++
 		}
 	}
-	s := fmt.Sprintf("%d of %d steps ok", ok, r.Sweep.Steps)
+	unit := "steps"
+	if r.loose() {
+		unit = "runs"
+	}
+	s := fmt.Sprintf("%d of %d %s ok", ok, r.Sweep.Steps, unit)
 	if failed > 0 {
 		s += fmt.Sprintf(", %d failed", failed)
 	}
@@ -341,10 +372,13 @@ func wrap(w io.Writer, s string, width int, indent string) {
 func WriteText(w io.Writer, r *Report) error {
 	bw := bufio.NewWriter(w)
 	sw := r.Sweep
-	fmt.Fprintf(bw, "shakedown sweep %d %q: %s\n", sw.ID, sw.Name, sw.Status)
+	fmt.Fprintf(bw, "shakedown %s\n", r.heading())
 	fmt.Fprintf(bw, "%s; %s\n", timeLine(sw), r.countLine())
 	fmt.Fprintln(bw, r.stepsLine())
-	fmt.Fprintf(bw, "client host %s, %s\n\n", sw.ClientHost, sw.Tool)
+	if m := r.madeBy(); m != "" {
+		fmt.Fprintln(bw, m)
+	}
+	fmt.Fprintln(bw)
 	fmt.Fprintln(bw, "Targets")
 	r.targetsTable().writeText(bw, "  ")
 	for _, wl := range r.Workloads {
@@ -376,10 +410,18 @@ func WriteText(w io.Writer, r *Report) error {
 func WriteMarkdown(w io.Writer, r *Report) error {
 	bw := bufio.NewWriter(w)
 	sw := r.Sweep
-	fmt.Fprintf(bw, "# shakedown sweep %d: %s\n\n", sw.ID, mdEscape(sw.Name))
-	fmt.Fprintf(bw, "Status **%s**; %s; %s.  \n", sw.Status, timeLine(sw), r.countLine())
-	fmt.Fprintf(bw, "%s.  \n", strings.ToUpper(r.stepsLine()[:1])+r.stepsLine()[1:])
-	fmt.Fprintf(bw, "Client host %s, %s.\n\n", mdEscape(sw.ClientHost), mdEscape(sw.Tool))
+	if r.loose() {
+		fmt.Fprintf(bw, "# shakedown runs: %s\n\n", mdEscape(sw.Name))
+		fmt.Fprintf(bw, "%s; %s.  \n", capitalize(timeLine(sw)), r.countLine())
+	} else {
+		fmt.Fprintf(bw, "# shakedown sweep %d: %s\n\n", sw.ID, mdEscape(sw.Name))
+		fmt.Fprintf(bw, "Status **%s**; %s; %s.  \n", sw.Status, timeLine(sw), r.countLine())
+	}
+	fmt.Fprintf(bw, "%s.  \n", capitalize(r.stepsLine()))
+	if m := r.madeBy(); m != "" {
+		fmt.Fprintf(bw, "%s.\n", mdEscape(capitalize(m)))
+	}
+	fmt.Fprintln(bw)
 	fmt.Fprintln(bw, "## Targets")
 	fmt.Fprintln(bw)
 	r.targetsTable().writeMarkdown(bw)
@@ -414,4 +456,11 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 func mdEscape(s string) string {
 	r := strings.NewReplacer(`\`, `\\`, "*", `\*`, "`", "\\`", "|", `\|`, "<", "&lt;")
 	return r.Replace(s)
+}
+
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
 }

@@ -100,34 +100,68 @@ func (s *Store) Targets(ctx context.Context, sweepID int64) ([]Target, error) {
 
 // Runs returns a sweep's runs in step order, with their result documents.
 func (s *Store) Runs(ctx context.Context, sweepID int64) ([]Run, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT id, step, target, role, workload, threads, repeat_no, command, status, error,
-		started_at, wall_s, result FROM runs WHERE sweep_id = ? ORDER BY step, id`, sweepID)
+	runs, err := s.queryRuns(ctx, `sweep_id = ? ORDER BY step, id`, sweepID)
 	if err != nil {
 		return nil, fmt.Errorf("read runs of sweep %d: %w", sweepID, err)
+	}
+	for i := range runs {
+		runs[i].SweepID = sweepID
+	}
+	return runs, nil
+}
+
+// LooseRuns returns the runs made outside sweeps ("shakedown run --store"),
+// oldest first: those with the given IDs, or all of them when ids is empty.
+// An ID that is not such a run is ErrNotFound.
+func (s *Store) LooseRuns(ctx context.Context, ids []int64) ([]Run, error) {
+	runs, err := s.queryRuns(ctx, `sweep_id IS NULL ORDER BY id`)
+	if err != nil {
+		return nil, fmt.Errorf("read runs: %w", err)
+	}
+	if len(ids) == 0 {
+		return runs, nil
+	}
+	byID := map[int64]Run{}
+	for _, r := range runs {
+		byID[r.ID] = r
+	}
+	var out []Run
+	for _, id := range ids {
+		r, ok := byID[id]
+		if !ok {
+			return nil, fmt.Errorf("run %d (outside sweeps): %w", id, ErrNotFound)
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+func (s *Store) queryRuns(ctx context.Context, where string, args ...any) ([]Run, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT id, step, target, role, workload, threads, repeat_no, command, status, error,
+		started_at, wall_s, result FROM runs WHERE `+where, args...)
+	if err != nil {
+		return nil, err
 	}
 	defer rows.Close()
 	var out []Run
 	for rows.Next() {
-		r := Run{SweepID: sweepID}
+		var r Run
 		var started string
 		var doc sql.NullString
 		if err := rows.Scan(&r.ID, &r.Step, &r.Target, &r.Role, &r.Workload, &r.Threads, &r.Repeat, &r.Command, &r.Status, &r.Error,
 			&started, &r.WallS, &doc); err != nil {
-			return nil, fmt.Errorf("read runs of sweep %d: %w", sweepID, err)
+			return nil, err
 		}
 		r.StartedAt = parseTime(started)
 		if doc.Valid {
 			r.Result = &result.Result{}
 			if err := json.Unmarshal([]byte(doc.String), r.Result); err != nil {
-				return nil, fmt.Errorf("read result of run %d: %w", r.ID, err)
+				return nil, fmt.Errorf("result of run %d: %w", r.ID, err)
 			}
 		}
 		out = append(out, r)
 	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("read runs of sweep %d: %w", sweepID, err)
-	}
-	return out, nil
+	return out, rows.Err()
 }
 
 // Intervals returns a run's per-interval series from its own table.
