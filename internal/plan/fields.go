@@ -269,7 +269,7 @@ func (ps *parser) workloads(v *yaml.Node) {
 					}
 				case "label":
 					if s, ok := ps.str(val, "workload label"); ok {
-						w.Label = s
+						w.label = s
 					}
 				case "options":
 					w.Options = ps.options(val, "options of "+w.Name)
@@ -283,26 +283,26 @@ func (ps *parser) workloads(v *yaml.Node) {
 			ps.addf(wn.Line, "a workload needs a name")
 			continue
 		}
-		if w.Label == "" {
-			w.Label = w.Name
-		} else if !validLabel(w.Label) {
-			ps.addf(wn.Line, "workload %s: label %q: use letters, digits, '_', '-' and '.' only", w.Name, w.Label)
-			continue
-		} else if _, other := workload.Lookup(w.Label); other && w.Label != w.Name {
-			ps.addf(wn.Line, "workload %s: label %s is the name of another workload: its results would pass for that one's", w.Name, w.Label)
+		if w.label != "" && !validLabel(w.label) {
+			ps.addf(wn.Line, "workload %s: label %q: use letters, digits, '_', '-' and '.' only", w.Name, w.label)
 			continue
 		}
+		if _, other := workload.Lookup(w.label); other && w.label != w.Name {
+			ps.addf(wn.Line, "workload %s: label %s is the name of another workload: its results would pass for that one's", w.Name, w.label)
+			continue
+		}
+		label := w.Label()
 		// Results are grouped by label, so one label means one
 		// configuration.
-		if first, dup := seen[w.Label]; dup {
-			what := "workload " + w.Label + " is listed twice"
-			if w.Label != w.Name {
-				what = "label " + w.Label + " is used twice"
+		if first, dup := seen[label]; dup {
+			what := "workload " + label + " is listed twice"
+			if label != w.Name {
+				what = "label " + label + " is used twice"
 			}
-			ps.addf(wn.Line, "%s (first on line %d); results are grouped by it: give each configuration its own label, e.g. label: %s-2", what, first, w.Label)
+			ps.addf(wn.Line, "%s (first on line %d); results are grouped by it: give each configuration its own label, e.g. label: %s-2", what, first, label)
 			continue
 		}
-		seen[w.Label] = wn.Line
+		seen[label] = wn.Line
 		ps.p.Workloads = append(ps.p.Workloads, w)
 	}
 }

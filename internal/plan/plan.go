@@ -110,9 +110,19 @@ type Target struct {
 // Workload is one workload of the plan with its own options.
 type Workload struct {
 	Name    string // the workload run, as in the registry
-	Label   string // what results are grouped and reported by: Name unless the plan gives a label
 	Options []Option
 	Line    int
+
+	label string // given in the plan, else empty
+}
+
+// Label is what the workload's results are grouped and reported by: the
+// plan's label for it, else its name.
+func (w *Workload) Label() string {
+	if w.label != "" {
+		return w.label
+	}
+	return w.Name
 }
 
 // Option is one workload option, named as on the command line without the

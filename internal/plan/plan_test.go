@@ -66,7 +66,7 @@ func TestParseGood(t *testing.T) {
 	}
 	var labels []string
 	for _, w := range p.Workloads {
-		labels = append(labels, w.Name+"="+w.Label)
+		labels = append(labels, w.Name+"="+w.Label())
 	}
 	if got, want := strings.Join(labels, " "), "oltp_point_select=oltp_point_select oltp_read_write=oltp_read_write oltp_read_write=oltp_read_write-big"; got != want {
 		t.Errorf("labels: got %s, want %s", got, want)

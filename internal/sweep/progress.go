@@ -72,7 +72,7 @@ func (p *progress) left(now time.Time) time.Duration {
 func (p *progress) line(now time.Time) string {
 	s := p.step
 	var b strings.Builder
-	fmt.Fprintf(&b, "step %d/%d  %s  %s  %d thr", s.Index, p.total, s.Target.Name, s.Workload.Label, s.Threads)
+	fmt.Fprintf(&b, "step %d/%d  %s  %s  %d thr", s.Index, p.total, s.Target.Name, s.Workload.Label(), s.Threads)
 	if s.Repeat > 1 {
 		fmt.Fprintf(&b, "  #%d", s.Repeat)
 	}
@@ -126,7 +126,7 @@ func (p *progress) interval(iv runner.Interval) {
 	if p.verbose {
 		var b strings.Builder
 		result.WriteInterval(&b, iv, 95)
-		p.above(fmt.Sprintf("  %s %s %d: %s", p.step.Target.Name, p.step.Workload.Label, p.step.Threads, strings.TrimRight(b.String(), "\n")))
+		p.above(fmt.Sprintf("  %s %s %d: %s", p.step.Target.Name, p.step.Workload.Label(), p.step.Threads, strings.TrimRight(b.String(), "\n")))
 		return
 	}
 	p.redraw()
@@ -149,7 +149,7 @@ func (p *progress) finishStep(s plan.Step, status, msg string) {
 	if status != "ok" || !p.live || p.verbose {
 		now := p.now()
 		p.above(fmt.Sprintf("step %d/%d  %s  %s  %d thr  #%d: %s  (elapsed %s, ~%s left)",
-			s.Index, p.total, s.Target.Name, s.Workload.Label, s.Threads, s.Repeat, msg, clock(now.Sub(p.start)), clock(p.left(now))))
+			s.Index, p.total, s.Target.Name, s.Workload.Label(), s.Threads, s.Repeat, msg, clock(now.Sub(p.start)), clock(p.left(now))))
 		return
 	}
 	p.redraw()

@@ -93,7 +93,7 @@ func Run(ctx context.Context, p *plan.Plan, envs []Env, opt Options) (*Summary, 
 			CooldownS: p.CooldownS, Order: string(p.Order), Threads: p.Threads},
 	}
 	for _, w := range p.Workloads {
-		sw.Settings.Workloads = append(sw.Settings.Workloads, w.Label)
+		sw.Settings.Workloads = append(sw.Settings.Workloads, w.Label())
 	}
 	var targets []store.Target
 	for _, e := range envs {
@@ -294,26 +294,26 @@ func (s *sweeper) prepare(ctx context.Context, step plan.Step, key string) error
 	}
 	j, err := job("prepare", s.p.PrepareArgs(w), t)
 	if err != nil {
-		return fmt.Errorf("prepare %s: %w", w.Label, err)
+		return fmt.Errorf("prepare %s: %w", w.Label(), err)
 	}
 	if err := j.Prepare(ctx, s.out()); err != nil {
-		return fmt.Errorf("prepare %s on %s: %w", w.Label, t.Name, err)
+		return fmt.Errorf("prepare %s on %s: %w", w.Label(), t.Name, err)
 	}
 	s.data[t.Name] = &dataSet{key: key, workload: w}
-	s.pr.Printf("prepared %s data on %s", w.Label, t.Name)
+	s.pr.Printf("prepared %s data on %s", w.Label(), t.Name)
 	return nil
 }
 
 func (s *sweeper) cleanup(ctx context.Context, t *plan.Target, w *plan.Workload) error {
 	j, err := job("cleanup", s.p.PrepareArgs(w), t)
 	if err != nil {
-		return fmt.Errorf("cleanup %s: %w", w.Label, err)
+		return fmt.Errorf("cleanup %s: %w", w.Label(), err)
 	}
 	if _, ok := j.Gen.(workload.Cleaner); !ok {
 		return nil
 	}
 	if err := j.Prepare(ctx, s.out()); err != nil {
-		return fmt.Errorf("cleanup %s on %s: %w", w.Label, t.Name, err)
+		return fmt.Errorf("cleanup %s on %s: %w", w.Label(), t.Name, err)
 	}
 	return nil
 }
@@ -330,7 +330,7 @@ func (s *sweeper) cleanupAll(ctx context.Context) {
 			continue
 		}
 		delete(s.data, t.Name)
-		s.pr.Printf("cleaned up %s data on %s", cur.workload.Label, t.Name)
+		s.pr.Printf("cleaned up %s data on %s", cur.workload.Label(), t.Name)
 	}
 }
 
@@ -338,7 +338,7 @@ func (s *sweeper) cleanupAll(ctx context.Context) {
 func (s *sweeper) step(ctx context.Context, step plan.Step, now func() time.Time) store.Run {
 	args := s.p.Args(step.Workload, step.Threads)
 	run := store.Run{
-		Step: step.Index, Target: step.Target.Name, Role: string(step.Target.Role), Workload: step.Workload.Label,
+		Step: step.Index, Target: step.Target.Name, Role: string(step.Target.Role), Workload: step.Workload.Label(),
 		Threads: step.Threads, Repeat: step.Repeat, Command: strings.Join(args, " "), StartedAt: now(),
 	}
 	finish := func(status string, err error) store.Run {
