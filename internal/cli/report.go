@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -183,7 +184,8 @@ func (c *reportCmd) write(env *Env, d *store.SweepData, what string) error {
 	return nil
 }
 
-// fromFiles reads result documents ("shakedown run --json") as runs.
+// fromFiles reads result documents ("shakedown run --json", or the lists
+// "shakedown slap --json" writes) as runs.
 func (c *reportCmd) fromFiles(files []string) (*store.SweepData, error) {
 	var runs []store.Run
 	for _, f := range files {
@@ -191,18 +193,29 @@ func (c *reportCmd) fromFiles(files []string) (*store.SweepData, error) {
 		if err != nil {
 			return nil, usagef("report: %v", err)
 		}
-		var res result.Result
-		if err := json.Unmarshal(b, &res); err != nil || res.Workload == "" || res.Threads == 0 {
-			return nil, usagef("report: %s is not a result document (shakedown run --json FILE writes one)", f)
+		var docs []*result.Result
+		if err := json.Unmarshal(b, &docs); err != nil {
+			var one result.Result
+			if json.Unmarshal(b, &one) == nil {
+				docs = []*result.Result{&one}
+			}
 		}
-		status := store.RunOK
-		if res.Interrupted {
-			status = store.RunInterrupted
+		if len(docs) == 0 || slices.ContainsFunc(docs, func(r *result.Result) bool { return r == nil || r.Workload == "" || r.Threads == 0 }) {
+			return nil, usagef("report: %s is not a result document (shakedown run --json FILE and shakedown slap --json FILE write them)", f)
 		}
-		runs = append(runs, store.Run{
-			Target: res.Target.Name, Workload: res.Workload, Threads: res.Threads, Command: f,
-			Status: status, Error: res.Error, StartedAt: res.StartedAt, WallS: res.TimeS + res.WarmupS, Result: &res,
-		})
+		for _, res := range docs {
+			status := store.RunOK
+			switch {
+			case res.Interrupted:
+				status = store.RunInterrupted
+			case res.Error != "":
+				status = store.RunFailed
+			}
+			runs = append(runs, store.Run{
+				Target: res.Target.Name, Workload: res.Workload, Threads: res.Threads, Command: f,
+				Status: status, Error: res.Error, StartedAt: res.StartedAt, WallS: res.TimeS + res.WarmupS, Result: res,
+			})
+		}
 	}
 	d, err := report.FromRuns(strings.Join(files, ", "), runs, c.control)
 	if err != nil {

@@ -3,13 +3,17 @@ package cli
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"sort"
 	"strings"
 
+	"github.com/shakedown/shakedown/internal/result"
 	"github.com/shakedown/shakedown/internal/slap"
+	"github.com/shakedown/shakedown/internal/store"
 )
 
 // slapCmd is "shakedown slap [mysqlslap options]".
@@ -60,10 +64,79 @@ func (c *slapCmd) run(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	err = b.Run(ctx, slap.Env{Out: env.Stdout, Err: env.Stderr})
+	// What was measured is kept, however the test ended.
+	if serr := c.saveResults(context.WithoutCancel(ctx), env, b.Results()); serr != nil {
+		if err == nil {
+			return serr
+		}
+		fmt.Fprintf(env.Stderr, "shakedown: %v\n", serr)
+	}
 	if errors.Is(err, slap.ErrInterrupted) {
 		return errors.New("interrupted: the summary above covers what ran before the stop")
 	}
 	return err
+}
+
+// saveResults writes --json (a list of result documents, one per
+// concurrency level) and records each level in --store.
+func (c *slapCmd) saveResults(ctx context.Context, env *Env, levels []*result.Result) error {
+	o := &c.opts
+	if len(levels) == 0 {
+		return nil
+	}
+	for _, r := range levels {
+		r.Tool = "shakedown " + Version
+	}
+	if o.JSON != "" {
+		b, err := json.MarshalIndent(levels, "", "  ")
+		if err != nil {
+			return err
+		}
+		if err := writeFileAtomic(o.JSON, append(b, '\n')); err != nil {
+			return fmt.Errorf("--json: %w", err)
+		}
+	}
+	if o.Store == "" {
+		return nil
+	}
+	st, err := store.Open(ctx, o.Store)
+	if err != nil {
+		return fmt.Errorf("--store: %w", err)
+	}
+	defer st.Close()
+	for _, r := range levels {
+		status := store.RunOK
+		switch {
+		case r.Interrupted:
+			status = store.RunInterrupted
+		case r.Error != "":
+			status = store.RunFailed
+		}
+		run := &store.Run{Target: r.Target.Name, Workload: r.Workload, Threads: r.Threads, Command: slapCommand(r.Options),
+			Status: status, Error: r.Error, StartedAt: r.StartedAt, WallS: r.TimeS, Result: r}
+		if _, err := st.AddRun(ctx, run); err != nil {
+			return fmt.Errorf("--store: %w", err)
+		}
+	}
+	if !o.Silent {
+		fmt.Fprintf(env.Stdout, "%d concurrency level(s) stored in %s (shakedown report --runs)\n", len(levels), o.Store)
+	}
+	return nil
+}
+
+// slapCommand is a stored level's command line, from its options: never
+// the password, which is not among them.
+func slapCommand(opts map[string]string) string {
+	keys := make([]string, 0, len(opts))
+	for k := range opts {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := []string{"slap"}
+	for _, k := range keys {
+		parts = append(parts, "--"+k+"="+opts[k])
+	}
+	return strings.Join(parts, " ")
 }
 
 // readPassword takes the password of a bare -p from standard input, one

@@ -3,12 +3,15 @@ package cli
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/shakedown/shakedown/internal/result"
 	"github.com/shakedown/shakedown/internal/sandbox/sandboxtest"
 )
 
@@ -205,6 +208,59 @@ func TestSlapPasswordNeverShown(t *testing.T) {
 		}
 		if pw == "-pWrong-Secret-4" && (code != ExitFailure || !strings.Contains(stderr, "access denied")) {
 			t.Errorf("wrong password: got exit %d and %q, want %d and access denied", code, stderr, ExitFailure)
+		}
+	}
+}
+
+// TestSlapResults: --json writes a result document per concurrency level
+// and --store records each level, so that report compares slap tests;
+// neither holds the password.
+func TestSlapResults(t *testing.T) {
+	url := sandboxtest.URL(t)
+	mustExec(t, adminDB(t, url),
+		"CREATE USER IF NOT EXISTS 'slapres'@'127.0.0.1' IDENTIFIED BY 'Res-Secret-5'",
+		"GRANT ALL ON *.* TO 'slapres'@'127.0.0.1'",
+		"CREATE DATABASE IF NOT EXISTS slapres",
+	)
+	host, port := hostPort(t, url)
+	dir := t.TempDir()
+	db := filepath.Join(dir, "slap.db")
+	var files []string
+	for _, name := range []string{"before", "after"} {
+		file := filepath.Join(dir, name+".json")
+		files = append(files, file)
+		code, out, stderr := runCLI(context.Background(), "slap", "-h"+host, "-P"+port, "-uslapres", "-pRes-Secret-5", "--create-schema=slapres",
+			"--delimiter=;", "--query=select 1;select 2", "--concurrency=1,3", "--iterations=2", "--number-of-queries=60",
+			"--name="+name, "--json="+file, "--store="+db)
+		if code != 0 || !strings.Contains(out, "2 concurrency level(s) stored in") {
+			t.Fatalf("slap: exit %d\n%s\n%s", code, out, stderr)
+		}
+	}
+	raw, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var levels []result.Result
+	if err := json.Unmarshal(raw, &levels); err != nil {
+		t.Fatalf("--json: %v\n%s", err, raw)
+	}
+	if len(levels) != 2 || levels[0].Threads != 1 || levels[1].Threads != 3 || levels[0].Workload != "slap" {
+		t.Fatalf("--json: got %d levels %+v", len(levels), levels)
+	}
+	for _, lv := range levels {
+		// 60 statements per iteration, split among the clients, 2 iterations.
+		if lv.Queries.Total != 120 || lv.QPS <= 0 || len(lv.Statements) != 2 || lv.Statements[0].Count+lv.Statements[1].Count != 120 || lv.Target.Name != "before" {
+			t.Errorf("level %d: queries %d, qps %.1f, statements %+v, target %q", lv.Threads, lv.Queries.Total, lv.QPS, lv.Statements, lv.Target.Name)
+		}
+	}
+	stored, _ := os.ReadFile(db)
+	if strings.Contains(string(raw)+string(stored), "Res-Secret-5") {
+		t.Error("the password is in the result documents or the store")
+	}
+	for _, args := range [][]string{{"--store=" + db, "--runs=all"}, files} {
+		code, out, stderr := runCLI(context.Background(), append([]string{"report", "--control=before"}, args...)...)
+		if code != 0 || !strings.Contains(out, "== slap") || !regexp.MustCompile(`(?m)^\s+3\s+after\s+[\d.]+\s+[\d.]+\s+[\d.]+`).MatchString(out) {
+			t.Errorf("report %q: exit %d, want slap compared at 3 threads:\n%s%s", args, code, out, stderr)
 		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/shakedown/shakedown/internal/result"
 	"github.com/shakedown/shakedown/internal/slap/script"
 	"github.com/shakedown/shakedown/internal/target"
 	"github.com/shakedown/shakedown/internal/usage"
@@ -44,6 +45,7 @@ type Bench struct {
 	o       *Options
 	tgt     *target.Target
 	ep      target.Endpoint
+	levels  []*result.Result // what the last Run measured, when results are wanted
 	conc    []int
 	engines []engineOpt
 

@@ -63,6 +63,9 @@ type Options struct {
 	IgnoreErrors   string
 	ConnectTimeout time.Duration
 	ClientIO       string
+	JSON           string // result documents, one per concurrency level
+	Store          string // results store the levels are recorded in
+	Name           string // the target's name in results
 
 	fs *pflag.FlagSet
 }
@@ -131,6 +134,9 @@ func (o *Options) Flags() *pflag.FlagSet {
 	fs.Lookup("ignore-errors").NoOptDefVal = "all"
 	fs.DurationVar(&o.ConnectTimeout, "connect-timeout", 10*time.Second, "give up connecting after this long (shakedown extension)")
 	fs.StringVar(&o.ClientIO, "client-io", "auto", "how clients wait for the server: blocking, polled or auto (shakedown extension)")
+	fs.StringVar(&o.JSON, "json", "", "write a result document per concurrency level to this file, as a JSON list (shakedown extension)")
+	fs.StringVar(&o.Store, "store", "", "also record each concurrency level as a run in this results store, for shakedown report --runs (shakedown extension)")
+	fs.StringVar(&o.Name, "name", "", "name of the target in results (default: its address; shakedown extension)")
 	o.fs = fs
 	return fs
 }

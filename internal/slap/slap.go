@@ -54,6 +54,7 @@ type Env struct {
 // session is one run of a Bench.
 type session struct {
 	b       *Bench
+	srv     target.Server // for result documents
 	env     Env
 	outMu   sync.Mutex
 	main    *sql.Conn
@@ -68,6 +69,7 @@ type session struct {
 // Run carries out the test.
 func (b *Bench) Run(ctx context.Context, env Env) error {
 	s := &session{b: b, env: env, pools: map[string]*sql.DB{}}
+	b.levels = nil
 	defer func() {
 		for _, db := range s.pools {
 			db.Close()
@@ -103,6 +105,9 @@ func (b *Bench) Run(ctx context.Context, env Env) error {
 		}
 		defer s.mainDB.Close()
 		defer s.main.Close()
+		if b.wantResults() {
+			s.srv = s.server(ctx)
+		}
 	}
 
 	engines := b.engines
@@ -354,6 +359,7 @@ func (s *session) level(ctx context.Context, eng engineOpt, c int) error {
 	b, o := s.b, s.b.o
 	limit := b.limit(c)
 	lv := &levelStats{clients: c, limit: limit, engine: eng.name, stats: workload.NewStmtStats(b.statNames), connLat: histogram.New(), errors: map[uint16]int64{}}
+	started := time.Now()
 	var runErr error
 	for it := 0; it < o.Iterations; it++ {
 		if !b.preserve {
@@ -408,6 +414,13 @@ func (s *session) level(ctx context.Context, eng engineOpt, c int) error {
 			s.printCSV(lv)
 		}
 		s.outMu.Unlock()
+		if b.wantResults() && !o.OnlyPrint {
+			res, err := s.levelResult(lv, started, s.srv)
+			if err != nil {
+				return err
+			}
+			b.levels = append(b.levels, res)
+		}
 	}
 	return runErr
 }
