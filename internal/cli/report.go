@@ -204,16 +204,9 @@ func (c *reportCmd) fromFiles(files []string) (*store.SweepData, error) {
 			return nil, usagef("report: %s is not a result document (shakedown run --json FILE and shakedown slap --json FILE write them)", f)
 		}
 		for _, res := range docs {
-			status := store.RunOK
-			switch {
-			case res.Interrupted:
-				status = store.RunInterrupted
-			case res.Error != "":
-				status = store.RunFailed
-			}
 			runs = append(runs, store.Run{
 				Target: res.Target.Name, Workload: res.Workload, Threads: res.Threads, Command: f,
-				Status: status, Error: res.Error, StartedAt: res.StartedAt, WallS: res.TimeS + res.WarmupS, Result: res,
+				Status: resultStatus(res), Error: res.Error, StartedAt: res.StartedAt, WallS: res.TimeS + res.WarmupS, Result: res,
 			})
 		}
 	}
@@ -222,6 +215,17 @@ func (c *reportCmd) fromFiles(files []string) (*store.SweepData, error) {
 		return nil, usagef("report: --control: %v", err)
 	}
 	return d, nil
+}
+
+// resultStatus is a result document's run status in the store.
+func resultStatus(r *result.Result) string {
+	switch {
+	case r.Interrupted:
+		return store.RunInterrupted
+	case r.Error != "":
+		return store.RunFailed
+	}
+	return store.RunOK
 }
 
 func (c *reportCmd) listSweeps(ctx context.Context, env *Env, st *store.Store) error {

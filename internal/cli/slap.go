@@ -105,15 +105,8 @@ func (c *slapCmd) saveResults(ctx context.Context, env *Env, levels []*result.Re
 	}
 	defer st.Close()
 	for _, r := range levels {
-		status := store.RunOK
-		switch {
-		case r.Interrupted:
-			status = store.RunInterrupted
-		case r.Error != "":
-			status = store.RunFailed
-		}
 		run := &store.Run{Target: r.Target.Name, Workload: r.Workload, Threads: r.Threads, Command: slapCommand(r.Options),
-			Status: status, Error: r.Error, StartedAt: r.StartedAt, WallS: r.TimeS, Result: r}
+			Status: resultStatus(r), Error: r.Error, StartedAt: r.StartedAt, WallS: r.TimeS, Result: r}
 		if _, err := st.AddRun(ctx, run); err != nil {
 			return fmt.Errorf("--store: %w", err)
 		}
