@@ -17,7 +17,7 @@ func FuzzParse(f *testing.F) {
 		if g.From.Cmp(g.To) >= 0 || g.From.Num < 0 || g.To.Num > g.To.Den {
 			t.Fatalf("Parse(%q) = %s: want 0 <= FROM < TO <= 1", s, g)
 		}
-		for _, text := range []string{g.String(), g.Label()} {
+		for _, text := range []string{g.String(), Around(g).Label(g)} {
 			back, err := Parse(text)
 			if err != nil || back != g {
 				t.Fatalf("Parse(%q) = %s, but Parse(%q) = %v, %v", s, g, text, back, err)

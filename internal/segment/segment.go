@@ -115,17 +115,8 @@ func (s Segment) IsWhole() bool { return s.From.Num == 0 && s.To.Num == s.To.Den
 // String writes s as FROM:TO, e.g. 1/4:1/2.
 func (s Segment) String() string { return s.From.String() + ":" + s.To.String() }
 
-// Label is how s is shown and labelled: I/N when s is the I-th of N equal
-// parts, else FROM:TO.
-func (s Segment) Label() string {
-	if i, n, ok := s.equalPart(); ok {
-		return strconv.FormatInt(i, 10) + "/" + strconv.FormatInt(n, 10)
-	}
-	return s.String()
-}
-
-// equalPart says whether s is the i-th (1-based) of n equal parts.
-func (s Segment) equalPart() (i, n int64, ok bool) {
+// Part says whether s is the i-th (from 1) of n equal parts, and which.
+func (s Segment) Part() (i, n int64, ok bool) {
 	w := new(big.Rat).Sub(s.To.rat(), s.From.rat())
 	if w.Num().Cmp(big.NewInt(1)) != 0 {
 		return 0, 0, false

@@ -39,7 +39,7 @@ func TestParse(t *testing.T) {
 			if got := g.String(); got != tc.want {
 				t.Errorf("String: got %s, want %s", got, tc.want)
 			}
-			if got := g.Label(); got != tc.wantLabel {
+			if got := Around(g).Label(g); got != tc.wantLabel {
 				t.Errorf("Label: got %s, want %s", got, tc.wantLabel)
 			}
 		})
@@ -295,4 +295,22 @@ func equalInts(a, b []int) bool {
 		}
 	}
 	return true
+}
+
+func TestAround(t *testing.T) {
+	for in, want := range map[string]string{
+		"2/4":     "0,1/4,1/2,3/4,1",
+		"0:2/5":   "0,2/5,1",
+		"1/3:3/4": "0,1/3,3/4,1",
+		"2/3:1":   "0,1/3,2/3,1", // the last of three equal parts
+		"0:2/3":   "0,2/3,1",
+	} {
+		q := Around(mustParse(t, in))
+		if q.String() != want {
+			t.Errorf("Around(%s): got %s, want %s", in, q, want)
+		}
+		if _, err := q.Index(mustParse(t, in)); err != nil {
+			t.Errorf("Around(%s) = %s does not hold it: %v", in, q, err)
+		}
+	}
 }

@@ -3,6 +3,7 @@ package segment
 import (
 	"math/big"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/shakedown/shakedown/internal/usage"
@@ -20,6 +21,23 @@ func Equal(n int64) Sequence {
 	for i := int64(0); i <= n; i++ {
 		f, _ := fracOf(big.NewRat(i, n))
 		q = append(q, f)
+	}
+	return q
+}
+
+// Around is the shortest sequence that holds s: N equal parts when s is
+// one of them, else s with what lies before and after it.
+func Around(s Segment) Sequence {
+	if _, n, ok := s.Part(); ok {
+		return Equal(n)
+	}
+	q := Sequence{{0, 1}}
+	if s.From.Num != 0 {
+		q = append(q, s.From)
+	}
+	q = append(q, s.To)
+	if s.To.Num != s.To.Den {
+		q = append(q, Frac{1, 1})
 	}
 	return q
 }
@@ -65,6 +83,15 @@ func (q Sequence) String() string {
 		b[i] = f.String()
 	}
 	return strings.Join(b, ",")
+}
+
+// Label is how s, one of q's segments, is shown and labelled: I/N when q
+// is N equal parts, else FROM:TO.
+func (q Sequence) Label(s Segment) string {
+	if i, n, ok := s.Part(); ok && int(n) == q.Len() {
+		return strconv.FormatInt(i, 10) + "/" + strconv.FormatInt(n, 10)
+	}
+	return s.String()
 }
 
 // Len is the number of segments.
