@@ -9,12 +9,21 @@ LDFLAGS := -X github.com/shakedown/shakedown/internal/cli.Version=$(VERSION)
 # version (v0.x), not by its release name.
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: all build deps test check demo bench clean
+# The image's name; push it where your cluster pulls from, e.g.
+# make image IMAGE=registry.example.com/team/shakedown:v1.
+IMAGE ?= shakedown:$(VERSION)
+
+.PHONY: all build image deps test check demo bench clean
 
 all: build
 
 build:
 	CGO_ENABLED=0 $(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/shakedown
+
+# An image FROM scratch holding the static binary and CA certificates
+# (see Dockerfile).
+image: build
+	docker build -t $(IMAGE) .
 
 # Installs the database server, client and sysbench the tests and demo need.
 deps:
