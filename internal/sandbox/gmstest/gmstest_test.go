@@ -3,7 +3,7 @@ package gmstest
 import (
 	"context"
 	"database/sql"
-	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -11,12 +11,14 @@ import (
 )
 
 func TestStart(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and starts a server")
+	}
 	s := Start(t)
+	addr := strings.TrimPrefix(s.URL, "mysql://"+User+"@")
+	addr = addr[:strings.Index(addr, "/")]
 	cfg := mysql.NewConfig()
-	cfg.User = User
-	cfg.Net = "tcp"
-	cfg.Addr = "127.0.0.1:" + itoa(s.Port)
-	cfg.DBName = Database
+	cfg.User, cfg.Net, cfg.Addr, cfg.DBName = User, "tcp", addr, Database
 	db, err := sql.Open("mysql", cfg.FormatDSN())
 	if err != nil {
 		t.Fatal(err)
@@ -24,13 +26,6 @@ func TestStart(t *testing.T) {
 	defer db.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	var v string
-	if err := db.QueryRowContext(ctx, "SELECT @@version").Scan(&v); err != nil {
-		t.Fatalf("select version: %v", err)
-	}
-	if v == "" {
-		t.Fatalf("got empty version")
-	}
 	if _, err := db.ExecContext(ctx, "CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(10))"); err != nil {
 		t.Fatal(err)
 	}
@@ -42,5 +37,3 @@ func TestStart(t *testing.T) {
 		t.Fatalf("count: got %d, %v; want 2", n, err)
 	}
 }
-
-func itoa(n int) string { return strconv.Itoa(n) }
