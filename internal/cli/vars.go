@@ -18,7 +18,9 @@ TARGET being the control. Values are normalised before comparing (ON, YES
 and TRUE are 1; numbers compare numerically; case is ignored) and
 per-instance values (server_id, ports, paths, host names) are ignored. The
 variables known to change performance or behaviour come first, each with a
-line saying what it changes. Exits 3 when differences are shown, 0 when
+line saying what it changes. Variables that only some servers have (across
+versions or flavours: MariaDB's wsrep_*, TiDB's tidb_*) are summed up in a
+section of their own; --all lists them one by one. Exits 3 when differences are shown, 0 when
 there are none. TARGET is a URL such as mysql://user:password@host:port/db.
 
 Options:
@@ -32,7 +34,7 @@ type varsCmd struct {
 
 func (c *varsCmd) flags() *pflag.FlagSet {
 	fs := sbflag.NewFlagSet("vars diff")
-	fs.BoolVar(&c.all, "all", false, "list every variable, equal ones too (after the differences)")
+	fs.BoolVar(&c.all, "all", false, "list every variable: equal ones too (after the differences), and each of those only some servers have")
 	fs.BoolVar(&c.json, "json", false, "print the comparison as JSON")
 	return fs
 }
@@ -84,7 +86,7 @@ func (c *varsCmd) run(ctx context.Context, env *Env, args []string) error {
 	if c.json {
 		err = vars.WriteJSON(env.Stdout, names, diffs)
 	} else {
-		err = vars.WriteText(env.Stdout, names, diffs)
+		err = vars.WriteText(env.Stdout, names, diffs, c.all)
 	}
 	if err != nil {
 		return err

@@ -307,10 +307,21 @@ func loadDataRefused(err error) bool {
 			2068: // CR_LOAD_DATA_LOCAL_INFILE_REJECTED
 			return true
 		}
-		return false
+		if me.Number != 1105 { // ER_UNKNOWN_ERROR: read the text
+			return false
+		}
 	}
-	msg := strings.ToLower(err.Error())
-	return strings.Contains(msg, "not allowed") || strings.Contains(msg, "local infile") && strings.Contains(msg, "disabled")
+	return refusalText(err.Error())
+}
+
+// refusalText reports whether an error's text says LOAD DATA LOCAL is off.
+// Servers that are not MySQL or MariaDB give their own code (go-mysql-server:
+// 1105 "local_infile needs to be set to 1 to use LOCAL").
+func refusalText(msg string) bool {
+	msg = strings.ToLower(msg)
+	return strings.Contains(msg, "not allowed") ||
+		strings.Contains(msg, "local_infile") ||
+		strings.Contains(msg, "local infile") && (strings.Contains(msg, "disabled") || strings.Contains(msg, "not supported"))
 }
 
 // insertRows inserts the chunk's rows with multi-row INSERTs of about
