@@ -3,6 +3,7 @@ module github.com/shakedown/shakedown
 go 1.26.8
 
 require (
+	filippo.io/edwards25519 v1.2.0
 	github.com/HdrHistogram/hdrhistogram-go v1.4.0
 	github.com/go-sql-driver/mysql v1.10.1
 	github.com/spf13/pflag v1.0.10
@@ -11,7 +12,6 @@ require (
 )
 
 require (
-	filippo.io/edwards25519 v1.2.0 // indirect
 	github.com/dustin/go-humanize v1.1.0 // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/kr/text v0.2.0 // indirect
