@@ -87,13 +87,17 @@ func dialSock(ctx context.Context, cfg *mysql.Config, blocking bool) (*sock, err
 	}
 	s.f = f
 	s.fd = int(f.Fd()) // also switches the descriptor to blocking mode
-	if err := s.setTimeout(syscall.SO_RCVTIMEO, cfg.ReadTimeout); err != nil {
-		f.Close()
-		return nil, err
-	}
-	if err := s.setTimeout(syscall.SO_SNDTIMEO, cfg.WriteTimeout); err != nil {
-		f.Close()
-		return nil, err
+	for _, t := range [...]struct {
+		opt int
+		d   time.Duration
+	}{{syscall.SO_RCVTIMEO, cfg.ReadTimeout}, {syscall.SO_SNDTIMEO, cfg.WriteTimeout}} {
+		if t.d <= 0 {
+			continue // no system call for no timeout
+		}
+		if err := s.setTimeout(t.opt, t.d); err != nil {
+			f.Close()
+			return nil, err
+		}
 	}
 	return s, nil
 }
