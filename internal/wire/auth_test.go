@@ -113,6 +113,7 @@ func TestTLSAgainstTheFakeServer(t *testing.T) {
 		wantErr   string
 	}{
 		{"registered CA", withTLS.Addr(), "wiretest-fake", true, ""},
+		{"registered CA, another host name", strings.Replace(withTLS.Addr(), "127.0.0.1", "localhost", 1), "wiretest-fake", false, "certificate was not accepted"},
 		{"skip-verify", withTLS.Addr(), "skip-verify", true, ""},
 		{"preferred", withTLS.Addr(), "preferred", true, ""},
 		{"preferred, server without TLS", without.Addr(), "preferred", false, ""},

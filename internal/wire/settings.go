@@ -99,8 +99,13 @@ func tlsConfig(cfg *mysql.Config, fallback *bool) (*tls.Config, error) {
 		tc = &tls.Config{InsecureSkipVerify: true}
 		*fallback = true
 	default:
-		// The driver's registry is reached through its DSN parser.
-		named, err := mysql.ParseDSN("/?tls=" + url.QueryEscape(cfg.TLSConfig))
+		// The driver's registry is reached through its DSN parser, given
+		// the address so that it takes the server name from the right host.
+		netw := cfg.Net
+		if netw == "" {
+			netw = "tcp"
+		}
+		named, err := mysql.ParseDSN(netw + "(" + cfg.Addr + ")/?tls=" + url.QueryEscape(cfg.TLSConfig))
 		if err != nil || named.TLS == nil {
 			return nil, fmt.Errorf("tls=%s: no TLS configuration of that name: use true, skip-verify, preferred or a registered name", cfg.TLSConfig)
 		}
