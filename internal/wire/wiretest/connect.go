@@ -215,7 +215,18 @@ func (s *Session) authenticate(nonce, resp []byte) error {
 		if err := s.WritePacket([]byte{0x01, 0x04}); err != nil {
 			return err
 		}
-		if err := s.fullAuth(nonce); err != nil {
+		p, err := s.ReadPacket()
+		if err != nil {
+			return err
+		}
+		if err := s.fullAuth(nonce, p, 0x02); err != nil {
+			return err
+		}
+	case "sha256_password":
+		if s.cfg.Password == "" && string(resp) == "\x00" {
+			break
+		}
+		if err := s.fullAuth(nonce, resp, 0x01); err != nil {
 			return err
 		}
 	default:
@@ -224,20 +235,18 @@ func (s *Session) authenticate(nonce, resp []byte) error {
 	return s.OK(0, 0)
 }
 
-// fullAuth reads caching_sha2_password's password: in clear over TLS, else
-// RSA-encrypted after handing out the public key.
-func (s *Session) fullAuth(nonce []byte) error {
-	p, err := s.ReadPacket()
-	if err != nil {
-		return err
-	}
+// fullAuth checks the password the client sent in p: in clear over TLS,
+// else RSA-encrypted after handing out the public key, which the client
+// asks for with the byte askKey (caching_sha2_password's 2,
+// sha256_password's 1).
+func (s *Session) fullAuth(nonce, p []byte, askKey byte) error {
 	if s.TLS {
 		if string(p) != s.cfg.Password+"\x00" {
 			return s.denied()
 		}
 		return nil
 	}
-	if len(p) != 1 || p[0] != 0x02 || s.cfg.RSAKey == nil {
+	if len(p) != 1 || p[0] != askKey || s.cfg.RSAKey == nil {
 		return s.denied()
 	}
 	der, err := x509.MarshalPKIXPublicKey(&s.cfg.RSAKey.PublicKey)

@@ -49,7 +49,8 @@ const (
 // Config says how the fake server greets and authenticates.
 type Config struct {
 	// Plugin is the authentication plugin the greeting names:
-	// mysql_native_password (the default) or caching_sha2_password.
+	// mysql_native_password (the default), caching_sha2_password or
+	// sha256_password.
 	Plugin string
 	// Password is the one the client must prove it knows. With
 	// AnyPassword, authentication always succeeds.
@@ -62,8 +63,9 @@ type Config struct {
 	// FullAuth makes caching_sha2_password ask for the password itself (as
 	// a server with a cold cache does) instead of accepting the scramble.
 	FullAuth bool
-	// RSAKey lets caching_sha2_password's full authentication run without
-	// TLS: the client asks for the public key and encrypts the password.
+	// RSAKey lets caching_sha2_password's full authentication and
+	// sha256_password run without TLS: the client asks for the public key
+	// and encrypts the password.
 	RSAKey *rsa.PrivateKey
 	// TLS, when set, offers TLS; RequireTLS refuses clients that do not
 	// ask for it.
