@@ -6,6 +6,7 @@
 #   sysbench                      sysbench        (the peer of prepare/run)
 #   chromium                      chromium        (the browser test of the HTML report)
 #   promtool                      prometheus      (checks the --metrics-addr exposition)
+#   openssl                       openssl         (a certificate for bench.sh's tls case)
 # Idempotent: with everything present it changes nothing and asks no one.
 # It never starts the distro's MariaDB service (tests run their own servers
 # on loopback); if that service already runs, it is left alone.
@@ -21,6 +22,7 @@ have mysqlslap || pkgs+=(mariadb-client)
 have sysbench || pkgs+=(sysbench)
 have chromium || pkgs+=(chromium)
 have promtool || pkgs+=(prometheus)
+have openssl || pkgs+=(openssl)
 
 if [ "${#pkgs[@]}" -eq 0 ]; then
 	exit 0
@@ -66,6 +68,7 @@ have mysqlslap || missing+=(mysqlslap)
 have sysbench || missing+=(sysbench)
 have chromium || missing+=(chromium)
 have promtool || missing+=(promtool)
+have openssl || missing+=(openssl)
 if [ "${#missing[@]}" -ne 0 ]; then
 	echo "deps.sh: still missing after install: ${missing[*]}" >&2
 	exit 1

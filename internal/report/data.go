@@ -47,6 +47,8 @@ type jsonTarget struct {
 	URL     string `json:"url"`
 	Version string `json:"server_version"`
 	Flavour string `json:"flavour"`
+	// Connection is the client path and TLS, when the results recorded them.
+	Connection string `json:"connection,omitempty"`
 }
 
 type jsonLatency struct {
@@ -151,7 +153,8 @@ func WriteJSON(w io.Writer, r *Report) error {
 		doc.Rows = []jsonRow{}
 	}
 	for _, t := range r.Targets {
-		doc.Targets = append(doc.Targets, jsonTarget{Name: t.Name, Role: t.Role, URL: t.URL, Version: t.Version, Flavour: t.Flavour})
+		doc.Targets = append(doc.Targets, jsonTarget{Name: t.Name, Role: t.Role, URL: t.URL, Version: t.Version, Flavour: t.Flavour,
+			Connection: r.Connections[t.Name]})
 	}
 	for _, w := range r.Workloads {
 		for _, p := range w.Peaks {

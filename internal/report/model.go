@@ -140,6 +140,9 @@ type Report struct {
 	// Differing are the variables whose values differ between targets,
 	// sorted by name.
 	Differing []string
+	// Connections say how each target's runs connected (client path and
+	// TLS), for the targets whose results recorded it.
+	Connections map[string]string
 }
 
 // Build analyses a stored sweep.
@@ -230,6 +233,7 @@ func Build(d *store.SweepData) *Report {
 		}
 	}
 	r.Differing = differing(d.Targets)
+	r.Connections = connections(d.Runs)
 	return r
 }
 

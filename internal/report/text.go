@@ -216,8 +216,18 @@ func WriteSummary(w io.Writer, r *Report) error {
 
 func (r *Report) targetsTable() *table {
 	t := &table{header: []string{"target", "role", "server", "url"}, right: []bool{false, false, false, false}}
+	// The connection column appears once any result recorded it.
+	withConn := len(r.Connections) > 0
+	if withConn {
+		t.header = append(t.header, "connection")
+		t.right = append(t.right, false)
+	}
 	for _, tg := range r.Targets {
-		t.add(tg.Name, tg.Role, strings.TrimSpace(tg.Flavour+" "+tg.Version), tg.URL)
+		cells := []string{tg.Name, tg.Role, strings.TrimSpace(tg.Flavour + " " + tg.Version), tg.URL}
+		if withConn {
+			cells = append(cells, r.connection(tg.Name))
+		}
+		t.add(cells...)
 	}
 	return t
 }

@@ -70,6 +70,45 @@ type Target struct {
 	URL     string `json:"url"`
 	Version string `json:"server_version"`
 	Flavour string `json:"flavour"`
+	// Client is the client path the load's connections took: ClientWire
+	// or ClientSQL; empty when not recorded (documents from before it was).
+	Client string `json:"client,omitempty"`
+	// TLS says whether the load's connections were encrypted; nil when not
+	// recorded.
+	TLS *bool `json:"tls,omitempty"`
+}
+
+// Client paths.
+const (
+	// ClientWire is the lean protocol of package wire.
+	ClientWire = "wire"
+	// ClientSQL is database/sql with go-sql-driver/mysql.
+	ClientSQL = "database/sql"
+)
+
+// SetConnection records the client path the load took and whether its
+// connections were encrypted.
+func (t *Target) SetConnection(client string, tls bool) {
+	t.Client, t.TLS = client, &tls
+}
+
+// Connection describes the client path and encryption for people, such as
+// "wire, TLS"; "" when neither was recorded.
+func (t *Target) Connection() string {
+	switch {
+	case t.Client == "" && t.TLS == nil:
+		return ""
+	case t.TLS == nil:
+		return t.Client
+	}
+	enc := "no TLS"
+	if *t.TLS {
+		enc = "TLS"
+	}
+	if t.Client == "" {
+		return enc
+	}
+	return t.Client + ", " + enc
 }
 
 // Queries counts statements as sysbench classifies them.
