@@ -270,7 +270,8 @@ func covers(have map[priv]bool, p priv) bool {
 }
 
 // dbMatches applies a database-level grant's name, which may hold the
-// LIKE wildcards _ and % (escaped with \ to mean themselves).
+// LIKE wildcards _ and % (escaped with \ to mean themselves). It runs in
+// O(len(pattern) x len(db)): one % is backtracked to at a time.
 func dbMatches(pattern, db string) bool {
 	if pattern == db {
 		return true
@@ -278,37 +279,52 @@ func dbMatches(pattern, db string) bool {
 	if !strings.ContainsAny(pattern, "_%") {
 		return false
 	}
-	var match func(p, s string) bool
-	match = func(p, s string) bool {
-		for len(p) > 0 {
-			switch {
-			case p[0] == '\\' && len(p) > 1:
-				if len(s) == 0 || s[0] != p[1] {
-					return false
-				}
-				p, s = p[2:], s[1:]
-			case p[0] == '%':
-				for i := 0; i <= len(s); i++ {
-					if match(p[1:], s[i:]) {
-						return true
-					}
-				}
-				return false
-			case p[0] == '_':
-				if len(s) == 0 {
-					return false
-				}
-				p, s = p[1:], s[1:]
-			default:
-				if len(s) == 0 || p[0] != s[0] {
-					return false
-				}
-				p, s = p[1:], s[1:]
-			}
-		}
-		return len(s) == 0
+	const (
+		lit = iota
+		one
+		many
+	)
+	type tok struct {
+		kind int
+		b    byte
 	}
-	return match(pattern, db)
+	var toks []tok
+	for i := 0; i < len(pattern); i++ {
+		switch c := pattern[i]; {
+		case c == '\\' && i+1 < len(pattern):
+			i++
+			toks = append(toks, tok{lit, pattern[i]})
+		case c == '_':
+			toks = append(toks, tok{kind: one})
+		case c == '%':
+			if len(toks) == 0 || toks[len(toks)-1].kind != many {
+				toks = append(toks, tok{kind: many})
+			}
+		default:
+			toks = append(toks, tok{lit, c})
+		}
+	}
+	ti, si := 0, 0
+	star, starSi := -1, 0
+	for si < len(db) {
+		switch {
+		case ti < len(toks) && (toks[ti].kind == one || toks[ti].kind == lit && toks[ti].b == db[si]):
+			ti++
+			si++
+		case ti < len(toks) && toks[ti].kind == many:
+			star, starSi = ti, si
+			ti++
+		case star >= 0:
+			starSi++
+			ti, si = star+1, starSi
+		default:
+			return false
+		}
+	}
+	for ti < len(toks) && toks[ti].kind == many {
+		ti++
+	}
+	return ti == len(toks)
 }
 
 // skipped reports whether an account is left out of the comparison.

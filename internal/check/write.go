@@ -51,7 +51,11 @@ func WriteText(w io.Writer, r *Report) error {
 		fmt.Fprintf(&b, "\naccounts not compared (--skip-accounts): %s\n", list(r.AccountsSkipped, 10))
 	}
 	if n := len(r.Variables); n > 0 {
-		fmt.Fprintf(&b, "\n%s differ between the servers (shakedown vars diff SOURCE TARGET lists them; --json holds them)\n", plural(n, "variable"))
+		verb := "differ"
+		if n == 1 {
+			verb = "differs"
+		}
+		fmt.Fprintf(&b, "\n%s %s between the servers (shakedown vars diff SOURCE TARGET lists them; --json holds them)\n", plural(n, "variable"), verb)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
