@@ -197,6 +197,7 @@ func connectChecked(ctx context.Context, role string, t *target.Target) (*verify
 
 // storeCheck saves a check's result for readiness pages.
 func storeCheck(ctx context.Context, path string, rep *check.Report) error {
+	ctx = context.WithoutCancel(ctx) // an interrupted run is saved too
 	st, err := store.Open(ctx, path)
 	if err != nil {
 		return fmt.Errorf("--store: %w", err)
@@ -213,7 +214,7 @@ func storeCheck(ctx context.Context, path string, rep *check.Report) error {
 	case rep.Warnings > 0 || len(rep.NotChecked) > 0:
 		outcome = store.OutcomeWarn
 	}
-	_, err = st.AddEvidence(context.WithoutCancel(ctx), &store.Evidence{
+	_, err = st.AddEvidence(ctx, &store.Evidence{
 		Kind: store.KindCheck, Source: rep.Source.URL, Target: rep.Target.URL, At: rep.Started, Tool: Version,
 		Outcome: outcome, Summary: rep.Summary(), Document: doc.Bytes(),
 	})
