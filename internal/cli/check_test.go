@@ -160,4 +160,47 @@ func TestCheckRun(t *testing.T) {
 	if e.Outcome != store.OutcomeFail || !strings.Contains(e.Summary, "error") || !strings.Contains(string(e.Document), "binlog_off") {
 		t.Errorf("stored: got outcome %q summary %q, want fail with the document", e.Outcome, e.Summary)
 	}
+	st.Close()
+
+	// The readiness page is rebuilt from the store alone.
+	code, stdout, stderr = runCLI(context.Background(), "readiness", url, url, "--store", storeFile)
+	if code != ExitDifferences {
+		t.Fatalf("readiness: got exit %d, want %d (not ready)\n%s%s", code, ExitDifferences, stdout, stderr)
+	}
+	for _, want := range []string{"verdict: NOT READY", "binlog_off log_bin", "no verify yet", "run: shakedown verify", "no replay yet"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("readiness: want %q in\n%s", want, stdout)
+		}
+	}
+	page := filepath.Join(dir, "ready.html")
+	code, stdout, _ = runCLI(context.Background(), "readiness", url, url, "--store", storeFile, "-o", page)
+	if h, err := os.ReadFile(page); code != ExitDifferences || err != nil || !strings.Contains(string(h), `data-verdict="not ready"`) {
+		t.Errorf("readiness -o %s: got exit %d, %v, want 3 and an HTML page with the verdict (stdout %q)", page, code, err, stdout)
+	}
+}
+
+func TestReadinessBadInput(t *testing.T) {
+	u := "mysql://u@127.0.0.1:1/a"
+	missing := filepath.Join(t.TempDir(), "none.db")
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no arguments", []string{"readiness"}, "want SOURCE and TARGET, got 0"},
+		{"format", []string{"readiness", u, u, "--format", "pdf"}, `--format "pdf": want one of text, md, json, html`},
+		{"not a URL", []string{"readiness", u, "db2"}, `TARGET "db2" is not a target URL`},
+		{"no store", []string{"readiness", u, u, "--store", missing}, "no store at " + missing + ": save evidence first (shakedown check"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stdout, stderr := runCLI(context.Background(), tt.args...)
+			if code != ExitUsage || !strings.Contains(stderr, tt.want) {
+				t.Errorf("got exit %d, stderr %q; want %d and %q", code, stderr, ExitUsage, tt.want)
+			}
+			if stdout != "" {
+				t.Errorf("got stdout %q, want none", stdout)
+			}
+		})
+	}
 }

@@ -81,6 +81,9 @@ func commands() map[string]command {
 		"check": {"pre-migration findings: settings, objects, accounts, flavour gaps, binlog prerequisites", func(ctx context.Context, env *Env, args []string) error {
 			return (&checkCmd{}).run(ctx, env, args)
 		}},
+		"readiness": {"one go/no-go page for a source and target: check, variables, sweeps, replay, verify", func(ctx context.Context, env *Env, args []string) error {
+			return (&readinessCmd{}).run(ctx, env, args)
+		}},
 		"analyze": {"ANALYZE TABLE every table of a target (refresh statistics)", func(ctx context.Context, env *Env, args []string) error {
 			return (&analyzeCmd{}).run(ctx, env, args)
 		}},
