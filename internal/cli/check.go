@@ -72,8 +72,8 @@ func (c *checkCmd) flags(env *Env) *pflag.FlagSet {
 	fs.Lookup("store").NoOptDefVal = store.DefaultPath(env.Getenv)
 	fs.DurationVar(&c.copyTime, "copy-time", 24*time.Hour, "how long the initial copy is expected to take: SOURCE must keep its binary logs longer")
 	fs.StringVar(&c.migrationUser, "migration-user", "", "the SOURCE account the migration tool uses, 'user'@'host' (default: the account in SOURCE's URL)")
-	c.skipAccounts = append(sbflag.Strings{}, check.DefaultSkipAccounts...)
-	fs.Var(&c.skipAccounts, "skip-accounts", "accounts not compared: user names or 'user'@'host' (comma list; replaces the default)")
+	fs.Var(&c.skipAccounts, "skip-accounts", "accounts not compared: user names or 'user'@'host' (comma list; replaces the default, '' compares all)")
+	fs.Lookup("skip-accounts").DefValue = strings.Join(check.DefaultSkipAccounts, ",")
 	fs.Int64Var(&c.maxScanRows, "max-scan-rows", 1000000, "look for zero dates in the data of tables up to this many (estimated) rows; larger ones are listed as not checked (0: no limit)")
 	fs.DurationVar(&c.queryTimeout, "query-timeout", 30*time.Second, "give up a query after this long and list what it would have checked as not checked")
 	return fs
@@ -87,6 +87,9 @@ func (c *checkCmd) run(ctx context.Context, env *Env, args []string) error {
 			return nil
 		}
 		return usagef("check: %v (see shakedown check --help)", err)
+	}
+	if !fs.Changed("skip-accounts") {
+		c.skipAccounts = append(sbflag.Strings{}, check.DefaultSkipAccounts...)
 	}
 	rest := fs.Args()
 	if len(rest) != 2 {
