@@ -21,21 +21,21 @@ func (r *runner) checkReplication() {
 			"use TiCDC (or Dumpling plus TiCDC) for an online migration out of TiDB")
 		return
 	}
-	cnf := "add it to the source's configuration file ([mysqld] section) and restart the source"
+	cnf := "set it in the source's configuration file ([mysqld] section) so that a restart keeps it"
 	if vars.Normalize(v["log_bin"]) != "1" {
 		r.add("binlog_off", Error, "log_bin",
 			"the source writes no binary log: a migration tool can copy the data but cannot follow the changes made during and after the copy, so the move needs downtime for the whole copy",
-			"log_bin and server_id: "+cnf)
+			"add log_bin and server_id to the source's configuration file ([mysqld] section) and restart the source")
 	}
 	if f, ok := v["binlog_format"]; ok && !strings.EqualFold(f, "ROW") {
 		r.add("binlog_format", Error, "binlog_format",
 			fmt.Sprintf("binlog_format is %s: migration tools read row events, and statement events cannot be applied safely to another server", f),
-			"SET GLOBAL binlog_format = 'ROW' (reaches new sessions only: reconnect clients) and "+cnf)
+			"SET GLOBAL binlog_format = 'ROW' (reaches new sessions only: reconnect clients), and "+cnf)
 	}
 	if img, ok := v["binlog_row_image"]; ok && !strings.EqualFold(img, "FULL") {
 		r.add("binlog_row_image", Error, "binlog_row_image",
 			fmt.Sprintf("binlog_row_image is %s: row events lack the columns a tool needs to find and rewrite rows on the target", img),
-			"SET GLOBAL binlog_row_image = 'FULL' and "+cnf)
+			"SET GLOBAL binlog_row_image = 'FULL', and "+cnf)
 	}
 	if id, ok := v["server_id"]; ok && strings.TrimSpace(id) == "0" {
 		r.add("server_id", Error, "server_id",

@@ -105,7 +105,7 @@ func (r *runner) checkZeroDates() {
 			fix = "give the column a real default or NULL (ALTER TABLE ... ALTER COLUMN ... SET DEFAULT ...)"
 		}
 		r.add(id, sev, z.object,
-			fmt.Sprintf("%s: %s a zero date; the target's sql_mode (%s) %s", z.dataTyp, where, mode, what), fix)
+			fmt.Sprintf("%s column: %s a zero date; the target's sql_mode (%s) %s", strings.ToUpper(z.dataTyp), where, mode, what), fix)
 	}
 }
 
