@@ -95,6 +95,9 @@ func TestCheck(t *testing.T) {
 				t.Errorf("stale_statistics fix: got %q, want it to point at shakedown analyze", f.Fix)
 			}
 		}
+		if n := rep.Count("reserved_word", ""); n != 0 {
+			t.Errorf("reserved_word from MariaDB to MariaDB: got %d, want 0", n)
+		}
 		if n := rep.Count("unsupported_feature", ""); n != 0 {
 			t.Errorf("unsupported_feature on a MariaDB target: got %d, want 0 (MariaDB has triggers, events, routines, FULLTEXT)", n)
 		}
@@ -147,6 +150,9 @@ func TestCheck(t *testing.T) {
 			if f.Check == "unsupported_feature" && !strings.Contains(f.Message, "TiDB 7.5.0") {
 				t.Errorf("unsupported_feature message: got %q, want the target named as TiDB 7.5.0", f.Message)
 			}
+		}
+		if f := findingOf(rep, "reserved_word"); f == nil || f.Object != "shop.codes.rank" || f.Severity != Warning || rep.Count("reserved_word", "") != 1 {
+			t.Errorf("reserved_word: got %+v (%d in all), want one warning on shop.codes.rank (RANK is reserved on TiDB, not on MariaDB)", f, rep.Count("reserved_word", ""))
 		}
 		if rep.Count("auto_increment_near_max", Error) != 1 {
 			t.Errorf("auto_increment_near_max on TiDB: got %d errors, want 1 (ids go in batches)", rep.Count("auto_increment_near_max", Error))
