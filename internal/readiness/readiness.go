@@ -50,6 +50,9 @@ const (
 	Missing  = "missing"
 )
 
+// maxErrorReasons bounds the check errors listed one by one as reasons.
+const maxErrorReasons = 10
+
 // PageVersion is the version of the JSON document.
 const PageVersion = 1
 
@@ -277,12 +280,22 @@ func (p *Page) decide() {
 			add(Warning, pc.name, pc.name+" is incomplete: "+pc.piece.Summary, pc.piece.Command)
 		}
 	}
-	// The check's errors, one reason each, right after the check's line.
+	// The check's errors, one reason each (up to maxErrorReasons), right
+	// after the check's line; the findings table lists them all.
 	var errs []Reason
+	more := 0
 	for _, f := range p.Findings {
-		if f.Severity == check.Error {
-			errs = append(errs, Reason{Weight: Blocking, Evidence: "check", Text: fmt.Sprintf("%s %s: %s", f.Check, f.Object, f.Message)})
+		if f.Severity != check.Error {
+			continue
 		}
+		if len(errs) == maxErrorReasons {
+			more++
+			continue
+		}
+		errs = append(errs, Reason{Weight: Blocking, Evidence: "check", Text: fmt.Sprintf("%s %s: %s", f.Check, f.Object, f.Message)})
+	}
+	if more > 0 {
+		errs = append(errs, Reason{Weight: Blocking, Evidence: "check", Text: fmt.Sprintf("and %d more errors of the check (its findings list them)", more)})
 	}
 	blocking = append(blocking, errs...)
 	p.Reasons = append(append(append(p.Reasons, blocking...), warnings...), missing...)

@@ -3,6 +3,7 @@ package readiness
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -224,5 +225,24 @@ func TestVerdictWords(t *testing.T) {
 		if got := verdictWord(in); got != want {
 			t.Errorf("verdictWord(%q): got %q, want %q", in, got, want)
 		}
+	}
+}
+
+// TestManyCheckErrors lists the first errors one by one and counts the
+// rest, so that 200 tables without a primary key do not bury the other
+// reasons.
+func TestManyCheckErrors(t *testing.T) {
+	p := &Page{Check: Piece{Status: StatusFail, Summary: "15 errors"}, Sweep: Piece{Status: StatusPass}, Replay: Piece{Status: StatusPass},
+		Verify: Piece{Status: StatusPass}}
+	for i := 0; i < 15; i++ {
+		p.Findings = append(p.Findings, check.Finding{Check: "no_primary_key", Severity: check.Error, Object: fmt.Sprintf("db.t%d", i), Message: "no key"})
+	}
+	p.Findings = append(p.Findings, check.Finding{Check: "engine", Severity: check.Warning, Object: "db.m", Message: "MyISAM"})
+	p.decide()
+	if p.Verdict != NotReady || len(p.Reasons) != 12 {
+		t.Fatalf("got %q with %d reasons, want not ready with 12 (the check, 10 errors, the rest counted)", p.Verdict, len(p.Reasons))
+	}
+	if got := p.Reasons[11].Text; got != "and 5 more errors of the check (its findings list them)" {
+		t.Errorf("last reason: got %q, want the 5 others counted", got)
 	}
 }
