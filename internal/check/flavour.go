@@ -40,6 +40,12 @@ var gaps = []gap{
 		"nothing to do unless a query relied on a backward scan being cheap"},
 	{"tidb", "system_versioned", "", "", Error, "TiDB has no system-versioned tables (a MariaDB feature)", "keep history in a table of its own"},
 	{"tidb", "mariadb_type", "", "", Error, "TiDB has no INET4, INET6 or UUID types (MariaDB types)", "use VARBINARY(16) or CHAR(36)"},
+	{"tidb", "udf", "", "", Error, "TiDB has no loadable functions (CREATE FUNCTION ... SONAME): calls to them fail",
+		"reimplement the function in SQL expressions or in the application"},
+	{"tidb", "xml_function", "", "", Error, "TiDB has no XML functions (ExtractValue, UpdateXML): the body fails when it runs",
+		"parse the XML in the application"},
+	{"tidb", "column_privilege", "", "", Error, "TiDB has no column-level privileges: the GRANT fails, and a table-level one would allow more",
+		"grant on the table (to a view of the allowed columns, if the account must not see the others)"},
 	{"tidb", "auto_increment", "", "", Notice, "TiDB's AUTO_INCREMENT values are unique but not consecutive: each TiDB server takes its own batch",
 		"do not rely on ids growing in insert order; AUTO_ID_CACHE=1 gives MySQL's behaviour at some cost"},
 
@@ -87,6 +93,7 @@ func (r *runner) flavourLacks() map[string]bool {
 
 var (
 	removedFuncRE = regexp.MustCompile(`(?i)\b(ENCODE|DECODE|ENCRYPT|DES_ENCRYPT|DES_DECRYPT|PASSWORD)\s*\(`)
+	xmlFuncRE     = regexp.MustCompile(`(?i)\b(EXTRACTVALUE|UPDATEXML)\s*\(`)
 	spatialTypes  = map[string]bool{"geometry": true, "point": true, "linestring": true, "polygon": true, "multipoint": true,
 		"multilinestring": true, "multipolygon": true, "geometrycollection": true, "geomcollection": true}
 	mariadbTypes = map[string]bool{"inet4": true, "inet6": true, "uuid": true}
@@ -162,6 +169,20 @@ func (s *snapshot) features() map[string][]string {
 		if m := removedFuncRE.FindStringSubmatch(b.text); m != nil {
 			add("removed_function", fmt.Sprintf("%s %s (calls %s)", b.kind, b.object, strings.ToUpper(m[1])))
 		}
+		if m := xmlFuncRE.FindStringSubmatch(b.text); m != nil {
+			add("xml_function", fmt.Sprintf("%s %s (calls %s)", b.kind, b.object, strings.ToUpper(m[1])))
+		}
+	}
+	for _, n := range s.udfs {
+		add("udf", "loadable function "+n)
+	}
+	for _, n := range sortedKeys(s.accounts) {
+		for p := range s.accounts[n].privs {
+			if p.column != "" {
+				add("column_privilege", "column privileges of "+n)
+				break
+			}
+		}
 	}
 	for f := range out {
 		sort.Strings(out[f])
@@ -176,6 +197,7 @@ var featureItems = map[string][]string{
 	"json_type": {"tables"}, "auto_increment": {"tables"}, "sequence": {"tableinfo"}, "system_versioned": {"tableinfo"},
 	"nonnative_partitioning": {"tableinfo"}, "foreign_key": {"foreignkeys"}, "subpartition": {"partitions"},
 	"descending_index": {"indexstats"}, "removed_function": {"routines", "triggers", "events", "views"},
+	"xml_function": {"routines", "triggers", "events", "views"}, "udf": {"udfs"}, "column_privilege": {"accounts", "privileges"},
 }
 
 // checkFeatures applies the feature table of the target's flavour and

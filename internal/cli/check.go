@@ -68,7 +68,7 @@ func (c *checkCmd) flags(env *Env) *pflag.FlagSet {
 	fs.Var(&c.databases, "databases", "databases to check, the same names on both sides (default: every database of SOURCE but the system ones)")
 	fs.StringVar(&c.jsonFile, "json", "", "write the findings as JSON to FILE")
 	fs.StringVar(&c.htmlFile, "html", "", "write the findings as a self-contained HTML page to FILE")
-	fs.StringVar(&c.storePath, "store", "", "save the result in the results store, for shakedown readiness (--store alone: "+store.DefaultPath(env.Getenv)+")")
+	fs.StringVar(&c.storePath, "store", "", "save the result for shakedown readiness: --store in the default store, --store=FILE in another")
 	fs.Lookup("store").NoOptDefVal = store.DefaultPath(env.Getenv)
 	fs.DurationVar(&c.copyTime, "copy-time", 24*time.Hour, "how long the initial copy is expected to take: SOURCE must keep its binary logs longer")
 	fs.StringVar(&c.migrationUser, "migration-user", "", "the SOURCE account the migration tool uses, 'user'@'host' (default: the account in SOURCE's URL)")

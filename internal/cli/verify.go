@@ -70,7 +70,7 @@ func (c *verifyCmd) flags(env *Env) *pflag.FlagSet {
 	fs.DurationVar(&c.recheckWait, "recheck-wait", 500*time.Millisecond, "wait before each re-read of differing rows")
 	fs.IntVar(&c.maxRows, "max-rows", 1000, "differing rows listed per table (all are counted and in --fix-sql)")
 	fs.DurationVar(&c.progress, "progress", 2*time.Second, "progress line interval, on stderr (0: only a line per finished table)")
-	fs.StringVar(&c.storePath, "store", "", "save the result in the results store, for shakedown readiness (--store alone: "+store.DefaultPath(env.Getenv)+")")
+	fs.StringVar(&c.storePath, "store", "", "save the result for shakedown readiness: --store in the default store, --store=FILE in another")
 	fs.Lookup("store").NoOptDefVal = store.DefaultPath(env.Getenv)
 	return fs
 }
