@@ -78,6 +78,12 @@ func commands() map[string]command {
 		"verify": {"prove a target holds exactly the source's data; print repair SQL", func(ctx context.Context, env *Env, args []string) error {
 			return (&verifyCmd{}).run(ctx, env, args)
 		}},
+		"check": {"pre-migration findings: settings, objects, accounts, flavour gaps, binlog prerequisites", func(ctx context.Context, env *Env, args []string) error {
+			return (&checkCmd{}).run(ctx, env, args)
+		}},
+		"readiness": {"one go/no-go page for a source and target: check, variables, sweeps, replay, verify", func(ctx context.Context, env *Env, args []string) error {
+			return (&readinessCmd{}).run(ctx, env, args)
+		}},
 		"analyze": {"ANALYZE TABLE every table of a target (refresh statistics)", func(ctx context.Context, env *Env, args []string) error {
 			return (&analyzeCmd{}).run(ctx, env, args)
 		}},

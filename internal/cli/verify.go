@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/shakedown/shakedown/internal/sbflag"
+	"github.com/shakedown/shakedown/internal/store"
 	"github.com/shakedown/shakedown/internal/target"
 	"github.com/shakedown/shakedown/internal/verify"
 )
@@ -48,9 +50,10 @@ type verifyCmd struct {
 	recheckWait time.Duration
 	maxRows     int
 	progress    time.Duration
+	storePath   string
 }
 
-func (c *verifyCmd) flags() *pflag.FlagSet {
+func (c *verifyCmd) flags(env *Env) *pflag.FlagSet {
 	fs := sbflag.NewFlagSet("verify")
 	fs.Var(&c.databases, "databases", "databases to compare, the same names on both sides (default: SOURCE's database against TARGET's)")
 	fs.Var(&c.tables, "tables", "only these tables: db.table or table, * and ? allowed (comma list)")
@@ -67,11 +70,13 @@ func (c *verifyCmd) flags() *pflag.FlagSet {
 	fs.DurationVar(&c.recheckWait, "recheck-wait", 500*time.Millisecond, "wait before each re-read of differing rows")
 	fs.IntVar(&c.maxRows, "max-rows", 1000, "differing rows listed per table (all are counted and in --fix-sql)")
 	fs.DurationVar(&c.progress, "progress", 2*time.Second, "progress line interval, on stderr (0: only a line per finished table)")
+	fs.StringVar(&c.storePath, "store", "", "save the result for shakedown readiness: --store in the default store, --store=FILE in another")
+	fs.Lookup("store").NoOptDefVal = store.DefaultPath(env.Getenv)
 	return fs
 }
 
 func (c *verifyCmd) run(ctx context.Context, env *Env, args []string) error {
-	fs := c.flags()
+	fs := c.flags(env)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			fmt.Fprint(env.Stdout, verifyUsage)
@@ -82,7 +87,7 @@ func (c *verifyCmd) run(ctx context.Context, env *Env, args []string) error {
 	}
 	rest := fs.Args()
 	if len(rest) != 2 {
-		return usagef("verify: want SOURCE and TARGET, got %d argument(s): shakedown verify mysql://user@source/db mysql://user@target/db", len(rest))
+		return usagef("verify: want SOURCE and TARGET, got %d argument(s): shakedown verify mysql://user@source/db mysql://user@target/db (a file for --store goes after '=': --store=FILE)", len(rest))
 	}
 	switch {
 	case c.threads < 1:
@@ -193,6 +198,12 @@ func (c *verifyCmd) run(ctx context.Context, env *Env, args []string) error {
 			return err
 		}
 	}
+	if c.storePath != "" {
+		if err := storeVerify(ctx, c.storePath, rep, runErr); err != nil {
+			return err
+		}
+		fmt.Fprintf(env.Stdout, "stored in %s (shakedown readiness)\n", c.storePath)
+	}
 	switch {
 	case errors.Is(runErr, verify.ErrInterrupted):
 		if c.resume != "" {
@@ -231,6 +242,49 @@ func writeFile(path string, write func(io.Writer) error) error {
 	}
 	if err := f.Close(); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// storeVerify saves a verify result for readiness pages. A run that was
+// interrupted or failed on some table proves nothing about the rest: it is
+// stored as incomplete.
+func storeVerify(ctx context.Context, path string, rep *verify.Report, runErr error) error {
+	ctx = context.WithoutCancel(ctx) // an interrupted run is saved too
+	st, err := store.Open(ctx, path)
+	if err != nil {
+		return fmt.Errorf("--store: %w", err)
+	}
+	defer st.Close()
+	var doc bytes.Buffer
+	if err := verify.WriteJSON(&doc, rep); err != nil {
+		return err
+	}
+	outcome, summary := store.OutcomePass, fmt.Sprintf("%d tables equal", len(rep.Tables))
+	switch {
+	case rep.Interrupted || rep.Failed > 0 || runErr != nil:
+		outcome = store.OutcomeIncomplete
+		summary = fmt.Sprintf("incomplete: %d of %d tables could not be checked", rep.Failed, len(rep.Tables))
+		if rep.Interrupted {
+			summary = "interrupted before every table was checked"
+		}
+	case !rep.Equal:
+		outcome = store.OutcomeFail
+		differing := 0
+		for _, t := range rep.Tables {
+			if !t.Equal {
+				differing++
+			}
+		}
+		summary = fmt.Sprintf("%d of %d tables differ: %d differing rows, %d schema differences",
+			differing, len(rep.Tables), rep.DifferingRows, rep.SchemaDifferences)
+	}
+	_, err = st.AddEvidence(ctx, &store.Evidence{
+		Kind: store.KindVerify, Source: rep.Source, Target: rep.Target, At: rep.Started, Tool: Version,
+		Outcome: outcome, Summary: summary, Document: doc.Bytes(),
+	})
+	if err != nil {
+		return fmt.Errorf("--store: %w", err)
 	}
 	return nil
 }

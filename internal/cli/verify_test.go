@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/shakedown/shakedown/internal/sandbox/sandboxtest"
+	"github.com/shakedown/shakedown/internal/store"
 	"github.com/shakedown/shakedown/internal/target"
 )
 
@@ -154,7 +155,9 @@ func TestVerifySbtestRepair(t *testing.T) {
 	}
 	dir := t.TempDir()
 	fixPath, jsonPath, htmlPath := filepath.Join(dir, "fix.sql"), filepath.Join(dir, "v.json"), filepath.Join(dir, "v.html")
-	code, stdout, stderr := runCLI(context.Background(), "verify", srcURL, dstURL, "--fix-sql", fixPath, "--json", jsonPath, "--html", htmlPath)
+	storePath := filepath.Join(dir, "s.db")
+	code, stdout, stderr := runCLI(context.Background(), "verify", srcURL, dstURL, "--fix-sql", fixPath, "--json", jsonPath, "--html", htmlPath,
+		"--store="+storePath)
 	if code != ExitDifferences {
 		t.Fatalf("got exit %d, want 3\n%s%s", code, stdout, stderr)
 	}
@@ -209,6 +212,9 @@ func TestVerifySbtestRepair(t *testing.T) {
 	if html, err := os.ReadFile(htmlPath); err != nil || !strings.Contains(string(html), "changed") {
 		t.Errorf("HTML report: %v", err)
 	}
+	if e := latestVerify(t, storePath); e.Outcome != store.OutcomeFail || e.Summary != "4 of 4 tables differ: 7 differing rows, 0 schema differences" {
+		t.Errorf("stored: got outcome %q summary %q, want fail and the counts", e.Outcome, e.Summary)
+	}
 
 	// Apply the repair SQL the way a DBA would, statement by statement.
 	fix, err := os.ReadFile(fixPath)
@@ -227,10 +233,29 @@ func TestVerifySbtestRepair(t *testing.T) {
 		}
 	}
 	conn.Close()
-	code, stdout, stderr = runCLI(context.Background(), "verify", srcURL, dstURL)
+	code, stdout, stderr = runCLI(context.Background(), "verify", srcURL, dstURL, "--store="+storePath)
 	if code != ExitOK || !strings.Contains(stdout, "source and target are equal") {
 		t.Errorf("after the repair: got exit %d\n%s%s", code, stdout, stderr)
 	}
+
+	// Both runs are in the store, the repaired one last.
+	if e := latestVerify(t, storePath); e.Outcome != store.OutcomePass || e.Summary != "4 tables equal" || e.ID != 2 {
+		t.Errorf("stored after the repair: got id %d outcome %q summary %q, want 2, pass, 4 tables equal", e.ID, e.Outcome, e.Summary)
+	}
+}
+
+func latestVerify(t *testing.T, path string) *store.Evidence {
+	t.Helper()
+	st, err := store.Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	e, err := st.LatestEvidence(context.Background(), store.KindVerify, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
 }
 
 func TestAnalyze(t *testing.T) {

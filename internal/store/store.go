@@ -1,8 +1,9 @@
 // Package store keeps results in one local SQLite file (pure Go, no cgo):
 // sweeps with their plan and settings, the environment of each target
-// (server version and flavour, a snapshot of its global variables), and
-// runs with their result documents and per-interval series. A run outside a
-// sweep has no sweep.
+// (server version and flavour, a snapshot of its global variables), runs
+// with their result documents and per-interval series, and the evidence a
+// readiness page gathers (check, verify and replay results). A run outside
+// a sweep has no sweep.
 //
 // Every write is its own transaction, committed before the call returns, so
 // whatever was recorded survives an interrupted or crashed sweep. A Store is
@@ -226,7 +227,9 @@ CREATE TABLE IF NOT EXISTS intervals (
 `
 
 func (s *Store) migrate(ctx context.Context) error {
-	if _, err := s.db.ExecContext(ctx, schema); err != nil {
+	// Tables are only ever added (evidence came after runs): a store made
+	// by an older shakedown gains them here, and older ones ignore them.
+	if _, err := s.db.ExecContext(ctx, schema+evidenceSchema); err != nil {
 		return fmt.Errorf("create tables: %w", err)
 	}
 	var v string
