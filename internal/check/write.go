@@ -50,12 +50,24 @@ func WriteText(w io.Writer, r *Report) error {
 	if len(r.AccountsSkipped) > 0 {
 		fmt.Fprintf(&b, "\naccounts not compared (--skip-accounts): %s\n", list(r.AccountsSkipped, 10))
 	}
-	if n := len(r.Variables); n > 0 {
+	if len(r.Variables) > 0 {
+		both, oneSide := 0, 0
+		for _, d := range r.Variables {
+			if d.OneSide {
+				oneSide++
+			} else {
+				both++
+			}
+		}
 		verb := "differ"
-		if n == 1 {
+		if both == 1 {
 			verb = "differs"
 		}
-		fmt.Fprintf(&b, "\n%s %s between the servers (shakedown vars diff SOURCE TARGET lists them; --json holds them)\n", plural(n, "variable"), verb)
+		fmt.Fprintf(&b, "\n%s %s between the servers", plural(both, "variable"), verb)
+		if oneSide > 0 {
+			fmt.Fprintf(&b, ", %d more exist on one side only", oneSide)
+		}
+		b.WriteString(" (shakedown vars diff SOURCE TARGET lists them; --json holds them)\n")
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

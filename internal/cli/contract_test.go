@@ -127,6 +127,12 @@ func TestContract(t *testing.T) {
 							t.Errorf("verify: got\n%s\nwant equal", out)
 						}
 					}},
+				{name: "check against MariaDB", args: []string{"check", servers[0].url, srv.url, "--json", filepath.Join(dir, "check.json")},
+					codes: []int{ExitDifferences, ExitOK}, check: func(t *testing.T, out string) {
+						if !strings.Contains(out, " warnings, ") {
+							t.Errorf("check: got\n%s\nwant the summary of findings", out)
+						}
+					}},
 				{name: "cleanup", args: append([]string{"cleanup", "oltp_read_write"}, data...), codes: []int{ExitOK}},
 			}
 			for _, st := range steps {
