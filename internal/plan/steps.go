@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/shakedown/shakedown/internal/engine"
+	"github.com/shakedown/shakedown/internal/suggest"
 	"github.com/shakedown/shakedown/internal/usage"
 	"github.com/shakedown/shakedown/internal/workload"
 )
@@ -117,7 +118,7 @@ func (ps *parser) checkEngine(whole bool) {
 	for _, w := range p.Workloads {
 		if _, ok := workload.Lookup(w.Name); !ok {
 			msg := "unknown workload " + strconv.Quote(w.Name)
-			if s := suggest(w.Name, names); s != "" {
+			if s := suggest.Closest(w.Name, names); s != "" {
 				msg += " (did you mean " + strconv.Quote(s) + "?)"
 			}
 			ps.addf(w.Line, "%s; workloads: %s", msg, strings.Join(names, ", "))
@@ -189,7 +190,7 @@ func optionProblem(wl string, o Option, err error) string {
 			known = flagNames(f)
 		}
 	}
-	if s := suggest(o.Key, known); s != "" {
+	if s := suggest.Closest(o.Key, known); s != "" {
 		out += " (did you mean " + strconv.Quote(s) + "?)"
 	}
 	return out + "; see shakedown run " + wl + " --help for its options"
