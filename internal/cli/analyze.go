@@ -47,7 +47,7 @@ func (c *analyzeCmd) run(ctx context.Context, env *Env, args []string) error {
 			fmt.Fprint(env.Stdout, fs.FlagUsages())
 			return nil
 		}
-		return usagef("analyze: %v (see shakedown analyze --help)", err)
+		return flagError("analyze", "analyze", fs, err)
 	}
 	if len(fs.Args()) != 1 {
 		return usagef("analyze: want one TARGET, got %d argument(s): shakedown analyze mysql://user@host/db", len(fs.Args()))

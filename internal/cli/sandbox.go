@@ -78,7 +78,7 @@ func (c *sandboxCmd) parse(env *Env, verb string, fs *pflag.FlagSet, args []stri
 			c.usage(env.Stdout)
 			return nil, errSandboxHelp
 		}
-		return nil, usagef("sandbox %s: %v (see shakedown sandbox --help)", verb, err)
+		return nil, flagError("sandbox "+verb, "sandbox", fs, err)
 	}
 	return fs.Args(), nil
 }

@@ -45,7 +45,7 @@ func TestSandboxBadInput(t *testing.T) {
 		{"up set port", []string{"sandbox", "up", "a", "--set", "port=1"}, "--set port: use --port"},
 		{"up bad port", []string{"sandbox", "up", "a", "--port", "70000"}, "--port 70000: want 1-65535"},
 		{"up port not a number", []string{"sandbox", "up", "a", "--port", "x"}, "--port"},
-		{"up unknown flag", []string{"sandbox", "up", "a", "--bogus"}, "unknown flag: --bogus"},
+		{"up unknown flag", []string{"sandbox", "up", "a", "--bogus"}, "--bogus: unknown option"},
 		{"down without name", []string{"sandbox", "down"}, "sandbox down: missing NAME"},
 		{"down bad name", []string{"sandbox", "down", ".."}, `sandbox name ".."`},
 		{"list with argument", []string{"sandbox", "list", "x"}, `sandbox list: unexpected argument "x"`},

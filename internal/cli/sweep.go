@@ -76,7 +76,7 @@ func (c *sweepCmd) flags(env *Env) *pflag.FlagSet {
 func (c *sweepCmd) run(ctx context.Context, env *Env, args []string) error {
 	fs := c.flags(env)
 	if err := fs.Parse(args); err != nil {
-		return usagef("sweep: %v (see shakedown sweep --help)", err)
+		return flagError("sweep", "sweep", fs, err)
 	}
 	if c.help {
 		fmt.Fprint(env.Stdout, sweepUsage)

@@ -55,7 +55,7 @@ func (c *varsCmd) run(ctx context.Context, env *Env, args []string) error {
 			fmt.Fprint(env.Stdout, varsUsage, fs.FlagUsages())
 			return nil
 		}
-		return usagef("vars diff: %v (see shakedown vars --help)", err)
+		return flagError("vars diff", "vars", fs, err)
 	}
 	if fs.NArg() < 2 {
 		return usagef("vars diff: give at least two TARGETs, the control first")

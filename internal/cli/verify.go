@@ -78,7 +78,7 @@ func (c *verifyCmd) run(ctx context.Context, env *Env, args []string) error {
 			fmt.Fprint(env.Stdout, fs.FlagUsages())
 			return nil
 		}
-		return usagef("verify: %v (see shakedown verify --help)", err)
+		return flagError("verify", "verify", fs, err)
 	}
 	rest := fs.Args()
 	if len(rest) != 2 {

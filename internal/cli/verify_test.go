@@ -32,7 +32,7 @@ func TestVerifyBadInput(t *testing.T) {
 		{"chunk time", []string{"verify", u, u, "--chunk-time", "0s"}, "--chunk-time must be > 0"},
 		{"max load", []string{"verify", u, u, "--max-load", "-1"}, "--max-load must be >= 0"},
 		{"where", []string{"verify", u, u, "--where", "1; DROP TABLE t"}, "--where is one condition"},
-		{"unknown flag", []string{"verify", u, u, "--bogus"}, "unknown flag: --bogus"},
+		{"unknown flag", []string{"verify", u, u, "--bogus"}, "--bogus: unknown option"},
 		{"analyze no target", []string{"analyze"}, "want one TARGET, got 0"},
 		{"analyze not a URL", []string{"analyze", "db1"}, "TARGET must be a URL"},
 	}

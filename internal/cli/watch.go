@@ -54,7 +54,7 @@ func (c *watchCmd) run(ctx context.Context, env *Env, args []string) error {
 			fmt.Fprint(env.Stdout, watchUsage, fs.FlagUsages())
 			return nil
 		}
-		return usagef("watch: %v (see shakedown watch --help)", err)
+		return flagError("watch", "watch", fs, err)
 	}
 	switch {
 	case fs.NArg() == 0:

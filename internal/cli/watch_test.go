@@ -29,7 +29,7 @@ func TestWatchBadInput(t *testing.T) {
 		{"not a URL", []string{"watch", "user:secret@127.0.0.1:3306"}, "not a target URL"},
 		{"bad interval", []string{"watch", "mysql://a@127.0.0.1:1/", "--interval", "0s"}, "--interval"},
 		{"bad count", []string{"watch", "mysql://a@127.0.0.1:1/", "--count", "-1"}, "--count"},
-		{"unknown flag", []string{"watch", "mysql://a@127.0.0.1:1/", "--bogus"}, "unknown flag: --bogus"},
+		{"unknown flag", []string{"watch", "mysql://a@127.0.0.1:1/", "--bogus"}, "--bogus: unknown option"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -13,7 +13,6 @@ import (
 	"net"
 	"path/filepath"
 	"runtime"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -25,6 +24,7 @@ import (
 	"github.com/shakedown/shakedown/internal/result"
 	"github.com/shakedown/shakedown/internal/runner"
 	"github.com/shakedown/shakedown/internal/sbflag"
+	"github.com/shakedown/shakedown/internal/suggest"
 	"github.com/shakedown/shakedown/internal/target"
 	"github.com/shakedown/shakedown/internal/usage"
 	"github.com/shakedown/shakedown/internal/wire"
@@ -132,13 +132,13 @@ func Parse(verb string, args []string, help io.Writer) (*Job, error) {
 		if idx < 0 {
 			for _, a := range args {
 				if a == "--help" || a == "-h" {
-					fmt.Fprintf(help, "usage: shakedown %s WORKLOAD [options]\n\nworkloads: %s\n", verb, strings.Join(workload.Names(), ", "))
+					writeHelp(help, verb)
 					return nil, ErrHelp
 				}
 			}
 			return nil, usagef("%s: name a workload; workloads: %s", verb, strings.Join(workload.Names(), ", "))
 		}
-		return nil, usagef("unknown workload %q; workloads: %s", name, strings.Join(workload.Names(), ", "))
+		return nil, usagef("unknown workload %q%s; workloads: %s", name, suggest.DidYouMean(name, workload.Names()), strings.Join(workload.Names(), ", "))
 	}
 	rest := append(append([]string{}, args[:idx]...), args[idx+1:]...)
 	meta, _ := workload.Lookup(name)
@@ -150,7 +150,7 @@ func Parse(verb string, args []string, help io.Writer) (*Job, error) {
 	}
 	j.fs = fs
 	if err := fs.Parse(rest); err != nil {
-		return nil, usagef("%s %s: %v; valid options: %s", verb, name, err, flagNames(fs))
+		return nil, usagef("%s %s: %s", verb, name, sbflag.Explain(fs, err, "shakedown "+verb+" "+name+" --help"))
 	}
 	if j.help {
 		fmt.Fprintf(help, "usage: shakedown %s %s [options]\n\n%s", verb, name, fs.FlagUsages())
@@ -176,11 +176,23 @@ func Parse(verb string, args []string, help io.Writer) (*Job, error) {
 	return j, nil
 }
 
-func flagNames(fs *pflag.FlagSet) string {
-	var names []string
-	fs.VisitAll(func(f *pflag.Flag) { names = append(names, "--"+f.Name) })
-	sort.Strings(names)
-	return strings.Join(names, " ")
+// writeHelp is "shakedown help run": the workloads, and the options every
+// workload takes.
+func writeHelp(w io.Writer, verb string) {
+	fmt.Fprintf(w, "usage: shakedown %s WORKLOAD [options]\n\n%s\n\nWorkloads:\n", verb, verbHelp[verb])
+	for _, n := range workload.Names() {
+		m, _ := workload.Lookup(n)
+		fmt.Fprintf(w, "  %-22s %s\n", n, m.Description)
+	}
+	fs := sbflag.NewFlagSet(verb)
+	(&Job{}).bind(fs)
+	fmt.Fprintf(w, "\nOptions of every workload (shakedown %s WORKLOAD --help adds the workload's own):\n%s", verb, fs.FlagUsages())
+}
+
+var verbHelp = map[string]string{
+	"prepare": "Creates the workload's tables and data (sysbench's prepare).",
+	"run":     "Runs the workload and reports throughput and latency as sysbench does, then\nwhat sysbench does not say (percentiles, client against server, CPU per query).",
+	"cleanup": "Drops the workload's tables (sysbench's cleanup).",
 }
 
 // validate checks the general options and turns them into a runner config.

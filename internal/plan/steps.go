@@ -165,7 +165,7 @@ func (ps *parser) checkEngine(whole bool) {
 // mentions reports whether an engine message names option key (as --key,
 // spelled with '-' or '_').
 func mentions(msg, key string) bool {
-	msg, _, _ = strings.Cut(msg, "; valid options:")
+	msg, _, _ = strings.Cut(msg, " (did you mean")
 	k := strings.ReplaceAll(key, "_", "-")
 	for _, form := range []string{"--" + k, "--" + strings.ReplaceAll(k, "-", "_")} {
 		if i := strings.Index(msg, form); i >= 0 {
@@ -180,7 +180,7 @@ func mentions(msg, key string) bool {
 
 func optionProblem(wl string, o Option, err error) string {
 	msg := strings.TrimPrefix(engineMsg(err), wl+": ")
-	if !strings.Contains(msg, "unknown flag") {
+	if !strings.Contains(msg, "unknown option") {
 		return "option " + o.Key + " of " + wl + ": " + msg
 	}
 	out := wl + " has no option " + strconv.Quote(o.Key)
@@ -206,7 +206,7 @@ func flagNames(f workload.Flagser) []string {
 	return names
 }
 
-// engineMsg is the engine's message without the list of every option and
+// engineMsg is the engine's message without the pointer to --help and
 // without repeating the verb.
 func engineMsg(err error) string {
 	var ue *usage.Error
@@ -214,8 +214,8 @@ func engineMsg(err error) string {
 	if errors.As(err, &ue) {
 		msg = ue.Msg
 	}
-	if i := strings.Index(msg, "; valid options:"); i >= 0 {
-		msg = msg[:i]
+	if i := strings.Index(msg, "; shakedown "); i >= 0 {
+		msg = msg[:i] // "; shakedown run W --help lists them"
 	}
 	for _, verb := range []string{"run ", "prepare "} {
 		msg = strings.TrimPrefix(msg, verb)

@@ -53,3 +53,12 @@ func Distance(a, b string) int {
 	}
 	return prev[len(b)]
 }
+
+// DidYouMean is ` (did you mean "X"?)` with X the closest known word, or ""
+// when none is close: the tail of a message that rejects s.
+func DidYouMean(s string, known []string) string {
+	if c := Closest(s, known); c != "" {
+		return ` (did you mean "` + c + `"?)`
+	}
+	return ""
+}
