@@ -297,4 +297,3 @@ func (ps *parser) err() error {
 	sort.SliceStable(ps.problems, func(i, j int) bool { return ps.problems[i].Line < ps.problems[j].Line })
 	return &Error{Path: ps.p.Path, Problems: ps.problems}
 }
-
