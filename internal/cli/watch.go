@@ -2,12 +2,10 @@ package cli
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"runtime"
-	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -25,7 +23,9 @@ plus host CPU and the server process's CPU when the server runs on this
 host. Rates are over the real time between two reads of SHOW GLOBAL STATUS;
 a counter that goes back (a restart) shows 0. Figures that need attention
 are marked with '*' and explained once. TARGET is a URL such as
-mysql://user:password@host:port/db. Ctrl-C stops.
+mysql://user@host:port/ (no database needed: the figures are server-wide;
+one that is named must exist). Passwords: shakedown help targets. Ctrl-C
+stops.
 
 Options:
 `
@@ -36,6 +36,7 @@ type watchCmd struct {
 	count    int
 	json     bool
 	cores    int
+	creds    target.Credentials
 }
 
 func (c *watchCmd) flags() *pflag.FlagSet {
@@ -44,6 +45,7 @@ func (c *watchCmd) flags() *pflag.FlagSet {
 	fs.IntVar(&c.count, "count", 0, "stop after this many samples (0 = until Ctrl-C)")
 	fs.BoolVar(&c.json, "json", false, "print one JSON object per sample instead of the table")
 	fs.IntVar(&c.cores, "cores", -1, "the server host's CPU cores, to mark threads running above them (default: this host's when the server is local, else not judged)")
+	c.creds.Bind(fs)
 	return fs
 }
 
@@ -66,7 +68,7 @@ func (c *watchCmd) run(ctx context.Context, env *Env, args []string) error {
 	case c.count < 0:
 		return usagef("watch: --count must be >= 0")
 	}
-	tgt, db, err := connectURL(ctx, "watch", fs.Arg(0), 1)
+	tgt, db, err := connectURL(ctx, env, &c.creds, "watch", fs.Arg(0), 1)
 	if err != nil {
 		return err
 	}
@@ -127,49 +129,3 @@ type sampleWriter interface{ Write(monitor.Sample) error }
 type jsonSamples struct{ enc *json.Encoder }
 
 func (j jsonSamples) Write(s monitor.Sample) error { return j.enc.Encode(monitor.Record(s)) }
-
-// connectURL parses a target URL and opens a checked pool of size
-// connections on its first endpoint, without a default database (watch and
-// vars need none). Connection failures come back explained.
-func connectURL(ctx context.Context, verb, raw string, size int) (*target.Target, *sql.DB, error) {
-	tgt, err := parseURL(verb, raw)
-	if err != nil {
-		return nil, nil, err
-	}
-	ep := tgt.Endpoints()[0]
-	db, err := tgt.OpenNoDB(ep, size)
-	if err != nil {
-		return nil, nil, err
-	}
-	cctx, cancel := context.WithTimeout(ctx, tgt.ConnectTimeout+time.Second)
-	defer cancel()
-	if err := db.PingContext(cctx); err != nil {
-		db.Close()
-		return nil, nil, tgt.Explain(ep, err)
-	}
-	return tgt, db, nil
-}
-
-// parseURL reads a target URL; a malformed one is a usage error.
-func parseURL(verb, raw string) (*target.Target, error) {
-	if !strings.HasPrefix(raw, "mysql://") {
-		return nil, usagef("%s: %q is not a target URL: use mysql://user:password@host:port/db", verb, redactArg(raw))
-	}
-	tgt, err := target.Parse(raw)
-	if err != nil {
-		return nil, usagef("%s: %v", verb, err)
-	}
-	return tgt, nil
-}
-
-// redactArg keeps what looks like a password out of an error about a
-// malformed argument.
-func redactArg(s string) string {
-	if at := strings.LastIndex(s, "@"); at >= 0 {
-		if i := strings.Index(s, "://"); i >= 0 && i < at {
-			return s[:i+3] + "...@" + s[at+1:]
-		}
-		return "...@" + s[at+1:]
-	}
-	return s
-}

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"path/filepath"
 	"runtime"
@@ -280,6 +281,9 @@ func (j *Job) Options() map[string]string {
 		}
 		m[f.Name] = f.Value.String()
 	})
+	if j.Target != nil {
+		maps.Copy(m, j.Target.OptionValues()) // what --target resolved to, not the options' defaults
+	}
 	return m
 }
 

@@ -180,6 +180,7 @@ func (ps *parser) targets(v *yaml.Node) {
 			t.Target.Name = t.Name
 			if t.PasswordEnv != "" {
 				t.Target.Password = ps.getenv(t.PasswordEnv)
+				t.Target.PasswordFrom = "password_env " + t.PasswordEnv
 			}
 		}
 		ps.p.Targets = append(ps.p.Targets, t)
