@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"strconv"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -15,13 +16,16 @@ import (
 	"github.com/shakedown/shakedown/internal/target"
 )
 
-const watchUsage = `usage: shakedown watch TARGET [--interval 1s] [--count N] [--json] [--cores N]
+const watchUsage = `usage: shakedown watch TARGET [--interval 1s] [--count N] [--wide] [--json] [--cores N]
 
 Per-second server status, orzdba / mysqladmin ext -i1 -r style: statements,
 transactions, threads, rows, buffer pool, redo, network and InnoDB figures,
 plus host CPU and the server process's CPU when the server runs on this
 host. Rates are over the real time between two reads of SHOW GLOBAL STATUS;
-a counter that goes back (a restart) shows 0. Figures that need attention
+a counter that goes back (a restart) shows 0. Each line is labelled by the
+end of its own interval. The table fits the terminal's width ($COLUMNS, or
+80 columns when not known) with the most useful figures; --wide shows them
+all. Figures that need attention
 are marked with '*' and explained once. TARGET is a URL such as
 mysql://user@host:port/ (no database needed: the figures are server-wide;
 one that is named must exist). Passwords: shakedown help targets. Ctrl-C
@@ -35,6 +39,7 @@ type watchCmd struct {
 	interval time.Duration
 	count    int
 	json     bool
+	wide     bool
 	cores    int
 	creds    target.Credentials
 }
@@ -44,6 +49,7 @@ func (c *watchCmd) flags() *pflag.FlagSet {
 	fs.DurationVar(&c.interval, "interval", time.Second, "time between samples")
 	fs.IntVar(&c.count, "count", 0, "stop after this many samples (0 = until Ctrl-C)")
 	fs.BoolVar(&c.json, "json", false, "print one JSON object per sample instead of the table")
+	fs.BoolVar(&c.wide, "wide", false, "print every column, however wide the lines")
 	fs.IntVar(&c.cores, "cores", -1, "the server host's CPU cores, to mark threads running above them (default: this host's when the server is local, else not judged)")
 	c.creds.Bind(fs)
 	return fs
@@ -92,7 +98,13 @@ func (c *watchCmd) run(ctx context.Context, env *Env, args []string) error {
 		out = jsonSamples{enc: json.NewEncoder(env.Stdout)}
 	} else {
 		fmt.Fprintf(env.Stdout, "watching %s every %s\n", tgt, c.interval)
-		out = monitor.NewTable(env.Stdout, local)
+		width := 0
+		if !c.wide {
+			width = terminalWidth(env)
+		}
+		tb := monitor.NewTableWidth(env.Stdout, local, width)
+		tb.Interval = c.interval
+		out = tableSamples{tb}
 	}
 	read := func() (monitor.Sample, bool) {
 		rctx, cancel := context.WithTimeout(ctx, 5*c.interval+5*time.Second)
@@ -104,17 +116,20 @@ func (c *watchCmd) run(ctx context.Context, env *Env, args []string) error {
 	tick := time.NewTicker(c.interval)
 	defer tick.Stop()
 	for n := 0; c.count == 0 || n < c.count; n++ {
+		var due time.Time
 		select {
 		case <-ctx.Done():
 			return nil // Ctrl-C is how watch normally ends
-		case <-tick.C:
+		case due = <-tick.C:
 		}
 		smp, ok := read()
 		if !ok {
 			continue
 		}
 		smp.AtS = float64(smp.At().Sub(start).Round(time.Millisecond)) / float64(time.Second)
-		if err := out.Write(smp); err != nil {
+		// The line's label is when its interval was due to end, not when
+		// the reading came back, which a loaded server delays.
+		if err := out.Write(smp, due.Round(c.interval)); err != nil {
 			return err
 		}
 		if ctx.Err() != nil {
@@ -124,8 +139,32 @@ func (c *watchCmd) run(ctx context.Context, env *Env, args []string) error {
 	return nil
 }
 
-type sampleWriter interface{ Write(monitor.Sample) error }
+// sampleWriter prints one sample; label is the end of its interval as
+// scheduled.
+type sampleWriter interface {
+	Write(s monitor.Sample, label time.Time) error
+}
 
 type jsonSamples struct{ enc *json.Encoder }
 
-func (j jsonSamples) Write(s monitor.Sample) error { return j.enc.Encode(monitor.Record(s)) }
+// Write prints the sample as JSON, with the time its reading came back.
+func (j jsonSamples) Write(s monitor.Sample, _ time.Time) error { return j.enc.Encode(monitor.Record(s)) }
+
+// tableSamples adapts a monitor.Table.
+type tableSamples struct{ t *monitor.Table }
+
+func (t tableSamples) Write(s monitor.Sample, label time.Time) error { return t.t.WriteAt(s, label) }
+
+// terminalWidth is the width watch fits its table to: $COLUMNS, else the
+// terminal's when standard output is one, else 80.
+func terminalWidth(env *Env) int {
+	if n, err := strconv.Atoi(env.Getenv("COLUMNS")); err == nil && n > 0 {
+		return n
+	}
+	if f, ok := env.Stdout.(interface{ Fd() uintptr }); ok && isTerminal(env.Stdout) {
+		if n := terminalColumns(f.Fd()); n > 0 {
+			return n
+		}
+	}
+	return 80
+}
