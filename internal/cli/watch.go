@@ -148,7 +148,9 @@ type sampleWriter interface {
 type jsonSamples struct{ enc *json.Encoder }
 
 // Write prints the sample as JSON, with the time its reading came back.
-func (j jsonSamples) Write(s monitor.Sample, _ time.Time) error { return j.enc.Encode(monitor.Record(s)) }
+func (j jsonSamples) Write(s monitor.Sample, _ time.Time) error {
+	return j.enc.Encode(monitor.Record(s))
+}
 
 // tableSamples adapts a monitor.Table.
 type tableSamples struct{ t *monitor.Table }
