@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -79,6 +80,7 @@ func TestPasswordsAndDatabases(t *testing.T) {
 	if err := os.WriteFile(plan, []byte("targets:\n  - name: a\n    url: "+base+"/scope_a\n    role: control\nworkloads: [ping]\nthreads: [1]\ntime: 1\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	resultJSON := filepath.Join(dir, "ping.json")
 	cases := []struct {
 		name     string
 		env      map[string]string
@@ -114,7 +116,8 @@ func TestPasswordsAndDatabases(t *testing.T) {
 		{"watch: a database that does not exist", pwdEnv, []string{"watch", base + "/nosuch", "--count", "1"}, ExitUsage,
 			[]string{`database "nosuch" does not exist`}, nil},
 		{"watch: ~/.my.cnf", homeEnv, []string{"watch", base + "/", "--count", "1", "--interval", "100ms"}, ExitOK, []string{"watching"}, nil},
-		{"run: MYSQL_PWD", pwdEnv, []string{"run", "ping", "--target", base + "/scope_a", "--time", "1"}, ExitOK, []string{"queries:"}, nil},
+		{"run: MYSQL_PWD", pwdEnv, []string{"run", "ping", "--target", base + "/scope_a", "--time", "1", "--json", resultJSON}, ExitOK,
+			[]string{"queries:", "(ping, shakedown's own workload)"}, []string{"sysbench-compatible"}},
 		{"run: --password-file", nil, []string{"run", "ping", "--target", base + "/scope_a", "--time", "1", "--password-file", pwFile}, ExitOK, []string{"queries:"}, nil},
 		{"run: ~/.my.cnf", homeEnv, []string{"run", "ping", "--mysql-host", "127.0.0.1", "--mysql-port", strings.Split(base, ":")[2], "--mysql-user", "scope_u", "--mysql-db", "scope_a", "--time", "1"}, ExitOK, []string{"queries:"}, nil},
 		{"slap: ~/.my.cnf", homeEnv, []string{"slap", "--target", base + "/", "--create-schema=scope_a", "--query=select 1", "--concurrency=1", "--iterations=1"}, ExitOK, []string{"Benchmark"}, nil},
@@ -138,5 +141,22 @@ func TestPasswordsAndDatabases(t *testing.T) {
 				}
 			}
 		})
+	}
+	// The result records the user --target used, not --mysql-user's default.
+	b, err := os.ReadFile(resultJSON)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res struct {
+		Options map[string]string `json:"options"`
+	}
+	if err := json.Unmarshal(b, &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.Options["mysql-user"] != "scope_u" || res.Options["mysql-db"] != "scope_a" {
+		t.Errorf("result options: got mysql-user %q, mysql-db %q; want scope_u, scope_a", res.Options["mysql-user"], res.Options["mysql-db"])
+	}
+	if strings.Contains(string(b), pw) {
+		t.Errorf("the result holds the password")
 	}
 }

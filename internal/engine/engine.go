@@ -495,7 +495,11 @@ func (j *Job) ioOptions() wire.Options {
 }
 
 func (j *Job) header(w io.Writer, srv target.Server) {
-	fmt.Fprintf(w, "shakedown %s (sysbench-compatible %s)\n\n", Version, j.Workload)
+	if j.Gen.Meta().Sysbench {
+		fmt.Fprintf(w, "shakedown %s (sysbench-compatible %s)\n\n", Version, j.Workload)
+	} else {
+		fmt.Fprintf(w, "shakedown %s (%s, shakedown's own workload)\n\n", Version, j.Workload)
+	}
 	fmt.Fprintln(w, "Running the test with following options:")
 	fmt.Fprintf(w, "Number of threads: %d\n", j.threads)
 	if j.rate > 0 {
