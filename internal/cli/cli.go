@@ -86,10 +86,7 @@ func commands() map[string]command {
 		"analyze": {"ANALYZE TABLE every table of a target (refresh statistics)", func(ctx context.Context, env *Env, args []string) error {
 			return (&analyzeCmd{}).run(ctx, env, args)
 		}},
-		"version": {"print the version and the commit it was built from", func(ctx context.Context, env *Env, args []string) error {
-			_, err := fmt.Fprintln(env.Stdout, "shakedown", version.String())
-			return err
-		}},
+		"version": {"print the version and the commit it was built from", runVersion},
 		"sysbench": {"a sysbench command line: sysbench WORKLOAD [options] prepare|run|cleanup", runSysbench},
 	}
 }
@@ -165,10 +162,6 @@ func help(ctx context.Context, env *Env, cmds map[string]command, topic string) 
 	if !ok {
 		return unknownCommand(cmds, topic)
 	}
-	if topic == "version" {
-		_, err := fmt.Fprintln(env.Stdout, "usage: shakedown version (also --version, -v)\n\nPrints the release number, the commit shakedown was built from, and the Go version.")
-		return err
-	}
 	return c.run(ctx, env, []string{"--help"})
 }
 
@@ -192,6 +185,19 @@ func unknownCommand(cmds map[string]command, name string) error {
 // the message, cmd in the pointer to its help.
 func flagError(what, cmd string, fs *pflag.FlagSet, err error) error {
 	return usagef("%s: %s", what, sbflag.Explain(fs, err, "shakedown "+cmd+" --help"))
+}
+
+// runVersion is "shakedown version" (also --version, -v).
+func runVersion(ctx context.Context, env *Env, args []string) error {
+	if len(args) > 0 {
+		if args[0] == "--help" || args[0] == "-h" {
+			_, err := fmt.Fprintln(env.Stdout, "usage: shakedown version (also --version, -v)\n\nPrints the release number, the commit shakedown was built from, and the Go version.")
+			return err
+		}
+		return usagef("version: unexpected argument %q: version takes none", args[0])
+	}
+	_, err := fmt.Fprintln(env.Stdout, "shakedown", version.String())
+	return err
 }
 
 func isBenchVerb(s string) bool { return s == "prepare" || s == "run" || s == "cleanup" }

@@ -220,7 +220,11 @@ func (c *sandboxCmd) down(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := sandbox.Down(ctx, sandbox.DefaultHome(env.Getenv), name); err != nil {
+	err = sandbox.Down(ctx, sandbox.DefaultHome(env.Getenv), name)
+	if errors.Is(err, sandbox.ErrNotFound) {
+		return usagef("sandbox down: %v", err)
+	}
+	if err != nil {
 		return err
 	}
 	_, err = fmt.Fprintf(env.Stdout, "sandbox %s down\n", name)

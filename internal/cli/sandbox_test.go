@@ -98,8 +98,8 @@ func TestSandboxHelpAndEmpty(t *testing.T) {
 		t.Errorf("list: got exit %d, stdout %q, stderr %q; want 0 and no sandboxes", code, stdout, stderr)
 	}
 	code, _, stderr = runSandboxCLI(t, home, "sandbox", "down", "nope")
-	if code != ExitFailure || !strings.Contains(stderr, "no sandbox nope") {
-		t.Errorf("down missing: got exit %d, stderr %q; want 1 and no sandbox nope", code, stderr)
+	if code != ExitUsage || !strings.Contains(stderr, "no sandbox nope") {
+		t.Errorf("down missing: got exit %d, stderr %q; want 2 and no sandbox nope", code, stderr)
 	}
 }
 
