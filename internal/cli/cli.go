@@ -86,7 +86,7 @@ func commands() map[string]command {
 		"analyze": {"ANALYZE TABLE every table of a target (refresh statistics)", func(ctx context.Context, env *Env, args []string) error {
 			return (&analyzeCmd{}).run(ctx, env, args)
 		}},
-		"version": {"print the version and the commit it was built from", runVersion},
+		"version":  {"print the version and the commit it was built from", runVersion},
 		"sysbench": {"a sysbench command line: sysbench WORKLOAD [options] prepare|run|cleanup", runSysbench},
 	}
 }

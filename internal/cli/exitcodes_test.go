@@ -149,7 +149,9 @@ func TestExitCodes(t *testing.T) {
 			return []string{"cleanup", "oltp_point_select", "--target", f.diffSrc, "--tables", "1"}
 		}},
 		{"cleanup", "server down", failed, nil, func(f *exitFixture) []string { return []string{"cleanup", "oltp_point_select", "--target", f.down} }},
-		{"sysbench", "ok", ok, nil, func(f *exitFixture) []string { return []string{"sysbench", "ping", "--target", f.live, "--time", "1", "run"} }},
+		{"sysbench", "ok", ok, nil, func(f *exitFixture) []string {
+			return []string{"sysbench", "ping", "--target", f.live, "--time", "1", "run"}
+		}},
 		{"sysbench", "no command at the end", usage, nil, func(f *exitFixture) []string { return []string{"sysbench", "ping", "--time", "1"} }},
 		{"slap", "ok", ok, nil, func(f *exitFixture) []string {
 			return []string{"slap", "--target", f.live, "--create-schema=sbtest", "--query=select 1", "--concurrency=1", "--iterations=1", "--silent"}
@@ -171,7 +173,9 @@ func TestExitCodes(t *testing.T) {
 		{"report", "no such store", usage, nil, func(f *exitFixture) []string { return []string{"report", "--store", filepath.Join(f.dir, "nope.db")} }},
 		{"demo", "bad option", usage, nil, func(f *exitFixture) []string { return []string{"demo", "--bogus"} }},
 
-		{"watch", "ok", ok, nil, func(f *exitFixture) []string { return []string{"watch", f.server, "--count", "1", "--interval", "100ms"} }},
+		{"watch", "ok", ok, nil, func(f *exitFixture) []string {
+			return []string{"watch", f.server, "--count", "1", "--interval", "100ms"}
+		}},
 		{"watch", "bad option", usage, nil, func(f *exitFixture) []string { return []string{"watch", f.server, "--intervl=1s"} }},
 		{"watch", "no such database", usage, nil, func(f *exitFixture) []string { return []string{"watch", f.noDB, "--count", "1"} }},
 		{"watch", "server down", failed, nil, func(f *exitFixture) []string { return []string{"watch", f.down, "--count", "1"} }},
