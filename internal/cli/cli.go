@@ -224,6 +224,17 @@ func runSysbench(ctx context.Context, env *Env, args []string) error {
 	return (&benchCmd{verb: verb}).run(ctx, env, args[:len(args)-1])
 }
 
+const firstSteps = `
+First steps, on a local server of its own (URL is what sandbox up prints):
+  shakedown sandbox up test
+  shakedown prepare oltp_point_select --target URL --tables 1 --table-size 10000
+  shakedown run oltp_point_select --target URL --tables 1 --table-size 10000 --threads 4 --store runs.db
+  shakedown report --store runs.db --runs all
+
+shakedown help COMMAND shows a command's options; shakedown help targets, how
+to name a server and give its password.
+`
+
 const sysbenchUsage = `usage: shakedown sysbench WORKLOAD [options] prepare|run|cleanup
 
 A sysbench 1.0.20 command line with shakedown in front of it: the same
@@ -251,10 +262,5 @@ func printUsage(w io.Writer, cmds map[string]command) {
 	for _, n := range commandNames(cmds) {
 		fmt.Fprintf(w, "  %-9s %s\n", n, cmds[n].summary)
 	}
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "First steps: shakedown sandbox up test, then shakedown run oltp_point_select")
-	fmt.Fprintln(w, "--target URL --threads 4 (the URL is what sandbox up prints; run prepare first).")
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "shakedown help COMMAND shows a command's options; shakedown help targets,")
-	fmt.Fprintln(w, "how to name a server and give its password.")
+	fmt.Fprint(w, firstSteps)
 }

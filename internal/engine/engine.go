@@ -139,7 +139,10 @@ func Parse(verb string, args []string, help io.Writer) (*Job, error) {
 			}
 			return nil, usagef("%s: name a workload; workloads: %s", verb, strings.Join(workload.Names(), ", "))
 		}
-		return nil, usagef("unknown workload %q%s; workloads: %s", name, suggest.DidYouMean(name, workload.Names()), strings.Join(workload.Names(), ", "))
+		if s := suggest.DidYouMean(name, workload.Names()); s != "" {
+			return nil, usagef("unknown workload %q%s; shakedown help %s lists them", name, s, verb)
+		}
+		return nil, usagef("unknown workload %q; workloads: %s", name, strings.Join(workload.Names(), ", "))
 	}
 	rest := append(append([]string{}, args[:idx]...), args[idx+1:]...)
 	meta, _ := workload.Lookup(name)
@@ -192,7 +195,10 @@ func writeHelp(w io.Writer, verb string) {
 
 var verbHelp = map[string]string{
 	"prepare": "Creates the workload's tables and data (sysbench's prepare).",
-	"run":     "Runs the workload and reports throughput and latency as sysbench does, then\nwhat sysbench does not say (percentiles, client against server, CPU per query).",
+	"run": "Runs the workload and reports throughput and latency as sysbench does, then\nwhat sysbench does not say (percentiles, client against server, CPU per query).\n\n" +
+		"  shakedown run oltp_read_write --target mysql://bench@db1:3306/sbtest \\\n" +
+		"      --tables 4 --table-size 100000 --threads 16 --time 60 --store runs.db\n\n" +
+		"The target and its password: shakedown help targets.",
 	"cleanup": "Drops the workload's tables (sysbench's cleanup).",
 }
 
