@@ -36,11 +36,13 @@ Passwords come from the first of these that has one:
      /etc/my.cnf, /etc/mysql/my.cnf, $MYSQL_HOME/my.cnf,
      --defaults-extra-file FILE, ~/.my.cnf and ~/.mylogin.cnf (or only
      --defaults-file FILE), groups [client] and [shakedown], then the group
-     --login-path NAME names; the last password read wins. --no-defaults
-     reads none.
+     --login-path NAME names; the last password read wins, but a group that
+     names another user (user = root) keeps its password for that user.
+     --no-defaults reads none.
 For example, with ~/.my.cnf (chmod 600) holding
 
     [client]
+    user = bench
     password = s3cret
 
 shakedown verify mysql://bench@db1:3306/shop mysql://bench@db2:3306/shop

@@ -64,19 +64,33 @@ func (c *Credentials) optionFiles(getenv func(string) string) []optionFile {
 	return files
 }
 
-// fromOptionFiles returns the last password the option files give in the
-// groups c reads, and where it was found ("" when none).
-func (c *Credentials) fromOptionFiles(getenv func(string) string) (pw, from string, err error) {
+// fromOptionFiles returns the last password the option files give for
+// user in the groups c reads, and where it was found ("" when none). A
+// group that names another user (user = root) keeps its password for that
+// user: a ~/.my.cnf written for root must not turn every other login, a
+// sandbox's passwordless one say, into "access denied". A group without a
+// user line applies to any, as with the mysql client.
+func (c *Credentials) fromOptionFiles(getenv func(string) string, user string) (pw, from string, err error) {
 	groups := c.optionGroups()
 	for _, f := range c.optionFiles(getenv) {
 		opts, err := readOptionFile(f, 0)
 		if err != nil {
 			return "", "", err
 		}
+		owner := map[string]string{} // file and group -> the user it names
 		for _, o := range opts {
-			if o.key == "password" && contains(groups, o.group) {
-				pw, from = o.value, fmt.Sprintf("%s [%s]", displayPath(o.file, getenv), o.group)
+			if o.key == "user" {
+				owner[o.file+"\x00"+o.group] = o.value
 			}
+		}
+		for _, o := range opts {
+			if o.key != "password" || !contains(groups, o.group) {
+				continue
+			}
+			if u := owner[o.file+"\x00"+o.group]; u != "" && u != user {
+				continue
+			}
+			pw, from = o.value, fmt.Sprintf("%s [%s]", displayPath(o.file, getenv), o.group)
 		}
 	}
 	return pw, from, nil

@@ -28,7 +28,9 @@ import (
 //     $MYSQL_HOME/my.cnf, --defaults-extra-file, ~/.my.cnf and
 //     ~/.mylogin.cnf, in that order; in each the groups [client],
 //     [shakedown] and the --login-path group; the last password read wins,
-//     as with the mysql client. --no-defaults reads none.
+//     as with the mysql client, except that a group naming another user
+//     (user = root) keeps its password for that user. --no-defaults reads
+//     none.
 type Credentials struct {
 	File          string // --password-file
 	EnvVar        string // "" means MYSQL_PWD
@@ -89,7 +91,7 @@ func (c *Credentials) Fill(t *Target, getenv func(string) string) error {
 			return nil
 		}
 	}
-	pw, from, err := c.fromOptionFiles(getenv)
+	pw, from, err := c.fromOptionFiles(getenv, t.User)
 	if err != nil {
 		return err
 	}

@@ -80,6 +80,12 @@ func TestCredentialsOrder(t *testing.T) {
 			nil, "b", "~/conf.d/b.cnf [client]"},
 		{"the last read wins, whatever its group, as with mysql", "mysql://u@h/db", Credentials{LoginPath: "prod"}, map[string]string{".my.cnf": "[prod]\npassword=prod-pw\n[client]\npassword=client-pw\n"},
 			nil, "client-pw", "~/.my.cnf [client]"},
+		{"a group for another user keeps its password", "mysql://u@h/db", Credentials{}, map[string]string{".my.cnf": "[client]\nuser = root\npassword = roots\n"},
+			nil, "", ""},
+		{"a group for this user", "mysql://root@h/db", Credentials{}, map[string]string{".my.cnf": "[client]\nuser = root\npassword = roots\n"},
+			nil, "roots", "~/.my.cnf [client]"},
+		{"a later group for this user wins over one for another", "mysql://u@h/db", Credentials{LoginPath: "u"}, map[string]string{".my.cnf": "[client]\nuser = root\npassword = roots\n[u]\nuser = u\npassword = us\n"},
+			nil, "us", "~/.my.cnf [u]"},
 		{"nothing anywhere", "mysql://u@h/db", Credentials{}, nil, nil, "", ""},
 	}
 	for _, tc := range cases {
@@ -229,7 +235,7 @@ func TestLoginPathFile(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			tg := &Target{}
+			tg := &Target{User: "bench"}
 			if err := (&Credentials{LoginPath: tc.loginPath}).Fill(tg, getenv); err != nil {
 				t.Fatal(err)
 			}
