@@ -43,7 +43,7 @@ func withoutSystemFiles(t *testing.T) {
 
 func TestCredentialsOrder(t *testing.T) {
 	withoutSystemFiles(t)
-	myCnf := "[client]\nuser = ignored\npassword = from-my-cnf\n[mysqld]\npassword = not-a-client-group\n"
+	myCnf := "[client]\nuser = u\npassword = from-my-cnf\n[mysqld]\npassword = not-a-client-group\n"
 	cases := []struct {
 		name     string
 		url      string
