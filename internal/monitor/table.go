@@ -236,7 +236,7 @@ func (t *Table) notes(s Sample) {
 		t.seen[k+"\x00"+why] = true
 		if !t.shows(k) {
 			// No cell carries the mark: say what it is about instead.
-			fmt.Fprintf(t.w, "  * %s (%s, not shown here: watch --wide shows every column)\n", why, describe(k))
+			fmt.Fprintf(t.w, "  * %s (seen in %s, which watch --wide shows)\n", why, describe(k))
 			continue
 		}
 		c, _ := LookupColumn(k)
@@ -267,10 +267,10 @@ func (t *Table) shows(key string) bool {
 	return false
 }
 
-// describe is a figure's description, or its key.
+// describe names a figure as the wide table heads it ("host cpu% idle").
 func describe(key string) string {
-	if c, ok := LookupColumn(key); ok && c.Help != "" {
-		return c.Help
+	if c, ok := LookupColumn(key); ok {
+		return c.Group + " " + c.Head
 	}
 	return key
 }
