@@ -198,7 +198,7 @@ func TestVerifySbtestRepair(t *testing.T) {
 	if strings.Join(got, "\n") != strings.Join(want, "\n") || total != 7 || doc.Equal || len(doc.Tables) != 4 {
 		t.Errorf("got %d tables, %d differing rows:\n  %s\nwant 4, 7:\n  %s", len(doc.Tables), total, strings.Join(got, "\n  "), strings.Join(want, "\n  "))
 	}
-	for _, s := range []string{"sbtest1", "changed id=500 (c)", "4 tables compared", "compared by these rules"} {
+	for _, s := range []string{"sbtest1", `changed id=500 (c: "`, `"changed" on the target)`, "4 tables compared", "compared by these rules"} {
 		if !strings.Contains(stdout, s) {
 			t.Errorf("stdout lacks %q:\n%s", s, stdout)
 		}

@@ -48,6 +48,7 @@ type Table struct {
 	// Interval, when set, labels each line by the end of its interval
 	// with the precision the interval needs (tenths below a second).
 	Interval time.Duration
+	width    int // notes wrap at this width; 0: they do not
 }
 
 // NewTable returns a table of TableKeys, plus TableHostKeys with host set.
@@ -64,7 +65,7 @@ func NewTableWidth(w io.Writer, host bool, width int) *Table {
 	if width > 0 {
 		keys = fitColumns(keys, width)
 	}
-	t := &Table{w: &stickyWriter{w: w}, Every: 20, seen: map[string]bool{}}
+	t := &Table{w: &stickyWriter{w: w}, Every: 20, seen: map[string]bool{}, width: width}
 	for _, k := range keys {
 		if c, ok := LookupColumn(k); ok {
 			t.cols = append(t.cols, c)
@@ -236,11 +237,11 @@ func (t *Table) notes(s Sample) {
 		t.seen[k+"\x00"+why] = true
 		if !t.shows(k) {
 			// No cell carries the mark: say what it is about instead.
-			fmt.Fprintf(t.w, "  * %s (seen in %s, which watch --wide shows)\n", why, describe(k))
+			t.note("  * ", fmt.Sprintf("%s (seen in %s, which watch --wide shows)", why, describe(k)))
 			continue
 		}
 		c, _ := LookupColumn(k)
-		fmt.Fprintf(t.w, "  * %s %s: %s\n", c.Group, c.Head, why)
+		t.note("  * ", fmt.Sprintf("%s %s: %s", c.Group, c.Head, why))
 	}
 	names := make([]string, 0, len(s.Failed))
 	for n := range s.Failed {
@@ -253,8 +254,29 @@ func (t *Table) notes(s Sample) {
 			continue
 		}
 		t.seen["failed\x00"+n+msg] = true
-		fmt.Fprintf(t.w, "  ! %s: %s\n", n, msg)
+		t.note("  ! ", n+": "+msg)
 	}
+}
+
+// note writes a note line after prefix, wrapped at the table's width
+// with the lines after the first indented under the text.
+func (t *Table) note(prefix, text string) {
+	if t.width <= len(prefix)+20 {
+		fmt.Fprintln(t.w, prefix+text)
+		return
+	}
+	line := prefix
+	for _, word := range strings.Fields(text) {
+		if len(line) > len(prefix) && len(line)+1+len(word) > t.width {
+			fmt.Fprintln(t.w, line)
+			line = strings.Repeat(" ", len(prefix))
+		}
+		if len(line) > len(prefix) && strings.TrimSpace(line) != "" {
+			line += " "
+		}
+		line += word
+	}
+	fmt.Fprintln(t.w, line)
 }
 
 // shows reports whether the table has a column for key.
