@@ -169,7 +169,7 @@ func (t *Table) Write(s Sample) error { return t.WriteAt(s, time.Time{}) }
 // and their labels would repeat and skip.
 func (t *Table) WriteAt(s Sample, label time.Time) error {
 	if t.lines == 0 {
-		fmt.Fprintln(t.w, Legend)
+		t.note("", Legend)
 	}
 	if t.lines == 0 || (t.Every > 0 && t.lines%t.Every == 0) {
 		t.WriteHeader()
@@ -261,20 +261,21 @@ func (t *Table) notes(s Sample) {
 // note writes a note line after prefix, wrapped at the table's width
 // with the lines after the first indented under the text.
 func (t *Table) note(prefix, text string) {
-	if t.width <= len(prefix)+20 {
+	if t.width <= len(prefix)+20 || len(prefix)+len(text) <= t.width {
 		fmt.Fprintln(t.w, prefix+text)
 		return
 	}
-	line := prefix
+	line, words := prefix, 0 // words on this line
 	for _, word := range strings.Fields(text) {
-		if len(line) > len(prefix) && len(line)+1+len(word) > t.width {
+		if words > 0 && len(line)+1+len(word) > t.width {
 			fmt.Fprintln(t.w, line)
-			line = strings.Repeat(" ", len(prefix))
+			line, words = strings.Repeat(" ", len(prefix)), 0
 		}
-		if len(line) > len(prefix) && strings.TrimSpace(line) != "" {
+		if words > 0 {
 			line += " "
 		}
 		line += word
+		words++
 	}
 	fmt.Fprintln(t.w, line)
 }

@@ -168,12 +168,13 @@ func TestTableFitsWidth(t *testing.T) {
 			}
 			out := b.String()
 			lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
-			for _, l := range lines[1:] { // all but the legend: headings, the sample, notes
+			for _, l := range lines { // the legend, headings, the sample, notes
 				if tc.width > 0 && len(l) > tc.width {
 					t.Errorf("line of %d characters, want at most %d: %q", len(l), tc.width, l)
 				}
 			}
-			head := lines[2]
+			hi := headingLine(t, lines)
+			head := lines[hi]
 			for _, w := range tc.want {
 				if !strings.Contains(head, w) {
 					t.Errorf("heading %q: want column %s", head, w)
@@ -184,11 +185,14 @@ func TestTableFitsWidth(t *testing.T) {
 					t.Errorf("heading %q: want no column %s", head, w)
 				}
 			}
-			if !strings.HasPrefix(lines[3], "12:00:15 ") {
-				t.Errorf("sample line %q: want the label 12:00:15", lines[3])
+			if !strings.HasPrefix(lines[hi+1], "12:00:15 ") {
+				t.Errorf("sample line %q: want the label 12:00:15", lines[hi+1])
 			}
 			if tc.wantNote != "" && !strings.Contains(strings.Join(strings.Fields(out), " "), tc.wantNote) {
 				t.Errorf("notes:\n%s\nwant %q", out, tc.wantNote)
+			}
+			if strings.Contains(out, "*  ") {
+				t.Errorf("a note with two spaces after its mark:\n%s", out)
 			}
 			if !tc.host {
 				return
@@ -218,8 +222,20 @@ func TestTableLabels(t *testing.T) {
 			t.Fatal(err)
 		}
 		lines := strings.Split(b.String(), "\n")
-		if !strings.HasPrefix(lines[3], tc.want) {
-			t.Errorf("%s: got %q, want it to start with %q", tc.name, lines[3], tc.want)
+		if l := lines[headingLine(t, lines)+1]; !strings.HasPrefix(l, tc.want) {
+			t.Errorf("%s: got %q, want it to start with %q", tc.name, l, tc.want)
 		}
 	}
+}
+
+// headingLine is the index of the column heading line ("time  | ...").
+func headingLine(t *testing.T, lines []string) int {
+	t.Helper()
+	for i, l := range lines {
+		if strings.HasPrefix(l, "time ") {
+			return i
+		}
+	}
+	t.Fatalf("no heading line in %q", lines)
+	return 0
 }
