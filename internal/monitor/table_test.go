@@ -191,7 +191,7 @@ func TestTableFitsWidth(t *testing.T) {
 			if tc.wantNote != "" && !strings.Contains(strings.Join(strings.Fields(out), " "), tc.wantNote) {
 				t.Errorf("notes:\n%s\nwant %q", out, tc.wantNote)
 			}
-			if strings.Contains(out, "*  ") {
+			if strings.Contains(out, "\n  *  ") {
 				t.Errorf("a note with two spaces after its mark:\n%s", out)
 			}
 			if !tc.host {
