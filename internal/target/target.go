@@ -104,6 +104,13 @@ func Parse(raw string) (*Target, error) {
 		hostPart = auth[at+1:]
 		raw = "mysql://" + auth[:at+1] + "placeholder" + rest[end:]
 	}
+	if !strings.Contains(raw, "://") {
+		shown := raw
+		if at := strings.LastIndex(shown, "@"); at >= 0 {
+			shown = "..." + shown[at:] // what comes before an @ may be a password
+		}
+		return nil, fmt.Errorf("target %q is not a URL: write mysql://user@host:port/db", shown)
+	}
 	u, err := url.Parse(raw)
 	if err != nil {
 		return nil, fmt.Errorf("parse target URL: %s", redactURLError(err))

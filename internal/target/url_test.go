@@ -64,6 +64,8 @@ func TestURLParameters(t *testing.T) {
 		{"malformed parameters", "mysql://u@h/db?charset=utf8mb4;DROP", "malformed parameters", nil},
 		{"unsafe charset", "mysql://u@h/db?charset=gbk", "charset=gbk: not supported", nil},
 		{"a fragment", "mysql://u@h/db#x", "percent-encode", nil},
+		{"not a URL", "44021", `target "44021" is not a URL: write mysql://user@host:port/db`, nil},
+		{"not a URL, with a password", "bench:Kq@host", `target "...@host" is not a URL`, nil},
 		{"zero timeout", "mysql://u@h/db?timeout=0s", "want a duration", nil},
 	}
 	for _, tc := range cases {
