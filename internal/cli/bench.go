@@ -26,6 +26,9 @@ func (c *benchCmd) run(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := job.Target.LoadPassword(env.Getenv); err != nil {
+		return err
+	}
 	if c.verb != "run" {
 		return job.Prepare(ctx, env.Stdout)
 	}

@@ -79,7 +79,7 @@ var demoMariaDB = []string{"thread_handling=pool-of-threads"}
 func (c *demoCmd) run(ctx context.Context, env *Env, args []string) error {
 	fs := c.flags()
 	if err := fs.Parse(args); err != nil {
-		return usagef("demo: %v (see shakedown demo --help)", err)
+		return flagError("demo", "demo", fs, err)
 	}
 	if c.help {
 		fmt.Fprint(env.Stdout, demoUsage)

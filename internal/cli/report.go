@@ -71,7 +71,7 @@ var formatByExt = map[string]string{".txt": "text", ".md": "md", ".csv": "csv", 
 func (c *reportCmd) run(ctx context.Context, env *Env, args []string) error {
 	fset := c.flags(env)
 	if err := fset.Parse(args); err != nil {
-		return usagef("report: %v (see shakedown report --help)", err)
+		return flagError("report", "report", fset, err)
 	}
 	if c.help {
 		fmt.Fprint(env.Stdout, reportUsage)

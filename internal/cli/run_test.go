@@ -26,7 +26,7 @@ func TestRunBadInput(t *testing.T) {
 	}{
 		{"unknown workload", []string{"run", "oltp_nonsense"}, []string{`unknown workload "oltp_nonsense"`, "oltp_read_write", "oltp_point_select"}},
 		{"no workload", []string{"run"}, []string{"name a workload", "oltp_read_write"}},
-		{"unknown option", []string{"run", "oltp_read_write", "--threadz=4"}, []string{"unknown flag: --threadz", "--threads"}},
+		{"unknown option", []string{"run", "oltp_read_write", "--threadz=4"}, []string{"--threadz: unknown option (did you mean --threads?)"}},
 		{"sysbench order, unknown option", []string{"oltp_read_write", "--bogus=1", "run"}, []string{"--bogus"}},
 		{"bad threads", []string{"run", "oltp_read_write", "--threads=0"}, []string{"--threads must be >= 1"}},
 		{"no limit", []string{"run", "oltp_read_write", "--time=0"}, []string{"--time=0 needs --events"}},

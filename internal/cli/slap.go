@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/shakedown/shakedown/internal/result"
+	"github.com/shakedown/shakedown/internal/sbflag"
 	"github.com/shakedown/shakedown/internal/slap"
 	"github.com/shakedown/shakedown/internal/store"
 )
@@ -39,7 +40,7 @@ Options:
 func (c *slapCmd) run(ctx context.Context, env *Env, args []string) error {
 	o := &c.opts
 	if err := o.Parse(args); err != nil {
-		return usagef("slap: %v; see shakedown slap --help", err)
+		return usagef("slap: %s", sbflag.Explain(o.Flags(), err, "shakedown slap --help"))
 	}
 	switch {
 	case o.Help:

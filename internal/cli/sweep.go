@@ -16,6 +16,7 @@ import (
 	"github.com/shakedown/shakedown/internal/sbflag"
 	"github.com/shakedown/shakedown/internal/store"
 	"github.com/shakedown/shakedown/internal/sweep"
+	"github.com/shakedown/shakedown/internal/target"
 )
 
 const sweepUsage = `usage: shakedown sweep PLAN.yaml [--store FILE] [--verbose] [--dry-run]
@@ -34,7 +35,7 @@ A plan:
       role: control                # exactly one control
     - name: relaxed
       url: mysql://bench@10.0.0.2:3306/sbtest
-      password_env: RELAXED_PW     # passwords only from the environment
+      password_env: RELAXED_PW     # this variable holds the password; without it: --password-file, MYSQL_PWD, ~/.my.cnf
   options: {tables: 4, table-size: 10000}   # for every workload
   workloads:
     - oltp_point_select
@@ -62,6 +63,7 @@ type sweepCmd struct {
 	verbose   bool
 	dryRun    bool
 	help      bool
+	creds     target.Credentials
 }
 
 func (c *sweepCmd) flags(env *Env) *pflag.FlagSet {
@@ -70,13 +72,14 @@ func (c *sweepCmd) flags(env *Env) *pflag.FlagSet {
 	fs.BoolVarP(&c.verbose, "verbose", "v", false, "print every second of every run, and prepare's progress")
 	fs.BoolVar(&c.dryRun, "dry-run", false, "check the plan and the targets, list the steps, run nothing")
 	fs.BoolVarP(&c.help, "help", "h", false, "show this help")
+	c.creds.Bind(fs)
 	return fs
 }
 
 func (c *sweepCmd) run(ctx context.Context, env *Env, args []string) error {
 	fs := c.flags(env)
 	if err := fs.Parse(args); err != nil {
-		return usagef("sweep: %v (see shakedown sweep --help)", err)
+		return flagError("sweep", "sweep", fs, err)
 	}
 	if c.help {
 		fmt.Fprint(env.Stdout, sweepUsage)
@@ -94,6 +97,13 @@ func (c *sweepCmd) run(ctx context.Context, env *Env, args []string) error {
 	p, err := plan.Parse(path, src, env.Getenv)
 	if err != nil {
 		return err
+	}
+	for _, t := range p.Targets {
+		// password_env, when a target names one, has given its password;
+		// the others look where every command looks.
+		if err := c.creds.Fill(t.Target, env.Getenv); err != nil {
+			return err
+		}
 	}
 	steps := p.Steps()
 	fmt.Fprintf(env.Stdout, "plan %s: %d steps (%d targets x %d workloads x %d thread levels x %d repeats), about %s\n",

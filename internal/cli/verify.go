@@ -24,9 +24,17 @@ Proves that TARGET holds exactly SOURCE's data: tables, columns, types,
 nullability, defaults, character sets, collations and indexes, then row
 counts and chunked checksums, then the rows that differ (key; missing on
 target, extra on target, or changed, with the columns) and, with --fix-sql,
-the SQL that would make TARGET equal to SOURCE. SOURCE and TARGET are URLs,
-mysql://user:password@host:port/db. verify never writes to either server and
-takes no locks: each chunk is read in a read-only consistent snapshot.
+the SQL that would make TARGET equal to SOURCE. verify never writes to either
+server and takes no locks: each chunk is read in a read-only consistent
+snapshot.
+
+SOURCE and TARGET are URLs, mysql://user@host:port/db. Which databases:
+--databases when given (the same names on both sides); else the URLs'
+databases (a URL without one takes the other's); else, when neither names
+one, every user database of SOURCE (all but mysql, sys, information_schema
+and performance_schema), by the same names on TARGET. A database that SOURCE
+does not have is bad usage (exit 2); one that TARGET lacks is a difference.
+Passwords: shakedown help targets.
 
 Exit status: 0 equal, 3 differences found, 1 the check failed, 2 bad usage.
 
@@ -51,11 +59,13 @@ type verifyCmd struct {
 	maxRows     int
 	progress    time.Duration
 	storePath   string
+
+	creds target.Credentials
 }
 
 func (c *verifyCmd) flags(env *Env) *pflag.FlagSet {
 	fs := sbflag.NewFlagSet("verify")
-	fs.Var(&c.databases, "databases", "databases to compare, the same names on both sides (default: SOURCE's database against TARGET's)")
+	fs.Var(&c.databases, "databases", "databases to compare, the same names on both sides (default: SOURCE's database against TARGET's; every user database when the URLs name none)")
 	fs.Var(&c.tables, "tables", "only these tables: db.table or table, * and ? allowed (comma list)")
 	fs.Var(&c.exclude, "exclude", "skip these tables: same forms as --tables")
 	fs.StringVar(&c.where, "where", "", "compare only rows matching this SQL condition, on both sides")
@@ -72,6 +82,8 @@ func (c *verifyCmd) flags(env *Env) *pflag.FlagSet {
 	fs.DurationVar(&c.progress, "progress", 2*time.Second, "progress line interval, on stderr (0: only a line per finished table)")
 	fs.StringVar(&c.storePath, "store", "", "save the result for shakedown readiness: --store in the default store, --store=FILE in another")
 	fs.Lookup("store").NoOptDefVal = store.DefaultPath(env.Getenv)
+
+	c.creds.Bind(fs)
 	return fs
 }
 
@@ -83,7 +95,7 @@ func (c *verifyCmd) run(ctx context.Context, env *Env, args []string) error {
 			fmt.Fprint(env.Stdout, fs.FlagUsages())
 			return nil
 		}
-		return usagef("verify: %v (see shakedown verify --help)", err)
+		return flagError("verify", "verify", fs, err)
 	}
 	rest := fs.Args()
 	if len(rest) != 2 {
@@ -107,13 +119,20 @@ func (c *verifyCmd) run(ctx context.Context, env *Env, args []string) error {
 	case strings.Contains(c.where, ";"):
 		return usagef("verify: --where is one condition, without ';'")
 	}
-	src, err := parseTargetArg("SOURCE", rest[0])
+	src, err := parseURL(env, &c.creds, "verify: SOURCE", rest[0])
 	if err != nil {
 		return err
 	}
-	dst, err := parseTargetArg("TARGET", rest[1])
+	dst, err := parseURL(env, &c.creds, "verify: TARGET", rest[1])
 	if err != nil {
 		return err
+	}
+	// A URL without a database takes the other's.
+	switch {
+	case src.NamesDB() && !dst.NamesDB():
+		dst.DB = src.DB
+	case dst.NamesDB() && !src.NamesDB():
+		src.DB = dst.DB
 	}
 
 	size := c.threads + 2
@@ -126,9 +145,17 @@ func (c *verifyCmd) run(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	defer dSide.DB.Close()
+	databases := []string(c.databases)
+	if len(databases) > 0 || src.DB == "" {
+		// The URLs' databases are checked by verify itself, which also
+		// pairs two different names.
+		if databases, err = src.Databases(ctx, sSide.DB, c.databases, target.EveryDatabase, "verify: SOURCE"); err != nil {
+			return err
+		}
+	}
 
 	opts := verify.Options{
-		Databases:   c.databases,
+		Databases:   databases,
 		Tables:      c.tables,
 		Exclude:     c.exclude,
 		Where:       c.where,
@@ -216,18 +243,6 @@ func (c *verifyCmd) run(ctx context.Context, env *Env, args []string) error {
 		return ErrDifferences
 	}
 	return nil
-}
-
-// parseTargetArg reads a SOURCE or TARGET argument.
-func parseTargetArg(what, raw string) (*target.Target, error) {
-	if !strings.HasPrefix(raw, "mysql://") {
-		return nil, usagef("verify: %s must be a URL mysql://user:password@host:port/db", what)
-	}
-	t, err := target.Parse(raw)
-	if err != nil {
-		return nil, usagef("verify: %s: %v", what, err)
-	}
-	return t, nil
 }
 
 // writeFile creates path and fills it with write.

@@ -10,10 +10,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"path/filepath"
 	"runtime"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -25,6 +25,7 @@ import (
 	"github.com/shakedown/shakedown/internal/result"
 	"github.com/shakedown/shakedown/internal/runner"
 	"github.com/shakedown/shakedown/internal/sbflag"
+	"github.com/shakedown/shakedown/internal/suggest"
 	"github.com/shakedown/shakedown/internal/target"
 	"github.com/shakedown/shakedown/internal/usage"
 	"github.com/shakedown/shakedown/internal/wire"
@@ -132,11 +133,14 @@ func Parse(verb string, args []string, help io.Writer) (*Job, error) {
 		if idx < 0 {
 			for _, a := range args {
 				if a == "--help" || a == "-h" {
-					fmt.Fprintf(help, "usage: shakedown %s WORKLOAD [options]\n\nworkloads: %s\n", verb, strings.Join(workload.Names(), ", "))
+					writeHelp(help, verb)
 					return nil, ErrHelp
 				}
 			}
 			return nil, usagef("%s: name a workload; workloads: %s", verb, strings.Join(workload.Names(), ", "))
+		}
+		if s := suggest.DidYouMean(name, workload.Names()); s != "" {
+			return nil, usagef("unknown workload %q%s; shakedown help %s lists them", name, s, verb)
 		}
 		return nil, usagef("unknown workload %q; workloads: %s", name, strings.Join(workload.Names(), ", "))
 	}
@@ -150,7 +154,7 @@ func Parse(verb string, args []string, help io.Writer) (*Job, error) {
 	}
 	j.fs = fs
 	if err := fs.Parse(rest); err != nil {
-		return nil, usagef("%s %s: %v; valid options: %s", verb, name, err, flagNames(fs))
+		return nil, usagef("%s %s: %s", verb, name, sbflag.Explain(fs, err, "shakedown "+verb+" "+name+" --help"))
 	}
 	if j.help {
 		fmt.Fprintf(help, "usage: shakedown %s %s [options]\n\n%s", verb, name, fs.FlagUsages())
@@ -176,11 +180,26 @@ func Parse(verb string, args []string, help io.Writer) (*Job, error) {
 	return j, nil
 }
 
-func flagNames(fs *pflag.FlagSet) string {
-	var names []string
-	fs.VisitAll(func(f *pflag.Flag) { names = append(names, "--"+f.Name) })
-	sort.Strings(names)
-	return strings.Join(names, " ")
+// writeHelp is "shakedown help run": the workloads, and the options every
+// workload takes.
+func writeHelp(w io.Writer, verb string) {
+	fmt.Fprintf(w, "usage: shakedown %s WORKLOAD [options]\n\n%s\n\nWorkloads:\n", verb, verbHelp[verb])
+	for _, n := range workload.Names() {
+		m, _ := workload.Lookup(n)
+		fmt.Fprintf(w, "  %-22s %s\n", n, m.Description)
+	}
+	fs := sbflag.NewFlagSet(verb)
+	(&Job{}).bind(fs)
+	fmt.Fprintf(w, "\nOptions of every workload (shakedown %s WORKLOAD --help adds the workload's own):\n%s", verb, fs.FlagUsages())
+}
+
+var verbHelp = map[string]string{
+	"prepare": "Creates the workload's tables and data (sysbench's prepare).",
+	"run": "Runs the workload and reports throughput and latency as sysbench does, then\nwhat sysbench does not say (percentiles, client against server, CPU per query).\n\n" +
+		"  shakedown run oltp_read_write --target mysql://bench@db1:3306/sbtest \\\n" +
+		"      --tables 4 --table-size 100000 --threads 16 --time 60 --store runs.db\n\n" +
+		"The target and its password: shakedown help targets.",
+	"cleanup": "Drops the workload's tables (sysbench's cleanup).",
 }
 
 // validate checks the general options and turns them into a runner config.
@@ -268,6 +287,9 @@ func (j *Job) Options() map[string]string {
 		}
 		m[f.Name] = f.Value.String()
 	})
+	if j.Target != nil {
+		maps.Copy(m, j.Target.OptionValues()) // what --target resolved to, not the options' defaults
+	}
 	return m
 }
 
@@ -479,7 +501,11 @@ func (j *Job) ioOptions() wire.Options {
 }
 
 func (j *Job) header(w io.Writer, srv target.Server) {
-	fmt.Fprintf(w, "shakedown %s (sysbench-compatible %s)\n\n", Version, j.Workload)
+	if j.Gen.Meta().Sysbench {
+		fmt.Fprintf(w, "shakedown %s (sysbench-compatible %s)\n\n", Version, j.Workload)
+	} else {
+		fmt.Fprintf(w, "shakedown %s (%s, shakedown's own workload)\n\n", Version, j.Workload)
+	}
 	fmt.Fprintln(w, "Running the test with following options:")
 	fmt.Fprintf(w, "Number of threads: %d\n", j.threads)
 	if j.rate > 0 {

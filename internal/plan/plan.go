@@ -35,12 +35,10 @@
 package plan
 
 import (
-	"errors"
 	"fmt"
 	"path/filepath"
 	"regexp"
 	"sort"
-	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -202,7 +200,7 @@ func Parse(path string, src []byte, getenv func(string) string) (*Plan, error) {
 	ps := &parser{p: p, getenv: getenv}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(src, &doc); err != nil {
-		line, msg := yamlError(err)
+		line, msg := yamlError(src, err)
 		ps.addf(line, "%s", msg)
 		return nil, ps.err()
 	}
@@ -298,20 +296,4 @@ func Parse(path string, src []byte, getenv func(string) string) (*Plan, error) {
 func (ps *parser) err() error {
 	sort.SliceStable(ps.problems, func(i, j int) bool { return ps.problems[i].Line < ps.problems[j].Line })
 	return &Error{Path: ps.p.Path, Problems: ps.problems}
-}
-
-var yamlLineRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
-
-// yamlError splits yaml.v3's "yaml: line N: msg" into its parts.
-func yamlError(err error) (int, string) {
-	var te *yaml.TypeError
-	msg := err.Error()
-	if errors.As(err, &te) && len(te.Errors) > 0 {
-		msg = te.Errors[0]
-	}
-	if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
-		n, _ := strconv.Atoi(m[1])
-		return n, "not valid YAML: " + m[2]
-	}
-	return 0, "not valid YAML: " + strings.TrimPrefix(msg, "yaml: ")
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/shakedown/shakedown/internal/engine"
+	"github.com/shakedown/shakedown/internal/suggest"
 	"github.com/shakedown/shakedown/internal/usage"
 	"github.com/shakedown/shakedown/internal/workload"
 )
@@ -117,7 +118,7 @@ func (ps *parser) checkEngine(whole bool) {
 	for _, w := range p.Workloads {
 		if _, ok := workload.Lookup(w.Name); !ok {
 			msg := "unknown workload " + strconv.Quote(w.Name)
-			if s := suggest(w.Name, names); s != "" {
+			if s := suggest.Closest(w.Name, names); s != "" {
 				msg += " (did you mean " + strconv.Quote(s) + "?)"
 			}
 			ps.addf(w.Line, "%s; workloads: %s", msg, strings.Join(names, ", "))
@@ -164,7 +165,7 @@ func (ps *parser) checkEngine(whole bool) {
 // mentions reports whether an engine message names option key (as --key,
 // spelled with '-' or '_').
 func mentions(msg, key string) bool {
-	msg, _, _ = strings.Cut(msg, "; valid options:")
+	msg, _, _ = strings.Cut(msg, " (did you mean")
 	k := strings.ReplaceAll(key, "_", "-")
 	for _, form := range []string{"--" + k, "--" + strings.ReplaceAll(k, "-", "_")} {
 		if i := strings.Index(msg, form); i >= 0 {
@@ -179,7 +180,7 @@ func mentions(msg, key string) bool {
 
 func optionProblem(wl string, o Option, err error) string {
 	msg := strings.TrimPrefix(engineMsg(err), wl+": ")
-	if !strings.Contains(msg, "unknown flag") {
+	if !strings.Contains(msg, "unknown option") {
 		return "option " + o.Key + " of " + wl + ": " + msg
 	}
 	out := wl + " has no option " + strconv.Quote(o.Key)
@@ -189,7 +190,7 @@ func optionProblem(wl string, o Option, err error) string {
 			known = flagNames(f)
 		}
 	}
-	if s := suggest(o.Key, known); s != "" {
+	if s := suggest.Closest(o.Key, known); s != "" {
 		out += " (did you mean " + strconv.Quote(s) + "?)"
 	}
 	return out + "; see shakedown run " + wl + " --help for its options"
@@ -205,7 +206,7 @@ func flagNames(f workload.Flagser) []string {
 	return names
 }
 
-// engineMsg is the engine's message without the list of every option and
+// engineMsg is the engine's message without the pointer to --help and
 // without repeating the verb.
 func engineMsg(err error) string {
 	var ue *usage.Error
@@ -213,8 +214,8 @@ func engineMsg(err error) string {
 	if errors.As(err, &ue) {
 		msg = ue.Msg
 	}
-	if i := strings.Index(msg, "; valid options:"); i >= 0 {
-		msg = msg[:i]
+	if i := strings.Index(msg, "; shakedown "); i >= 0 {
+		msg = msg[:i] // "; shakedown run W --help lists them"
 	}
 	for _, verb := range []string{"run ", "prepare "} {
 		msg = strings.TrimPrefix(msg, verb)

@@ -75,7 +75,7 @@ const maxStats = 100
 
 // Load checks the options, reads the SQL and splits it, so that every
 // mistake is reported before anything connects. getenv supplies USER (the
-// default user) and MYSQL_PWD.
+// default user), and MYSQL_PWD and HOME for the password (target.Credentials).
 func Load(o *Options, getenv func(string) string) (*Bench, error) {
 	b := &Bench{o: o, rnd: rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 0x51a9))}
 	if err := b.checkNumbers(); err != nil {
@@ -310,7 +310,6 @@ func (b *Bench) resolveTarget(getenv func(string) string) error {
 		if t.User == "" {
 			t.User = getenv("LOGNAME")
 		}
-		t.Password = getenv("MYSQL_PWD")
 		t.ConnectTimeout = o.ConnectTimeout
 	}
 	if o.Changed("host") {
@@ -326,9 +325,12 @@ func (b *Bench) resolveTarget(getenv func(string) string) error {
 		t.User = o.User
 	}
 	if o.Changed("password") {
-		t.Password = o.Password
+		t.Password, t.PasswordFrom = o.Password, "--password"
 	} else if o.PasswordPrompt {
 		return usagef("-p without a password: give it attached (-pSECRET), as --password=SECRET, in MYSQL_PWD, or on standard input")
+	}
+	if err := o.Creds.Fill(t, getenv); err != nil {
+		return err
 	}
 	if o.Changed("connect-timeout") || t.ConnectTimeout <= 0 {
 		t.ConnectTimeout = o.ConnectTimeout

@@ -71,13 +71,17 @@ func (t *Target) Explain(ep Endpoint, err error) error {
 	if errors.As(err, &me) {
 		switch me.Number {
 		case 1045:
-			return fmt.Errorf("connect to %s: access denied for user %q: check the user and password (--mysql-user/--mysql-password or the --target URL)", ep, t.User)
+			from := "no password given"
+			if t.PasswordFrom != "" {
+				from = "password from " + t.PasswordFrom
+			}
+			return fmt.Errorf("connect to %s: access denied for user %q (%s): check the user and its password; a password comes from the URL, --password-file, MYSQL_PWD or ~/.my.cnf (shakedown help targets)", ep, t.User, from)
 		case 1049:
-			return fmt.Errorf("connect to %s: database %q does not exist: create it (CREATE DATABASE %s) or name another with --mysql-db", ep, t.DB, t.DB)
+			return fmt.Errorf("connect to %s: database %q does not exist: create it (CREATE DATABASE %s) or name another database", ep, t.DB, t.DB)
 		case 1044:
 			return fmt.Errorf("connect to %s: user %q may not use database %q: GRANT it access or name another database", ep, t.User, t.DB)
 		case 1040:
-			return fmt.Errorf("connect to %s: too many connections: raise max_connections on the server or lower --threads", ep)
+			return fmt.Errorf("connect to %s: too many connections: raise max_connections on the server or use fewer connections", ep)
 		}
 		return fmt.Errorf("connect to %s: %s", ep, me.Message)
 	}

@@ -25,6 +25,9 @@ import (
 type Meta struct {
 	Name        string
 	Description string
+	// Sysbench is set on sysbench 1.0.20's own workloads, which shakedown
+	// reproduces statement for statement; the others are shakedown's.
+	Sysbench bool
 	// New returns a Generator with every option at its default.
 	New func() Generator
 }
