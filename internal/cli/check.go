@@ -41,8 +41,9 @@ object, why it matters and how to fix it:
 check only reads (information_schema and mysql, a few bulk queries per side;
 data only to look for zero dates). Checks the user may not run are listed as
 "not checked" with the privilege they need. SOURCE and TARGET are URLs,
-mysql://user:password@host:port/db; every database of SOURCE but the system
-ones is checked unless --databases says otherwise.
+mysql://user@host:port/db (passwords: shakedown help targets); a URL without
+a database means every database of SOURCE but the system ones, and a
+database that is named (or given to --databases) must exist (exit 2).
 
 Exit status: 0 no errors, 3 errors found, 1 a side could not be read, 2 bad
 usage.
@@ -61,6 +62,7 @@ type checkCmd struct {
 	skipAccounts  sbflag.Strings
 	maxScanRows   int64
 	queryTimeout  time.Duration
+	creds         target.Credentials
 }
 
 func (c *checkCmd) flags(env *Env) *pflag.FlagSet {
@@ -76,6 +78,7 @@ func (c *checkCmd) flags(env *Env) *pflag.FlagSet {
 	fs.Lookup("skip-accounts").DefValue = strings.Join(check.DefaultSkipAccounts, ",")
 	fs.Int64Var(&c.maxScanRows, "max-scan-rows", 1000000, "look for zero dates in the data of tables up to this many (estimated) rows; larger ones are listed as not checked (0: no limit)")
 	fs.DurationVar(&c.queryTimeout, "query-timeout", 30*time.Second, "give up a query after this long and list what it would have checked as not checked")
+	c.creds.Bind(fs)
 	return fs
 }
 
@@ -105,11 +108,11 @@ func (c *checkCmd) run(ctx context.Context, env *Env, args []string) error {
 	case c.migrationUser != "" && !strings.Contains(c.migrationUser, "@"):
 		return usagef("check: --migration-user must be 'user'@'host', e.g. 'dm'@'%%'")
 	}
-	src, err := sideArg("check", "SOURCE", rest[0])
+	src, err := parseURL(env, &c.creds, "check: SOURCE", rest[0])
 	if err != nil {
 		return err
 	}
-	dst, err := sideArg("check", "TARGET", rest[1])
+	dst, err := parseURL(env, &c.creds, "check: TARGET", rest[1])
 	if err != nil {
 		return err
 	}
@@ -118,6 +121,15 @@ func (c *checkCmd) run(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	defer sSide.DB.Close()
+	// A URL without a database means every user database of SOURCE; one
+	// that is named, or --databases, must exist there.
+	databases, err := src.Databases(ctx, sSide.DB, c.databases, target.EveryDatabase, "check: SOURCE")
+	if err != nil {
+		return err
+	}
+	if len(c.databases) == 0 && !src.NamesDB() {
+		databases = nil // check's own rule: every user database of SOURCE
+	}
 	dSide, err := connectChecked(ctx, "target", dst)
 	if err != nil {
 		return err
@@ -125,7 +137,7 @@ func (c *checkCmd) run(ctx context.Context, env *Env, args []string) error {
 	defer dSide.DB.Close()
 
 	rep, err := check.Run(ctx, sSide, dSide, check.Options{
-		Databases:     c.databases,
+		Databases:     databases,
 		CopyTime:      c.copyTime,
 		MigrationUser: c.migrationUser,
 		SkipAccounts:  c.skipAccounts,

@@ -198,6 +198,15 @@ func TestExitCodes(t *testing.T) {
 		{"analyze", "no such database", usage, nil, func(f *exitFixture) []string { return []string{"analyze", f.server, "--databases", "nosuch"} }},
 		{"analyze", "no such table", usage, nil, func(f *exitFixture) []string { return []string{"analyze", f.diffSrc, "--tables", "nosuch"} }},
 		{"analyze", "server down", failed, nil, func(f *exitFixture) []string { return []string{"analyze", f.down} }},
+		{"check", "differences", differs, nil, func(f *exitFixture) []string { return []string{"check", f.diffSrc, f.diffDst} }},
+		{"check", "bad option", usage, nil, func(f *exitFixture) []string { return []string{"check", f.diffSrc, f.diffDst, "--copy-time=0"} }},
+		{"check", "no such database", usage, nil, func(f *exitFixture) []string { return []string{"check", f.noDB, f.diffDst} }},
+		{"check", "server down", failed, nil, func(f *exitFixture) []string { return []string{"check", f.diffSrc, f.down} }},
+		{"check", "access denied", failed, nil, func(f *exitFixture) []string { return []string{"check", f.denied, f.diffDst} }},
+		{"readiness", "not ready", differs, nil, func(f *exitFixture) []string {
+			return []string{"readiness", f.diffSrc, f.diffDst, "--store", f.store}
+		}},
+		{"readiness", "one side", usage, nil, func(f *exitFixture) []string { return []string{"readiness", f.diffSrc} }},
 	}
 	covered := map[string]bool{}
 	for _, tc := range cases {
