@@ -24,7 +24,7 @@ func TestCheckBadInput(t *testing.T) {
 	}{
 		{"no arguments", []string{"check"}, "want SOURCE and TARGET, got 0"},
 		{"store path after a space", []string{"check", u, u, "--store", "x.db"}, "--store=FILE"},
-		{"not a URL", []string{"check", "db1", u}, `SOURCE "db1" is not a target URL`},
+		{"not a URL", []string{"check", "db1", u}, `SOURCE: "db1" is not a target URL`},
 		{"bad target URL", []string{"check", u, "mysql://u@h:99999/x"}, "TARGET"},
 		{"copy time", []string{"check", u, u, "--copy-time", "0s"}, "--copy-time must be > 0"},
 		{"scan rows", []string{"check", u, u, "--max-scan-rows", "-1"}, "--max-scan-rows must be >= 0"},
