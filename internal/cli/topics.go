@@ -17,6 +17,10 @@ Parameters:
     socket=/path           connect through a Unix socket instead of TCP
     tls=VALUE              true (verify the server's certificate), skip-verify,
                            preferred (TLS when the server offers it) or false
+    tls-ca=FILE            verify the server against this CA (PEM) instead of
+                           the system's; implies tls=true
+    tls-cert=FILE, tls-key=FILE
+                           a client certificate, for servers that ask for one
     timeout=5s             give up connecting after this long (default 10s)
     charset=utf8mb4        the connection's character set
     collation=utf8mb4_bin  the connection's collation

@@ -6,11 +6,14 @@ package target
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"database/sql"
 	"errors"
 	"fmt"
 	"net"
 	"net/url"
+	"os"
 	"regexp"
 	"slices"
 	"sort"
@@ -41,6 +44,12 @@ type Target struct {
 	// TLS is go-sql-driver's tls parameter: "", "true", "skip-verify",
 	// "preferred" or "false".
 	TLS string
+	// TLSCA, TLSCert and TLSKey are the files ?tls-ca=, ?tls-cert= and
+	// ?tls-key= name: the CA that signed the server's certificate (instead
+	// of the system's), and a client certificate and key for servers that
+	// ask for one. tlsBase is what they load to.
+	TLSCA, TLSCert, TLSKey string
+	tlsBase                *tls.Config
 	// Charset and Collation are the connection's (?charset=, ?collation=);
 	// "" leaves the client's default, utf8mb4.
 	Charset        string
@@ -177,7 +186,7 @@ func validUserinfo(s string) bool {
 }
 
 // Params are the URL parameters a target understands.
-var Params = []string{"socket", "tls", "timeout", "connect_timeout", "charset", "collation"}
+var Params = []string{"socket", "tls", "tls-ca", "tls-cert", "tls-key", "timeout", "connect_timeout", "charset", "collation"}
 
 // TLSModes are the values of ?tls=.
 var TLSModes = []string{"true", "false", "skip-verify", "preferred"}
@@ -222,6 +231,12 @@ func (t *Target) setParams(q url.Values) error {
 			} else {
 				t.Collation = v
 			}
+		case "tls-ca":
+			t.TLSCA = v
+		case "tls-cert":
+			t.TLSCert = v
+		case "tls-key":
+			t.TLSKey = v
 		case "compress":
 			return fmt.Errorf("target URL: compress is not supported: remove ?compress=%s", v)
 		default:
@@ -232,6 +247,48 @@ func (t *Target) setParams(q url.Values) error {
 		// SET NAMES needs the character set the collation belongs to.
 		t.Charset, _, _ = strings.Cut(t.Collation, "_")
 	}
+	return t.loadTLS()
+}
+
+// loadTLS reads the files of ?tls-ca=, ?tls-cert= and ?tls-key=. A CA or
+// a client certificate means TLS with the server verified, unless ?tls=
+// says otherwise (skip-verify keeps the certificate, verifies nothing).
+func (t *Target) loadTLS() error {
+	if t.TLSCA == "" && t.TLSCert == "" && t.TLSKey == "" {
+		return nil
+	}
+	if t.TLS == "false" {
+		return fmt.Errorf("target URL: tls=false with tls-ca, tls-cert or tls-key: remove one or the other")
+	}
+	if (t.TLSCert == "") != (t.TLSKey == "") {
+		return fmt.Errorf("target URL: tls-cert and tls-key go together: give both files or neither")
+	}
+	tc := &tls.Config{}
+	if t.TLSCA != "" {
+		pem, err := os.ReadFile(t.TLSCA)
+		if err != nil {
+			return fmt.Errorf("target URL tls-ca: %w", err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return fmt.Errorf("target URL tls-ca=%s: no PEM certificate in the file", t.TLSCA)
+		}
+		tc.RootCAs = pool
+	}
+	if t.TLSCert != "" {
+		cert, err := tls.LoadX509KeyPair(t.TLSCert, t.TLSKey)
+		if err != nil {
+			return fmt.Errorf("target URL tls-cert/tls-key: %w", err)
+		}
+		tc.Certificates = []tls.Certificate{cert}
+	}
+	switch t.TLS {
+	case "", "true":
+		t.TLS = "true"
+	case "skip-verify", "preferred":
+		tc.InsecureSkipVerify = true
+	}
+	t.tlsBase = tc
 	return nil
 }
 
@@ -483,6 +540,14 @@ func (t *Target) Config(ep Endpoint, db string) *mysql.Config {
 	// the server's statement counters.
 	c.MaxAllowedPacket = 64 << 20
 	c.TLSConfig = t.TLS
+	if t.tlsBase != nil {
+		// A configuration of our own, for this endpoint's host name.
+		c.TLS = t.tlsBase.Clone()
+		if !c.TLS.InsecureSkipVerify && ep.Socket == "" {
+			c.TLS.ServerName = ep.Host
+		}
+		c.AllowFallbackToPlaintext = t.TLS == "preferred"
+	}
 	c.Logger = quietLogger{} // failures are returned as errors and reported once
 	if t.Charset != "" {
 		// Only fails on options that cannot fail.

@@ -1,10 +1,14 @@
 package target
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/go-sql-driver/mysql"
+
+	"github.com/shakedown/shakedown/internal/wire/wiretest"
 )
 
 // TestPasswordNeedingEncoding: a password with / # ? or @ left as it is
@@ -58,7 +62,7 @@ func TestURLParameters(t *testing.T) {
 		{"socket and timeout", "mysql://u@/db?socket=/tmp/s&timeout=3s", "", func(t *Target) bool { return t.Socket == "/tmp/s" && t.ConnectTimeout.Seconds() == 3 }},
 		{"tls=maybe lists the values", "mysql://u@h/db?tls=maybe", `tls="maybe": want one of true, false, skip-verify, preferred`, nil},
 		{"compress refused", "mysql://u@h/db?compress=true", "compress is not supported: remove ?compress=true", nil},
-		{"unknown parameter", "mysql://u@h/db?autocommit=1", `unknown parameter "autocommit"; known: socket, tls, timeout, connect_timeout, charset, collation`, nil},
+		{"unknown parameter", "mysql://u@h/db?autocommit=1", `unknown parameter "autocommit"; known: socket, tls, tls-ca, tls-cert, tls-key, timeout, connect_timeout, charset, collation`, nil},
 		{"typo in a parameter", "mysql://u@h/db?chrset=utf8mb4", `unknown parameter "chrset" (did you mean "charset"?)`, nil},
 		{"charset is a name, nothing else", "mysql://u@h/db?charset=utf8mb4%3BDROP", "want a name such as utf8mb4", nil},
 		{"malformed parameters", "mysql://u@h/db?charset=utf8mb4;DROP", "malformed parameters", nil},
@@ -125,5 +129,53 @@ func TestNamesDB(t *testing.T) {
 		if tg.NamesDB() != tc.want || tg.DB != tc.wantDB {
 			t.Errorf("%s: got %v %q, want %v %q", tc.url, tg.NamesDB(), tg.DB, tc.want, tc.wantDB)
 		}
+	}
+}
+
+func TestTLSFiles(t *testing.T) {
+	ca := wiretest.NewCA(t)
+	dir := t.TempDir()
+	caFile, certFile, keyFile := ca.Files(t, dir, ca.Server(t, "127.0.0.1"))
+	junk := filepath.Join(dir, "junk.pem")
+	if err := os.WriteFile(junk, []byte("not a certificate"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name    string
+		query   string
+		wantErr string
+		check   func(*testing.T, *Target)
+	}{
+		{"a CA verifies the server by its host", "tls-ca=" + caFile, "", func(t *testing.T, tg *Target) {
+			c := tg.Config(tg.Endpoints()[0], "")
+			if tg.TLS != "true" || c.TLS == nil || c.TLS.RootCAs == nil || c.TLS.InsecureSkipVerify || c.TLS.ServerName != "db1" {
+				t.Errorf("got TLS %q, config %+v; want verification against the CA for host db1", tg.TLS, c.TLS)
+			}
+		}},
+		{"skip-verify keeps the client certificate", "tls=skip-verify&tls-cert=" + certFile + "&tls-key=" + keyFile, "", func(t *testing.T, tg *Target) {
+			c := tg.Config(tg.Endpoints()[0], "")
+			if c.TLS == nil || !c.TLS.InsecureSkipVerify || len(c.TLS.Certificates) != 1 {
+				t.Errorf("got config %+v, want a client certificate and no verification", c.TLS)
+			}
+		}},
+		{"tls=false with a CA", "tls=false&tls-ca=" + caFile, "tls=false with tls-ca", nil},
+		{"a certificate without its key", "tls-cert=" + certFile, "tls-cert and tls-key go together", nil},
+		{"no such CA file", "tls-ca=" + filepath.Join(dir, "nope.pem"), "tls-ca: open", nil},
+		{"a CA file without a certificate", "tls-ca=" + junk, "no PEM certificate", nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			tg, err := Parse("mysql://u@db1:3306/x?" + tc.query)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("got %v, want an error containing %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			tc.check(t, tg)
+		})
 	}
 }
