@@ -12,7 +12,6 @@ import (
 	"io"
 	"net"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -20,6 +19,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/shakedown/shakedown/internal/client"
 	"github.com/shakedown/shakedown/internal/monitor"
 	"github.com/shakedown/shakedown/internal/randgen"
 	"github.com/shakedown/shakedown/internal/result"
@@ -27,7 +27,6 @@ import (
 	"github.com/shakedown/shakedown/internal/sbflag"
 	"github.com/shakedown/shakedown/internal/target"
 	"github.com/shakedown/shakedown/internal/usage"
-	"github.com/shakedown/shakedown/internal/wire"
 	"github.com/shakedown/shakedown/internal/workload"
 )
 
@@ -206,8 +205,9 @@ func (j *Job) validate() error {
 		return usagef("--db-driver: only mysql is supported")
 	case j.psMode != "auto" && j.psMode != "disable":
 		return usagef("--db-ps-mode must be auto or disable")
-	case j.clientIO != "auto" && j.clientIO != "blocking" && j.clientIO != "polled":
-		return usagef("--client-io must be auto, blocking or polled")
+	}
+	if err := client.CheckIO(j.clientIO); err != nil {
+		return &usage.Error{Msg: err.Error()}
 	}
 	if j.metricsAddr != "" {
 		if _, _, err := net.SplitHostPort(j.metricsAddr); err != nil {
@@ -217,21 +217,11 @@ func (j *Job) validate() error {
 	if err := j.rand.Validate(); err != nil {
 		return &usage.Error{Msg: err.Error()}
 	}
-	rc := runner.Config{}
-	switch strings.ToLower(strings.TrimSpace(j.ignoreErrors)) {
-	case "all":
-		rc.IgnoreAll = true
-	case "", "none":
-	default:
-		rc.Ignore = map[uint16]bool{}
-		for _, part := range strings.Split(j.ignoreErrors, ",") {
-			n, err := strconv.ParseUint(strings.TrimSpace(part), 10, 16)
-			if err != nil {
-				return usagef("--mysql-ignore-errors: %q is not an error code; give codes such as 1213,1205 or 'all'", part)
-			}
-			rc.Ignore[uint16(n)] = true
-		}
+	policy, err := client.ParseIgnore("--mysql-ignore-errors", j.ignoreErrors)
+	if err != nil {
+		return &usage.Error{Msg: err.Error()}
 	}
+	rc := runner.Config{Policy: policy}
 	rc.Threads = j.threads
 	rc.Time = time.Duration(j.timeS) * time.Second
 	rc.Events = j.events
@@ -378,7 +368,7 @@ func (j *Job) Run(ctx context.Context, opt RunOptions) (*result.Result, error) {
 	j.header(out, srv)
 	mon.WriteNotes(out)
 	rc := j.rc
-	dialer := runner.NewDialer(j.Target, j.psMode != "disable", j.ioOptions())
+	dialer := client.NewDialer(j.Target, client.Options{DB: j.Target.DB, PS: j.psMode != "disable", IO: client.IOFor(j.clientIO, j.threads)})
 	defer dialer.Close()
 	rc.Connect = dialer.Connect
 	rc.OnInterval = func(iv runner.Interval) {
@@ -399,7 +389,7 @@ func (j *Job) Run(ctx context.Context, opt RunOptions) (*result.Result, error) {
 	}
 	o, err := runner.Run(ctx, rc, op)
 	if err != nil {
-		if errors.Is(err, runner.ErrMissingTables) {
+		if errors.Is(err, client.ErrMissingTables) {
 			return nil, fmt.Errorf("%s on %s: %w", j.Workload, j.Target, err)
 		}
 		if ctx.Err() != nil {
@@ -432,8 +422,8 @@ func (j *Job) Run(ctx context.Context, opt RunOptions) (*result.Result, error) {
 	}
 	switch {
 	case o.Err != nil:
-		if errors.Is(o.Err, runner.ErrMissingTables) || target.Code(o.Err) == 1146 {
-			return res, fmt.Errorf("%s on %s: %w", j.Workload, j.Target, runner.ErrMissingTables)
+		if errors.Is(o.Err, client.ErrMissingTables) || target.Code(o.Err) == 1146 {
+			return res, fmt.Errorf("%s on %s: %w", j.Workload, j.Target, client.ErrMissingTables)
 		}
 		return res, fmt.Errorf("run stopped: %w", o.Err)
 	case o.Interrupted:
@@ -462,20 +452,6 @@ func (j *Job) monitorConfig(opt RunOptions) monitor.RunConfig {
 		Target: j.Target, Sample: j.monitorOn, MetricsAddr: j.metricsAddr, Exporter: opt.Metrics, Needs: n,
 		Info: monitor.RunInfo{Workload: j.Workload, Target: j.Target.String(), Threads: j.threads},
 	}
-}
-
-// blockingPerCore is how many threads per core still share the CPU fairly
-// with blocking I/O; beyond it, threads that wait for a core skew the load.
-const blockingPerCore = 8
-
-func (j *Job) ioOptions() wire.Options {
-	switch j.clientIO {
-	case "blocking":
-		return wire.Options{Blocking: true}
-	case "polled":
-		return wire.Options{}
-	}
-	return wire.Options{Blocking: j.threads <= blockingPerCore*runtime.GOMAXPROCS(0)}
 }
 
 func (j *Job) header(w io.Writer, srv target.Server) {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/shakedown/shakedown/internal/client"
 	"github.com/shakedown/shakedown/internal/result"
 	"github.com/shakedown/shakedown/internal/slap/script"
 	"github.com/shakedown/shakedown/internal/target"
@@ -60,9 +61,8 @@ type Bench struct {
 	intIndex      bool
 	charIndex     bool
 
-	ignoreAll bool
-	ignore    map[uint16]bool
-	rnd       *rand.Rand
+	policy client.Policy
+	rnd    *rand.Rand
 }
 
 // defaultKey is the key mysqlslap uses when it cannot read the keys
@@ -157,8 +157,8 @@ func (b *Bench) checkNumbers() error {
 		return usagef("--delimiter must not be empty")
 	case o.CreateSchema == "" || strings.Contains(o.CreateSchema, "`"):
 		return usagef("--create-schema must name a schema (got %q)", o.CreateSchema)
-	case o.ClientIO != "auto" && o.ClientIO != "blocking" && o.ClientIO != "polled":
-		return usagef("--client-io must be auto, blocking or polled")
+	case client.CheckIO(o.ClientIO) != nil:
+		return usagef("%v", client.CheckIO(o.ClientIO))
 	case o.Protocol != "" && !strings.EqualFold(o.Protocol, "tcp") && !strings.EqualFold(o.Protocol, "socket"):
 		return usagef("--protocol must be tcp or socket (got %q)", o.Protocol)
 	}
@@ -228,22 +228,14 @@ func (b *Bench) parseEngines() error {
 }
 
 func (b *Bench) parseIgnore() error {
-	v := strings.TrimSpace(b.o.IgnoreErrors)
-	switch strings.ToLower(v) {
-	case "":
-		return nil
-	case "all":
-		b.ignoreAll = true
-		return nil
+	p, err := client.ParseIgnore("--ignore-errors", b.o.IgnoreErrors)
+	if err != nil {
+		return usagef("%v", err)
 	}
-	b.ignore = map[uint16]bool{}
-	for _, part := range strings.Split(v, ",") {
-		n, err := strconv.ParseUint(strings.TrimSpace(part), 10, 16)
-		if err != nil {
-			return usagef("--ignore-errors: %q is not an error code; give codes such as 1213,1205 or all", part)
-		}
-		b.ignore[uint16(n)] = true
-	}
+	// mysqlslap's rules: a lost connection ends the test unless its code
+	// is ignored, and a failed connect is tried again up to ten times.
+	p.RetryConnect = true
+	b.policy = p
 	return nil
 }
 

@@ -103,13 +103,17 @@ type WorkerEnv struct {
 	// ID is the thread number, from 0 to Threads-1.
 	ID      int
 	Threads int
-	Conn    *Conn
+	Conn    Conn
 	// Rand is this thread's generator; not safe for use by other threads.
 	Rand *randgen.Rand
 	// Dial opens another connection like Conn, for a workload whose event
 	// is connecting (connect). The caller closes it. Its connect time is
 	// counted in the run's connect figures. Nil outside a run.
-	Dial func(ctx context.Context) (*Conn, error)
+	Dial func(ctx context.Context) (Conn, error)
+	// Counts are the thread's statement counters, for a statement that
+	// goes outside Conn's methods (the COM_QUIT of a Close that the
+	// workload counts as the server does). Nil outside a run.
+	Counts *Counts
 	// Stmts records per-statement figures; set when the generator is a
 	// StatementNamer, nil otherwise (its methods then do nothing).
 	Stmts *StmtRecorder

@@ -40,11 +40,12 @@ func (g generator) NewWorker(_ context.Context, env *workload.WorkerEnv) (worklo
 	if env.Dial == nil {
 		return nil, fmt.Errorf("connect: the runner gave no way to dial")
 	}
-	return worker{env.Dial}, nil
+	return worker{env.Dial, env.Counts}, nil
 }
 
 type worker struct {
-	dial func(context.Context) (*workload.Conn, error)
+	dial   func(context.Context) (workload.Conn, error)
+	counts *workload.Counts
 }
 
 // Event connects, authenticates and disconnects. The disconnect's COM_QUIT
@@ -57,6 +58,8 @@ func (w worker) Event(ctx context.Context) error {
 	if err := c.Close(); err != nil {
 		return err
 	}
-	c.CountOther()
+	if w.counts != nil {
+		w.counts.Others.Add(1)
+	}
 	return nil
 }

@@ -140,10 +140,10 @@ func (g *generator) NewWorker(ctx context.Context, env *workload.WorkerEnv) (wor
 }
 
 type worker struct {
-	conn                  *workload.Conn
+	conn                  workload.Conn
 	rnd, zipf             *randgen.Rand
 	rows                  int64
-	begin, update, commit *workload.Stmt
+	begin, update, commit workload.Stmt
 	args                  []any
 }
 
@@ -183,7 +183,7 @@ func (w *worker) Event(ctx context.Context) error {
 
 // Finish closes the prepared statements.
 func (w *worker) Finish(context.Context) error {
-	for _, s := range []*workload.Stmt{w.begin, w.update, w.commit} {
+	for _, s := range []workload.Stmt{w.begin, w.update, w.commit} {
 		if s != nil {
 			s.Close()
 		}

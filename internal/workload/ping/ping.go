@@ -69,11 +69,11 @@ func (g *generator) NewWorker(ctx context.Context, env *workload.WorkerEnv) (wor
 	return &selectWorker{st: st}, nil
 }
 
-type comWorker struct{ c *workload.Conn }
+type comWorker struct{ c workload.Conn }
 
 func (w comWorker) Event(ctx context.Context) error { return w.c.Ping(ctx) }
 
-type selectWorker struct{ st *workload.Stmt }
+type selectWorker struct{ st workload.Stmt }
 
 func (w *selectWorker) Event(ctx context.Context) error { return w.st.Query(ctx) }
 

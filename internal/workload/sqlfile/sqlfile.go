@@ -261,7 +261,7 @@ func (g *generator) NewWorker(ctx context.Context, env *workload.WorkerEnv) (wor
 		}
 	}
 	w := &worker{p: p, conn: env.Conn, rnd: env.Rand, rec: env.Stmts, seq: g.mix == "sequence", seed: env.Rand.Uint64(), id: env.ID}
-	w.stmts = make([]*workload.Stmt, len(p.stmts))
+	w.stmts = make([]workload.Stmt, len(p.stmts))
 	maxArgs, maxVars := 0, 0
 	for i, s := range p.stmts {
 		st, err := env.Conn.Prepare(ctx, s.sql)
@@ -285,10 +285,10 @@ func (g *generator) NewWorker(ctx context.Context, env *workload.WorkerEnv) (wor
 
 type worker struct {
 	p     *program
-	conn  *workload.Conn
+	conn  workload.Conn
 	rnd   *randgen.Rand
 	rec   *workload.StmtRecorder
-	stmts []*workload.Stmt // nil: runs as text
+	stmts []workload.Stmt // nil: runs as text
 	args  []any
 	vars  []any
 	zipf  map[float64]*randgen.Rand
@@ -342,11 +342,11 @@ func (w *worker) Event(ctx context.Context) error {
 			_, err = w.conn.Exec(ctx, s.sql, args...)
 		}
 		if err != nil {
-			w.rec.Fail(s.idx, err)
 			if ev.trx && k > 0 && ctx.Err() == nil && !w.conn.Broken() && !target.IsConnLost(err) {
 				w.conn.Exec(ctx, "ROLLBACK") // best effort; the statement's error is what counts
 			}
-			return err
+			// The runner counts it, for the statement and in the totals.
+			return workload.InStatement(s.idx, err)
 		}
 		w.rec.Record(s.idx, time.Since(start))
 	}
