@@ -12,7 +12,7 @@ import (
 
 	"github.com/shakedown/shakedown/internal/client"
 	"github.com/shakedown/shakedown/internal/result"
-	"github.com/shakedown/shakedown/internal/slap/script"
+	"github.com/shakedown/shakedown/internal/sqlsplit"
 	"github.com/shakedown/shakedown/internal/target"
 	"github.com/shakedown/shakedown/internal/usage"
 )
@@ -109,7 +109,7 @@ func Load(o *Options, getenv func(string) string) (*Bench, error) {
 		for i := range b.query {
 			b.query[i].stat = min(i, maxStats)
 			if i < maxStats {
-				b.statNames = append(b.statNames, fmt.Sprintf("#%d %s", i+1, script.Short(b.query[i].text, 70)))
+				b.statNames = append(b.statNames, fmt.Sprintf("#%d %s", i+1, sqlsplit.Short(b.query[i].text, 70)))
 			}
 		}
 		if len(b.query) > maxStats {
@@ -266,7 +266,7 @@ func (b *Bench) readStatements(option, v string) ([]stmt, error) {
 			return nil, usagef("--%s %s: no such file (a value that names no file is taken as SQL, but this looks like a path)", option, v)
 		}
 	}
-	stmts, err := script.Split(src, script.Options{Delimiter: b.o.Delimiter, Strict: true})
+	stmts, err := sqlsplit.Split(src, sqlsplit.Options{Delimiter: b.o.Delimiter, Strict: true})
 	if err != nil {
 		return nil, usagef("%s: %v", where, err)
 	}

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/shakedown/shakedown/internal/slap/script"
+	"github.com/shakedown/shakedown/internal/sqlsplit"
 )
 
 // program is a parsed statement file.
@@ -112,7 +112,7 @@ func parseFile(path, delimiter string) (*program, error) {
 // parse parses a statement file's text; dir is where relative paths of
 // {{file ...}} placeholders start.
 func parse(src, delimiter, dir string) (*program, error) {
-	stmts, err := script.Split(src, script.Options{Delimiter: delimiter, ClientCommands: true, Strict: true})
+	stmts, err := sqlsplit.Split(src, sqlsplit.Options{Delimiter: delimiter, ClientCommands: true, Strict: true})
 	if err != nil {
 		return nil, err
 	}
@@ -124,7 +124,7 @@ func parse(src, delimiter, dir string) (*program, error) {
 	vars := map[string]int{}
 	for _, st := range stmts {
 		fail := func(format string, args ...any) error {
-			return &script.SyntaxError{N: st.N, Line: st.Line, Text: script.Short(st.Text, 60), Msg: fmt.Sprintf(format, args...)}
+			return &sqlsplit.SyntaxError{N: st.N, Line: st.Line, Text: sqlsplit.Short(st.Text, 60), Msg: fmt.Sprintf(format, args...)}
 		}
 		var name string
 		var weight int64 = 1
@@ -212,7 +212,7 @@ func parse(src, delimiter, dir string) (*program, error) {
 // its number in the file, its group and name when it has them, its text.
 func statementName(n int, ev *event, grouped bool, name string, k int, sql string) string {
 	prefix := "#" + strconv.Itoa(n) + " "
-	short := script.Short(sql, 70)
+	short := sqlsplit.Short(sql, 70)
 	switch {
 	case grouped && ev.name != "" && name != "":
 		return prefix + ev.name + "." + name + ": " + short

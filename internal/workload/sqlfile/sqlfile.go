@@ -64,7 +64,7 @@ import (
 
 	"github.com/shakedown/shakedown/internal/randgen"
 	"github.com/shakedown/shakedown/internal/sbflag"
-	"github.com/shakedown/shakedown/internal/slap/script"
+	"github.com/shakedown/shakedown/internal/sqlsplit"
 	"github.com/shakedown/shakedown/internal/target"
 	"github.com/shakedown/shakedown/internal/workload"
 )
@@ -91,8 +91,8 @@ type generator struct {
 	fs          *pflag.FlagSet
 
 	prog    *program
-	prepare []script.Statement
-	cleanup []script.Statement
+	prepare []sqlsplit.Statement
+	cleanup []sqlsplit.Statement
 }
 
 const fileUsage = `file of statements to run (required). Statements end with ';'; a comment line "-- @weight N"
@@ -156,7 +156,7 @@ func (g *generator) Validate() error {
 	return nil
 }
 
-func readScript(flag, path, delimiter string) ([]script.Statement, error) {
+func readScript(flag, path, delimiter string) ([]sqlsplit.Statement, error) {
 	if path == "" {
 		return nil, nil
 	}
@@ -164,7 +164,7 @@ func readScript(flag, path, delimiter string) ([]script.Statement, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", flag, err)
 	}
-	stmts, err := script.Split(string(raw), script.Options{Delimiter: delimiter, ClientCommands: true, Strict: true})
+	stmts, err := sqlsplit.Split(string(raw), sqlsplit.Options{Delimiter: delimiter, ClientCommands: true, Strict: true})
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: %w", flag, path, err)
 	}
@@ -184,7 +184,7 @@ func (g *generator) Cleanup(ctx context.Context, env *workload.PrepareEnv) error
 	return runScript(ctx, env, "--cleanup-file", g.cleanupFile, g.cleanup)
 }
 
-func runScript(ctx context.Context, env *workload.PrepareEnv, flag, path string, stmts []script.Statement) error {
+func runScript(ctx context.Context, env *workload.PrepareEnv, flag, path string, stmts []sqlsplit.Statement) error {
 	if len(stmts) == 0 {
 		fmt.Fprintf(env.Out, "sql: no %s: nothing to do\n", flag)
 		return nil
@@ -196,7 +196,7 @@ func runScript(ctx context.Context, env *workload.PrepareEnv, flag, path string,
 	defer conn.Close()
 	for _, st := range stmts {
 		if _, err := conn.ExecContext(ctx, st.Text); err != nil {
-			return fmt.Errorf("%s %s: statement %d (line %d) %q: %w", flag, path, st.N, st.Line, script.Short(st.Text, 60), err)
+			return fmt.Errorf("%s %s: statement %d (line %d) %q: %w", flag, path, st.N, st.Line, sqlsplit.Short(st.Text, 60), err)
 		}
 	}
 	fmt.Fprintf(env.Out, "sql: ran %d statements of %s\n", len(stmts), path)
@@ -270,7 +270,7 @@ func (g *generator) NewWorker(ctx context.Context, env *workload.WorkerEnv) (wor
 				continue
 			}
 			w.Finish(ctx)
-			return nil, fmt.Errorf("prepare %q: %w", script.Short(s.sql, 60), err)
+			return nil, fmt.Errorf("prepare %q: %w", sqlsplit.Short(s.sql, 60), err)
 		}
 		w.stmts[i] = st
 		maxArgs = max(maxArgs, len(s.args))

@@ -1,4 +1,4 @@
-// Package script splits SQL text into statements the way the mysql command
+// Package sqlsplit splits SQL text into statements the way the mysql command
 // line client reads a script: a delimiter (";" by default, any string, "\n"
 // for mysqlslap's one statement per line) ends a statement only outside
 // quoted strings ('...', "...", `...`) and comments (-- to end of line, # to
@@ -10,7 +10,7 @@
 // Text that cannot be split (an unterminated quote or comment, or, with
 // Strict, a delimiter that never occurs in text of several lines) is a
 // *SyntaxError naming the statement's number, its first line and its text.
-package script
+package sqlsplit
 
 import (
 	"fmt"

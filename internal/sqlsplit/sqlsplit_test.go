@@ -1,4 +1,4 @@
-package script
+package sqlsplit
 
 import (
 	"errors"
