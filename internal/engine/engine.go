@@ -440,13 +440,8 @@ func (j *Job) monitorConfig(opt RunOptions) monitor.RunConfig {
 	if f := j.fs.Lookup("tables"); f != nil {
 		n.Tables, _ = strconv.Atoi(f.Value.String())
 	}
-	if j.psMode != "disable" {
-		// oltp_common prepares up to 9 statement groups per table plus
-		// BEGIN and COMMIT; a workload that knows says so exactly.
-		n.PreparedPerThread = n.Tables*9 + 2
-		if p, ok := j.Gen.(interface{ PreparedStatements() int }); ok {
-			n.PreparedPerThread, n.PreparedExact = p.PreparedStatements(), true
-		}
+	if p, ok := j.Gen.(workload.PreparedStatementser); ok && j.psMode != "disable" {
+		n.PreparedPerThread, n.PreparedExact = p.PreparedStatements(), true
 	}
 	return monitor.RunConfig{
 		Target: j.Target, Sample: j.monitorOn, MetricsAddr: j.metricsAddr, Exporter: opt.Metrics, Needs: n,

@@ -5,8 +5,9 @@
 // The core interface is Generator. Capabilities are optional and found by type
 // assertion: Flagser (own options), Validator (checks options once, before any
 // connection), Preparer and Cleaner (create and drop data), Opser (hands
-// out one Worker per thread), RunPreparer (reads values before a run) and
-// StatementNamer (reports per statement).
+// out one Worker per thread), RunPreparer (reads values before a run),
+// StatementNamer (reports per statement) and PreparedStatementser (says how
+// many server-side statements a thread keeps prepared).
 package workload
 
 import (
@@ -62,6 +63,14 @@ type Cleaner interface {
 // first connection; it must not write.
 type RunPreparer interface {
 	PrepareRun(ctx context.Context, env *PrepareEnv) error
+}
+
+// PreparedStatementser says how many server-side prepared statements one
+// thread of a run keeps open when prepared statements are on, so that a
+// run the server's max_prepared_stmt_count cannot hold is stopped before it
+// starts. A workload without it is not checked.
+type PreparedStatementser interface {
+	PreparedStatements() int
 }
 
 // Opser hands out the per-thread workers of a run. NewWorker is called once

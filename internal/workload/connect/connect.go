@@ -35,6 +35,9 @@ func (g generator) Cleanup(_ context.Context, env *workload.PrepareEnv) error {
 	return nil
 }
 
+// PreparedStatements is 0: connect prepares nothing.
+func (g generator) PreparedStatements() int { return 0 }
+
 // NewWorker returns a worker that connects with env.Dial.
 func (g generator) NewWorker(_ context.Context, env *workload.WorkerEnv) (workload.Worker, error) {
 	if env.Dial == nil {

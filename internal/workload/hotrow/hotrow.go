@@ -112,6 +112,15 @@ func (g *generator) Cleanup(ctx context.Context, env *workload.PrepareEnv) error
 	return nil
 }
 
+// PreparedStatements is the UPDATE, and BEGIN and COMMIT unless
+// --skip-trx.
+func (g *generator) PreparedStatements() int {
+	if g.skipTrx {
+		return 1
+	}
+	return 3
+}
+
 // NewWorker prepares the event's statements on the thread's connection.
 func (g *generator) NewWorker(ctx context.Context, env *workload.WorkerEnv) (workload.Worker, error) {
 	w := &worker{conn: env.Conn, rnd: env.Rand, rows: int64(g.rows), args: make([]any, 1)}

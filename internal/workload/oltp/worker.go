@@ -28,6 +28,28 @@ func (g *generator) NewWorker(ctx context.Context, env *workload.WorkerEnv) (wor
 	return newOLTPWorker(ctx, g.kind, env, &g.opts)
 }
 
+// PreparedStatements is how many statements a thread prepares: the
+// script's statement groups on every table, and BEGIN and COMMIT.
+func (g *generator) PreparedStatements() int {
+	switch g.kind {
+	case insert, bulkInsert:
+		return 0 // text statements
+	case randomPoints, randomRanges:
+		return 1
+	}
+	p := planFor(g.kind, &g.opts)
+	n := 0
+	for _, on := range p.prepared {
+		if on {
+			n += g.opts.Tables
+		}
+	}
+	if p.trx {
+		n += 2
+	}
+	return n
+}
+
 // value is a reusable buffer for a random CHAR value with an argument that
 // refers to it. The argument is a string sharing the buffer's bytes, boxed
 // once, so passing a fresh value per statement allocates nothing. The driver

@@ -129,6 +129,15 @@ func (g *generator) names() []string {
 	return names
 }
 
+// PreparedStatements is every statement of the file, each prepared once
+// per thread (a statement the server cannot prepare runs as text).
+func (g *generator) PreparedStatements() int {
+	if g.prog == nil {
+		return 0
+	}
+	return len(g.prog.stmts)
+}
+
 // Validate reads and checks the files, so that a mistake in one is reported
 // before anything connects.
 func (g *generator) Validate() error {
