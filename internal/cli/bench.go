@@ -27,10 +27,10 @@ func (c *benchCmd) run(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	if c.verb != "run" {
-		return job.Prepare(ctx, env.Stdout)
+		return job.Prepare(ctx, engine.PrepareOptions{Out: env.Stdout, Version: Version})
 	}
 	started := time.Now()
-	res, err := job.Run(ctx, engine.RunOptions{Out: env.Stdout})
+	res, err := job.Run(ctx, engine.RunOptions{Out: env.Stdout, Version: Version})
 	if job.StorePath() != "" && res != nil {
 		// Stored even when interrupted or failed: nothing measured is lost.
 		if serr := storeRun(context.WithoutCancel(ctx), job, res, err, started, args); serr != nil {

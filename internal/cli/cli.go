@@ -11,7 +11,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/shakedown/shakedown/internal/engine"
 	"github.com/shakedown/shakedown/internal/usage"
 )
 
@@ -90,8 +89,6 @@ func commands() map[string]command {
 
 // Version is set at build time.
 var Version = "dev"
-
-func init() { engine.Version = Version }
 
 // Main runs one command line and returns the process exit code.
 func Main(ctx context.Context, env *Env, args []string) int {
