@@ -43,7 +43,7 @@ type Result struct {
 	LatencyMS     Latency            `json:"latency_ms"`
 	Percentile    float64            `json:"percentile"`
 	Fairness      Fairness           `json:"fairness"`
-	Intervals     []runner.Interval  `json:"intervals"`
+	Intervals     []Interval         `json:"intervals"`
 	Histogram     histogram.Snapshot `json:"histogram"`
 	// Connect is set when the run opened connections while measuring
 	// (--connect-mode transaction or query, or a workload that connects).
@@ -62,6 +62,35 @@ type Result struct {
 	// Checks are warnings about the run: pre-flight findings, a client /
 	// server mismatch.
 	Checks []string `json:"checks,omitempty"`
+}
+
+// Interval is one reporting interval: rates over it, latency in
+// milliseconds, and the time of its end from the start of measurement.
+type Interval struct {
+	AtS        float64 `json:"t_s"`
+	Threads    int     `json:"threads"`
+	TPS        float64 `json:"tps"`
+	QPS        float64 `json:"qps"`
+	ReadQPS    float64 `json:"read_qps"`
+	WriteQPS   float64 `json:"write_qps"`
+	OtherQPS   float64 `json:"other_qps"`
+	LatencyPct float64 `json:"latency_pct_ms"`
+	LatencyAvg float64 `json:"latency_avg_ms"`
+	LatencyMax float64 `json:"latency_max_ms"`
+	ErrorsPS   float64 `json:"err_ps"`
+	ReconnPS   float64 `json:"reconn_ps"`
+	ConnPS     float64 `json:"conn_ps,omitempty"`
+	Queue      int64   `json:"queue,omitempty"`
+}
+
+// IntervalOf is the stored form of a runner's interval.
+func IntervalOf(iv runner.Interval) Interval {
+	return Interval{
+		AtS: iv.AtS, Threads: iv.Threads, TPS: iv.TPS, QPS: iv.QPS,
+		ReadQPS: iv.ReadQPS, WriteQPS: iv.WriteQPS, OtherQPS: iv.OtherQPS,
+		LatencyPct: iv.LatencyPct, LatencyAvg: iv.LatencyAvg, LatencyMax: iv.LatencyMax,
+		ErrorsPS: iv.ErrorsPS, ReconnPS: iv.ReconnPS, ConnPS: iv.ConnPS, Queue: iv.Queue,
+	}
 }
 
 // Target names what was measured. It never holds a password.
@@ -130,10 +159,10 @@ func Build(o *runner.Outcome, workload string, threads int, pct float64) (*Resul
 		QPS:           round(per(o.Queries()), 2),
 		TPS:           round(per(o.Events), 2),
 		Percentile:    pct,
-		Intervals:     o.Intervals,
+		Intervals:     make([]Interval, len(o.Intervals)),
 	}
-	if r.Intervals == nil {
-		r.Intervals = []runner.Interval{}
+	for i, iv := range o.Intervals {
+		r.Intervals[i] = IntervalOf(iv)
 	}
 	if o.Err != nil {
 		r.Error = o.Err.Error()

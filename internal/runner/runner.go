@@ -57,32 +57,34 @@ type Config struct {
 	Clock clock.Clock
 }
 
-// Interval is what happened during one reporting interval.
+// Interval is what happened during one reporting interval. It is the
+// runner's own: the stored form is package result's.
 type Interval struct {
-	// At is the end of the interval, measured from the start of measurement.
-	At         time.Duration `json:"-"`
-	AtS        float64       `json:"t_s"`
-	Threads    int           `json:"threads"`
-	TPS        float64       `json:"tps"`
-	QPS        float64       `json:"qps"`
-	ReadQPS    float64       `json:"read_qps"`
-	WriteQPS   float64       `json:"write_qps"`
-	OtherQPS   float64       `json:"other_qps"`
-	LatencyPct float64       `json:"latency_pct_ms"`
-	LatencyAvg float64       `json:"latency_avg_ms"`
-	LatencyMax float64       `json:"latency_max_ms"`
+	// At is the end of the interval, measured from the start of
+	// measurement; AtS is the same in seconds, rounded to milliseconds.
+	At         time.Duration
+	AtS        float64
+	Threads    int
+	TPS        float64
+	QPS        float64
+	ReadQPS    float64
+	WriteQPS   float64
+	OtherQPS   float64
+	LatencyPct float64 // milliseconds, at Config.Percentile
+	LatencyAvg float64
+	LatencyMax float64
 	// Latency is the interval's latency distribution, set only while
 	// OnInterval runs: the runner reuses it afterwards, so a caller that
 	// wants it merges it there and then.
-	Latency  *histogram.Histogram `json:"-"`
-	ErrorsPS float64              `json:"err_ps"`
-	ReconnPS float64              `json:"reconn_ps"`
+	Latency  *histogram.Histogram
+	ErrorsPS float64
+	ReconnPS float64
 	// ConnPS is connections opened per second (--connect-mode other than
 	// persistent, or a workload that connects).
-	ConnPS float64 `json:"conn_ps,omitempty"`
+	ConnPS float64
 	// Queue is how many events were behind schedule at the end of the
 	// interval (rate-limited runs only).
-	Queue int64 `json:"queue,omitempty"`
+	Queue int64
 }
 
 // Outcome is what a run measured, warm-up excluded.
