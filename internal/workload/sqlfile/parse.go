@@ -450,12 +450,26 @@ func isIdent(s string) bool {
 	return true
 }
 
+// maxValueFile bounds a {{file ...}} source, which is held in memory.
+const maxValueFile = 256 << 20
+
 // readFile loads a file source: one value per line, empty lines skipped.
 func (s *source) readFile(dir string) error {
 	name := strings.TrimPrefix(s.spec, "file ")
 	path := name
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(dir, path)
+	}
+	// A device or pipe (/dev/zero, /dev/stdin) would never end: only a
+	// regular file of a bounded size is read.
+	fi, err := os.Stat(path)
+	switch {
+	case err != nil:
+		return fmt.Errorf("{{file %s}}: %w", name, err)
+	case !fi.Mode().IsRegular():
+		return fmt.Errorf("{{file %s}}: not a regular file", name)
+	case fi.Size() > maxValueFile:
+		return fmt.Errorf("{{file %s}}: %d bytes, more than the %d a value file may hold", name, fi.Size(), maxValueFile)
 	}
 	raw, err := os.ReadFile(path)
 	if err != nil {
