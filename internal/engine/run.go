@@ -83,7 +83,7 @@ type RunOptions struct {
 
 // Run runs the load. It returns the result of whatever was measured, also
 // when the run failed or was interrupted part way; err then says why.
-// The result is written to --json when set.
+// Keeping the result (--json, --store) is the caller's.
 func (j *Job) Run(ctx context.Context, opt RunOptions) (*result.Result, error) {
 	op, ok := j.Gen.(workload.Opser)
 	if !ok {
@@ -159,12 +159,6 @@ func (j *Job) Run(ctx context.Context, opt RunOptions) (*result.Result, error) {
 		result.WriteHistogram(out, o.Latency)
 	}
 	res.WriteSummary(out)
-	if j.jsonPath != "" {
-		if err := res.WriteFile(j.jsonPath); err != nil {
-			return res, err
-		}
-		fmt.Fprintf(out, "\nResult written to %s\n", j.jsonPath)
-	}
 	switch {
 	case o.Err != nil:
 		if errors.Is(o.Err, client.ErrMissingTables) || target.Code(o.Err) == 1146 {
