@@ -116,6 +116,7 @@ func storeRun(ctx context.Context, st *store.Store, job *engine.Job, res *result
 		Command:   strings.Join(publicArgs(args), " "),
 		Status:    status,
 		Error:     msg,
+		Degraded:  res.Degraded,
 		StartedAt: started,
 		WallS:     time.Since(started).Seconds(),
 		Result:    res,

@@ -137,6 +137,10 @@ type Backoff struct {
 	Attempts int
 	// Within bounds the time spent trying; 0 means no bound.
 	Within time.Duration
+	// Until, when set, is when trying stops (the end of a timed run): a
+	// pause that would end later is cut short, and no attempt is made
+	// after it.
+	Until time.Time
 }
 
 // ErrStopped is returned by Redial when ctx ended or stop said so.
@@ -159,8 +163,8 @@ func (e *GaveUpError) Error() string {
 
 func (e *GaveUpError) Unwrap() error { return e.Err }
 
-// Redial calls dial until it succeeds, ctx ends or stop reports true
-// (ErrStopped), or it gives up (*GaveUpError): the policy calls the error
+// Redial calls dial until it succeeds, ctx ends, stop reports true or b's
+// Until passes (ErrStopped), or it gives up (*GaveUpError): the policy calls the error
 // final, or b's attempts or time are used up. failed, when set, is told of
 // every failed attempt; the pauses are on clk.
 func (p Policy) Redial(ctx context.Context, clk clock.Clock, b Backoff, stop func() bool, dial func(context.Context) error, failed func(error)) error {
@@ -184,7 +188,11 @@ func (p Policy) Redial(ctx context.Context, clk clock.Clock, b Backoff, stop fun
 		if p.OnConnect(err) == Fail || b.Attempts > 0 && n >= b.Attempts || b.Within > 0 && spent >= b.Within {
 			return &GaveUpError{Attempts: n, For: spent, Err: err}
 		}
-		if !clock.Sleep(ctx, clk, pause) {
+		wait := pause
+		if !b.Until.IsZero() {
+			wait = min(wait, b.Until.Sub(clk.Now()))
+		}
+		if !clock.Sleep(ctx, clk, wait) || !b.Until.IsZero() && !clk.Now().Before(b.Until) {
 			return ErrStopped
 		}
 		if pause *= 2; pause > b.Max {

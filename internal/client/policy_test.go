@@ -193,3 +193,20 @@ func TestIOFor(t *testing.T) {
 		t.Error("IOFor auto: want blocking for a few threads and polled for very many")
 	}
 }
+
+// A timed run stops reconnecting at its end, not a pause later.
+func TestRedialUntil(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		clk := clock.Real{}
+		start := clk.Now()
+		n := 0
+		err := Policy{}.Redial(context.Background(), clk, Backoff{First: time.Second, Max: time.Second, Until: start.Add(2500 * time.Millisecond)}, nil,
+			func(context.Context) error { n++; return refused }, nil)
+		if !errors.Is(err, ErrStopped) || n != 3 {
+			t.Errorf("got %v after %d attempts, want ErrStopped after 3", err, n)
+		}
+		if spent := clk.Now().Sub(start); spent != 2500*time.Millisecond {
+			t.Errorf("stopped after %v, want 2.5s", spent)
+		}
+	})
+}

@@ -22,3 +22,7 @@ var ErrHelp = errors.New("help requested")
 
 // ErrInterrupted means the context was cancelled before the job finished.
 var ErrInterrupted = errors.New("interrupted")
+
+// ErrDegraded means the server could not be reached for part of a run: what
+// was measured is kept, marked degraded, but it measures no server.
+var ErrDegraded = errors.New("run degraded")

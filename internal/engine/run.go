@@ -167,6 +167,10 @@ func (j *Job) Run(ctx context.Context, opt RunOptions) (*result.Result, error) {
 		return res, fmt.Errorf("run stopped: %w", o.Err)
 	case o.Interrupted:
 		return res, ErrInterrupted
+	case o.Degraded():
+		a := res.Availability
+		return res, fmt.Errorf("%w: the server could not be reached for %.2fs of the run (%d of %d reconnect attempts failed; first: %s): the figures are kept, marked degraded, and left out of reports' verdicts",
+			ErrDegraded, a.UnavailableS, a.ReconnectFailures, a.ReconnectAttempts, a.FirstError)
 	}
 	return res, nil
 }

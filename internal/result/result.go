@@ -21,29 +21,36 @@ const SchemaVersion = 1
 
 // Result is the document one run yields.
 type Result struct {
-	SchemaVersion int                `json:"schema_version"`
-	Tool          string             `json:"tool"`
-	Workload      string             `json:"workload"`
-	Options       map[string]string  `json:"options"`
-	Target        Target             `json:"target"`
-	Threads       int                `json:"threads"`
-	StartedAt     time.Time          `json:"started_at"`
-	TimeS         float64            `json:"time_s"`
-	WarmupS       float64            `json:"warmup_s"`
-	Rate          float64            `json:"rate,omitempty"`
-	Interrupted   bool               `json:"interrupted"`
-	Error         string             `json:"error,omitempty"`
-	Queries       Queries            `json:"queries"`
-	Transactions  int64              `json:"transactions"`
-	Errors        Errors             `json:"errors"`
-	Reconnects    int64              `json:"reconnects"`
-	QPS           float64            `json:"qps"`
-	TPS           float64            `json:"tps"`
-	LatencyMS     Latency            `json:"latency_ms"`
-	Percentile    float64            `json:"percentile"`
-	Fairness      Fairness           `json:"fairness"`
-	Intervals     []Interval         `json:"intervals"`
-	Histogram     histogram.Snapshot `json:"histogram"`
+	SchemaVersion int               `json:"schema_version"`
+	Tool          string            `json:"tool"`
+	Workload      string            `json:"workload"`
+	Options       map[string]string `json:"options"`
+	Target        Target            `json:"target"`
+	Threads       int               `json:"threads"`
+	StartedAt     time.Time         `json:"started_at"`
+	TimeS         float64           `json:"time_s"`
+	WarmupS       float64           `json:"warmup_s"`
+	Rate          float64           `json:"rate,omitempty"`
+	Interrupted   bool              `json:"interrupted"`
+	// Degraded is set when the server could not be reached for a while
+	// during the run: its figures do not measure the server, and reports
+	// leave it out of their verdicts.
+	Degraded bool `json:"degraded,omitempty"`
+	// Availability is set when the run had to reconnect: how often, and
+	// for how long the server could not be reached.
+	Availability *Availability      `json:"availability,omitempty"`
+	Error        string             `json:"error,omitempty"`
+	Queries      Queries            `json:"queries"`
+	Transactions int64              `json:"transactions"`
+	Errors       Errors             `json:"errors"`
+	Reconnects   int64              `json:"reconnects"`
+	QPS          float64            `json:"qps"`
+	TPS          float64            `json:"tps"`
+	LatencyMS    Latency            `json:"latency_ms"`
+	Percentile   float64            `json:"percentile"`
+	Fairness     Fairness           `json:"fairness"`
+	Intervals    []Interval         `json:"intervals"`
+	Histogram    histogram.Snapshot `json:"histogram"`
 	// Connect is set when the run opened connections while measuring
 	// (--connect-mode transaction or query, or a workload that connects).
 	Connect *ConnectStats `json:"connect,omitempty"`
@@ -90,6 +97,18 @@ func IntervalOf(iv runner.Interval) Interval {
 		LatencyPct: iv.LatencyPct, LatencyAvg: iv.LatencyAvg, LatencyMax: iv.LatencyMax,
 		ErrorsPS: iv.ErrorsPS, ReconnPS: iv.ReconnPS, ConnPS: iv.ConnPS, Queue: iv.Queue,
 	}
+}
+
+// Availability is what a run saw of the server going away while it
+// measured.
+type Availability struct {
+	ReconnectAttempts int64 `json:"reconnect_attempts"`
+	ReconnectFailures int64 `json:"reconnect_failures"`
+	// UnavailableS is how long at least one thread could not reach the
+	// server.
+	UnavailableS float64 `json:"unavailable_s"`
+	// FirstError is the first failed attempt's error.
+	FirstError string `json:"first_error,omitempty"`
 }
 
 // Target names what was measured. It never holds a password.
@@ -165,6 +184,14 @@ func Build(o *runner.Outcome, workload string, threads int, pct float64) (*Resul
 	}
 	if o.Err != nil {
 		r.Error = o.Err.Error()
+	}
+	if a := o.Availability; a.ReconnectAttempts > 0 || a.ReconnectFailures > 0 {
+		r.Degraded = o.Degraded()
+		r.Availability = &Availability{ReconnectAttempts: a.ReconnectAttempts, ReconnectFailures: a.ReconnectFailures,
+			UnavailableS: round(a.Unavailable.Seconds(), 3)}
+		if a.FirstError != nil {
+			r.Availability.FirstError = a.FirstError.Error()
+		}
 	}
 	for code, n := range o.Errors {
 		r.Errors.ByCode[strconv.Itoa(int(code))] = n

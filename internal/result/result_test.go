@@ -73,3 +73,28 @@ func TestStoredDocument(t *testing.T) {
 		t.Errorf("read back: got %+v, want what was written", back)
 	}
 }
+
+// A run through an outage says so in the stored document and the summary.
+func TestDegradedDocument(t *testing.T) {
+	o := outcome()
+	o.Err = nil
+	o.Availability = runner.Availability{ReconnectAttempts: 14, ReconnectFailures: 12, Unavailable: 2500 * time.Millisecond,
+		FirstError: errors.New("connect to 127.0.0.1:3306: connection refused: is the server running and listening there?")}
+	r, err := Build(o, "oltp_read_write", 4, 95)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.StartedAt = time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
+	var b bytes.Buffer
+	if err := r.WriteJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	golden.Check(t, "result-degraded.json", b.Bytes())
+	var s bytes.Buffer
+	r.WriteSummary(&s)
+	for _, want := range []string{"reconnect attempts:            14, 12 failed", "DEGRADED:", "2.50s", "connection refused"} {
+		if !bytes.Contains(s.Bytes(), []byte(want)) {
+			t.Errorf("summary lacks %q:\n%s", want, s.String())
+		}
+	}
+}

@@ -111,6 +111,8 @@ type Outcome struct {
 	Intervals    []Interval
 	ThreadEvents []int64
 	ThreadTime   []time.Duration
+	// Availability is what the run saw of the server going away.
+	Availability Availability
 	// Interrupted is set when the context was cancelled before the limits
 	// were reached.
 	Interrupted bool
@@ -118,6 +120,24 @@ type Outcome struct {
 	// until then is still here.
 	Err error
 }
+
+// Availability is what a run saw, while measuring, of the server going
+// away: attempts to open a lost connection (or, with a connection per
+// event, to open one after a refused connect) and how many failed, how
+// long some thread could not reach the server, and the first failure.
+type Availability struct {
+	ReconnectAttempts int64
+	ReconnectFailures int64
+	// Unavailable is the time during which at least one thread had lost
+	// its connection and could not open another.
+	Unavailable time.Duration
+	// FirstError is the first failed attempt's error.
+	FirstError error
+}
+
+// Degraded reports whether the server could not be reached for a while
+// during the run: its figures are not a measurement of the server.
+func (o *Outcome) Degraded() bool { return o.Availability.ReconnectFailures > 0 }
 
 // Queries is the total number of statements.
 func (o *Outcome) Queries() int64 { return o.Reads + o.Writes + o.Others }
@@ -139,6 +159,8 @@ type thread struct {
 	counts     workload.Counts
 	events     atomic.Int64
 	reconnects atomic.Int64
+	attempts   atomic.Int64 // to reconnect, failed or not
+	failures   atomic.Int64 // attempts to reconnect that failed
 	busy       atomic.Int64 // ns spent in events
 	rec        *histogram.Recorder
 	connects   atomic.Int64
@@ -171,6 +193,7 @@ func (t *thread) addError(code uint16, stmt int) {
 // totals is a sum over threads at one instant.
 type totals struct {
 	reads, writes, others, events, reconnects, errors, connects int64
+	attempts, failures                                          int64
 	errorsBy                                                    map[errKey]int64
 	busy                                                        []int64
 	perThread                                                   []int64
@@ -192,6 +215,7 @@ type run struct {
 	stmts    *workload.StmtStats
 	fatalMu  sync.Mutex
 	fatalErr error
+	outages  outages
 	cancel   context.CancelFunc
 	active   atomic.Int64
 }
@@ -409,6 +433,13 @@ loop:
 	out.Others = final.others - base.others
 	out.Events = final.events - base.events
 	out.Reconnects = final.reconnects - base.reconnects
+	out.Availability = Availability{
+		ReconnectAttempts: final.attempts - base.attempts,
+		ReconnectFailures: final.failures - base.failures,
+	}
+	if out.Availability.ReconnectFailures > 0 {
+		out.Availability.Unavailable, out.Availability.FirstError = r.outages.during(measureFrom, end)
+	}
 	out.ConnectMode = r.cfg.ConnectMode
 	out.Connects = final.connects - base.connects
 	out.ConnectLatency = connCum
@@ -477,6 +508,8 @@ func (r *run) totals() totals {
 		s.perThread[i] = ev
 		s.busy[i] = t.busy.Load()
 		s.reconnects += t.reconnects.Load()
+		s.attempts += t.attempts.Load()
+		s.failures += t.failures.Load()
 		s.connects += t.connects.Load()
 		t.mu.Lock()
 		for k, n := range t.errors {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
+	"sync"
 	"time"
 
 	"github.com/shakedown/shakedown/internal/client"
@@ -213,10 +215,20 @@ func (r *run) eventConnect(ctx context.Context, i int, rnd *randgen.Rand) (workl
 	t := r.threads[i]
 	var c workload.Conn
 	var w workload.Worker
+	down := r.downtime(i)
 	err := r.policy.Redial(ctx, r.clock, eventBackoff, r.stop.Load, func(ctx context.Context) (err error) {
 		c, w, err = r.connect(ctx, i, rnd)
+		if err == nil && down.failed != nil {
+			t.attempts.Add(1) // the attempt that found the server back
+		}
 		return err
-	}, func(err error) { t.addError(target.Code(err), -1) })
+	}, func(err error) {
+		t.addError(target.Code(err), -1)
+		if target.IsConnLost(err) {
+			down.fail(err)
+		}
+	})
+	down.end()
 	if err == nil {
 		return c, w
 	}
@@ -231,6 +243,7 @@ func (r *run) eventConnect(ctx context.Context, i int, rnd *randgen.Rand) (workl
 func (r *run) reconnect(ctx context.Context, i int, rnd *randgen.Rand) (workload.Conn, workload.Worker) {
 	t := r.threads[i]
 	b := reconnectBackoff
+	b.Until = r.deadline
 	if r.deadline.IsZero() {
 		// A run limited by --time goes on trying until the time is up;
 		// one limited by events alone would wait for ever.
@@ -239,10 +252,14 @@ func (r *run) reconnect(ctx context.Context, i int, rnd *randgen.Rand) (workload
 	var c workload.Conn
 	var w workload.Worker
 	stop := func() bool { return r.stop.Load() || r.pastDeadline(r.clock.Now()) }
+	down := r.downtime(i)
 	err := r.policy.Redial(ctx, r.clock, b, stop, func(ctx context.Context) (err error) {
-		c, w, err = r.connect(ctx, i, rnd)
+		if c, w, err = r.connect(ctx, i, rnd); err == nil {
+			t.attempts.Add(1)
+		}
 		return err
-	}, nil)
+	}, down.fail)
+	down.end()
 	switch {
 	case err == nil:
 		t.reconnects.Add(1)
@@ -254,4 +271,98 @@ func (r *run) reconnect(ctx context.Context, i int, rnd *randgen.Rand) (workload
 		r.fatal(fmt.Errorf("thread %d: lost the server: %w", i, err))
 	}
 	return nil, nil
+}
+
+// downtime follows one thread's attempts to reach the server after it lost
+// it. Owned by the thread's goroutine.
+type downtime struct {
+	r      *run
+	t      *thread
+	from   time.Time
+	failed error // the first failed attempt
+}
+
+func (r *run) downtime(i int) *downtime {
+	return &downtime{r: r, t: r.threads[i], from: r.clock.Now()}
+}
+
+// fail counts a failed attempt.
+func (d *downtime) fail(err error) {
+	d.t.attempts.Add(1)
+	d.t.failures.Add(1)
+	if d.failed == nil {
+		d.failed = err
+	}
+}
+
+// end records the downtime, if an attempt failed: the server was
+// unavailable to this thread from its loss until now.
+func (d *downtime) end() {
+	if d.failed != nil {
+		d.r.outages.add(d.from, d.r.clock.Now(), d.failed)
+	}
+}
+
+// outages are the spans during which some thread had lost its connection
+// and failed to open another: the server was unavailable to it.
+type outages struct {
+	mu    sync.Mutex
+	spans []span
+}
+
+type span struct {
+	from, to time.Time
+	err      error // the span's first failed attempt
+}
+
+// add records that a thread could not reach the server from from to to,
+// err being its first failed attempt.
+func (o *outages) add(from, to time.Time, err error) {
+	o.mu.Lock()
+	o.spans = append(o.spans, span{from, to, err})
+	o.mu.Unlock()
+}
+
+// during returns how long, between from and to, some thread could not
+// reach the server (overlapping spans counted once), and the first failure
+// in that time.
+func (o *outages) during(from, to time.Time) (time.Duration, error) {
+	o.mu.Lock()
+	spans := append([]span(nil), o.spans...)
+	o.mu.Unlock()
+	sort.Slice(spans, func(i, j int) bool { return spans[i].from.Before(spans[j].from) })
+	var total time.Duration
+	var first error
+	var end time.Time // of the union so far
+	for _, s := range spans {
+		lo, hi := maxTime(s.from, from), minTime(s.to, to)
+		if !hi.After(lo) {
+			continue
+		}
+		if first == nil {
+			first = s.err
+		}
+		if lo.Before(end) {
+			lo = end
+		}
+		if hi.After(lo) {
+			total += hi.Sub(lo)
+			end = hi
+		}
+	}
+	return total, first
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
+func minTime(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
 }

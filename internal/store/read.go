@@ -136,7 +136,7 @@ func (s *Store) LooseRuns(ctx context.Context, ids []int64) ([]Run, error) {
 
 func (s *Store) queryRuns(ctx context.Context, where string, args ...any) ([]Run, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT id, step, target, role, workload, threads, repeat_no, command, status, error,
-		started_at, wall_s, result FROM runs WHERE `+where, args...)
+		started_at, wall_s, result, degraded FROM runs WHERE `+where, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -147,7 +147,7 @@ func (s *Store) queryRuns(ctx context.Context, where string, args ...any) ([]Run
 		var started string
 		var doc sql.NullString
 		if err := rows.Scan(&r.ID, &r.Step, &r.Target, &r.Role, &r.Workload, &r.Threads, &r.Repeat, &r.Command, &r.Status, &r.Error,
-			&started, &r.WallS, &doc); err != nil {
+			&started, &r.WallS, &doc, &r.Degraded); err != nil {
 			return nil, err
 		}
 		r.StartedAt = parseTime(started)

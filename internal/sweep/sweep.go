@@ -375,6 +375,7 @@ func (s *sweeper) step(ctx context.Context, step plan.Step, now func() time.Time
 		}
 	}})
 	run.Result = res
+	run.Degraded = res != nil && res.Degraded
 	if err == nil && ctx.Err() != nil {
 		// Cancelled while running, but the runner saw its threads end
 		// before it saw the cancel: the run did not get its full time.
