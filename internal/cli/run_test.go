@@ -359,3 +359,46 @@ func TestRunServerKilledIsDegraded(t *testing.T) {
 		t.Errorf("stored: got %+v, %v; want one degraded run, not ok", runs, err)
 	}
 }
+
+// run checks, before it starts, that the tables it will use are there and
+// about as large as --table-size says; prepare over existing tables says
+// to run cleanup first. Before, a run over half-prepared tables exited 0
+// and prepare failed with a raw "Error 1050".
+func TestRunNeedsPreparedData(t *testing.T) {
+	url := freshDB(t, "prepcheck")
+	db := adminDB(t, url)
+	run := []string{"run", "oltp_read_only", "--target=" + url, "--tables=1", "--table-size=2000", "--events=50", "--monitor=off"}
+	cases := []struct {
+		name  string
+		setup []string
+		args  []string
+		code  int
+		want  string
+	}{
+		{"prepared", nil, run, 0, ""},
+		{"prepare again", nil, []string{"prepare", "oltp_read_only", "--target=" + url, "--tables=1", "--table-size=2000"}, ExitFailure,
+			"create table sbtest1: it exists already: run cleanup first"},
+		{"more tables than prepared", nil, append(run[:len(run):len(run)], "--tables=3"), ExitFailure,
+			"sbtest2 does not exist, sbtest3 does not exist: run prepare first"},
+		{"larger than prepared", nil, append(run[:len(run):len(run)], "--table-size=100000"), ExitFailure,
+			"sbtest1 holds ids up to 2000 of --table-size 100000: run prepare first"},
+		{"part-filled", []string{"DELETE FROM prepcheck.sbtest1 WHERE id > 700"}, run, ExitFailure,
+			"sbtest1 holds ids up to 700 of --table-size 2000: run prepare first"},
+		{"empty", []string{"DELETE FROM prepcheck.sbtest1"}, run, ExitFailure, "sbtest1 is empty: run prepare first"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			mustExec(t, db, tc.setup...)
+			code, stdout, stderr := runCLI(context.Background(), tc.args...)
+			if code != tc.code {
+				t.Errorf("exit code: got %d, want %d\n%s%s", code, tc.code, stdout, stderr)
+			}
+			if !strings.Contains(stderr, tc.want) {
+				t.Errorf("stderr %q: want it to contain %q", stderr, tc.want)
+			}
+			if strings.Contains(stderr, "Error 1050") {
+				t.Errorf("stderr %q: a raw server error", stderr)
+			}
+		})
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/shakedown/shakedown/internal/client"
@@ -56,7 +57,11 @@ func (j *Job) Prepare(ctx context.Context, opt PrepareOptions) error {
 		return fmt.Errorf("engine: Prepare called for %q", j.Verb)
 	}
 	if err != nil {
-		if ctx.Err() != nil {
+		var ie *workload.IncompleteError
+		switch {
+		case ctx.Err() != nil && errors.As(err, &ie):
+			return fmt.Errorf("%w: incomplete: %s: run cleanup, then prepare again", ErrInterrupted, strings.Join(ie.Tables, ", "))
+		case ctx.Err() != nil:
 			return ErrInterrupted
 		}
 		return fmt.Errorf("%s %s: %w", j.Verb, j.Workload, err)
@@ -96,6 +101,13 @@ func (j *Job) Run(ctx context.Context, opt RunOptions) (*result.Result, error) {
 	db, srv, err := j.connect(ctx)
 	if err != nil {
 		return nil, err
+	}
+	if dc, ok := j.Gen.(workload.DataChecker); ok {
+		env := &workload.PrepareEnv{DB: db, Threads: j.threads, Rand: j.rand, Out: out}
+		if err := dc.CheckData(ctx, env); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("%s on %s: %w", j.Workload, j.Target, err)
+		}
 	}
 	if rp, ok := j.Gen.(workload.RunPreparer); ok {
 		env := &workload.PrepareEnv{DB: db, Threads: j.threads, Rand: j.rand, Out: out}

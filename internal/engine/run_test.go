@@ -54,3 +54,45 @@ func TestPrepareAndRunHotrow(t *testing.T) {
 		t.Errorf("after cleanup: got %v, want ErrMissingTables", err)
 	}
 }
+
+// cancelOn is a prepare's output that cancels the prepare when a line
+// holding mark is written.
+type cancelOn struct {
+	bytes.Buffer
+	mark   string
+	cancel context.CancelFunc
+}
+
+func (c *cancelOn) Write(p []byte) (int, error) {
+	n, err := c.Buffer.Write(p)
+	if strings.Contains(c.String(), c.mark) {
+		c.cancel()
+	}
+	return n, err
+}
+
+// A prepare stopped part way says which tables it left incomplete.
+func TestInterruptedPrepareSaysWhatIsIncomplete(t *testing.T) {
+	args := []string{"oltp_read_only", "--tables=3", "--table-size=2000", "--threads=1"}
+	if err := job(t, "cleanup", "", args...).Prepare(context.Background(), PrepareOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	out := &cancelOn{mark: "into 'sbtest2'", cancel: cancel}
+	err := job(t, "prepare", "", args...).Prepare(ctx, PrepareOptions{Out: out})
+	if !errors.Is(err, ErrInterrupted) {
+		t.Fatalf("got %v, want ErrInterrupted\n%s", err, out.String())
+	}
+	for _, want := range []string{"sbtest2 holds 0 of 2000 rows", "sbtest3 holds 0 of 2000 rows", "run cleanup, then prepare again"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("got %q, want it to say %q", err, want)
+		}
+	}
+	if strings.Contains(err.Error(), "sbtest1") {
+		t.Errorf("got %q: sbtest1 was complete", err)
+	}
+	if err := job(t, "cleanup", "", args...).Prepare(context.Background(), PrepareOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}

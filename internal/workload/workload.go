@@ -4,17 +4,21 @@
 //
 // The core interface is Generator. Capabilities are optional and found by type
 // assertion: Flagser (own options), Validator (checks options once, before any
-// connection), Preparer and Cleaner (create and drop data), Opser (hands
-// out one Worker per thread), RunPreparer (reads values before a run),
-// StatementNamer (reports per statement) and PreparedStatementser (says how
-// many server-side statements a thread keeps prepared).
+// connection), Preparer and Cleaner (create and drop data), DataChecker
+// (checks the data before a run), Opser (hands out one Worker per thread),
+// RunPreparer (reads values before a run), StatementNamer (reports per
+// statement) and PreparedStatementser (says how many server-side statements
+// a thread keeps prepared).
 package workload
 
 import (
 	"context"
 	"database/sql"
+	"errors"
+	"fmt"
 	"io"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/spf13/pflag"
@@ -52,6 +56,30 @@ type Validator interface {
 type Preparer interface {
 	Prepare(ctx context.Context, env *PrepareEnv) error
 }
+
+// IncompleteError is the error of a prepare that stopped part way: Tables
+// says, one by one, what is missing ("sbtest4 holds 10478 of 20000 rows").
+type IncompleteError struct {
+	Err    error
+	Tables []string
+}
+
+func (e *IncompleteError) Error() string {
+	return fmt.Sprintf("%v; incomplete: %s: run cleanup, then prepare again", e.Err, strings.Join(e.Tables, ", "))
+}
+
+func (e *IncompleteError) Unwrap() error { return e.Err }
+
+// DataChecker checks cheaply, before a run starts, that the data the run
+// will use is there and roughly as large as the options say; an error
+// wraps ErrNotPrepared and says what is missing. env.DB is the run's first
+// connection; it must not write.
+type DataChecker interface {
+	CheckData(ctx context.Context, env *PrepareEnv) error
+}
+
+// ErrNotPrepared means the data a run needs is missing or incomplete.
+var ErrNotPrepared = errors.New("run prepare first")
 
 // Cleaner drops the workload's data.
 type Cleaner interface {

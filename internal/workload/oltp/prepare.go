@@ -81,6 +81,17 @@ type loader struct {
 	// from then on every chunk goes as multi-row INSERTs.
 	noLoadData atomic.Bool
 	fallback   sync.Once
+
+	// progress is, per table (index 0 is sbtest1), what is done of it, so
+	// that a prepare that stops part way says which tables are incomplete.
+	progress []tableProgress
+}
+
+// tableProgress is what the loader has done to one table.
+type tableProgress struct {
+	created atomic.Bool
+	rows    atomic.Int64 // committed
+	indexed atomic.Bool
 }
 
 type chunk struct {
@@ -97,6 +108,37 @@ func (l *loader) printf(format string, args ...any) {
 }
 
 func (l *loader) run(ctx context.Context) error {
+	l.progress = make([]tableProgress, l.opts.Tables)
+	if err := l.fill(ctx); err != nil {
+		if list := l.incomplete(); len(list) > 0 {
+			return &workload.IncompleteError{Err: err, Tables: list}
+		}
+		return err
+	}
+	return nil
+}
+
+// incomplete describes the tables the loader did not finish.
+func (l *loader) incomplete() []string {
+	o := l.opts
+	var out []string
+	for i := range l.progress {
+		p := &l.progress[i]
+		name := tableName(i + 1)
+		rows := p.rows.Load()
+		switch {
+		case !p.created.Load():
+			out = append(out, name+" was not created")
+		case rows < int64(o.TableSize):
+			out = append(out, fmt.Sprintf("%s holds %d of %d rows", name, rows, o.TableSize))
+		case o.CreateSecondary && !p.indexed.Load():
+			out = append(out, name+" lacks its secondary index")
+		}
+	}
+	return out
+}
+
+func (l *loader) fill(ctx context.Context) error {
 	start := time.Now()
 	o := l.opts
 	workers := max(l.env.Threads, 1)
@@ -107,8 +149,13 @@ func (l *loader) run(ctx context.Context) error {
 		for t := w + 1; t <= o.Tables; t += workers {
 			l.printf("Creating table 'sbtest%d'...\n", t)
 			if _, err := l.env.DB.ExecContext(ctx, createTableSQL(t, o)); err != nil {
+				var me *mysql.MySQLError
+				if errors.As(err, &me) && me.Number == 1050 { // ER_TABLE_EXISTS_ERROR
+					return fmt.Errorf("create table sbtest%d: it exists already: run cleanup first (with the same --tables), or prepare into another database", t)
+				}
 				return fmt.Errorf("create table sbtest%d: %w", t, err)
 			}
+			l.progress[t-1].created.Store(true)
 		}
 		return nil
 	}, false)
@@ -165,6 +212,7 @@ func (l *loader) runChunk(ctx context.Context, conn *sql.Conn, rnd *randgen.Rand
 		if _, err := conn.ExecContext(ctx, createIndexSQL(c.table)); err != nil {
 			return fmt.Errorf("create index on sbtest%d: %w", c.table, err)
 		}
+		l.progress[c.table-1].indexed.Store(true)
 	}
 	return nil
 }
@@ -270,6 +318,9 @@ func (l *loader) parallel(ctx context.Context, n int, fn func(ctx context.Contex
 func (l *loader) load(ctx context.Context, conn *sql.Conn, rnd *randgen.Rand, c chunk) error {
 	if !l.noLoadData.Load() {
 		err := l.loadData(ctx, conn, rnd, c)
+		if err == nil {
+			l.progress[c.table-1].rows.Add(c.to - c.from + 1) // one transaction
+		}
 		if err == nil || !loadDataRefused(err) {
 			return err
 		}
@@ -321,7 +372,8 @@ func (l *loader) insertRows(ctx context.Context, conn *sql.Conn, rnd *randgen.Ra
 	buf := make([]byte, 0, insertBatchBytes+512)
 	for id := c.from; id <= c.to; {
 		buf = append(buf[:0], prefix...)
-		for n := 0; id <= c.to && len(buf) < insertBatchBytes; n++ {
+		n := 0
+		for ; id <= c.to && len(buf) < insertBatchBytes; n++ {
 			if n > 0 {
 				buf = append(buf, ',')
 			}
@@ -331,6 +383,7 @@ func (l *loader) insertRows(ctx context.Context, conn *sql.Conn, rnd *randgen.Ra
 		if _, err := conn.ExecContext(ctx, string(buf)); err != nil {
 			return err
 		}
+		l.progress[c.table-1].rows.Add(int64(n))
 	}
 	return nil
 }
@@ -415,4 +468,47 @@ func (r *rowReader) Read(p []byte) (int, error) {
 		r.off += c
 	}
 	return n, nil
+}
+
+// CheckData checks, before a run, that every table the run uses exists and
+// holds ids up to about --table-size. MAX(id) is read from the primary key
+// and costs nothing, so a table that an interrupted prepare left empty or
+// part-filled stops the run before it measures the wrong thing. (A table
+// missing rows in the middle passes: only counting would see it.)
+func (g *generator) CheckData(ctx context.Context, env *workload.PrepareEnv) error {
+	o := g.opts
+	tables, want := o.Tables, int64(o.TableSize)
+	switch g.kind {
+	case bulkInsert:
+		return nil // its tables are its own and start empty
+	case insert:
+		if !o.AutoInc {
+			want = 0 // prepare leaves them empty
+		}
+	case randomPoints, randomRanges:
+		tables = 1
+	}
+	var problems []string
+	for t := 1; t <= tables; t++ {
+		name := tableName(t)
+		var maxID sql.NullInt64
+		err := env.DB.QueryRowContext(ctx, "SELECT MAX(id) FROM "+name).Scan(&maxID)
+		var me *mysql.MySQLError
+		switch {
+		case errors.As(err, &me) && me.Number == 1146: // ER_NO_SUCH_TABLE
+			problems = append(problems, name+" does not exist")
+		case err != nil:
+			return fmt.Errorf("check %s: %w", name, err)
+		case want > 0 && !maxID.Valid:
+			problems = append(problems, name+" is empty")
+		case want > 0 && maxID.Int64 < want*9/10:
+			// Runs that delete rows may lower MAX(id) a little; an
+			// interrupted prepare lowers it a lot.
+			problems = append(problems, fmt.Sprintf("%s holds ids up to %d of --table-size %d", name, maxID.Int64, want))
+		}
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("%s: %w", strings.Join(problems, ", "), workload.ErrNotPrepared)
+	}
+	return nil
 }
