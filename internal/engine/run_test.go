@@ -84,7 +84,7 @@ func TestInterruptedPrepareSaysWhatIsIncomplete(t *testing.T) {
 	if !errors.Is(err, ErrInterrupted) {
 		t.Fatalf("got %v, want ErrInterrupted\n%s", err, out.String())
 	}
-	for _, want := range []string{"sbtest2 holds 0 of 2000 rows", "sbtest3 holds 0 of 2000 rows", "run cleanup, then prepare again"} {
+	for _, want := range []string{"incomplete: sbtest2 and sbtest3 hold 0 of 2000 rows", "run cleanup, then prepare again"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("got %q, want it to say %q", err, want)
 		}

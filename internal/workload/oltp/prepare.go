@@ -118,22 +118,55 @@ func (l *loader) run(ctx context.Context) error {
 	return nil
 }
 
-// incomplete describes the tables the loader did not finish.
+// incomplete describes the tables the loader did not finish; nothing when
+// it created none (it failed before changing anything).
 func (l *loader) incomplete() []string {
 	o := l.opts
-	var out []string
+	created := false
 	for i := range l.progress {
+		created = created || l.progress[i].created.Load()
+	}
+	if !created {
+		return nil
+	}
+	// Each table's state; runs of tables in the same state are said once.
+	state := func(i int) string {
 		p := &l.progress[i]
-		name := tableName(i + 1)
-		rows := p.rows.Load()
-		switch {
+		switch rows := p.rows.Load(); {
 		case !p.created.Load():
-			out = append(out, name+" was not created")
+			return "not created"
 		case rows < int64(o.TableSize):
-			out = append(out, fmt.Sprintf("%s holds %d of %d rows", name, rows, o.TableSize))
+			return fmt.Sprintf("%d of %d rows", rows, o.TableSize)
 		case o.CreateSecondary && !p.indexed.Load():
-			out = append(out, name+" lacks its secondary index")
+			return "no secondary index"
 		}
+		return ""
+	}
+	var out []string
+	for i := 0; i < len(l.progress); {
+		st := state(i)
+		j := i + 1
+		for j < len(l.progress) && state(j) == st {
+			j++
+		}
+		if st != "" {
+			who, verb := tableName(i+1), map[bool]string{true: "holds", false: "is"}
+			switch {
+			case j-i == 2:
+				who, verb = tableName(i+1)+" and "+tableName(j), map[bool]string{true: "hold", false: "are"}
+			case j-i > 2:
+				who, verb = tableName(i+1)+" to "+tableName(j), map[bool]string{true: "hold", false: "are"}
+			}
+			switch {
+			case strings.HasSuffix(st, "rows"):
+				out = append(out, who+" "+verb[true]+" "+st)
+			case st == "not created":
+				out = append(out, who+" "+verb[false]+" not created")
+			default:
+				out = append(out, who+" "+map[bool]string{true: "lacks", false: "lack"}[j-i == 1]+" the secondary index")
+			}
+		}
+		i = j
 	}
 	return out
 }
