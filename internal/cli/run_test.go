@@ -379,7 +379,7 @@ func TestRunNeedsPreparedData(t *testing.T) {
 		{"prepare again", nil, []string{"prepare", "oltp_read_only", "--target=" + url, "--tables=1", "--table-size=2000"}, ExitFailure,
 			"create table sbtest1: it exists already: run cleanup first"},
 		{"more tables than prepared", nil, append(run[:len(run):len(run)], "--tables=3"), ExitFailure,
-			"sbtest2 does not exist, sbtest3 does not exist: run prepare first"},
+			"sbtest2 and sbtest3 do not exist: run prepare first"},
 		{"larger than prepared", nil, append(run[:len(run):len(run)], "--table-size=100000"), ExitFailure,
 			"sbtest1 holds ids up to 2000 of --table-size 100000: run prepare first"},
 		{"part-filled", []string{"DELETE FROM prepcheck.sbtest1 WHERE id > 700"}, run, ExitFailure,

@@ -19,7 +19,7 @@ func TestIncompleteTables(t *testing.T) {
 		{"runs of tables", []bool{true, true, true, true, true}, []int64{2000, 1000, 0, 0, 0}, nil, false,
 			[]string{"sbtest2 holds 1000 of 2000 rows", "sbtest3 to sbtest5 hold 0 of 2000 rows"}},
 		{"two alike", []bool{true, true, false}, []int64{0, 0, 0}, nil, false,
-			[]string{"sbtest1 and sbtest2 hold 0 of 2000 rows", "sbtest3 is not created"}},
+			[]string{"sbtest1 and sbtest2 hold 0 of 2000 rows", "sbtest3 was not created"}},
 		{"index missing", []bool{true, true}, []int64{2000, 2000}, []bool{true, false}, true,
 			[]string{"sbtest2 lacks the secondary index"}},
 	}

@@ -129,42 +129,43 @@ func (l *loader) incomplete() []string {
 	if !created {
 		return nil
 	}
-	// Each table's state; runs of tables in the same state are said once.
-	state := func(i int) string {
+	return tableRuns(len(l.progress), func(i int) (string, string) {
 		p := &l.progress[i]
 		switch rows := p.rows.Load(); {
 		case !p.created.Load():
-			return "not created"
+			return "was not created", "were not created"
 		case rows < int64(o.TableSize):
-			return fmt.Sprintf("%d of %d rows", rows, o.TableSize)
+			return fmt.Sprintf("holds %d of %d rows", rows, o.TableSize), fmt.Sprintf("hold %d of %d rows", rows, o.TableSize)
 		case o.CreateSecondary && !p.indexed.Load():
-			return "no secondary index"
+			return "lacks the secondary index", "lack the secondary index"
 		}
-		return ""
-	}
+		return "", ""
+	})
+}
+
+// tableRuns says what is wrong with tables sbtest1..n, once for each run of
+// tables in the same state: "sbtest3 to sbtest8 hold 0 of 20000 rows".
+// state returns what is wrong with table i+1 said of one table and of
+// several, "" when nothing is.
+func tableRuns(n int, state func(i int) (one, many string)) []string {
 	var out []string
-	for i := 0; i < len(l.progress); {
-		st := state(i)
+	for i := 0; i < n; {
+		one, many := state(i)
 		j := i + 1
-		for j < len(l.progress) && state(j) == st {
+		for j < n {
+			if o, _ := state(j); o != one {
+				break
+			}
 			j++
 		}
-		if st != "" {
-			who, verb := tableName(i+1), map[bool]string{true: "holds", false: "is"}
-			switch {
-			case j-i == 2:
-				who, verb = tableName(i+1)+" and "+tableName(j), map[bool]string{true: "hold", false: "are"}
-			case j-i > 2:
-				who, verb = tableName(i+1)+" to "+tableName(j), map[bool]string{true: "hold", false: "are"}
-			}
-			switch {
-			case strings.HasSuffix(st, "rows"):
-				out = append(out, who+" "+verb[true]+" "+st)
-			case st == "not created":
-				out = append(out, who+" "+verb[false]+" not created")
-			default:
-				out = append(out, who+" "+map[bool]string{true: "lacks", false: "lack"}[j-i == 1]+" the secondary index")
-			}
+		switch {
+		case one == "":
+		case j-i == 1:
+			out = append(out, tableName(i+1)+" "+one)
+		case j-i == 2:
+			out = append(out, tableName(i+1)+" and "+tableName(j)+" "+many)
+		default:
+			out = append(out, tableName(i+1)+" to "+tableName(j)+" "+many)
 		}
 		i = j
 	}
@@ -521,25 +522,34 @@ func (g *generator) CheckData(ctx context.Context, env *workload.PrepareEnv) err
 	case randomPoints, randomRanges:
 		tables = 1
 	}
-	var problems []string
+	// MAX(id) of each table: -1 when it does not exist, 0 when empty.
+	maxIDs := make([]int64, tables)
 	for t := 1; t <= tables; t++ {
-		name := tableName(t)
 		var maxID sql.NullInt64
-		err := env.DB.QueryRowContext(ctx, "SELECT MAX(id) FROM "+name).Scan(&maxID)
+		err := env.DB.QueryRowContext(ctx, "SELECT MAX(id) FROM "+tableName(t)).Scan(&maxID)
 		var me *mysql.MySQLError
 		switch {
 		case errors.As(err, &me) && me.Number == 1146: // ER_NO_SUCH_TABLE
-			problems = append(problems, name+" does not exist")
+			maxIDs[t-1] = -1
 		case err != nil:
-			return fmt.Errorf("check %s: %w", name, err)
-		case want > 0 && !maxID.Valid:
-			problems = append(problems, name+" is empty")
-		case want > 0 && maxID.Int64 < want*9/10:
-			// Runs that delete rows may lower MAX(id) a little; an
-			// interrupted prepare lowers it a lot.
-			problems = append(problems, fmt.Sprintf("%s holds ids up to %d of --table-size %d", name, maxID.Int64, want))
+			return fmt.Errorf("check %s: %w", tableName(t), err)
+		default:
+			maxIDs[t-1] = maxID.Int64
 		}
 	}
+	problems := tableRuns(tables, func(i int) (string, string) {
+		switch id := maxIDs[i]; {
+		case id < 0:
+			return "does not exist", "do not exist"
+		case want > 0 && id == 0:
+			return "is empty", "are empty"
+		case want > 0 && id < want*9/10:
+			// Runs that delete rows may lower MAX(id) a little; an
+			// interrupted prepare lowers it a lot.
+			return fmt.Sprintf("holds ids up to %d of --table-size %d", id, want), fmt.Sprintf("hold ids up to %d of --table-size %d", id, want)
+		}
+		return "", ""
+	})
 	if len(problems) > 0 {
 		return fmt.Errorf("%s: %w", strings.Join(problems, ", "), workload.ErrNotPrepared)
 	}
