@@ -17,7 +17,7 @@ import (
 
 func serverErr(code uint16) error { return &mysql.MySQLError{Number: code, Message: "m"} }
 
-var refused = fmt.Errorf("dial tcp: %w", syscall.ECONNREFUSED)
+var errRefused = fmt.Errorf("dial tcp: %w", syscall.ECONNREFUSED)
 
 func TestParseIgnore(t *testing.T) {
 	cases := []struct {
@@ -99,7 +99,7 @@ func TestOnConnect(t *testing.T) {
 		err  error
 		want Action
 	}{
-		{"refused", run, refused, Retry},
+		{"refused", run, errRefused, Retry},
 		{"access denied", Policy{IgnoreAll: true, RetryConnect: true}, serverErr(1045), Fail},
 		{"no database", slap, serverErr(1049), Fail},
 		{"too many connections, ignored", run, serverErr(1040), Retry},
@@ -127,10 +127,10 @@ func TestRedial(t *testing.T) {
 		spent    time.Duration // in milliseconds
 		want     string        // "" connected, or part of the error
 	}{
-		{"at once", Policy{}, Backoff{First: time.Second, Max: time.Second}, 0, refused, 1, 0, ""},
-		{"after pauses", Policy{}, Backoff{First: 10 * time.Millisecond, Max: 40 * time.Millisecond}, 4, refused, 5, 10 + 20 + 40 + 40, ""},
+		{"at once", Policy{}, Backoff{First: time.Second, Max: time.Second}, 0, errRefused, 1, 0, ""},
+		{"after pauses", Policy{}, Backoff{First: 10 * time.Millisecond, Max: 40 * time.Millisecond}, 4, errRefused, 5, 10 + 20 + 40 + 40, ""},
 		{"attempts used up", Policy{RetryConnect: true}, Backoff{First: 100 * time.Millisecond, Max: 100 * time.Millisecond, Attempts: 10}, 99, serverErr(1040), 10, 900, "could not connect in 10 attempts over 900ms"},
-		{"time used up", Policy{}, Backoff{First: time.Second, Max: time.Second, Within: 5 * time.Second}, 99, refused, 6, 5000, "could not connect in 6 attempts"},
+		{"time used up", Policy{}, Backoff{First: time.Second, Max: time.Second, Within: 5 * time.Second}, 99, errRefused, 6, 5000, "could not connect in 6 attempts"},
 		{"final at once", Policy{}, Backoff{First: time.Second, Max: time.Second}, 99, serverErr(1045), 1, 0, "Error 1045"},
 	}
 	for _, tc := range cases {
@@ -170,7 +170,7 @@ func TestRedialStops(t *testing.T) {
 			if n++; n == 3 {
 				cancel()
 			}
-			return refused
+			return errRefused
 		}, nil)
 		if !errors.Is(err, ErrStopped) || n != 3 {
 			t.Errorf("got %v after %d attempts, want ErrStopped after 3", err, n)
@@ -184,7 +184,7 @@ func TestRedialStops(t *testing.T) {
 
 func TestIOFor(t *testing.T) {
 	if CheckIO("sometimes") == nil || CheckIO("auto") != nil {
-		t.Error("CheckIO: want auto accepted and sometimes refused")
+		t.Error("CheckIO: want auto accepted and sometimes errRefused")
 	}
 	if !IOFor("blocking", 1<<20).Blocking || IOFor("polled", 1).Blocking {
 		t.Error("IOFor: an explicit mode must win over the thread count")
@@ -201,7 +201,7 @@ func TestRedialUntil(t *testing.T) {
 		start := clk.Now()
 		n := 0
 		err := Policy{}.Redial(context.Background(), clk, Backoff{First: time.Second, Max: time.Second, Until: start.Add(2500 * time.Millisecond)}, nil,
-			func(context.Context) error { n++; return refused }, nil)
+			func(context.Context) error { n++; return errRefused }, nil)
 		if !errors.Is(err, ErrStopped) || n != 3 {
 			t.Errorf("got %v after %d attempts, want ErrStopped after 3", err, n)
 		}
