@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -73,10 +74,26 @@ func TestOutputsCheckedBeforeTheLoad(t *testing.T) {
 	}
 }
 
+// sharedSmall is a database with the small oltp table, prepared once for
+// the tests that only read it.
+var sharedSmall struct {
+	once sync.Once
+	url  string
+}
+
+func smallDB(t *testing.T) string {
+	t.Helper()
+	sharedSmall.once.Do(func() { sharedSmall.url = freshDB(t, "cliread") })
+	if sharedSmall.url == "" {
+		t.Fatal("the shared small database could not be prepared")
+	}
+	return sharedSmall.url
+}
+
 // --json - writes the result document to standard output, alone: the
 // report goes to standard error.
 func TestRunJSONToStdout(t *testing.T) {
-	url := freshDB(t, "jsonout")
+	url := smallDB(t)
 	code, stdout, stderr := runCLI(context.Background(), "run", "oltp_point_select", "--target="+url, "--table-size=2000", "--events=200", "--json=-", "--monitor=off")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)
@@ -99,7 +116,7 @@ func TestRunJSONToStdout(t *testing.T) {
 // A result that cannot be saved at the end is not lost: it goes to
 // standard error as JSON, and the run exits 1.
 func TestRunSaveFailureKeepsTheResult(t *testing.T) {
-	url := freshDB(t, "savefail")
+	url := smallDB(t)
 	dir := filepath.Join(t.TempDir(), "out")
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		t.Fatal(err)

@@ -105,8 +105,8 @@ type Outcome struct {
 	ConnectLatency *histogram.Histogram
 	// Statements holds per-statement figures of a workload that is a
 	// workload.StatementNamer, in the order of its names. Their errors
-	// come from the same count as Errors: a statement's errors are in
-	// both, and Errors holds only errors of no statement besides.
+	// come from the same count as Errors, which counts every error: an
+	// error of a statement is in both.
 	Statements   []workload.StmtOutcome
 	Intervals    []Interval
 	ThreadEvents []int64
