@@ -118,14 +118,7 @@ func count(counts *workload.Counts, res wire.Result, err error) error {
 	if err != nil {
 		return err
 	}
-	switch {
-	case res.HasRows:
-		counts.Reads.Add(1)
-	case res.Affected > 0:
-		counts.Writes.Add(1)
-	default:
-		counts.Others.Add(1)
-	}
+	counts.Count(res.HasRows, res.Affected)
 	return nil
 }
 
@@ -213,7 +206,7 @@ func drain(counts *workload.Counts, rows *sql.Rows, err error) error {
 	if err != nil {
 		return err
 	}
-	counts.Reads.Add(1)
+	counts.Count(true, 0)
 	return nil
 }
 
@@ -225,10 +218,6 @@ func countSQL(counts *workload.Counts, res sql.Result, err error) (int64, error)
 	if err != nil {
 		return 0, err
 	}
-	if n > 0 {
-		counts.Writes.Add(1)
-	} else {
-		counts.Others.Add(1)
-	}
+	counts.Count(false, n)
 	return n, nil
 }

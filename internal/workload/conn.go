@@ -14,6 +14,19 @@ type Counts struct {
 	Others atomic.Int64
 }
 
+// Count counts one statement that succeeded: a read when it returned a
+// result set, else a write when it affected rows, else other.
+func (c *Counts) Count(rows bool, affected int64) {
+	switch {
+	case rows:
+		c.Reads.Add(1)
+	case affected > 0:
+		c.Writes.Add(1)
+	default:
+		c.Others.Add(1)
+	}
+}
+
 // Conn is one thread's connection as a workload sees it. It runs statements
 // either as server-side prepared statements or as text, and counts every
 // statement that succeeds into the thread's Counts. It is not safe for

@@ -181,14 +181,7 @@ func (c *Conn) count(res Result, err error) error {
 	if err != nil {
 		return err
 	}
-	switch {
-	case res.Rows:
-		c.counts.Reads.Add(1)
-	case res.Affected > 0:
-		c.counts.Writes.Add(1)
-	default:
-		c.counts.Others.Add(1)
-	}
+	c.counts.Count(res.Rows, res.Affected)
 	return nil
 }
 
