@@ -100,8 +100,6 @@ func commands() map[string]command {
 // Version is the release number printed in headers and stored in results.
 var Version = version.Number
 
-func init() { engine.Version = Version }
-
 // Main runs one command line and returns the process exit code.
 func Main(ctx context.Context, env *Env, args []string) int {
 	err := dispatch(ctx, env, args)

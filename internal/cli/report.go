@@ -275,13 +275,15 @@ func writeFileAtomic(path string, data []byte) error {
 			return fmt.Errorf("write %s: %w", path, err)
 		}
 	}
+	// Errors name path, never the temporary file beside it.
 	tmp := path + ".tmp"
 	if err := os.WriteFile(tmp, data, 0o644); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+		os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", path, plainPathError(err))
 	}
 	if err := os.Rename(tmp, path); err != nil {
 		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, err)
+		return fmt.Errorf("write %s: %w", path, plainPathError(err))
 	}
 	return nil
 }

@@ -121,7 +121,7 @@ func (c *sweepCmd) run(ctx context.Context, env *Env, args []string) error {
 		}
 		return nil
 	}
-	st, err := store.Open(ctx, c.storePath)
+	st, err := openStoreFlag(ctx, "--store", c.storePath)
 	if err != nil {
 		return err
 	}

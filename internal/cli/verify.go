@@ -127,6 +127,10 @@ func (c *verifyCmd) run(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	// Where the results go is checked before anything is read.
+	if err := checkOutputs(outputFile{"--fix-sql", c.fixSQL}, outputFile{"--json", c.jsonFile}, outputFile{"--html", c.htmlFile}); err != nil {
+		return err
+	}
 	// A URL without a database takes the other's.
 	switch {
 	case src.NamesDB() && !dst.NamesDB():

@@ -233,7 +233,13 @@ func (r *Run) Finish(o *runner.Outcome) *Report {
 	if r.rec != nil {
 		rep.Server = r.rec.Stop()
 		rep.Server.Shift(start.Truncate(time.Millisecond))
-		rep.CrossCheck = CheckQPS(rep.Server, o.Intervals)
+		if o.Degraded() {
+			// Neither side counted while the server was away: no
+			// verdict, and not "too short" either.
+			rep.CrossCheck = &CrossCheck{Note: "the server could not be reached for part of the run"}
+		} else {
+			rep.CrossCheck = CheckQPS(rep.Server, o.Intervals)
+		}
 	}
 	if r.exp != nil {
 		codes := map[string]int64{}

@@ -92,6 +92,7 @@ type jsonRun struct {
 	Threads  int    `json:"threads"`
 	Repeat   int    `json:"repeat"`
 	Status   string `json:"status"`
+	Degraded bool   `json:"degraded,omitempty"`
 	Error    string `json:"error"`
 }
 
@@ -163,7 +164,7 @@ func WriteJSON(w io.Writer, r *Report) error {
 	}
 	for _, run := range r.Unfinished {
 		doc.Unfinished = append(doc.Unfinished, jsonRun{Step: run.Step, Target: run.Target, Workload: run.Workload,
-			Threads: run.Threads, Repeat: run.Repeat, Status: run.Status, Error: run.Error})
+			Threads: run.Threads, Repeat: run.Repeat, Status: run.Status, Degraded: run.Degraded, Error: run.Error})
 	}
 	for _, k := range r.Differing {
 		v := jsonVariable{Name: k, Values: map[string]string{}}

@@ -135,7 +135,7 @@ type Report struct {
 	Targets   []store.Target
 	Control   string
 	Workloads []*Workload
-	// Unfinished are the failed and interrupted runs.
+	// Unfinished are the failed, interrupted and degraded runs.
 	Unfinished []store.Run
 	// Differing are the variables whose values differ between targets,
 	// sorted by name.
@@ -228,7 +228,7 @@ func Build(d *store.SweepData) *Report {
 		r.Workloads = append(r.Workloads, w)
 	}
 	for _, run := range d.Runs {
-		if run.Status != store.RunOK {
+		if run.Status != store.RunOK || run.Degraded {
 			r.Unfinished = append(r.Unfinished, run)
 		}
 	}
@@ -241,8 +241,8 @@ func newRow(workload, target, role string, threads int, runs []store.Run) *Row {
 	row := &Row{Workload: workload, Target: target, Role: role, Threads: threads}
 	var qps, tps, avg, p95, p99 []float64
 	for _, run := range runs {
-		if run.Status != store.RunOK || run.Result == nil {
-			row.Failed++
+		if run.Status != store.RunOK || run.Degraded || run.Result == nil {
+			row.Failed++ // degraded: the server was away part of the time
 			continue
 		}
 		res := run.Result

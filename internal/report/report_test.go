@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/shakedown/shakedown/internal/golden"
+	"github.com/shakedown/shakedown/internal/store"
 )
 
 func TestFormats(t *testing.T) {
@@ -189,5 +190,34 @@ func TestLooseRuns(t *testing.T) {
 	}
 	if d, err := FromRuns("runs.db", sweep.Runs, sweep.Targets[1].Name); err != nil || d.Targets[1].Role != "control" || d.Targets[0].Role != "candidate" {
 		t.Errorf("--control %s: got %v, %+v", sweep.Targets[1].Name, err, d)
+	}
+}
+
+// A degraded run (the server was away for part of it) is left out of the
+// figures and the verdicts, as a failed one is, and listed with a mark.
+func TestDegradedLeftOut(t *testing.T) {
+	d := fixture(2)
+	var marked *store.Run
+	for i := range d.Runs {
+		run := &d.Runs[i]
+		if run.Target == "relaxed" && run.Workload == "oltp_write_only" && run.Threads == 4 {
+			run.Degraded = true
+			marked = run
+		}
+	}
+	r := Build(d)
+	row := r.Workloads[0].Row("relaxed", 4)
+	if row.QPS.N != 0 || row.Failed != 2 || row.Compared.Verdict != NoData {
+		t.Errorf("relaxed at 4: got %d counted, %d left out, verdict %s; want 0, 2 and %s", row.QPS.N, row.Failed, row.Compared.Verdict, NoData)
+	}
+	var b bytes.Buffer
+	if err := Write(&b, "text", r); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "ok, DEGRADED") {
+		t.Errorf("the report does not mark the degraded runs:\n%s", b.String())
+	}
+	if marked == nil {
+		t.Fatal("no run to mark")
 	}
 }

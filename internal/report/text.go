@@ -256,7 +256,11 @@ func (r *Report) unfinishedTable() *table {
 	t := &table{header: []string{"step", "target", "workload", "threads", "repeat", "status", "error"},
 		right: []bool{true, false, false, true, true, false, false}}
 	for _, run := range r.Unfinished {
-		t.add(strconv.Itoa(run.Step), run.Target, run.Workload, strconv.Itoa(run.Threads), strconv.Itoa(run.Repeat), run.Status, oneLine(run.Error))
+		status := run.Status
+		if run.Degraded {
+			status += ", DEGRADED" // the server could not be reached for part of it
+		}
+		t.add(strconv.Itoa(run.Step), run.Target, run.Workload, strconv.Itoa(run.Threads), strconv.Itoa(run.Repeat), status, oneLine(run.Error))
 	}
 	return t
 }

@@ -68,7 +68,7 @@ func (s *session) levelResult(lv *levelStats, started time.Time, srv target.Serv
 	}
 	all := histogram.New()
 	errs := map[uint16]int64{}
-	for _, st := range lv.stats.Outcome() {
+	for _, st := range lv.outcome() {
 		all.Merge(st.Latency)
 		for c, n := range st.Errors {
 			errs[c] += n

@@ -91,17 +91,20 @@ type Target struct {
 
 // Run is one step of a sweep, or one run outside a sweep (SweepID 0).
 type Run struct {
-	ID        int64
-	SweepID   int64
-	Step      int
-	Target    string
-	Role      string
-	Workload  string
-	Threads   int
-	Repeat    int
-	Command   string // the engine command line, without target
-	Status    string
-	Error     string
+	ID       int64
+	SweepID  int64
+	Step     int
+	Target   string
+	Role     string
+	Workload string
+	Threads  int
+	Repeat   int
+	Command  string // the engine command line, without target
+	Status   string
+	Error    string
+	// Degraded is set when the server could not be reached for part of
+	// the run: its figures are kept but measure no server.
+	Degraded  bool
 	StartedAt time.Time
 	WallS     float64 // wall time of the step, warm-up and connecting included
 	// Result is the result document; nil when nothing was measured.
@@ -205,7 +208,8 @@ CREATE TABLE IF NOT EXISTS runs (
 	lat_p99_ms  REAL,
 	lat_max_ms  REAL,
 	errors      INTEGER,
-	result      TEXT
+	result      TEXT,
+	degraded    INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS runs_by_sweep ON runs(sweep_id, step);
 CREATE TABLE IF NOT EXISTS intervals (
@@ -232,6 +236,9 @@ func (s *Store) migrate(ctx context.Context) error {
 	if _, err := s.db.ExecContext(ctx, schema+evidenceSchema); err != nil {
 		return fmt.Errorf("create tables: %w", err)
 	}
+	if err := s.addColumns(ctx); err != nil {
+		return err
+	}
 	var v string
 	err := s.db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'schema_version'`).Scan(&v)
 	switch {
@@ -246,6 +253,30 @@ func (s *Store) migrate(ctx context.Context) error {
 	}
 	if n, _ := strconv.Atoi(v); n > SchemaVersion {
 		return fmt.Errorf("the store has layout %s, newer than this shakedown knows (%d): use a newer shakedown or another --store", v, SchemaVersion)
+	}
+	return nil
+}
+
+// added are the columns later layouts added to the tables of layout 1, each
+// with a default, so that a store written before them reads and writes as
+// it did: a migration only adds.
+var added = []struct{ table, column, decl string }{
+	{"runs", "degraded", "INTEGER NOT NULL DEFAULT 0"},
+}
+
+func (s *Store) addColumns(ctx context.Context) error {
+	for _, a := range added {
+		var n int
+		err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM pragma_table_info(?) WHERE name = ?`, a.table, a.column).Scan(&n)
+		if err != nil {
+			return fmt.Errorf("read the layout of %s: %w", a.table, err)
+		}
+		if n > 0 {
+			continue
+		}
+		if _, err := s.db.ExecContext(ctx, "ALTER TABLE "+a.table+" ADD COLUMN "+a.column+" "+a.decl); err != nil {
+			return fmt.Errorf("add %s.%s: %w", a.table, a.column, err)
+		}
 	}
 	return nil
 }
@@ -349,10 +380,10 @@ func (s *Store) AddRun(ctx context.Context, r *Run) (int64, error) {
 		rep = 1
 	}
 	out, err := tx.ExecContext(ctx, `INSERT INTO runs(sweep_id, step, target, role, workload, threads, repeat_no, command, status, error,
-		started_at, wall_s, qps, tps, lat_avg_ms, lat_p95_ms, lat_p99_ms, lat_max_ms, errors, result)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		started_at, wall_s, qps, tps, lat_avg_ms, lat_p95_ms, lat_p99_ms, lat_max_ms, errors, result, degraded)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		sweep, r.Step, r.Target, r.Role, r.Workload, r.Threads, rep, r.Command, r.Status, r.Error,
-		timeText(r.StartedAt), r.WallS, qps, tps, avg, p95, p99, maxL, errs, doc)
+		timeText(r.StartedAt), r.WallS, qps, tps, avg, p95, p99, maxL, errs, doc, r.Degraded)
 	if err != nil {
 		return 0, fmt.Errorf("record run: %w", err)
 	}

@@ -111,7 +111,7 @@ func Run(ctx context.Context, p *plan.Plan, envs []Env, opt Options) (*Summary, 
 	stopTicker := startTicker(pr, opt.Live)
 	defer stopTicker()
 
-	s := &sweeper{p: p, pr: pr, verbose: opt.Verbose, onInterval: opt.OnInterval, data: map[string]*dataSet{}, prepErr: map[string]error{}}
+	s := &sweeper{p: p, pr: pr, verbose: opt.Verbose, version: opt.Version, onInterval: opt.OnInterval, data: map[string]*dataSet{}, prepErr: map[string]error{}}
 	interrupted := false
 	for i, step := range steps {
 		if ctx.Err() != nil {
@@ -223,6 +223,7 @@ type sweeper struct {
 	p          *plan.Plan
 	pr         *progress
 	verbose    bool
+	version    string // shakedown's, for the steps' results
 	onInterval func(plan.Step, runner.Interval)
 	data       map[string]*dataSet // by target name
 	prepErr    map[string]error    // by target name + data key
@@ -296,7 +297,7 @@ func (s *sweeper) prepare(ctx context.Context, step plan.Step, key string) error
 	if err != nil {
 		return fmt.Errorf("prepare %s: %w", w.Label(), err)
 	}
-	if err := j.Prepare(ctx, s.out()); err != nil {
+	if err := j.Prepare(ctx, engine.PrepareOptions{Out: s.out(), Version: s.version}); err != nil {
 		return fmt.Errorf("prepare %s on %s: %w", w.Label(), t.Name, err)
 	}
 	s.data[t.Name] = &dataSet{key: key, workload: w}
@@ -312,7 +313,7 @@ func (s *sweeper) cleanup(ctx context.Context, t *plan.Target, w *plan.Workload)
 	if _, ok := j.Gen.(workload.Cleaner); !ok {
 		return nil
 	}
-	if err := j.Prepare(ctx, s.out()); err != nil {
+	if err := j.Prepare(ctx, engine.PrepareOptions{Out: s.out(), Version: s.version}); err != nil {
 		return fmt.Errorf("cleanup %s on %s: %w", w.Label(), t.Name, err)
 	}
 	return nil
@@ -367,13 +368,14 @@ func (s *sweeper) step(ctx context.Context, step plan.Step, now func() time.Time
 	if err != nil {
 		return finish(store.RunFailed, err)
 	}
-	res, err := j.Run(ctx, engine.RunOptions{OnInterval: func(iv runner.Interval) {
+	res, err := j.Run(ctx, engine.RunOptions{Version: s.version, OnInterval: func(iv runner.Interval) {
 		s.pr.interval(iv)
 		if s.onInterval != nil {
 			s.onInterval(step, iv)
 		}
 	}})
 	run.Result = res
+	run.Degraded = res != nil && res.Degraded
 	if err == nil && ctx.Err() != nil {
 		// Cancelled while running, but the runner saw its threads end
 		// before it saw the cancel: the run did not get its full time.

@@ -4,16 +4,21 @@
 //
 // The core interface is Generator. Capabilities are optional and found by type
 // assertion: Flagser (own options), Validator (checks options once, before any
-// connection), Preparer and Cleaner (create and drop data), Opser (hands
-// out one Worker per thread), RunPreparer (reads values before a run) and
-// StatementNamer (reports per statement).
+// connection), Preparer and Cleaner (create and drop data), DataChecker
+// (checks the data before a run), Opser (hands out one Worker per thread),
+// RunPreparer (reads values before a run), StatementNamer (reports per
+// statement) and PreparedStatementser (says how many server-side statements
+// a thread keeps prepared).
 package workload
 
 import (
 	"context"
 	"database/sql"
+	"errors"
+	"fmt"
 	"io"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/spf13/pflag"
@@ -55,6 +60,30 @@ type Preparer interface {
 	Prepare(ctx context.Context, env *PrepareEnv) error
 }
 
+// IncompleteError is the error of a prepare that stopped part way: Tables
+// says, one by one, what is missing ("sbtest4 holds 10478 of 20000 rows").
+type IncompleteError struct {
+	Err    error
+	Tables []string
+}
+
+func (e *IncompleteError) Error() string {
+	return fmt.Sprintf("%v; incomplete: %s: run cleanup, then prepare again", e.Err, strings.Join(e.Tables, ", "))
+}
+
+func (e *IncompleteError) Unwrap() error { return e.Err }
+
+// DataChecker checks cheaply, before a run starts, that the data the run
+// will use is there and roughly as large as the options say; an error
+// wraps ErrNotPrepared and says what is missing. env.DB is the run's first
+// connection; it must not write.
+type DataChecker interface {
+	CheckData(ctx context.Context, env *PrepareEnv) error
+}
+
+// ErrNotPrepared means the data a run needs is missing or incomplete.
+var ErrNotPrepared = errors.New("run prepare first")
+
 // Cleaner drops the workload's data.
 type Cleaner interface {
 	Cleanup(ctx context.Context, env *PrepareEnv) error
@@ -65,6 +94,14 @@ type Cleaner interface {
 // first connection; it must not write.
 type RunPreparer interface {
 	PrepareRun(ctx context.Context, env *PrepareEnv) error
+}
+
+// PreparedStatementser says how many server-side prepared statements one
+// thread of a run keeps open when prepared statements are on, so that a
+// run the server's max_prepared_stmt_count cannot hold is stopped before it
+// starts. A workload without it is not checked.
+type PreparedStatementser interface {
+	PreparedStatements() int
 }
 
 // Opser hands out the per-thread workers of a run. NewWorker is called once
@@ -106,13 +143,17 @@ type WorkerEnv struct {
 	// ID is the thread number, from 0 to Threads-1.
 	ID      int
 	Threads int
-	Conn    *Conn
+	Conn    Conn
 	// Rand is this thread's generator; not safe for use by other threads.
 	Rand *randgen.Rand
 	// Dial opens another connection like Conn, for a workload whose event
 	// is connecting (connect). The caller closes it. Its connect time is
 	// counted in the run's connect figures. Nil outside a run.
-	Dial func(ctx context.Context) (*Conn, error)
+	Dial func(ctx context.Context) (Conn, error)
+	// Counts are the thread's statement counters, for a statement that
+	// goes outside Conn's methods (the COM_QUIT of a Close that the
+	// workload counts as the server does). Nil outside a run.
+	Counts *Counts
 	// Stmts records per-statement figures; set when the generator is a
 	// StatementNamer, nil otherwise (its methods then do nothing).
 	Stmts *StmtRecorder

@@ -56,6 +56,14 @@ func (g *generator) Cleanup(_ context.Context, env *workload.PrepareEnv) error {
 	return nil
 }
 
+// PreparedStatements is SELECT 1 in select mode.
+func (g *generator) PreparedStatements() int {
+	if g.mode == "select" {
+		return 1
+	}
+	return 0
+}
+
 // NewWorker prepares SELECT 1 in select mode (server-side unless
 // --db-ps-mode=disable).
 func (g *generator) NewWorker(ctx context.Context, env *workload.WorkerEnv) (workload.Worker, error) {
@@ -69,11 +77,11 @@ func (g *generator) NewWorker(ctx context.Context, env *workload.WorkerEnv) (wor
 	return &selectWorker{st: st}, nil
 }
 
-type comWorker struct{ c *workload.Conn }
+type comWorker struct{ c workload.Conn }
 
 func (w comWorker) Event(ctx context.Context) error { return w.c.Ping(ctx) }
 
-type selectWorker struct{ st *workload.Stmt }
+type selectWorker struct{ st workload.Stmt }
 
 func (w *selectWorker) Event(ctx context.Context) error { return w.st.Query(ctx) }
 
