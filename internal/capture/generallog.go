@@ -80,10 +80,10 @@ type generalState struct {
 	// held are SQL-level EXECUTE statements waiting for the Execute line
 	// that MariaDB logs after them with the values filled in.
 	held map[string]*Record
-	db  map[string]string // open sessions' default databases
-	cur *generalLine      // the entry being read (its argument may go on)
-	buf strings.Builder
-	ts  int64
+	db   map[string]string // open sessions' default databases
+	cur  *generalLine      // the entry being read (its argument may go on)
+	buf  strings.Builder
+	ts   int64
 }
 
 // readGeneral reads a general log file. A line that does not start an

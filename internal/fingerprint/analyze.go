@@ -228,13 +228,18 @@ func verbOf(stmt ast.StmtNode) string {
 	name := fmt.Sprintf("%T", stmt)
 	name = strings.TrimPrefix(name, "*ast.")
 	name = strings.TrimSuffix(name, "Stmt")
-	switch name {
-	case "SetOpr":
+	if name == "SetOpr" {
 		return "SELECT"
-	case "Begin":
-		return "BEGIN"
 	}
-	return strings.ToUpper(name)
+	// CreateUser is CREATE USER.
+	var b strings.Builder
+	for i, r := range name {
+		if i > 0 && r >= 'A' && r <= 'Z' {
+			b.WriteByte(' ')
+		}
+		b.WriteRune(r)
+	}
+	return strings.ToUpper(b.String())
 }
 
 // stableShow are SHOW statements whose output is the schema, the same on two

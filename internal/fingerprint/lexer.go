@@ -87,7 +87,7 @@ func lex(sql string, out []token) []token {
 			i = j
 		case (c == 'n' || c == 'N') && i+1 < n && sql[i+1] == '\'':
 			j := skipQuoted(sql, i+1, '\'')
-			out = append(out, token{tokString, sql[i+1 : j], i+1 })
+			out = append(out, token{tokString, sql[i+1 : j], i + 1})
 			i = j
 		case c == '_' && startsCharsetIntro(sql, i):
 			// _utf8mb4'text': the introducer belongs to the literal.
