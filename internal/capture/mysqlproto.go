@@ -302,8 +302,13 @@ func (mc *mysqlConn) response(q *pending, p []byte, seen time.Time) (bool, error
 		case 0xfb:
 			return false, nil // LOAD DATA LOCAL: the file follows
 		}
-		n, _ := lenenc(p)
+		n, w := lenenc(p)
 		q.columns = int64(n)
+		if w > 0 && len(p) == w+1 && p[w] == 0 {
+			// MariaDB's metadata cache: the column definitions the client
+			// already has from the prepare are not sent again.
+			q.columns, q.gotCols = 0, true
+		}
 		return false, nil
 	}
 	if !q.gotCols {

@@ -26,7 +26,7 @@ import (
 // It costs a few comparisons per read.
 type sniffer struct {
 	net.Conn
-	need int    // bytes of the current packet's payload still to come
+	need int // bytes of the current packet's payload still to come
 	hdr  [4]byte
 	nhdr int
 	last [16]byte // start of the last packet's payload
@@ -243,6 +243,11 @@ func (c *conn) run(ctx context.Context, seed maphash.Seed, sql string, prepared 
 	res.cols = make([]column, len(names))
 	tn, _ := rows.(driver.RowsColumnTypeDatabaseTypeName)
 	for i, n := range names {
+		if n == "Tables_in_"+c.db {
+			// SHOW TABLES names its column after the database, which may
+			// have another name on each target.
+			n = "Tables_in_(database)"
+		}
 		res.cols[i].name = n
 		if tn != nil {
 			res.cols[i].typ = tn.ColumnTypeDatabaseTypeName(i)

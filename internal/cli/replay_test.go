@@ -1,0 +1,468 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+
+	"github.com/shakedown/shakedown/internal/capture"
+	"github.com/shakedown/shakedown/internal/sandbox/sandboxtest"
+)
+
+// The statements of the scripted application whose results a setting of the
+// candidate changes; every other read gives the same result everywhere.
+const (
+	stmtDivision   = "SELECT total / 3 FROM orders WHERE id = 5"
+	stmtGroupBy    = "SELECT customer, name FROM orders WHERE id < 50 GROUP BY customer ORDER BY customer"
+	stmtCollation  = "SELECT COUNT(*) FROM orders WHERE name = 'alice'"
+	stmtByCustomer = "SELECT COUNT(*), SUM(total) FROM orders WHERE customer = ?"
+	appPassword    = "s3cret-app-pw"
+)
+
+// shopSchema creates database db with orders (20,000 rows) and audit; the
+// name column's collation and the customer index are the knobs.
+func shopSchema(db, nameCollation string, customerIndex bool) []string {
+	idx := ""
+	if customerIndex {
+		idx = ", KEY customer (customer)"
+	}
+	return []string{
+		"DROP DATABASE IF EXISTS " + db,
+		"CREATE DATABASE " + db,
+		"CREATE TABLE " + db + ".orders (id INT PRIMARY KEY, customer INT NOT NULL, name VARCHAR(20) COLLATE " + nameCollation +
+			" NOT NULL, total DECIMAL(10,2) NOT NULL" + idx + ") ENGINE=InnoDB",
+		"INSERT INTO " + db + ".orders SELECT seq, seq % 1000, CASE WHEN seq = 7 THEN 'Alice' WHEN seq = 8 THEN 'alice' ELSE CONCAT('n', seq % 37) END, seq * 1.25 FROM " + db + ".seq_1_to_20000",
+		"CREATE TABLE " + db + ".audit (id INT AUTO_INCREMENT PRIMARY KEY, note VARCHAR(50))",
+	}
+}
+
+func execAll(t *testing.T, ctx context.Context, dsn string, stmts []string) {
+	t.Helper()
+	db, err := sql.Open("mysql", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, q := range stmts {
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+}
+
+func dsnOf(port int, db string) string {
+	c := mysql.NewConfig()
+	c.User, c.Net, c.Addr, c.DBName = "shakedown", "tcp", fmt.Sprintf("127.0.0.1:%d", port), db
+	return c.FormatDSN()
+}
+
+// runApp is the scripted application: one session of reads, writes and
+// prepared statements (go-sql-driver prepares on the server), and a second
+// short session.
+func runApp(t *testing.T, ctx context.Context, port int) {
+	t.Helper()
+	db, err := sql.Open("mysql", dsnOf(port, "shop"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	c, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	do := func(q string, args ...any) {
+		rows, err := c.QueryContext(ctx, q, args...)
+		if err != nil {
+			if strings.Contains(q, "nosuchtable") {
+				return
+			}
+			t.Fatalf("%s: %v", q, err)
+		}
+		for rows.Next() {
+		}
+		rows.Close()
+	}
+	do("SET @bonus = 2")
+	for i := 1; i <= 10; i++ {
+		do("SELECT id, customer, total FROM orders WHERE id = ?", i*13)
+	}
+	for i := 0; i < 40; i++ {
+		do(stmtByCustomer, i*7)
+	}
+	for i := 0; i < 3; i++ {
+		do(stmtDivision)
+	}
+	do(stmtGroupBy)
+	do(stmtCollation)
+	do("SELECT id, total FROM orders WHERE id BETWEEN 100 AND 110 ORDER BY id DESC LIMIT 5")
+	do("SELECT customer, COUNT(*) FROM orders WHERE id <= 300 GROUP BY customer")
+	do("SELECT @bonus + id FROM orders WHERE id = 2")
+	do("SELECT NOW(), id FROM orders WHERE id = 1")
+	do("SELECT * FROM nosuchtable")
+	do("INSERT INTO audit (note) VALUES ('paid')")
+	do("UPDATE audit SET note = ? WHERE id = ?", "refunded", 1)
+	do("CREATE USER IF NOT EXISTS app2@'127.0.0.1' IDENTIFIED BY '" + appPassword + "'")
+	do("SHOW TABLES")
+	c.Close()
+
+	c2, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c2.Close()
+	for i := 1; i <= 3; i++ {
+		rows, err := c2.QueryContext(ctx, "SELECT name FROM orders WHERE id = ?", 100+i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for rows.Next() {
+		}
+		rows.Close()
+	}
+}
+
+// startTcpdump captures loopback traffic to port into a pcap until the
+// returned stop is called.
+func startTcpdump(t *testing.T, port int, path string) func() {
+	t.Helper()
+	bin, err := exec.LookPath("tcpdump")
+	if err != nil {
+		t.Fatalf("tcpdump not found: %v (scripts/deps.sh installs it)", err)
+	}
+	cmd := exec.Command(bin, "-i", "lo", "--immediate-mode", "-B", "65536", "-U", "-s", "0", "-w", path, fmt.Sprintf("tcp port %d", port))
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start tcpdump: %v", err)
+	}
+	listening := make(chan string, 1)
+	ended := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		var all []string
+		for sc.Scan() {
+			all = append(all, sc.Text())
+			if strings.Contains(sc.Text(), "listening on") {
+				listening <- ""
+			}
+		}
+		msg := strings.Join(all, "\n")
+		select {
+		case listening <- msg:
+		default:
+		}
+		ended <- msg
+	}()
+	select {
+	case msg := <-listening:
+		if msg != "" {
+			t.Fatalf("tcpdump could not capture on loopback: %s", msg)
+		}
+	case <-time.After(20 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("tcpdump did not start listening within 20s")
+	}
+	return func() {
+		// Packets still in the kernel's buffer are lost at the signal: wait
+		// until the file stops growing first.
+		last, stable := int64(-1), 0
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline) && stable < 3; {
+			time.Sleep(100 * time.Millisecond)
+			fi, err := os.Stat(path)
+			if err == nil && fi.Size() == last && last > 24 {
+				stable++
+			} else if err == nil {
+				last, stable = fi.Size(), 0
+			}
+		}
+		cmd.Process.Signal(syscall.SIGINT)
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case <-done:
+			t.Logf("tcpdump: %s", <-ended)
+		case <-time.After(20 * time.Second):
+			cmd.Process.Kill()
+			t.Error("tcpdump did not stop within 20s")
+		}
+	}
+}
+
+func serverVar(t *testing.T, ctx context.Context, port int, name string) string {
+	t.Helper()
+	db, err := sql.Open("mysql", dsnOf(port, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var v string
+	if err := db.QueryRowContext(ctx, "SELECT @@"+name).Scan(&v); err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// replayJSON runs replay and reads its JSON report.
+type replayDoc struct {
+	Statements   int64 `json:"statements"`
+	Differences  int64 `json:"differences"`
+	NewErrors    int64 `json:"new_errors"`
+	NonDet       int64 `json:"nondeterministic"`
+	Skipped      struct {
+		Total   int64            `json:"total"`
+		Reasons map[string]int64 `json:"reasons"`
+	} `json:"skipped"`
+	Fingerprints []struct {
+		Fingerprint string `json:"fingerprint"`
+		Example     string `json:"example"`
+		Count       int64  `json:"count"`
+		Differences int64  `json:"differences"`
+		Candidates  []struct {
+			Ratio   float64 `json:"latency_ratio"`
+			Verdict string  `json:"verdict"`
+		} `json:"candidates"`
+	} `json:"fingerprints"`
+}
+
+func replayJSON(t *testing.T, ctx context.Context, capFile string, args ...string) (int, replayDoc, string) {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "replay.json")
+	code, stdout, stderr := runCLI(ctx, append([]string{"replay", capFile, "--json", out, "--progress", "0"}, args...)...)
+	if code != ExitOK && code != ExitDifferences {
+		t.Fatalf("replay %v: exit %d\n%s\n%s", args, code, stdout, stderr)
+	}
+	var doc replayDoc
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	return code, doc, stdout
+}
+
+// differing returns the example statements of the fingerprints that
+// differ, sorted.
+func differing(doc replayDoc) []string {
+	var out []string
+	for _, f := range doc.Fingerprints {
+		if f.Differences > 0 {
+			out = append(out, f.Example)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func TestCaptureAndReplayScriptedApplication(t *testing.T) {
+	ctl := sandboxtest.Start(t, "general_log=1", "slow_query_log=1", "long_query_time=0", "log_output=FILE,TABLE")
+	cand := sandboxtest.Start(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	execAll(t, ctx, dsnOf(ctl.Port, ""), append(shopSchema("shop", "utf8mb4_bin", true), shopSchema("shop_noidx", "utf8mb4_bin", false)...))
+	execAll(t, ctx, dsnOf(cand.Port, ""), append(shopSchema("shop", "utf8mb4_bin", true), shopSchema("shop_ci", "utf8mb4_general_ci", true)...))
+	generalLog := serverVar(t, ctx, ctl.Port, "general_log_file")
+	slowLog := serverVar(t, ctx, ctl.Port, "slow_query_log_file")
+	datadir := serverVar(t, ctx, ctl.Port, "datadir")
+	if !filepath.IsAbs(generalLog) {
+		generalLog = filepath.Join(datadir, generalLog)
+		slowLog = filepath.Join(datadir, slowLog)
+	}
+	execAll(t, ctx, dsnOf(ctl.Port, ""), []string{"SET GLOBAL general_log = 0", "TRUNCATE mysql.general_log", "SET GLOBAL general_log = 1"})
+	gStart, sStart := fileSize(t, generalLog), fileSize(t, slowLog)
+
+	dir := t.TempDir()
+	pcap := filepath.Join(dir, "app.pcap")
+	stop := startTcpdump(t, ctl.Port, pcap)
+	runApp(t, ctx, ctl.Port)
+	stop()
+	execAll(t, ctx, dsnOf(ctl.Port, ""), []string{"SET GLOBAL general_log = 0"})
+
+	// Only the application's part of each log.
+	general := tailFile(t, generalLog, gStart, filepath.Join(dir, "general.log"))
+	slow := tailFile(t, slowLog, sStart, filepath.Join(dir, "slow.log"))
+	tableURL := fmt.Sprintf("mysql://shakedown@127.0.0.1:%d/mysql", ctl.Port)
+
+	captures := map[string]string{}
+	for _, src := range []struct{ name, arg string }{{"general", general}, {"slow", slow}, {"pcap", pcap}, {"table", tableURL}} {
+		out := filepath.Join(dir, src.name+".capture")
+		args := []string{"capture", src.arg, "-o", out}
+		if src.name == "pcap" {
+			args = append(args, "--port", fmt.Sprint(ctl.Port))
+		}
+		code, stdout, stderr := runCLI(ctx, args...)
+		if code != ExitOK {
+			t.Fatalf("capture %s: exit %d\n%s\n%s", src.name, code, stdout, stderr)
+		}
+		captures[src.name] = out
+		b, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(b), appPassword) {
+			t.Errorf("capture %s: the password is in the capture file", src.name)
+		}
+		recs := readCapture(t, out)
+		byCustomer, prepared := 0, 0
+		for _, r := range recs {
+			if strings.HasPrefix(r.SQL, "SELECT COUNT(*), SUM(total) FROM orders WHERE customer = ") {
+				byCustomer++
+			}
+			if r.Prepared && len(r.Params) == 1 {
+				prepared++
+			}
+		}
+		if byCustomer != 40 {
+			t.Errorf("capture %s: got %d statements by customer, want 40", src.name, byCustomer)
+		}
+		if src.name == "pcap" && prepared < 50 {
+			t.Errorf("capture pcap: got %d prepared statements with their parameter, want >= 50", prepared)
+		}
+	}
+
+	ctlURL := fmt.Sprintf("mysql://shakedown@127.0.0.1:%d/shop", ctl.Port)
+	candURL := fmt.Sprintf("mysql://shakedown@127.0.0.1:%d/shop", cand.Port)
+	sqlMode := url.QueryEscape("'ONLY_FULL_GROUP_BY,STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_AUTO_CREATE_USER,NO_ENGINE_SUBSTITUTION'")
+	tests := []struct {
+		name      string
+		candidate string
+		want      []string // the statements that differ
+	}{
+		{"identical", candURL, nil},
+		{"div_precision_increment", candURL + "?div_precision_increment=8", []string{stmtDivision}},
+		{"ONLY_FULL_GROUP_BY", candURL + "?sql_mode=" + sqlMode, []string{stmtGroupBy}},
+		{"collation", fmt.Sprintf("mysql://shakedown@127.0.0.1:%d/shop_ci", cand.Port), []string{stmtCollation}},
+	}
+	for _, src := range []string{"general", "slow", "pcap", "table"} {
+		for _, tc := range tests {
+			t.Run(src+"/"+tc.name, func(t *testing.T) {
+				code, doc, stdout := replayJSON(t, ctx, captures[src], "--control", ctlURL, "--candidate", tc.candidate)
+				wantCode := ExitOK
+				if len(tc.want) > 0 {
+					wantCode = ExitDifferences
+				}
+				if code != wantCode {
+					t.Errorf("got exit %d, want %d\n%s", code, wantCode, stdout)
+				}
+				if got := differing(doc); strings.Join(got, "|") != strings.Join(tc.want, "|") {
+					t.Errorf("differing statements: got %q, want %q\n%s", got, tc.want, stdout)
+				}
+				if doc.Statements < 55 {
+					t.Errorf("statements replayed: got %d, want >= 55", doc.Statements)
+				}
+				if doc.Skipped.Reasons["INSERT"] != 1 || doc.Skipped.Reasons["UPDATE"] != 1 {
+					t.Errorf("skipped: got %v, want INSERT 1 and UPDATE 1 among them", doc.Skipped.Reasons)
+				}
+				if tc.name == "ONLY_FULL_GROUP_BY" && doc.NewErrors != 1 {
+					t.Errorf("new errors: got %d, want 1", doc.NewErrors)
+				}
+			})
+		}
+	}
+
+	t.Run("missing index", func(t *testing.T) {
+		noidx := fmt.Sprintf("mysql://shakedown@127.0.0.1:%d/shop_noidx", ctl.Port)
+		_, doc, stdout := replayJSON(t, ctx, captures["pcap"], "--control", ctlURL, "--candidate", noidx)
+		var slower []string
+		for _, f := range doc.Fingerprints {
+			if f.Candidates[0].Verdict == "slower" {
+				slower = append(slower, f.Example)
+			}
+		}
+		if len(slower) != 1 || !strings.HasPrefix(slower[0], "SELECT COUNT(*), SUM(total) FROM orders WHERE customer = ") {
+			t.Errorf("fingerprints slower on the candidate: got %q, want the one by customer alone\n%s", slower, stdout)
+		}
+	})
+
+	t.Run("to-workload in a sweep", func(t *testing.T) {
+		wl := filepath.Join(dir, "app.sql")
+		code, stdout, stderr := runCLI(ctx, "capture", captures["pcap"], "--to-workload", wl, "--reads-only")
+		if code != ExitOK {
+			t.Fatalf("capture --to-workload: exit %d\n%s\n%s", code, stdout, stderr)
+		}
+		text, err := os.ReadFile(wl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(text), "-- @weight 40") || !strings.Contains(string(text), "{{file app.sql.values/") {
+			t.Errorf("workload: want the by-customer statement weighed 40 with values from a file, got\n%s", text)
+		}
+		plan := writePlan(t, fmt.Sprintf(`name: captured
+targets:
+  - name: ctl
+    url: %s
+    role: control
+  - name: cand
+    url: %s
+workloads:
+  - name: sql
+    options: {file: %s}
+threads: [1, 2]
+time: 1
+`, ctlURL, candURL, wl))
+		code, stdout, stderr = runCLI(ctx, "sweep", plan, "--store", filepath.Join(dir, "sweep.db"))
+		if code != ExitOK || !strings.Contains(stdout, "4 of 4 steps ok") {
+			t.Errorf("sweep of the captured workload: exit %d\n%s\n%s", code, stdout, stderr)
+		}
+	})
+}
+
+func fileSize(t *testing.T, path string) int64 {
+	t.Helper()
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fi.Size()
+}
+
+// tailFile copies path from offset on to out.
+func tailFile(t *testing.T, path string, offset int64, out string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(out, b[offset:], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func readCapture(t *testing.T, path string) []capture.Record {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rd, err := capture.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []capture.Record
+	for {
+		var r capture.Record
+		if err := rd.Next(&r); err != nil {
+			break
+		}
+		out = append(out, r)
+	}
+	return out
+}
