@@ -219,11 +219,11 @@ func serverVar(t *testing.T, ctx context.Context, port int, name string) string 
 
 // replayJSON runs replay and reads its JSON report.
 type replayDoc struct {
-	Statements   int64 `json:"statements"`
-	Differences  int64 `json:"differences"`
-	NewErrors    int64 `json:"new_errors"`
-	NonDet       int64 `json:"nondeterministic"`
-	Skipped      struct {
+	Statements  int64 `json:"statements"`
+	Differences int64 `json:"differences"`
+	NewErrors   int64 `json:"new_errors"`
+	NonDet      int64 `json:"nondeterministic"`
+	Skipped     struct {
 		Total   int64            `json:"total"`
 		Reasons map[string]int64 `json:"reasons"`
 	} `json:"skipped"`
