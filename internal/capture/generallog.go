@@ -113,6 +113,15 @@ func (c *Capturer) readGeneral(ctx context.Context, r io.Reader) error {
 			continue
 		}
 		g, ok := parseGeneralLine(line)
+		if !ok && looksLikeGeneralEntry(line) {
+			// A time and a tab start an entry, never a statement's next
+			// line: this one is garbled.
+			if err := st.flush(); err != nil {
+				return err
+			}
+			c.bad(lr.line, "unreadable general log entry (want TIME<tab>ID COMMAND<tab>ARGUMENT)")
+			continue
+		}
 		if !ok {
 			if st.cur != nil {
 				st.buf.WriteByte('\n')

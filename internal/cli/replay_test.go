@@ -390,6 +390,70 @@ func TestCaptureAndReplayScriptedApplication(t *testing.T) {
 		}
 	})
 
+	t.Run("target dropped mid-replay", func(t *testing.T) {
+		capFile := pacedCapture(t, 40)
+		done := make(chan struct{})
+		var code int
+		var stdout, stderr string
+		out := filepath.Join(t.TempDir(), "r.json")
+		go func() {
+			defer close(done)
+			code, stdout, stderr = runCLI(ctx, "replay", capFile, "--control", ctlURL, "--candidate", candURL, "--speed", "1", "--json", out, "--progress", "0")
+		}()
+		killed := killSessions(t, ctx, cand.Port, done)
+		<-done
+		if killed == 0 {
+			t.Fatal("no replay connection to kill on the candidate")
+		}
+		var doc struct {
+			Statements int64 `json:"statements"`
+			ConnErrors int64 `json:"connection_errors"`
+			Candidates []struct {
+				Errors int64 `json:"errors"`
+			} `json:"candidates"`
+		}
+		b, _ := os.ReadFile(out)
+		if err := json.Unmarshal(b, &doc); err != nil {
+			t.Fatalf("%v: %s\n%s\n%s", err, b, stdout, stderr)
+		}
+		if doc.Statements != 40 || doc.ConnErrors < 1 || doc.Candidates[0].Errors != doc.ConnErrors {
+			t.Errorf("got %d statements, %d on a lost connection, %d candidate errors; want 40, >= 1 and the same\n%s", doc.Statements, doc.ConnErrors, doc.Candidates[0].Errors, stdout)
+		}
+		if code != ExitDifferences {
+			t.Errorf("got exit %d, want %d (the statement lost on the candidate is a new error)", code, ExitDifferences)
+		}
+	})
+
+	t.Run("interrupted", func(t *testing.T) {
+		capFile := pacedCapture(t, 40)
+		ictx, icancel := context.WithCancel(ctx)
+		out := filepath.Join(t.TempDir(), "r.json")
+		var buf, errBuf syncBuffer
+		done := make(chan int)
+		go func() {
+			done <- runCLIWith(ictx, &buf, &errBuf, "replay", capFile, "--control", ctlURL, "--candidate", candURL, "--speed", "1", "--json", out, "--progress", "100ms")
+		}()
+		for deadline := time.Now().Add(30 * time.Second); !strings.Contains(errBuf.String(), " statements (") || strings.Contains(errBuf.String(), " 0 statements ("); {
+			if time.Now().After(deadline) {
+				t.Fatalf("no progress within 30s: %s", errBuf.String())
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		icancel()
+		code := <-done
+		if code != ExitFailure || !strings.Contains(buf.String(), "INTERRUPTED") || !strings.Contains(errBuf.String(), "replay interrupted") {
+			t.Errorf("got exit %d\n%s\n%s; want 1, the partial report marked INTERRUPTED", code, buf.String(), errBuf.String())
+		}
+		var doc struct {
+			Interrupted bool  `json:"interrupted"`
+			Statements  int64 `json:"statements"`
+		}
+		b, _ := os.ReadFile(out)
+		if err := json.Unmarshal(b, &doc); err != nil || !doc.Interrupted || doc.Statements < 1 || doc.Statements >= 40 {
+			t.Errorf("saved report: got %+v (%v), want interrupted with 1-39 statements", doc, err)
+		}
+	})
+
 	t.Run("to-workload in a sweep", func(t *testing.T) {
 		wl := filepath.Join(dir, "app.sql")
 		code, stdout, stderr := runCLI(ctx, "capture", captures["pcap"], "--to-workload", wl, "--reads-only")
@@ -465,4 +529,165 @@ func readCapture(t *testing.T, path string) []capture.Record {
 		out = append(out, r)
 	}
 	return out
+}
+
+// pacedCapture writes a capture of one session of n point selects, 50 ms
+// apart.
+func pacedCapture(t *testing.T, n int) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "paced.capture")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	w, err := capture.NewWriter(f, []string{"test"}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < n; i++ {
+		if err := w.Write(&capture.Record{Session: "1", Seq: int64(i + 1), TS: 1e15 + int64(i)*50000, DB: "shop", SQL: fmt.Sprintf("SELECT total FROM orders WHERE id = %d", i+1)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// killSessions kills the replay's connection on the server at port once it
+// has one, and returns how many it killed.
+func killSessions(t *testing.T, ctx context.Context, port int, done <-chan struct{}) int {
+	t.Helper()
+	db, err := sql.Open("mysql", dsnOf(port, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		select {
+		case <-done:
+			return 0
+		default:
+		}
+		var ids []int64
+		rows, err := db.QueryContext(ctx, "SELECT id FROM information_schema.processlist WHERE db = 'shop' AND id <> CONNECTION_ID() AND time >= 0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for rows.Next() {
+			var id int64
+			rows.Scan(&id)
+			ids = append(ids, id)
+		}
+		rows.Close()
+		if len(ids) == 0 {
+			continue
+		}
+		time.Sleep(300 * time.Millisecond) // a few statements first
+		for _, id := range ids {
+			if _, err := db.ExecContext(ctx, fmt.Sprintf("KILL CONNECTION %d", id)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return len(ids)
+	}
+	return 0
+}
+
+func TestCaptureReplayBadInput(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, b []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	csv := write("data.csv", []byte("id,name\n1,bob\n"))
+	// A pcap header alone: a capture with no packet at all.
+	empty := write("empty.pcap", []byte("\xd4\xc3\xb2\xa1\x02\x00\x04\x00\x00\x00\x00\x00\x00\x00\x00\x00\xff\xff\x00\x00\x01\x00\x00\x00"))
+	notCapture := write("x.capture", []byte("SELECT 1;\n"))
+	u := "mysql://u@127.0.0.1:1/a"
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"capture no source", []string{"capture", "-o", "x"}, "name at least one SOURCE"},
+		{"capture nothing to make", []string{"capture", csv}, "-o CAPTURE, --summary or --to-workload"},
+		{"capture unknown format", []string{"capture", csv, "-o", filepath.Join(dir, "o")}, "read formats are slow, general, pcap"},
+		{"capture bad --format", []string{"capture", csv, "-o", "x", "--format", "binlog"}, `--format "binlog": read formats are slow, general, pcap`},
+		{"capture missing file", []string{"capture", filepath.Join(dir, "nope.log"), "-o", "x"}, "nope.log: no such file"},
+		{"capture pcap without traffic", []string{"capture", empty, "-o", filepath.Join(dir, "o2"), "--port", "3310"}, "to or from port 3310"},
+		{"capture reads-only alone", []string{"capture", csv, "-o", "x", "--reads-only"}, "--reads-only goes with --to-workload"},
+		{"replay no capture", []string{"replay", "--control", u, "--candidate", u}, "want one CAPTURE file, got 0"},
+		{"replay no control", []string{"replay", notCapture, "--candidate", u}, "--control URL is required"},
+		{"replay no candidate", []string{"replay", notCapture, "--control", u}, "--candidate URL is required"},
+		{"replay not a URL", []string{"replay", notCapture, "--control", "db1", "--candidate", u}, "--control must be a URL"},
+		{"replay negative speed", []string{"replay", notCapture, "--control", u, "--candidate", u, "--speed", "-1"}, "--speed must be >= 0"},
+		{"replay same names", []string{"replay", notCapture, "--control", "a=" + u, "--candidate", "a=" + u}, `two targets are named "a"`},
+		{"replay unset password_env", []string{"replay", notCapture, "--control", u + "?password_env=NOPE_PW", "--candidate", u}, "environment variable NOPE_PW is not set"},
+		{"replay not a capture", []string{"replay", notCapture, "--control", u, "--candidate", u}, "not a shakedown capture file"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stdout, stderr := runCLI(context.Background(), tc.args...)
+			if code != ExitUsage || !strings.Contains(stderr, tc.want) {
+				t.Errorf("got exit %d, stderr %q; want %d and %q", code, stderr, ExitUsage, tc.want)
+			}
+			if stdout != "" {
+				t.Errorf("got stdout %q, want none", stdout)
+			}
+		})
+	}
+}
+
+func TestCaptureReportsGarbledLines(t *testing.T) {
+	dir := t.TempDir()
+	log := filepath.Join(dir, "general.log")
+	text := "Time\t\t    Id Command\tArgument\n" +
+		"261122 21:56:57\t     5 Connect\tapp@127.0.0.1 on shop using TCP/IP\n" +
+		"261122 21:56:57\tgarbled\n" +
+		"\t\t     5 Query\tSELECT 1\n"
+	if err := os.WriteFile(log, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "x.capture")
+	code, stdout, stderr := runCLI(context.Background(), "capture", log, "-o", out, "--summary")
+	if code != ExitOK {
+		t.Fatalf("got exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{log + ":3: unreadable general log entry", "1 statements in 1 sessions written to " + out + "; 1 unreadable lines skipped"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr: want %q in\n%s", want, stderr)
+		}
+	}
+	if !strings.Contains(stdout, "1 statements in 1 sessions, 1 fingerprints") || !strings.Contains(stdout, "1 unreadable lines or entries skipped") {
+		t.Errorf("summary: got\n%s", stdout)
+	}
+}
+
+func TestReplayHidesPassword(t *testing.T) {
+	dir := t.TempDir()
+	capFile := filepath.Join(dir, "x.capture")
+	f, err := os.Create(capFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, _ := capture.NewWriter(f, nil, time.Now())
+	w.Write(&capture.Record{Session: "1", Seq: 1, SQL: "SELECT 1"})
+	w.Flush()
+	f.Close()
+	port := closedPort(t)
+	vars := map[string]string{"PW": "s3cr3t-pw"}
+	u := fmt.Sprintf("mysql://u@127.0.0.1:%d/db?timeout=2s&password_env=PW", port)
+	code, stdout, stderr := runEnv(context.Background(), vars, "replay", capFile, "--control", u, "--candidate", "mysql://u:inline-pw@127.0.0.1:1/db?timeout=2s")
+	if code != ExitFailure || !strings.Contains(stderr, "connection refused") {
+		t.Errorf("got exit %d, stderr %q; want 1 and connection refused", code, stderr)
+	}
+	if strings.Contains(stdout+stderr, "s3cr3t-pw") || strings.Contains(stdout+stderr, "inline-pw") {
+		t.Error("a password was printed")
+	}
 }
