@@ -117,6 +117,10 @@ func (c *Capturer) add(r *Record) error {
 		r.Seq = 0
 		return c.emit(r)
 	}
+	if strings.TrimSpace(r.SQL) == "" {
+		c.Stats.Ignored++
+		return nil
+	}
 	n, open := c.seq[r.Session]
 	if !open {
 		c.Stats.Sessions++

@@ -195,6 +195,10 @@ func (c *Capturer) slowEmit(e *slowEntry, lastDB *string) error {
 		return nil
 	}
 	sql = strings.TrimSpace(strings.TrimSuffix(sql, ";"))
+	if sql == "" {
+		c.bad(e.line, "entry without a statement (truncated?)")
+		return nil
+	}
 	if e.db != "" {
 		*lastDB = e.db
 	}

@@ -83,7 +83,7 @@ type engine struct {
 
 // sessionQueue is how many statements wait for a session: memory is this
 // times the number of open sessions, whatever the capture's size.
-const sessionQueue = 64
+const sessionQueue = 256
 
 // Run replays the capture that rd reads on targets (the control first) and
 // returns the report. A report is returned also when the replay is
