@@ -79,6 +79,37 @@ type engine struct {
 	seed  maphash.Seed
 	sem   chan struct{}
 	wg    sync.WaitGroup
+
+	liveMu sync.Mutex
+	live   map[*sniffer]bool // open sockets, cut short when ctx ends
+}
+
+// track registers an open socket; untrack forgets it.
+func (e *engine) track(s *sniffer) {
+	e.liveMu.Lock()
+	e.live[s] = true
+	e.liveMu.Unlock()
+}
+
+func (e *engine) untrack(s *sniffer) {
+	e.liveMu.Lock()
+	delete(e.live, s)
+	e.liveMu.Unlock()
+}
+
+// interruptOnCancel moves every open socket's deadline to the past when ctx
+// ends, so that statements waiting on a server return at once. It stops
+// when stop is closed.
+func (e *engine) interruptOnCancel(ctx context.Context, stop <-chan struct{}) {
+	select {
+	case <-stop:
+	case <-ctx.Done():
+		e.liveMu.Lock()
+		for s := range e.live {
+			s.SetDeadline(time.Unix(1, 0))
+		}
+		e.liveMu.Unlock()
+	}
 }
 
 // sessionQueue is how many statements wait for a session: memory is this
@@ -98,7 +129,7 @@ func Run(ctx context.Context, rd *capture.Reader, targets []Target, opts Options
 	if opts.Timeout <= 0 {
 		opts.Timeout = time.Minute
 	}
-	e := &engine{opts: opts, tally: newTally(len(targets)), seed: maphash.MakeSeed()}
+	e := &engine{opts: opts, tally: newTally(len(targets)), seed: maphash.MakeSeed(), live: map[*sniffer]bool{}}
 	for _, t := range targets {
 		sd, err := newSide(t.Name, t.Target)
 		if err != nil {
@@ -122,8 +153,13 @@ func Run(ctx context.Context, rd *capture.Reader, targets []Target, opts Options
 	}
 	started := opts.Now()
 	stopProgress := e.progress(ctx, started)
+	stopWatch := make(chan struct{})
+	watchDone := make(chan struct{})
+	go func() { defer close(watchDone); e.interruptOnCancel(ctx, stopWatch) }()
 	readErr := e.dispatch(ctx, rd, started)
 	e.wg.Wait()
+	close(stopWatch)
+	<-watchDone
 	stopProgress()
 	rep := e.report(rd, targets, started, opts.Now())
 	switch {
@@ -259,7 +295,7 @@ const maxSets = 64
 func (s *sessionState) closeAll() {
 	for i, c := range s.conns {
 		if c != nil {
-			c.close()
+			s.release(c)
 			s.conns[i] = nil
 		}
 	}
@@ -289,19 +325,34 @@ func (s *sessionState) runAll(ctx context.Context, st *stmt) []result {
 // first when needed. A lost connection is dropped; the next statement
 // reconnects.
 func (s *sessionState) runOn(ctx context.Context, i int, st *stmt) result {
-	sctx, cancel := context.WithTimeout(ctx, s.e.opts.Timeout)
-	defer cancel()
 	c := s.conns[i]
 	if c == nil {
+		cctx, cancel := context.WithTimeout(ctx, s.e.opts.Timeout)
 		var err error
-		c, err = s.open(sctx, i)
+		c, err = s.open(cctx, i)
+		cancel()
 		if err != nil {
 			return result{errCode: -1, errMsg: "connect: " + err.Error(), lost: true, warnings: -1}
 		}
 		s.conns[i] = c
 	}
+	// The statement is bounded by a deadline on the socket, which the
+	// engine moves to the past when ctx ends: cheaper per statement than a
+	// context, which the driver watches with a goroutine of its own. Under
+	// TLS, where the socket is not ours, a context bounds it.
+	qctx := context.Background()
+	if c.sn != nil {
+		c.sn.SetDeadline(time.Now().Add(s.e.opts.Timeout))
+		if ctx.Err() != nil {
+			return result{errCode: -1, errMsg: "interrupted", warnings: -1}
+		}
+	} else {
+		var cancel context.CancelFunc
+		qctx, cancel = context.WithTimeout(ctx, s.e.opts.Timeout)
+		defer cancel()
+	}
 	if db := st.rec.DB; db != "" && db != c.db && !s.e.sides[i].fixedDB {
-		if _, err := c.dc.(driver.ExecerContext).ExecContext(sctx, "USE "+quoteIdent(db), nil); err != nil {
+		if _, err := c.dc.(driver.ExecerContext).ExecContext(qctx, "USE "+quoteIdent(db), nil); err != nil {
 			var r result
 			r.setError(err)
 			if r.lost {
@@ -311,7 +362,7 @@ func (s *sessionState) runOn(ctx context.Context, i int, st *stmt) result {
 		}
 		c.db = db
 	}
-	r := c.run(sctx, s.e.seed, st.rec.SQL, st.rec.Prepared, st.args, st.info.OrderKeys)
+	r := c.run(qctx, s.e.seed, st.rec.SQL, st.rec.Prepared, st.args, st.info.OrderKeys)
 	if r.lost {
 		s.drop(i)
 	} else if db, ok := useOf(st); ok && r.errCode == 0 {
@@ -322,9 +373,17 @@ func (s *sessionState) runOn(ctx context.Context, i int, st *stmt) result {
 
 func (s *sessionState) drop(i int) {
 	if c := s.conns[i]; c != nil {
-		c.close()
+		s.release(c)
 		s.conns[i] = nil
 	}
+}
+
+// release closes c and forgets its socket.
+func (s *sessionState) release(c *conn) {
+	if c.sn != nil {
+		s.e.untrack(c.sn)
+	}
+	c.close()
 }
 
 // open connects session s to target i and repeats its SET statements.
@@ -332,6 +391,15 @@ func (s *sessionState) open(ctx context.Context, i int) (*conn, error) {
 	c, err := s.e.sides[i].connect(ctx)
 	if err != nil {
 		return nil, err
+	}
+	if c.sn != nil {
+		s.e.track(c.sn)
+		// The SET statements below are bounded like any statement, and
+		// cut short if the replay was interrupted meanwhile.
+		c.sn.SetDeadline(time.Now().Add(s.e.opts.Timeout))
+		if ctx.Err() != nil {
+			c.sn.SetDeadline(time.Unix(1, 0))
+		}
 	}
 	for _, q := range s.sets {
 		// A SET that fails here failed the same way when it first ran on
