@@ -18,13 +18,13 @@
 #     (SIZES, in MB, same number of sessions): it must stay flat.
 #
 #   scripts/bench-replay.sh
-#   ROUNDS=5 SESSIONS=16 SIZES="100 500 1000" scripts/bench-replay.sh
+#   ROUNDS=5 SECONDS_PER_RUN=8 SIZES="" CAPTURE_SIZE=0 scripts/bench-replay.sh
 #
 # Knobs (environment): ROUNDS (3), SESSIONS (8), STATEMENTS (40000, the
 # speed test's log), SECONDS_PER_RUN (10), PT_STATEMENTS (2000), SIZES
-# ("25 100 250"; replay time grows with them), CAPTURE_SIZE (1000, MB of
-# log read by capture alone; 0 for none), ROWS (100000), BIN (bin/shakedown), KEEP=1
-# keeps the sandboxes and files.
+# ("5 20 50"; replay time grows with them; empty for none), CAPTURE_SIZE
+# (1000, MB of log read by capture alone; 0 for none), ROWS (100000), BIN
+# (bin/shakedown), KEEP=1 keeps the sandboxes and files.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
