@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"strings"
 	"time"
@@ -97,16 +96,12 @@ func (c *captureCmd) run(ctx context.Context, env *Env, args []string) error {
 
 	var sources []capture.Source
 	var names []string
-	var replays []*capture.Reader // sources that are capture files
 	for _, a := range srcArgs {
-		src, rd, closeFn, err := c.openSource(ctx, env, a)
+		src, closeFn, err := c.openSource(ctx, env, a)
 		if err != nil {
 			return err
 		}
 		defer closeFn()
-		if rd != nil {
-			replays = append(replays, rd)
-		}
 		sources = append(sources, src)
 		names = append(names, src.Name)
 	}
@@ -195,27 +190,27 @@ func (c *captureCmd) run(ctx context.Context, env *Env, args []string) error {
 
 // openSource opens one SOURCE argument and finds its format. A capture
 // file is read back as a source of its own records.
-func (c *captureCmd) openSource(ctx context.Context, env *Env, arg string) (capture.Source, *capture.Reader, func(), error) {
+func (c *captureCmd) openSource(ctx context.Context, env *Env, arg string) (capture.Source, func(), error) {
 	nop := func() {}
 	if strings.HasPrefix(arg, "mysql://") {
 		t, err := parseURLWithEnv(env, "SOURCE", arg)
 		if err != nil {
-			return capture.Source{}, nil, nop, err
+			return capture.Source{}, nop, err
 		}
 		db, err := t.Open(t.Endpoints()[0], 1)
 		if err != nil {
-			return capture.Source{}, nil, nop, err
+			return capture.Source{}, nop, err
 		}
 		tbl, err := capture.OpenGeneralLogTable(ctx, db)
 		if err != nil {
 			db.Close()
-			return capture.Source{}, nil, nop, fmt.Errorf("%s: %w", t.Redacted(), err)
+			return capture.Source{}, nop, fmt.Errorf("%s: %w", t.Redacted(), err)
 		}
-		return capture.Source{Name: t.Redacted() + " (mysql.general_log)", Format: "general", Table: tbl}, nil, func() { tbl.Close(); db.Close() }, nil
+		return capture.Source{Name: t.Redacted() + " (mysql.general_log)", Format: "general", Table: tbl}, func() { tbl.Close(); db.Close() }, nil
 	}
 	f, err := os.Open(arg)
 	if err != nil {
-		return capture.Source{}, nil, nop, usagef("capture: %v", err)
+		return capture.Source{}, nop, usagef("capture: %v", err)
 	}
 	br := bufio.NewReaderSize(f, 1<<20)
 	head, _ := br.Peek(64 << 10)
@@ -224,17 +219,17 @@ func (c *captureCmd) openSource(ctx context.Context, env *Env, arg string) (capt
 		rd, err := capture.NewReader(br)
 		if err != nil {
 			f.Close()
-			return capture.Source{}, nil, nop, usagef("capture: %s: %v", arg, err)
+			return capture.Source{}, nop, usagef("capture: %s: %v", arg, err)
 		}
-		return capture.Source{Name: arg, Format: "capture", Replay: rd}, rd, func() { f.Close() }, nil
+		return capture.Source{Name: arg, Format: "capture", Replay: rd}, func() { f.Close() }, nil
 	}
 	if format == "" {
 		if format, err = capture.Detect(head); err != nil {
 			f.Close()
-			return capture.Source{}, nil, nop, usagef("capture: %s: %v", arg, err)
+			return capture.Source{}, nop, usagef("capture: %s: %v", arg, err)
 		}
 	}
-	return capture.Source{Name: arg, Format: format, R: br, Port: c.port}, nil, func() { f.Close() }, nil
+	return capture.Source{Name: arg, Format: format, R: br, Port: c.port}, func() { f.Close() }, nil
 }
 
 // parseURLWithEnv reads a target URL whose password, if any, comes from the
@@ -254,5 +249,3 @@ func parseURLWithEnv(env *Env, what, raw string) (*target.Target, error) {
 	}
 	return t, nil
 }
-
-var _ io.Reader = (*bufio.Reader)(nil)

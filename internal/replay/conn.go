@@ -11,7 +11,6 @@ import (
 	"io"
 	"net"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
@@ -465,5 +464,3 @@ func isText(b []byte) bool {
 	}
 	return true
 }
-
-var _ sync.Locker = (*sync.Mutex)(nil)
