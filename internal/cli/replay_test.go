@@ -454,6 +454,32 @@ func TestCaptureAndReplayScriptedApplication(t *testing.T) {
 		}
 	})
 
+	t.Run("pt-upgrade finds the same", func(t *testing.T) {
+		bin, err := exec.LookPath("pt-upgrade")
+		if err != nil {
+			t.Fatalf("pt-upgrade not found: %v (scripts/deps.sh installs percona-toolkit)", err)
+		}
+		div := sandboxtest.Start(t, "div_precision_increment=8")
+		execAll(t, ctx, dsnOf(div.Port, ""), shopSchema("shop", "utf8mb4_bin", true))
+		divURL := fmt.Sprintf("mysql://shakedown@127.0.0.1:%d/shop", div.Port)
+		_, doc, stdout := replayJSON(t, ctx, captures["general"], "--control", ctlURL, "--candidate", divURL)
+		var ours []string
+		for _, f := range doc.Fingerprints {
+			if f.Differences > 0 {
+				ours = append(ours, canonFP(f.Fingerprint))
+			}
+		}
+		cmd := exec.CommandContext(ctx, bin, fmt.Sprintf("h=127.0.0.1,P=%d,u=shakedown,D=shop", ctl.Port),
+			fmt.Sprintf("h=127.0.0.1,P=%d,u=shakedown,D=shop", div.Port), "--type", "genlog", general)
+		out, _ := cmd.CombinedOutput()
+		theirs := ptDiffering(string(out))
+		sort.Strings(ours)
+		sort.Strings(theirs)
+		if len(ours) == 0 || strings.Join(ours, "|") != strings.Join(theirs, "|") {
+			t.Errorf("differing fingerprints: replay %q, pt-upgrade %q\n%s\n%s", ours, theirs, stdout, out)
+		}
+	})
+
 	t.Run("to-workload in a sweep", func(t *testing.T) {
 		wl := filepath.Join(dir, "app.sql")
 		code, stdout, stderr := runCLI(ctx, "capture", captures["pcap"], "--to-workload", wl, "--reads-only")
@@ -690,4 +716,44 @@ func TestReplayHidesPassword(t *testing.T) {
 	if strings.Contains(stdout+stderr, "s3cr3t-pw") || strings.Contains(stdout+stderr, "inline-pw") {
 		t.Error("a password was printed")
 	}
+}
+
+// canonFP spells a fingerprint so that shakedown's and pt-upgrade's compare:
+// lowercase, without backquotes, spaces or digits.
+func canonFP(fp string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(fp) {
+		switch {
+		case r == '`' || r == ' ':
+		case r >= '0' && r <= '9':
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return strings.ReplaceAll(b.String(), "(...)", "(?+)")
+}
+
+// ptDiffering reads pt-upgrade's report: the fingerprints of the query
+// classes reported for differing results or errors (not for query times
+// alone, which replay judges over all of a fingerprint's statements).
+func ptDiffering(report string) []string {
+	var out []string
+	lines := strings.Split(report, "\n")
+	for i := 0; i < len(lines); i++ {
+		if !strings.HasPrefix(lines[i], "Reporting class because") {
+			continue
+		}
+		why := lines[i]
+		keep := strings.Contains(why, "row diff") || strings.Contains(why, "row count") || strings.Contains(why, "warning") || strings.Contains(why, "query error")
+		for j := i + 1; j < len(lines); j++ {
+			if strings.HasPrefix(lines[j], "Discarded queries") {
+				if keep && j+2 < len(lines) {
+					out = append(out, canonFP(lines[j+2]))
+				}
+				i = j
+				break
+			}
+		}
+	}
+	return out
 }
