@@ -757,3 +757,21 @@ func ptDiffering(report string) []string {
 	}
 	return out
 }
+
+func TestCaptureReplayHelp(t *testing.T) {
+	for _, tc := range []struct{ cmd, want string }{
+		{"capture", "--to-workload"},
+		{"replay", "--allow-writes"},
+	} {
+		code, stdout, _ := runCLI(context.Background(), tc.cmd, "--help")
+		if code != ExitOK || !strings.Contains(stdout, "usage: shakedown "+tc.cmd) || !strings.Contains(stdout, tc.want) {
+			t.Errorf("%s --help: got exit %d and %q", tc.cmd, code, stdout)
+		}
+	}
+	_, stdout, _ := runCLI(context.Background(), "help")
+	for _, want := range []string{"capture ", "replay "} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("help: want %q in %q", want, stdout)
+		}
+	}
+}
