@@ -480,6 +480,21 @@ func TestCaptureAndReplayScriptedApplication(t *testing.T) {
 		}
 	})
 
+	t.Run("allow writes", func(t *testing.T) {
+		code, stdout, stderr := runCLI(ctx, "replay", captures["pcap"], "--control", ctlURL, "--candidate", candURL, "--allow-writes", "--progress", "0")
+		if code != ExitOK && code != ExitDifferences {
+			t.Fatalf("got exit %d\n%s\n%s", code, stdout, stderr)
+		}
+		for _, want := range []string{"--allow-writes: 3 statements that may write will run on EVERY target (", "INSERT 1", "UPDATE 1", "CREATE USER 1", "control   control  " + ctlURL, "candidate candidate  " + candURL} {
+			if !strings.Contains(stderr, want) {
+				t.Errorf("stderr: want %q in\n%s", want, stderr)
+			}
+		}
+		if !strings.Contains(stdout, "writes allowed") || strings.Contains(stdout, "INSERT 1") {
+			t.Errorf("stdout: want the writes run, not skipped\n%s", stdout)
+		}
+	})
+
 	t.Run("to-workload in a sweep", func(t *testing.T) {
 		wl := filepath.Join(dir, "app.sql")
 		code, stdout, stderr := runCLI(ctx, "capture", captures["pcap"], "--to-workload", wl, "--reads-only")
