@@ -112,6 +112,14 @@ func (e *engine) interruptOnCancel(ctx context.Context, stop <-chan struct{}) {
 	}
 }
 
+// A session without a statement for idleSession of capture time (µs), or
+// for idleRecords records of a capture without times, is closed; a later
+// statement of it opens it again (its SET statements are not repeated).
+const (
+	idleSession = int64(10 * time.Minute / time.Microsecond)
+	idleRecords = 1000000
+)
+
 // sessionQueue is how many statements wait for a session: memory is this
 // times the number of open sessions, whatever the capture's size.
 const sessionQueue = 256
@@ -178,12 +186,13 @@ func Run(ctx context.Context, rd *capture.Reader, targets []Target, opts Options
 func (e *engine) dispatch(ctx context.Context, rd *capture.Reader, started time.Time) error {
 	an := fingerprint.NewAnalyzer()
 	sessions := map[string]chan *stmt{}
+	last := map[string]int64{} // when each open session last had a statement
 	defer func() {
 		for _, ch := range sessions {
 			close(ch)
 		}
 	}()
-	var t0 int64
+	var t0, n, now int64
 	for {
 		if ctx.Err() != nil {
 			return nil
@@ -196,13 +205,36 @@ func (e *engine) dispatch(ctx context.Context, rd *capture.Reader, started time.
 		if err != nil {
 			return err
 		}
+		n++
+		if rec.TS > now {
+			now = rec.TS
+		}
+		if n%4096 == 0 {
+			// Slow logs never say that a session ended: one idle for
+			// longer than idleSession of capture time (or idleRecords
+			// records, when there are no times) is closed, so that open
+			// connections follow the sessions in use, not all there were.
+			for name, at := range last {
+				if (now > 0 && at < now-idleSession) || (now == 0 && at < n-idleRecords) {
+					close(sessions[name])
+					delete(sessions, name)
+					delete(last, name)
+				}
+			}
+		}
 		ch := sessions[rec.Session]
 		if rec.Kind == capture.KindQuit {
 			if ch != nil {
 				close(ch)
 				delete(sessions, rec.Session)
+				delete(last, rec.Session)
 			}
 			continue
+		}
+		if now > 0 {
+			last[rec.Session] = now
+		} else {
+			last[rec.Session] = n
 		}
 		if rec.Kind != "" || rec.SQL == "" {
 			continue
