@@ -7,6 +7,9 @@
 #   chromium                      chromium        (the browser test of the HTML report)
 #   promtool                      prometheus      (checks the --metrics-addr exposition)
 #   openssl                       openssl         (a certificate for bench.sh's tls case)
+
+#   tcpdump                       tcpdump         (the pcap a capture test records on loopback)
+#   pt-upgrade                    percona-toolkit (the peer of replay, in scripts/bench-replay.sh)
 # Idempotent: with everything present it changes nothing and asks no one.
 # It never starts the distro's MariaDB service (tests run their own servers
 # on loopback); if that service already runs, it is left alone.
@@ -24,6 +27,9 @@ have chromium || pkgs+=(chromium)
 have promtool || pkgs+=(prometheus)
 have openssl || pkgs+=(openssl)
 
+have tcpdump || pkgs+=(tcpdump)
+have pt-upgrade || pkgs+=(percona-toolkit)
+
 if [ "${#pkgs[@]}" -eq 0 ]; then
 	exit 0
 fi
@@ -38,7 +44,7 @@ if [ "$(id -u)" -ne 0 ]; then
 	fi
 fi
 if ! command -v apt-get >/dev/null 2>&1; then
-	echo "deps.sh: missing ${pkgs[*]} and no apt-get here; install MariaDB server and client, sysbench, chromium and prometheus (promtool) by hand" >&2
+	echo "deps.sh: missing ${pkgs[*]} and no apt-get here; install MariaDB server and client, sysbench, chromium, prometheus (promtool), tcpdump and percona-toolkit by hand" >&2
 	exit 1
 fi
 
@@ -69,6 +75,9 @@ have sysbench || missing+=(sysbench)
 have chromium || missing+=(chromium)
 have promtool || missing+=(promtool)
 have openssl || missing+=(openssl)
+
+have tcpdump || missing+=(tcpdump)
+have pt-upgrade || missing+=(pt-upgrade)
 if [ "${#missing[@]}" -ne 0 ]; then
 	echo "deps.sh: still missing after install: ${missing[*]}" >&2
 	exit 1

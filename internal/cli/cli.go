@@ -92,6 +92,12 @@ func commands() map[string]command {
 		"analyze": {"ANALYZE TABLE every table of a target (refresh statistics)", func(ctx context.Context, env *Env, args []string) error {
 			return (&analyzeCmd{}).run(ctx, env, args)
 		}},
+		"capture": {"slow log, general log or pcap into a capture file; fingerprints; --to-workload", func(ctx context.Context, env *Env, args []string) error {
+			return (&captureCmd{}).run(ctx, env, args)
+		}},
+		"replay": {"replay a capture on a control and candidates; compare results, errors, latency", func(ctx context.Context, env *Env, args []string) error {
+			return (&replayCmd{}).run(ctx, env, args)
+		}},
 		"version":  {"print the version and the commit it was built from", runVersion},
 		"sysbench": {"a sysbench command line: sysbench WORKLOAD [options] prepare|run|cleanup", runSysbench},
 	}
