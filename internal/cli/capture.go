@@ -54,6 +54,7 @@ type captureCmd struct {
 	top        int
 	toWorkload string
 	readsOnly  bool
+	creds      target.Credentials
 }
 
 func (c *captureCmd) flags() *pflag.FlagSet {
@@ -65,6 +66,7 @@ func (c *captureCmd) flags() *pflag.FlagSet {
 	fs.IntVar(&c.top, "top", 10, "fingerprints listed by --summary")
 	fs.StringVar(&c.toWorkload, "to-workload", "", "write a weighted statement file for the sql workload to FILE (values in FILE.values/)")
 	sbflag.BoolVar(fs, &c.readsOnly, "reads-only", false, "with --to-workload: read-only statements only")
+	c.creds.Bind(fs)
 	return fs
 }
 
@@ -193,7 +195,7 @@ func (c *captureCmd) run(ctx context.Context, env *Env, args []string) error {
 func (c *captureCmd) openSource(ctx context.Context, env *Env, arg string) (capture.Source, func(), error) {
 	nop := func() {}
 	if strings.HasPrefix(arg, "mysql://") {
-		t, err := parseURLWithEnv(env, "SOURCE", arg)
+		t, err := parseURL(env, &c.creds, "capture: SOURCE", arg)
 		if err != nil {
 			return capture.Source{}, nop, err
 		}
@@ -230,22 +232,4 @@ func (c *captureCmd) openSource(ctx context.Context, env *Env, arg string) (capt
 		}
 	}
 	return capture.Source{Name: arg, Format: format, R: br, Port: c.port}, func() { f.Close() }, nil
-}
-
-// parseURLWithEnv reads a target URL whose password, if any, comes from the
-// environment variable named by its password_env parameter.
-func parseURLWithEnv(env *Env, what, raw string) (*target.Target, error) {
-	t, err := target.Parse(raw)
-	if err != nil {
-		return nil, usagef("%s: %v", what, err)
-	}
-	if name, ok := t.Params["password_env"]; ok {
-		delete(t.Params, "password_env")
-		pw := env.Getenv(name)
-		if pw == "" {
-			return nil, usagef("%s %s: password_env: environment variable %s is not set", what, t.Redacted(), name)
-		}
-		t.Password = pw
-	}
-	return t, nil
 }

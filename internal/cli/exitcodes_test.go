@@ -51,6 +51,9 @@ type exitFixture struct {
 	plan        string // a plan on the live server
 	badPlan     string // a plan with a YAML mistake
 	downPlan    string // a plan whose target is down
+	slowLog     string // a slow log of one SELECT from table t
+	garbage     string // a file in no format capture reads
+	capture     string // slowLog's capture file
 }
 
 func newExitFixture(t *testing.T) *exitFixture {
@@ -100,6 +103,13 @@ func newExitFixture(t *testing.T) *exitFixture {
 	f.plan = write("plan.yaml", fmt.Sprintf(plan, f.live))
 	f.downPlan = write("down.yaml", fmt.Sprintf(plan, f.down))
 	f.badPlan = write("bad.yaml", "targets:\n  - name: a\n\turl: x\n")
+	f.slowLog = write("slow.log", "# Time: 261122 21:56:55\n# User@Host: a[a] @  [127.0.0.1]\n# Thread_id: 4  Schema: exitcodes  QC_hit: No\n"+
+		"# Query_time: 0.1  Lock_time: 0.0  Rows_sent: 1  Rows_examined: 1\nSET timestamp=1;\nSELECT COUNT(*) FROM t;\n")
+	f.garbage = write("garbage.txt", "this is no log\n")
+	f.capture = filepath.Join(f.dir, "slow.capture")
+	if code, _, errOut := runCLI(context.Background(), "capture", f.slowLog, "-o", f.capture); code != 0 {
+		t.Fatalf("capture the slow log: exit %d: %s", code, errOut)
+	}
 	return f
 }
 
@@ -205,6 +215,24 @@ func TestExitCodes(t *testing.T) {
 		{"check", "access denied", failed, nil, func(f *exitFixture) []string { return []string{"check", f.denied, f.diffDst} }},
 		{"readiness", "not ready", differs, nil, func(f *exitFixture) []string {
 			return []string{"readiness", f.diffSrc, f.diffDst, "--store", f.store}
+		}},
+		{"capture", "ok", ok, nil, func(f *exitFixture) []string {
+			return []string{"capture", f.slowLog, "-o", filepath.Join(f.dir, "ok.capture")}
+		}},
+		{"capture", "unknown format", usage, nil, func(f *exitFixture) []string {
+			return []string{"capture", f.garbage, "-o", filepath.Join(f.dir, "no.capture")}
+		}},
+		{"capture", "no such file", usage, nil, func(f *exitFixture) []string {
+			return []string{"capture", filepath.Join(f.dir, "nope.log"), "-o", filepath.Join(f.dir, "no.capture")}
+		}},
+		{"replay", "differences", differs, nil, func(f *exitFixture) []string {
+			return []string{"replay", f.capture, "--control", f.diffSrc, "--candidate", f.diffDst}
+		}},
+		{"replay", "no such capture", usage, nil, func(f *exitFixture) []string {
+			return []string{"replay", filepath.Join(f.dir, "nope.capture"), "--control", f.diffSrc, "--candidate", f.diffDst}
+		}},
+		{"replay", "server down", failed, nil, func(f *exitFixture) []string {
+			return []string{"replay", f.capture, "--control", f.diffSrc, "--candidate", f.down}
 		}},
 		{"readiness", "one side", usage, nil, func(f *exitFixture) []string { return []string{"readiness", f.diffSrc} }},
 	}

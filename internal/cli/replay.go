@@ -16,6 +16,7 @@ import (
 	"github.com/shakedown/shakedown/internal/fingerprint"
 	"github.com/shakedown/shakedown/internal/replay"
 	"github.com/shakedown/shakedown/internal/sbflag"
+	"github.com/shakedown/shakedown/internal/target"
 )
 
 const replayUsage = `usage: shakedown replay CAPTURE --control URL --candidate URL [--candidate URL...] [options]
@@ -40,8 +41,8 @@ runs them too and first says what will run where.
 A URL that names a database replays the captured default database as that
 one (to replay on a copy under another name); without one, each session uses
 the database it used when captured. A URL may start with NAME= to name the
-target; its password comes from the
-environment variable its password_env parameter names:
+target. Passwords come from the sources every command reads (shakedown help
+targets); the password_env parameter gives each target its own:
   --candidate tidb=mysql://app@10.0.0.2:4000/shop?password_env=TIDB_PW
 
 Exit status: 0 no differences, 3 differences or new errors found, 1 the
@@ -63,6 +64,7 @@ type replayCmd struct {
 	htmlFile    string
 	top         int
 	progress    time.Duration
+	creds       target.Credentials
 }
 
 func (c *replayCmd) flags() *pflag.FlagSet {
@@ -77,6 +79,7 @@ func (c *replayCmd) flags() *pflag.FlagSet {
 	fs.StringVar(&c.htmlFile, "html", "", "write the report as a self-contained HTML page to FILE")
 	fs.IntVar(&c.top, "top", 20, "fingerprints listed in the text report")
 	fs.DurationVar(&c.progress, "progress", 5*time.Second, "progress line interval on stderr (0: none)")
+	c.creds.Bind(fs)
 	return fs
 }
 
@@ -125,7 +128,7 @@ func (c *replayCmd) run(ctx context.Context, env *Env, args []string) error {
 		if !strings.HasPrefix(raw, "mysql://") {
 			return usagef("replay: %s must be a URL mysql://user@host:port/db (optionally NAME=URL)", what)
 		}
-		t, err := parseURLWithEnv(env, "replay: "+what, raw)
+		t, err := parseURL(env, &c.creds, "replay: "+what, raw)
 		if err != nil {
 			return err
 		}

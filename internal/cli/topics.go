@@ -24,6 +24,8 @@ Parameters:
     timeout=5s             give up connecting after this long (default 10s)
     charset=utf8mb4        the connection's character set
     collation=utf8mb4_bin  the connection's collation
+    password_env=NAME      the password is in environment variable NAME (each
+                           target its own, where a command takes several)
 Any other parameter is refused. run, prepare and cleanup also take sysbench's
 --mysql-host, --mysql-port, --mysql-user, --mysql-password, --mysql-db and
 --mysql-socket.
@@ -33,6 +35,7 @@ A password in a URL that holds / # ? @ or : must be percent-encoded
 
 Passwords come from the first of these that has one:
   1. the URL (and run's --mysql-password): visible in ps and shell history;
+     or the environment variable the URL's password_env=NAME names;
   2. --password-file FILE: its first line;
   3. the environment: MYSQL_PWD, or for a plan's target the variable its
      password_env: names;

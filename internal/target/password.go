@@ -73,6 +73,18 @@ func (c *Credentials) Fill(t *Target, getenv func(string) string) error {
 		}
 		return nil
 	}
+	if t.PasswordEnv != "" {
+		// The URL names this target's own variable: it is the only source.
+		pw := ""
+		if getenv != nil {
+			pw = getenv(t.PasswordEnv)
+		}
+		if pw == "" {
+			return usage.Errorf("%s: password_env: environment variable %s is not set", t.Redacted(), t.PasswordEnv)
+		}
+		t.Password, t.PasswordFrom = pw, t.PasswordEnv
+		return nil
+	}
 	if c.File != "" {
 		pw, err := readPasswordFile(c.File)
 		if err != nil {

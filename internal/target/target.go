@@ -40,7 +40,11 @@ type Target struct {
 	// "MYSQL_PWD", "/home/u/.my.cnf [client]"); "" when there is none. It
 	// never holds the password.
 	PasswordFrom string
-	DB           string
+	// PasswordEnv is ?password_env=NAME: the environment variable that
+	// holds this target's password, for commands that take several targets
+	// with different passwords (replay, plans).
+	PasswordEnv string
+	DB          string
 	// TLS is go-sql-driver's tls parameter: "", "true", "skip-verify",
 	// "preferred" or "false".
 	TLS string
@@ -186,10 +190,13 @@ func validUserinfo(s string) bool {
 }
 
 // Params are the URL parameters a target understands.
-var Params = []string{"socket", "tls", "tls-ca", "tls-cert", "tls-key", "timeout", "connect_timeout", "charset", "collation"}
+var Params = []string{"socket", "tls", "tls-ca", "tls-cert", "tls-key", "timeout", "connect_timeout", "charset", "collation", "password_env"}
 
 // TLSModes are the values of ?tls=.
 var TLSModes = []string{"true", "false", "skip-verify", "preferred"}
+
+// envNameRE is an environment variable's name.
+var envNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // identRE is a character set or collation name: it goes into SET NAMES as
 // it is, so nothing else may.
@@ -231,6 +238,11 @@ func (t *Target) setParams(q url.Values) error {
 			} else {
 				t.Collation = v
 			}
+		case "password_env":
+			if !envNameRE.MatchString(v) {
+				return fmt.Errorf("target URL password_env=%q: want the name of an environment variable, such as DB_PASSWORD", v)
+			}
+			t.PasswordEnv = v
 		case "tls-ca":
 			t.TLSCA = v
 		case "tls-cert":

@@ -62,7 +62,7 @@ func TestURLParameters(t *testing.T) {
 		{"socket and timeout", "mysql://u@/db?socket=/tmp/s&timeout=3s", "", func(t *Target) bool { return t.Socket == "/tmp/s" && t.ConnectTimeout.Seconds() == 3 }},
 		{"tls=maybe lists the values", "mysql://u@h/db?tls=maybe", `tls="maybe": want one of true, false, skip-verify, preferred`, nil},
 		{"compress refused", "mysql://u@h/db?compress=true", "compress is not supported: remove ?compress=true", nil},
-		{"unknown parameter", "mysql://u@h/db?autocommit=1", `unknown parameter "autocommit"; known: socket, tls, tls-ca, tls-cert, tls-key, timeout, connect_timeout, charset, collation`, nil},
+		{"unknown parameter", "mysql://u@h/db?autocommit=1", `unknown parameter "autocommit"; known: socket, tls, tls-ca, tls-cert, tls-key, timeout, connect_timeout, charset, collation, password_env`, nil},
 		{"typo in a parameter", "mysql://u@h/db?chrset=utf8mb4", `unknown parameter "chrset" (did you mean "charset"?)`, nil},
 		{"charset is a name, nothing else", "mysql://u@h/db?charset=utf8mb4%3BDROP", "want a name such as utf8mb4", nil},
 		{"malformed parameters", "mysql://u@h/db?charset=utf8mb4;DROP", "malformed parameters", nil},
@@ -177,5 +177,28 @@ func TestTLSFiles(t *testing.T) {
 			}
 			tc.check(t, tg)
 		})
+	}
+}
+
+func TestPasswordEnv(t *testing.T) {
+	env := map[string]string{"TIDB_PW": "s3cret", "MYSQL_PWD": "other"}
+	getenv := func(k string) string { return env[k] }
+	tg, err := Parse("mysql://app@h:4000/shop?password_env=TIDB_PW")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c Credentials
+	if err := c.Fill(tg, getenv); err != nil {
+		t.Fatal(err)
+	}
+	if tg.Password != "s3cret" || tg.PasswordFrom != "TIDB_PW" || len(tg.Params) != 0 {
+		t.Errorf("got password %q from %q, params %v; want TIDB_PW's, and no session variable", tg.Password, tg.PasswordFrom, tg.Params)
+	}
+	tg, _ = Parse("mysql://app@h:4000/shop?password_env=UNSET_PW")
+	if err := c.Fill(tg, getenv); err == nil || !strings.Contains(err.Error(), "UNSET_PW is not set") {
+		t.Errorf("unset variable: got %v, want it named", err)
+	}
+	if _, err := Parse("mysql://app@h/shop?password_env=A-B"); err == nil || !strings.Contains(err.Error(), "name of an environment variable") {
+		t.Errorf("bad name: got %v", err)
 	}
 }
