@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -16,6 +17,7 @@ import (
 	"github.com/shakedown/shakedown/internal/fingerprint"
 	"github.com/shakedown/shakedown/internal/replay"
 	"github.com/shakedown/shakedown/internal/sbflag"
+	"github.com/shakedown/shakedown/internal/store"
 	"github.com/shakedown/shakedown/internal/target"
 )
 
@@ -64,10 +66,11 @@ type replayCmd struct {
 	htmlFile    string
 	top         int
 	progress    time.Duration
+	storePath   string
 	creds       target.Credentials
 }
 
-func (c *replayCmd) flags() *pflag.FlagSet {
+func (c *replayCmd) flags(env *Env) *pflag.FlagSet {
 	fs := sbflag.NewFlagSet("replay")
 	fs.StringVar(&c.control, "control", "", "the control: [NAME=]mysql://user@host:port/db (required)")
 	fs.StringArrayVar(&c.candidates, "candidate", nil, "a candidate, same form as --control (required; repeat for more)")
@@ -79,12 +82,14 @@ func (c *replayCmd) flags() *pflag.FlagSet {
 	fs.StringVar(&c.htmlFile, "html", "", "write the report as a self-contained HTML page to FILE")
 	fs.IntVar(&c.top, "top", 20, "fingerprints listed in the text report")
 	fs.DurationVar(&c.progress, "progress", 5*time.Second, "progress line interval on stderr (0: none)")
+	fs.StringVar(&c.storePath, "store", "", "save the result for shakedown readiness, one piece of evidence per candidate: --store in the default store, --store=FILE in another")
+	fs.Lookup("store").NoOptDefVal = store.DefaultPath(env.Getenv)
 	c.creds.Bind(fs)
 	return fs
 }
 
 func (c *replayCmd) run(ctx context.Context, env *Env, args []string) error {
-	fs := c.flags()
+	fs := c.flags(env)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			fmt.Fprint(env.Stdout, replayUsage)
@@ -143,6 +148,19 @@ func (c *replayCmd) run(ctx context.Context, env *Env, args []string) error {
 		seen[t.Name] = true
 	}
 
+	// Where the results go is checked before anything runs.
+	if err := checkOutputs(outputFile{"--json", c.jsonFile}, outputFile{"--html", c.htmlFile}); err != nil {
+		return err
+	}
+	var st *store.Store
+	if c.storePath != "" {
+		var err error
+		if st, err = openStoreFlag(ctx, "--store", c.storePath); err != nil {
+			return err
+		}
+		defer st.Close()
+	}
+
 	f, err := os.Open(path)
 	if err != nil {
 		return usagef("replay: %v", err)
@@ -178,6 +196,12 @@ func (c *replayCmd) run(ctx context.Context, env *Env, args []string) error {
 		if err := writeFile(c.htmlFile, func(w io.Writer) error { return replay.WriteHTML(w, rep) }); err != nil {
 			return err
 		}
+	}
+	if st != nil {
+		if err := storeReplay(ctx, st, rep); err != nil {
+			return fmt.Errorf("--store %s: %w", c.storePath, err)
+		}
+		fmt.Fprintf(env.Stdout, "stored in %s (shakedown readiness)\n", c.storePath)
 	}
 	switch {
 	case errors.Is(runErr, replay.ErrInterrupted):
@@ -262,4 +286,50 @@ func urlNamesDB(raw string) bool {
 	}
 	i := strings.IndexByte(rest, '/')
 	return i >= 0 && i < len(rest)-1
+}
+
+// storeReplay saves the replay as evidence for readiness pages: one piece
+// per candidate, against the control. A candidate fails on a differing
+// result or a new error, warns on a slower fingerprint or a lost
+// connection, and an interrupted replay is incomplete.
+func storeReplay(ctx context.Context, st *store.Store, rep *replay.Report) error {
+	ctx = context.WithoutCancel(ctx) // an interrupted replay is saved too
+	var doc bytes.Buffer
+	if err := replay.WriteJSON(&doc, rep); err != nil {
+		return err
+	}
+	for i, cand := range rep.Candidates {
+		var diffs, newErrs, slower int64
+		for _, f := range rep.Fingerprints {
+			if i >= len(f.Candidates) {
+				continue
+			}
+			cf := f.Candidates[i]
+			diffs += cf.Differences
+			newErrs += cf.NewErrors
+			if cf.Verdict == "slower" {
+				slower++
+			}
+		}
+		outcome := store.OutcomePass
+		switch {
+		case rep.Interrupted:
+			outcome = store.OutcomeIncomplete
+		case diffs > 0 || newErrs > 0:
+			outcome = store.OutcomeFail
+		case slower > 0 || rep.LostConns > 0:
+			outcome = store.OutcomeWarn
+		}
+		summary := fmt.Sprintf("%d statements replayed: %d differing, %d new errors, %d slower fingerprints", rep.Statements, diffs, newErrs, slower)
+		if rep.Interrupted {
+			summary += " (interrupted)"
+		}
+		if _, err := st.AddEvidence(ctx, &store.Evidence{
+			Kind: store.KindReplay, Source: rep.Control.URL, Target: cand.URL, At: rep.Started, Tool: Version,
+			Outcome: outcome, Summary: summary, Document: doc.Bytes(),
+		}); err != nil {
+			return err
+		}
+	}
+	return nil
 }

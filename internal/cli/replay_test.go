@@ -6,7 +6,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -338,20 +337,35 @@ func TestCaptureAndReplayScriptedApplication(t *testing.T) {
 
 	ctlURL := fmt.Sprintf("mysql://shakedown@127.0.0.1:%d/shop", ctl.Port)
 	candURL := fmt.Sprintf("mysql://shakedown@127.0.0.1:%d/shop", cand.Port)
-	sqlMode := url.QueryEscape("'ONLY_FULL_GROUP_BY,STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_AUTO_CREATE_USER,NO_ENGINE_SUBSTITUTION'")
+	// A candidate that differs in one setting: the candidate's server gets
+	// it globally for one case (new sessions take it) and back after.
+	const sqlMode = "ONLY_FULL_GROUP_BY,STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_AUTO_CREATE_USER,NO_ENGINE_SUBSTITUTION"
+	var origMode string
+	origDB, err := sql.Open("mysql", dsnOf(cand.Port, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer origDB.Close()
+	if err := origDB.QueryRowContext(ctx, "SELECT @@GLOBAL.sql_mode").Scan(&origMode); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name      string
 		candidate string
+		set       []string // on the candidate's server for this case
+		restore   []string
 		want      []string // the statements that differ
 	}{
-		{"identical", candURL, nil},
-		{"div_precision_increment", candURL + "?div_precision_increment=8", []string{stmtDivision}},
-		{"ONLY_FULL_GROUP_BY", candURL + "?sql_mode=" + sqlMode, []string{stmtGroupBy}},
-		{"collation", fmt.Sprintf("mysql://shakedown@127.0.0.1:%d/shop_ci", cand.Port), []string{stmtCollation}},
+		{"identical", candURL, nil, nil, nil},
+		{"div_precision_increment", candURL, []string{"SET GLOBAL div_precision_increment = 8"}, []string{"SET GLOBAL div_precision_increment = DEFAULT"}, []string{stmtDivision}},
+		{"ONLY_FULL_GROUP_BY", candURL, []string{"SET GLOBAL sql_mode = '" + sqlMode + "'"}, []string{"SET GLOBAL sql_mode = '" + origMode + "'"}, []string{stmtGroupBy}},
+		{"collation", fmt.Sprintf("mysql://shakedown@127.0.0.1:%d/shop_ci", cand.Port), nil, nil, []string{stmtCollation}},
 	}
 	for _, src := range []string{"general", "slow", "pcap", "table"} {
 		for _, tc := range tests {
 			t.Run(src+"/"+tc.name, func(t *testing.T) {
+				execAll(t, ctx, dsnOf(cand.Port, ""), tc.set)
+				defer execAll(t, ctx, dsnOf(cand.Port, ""), tc.restore)
 				code, doc, stdout := replayJSON(t, ctx, captures[src], "--control", ctlURL, "--candidate", tc.candidate)
 				wantCode := ExitOK
 				if len(tc.want) > 0 {
@@ -375,6 +389,18 @@ func TestCaptureAndReplayScriptedApplication(t *testing.T) {
 			})
 		}
 	}
+
+	t.Run("stored for readiness", func(t *testing.T) {
+		st := filepath.Join(t.TempDir(), "evidence.db")
+		code, stdout, stderr := runCLI(ctx, "replay", captures["general"], "--control", ctlURL, "--candidate", candURL, "--progress", "0", "--store="+st)
+		if code != ExitOK {
+			t.Fatalf("replay --store: exit %d\n%s\n%s", code, stdout, stderr)
+		}
+		code, stdout, stderr = runCLI(ctx, "readiness", ctlURL, candURL, "--store", st)
+		if !strings.Contains(stdout, "statements replayed: 0 differing, 0 new errors") {
+			t.Errorf("readiness (exit %d): got\n%s\n%s\nwant the replay's evidence", code, stdout, stderr)
+		}
+	})
 
 	t.Run("missing index", func(t *testing.T) {
 		noidx := fmt.Sprintf("mysql://shakedown@127.0.0.1:%d/shop_noidx", ctl.Port)
