@@ -79,7 +79,7 @@ func TestPageInChromium(t *testing.T) {
 		{"check", StatusWarn, "0 errors, 1 warning, 0 notices"},
 		{"variables", StatusPass, "1 differing"},
 		{"sweep", StatusPass, "faster at 4 of 4 levels"},
-		{"replay", StatusMissing, "none yet: run shakedown replay CAPTURE ... --store"},
+		{"replay", StatusMissing, "none yet: run shakedown capture SOURCE-LOG -o app.capture; shakedown replay app.capture --control"},
 		{"verify", StatusMissing, "none yet: run shakedown verify " + srcURL + " " + dstURL},
 	}
 	for _, r := range rows {
@@ -98,7 +98,7 @@ func TestPageInChromium(t *testing.T) {
 		"ONLY_FULL_GROUP_BY only on the target",   // the check's finding
 		"strictness and syntax",                   // the variables diff
 		"oltp_write_only",                         // the sweep's levels
-		"No replay yet: run shakedown replay",     // replay's section
+		"No replay yet: run shakedown capture SOURCE-LOG",     // replay's section
 		"No verify yet: run shakedown verify",     // verify's section
 		"no verify yet: whether the target holds", // the reason
 	} {

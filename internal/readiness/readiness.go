@@ -134,7 +134,7 @@ func Build(ctx context.Context, st *store.Store, opts Options) (*Page, error) {
 	p.Verify.Command = fmt.Sprintf("shakedown verify %s %s --databases DB,... %s", src, dst, sf)
 	// Replay stores its result as evidence of kind "replay" for the same
 	// source (the control) and target: see store.KindReplay.
-	p.Replay.Command = fmt.Sprintf("shakedown replay CAPTURE ... %s", sf)
+	p.Replay.Command = fmt.Sprintf("shakedown capture SOURCE-LOG -o app.capture; shakedown replay app.capture --control %s --candidate %s %s", src, dst, sf)
 	p.Sweep.Command = fmt.Sprintf("shakedown sweep PLAN.yaml %s", sf)
 
 	if err := p.readCheck(ctx, st, match); err != nil {
