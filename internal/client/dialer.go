@@ -2,10 +2,8 @@ package client
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
-	"sync"
+	"sync/atomic"
 
 	"github.com/go-sql-driver/mysql"
 
@@ -35,24 +33,25 @@ type Options struct {
 }
 
 // Dialer opens the connections of a load: connection i goes to endpoint i
-// mod n of the target, over the lean protocol of package wire when the
-// target allows it, else through database/sql. It is safe for concurrent
-// use.
+// mod n of the target, over the lean protocol of package wire, TLS
+// included, so that every target is measured through the same client. It is
+// safe for concurrent use.
 type Dialer struct {
 	tgt *target.Target
 	opt Options
 	eps []target.Endpoint
 
-	mu    sync.Mutex
-	pools map[int]*sql.DB // database/sql fallback, by endpoint
+	// What the connections used, for the result: how many were opened
+	// and how many of them over TLS.
+	opened, overTLS atomic.Int64
 }
 
-// NewDialer returns a Dialer for t. Close it after the load.
+// NewDialer returns a Dialer for t.
 func NewDialer(t *target.Target, opt Options) *Dialer {
 	if opt.Explain == nil {
 		opt.Explain = t.Explain
 	}
-	return &Dialer{tgt: t, opt: opt, eps: t.Endpoints(), pools: map[int]*sql.DB{}}
+	return &Dialer{tgt: t, opt: opt, eps: t.Endpoints()}
 }
 
 func (d *Dialer) config(ep target.Endpoint) *mysql.Config {
@@ -66,26 +65,16 @@ func (d *Dialer) config(ep target.Endpoint) *mysql.Config {
 // Connect opens connection i, whose statements count into counts. A failed
 // connect is explained (Options.Explain) and wraps the driver's error.
 func (d *Dialer) Connect(ctx context.Context, i int, counts *workload.Counts) (workload.Conn, error) {
-	n := i % len(d.eps)
-	ep := d.eps[n]
-	var c workload.Conn
+	ep := d.eps[i%len(d.eps)]
 	w, err := wire.Dial(ctx, d.config(ep), d.opt.IO)
-	switch {
-	case err == nil:
-		c = NewWire(w, d.opt.PS, counts)
-	case errors.Is(err, wire.ErrUnsupported):
-		db, err := d.pool(n, ep)
-		if err != nil {
-			return nil, err
-		}
-		sc, err := db.Conn(ctx)
-		if err != nil {
-			return nil, d.opt.Explain(ep, err)
-		}
-		c = NewSQL(sc, d.opt.PS, counts)
-	default:
+	if err != nil {
 		return nil, d.opt.Explain(ep, err)
 	}
+	d.opened.Add(1)
+	if w.TLS() {
+		d.overTLS.Add(1)
+	}
+	var c workload.Conn = NewWire(w, d.opt.PS, counts)
 	if d.opt.Init != "" {
 		if _, err := c.Exec(ctx, d.opt.Init); err != nil {
 			c.Close()
@@ -95,29 +84,10 @@ func (d *Dialer) Connect(ctx context.Context, i int, counts *workload.Counts) (w
 	return c, nil
 }
 
-// pool returns the database/sql pool of endpoint n, opening it once.
-func (d *Dialer) pool(n int, ep target.Endpoint) (*sql.DB, error) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if db := d.pools[n]; db != nil {
-		return db, nil
-	}
-	conn, err := mysql.NewConnector(d.config(ep))
-	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", ep, err)
-	}
-	db := sql.OpenDB(conn)
-	db.SetMaxIdleConns(0) // a closed Conn really closes
-	d.pools[n] = db
-	return db, nil
-}
-
-// Close releases the fallback pools.
-func (d *Dialer) Close() {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	for _, db := range d.pools {
-		db.Close()
-	}
-	d.pools = map[int]*sql.DB{}
+// TLS reports whether the connections opened so far went over TLS: all of
+// them (true), or none, or a mix (preferred with servers that differ), which
+// counts as not all.
+func (d *Dialer) TLS() bool {
+	n := d.opened.Load()
+	return n > 0 && d.overTLS.Load() == n
 }

@@ -66,7 +66,6 @@ func TestTransportsCountAlike(t *testing.T) {
 	}
 	perStatement := func(t *testing.T, counts *workload.Counts) workload.Conn {
 		d := NewDialer(tg, Options{DB: tg.DB, PS: true, IO: wire.Options{Blocking: true}})
-		t.Cleanup(d.Close)
 		return NewPerStatement(func(ctx context.Context) (workload.Conn, error) {
 			return d.Connect(ctx, 0, counts)
 		}, func(c workload.Conn) { c.Close() })
@@ -131,7 +130,6 @@ func TestDialerExplainsAndInits(t *testing.T) {
 
 	var counts workload.Counts
 	d := NewDialer(tg, Options{DB: tg.DB, Init: "SET @client_init = 42", Configure: func(c *mysql.Config) { c.MultiStatements = true; c.InterpolateParams = false }})
-	defer d.Close()
 	c, err := d.Connect(ctx, 3, &counts)
 	if err != nil {
 		t.Fatal(err)
@@ -144,7 +142,6 @@ func TestDialerExplainsAndInits(t *testing.T) {
 	bad := *tg
 	bad.User = "no_such_user_here"
 	bd := NewDialer(&bad, Options{DB: tg.DB})
-	defer bd.Close()
 	_, err = bd.Connect(ctx, 0, &counts)
 	if target.Code(err) != 1045 || !strings.Contains(err.Error(), "access denied for user \"no_such_user_here\"") {
 		t.Errorf("got %v (code %d), want access denied explained with its code", err, target.Code(err))
@@ -154,7 +151,6 @@ func TestDialerExplainsAndInits(t *testing.T) {
 	}
 
 	id := NewDialer(tg, Options{DB: tg.DB, Init: "SELECT * FROM no_such_table_here"})
-	defer id.Close()
 	if _, err := id.Connect(ctx, 0, &counts); err == nil || !strings.Contains(err.Error(), "--init-command") || target.Code(err) != 1146 {
 		t.Errorf("got %v, want the --init-command failure with its code", err)
 	}

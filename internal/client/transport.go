@@ -18,7 +18,6 @@ type Wire struct {
 	w      *wire.Conn
 	ps     bool
 	counts *workload.Counts
-	buf    []byte
 }
 
 // NewWire wraps a fast-path connection. With ps set, Prepare makes
@@ -52,16 +51,13 @@ func (c *Wire) Exec(ctx context.Context, query string, args ...any) (int64, erro
 	return res.Affected, count(c.counts, res, err)
 }
 
+// text runs query with its arguments interpolated into the packet as the
+// session escapes them (NO_BACKSLASH_ESCAPES doubles quotes).
 func (c *Wire) text(query string, args []any) (wire.Result, error) {
 	if len(args) == 0 {
 		return c.w.Query(query)
 	}
-	var err error
-	c.buf, err = wire.Interpolate(c.buf[:0], query, args)
-	if err != nil {
-		return wire.Result{}, err
-	}
-	return c.w.Query(string(c.buf))
+	return c.w.QueryArgs(query, args)
 }
 
 // Ping sends COM_PING and counts an other statement.

@@ -126,7 +126,6 @@ func (j *Job) Run(ctx context.Context, opt RunOptions) (*result.Result, error) {
 	mon.WriteNotes(out)
 	rc := j.rc
 	dialer := client.NewDialer(j.Target, client.Options{DB: j.Target.DB, PS: j.psMode != "disable", IO: client.IOFor(j.clientIO, j.threads)})
-	defer dialer.Close()
 	rc.Connect = dialer.Connect
 	rc.OnInterval = func(iv runner.Interval) {
 		if j.reportInterval > 0 {
@@ -160,6 +159,7 @@ func (j *Job) Run(ctx context.Context, opt RunOptions) (*result.Result, error) {
 	}
 	res.Tool = "shakedown " + opt.Version
 	res.Target = result.Target{Name: j.Target.String(), URL: j.Target.Redacted(), Version: srv.Version, Flavour: srv.Flavour}
+	res.Target.SetConnection(result.ClientWire, dialer.TLS())
 	res.StartedAt = time.Now().Add(-o.Elapsed).UTC().Truncate(time.Second)
 	res.WarmupS = rc.Warmup.Seconds()
 	res.Rate = j.rate

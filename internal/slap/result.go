@@ -62,6 +62,7 @@ func (s *session) levelResult(lv *levelStats, started time.Time, srv target.Serv
 		QPS:           per(lv.queries),
 		Percentile:    95,
 	}
+	r.Target.SetConnection(result.ClientWire, s.dialer.TLS())
 	if lv.stopped != nil {
 		r.Error = lv.stopped.Error()
 		r.Interrupted = errors.Is(lv.stopped, ErrInterrupted)

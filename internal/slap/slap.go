@@ -90,7 +90,6 @@ func (b *Bench) Run(ctx context.Context, env Env) error {
 		DB: o.CreateSchema, IO: client.IOFor(o.ClientIO, most), Init: o.InitCommand,
 		Configure: multiStatements, Explain: s.explain,
 	})
-	defer s.dialer.Close()
 	if !o.OnlyPrint {
 		if err := s.connectMain(ctx); err != nil {
 			return err

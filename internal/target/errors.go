@@ -2,6 +2,7 @@ package target
 
 import (
 	"context"
+	"crypto/tls"
 	"database/sql/driver"
 	"errors"
 	"fmt"
@@ -101,7 +102,10 @@ func (t *Target) explain(ep Endpoint, err error) string {
 		return fmt.Sprintf("connect to %s: %s", ep, me.Message)
 	}
 	var ne net.Error
+	var ve *tls.CertificateVerificationError
 	switch {
+	case errors.As(err, &ve):
+		return fmt.Sprintf("connect to %s: TLS: the server's certificate was not accepted: %v; name the CA that signed it with ?tls-ca=FILE, or use ?tls=skip-verify to encrypt without verifying the server", ep, ve.Err)
 	case errors.Is(err, syscall.ECONNREFUSED):
 		return fmt.Sprintf("connect to %s: connection refused: is the server running and listening there?", ep)
 	case errors.As(err, &ne) && ne.Timeout():

@@ -323,7 +323,7 @@ func addrOf(cfg *mysql.Config) string {
 func tlsError(cfg *mysql.Config, err error) error {
 	var ve *tls.CertificateVerificationError
 	if errors.As(err, &ve) {
-		return fmt.Errorf("TLS with %s: the server's certificate was not accepted: %w; name a TLS configuration that trusts its CA, or use ?tls=skip-verify to encrypt without verifying the server", addrOf(cfg), err)
+		return fmt.Errorf("TLS with %s: the server's certificate was not accepted: %w; name the CA that signed it with ?tls-ca=FILE, or use ?tls=skip-verify to encrypt without verifying the server", addrOf(cfg), err)
 	}
 	return fmt.Errorf("TLS with %s: %w", addrOf(cfg), err)
 }
