@@ -95,12 +95,12 @@ func TestPageInChromium(t *testing.T) {
 		}
 	}
 	for _, want := range []string{
-		"ONLY_FULL_GROUP_BY only on the target",   // the check's finding
-		"strictness and syntax",                   // the variables diff
-		"oltp_write_only",                         // the sweep's levels
-		"No replay yet: run shakedown capture SOURCE-LOG",     // replay's section
-		"No verify yet: run shakedown verify",     // verify's section
-		"no verify yet: whether the target holds", // the reason
+		"ONLY_FULL_GROUP_BY only on the target",           // the check's finding
+		"strictness and syntax",                           // the variables diff
+		"oltp_write_only",                                 // the sweep's levels
+		"No replay yet: run shakedown capture SOURCE-LOG", // replay's section
+		"No verify yet: run shakedown verify",             // verify's section
+		"no verify yet: whether the target holds",         // the reason
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("rendered page: want %q in it", want)
