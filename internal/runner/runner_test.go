@@ -191,6 +191,29 @@ func TestIgnoredErrorsRetryTheEvent(t *testing.T) {
 	})
 }
 
+// A statement that always fails with an ignored error is retried until the
+// run's end, and not a moment longer: the run ends at --time, not after the
+// grace period for events in flight.
+func TestIgnoredErrorsStopAtTheTimeLimit(t *testing.T) {
+	simulate(t, func(ctx context.Context, clk *clock.Fake) {
+		srv := &fakeconn.Server{Latency: time.Millisecond, Handle: failEvery(1, fakeconn.ServerError(1242, "Subquery returns more than 1 row"))}
+		cfg := config(srv, clk, 2)
+		cfg.Time = 3 * time.Second
+		cfg.Policy = client.Policy{IgnoreAll: true}
+		start := clk.Now()
+		o, err := runner.Run(ctx, cfg, oneStatement{"SELECT (SELECT 1 UNION SELECT 2)"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if took := clk.Now().Sub(start); took > cfg.Time+10*time.Millisecond {
+			t.Errorf("run took %v, want it to end at its time limit of %v", took, cfg.Time)
+		}
+		if o.Events != 0 || o.Errors[1242] < 5000 {
+			t.Errorf("got %d events and %d errors 1242, want no event and about 6000 errors", o.Events, o.Errors[1242])
+		}
+	})
+}
+
 func TestOtherErrorsStopTheRun(t *testing.T) {
 	simulate(t, func(ctx context.Context, clk *clock.Fake) {
 		srv := &fakeconn.Server{Latency: time.Millisecond, Handle: failEvery(10, fakeconn.ServerError(1146, "Table 'sbtest.nope' doesn't exist"))}

@@ -144,6 +144,7 @@ func (r *run) loop(ctx context.Context, i int, conn workload.Conn, w workload.Wo
 	r.active.Add(1)
 	defer r.active.Add(-1)
 	perEvent := r.cfg.ConnectMode == PerEvent
+events:
 	for {
 		start, ok := r.next(ctx)
 		if !ok {
@@ -168,6 +169,12 @@ func (r *run) loop(ctx context.Context, i int, conn workload.Conn, w workload.Wo
 			t.addError(target.Code(err), workload.StatementOf(err))
 			switch r.policy.OnStatement(err, conn.Broken()) {
 			case client.Retry:
+				// Retried as sysbench does, until the run's end: a
+				// statement that always fails must not hold the thread
+				// past --time. The event is not counted.
+				if r.stop.Load() || r.pastDeadline(r.clock.Now()) {
+					break events
+				}
 				continue
 			case client.Reconnect:
 				conn.Close()
