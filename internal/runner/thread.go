@@ -169,10 +169,11 @@ events:
 			t.addError(target.Code(err), workload.StatementOf(err))
 			switch r.policy.OnStatement(err, conn.Broken()) {
 			case client.Retry:
-				// Retried as sysbench does, until the run's end: a
-				// statement that always fails must not hold the thread
-				// past --time. The event is not counted.
-				if r.stop.Load() || r.pastDeadline(r.clock.Now()) {
+				// Retried as sysbench does, until the run's time is up:
+				// a statement that always fails must not hold the thread
+				// past --time. The event is not counted. (Under an event
+				// limit alone the events in flight still finish.)
+				if r.pastDeadline(r.clock.Now()) {
 					break events
 				}
 				continue
