@@ -63,7 +63,7 @@ func TestHTMLInChromium(t *testing.T) {
 	dir := t.ArtifactDir()
 	page := filepath.Join(dir, "report.html")
 	var b bytes.Buffer
-	if err := WriteHTML(&b, Build(fixture(2))); err != nil {
+	if err := WriteHTML(&b, Build(fixture(5))); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(page, b.Bytes(), 0o644); err != nil {

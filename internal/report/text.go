@@ -4,11 +4,14 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"math"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
 
+	"github.com/shakedown/shakedown/internal/stats"
 	"github.com/shakedown/shakedown/internal/store"
 )
 
@@ -83,11 +86,52 @@ func (t *table) writeMarkdown(w io.Writer) {
 
 func f1(x float64) string { return strconv.FormatFloat(x, 'f', 1, 64) }
 func f2(x float64) string { return strconv.FormatFloat(x, 'f', 2, 64) }
+func f3(x float64) string { return strconv.FormatFloat(x, 'f', 3, 64) }
 func ratioText(c *Comparison) string {
 	if c.Verdict == NoData {
 		return "-"
 	}
-	return strconv.FormatFloat(c.Ratio, 'f', 3, 64)
+	return f3(c.Ratio)
+}
+
+// intervalText is a comparison's interval, or "-" when there is none.
+func intervalText(c stats.Comparison) string {
+	if !c.Interval {
+		return "-"
+	}
+	return f3(c.Low) + ".." + f3(c.High)
+}
+
+// verdictText is the QPS verdict as a table shows it.
+func verdictText(c *Comparison) string {
+	if c.Verdict == NoData {
+		return NoData
+	}
+	return c.QPS.Note()
+}
+
+// latencyText is a latency comparison in one short cell: ratio and state.
+func latencyText(c stats.Comparison) string {
+	if c.Ratio == 0 {
+		return "-"
+	}
+	st := string(c.State)
+	if c.State == stats.NoVerdict {
+		st = "no verdict"
+	}
+	return f2(c.Ratio) + " " + st
+}
+
+// rule is the method with this report's threshold and confidence.
+func (r *Report) rule() string { return Method(r.Threshold, r.Confidence) }
+
+// candidateName is a candidate as tables show it: marked when it is the
+// control's own server (A/A).
+func (r *Report) candidateName(name string) string {
+	if _, ok := r.AAPairs[name]; ok {
+		return name + " (A/A)"
+	}
+	return name
 }
 func pct(x float64) string { return strconv.FormatFloat(x*100, 'f', 1, 64) + "%" }
 
@@ -135,8 +179,15 @@ func (r *Report) targetTable(w *Workload, target string) *table {
 		cells := []string{strconv.Itoa(th)}
 		if spread {
 			runs := strconv.Itoa(row.QPS.N)
+			var left []string
 			if row.Failed > 0 {
-				runs += fmt.Sprintf(" (+%d failed)", row.Failed)
+				left = append(left, fmt.Sprintf("+%d failed", row.Failed))
+			}
+			if row.Interrupted > 0 {
+				left = append(left, fmt.Sprintf("+%d interrupted", row.Interrupted))
+			}
+			if len(left) > 0 {
+				runs += " (" + strings.Join(left, ", ") + ")"
 			}
 			cells = append(cells, runs, f1(row.QPS.Median), f1(row.QPS.Min), f1(row.QPS.Max), pct(row.QPS.CV))
 		} else {
@@ -151,20 +202,25 @@ func (r *Report) targetTable(w *Workload, target string) *table {
 // comparisonTable is every candidate against the control for one workload.
 func (r *Report) comparisonTable(w *Workload) *table {
 	t := &table{
-		header: []string{"threads", "candidate", "control qps", "candidate qps", "ratio", "verdict"},
-		right:  []bool{true, false, true, true, true, false},
+		header: []string{"threads", "candidate", "control qps", "candidate qps", "ratio", r.ciHeader(), "verdict", "p95 ratio", "p99 ratio"},
+		right:  []bool{true, false, true, true, true, true, false, false, false},
 	}
 	for _, c := range w.Comparisons() {
 		ctl, cand := w.Row(c.Control, c.Threads), w.Row(c.Candidate, c.Threads)
-		t.add(strconv.Itoa(c.Threads), c.Candidate, qpsCell(ctl), qpsCell(cand), ratioText(c), c.Verdict)
+		t.add(strconv.Itoa(c.Threads), r.candidateName(c.Candidate), qpsCell(ctl), qpsCell(cand), ratioText(c), intervalText(c.QPS),
+			verdictText(c), latencyText(c.P95), latencyText(c.P99))
 	}
 	return t
 }
 
+func (r *Report) ciHeader() string { return pct0(r.Confidence) + " interval" }
+
 func qpsCell(row *Row) string {
 	switch {
-	case row == nil || row.QPS.N == 0 && row.Failed == 0:
+	case row == nil || row.QPS.N == 0 && row.Failed == 0 && row.Interrupted == 0:
 		return "not run"
+	case row.QPS.N == 0 && row.Failed == 0:
+		return "interrupted"
 	case row.QPS.N == 0:
 		return "failed"
 	}
@@ -175,12 +231,13 @@ func qpsCell(row *Row) string {
 // prints.
 func (r *Report) summaryTable() *table {
 	t := &table{
-		header: []string{"workload", "threads", "candidate", r.Control + " qps", "candidate qps", "ratio", "verdict"},
-		right:  []bool{false, true, false, true, true, true, false},
+		header: []string{"workload", "threads", "candidate", r.Control + " qps", "candidate qps", "ratio", r.ciHeader(), "verdict", "p95 ratio", "p99 ratio"},
+		right:  []bool{false, true, false, true, true, true, true, false, false, false},
 	}
 	for _, w := range r.Workloads {
 		for _, c := range w.Comparisons() {
-			t.add(w.Name, strconv.Itoa(c.Threads), c.Candidate, qpsCell(w.Row(c.Control, c.Threads)), qpsCell(w.Row(c.Candidate, c.Threads)), ratioText(c), c.Verdict)
+			t.add(w.Name, strconv.Itoa(c.Threads), r.candidateName(c.Candidate), qpsCell(w.Row(c.Control, c.Threads)), qpsCell(w.Row(c.Candidate, c.Threads)),
+				ratioText(c), intervalText(c.QPS), verdictText(c), latencyText(c.P95), latencyText(c.P99))
 		}
 	}
 	return t
@@ -209,8 +266,9 @@ func WriteSummary(w io.Writer, r *Report) error {
 	}
 	fmt.Fprintf(bw, "Candidates against the control (%s), median QPS:\n\n", r.Control)
 	r.summaryTable().writeText(bw, "")
+	r.writeFindings(bw)
 	fmt.Fprintln(bw)
-	wrap(bw, "Verdict rule: "+Rule, 100, "")
+	wrap(bw, "How verdicts are reached: "+r.rule(), 100, "")
 	return bw.Flush()
 }
 
@@ -393,6 +451,7 @@ func WriteText(w io.Writer, r *Report) error {
 		}
 		fmt.Fprintf(bw, "\nPeak QPS: %s\n", r.peaksText(wl))
 	}
+	r.writeFindings(bw)
 	if len(r.Differing) > 0 {
 		fmt.Fprintln(bw, "\nServer variables that differ")
 		r.differingTable().writeText(bw, "  ")
@@ -402,8 +461,138 @@ func WriteText(w io.Writer, r *Report) error {
 		r.unfinishedTable().writeText(bw, "  ")
 	}
 	fmt.Fprintln(bw)
-	wrap(bw, "Verdict rule: "+Rule, 100, "")
+	wrap(bw, "How verdicts are reached: "+r.rule(), 100, "")
 	return bw.Flush()
+}
+
+// writeFindings writes what bears on trusting the verdicts: the noise an
+// A/A pair measured, the control's drift, and unsteady runs.
+func (r *Report) writeFindings(w io.Writer) {
+	for _, line := range r.aaLines() {
+		fmt.Fprintln(w)
+		wrap(w, line, 100, "")
+	}
+	if line := r.driftLine(); line != "" {
+		fmt.Fprintln(w)
+		wrap(w, line, 100, "")
+	}
+	if t := r.unsteadyTable(); len(t.rows) > 0 {
+		fmt.Fprintf(w, "\nUnsteady runs (their per-second QPS moved beyond the %s noise threshold, or spread with a CV above %s)\n",
+			pct0(r.Threshold), pct0(stats.HighCV))
+		t.writeText(w, "  ")
+	}
+}
+
+// AANoise is what an A/A pair measured: the control against its own
+// server, cell by cell.
+type AANoise struct {
+	Candidate string  `json:"candidate"`
+	SameBy    string  `json:"same_server_by"`
+	Cells     int     `json:"cells"`
+	MaxDev    float64 `json:"max_deviation"`    // largest |ratio - 1|
+	MedianDev float64 `json:"median_deviation"` // median |ratio - 1|
+	// MaxHalfWidth is the widest interval's larger half, relative to 1.
+	MaxHalfWidth float64 `json:"max_interval_half_width"`
+	// MedianCV is the median of both sides' run-to-run CV over the cells.
+	MedianCV float64 `json:"median_cv"`
+	// Called counts the cells that came out faster or slower anyway.
+	Called int `json:"called_faster_or_slower"`
+}
+
+// AA measures the noise of every A/A pair, in plan order.
+func (r *Report) AA() []AANoise {
+	var out []AANoise
+	for _, cand := range r.Candidates() {
+		how, ok := r.AAPairs[cand]
+		if !ok {
+			continue
+		}
+		n := AANoise{Candidate: cand, SameBy: how}
+		var devs, cvs []float64
+		for _, w := range r.Workloads {
+			for _, c := range w.Comparisons() {
+				if c.Candidate != cand || c.Ratio == 0 {
+					continue
+				}
+				n.Cells++
+				d := math.Abs(c.Ratio - 1)
+				devs = append(devs, d)
+				n.MaxDev = math.Max(n.MaxDev, d)
+				if c.QPS.Interval {
+					n.MaxHalfWidth = math.Max(n.MaxHalfWidth, math.Max(c.QPS.High-1, 1-c.QPS.Low))
+				}
+				if c.QPS.Control.N > 1 {
+					cvs = append(cvs, c.QPS.Control.CV)
+				}
+				if c.QPS.Candidate.N > 1 {
+					cvs = append(cvs, c.QPS.Candidate.CV)
+				}
+				if c.QPS.State == stats.Faster || c.QPS.State == stats.Slower {
+					n.Called++
+				}
+			}
+		}
+		n.MedianDev, n.MedianCV = stats.Median(devs), stats.Median(cvs)
+		out = append(out, n)
+	}
+	return out
+}
+
+func (r *Report) aaLines() []string {
+	var out []string
+	for _, n := range r.AA() {
+		line := fmt.Sprintf("A/A: %s is the same server as %s (%s) and the same database, so every difference between them is noise.",
+			n.Candidate, r.Control, n.SameBy)
+		if n.Cells > 0 {
+			line += fmt.Sprintf(" Measured over %d cells: |ratio - 1| up to %s (median %s)", n.Cells, pct1(n.MaxDev), pct1(n.MedianDev))
+			if n.MaxHalfWidth > 0 {
+				line += fmt.Sprintf(", intervals up to +/-%s", pct1(n.MaxHalfWidth))
+			}
+			if n.MedianCV > 0 {
+				line += fmt.Sprintf(", run-to-run CV median %s", pct1(n.MedianCV))
+			}
+			line += fmt.Sprintf("; %d called faster or slower. Differences smaller than that cannot be told from noise here.", n.Called)
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
+func pct1(x float64) string { return strconv.FormatFloat(x*100, 'f', 1, 64) + "%" }
+
+// driftLine says when the control's repeats trend within workloads and
+// thread levels across the sweep; "" when they do not.
+func (r *Report) driftLine() string {
+	if !r.Drift.Drifting(r.Threshold) {
+		return ""
+	}
+	dir := "rose"
+	if r.Drift.Change < 0 {
+		dir = "fell"
+	}
+	return fmt.Sprintf("DRIFT: the control's QPS %s from its first repeat to its last by %s, typically, at each workload and thread level "+
+		"(%d runs; Mann-Kendall p=%.3g): the machine or the server changed during the sweep, and verdicts near the threshold are suspect.",
+		dir, pct1(math.Abs(r.Drift.Change)), r.Drift.N, r.Drift.P)
+}
+
+// unsteadyRuns lists the unsteady runs in step order.
+func (r *Report) unsteadyRuns() []Unsteady {
+	var out []Unsteady
+	for _, w := range r.Workloads {
+		for _, row := range w.Rows {
+			out = append(out, row.Unsteady...)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Run.Step < out[j].Run.Step })
+	return out
+}
+
+func (r *Report) unsteadyTable() *table {
+	t := &table{header: []string{"step", "target", "workload", "threads", "repeat", "why"}, right: []bool{true, false, false, true, true, false}}
+	for _, u := range r.unsteadyRuns() {
+		t.add(strconv.Itoa(u.Run.Step), u.Run.Target, u.Run.Workload, strconv.Itoa(u.Run.Threads), strconv.Itoa(u.Run.Repeat), u.Steady.Why)
+	}
+	return t
 }
 
 // WriteMarkdown writes the report as Markdown.
@@ -449,7 +638,19 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 		fmt.Fprintln(bw)
 		r.unfinishedTable().writeMarkdown(bw)
 	}
-	fmt.Fprintf(bw, "\n## Verdict rule\n\n%s\n", Rule)
+	if lines := r.aaLines(); len(lines) > 0 || r.driftLine() != "" || len(r.unsteadyRuns()) > 0 {
+		fmt.Fprintln(bw, "\n## Noise, drift and unsteady runs")
+		for _, l := range append(lines, r.driftLine()) {
+			if l != "" {
+				fmt.Fprintf(bw, "\n%s\n", mdEscape(l))
+			}
+		}
+		if t := r.unsteadyTable(); len(t.rows) > 0 {
+			fmt.Fprintln(bw)
+			t.writeMarkdown(bw)
+		}
+	}
+	fmt.Fprintf(bw, "\n## How verdicts are reached\n\n%s\n", mdEscape(r.rule()))
 	return bw.Flush()
 }
 

@@ -75,6 +75,13 @@ type Settings struct {
 	Order     string   `json:"order"`
 	Threads   []int    `json:"threads"`
 	Workloads []string `json:"workloads"`
+	// AutoRepeats is repeats: auto (Repeats is then the first round's,
+	// MaxRepeats the most any cell got).
+	AutoRepeats bool `json:"auto_repeats,omitempty"`
+	MaxRepeats  int  `json:"max_repeats,omitempty"`
+	// NoiseThreshold is the plan's, a fraction; 0 in sweeps stored before
+	// it existed, which means the default.
+	NoiseThreshold float64 `json:"noise_threshold,omitempty"`
 }
 
 // Target is one target of a sweep and its environment as found when the
