@@ -90,8 +90,8 @@ type Plan struct {
 	Workloads []*Workload
 	Threads   []int
 	// TimeS and Events limit each step as --time and --events do.
-	TimeS          int
-	Events         int64
+	TimeS   int
+	Events  int64
 	WarmupS int
 	// Repeats is the number of repeats of every step; with AutoRepeats it
 	// is the first round's (MinAutoRepeats), and cells still inconclusive

@@ -120,21 +120,21 @@ type jsonLatency struct {
 }
 
 type jsonRow struct {
-	Target    string      `json:"target"`
-	Role      string      `json:"role"`
-	Workload  string      `json:"workload"`
-	Threads   int         `json:"threads"`
+	Target      string      `json:"target"`
+	Role        string      `json:"role"`
+	Workload    string      `json:"workload"`
+	Threads     int         `json:"threads"`
 	Runs        int         `json:"runs"`
 	Failed      int         `json:"failed_runs"`
 	Interrupted int         `json:"interrupted_runs"`
 	Unsteady    int         `json:"unsteady_runs"`
-	QPS       *float64    `json:"qps"`
-	QPSMin    *float64    `json:"qps_min"`
-	QPSMax    *float64    `json:"qps_max"`
-	QPSCVPct  *float64    `json:"qps_cv_pct"`
-	TPS       *float64    `json:"tps"`
-	LatencyMS jsonLatency `json:"latency_ms"`
-	Errors    int64       `json:"errors"`
+	QPS         *float64    `json:"qps"`
+	QPSMin      *float64    `json:"qps_min"`
+	QPSMax      *float64    `json:"qps_max"`
+	QPSCVPct    *float64    `json:"qps_cv_pct"`
+	TPS         *float64    `json:"tps"`
+	LatencyMS   jsonLatency `json:"latency_ms"`
+	Errors      int64       `json:"errors"`
 	// Ratio and Verdict are set for candidates only; Ratio is null when
 	// either side has no data. They are QPS's, as in VsControl.
 	Ratio   *float64 `json:"ratio_vs_control,omitempty"`
@@ -219,7 +219,7 @@ func WriteJSON(w io.Writer, r *Report) error {
 		VerdictRule: r.rule(),
 		Method: jsonMethod{NoiseThreshold: r.Threshold, Confidence: r.Confidence, Ratio: "candidate median / control median",
 			Interval: "exact distribution-free interval of the ratio (Moses, from the Mann-Whitney U distribution, on the logarithms)",
-			Test: "Mann-Whitney U, two-sided", MinRuns: stats.MinRuns},
+			Test:     "Mann-Whitney U, two-sided", MinRuns: stats.MinRuns},
 		AA:       r.AA(),
 		Drift:    jsonDrift{Trend: r.Drift, Drifting: r.Drift.Drifting(r.Threshold)},
 		Unsteady: []jsonUnsteady{},

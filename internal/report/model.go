@@ -70,7 +70,7 @@ type Row struct {
 
 // Unsteady is a run whose per-second QPS was not steady.
 type Unsteady struct {
-	Run   store.Run
+	Run    store.Run
 	Steady stats.Steadiness
 }
 
