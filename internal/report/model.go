@@ -328,7 +328,7 @@ func sameServers(targets []store.Target, control string) map[string]string {
 		if t.Name == control {
 			continue
 		}
-		if same, how := SameServer(ctl.Variables, t.Variables); same && dbOf(ctl.URL) == dbOf(t.URL) {
+		if same, how := vars.SameServer(ctl.Variables, t.Variables); same && dbOf(ctl.URL) == dbOf(t.URL) {
 			out[t.Name] = how
 		}
 	}
@@ -336,20 +336,6 @@ func sameServers(targets []store.Target, control string) map[string]string {
 		return nil
 	}
 	return out
-}
-
-// SameServer says whether two sets of global variables come from the same
-// server, and how it was told: server_uuid where the server has one
-// (MySQL), else hostname and port (MariaDB has no server_uuid).
-func SameServer(a, b map[string]string) (bool, string) {
-	if ua, ub := a["server_uuid"], b["server_uuid"]; ua != "" && ub != "" {
-		return ua == ub, "server_uuid " + ua
-	}
-	ha, pa := a["hostname"], a["port"]
-	if ha == "" || pa == "" {
-		return false, ""
-	}
-	return ha == b["hostname"] && pa == b["port"], ha + ":" + pa
 }
 
 // dbOf is the database a target URL names.

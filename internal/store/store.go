@@ -233,7 +233,7 @@ CREATE TABLE IF NOT EXISTS intervals (
 `
 
 func (s *Store) migrate(ctx context.Context) error {
-	if _, err := s.db.ExecContext(ctx, schema); err != nil {
+	if _, err := s.db.ExecContext(ctx, schema+baselineSchema); err != nil {
 		return fmt.Errorf("create tables: %w", err)
 	}
 	var v string
@@ -321,6 +321,27 @@ func (s *Store) FinishSweep(ctx context.Context, id int64, status string, at tim
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		return fmt.Errorf("finish sweep %d: %w", id, ErrNotFound)
+	}
+	return nil
+}
+
+// ReopenSweep marks a stored sweep as running again, to be continued.
+func (s *Store) ReopenSweep(ctx context.Context, id int64) error {
+	res, err := s.db.ExecContext(ctx, `UPDATE sweeps SET status = ?, finished_at = '' WHERE id = ?`, SweepRunning, id)
+	if err != nil {
+		return fmt.Errorf("reopen sweep %d: %w", id, err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return fmt.Errorf("reopen sweep %d: %w", id, ErrNotFound)
+	}
+	return nil
+}
+
+// SetSweepSteps records how many steps a sweep has, when it grows
+// (repeats: auto).
+func (s *Store) SetSweepSteps(ctx context.Context, id int64, steps int) error {
+	if _, err := s.db.ExecContext(ctx, `UPDATE sweeps SET steps = ? WHERE id = ?`, steps, id); err != nil {
+		return fmt.Errorf("record the steps of sweep %d: %w", id, err)
 	}
 	return nil
 }
