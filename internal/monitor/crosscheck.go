@@ -3,6 +3,7 @@ package monitor
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/shakedown/shakedown/internal/runner"
 )
@@ -25,6 +26,41 @@ type CrossCheck struct {
 	// Mismatch is set when they differ by more than noise (Tolerance).
 	Mismatch bool   `json:"mismatch"`
 	Note     string `json:"note"`
+	// Counter is the server counter compared with: Questions unless the
+	// workload says another matches what it sends.
+	Counter string `json:"counter,omitempty"`
+	// NotApplicable is set when no server counter matches what the
+	// workload sends: nothing was compared, and Note says why.
+	NotApplicable bool `json:"not_applicable,omitempty"`
+}
+
+// NoCounter is RunConfig.Counter for a workload whose statements no
+// server counter matches: the cross-check does not apply.
+const NoCounter = "-"
+
+// counterKeys maps the server counters a cross-check can use to the
+// sample figure that holds their rate.
+var counterKeys = map[string]string{"": "qps", "Questions": "qps", "Com_admin_commands": "admin_commands"}
+
+// CheckCounter cross-checks the client's intervals against the rate of the
+// named server counter ("" or Questions: the statements, less the
+// sampler's own). With NoCounter, or a counter the sampler does not
+// follow, it says the check does not apply. It returns nil when either
+// side is missing.
+func CheckCounter(s *Series, intervals []runner.Interval, counter string) *CrossCheck {
+	if s == nil || len(intervals) == 0 {
+		return nil
+	}
+	key, ok := counterKeys[counter]
+	if counter == NoCounter || !ok {
+		return &CrossCheck{NotApplicable: true, Note: "does not apply: no server counter matches what this workload sends"}
+	}
+	cc := checkKey(s, intervals, key)
+	if counter != "" && counter != "Questions" {
+		cc.Counter = counter
+		cc.Note = strings.Replace(cc.Note, "statements", counter, 1)
+	}
+	return cc
 }
 
 // Tolerance is how far apart client and server QPS may be before the
@@ -44,11 +80,16 @@ func CheckQPS(s *Series, intervals []runner.Interval) *CrossCheck {
 	if s == nil || len(intervals) == 0 {
 		return nil
 	}
+	return checkKey(s, intervals, "qps")
+}
+
+// checkKey compares the client's QPS with the sample figure key.
+func checkKey(s *Series, intervals []runner.Interval, key string) *CrossCheck {
 	end := intervals[len(intervals)-1].At.Seconds()
 	from, to := math.Inf(1), math.Inf(-1)
 	var sq, st float64
 	for _, smp := range s.Samples {
-		v, ok := smp.Values["qps"]
+		v, ok := smp.Values[key]
 		lo := smp.AtS - smp.ElapsedS
 		if !ok || smp.ElapsedS <= 0 || lo < 0 || smp.AtS > end {
 			continue

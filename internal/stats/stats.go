@@ -270,9 +270,10 @@ func logs(xs []float64) []float64 {
 	return out
 }
 
-// minRunsFor95 is the smallest equal number of runs a side for which an
-// exact 95% interval exists.
-const minRunsFor95 = 4
+// MinRunsFor95 is the smallest equal number of runs a side for which an
+// exact 95% interval exists: with fewer, a comparison is inconclusive
+// whatever the runs say.
+const MinRunsFor95 = 4
 
 // needed estimates the runs per side that would settle the comparison:
 // under a normal model of the log samples with the spread seen so far, the
@@ -286,7 +287,7 @@ func needed(lc, lx []float64, ratio float64, o Options) int {
 	t := math.Log(1 + o.Threshold)
 	gap := math.Abs(d - t)
 	z := normalQuantile(1 - (1-o.Confidence)/2)
-	floor := max(minRunsFor95, max(len(lc), len(lx))+1)
+	floor := max(MinRunsFor95, max(len(lc), len(lx))+1)
 	if s == 0 {
 		return floor
 	}

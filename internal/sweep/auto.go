@@ -16,8 +16,9 @@ import (
 // has stored. A workload and thread level (a cell) gets one more repeat of
 // every target while any candidate's QPS against the control is
 // inconclusive and the estimate of the runs that would settle it is within
-// max_repeats; cells at max_repeats, and those that would need more, are
-// left as they are, and the progress says so once. last is the highest
+// max_repeats (always while it has fewer than stats.MinRunsFor95); cells
+// at max_repeats, and those that would need more, are left as they are,
+// and the progress says so once. last is the highest
 // step number so far; the new steps are numbered after it.
 func (s *sweeper) moreRepeats(ctx context.Context, st *store.Store, id int64, last *int) ([]plan.Step, error) {
 	runs, err := st.Runs(ctx, id)
@@ -62,7 +63,9 @@ func (s *sweeper) moreRepeats(ctx context.Context, st *store.Store, id int64, la
 		switch {
 		case worst == 0:
 		case repeats[k] >= p.MaxRepeats:
-		case worst > p.MaxRepeats:
+		case worst > p.MaxRepeats && repeats[k] >= stats.MinRunsFor95:
+			// Below MinRunsFor95 there is no interval yet, and the
+			// estimate from so few runs is too rough to give up on.
 			if !s.told[name] {
 				hopeless = append(hopeless, fmt.Sprintf("%s (~%s runs a side)", name, needText(worst)))
 				s.told[name] = true
