@@ -44,6 +44,7 @@ td.slower.strong { background: #fca5a5; }
 td.noise, td.same { background: #f1f5f9; color: #334155; }
 td.inconclusive { background: #fefce8; color: #713f12; }
 td small { color: var(--muted); }
+.scroll { overflow-x: auto; max-width: 100%; }
 .finding { max-width: 1000px; }
 .finding.drift { border-left: 3px solid #f59e0b; padding-left: 10px; }
 td.nodata { color: var(--muted); font-style: italic; }
@@ -179,10 +180,10 @@ func align(right bool, class string) string {
 func (h *htmlWriter) ratioTable() {
 	r := h.r
 	cands := r.Candidates()
-	h.p("<table>\n<tr><th class=\"l\">workload</th><th>threads</th><th>%s (control) qps</th>", esc(r.Control))
+	h.p("<div class=\"scroll\"><table>\n<tr><th class=\"l\">workload</th><th>threads</th><th>%s (control) qps</th>", esc(r.Control))
 	for _, c := range cands {
 		name := r.candidateName(c)
-		h.p("<th>%s qps</th><th class=\"l\">%s vs control: QPS ratio [%s interval]</th><th class=\"l\">p95</th><th class=\"l\">p99</th>",
+		h.p("<th>%s qps</th><th class=\"l\">%s vs control: QPS ratio [%s interval]</th><th class=\"l\">p95 / p99 ratio</th>",
 			esc(name), esc(name), esc(pct0(r.Confidence)))
 	}
 	h.p("</tr>\n")
@@ -193,7 +194,7 @@ func (h *htmlWriter) ratioTable() {
 				row := wl.Row(c, th)
 				h.p("<td>%s</td>", esc(qpsCell(row)))
 				if row == nil || row.Compared == nil || row.Compared.Verdict == NoData {
-					h.p("<td class=\"l nodata\">no data</td><td class=\"l nodata\">-</td><td class=\"l nodata\">-</td>")
+					h.p("<td class=\"l nodata\">no data</td><td class=\"l nodata\">-</td>")
 					continue
 				}
 				cmp := row.Compared
@@ -202,14 +203,12 @@ func (h *htmlWriter) ratioTable() {
 					h.p(" <small>[%s&ndash;%s]</small>", f3(cmp.QPS.Low), f3(cmp.QPS.High))
 				}
 				h.p(" &nbsp;%s</td>", esc(cmp.QPS.Note()))
-				for _, lc := range []stats.Comparison{cmp.P95, cmp.P99} {
-					h.p("<td class=\"l %s\">%s</td>", stateClass(lc), esc(latencyText(lc)))
-				}
+				h.p("<td class=\"l %s\">%s<br>%s</td>", stateClass(cmp.P95), esc(latencyText(cmp.P95)), esc(latencyText(cmp.P99)))
 			}
 			h.p("</tr>\n")
 		}
 	}
-	h.p("</table>\n")
+	h.p("</table></div>\n")
 }
 
 // stateClass is the CSS class of a comparison's cell.
