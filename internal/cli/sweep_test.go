@@ -79,7 +79,9 @@ time: 1
 	}{
 		{"typo", func(t *testing.T) string { return good("mysql://u@127.0.0.1:1/d") + "repaets: 2\n" }, ExitUsage,
 			[]string{`plan.yaml:9: unknown key "repaets" in plan (did you mean "repeats"?)`}},
-		{"noise threshold with one repeat", func(t *testing.T) string { return good("mysql://u@127.0.0.1:1/d") + "repeats: 1\nnoise_threshold: 75%\n" }, ExitUsage,
+		{"noise threshold with one repeat", func(t *testing.T) string {
+			return good("mysql://u@127.0.0.1:1/d") + "repeats: 1\nnoise_threshold: 75%\n"
+		}, ExitUsage,
 			[]string{`plan.yaml:10: noise_threshold: 75%: want 0 to 50%`}},
 		{"unknown order", func(t *testing.T) string { return good("mysql://u@127.0.0.1:1/d") + "order: random\n" }, ExitUsage,
 			[]string{`plan.yaml:9: order: "random": want counterbalanced (the default), interleave or sequential`}},
