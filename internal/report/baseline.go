@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/shakedown/shakedown/internal/stats"
 	"github.com/shakedown/shakedown/internal/store"
 	"github.com/shakedown/shakedown/internal/usage"
 )
@@ -136,7 +137,7 @@ func sortedKeys[V any](m map[string]V) []string {
 	return out
 }
 
-// Slower lists the comparisons of r where the candidate came out slower,
+// Slower lists the comparisons of r where the candidate came out slower
 // in QPS, TPS, p95 or p99, as "oltp_point_select at 16 threads: QPS 0.870
 // [0.840..0.900]".
 func (r *Report) Slower() []string {
@@ -145,10 +146,10 @@ func (r *Report) Slower() []string {
 		for _, c := range w.Comparisons() {
 			for _, f := range []struct {
 				name string
-				c    interface{ Note() string }
+				c    stats.Comparison
 			}{{"QPS", c.QPS}, {"TPS", c.TPS}, {"p95", c.P95}, {"p99", c.P99}} {
-				if f.c.Note() == "slower" {
-					out = append(out, fmt.Sprintf("%s at %d threads: %s slower", w.Name, c.Threads, f.name))
+				if f.c.State == stats.Slower {
+					out = append(out, fmt.Sprintf("%s at %d threads: %s %s [%s]", w.Name, c.Threads, f.name, f3(f.c.Ratio), intervalText(f.c)))
 				}
 			}
 		}

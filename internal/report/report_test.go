@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/shakedown/shakedown/internal/golden"
 	"github.com/shakedown/shakedown/internal/stats"
@@ -272,5 +273,42 @@ func TestAAPair(t *testing.T) {
 	d.Targets[1].URL = "mysql://shakedown@127.0.0.1:3307/other"
 	if r := Build(d); len(r.AAPairs) != 0 {
 		t.Errorf("another database: got A/A %v, want none", r.AAPairs)
+	}
+}
+
+// TestHistoryHTML draws a history with a change point: one chart per
+// series, the change marked on it and named under it.
+func TestHistoryHTML(t *testing.T) {
+	var sweeps []*store.SweepData
+	for i := range 12 {
+		d := fixture(1)
+		d.Sweep.ID = int64(i + 1)
+		d.Sweep.StartedAt = d.Sweep.StartedAt.Add(time.Duration(i) * 24 * time.Hour)
+		for j := range d.Runs {
+			if res := d.Runs[j].Result; res != nil && i >= 6 {
+				res.QPS *= 1.2
+			}
+		}
+		sweeps = append(sweeps, d)
+	}
+	h := BuildHistory("test", sweeps, HistoryFilter{Workload: "oltp_write_only", Target: "durable", Threads: 4})
+	if len(h.Series) != 1 || len(h.Series[0].Changes) != 1 || h.Series[0].Changes[0].SweepID != 7 {
+		t.Fatalf("got %+v, want one series changing at sweep 7", h.Series)
+	}
+	var b bytes.Buffer
+	if err := WriteHistory(&b, "html", h); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	for _, want := range []string{`<svg class="chart"`, `class="mark"`, "Change point from sweep 7", "How change points are found"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("history page lacks %q", want)
+		}
+	}
+	for _, format := range []string{"text", "md", "csv", "json"} {
+		b.Reset()
+		if err := WriteHistory(&b, format, h); err != nil || !strings.Contains(b.String(), "oltp_write_only") {
+			t.Errorf("%s: got %v, %q", format, err, b.String())
+		}
 	}
 }
