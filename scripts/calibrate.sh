@@ -47,7 +47,9 @@ if command -v mariadbd >/dev/null 2>&1 || [ -x /usr/sbin/mariadbd ]; then
 	common+=(--set thread_handling=pool-of-threads)
 fi
 
-names=()
+# up starts a sandbox and prints its URL. It runs in a subshell ($(up ...)),
+# so the sandboxes to remove at the end are named here, not there.
+names=(same durable relaxed)
 cleanup() {
 	for n in "${names[@]}"; do "$BIN" sandbox down "$n" >/dev/null 2>&1 || true; done
 }
@@ -56,7 +58,6 @@ trap cleanup EXIT
 up() { # name, settings...
 	local name=$1
 	shift
-	names+=("$name")
 	"$BIN" sandbox up "$name" --url-only "${common[@]}" "$@"
 }
 
