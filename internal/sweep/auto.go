@@ -16,9 +16,9 @@ import (
 // has stored. A workload and thread level (a cell) gets one more repeat of
 // every target while any candidate's QPS against the control is
 // inconclusive and the estimate of the runs that would settle it is within
-// max_repeats (always while it has fewer than stats.MinRunsFor95); cells
-// at max_repeats, and those that would need more, are left as they are,
-// and the progress says so once. last is the highest
+// twice max_repeats (always while it has fewer than stats.MinRunsFor95);
+// cells at max_repeats, and those that would need far more, are left as
+// they are, and the progress says so once. last is the highest
 // step number so far; the new steps are numbered after it.
 func (s *sweeper) moreRepeats(ctx context.Context, st *store.Store, id int64, last *int) ([]plan.Step, error) {
 	runs, err := st.Runs(ctx, id)
@@ -63,9 +63,10 @@ func (s *sweeper) moreRepeats(ctx context.Context, st *store.Store, id int64, la
 		switch {
 		case worst == 0:
 		case repeats[k] >= p.MaxRepeats:
-		case worst > p.MaxRepeats && repeats[k] >= stats.MinRunsFor95:
-			// Below MinRunsFor95 there is no interval yet, and the
-			// estimate from so few runs is too rough to give up on.
+		case worst > 2*p.MaxRepeats && repeats[k] >= stats.MinRunsFor95:
+			// The estimate from a few runs is rough: give up only when it
+			// is far beyond the maximum, and never below MinRunsFor95,
+			// where there is no interval yet.
 			if !s.told[name] {
 				hopeless = append(hopeless, fmt.Sprintf("%s (~%s runs a side)", name, needText(worst)))
 				s.told[name] = true
@@ -76,7 +77,7 @@ func (s *sweeper) moreRepeats(ctx context.Context, st *store.Store, id int64, la
 		}
 	}
 	if len(hopeless) > 0 {
-		s.pr.Printf("repeats: auto: left inconclusive, as settling them would take more than max_repeats %d: %s", p.MaxRepeats, strings.Join(hopeless, "; "))
+		s.pr.Printf("repeats: auto: left inconclusive, as settling them would take far more than max_repeats %d: %s", p.MaxRepeats, strings.Join(hopeless, "; "))
 	}
 	if len(open) == 0 {
 		return nil, nil
