@@ -12,20 +12,58 @@ import (
 
 // writeFindings writes what bears on trusting the verdicts: the noise an
 // A/A pair measured, the control's drift, and unsteady runs.
-func (r *Report) writeFindings(w io.Writer) {
+// With brief set (the summary a sweep prints) the unsteady runs are cut to
+// the first few.
+func (r *Report) writeFindings(w io.Writer, brief bool) {
 	for _, line := range r.aaLines() {
 		fmt.Fprintln(w)
 		wrap(w, line, 100, "")
 	}
-	if line := r.driftLine(); line != "" {
-		fmt.Fprintln(w)
-		wrap(w, line, 100, "")
+	for _, line := range []string{r.driftLine(), r.unsteadyLine()} {
+		if line != "" {
+			fmt.Fprintln(w)
+			wrap(w, line, 100, "")
+		}
 	}
 	if t := r.unsteadyTable(); len(t.rows) > 0 {
 		fmt.Fprintf(w, "\nUnsteady runs (their per-second QPS moved beyond the %s noise threshold, or spread with a CV above %s)\n",
 			pct0(r.Threshold), pct0(stats.HighCV))
+		more := 0
+		if brief && len(t.rows) > briefUnsteady {
+			more = len(t.rows) - briefUnsteady
+			t.rows = t.rows[:briefUnsteady]
+		}
 		t.writeText(w, "  ")
+		if more > 0 {
+			fmt.Fprintf(w, "  ... and %d more (shakedown report lists them all)\n", more)
+		}
 	}
+}
+
+// briefUnsteady is how many unsteady runs a sweep's summary lists.
+const briefUnsteady = 8
+
+// unsteadyLine warns when most runs were unsteady: the machine was busy or
+// the servers stalled, and the runs are less alike and independent than
+// the intervals assume. "" otherwise.
+func (r *Report) unsteadyLine() string {
+	judged, unsteady := 0, 0
+	for _, w := range r.Workloads {
+		for _, row := range w.Rows {
+			for _, run := range row.Runs {
+				if len(run.Result.Intervals) >= stats.MinSeconds {
+					judged++
+				}
+			}
+			unsteady += len(row.Unsteady)
+		}
+	}
+	if judged == 0 || 2*unsteady <= judged {
+		return ""
+	}
+	return fmt.Sprintf("UNSTEADY: %d of %d runs did not keep a steady pace: the machine was busy or the servers stalled. "+
+		"The intervals assume runs that are alike and independent; treat verdicts near the threshold with care, and rerun on a quieter machine.",
+		unsteady, judged)
 }
 
 // AANoise is what an A/A pair measured: the control against its own

@@ -312,3 +312,32 @@ func TestHistoryHTML(t *testing.T) {
 		}
 	}
 }
+
+// TestMostlyUnsteady: when most runs did not keep a steady pace, the
+// report says so above the list, and a sweep's summary lists only a few.
+func TestMostlyUnsteady(t *testing.T) {
+	d := fixture(5)
+	for i := range d.Runs {
+		if res := d.Runs[i].Result; res != nil {
+			for j := range res.Intervals {
+				if j%2 == 1 {
+					res.Intervals[j].QPS /= 3
+				}
+			}
+		}
+	}
+	r := Build(d)
+	if line := r.unsteadyLine(); !strings.HasPrefix(line, "UNSTEADY: 88 of 88 runs") {
+		t.Errorf("got %q, want every run called unsteady", line)
+	}
+	var b bytes.Buffer
+	if err := WriteSummary(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "... and 80 more (shakedown report lists them all)") {
+		t.Errorf("summary: want the list cut to %d:\n%s", briefUnsteady, b.String())
+	}
+	if r := Build(fixture(5)); r.unsteadyLine() != "" {
+		t.Errorf("steady runs: got %q, want no warning", r.unsteadyLine())
+	}
+}

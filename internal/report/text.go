@@ -264,7 +264,7 @@ func WriteSummary(w io.Writer, r *Report) error {
 	}
 	fmt.Fprintf(bw, "Candidates against the control (%s), median QPS:\n\n", r.Control)
 	r.summaryTable().writeText(bw, "")
-	r.writeFindings(bw)
+	r.writeFindings(bw, true)
 	fmt.Fprintln(bw)
 	wrap(bw, "How verdicts are reached: "+r.rule(), 100, "")
 	return bw.Flush()
@@ -449,7 +449,7 @@ func WriteText(w io.Writer, r *Report) error {
 		}
 		fmt.Fprintf(bw, "\nPeak QPS: %s\n", r.peaksText(wl))
 	}
-	r.writeFindings(bw)
+	r.writeFindings(bw, false)
 	if len(r.Differing) > 0 {
 		fmt.Fprintln(bw, "\nServer variables that differ")
 		r.differingTable().writeText(bw, "  ")
@@ -508,7 +508,7 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 	}
 	if lines := r.aaLines(); len(lines) > 0 || r.driftLine() != "" || len(r.unsteadyRuns()) > 0 {
 		fmt.Fprintln(bw, "\n## Noise, drift and unsteady runs")
-		for _, l := range append(lines, r.driftLine()) {
+		for _, l := range append(lines, r.driftLine(), r.unsteadyLine()) {
 			if l != "" {
 				fmt.Fprintf(bw, "\n%s\n", mdEscape(l))
 			}
