@@ -169,6 +169,7 @@ func TestCompareCalibration(t *testing.T) {
 	if found < trials/2 {
 		t.Errorf("A/B 1.3x: got %d of %d faster, want most", found, trials)
 	}
+	t.Logf("A/B 1.3x: %d of %d faster", found, trials)
 }
 
 func TestSteady(t *testing.T) {
