@@ -359,11 +359,14 @@ func (r *Report) stepsLine() string {
 	default:
 		limit = fmt.Sprintf("%d s", s.TimeS)
 	}
-	rep := "repeats"
-	if s.Repeats == 1 {
-		rep = "repeat"
+	rep := strconv.Itoa(s.Repeats) + " repeats"
+	switch {
+	case s.AutoRepeats:
+		rep = fmt.Sprintf("repeats auto (%d, more where inconclusive, up to %d)", s.Repeats, s.MaxRepeats)
+	case s.Repeats == 1:
+		rep = "1 repeat"
 	}
-	return fmt.Sprintf("each step %s after a %d s warm-up (excluded), %d %s, %d s cool-down, order %s", limit, s.WarmupS, s.Repeats, rep, s.CooldownS, s.Order)
+	return fmt.Sprintf("each step %s after a %d s warm-up (excluded), %s, %d s cool-down, order %s", limit, s.WarmupS, rep, s.CooldownS, s.Order)
 }
 
 func (r *Report) countLine() string {
