@@ -40,6 +40,10 @@ func (r *Report) writeFindings(w io.Writer, brief bool) {
 	}
 }
 
+// minJudged is the fewest runs judged for steadiness that a warning about
+// them needs.
+const minJudged = 6
+
 // briefUnsteady is how many unsteady runs a sweep's summary lists.
 const briefUnsteady = 8
 
@@ -58,12 +62,12 @@ func (r *Report) unsteadyLine() string {
 			unsteady += len(row.Unsteady)
 		}
 	}
-	if judged == 0 || 2*unsteady <= judged {
+	if judged < minJudged || 2*unsteady <= judged {
 		return ""
 	}
-	return fmt.Sprintf("UNSTEADY: %d of %d runs did not keep a steady pace: the machine was busy or the servers stalled. "+
+	return fmt.Sprintf("UNSTEADY: %d of the %d runs long enough to judge (%d s or more) did not keep a steady pace: the machine was busy or the servers stalled. "+
 		"The intervals assume runs that are alike and independent; treat verdicts near the threshold with care, and rerun on a quieter machine.",
-		unsteady, judged)
+		unsteady, judged, stats.MinSeconds)
 }
 
 // AANoise is what an A/A pair measured: the control against its own
