@@ -82,7 +82,7 @@ func TestBaseline(t *testing.T) {
 		{"save again", []string{"baseline", "save", "nightly", "--sweep", "1"}, ExitUsage, nil, []string{"nightly already exists"}},
 		{"list", []string{"baseline", "list"}, ExitOK, []string{"nightly", "sweep 1", "10"}, nil},
 		{"a regression exits 3", []string{"report", "--baseline", "nightly", "--sweep", "2"}, ExitDifferences,
-			[]string{"baseline nightly", "slower"}, []string{"slower than baseline nightly: oltp_point_select at 1 threads: QPS slower"}},
+			[]string{"baseline nightly", "slower"}, []string{"slower than baseline nightly: oltp_point_select at 1 threads: QPS 0.8"}},
 		{"a rerun passes", []string{"report", "--baseline", "nightly", "--sweep", "3"}, ExitOK, nil, []string{"nothing is slower than baseline nightly"}},
 		{"unknown baseline", []string{"report", "--baseline", "weekly", "--sweep", "3"}, ExitUsage, nil, []string{`no baseline "weekly"`, "baselines: nightly"}},
 		{"other options", []string{"report", "--baseline", "nightly", "--sweep", "4"}, ExitUsage, nil,

@@ -69,6 +69,38 @@ func CheckCounter(s *Series, intervals []runner.Interval, counter string) *Cross
 // well clear of noise and still catches another client or a proxy.
 const Tolerance = 0.05
 
+// maxTolerance bounds how far an unsteady load widens Tolerance: a proxy,
+// a cache or another client usually shows as more than that.
+const maxTolerance = 0.25
+
+// tolerance is how far apart the two sides may be for a load whose
+// per-second client rates are these: Tolerance for a steady load; for an
+// unsteady one (CV above 10%) wider by half the CV, up to maxTolerance,
+// because the server's samples and the client's intervals do not start
+// and end at the same instant, and a rate that moves a lot from second to
+// second makes that edge matter. It also returns the CV.
+func tolerance(rates []float64) (tol, cv float64) {
+	if len(rates) < 2 {
+		return Tolerance, 0
+	}
+	var mean, v float64
+	for _, r := range rates {
+		mean += r
+	}
+	mean /= float64(len(rates))
+	for _, r := range rates {
+		v += (r - mean) * (r - mean)
+	}
+	if mean <= 0 {
+		return Tolerance, 0
+	}
+	cv = math.Sqrt(v/float64(len(rates)-1)) / mean
+	if cv <= 0.10 {
+		return Tolerance, cv
+	}
+	return math.Min(maxTolerance, Tolerance+cv/2), cv
+}
+
 // minQPSDiff keeps near-idle runs from being flagged over a handful of
 // statements.
 const minQPSDiff = 2.0
@@ -103,6 +135,7 @@ func checkKey(s *Series, intervals []runner.Interval, key string) *CrossCheck {
 	}
 	cc := &CrossCheck{FromS: round3(from), ToS: round3(to), ServerQPS: round2(sq / st)}
 	var cq, ct float64
+	var rates []float64
 	prev := 0.0
 	for _, iv := range intervals {
 		at := iv.At.Seconds()
@@ -113,6 +146,7 @@ func checkKey(s *Series, intervals []runner.Interval, key string) *CrossCheck {
 		}
 		cq += iv.QPS * (hi - lo)
 		ct += hi - lo
+		rates = append(rates, iv.QPS)
 	}
 	if ct <= 0 {
 		cc.Note = "no client interval overlaps the server samples"
@@ -123,9 +157,13 @@ func checkKey(s *Series, intervals []runner.Interval, key string) *CrossCheck {
 		cc.Ratio = round3(cc.ServerQPS / cc.ClientQPS)
 	}
 	diff := cc.ServerQPS - cc.ClientQPS
+	tol, cv := tolerance(rates)
 	switch {
-	case math.Abs(diff) <= minQPSDiff || (cc.ClientQPS > 0 && math.Abs(diff)/cc.ClientQPS <= Tolerance):
-		cc.Note = fmt.Sprintf("agree within %.0f%%", Tolerance*100)
+	case math.Abs(diff) <= minQPSDiff || (cc.ClientQPS > 0 && math.Abs(diff)/cc.ClientQPS <= tol):
+		cc.Note = fmt.Sprintf("agree within %.0f%%", tol*100)
+		if tol > Tolerance {
+			cc.Note += fmt.Sprintf(" (the client's rate varied, per-second CV %.0f%%, so the edges of the samples blur the check)", cv*100)
+		}
 	case diff > 0:
 		cc.Mismatch = true
 		cc.Note = "the server ran more statements than this client sent: another client is loading it, or it counts statements the client does not see"
