@@ -71,6 +71,9 @@ func commands() map[string]command {
 		"report": {"compare stored results: tables, ratios, verdicts, charts", func(ctx context.Context, env *Env, args []string) error {
 			return (&reportCmd{}).run(ctx, env, args)
 		}},
+		"baseline": {"save, list and delete baselines that later results are compared with", func(ctx context.Context, env *Env, args []string) error {
+			return (&baselineCmd{}).run(ctx, env, args)
+		}},
 		"demo": {"two local sandboxes, a sweep and a report, in a few minutes", func(ctx context.Context, env *Env, args []string) error {
 			return (&demoCmd{}).run(ctx, env, args)
 		}},

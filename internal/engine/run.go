@@ -198,10 +198,17 @@ func (j *Job) monitorConfig(opt RunOptions) monitor.RunConfig {
 	if p, ok := j.Gen.(workload.PreparedStatementser); ok && j.psMode != "disable" {
 		n.PreparedPerThread, n.PreparedExact = p.PreparedStatements(), true
 	}
-	return monitor.RunConfig{
+	cfg := monitor.RunConfig{
 		Target: j.Target, Sample: j.monitorOn, MetricsAddr: j.metricsAddr, Exporter: opt.Metrics, Needs: n,
 		Info: monitor.RunInfo{Workload: j.Workload, Target: j.Target.String(), Threads: j.threads},
 	}
+	if sc, ok := j.Gen.(workload.ServerCounted); ok {
+		cfg.Counter = sc.ServerCounter()
+		if cfg.Counter == "" {
+			cfg.Counter = monitor.NoCounter
+		}
+	}
+	return cfg
 }
 
 func (j *Job) header(w io.Writer, srv target.Server, version string) {

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -83,6 +84,25 @@ func (ps *parser) boolean(v *yaml.Node, what string) bool {
 	}
 	ps.addf(v.Line, "%s: %q: want true or false", what, s)
 	return false
+}
+
+// fraction reads a share: 2% or 0.02. It reports a problem and false when
+// it is neither.
+func (ps *parser) fraction(v *yaml.Node, what string) (float64, bool) {
+	s, ok := ps.str(v, what)
+	if !ok {
+		return 0, false
+	}
+	div := 1.0
+	if t, found := strings.CutSuffix(strings.TrimSpace(s), "%"); found {
+		s, div = strings.TrimSpace(t), 100
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+		ps.addf(v.Line, "%s: %q: want a share such as 2%% or 0.02", what, v.Value)
+		return 0, false
+	}
+	return f / div, true
 }
 
 // seconds reads a whole number of seconds: 10, or a duration such as "90s" or

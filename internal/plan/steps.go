@@ -23,7 +23,44 @@ type Step struct {
 	Repeat   int // from 1
 }
 
-// Steps lists the steps in the order they run.
+// Cell is one workload at one thread level: the unit that repeats make
+// samples of, and that targets are compared in.
+type Cell struct {
+	Workload *Workload
+	Threads  int
+	// Index counts the cells in plan order, from 0.
+	Index int
+}
+
+// Cells lists the plan's cells in the order they run.
+func (p *Plan) Cells() []Cell {
+	var cells []Cell
+	for _, w := range p.Workloads {
+		for _, th := range p.Threads {
+			cells = append(cells, Cell{Workload: w, Threads: th, Index: len(cells)})
+		}
+	}
+	return cells
+}
+
+// TargetsFor is the order of the targets at repeat r (from 1) of cell c:
+// plan order for interleave and sequential; for counterbalanced, turned
+// round by one place at each repeat and at each new cell, so that with two
+// targets the repeats of a cell run A B, B A, A B... and the next cell
+// starts with B.
+func (p *Plan) TargetsFor(c Cell, r int) []*Target {
+	if p.Order != Counterbalanced || len(p.Targets) < 2 {
+		return p.Targets
+	}
+	n := len(p.Targets)
+	shift := (r - 1 + c.Index) % n
+	out := make([]*Target, 0, n)
+	out = append(out, p.Targets[shift:]...)
+	return append(out, p.Targets[:shift]...)
+}
+
+// Steps lists the steps in the order they run: every repeat of the plan
+// (with repeats: auto, the first round's).
 func (p *Plan) Steps() []Step {
 	var steps []Step
 	add := func(t *Target, w *Workload, th, r int) {
@@ -41,14 +78,26 @@ func (p *Plan) Steps() []Step {
 			}
 		}
 	default:
-		for _, w := range p.Workloads {
-			for _, th := range p.Threads {
-				for r := 1; r <= p.Repeats; r++ {
-					for _, t := range p.Targets {
-						add(t, w, th, r)
-					}
+		for _, c := range p.Cells() {
+			for r := 1; r <= p.Repeats; r++ {
+				for _, t := range p.TargetsFor(c, r) {
+					add(t, c.Workload, c.Threads, r)
 				}
 			}
+		}
+	}
+	return steps
+}
+
+// MoreSteps is one more repeat, r, of the given cells (repeats: auto),
+// numbered on from after: every target of each cell, in the order
+// TargetsFor gives.
+func (p *Plan) MoreSteps(cells []Cell, r, after int) []Step {
+	var steps []Step
+	for _, c := range cells {
+		for _, t := range p.TargetsFor(c, r) {
+			after++
+			steps = append(steps, Step{Index: after, Target: t, Workload: c.Workload, Threads: c.Threads, Repeat: r})
 		}
 	}
 	return steps

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/shakedown/shakedown/internal/store"
 )
 
 // chromium is Debian's chromium, which scripts/deps.sh (make deps)
@@ -63,7 +65,7 @@ func TestHTMLInChromium(t *testing.T) {
 	dir := t.ArtifactDir()
 	page := filepath.Join(dir, "report.html")
 	var b bytes.Buffer
-	if err := WriteHTML(&b, Build(fixture(2))); err != nil {
+	if err := WriteHTML(&b, Build(fixture(5))); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(page, b.Bytes(), 0o644); err != nil {
@@ -116,4 +118,43 @@ func TestHTMLInChromium(t *testing.T) {
 		t.Errorf("screenshot looks blank: %d dark samples", inked)
 	}
 	t.Logf("screenshot: %s (%dx%d)", shot, bounds.Dx(), bounds.Dy())
+}
+
+// TestHistoryHTMLInChromium loads a history page (a change point after the
+// 6th of 12 sweeps) in headless Chromium: no console output, every trend
+// chart laid out.
+func TestHistoryHTMLInChromium(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a browser: skipped with -short")
+	}
+	if _, err := os.Stat(chromium); err != nil {
+		t.Fatalf("no %s: run make deps (scripts/deps.sh installs Debian's chromium)", chromium)
+	}
+	var sweeps []*store.SweepData
+	for i := range 12 {
+		d := fixture(1)
+		d.Sweep.ID = int64(i + 1)
+		for j := range d.Runs {
+			if res := d.Runs[j].Result; res != nil && i >= 6 {
+				res.QPS *= 1.2
+			}
+		}
+		sweeps = append(sweeps, d)
+	}
+	var b bytes.Buffer
+	if err := WriteHistory(&b, "html", BuildHistory("test", sweeps, HistoryFilter{Target: "durable"})); err != nil {
+		t.Fatal(err)
+	}
+	page := filepath.Join(t.TempDir(), "history.html")
+	if err := os.WriteFile(page, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := strings.Count(b.String(), `<svg class="chart"`)
+	dom, stderr := runChromium(t, "--dump-dom", "file://"+page)
+	if lines := consoleLines(stderr); len(lines) > 0 {
+		t.Errorf("the page wrote to the console:\n%s", strings.Join(lines, "\n"))
+	}
+	if m := attrRE("data-charts-drawn").FindStringSubmatch(dom); m == nil || m[1] != strconv.Itoa(want) || want != 6 {
+		t.Errorf("charts drawn: got %v, want %d (one per series, 6)", m, want)
+	}
 }

@@ -76,6 +76,13 @@ type Settings struct {
 	Order     string   `json:"order"`
 	Threads   []int    `json:"threads"`
 	Workloads []string `json:"workloads"`
+	// AutoRepeats is repeats: auto (Repeats is then the first round's,
+	// MaxRepeats the most any cell got).
+	AutoRepeats bool `json:"auto_repeats,omitempty"`
+	MaxRepeats  int  `json:"max_repeats,omitempty"`
+	// NoiseThreshold is the plan's, a fraction; 0 in sweeps stored before
+	// it existed, which means the default.
+	NoiseThreshold float64 `json:"noise_threshold,omitempty"`
 }
 
 // Target is one target of a sweep and its environment as found when the
@@ -231,9 +238,10 @@ CREATE TABLE IF NOT EXISTS intervals (
 `
 
 func (s *Store) migrate(ctx context.Context) error {
-	// Tables are only ever added (evidence came after runs): a store made
-	// by an older shakedown gains them here, and older ones ignore them.
-	if _, err := s.db.ExecContext(ctx, schema+evidenceSchema); err != nil {
+	// Tables are only ever added (evidence and baselines came after runs):
+	// a store made by an older shakedown gains them here, and older ones
+	// ignore them.
+	if _, err := s.db.ExecContext(ctx, schema+evidenceSchema+baselineSchema); err != nil {
 		return fmt.Errorf("create tables: %w", err)
 	}
 	if err := s.addColumns(ctx); err != nil {
@@ -348,6 +356,27 @@ func (s *Store) FinishSweep(ctx context.Context, id int64, status string, at tim
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		return fmt.Errorf("finish sweep %d: %w", id, ErrNotFound)
+	}
+	return nil
+}
+
+// ReopenSweep marks a stored sweep as running again, to be continued.
+func (s *Store) ReopenSweep(ctx context.Context, id int64) error {
+	res, err := s.db.ExecContext(ctx, `UPDATE sweeps SET status = ?, finished_at = '' WHERE id = ?`, SweepRunning, id)
+	if err != nil {
+		return fmt.Errorf("reopen sweep %d: %w", id, err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return fmt.Errorf("reopen sweep %d: %w", id, ErrNotFound)
+	}
+	return nil
+}
+
+// SetSweepSteps records how many steps a sweep has, when it grows
+// (repeats: auto).
+func (s *Store) SetSweepSteps(ctx context.Context, id int64, steps int) error {
+	if _, err := s.db.ExecContext(ctx, `UPDATE sweeps SET steps = ? WHERE id = ?`, steps, id); err != nil {
+		return fmt.Errorf("record the steps of sweep %d: %w", id, err)
 	}
 	return nil
 }

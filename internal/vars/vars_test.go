@@ -265,3 +265,26 @@ func TestOneSideApart(t *testing.T) {
 		t.Errorf("html: got %s, want one-side variables inside a closed details element", html)
 	}
 }
+
+func TestSameServer(t *testing.T) {
+	tests := []struct {
+		name string
+		a, b map[string]string
+		same bool
+		how  string
+	}{
+		{"mysql by server_uuid", map[string]string{"server_uuid": "u1", "hostname": "h", "port": "1"}, map[string]string{"server_uuid": "u1", "hostname": "h2", "port": "2"}, true, "server_uuid u1"},
+		{"mysql, two servers", map[string]string{"server_uuid": "u1"}, map[string]string{"server_uuid": "u2"}, false, "server_uuid u1"},
+		{"mariadb by hostname and port", map[string]string{"hostname": "h", "port": "3306"}, map[string]string{"hostname": "h", "port": "3306"}, true, "h:3306"},
+		{"mariadb, another port", map[string]string{"hostname": "h", "port": "3306"}, map[string]string{"hostname": "h", "port": "3307"}, false, "h:3306"},
+		{"nothing known", map[string]string{}, map[string]string{}, false, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			same, how := SameServer(tc.a, tc.b)
+			if same != tc.same || how != tc.how {
+				t.Errorf("got %v %q, want %v %q", same, how, tc.same, tc.how)
+			}
+		})
+	}
+}

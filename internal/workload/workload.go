@@ -7,8 +7,9 @@
 // connection), Preparer and Cleaner (create and drop data), DataChecker
 // (checks the data before a run), Opser (hands out one Worker per thread),
 // RunPreparer (reads values before a run), StatementNamer (reports per
-// statement) and PreparedStatementser (says how many server-side statements
-// a thread keeps prepared).
+// statement), PreparedStatementser (says how many server-side statements
+// a thread keeps prepared) and ServerCounted (what the server counts of its
+// statements, for the client vs server cross-check).
 package workload
 
 import (
@@ -117,6 +118,16 @@ type Worker interface {
 	// Event runs one event (a transaction for the OLTP workloads). An error
 	// from the server is returned as is, so the runner can classify it.
 	Event(ctx context.Context) error
+}
+
+// ServerCounted is a workload whose statements the server does not count
+// one for one in its Questions counter, which the client vs server
+// cross-check compares with by default. ServerCounter names the global
+// status counter that does count what the workload sends (COM_PING goes to
+// Com_admin_commands, not Questions), or returns "" when no counter
+// matches and the cross-check does not apply.
+type ServerCounted interface {
+	ServerCounter() string
 }
 
 // Finisher is a Worker that has something to do once its thread ends

@@ -44,6 +44,15 @@ func (g *generator) Validate() error {
 	return nil
 }
 
+// ServerCounter is what the server counts of each event: COM_PING is not a
+// statement and goes to Com_admin_commands; SELECT 1 is one of Questions.
+func (g *generator) ServerCounter() string {
+	if g.mode == "com" {
+		return "Com_admin_commands"
+	}
+	return "Questions"
+}
+
 // Prepare has nothing to do: ping needs no data.
 func (g *generator) Prepare(_ context.Context, env *workload.PrepareEnv) error {
 	fmt.Fprintln(env.Out, "ping needs no data: nothing to prepare")
