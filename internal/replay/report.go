@@ -143,7 +143,8 @@ func makeExample(st *stmt, res []result, ci int, what string) Example {
 
 // VerdictRule explains the latency verdicts.
 const VerdictRule = "latency_ratio = candidate median / control median latency of the fingerprint's statements (above 1: slower), " +
-	"with a 95% bootstrap interval; no verdict from fewer than 10 statements; same when the whole interval lies within 0.90-1.10, " +
+	"with the exact 95% interval that goes with the Mann-Whitney U test (each statement one sample, up to 400 a side); " +
+	"no verdict from fewer than 10 statements; same when the whole interval lies within 0.90-1.10 (a statement's latency is noisier than a run's), " +
 	"slower or faster when it lies wholly above or below it, inconclusive otherwise"
 
 func (e *engine) report(rd *capture.Reader, targets []Target, started, ended time.Time) *Report {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/shakedown/shakedown/internal/fingerprint"
 	"github.com/shakedown/shakedown/internal/histogram"
+	"github.com/shakedown/shakedown/internal/stats"
 )
 
 // fpStats are one fingerprint's figures. Guarded by tally.mu.
@@ -158,58 +159,24 @@ func (t *tally) add(st *stmt, res []result) {
 	}
 }
 
-// latencyVerdict compares a candidate's latencies with the control's: the
-// ratio of medians (candidate / control: above 1 is slower) with a 95%
-// bootstrap interval, and a state.
-//
-// This is a stand-in, marked for replacement by the project's shared
-// verdict statistics: it gives no verdict from fewer than minSamples on
-// either side, calls "same" only when the whole interval lies within
-// ±sameBand, and "faster" or "slower" only when the whole interval lies
-// beyond it; everything else is "inconclusive".
+// latencyVerdict compares a candidate's latencies with the control's by
+// the project's statistics (internal/stats): the ratio of medians
+// (candidate / control: above 1 is slower) with its exact 95% interval,
+// and a state. Each statement's latency is one sample; up to maxCompared
+// of them a side, evenly spaced, keep the interval's m*n ratios cheap.
+// Fewer than minSamples on either side gives no verdict: a statement's
+// latency is far noisier than a whole run's, and so is the threshold,
+// latencyThreshold.
 func latencyVerdict(control, candidate []float64) (ratio, lo, hi float64, state string) {
 	if len(control) < minSamples || len(candidate) < minSamples {
-		return 0, 0, 0, "no verdict"
+		return 0, 0, 0, string(stats.NoVerdict)
 	}
-	mc, mk := median(control), median(candidate)
-	if mc <= 0 {
-		return 0, 0, 0, "no verdict"
-	}
-	ratio = mk / mc
-	control, candidate = thin(control, bootMax), thin(candidate, bootMax)
-	rng := rand.New(rand.NewPCG(uint64(len(control)), uint64(len(candidate))))
-	const rounds = 200
-	rs := make([]float64, 0, rounds)
-	bc := make([]float64, len(control))
-	bk := make([]float64, len(candidate))
-	for range rounds {
-		for i := range bc {
-			bc[i] = control[rng.IntN(len(control))]
-		}
-		for i := range bk {
-			bk[i] = candidate[rng.IntN(len(candidate))]
-		}
-		if m := median(bc); m > 0 {
-			rs = append(rs, median(bk)/m)
-		}
-	}
-	sort.Float64s(rs)
-	lo, hi = rs[len(rs)*25/1000], rs[len(rs)*975/1000-1]
-	switch {
-	case lo > 1+sameBand:
-		state = "slower"
-	case hi < 1-sameBand:
-		state = "faster"
-	case lo >= 1-sameBand && hi <= 1+sameBand:
-		state = "same"
-	default:
-		state = "inconclusive"
-	}
-	return ratio, lo, hi, state
+	c := stats.Compare(thin(control, maxCompared), thin(candidate, maxCompared),
+		stats.Options{Threshold: latencyThreshold, LowerIsBetter: true})
+	return c.Ratio, c.Low, c.High, string(c.State)
 }
 
-// thin keeps n evenly spaced values of xs for the bootstrap, which is
-// quadratic-ish in their number.
+// thin keeps n evenly spaced values of xs.
 func thin(xs []float64, n int) []float64 {
 	if len(xs) <= n {
 		return xs
@@ -222,9 +189,9 @@ func thin(xs []float64, n int) []float64 {
 }
 
 const (
-	bootMax    = 500
-	minSamples = 10
-	sameBand   = 0.10
+	maxCompared      = 400
+	minSamples       = 10
+	latencyThreshold = 0.10
 )
 
 func median(xs []float64) float64 {
