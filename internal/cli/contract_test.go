@@ -156,7 +156,7 @@ workloads:
 threads: [1, 2]
 time: 1
 repeats: 1
-prepare: true
+prepare: replace
 cleanup: true
 `, srv.name, srv.url)
 	if err := os.WriteFile(path, []byte(plan), 0o644); err != nil {

@@ -234,6 +234,16 @@ func TestExitCodes(t *testing.T) {
 		{"replay", "server down", failed, nil, func(f *exitFixture) []string {
 			return []string{"replay", f.capture, "--control", f.diffSrc, "--candidate", f.down}
 		}},
+		{"baseline", "ok", ok, nil, func(f *exitFixture) []string {
+			return []string{"baseline", "save", "first", "--store", f.store, "--runs", "all"}
+		}},
+		{"baseline", "no such baseline", usage, nil, func(f *exitFixture) []string {
+			return []string{"baseline", "delete", "nope", "--store", f.store}
+		}},
+		{"baseline", "unknown subcommand", usage, nil, func(f *exitFixture) []string { return []string{"baseline", "sav", "x"} }},
+		{"baseline", "no such store", usage, nil, func(f *exitFixture) []string {
+			return []string{"baseline", "list", "--store", filepath.Join(f.dir, "nope.db")}
+		}},
 		{"readiness", "one side", usage, nil, func(f *exitFixture) []string { return []string{"readiness", f.diffSrc} }},
 	}
 	covered := map[string]bool{}
