@@ -2,46 +2,14 @@ package readiness
 
 import (
 	"bytes"
-	"context"
-	"image/png"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/shakedown/shakedown/internal/browsertest"
 )
-
-// chromium is Debian's chromium, which scripts/deps.sh (make deps)
-// installs.
-const chromium = "/usr/bin/chromium"
-
-func runChromium(t *testing.T, args ...string) (stdout, stderr string) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	base := []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-		"--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run",
-		"--user-data-dir=" + t.TempDir(), "--enable-logging=stderr", "--v=0"}
-	cmd := exec.CommandContext(ctx, chromium, append(base, args...)...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("chromium %v: %v\n%s", args, err, errb.String())
-	}
-	return out.String(), errb.String()
-}
-
-func consoleLines(stderr string) []string {
-	var out []string
-	for _, l := range strings.Split(stderr, "\n") {
-		if strings.Contains(l, ":CONSOLE") {
-			out = append(out, l)
-		}
-	}
-	return out
-}
 
 // TestPageInChromium renders a readiness page in headless Chromium: a check
 // and a sweep are stored, a verify and a replay are not. The rendered page
@@ -52,9 +20,7 @@ func TestPageInChromium(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a browser: skipped with -short")
 	}
-	if _, err := os.Stat(chromium); err != nil {
-		t.Fatalf("no %s: run make deps (scripts/deps.sh installs Debian's chromium)", chromium)
-	}
+	browsertest.Need(t)
 	p := build(t, openStore(t, seed{check: "warn", sweepFactor: 1.5}), 0)
 	dir := t.ArtifactDir()
 	page := filepath.Join(dir, "readiness.html")
@@ -67,10 +33,7 @@ func TestPageInChromium(t *testing.T) {
 	}
 	url := "file://" + page
 
-	dom, stderr := runChromium(t, "--dump-dom", url)
-	if lines := consoleLines(stderr); len(lines) > 0 {
-		t.Errorf("the page wrote to the console:\n%s", strings.Join(lines, "\n"))
-	}
+	dom := browsertest.DOM(t, url)
 	text := regexp.MustCompile(`<[^>]+>`).ReplaceAllString(dom, "")
 	if m := regexp.MustCompile(`<div class="verdict not-ready" id="verdict">NOT READY</div>`).FindString(dom); m == "" {
 		t.Errorf("verdict: want NOT READY shown (no verify yet)")
@@ -108,19 +71,7 @@ func TestPageInChromium(t *testing.T) {
 	}
 
 	shot := filepath.Join(dir, "readiness.png")
-	_, stderr = runChromium(t, "--screenshot="+shot, "--window-size=1280,1800", "--hide-scrollbars", url)
-	if lines := consoleLines(stderr); len(lines) > 0 {
-		t.Errorf("the page wrote to the console:\n%s", strings.Join(lines, "\n"))
-	}
-	f, err := os.Open(shot)
-	if err != nil {
-		t.Fatalf("no screenshot: %v", err)
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
-	if err != nil {
-		t.Fatalf("screenshot: %v", err)
-	}
+	img := browsertest.Screenshot(t, url, shot, "1280,1800")
 	// The verdict banner is red: count its pixels, and dark ones (text).
 	bounds := img.Bounds()
 	red, inked := 0, 0

@@ -100,12 +100,13 @@ func checkReport(outcome string) *check.Report {
 }
 
 // addSweep stores a sweep of the source (control) and the target
-// (candidate), 2 workloads x 2 thread levels x 2 repeats.
+// (candidate), 2 workloads x 2 thread levels x 5 repeats: enough for the
+// statistics to call a clear difference.
 func addSweep(t *testing.T, st *store.Store, factor float64) {
 	t.Helper()
 	ctx := context.Background()
-	sw := &store.Sweep{Name: "cutover", StartedAt: at, Status: store.SweepDone, Steps: 16, ClientHost: "bench", Tool: "test",
-		Settings: store.Settings{TimeS: 10, Repeats: 2, Threads: []int{4, 16}, Workloads: []string{"oltp_read_only", "oltp_write_only"}}}
+	sw := &store.Sweep{Name: "cutover", StartedAt: at, Status: store.SweepDone, Steps: 40, ClientHost: "bench", Tool: "test",
+		Settings: store.Settings{TimeS: 10, Repeats: 5, Threads: []int{4, 16}, Workloads: []string{"oltp_read_only", "oltp_write_only"}}}
 	id, err := st.CreateSweep(ctx, sw, []store.Target{
 		{Name: "today", Role: "control", URL: "mysql://bench@10.0.0.1:3306/sbtest", Flavour: "mariadb"},
 		{Name: "candidate", Role: "candidate", URL: "mysql://bench@10.0.0.2:4000/sbtest", Flavour: "mysql"},
@@ -116,7 +117,7 @@ func addSweep(t *testing.T, st *store.Store, factor float64) {
 	step := 0
 	for _, wl := range sw.Settings.Workloads {
 		for _, th := range sw.Settings.Threads {
-			for rep := 1; rep <= 2; rep++ {
+			for rep := 1; rep <= 5; rep++ {
 				for _, tg := range []struct {
 					name, role string
 					f          float64
