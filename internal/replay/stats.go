@@ -2,7 +2,6 @@ package replay
 
 import (
 	"math/rand/v2"
-	"sort"
 	"sync"
 	"time"
 
@@ -193,13 +192,3 @@ const (
 	minSamples       = 10
 	latencyThreshold = 0.10
 )
-
-func median(xs []float64) float64 {
-	s := append([]float64(nil), xs...)
-	sort.Float64s(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
-}
