@@ -86,9 +86,8 @@ func (r *Result) buildConnectAndStatements(o *runner.Outcome) error {
 	return nil
 }
 
-// writeConnectAndStatements prints the connect figures and the table per
-// statement, when the run has them.
-func (r *Result) writeConnectAndStatements(w io.Writer) {
+// writeConnect prints the connect figures, when the run has them.
+func (r *Result) writeConnect(w io.Writer) {
 	if c := r.Connect; c != nil {
 		fmt.Fprintf(w, "    connect mode:                  %s\n", c.Mode)
 		fmt.Fprintf(w, "    connections opened:            %d (%.2f per sec.)\n", c.Count, c.PerSec)
@@ -99,10 +98,6 @@ func (r *Result) writeConnectAndStatements(w io.Writer) {
 		if c.Mode != runner.Persistent.String() {
 			fmt.Fprintln(w, "    (event latency above leaves connecting and disconnecting out)")
 		}
-	}
-	if len(r.Statements) > 0 {
-		fmt.Fprintln(w)
-		WriteStatementTable(w, r.Statements)
 	}
 }
 

@@ -68,7 +68,7 @@ func (r *Result) WriteSummary(w io.Writer) {
 		}
 		fmt.Fprintf(w, "    errors by code:                %s\n", strings.Join(parts, ", "))
 	}
-	r.writeConnectAndStatements(w)
+	r.writeConnect(w)
 	r.writeMonitor(w)
 	if r.WarmupS > 0 {
 		fmt.Fprintf(w, "    warm-up:                       %.0fs, excluded from every figure above\n", r.WarmupS)
@@ -85,6 +85,11 @@ func (r *Result) WriteSummary(w io.Writer) {
 	}
 	if r.Error != "" {
 		fmt.Fprintf(w, "    FAILED:                        %s\n", r.Error)
+	}
+	// The table comes last: the lines above all belong to "Beyond sysbench".
+	if len(r.Statements) > 0 {
+		fmt.Fprintln(w)
+		WriteStatementTable(w, r.Statements)
 	}
 }
 
