@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -49,13 +48,8 @@ func (c *analyzeCmd) flags() *pflag.FlagSet {
 
 func (c *analyzeCmd) run(ctx context.Context, env *Env, args []string) error {
 	fs := c.flags()
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			fmt.Fprint(env.Stdout, analyzeUsage)
-			fmt.Fprint(env.Stdout, fs.FlagUsages())
-			return nil
-		}
-		return flagError("analyze", "analyze", fs, err)
+	if help, err := parseFlags(env, fs, args, "analyze", analyzeUsage); help || err != nil {
+		return err
 	}
 	if len(fs.Args()) != 1 {
 		return usagef("analyze: want one TARGET, got %d argument(s): shakedown analyze mysql://user@host/db", len(fs.Args()))

@@ -72,13 +72,8 @@ func (c *captureCmd) flags() *pflag.FlagSet {
 
 func (c *captureCmd) run(ctx context.Context, env *Env, args []string) error {
 	fs := c.flags()
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			fmt.Fprint(env.Stdout, captureUsage)
-			fmt.Fprint(env.Stdout, fs.FlagUsages())
-			return nil
-		}
-		return usagef("capture: %v (see shakedown capture --help)", err)
+	if help, err := parseFlags(env, fs, args, "capture", captureUsage); help || err != nil {
+		return err
 	}
 	srcArgs := fs.Args()
 	switch {

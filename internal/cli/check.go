@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -84,12 +83,8 @@ func (c *checkCmd) flags(env *Env) *pflag.FlagSet {
 
 func (c *checkCmd) run(ctx context.Context, env *Env, args []string) error {
 	fs := c.flags(env)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			fmt.Fprint(env.Stdout, checkUsage, fs.FlagUsages())
-			return nil
-		}
-		return usagef("check: %v (see shakedown check --help)", err)
+	if help, err := parseFlags(env, fs, args, "check", checkUsage); help || err != nil {
+		return err
 	}
 	if !fs.Changed("skip-accounts") {
 		c.skipAccounts = append(sbflag.Strings{}, check.DefaultSkipAccounts...)

@@ -29,7 +29,7 @@ func TestCheckBadInput(t *testing.T) {
 		{"copy time", []string{"check", u, u, "--copy-time", "0s"}, "--copy-time must be > 0"},
 		{"scan rows", []string{"check", u, u, "--max-scan-rows", "-1"}, "--max-scan-rows must be >= 0"},
 		{"migration user", []string{"check", u, u, "--migration-user", "dm"}, "--migration-user must be 'user'@'host'"},
-		{"unknown flag", []string{"check", u, u, "--bogus"}, "unknown flag: --bogus"},
+		{"unknown flag", []string{"check", u, u, "--bogus"}, "--bogus: unknown option"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -200,6 +200,21 @@ func flagError(what, cmd string, fs *pflag.FlagSet, err error) error {
 	return usagef("%s: %s", what, sbflag.Explain(fs, err, "shakedown "+cmd+" --help"))
 }
 
+// parseFlags parses a subcommand's flags. On --help it prints usage and the
+// flags and returns help true; a bad flag is a usage error with a "did you
+// mean" where one is near.
+func parseFlags(env *Env, fs *pflag.FlagSet, args []string, cmd, usage string) (help bool, err error) {
+	err = fs.Parse(args)
+	switch {
+	case err == nil:
+		return false, nil
+	case errors.Is(err, pflag.ErrHelp):
+		_, err = fmt.Fprint(env.Stdout, usage, fs.FlagUsages())
+		return true, err
+	}
+	return false, flagError(cmd, cmd, fs, err)
+}
+
 // runVersion is "shakedown version" (also --version, -v).
 func runVersion(ctx context.Context, env *Env, args []string) error {
 	if len(args) > 0 {

@@ -57,12 +57,8 @@ func (c *readinessCmd) flags(env *Env) *pflag.FlagSet {
 
 func (c *readinessCmd) run(ctx context.Context, env *Env, args []string) error {
 	fset := c.flags(env)
-	if err := fset.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			fmt.Fprint(env.Stdout, readinessUsage, fset.FlagUsages())
-			return nil
-		}
-		return usagef("readiness: %v (see shakedown readiness --help)", err)
+	if help, err := parseFlags(env, fset, args, "readiness", readinessUsage); help || err != nil {
+		return err
 	}
 	rest := fset.Args()
 	if len(rest) != 2 {

@@ -90,13 +90,8 @@ func (c *replayCmd) flags(env *Env) *pflag.FlagSet {
 
 func (c *replayCmd) run(ctx context.Context, env *Env, args []string) error {
 	fs := c.flags(env)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			fmt.Fprint(env.Stdout, replayUsage)
-			fmt.Fprint(env.Stdout, fs.FlagUsages())
-			return nil
-		}
-		return usagef("replay: %v (see shakedown replay --help)", err)
+	if help, err := parseFlags(env, fs, args, "replay", replayUsage); help || err != nil {
+		return err
 	}
 	rest := fs.Args()
 	switch {

@@ -89,13 +89,8 @@ func (c *verifyCmd) flags(env *Env) *pflag.FlagSet {
 
 func (c *verifyCmd) run(ctx context.Context, env *Env, args []string) error {
 	fs := c.flags(env)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			fmt.Fprint(env.Stdout, verifyUsage)
-			fmt.Fprint(env.Stdout, fs.FlagUsages())
-			return nil
-		}
-		return flagError("verify", "verify", fs, err)
+	if help, err := parseFlags(env, fs, args, "verify", verifyUsage); help || err != nil {
+		return err
 	}
 	rest := fs.Args()
 	if len(rest) != 2 {

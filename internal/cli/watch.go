@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"runtime"
 	"strconv"
@@ -57,12 +56,8 @@ func (c *watchCmd) flags() *pflag.FlagSet {
 
 func (c *watchCmd) run(ctx context.Context, env *Env, args []string) error {
 	fs := c.flags()
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			fmt.Fprint(env.Stdout, watchUsage, fs.FlagUsages())
-			return nil
-		}
-		return flagError("watch", "watch", fs, err)
+	if help, err := parseFlags(env, fs, args, "watch", watchUsage); help || err != nil {
+		return err
 	}
 	switch {
 	case fs.NArg() == 0:

@@ -276,8 +276,12 @@ func TestWatchAgreesWithMysqladmin(t *testing.T) {
 		}
 		got := (w.at(to) - w.at(from)) / window
 		want := (m.at(to) - m.at(from)) / window
-		if want <= 0 || math.Abs(got-want)/want > 0.02 {
-			t.Errorf("%s: watch %.1f/s, mysqladmin %s %.1f/s over the same %.2fs: want within 2%%", p.column, got, p.status, want, window)
+		// The window's two ends fall between samples, and each side's
+		// counter is interpolated there; under a bursty load (a loaded
+		// machine swings the per-second rate by 10x) that alone moves a
+		// 10-second average by a few percent. A wrong rate is off by far more.
+		if want <= 0 || math.Abs(got-want)/want > 0.05 {
+			t.Errorf("%s: watch %.1f/s, mysqladmin %s %.1f/s over the same %.2fs: want within 5%%", p.column, got, p.status, want, window)
 		} else {
 			t.Logf("%s: watch %.1f/s, mysqladmin %s %.1f/s over the same %.2fs (%+.2f%%)", p.column, got, p.status, want, window, 100*(got-want)/want)
 		}
