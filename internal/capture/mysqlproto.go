@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"strconv"
 	"time"
+
+	"github.com/shakedown/shakedown/internal/wire"
 )
 
 // Capability flags and commands of the client protocol.
@@ -212,7 +214,7 @@ func (mc *mysqlConn) handshakeResponse(p []byte) {
 	_, rest = cstring(rest) // user
 	switch {
 	case mc.caps&capPluginAuthLenec != 0:
-		n, w := lenenc(rest)
+		n, w := wire.Lenenc(rest)
 		if w == 0 || int(n) > len(rest)-w {
 			return
 		}
@@ -298,7 +300,7 @@ func (mc *mysqlConn) response(q *pending, p []byte, seen time.Time) (bool, error
 		case 0xfb:
 			return false, nil // LOAD DATA LOCAL: the file follows
 		}
-		n, w := lenenc(p)
+		n, w := wire.Lenenc(p)
 		q.columns = int64(n)
 		if w > 0 && len(p) == w+1 && p[w] == 0 {
 			// MariaDB's metadata cache: the column definitions the client
@@ -341,9 +343,9 @@ func (mc *mysqlConn) endOfResult(q *pending, p []byte, seen time.Time) (bool, er
 	if p[0] == 0xfe && len(p) == 5 {
 		status = binary.LittleEndian.Uint16(p[3:])
 	} else {
-		_, w1 := lenenc(p[1:])
+		_, w1 := wire.Lenenc(p[1:])
 		if w1 > 0 {
-			_, w2 := lenenc(p[1+w1:])
+			_, w2 := wire.Lenenc(p[1+w1:])
 			if w2 > 0 && len(p) >= 1+w1+w2+2 {
 				status = binary.LittleEndian.Uint16(p[1+w1+w2:])
 			}
@@ -394,12 +396,12 @@ func (mc *mysqlConn) begin(q *pending) *Record {
 	case comQuery:
 		body := p[1:]
 		if mc.caps&capQueryAttributes != 0 {
-			n, w := lenenc(body)
+			n, w := wire.Lenenc(body)
 			if w == 0 || n != 0 {
 				r.Kind = "skip"
 				return r
 			}
-			_, w2 := lenenc(body[w:])
+			_, w2 := wire.Lenenc(body[w:])
 			body = body[w+w2:]
 		}
 		r.SQL = string(body)
@@ -504,31 +506,4 @@ func cstring(b []byte) (string, []byte) {
 		}
 	}
 	return string(b), nil
-}
-
-// lenenc reads a length-encoded integer; width 0 means b is too short.
-func lenenc(b []byte) (uint64, int) {
-	if len(b) == 0 {
-		return 0, 0
-	}
-	switch b[0] {
-	case 0xfc:
-		if len(b) < 3 {
-			return 0, 0
-		}
-		return uint64(binary.LittleEndian.Uint16(b[1:])), 3
-	case 0xfd:
-		if len(b) < 4 {
-			return 0, 0
-		}
-		return uint64(b[1]) | uint64(b[2])<<8 | uint64(b[3])<<16, 4
-	case 0xfe:
-		if len(b) < 9 {
-			return 0, 0
-		}
-		return binary.LittleEndian.Uint64(b[1:]), 9
-	case 0xfb, 0xff:
-		return 0, 1
-	}
-	return uint64(b[0]), 1
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 	"unicode/utf8"
+
+	"github.com/shakedown/shakedown/internal/wire"
 )
 
 // errShort is a parameter block that ends early.
@@ -135,7 +137,7 @@ func binaryValue(b []byte, typ byte, unsigned bool) (any, []byte, error) {
 	}
 	// Everything else is a length-encoded string: VARCHAR, DECIMAL, BLOB,
 	// JSON, ENUM, SET, BIT, GEOMETRY.
-	n, w := lenenc(b)
+	n, w := wire.Lenenc(b)
 	if w == 0 || n > uint64(len(b)-w) {
 		return nil, nil, errShort
 	}

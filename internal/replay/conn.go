@@ -16,6 +16,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/shakedown/shakedown/internal/target"
+	"github.com/shakedown/shakedown/internal/wire"
 )
 
 // sniffer wraps a connection's socket and follows the MySQL packets the
@@ -71,11 +72,11 @@ func (s *sniffer) status() (warnings int, affected int64, ok bool) {
 	case p[0] == 0xfe && s.plen == 5 && len(p) >= 3:
 		return int(binary.LittleEndian.Uint16(p[1:])), 0, true
 	case p[0] == 0x00 || (p[0] == 0xfe && s.plen < 0xffffff):
-		aff, w1 := lenenc(p[1:])
+		aff, w1 := wire.Lenenc(p[1:])
 		if w1 == 0 {
 			return 0, 0, false
 		}
-		_, w2 := lenenc(p[1+w1:])
+		_, w2 := wire.Lenenc(p[1+w1:])
 		o := 1 + w1 + w2 + 2
 		if w2 == 0 || len(p) < o+2 {
 			return 0, 0, false
@@ -83,30 +84,6 @@ func (s *sniffer) status() (warnings int, affected int64, ok bool) {
 		return int(binary.LittleEndian.Uint16(p[o:])), int64(aff), true
 	}
 	return 0, 0, false
-}
-
-func lenenc(b []byte) (uint64, int) {
-	if len(b) == 0 {
-		return 0, 0
-	}
-	switch b[0] {
-	case 0xfc:
-		if len(b) < 3 {
-			return 0, 0
-		}
-		return uint64(binary.LittleEndian.Uint16(b[1:])), 3
-	case 0xfd:
-		if len(b) < 4 {
-			return 0, 0
-		}
-		return uint64(b[1]) | uint64(b[2])<<8 | uint64(b[3])<<16, 4
-	case 0xfe:
-		if len(b) < 9 {
-			return 0, 0
-		}
-		return binary.LittleEndian.Uint64(b[1:]), 9
-	}
-	return uint64(b[0]), 1
 }
 
 // sniffSlot carries the sniffer from the dial function back to Connect's

@@ -197,7 +197,10 @@ func serverError(p []byte) error {
 	return e
 }
 
-func lenenc(p []byte) (uint64, int) {
+// Lenenc reads a length-encoded integer from the front of p and returns it
+// with its width in bytes. Width 0 means p is too short or does not start
+// with one (0xff); 0xfb, a NULL in a text row, reads as 0 of width 1.
+func Lenenc(p []byte) (uint64, int) {
 	if len(p) == 0 {
 		return 0, 0
 	}

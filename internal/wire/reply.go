@@ -8,9 +8,9 @@ import (
 // okPacket parses an OK (or a 0xfe-headed end-of-rows OK) packet.
 func okPacket(p []byte) (affected, insertID uint64, status uint16) {
 	p = p[1:]
-	affected, n := lenenc(p)
+	affected, n := Lenenc(p)
 	p = p[n:]
-	insertID, n = lenenc(p)
+	insertID, n = Lenenc(p)
 	p = p[n:]
 	if len(p) >= 2 {
 		status = binary.LittleEndian.Uint16(p)
@@ -56,7 +56,7 @@ var errMalformed = errors.New("wire: malformed reply from the server")
 // column-count packet. It leaves the status flags of the end packet in
 // c.status.
 func (c *Conn) readRows(first []byte, binaryRows bool, res *Result) error {
-	ncols, n := lenenc(first)
+	ncols, n := Lenenc(first)
 	if n == 0 || ncols == 0 {
 		return c.fail(errMalformed)
 	}
