@@ -23,6 +23,12 @@
 #                  a certificate made with openssl) to one sandbox,
 #                  alternately (the order flips every round): QPS and client
 #                  CPU per query of each, medians
+#   base           no worse than before: shakedown run oltp_point_select and
+#                  oltp_read_write, 16 threads, built from BASE_REV (a git
+#                  revision, default HEAD~1) and from the working tree,
+#                  alternately (the order flips every round): QPS and client
+#                  CPU per query of each, medians and the median of each
+#                  round's new/base ratio
 #   monitor        the server sampler's cost: shakedown run oltp_point_select,
 #                  16 threads, --monitor=on and --monitor=off alternately
 #                  (the order flips every round); medians, on/off ratio, and
@@ -30,7 +36,7 @@
 #
 # Knobs (environment): ROUNDS (5), SECONDS_PER_RUN (15), PREP_ROUNDS (1),
 # PREP_TABLES (4), PREP_ROWS (1000000), BIN (bin/shakedown), SLAP_QUERIES
-# (20000), SLAP_CONCURRENCY (16,64), SLAP_ITERATIONS (2).
+# (20000), SLAP_CONCURRENCY (16,64), SLAP_ITERATIONS (2), BASE_REV (HEAD~1).
 # Client CPU is user+sys of the client process as GNU time reports it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -64,7 +70,7 @@ if [[ " $CASES " == *" tls "* ]]; then
 	tls_set=(--set "ssl_cert=$work/cert.pem" --set "ssl_key=$work/key.pem")
 fi
 url=$("$BIN" sandbox up "$name" --url-only "${tls_set[@]}")
-trap '"$BIN" sandbox down "$name" >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
+trap '"$BIN" sandbox down "$name" >/dev/null 2>&1 || true; rm -rf "$work"; git worktree prune' EXIT
 port=${url##*:}
 port=${port%%/*}
 sb_conn=(--mysql-host=127.0.0.1 "--mysql-port=$port" --mysql-user=shakedown --mysql-db=sbtest)
@@ -207,6 +213,38 @@ for c in $CASES; do
 			printf '| shakedown run, wire client | %.0f | %.0f | %s | %.2f | %.2f | %s |\n' "$qp" "$qt" "$(ratio "$qt" "$qp")" "$cp" "$ct" "$(ratio "$ct" "$cp")"
 		} >>"$work/summary.md"
 		;;
+	base)
+		base_rev=${BASE_REV:-HEAD~1}
+		echo "== no worse than $base_rev ($(git rev-parse --short "$base_rev")): 16 threads, base and new alternately"
+		git worktree add -q --detach "$work/base-src" "$base_rev"
+		(cd "$work/base-src" && CGO_ENABLED=0 go build -o "$work/shakedown-base" ./cmd/shakedown)
+		git worktree remove --force "$work/base-src"
+		prepare_rows 100000
+		{
+			echo ""
+			echo "| vs $base_rev, 16 threads, $ROUNDS rounds x ${SECS}s | QPS base | QPS new | new/base (paired median) | client CPU us/query base | client CPU us/query new | new/base (paired median) |"
+			echo "|---|---|---|---|---|---|---|"
+		} >>"$work/summary.md"
+		for w in oltp_point_select oltp_read_write; do
+			out=$work/base-$w.txt
+			: >"$out"
+			for r in $(seq "$ROUNDS"); do
+				order="base new"
+				[ $((r % 2)) -eq 0 ] && order="new base"
+				for m in $order; do
+					b=$BIN
+					[ "$m" = base ] && b=$work/shakedown-base
+					measure "$m" "$out" "$b" run "$w" --target="$url" --tables=1 --table-size=100000 --threads=16 "--time=$SECS"
+				done
+				echo "  $w round $r: $(tail -2 "$out" | awk '{printf "%s %.0f qps %.2f us/q  ", $1, $2, $3/$4*1e6}')"
+			done
+			# Paired: each round's new/base ratio, so a shared machine's slow drift cancels.
+			pq=$(awk '$1=="base"{b[++n]=$2} $1=="new"{a[++m]=$2} END{for(i=1;i<=n&&i<=m;i++) if (b[i]>0) print a[i]/b[i]}' "$out" | median)
+			pc=$(awk '$1=="base"&&$4>0{b[++n]=$3/$4} $1=="new"&&$4>0{a[++m]=$3/$4} END{for(i=1;i<=n&&i<=m;i++) if (b[i]>0) print a[i]/b[i]}' "$out" | median)
+			printf '| %s | %.0f | %.0f | %.3f | %.2f | %.2f | %.3f |\n' "$w" "$(med_col base 2 "$out")" "$(med_col new 2 "$out")" "$pq" \
+				"$(cpu_per_query base "$out")" "$(cpu_per_query new "$out")" "$pc" >>"$work/summary.md"
+		done
+		;;
 	monitor)
 		echo "== sampler cost: oltp_point_select, 16 threads, --monitor=on vs off"
 		prepare_rows 100000
@@ -302,7 +340,7 @@ for c in $CASES; do
 		} >>"$work/summary.md"
 		;;
 	*)
-		echo "bench.sh: unknown case $c (point_select read_write floor threads1000 prepare tls monitor slap)" >&2
+		echo "bench.sh: unknown case $c (point_select read_write floor threads1000 prepare tls base monitor slap)" >&2
 		exit 2
 		;;
 	esac
