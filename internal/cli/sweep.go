@@ -16,6 +16,7 @@ import (
 	"github.com/shakedown/shakedown/internal/plan"
 	"github.com/shakedown/shakedown/internal/report"
 	"github.com/shakedown/shakedown/internal/sbflag"
+	"github.com/shakedown/shakedown/internal/segment"
 	"github.com/shakedown/shakedown/internal/store"
 	"github.com/shakedown/shakedown/internal/sweep"
 	"github.com/shakedown/shakedown/internal/target"
@@ -77,6 +78,7 @@ type sweepCmd struct {
 	baseline  string
 	help      bool
 	creds     target.Credentials
+	split     segment.Flags
 }
 
 func (c *sweepCmd) flags(env *Env) *pflag.FlagSet {
@@ -89,6 +91,7 @@ func (c *sweepCmd) flags(env *Env) *pflag.FlagSet {
 	fs.StringVar(&c.baseline, "baseline", "", "compare the results with this saved baseline; exit 3 when anything is slower")
 	fs.BoolVarP(&c.help, "help", "h", false, "show this help")
 	c.creds.Bind(fs)
+	c.split.Bind(fs)
 	return fs
 }
 
