@@ -172,3 +172,13 @@ func (s *Store) mergeStep(ctx context.Context, c *mergeCache, parts []Run) (Run,
 	}
 	return m, nil
 }
+
+// Parts returns the runners' parts of a split load as they stored them,
+// unmerged, by step and segment.
+func (s *Store) Parts(ctx context.Context, splitID int64) ([]Run, error) {
+	runs, err := s.queryRuns(ctx, `split_id = ? ORDER BY step, seg_index`, splitID)
+	if err != nil {
+		return nil, fmt.Errorf("read the parts of split %d: %w", splitID, err)
+	}
+	return runs, nil
+}

@@ -274,7 +274,9 @@ func (s *Store) migrate(ctx context.Context) error {
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		_, err = s.db.ExecContext(ctx, "INSERT INTO meta(`key`, value) VALUES ('schema_version', ?)", strconv.Itoa(SchemaVersion))
-		if err != nil {
+		// Runners of a split load open a new shared store at once: another
+		// may have written it first.
+		if err != nil && !s.dialect.duplicate(err) {
 			return fmt.Errorf("write schema version: %w", err)
 		}
 		return nil
@@ -313,6 +315,11 @@ func (s *Store) addColumns(ctx context.Context) error {
 			continue
 		}
 		if _, err := s.db.ExecContext(ctx, "ALTER TABLE "+a.table+" ADD COLUMN "+a.column+" "+a.decl); err != nil {
+			// Another process opening the store at the same moment may
+			// have added it.
+			if has, _ := s.dialect.hasColumn(ctx, s.db, a.table, a.column); has {
+				continue
+			}
 			return fmt.Errorf("add %s.%s: %w", a.table, a.column, err)
 		}
 	}
