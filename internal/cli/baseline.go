@@ -89,7 +89,7 @@ func (c *baselineCmd) run(ctx context.Context, env *Env, args []string) error {
 	if fs.Changed("sweep") && c.runs != "" {
 		return usagef("baseline save: --sweep and --runs: choose one")
 	}
-	st, err := openExistingStore(ctx, c.storePath, "baseline")
+	st, err := openExistingStore(ctx, env, c.storePath, "baseline")
 	if err != nil {
 		return err
 	}

@@ -91,11 +91,11 @@ func (c *readinessCmd) run(ctx context.Context, env *Env, args []string) error {
 	if c.storePath != store.DefaultPath(env.Getenv) {
 		storeFlag = "--store=" + c.storePath
 	}
-	if _, err := os.Stat(c.storePath); errors.Is(err, fs.ErrNotExist) {
+	if _, err := os.Stat(c.storePath); !store.IsURL(c.storePath) && errors.Is(err, fs.ErrNotExist) {
 		return usagef("readiness: no store at %s: save evidence first (shakedown check %s %s %s), or name the store with --store",
 			c.storePath, src.Redacted(), dst.Redacted(), storeFlag)
 	}
-	st, err := store.Open(ctx, c.storePath)
+	st, err := openStore(ctx, env, "--store", c.storePath)
 	if err != nil {
 		return err
 	}

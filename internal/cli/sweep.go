@@ -83,7 +83,7 @@ type sweepCmd struct {
 
 func (c *sweepCmd) flags(env *Env) *pflag.FlagSet {
 	fs := sbflag.NewFlagSet("sweep")
-	fs.StringVar(&c.storePath, "store", store.DefaultPath(env.Getenv), "results store (SQLite file)")
+	fs.StringVar(&c.storePath, "store", store.DefaultPath(env.Getenv), "results store: a SQLite file, or mysql://user@host:port/db shared by split runners (password: SHAKEDOWN_STORE_PASSWORD)")
 	fs.BoolVarP(&c.verbose, "verbose", "v", false, "print every second of every run, and prepare's progress")
 	fs.BoolVar(&c.dryRun, "dry-run", false, "check the plan and the targets, list the steps, run nothing")
 	fs.StringVar(&c.resume, "resume", "", "continue an interrupted sweep of the store: its ID, or latest")
@@ -131,7 +131,7 @@ func (c *sweepCmd) run(ctx context.Context, env *Env, args []string) error {
 	if c.baseline != "" {
 		// A baseline that is not there is bad input: say so before the
 		// sweep, not after it.
-		if st, err = openExistingStore(ctx, c.storePath, "sweep: --baseline"); err != nil {
+		if st, err = openExistingStore(ctx, env, c.storePath, "sweep: --baseline"); err != nil {
 			return err
 		}
 		defer st.Close()
@@ -166,7 +166,7 @@ func (c *sweepCmd) run(ctx context.Context, env *Env, args []string) error {
 		return nil
 	}
 	if st == nil {
-		if st, err = openStoreFlag(ctx, "--store", c.storePath); err != nil {
+		if st, err = openStore(ctx, env, "--store", c.storePath); err != nil {
 			return err
 		}
 		defer st.Close()
@@ -190,7 +190,7 @@ func (c *sweepCmd) runResume(ctx context.Context, env *Env, args []string) error
 	if len(args) > 0 {
 		return usagef("sweep --resume takes the plan from the store: leave out %s (see shakedown sweep --help)", args[0])
 	}
-	st, err := openExistingStore(ctx, c.storePath, "sweep --resume")
+	st, err := openExistingStore(ctx, env, c.storePath, "sweep --resume")
 	if err != nil {
 		return err
 	}
@@ -240,9 +240,13 @@ func (c *sweepCmd) runResume(ctx context.Context, env *Env, args []string) error
 	return finishSweep(ctx, env, st, sum, err)
 }
 
-// openExistingStore opens a store that must already exist: reading one
-// that is not there is bad input, not a reason to make an empty file.
-func openExistingStore(ctx context.Context, path, what string) (*store.Store, error) {
+// openExistingStore opens a store that must already exist: reading a file
+// that is not there is bad input, not a reason to make an empty one. (A
+// store on a server is made on first use by whoever writes to it.)
+func openExistingStore(ctx context.Context, env *Env, path, what string) (*store.Store, error) {
+	if store.IsURL(path) {
+		return openStore(ctx, env, "--store", path)
+	}
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		return nil, usagef("%s: no store at %s: name the store with --store", what, path)
 	}

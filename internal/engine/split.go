@@ -51,6 +51,9 @@ func (j *Job) SetSplit(sp segment.Split) error {
 	return nil
 }
 
+// SplitGiven reports whether the command line names a segment.
+func (j *Job) SplitGiven() bool { return j.splitFlags.Given() }
+
 // Split is the job's part of the load: segment.Alone unless SetSplit
 // made it one runner of many.
 func (j *Job) Split() segment.Split { return j.split }
