@@ -231,6 +231,59 @@ func TestSplitRun(t *testing.T) {
 		}
 	})
 
+	t.Run("a sweep in two segments", func(t *testing.T) {
+		inst := insts[0]
+		if _, err := db.ExecContext(ctx, "CREATE DATABASE IF NOT EXISTS split_sweep"); err != nil {
+			t.Fatal(err)
+		}
+		path := writePlan(t, fmt.Sprintf(`name: split
+targets:
+  - name: a
+    url: mysql://%s@127.0.0.1:%d/split_sweep
+    role: control
+options: {tables: 1, table-size: 200}
+workloads: [oltp_point_select]
+threads: [2, 4]
+time: 1
+prepare: true
+cleanup: true
+prepare_threads: 1
+`, inst.User, inst.Port))
+		start := startAt(4 * time.Second)
+		var procs []*proc
+		for i := 1; i <= 2; i++ {
+			procs = append(procs, startProc(t, fmt.Sprintf("sweep runner %d/2", i), env,
+				"sweep", path, "--store="+sto, "--start-at="+start, fmt.Sprintf("--segment=%d/2", i)))
+		}
+		for _, p := range procs {
+			if code := p.wait(t, 2*time.Minute); code != 0 {
+				t.Fatalf("%s: exit %d\n%s", p.name, code, p.out.String())
+			}
+		}
+		st := openStoreT()
+		id, err := st.Latest(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := st.Load(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(d.Runs) != 2 {
+			t.Fatalf("got %d runs in sweep %d, want 2: one merged run per step", len(d.Runs), d.Sweep.ID)
+		}
+		for _, r := range d.Runs {
+			if r.Status != store.RunOK || r.Result == nil || r.Result.Split == nil || r.Result.Split.Complete != 2 || r.Result.Threads != r.Threads {
+				t.Errorf("step %d: status %s %q, want ok, merged from 2 runners, %d threads", r.Step, r.Status, r.Error, r.Threads)
+			}
+		}
+		code, out, errOut := runCLI(ctx, "report", "--store", sto, "--sweep", strconv.FormatInt(d.Sweep.ID, 10))
+		if code != 0 || !strings.Contains(out, "Split loads") || strings.Count(out, "2 runners: 1/2") != 2 {
+			t.Errorf("report: exit %d, want one merged result per step, its 2 runners named:\n%s%s", code, out, errOut)
+		}
+		t.Logf("report:\n%s", out)
+	})
+
 	t.Run("the store lost", func(t *testing.T) {
 		start := startAt(4 * time.Second)
 		a := startProc(t, "runner 1/2", env, append(load(4, 3, start), "--segment=1/2")...)

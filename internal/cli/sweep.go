@@ -105,7 +105,14 @@ func (c *sweepCmd) run(ctx context.Context, env *Env, args []string) error {
 		fmt.Fprint(env.Stdout, fs.FlagUsages())
 		return nil
 	}
+	sp, err := c.split.Resolve(env.Getenv, time.Now())
+	if err != nil {
+		return err
+	}
 	if c.resume != "" {
+		if sp.On {
+			return usagef("sweep --resume continues a sweep from one process: leave out --segment (a split sweep is run again with a new --start-at)")
+		}
 		return c.runResume(ctx, env, fs.Args())
 	}
 	if fs.NArg() != 1 {
@@ -156,8 +163,12 @@ func (c *sweepCmd) run(ctx context.Context, env *Env, args []string) error {
 	for _, line := range sweep.SameServers(envs) {
 		fmt.Fprintf(env.Stdout, "  %s\n", line)
 	}
-	if err := sweep.CheckData(ctx, p, envs); err != nil {
-		return err
+	// In a split sweep only the first runner prepares: the others find the
+	// data it made, not data in the way.
+	if !sp.On || sp.First() {
+		if err := sweep.CheckData(ctx, p, envs); err != nil {
+			return err
+		}
 	}
 	if c.dryRun {
 		for _, s := range steps {
@@ -174,7 +185,7 @@ func (c *sweepCmd) run(ctx context.Context, env *Env, args []string) error {
 	host, _ := os.Hostname()
 	sum, err := sweep.Run(ctx, p, envs, sweep.Options{
 		Store: st, Progress: env.Stderr, Live: isTerminal(env.Stderr), Verbose: c.verbose,
-		Host: host, Version: Version,
+		Host: host, Version: Version, Split: &sp,
 	})
 	if err := finishSweep(ctx, env, st, sum, err); err != nil {
 		return err
