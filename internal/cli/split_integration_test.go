@@ -109,6 +109,11 @@ func openDB(t *testing.T, url string) *sql.DB {
 	return db
 }
 
+// dbURL is the URL of database db on inst.
+func dbURL(inst *sandbox.Instance, db string) string {
+	return fmt.Sprintf("mysql://%s@127.0.0.1:%d/%s", inst.User, inst.Port, db)
+}
+
 // startAt is a start time far enough ahead for every runner to start,
 // open the store, register and connect.
 func startAt(lead time.Duration) string {
@@ -124,9 +129,22 @@ func startAt(lead time.Duration) string {
 // that report --import adds.
 func TestSplitRun(t *testing.T) {
 	insts := sandboxtest.StartAll(t, nil, nil)
-	tgt, storeInst := insts[0].URL(), insts[1]
-	sto := storeInst.URL()
+	// Databases of their own on the package's shared sandboxes, dropped
+	// at the end: other tests find sbtest as they expect it.
+	tgt, storeInst := dbURL(insts[0], "split_run"), insts[1]
+	sto := dbURL(storeInst, "split_results")
 	ctx := t.Context()
+	admin := openDB(t, insts[0].URL())
+	if _, err := admin.ExecContext(ctx, "CREATE DATABASE IF NOT EXISTS split_run"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		for _, q := range []struct{ url, db string }{{insts[0].URL(), "split_run"}, {insts[0].URL(), "split_sweep"}, {storeInst.URL(), "split_results"}} {
+			if _, err := openDB(t, q.url).Exec("DROP DATABASE IF EXISTS " + q.db); err != nil {
+				t.Errorf("drop %s: %v", q.db, err)
+			}
+		}
+	})
 	if code, out, errOut := runCLI(ctx, "prepare", "oltp_point_select", "--target", tgt, "--tables=1", "--table-size=1000"); code != 0 {
 		t.Fatalf("prepare: exit %d\n%s%s", code, out, errOut)
 	}
@@ -233,7 +251,7 @@ func TestSplitRun(t *testing.T) {
 
 	t.Run("a sweep in two segments", func(t *testing.T) {
 		inst := insts[0]
-		if _, err := db.ExecContext(ctx, "CREATE DATABASE IF NOT EXISTS split_sweep"); err != nil {
+		if _, err := admin.ExecContext(ctx, "CREATE DATABASE IF NOT EXISTS split_sweep"); err != nil {
 			t.Fatal(err)
 		}
 		path := writePlan(t, fmt.Sprintf(`name: split
