@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -42,5 +44,37 @@ func TestCheckArgs(t *testing.T) {
 		if _, err := CheckArgs(env, bad); err == nil || !usage.Is(err) {
 			t.Errorf("CheckArgs(%q): got %v, want a usage error", bad, err)
 		}
+	}
+}
+
+// TestSplitSweepRefused checks the plans a split sweep refuses before
+// connecting to anything (the target here is a port nothing listens on).
+func TestSplitSweepRefused(t *testing.T) {
+	start := time.Now().Add(time.Minute).UTC().Format(time.RFC3339)
+	base := `targets:
+  - name: a
+    url: mysql://shakedown@127.0.0.1:1/sbtest
+    role: control
+workloads: [oltp_point_select]
+threads: [2]
+`
+	for _, tc := range []struct {
+		name string
+		plan string
+		args []string
+		want string
+	}{
+		{"no start", base + "time: 1\n", []string{"--segment=1/2"}, "needs --start-at"},
+		{"auto repeats", base + "time: 1\nrepeats: auto\nmax_repeats: 5\n", []string{"--segment=1/2", "--start-at=" + start}, "repeats: auto"},
+		{"no time", base + "time: 0\nevents: 100\n", []string{"--segment=1/2", "--start-at=" + start}, "needs a time per step"},
+		{"resume", base + "time: 1\n", []string{"--segment=1/2", "--start-at=" + start, "--resume=latest"}, "leave out --segment"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := writePlan(t, tc.plan)
+			code, _, errOut := runCLI(t.Context(), append([]string{"sweep", path, "--store", filepath.Join(t.TempDir(), "s.db")}, tc.args...)...)
+			if code != ExitUsage || !strings.Contains(errOut, tc.want) {
+				t.Errorf("got exit %d, %q: want %d and %q", code, errOut, ExitUsage, tc.want)
+			}
+		})
 	}
 }

@@ -127,6 +127,9 @@ func (c *sweepCmd) run(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := sweep.CheckSplit(p, sp); err != nil {
+		return err
+	}
 	for _, t := range p.Targets {
 		// password_env, when a target names one, has given its password;
 		// the others look where every command looks.

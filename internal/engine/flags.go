@@ -70,7 +70,7 @@ func (j *Job) bind(fs *pflag.FlagSet) {
 	fs.StringVar(&j.ignoreErrors, "mysql-ignore-errors", "1213,1020,1205", "error codes to count and retry instead of stopping, or 'all'")
 	fs.StringVar(&j.psMode, "db-ps-mode", "auto", "prepared statements: auto (server-side) or disable (text protocol)")
 	fs.StringVar(&j.jsonPath, "json", "", "write the result document to this file")
-	fs.StringVar(&j.storePath, "store", "", "also record the result in this results store (SQLite file, as sweep and report use)")
+	fs.StringVar(&j.storePath, "store", "", "also record the result in this results store: a SQLite file, or mysql://user@host:port/db, which the runners of a split load (--segment) share (password: SHAKEDOWN_STORE_PASSWORD)")
 	fs.StringVar(&j.name, "name", "", "name of the target in results (default: its address)")
 	fs.StringVar(&j.dbDriver, "db-driver", "mysql", "database driver (only mysql)")
 	fs.StringVar(&j.connectMode, "connect-mode", "persistent", "when threads connect: persistent (one connection per thread), transaction (a new one for every event) or query (a new one for every statement); connect time is reported apart from latency")

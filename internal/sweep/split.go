@@ -33,14 +33,11 @@ const markPoll = 500 * time.Millisecond
 // mark and start the block at the time the mark announces.
 func runSplit(ctx context.Context, p *plan.Plan, envs []Env, opt Options) (*Summary, error) {
 	sp := *opt.Split
-	switch {
-	case p.AutoRepeats:
-		return nil, usage.Errorf("%s: repeats: auto decides the next round from the results so far, which split runners cannot agree on without waiting for each other: give a number of repeats to split the sweep", p.Path)
-	case opt.Resume != 0:
+	if err := CheckSplit(p, sp); err != nil {
+		return nil, err
+	}
+	if opt.Resume != 0 {
 		return nil, usage.Errorf("sweep --resume continues a sweep from one process: a split sweep cannot be resumed; run it again with a new --start-at")
-	case sp.StartAt.IsZero():
-		return nil, usage.Errorf("sweep --segment needs --start-at, the same for every runner, e.g. --start-at %s",
-			time.Now().UTC().Add(time.Minute).Truncate(time.Minute).Format(time.RFC3339))
 	}
 	now := opt.Now
 	if now == nil {
@@ -122,6 +119,23 @@ func runSplit(ctx context.Context, p *plan.Plan, envs []Env, opt Options) (*Summ
 		return sum, ErrInterrupted
 	}
 	return sum, nil
+}
+
+// CheckSplit says whether p can be split as sp, before anything connects:
+// the runners need a common start and a timetable, and a number of
+// repeats they all know beforehand.
+func CheckSplit(p *plan.Plan, sp segment.Split) error {
+	switch {
+	case !sp.On:
+		return nil
+	case p.AutoRepeats:
+		return usage.Errorf("%s: repeats: auto decides the next round from the results so far, which split runners cannot agree on without waiting for each other: give a number of repeats to split the sweep", p.Path)
+	case sp.StartAt.IsZero():
+		return usage.Errorf("sweep --segment needs --start-at, the same for every runner, e.g. --start-at %s",
+			time.Now().UTC().Add(time.Minute).Truncate(time.Minute).Format(time.RFC3339))
+	}
+	_, err := schedule.Sweep(p, func(*plan.Workload) string { return "" }, schedule.DefaultMargins)
+	return err
 }
 
 // runBlocks runs the timetable's blocks.
