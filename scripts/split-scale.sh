@@ -106,7 +106,7 @@ four() { # 4 runners of 16 threads started together; prints their QPS added
 		pids+=($!)
 	done
 	for p in "${pids[@]}"; do wait "$p"; done
-	jq -s 'map(.qps) | add' "$work"/four-{1,2,3,4}.json
+	jq -s 'map(.qps) | add * 100 | round / 100' "$work"/four-{1,2,3,4}.json
 }
 
 case_qps() {
