@@ -31,7 +31,14 @@ func (c *benchCmd) run(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	if c.verb != "run" {
+		if job.SplitGiven() {
+			return usagef("%s %s: --segment is for run: prepare and clean up once, from one process", c.verb, job.Workload)
+		}
 		return job.Prepare(ctx, engine.PrepareOptions{Out: env.Stdout, Version: Version})
+	}
+	sp, err := job.ResolveSplit(env.Getenv, time.Now())
+	if err != nil {
+		return err
 	}
 	// Where the result goes is checked before the load: nothing is
 	// measured that cannot be kept.
@@ -41,7 +48,7 @@ func (c *benchCmd) run(ctx context.Context, env *Env, args []string) error {
 	}
 	var st *store.Store
 	if job.StorePath() != "" {
-		if st, err = openStoreFlag(ctx, "--store", job.StorePath()); err != nil {
+		if st, err = openStore(ctx, env, "--store", job.StorePath()); err != nil {
 			return err
 		}
 		defer st.Close()
@@ -50,11 +57,39 @@ func (c *benchCmd) run(ctx context.Context, env *Env, args []string) error {
 	if jsonOut.path == "-" {
 		out = env.Stderr // standard output is the document's
 	}
+	var sr *splitRunner
+	var ivs []result.IntervalHDR
+	opt := engine.RunOptions{Out: out, Version: Version}
+	if sp.On {
+		switch {
+		case st == nil:
+			fmt.Fprintln(env.Stderr, "shakedown: --segment without --store: this runner's result will not be merged with the others'; give every runner the same --store (mysql://... or a shared file)")
+		case sp.StartAt.IsZero():
+			return usagef("run: --segment with --store needs --start-at, the same for every runner, e.g. --start-at %s", time.Now().UTC().Add(time.Minute).Truncate(time.Minute).Format(time.RFC3339))
+		default:
+			parts := loadParts(job.Workload, job.Target.Redacted(), job.Options())
+			if sr, err = joinLoad(ctx, env, st, sp, store.SplitRun, publicCommand(append([]string{"run"}, args...)), parts, nil, nil); err != nil {
+				return err
+			}
+			fmt.Fprintf(out, "shakedown: %s\n", describeSplit(sr))
+			opt.Intervals = &ivs
+		}
+	}
 	started := time.Now()
-	res, err := job.Run(ctx, engine.RunOptions{Out: out, Version: Version})
+	res, err := job.Run(ctx, opt)
+	if res != nil && sr != nil {
+		res.Segment.Host = sr.me.Host
+	}
+	if sr != nil {
+		status := runStatus(err)
+		if res == nil && ctx.Err() != nil {
+			status = store.RunInterrupted
+		}
+		defer sr.finish(context.WithoutCancel(ctx), status)
+	}
 	if res != nil {
 		// Kept even when interrupted or failed: nothing measured is lost.
-		if serr := c.save(context.WithoutCancel(ctx), env, out, job, st, res, err, started, args); serr != nil {
+		if serr := c.save(context.WithoutCancel(ctx), env, out, job, st, sr, ivs, res, err, started, args); serr != nil {
 			if err != nil {
 				fmt.Fprintln(env.Stderr, "shakedown:", runError(err))
 			}
@@ -75,7 +110,8 @@ func runError(err error) error {
 // save writes the result to --json and records it in the store, saying so
 // on out. What cannot be saved goes to standard error as JSON, and the
 // command fails.
-func (c *benchCmd) save(ctx context.Context, env *Env, out io.Writer, job *engine.Job, st *store.Store, res *result.Result, runErr error, started time.Time, args []string) error {
+func (c *benchCmd) save(ctx context.Context, env *Env, out io.Writer, job *engine.Job, st *store.Store, sr *splitRunner, ivs []result.IntervalHDR,
+	res *result.Result, runErr error, started time.Time, args []string) error {
 	var errs []error
 	if p := job.JSONPath(); p != "" {
 		if err := writeOutput(env.Stdout, outputFile{"--json", p}, resultJSON(res)); err != nil {
@@ -84,7 +120,19 @@ func (c *benchCmd) save(ctx context.Context, env *Env, out io.Writer, job *engin
 			fmt.Fprintf(out, "\nResult written to %s\n", p)
 		}
 	}
-	if st != nil {
+	switch {
+	case sr != nil:
+		run := newRun(job, res, runErr, started, args)
+		run.Command = publicCommand(append([]string{"run"}, args...))
+		run.Part = &store.Part{SplitID: sr.load.ID, Index: sr.me.Index, Intervals: ivs}
+		if err := sr.save(ctx, run); err != nil {
+			// The result is safe in the runner's own file: say where,
+			// and fail, without printing it all again.
+			fmt.Fprintln(env.Stderr, "shakedown:", err)
+			return errSilent
+		}
+		fmt.Fprintf(out, "Result stored in %s as segment %s; shakedown report --store %s --runs all merges the runners\n", st.Path(), sr.me.Label, st.Path())
+	case st != nil:
 		if err := storeRun(ctx, st, job, res, runErr, started, args); err != nil {
 			errs = append(errs, fmt.Errorf("--store %s: %w", st.Path(), err))
 		} else {
@@ -104,15 +152,29 @@ func resultJSON(res *result.Result) []byte {
 }
 
 func storeRun(ctx context.Context, st *store.Store, job *engine.Job, res *result.Result, runErr error, started time.Time, args []string) error {
-	status := store.RunOK
-	msg := ""
+	_, err := st.AddRun(ctx, newRun(job, res, runErr, started, args))
+	return err
+}
+
+// runStatus is how a run that ended with err is stored.
+func runStatus(err error) string {
 	switch {
-	case errors.Is(runErr, engine.ErrInterrupted):
-		status = store.RunInterrupted
-	case runErr != nil:
-		status, msg = store.RunFailed, runErr.Error()
+	case errors.Is(err, engine.ErrInterrupted):
+		return store.RunInterrupted
+	case err != nil:
+		return store.RunFailed
 	}
-	_, err := st.AddRun(ctx, &store.Run{
+	return store.RunOK
+}
+
+// newRun is a run's row in the store.
+func newRun(job *engine.Job, res *result.Result, runErr error, started time.Time, args []string) *store.Run {
+	status := runStatus(runErr)
+	msg := ""
+	if status == store.RunFailed {
+		msg = runErr.Error()
+	}
+	return &store.Run{
 		Target:    res.Target.Name,
 		Workload:  job.Workload,
 		Threads:   job.Threads(),
@@ -123,8 +185,7 @@ func storeRun(ctx context.Context, st *store.Store, job *engine.Job, res *result
 		StartedAt: started,
 		WallS:     time.Since(started).Seconds(),
 		Result:    res,
-	})
-	return err
+	}
 }
 
 // publicArgs drops the options that may carry a password.

@@ -208,9 +208,9 @@ func connectChecked(ctx context.Context, role string, t *target.Target) (*verify
 // storeCheck saves a check's result for readiness pages.
 func storeCheck(ctx context.Context, path string, rep *check.Report) error {
 	ctx = context.WithoutCancel(ctx) // an interrupted run is saved too
-	st, err := store.Open(ctx, path)
+	st, err := openStoreFlag(ctx, "--store", path)
 	if err != nil {
-		return fmt.Errorf("--store: %w", err)
+		return err
 	}
 	defer st.Close()
 	var doc bytes.Buffer

@@ -3,15 +3,38 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
 	"os"
+	"os/signal"
 	"sync"
+	"syscall"
 	"testing"
 
 	"github.com/shakedown/shakedown/internal/sandbox/sandboxtest"
 	_ "github.com/shakedown/shakedown/internal/workload/all"
 )
 
-func TestMain(m *testing.M) { os.Exit(sandboxtest.Main(m)) }
+// mainArgsEnv makes the test binary shakedown itself: it runs the command
+// line this variable holds (JSON) and exits, so that tests can start
+// several shakedown processes (the runners of a split load) without
+// building the binary.
+const mainArgsEnv = "SHAKEDOWN_TEST_MAIN_ARGS"
+
+func TestMain(m *testing.M) {
+	if a := os.Getenv(mainArgsEnv); a != "" {
+		var args []string
+		if err := json.Unmarshal([]byte(a), &args); err != nil {
+			fmt.Fprintln(os.Stderr, "bad", mainArgsEnv, err)
+			os.Exit(2)
+		}
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		code := Main(ctx, &Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv}, args)
+		stop()
+		os.Exit(code)
+	}
+	os.Exit(sandboxtest.Main(m))
+}
 
 // syncBuffer is a bytes.Buffer that a test may read while a command writes.
 type syncBuffer struct {

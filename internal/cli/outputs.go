@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 
 	"github.com/shakedown/shakedown/internal/store"
+	"github.com/shakedown/shakedown/internal/target"
 )
 
 // outputFile is a file a command writes when it ends, named by its flag.
@@ -82,11 +83,47 @@ func plainPathError(err error) error {
 
 // openStoreFlag opens the store a flag names before the load starts: a
 // store that cannot be opened or written stops the command (exit 1) before
-// anything is measured.
+// anything is measured. A store on a server takes its password from its
+// URL or the option files only; commands that have the environment use
+// openStore.
 func openStoreFlag(ctx context.Context, flag, path string) (*store.Store, error) {
-	st, err := store.Open(ctx, path)
+	return openStore(ctx, nil, flag, path)
+}
+
+// StorePasswordEnv is the environment variable that holds the password of
+// a store on a server (--store mysql://user@host:port/db), when its URL
+// holds none.
+const StorePasswordEnv = "SHAKEDOWN_STORE_PASSWORD"
+
+// openStore opens the store flag names: a SQLite file, or with a
+// mysql:// URL a database on a MySQL-compatible server, whose password
+// comes from the URL, else SHAKEDOWN_STORE_PASSWORD, else the MySQL option
+// files, as for a target. env may be nil (no environment). A store that
+// cannot be reached or written is a failure (exit 1), said before any load
+// starts.
+func openStore(ctx context.Context, env *Env, flag, where string) (*store.Store, error) {
+	if !store.IsURL(where) {
+		st, err := store.Open(ctx, where)
+		if err != nil {
+			return nil, fmt.Errorf("%s %s: cannot be used: %w", flag, where, err)
+		}
+		return st, nil
+	}
+	t, err := target.Parse(where)
 	if err != nil {
-		return nil, fmt.Errorf("%s %s: cannot be used: %w", flag, path, err)
+		return nil, usagef("%s: %v", flag, err)
+	}
+	var getenv func(string) string
+	if env != nil {
+		getenv = env.Getenv
+	}
+	creds := target.Credentials{EnvVar: StorePasswordEnv}
+	if err := creds.Fill(t, getenv); err != nil {
+		return nil, err
+	}
+	st, err := store.OpenMySQL(ctx, t)
+	if err != nil {
+		return nil, fmt.Errorf("%s: cannot be used: %w", flag, err)
 	}
 	return st, nil
 }

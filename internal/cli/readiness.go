@@ -48,7 +48,7 @@ type readinessCmd struct {
 
 func (c *readinessCmd) flags(env *Env) *pflag.FlagSet {
 	fs := sbflag.NewFlagSet("readiness")
-	fs.StringVar(&c.storePath, "store", store.DefaultPath(env.Getenv), "results store (SQLite file)")
+	fs.StringVar(&c.storePath, "store", store.DefaultPath(env.Getenv), "results store: a SQLite file, or mysql://user@host:port/db (password: SHAKEDOWN_STORE_PASSWORD)")
 	fs.Int64Var(&c.sweep, "sweep", 0, "sweep whose verdicts to show (default: the latest with TARGET as a candidate)")
 	fs.StringVar(&c.format, "format", "text", "text, md, json or html; with -o and no --format, taken from the file's extension")
 	fs.StringVarP(&c.out, "output", "o", "", "write to FILE instead of standard output")
@@ -87,11 +87,11 @@ func (c *readinessCmd) run(ctx context.Context, env *Env, args []string) error {
 	if c.storePath != store.DefaultPath(env.Getenv) {
 		storeFlag = "--store=" + c.storePath
 	}
-	if _, err := os.Stat(c.storePath); errors.Is(err, fs.ErrNotExist) {
+	if _, err := os.Stat(c.storePath); !store.IsURL(c.storePath) && errors.Is(err, fs.ErrNotExist) {
 		return usagef("readiness: no store at %s: save evidence first (shakedown check %s %s %s), or name the store with --store",
 			c.storePath, src.Redacted(), dst.Redacted(), storeFlag)
 	}
-	st, err := store.Open(ctx, c.storePath)
+	st, err := openStore(ctx, env, "--store", c.storePath)
 	if err != nil {
 		return err
 	}

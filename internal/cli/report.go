@@ -65,12 +65,13 @@ type reportCmd struct {
 	workload  string
 	target    string
 	threads   int
+	imports   []string
 	help      bool
 }
 
 func (c *reportCmd) flags(env *Env) *pflag.FlagSet {
 	fs := sbflag.NewFlagSet("report")
-	fs.StringVar(&c.storePath, "store", store.DefaultPath(env.Getenv), "results store (SQLite file)")
+	fs.StringVar(&c.storePath, "store", store.DefaultPath(env.Getenv), "results store: a SQLite file, or mysql://user@host:port/db (password: SHAKEDOWN_STORE_PASSWORD)")
 	fs.StringVar(&c.sweep, "sweep", "latest", "sweep to report: its ID, or latest")
 	fs.StringVar(&c.format, "format", "text", "text, md, csv, json or html; with -o and no --format, taken from the file's extension")
 	fs.StringVarP(&c.out, "output", "o", "", "write to FILE instead of standard output")
@@ -82,6 +83,7 @@ func (c *reportCmd) flags(env *Env) *pflag.FlagSet {
 	fs.StringVar(&c.workload, "workload", "", "with --history: only this workload (or label)")
 	fs.StringVar(&c.target, "target", "", "with --history: only this target")
 	fs.IntVar(&c.threads, "threads", 0, "with --history: only this thread level")
+	fs.StringSliceVar(&c.imports, "import", nil, "add the results a runner of a split load kept in FILE when it lost the store (it names the file), then stop")
 	fs.BoolVarP(&c.help, "help", "h", false, "show this help")
 	return fs
 }
@@ -99,6 +101,12 @@ func (c *reportCmd) run(ctx context.Context, env *Env, args []string) error {
 		return nil
 	}
 	files := fset.Args()
+	if len(c.imports) > 0 {
+		if len(files) > 0 || c.list || c.history || c.baseline != "" || c.runs != "" {
+			return usagef("report --import adds files to the store and reports nothing: give it alone, with --store")
+		}
+		return c.importFiles(ctx, env)
+	}
 	switch {
 	case len(files) > 0 && (c.runs != "" || fset.Changed("sweep") || c.list):
 		return usagef("report: result files are reported on their own: leave out --runs, --sweep and --list")
@@ -146,10 +154,10 @@ func (c *reportCmd) run(ctx context.Context, env *Env, args []string) error {
 		}
 		id = n
 	}
-	if _, err := os.Stat(c.storePath); errors.Is(err, fs.ErrNotExist) {
+	if _, err := os.Stat(c.storePath); !store.IsURL(c.storePath) && errors.Is(err, fs.ErrNotExist) {
 		return usagef("report: no store at %s: run a sweep (or shakedown run --store) first, or name the store with --store", c.storePath)
 	}
-	st, err := store.Open(ctx, c.storePath)
+	st, err := openStore(ctx, env, "--store", c.storePath)
 	if err != nil {
 		return err
 	}
@@ -205,6 +213,39 @@ func (c *reportCmd) run(ctx context.Context, env *Env, args []string) error {
 		return c.writeBaseline(ctx, env, st, base, d.Runs)
 	}
 	return c.write(env, d, fmt.Sprintf("sweep %d", id))
+}
+
+// importFiles adds runners' unsaved results to the store.
+func (c *reportCmd) importFiles(ctx context.Context, env *Env) error {
+	var docs []*store.Unsaved
+	for _, f := range c.imports {
+		fh, err := os.Open(f)
+		if err != nil {
+			return usagef("report --import: %v", plainPathError(err))
+		}
+		u, err := store.ReadUnsaved(fh)
+		fh.Close()
+		if err != nil {
+			return usagef("report --import %s: %v (a runner that lost its store writes such a file and names it)", f, err)
+		}
+		docs = append(docs, u)
+	}
+	st, err := openExistingStore(ctx, env, c.storePath, "report --import")
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	for i, u := range docs {
+		n, err := st.Import(ctx, u)
+		if errors.Is(err, store.ErrReported) {
+			return usagef("report --import %s: %v: it is in the store already (imported before?)", c.imports[i], err)
+		}
+		if err != nil {
+			return fmt.Errorf("report --import %s: %w", c.imports[i], err)
+		}
+		fmt.Fprintf(env.Stdout, "imported %d step(s) of segment %s (%s) from %s into %s\n", n, u.Runner.Label, u.Runner.Host, c.imports[i], st.Path())
+	}
+	return nil
 }
 
 // noSweeps is the error for a store without sweeps: it points to the runs

@@ -74,7 +74,7 @@ func (c *slapCmd) run(ctx context.Context, env *Env, args []string) error {
 	}
 	var st *store.Store
 	if o.Store != "" {
-		if st, err = openStoreFlag(ctx, "--store", o.Store); err != nil {
+		if st, err = openStore(ctx, env, "--store", o.Store); err != nil {
 			return err
 		}
 		defer st.Close()

@@ -1,64 +1,13 @@
 package cli
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/shakedown/shakedown/internal/sbflag"
 	"github.com/shakedown/shakedown/internal/usage"
 )
-
-func TestSplitFlags(t *testing.T) {
-	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
-	env := map[string]string{"JOB_COMPLETION_INDEX": "2", "BAD_INDEX": "two"}
-	getenv := func(k string) string { return env[k] }
-	for _, tc := range []struct {
-		name    string
-		args    []string
-		want    string // segment label, then the sequence
-		wantErr string
-	}{
-		{"alone", nil, "1/1 0,1", ""},
-		{"i of n", []string{"--segment=2/4"}, "2/4 0,1/4,1/2,3/4,1", ""},
-		{"from to", []string{"--segment=1/3:1"}, "1/3:1 0,1/3,1", ""},
-		{"from to in a sequence", []string{"--segment=1/3:1/2", "--segment-sequence=0,1/3,1/2,1"}, "1/3:1/2 0,1/3,1/2,1", ""},
-		{"index from the environment", []string{"--segment-index-env=JOB_COMPLETION_INDEX", "--segments=4"}, "3/4 0,1/4,1/2,3/4,1", ""},
-		{"index into a sequence", []string{"--segment-index-env=JOB_COMPLETION_INDEX", "--segment-sequence=0,1/10,1/5,1"}, "1/5:1 0,1/10,1/5,1", ""},
-		{"not in the sequence", []string{"--segment=1/4:3/4", "--segment-sequence=0,1/2,1"}, "", "overlaps 0:1/2 and 1/2:1"},
-		{"sequence with a gap", []string{"--segment=1/2", "--segment-sequence=0,1/2"}, "", "gap 1/2:1"},
-		{"both segment and index", []string{"--segment=1/2", "--segment-index-env=JOB_COMPLETION_INDEX", "--segments=2"}, "", "give one"},
-		{"segments alone", []string{"--segments=4"}, "", "needs --segment-index-env"},
-		{"index without a count", []string{"--segment-index-env=JOB_COMPLETION_INDEX"}, "", "needs --segments N or --segment-sequence"},
-		{"index unset", []string{"--segment-index-env=NOPE", "--segments=2"}, "", "the variable is not set"},
-		{"index not a number", []string{"--segment-index-env=BAD_INDEX", "--segments=2"}, "", `"two" is not an index`},
-		{"index past the end", []string{"--segment-index-env=JOB_COMPLETION_INDEX", "--segments=2"}, "", "from 0 to 1"},
-		{"counts disagree", []string{"--segment-index-env=JOB_COMPLETION_INDEX", "--segments=3", "--segment-sequence=0,1/2,1"}, "", "disagree"},
-		{"bad start", []string{"--start-at=noon"}, "", "--start-at"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			var f splitFlags
-			fs := sbflag.NewFlagSet("test")
-			f.bind(fs)
-			if err := fs.Parse(tc.args); err != nil {
-				t.Fatal(err)
-			}
-			sp, err := f.resolve(getenv, now)
-			if tc.wantErr != "" {
-				if err == nil || !usage.Is(err) || !strings.Contains(err.Error(), tc.wantErr) {
-					t.Fatalf("got %v, want a usage error containing %q", err, tc.wantErr)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := sp.Label() + " " + sp.Sequence.String(); got != tc.want {
-				t.Errorf("got %s, want %s", got, tc.want)
-			}
-		})
-	}
-}
 
 func TestCheckArgs(t *testing.T) {
 	start := time.Now().Add(time.Minute).UTC().Format(time.RFC3339)
@@ -68,20 +17,64 @@ func TestCheckArgs(t *testing.T) {
 		}
 		return ""
 	}}
-	sp, err := CheckArgs(env, []string{"sweep", "/etc/shakedown/plan.yaml", "--segment-index-env=JOB_COMPLETION_INDEX", "--segments=3", "--start-at=" + start, "--store=/tmp/s.db"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if sp.Label() != "1/3" || sp.StartAt.IsZero() {
-		t.Errorf("got segment %s starting at %v, want 1/3 and a start time", sp.Label(), sp.StartAt)
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"sweep", []string{"sweep", "/etc/shakedown/plan.yaml", "--segment-index-env=JOB_COMPLETION_INDEX", "--segments=3", "--start-at=" + start, "--store=/tmp/s.db"}, "1/3"},
+		{"run", []string{"run", "oltp_point_select", "--threads=8", "--segment=2/4", "--start-at=" + start}, "2/4"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sp, err := CheckArgs(env, tc.args)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if sp.Label() != tc.want || sp.StartAt.IsZero() || !sp.On {
+				t.Errorf("got segment %s starting at %v, want %s and a start time", sp.Label(), sp.StartAt, tc.want)
+			}
+		})
 	}
 	for _, bad := range [][]string{
-		{"run", "oltp_point_select"},
+		{"slap", "--concurrency=4"},
 		{"sweep", "plan.yaml", "--no-such-flag"},
 		{"sweep"},
+		{"run", "oltp_point_select", "--threads=2", "--segment=2/4"}, // no thread left for 2/4
 	} {
 		if _, err := CheckArgs(env, bad); err == nil || !usage.Is(err) {
 			t.Errorf("CheckArgs(%q): got %v, want a usage error", bad, err)
 		}
+	}
+}
+
+// TestSplitSweepRefused checks the plans a split sweep refuses before
+// connecting to anything (the target here is a port nothing listens on).
+func TestSplitSweepRefused(t *testing.T) {
+	start := time.Now().Add(time.Minute).UTC().Format(time.RFC3339)
+	base := `targets:
+  - name: a
+    url: mysql://shakedown@127.0.0.1:1/sbtest
+    role: control
+workloads: [oltp_point_select]
+threads: [2]
+`
+	for _, tc := range []struct {
+		name string
+		plan string
+		args []string
+		want string
+	}{
+		{"no start", base + "time: 1\n", []string{"--segment=1/2"}, "needs --start-at"},
+		{"auto repeats", base + "time: 1\nrepeats: auto\nmax_repeats: 5\n", []string{"--segment=1/2", "--start-at=" + start}, "repeats: auto"},
+		{"no time", base + "time: 0\nevents: 100\n", []string{"--segment=1/2", "--start-at=" + start}, "needs a time per step"},
+		{"resume", base + "time: 1\n", []string{"--segment=1/2", "--start-at=" + start, "--resume=latest"}, "leave out --segment"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := writePlan(t, tc.plan)
+			code, _, errOut := runCLI(t.Context(), append([]string{"sweep", path, "--store", filepath.Join(t.TempDir(), "s.db")}, tc.args...)...)
+			if code != ExitUsage || !strings.Contains(errOut, tc.want) {
+				t.Errorf("got exit %d, %q: want %d and %q", code, errOut, ExitUsage, tc.want)
+			}
+		})
 	}
 }

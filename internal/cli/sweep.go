@@ -16,6 +16,7 @@ import (
 	"github.com/shakedown/shakedown/internal/plan"
 	"github.com/shakedown/shakedown/internal/report"
 	"github.com/shakedown/shakedown/internal/sbflag"
+	"github.com/shakedown/shakedown/internal/segment"
 	"github.com/shakedown/shakedown/internal/store"
 	"github.com/shakedown/shakedown/internal/sweep"
 	"github.com/shakedown/shakedown/internal/target"
@@ -77,11 +78,12 @@ type sweepCmd struct {
 	baseline  string
 	help      bool
 	creds     target.Credentials
+	split     segment.Flags
 }
 
 func (c *sweepCmd) flags(env *Env) *pflag.FlagSet {
 	fs := sbflag.NewFlagSet("sweep")
-	fs.StringVar(&c.storePath, "store", store.DefaultPath(env.Getenv), "results store (SQLite file)")
+	fs.StringVar(&c.storePath, "store", store.DefaultPath(env.Getenv), "results store: a SQLite file, or mysql://user@host:port/db shared by split runners (password: SHAKEDOWN_STORE_PASSWORD)")
 	fs.BoolVarP(&c.verbose, "verbose", "v", false, "print every second of every run, and prepare's progress")
 	fs.BoolVar(&c.dryRun, "dry-run", false, "check the plan and the targets, list the steps, run nothing")
 	fs.StringVar(&c.resume, "resume", "", "continue an interrupted sweep of the store: its ID, or latest")
@@ -89,6 +91,7 @@ func (c *sweepCmd) flags(env *Env) *pflag.FlagSet {
 	fs.StringVar(&c.baseline, "baseline", "", "compare the results with this saved baseline; exit 3 when anything is slower")
 	fs.BoolVarP(&c.help, "help", "h", false, "show this help")
 	c.creds.Bind(fs)
+	c.split.Bind(fs)
 	return fs
 }
 
@@ -102,7 +105,14 @@ func (c *sweepCmd) run(ctx context.Context, env *Env, args []string) error {
 		fmt.Fprint(env.Stdout, fs.FlagUsages())
 		return nil
 	}
+	sp, err := c.split.Resolve(env.Getenv, time.Now())
+	if err != nil {
+		return err
+	}
 	if c.resume != "" {
+		if sp.On {
+			return usagef("sweep --resume continues a sweep from one process: leave out --segment (a split sweep is run again with a new --start-at)")
+		}
 		return c.runResume(ctx, env, fs.Args())
 	}
 	if fs.NArg() != 1 {
@@ -117,6 +127,9 @@ func (c *sweepCmd) run(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := sweep.CheckSplit(p, sp); err != nil {
+		return err
+	}
 	for _, t := range p.Targets {
 		// password_env, when a target names one, has given its password;
 		// the others look where every command looks.
@@ -128,7 +141,7 @@ func (c *sweepCmd) run(ctx context.Context, env *Env, args []string) error {
 	if c.baseline != "" {
 		// A baseline that is not there is bad input: say so before the
 		// sweep, not after it.
-		if st, err = openExistingStore(ctx, c.storePath, "sweep: --baseline"); err != nil {
+		if st, err = openExistingStore(ctx, env, c.storePath, "sweep: --baseline"); err != nil {
 			return err
 		}
 		defer st.Close()
@@ -153,8 +166,12 @@ func (c *sweepCmd) run(ctx context.Context, env *Env, args []string) error {
 	for _, line := range sweep.SameServers(envs) {
 		fmt.Fprintf(env.Stdout, "  %s\n", line)
 	}
-	if err := sweep.CheckData(ctx, p, envs); err != nil {
-		return err
+	// In a split sweep only the first runner prepares: the others find the
+	// data it made, not data in the way.
+	if !sp.On || sp.First() {
+		if err := sweep.CheckData(ctx, p, envs); err != nil {
+			return err
+		}
 	}
 	if c.dryRun {
 		for _, s := range steps {
@@ -163,7 +180,7 @@ func (c *sweepCmd) run(ctx context.Context, env *Env, args []string) error {
 		return nil
 	}
 	if st == nil {
-		if st, err = openStoreFlag(ctx, "--store", c.storePath); err != nil {
+		if st, err = openStore(ctx, env, "--store", c.storePath); err != nil {
 			return err
 		}
 		defer st.Close()
@@ -171,7 +188,7 @@ func (c *sweepCmd) run(ctx context.Context, env *Env, args []string) error {
 	host, _ := os.Hostname()
 	sum, err := sweep.Run(ctx, p, envs, sweep.Options{
 		Store: st, Progress: env.Stderr, Live: isTerminal(env.Stderr), Verbose: c.verbose,
-		Host: host, Version: Version,
+		Host: host, Version: Version, Split: &sp,
 	})
 	if err := finishSweep(ctx, env, st, sum, err); err != nil {
 		return err
@@ -187,7 +204,7 @@ func (c *sweepCmd) runResume(ctx context.Context, env *Env, args []string) error
 	if len(args) > 0 {
 		return usagef("sweep --resume takes the plan from the store: leave out %s (see shakedown sweep --help)", args[0])
 	}
-	st, err := openExistingStore(ctx, c.storePath, "sweep --resume")
+	st, err := openExistingStore(ctx, env, c.storePath, "sweep --resume")
 	if err != nil {
 		return err
 	}
@@ -237,9 +254,13 @@ func (c *sweepCmd) runResume(ctx context.Context, env *Env, args []string) error
 	return finishSweep(ctx, env, st, sum, err)
 }
 
-// openExistingStore opens a store that must already exist: reading one
-// that is not there is bad input, not a reason to make an empty file.
-func openExistingStore(ctx context.Context, path, what string) (*store.Store, error) {
+// openExistingStore opens a store that must already exist: reading a file
+// that is not there is bad input, not a reason to make an empty one. (A
+// store on a server is made on first use by whoever writes to it.)
+func openExistingStore(ctx context.Context, env *Env, path, what string) (*store.Store, error) {
+	if store.IsURL(path) {
+		return openStore(ctx, env, "--store", path)
+	}
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		return nil, usagef("%s: no store at %s: name the store with --store", what, path)
 	}

@@ -265,9 +265,9 @@ func writeFile(path string, write func(io.Writer) error) error {
 // stored as incomplete.
 func storeVerify(ctx context.Context, path string, rep *verify.Report, runErr error) error {
 	ctx = context.WithoutCancel(ctx) // an interrupted run is saved too
-	st, err := store.Open(ctx, path)
+	st, err := openStoreFlag(ctx, "--store", path)
 	if err != nil {
-		return fmt.Errorf("--store: %w", err)
+		return err
 	}
 	defer st.Close()
 	var doc bytes.Buffer

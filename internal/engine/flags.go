@@ -15,6 +15,7 @@ import (
 	"github.com/shakedown/shakedown/internal/randgen"
 	"github.com/shakedown/shakedown/internal/runner"
 	"github.com/shakedown/shakedown/internal/sbflag"
+	"github.com/shakedown/shakedown/internal/segment"
 	"github.com/shakedown/shakedown/internal/suggest"
 	"github.com/shakedown/shakedown/internal/target"
 	"github.com/shakedown/shakedown/internal/usage"
@@ -50,6 +51,8 @@ type Job struct {
 	help           bool
 	tflags         target.Flags
 	rand           randgen.Config
+	splitFlags     segment.Flags
+	split          segment.Split // this process's part of the load
 
 	fs *pflag.FlagSet
 	rc runner.Config
@@ -67,7 +70,7 @@ func (j *Job) bind(fs *pflag.FlagSet) {
 	fs.StringVar(&j.ignoreErrors, "mysql-ignore-errors", "1213,1020,1205", "error codes to count and retry instead of stopping, or 'all'")
 	fs.StringVar(&j.psMode, "db-ps-mode", "auto", "prepared statements: auto (server-side) or disable (text protocol)")
 	fs.StringVar(&j.jsonPath, "json", "", "write the result document to this file")
-	fs.StringVar(&j.storePath, "store", "", "also record the result in this results store (SQLite file, as sweep and report use)")
+	fs.StringVar(&j.storePath, "store", "", "also record the result in this results store: a SQLite file, or mysql://user@host:port/db, which the runners of a split load (--segment) share (password: SHAKEDOWN_STORE_PASSWORD)")
 	fs.StringVar(&j.name, "name", "", "name of the target in results (default: its address)")
 	fs.StringVar(&j.dbDriver, "db-driver", "mysql", "database driver (only mysql)")
 	fs.StringVar(&j.connectMode, "connect-mode", "persistent", "when threads connect: persistent (one connection per thread), transaction (a new one for every event) or query (a new one for every statement); connect time is reported apart from latency")
@@ -78,6 +81,7 @@ func (j *Job) bind(fs *pflag.FlagSet) {
 	fs.BoolVarP(&j.help, "help", "h", false, "show the options")
 	j.tflags.Bind(fs)
 	j.rand.Flags(fs)
+	j.splitFlags.Bind(fs)
 }
 
 // FindWorkload picks the workload name out of args: the first argument that
@@ -102,8 +106,13 @@ func FindWorkload(args []string) (name string, idx int, found bool) {
 
 // Parse reads a command line such as
 // "oltp_read_write --threads=16 --time=60 --tables=4". With --help it
-// writes the options to help and returns ErrHelp.
+// writes the options to help (nil: nowhere) and returns ErrHelp. The
+// split options are read but not resolved: ResolveSplit does that, with
+// the environment.
 func Parse(verb string, args []string, help io.Writer) (*Job, error) {
+	if help == nil {
+		help = io.Discard
+	}
 	name, idx, found := FindWorkload(args)
 	if !found {
 		if idx < 0 {
@@ -122,7 +131,7 @@ func Parse(verb string, args []string, help io.Writer) (*Job, error) {
 	}
 	rest := append(append([]string{}, args[:idx]...), args[idx+1:]...)
 	meta, _ := workload.Lookup(name)
-	j := &Job{Verb: verb, Workload: name, Gen: meta.New()}
+	j := &Job{Verb: verb, Workload: name, Gen: meta.New(), split: segment.Alone}
 	fs := sbflag.NewFlagSet(verb)
 	j.bind(fs)
 	if f, ok := j.Gen.(workload.Flagser); ok {
@@ -249,7 +258,7 @@ func (j *Job) Options() map[string]string {
 	m := map[string]string{}
 	j.fs.VisitAll(func(f *pflag.Flag) {
 		switch f.Name {
-		case "mysql-password", "target", "help", "json", "store":
+		case "mysql-password", "target", "help", "json", "store", "segment", "segment-sequence", "segments", "segment-index-env", "start-at":
 			return
 		}
 		m[f.Name] = f.Value.String()

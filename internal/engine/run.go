@@ -84,6 +84,10 @@ type RunOptions struct {
 	// sweep serves one Exporter for all its steps); else --metrics-addr
 	// serves the run's own.
 	Metrics *monitor.Exporter
+	// Intervals, when set, receives every measured interval's exact
+	// counts and latency histogram, which a runner of a split load stores
+	// so that the runners can be merged second by second.
+	Intervals *[]result.IntervalHDR
 }
 
 // Run runs the load. It returns the result of whatever was measured, also
@@ -125,13 +129,26 @@ func (j *Job) Run(ctx context.Context, opt RunOptions) (*result.Result, error) {
 	j.header(out, srv, opt.Version)
 	mon.WriteNotes(out)
 	rc := j.rc
-	dialer := client.NewDialer(j.Target, client.Options{DB: j.Target.DB, PS: j.psMode != "disable", IO: client.IOFor(j.clientIO, j.threads)})
+	var snapErr error
+	keep := func(iv runner.Interval) {
+		if opt.Intervals == nil {
+			return
+		}
+		h, err := result.IntervalHDROf(iv)
+		if err != nil && snapErr == nil {
+			snapErr = err
+		}
+		*opt.Intervals = append(*opt.Intervals, h)
+	}
+	rc.OnLastInterval = keep
+	dialer := client.NewDialer(j.Target, client.Options{DB: j.Target.DB, PS: j.psMode != "disable", IO: client.IOFor(j.clientIO, rc.Threads)})
 	rc.Connect = dialer.Connect
 	rc.OnInterval = func(iv runner.Interval) {
 		if j.reportInterval > 0 {
 			result.WriteInterval(out, iv, j.percentile)
 		}
 		mon.ObserveInterval(iv)
+		keep(iv)
 		if opt.OnInterval != nil {
 			opt.OnInterval(iv)
 		}
@@ -153,16 +170,27 @@ func (j *Job) Run(ctx context.Context, opt RunOptions) (*result.Result, error) {
 		}
 		return nil, err
 	}
-	res, err := result.Build(o, j.Workload, j.threads, j.percentile)
+	res, err := result.Build(o, j.Workload, rc.Threads, j.percentile)
 	if err != nil {
 		return nil, err
+	}
+	if snapErr != nil {
+		return nil, snapErr
 	}
 	res.Tool = "shakedown " + opt.Version
 	res.Target = result.Target{Name: j.Target.String(), URL: j.Target.Redacted(), Version: srv.Version, Flavour: srv.Flavour}
 	res.Target.SetConnection(result.ClientWire, dialer.TLS())
 	res.StartedAt = time.Now().Add(-o.Elapsed).UTC().Truncate(time.Second)
 	res.WarmupS = rc.Warmup.Seconds()
-	res.Rate = j.rate
+	res.Rate = rc.Rate
+	if sp := j.split; sp.On {
+		res.StartedAt = o.Measured.UTC().Truncate(time.Second)
+		res.Segment = &result.Segment{Label: sp.Label(), Range: sp.Segment.String(), Sequence: sp.Sequence.String(),
+			Index: sp.Index(), Runners: sp.Sequence.Len(), StartAt: sp.StartAt.UTC(), Started: o.Started.UTC(), Measured: o.Measured.UTC()}
+		if err := res.KeepHistograms(o); err != nil {
+			return nil, err
+		}
+	}
 	res.Options = j.Options()
 	res.AddMonitor(mon.Finish(o))
 
@@ -199,8 +227,11 @@ func (j *Job) monitorConfig(opt RunOptions) monitor.RunConfig {
 		n.PreparedPerThread, n.PreparedExact = p.PreparedStatements(), true
 	}
 	cfg := monitor.RunConfig{
-		Target: j.Target, Sample: j.monitorOn, MetricsAddr: j.metricsAddr, Exporter: opt.Metrics, Needs: n,
-		Info: monitor.RunInfo{Workload: j.Workload, Target: j.Target.String(), Threads: j.threads},
+		Target: j.Target, Sample: j.samples(), MetricsAddr: j.metricsAddr, Exporter: opt.Metrics, Needs: n,
+		Info: monitor.RunInfo{Workload: j.Workload, Target: j.Target.String(), Threads: j.rc.Threads},
+	}
+	if j.split.On {
+		cfg.Info.Segment = j.split.Label()
 	}
 	if sc, ok := j.Gen.(workload.ServerCounted); ok {
 		cfg.Counter = sc.ServerCounter()
@@ -218,10 +249,11 @@ func (j *Job) header(w io.Writer, srv target.Server, version string) {
 		fmt.Fprintf(w, "shakedown %s (%s, shakedown's own workload)\n\n", version, j.Workload)
 	}
 	fmt.Fprintln(w, "Running the test with following options:")
-	fmt.Fprintf(w, "Number of threads: %d\n", j.threads)
-	if j.rate > 0 {
-		fmt.Fprintf(w, "Target transaction rate: %g/sec\n", j.rate)
+	fmt.Fprintf(w, "Number of threads: %d\n", j.rc.Threads)
+	if j.rc.Rate > 0 {
+		fmt.Fprintf(w, "Target transaction rate: %g/sec\n", j.rc.Rate)
 	}
+	j.splitHeader(w)
 	if j.reportInterval > 0 {
 		fmt.Fprintf(w, "Report intermediate results every %d second(s)\n", j.reportInterval)
 	}

@@ -30,6 +30,9 @@ type jsonReport struct {
 	AA            []AANoise      `json:"aa_pairs"`
 	Drift         jsonDrift      `json:"control_drift"`
 	Unsteady      []jsonUnsteady `json:"unsteady_runs"`
+	// Splits are the steps merged from split loads' runners (version 2,
+	// added without changing any other field).
+	Splits []jsonSplit `json:"split_loads"`
 }
 
 type jsonMethod struct {
@@ -226,6 +229,7 @@ func WriteJSON(w io.Writer, r *Report) error {
 		AA:       r.AA(),
 		Drift:    jsonDrift{Trend: r.Drift, Drifting: r.Drift.Drifting(r.Threshold)},
 		Unsteady: []jsonUnsteady{},
+		Splits:   r.jsonSplits(),
 	}
 	if doc.AA == nil {
 		doc.AA = []AANoise{}

@@ -125,8 +125,15 @@ func WriteHTML(w io.Writer, r *Report) error {
 	h.timelines()
 	h.environment()
 	if len(r.Unfinished) > 0 {
-		h.p("<h2 id=\"unfinished\">Failed and interrupted steps</h2>\n<p>They are left out of every figure and chart.</p>\n")
+		h.p("<h2 id=\"unfinished\">Failed, interrupted and partial steps</h2>\n<p>They are left out of every figure and chart.</p>\n")
 		h.table(r.unfinishedTable(), map[int]string{6: "err"})
+	}
+	if len(r.Splits) > 0 {
+		h.p("<h2 id=\"splits\">Split loads</h2>\n<p>Each step merged from its runners: counts and histograms added.</p>\n")
+		h.table(r.splitTable(), nil)
+		for _, w := range r.splitWarnings() {
+			h.p("<p class=\"err\">Warning: %s</p>\n", esc(w))
+		}
 	}
 	from := "the results store"
 	if r.loose() {

@@ -118,8 +118,10 @@ type Report struct {
 	Targets   []store.Target
 	Control   string
 	Workloads []*Workload
-	// Unfinished are the failed, interrupted and degraded runs.
+	// Unfinished are the failed, interrupted, partial and degraded runs.
 	Unfinished []store.Run
+	// Splits are the steps merged from the runners of a split load.
+	Splits []store.Run
 	// Differing are the variables whose values differ between targets,
 	// sorted by name.
 	Differing []string
@@ -240,6 +242,7 @@ func Build(d *store.SweepData) *Report {
 			r.Unfinished = append(r.Unfinished, run)
 		}
 	}
+	r.Splits = splitRuns(d.Runs)
 	r.Differing = differing(d.Targets)
 	r.Connections = connections(d.Runs)
 	r.AAPairs = sameServers(d.Targets, r.Control)

@@ -391,10 +391,14 @@ func (r *Report) countLine() string {
 			ok += row.QPS.N
 		}
 	}
+	var partial int
 	for _, run := range r.Unfinished {
-		if run.Status == store.RunInterrupted {
+		switch run.Status {
+		case store.RunInterrupted:
 			interrupted++
-		} else {
+		case store.RunPartial:
+			partial++
+		default:
 			failed++
 		}
 	}
@@ -409,7 +413,10 @@ func (r *Report) countLine() string {
 	if interrupted > 0 {
 		s += fmt.Sprintf(", %d interrupted", interrupted)
 	}
-	if rest := r.Sweep.Steps - ok - failed - interrupted; rest > 0 {
+	if partial > 0 {
+		s += fmt.Sprintf(", %d partial (a runner missing)", partial)
+	}
+	if rest := r.Sweep.Steps - ok - failed - interrupted - partial; rest > 0 {
 		s += fmt.Sprintf(", %d not run", rest)
 	}
 	return s
@@ -472,8 +479,15 @@ func WriteText(w io.Writer, r *Report) error {
 		r.differingTable().writeText(bw, "  ")
 	}
 	if len(r.Unfinished) > 0 {
-		fmt.Fprintln(bw, "\nFailed and interrupted steps (left out of every figure)")
+		fmt.Fprintln(bw, "\nFailed, interrupted and partial steps (left out of every figure)")
 		r.unfinishedTable().writeText(bw, "  ")
+	}
+	if len(r.Splits) > 0 {
+		fmt.Fprintln(bw, "\nSplit loads (each step merged from its runners: counts and histograms added)")
+		r.splitTable().writeText(bw, "  ")
+		for _, w := range r.splitWarnings() {
+			fmt.Fprintf(bw, "  WARNING: %s\n", w)
+		}
 	}
 	fmt.Fprintln(bw)
 	wrap(bw, "How verdicts are reached: "+r.rule(), 100, "")
@@ -517,11 +531,21 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 		r.differingTable().writeMarkdown(bw)
 	}
 	if len(r.Unfinished) > 0 {
-		fmt.Fprintln(bw, "\n## Failed and interrupted steps")
+		fmt.Fprintln(bw, "\n## Failed, interrupted and partial steps")
 		fmt.Fprintln(bw)
 		fmt.Fprintln(bw, "They are left out of every figure.")
 		fmt.Fprintln(bw)
 		r.unfinishedTable().writeMarkdown(bw)
+	}
+	if len(r.Splits) > 0 {
+		fmt.Fprintln(bw, "\n## Split loads")
+		fmt.Fprintln(bw)
+		fmt.Fprintln(bw, "Each step merged from its runners: counts and histograms added.")
+		fmt.Fprintln(bw)
+		r.splitTable().writeMarkdown(bw)
+		for _, w := range r.splitWarnings() {
+			fmt.Fprintf(bw, "\n**Warning:** %s\n", mdEscape(w))
+		}
 	}
 	if lines := r.aaLines(); len(lines) > 0 || r.driftLine() != "" || len(r.unsteadyRuns()) > 0 {
 		fmt.Fprintln(bw, "\n## Noise, drift and unsteady runs")

@@ -21,6 +21,9 @@ type ConnectStats struct {
 	Count     int64   `json:"count"`
 	PerSec    float64 `json:"per_sec"`
 	LatencyMS Latency `json:"latency_ms"`
+	// Histogram is kept by the runners of a split load, so that their
+	// connect latencies can be merged exactly.
+	Histogram *histogram.Snapshot `json:"histogram,omitempty"`
 }
 
 // StatementStats are one statement's figures in a workload that reports per
@@ -31,6 +34,32 @@ type StatementStats struct {
 	QPS       float64 `json:"qps"`
 	Errors    Errors  `json:"errors"`
 	LatencyMS Latency `json:"latency_ms"`
+	// Histogram is kept by the runners of a split load, so that their
+	// statements' latencies can be merged exactly.
+	Histogram *histogram.Snapshot `json:"histogram,omitempty"`
+}
+
+// KeepHistograms adds the connect and per-statement histograms of o to r,
+// which a merge of split runners needs.
+func (r *Result) KeepHistograms(o *runner.Outcome) error {
+	if r.Connect != nil && o.ConnectLatency != nil {
+		s, err := o.ConnectLatency.Snapshot()
+		if err != nil {
+			return err
+		}
+		r.Connect.Histogram = &s
+	}
+	for i, st := range o.Statements {
+		if i >= len(r.Statements) || st.Latency == nil {
+			break
+		}
+		s, err := st.Latency.Snapshot()
+		if err != nil {
+			return err
+		}
+		r.Statements[i].Histogram = &s
+	}
+	return nil
 }
 
 // LatencyOf summarises h in milliseconds, with pct as the requested

@@ -68,6 +68,12 @@ type Result struct {
 	// Checks are warnings about the run: pre-flight findings, a client /
 	// server mismatch.
 	Checks []string `json:"checks,omitempty"`
+	// Segment is set on the result of one runner of a split load: which
+	// part of the load it drove.
+	Segment *Segment `json:"segment,omitempty"`
+	// Split is set on a result merged from the runners of a split load:
+	// who they were and whether all of them reported.
+	Split *Split `json:"split,omitempty"`
 }
 
 // Interval is one reporting interval: rates over it, latency in

@@ -55,6 +55,31 @@ type Config struct {
 	OnWarmupDone func()
 	// Clock is the clock; nil means the system's.
 	Clock clock.Clock
+
+	// The fields below make the run one runner's share of a load split
+	// over many processes (package segment); their zero values are a run
+	// alone.
+
+	// StartAt, when set, is when the load starts: every thread connects
+	// first, then the run waits until StartAt, so that runners that
+	// connect at different speeds still start together.
+	StartAt time.Time
+	// ThreadBase numbers this run's threads in the whole load: thread i is
+	// the whole's thread ThreadBase+i, and gets that thread's random
+	// stream and worker ID, so that the runners together send what one
+	// process with every thread would.
+	ThreadBase int
+	// TotalThreads is the whole load's thread count, which workloads that
+	// share key ranges among threads divide by; 0 means Threads.
+	TotalThreads int
+	// Stream tells the arrival schedules of the runners of one load apart:
+	// each draws independent Poisson arrivals at its share of the rate,
+	// and independent Poisson streams add up to one at the whole rate.
+	Stream uint64
+	// OnLastInterval, when set, is called with the shorter interval a run
+	// ends with, which OnInterval does not see; its Latency is valid only
+	// during the call.
+	OnLastInterval func(Interval)
 }
 
 // Interval is what happened during one reporting interval. It is the
@@ -85,18 +110,27 @@ type Interval struct {
 	// Queue is how many events were behind schedule at the end of the
 	// interval (rate-limited runs only).
 	Queue int64
+	// Began and Ended are the interval's bounds on the run's clock (wall
+	// time), so that intervals of runners on different machines can be
+	// lined up.
+	Began, Ended time.Time
+	// The interval's exact counts, which its rates are made of.
+	Events, Reads, Writes, Others, Errors, Reconnects int64
 }
 
 // Outcome is what a run measured, warm-up excluded.
 type Outcome struct {
-	Elapsed    time.Duration
-	Reads      int64
-	Writes     int64
-	Others     int64
-	Events     int64
-	Errors     map[uint16]int64
-	Reconnects int64
-	Latency    *histogram.Histogram
+	// Started is when the load started (warm-up included) and Measured
+	// when measuring started, on the run's clock.
+	Started, Measured time.Time
+	Elapsed           time.Duration
+	Reads             int64
+	Writes            int64
+	Others            int64
+	Events            int64
+	Errors            map[uint16]int64
+	Reconnects        int64
+	Latency           *histogram.Histogram
 	// ConnectMode is the Config's; Connects and ConnectLatency cover the
 	// connections opened while measuring (not those opened before the
 	// clock started).
@@ -277,7 +311,7 @@ func (r *run) run(parent context.Context) (*Outcome, error) {
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			rands[i] = r.cfg.Rand.New(i)
+			rands[i] = r.cfg.Rand.New(r.cfg.ThreadBase + i)
 			if r.cfg.ConnectMode == PerEvent {
 				return
 			}
@@ -298,6 +332,14 @@ func (r *run) run(parent context.Context) (*Outcome, error) {
 	// and the counts start here, before any thread runs an event.
 	r.flushConnects()
 	r.connSink.Take(nil)
+	if !r.cfg.StartAt.IsZero() && !r.waitUntil(parent, r.cfg.StartAt) {
+		for _, c := range conns {
+			if c != nil {
+				c.Close()
+			}
+		}
+		return nil, parent.Err()
+	}
 	base := r.totals()
 
 	start := r.clock.Now()
@@ -306,7 +348,7 @@ func (r *run) run(parent context.Context) (*Outcome, error) {
 		r.deadline = start.Add(r.cfg.Warmup + r.cfg.Time)
 	}
 	if r.cfg.Rate > 0 {
-		r.sched = newSchedule(start, r.cfg.Rate, r.cfg.Rand.Seed)
+		r.sched = newSchedule(start, r.cfg.Rate, r.cfg.Rand.Seed, r.cfg.Stream)
 	}
 	var done sync.WaitGroup
 	for i := range r.threads {
@@ -353,6 +395,7 @@ func (r *run) run(parent context.Context) (*Outcome, error) {
 		cur := r.totals()
 		if measuring {
 			iv := r.interval(prev, cur, h, now.Sub(prevAt), now.Sub(measureFrom))
+			iv.Began, iv.Ended = prevAt, now
 			out.Intervals = append(out.Intervals, iv)
 			if r.cfg.OnInterval != nil {
 				iv.Latency = h
@@ -413,12 +456,17 @@ loop:
 		cur := r.totals()
 		if end.Sub(prevAt) >= r.cfg.Interval/10 && cur.events != prev.events {
 			iv := r.interval(prev, cur, h, end.Sub(prevAt), end.Sub(measureFrom))
+			iv.Began, iv.Ended = prevAt, end
 			// The threads have all finished by now; show how many ran.
 			iv.Threads = len(r.threads)
 			if n := len(out.Intervals); n > 0 {
 				iv.Threads = out.Intervals[n-1].Threads
 			}
 			out.Intervals = append(out.Intervals, iv)
+			if r.cfg.OnLastInterval != nil {
+				iv.Latency = h
+				r.cfg.OnLastInterval(iv)
+			}
 		}
 		cum.Merge(h)
 		r.flushConnects()
@@ -427,6 +475,7 @@ loop:
 		base = r.totals()
 	}
 	final := r.totals()
+	out.Started, out.Measured = start, measureFrom
 	out.Elapsed = end.Sub(measureFrom)
 	out.Reads = final.reads - base.reads
 	out.Writes = final.writes - base.writes
@@ -474,6 +523,20 @@ loop:
 	out.Err = r.fatalErr
 	r.fatalMu.Unlock()
 	return out, nil
+}
+
+// waitUntil waits on the run's clock until t; it returns false when ctx
+// ended first. A clock that wakes early is waited on again.
+func (r *run) waitUntil(ctx context.Context, t time.Time) bool {
+	for {
+		d := t.Sub(r.clock.Now())
+		if d <= 0 {
+			return ctx.Err() == nil
+		}
+		if !clock.Sleep(ctx, r.clock, d) {
+			return false
+		}
+	}
 }
 
 func firstErr(errs []error) error {
@@ -543,6 +606,8 @@ func (r *run) interval(prev, cur totals, h *histogram.Histogram, dur, at time.Du
 		ConnPS:     rate(prev.connects, cur.connects),
 	}
 	iv.QPS = iv.ReadQPS + iv.WriteQPS + iv.OtherQPS
+	iv.Events, iv.Reads, iv.Writes, iv.Others = cur.events-prev.events, cur.reads-prev.reads, cur.writes-prev.writes, cur.others-prev.others
+	iv.Errors, iv.Reconnects = cur.errors-prev.errors, cur.reconnects-prev.reconnects
 	if r.sched != nil {
 		iv.Queue = r.sched.behind(r.clock.Now())
 	}

@@ -19,9 +19,12 @@ type schedule struct {
 	rate  float64
 }
 
-func newSchedule(start time.Time, rate float64, seed int64) *schedule {
+// newSchedule draws arrivals at rate from start. stream tells apart the
+// schedules of the runners of a split load: the same seed with another
+// stream gives an independent sequence.
+func newSchedule(start time.Time, rate float64, seed int64, stream uint64) *schedule {
 	s := &schedule{next: start, mean: 1 / rate, start: start, rate: rate}
-	s.rnd = rand.New(rand.NewPCG(uint64(seed), 0x5eed))
+	s.rnd = rand.New(rand.NewPCG(uint64(seed), 0x5eed+stream))
 	return s
 }
 

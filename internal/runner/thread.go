@@ -69,8 +69,8 @@ func (r *run) connect(ctx context.Context, i int, rnd *randgen.Rand) (workload.C
 		}
 	}
 	w, err := r.w.NewWorker(ctx, &workload.WorkerEnv{
-		ID:      i,
-		Threads: len(r.threads),
+		ID:      r.cfg.ThreadBase + i,
+		Threads: r.totalThreads(),
 		Conn:    c,
 		Rand:    rnd,
 		Dial:    func(ctx context.Context) (workload.Conn, error) { return r.dial(ctx, i, false) },
@@ -82,6 +82,15 @@ func (r *run) connect(ctx context.Context, i int, rnd *randgen.Rand) (workload.C
 		return nil, nil, fmt.Errorf("thread %d: %w", i, client.ExplainSetup(err))
 	}
 	return c, w, nil
+}
+
+// totalThreads is the whole load's thread count: the workers of a runner
+// of a split load divide key ranges as the whole's threads would.
+func (r *run) totalThreads() int {
+	if r.cfg.TotalThreads > 0 {
+		return r.cfg.TotalThreads
+	}
+	return len(r.threads)
 }
 
 func (r *run) fatal(err error) {

@@ -106,5 +106,5 @@ func (s *Store) RunsByID(ctx context.Context, ids []int64) ([]Run, error) {
 		}
 		out = append(out, runs[0])
 	}
-	return out, nil
+	return s.mergeSplits(ctx, out, false)
 }

@@ -97,10 +97,14 @@ func (s *Store) Targets(ctx context.Context, sweepID int64) ([]Target, error) {
 }
 
 // Runs returns a sweep's runs in step order, with their result documents.
+// The runners of a step of a split sweep come back as one merged run.
 func (s *Store) Runs(ctx context.Context, sweepID int64) ([]Run, error) {
 	runs, err := s.queryRuns(ctx, `sweep_id = ? ORDER BY step, id`, sweepID)
 	if err != nil {
 		return nil, fmt.Errorf("read runs of sweep %d: %w", sweepID, err)
+	}
+	if runs, err = s.mergeSplits(ctx, runs, true); err != nil {
+		return nil, err
 	}
 	for i := range runs {
 		runs[i].SweepID = sweepID
@@ -110,11 +114,15 @@ func (s *Store) Runs(ctx context.Context, sweepID int64) ([]Run, error) {
 
 // LooseRuns returns the runs made outside sweeps ("shakedown run --store"),
 // oldest first: those with the given IDs, or all of them when ids is empty.
-// An ID that is not such a run is ErrNotFound.
+// An ID that is not such a run is ErrNotFound. The runners of a split run
+// come back as one merged run, with the ID of the first runner's part.
 func (s *Store) LooseRuns(ctx context.Context, ids []int64) ([]Run, error) {
 	runs, err := s.queryRuns(ctx, `sweep_id IS NULL ORDER BY id`)
 	if err != nil {
 		return nil, fmt.Errorf("read runs: %w", err)
+	}
+	if runs, err = s.mergeSplits(ctx, runs, true); err != nil {
+		return nil, err
 	}
 	if len(ids) == 0 {
 		return runs, nil
@@ -136,7 +144,7 @@ func (s *Store) LooseRuns(ctx context.Context, ids []int64) ([]Run, error) {
 
 func (s *Store) queryRuns(ctx context.Context, where string, args ...any) ([]Run, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT id, step, target, role, workload, threads, repeat_no, command, status, error,
-		started_at, wall_s, result, degraded FROM runs WHERE `+where, args...)
+		started_at, wall_s, result, degraded, split_id, seg_index FROM runs WHERE `+where, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -146,9 +154,14 @@ func (s *Store) queryRuns(ctx context.Context, where string, args ...any) ([]Run
 		var r Run
 		var started string
 		var doc sql.NullString
+		var split sql.NullInt64
+		var seg int
 		if err := rows.Scan(&r.ID, &r.Step, &r.Target, &r.Role, &r.Workload, &r.Threads, &r.Repeat, &r.Command, &r.Status, &r.Error,
-			&started, &r.WallS, &doc, &r.Degraded); err != nil {
+			&started, &r.WallS, &doc, &r.Degraded, &split, &seg); err != nil {
 			return nil, err
+		}
+		if split.Valid {
+			r.Part = &Part{SplitID: split.Int64, Index: seg}
 		}
 		r.StartedAt = parseTime(started)
 		if doc.Valid {

@@ -49,6 +49,10 @@ const (
 	RunOK          = "ok"
 	RunFailed      = "failed"
 	RunInterrupted = "interrupted"
+	// RunPartial is a step of a split load merged from fewer runners
+	// than it had: a runner never reported or stopped early. Its figures
+	// are what the others measured; it counts in no verdict.
+	RunPartial = "partial"
 )
 
 // Sweep is one execution of a plan.
@@ -116,12 +120,19 @@ type Run struct {
 	WallS     float64 // wall time of the step, warm-up and connecting included
 	// Result is the result document; nil when nothing was measured.
 	Result *result.Result
+	// Part is set on one runner's part of a split load, to be stored. A
+	// split step read back from the store is the merge of its runners:
+	// Part is nil and Result.Split says who they were.
+	Part *Part
 }
 
-// Store is an open results file.
+// Store is an open results store: a local SQLite file, or a database on
+// a MySQL-compatible server that the runners of a split load share. The
+// two keep the same tables and answer the same queries.
 type Store struct {
-	db   *sql.DB
-	path string
+	db      *sql.DB
+	path    string // the file, or the server's URL without password
+	dialect dialect
 }
 
 // DefaultPath is $SHAKEDOWN_HOME/shakedown.db, else
@@ -151,7 +162,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	// One connection: SQLite has one writer anyway, and this keeps the
 	// pragmas on the only connection there is.
 	db.SetMaxOpenConns(1)
-	s := &Store{db: db, path: path}
+	s := &Store{db: db, path: path, dialect: sqliteDialect{}}
 	if err := s.migrate(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open store %s: %w", path, err)
@@ -159,7 +170,8 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	return s, nil
 }
 
-// Path is the file the store lives in.
+// Path is where the store lives: its file, or its server's URL without
+// the password.
 func (s *Store) Path() string { return s.path }
 
 // Close closes the store.
@@ -241,18 +253,30 @@ func (s *Store) migrate(ctx context.Context) error {
 	// Tables are only ever added (evidence and baselines came after runs):
 	// a store made by an older shakedown gains them here, and older ones
 	// ignore them.
-	if _, err := s.db.ExecContext(ctx, schema+evidenceSchema+baselineSchema); err != nil {
-		return fmt.Errorf("create tables: %w", err)
+	for _, stmt := range s.dialect.schema() {
+		if _, err := s.db.ExecContext(ctx, stmt); err != nil {
+			return fmt.Errorf("create tables: %w", err)
+		}
 	}
 	if err := s.addColumns(ctx); err != nil {
 		return err
 	}
+	// Indexes on added columns come once the columns are there.
+	if _, ok := s.dialect.(sqliteDialect); ok {
+		for _, stmt := range statements(sqliteIndexes) {
+			if _, err := s.db.ExecContext(ctx, stmt); err != nil {
+				return fmt.Errorf("create indexes: %w", err)
+			}
+		}
+	}
 	var v string
-	err := s.db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'schema_version'`).Scan(&v)
+	err := s.db.QueryRowContext(ctx, "SELECT value FROM meta WHERE `key` = 'schema_version'").Scan(&v)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
-		_, err = s.db.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES ('schema_version', ?)`, strconv.Itoa(SchemaVersion))
-		if err != nil {
+		_, err = s.db.ExecContext(ctx, "INSERT INTO meta(`key`, value) VALUES ('schema_version', ?)", strconv.Itoa(SchemaVersion))
+		// Runners of a split load open a new shared store at once: another
+		// may have written it first.
+		if err != nil && !s.dialect.duplicate(err) {
 			return fmt.Errorf("write schema version: %w", err)
 		}
 		return nil
@@ -270,19 +294,32 @@ func (s *Store) migrate(ctx context.Context) error {
 // it did: a migration only adds.
 var added = []struct{ table, column, decl string }{
 	{"runs", "degraded", "INTEGER NOT NULL DEFAULT 0"},
+	// The part of a split load a run is (NULL: a run alone).
+	{"runs", "split_id", "INTEGER"},
+	{"runs", "seg_index", "INTEGER NOT NULL DEFAULT 0"},
 }
+
+// sqliteIndexes are the SQLite indexes on added columns. A segment
+// reports each step once: the unique key refuses a second report.
+const sqliteIndexes = `
+CREATE UNIQUE INDEX IF NOT EXISTS runs_split_part ON runs(split_id, step, seg_index);
+`
 
 func (s *Store) addColumns(ctx context.Context) error {
 	for _, a := range added {
-		var n int
-		err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM pragma_table_info(?) WHERE name = ?`, a.table, a.column).Scan(&n)
+		has, err := s.dialect.hasColumn(ctx, s.db, a.table, a.column)
 		if err != nil {
 			return fmt.Errorf("read the layout of %s: %w", a.table, err)
 		}
-		if n > 0 {
+		if has {
 			continue
 		}
 		if _, err := s.db.ExecContext(ctx, "ALTER TABLE "+a.table+" ADD COLUMN "+a.column+" "+a.decl); err != nil {
+			// Another process opening the store at the same moment may
+			// have added it.
+			if has, _ := s.dialect.hasColumn(ctx, s.db, a.table, a.column); has {
+				continue
+			}
 			return fmt.Errorf("add %s.%s: %w", a.table, a.column, err)
 		}
 	}
@@ -303,15 +340,27 @@ func parseTime(s string) time.Time {
 
 // CreateSweep records a new sweep with its targets and returns its ID.
 func (s *Store) CreateSweep(ctx context.Context, sw *Sweep, targets []Target) (int64, error) {
-	settings, err := json.Marshal(sw.Settings)
-	if err != nil {
-		return 0, fmt.Errorf("record sweep: %w", err)
-	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, fmt.Errorf("record sweep: %w", err)
 	}
 	defer tx.Rollback()
+	id, err := createSweep(ctx, tx, sw, targets)
+	if err != nil {
+		return 0, err
+	}
+	if err := tx.Commit(); err != nil {
+		return 0, fmt.Errorf("record sweep: %w", err)
+	}
+	return id, nil
+}
+
+// createSweep records a sweep and its targets in tx, and sets sw.ID.
+func createSweep(ctx context.Context, tx *sql.Tx, sw *Sweep, targets []Target) (int64, error) {
+	settings, err := json.Marshal(sw.Settings)
+	if err != nil {
+		return 0, fmt.Errorf("record sweep: %w", err)
+	}
 	status := sw.Status
 	if status == "" {
 		status = SweepRunning
@@ -339,9 +388,6 @@ func (s *Store) CreateSweep(ctx context.Context, sw *Sweep, targets []Target) (i
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, id, i, t.Name, t.Role, t.URL, t.Version, t.Flavour, string(vb)); err != nil {
 			return 0, fmt.Errorf("record target %s: %w", t.Name, err)
 		}
-	}
-	if err := tx.Commit(); err != nil {
-		return 0, fmt.Errorf("record sweep: %w", err)
 	}
 	sw.ID = id
 	sw.Status = status
@@ -408,11 +454,19 @@ func (s *Store) AddRun(ctx context.Context, r *Run) (int64, error) {
 	if rep == 0 {
 		rep = 1
 	}
+	var split any
+	seg := 0
+	if r.Part != nil {
+		split, seg = r.Part.SplitID, r.Part.Index
+	}
 	out, err := tx.ExecContext(ctx, `INSERT INTO runs(sweep_id, step, target, role, workload, threads, repeat_no, command, status, error,
-		started_at, wall_s, qps, tps, lat_avg_ms, lat_p95_ms, lat_p99_ms, lat_max_ms, errors, result, degraded)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		started_at, wall_s, qps, tps, lat_avg_ms, lat_p95_ms, lat_p99_ms, lat_max_ms, errors, result, degraded, split_id, seg_index)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		sweep, r.Step, r.Target, r.Role, r.Workload, r.Threads, rep, r.Command, r.Status, r.Error,
-		timeText(r.StartedAt), r.WallS, qps, tps, avg, p95, p99, maxL, errs, doc, r.Degraded)
+		timeText(r.StartedAt), r.WallS, qps, tps, avg, p95, p99, maxL, errs, doc, r.Degraded, split, seg)
+	if s.dialect.duplicate(err) && r.Part != nil {
+		return 0, fmt.Errorf("record run: segment %d of split %d already reported step %d: %w", seg+1, r.Part.SplitID, r.Step, ErrReported)
+	}
 	if err != nil {
 		return 0, fmt.Errorf("record run: %w", err)
 	}
@@ -421,7 +475,7 @@ func (s *Store) AddRun(ctx context.Context, r *Run) (int64, error) {
 		return 0, fmt.Errorf("record run: %w", err)
 	}
 	if r.Result != nil && len(r.Result.Intervals) > 0 {
-		stmt, err := tx.PrepareContext(ctx, `INSERT OR REPLACE INTO intervals(run_id, t_s, threads, tps, qps, read_qps, write_qps, other_qps,
+		stmt, err := tx.PrepareContext(ctx, `REPLACE INTO intervals(run_id, t_s, threads, tps, qps, read_qps, write_qps, other_qps,
 			latency_pct_ms, latency_avg_ms, latency_max_ms, err_ps, reconn_ps) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 		if err != nil {
 			return 0, fmt.Errorf("record intervals: %w", err)
@@ -432,6 +486,11 @@ func (s *Store) AddRun(ctx context.Context, r *Run) (int64, error) {
 				iv.LatencyPct, iv.LatencyAvg, iv.LatencyMax, iv.ErrorsPS, iv.ReconnPS); err != nil {
 				return 0, fmt.Errorf("record intervals: %w", err)
 			}
+		}
+	}
+	if r.Part != nil {
+		if err := s.addIntervalHDR(ctx, tx, id, r.Part.Intervals); err != nil {
+			return 0, err
 		}
 	}
 	if err := tx.Commit(); err != nil {

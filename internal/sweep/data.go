@@ -6,12 +6,15 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/shakedown/shakedown/internal/engine"
 	"github.com/shakedown/shakedown/internal/plan"
+	"github.com/shakedown/shakedown/internal/result"
 	"github.com/shakedown/shakedown/internal/runner"
+	"github.com/shakedown/shakedown/internal/segment"
 	"github.com/shakedown/shakedown/internal/vars"
 	"github.com/shakedown/shakedown/internal/workload"
 )
@@ -36,6 +39,11 @@ type sweeper struct {
 	homes map[string]string
 	// told are the cells already named as too costly to settle.
 	told map[string]bool
+	// split, when set, makes each step this runner's share of the load,
+	// starting at loadAt, its intervals kept in intervals.
+	split     *segment.Split
+	loadAt    time.Time
+	intervals []result.IntervalHDR
 }
 
 // homes maps each target of p to its data home: its server (vars.ServerID)

@@ -32,6 +32,8 @@ import (
 	"github.com/shakedown/shakedown/internal/plan"
 	"github.com/shakedown/shakedown/internal/result"
 	"github.com/shakedown/shakedown/internal/runner"
+	"github.com/shakedown/shakedown/internal/schedule"
+	"github.com/shakedown/shakedown/internal/segment"
 	"github.com/shakedown/shakedown/internal/stats"
 	"github.com/shakedown/shakedown/internal/store"
 	"github.com/shakedown/shakedown/internal/target"
@@ -65,6 +67,12 @@ type Options struct {
 	// Resume is the ID of a stored sweep of the same plan to continue;
 	// 0 starts a new sweep.
 	Resume int64
+	// Split, when set, makes this process one runner of a sweep split
+	// over several (see RunSplit); its StartAt is the sweep's start.
+	Split *segment.Split
+	// Margins are a split sweep's timetable margins; zero means
+	// schedule.DefaultMargins.
+	Margins schedule.Margins
 }
 
 // Summary says how a sweep went.
@@ -83,6 +91,9 @@ type Summary struct {
 // instead of starting one: the steps it stored as ok or failed are not run
 // again.
 func Run(ctx context.Context, p *plan.Plan, envs []Env, opt Options) (*Summary, error) {
+	if opt.Split != nil && opt.Split.On {
+		return runSplit(ctx, p, envs, opt)
+	}
 	now := opt.Now
 	if now == nil {
 		now = time.Now
@@ -118,21 +129,7 @@ func Run(ctx context.Context, p *plan.Plan, envs []Env, opt Options) (*Summary, 
 		}
 		id, sum.Steps = opt.Resume, max(d.Sweep.Steps, len(first))
 	} else {
-		sw := &store.Sweep{
-			Name: p.Name, PlanPath: p.Path, Plan: string(p.Source), StartedAt: started, Steps: len(first),
-			ClientHost: opt.Host, Tool: "shakedown " + opt.Version,
-			Settings: store.Settings{TimeS: p.TimeS, Events: p.Events, WarmupS: p.WarmupS, Repeats: p.Repeats,
-				CooldownS: p.CooldownS, Order: string(p.Order), Threads: p.Threads,
-				AutoRepeats: p.AutoRepeats, MaxRepeats: p.MaxRepeats, NoiseThreshold: p.NoiseThreshold},
-		}
-		for _, w := range p.Workloads {
-			sw.Settings.Workloads = append(sw.Settings.Workloads, w.Label())
-		}
-		var targets []store.Target
-		for _, e := range envs {
-			targets = append(targets, store.Target{Name: e.Target.Name, Role: string(e.Target.Role), URL: e.Target.Target.Redacted(),
-				Version: e.Server.Version, Flavour: e.Server.Flavour, Variables: e.Variables})
-		}
+		sw, targets := newSweep(p, envs, opt, started)
 		var err error
 		if id, err = opt.Store.CreateSweep(rec, sw, targets); err != nil {
 			return sum, err
@@ -245,6 +242,26 @@ func Run(ctx context.Context, p *plan.Plan, envs []Env, opt Options) (*Summary, 
 	return sum, nil
 }
 
+// newSweep is the sweep p records, and its targets.
+func newSweep(p *plan.Plan, envs []Env, opt Options, started time.Time) (*store.Sweep, []store.Target) {
+	sw := &store.Sweep{
+		Name: p.Name, PlanPath: p.Path, Plan: string(p.Source), StartedAt: started, Steps: len(p.Steps()),
+		ClientHost: opt.Host, Tool: "shakedown " + opt.Version,
+		Settings: store.Settings{TimeS: p.TimeS, Events: p.Events, WarmupS: p.WarmupS, Repeats: p.Repeats,
+			CooldownS: p.CooldownS, Order: string(p.Order), Threads: p.Threads,
+			AutoRepeats: p.AutoRepeats, MaxRepeats: p.MaxRepeats, NoiseThreshold: p.NoiseThreshold},
+	}
+	for _, w := range p.Workloads {
+		sw.Settings.Workloads = append(sw.Settings.Workloads, w.Label())
+	}
+	var targets []store.Target
+	for _, e := range envs {
+		targets = append(targets, store.Target{Name: e.Target.Name, Role: string(e.Target.Role), URL: e.Target.Target.Redacted(),
+			Version: e.Server.Version, Flavour: e.Server.Flavour, Variables: e.Variables})
+	}
+	return sw, targets
+}
+
 func stepKey(target, workload string, threads, repeat int) string {
 	return fmt.Sprint(target, "\x00", workload, "\x00", threads, "\x00", repeat)
 }
@@ -317,7 +334,7 @@ func (s *sweeper) step(ctx context.Context, step plan.Step, now func() time.Time
 		run.WallS = now().Sub(run.StartedAt).Seconds()
 		return run
 	}
-	if s.p.Prepare {
+	if s.p.Prepare && s.split == nil {
 		if err := s.ensureData(ctx, step); err != nil {
 			if ctx.Err() != nil {
 				return finish(store.RunInterrupted, ErrInterrupted)
@@ -335,7 +352,18 @@ func (s *sweeper) step(ctx context.Context, step plan.Step, now func() time.Time
 	if err != nil {
 		return finish(store.RunFailed, err)
 	}
-	res, err := j.Run(ctx, engine.RunOptions{Version: s.version, OnInterval: func(iv runner.Interval) {
+	var ivs *[]result.IntervalHDR
+	if s.split != nil {
+		// One runner of the step: its share, started with the others'.
+		sp := *s.split
+		sp.StartAt = s.loadAt
+		if err := j.SetSplit(sp); err != nil {
+			return finish(store.RunFailed, err)
+		}
+		ivs = &s.intervals
+		s.intervals = nil
+	}
+	res, err := j.Run(ctx, engine.RunOptions{Version: s.version, Intervals: ivs, OnInterval: func(iv runner.Interval) {
 		s.pr.interval(iv)
 		if s.onInterval != nil {
 			s.onInterval(step, iv)

@@ -1,0 +1,92 @@
+package engine
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/shakedown/shakedown/internal/runner"
+	"github.com/shakedown/shakedown/internal/segment"
+)
+
+// ResolveSplit resolves the split options (--segment, --segment-index-env,
+// --start-at...) with getenv and applies them (see SetSplit).
+func (j *Job) ResolveSplit(getenv func(string) string, now time.Time) (segment.Split, error) {
+	sp, err := j.splitFlags.Resolve(getenv, now)
+	if err != nil {
+		return segment.Split{}, err
+	}
+	if err := j.SetSplit(sp); err != nil {
+		return segment.Split{}, err
+	}
+	return sp, nil
+}
+
+// SetSplit makes the job one runner of a split load: it drives its
+// segment's share of the threads (numbered as the whole's threads, so
+// that workloads which share key ranges among threads keep doing so), of
+// --events and of --rate (its own Poisson arrivals; the runners' add up
+// to the whole rate), and its load starts at sp.StartAt, after every
+// thread has connected. Only the first segment samples the server. A
+// share of nothing is bad usage.
+func (j *Job) SetSplit(sp segment.Split) error {
+	rc := j.rc
+	threads, err := sp.Share("--threads", int64(j.threads))
+	if err != nil {
+		return err
+	}
+	lo, _ := sp.Segment.Range(int64(j.threads))
+	rc.Threads, rc.ThreadBase, rc.TotalThreads = int(threads), int(lo), j.threads
+	rc.Events = 0
+	if j.events > 0 {
+		if rc.Events, err = sp.Share("--events", j.events); err != nil {
+			return err
+		}
+	}
+	rc.Rate = sp.Segment.Rate(j.rate)
+	rc.StartAt = sp.StartAt
+	rc.Stream = uint64(sp.Index())
+	j.rc = rc
+	j.split = sp
+	return nil
+}
+
+// SplitGiven reports whether the command line names a segment.
+func (j *Job) SplitGiven() bool { return j.splitFlags.Given() }
+
+// Split is the job's part of the load: segment.Alone unless SetSplit
+// made it one runner of many.
+func (j *Job) Split() segment.Split { return j.split }
+
+// samples says whether this process samples the server: with --monitor,
+// and in a split load only the first runner, so that the server is
+// counted once.
+func (j *Job) samples() bool {
+	return j.monitorOn && (!j.split.On || j.split.First())
+}
+
+// splitHeader says which part of the load this runner drives.
+func (j *Job) splitHeader(w io.Writer) {
+	sp := j.split
+	if !sp.On {
+		return
+	}
+	rc := j.rc
+	fmt.Fprintf(w, "Segment: %s of %d runners (%s), threads %d-%d of %d", sp.Label(), sp.Sequence.Len(), sp.Sequence, rc.ThreadBase+1, rc.ThreadBase+rc.Threads, j.threads)
+	if j.events > 0 {
+		fmt.Fprintf(w, ", %d of %d events", rc.Events, j.events)
+	}
+	if j.rate > 0 {
+		fmt.Fprintf(w, ", %g of %g events/sec", rc.Rate, j.rate)
+	}
+	fmt.Fprintln(w)
+	if !sp.First() && j.monitorOn {
+		fmt.Fprintln(w, "Server sampling: left to the runner of the first segment")
+	}
+	if !sp.StartAt.IsZero() {
+		fmt.Fprintf(w, "Start: %s, once every thread has connected\n", sp.StartAt.UTC().Format(time.RFC3339Nano))
+	}
+}
+
+// runnerConfig is what the runner is given; a test of SetSplit reads it.
+func (j *Job) runnerConfig() runner.Config { return j.rc }

@@ -1,0 +1,275 @@
+package sweep
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/shakedown/shakedown/internal/plan"
+	"github.com/shakedown/shakedown/internal/schedule"
+	"github.com/shakedown/shakedown/internal/segment"
+	"github.com/shakedown/shakedown/internal/store"
+	"github.com/shakedown/shakedown/internal/usage"
+)
+
+// readyTimeout bounds how long a runner waits for the first runner's
+// data-ready mark beyond the time the timetable expects it: a first
+// runner that died does not leave the others waiting for ever.
+const readyTimeout = 30 * time.Minute
+
+// markPoll is how often a runner looks for a data-ready mark.
+const markPoll = 500 * time.Millisecond
+
+// runSplit carries out this runner's share of every step of p, at the
+// times of the timetable every runner computes alike (schedule.Sweep), and
+// stores each step as its part of the sweep the runners share: the first
+// runner to arrive records the sweep, the others find it by the plan and
+// the start time. Only the first runner prepares and cleans up; before a
+// block of steps that needs new data, the others wait for its data-ready
+// mark and start the block at the time the mark announces.
+func runSplit(ctx context.Context, p *plan.Plan, envs []Env, opt Options) (*Summary, error) {
+	sp := *opt.Split
+	if err := CheckSplit(p, sp); err != nil {
+		return nil, err
+	}
+	if opt.Resume != 0 {
+		return nil, usage.Errorf("sweep --resume continues a sweep from one process: a split sweep cannot be resumed; run it again with a new --start-at")
+	}
+	now := opt.Now
+	if now == nil {
+		now = time.Now
+	}
+	m := opt.Margins
+	if m == (schedule.Margins{}) {
+		m = schedule.DefaultMargins
+	}
+	rec := context.WithoutCancel(ctx)
+	started := now()
+	sum := &Summary{Steps: len(p.Steps())}
+	s := &sweeper{p: p, pr: newProgress(opt.Progress, opt.Live, opt.Verbose, now, len(p.Steps()), time.Duration(p.TimeS+p.WarmupS)*time.Second+m.Connect),
+		verbose: opt.Verbose, version: opt.Version, onInterval: opt.OnInterval, data: map[string]*dataSet{}, prepErr: map[string]error{},
+		homes: homes(p, envs), told: map[string]bool{}, split: &sp}
+	tt, err := schedule.Sweep(p, s.dataKey, m)
+	if err != nil {
+		return nil, err
+	}
+	stopTicker := startTicker(s.pr, opt.Live)
+	defer stopTicker()
+	defer s.pr.close()
+
+	sw, targets := newSweep(p, envs, opt, started)
+	load := &store.Split{Key: sweepKey(p, sp), Kind: store.SplitSweep, Sequence: sp.Sequence.String(), Runners: sp.Sequence.Len(),
+		StartAt: sp.StartAt, Description: p.Path}
+	if err := opt.Store.JoinSplit(rec, load, sw, targets); err != nil {
+		if errors.Is(err, store.ErrOtherSequence) {
+			return nil, usage.Errorf("--segment %s: %v: every runner of a sweep must be given the same --segment-sequence (or the same N)", sp.Label(), err)
+		}
+		return nil, err
+	}
+	sum.SweepID = load.SweepID
+	offset, err := opt.Store.ClockOffset(rec)
+	if err != nil {
+		return sum, err
+	}
+	host := opt.Host
+	if host == "" {
+		host, _ = os.Hostname()
+	}
+	me := store.Runner{SplitID: load.ID, Index: sp.Index(), Segment: sp.Segment.String(), Label: sp.Label(), Host: host,
+		RegisteredAt: now(), ClockOffset: offset}
+	if err := opt.Store.Register(rec, &me); err != nil {
+		if errors.Is(err, store.ErrSegmentTaken) {
+			return sum, usage.Errorf("--segment %s: %v: each segment of a sweep runs once; give this runner another segment, or the sweep another --start-at", sp.Label(), err)
+		}
+		return sum, err
+	}
+	s.pr.Printf("runner %s of %d of sweep %d, first step at %s", sp.Label(), load.Runners, load.SweepID, sp.StartAt.UTC().Format(time.RFC3339))
+
+	interrupted, runErr := s.runBlocks(ctx, opt.Store, load, tt, m, now, sum)
+	status := store.RunOK
+	switch {
+	case runErr != nil:
+		status = store.RunFailed
+	case interrupted || ctx.Err() != nil:
+		status = store.RunInterrupted
+	}
+	_ = opt.Store.RunnerFinished(rec, load.ID, me.Index, status, now())
+	sum.Elapsed = now().Sub(started)
+	sum.Interrupted = interrupted || ctx.Err() != nil
+	sweepStatus := store.SweepDone
+	switch {
+	case runErr != nil:
+		sweepStatus = store.SweepFailed
+	case sum.Interrupted:
+		sweepStatus = store.SweepInterrupted
+	}
+	// Every runner says how the sweep ended; the last one to end is the
+	// one the store keeps.
+	if err := opt.Store.FinishSweep(rec, load.SweepID, sweepStatus, now()); err != nil && runErr == nil {
+		runErr = err
+	}
+	if runErr != nil {
+		return sum, runErr
+	}
+	if sum.Interrupted {
+		return sum, ErrInterrupted
+	}
+	return sum, nil
+}
+
+// CheckSplit says whether p can be split as sp, before anything connects:
+// the runners need a common start and a timetable, and a number of
+// repeats they all know beforehand.
+func CheckSplit(p *plan.Plan, sp segment.Split) error {
+	switch {
+	case !sp.On:
+		return nil
+	case p.AutoRepeats:
+		return usage.Errorf("%s: repeats: auto decides the next round from the results so far, which split runners cannot agree on without waiting for each other: give a number of repeats to split the sweep", p.Path)
+	case sp.StartAt.IsZero():
+		return usage.Errorf("sweep --segment needs --start-at, the same for every runner, e.g. --start-at %s",
+			time.Now().UTC().Add(time.Minute).Truncate(time.Minute).Format(time.RFC3339))
+	}
+	_, err := schedule.Sweep(p, func(*plan.Workload) string { return "" }, schedule.DefaultMargins)
+	return err
+}
+
+// runBlocks runs the timetable's blocks.
+func (s *sweeper) runBlocks(ctx context.Context, st *store.Store, load *store.Split, tt *schedule.Timetable, m schedule.Margins,
+	now func() time.Time, sum *Summary) (interrupted bool, err error) {
+	rec := context.WithoutCancel(ctx)
+	clk := schedule.RealClock{}
+	first := s.split.First()
+	anchor := s.split.StartAt
+	var free time.Time // when the previous block has ended and settled
+	for bi, b := range tt.Blocks {
+		var blockErr error
+		if b.Prepare != nil {
+			name := fmt.Sprintf("data-ready:%s:%s:%d", b.Prepare.Target.Name, b.Prepare.Workload.Label(), bi)
+			if first {
+				// Prepare once the others are done with the data of the
+				// block before (and not before the sweep's start).
+				if err := schedule.WaitUntil(ctx, clk, later(free, s.split.StartAt)); err != nil {
+					return true, nil
+				}
+				mark := store.Mark{Name: name}
+				if perr := s.ensureData(ctx, *b.Prepare); perr != nil {
+					if ctx.Err() != nil {
+						return true, nil
+					}
+					mark.Error, blockErr = perr.Error(), perr
+				}
+				mark.ResumeAt = schedule.Resume(now(), m)
+				if err := st.SetMark(rec, load.ID, mark); err != nil {
+					return false, err
+				}
+				anchor = mark.ResumeAt
+			} else {
+				s.pr.startStep(*b.Prepare, "waiting for the first runner's data")
+				mark, err := waitMark(ctx, st, load.ID, name, later(free, s.split.StartAt).Add(readyTimeout))
+				if err != nil {
+					if ctx.Err() != nil {
+						return true, nil
+					}
+					return false, err
+				}
+				if mark.Error != "" {
+					blockErr = fmt.Errorf("the first runner could not prepare the data: %s", mark.Error)
+				}
+				anchor = mark.ResumeAt
+			}
+		}
+		for _, slot := range b.Slots {
+			at := slot.At(anchor)
+			if err := schedule.WaitUntil(ctx, clk, at.Connect); err != nil {
+				return true, nil
+			}
+			var run store.Run
+			if late := schedule.Late(now(), at.Load, time.Second); blockErr == nil && late > 0 {
+				run = store.Run{Step: slot.Step.Index, Target: slot.Step.Target.Name, Role: string(slot.Step.Target.Role),
+					Workload: slot.Step.Workload.Label(), Threads: slot.Step.Threads, Repeat: slot.Step.Repeat, StartedAt: now(),
+					Status: store.RunFailed, Error: fmt.Sprintf("this runner reached the step %s after the others started it", late.Round(time.Millisecond))}
+			} else if blockErr != nil {
+				run = store.Run{Step: slot.Step.Index, Target: slot.Step.Target.Name, Role: string(slot.Step.Target.Role),
+					Workload: slot.Step.Workload.Label(), Threads: slot.Step.Threads, Repeat: slot.Step.Repeat, StartedAt: now(),
+					Status: store.RunFailed, Error: blockErr.Error()}
+			} else {
+				s.loadAt = at.Load
+				run = s.step(ctx, slot.Step, now)
+				if run.Result != nil && run.Result.Segment != nil {
+					_ = st.RunnerStarted(rec, load.ID, s.split.Index(), run.Result.Segment.Started)
+				}
+			}
+			run.SweepID = load.SweepID
+			run.Part = &store.Part{SplitID: load.ID, Index: s.split.Index(), Intervals: s.intervals}
+			s.intervals = nil
+			if _, err := st.AddRun(rec, &run); err != nil {
+				return false, err
+			}
+			switch run.Status {
+			case store.RunOK:
+				sum.OK++
+				s.pr.finishStep(slot.Step, run.Status, fmt.Sprintf("this runner %.1f qps", run.Result.QPS))
+			case store.RunFailed:
+				sum.Failed++
+				s.pr.finishStep(slot.Step, run.Status, "FAILED: "+run.Error)
+			default:
+				s.pr.finishStep(slot.Step, run.Status, "interrupted; kept as interrupted")
+				return true, nil
+			}
+		}
+		free = anchor.Add(b.Done)
+	}
+	if first && tt.Cleanup {
+		if err := schedule.WaitUntil(ctx, clk, free); err != nil {
+			return true, nil
+		}
+		s.cleanupAll(ctx)
+	}
+	return false, nil
+}
+
+// waitMark polls the store for a mark until it is there, ctx ends or
+// deadline passes.
+func waitMark(ctx context.Context, st *store.Store, splitID int64, name string, deadline time.Time) (store.Mark, error) {
+	t := time.NewTicker(markPoll)
+	defer t.Stop()
+	for {
+		m, ok, err := st.GetMark(ctx, splitID, name)
+		switch {
+		case err != nil:
+			return store.Mark{}, err
+		case ok:
+			return m, nil
+		case time.Now().After(deadline):
+			return store.Mark{}, fmt.Errorf("no word from the first runner on its data (%s) by %s: is it running?", name, deadline.UTC().Format(time.RFC3339))
+		}
+		select {
+		case <-ctx.Done():
+			return store.Mark{}, ctx.Err()
+		case <-t.C:
+		}
+	}
+}
+
+// later is the later of two times.
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
+// sweepKey identifies a split sweep: every runner of it computes the same
+// key from the same plan and start time. The segment sequence is left out
+// so that a runner given another one finds the sweep and is refused.
+func sweepKey(p *plan.Plan, sp segment.Split) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%s\x00", store.SplitSweep, sp.StartAt.UTC().Format(time.RFC3339Nano))
+	h.Write(p.Source)
+	return hex.EncodeToString(h.Sum(nil))[:32]
+}
