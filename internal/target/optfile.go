@@ -155,26 +155,9 @@ func readOptionFile(f optionFile, depth int) ([]option, error) {
 		}
 	}
 	text, includes := splitIncludes(data, filepath.Dir(f.path))
-	cfg, err := ini.LoadSources(ini.LoadOptions{
-		Insensitive:             true,
-		AllowBooleanKeys:        true,
-		IgnoreInlineComment:     true,
-		IgnoreContinuation:      true,
-		PreserveSurroundedQuote: true,
-		SkipUnrecognizableLines: true,
-		KeyValueDelimiters:      "=",
-	}, text)
+	out, err := parseOptions(f.path, text)
 	if err != nil {
-		return nil, usage.Errorf("option file %s: %v", f.path, err)
-	}
-	var out []option
-	for _, sec := range cfg.Sections() {
-		if sec.Name() == ini.DefaultSection {
-			continue // options before any [group]: the mysql client refuses them
-		}
-		for _, k := range sec.Keys() {
-			out = append(out, option{file: f.path, group: sec.Name(), key: strings.ReplaceAll(k.Name(), "_", "-"), value: optionValue(k.Value())})
-		}
+		return nil, err
 	}
 	// Included files come after the file's own options: their values win
 	// where both set one, as they do when the include line is last, which
@@ -185,6 +168,33 @@ func readOptionFile(f optionFile, depth int) ([]option, error) {
 			return nil, err
 		}
 		out = append(out, opts...)
+	}
+	return out, nil
+}
+
+// parseOptions reads the [group] key=value lines of an option file's text,
+// with the mysql client's rules for values.
+func parseOptions(path string, text []byte) ([]option, error) {
+	cfg, err := ini.LoadSources(ini.LoadOptions{
+		Insensitive:             true,
+		AllowBooleanKeys:        true,
+		IgnoreInlineComment:     true,
+		IgnoreContinuation:      true,
+		PreserveSurroundedQuote: true,
+		SkipUnrecognizableLines: true,
+		KeyValueDelimiters:      "=",
+	}, text)
+	if err != nil {
+		return nil, usage.Errorf("option file %s: %v", path, err)
+	}
+	var out []option
+	for _, sec := range cfg.Sections() {
+		if sec.Name() == ini.DefaultSection {
+			continue // options before any [group]: the mysql client refuses them
+		}
+		for _, k := range sec.Keys() {
+			out = append(out, option{file: path, group: sec.Name(), key: strings.ReplaceAll(k.Name(), "_", "-"), value: optionValue(k.Value())})
+		}
 	}
 	return out, nil
 }
