@@ -1,0 +1,355 @@
+package bisect
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/shakedown/shakedown/internal/vars"
+)
+
+// bisect changes the control: it writes the undo file, tries every
+// testable difference at once (dropping those the control refuses), then
+// searches.
+func (s *session) bisect(ctx context.Context) error {
+	names := make([]string, len(s.testable))
+	hasRestart := false
+	for i, v := range s.testable {
+		names[i] = v.Name
+		hasRestart = hasRestart || v.Restart
+	}
+	s.undo = newUndo(s.cfg.Tool, s.cfg.Control.Redacted(), s.orig, names)
+	if hasRestart {
+		s.undo.Sandbox = &undoSandbox{Home: s.sb.Home, Name: s.sb.Name, Settings: append([]string(nil), s.sb.Settings...)}
+	}
+	s.printf("will change on the control %s (every variable is restored at the end):\n", s.cfg.Control)
+	for _, v := range s.testable {
+		if v.Restart {
+			s.printf("  restart sandbox %s with %s=%s (now %s)\n", s.sb.Name, v.Name, v.Candidate, v.Control)
+		} else {
+			s.printf("  SET GLOBAL %s = %s (now %s)\n", v.Name, literal(v.Candidate), v.Control)
+		}
+	}
+	if err := s.undo.write(s.cfg.UndoPath); err != nil {
+		return err
+	}
+	s.changed = true
+	s.printf("undo file: %s (after a crash: shakedown vars bisect --undo %s)\n", s.cfg.UndoPath, s.cfg.UndoPath)
+
+	if err := s.tryAll(ctx); err != nil {
+		return err
+	}
+	if len(s.testable) == 0 {
+		s.res.Outcome = OutcomeNothingToTest
+		return nil
+	}
+	all := make([]int, len(s.testable))
+	for i := range all {
+		all[i] = i
+	}
+	s.res.Tested = s.names(all)
+	r, err := s.test(ctx, all, 2*int(math.Ceil(math.Log2(float64(len(all))))))
+	if errors.Is(err, errBudget) {
+		s.res.Outcome = OutcomeBudget
+		for _, v := range s.testable {
+			s.res.Unresolved = append(s.res.Unresolved, v.Name)
+		}
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	e := effect(r.vs)
+	s.res.All = &e
+	oc, err := search(ctx, s, len(s.testable), r)
+	if err != nil {
+		return err
+	}
+	return s.fill(ctx, oc, r)
+}
+
+// tryAll applies every testable difference once. A variable the control
+// refuses, or takes as another value, is not testable here and is left
+// out of the search.
+func (s *session) tryAll(ctx context.Context) error {
+	drop := map[string]string{}
+	var restart []string
+	for _, v := range s.testable {
+		if v.Restart {
+			restart = append(restart, v.Name)
+		}
+	}
+	sort.Strings(restart)
+	restarted := false
+	if len(restart) > 0 {
+		err := s.restartWith(ctx, restart)
+		if err != nil && ctx.Err() != nil {
+			return ErrInterrupted
+		}
+		if err != nil {
+			s.printf("  the sandbox did not start with them: %v\n", firstLine(err))
+			if rerr := s.restartWith(ctx, nil); rerr != nil {
+				return errors.Join(err, rerr)
+			}
+			for _, n := range restart {
+				drop[n] = "the sandbox did not start with the candidate's value: " + firstLine(err)
+			}
+		}
+		restarted = true
+	}
+	now, err := s.ctl.read(ctx)
+	if err != nil {
+		return err
+	}
+	// One at a time, reading back after each: a variable that changes with
+	// another (two names for one setting, such as long_query_time and
+	// log_slow_query_time) is applied with it, not apart.
+	alias := map[string]string{}
+	for _, v := range s.testable {
+		if _, ok := alias[v.Name]; ok || v.Restart || vars.Normalize(now[v.Name]) == vars.Normalize(v.Candidate) {
+			continue
+		}
+		if err := s.ctl.setGlobal(ctx, v.Name, v.Candidate); err != nil {
+			if ctx.Err() != nil {
+				return ErrInterrupted
+			}
+			drop[v.Name] = "the control refused the candidate's value: " + firstLine(err)
+			continue
+		}
+		after, err := s.ctl.read(ctx)
+		if err != nil {
+			return err
+		}
+		for _, w := range s.testable {
+			if w.Name != v.Name && !w.Restart && vars.Normalize(after[w.Name]) != vars.Normalize(now[w.Name]) {
+				alias[w.Name] = v.Name
+			}
+		}
+		now = after
+	}
+	if restarted {
+		if err := s.resetOthers(ctx, now); err != nil {
+			return err
+		}
+	}
+	if now, err = s.ctl.read(ctx); err != nil {
+		return err
+	}
+	for _, v := range s.testable {
+		if _, ok := drop[v.Name]; ok || vars.Normalize(now[v.Name]) == vars.Normalize(v.Candidate) {
+			continue
+		}
+		drop[v.Name] = fmt.Sprintf("the control takes the candidate's value %s as %s", v.Candidate, now[v.Name])
+		if !v.Restart {
+			if err := s.ctl.setGlobal(ctx, v.Name, v.Control); err != nil {
+				return err
+			}
+		}
+	}
+	var keep []Variable
+	for _, v := range s.testable {
+		if of, ok := alias[v.Name]; ok {
+			for i := range keep {
+				if keep[i].Name == of {
+					keep[i].Aliases = append(keep[i].Aliases, v.Name)
+				}
+			}
+			s.printf("  %s changes with %s: they are tested as one\n", v.Name, of)
+			continue
+		}
+		if why, ok := drop[v.Name]; ok {
+			s.res.NotTestable = append(s.res.NotTestable, NotTestable{Name: v.Name, Reason: why})
+			s.printf("  %s: not testable: %s\n", v.Name, why)
+			continue
+		}
+		keep = append(keep, v)
+	}
+	s.testable = keep
+	if s.expected, err = s.ctl.read(ctx); err != nil {
+		return err
+	}
+	if restarted {
+		all := make([]int, len(s.testable))
+		for i := range all {
+			all[i] = i
+		}
+		return s.warmUp(ctx, s.names(all))
+	}
+	return nil
+}
+
+// test is the search's tester: one round measures the control with set
+// applied Repeats times, alternating with runs of the control as it is (S
+// B S B S), and compares the set's runs with those control runs and the one
+// just before the round. Drift of a shared machine then moves both sides
+// alike. A round that needs a restart compares with the control's most
+// recent runs instead: restarting back and forth would cost more than drift
+// does. An inconclusive round gets one more pair of runs at a time, up to
+// MaxRepeats runs of the set.
+func (s *session) test(ctx context.Context, set []int, left int) (*round, error) {
+	restart := false
+	for _, x := range set {
+		restart = restart || s.testable[x].Restart
+	}
+	runs := s.cfg.Repeats
+	if !restart {
+		runs += s.cfg.Repeats - 1
+	}
+	est := s.estimate(runs, restart || len(s.restartOn) > 0)
+	if !s.deadline.IsZero() && time.Now().Add(est).After(s.deadline) {
+		s.printf("budget: the next round (about %s) would not finish within --budget; stopping with the answer so far\n", roundDur(est))
+		return nil, errBudget
+	}
+	s.round++
+	eta := ""
+	if s.runs > 0 {
+		eta = fmt.Sprintf(" (about %d more after it, ETA %s)", left, roundDur(time.Duration(left+1)*est))
+	}
+	names := s.names(set)
+	s.printf("round %d%s: %s\n", s.round, eta, strings.Join(names, ", "))
+	if err := s.apply(ctx, set); err != nil {
+		return nil, err
+	}
+	var samples, control []float64
+	if restart {
+		control = s.recentBase(s.cfg.Repeats)
+	} else {
+		control = s.recentBase(1)
+	}
+	var vs Comparison
+	for {
+		if len(samples) > 0 && !restart {
+			// The control as it is, between the set's runs.
+			if err := s.apply(ctx, nil); err != nil {
+				return nil, err
+			}
+			q, err := s.run(ctx, "control", nil)
+			if err != nil {
+				return nil, err
+			}
+			s.base = append(s.base, q)
+			control = append(control, q)
+			if err := s.apply(ctx, set); err != nil {
+				return nil, err
+			}
+		}
+		q, err := s.run(ctx, "control", names)
+		if err != nil {
+			return nil, err
+		}
+		samples = append(samples, q)
+		if len(samples) < s.cfg.Repeats {
+			continue
+		}
+		vs = compare(control, samples, s.threshold)
+		if vs.State != Inconclusive || len(samples) >= s.cfg.MaxRepeats {
+			break
+		}
+		if !s.deadline.IsZero() && time.Now().Add(s.estimate(2, restart)).After(s.deadline) {
+			break
+		}
+	}
+	s.res.Rounds = append(s.res.Rounds, Round{N: s.round, Applied: names, QPS: samples, Control: control, Vs: effect(vs), Restart: restart})
+	s.printf("  %s qps against the control's %s: %s\n", joinQPS(samples), joinQPS(control), effect(vs).String())
+	return &round{set: sorted(set), samples: samples, vs: vs}, nil
+}
+
+// recentBase is the control's n most recent runs as it is.
+func (s *session) recentBase(n int) []float64 {
+	if len(s.base) <= n {
+		return append([]float64(nil), s.base...)
+	}
+	return append([]float64(nil), s.base[len(s.base)-n:]...)
+}
+
+// estimate is how long a round of runs takes, from the runs so far.
+func (s *session) estimate(runs int, restart bool) time.Duration {
+	if s.runs == 0 {
+		return 0
+	}
+	d := time.Duration(runs) * (s.runWall / time.Duration(s.runs))
+	if restart && s.restarts > 0 {
+		d += s.restartWall / time.Duration(s.restarts)
+	}
+	return d
+}
+
+// fill turns the search's outcome into the result: causes ranked by effect,
+// interactions, cleared and the rest, and the causes together against
+// every difference applied.
+func (s *session) fill(ctx context.Context, oc *outcome, all *round) error {
+	var found []int
+	for i, c := range oc.class {
+		v := s.testable[i]
+		switch c {
+		case classCause:
+			s.res.Causes = append(s.res.Causes, Cause{Variable: v.Name, ControlValue: v.Control, CandidateValue: v.Candidate,
+				Aliases: v.Aliases, Effect: effect(oc.round([]int{i}).vs)})
+			found = append(found, i)
+		case classInteraction:
+			found = append(found, i)
+		case classCleared:
+			s.res.Cleared = append(s.res.Cleared, v.names()...)
+		case classInconclusive:
+			s.res.Inconclusive = append(s.res.Inconclusive, v.names()...)
+		default:
+			s.res.Unresolved = append(s.res.Unresolved, v.names()...)
+		}
+	}
+	sort.SliceStable(s.res.Causes, func(i, j int) bool {
+		return math.Abs(math.Log(s.res.Causes[i].Effect.Ratio)) > math.Abs(math.Log(s.res.Causes[j].Effect.Ratio))
+	})
+	for _, g := range oc.interactions {
+		s.res.Interactions = append(s.res.Interactions, Interaction{Variables: s.names(g), Effect: effect(oc.round(g).vs)})
+	}
+	s.res.Outcome = OutcomeBisected
+	if oc.stopped != nil {
+		s.res.Outcome = OutcomeBudget
+		return nil
+	}
+	if len(found) == 0 || len(found) == len(s.testable) {
+		return nil
+	}
+	r := oc.round(found)
+	if r == nil {
+		var err error
+		if r, err = s.test(ctx, found, 0); errors.Is(err, errBudget) {
+			return nil
+		} else if err != nil {
+			return err
+		}
+	}
+	t := effect(compare(all.samples, r.samples, s.threshold))
+	s.res.Together = &t
+	return nil
+}
+
+// String writes an effect as "1.91x [1.80, 2.05] faster".
+func (e Effect) String() string {
+	return fmt.Sprintf("%.2fx [%.2f, %.2f] %s", e.Ratio, e.Lo, e.Hi, e.State)
+}
+
+func joinQPS(xs []float64) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = fmt.Sprintf("%.1f", x)
+	}
+	return strings.Join(parts, " ")
+}
+
+func roundDur(d time.Duration) string {
+	d = d.Round(time.Second)
+	return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
+}
+
+func firstLine(err error) string {
+	msg := err.Error()
+	if i := strings.IndexByte(msg, '\n'); i >= 0 {
+		msg = msg[:i]
+	}
+	return msg
+}
