@@ -29,7 +29,7 @@ func fixture() *Result {
 		Interactions: []Interaction{{Variables: []string{"a_x", "b_y"}, Effect: e(0.7, 0.6, 0.8, Slower)}},
 		Together:     &together,
 		Cleared:      []string{"table_open_cache"}, Inconclusive: []string{"optimizer_switch"}, Unresolved: []string{},
-		NotTestable:  []NotTestable{{Name: "thread_handling", Reason: "not testable here: needs a restart (bisect restarts only a local sandbox)"}},
+		NotTestable: []NotTestable{{Name: "thread_handling", Reason: "not testable here: needs a restart (bisect restarts only a local sandbox)"}},
 		Rounds: []Round{
 			{N: 1, Applied: []string{"innodb_flush_log_at_trx_commit", "sync_binlog", "table_open_cache", "optimizer_switch", "a_x", "b_y"},
 				QPS: []float64{5000, 5100, 4950}, Control: []float64{2402, 2350, 2290}, Vs: all},
