@@ -121,6 +121,43 @@ func TestBisect(t *testing.T) {
 		assertRestored(t, ctl.URL(), before)
 	})
 
+	// A bisect that stops part way restores the control: another session
+	// changing a variable, Ctrl-C, or the budget.
+	t.Run("another session changes a variable", func(t *testing.T) {
+		code, stderr := bisectUntilApplied(t, ctl, cand, func(context.CancelFunc) {
+			if _, err := open(t, ctl.URL()).ExecContext(ctx, "SET GLOBAL max_connections = 499"); err != nil {
+				t.Error(err)
+			}
+		})
+		if code != cli.ExitFailure || !strings.Contains(stderr, "changed under bisect: max_connections was 500, now 499") {
+			t.Errorf("got exit %d and %q, want %d and the change named", code, stderr, cli.ExitFailure)
+		}
+		// Its own changes are undone; the other session's stays.
+		if d := differing(before, readVars(t, ctl.URL())); !slices.Equal(d, []string{"max_connections: 500 -> 499"}) {
+			t.Errorf("after the stop: got %v, want only the other session's change", d)
+		}
+		if _, err := open(t, ctl.URL()).ExecContext(ctx, "SET GLOBAL max_connections = 500"); err != nil {
+			t.Fatal(err)
+		}
+	})
+	t.Run("interrupted", func(t *testing.T) {
+		code, stderr := bisectUntilApplied(t, ctl, cand, func(cancel context.CancelFunc) { cancel() })
+		if code != cli.ExitFailure || !strings.Contains(stderr, "interrupted") || !strings.Contains(stderr, "restored:") {
+			t.Errorf("got exit %d and %q, want %d, interrupted and restored", code, stderr, cli.ExitFailure)
+		}
+		assertRestored(t, ctl.URL(), before)
+	})
+	t.Run("budget", func(t *testing.T) {
+		undo := filepath.Join(t.TempDir(), "undo.json")
+		args := append([]string{"vars", "bisect", ctl.URL(), cand.URL(), "--allow-set-global", "--undo", undo,
+			"--sandbox-home", filepath.Join(t.TempDir(), "none"), "--repeats=2", "--budget=1s"}, workload...)
+		code, out, stderr := shakedown(ctx, append(args, shortRuns...)...)
+		if code != 0 || !strings.Contains(out, "The budget ran out") || !strings.Contains(stderr, "would not finish within --budget") {
+			t.Errorf("got exit %d and %q %q, want 0 and the budget spent", code, out, stderr)
+		}
+		assertRestored(t, ctl.URL(), before)
+	})
+
 	// Done when 1: the bisect names the durability settings and clears the
 	// rest; every variable of the control is back afterwards.
 	t.Run("durable against relaxed", func(t *testing.T) {
@@ -221,6 +258,42 @@ func TestBisect(t *testing.T) {
 			t.Errorf("undo file after --undo: got %v, want it removed", err)
 		}
 	})
+}
+
+// bisectUntilApplied runs a bisect in-process (the control is not taken
+// for a sandbox: nothing restarts), calls act once the candidate's values
+// are in place, and returns how the bisect ended.
+func bisectUntilApplied(t *testing.T, ctl, cand *sandbox.Instance, act func(context.CancelFunc)) (code int, stderr string) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	undo := filepath.Join(t.TempDir(), "undo.json")
+	args := append([]string{"vars", "bisect", ctl.URL(), cand.URL(), "--allow-set-global", "--undo", undo,
+		"--sandbox-home", filepath.Join(t.TempDir(), "none"), "--repeats=2"}, workload...)
+	type ended struct {
+		code           int
+		stdout, stderr string
+	}
+	done := make(chan ended, 1)
+	go func() {
+		code, out, errOut := shakedown(ctx, append(args, "--time=2")...)
+		done <- ended{code, out, errOut}
+	}()
+	deadline := time.Now().Add(90 * time.Second)
+	for !applied(undo) {
+		select {
+		case e := <-done:
+			t.Fatalf("bisect ended (exit %d) before it changed anything:\n%s%s", e.code, e.stdout, e.stderr)
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no change in the undo file after 90s")
+		}
+		time.Sleep(10 * time.Millisecond) // polling with a deadline
+	}
+	act(cancel)
+	e := <-done
+	return e.code, e.stderr
 }
 
 // applied reports whether the undo file says candidate values are in place.

@@ -69,7 +69,11 @@ func (s *session) bisect(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return s.fill(ctx, oc, r)
+	if err := s.fill(ctx, oc, r); err != nil {
+		return err
+	}
+	// A change after the last run would otherwise go unseen.
+	return s.checkUnchanged(ctx)
 }
 
 // tryAll applies every testable difference once. A variable the control
@@ -169,7 +173,16 @@ func (s *session) tryAll(ctx context.Context) error {
 		keep = append(keep, v)
 	}
 	s.testable = keep
-	if s.expected, err = s.ctl.read(ctx); err != nil {
+	if now, err = s.ctl.read(ctx); err != nil {
+		return err
+	}
+	own := s.own()
+	if restarted {
+		for n := range now {
+			own[n] = true
+		}
+	}
+	if err := s.absorb(now, own); err != nil {
 		return err
 	}
 	if restarted {

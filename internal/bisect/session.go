@@ -89,10 +89,8 @@ func computed(name string) bool {
 	}
 	switch name {
 	case "lower_case_file_system", "license", "protocol_version", "system_time_zone",
-		"large_files_support", "large_page_size", "log_bin", "in_predicate_conversion_threshold":
-		// log_bin is an option, but its value here (ON) is not its
-		// option's (a basename); sandboxes set it with log_bin=ON.
-		return name != "log_bin"
+		"large_files_support", "large_page_size":
+		return true
 	}
 	return false
 }
@@ -232,14 +230,48 @@ func (s *session) checkUnchanged(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	return s.absorb(now, nil)
+}
+
+// absorb compares what the control reads now with what it must read. The
+// variables in own are those bisect has just set: their new values become
+// what they must read. Any other difference is another session at work.
+func (s *session) absorb(now map[string]string, own map[string]bool) error {
 	var changed []string
 	for _, n := range differing(s.expected, now) {
-		changed = append(changed, fmt.Sprintf("%s was %s, now %s", n, s.expected[n], now[n]))
+		if !own[n] {
+			changed = append(changed, fmt.Sprintf("%s was %s, now %s", n, s.expected[n], now[n]))
+		}
 	}
 	if len(changed) > 0 {
 		return fmt.Errorf("%w: %s (another session?); stopped", ErrChanged, strings.Join(changed, "; "))
 	}
+	exp := make(map[string]string, len(s.expected))
+	for k, v := range s.expected {
+		exp[k] = v
+	}
+	for n := range own {
+		if v, ok := now[n]; ok {
+			exp[n] = v
+		}
+	}
+	s.expected = exp
 	return nil
+}
+
+// own is every variable bisect may set: the differences it tests, their
+// aliases, and after a restart whatever it set back.
+func (s *session) own() map[string]bool {
+	m := map[string]bool{}
+	for _, n := range s.undo.Changes {
+		m[n] = true
+	}
+	for _, v := range s.testable {
+		for _, n := range v.names() {
+			m[n] = true
+		}
+	}
+	return m
 }
 
 // names of the testable variables in set.
@@ -300,7 +332,18 @@ func (s *session) apply(ctx context.Context, set []int) error {
 	if err := s.undo.write(s.cfg.UndoPath); err != nil {
 		return err
 	}
-	if s.expected, err = s.ctl.read(ctx); err != nil {
+	if now, err = s.ctl.read(ctx); err != nil {
+		return err
+	}
+	own := s.own()
+	if restarted {
+		// A restart also moves what the server derives from its settings;
+		// a change by another session cannot be told from it.
+		for n := range now {
+			own[n] = true
+		}
+	}
+	if err := s.absorb(now, own); err != nil {
 		return err
 	}
 	if restarted {
