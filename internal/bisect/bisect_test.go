@@ -64,7 +64,7 @@ var (
 		"join_buffer_size=1048576", "read_rnd_buffer_size=524288", "back_log=1000"}
 	causes    = []string{"innodb_flush_log_at_trx_commit", "sync_binlog"}
 	harmless  = []string{"back_log", "join_buffer_size", "read_rnd_buffer_size", "sort_buffer_size", "table_open_cache", "thread_cache_size"}
-	workload  = []string{"--workload", "oltp_write_only", "--threads", "16", "--tables=2", "--table-size=1000", "--monitor=off"}
+	workload  = []string{"--workload", "oltp_write_only", "--threads", "16", "--tables=4", "--table-size=1000", "--monitor=off"}
 	shortRuns = []string{"--time=1"}
 )
 
@@ -73,7 +73,7 @@ func TestBisect(t *testing.T) {
 	cand := sandboxtest.Start(t, append(append([]string(nil), common...), relaxed...)...)
 	ctx := t.Context()
 	for _, inst := range []*sandbox.Instance{ctl, cand} {
-		if code, out, errOut := shakedown(ctx, "prepare", "oltp_write_only", "--target="+inst.URL(), "--tables=2", "--table-size=1000"); code != 0 {
+		if code, out, errOut := shakedown(ctx, "prepare", "oltp_write_only", "--target="+inst.URL(), "--tables=4", "--table-size=1000"); code != 0 {
 			t.Fatalf("prepare on %s: exit %d\n%s%s", inst.Name, code, out, errOut)
 		}
 	}
@@ -96,7 +96,7 @@ func TestBisect(t *testing.T) {
 	t.Run("workload fails", func(t *testing.T) {
 		undo := filepath.Join(t.TempDir(), "undo.json")
 		args := append([]string{"vars", "bisect", ctl.URL(), cand.URL(), "--allow-set-global", "--undo", undo}, workload...)
-		code, _, stderr := shakedown(ctx, append(args, "--tables=3")...)
+		code, _, stderr := shakedown(ctx, append(args, "--tables=5")...)
 		if code != cli.ExitFailure || !strings.Contains(stderr, "sbtest") {
 			t.Errorf("got exit %d and %q, want %d and the missing table", code, stderr, cli.ExitFailure)
 		}
@@ -164,7 +164,7 @@ func TestBisect(t *testing.T) {
 		dir := t.TempDir()
 		undo, jsonPath := filepath.Join(dir, "undo.json"), filepath.Join(dir, "bisect.json")
 		args := append([]string{"vars", "bisect", ctl.URL(), cand.URL(), "--allow-set-global", "--undo", undo, "--json", jsonPath,
-			"--sandbox-home", ctl.Home, "--repeats=3"}, workload...)
+			"--sandbox-home", ctl.Home, "--repeats=3", "--max-repeats=6"}, workload...)
 		code, out, stderr := shakedown(ctx, append(args, shortRuns...)...)
 		t.Logf("stdout:\n%s\nstderr:\n%s", out, stderr)
 		if code != 0 {

@@ -65,7 +65,7 @@ func (s *session) bisect(ctx context.Context) error {
 	}
 	e := effect(r.vs)
 	s.res.All = &e
-	oc, err := search(ctx, s, len(s.testable), r)
+	oc, err := search(ctx, s, len(s.testable), r, func(i int) bool { return s.testable[i].Restart })
 	if err != nil {
 		return err
 	}
@@ -199,20 +199,24 @@ func (s *session) tryAll(ctx context.Context) error {
 // applied Repeats times, alternating with runs of the control as it is (S
 // B S B S), and compares the set's runs with those control runs and the one
 // just before the round. Drift of a shared machine then moves both sides
-// alike. A round that needs a restart compares with the control's most
-// recent runs instead: restarting back and forth would cost more than drift
-// does. An inconclusive round gets one more pair of runs at a time, up to
-// MaxRepeats runs of the set.
+// alike. A round that needs a restart compares with as many runs of the
+// control made after restarting back (restarting back and forth for
+// every run would cost more than drift does). An inconclusive round without
+// a restart gets one more pair of runs at a time, up to MaxRepeats runs of
+// the set.
 func (s *session) test(ctx context.Context, set []int, left int) (*round, error) {
 	restart := false
 	for _, x := range set {
 		restart = restart || s.testable[x].Restart
 	}
-	runs := s.cfg.Repeats
-	if !restart {
-		runs += s.cfg.Repeats - 1
+	runs := 2*s.cfg.Repeats - 1
+	if restart {
+		runs = 2*s.cfg.Repeats + 2 // with a warm-up after each restart
 	}
 	est := s.estimate(runs, restart || len(s.restartOn) > 0)
+	if restart {
+		est += s.estimate(0, true)
+	}
 	if !s.deadline.IsZero() && time.Now().Add(est).After(s.deadline) {
 		s.printf("budget: the next round (about %s) would not finish within --budget; stopping with the answer so far\n", roundDur(est))
 		return nil, errBudget
@@ -228,14 +232,34 @@ func (s *session) test(ctx context.Context, set []int, left int) (*round, error)
 		return nil, err
 	}
 	var samples, control []float64
+	var vs Comparison
 	if restart {
-		control = s.recentBase(s.cfg.Repeats)
+		// The set's runs, then the control's own after restarting back:
+		// alternating would cost two restarts a run.
+		for i := 0; i < s.cfg.Repeats; i++ {
+			q, err := s.run(ctx, "control", names)
+			if err != nil {
+				return nil, err
+			}
+			samples = append(samples, q)
+		}
+		if err := s.apply(ctx, nil); err != nil {
+			return nil, err
+		}
+		for i := 0; i < s.cfg.Repeats; i++ {
+			q, err := s.run(ctx, "control", nil)
+			if err != nil {
+				return nil, err
+			}
+			s.base = append(s.base, q)
+			control = append(control, q)
+		}
+		vs = compare(control, samples, s.threshold)
 	} else {
 		control = s.recentBase(1)
 	}
-	var vs Comparison
-	for {
-		if len(samples) > 0 && !restart {
+	for !restart {
+		if len(samples) > 0 {
 			// The control as it is, between the set's runs.
 			if err := s.apply(ctx, nil); err != nil {
 				return nil, err
@@ -262,7 +286,7 @@ func (s *session) test(ctx context.Context, set []int, left int) (*round, error)
 		if vs.State != Inconclusive || len(samples) >= s.cfg.MaxRepeats {
 			break
 		}
-		if !s.deadline.IsZero() && time.Now().Add(s.estimate(2, restart)).After(s.deadline) {
+		if !s.deadline.IsZero() && time.Now().Add(s.estimate(2, false)).After(s.deadline) {
 			break
 		}
 	}

@@ -58,16 +58,20 @@ type outcome struct {
 func (o *outcome) round(set []int) *round { return o.tested[key(set)] }
 
 type searcher struct {
-	t       tester
-	n       int
+	t tester
+	n int
+	// apart marks variables that are split from the others first: those
+	// applied by a restart, so that few rounds need one.
+	apart   func(int) bool
 	out     *outcome
 	pending int // rounds the search still expects, for the ETA
 }
 
 // search finds which of n variables move the control. all is the round
-// with every variable applied, already measured.
-func search(ctx context.Context, t tester, n int, all *round) (*outcome, error) {
-	s := &searcher{t: t, n: n, out: &outcome{class: make([]string, n), tested: map[string]*round{}}}
+// with every variable applied, already measured. apart, when not nil,
+// marks variables to split from the rest before halving.
+func search(ctx context.Context, t tester, n int, all *round, apart func(int) bool) (*outcome, error) {
+	s := &searcher{t: t, n: n, apart: apart, out: &outcome{class: make([]string, n), tested: map[string]*round{}}}
 	s.out.tested[key(all.set)] = all
 	if !all.vs.Differs() {
 		// Nothing to narrow down: all of them together do not move the
@@ -135,7 +139,7 @@ func (s *searcher) explore(ctx context.Context, g *round) (found, open bool, err
 		s.mark(set, classInconclusive)
 		return false, true, nil
 	}
-	left, right := halves(set)
+	left, right := s.split(set)
 	s.expect(len(left))
 	lr, err := s.test(ctx, left)
 	if err != nil {
@@ -209,6 +213,24 @@ func (s *searcher) mark(set []int, class string) {
 	for _, i := range set {
 		s.out.class[i] = class
 	}
+}
+
+// split divides a group in two: the variables kept apart from the others
+// when it holds both kinds, else in halves.
+func (s *searcher) split(set []int) (left, right []int) {
+	if s.apart != nil {
+		for _, x := range set {
+			if s.apart(x) {
+				left = append(left, x)
+			} else {
+				right = append(right, x)
+			}
+		}
+		if len(left) > 0 && len(right) > 0 {
+			return left, right
+		}
+	}
+	return halves(set)
 }
 
 func halves(set []int) (left, right []int) {

@@ -89,6 +89,7 @@ func TestSearch(t *testing.T) {
 		inconc    []int
 		unres     int
 		maxRounds int // rounds after the one with everything applied
+		apart     func(int) bool
 	}{
 		{name: "one cause among 8", n: 8, m: &model{effect: map[int]float64{0: 2.5}}, causes: []int{0}, cleared: 7, maxRounds: 6},
 		{name: "one cause among 16, last", n: 16, m: &model{effect: map[int]float64{15: 2}}, causes: []int{15}, cleared: 15, maxRounds: 8},
@@ -99,6 +100,10 @@ func TestSearch(t *testing.T) {
 		{name: "a pair in one half", n: 8, m: &model{together: map[string]float64{"2,3": 2}}, groups: [][]int{{2, 3}}, cleared: 6},
 		{name: "an inconclusive variable", n: 4, m: &model{effect: map[int]float64{0: 2}, fuzzy: map[int]bool{0: true}}, inconc: []int{0}, cleared: 3},
 		{name: "nothing moves", n: 8, m: &model{}, cleared: 8},
+		{name: "restart variables split off first", n: 8, m: &model{effect: map[int]float64{7: 2}}, causes: []int{7}, cleared: 7, maxRounds: 2,
+			apart: func(i int) bool { return i == 7 }},
+		{name: "a cause among the others, restart variables apart", n: 8, m: &model{effect: map[int]float64{1: 2}}, causes: []int{1}, cleared: 7, maxRounds: 8,
+			apart: func(i int) bool { return i >= 6 }},
 		{name: "budget", n: 8, m: &model{effect: map[int]float64{7: 2}, budget: 2}, cleared: 4, unres: 4},
 	}
 	for _, tt := range tests {
@@ -109,7 +114,7 @@ func TestSearch(t *testing.T) {
 				t.Fatal(err)
 			}
 			tt.m.rounds = 0
-			oc, err := search(ctx, tt.m, tt.n, all)
+			oc, err := search(ctx, tt.m, tt.n, all, tt.apart)
 			if err != nil {
 				t.Fatalf("search: %v", err)
 			}

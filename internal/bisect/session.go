@@ -149,12 +149,13 @@ func (s *session) classify(ctx context.Context) error {
 }
 
 // measureBoth measures the control and the candidate as they are,
-// interleaved (A B B A ...), and compares them.
+// interleaved (A B B A ...), and compares them; an inconclusive answer gets
+// one more pair of runs at a time, up to MaxRepeats a side.
 func (s *session) measureBoth(ctx context.Context) error {
-	n := s.cfg.Repeats
-	s.printf("measuring the control and the candidate as they are: %d runs each of %s %s\n", n, s.cfg.Workload, strings.Join(s.cfg.RunArgs, " "))
+	s.printf("measuring the control and the candidate as they are: %d runs each of %s %s\n", s.cfg.Repeats, s.cfg.Workload, strings.Join(s.cfg.RunArgs, " "))
 	var ctl, cand []float64
-	for i := 0; i < n; i++ {
+	var c Comparison
+	for i := 0; ; i++ {
 		order := []string{"control", "candidate"}
 		if i%2 == 1 {
 			order = []string{"candidate", "control"}
@@ -170,10 +171,17 @@ func (s *session) measureBoth(ctx context.Context) error {
 				cand = append(cand, q)
 			}
 		}
+		if len(ctl) < s.cfg.Repeats {
+			continue
+		}
+		c = compare(ctl, cand, minThreshold)
+		if c.State != Inconclusive || len(ctl) >= s.cfg.MaxRepeats {
+			break
+		}
 	}
 	s.base = append(s.base, ctl...)
 	s.res.ControlQPS, s.res.CandidateQPS = ctl, cand
-	d := effect(compare(ctl, cand, minThreshold))
+	d := effect(c)
 	s.res.Difference = &d
 	s.printf("control %.1f qps, candidate %.1f qps: %s\n", median(ctl), median(cand), d.String())
 	r := math.Max(d.Ratio, 1/d.Ratio)
