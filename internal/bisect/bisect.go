@@ -108,11 +108,24 @@ type Cause struct {
 	Effect Effect `json:"effect"`
 }
 
-// Interaction is a group of variables that moves the control only together.
+// Interaction is a group of variables that moves the control together
+// while none of them was shown to alone.
 type Interaction struct {
 	Variables []string `json:"variables"`
-	Effect    Effect   `json:"effect"`
+	// Effect is the group's; when the group also held variables cleared on
+	// their own, they were applied too.
+	Effect Effect `json:"effect"`
+	// Alone says what the parts did alone: AloneCleared (each shown not to
+	// matter: they matter only together) or AloneOpen (inconclusive: they
+	// may matter alone too, the measurements did not tell).
+	Alone string `json:"alone"`
 }
+
+// What the parts of an interaction did alone.
+const (
+	AloneCleared = "cleared"
+	AloneOpen    = "inconclusive"
+)
 
 // NotTestable is a differing variable bisect could not apply.
 type NotTestable struct {

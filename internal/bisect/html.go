@@ -90,9 +90,9 @@ func WriteHTML(w io.Writer, r *Result) error {
 		}
 	}
 	if len(r.Interactions) > 0 {
-		p("<h3>Interactions: these matter only together</h3>\n<table>\n<tr><th class=\"l\">variables</th><th class=\"l\">together on the control</th></tr>\n")
+		p("<h3>Sets that matter together, none of their variables shown to alone</h3>\n<table>\n<tr><th class=\"l\">variables</th><th class=\"l\">together on the control</th><th class=\"l\">alone</th></tr>\n")
 		for _, in := range r.Interactions {
-			p("<tr><td class=\"l\"><code>%s</code></td>%s</tr>\n", esc(strings.Join(in.Variables, " + ")), effectCell(in.Effect))
+			p("<tr><td class=\"l\"><code>%s</code></td>%s<td class=\"wrap\">%s</td></tr>\n", esc(strings.Join(in.Variables, " + ")), effectCell(in.Effect), esc(aloneText(in.Alone)))
 		}
 		p("</table>\n")
 	}
@@ -117,9 +117,11 @@ func WriteHTML(w io.Writer, r *Result) error {
 		p("</table>\n")
 	}
 	if r.Threshold > 0 && r.All != nil {
-		p("<p class=\"rule\"><b>How it decides.</b> Each round applies the candidate's values of a group of variables on the control and measures it %d times, "+
-			"with the control as it is measured between; ratio = median qps with the group applied / median of the control's most recent runs, with a 95%% interval. "+
-			"A group matters when the whole interval lies beyond %.0f%% (a fifth of the whole difference on a log scale) and is cleared when it lies within it; a group that matters is split in two.</p>\n",
+		p("<p class=\"rule\"><b>How it decides.</b> Each round applies the candidate's values of a group of variables on the control and measures it %d times or more, "+
+			"alternating with runs of the control as it is (a round that needs a restart measures the control after restarting back); "+
+			"ratio = median qps with the group applied / median qps of those control runs, with a 95%% interval. "+
+			"A group matters when the whole interval lies beyond %.0f%% (a fifth of the whole difference on a log scale) and is cleared when it lies within; "+
+			"a group that matters is split in two, and a round left open gets more runs.</p>\n",
 			r.Repeats, r.Threshold*100)
 	}
 	if len(r.Measurements) > 0 {

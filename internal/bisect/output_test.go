@@ -26,7 +26,7 @@ func fixture() *Result {
 			{Variable: "innodb_flush_log_at_trx_commit", ControlValue: "1", CandidateValue: "0", Effect: e(1.9, 1.71, 2.1, Faster)},
 			{Variable: "sync_binlog", ControlValue: "1", CandidateValue: "0", Effect: e(1.45, 1.3, 1.6, Faster)},
 		},
-		Interactions: []Interaction{{Variables: []string{"a_x", "b_y"}, Effect: e(0.7, 0.6, 0.8, Slower)}},
+		Interactions: []Interaction{{Variables: []string{"a_x", "b_y"}, Effect: e(0.7, 0.6, 0.8, Slower), Alone: AloneCleared}},
 		Together:     &together,
 		Cleared:      []string{"table_open_cache"}, Inconclusive: []string{"optimizer_switch"}, Unresolved: []string{},
 		NotTestable: []NotTestable{{Name: "thread_handling", Reason: "not testable here: needs a restart (bisect restarts only a local sandbox)"}},

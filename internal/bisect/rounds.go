@@ -56,7 +56,7 @@ func (s *session) bisect(ctx context.Context) error {
 	if errors.Is(err, errBudget) {
 		s.res.Outcome = OutcomeBudget
 		for _, v := range s.testable {
-			s.res.Unresolved = append(s.res.Unresolved, v.Name)
+			s.res.Unresolved = append(s.res.Unresolved, v.names()...)
 		}
 		return nil
 	}
@@ -329,6 +329,8 @@ func (s *session) fill(ctx context.Context, oc *outcome, all *round) error {
 			found = append(found, i)
 		case classInteraction:
 			found = append(found, i)
+		case classTogether:
+			// Listed with its group below.
 		case classCleared:
 			s.res.Cleared = append(s.res.Cleared, v.names()...)
 		case classInconclusive:
@@ -341,7 +343,17 @@ func (s *session) fill(ctx context.Context, oc *outcome, all *round) error {
 		return math.Abs(math.Log(s.res.Causes[i].Effect.Ratio)) > math.Abs(math.Log(s.res.Causes[j].Effect.Ratio))
 	})
 	for _, g := range oc.interactions {
-		s.res.Interactions = append(s.res.Interactions, Interaction{Variables: s.names(g), Effect: effect(oc.round(g).vs)})
+		s.res.Interactions = append(s.res.Interactions, Interaction{Variables: s.names(g), Effect: effect(oc.round(g).vs), Alone: AloneCleared})
+	}
+	for _, g := range oc.together {
+		var open []int
+		for _, x := range g {
+			if oc.class[x] == classTogether {
+				open = append(open, x)
+			}
+		}
+		s.res.Interactions = append(s.res.Interactions, Interaction{Variables: s.names(open), Effect: effect(oc.round(g).vs), Alone: AloneOpen})
+		found = append(found, open...)
 	}
 	s.res.Outcome = OutcomeBisected
 	if oc.stopped != nil {

@@ -41,6 +41,7 @@ var errBudget = errors.New("budget spent")
 const (
 	classCause        = "cause"
 	classInteraction  = "interaction"
+	classTogether     = "together"
 	classCleared      = "cleared"
 	classInconclusive = "inconclusive"
 	classUnresolved   = "unresolved"
@@ -50,8 +51,11 @@ const (
 type outcome struct {
 	class        []string // per variable
 	interactions [][]int  // groups that matter only together
-	tested       map[string]*round
-	stopped      error // errBudget, or nil when the search finished
+	// together are groups shown to matter whose parts were not shown to
+	// matter alone, nor not to (inconclusive): the smallest sets found.
+	together [][]int
+	tested   map[string]*round
+	stopped  error // errBudget, or nil when the search finished
 }
 
 // cause is a variable found to matter alone, with its round.
@@ -158,8 +162,21 @@ func (s *searcher) explore(ctx context.Context, g *round) (found, open bool, err
 		return false, false, err
 	}
 	found, open = fl || fr, ol || or
-	if found || open || !g.vs.Differs() {
+	if found || !g.vs.Differs() {
 		return found, open, nil
+	}
+	if open {
+		// The group matters and nothing in it was shown to alone, but some
+		// of it was left open: the open part is the smallest set found.
+		var part []int
+		for _, x := range set {
+			if s.out.class[x] == classInconclusive {
+				part = append(part, x)
+			}
+		}
+		s.mark(part, classTogether)
+		s.out.together = append(s.out.together, g.set)
+		return true, false, nil
 	}
 	// The group moves the control, and every part of it alone was shown
 	// not to: some of its variables matter only together.

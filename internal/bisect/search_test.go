@@ -85,6 +85,7 @@ func TestSearch(t *testing.T) {
 		m         *model
 		causes    []int
 		groups    [][]int
+		together  [][]int
 		cleared   int
 		inconc    []int
 		unres     int
@@ -98,7 +99,8 @@ func TestSearch(t *testing.T) {
 		{name: "a slower cause too", n: 8, m: &model{effect: map[int]float64{0: 3, 5: 0.7}}, causes: []int{0, 5}, cleared: 6},
 		{name: "a pair that matters only together", n: 8, m: &model{together: map[string]float64{"1,6": 2}}, groups: [][]int{{1, 6}}, cleared: 6},
 		{name: "a pair in one half", n: 8, m: &model{together: map[string]float64{"2,3": 2}}, groups: [][]int{{2, 3}}, cleared: 6},
-		{name: "an inconclusive variable", n: 4, m: &model{effect: map[int]float64{0: 2}, fuzzy: map[int]bool{0: true}}, inconc: []int{0}, cleared: 3},
+		{name: "an inconclusive variable", n: 4, m: &model{effect: map[int]float64{0: 2}, fuzzy: map[int]bool{0: true}}, together: [][]int{{0, 1}}, cleared: 3},
+		{name: "two inconclusive variables that matter", n: 8, m: &model{effect: map[int]float64{0: 1.5, 1: 1.5}, fuzzy: map[int]bool{0: true, 1: true}}, together: [][]int{{0, 1}}, cleared: 6},
 		{name: "nothing moves", n: 8, m: &model{}, cleared: 8},
 		{name: "restart variables split off first", n: 8, m: &model{effect: map[int]float64{7: 2}}, causes: []int{7}, cleared: 7, maxRounds: 2,
 			apart: func(i int) bool { return i == 7 }},
@@ -137,6 +139,9 @@ func TestSearch(t *testing.T) {
 			}
 			if !reflect.DeepEqual(oc.interactions, tt.groups) {
 				t.Errorf("interactions: got %v, want %v", oc.interactions, tt.groups)
+			}
+			if !reflect.DeepEqual(oc.together, tt.together) {
+				t.Errorf("together: got %v, want %v", oc.together, tt.together)
 			}
 			if !reflect.DeepEqual(inconc, tt.inconc) {
 				t.Errorf("inconclusive: got %v, want %v", inconc, tt.inconc)

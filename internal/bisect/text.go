@@ -85,9 +85,9 @@ func WriteText(w io.Writer, r *Result) error {
 		ew.printf("Causes together against all differences applied: %s\n", r.Together)
 	}
 	if len(r.Interactions) > 0 {
-		ew.printf("\nInteractions (these matter only together):\n")
+		ew.printf("\nSets that matter together, none of their variables shown to alone:\n")
 		for _, in := range r.Interactions {
-			ew.printf("  %s: %s\n", strings.Join(in.Variables, " + "), in.Effect)
+			ew.printf("  %s: %s (%s)\n", strings.Join(in.Variables, " + "), in.Effect, aloneText(in.Alone))
 		}
 	}
 	list := func(title string, names []string) {
@@ -128,6 +128,14 @@ func WriteText(w io.Writer, r *Result) error {
 		}
 	}
 	return ew.err
+}
+
+// aloneText says what an interaction's variables did alone.
+func aloneText(alone string) string {
+	if alone == AloneCleared {
+		return "each alone shown not to matter: they matter only together"
+	}
+	return "alone, each was inconclusive"
 }
 
 // appliedLabel names a round's variables, briefly when there are many.
