@@ -39,8 +39,10 @@ var ErrChanged = errors.New("the control's variables changed under bisect")
 const (
 	DefaultRepeats = 3
 	// matterShare is how much of the whole difference (on a log scale) a
-	// group must move the control by to matter.
+	// group must move the control by to matter; clearShare how little it
+	// must be shown to move it by to be cleared.
 	matterShare = 0.2
+	clearShare  = 1.0 / 3
 	// minThreshold is the smallest relative change that counts, whatever
 	// the whole difference.
 	minThreshold = 0.05
@@ -112,6 +114,9 @@ type Cause struct {
 // while none of them was shown to alone.
 type Interaction struct {
 	Variables []string `json:"variables"`
+	// On, when set, are the causes this group was found on top of: it
+	// moves the control further once they are applied.
+	On []string `json:"on,omitempty"`
 	// Effect is the group's; when the group also held variables cleared on
 	// their own, they were applied too.
 	Effect Effect `json:"effect"`
@@ -149,9 +154,11 @@ type Measurement struct {
 
 // Round is one configuration of the control, measured.
 type Round struct {
-	N       int       `json:"round"`
-	Applied []string  `json:"applied"`
-	QPS     []float64 `json:"qps"`
+	N       int      `json:"round"`
+	Applied []string `json:"applied"`
+	// On are applied under both the round's runs and the control's.
+	On  []string  `json:"on,omitempty"`
+	QPS []float64 `json:"qps"`
 	// Control are the control's own measurements it was compared with.
 	Control []float64 `json:"control_qps"`
 	Vs      Effect    `json:"vs_control"`
@@ -172,14 +179,19 @@ type Result struct {
 	ControlQPS   []float64 `json:"control_qps"`
 	CandidateQPS []float64 `json:"candidate_qps"`
 	Difference   *Effect   `json:"difference,omitempty"`
-	// Threshold is the relative change that counts as mattering.
+	// Threshold is the relative change that counts as mattering; Clearing
+	// the margin within which a group is cleared.
 	Threshold float64 `json:"threshold"`
+	Clearing  float64 `json:"clearing"`
 	// Tested are the variables the search applied on the control.
 	Tested []string `json:"tested"`
 	// All is every testable difference applied on the control at once.
 	All          *Effect       `json:"all_applied,omitempty"`
 	Causes       []Cause       `json:"causes"`
 	Interactions []Interaction `json:"interactions"`
+	// RestOnTop is every other variable applied on top of the causes
+	// found, against the causes alone.
+	RestOnTop *Effect `json:"rest_on_top,omitempty"`
 	// Together is the causes (and interactions) applied together, against
 	// every testable difference applied.
 	Together     *Effect       `json:"causes_vs_all,omitempty"`

@@ -187,8 +187,10 @@ func TestBisect(t *testing.T) {
 		}
 		for _, in := range res.Interactions {
 			named = append(named, in.Variables...)
+			named = append(named, in.On...)
 		}
 		slices.Sort(named)
+		named = slices.Compact(named)
 		if !slices.Equal(named, causes) {
 			t.Errorf("causes: got %v, want %v", named, causes)
 		}

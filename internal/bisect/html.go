@@ -90,9 +90,9 @@ func WriteHTML(w io.Writer, r *Result) error {
 		}
 	}
 	if len(r.Interactions) > 0 {
-		p("<h3>Sets that matter together, none of their variables shown to alone</h3>\n<table>\n<tr><th class=\"l\">variables</th><th class=\"l\">together on the control</th><th class=\"l\">alone</th></tr>\n")
+		p("<h3>Variables that matter together with others, not alone</h3>\n<table>\n<tr><th class=\"l\">variables</th><th class=\"l\">effect</th><th class=\"l\">alone</th></tr>\n")
 		for _, in := range r.Interactions {
-			p("<tr><td class=\"l\"><code>%s</code></td>%s<td class=\"wrap\">%s</td></tr>\n", esc(strings.Join(in.Variables, " + ")), effectCell(in.Effect), esc(aloneText(in.Alone)))
+			p("<tr><td class=\"l\"><code>%s</code></td>%s<td class=\"wrap\">%s</td></tr>\n", esc(in.Label()), effectCell(in.Effect), esc(aloneText(in.Alone)))
 		}
 		p("</table>\n")
 	}
@@ -120,9 +120,10 @@ func WriteHTML(w io.Writer, r *Result) error {
 		p("<p class=\"rule\"><b>How it decides.</b> Each round applies the candidate's values of a group of variables on the control and measures it %d times or more, "+
 			"alternating with runs of the control as it is (a round that needs a restart measures the control after restarting back); "+
 			"ratio = median qps with the group applied / median qps of those control runs, with a 95%% interval. "+
-			"A group matters when the whole interval lies beyond %.0f%% (a fifth of the whole difference on a log scale) and is cleared when it lies within; "+
-			"a group that matters is split in two, and a round left open gets more runs.</p>\n",
-			r.Repeats, r.Threshold*100)
+			"A group matters when the whole interval lies beyond %.0f%% (a fifth of the whole difference on a log scale) and is cleared when it lies within %.0f%% (a third); "+
+			"a group that matters is split in two, and a round left open gets more runs. "+
+			"Then everything else is applied on top of the causes found, to find what matters only once they are applied.</p>\n",
+			r.Repeats, r.Threshold*100, r.Clearing*100)
 	}
 	if len(r.Measurements) > 0 {
 		p("<details><summary>Every measurement: %d runs in %d rounds</summary>\n<table>\n", len(r.Measurements), len(r.Rounds))
@@ -131,7 +132,11 @@ func WriteHTML(w io.Writer, r *Result) error {
 			p("<tr><td>0</td><td class=\"l\">(the candidate as it is)</td><td>%s</td><td>%s</td>%s</tr>\n", joinQPS(r.CandidateQPS), joinQPS(r.ControlQPS), effectCell(*r.Difference))
 		}
 		for _, rd := range r.Rounds {
-			p("<tr><td>%d</td><td class=\"wrap\"><code>%s</code></td><td>%s</td><td>%s</td>%s</tr>\n", rd.N, esc(strings.Join(rd.Applied, ", ")), joinQPS(rd.QPS), joinQPS(rd.Control), effectCell(rd.Vs))
+			applied := strings.Join(rd.Applied, ", ")
+			if len(rd.On) > 0 {
+				applied += " on top of " + strings.Join(rd.On, ", ")
+			}
+			p("<tr><td>%d</td><td class=\"wrap\"><code>%s</code></td><td>%s</td><td>%s</td>%s</tr>\n", rd.N, esc(applied), joinQPS(rd.QPS), joinQPS(rd.Control), effectCell(rd.Vs))
 		}
 		p("</table>\n</details>\n")
 	}

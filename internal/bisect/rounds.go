@@ -52,7 +52,7 @@ func (s *session) bisect(ctx context.Context) error {
 		all[i] = i
 	}
 	s.res.Tested = s.names(all)
-	r, err := s.test(ctx, all, 2*int(math.Ceil(math.Log2(float64(len(all))))))
+	r, err := s.test(ctx, all, nil, 2*int(math.Ceil(math.Log2(float64(len(all))))))
 	if errors.Is(err, errBudget) {
 		s.res.Outcome = OutcomeBudget
 		for _, v := range s.testable {
@@ -65,6 +65,10 @@ func (s *session) bisect(ctx context.Context) error {
 	}
 	e := effect(r.vs)
 	s.res.All = &e
+	if r.vs.Differs() {
+		// What the search explains is this difference.
+		s.setThresholds(r.vs.Ratio)
+	}
 	oc, err := search(ctx, s, len(s.testable), r, func(i int) bool { return s.testable[i].Restart })
 	if err != nil {
 		return err
@@ -196,15 +200,15 @@ func (s *session) tryAll(ctx context.Context) error {
 }
 
 // test is the search's tester: one round measures the control with set
-// applied Repeats times, alternating with runs of the control as it is (S
-// B S B S), and compares the set's runs with those control runs and the one
-// just before the round. Drift of a shared machine then moves both sides
-// alike. A round that needs a restart compares with as many runs of the
-// control made after restarting back (restarting back and forth for
-// every run would cost more than drift does). An inconclusive round without
-// a restart gets one more pair of runs at a time, up to MaxRepeats runs of
-// the set.
-func (s *session) test(ctx context.Context, set []int, left int) (*round, error) {
+// (and on) applied Repeats times, alternating with runs of the control as
+// it is, or with on applied (S B S B S), and compares the set's runs with
+// those control runs and the one just before the round. Drift of a shared
+// machine then moves both sides alike. A round whose set needs a restart
+// compares with as many runs of the control made after restarting back
+// (restarting back and forth for every run would cost more than drift
+// does). An inconclusive round without a restart gets one more pair of runs
+// at a time, up to MaxRepeats runs of the set.
+func (s *session) test(ctx context.Context, set, on []int, left int) (*round, error) {
 	restart := false
 	for _, x := range set {
 		restart = restart || s.testable[x].Restart
@@ -226,55 +230,68 @@ func (s *session) test(ctx context.Context, set []int, left int) (*round, error)
 	if s.runs > 0 {
 		eta = fmt.Sprintf(" (about %d more after it, ETA %s)", left, roundDur(time.Duration(left+1)*est))
 	}
-	names := s.names(set)
-	s.printf("round %d%s: %s\n", s.round, eta, strings.Join(names, ", "))
-	if err := s.apply(ctx, set); err != nil {
-		return nil, err
+	all := union(set, on)
+	names, onNames, allNames := s.names(set), s.names(on), s.names(all)
+	label := strings.Join(names, ", ")
+	if len(on) > 0 {
+		label += " on top of " + strings.Join(onNames, ", ")
+	}
+	s.printf("round %d%s: %s\n", s.round, eta, label)
+	// base measures the control as the set's runs are compared with.
+	base := func() (float64, error) {
+		if err := s.apply(ctx, on); err != nil {
+			return 0, err
+		}
+		q, err := s.run(ctx, "control", onNames)
+		if err == nil && len(on) == 0 {
+			s.base = append(s.base, q)
+		}
+		return q, err
 	}
 	var samples, control []float64
 	var vs Comparison
 	if restart {
 		// The set's runs, then the control's own after restarting back:
 		// alternating would cost two restarts a run.
+		if err := s.apply(ctx, all); err != nil {
+			return nil, err
+		}
 		for i := 0; i < s.cfg.Repeats; i++ {
-			q, err := s.run(ctx, "control", names)
+			q, err := s.run(ctx, "control", allNames)
 			if err != nil {
 				return nil, err
 			}
 			samples = append(samples, q)
 		}
-		if err := s.apply(ctx, nil); err != nil {
-			return nil, err
-		}
 		for i := 0; i < s.cfg.Repeats; i++ {
-			q, err := s.run(ctx, "control", nil)
+			q, err := base()
 			if err != nil {
 				return nil, err
 			}
-			s.base = append(s.base, q)
 			control = append(control, q)
 		}
-		vs = compare(control, samples, s.threshold)
-	} else {
+	} else if len(on) == 0 {
 		control = s.recentBase(1)
+	} else {
+		q, err := base()
+		if err != nil {
+			return nil, err
+		}
+		control = append(control, q)
 	}
 	for !restart {
 		if len(samples) > 0 {
 			// The control as it is, between the set's runs.
-			if err := s.apply(ctx, nil); err != nil {
-				return nil, err
-			}
-			q, err := s.run(ctx, "control", nil)
+			q, err := base()
 			if err != nil {
 				return nil, err
 			}
-			s.base = append(s.base, q)
 			control = append(control, q)
-			if err := s.apply(ctx, set); err != nil {
-				return nil, err
-			}
 		}
-		q, err := s.run(ctx, "control", names)
+		if err := s.apply(ctx, all); err != nil {
+			return nil, err
+		}
+		q, err := s.run(ctx, "control", allNames)
 		if err != nil {
 			return nil, err
 		}
@@ -282,7 +299,7 @@ func (s *session) test(ctx context.Context, set []int, left int) (*round, error)
 		if len(samples) < s.cfg.Repeats {
 			continue
 		}
-		vs = compare(control, samples, s.threshold)
+		vs = s.judge(control, samples)
 		if vs.State != Inconclusive || len(samples) >= s.cfg.MaxRepeats {
 			break
 		}
@@ -290,9 +307,30 @@ func (s *session) test(ctx context.Context, set []int, left int) (*round, error)
 			break
 		}
 	}
-	s.res.Rounds = append(s.res.Rounds, Round{N: s.round, Applied: names, QPS: samples, Control: control, Vs: effect(vs), Restart: restart})
+	if restart {
+		vs = s.judge(control, samples)
+	}
+	s.res.Rounds = append(s.res.Rounds, Round{N: s.round, Applied: names, On: onNames, QPS: samples, Control: control, Vs: effect(vs), Restart: restart})
 	s.printf("  %s qps against the control's %s: %s\n", joinQPS(samples), joinQPS(control), effect(vs).String())
-	return &round{set: sorted(set), samples: samples, vs: vs}, nil
+	return &round{set: sorted(set), on: sorted(on), samples: samples, vs: vs}, nil
+}
+
+// differs tells the search whether b's runs differ from a's.
+func (s *session) differs(a, b *round) bool { return s.judge(a.samples, b.samples).Differs() }
+
+// judge compares a round's runs with the control's: a difference beyond
+// the threshold matters; the group is cleared when the whole interval lies
+// within the wider clearing margin, else the answer is open.
+func (s *session) judge(control, samples []float64) Comparison {
+	c := compare(control, samples, s.threshold)
+	if c.Differs() || c.State == NoVerdict {
+		return c
+	}
+	if clear := compare(control, samples, s.clearing); clear.State == Same {
+		return clear
+	}
+	c.State = Inconclusive
+	return c
 }
 
 // recentBase is the control's n most recent runs as it is.
@@ -325,12 +363,10 @@ func (s *session) fill(ctx context.Context, oc *outcome, all *round) error {
 		switch c {
 		case classCause:
 			s.res.Causes = append(s.res.Causes, Cause{Variable: v.Name, ControlValue: v.Control, CandidateValue: v.Candidate,
-				Aliases: v.Aliases, Effect: effect(oc.round([]int{i}).vs)})
+				Aliases: v.Aliases, Effect: effect(oc.round([]int{i}, nil).vs)})
 			found = append(found, i)
-		case classInteraction:
-			found = append(found, i)
-		case classTogether:
-			// Listed with its group below.
+		case classInteraction, classTogether, classOnTop:
+			found = append(found, i) // listed with their group below
 		case classCleared:
 			s.res.Cleared = append(s.res.Cleared, v.names()...)
 		case classInconclusive:
@@ -343,17 +379,23 @@ func (s *session) fill(ctx context.Context, oc *outcome, all *round) error {
 		return math.Abs(math.Log(s.res.Causes[i].Effect.Ratio)) > math.Abs(math.Log(s.res.Causes[j].Effect.Ratio))
 	})
 	for _, g := range oc.interactions {
-		s.res.Interactions = append(s.res.Interactions, Interaction{Variables: s.names(g), Effect: effect(oc.round(g).vs), Alone: AloneCleared})
+		s.res.Interactions = append(s.res.Interactions, Interaction{Variables: s.names(g.vars), Effect: effect(g.r.vs), Alone: AloneCleared})
 	}
 	for _, g := range oc.together {
-		var open []int
-		for _, x := range g {
-			if oc.class[x] == classTogether {
-				open = append(open, x)
+		s.res.Interactions = append(s.res.Interactions, Interaction{Variables: s.names(g.vars), Effect: effect(g.r.vs), Alone: AloneOpen})
+	}
+	for _, g := range oc.onTop {
+		alone := AloneCleared
+		for _, x := range g.vars {
+			if oc.alone[x] != classCleared {
+				alone = AloneOpen
 			}
 		}
-		s.res.Interactions = append(s.res.Interactions, Interaction{Variables: s.names(open), Effect: effect(oc.round(g).vs), Alone: AloneOpen})
-		found = append(found, open...)
+		s.res.Interactions = append(s.res.Interactions, Interaction{Variables: s.names(g.vars), On: s.names(oc.on), Effect: effect(g.r.vs), Alone: alone})
+	}
+	if oc.rest != nil {
+		e := effect(oc.rest.vs)
+		s.res.RestOnTop = &e
 	}
 	s.res.Outcome = OutcomeBisected
 	if oc.stopped != nil {
@@ -363,10 +405,10 @@ func (s *session) fill(ctx context.Context, oc *outcome, all *round) error {
 	if len(found) == 0 || len(found) == len(s.testable) {
 		return nil
 	}
-	r := oc.round(found)
+	r := oc.round(found, nil)
 	if r == nil {
 		var err error
-		if r, err = s.test(ctx, found, 0); errors.Is(err, errBudget) {
+		if r, err = s.test(ctx, found, nil, 0); errors.Is(err, errBudget) {
 			return nil
 		} else if err != nil {
 			return err

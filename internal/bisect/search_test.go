@@ -15,15 +15,48 @@ type model struct {
 	effect   map[int]float64
 	together map[string]float64 // key(group) -> effect when the whole group is applied
 	fuzzy    map[int]bool
+	foggy    map[int]bool // any round holding one of these, not moving, is inconclusive
 	budget   int // rounds before errBudget; 0 = no limit
 	rounds   int
 }
 
-func (m *model) test(_ context.Context, set []int, _ int) (*round, error) {
+func (m *model) test(_ context.Context, set, on []int, _ int) (*round, error) {
 	if m.budget > 0 && m.rounds >= m.budget {
 		return nil, errBudget
 	}
 	m.rounds++
+	r := m.ratio(union(set, on)) / m.ratio(on)
+	c := Comparison{Ratio: r, Lo: r * 0.95, Hi: r * 1.05, State: Same}
+	switch {
+	case len(set) == 1 && len(on) == 0 && m.fuzzy[set[0]]:
+		c.State = Inconclusive
+	case m.foggyIn(set) && math.Abs(math.Log(r)) <= math.Log(1.2):
+		c.State = Inconclusive
+	case math.Abs(math.Log(r)) > math.Log(1.2):
+		c.State = Faster
+		if r < 1 {
+			c.State = Slower
+		}
+	}
+	return &round{set: sorted(set), on: sorted(on), vs: c}, nil
+}
+
+func (m *model) differs(a, b *round) bool {
+	return math.Abs(math.Log(m.ratio(union(b.set, b.on))/m.ratio(union(a.set, a.on)))) > math.Log(1.2)
+}
+
+func (m *model) foggyIn(set []int) bool {
+	for _, x := range set {
+		if m.foggy[x] {
+			return true
+		}
+	}
+	return false
+}
+
+// ratio is the throughput of the control with set applied, relative to
+// the control as it is.
+func (m *model) ratio(set []int) float64 {
 	r := 1.0
 	in := map[int]bool{}
 	for _, x := range set {
@@ -41,17 +74,7 @@ func (m *model) test(_ context.Context, set []int, _ int) (*round, error) {
 			r *= e
 		}
 	}
-	c := Comparison{Ratio: r, Lo: r * 0.95, Hi: r * 1.05, State: Same}
-	switch {
-	case len(set) == 1 && m.fuzzy[set[0]]:
-		c.State = Inconclusive
-	case math.Abs(math.Log(r)) > math.Log(1.2):
-		c.State = Faster
-		if r < 1 {
-			c.State = Slower
-		}
-	}
-	return &round{set: sorted(set), vs: c}, nil
+	return r
 }
 
 func parseKey(k string) []int {
@@ -66,6 +89,14 @@ func parseKey(k string) []int {
 			continue
 		}
 		n, have = n*10+int(ch-'0'), true
+	}
+	return out
+}
+
+func members(gs []group) [][]int {
+	var out [][]int
+	for _, g := range gs {
+		out = append(out, g.vars)
 	}
 	return out
 }
@@ -86,6 +117,7 @@ func TestSearch(t *testing.T) {
 		causes    []int
 		groups    [][]int
 		together  [][]int
+		onTop     [][]int
 		cleared   int
 		inconc    []int
 		unres     int
@@ -99,8 +131,12 @@ func TestSearch(t *testing.T) {
 		{name: "a slower cause too", n: 8, m: &model{effect: map[int]float64{0: 3, 5: 0.7}}, causes: []int{0, 5}, cleared: 6},
 		{name: "a pair that matters only together", n: 8, m: &model{together: map[string]float64{"1,6": 2}}, groups: [][]int{{1, 6}}, cleared: 6},
 		{name: "a pair in one half", n: 8, m: &model{together: map[string]float64{"2,3": 2}}, groups: [][]int{{2, 3}}, cleared: 6},
-		{name: "an inconclusive variable", n: 4, m: &model{effect: map[int]float64{0: 2}, fuzzy: map[int]bool{0: true}}, together: [][]int{{0, 1}}, cleared: 3},
+		{name: "an inconclusive variable", n: 4, m: &model{effect: map[int]float64{0: 2}, fuzzy: map[int]bool{0: true}}, together: [][]int{{0}}, cleared: 3},
 		{name: "two inconclusive variables that matter", n: 8, m: &model{effect: map[int]float64{0: 1.5, 1: 1.5}, fuzzy: map[int]bool{0: true, 1: true}}, together: [][]int{{0, 1}}, cleared: 6},
+		{name: "one matters only on top of another", n: 8, m: &model{effect: map[int]float64{1: 1.4}, together: map[string]float64{"1,5": 1.9}},
+			causes: []int{1}, onTop: [][]int{{5}}, cleared: 6},
+		{name: "an open group is not split", n: 8, m: &model{effect: map[int]float64{0: 2}, foggy: map[int]bool{5: true}},
+			causes: []int{0}, inconc: []int{4, 5, 6, 7}, cleared: 3, maxRounds: 6},
 		{name: "nothing moves", n: 8, m: &model{}, cleared: 8},
 		{name: "restart variables split off first", n: 8, m: &model{effect: map[int]float64{7: 2}}, causes: []int{7}, cleared: 7, maxRounds: 2,
 			apart: func(i int) bool { return i == 7 }},
@@ -111,7 +147,7 @@ func TestSearch(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx := context.Background()
-			all, err := tt.m.test(ctx, indexes(tt.n), 0)
+			all, err := tt.m.test(ctx, indexes(tt.n), nil, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -137,11 +173,14 @@ func TestSearch(t *testing.T) {
 			if !reflect.DeepEqual(causes, tt.causes) {
 				t.Errorf("causes: got %v, want %v", causes, tt.causes)
 			}
-			if !reflect.DeepEqual(oc.interactions, tt.groups) {
-				t.Errorf("interactions: got %v, want %v", oc.interactions, tt.groups)
+			if got := members(oc.interactions); !reflect.DeepEqual(got, tt.groups) {
+				t.Errorf("interactions: got %v, want %v", got, tt.groups)
 			}
-			if !reflect.DeepEqual(oc.together, tt.together) {
-				t.Errorf("together: got %v, want %v", oc.together, tt.together)
+			if got := members(oc.onTop); !reflect.DeepEqual(got, tt.onTop) {
+				t.Errorf("on top: got %v, want %v", got, tt.onTop)
+			}
+			if got := members(oc.together); !reflect.DeepEqual(got, tt.together) {
+				t.Errorf("together: got %v, want %v", got, tt.together)
 			}
 			if !reflect.DeepEqual(inconc, tt.inconc) {
 				t.Errorf("inconclusive: got %v, want %v", inconc, tt.inconc)

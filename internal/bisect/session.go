@@ -34,7 +34,8 @@ type session struct {
 	runs        int
 	restartWall time.Duration
 	restarts    int
-	threshold   float64
+	threshold   float64 // the relative change that matters
+	clearing    float64 // the margin within which a group is cleared
 	deadline    time.Time
 	round       int
 }
@@ -184,10 +185,18 @@ func (s *session) measureBoth(ctx context.Context) error {
 	d := effect(c)
 	s.res.Difference = &d
 	s.printf("control %.1f qps, candidate %.1f qps: %s\n", median(ctl), median(cand), d.String())
-	r := math.Max(d.Ratio, 1/d.Ratio)
-	s.threshold = math.Max(minThreshold, math.Pow(r, matterShare)-1)
-	s.res.Threshold = math.Round(s.threshold*1000) / 1000
+	s.setThresholds(d.Ratio)
 	return nil
+}
+
+// setThresholds derives, from the whole difference (a ratio), the change
+// that matters and the margin within which a group is cleared.
+func (s *session) setThresholds(ratio float64) {
+	r := math.Max(ratio, 1/ratio)
+	s.threshold = math.Max(minThreshold, math.Pow(r, matterShare)-1)
+	s.clearing = math.Max(minThreshold, math.Pow(r, clearShare)-1)
+	s.res.Threshold = math.Round(s.threshold*1000) / 1000
+	s.res.Clearing = math.Round(s.clearing*1000) / 1000
 }
 
 // run measures the workload once on one side. Before a run on the control

@@ -39,7 +39,7 @@ func (r *Result) Summary() string {
 			names = append(names, c.Variable)
 		}
 		for _, in := range r.Interactions {
-			names = append(names, strings.Join(in.Variables, " + ")+" (together)")
+			names = append(names, in.Label())
 		}
 		fmt.Fprintf(&b, "The difference comes from %s.", strings.Join(names, ", "))
 	}
@@ -68,7 +68,7 @@ func WriteText(w io.Writer, r *Result) error {
 		ew.printf("All %d testable differences applied on the control: %s\n", len(r.Tested), r.All)
 	}
 	if r.Threshold > 0 && r.All != nil {
-		ew.printf("A set of variables matters when the whole 95%% interval of its effect lies beyond %.0f%% (a fifth of the whole difference, on a log scale), and is cleared when it lies within.\n", r.Threshold*100)
+		ew.printf("A set of variables matters when the whole 95%% interval of its effect lies beyond %.0f%% (a fifth of the whole difference, on a log scale), and is cleared when it lies within %.0f%% (a third).\n", r.Threshold*100, r.Clearing*100)
 	}
 	ew.printf("\n%s\n", r.Summary())
 
@@ -85,10 +85,13 @@ func WriteText(w io.Writer, r *Result) error {
 		ew.printf("Causes together against all differences applied: %s\n", r.Together)
 	}
 	if len(r.Interactions) > 0 {
-		ew.printf("\nSets that matter together, none of their variables shown to alone:\n")
+		ew.printf("\nVariables that matter together with others, not alone:\n")
 		for _, in := range r.Interactions {
-			ew.printf("  %s: %s (%s)\n", strings.Join(in.Variables, " + "), in.Effect, aloneText(in.Alone))
+			ew.printf("  %s: %s (%s)\n", in.Label(), in.Effect, aloneText(in.Alone))
 		}
+	}
+	if r.RestOnTop != nil {
+		ew.printf("Everything else applied on top of them: %s\n", r.RestOnTop)
 	}
 	list := func(title string, names []string) {
 		if len(names) > 0 {
@@ -113,6 +116,9 @@ func WriteText(w io.Writer, r *Result) error {
 		}
 		for _, rd := range r.Rounds {
 			label := appliedLabel(rd.Applied)
+			if len(rd.On) > 0 {
+				label += " on top of " + appliedLabel(rd.On)
+			}
 			if rd.Restart {
 				label += " (restarted)"
 			}
@@ -130,12 +136,21 @@ func WriteText(w io.Writer, r *Result) error {
 	return ew.err
 }
 
+// Label names the interaction: "a + b", or "c on top of a, b".
+func (in Interaction) Label() string {
+	l := strings.Join(in.Variables, " + ")
+	if len(in.On) > 0 {
+		return l + " on top of " + strings.Join(in.On, ", ")
+	}
+	return l + " together"
+}
+
 // aloneText says what an interaction's variables did alone.
 func aloneText(alone string) string {
 	if alone == AloneCleared {
-		return "each alone shown not to matter: they matter only together"
+		return "alone, shown not to matter"
 	}
-	return "alone, each was inconclusive"
+	return "alone, inconclusive"
 }
 
 // appliedLabel names a round's variables, briefly when there are many.
