@@ -16,7 +16,7 @@ type model struct {
 	together map[string]float64 // key(group) -> effect when the whole group is applied
 	fuzzy    map[int]bool
 	foggy    map[int]bool // any round holding one of these, not moving, is inconclusive
-	budget   int // rounds before errBudget; 0 = no limit
+	budget   int          // rounds before errBudget; 0 = no limit
 	rounds   int
 }
 

@@ -170,7 +170,8 @@ func (c *bisectCmd) run(ctx context.Context, env *Env, args []string) error {
 		return c.dryRun(ctx, env, cfg)
 	}
 	res, runErr := bisect.Run(ctx, cfg)
-	if res == nil {
+	if res == nil || (runErr != nil && len(res.Measurements) == 0) {
+		// Stopped before measuring anything: the error says it all.
 		return runErr
 	}
 	if err := c.write(env, res); err != nil {
