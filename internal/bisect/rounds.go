@@ -312,7 +312,8 @@ func (s *session) test(ctx context.Context, set, on []int, left int) (*round, er
 	}
 	s.res.Rounds = append(s.res.Rounds, Round{N: s.round, Applied: names, On: onNames, QPS: samples, Control: control, Vs: effect(vs), Restart: restart})
 	s.printf("  %s qps against the control's %s: %s\n", joinQPS(samples), joinQPS(control), effect(vs).String())
-	return &round{set: sorted(set), on: sorted(on), samples: samples, vs: vs}, nil
+	leans := vs.State == Inconclusive && math.Abs(math.Log(vs.Ratio)) > math.Log(1+s.threshold)
+	return &round{set: sorted(set), on: sorted(on), samples: samples, vs: vs, leans: leans}, nil
 }
 
 // differs tells the search whether b's runs differ from a's.

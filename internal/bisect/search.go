@@ -43,6 +43,9 @@ type round struct {
 	on      []int
 	samples []float64
 	vs      Comparison // against the control with on applied
+	// leans is set when vs is inconclusive but its ratio lies beyond the
+	// threshold.
+	leans bool
 }
 
 // errBudget stops the search with the answer so far.
@@ -219,14 +222,20 @@ func (s *searcher) explore(ctx context.Context, g *round) (found, open bool, err
 	case g.vs.State == Same:
 		s.mark(set, classCleared)
 		return false, false, nil
-	case !g.vs.Differs():
-		// Not split: chasing what the measurements cannot resolve costs
-		// rounds and resolves nothing.
+	case len(set) == 1:
+		if g.vs.Differs() {
+			s.mark(set, classCause)
+			return true, false, nil
+		}
 		s.mark(set, classInconclusive)
 		return false, true, nil
-	case len(set) == 1:
-		s.mark(set, classCause)
-		return true, false, nil
+	case !g.vs.Differs() && !g.leans:
+		// Not split: chasing what the measurements cannot resolve costs
+		// rounds and resolves nothing. A group whose ratio itself lies
+		// beyond the threshold is split all the same: it most likely
+		// holds a cause.
+		s.mark(set, classInconclusive)
+		return false, true, nil
 	}
 	left, right := s.split(set)
 	s.expect(len(left))

@@ -137,6 +137,8 @@ func TestSearch(t *testing.T) {
 			causes: []int{1}, onTop: [][]int{{5}}, cleared: 6},
 		{name: "an open group is not split", n: 8, m: &model{effect: map[int]float64{0: 2}, foggy: map[int]bool{5: true}},
 			causes: []int{0}, inconc: []int{4, 5, 6, 7}, cleared: 3, maxRounds: 6},
+		{name: "an open group that leans is split", n: 8, m: &model{effect: map[int]float64{5: 2}, foggy: map[int]bool{4: true}},
+			causes: []int{5}, inconc: []int{4}, cleared: 6},
 		{name: "nothing moves", n: 8, m: &model{}, cleared: 8},
 		{name: "restart variables split off first", n: 8, m: &model{effect: map[int]float64{7: 2}}, causes: []int{7}, cleared: 7, maxRounds: 2,
 			apart: func(i int) bool { return i == 7 }},
