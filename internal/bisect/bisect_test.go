@@ -66,6 +66,7 @@ var (
 	harmless  = []string{"back_log", "join_buffer_size", "read_rnd_buffer_size", "sort_buffer_size", "table_open_cache", "thread_cache_size"}
 	workload  = []string{"--workload", "oltp_write_only", "--threads", "16", "--tables=4", "--table-size=1000", "--monitor=off"}
 	shortRuns = []string{"--time=1"}
+	mainRuns  = []string{"--time=2"}
 )
 
 func TestBisect(t *testing.T) {
@@ -165,7 +166,7 @@ func TestBisect(t *testing.T) {
 		undo, jsonPath := filepath.Join(dir, "undo.json"), filepath.Join(dir, "bisect.json")
 		args := append([]string{"vars", "bisect", ctl.URL(), cand.URL(), "--allow-set-global", "--undo", undo, "--json", jsonPath,
 			"--sandbox-home", ctl.Home, "--repeats=3", "--max-repeats=6"}, workload...)
-		code, out, stderr := shakedown(ctx, append(args, shortRuns...)...)
+		code, out, stderr := shakedown(ctx, append(args, mainRuns...)...)
 		t.Logf("stdout:\n%s\nstderr:\n%s", out, stderr)
 		if code != 0 {
 			t.Fatalf("exit: got %d, want 0", code)

@@ -237,79 +237,18 @@ func (s *session) test(ctx context.Context, set, on []int, left int) (*round, er
 		label += " on top of " + strings.Join(onNames, ", ")
 	}
 	s.printf("round %d%s: %s\n", s.round, eta, label)
-	// base measures the control as the set's runs are compared with.
-	base := func() (float64, error) {
-		if err := s.apply(ctx, on); err != nil {
-			return 0, err
-		}
-		q, err := s.run(ctx, "control", onNames)
-		if err == nil && len(on) == 0 {
-			s.base = append(s.base, q)
-		}
-		return q, err
-	}
-	var samples, control []float64
-	var vs Comparison
+	m := &roundRuns{s: s, all: all, on: on, allNames: allNames, onNames: onNames, more: est}
+	var err error
 	if restart {
-		// The set's runs, then the control's own after restarting back:
-		// alternating would cost two restarts a run.
-		if err := s.apply(ctx, all); err != nil {
-			return nil, err
-		}
-		for i := 0; i < s.cfg.Repeats; i++ {
-			q, err := s.run(ctx, "control", allNames)
-			if err != nil {
-				return nil, err
-			}
-			samples = append(samples, q)
-		}
-		for i := 0; i < s.cfg.Repeats; i++ {
-			q, err := base()
-			if err != nil {
-				return nil, err
-			}
-			control = append(control, q)
-		}
-	} else if len(on) == 0 {
-		control = s.recentBase(1)
+		err = m.blocks(ctx)
 	} else {
-		q, err := base()
-		if err != nil {
-			return nil, err
-		}
-		control = append(control, q)
+		m.more = s.estimate(2, false)
+		err = m.alternate(ctx)
 	}
-	for !restart {
-		if len(samples) > 0 {
-			// The control as it is, between the set's runs.
-			q, err := base()
-			if err != nil {
-				return nil, err
-			}
-			control = append(control, q)
-		}
-		if err := s.apply(ctx, all); err != nil {
-			return nil, err
-		}
-		q, err := s.run(ctx, "control", allNames)
-		if err != nil {
-			return nil, err
-		}
-		samples = append(samples, q)
-		if len(samples) < s.cfg.Repeats {
-			continue
-		}
-		vs = s.judge(control, samples)
-		if vs.State != Inconclusive || len(samples) >= s.cfg.MaxRepeats {
-			break
-		}
-		if !s.deadline.IsZero() && time.Now().Add(s.estimate(2, false)).After(s.deadline) {
-			break
-		}
+	if err != nil {
+		return nil, err
 	}
-	if restart {
-		vs = s.judge(control, samples)
-	}
+	samples, control, vs := m.samples, m.control, m.vs
 	s.res.Rounds = append(s.res.Rounds, Round{N: s.round, Applied: names, On: onNames, QPS: samples, Control: control, Vs: effect(vs), Restart: restart})
 	s.printf("  %s qps against the control's %s: %s\n", joinQPS(samples), joinQPS(control), effect(vs).String())
 	leans := vs.State == Inconclusive && math.Abs(math.Log(vs.Ratio)) > math.Log(1+s.threshold)
