@@ -108,6 +108,10 @@ type Cause struct {
 	// Effect is the control's throughput with this value applied alone,
 	// against the control as it is.
 	Effect Effect `json:"effect"`
+	// ByElimination, when set, is the effect of the group that named the
+	// variable: the group moved the control, the rest of it was cleared,
+	// and the variable alone was left inconclusive.
+	ByElimination *Effect `json:"by_elimination,omitempty"`
 }
 
 // Interaction is a group of variables that moves the control together

@@ -153,8 +153,15 @@ func TestBisect(t *testing.T) {
 		args := append([]string{"vars", "bisect", ctl.URL(), cand.URL(), "--allow-set-global", "--undo", undo,
 			"--sandbox-home", filepath.Join(t.TempDir(), "none"), "--repeats=2", "--budget=1s"}, workload...)
 		code, out, stderr := shakedown(ctx, append(args, shortRuns...)...)
-		if code != 0 || !strings.Contains(out, "The budget ran out") || !strings.Contains(stderr, "would not finish within --budget") {
-			t.Errorf("got exit %d and %q %q, want 0 and the budget spent", code, out, stderr)
+		switch {
+		case code != 0:
+			t.Errorf("got exit %d and %q %q, want 0", code, out, stderr)
+		case strings.Contains(out, "do not differ clearly"):
+			// A machine too busy to tell the two apart in two runs each:
+			// the bisect stops before its first round, and the budget.
+			t.Logf("the first comparison was open; the budget was not reached:\n%s", out)
+		case !strings.Contains(out, "The budget ran out") || !strings.Contains(stderr, "would not finish within --budget"):
+			t.Errorf("got %q %q, want the budget spent", out, stderr)
 		}
 		assertRestored(t, ctl.URL(), before)
 	})
@@ -182,8 +189,12 @@ func TestBisect(t *testing.T) {
 		var named []string
 		for _, c := range res.Causes {
 			named = append(named, c.Variable)
-			if c.Effect.Lo <= 1 || c.Effect.Ratio < c.Effect.Lo || c.Effect.Ratio > c.Effect.Hi {
-				t.Errorf("cause %s: got effect %+v, want a ratio above 1 inside its interval", c.Variable, c.Effect)
+			e := c.Effect
+			if c.ByElimination != nil {
+				e = *c.ByElimination
+			}
+			if e.Lo <= 1 || e.Ratio < e.Lo || e.Ratio > e.Hi {
+				t.Errorf("cause %s: got effect %+v, want a ratio above 1 inside its interval", c.Variable, e)
 			}
 		}
 		for _, in := range res.Interactions {

@@ -85,6 +85,11 @@ func WriteHTML(w io.Writer, r *Result) error {
 				esc(c.Variable), esc(c.ControlValue), esc(short(c.ControlValue)), esc(c.CandidateValue), esc(short(c.CandidateValue)), effectCell(c.Effect))
 		}
 		p("</table>\n")
+		for _, c := range r.Causes {
+			if c.ByElimination != nil {
+				p("<p class=\"meta\"><code>%s</code> is named by elimination: its group moved the control %s and the rest of the group was cleared.</p>\n", esc(c.Variable), esc(c.ByElimination.String()))
+			}
+		}
 		if r.Together != nil {
 			p("<p class=\"meta\">The causes together against all differences applied:</p>\n<table><tr>%s</tr></table>\n", effectCell(*r.Together))
 		}

@@ -15,6 +15,7 @@ func fixture() *Result {
 	diff := e(2.31, 2.05, 2.6, Faster)
 	all := e(2.2, 1.98, 2.41, Faster)
 	together := e(0.97, 0.9, 1.05, Same)
+	elim := e(1.6, 1.35, 2, Faster)
 	return &Result{
 		Control: "mysql://shakedown@127.0.0.1:3306/sbtest", Candidate: "mysql://shakedown@127.0.0.1:3307/sbtest",
 		Workload: "oltp_write_only", RunArgs: []string{"--threads=16", "--time=2"}, Repeats: 3,
@@ -24,7 +25,7 @@ func fixture() *Result {
 		Tested: []string{"innodb_flush_log_at_trx_commit", "sync_binlog", "table_open_cache", "optimizer_switch", "a_x", "b_y"},
 		Causes: []Cause{
 			{Variable: "innodb_flush_log_at_trx_commit", ControlValue: "1", CandidateValue: "0", Effect: e(1.9, 1.71, 2.1, Faster)},
-			{Variable: "sync_binlog", ControlValue: "1", CandidateValue: "0", Effect: e(1.45, 1.3, 1.6, Faster)},
+			{Variable: "sync_binlog", ControlValue: "1", CandidateValue: "0", Effect: e(1.15, 1.1, 1.6, Inconclusive), ByElimination: &elim},
 		},
 		Interactions: []Interaction{{Variables: []string{"a_x", "b_y"}, Effect: e(0.7, 0.6, 0.8, Slower), Alone: AloneCleared},
 			{Variables: []string{"c_z"}, On: []string{"innodb_flush_log_at_trx_commit", "sync_binlog"}, Effect: e(1.3, 1.25, 1.4, Faster), Alone: AloneOpen}},

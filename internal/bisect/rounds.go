@@ -255,8 +255,13 @@ func (s *session) test(ctx context.Context, set, on []int, left int) (*round, er
 	return &round{set: sorted(set), on: sorted(on), samples: samples, vs: vs, leans: leans}, nil
 }
 
-// differs tells the search whether b's runs differ from a's.
-func (s *session) differs(a, b *round) bool { return s.judge(a.samples, b.samples).Differs() }
+// beyond tells the search whether b moved the control further than a
+// did, by more than the threshold. Each round's ratio is against its own
+// control runs: rounds made minutes apart compare through them, not
+// directly, so that drift of the machine cancels.
+func (s *session) beyond(a, b *round) bool {
+	return math.Abs(math.Log(b.vs.Ratio/a.vs.Ratio)) > math.Log(1+s.threshold)
+}
 
 // judge compares a round's runs with the control's: a difference beyond
 // the threshold matters; the group is cleared when the whole interval lies
@@ -302,8 +307,15 @@ func (s *session) fill(ctx context.Context, oc *outcome, all *round) error {
 		v := s.testable[i]
 		switch c {
 		case classCause:
-			s.res.Causes = append(s.res.Causes, Cause{Variable: v.Name, ControlValue: v.Control, CandidateValue: v.Candidate,
-				Aliases: v.Aliases, Effect: effect(oc.round([]int{i}, nil).vs)})
+			c := Cause{Variable: v.Name, ControlValue: v.Control, CandidateValue: v.Candidate,
+				Aliases: v.Aliases, Effect: effect(oc.round([]int{i}, nil).vs)}
+			for _, g := range oc.eliminated {
+				if g.vars[0] == i {
+					e := effect(g.r.vs)
+					c.ByElimination = &e
+				}
+			}
+			s.res.Causes = append(s.res.Causes, c)
 			found = append(found, i)
 		case classInteraction, classTogether, classOnTop:
 			found = append(found, i) // listed with their group below

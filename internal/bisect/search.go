@@ -33,8 +33,9 @@ import (
 // compares it with the control with those of on alone applied.
 type tester interface {
 	test(ctx context.Context, set, on []int, roundsLeft int) (*round, error)
-	// differs compares two rounds' runs: whether b differs from a.
-	differs(a, b *round) bool
+	// beyond reports whether b's effect clearly exceeds a's (each against
+	// its own control runs).
+	beyond(a, b *round) bool
 }
 
 // round is one configuration of the control, measured.
@@ -77,6 +78,9 @@ type outcome struct {
 	// together are groups shown to matter whose parts were not shown to
 	// matter alone, nor not to (inconclusive): the smallest sets found.
 	together []group
+	// eliminated are causes named by elimination: their group moved the
+	// control, the rest of it was cleared, and they alone were left open.
+	eliminated []group
 	// on are the causes found first; rest is the round with every other
 	// variable applied on top of them, and onTop what was found to move
 	// the control further from there.
@@ -144,8 +148,8 @@ func search(ctx context.Context, t tester, n int, all *round, apart func(int) bo
 }
 
 // onTop is the second phase: the rest on top of the causes found. It is
-// skipped when the causes alone, already measured, do not clearly fall
-// short of every variable applied.
+// skipped when the causes alone, already measured, moved the control about
+// as far as every variable applied did.
 func (s *searcher) onTop(ctx context.Context, all *round) error {
 	var on, rest []int
 	for i, c := range s.out.class {
@@ -159,7 +163,7 @@ func (s *searcher) onTop(ctx context.Context, all *round) error {
 	if len(on) == 0 || len(rest) == 0 {
 		return nil
 	}
-	if r := s.out.round(on, nil); r != nil && !s.t.differs(r, all) {
+	if r := s.out.round(on, nil); r != nil && !s.t.beyond(r, all) {
 		return nil
 	}
 	s.on, s.second, s.cur = on, true, make([]string, s.n)
@@ -267,6 +271,13 @@ func (s *searcher) explore(ctx context.Context, g *round) (found, open bool, err
 			if s.open(x) {
 				part = append(part, x)
 			}
+		}
+		if len(part) == 1 {
+			// The rest of the group was cleared: this one is the cause,
+			// by elimination, though alone it was left open.
+			s.mark(part, classCause)
+			s.out.eliminated = append(s.out.eliminated, group{vars: part, r: g})
+			return true, false, nil
 		}
 		s.mark(part, classTogether)
 		s.record(group{vars: part, r: g})

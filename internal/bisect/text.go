@@ -80,6 +80,11 @@ func WriteText(w io.Writer, r *Result) error {
 			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", c.Variable, short(c.ControlValue), short(c.CandidateValue), c.Effect)
 		}
 		tw.Flush()
+		for _, c := range r.Causes {
+			if c.ByElimination != nil {
+				ew.printf("  %s is named by elimination: its group moved the control %s and the rest of the group was cleared.\n", c.Variable, c.ByElimination)
+			}
+		}
 	}
 	if r.Together != nil {
 		ew.printf("Causes together against all differences applied: %s\n", r.Together)
