@@ -232,7 +232,7 @@ func TestBisect(t *testing.T) {
 		// No sandbox home: back_log is not testable and nothing restarts,
 		// so the kill lands while values set at runtime are in place.
 		args := append([]string{"vars", "bisect", ctl.URL(), cand.URL(), "--allow-set-global", "--undo", undo,
-			"--sandbox-home", filepath.Join(dir, "none"), "--repeats=2"}, workload...)
+			"--sandbox-home", filepath.Join(dir, "none"), "--repeats=2", "--max-repeats=6"}, workload...)
 		argv, _ := json.Marshal(append(args, "--time=2"))
 		cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^$")
 		cmd.Env = append(os.Environ(), childEnv+"="+string(argv))
@@ -283,7 +283,7 @@ func bisectUntilApplied(t *testing.T, ctl, cand *sandbox.Instance, act func(cont
 	defer cancel()
 	undo := filepath.Join(t.TempDir(), "undo.json")
 	args := append([]string{"vars", "bisect", ctl.URL(), cand.URL(), "--allow-set-global", "--undo", undo,
-		"--sandbox-home", filepath.Join(t.TempDir(), "none"), "--repeats=2"}, workload...)
+		"--sandbox-home", filepath.Join(t.TempDir(), "none"), "--repeats=2", "--max-repeats=6"}, workload...)
 	type ended struct {
 		code           int
 		stdout, stderr string
