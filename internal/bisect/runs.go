@@ -79,9 +79,16 @@ func (m *roundRuns) alternate(ctx context.Context) error {
 }
 
 // blocks runs the set's runs, then the control's after restarting back:
-// alternating would cost two restarts a run. An open answer gets one more
-// such block, up to MaxRepeats runs.
+// alternating would cost two restarts a run. One run of the control before
+// the first block brackets the set's runs, so that a machine that gets
+// busier or quieter part way does not decide the round alone. An open
+// answer gets one more such block, up to MaxRepeats runs.
 func (m *roundRuns) blocks(ctx context.Context) error {
+	if !m.s.restarting(m.on) {
+		if err := m.base(ctx); err != nil {
+			return err
+		}
+	}
 	for {
 		n := min(m.s.cfg.Repeats, m.s.cfg.MaxRepeats-len(m.samples))
 		for i := 0; i < n; i++ {

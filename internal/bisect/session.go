@@ -387,6 +387,18 @@ func (s *session) resetOthers(ctx context.Context, now map[string]string) error 
 	return nil
 }
 
+// restarting reports whether applying set would restart the control.
+func (s *session) restarting(set []int) bool {
+	var restart []string
+	for _, x := range set {
+		if s.testable[x].Restart {
+			restart = append(restart, s.testable[x].Name)
+		}
+	}
+	sort.Strings(restart)
+	return !sameStrings(restart, s.restartOn)
+}
+
 // restartWith restarts the control sandbox with its own settings plus the
 // candidate's values of the named restart variables.
 func (s *session) restartWith(ctx context.Context, names []string) error {
