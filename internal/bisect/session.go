@@ -150,10 +150,17 @@ func (s *session) classify(ctx context.Context) error {
 }
 
 // measureBoth measures the control and the candidate as they are,
-// interleaved (A B B A ...), and compares them; an inconclusive answer gets
-// one more pair of runs at a time, up to MaxRepeats a side.
+// interleaved (A B B A ...), after a run of each that is not compared (the
+// first runs after a pause are slower: caches, pools, background flushing
+// catching up), and compares them; an inconclusive answer gets one more
+// pair of runs at a time, up to MaxRepeats a side.
 func (s *session) measureBoth(ctx context.Context) error {
-	s.printf("measuring the control and the candidate as they are: %d runs each of %s %s\n", s.cfg.Repeats, s.cfg.Workload, strings.Join(s.cfg.RunArgs, " "))
+	s.printf("measuring the control and the candidate as they are: %d runs each of %s %s, after one run each to warm them up\n", s.cfg.Repeats, s.cfg.Workload, strings.Join(s.cfg.RunArgs, " "))
+	for _, on := range []string{"control", "candidate"} {
+		if _, err := s.runAs(ctx, on, nil, true); err != nil {
+			return err
+		}
+	}
 	var ctl, cand []float64
 	var c Comparison
 	for i := 0; ; i++ {
