@@ -197,7 +197,8 @@ type Result struct {
 	// found, against the causes alone.
 	RestOnTop *Effect `json:"rest_on_top,omitempty"`
 	// Together is the causes (and interactions) applied together, against
-	// every testable difference applied.
+	// every testable difference applied: the ratio of their two rounds'
+	// ratios, its interval combined from theirs.
 	Together     *Effect       `json:"causes_vs_all,omitempty"`
 	Cleared      []string      `json:"cleared"`
 	Inconclusive []string      `json:"inconclusive"`

@@ -366,9 +366,25 @@ func (s *session) fill(ctx context.Context, oc *outcome, all *round) error {
 			return err
 		}
 	}
-	t := effect(compare(all.samples, r.samples, s.threshold))
+	t := s.relative(all.vs, r.vs)
 	s.res.Together = &t
 	return nil
+}
+
+// relative compares two rounds' effects, each against its own control runs
+// (rounds minutes apart compare through them: drift cancels): b's ratio
+// over a's, the interval combined from theirs the conservative way.
+func (s *session) relative(a, b Comparison) Effect {
+	e := Effect{Ratio: b.Ratio / a.Ratio, Lo: b.Lo / a.Hi, Hi: b.Hi / a.Lo, State: Inconclusive}
+	switch {
+	case e.Lo > 1+s.threshold:
+		e.State = Faster
+	case e.Hi < 1/(1+s.threshold):
+		e.State = Slower
+	case e.Lo >= 1/(1+s.clearing) && e.Hi <= 1+s.clearing:
+		e.State = Same
+	}
+	return e
 }
 
 // String writes an effect as "1.91x [1.80, 2.05] faster".
