@@ -3,18 +3,32 @@
 
 GO ?= go
 BIN := bin/shakedown
-VERSION := $(shell git describe --always --dirty 2>/dev/null || echo dev)
-LDFLAGS := -X github.com/shakedown/shakedown/internal/cli.Version=$(VERSION)
 # Pinned: staticcheck 2026.2.2. The proxy serves staticcheck by its module
 # version (v0.x), not by its release name.
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: all build deps test check demo bench clean
+# The image's name; push it where your cluster pulls from, e.g.
+# make image IMAGE=registry.example.com/team/shakedown:v1.
+IMAGE ?= shakedown:$(VERSION)
+
+.PHONY: all build image deps test check demo bench clean
 
 all: build
 
+# The version is written in internal/version; the commit is the one the
+# toolchain records in a checkout, so "go install ./cmd/shakedown" prints
+# the same version line. COMMIT covers where the toolchain records none (a
+# git worktree, GOFLAGS=-buildvcs=false). CGO_ENABLED=0 makes it static.
+COMMIT := $(shell git describe --always --dirty --abbrev=12 --match=NONE 2>/dev/null)
+LDFLAGS := -X github.com/shakedown/shakedown/internal/version.commit=$(COMMIT)
+
 build:
-	CGO_ENABLED=0 $(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/shakedown
+	CGO_ENABLED=0 $(GO) build -buildvcs=auto -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/shakedown
+
+# An image FROM scratch holding the static binary and CA certificates
+# (see Dockerfile).
+image: build
+	docker build -t $(IMAGE) .
 
 # Installs the database server, client and sysbench the tests and demo need.
 deps:

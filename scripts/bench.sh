@@ -18,6 +18,11 @@
 #                  scripts/wirefloor (a bare loop of prepared point selects
 #                  over shakedown's wire package, the least a Go client can
 #                  do) alternately: QPS and client CPU per query of each
+#   tls            TLS's cost per query: shakedown run oltp_point_select, 16
+#                  threads, over plain and TLS connections (?tls=skip-verify,
+#                  a certificate made with openssl) to one sandbox,
+#                  alternately (the order flips every round): QPS and client
+#                  CPU per query of each, medians
 #   monitor        the server sampler's cost: shakedown run oltp_point_select,
 #                  16 threads, --monitor=on and --monitor=off alternately
 #                  (the order flips every round); medians, on/off ratio, and
@@ -50,7 +55,15 @@ make -s build
 
 work=$(mktemp -d /tmp/shakedown-bench-out.XXXXXX)
 name=bench$$
-url=$("$BIN" sandbox up "$name" --url-only)
+tls_set=()
+if [[ " $CASES " == *" tls "* ]]; then
+	# A certificate for the tls case; plain connections to the sandbox are
+	# unaffected by the server offering TLS.
+	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 1 -subj /CN=127.0.0.1 \
+		-addext subjectAltName=IP:127.0.0.1 -keyout "$work/key.pem" -out "$work/cert.pem" 2>/dev/null
+	tls_set=(--set "ssl_cert=$work/cert.pem" --set "ssl_key=$work/key.pem")
+fi
+url=$("$BIN" sandbox up "$name" --url-only "${tls_set[@]}")
 trap '"$BIN" sandbox down "$name" >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
 port=${url##*:}
 port=${port%%/*}
@@ -166,6 +179,34 @@ for c in $CASES; do
 		echo "|---|---|---|---|" >>"$work/summary.md"
 		printf '| --tables %s --table-size %s --threads 4 | %.1f | %.1f | %s |\n' "$PREP_TABLES" "$PREP_ROWS" "$st" "$dt" "$(ratio "$dt" "$st")" >>"$work/summary.md"
 		;;
+	tls)
+		echo "== TLS cost: oltp_point_select, 16 threads, plain vs ?tls=skip-verify"
+		prepare_rows 100000
+		out=$work/tls.txt
+		: >"$out"
+		ssl_accepts() { mariadb -h127.0.0.1 -P"$port" -ushakedown -N -e "SHOW GLOBAL STATUS LIKE 'Ssl_accepts'" | cut -f2; }
+		a0=$(ssl_accepts)
+		for r in $(seq "$ROUNDS"); do
+			order="plain tls"
+			[ $((r % 2)) -eq 0 ] && order="tls plain"
+			for m in $order; do
+				u=$url
+				[ "$m" = tls ] && u="$url?tls=skip-verify"
+				measure "$m" "$out" "$BIN" run oltp_point_select --target="$u" --tables=1 --table-size=100000 --threads=16 "--time=$SECS"
+			done
+			echo "  round $r: $(tail -2 "$out" | awk '{printf "%s %.0f qps %.2f us/q  ", $1, $2, $3/$4*1e6}')"
+		done
+		# Each TLS run opens 16 TLS connections (and prepare's opened none).
+		echo "  server TLS handshakes: $(($(ssl_accepts) - a0)) (want $((ROUNDS * 16)) or more)"
+		qp=$(med_col plain 2 "$out"); qt=$(med_col tls 2 "$out")
+		cp=$(cpu_per_query plain "$out"); ct=$(cpu_per_query tls "$out")
+		{
+			echo ""
+			echo "| TLS cost, oltp_point_select 16 threads, $ROUNDS rounds x ${SECS}s | QPS plain | QPS TLS | TLS/plain | client CPU us/query plain | client CPU us/query TLS | TLS/plain |"
+			echo "|---|---|---|---|---|---|---|"
+			printf '| shakedown run, wire client | %.0f | %.0f | %s | %.2f | %.2f | %s |\n' "$qp" "$qt" "$(ratio "$qt" "$qp")" "$cp" "$ct" "$(ratio "$ct" "$cp")"
+		} >>"$work/summary.md"
+		;;
 	monitor)
 		echo "== sampler cost: oltp_point_select, 16 threads, --monitor=on vs off"
 		prepare_rows 100000
@@ -261,7 +302,7 @@ for c in $CASES; do
 		} >>"$work/summary.md"
 		;;
 	*)
-		echo "bench.sh: unknown case $c (point_select read_write floor threads1000 prepare monitor slap)" >&2
+		echo "bench.sh: unknown case $c (point_select read_write floor threads1000 prepare tls monitor slap)" >&2
 		exit 2
 		;;
 	esac

@@ -6,6 +6,10 @@
 #   sysbench                      sysbench        (the peer of prepare/run)
 #   chromium                      chromium        (the browser test of the HTML report)
 #   promtool                      prometheus      (checks the --metrics-addr exposition)
+#   openssl                       openssl         (a certificate for bench.sh's tls case)
+
+#   tcpdump                       tcpdump         (the pcap a capture test records on loopback)
+#   pt-upgrade                    percona-toolkit (the peer of replay, in scripts/bench-replay.sh)
 # Idempotent: with everything present it changes nothing and asks no one.
 # It never starts the distro's MariaDB service (tests run their own servers
 # on loopback); if that service already runs, it is left alone.
@@ -21,6 +25,10 @@ have mysqlslap || pkgs+=(mariadb-client)
 have sysbench || pkgs+=(sysbench)
 have chromium || pkgs+=(chromium)
 have promtool || pkgs+=(prometheus)
+have openssl || pkgs+=(openssl)
+
+have tcpdump || pkgs+=(tcpdump)
+have pt-upgrade || pkgs+=(percona-toolkit)
 
 if [ "${#pkgs[@]}" -eq 0 ]; then
 	exit 0
@@ -36,7 +44,7 @@ if [ "$(id -u)" -ne 0 ]; then
 	fi
 fi
 if ! command -v apt-get >/dev/null 2>&1; then
-	echo "deps.sh: missing ${pkgs[*]} and no apt-get here; install MariaDB server and client, sysbench, chromium and prometheus (promtool) by hand" >&2
+	echo "deps.sh: missing ${pkgs[*]} and no apt-get here; install MariaDB server and client, sysbench, chromium, prometheus (promtool), tcpdump and percona-toolkit by hand" >&2
 	exit 1
 fi
 
@@ -66,6 +74,10 @@ have mysqlslap || missing+=(mysqlslap)
 have sysbench || missing+=(sysbench)
 have chromium || missing+=(chromium)
 have promtool || missing+=(promtool)
+have openssl || missing+=(openssl)
+
+have tcpdump || missing+=(tcpdump)
+have pt-upgrade || missing+=(pt-upgrade)
 if [ "${#missing[@]}" -ne 0 ]; then
 	echo "deps.sh: still missing after install: ${missing[*]}" >&2
 	exit 1

@@ -72,6 +72,9 @@ type Config struct {
 	Progress io.Writer
 	// Tool names the program in the undo file.
 	Tool string
+	// Version is shakedown's, recorded with each run as "shakedown run"
+	// records it.
+	Version string
 }
 
 // Variable is one differing variable.

@@ -26,14 +26,14 @@ func checkRun(workload string, args []string) error {
 // second) and the seconds it measured. A run that failed, was interrupted
 // or lost the server is an error: its figure is not a measurement to
 // compare.
-func runOnce(ctx context.Context, tgt *target.Target, workload string, args []string) (qps, seconds float64, err error) {
+func runOnce(ctx context.Context, tgt *target.Target, version, workload string, args []string) (qps, seconds float64, err error) {
 	j, err := engine.Parse("run", append([]string{workload}, args...), io.Discard)
 	if err != nil {
 		return 0, 0, err
 	}
 	t := *tgt
 	j.Target = &t
-	res, err := j.Run(ctx, engine.RunOptions{})
+	res, err := j.Run(ctx, engine.RunOptions{Version: version})
 	if err == nil && ctx.Err() != nil {
 		err = engine.ErrInterrupted
 	}

@@ -233,7 +233,7 @@ func (s *session) runAs(ctx context.Context, on string, applied []string, warmup
 		return 0, ErrInterrupted
 	}
 	start := time.Now()
-	q, secs, err := runOnce(ctx, tgt, s.cfg.Workload, s.cfg.RunArgs)
+	q, secs, err := runOnce(ctx, tgt, s.cfg.Version, s.cfg.Workload, s.cfg.RunArgs)
 	if err != nil {
 		return 0, err
 	}

@@ -126,6 +126,16 @@ func readUndo(path string) (*undoFile, error) {
 	return f, nil
 }
 
+// UndoControl returns the control's URL as the undo file at path names it:
+// without its password, which the caller finds as for any target.
+func UndoControl(path string) (string, error) {
+	f, err := readUndo(path)
+	if err != nil {
+		return "", err
+	}
+	return f.Control, nil
+}
+
 // Restored says what a restore did.
 type Restored struct {
 	Control   string

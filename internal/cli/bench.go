@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -26,31 +27,83 @@ func (c *benchCmd) run(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := job.Target.LoadPassword(env.Getenv); err != nil {
+		return err
+	}
 	if c.verb != "run" {
-		return job.Prepare(ctx, env.Stdout)
+		return job.Prepare(ctx, engine.PrepareOptions{Out: env.Stdout, Version: Version})
+	}
+	// Where the result goes is checked before the load: nothing is
+	// measured that cannot be kept.
+	jsonOut := outputFile{"--json", job.JSONPath()}
+	if err := checkOutputs(jsonOut); err != nil {
+		return err
+	}
+	var st *store.Store
+	if job.StorePath() != "" {
+		if st, err = openStoreFlag(ctx, "--store", job.StorePath()); err != nil {
+			return err
+		}
+		defer st.Close()
+	}
+	out := env.Stdout
+	if jsonOut.path == "-" {
+		out = env.Stderr // standard output is the document's
 	}
 	started := time.Now()
-	res, err := job.Run(ctx, engine.RunOptions{Out: env.Stdout})
-	if job.StorePath() != "" && res != nil {
-		// Stored even when interrupted or failed: nothing measured is lost.
-		if serr := storeRun(context.WithoutCancel(ctx), job, res, err, started, args); serr != nil {
-			fmt.Fprintln(env.Stderr, "shakedown:", serr)
-		} else {
-			fmt.Fprintf(env.Stdout, "Result stored in %s\n", job.StorePath())
+	res, err := job.Run(ctx, engine.RunOptions{Out: out, Version: Version})
+	if res != nil {
+		// Kept even when interrupted or failed: nothing measured is lost.
+		if serr := c.save(context.WithoutCancel(ctx), env, out, job, st, res, err, started, args); serr != nil {
+			if err != nil {
+				fmt.Fprintln(env.Stderr, "shakedown:", runError(err))
+			}
+			return serr
 		}
 	}
+	return runError(err)
+}
+
+// runError is what the command says about a run that did not end well.
+func runError(err error) error {
 	if errors.Is(err, engine.ErrInterrupted) {
 		return errors.New("interrupted: the results above cover what ran before the stop")
 	}
 	return err
 }
 
-func storeRun(ctx context.Context, job *engine.Job, res *result.Result, runErr error, started time.Time, args []string) error {
-	st, err := store.Open(ctx, job.StorePath())
-	if err != nil {
-		return err
+// save writes the result to --json and records it in the store, saying so
+// on out. What cannot be saved goes to standard error as JSON, and the
+// command fails.
+func (c *benchCmd) save(ctx context.Context, env *Env, out io.Writer, job *engine.Job, st *store.Store, res *result.Result, runErr error, started time.Time, args []string) error {
+	var errs []error
+	if p := job.JSONPath(); p != "" {
+		if err := writeOutput(env.Stdout, outputFile{"--json", p}, resultJSON(res)); err != nil {
+			errs = append(errs, err)
+		} else if p != "-" {
+			fmt.Fprintf(out, "\nResult written to %s\n", p)
+		}
 	}
-	defer st.Close()
+	if st != nil {
+		if err := storeRun(ctx, st, job, res, runErr, started, args); err != nil {
+			errs = append(errs, fmt.Errorf("--store %s: %w", st.Path(), err))
+		} else {
+			fmt.Fprintf(out, "Result stored in %s\n", st.Path())
+		}
+	}
+	if len(errs) > 0 {
+		return rescue(env.Stderr, errors.Join(errs...), res)
+	}
+	return nil
+}
+
+func resultJSON(res *result.Result) []byte {
+	var b strings.Builder
+	res.WriteJSON(&b) // a result always encodes: its floats are finite
+	return []byte(b.String())
+}
+
+func storeRun(ctx context.Context, st *store.Store, job *engine.Job, res *result.Result, runErr error, started time.Time, args []string) error {
 	status := store.RunOK
 	msg := ""
 	switch {
@@ -59,13 +112,14 @@ func storeRun(ctx context.Context, job *engine.Job, res *result.Result, runErr e
 	case runErr != nil:
 		status, msg = store.RunFailed, runErr.Error()
 	}
-	_, err = st.AddRun(ctx, &store.Run{
+	_, err := st.AddRun(ctx, &store.Run{
 		Target:    res.Target.Name,
 		Workload:  job.Workload,
 		Threads:   job.Threads(),
 		Command:   strings.Join(publicArgs(args), " "),
 		Status:    status,
 		Error:     msg,
+		Degraded:  res.Degraded,
 		StartedAt: started,
 		WallS:     time.Since(started).Seconds(),
 		Result:    res,

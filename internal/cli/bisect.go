@@ -38,7 +38,8 @@ it lists what it would change and exits 2). It writes the undo file before
 the first change, restores every variable at the end, on error and on
 Ctrl-C, and reads them back to verify; it stops if another session changes
 the control's variables meanwhile. After a crash, "vars bisect --undo FILE"
-restores the control (give its URL when it has a password). The user needs
+restores the control (its password found as for any target: shakedown help
+targets; or give its URL). The user needs
 SUPER or SYSTEM_VARIABLES_ADMIN on the control.
 
 Run options are those of "shakedown run WORKLOAD" (--time, --tables,
@@ -61,6 +62,7 @@ type bisectCmd struct {
 	htmlPath    string
 	undo        string
 	sandboxHome string
+	creds       target.Credentials
 	help        bool
 }
 
@@ -76,8 +78,22 @@ func (c *bisectCmd) flags() *pflag.FlagSet {
 	fs.StringVar(&c.htmlPath, "html", "", "also write the result as an HTML page to this file")
 	fs.StringVar(&c.undo, "undo", "bisect-undo.json", "undo file: written before the first change; with no CANDIDATE, restore the control from it")
 	fs.StringVar(&c.sandboxHome, "sandbox-home", "", "where to look for the control as a sandbox to restart (default: $SHAKEDOWN_HOME/sandboxes or ~/.shakedown/sandboxes)")
+	c.creds.Bind(fs)
 	fs.BoolVarP(&c.help, "help", "h", false, "show this help")
 	return fs
+}
+
+// target reads CONTROL or CANDIDATE with its password. The workload runs
+// in the URL's database, sbtest when it names none, as with shakedown run.
+func (c *bisectCmd) target(env *Env, what, raw string) (*target.Target, error) {
+	tgt, err := parseURL(env, &c.creds, what, raw)
+	if err != nil {
+		return nil, err
+	}
+	if !tgt.NamesDB() {
+		tgt.DB = target.DefaultDB
+	}
+	return tgt, nil
 }
 
 // targetOptions name the target in a run's options; bisect's targets are
@@ -152,7 +168,7 @@ func (c *bisectCmd) run(ctx context.Context, env *Env, args []string) error {
 	}
 	var tgts [2]*target.Target
 	for i, raw := range targets {
-		if tgts[i], err = parseURL("vars bisect", raw); err != nil {
+		if tgts[i], err = c.target(env, "vars bisect", raw); err != nil {
 			return err
 		}
 	}
@@ -164,7 +180,7 @@ func (c *bisectCmd) run(ctx context.Context, env *Env, args []string) error {
 		Control: tgts[0], Candidate: tgts[1], Workload: c.workload,
 		RunArgs: append([]string{fmt.Sprintf("--threads=%d", c.threads)}, runArgs...),
 		Repeats: c.repeats, MaxRepeats: c.maxRepeats, Budget: c.budget, UndoPath: c.undo, SandboxHome: home,
-		Progress: env.Stderr, Tool: "shakedown " + Version,
+		Progress: env.Stderr, Tool: "shakedown " + Version, Version: Version,
 	}
 	if !c.allow {
 		return c.dryRun(ctx, env, cfg)
@@ -233,12 +249,20 @@ func (c *bisectCmd) restore(ctx context.Context, env *Env, targets, rest []strin
 	if len(rest) > 0 {
 		return usagef("vars bisect --undo FILE [CONTROL]: unexpected %q", rest[0])
 	}
-	var tgt *target.Target
+	raw := ""
 	if len(targets) == 1 {
+		raw = targets[0]
+	} else {
+		// The file names the control without its password: find that as
+		// for a URL given here.
 		var err error
-		if tgt, err = parseURL("vars bisect --undo", targets[0]); err != nil {
+		if raw, err = bisect.UndoControl(c.undo); err != nil {
 			return err
 		}
+	}
+	tgt, err := c.target(env, "vars bisect --undo", raw)
+	if err != nil {
+		return err
 	}
 	r, err := bisect.Undo(ctx, c.undo, tgt, env.Stdout)
 	if r != nil {

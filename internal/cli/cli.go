@@ -11,8 +11,13 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/spf13/pflag"
+
 	"github.com/shakedown/shakedown/internal/engine"
+	"github.com/shakedown/shakedown/internal/sbflag"
+	"github.com/shakedown/shakedown/internal/suggest"
 	"github.com/shakedown/shakedown/internal/usage"
+	"github.com/shakedown/shakedown/internal/version"
 )
 
 // Env is the process state main hands to the command line.
@@ -66,6 +71,9 @@ func commands() map[string]command {
 		"report": {"compare stored results: tables, ratios, verdicts, charts", func(ctx context.Context, env *Env, args []string) error {
 			return (&reportCmd{}).run(ctx, env, args)
 		}},
+		"baseline": {"save, list and delete baselines that later results are compared with", func(ctx context.Context, env *Env, args []string) error {
+			return (&baselineCmd{}).run(ctx, env, args)
+		}},
 		"demo": {"two local sandboxes, a sweep and a report, in a few minutes", func(ctx context.Context, env *Env, args []string) error {
 			return (&demoCmd{}).run(ctx, env, args)
 		}},
@@ -78,20 +86,28 @@ func commands() map[string]command {
 		"verify": {"prove a target holds exactly the source's data; print repair SQL", func(ctx context.Context, env *Env, args []string) error {
 			return (&verifyCmd{}).run(ctx, env, args)
 		}},
+		"check": {"pre-migration findings: settings, objects, accounts, flavour gaps, binlog prerequisites", func(ctx context.Context, env *Env, args []string) error {
+			return (&checkCmd{}).run(ctx, env, args)
+		}},
+		"readiness": {"one go/no-go page for a source and target: check, variables, sweeps, replay, verify", func(ctx context.Context, env *Env, args []string) error {
+			return (&readinessCmd{}).run(ctx, env, args)
+		}},
 		"analyze": {"ANALYZE TABLE every table of a target (refresh statistics)", func(ctx context.Context, env *Env, args []string) error {
 			return (&analyzeCmd{}).run(ctx, env, args)
 		}},
-		"version": {"print the version", func(ctx context.Context, env *Env, args []string) error {
-			_, err := fmt.Fprintln(env.Stdout, "shakedown", Version)
-			return err
+		"capture": {"slow log, general log or pcap into a capture file; fingerprints; --to-workload", func(ctx context.Context, env *Env, args []string) error {
+			return (&captureCmd{}).run(ctx, env, args)
 		}},
+		"replay": {"replay a capture on a control and candidates; compare results, errors, latency", func(ctx context.Context, env *Env, args []string) error {
+			return (&replayCmd{}).run(ctx, env, args)
+		}},
+		"version":  {"print the version and the commit it was built from", runVersion},
+		"sysbench": {"a sysbench command line: sysbench WORKLOAD [options] prepare|run|cleanup", runSysbench},
 	}
 }
 
-// Version is set at build time.
-var Version = "dev"
-
-func init() { engine.Version = Version }
+// Version is the release number printed in headers and stored in results.
+var Version = version.Number
 
 // Main runs one command line and returns the process exit code.
 func Main(ctx context.Context, env *Env, args []string) int {
@@ -100,6 +116,8 @@ func Main(ctx context.Context, env *Env, args []string) int {
 		return ExitOK
 	}
 	switch {
+	case errors.Is(err, errUsageShown):
+		return ExitUsage
 	case usage.Is(err):
 		fmt.Fprintln(env.Stderr, "shakedown:", err)
 		return ExitUsage
@@ -116,44 +134,146 @@ func Main(ctx context.Context, env *Env, args []string) int {
 // errSilent is a failure already explained to the user.
 var errSilent = errors.New("failed")
 
+// errUsageShown is bad usage already answered with the help text.
+var errUsageShown = errors.New("usage shown")
+
 func dispatch(ctx context.Context, env *Env, args []string) error {
 	cmds := commands()
-	if len(args) > 0 && args[0] == "sysbench" {
-		// "shakedown sysbench oltp_read_write ... run" is a sysbench line
-		// with shakedown in front of it.
-		args = args[1:]
+	if len(args) == 0 {
+		// As git does: the help, and a status that tells a script nothing ran.
+		printUsage(env.Stderr, cmds)
+		return errUsageShown
 	}
-	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
-		printUsage(env.Stdout, cmds)
-		return nil
+	switch args[0] {
+	case "help", "-h", "--help":
+		if len(args) == 1 {
+			printUsage(env.Stdout, cmds)
+			return nil
+		}
+		return help(ctx, env, cmds, args[1])
+	case "--version", "-v", "-V":
+		return cmds["version"].run(ctx, env, nil)
 	}
 	if c, ok := cmds[args[0]]; ok {
 		return c.run(ctx, env, args[1:])
 	}
-	// sysbench's order: WORKLOAD [options] COMMAND.
-	if verb := args[len(args)-1]; verb == "prepare" || verb == "run" || verb == "cleanup" {
+	// sysbench's order without the word sysbench: WORKLOAD [options] COMMAND.
+	if verb := args[len(args)-1]; isBenchVerb(verb) && len(args) > 1 {
 		rest := append([]string{}, args[:len(args)-1]...)
 		return (&benchCmd{verb: verb}).run(ctx, env, rest)
 	}
+	return unknownCommand(cmds, args[0])
+}
+
+// help answers "shakedown help TOPIC": a command's own help, or a topic.
+func help(ctx context.Context, env *Env, cmds map[string]command, topic string) error {
+	if t, ok := topics[topic]; ok {
+		_, err := fmt.Fprint(env.Stdout, t)
+		return err
+	}
+	c, ok := cmds[topic]
+	if !ok {
+		return unknownCommand(cmds, topic)
+	}
+	return c.run(ctx, env, []string{"--help"})
+}
+
+// unknownCommand says that name is not a command, and which one was meant.
+func unknownCommand(cmds map[string]command, name string) error {
+	names := commandNames(cmds)
+	if strings.HasPrefix(name, "-") {
+		return usagef("%s: options come after the command: shakedown COMMAND [options] (shakedown help lists the commands)", name)
+	}
+	if _, _, found := engine.FindWorkload([]string{name}); found {
+		return usagef("%s is a workload: shakedown run %s [options] (or prepare, cleanup)", name, name)
+	}
+	if s := suggest.Closest(name, names); s != "" {
+		return usagef("unknown command %q (did you mean %q?); shakedown help lists the commands", name, s)
+	}
+	return usagef("unknown command %q; commands: %s", name, strings.Join(names, ", "))
+}
+
+// flagError is a command's option error in one line (the option, what is
+// wrong, the option meant): bad usage, exit 2. what names the command in
+// the message, cmd in the pointer to its help.
+func flagError(what, cmd string, fs *pflag.FlagSet, err error) error {
+	return usagef("%s: %s", what, sbflag.Explain(fs, err, "shakedown "+cmd+" --help"))
+}
+
+// runVersion is "shakedown version" (also --version, -v).
+func runVersion(ctx context.Context, env *Env, args []string) error {
+	if len(args) > 0 {
+		if args[0] == "--help" || args[0] == "-h" {
+			_, err := fmt.Fprintln(env.Stdout, "usage: shakedown version (also --version, -v)\n\nPrints the release number, the commit shakedown was built from, and the Go version.")
+			return err
+		}
+		return usagef("version: unexpected argument %q: version takes none", args[0])
+	}
+	_, err := fmt.Fprintln(env.Stdout, "shakedown", version.String())
+	return err
+}
+
+func isBenchVerb(s string) bool { return s == "prepare" || s == "run" || s == "cleanup" }
+
+// runSysbench is "shakedown sysbench WORKLOAD [options] COMMAND": a
+// sysbench command line with shakedown in front of it.
+func runSysbench(ctx context.Context, env *Env, args []string) error {
+	if len(args) == 0 || args[0] == "--help" || args[0] == "-h" {
+		_, err := fmt.Fprint(env.Stdout, sysbenchUsage)
+		return err
+	}
+	if len(args) == 1 && (args[0] == "--version" || args[0] == "-v") {
+		_, err := fmt.Fprintf(env.Stdout, "shakedown %s (sysbench 1.0.20-compatible)\n", Version)
+		return err
+	}
+	verb := args[len(args)-1]
+	if !isBenchVerb(verb) {
+		wl, _, _ := engine.FindWorkload(args)
+		if wl == "" {
+			wl = "WORKLOAD"
+		}
+		return usagef("sysbench: end the line with the command, prepare, run or cleanup, as sysbench does: shakedown sysbench %s [options] run", wl)
+	}
+	return (&benchCmd{verb: verb}).run(ctx, env, args[:len(args)-1])
+}
+
+const firstSteps = `
+First steps, on a local server of its own (URL is what sandbox up prints):
+  shakedown sandbox up test
+  shakedown prepare oltp_point_select --target URL --tables 1 --table-size 10000
+  shakedown run oltp_point_select --target URL --tables 1 --table-size 10000 --threads 4 --store runs.db
+  shakedown report --store runs.db --runs all
+
+shakedown help COMMAND shows a command's options; shakedown help targets, how
+to name a server and give its password.
+`
+
+const sysbenchUsage = `usage: shakedown sysbench WORKLOAD [options] prepare|run|cleanup
+
+A sysbench 1.0.20 command line with shakedown in front of it: the same
+workloads, option names and meaning, and the same statements in the same mix.
+The command comes last, as with sysbench. It is the same as
+shakedown prepare|run|cleanup WORKLOAD [options]; see shakedown help run.
+`
+
+func commandNames(cmds map[string]command) []string {
 	names := make([]string, 0, len(cmds))
 	for n := range cmds {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	return usagef("unknown command %q; commands: %s", args[0], strings.Join(names, ", "))
+	return names
 }
 
 func printUsage(w io.Writer, cmds map[string]command) {
-	names := make([]string, 0, len(cmds))
-	for n := range cmds {
-		names = append(names, n)
-	}
-	sort.Strings(names)
 	fmt.Fprintln(w, "usage: shakedown COMMAND [options]")
 	fmt.Fprintln(w)
-	for _, n := range names {
+	fmt.Fprintln(w, "shakedown proves a MySQL-compatible database before you move to it: the same")
+	fmt.Fprintln(w, "load on the database you run today and on the candidates, compared.")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Commands:")
+	for _, n := range commandNames(cmds) {
 		fmt.Fprintf(w, "  %-9s %s\n", n, cmds[n].summary)
 	}
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Run 'shakedown COMMAND --help' for a command's options.")
+	fmt.Fprint(w, firstSteps)
 }

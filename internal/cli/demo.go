@@ -27,28 +27,32 @@ The main job on this machine alone: starts two local sandboxes of the same
 server, "durable" (innodb_flush_log_at_trx_commit=1, sync_binlog=1) as the
 control and "relaxed" (both 0) as the candidate, both with the binary log on
 (and, for MariaDB, its thread pool) so that only the durability settings
-differ; sweeps oltp_read_write,
-oltp_point_select and oltp_write_only over 1, 4, 16 and 64 threads; prints
-the comparison, writes DIR/report.html, and stops the sandboxes. DIR also
-keeps the results store (shakedown.db) and the plan (plan.yaml). It takes
-about four minutes.
+differ; sweeps oltp_point_select
+and oltp_write_only over 1, 4, 16 and 64 threads, short steps repeated
+(repeats: auto: 3, then more where a verdict is still inconclusive, up to
+--max-repeats) in counterbalanced order; prints the comparison with each
+ratio's 95% interval and state, writes DIR/report.html, and stops the
+sandboxes. DIR also keeps the results store (shakedown.db) and the plan
+(plan.yaml). It takes about six minutes.
 
 Options:
 `
 
 // demoCmd is "shakedown demo".
 type demoCmd struct {
-	out     string
-	timeS   int
-	threads []int
-	basedir string
-	help    bool
+	out        string
+	timeS      int
+	maxRepeats int
+	threads    []int
+	basedir    string
+	help       bool
 }
 
 func (c *demoCmd) flags() *pflag.FlagSet {
 	fs := sbflag.NewFlagSet("demo")
 	fs.StringVar(&c.out, "out", "shakedown-demo", "directory for the report, the store and the plan")
-	fs.IntVar(&c.timeS, "time", 8, "seconds per step")
+	fs.IntVar(&c.timeS, "time", 2, "seconds per step (after a 1 s warm-up)")
+	fs.IntVar(&c.maxRepeats, "max-repeats", 6, "most repeats of a workload and thread level while its verdict is inconclusive")
 	fs.IntSliceVar(&c.threads, "threads", []int{1, 4, 16, 64}, "thread levels")
 	fs.StringVar(&c.basedir, "basedir", "", "unpacked MariaDB/MySQL tarball to run (default: mariadbd or mysqld from PATH, /usr/sbin)")
 	fs.BoolVarP(&c.help, "help", "h", false, "show this help")
@@ -79,7 +83,7 @@ var demoMariaDB = []string{"thread_handling=pool-of-threads"}
 func (c *demoCmd) run(ctx context.Context, env *Env, args []string) error {
 	fs := c.flags()
 	if err := fs.Parse(args); err != nil {
-		return usagef("demo: %v (see shakedown demo --help)", err)
+		return flagError("demo", "demo", fs, err)
 	}
 	if c.help {
 		fmt.Fprint(env.Stdout, demoUsage)
@@ -91,6 +95,9 @@ func (c *demoCmd) run(ctx context.Context, env *Env, args []string) error {
 	}
 	if c.timeS < 1 {
 		return usagef("demo: --time must be >= 1")
+	}
+	if c.maxRepeats < 3 {
+		return usagef("demo: --max-repeats must be >= 3")
 	}
 	if len(c.threads) == 0 {
 		return usagef("demo: --threads needs at least one level")
@@ -135,8 +142,8 @@ func (c *demoCmd) run(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	defer st.Close()
-	fmt.Fprintf(env.Stdout, "sweeping %d steps: %s at %s threads, %d s each\n", len(p.Steps()),
-		strings.Join(workloadNames(p), ", "), joinInts(c.threads), c.timeS)
+	fmt.Fprintf(env.Stdout, "sweeping %s at %s threads, %d s steps: %d steps (3 repeats), then more where a verdict is still inconclusive, up to %d repeats\n",
+		strings.Join(workloadNames(p), ", "), joinInts(c.threads), c.timeS, len(p.Steps()), c.maxRepeats)
 	host, _ := os.Hostname()
 	sum, runErr := sweep.Run(ctx, p, envs, sweep.Options{
 		Store: st, Progress: env.Stderr, Live: isTerminal(env.Stderr), Host: host, Version: Version,
@@ -253,9 +260,10 @@ func (c *demoCmd) planText(insts []*sandbox.Instance) []byte {
 		fmt.Fprintf(&b, "  - name: %s\n    url: %s\n    role: %s\n", inst.Name, inst.URL(), demoTargets[i].role)
 	}
 	b.WriteString("options: {tables: 4, table-size: 10000}\n")
-	b.WriteString("workloads: [oltp_read_write, oltp_point_select, oltp_write_only]\n")
+	b.WriteString("workloads: [oltp_point_select, oltp_write_only]\n")
 	fmt.Fprintf(&b, "threads: [%s]\n", joinInts(c.threads))
-	fmt.Fprintf(&b, "time: %d\nwarmup: 1\nrepeats: 1\ncooldown: 0\nprepare: true\ncleanup: false\norder: interleave\n", c.timeS)
+	fmt.Fprintf(&b, "time: %d\nwarmup: 1\nrepeats: auto\nmax_repeats: %d\nnoise_threshold: 2%%\ncooldown: 0\nprepare: true\ncleanup: false\norder: counterbalanced\n",
+		c.timeS, c.maxRepeats)
 	return []byte(b.String())
 }
 

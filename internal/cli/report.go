@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -26,12 +27,21 @@ const reportUsage = `usage: shakedown report [--store FILE] [--sweep ID|latest] 
        shakedown report [--store FILE] --runs all|ID,... [--control NAME] [--format ...] [-o FILE]
        shakedown report [--control NAME] RESULT.json... [--format ...] [-o FILE]
        shakedown report --list [--store FILE]
+       shakedown report --baseline NAME [--sweep ID|latest | --runs all|ID,...] [--format ...] [-o FILE]
+       shakedown report --history [--workload W] [--target T] [--threads N] [--format ...] [-o FILE]
 
 Shows a stored sweep: for each workload a table per target, every candidate
-against the control at each thread level with the ratio and a verdict
-(faster, slower, or within noise, judged from the spread of repeats), the
-peak QPS, and the environment of each target. It reads the store and never
-runs anything. The HTML report is one file that opens offline, with charts.
+against the control at each thread level with the ratio of medians, its 95%
+interval and a state (faster, slower, same, inconclusive, or no verdict
+with one run), for QPS and the p95 and p99 latency; the peak QPS, unsteady
+runs, the control's drift, the noise an A/A pair measured, and the
+environment of each target. It reads the store and never runs anything.
+The HTML report is one file that opens offline, with charts.
+
+--baseline NAME compares new results (the latest sweep, --sweep or --runs)
+with a saved baseline (shakedown baseline) and exits with 3 when anything is
+slower. --history shows each workload, target and thread level across every
+stored sweep, with its change points.
 
 Runs made one by one are reported the same way: those stored by "shakedown
 run --store" (--runs, IDs from --list), or result documents written by
@@ -50,6 +60,11 @@ type reportCmd struct {
 	list      bool
 	runs      string
 	control   string
+	baseline  string
+	history   bool
+	workload  string
+	target    string
+	threads   int
 	help      bool
 }
 
@@ -62,6 +77,11 @@ func (c *reportCmd) flags(env *Env) *pflag.FlagSet {
 	fs.BoolVar(&c.list, "list", false, "list the sweeps in the store, and the runs made outside sweeps")
 	fs.StringVar(&c.runs, "runs", "", "report runs made outside sweeps instead of a sweep: all, or their IDs (see --list)")
 	fs.StringVar(&c.control, "control", "", "with --runs or result files: the target the others are compared with (default: the first)")
+	fs.StringVar(&c.baseline, "baseline", "", "compare with this saved baseline; exit 3 when anything is slower")
+	fs.BoolVar(&c.history, "history", false, "every workload, target and thread level across every stored sweep, with change points")
+	fs.StringVar(&c.workload, "workload", "", "with --history: only this workload (or label)")
+	fs.StringVar(&c.target, "target", "", "with --history: only this target")
+	fs.IntVar(&c.threads, "threads", 0, "with --history: only this thread level")
 	fs.BoolVarP(&c.help, "help", "h", false, "show this help")
 	return fs
 }
@@ -71,7 +91,7 @@ var formatByExt = map[string]string{".txt": "text", ".md": "md", ".csv": "csv", 
 func (c *reportCmd) run(ctx context.Context, env *Env, args []string) error {
 	fset := c.flags(env)
 	if err := fset.Parse(args); err != nil {
-		return usagef("report: %v (see shakedown report --help)", err)
+		return flagError("report", "report", fset, err)
 	}
 	if c.help {
 		fmt.Fprint(env.Stdout, reportUsage)
@@ -86,6 +106,12 @@ func (c *reportCmd) run(ctx context.Context, env *Env, args []string) error {
 		return usagef("report: --runs and --sweep: choose one")
 	case c.control != "" && len(files) == 0 && c.runs == "":
 		return usagef("report: --control is for --runs or result files; a sweep's plan names its control")
+	case c.history && (c.runs != "" || fset.Changed("sweep") || c.baseline != "" || len(files) > 0 || c.list):
+		return usagef("report: --history covers every stored sweep: leave out --sweep, --runs, --baseline, --list and files")
+	case !c.history && (c.workload != "" || c.target != "" || c.threads != 0):
+		return usagef("report: --workload, --target and --threads are for --history")
+	case c.baseline != "" && (len(files) > 0 || c.list):
+		return usagef("report: --baseline compares stored results: name them with --sweep or --runs")
 	}
 	if !fset.Changed("format") && c.out != "" {
 		if f, ok := formatByExt[strings.ToLower(filepath.Ext(c.out))]; ok {
@@ -131,6 +157,15 @@ func (c *reportCmd) run(ctx context.Context, env *Env, args []string) error {
 	if c.list {
 		return c.listSweeps(ctx, env, st)
 	}
+	if c.history {
+		return c.writeHistory(ctx, env, st)
+	}
+	var base store.Baseline
+	if c.baseline != "" {
+		if base, err = lookupBaseline(ctx, st, c.baseline, "report --baseline"); err != nil {
+			return err
+		}
+	}
 	if c.runs != "" {
 		runs, err := st.LooseRuns(ctx, runIDs)
 		if errors.Is(err, store.ErrNotFound) {
@@ -142,6 +177,9 @@ func (c *reportCmd) run(ctx context.Context, env *Env, args []string) error {
 		if len(runs) == 0 {
 			return usagef("report: %s holds no runs made outside sweeps: store some with shakedown run ... --store %s", c.storePath, c.storePath)
 		}
+		if c.baseline != "" {
+			return c.writeBaseline(ctx, env, st, base, runs)
+		}
 		d, err := report.FromRuns(c.storePath, runs, c.control)
 		if err != nil {
 			return usagef("report: --control: %v", err)
@@ -151,7 +189,7 @@ func (c *reportCmd) run(ctx context.Context, env *Env, args []string) error {
 	if id == 0 {
 		if id, err = st.Latest(ctx); err != nil {
 			if errors.Is(err, store.ErrNoSweeps) {
-				return usagef("report: %s holds no sweeps yet: run shakedown sweep PLAN.yaml --store %s", c.storePath, c.storePath)
+				return c.noSweeps(ctx, st)
 			}
 			return err
 		}
@@ -163,7 +201,77 @@ func (c *reportCmd) run(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if c.baseline != "" {
+		return c.writeBaseline(ctx, env, st, base, d.Runs)
+	}
 	return c.write(env, d, fmt.Sprintf("sweep %d", id))
+}
+
+// noSweeps is the error for a store without sweeps: it points to the runs
+// made one by one when there are some.
+func (c *reportCmd) noSweeps(ctx context.Context, st *store.Store) error {
+	runs, err := st.LooseRuns(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if len(runs) > 0 {
+		return usagef("report: %s holds no sweeps, but %d runs made one by one: report them with shakedown report --store %s --runs all (or pick some: --runs ID,... from --list)",
+			c.storePath, len(runs), c.storePath)
+	}
+	return usagef("report: %s holds no sweeps yet: run shakedown sweep PLAN.yaml --store %s", c.storePath, c.storePath)
+}
+
+// writeBaseline reports fresh runs against a baseline and exits with 3
+// when anything is slower.
+func (c *reportCmd) writeBaseline(ctx context.Context, env *Env, st *store.Store, b store.Baseline, fresh []store.Run) error {
+	rep, err := baselineReport(ctx, st, b, fresh)
+	if err != nil {
+		return err
+	}
+	if err := c.emit(env, func(w io.Writer) error { return report.Write(w, c.format, rep) }, "baseline "+b.Name); err != nil {
+		return err
+	}
+	return judgeBaseline(env, rep, b.Name)
+}
+
+// writeHistory reports every stored sweep as a history.
+func (c *reportCmd) writeHistory(ctx context.Context, env *Env, st *store.Store) error {
+	sweeps, err := st.Sweeps(ctx)
+	if err != nil {
+		return err
+	}
+	if len(sweeps) == 0 {
+		return c.noSweeps(ctx, st)
+	}
+	var all []*store.SweepData
+	for _, sw := range sweeps {
+		d, err := st.Load(ctx, sw.ID)
+		if err != nil {
+			return err
+		}
+		all = append(all, d)
+	}
+	h := report.BuildHistory(c.storePath, all, report.HistoryFilter{Workload: c.workload, Target: c.target, Threads: c.threads})
+	if len(h.Series) == 0 {
+		return usagef("report --history: no successful runs in %s match --workload %q --target %q --threads %d", c.storePath, c.workload, c.target, c.threads)
+	}
+	return c.emit(env, func(w io.Writer) error { return report.WriteHistory(w, c.format, h) }, "the history")
+}
+
+// emit writes through fn to standard output or -o.
+func (c *reportCmd) emit(env *Env, fn func(io.Writer) error, what string) error {
+	if c.out == "" {
+		return fn(env.Stdout)
+	}
+	var b bytes.Buffer
+	if err := fn(&b); err != nil {
+		return err
+	}
+	if err := writeFileAtomic(c.out, b.Bytes()); err != nil {
+		return err
+	}
+	fmt.Fprintf(env.Stderr, "report of %s written to %s\n", what, c.out)
+	return nil
 }
 
 // write renders d in the chosen format to standard output or -o; what
@@ -275,13 +383,15 @@ func writeFileAtomic(path string, data []byte) error {
 			return fmt.Errorf("write %s: %w", path, err)
 		}
 	}
+	// Errors name path, never the temporary file beside it.
 	tmp := path + ".tmp"
 	if err := os.WriteFile(tmp, data, 0o644); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+		os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", path, plainPathError(err))
 	}
 	if err := os.Rename(tmp, path); err != nil {
 		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, err)
+		return fmt.Errorf("write %s: %w", path, plainPathError(err))
 	}
 	return nil
 }

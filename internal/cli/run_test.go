@@ -15,6 +15,7 @@ import (
 	"github.com/shakedown/shakedown/internal/result"
 	"github.com/shakedown/shakedown/internal/sandbox"
 	"github.com/shakedown/shakedown/internal/sandbox/sandboxtest"
+	"github.com/shakedown/shakedown/internal/store"
 	"github.com/shakedown/shakedown/internal/target"
 )
 
@@ -26,7 +27,7 @@ func TestRunBadInput(t *testing.T) {
 	}{
 		{"unknown workload", []string{"run", "oltp_nonsense"}, []string{`unknown workload "oltp_nonsense"`, "oltp_read_write", "oltp_point_select"}},
 		{"no workload", []string{"run"}, []string{"name a workload", "oltp_read_write"}},
-		{"unknown option", []string{"run", "oltp_read_write", "--threadz=4"}, []string{"unknown flag: --threadz", "--threads"}},
+		{"unknown option", []string{"run", "oltp_read_write", "--threadz=4"}, []string{"--threadz: unknown option (did you mean --threads?)"}},
 		{"sysbench order, unknown option", []string{"oltp_read_write", "--bogus=1", "run"}, []string{"--bogus"}},
 		{"bad threads", []string{"run", "oltp_read_write", "--threads=0"}, []string{"--threads must be >= 1"}},
 		{"no limit", []string{"run", "oltp_read_write", "--time=0"}, []string{"--time=0 needs --events"}},
@@ -289,19 +290,23 @@ func TestRunInterruptedKeepsPartialResults(t *testing.T) {
 	}
 }
 
-// The server crashes and comes back mid-run: the run goes on reconnecting
-// until --time ends, then reports what it measured with the errors and
-// reconnects counted.
-func TestRunSurvivesServerRestart(t *testing.T) {
+// The server is killed (kill -9) mid-run and comes back: the run goes on
+// reconnecting until --time, then reports what it measured with the
+// errors, the reconnect attempts and failures and the time the server was
+// away, marked degraded in the result and the store, and exits 1. Before,
+// such a run exited 0 with "reconnects: 0" and a cross-check blaming a
+// short run.
+func TestRunServerKilledIsDegraded(t *testing.T) {
 	inst := sandboxtest.Start(t)
 	url := inst.URL()
 	prepareSmall(t, url)
 	path := filepath.Join(t.TempDir(), "r.json")
+	dbPath := filepath.Join(t.TempDir(), "store.db")
 	var out, errOut syncBuffer
 	done := make(chan int)
 	go func() {
 		done <- runCLIWith(context.Background(), &out, &errOut, "run", "oltp_read_write", "--target="+url, "--tables=1", "--table-size=2000",
-			"--threads=4", "--time=8", "--report-interval=1", "--json="+path)
+			"--threads=4", "--time=8", "--report-interval=1", "--json="+path, "--store="+dbPath)
 	}()
 	deadline := time.Now().Add(30 * time.Second)
 	for !strings.Contains(out.String(), "[ 1s ]") {
@@ -324,20 +329,76 @@ func TestRunSurvivesServerRestart(t *testing.T) {
 	case <-time.After(60 * time.Second):
 		t.Fatal("the run did not end")
 	}
-	if code != 0 {
-		t.Errorf("exit code: got %d, want 0\n%s\n%s", code, out.String(), errOut.String())
+	if code != ExitFailure {
+		t.Errorf("exit code: got %d, want %d\n%s\n%s", code, ExitFailure, out.String(), errOut.String())
+	}
+	if !strings.Contains(errOut.String(), "run degraded: the server could not be reached for") || !strings.Contains(out.String(), "DEGRADED:") {
+		t.Errorf("the run is not said to be degraded:\n%s\n%s", out.String(), errOut.String())
 	}
 	r := readResult(t, path)
-	if r.Reconnects < 1 || r.Errors.Total < 1 {
-		t.Errorf("got %d reconnects and %d errors, want both > 0", r.Reconnects, r.Errors.Total)
+	a := r.Availability
+	if !r.Degraded || a == nil || a.ReconnectFailures < 1 || a.ReconnectAttempts <= a.ReconnectFailures || a.UnavailableS <= 0 || a.FirstError == "" {
+		t.Errorf("got degraded %v, availability %+v; want attempts, failures, time away and the first error", r.Degraded, a)
 	}
-	if r.Transactions == 0 {
-		t.Error("no transactions measured")
+	if r.Reconnects < 1 || r.Errors.Total < 1 || r.Transactions == 0 {
+		t.Errorf("got %d reconnects, %d errors and %d transactions, want all > 0", r.Reconnects, r.Errors.Total, r.Transactions)
 	}
-	if r.TimeS < 7 {
-		t.Errorf("run time %.1fs, want it to go on until --time (8s)", r.TimeS)
+	if r.TimeS < 7 || len(r.Intervals) < 4 {
+		t.Errorf("run time %.1fs with %d intervals, want it to go on until --time (8s)", r.TimeS, len(r.Intervals))
 	}
-	if len(r.Intervals) < 4 {
-		t.Errorf("got %d intervals, want the run to go on", len(r.Intervals))
+	if cc := r.CrossCheck; cc != nil && (cc.Mismatch || strings.Contains(cc.Note, "too short")) {
+		t.Errorf("cross-check: got %+v, want no verdict on a degraded run", cc)
+	}
+	st, err := store.Open(context.Background(), dbPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	runs, err := st.LooseRuns(context.Background(), nil)
+	if err != nil || len(runs) != 1 || !runs[0].Degraded || runs[0].Status == store.RunOK {
+		t.Errorf("stored: got %+v, %v; want one degraded run, not ok", runs, err)
+	}
+}
+
+// run checks, before it starts, that the tables it will use are there and
+// about as large as --table-size says; prepare over existing tables says
+// to run cleanup first. Before, a run over half-prepared tables exited 0
+// and prepare failed with a raw "Error 1050".
+func TestRunNeedsPreparedData(t *testing.T) {
+	url := freshDB(t, "prepcheck")
+	db := adminDB(t, url)
+	run := []string{"run", "oltp_read_only", "--target=" + url, "--tables=1", "--table-size=2000", "--events=50", "--monitor=off"}
+	cases := []struct {
+		name  string
+		setup []string
+		args  []string
+		code  int
+		want  string
+	}{
+		{"prepared", nil, run, 0, ""},
+		{"prepare again", nil, []string{"prepare", "oltp_read_only", "--target=" + url, "--tables=1", "--table-size=2000"}, ExitFailure,
+			"create table sbtest1: it exists already: run cleanup first"},
+		{"more tables than prepared", nil, append(run[:len(run):len(run)], "--tables=3"), ExitFailure,
+			"sbtest2 and sbtest3 do not exist: run prepare first"},
+		{"larger than prepared", nil, append(run[:len(run):len(run)], "--table-size=100000"), ExitFailure,
+			"sbtest1 holds ids up to 2000 of --table-size 100000: run prepare first"},
+		{"part-filled", []string{"DELETE FROM prepcheck.sbtest1 WHERE id > 700"}, run, ExitFailure,
+			"sbtest1 holds ids up to 700 of --table-size 2000: run prepare first"},
+		{"empty", []string{"DELETE FROM prepcheck.sbtest1"}, run, ExitFailure, "sbtest1 is empty: run prepare first"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			mustExec(t, db, tc.setup...)
+			code, stdout, stderr := runCLI(context.Background(), tc.args...)
+			if code != tc.code {
+				t.Errorf("exit code: got %d, want %d\n%s%s", code, tc.code, stdout, stderr)
+			}
+			if !strings.Contains(stderr, tc.want) {
+				t.Errorf("stderr %q: want it to contain %q", stderr, tc.want)
+			}
+			if strings.Contains(stderr, "Error 1050") {
+				t.Errorf("stderr %q: a raw server error", stderr)
+			}
+		})
 	}
 }

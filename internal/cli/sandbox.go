@@ -14,6 +14,7 @@ import (
 )
 
 const sandboxUsage = `usage: shakedown sandbox up NAME [--port P] [--set var=value ...] [--basedir DIR] [--url-only]
+       shakedown sandbox stop NAME
        shakedown sandbox down NAME
        shakedown sandbox list
 
@@ -23,7 +24,11 @@ password; "up" prints the target URL to use with --target. Sandboxes live in
 $SHAKEDOWN_HOME/sandboxes, or ~/.shakedown/sandboxes without SHAKEDOWN_HOME,
 and keep running after shakedown exits until "sandbox down".
 
-  up NAME     create and start a sandbox; NAME is letters, digits, '_' or '-'
+  up NAME     create and start a sandbox; NAME is letters, digits, '_' or '-'.
+              A sandbox that exists but is stopped (stopped, killed, or the
+              machine restarted) starts again with its data and settings.
+  start NAME  start a stopped sandbox again (as up NAME does)
+  stop NAME   shut a sandbox's server down cleanly, keeping its data
   down NAME   stop a sandbox and delete it with its data
   list        show the sandboxes and whether they run
 
@@ -54,7 +59,7 @@ func (c *sandboxCmd) usage(w io.Writer) {
 
 func (c *sandboxCmd) run(ctx context.Context, env *Env, args []string) error {
 	if len(args) == 0 {
-		return usagef("sandbox: missing subcommand: use up, down or list (see shakedown sandbox --help)")
+		return usagef("sandbox: missing subcommand: use up, start, stop, down or list (see shakedown sandbox --help)")
 	}
 	switch args[0] {
 	case "-h", "--help", "help":
@@ -62,12 +67,16 @@ func (c *sandboxCmd) run(ctx context.Context, env *Env, args []string) error {
 		return nil
 	case "up":
 		return c.up(ctx, env, args[1:])
+	case "start":
+		return c.start(ctx, env, args[1:])
+	case "stop":
+		return c.stop(ctx, env, args[1:])
 	case "down":
 		return c.down(ctx, env, args[1:])
 	case "list", "ls":
 		return c.list(env, args[1:])
 	}
-	return usagef("sandbox: unknown subcommand %q: use up, down or list (see shakedown sandbox --help)", args[0])
+	return usagef("sandbox: unknown subcommand %q: use up, start, stop, down or list (see shakedown sandbox --help)", args[0])
 }
 
 // parse parses args with fs and returns the positional arguments, or
@@ -78,7 +87,7 @@ func (c *sandboxCmd) parse(env *Env, verb string, fs *pflag.FlagSet, args []stri
 			c.usage(env.Stdout)
 			return nil, errSandboxHelp
 		}
-		return nil, usagef("sandbox %s: %v (see shakedown sandbox --help)", verb, err)
+		return nil, flagError("sandbox "+verb, "sandbox", fs, err)
 	}
 	return fs.Args(), nil
 }
@@ -115,12 +124,21 @@ func (c *sandboxCmd) up(ctx context.Context, env *Env, args []string) error {
 	if err := sandbox.ValidateSet(c.set); err != nil {
 		return usagef("sandbox up: %v", err)
 	}
+	home := sandbox.DefaultHome(env.Getenv)
+	if old, err := sandbox.Get(home, name); err == nil && !old.Running {
+		// A stopped sandbox comes back as it was: its data, port and
+		// settings. New settings would need a new sandbox.
+		if len(c.set) > 0 || c.port != 0 || c.basedir != "" {
+			return usagef("sandbox up: sandbox %s exists (stopped) with its own settings: run shakedown sandbox up %s without --set, --port or --basedir to start it again, or sandbox down %s first to make a new one", name, name, name)
+		}
+		return c.restart(ctx, env, home, name)
+	}
 	inst, err := sandbox.Up(ctx, sandbox.Options{
 		Name:    name,
 		Port:    c.port,
 		Set:     c.set,
 		Basedir: c.basedir,
-		Home:    sandbox.DefaultHome(env.Getenv),
+		Home:    home,
 	})
 	if errors.Is(err, sandbox.ErrInvalid) {
 		return usagef("sandbox up: %v", err)
@@ -137,6 +155,62 @@ func (c *sandboxCmd) up(ctx context.Context, env *Env, args []string) error {
 	return err
 }
 
+// restart starts a stopped sandbox again with its data.
+func (c *sandboxCmd) restart(ctx context.Context, env *Env, home, name string) error {
+	inst, err := sandbox.Start(ctx, home, name)
+	if errors.Is(err, sandbox.ErrRunning) {
+		return usagef("sandbox start: %v", err)
+	}
+	if err != nil {
+		return err
+	}
+	if c.urlOnly {
+		_, err = fmt.Fprintln(env.Stdout, inst.URL())
+		return err
+	}
+	_, err = fmt.Fprintf(env.Stdout, "sandbox %s started again with its data: %s on 127.0.0.1:%d; target %s\n",
+		inst.Name, inst.Product(), inst.Port, inst.URL())
+	return err
+}
+
+func (c *sandboxCmd) start(ctx context.Context, env *Env, args []string) error {
+	fs := sbflag.NewFlagSet("sandbox start")
+	fs.BoolVar(&c.urlOnly, "url-only", false, "print only the target URL, for scripts")
+	rest, err := c.parse(env, "start", fs, args)
+	if err != nil {
+		return sandboxHelpOK(err)
+	}
+	name, err := sandboxName("start", rest)
+	if err != nil {
+		return err
+	}
+	home := sandbox.DefaultHome(env.Getenv)
+	if _, err := sandbox.Get(home, name); errors.Is(err, sandbox.ErrNotFound) {
+		return usagef("sandbox start: %v: shakedown sandbox up %s creates it", err, name)
+	}
+	return c.restart(ctx, env, home, name)
+}
+
+func (c *sandboxCmd) stop(ctx context.Context, env *Env, args []string) error {
+	rest, err := c.parse(env, "stop", sbflag.NewFlagSet("sandbox stop"), args)
+	if err != nil {
+		return sandboxHelpOK(err)
+	}
+	name, err := sandboxName("stop", rest)
+	if err != nil {
+		return err
+	}
+	err = sandbox.Stop(ctx, sandbox.DefaultHome(env.Getenv), name)
+	if errors.Is(err, sandbox.ErrNotFound) {
+		return usagef("sandbox stop: %v", err)
+	}
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(env.Stdout, "sandbox %s stopped; its data stays (shakedown sandbox up %s starts it again, sandbox down %s deletes it)\n", name, name, name)
+	return err
+}
+
 func (c *sandboxCmd) down(ctx context.Context, env *Env, args []string) error {
 	rest, err := c.parse(env, "down", sbflag.NewFlagSet("sandbox down"), args)
 	if err != nil {
@@ -146,7 +220,11 @@ func (c *sandboxCmd) down(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := sandbox.Down(ctx, sandbox.DefaultHome(env.Getenv), name); err != nil {
+	err = sandbox.Down(ctx, sandbox.DefaultHome(env.Getenv), name)
+	if errors.Is(err, sandbox.ErrNotFound) {
+		return usagef("sandbox down: %v", err)
+	}
+	if err != nil {
 		return err
 	}
 	_, err = fmt.Fprintf(env.Stdout, "sandbox %s down\n", name)

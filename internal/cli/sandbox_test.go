@@ -3,13 +3,29 @@ package cli
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/shakedown/shakedown/internal/sandbox"
 	"github.com/shakedown/shakedown/internal/sandbox/sandboxtest"
+	"github.com/shakedown/shakedown/internal/target"
 )
+
+// openSandbox opens a pool on a sandbox's URL.
+func openSandbox(t *testing.T, url string) *sql.DB {
+	t.Helper()
+	tg, err := target.Parse(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := tg.Open(tg.Endpoints()[0], 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
 
 // runSandboxCLI runs one command line in-process with SHAKEDOWN_HOME=home.
 func runSandboxCLI(t *testing.T, home string, args ...string) (code int, stdout, stderr string) {
@@ -36,8 +52,10 @@ func TestSandboxBadInput(t *testing.T) {
 		args       []string
 		wantStderr string
 	}{
-		{"no subcommand", []string{"sandbox"}, "missing subcommand: use up, down or list"},
-		{"unknown subcommand", []string{"sandbox", "start", "x"}, `unknown subcommand "start"`},
+		{"no subcommand", []string{"sandbox"}, "missing subcommand: use up, start, stop, down or list"},
+		{"unknown subcommand", []string{"sandbox", "begin", "x"}, `unknown subcommand "begin"`},
+		{"start a sandbox that does not exist", []string{"sandbox", "start", "x"}, "no sandbox x in"},
+		{"stop a sandbox that does not exist", []string{"sandbox", "stop", "x"}, "no sandbox x in"},
 		{"up without name", []string{"sandbox", "up"}, "sandbox up: missing NAME"},
 		{"up two names", []string{"sandbox", "up", "a", "b"}, `unexpected argument "b"`},
 		{"up bad name", []string{"sandbox", "up", "a/b"}, `sandbox name "a/b": use 1-64 letters`},
@@ -45,7 +63,7 @@ func TestSandboxBadInput(t *testing.T) {
 		{"up set port", []string{"sandbox", "up", "a", "--set", "port=1"}, "--set port: use --port"},
 		{"up bad port", []string{"sandbox", "up", "a", "--port", "70000"}, "--port 70000: want 1-65535"},
 		{"up port not a number", []string{"sandbox", "up", "a", "--port", "x"}, "--port"},
-		{"up unknown flag", []string{"sandbox", "up", "a", "--bogus"}, "unknown flag: --bogus"},
+		{"up unknown flag", []string{"sandbox", "up", "a", "--bogus"}, "--bogus: unknown option"},
 		{"down without name", []string{"sandbox", "down"}, "sandbox down: missing NAME"},
 		{"down bad name", []string{"sandbox", "down", ".."}, `sandbox name ".."`},
 		{"list with argument", []string{"sandbox", "list", "x"}, `sandbox list: unexpected argument "x"`},
@@ -80,8 +98,8 @@ func TestSandboxHelpAndEmpty(t *testing.T) {
 		t.Errorf("list: got exit %d, stdout %q, stderr %q; want 0 and no sandboxes", code, stdout, stderr)
 	}
 	code, _, stderr = runSandboxCLI(t, home, "sandbox", "down", "nope")
-	if code != ExitFailure || !strings.Contains(stderr, "no sandbox nope") {
-		t.Errorf("down missing: got exit %d, stderr %q; want 1 and no sandbox nope", code, stderr)
+	if code != ExitUsage || !strings.Contains(stderr, "no sandbox nope") {
+		t.Errorf("down missing: got exit %d, stderr %q; want 2 and no sandbox nope", code, stderr)
 	}
 }
 
@@ -127,6 +145,39 @@ func TestSandboxUpListDown(t *testing.T) {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("list: got %q, want %q in it", stdout, want)
 		}
+	}
+
+	// Killed as a crash would, cli-a comes back with its data.
+	db := openSandbox(t, urlA)
+	vfyExec(t, db, "CREATE TABLE sbtest.kept (id INT PRIMARY KEY)", "INSERT INTO sbtest.kept VALUES (42)")
+	db.Close()
+	if err := sandbox.Kill(context.Background(), home+"/sandboxes", "cli-a"); err != nil {
+		t.Fatal(err)
+	}
+	if _, stdout, _ = runSandboxCLI(t, home, "sandbox", "list"); !regexp.MustCompile(`cli-a +stopped`).MatchString(stdout) {
+		t.Errorf("list after kill -9: got %q, want cli-a stopped", stdout)
+	}
+	code, _, stderr = runSandboxCLI(t, home, "sandbox", "up", "cli-a", "--set", "sync_binlog=1")
+	if code != ExitUsage || !strings.Contains(stderr, "exists (stopped) with its own settings") {
+		t.Errorf("up of a stopped sandbox with new settings: got exit %d, stderr %q; want 2", code, stderr)
+	}
+	code, stdout, stderr = runSandboxCLI(t, home, "sandbox", "up", "cli-a")
+	if code != ExitOK || !strings.Contains(stdout, "sandbox cli-a started again with its data") || !strings.Contains(stdout, urlA) {
+		t.Fatalf("up of a killed sandbox: got exit %d, stdout %q, stderr %q; want it started again at %s", code, stdout, stderr, urlA)
+	}
+	db = openSandbox(t, urlA)
+	var id int
+	if err := db.QueryRow("SELECT id FROM sbtest.kept").Scan(&id); err != nil || id != 42 {
+		t.Errorf("data after the restart: got %d, %v; want 42", id, err)
+	}
+	db.Close()
+	code, stdout, _ = runSandboxCLI(t, home, "sandbox", "stop", "cli-a")
+	if code != ExitOK || !strings.Contains(stdout, "sandbox cli-a stopped; its data stays") {
+		t.Errorf("stop: got exit %d, %q", code, stdout)
+	}
+	code, stdout, _ = runSandboxCLI(t, home, "sandbox", "start", "cli-a", "--url-only")
+	if code != ExitOK || stdout != urlA+"\n" {
+		t.Errorf("start --url-only: got exit %d, %q; want %s", code, stdout, urlA)
 	}
 
 	for _, n := range []string{"cli-a", "cli-b"} {

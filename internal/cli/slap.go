@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/shakedown/shakedown/internal/result"
+	"github.com/shakedown/shakedown/internal/sbflag"
 	"github.com/shakedown/shakedown/internal/slap"
 	"github.com/shakedown/shakedown/internal/store"
 )
@@ -39,7 +40,7 @@ Options:
 func (c *slapCmd) run(ctx context.Context, env *Env, args []string) error {
 	o := &c.opts
 	if err := o.Parse(args); err != nil {
-		return usagef("slap: %v; see shakedown slap --help", err)
+		return usagef("slap: %s", sbflag.Explain(o.Flags(), err, "shakedown slap --help"))
 	}
 	switch {
 	case o.Help:
@@ -63,14 +64,37 @@ func (c *slapCmd) run(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	err = b.Run(ctx, slap.Env{Out: env.Stdout, Err: env.Stderr})
-	// What was measured is kept, however the test ended.
-	if serr := c.saveResults(context.WithoutCancel(ctx), env, b.Results()); serr != nil {
-		if err == nil {
-			return serr
-		}
-		fmt.Fprintf(env.Stderr, "shakedown: %v\n", serr)
+	// Where the results go is checked before the load.
+	csv := o.CSV
+	if csv == "-" {
+		csv = ""
 	}
+	if err := checkOutputs(outputFile{"--json", o.JSON}, outputFile{"--csv", csv}); err != nil {
+		return err
+	}
+	var st *store.Store
+	if o.Store != "" {
+		if st, err = openStoreFlag(ctx, "--store", o.Store); err != nil {
+			return err
+		}
+		defer st.Close()
+	}
+	out := env.Stdout
+	if o.JSON == "-" {
+		out = env.Stderr // standard output is the documents'
+	}
+	err = b.Run(ctx, slap.Env{Out: out, Err: env.Stderr})
+	// What was measured is kept, however the test ended.
+	if serr := c.saveResults(context.WithoutCancel(ctx), env, out, st, b.Results()); serr != nil {
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "shakedown: %v\n", slapError(err))
+		}
+		return serr
+	}
+	return slapError(err)
+}
+
+func slapError(err error) error {
 	if errors.Is(err, slap.ErrInterrupted) {
 		return errors.New("interrupted: the summary above covers what ran before the stop")
 	}
@@ -78,8 +102,9 @@ func (c *slapCmd) run(ctx context.Context, env *Env, args []string) error {
 }
 
 // saveResults writes --json (a list of result documents, one per
-// concurrency level) and records each level in --store.
-func (c *slapCmd) saveResults(ctx context.Context, env *Env, levels []*result.Result) error {
+// concurrency level) and records each level in the store, saying so on
+// out. What cannot be saved goes to standard error as JSON.
+func (c *slapCmd) saveResults(ctx context.Context, env *Env, out io.Writer, st *store.Store, levels []*result.Result) error {
 	o := &c.opts
 	if len(levels) == 0 {
 		return nil
@@ -87,32 +112,33 @@ func (c *slapCmd) saveResults(ctx context.Context, env *Env, levels []*result.Re
 	for _, r := range levels {
 		r.Tool = "shakedown " + Version
 	}
+	var errs []error
 	if o.JSON != "" {
 		b, err := json.MarshalIndent(levels, "", "  ")
 		if err != nil {
 			return err
 		}
-		if err := writeFileAtomic(o.JSON, append(b, '\n')); err != nil {
-			return fmt.Errorf("--json: %w", err)
+		if err := writeOutput(env.Stdout, outputFile{"--json", o.JSON}, append(b, '\n')); err != nil {
+			errs = append(errs, err)
 		}
 	}
-	if o.Store == "" {
-		return nil
-	}
-	st, err := store.Open(ctx, o.Store)
-	if err != nil {
-		return fmt.Errorf("--store: %w", err)
-	}
-	defer st.Close()
-	for _, r := range levels {
-		run := &store.Run{Target: r.Target.Name, Workload: r.Workload, Threads: r.Threads, Command: slapCommand(r.Options),
-			Status: resultStatus(r), Error: r.Error, StartedAt: r.StartedAt, WallS: r.TimeS, Result: r}
-		if _, err := st.AddRun(ctx, run); err != nil {
-			return fmt.Errorf("--store: %w", err)
+	if st != nil {
+		stored := 0
+		for _, r := range levels {
+			run := &store.Run{Target: r.Target.Name, Workload: r.Workload, Threads: r.Threads, Command: slapCommand(r.Options),
+				Status: resultStatus(r), Error: r.Error, StartedAt: r.StartedAt, WallS: r.TimeS, Result: r}
+			if _, err := st.AddRun(ctx, run); err != nil {
+				errs = append(errs, fmt.Errorf("--store %s: %w", st.Path(), err))
+				break
+			}
+			stored++
+		}
+		if stored == len(levels) && !o.Silent {
+			fmt.Fprintf(out, "%d concurrency level(s) stored in %s (shakedown report --runs)\n", len(levels), o.Store)
 		}
 	}
-	if !o.Silent {
-		fmt.Fprintf(env.Stdout, "%d concurrency level(s) stored in %s (shakedown report --runs)\n", len(levels), o.Store)
+	if len(errs) > 0 {
+		return rescue(env.Stderr, errors.Join(errs...), levels)
 	}
 	return nil
 }

@@ -145,7 +145,7 @@ func TestSlapBadInput(t *testing.T) {
 		args []string
 		want []string
 	}{
-		{"unknown option", []string{"--query=select 1", "--frobnicate"}, []string{"unknown flag: --frobnicate"}},
+		{"unknown option", []string{"--query=select 1", "--frobnicate"}, []string{"--frobnicate: unknown option"}},
 		{"empty query file", []string{"--query=" + empty}, []string{"--query " + empty, "empty"}},
 		{"syntax error in statement 7", []string{"--query=" + bad, "--delimiter=;"}, []string{bad, "statement 7 (line 7)", "unterminated quoted string", "select 'seven;"}},
 		{"delimiter that never occurs", []string{"--query=" + nodelim, "--delimiter=;"}, []string{nodelim, `the delimiter ";" never occurs`}},

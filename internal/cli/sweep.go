@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -16,15 +18,20 @@ import (
 	"github.com/shakedown/shakedown/internal/sbflag"
 	"github.com/shakedown/shakedown/internal/store"
 	"github.com/shakedown/shakedown/internal/sweep"
+	"github.com/shakedown/shakedown/internal/target"
 )
 
-const sweepUsage = `usage: shakedown sweep PLAN.yaml [--store FILE] [--verbose] [--dry-run]
+const sweepUsage = `usage: shakedown sweep PLAN.yaml [--store FILE] [--baseline NAME] [--verbose] [--dry-run]
+       shakedown sweep --resume [ID] [--store FILE]
 
 Runs every target of the plan at every workload, thread level and repeat,
 each step one "shakedown run", and stores every result. The plan is checked
 completely, and every target is connected to, before anything runs. A failed
 step is stored as failed and the sweep goes on; Ctrl-C stops it and keeps
-every finished step. Then "shakedown report" shows the comparison.
+every finished step; "sweep --resume" continues it in the same store. Then
+"shakedown report" shows the comparison. With --baseline, the results are
+also compared with a saved baseline (shakedown baseline), and the exit code
+is 3 when anything is slower.
 
 A plan:
 
@@ -34,7 +41,7 @@ A plan:
       role: control                # exactly one control
     - name: relaxed
       url: mysql://bench@10.0.0.2:3306/sbtest
-      password_env: RELAXED_PW     # passwords only from the environment
+      password_env: RELAXED_PW     # this variable holds the password; without it: --password-file, MYSQL_PWD, ~/.my.cnf
   options: {tables: 4, table-size: 10000}   # for every workload
   workloads:
     - oltp_point_select
@@ -46,12 +53,17 @@ A plan:
   threads: [1, 4, 16, 64]
   time: 10                         # seconds per step (or events: N)
   warmup: 2                        # seconds before measuring, excluded
-  repeats: 3
+  repeats: 5                       # or auto: 3, more where inconclusive
+  max_repeats: 10                  # with repeats: auto
+  noise_threshold: 2%              # smaller differences count as the same
   cooldown: 1                      # seconds between steps
-  prepare: true                    # make the data once per target
+  prepare: true                    # make the data once per target; refused
+                                   # if tables there hold rows, unless
+                                   # prepare: replace
   prepare_threads: 4
   cleanup: false                   # drop it at the end
-  order: interleave                # or sequential
+  order: counterbalanced           # A B B A at each level; or interleave,
+                                   # sequential
 
 Options:
 `
@@ -61,7 +73,10 @@ type sweepCmd struct {
 	storePath string
 	verbose   bool
 	dryRun    bool
+	resume    string
+	baseline  string
 	help      bool
+	creds     target.Credentials
 }
 
 func (c *sweepCmd) flags(env *Env) *pflag.FlagSet {
@@ -69,19 +84,26 @@ func (c *sweepCmd) flags(env *Env) *pflag.FlagSet {
 	fs.StringVar(&c.storePath, "store", store.DefaultPath(env.Getenv), "results store (SQLite file)")
 	fs.BoolVarP(&c.verbose, "verbose", "v", false, "print every second of every run, and prepare's progress")
 	fs.BoolVar(&c.dryRun, "dry-run", false, "check the plan and the targets, list the steps, run nothing")
+	fs.StringVar(&c.resume, "resume", "", "continue an interrupted sweep of the store: its ID, or latest")
+	fs.Lookup("resume").NoOptDefVal = "latest"
+	fs.StringVar(&c.baseline, "baseline", "", "compare the results with this saved baseline; exit 3 when anything is slower")
 	fs.BoolVarP(&c.help, "help", "h", false, "show this help")
+	c.creds.Bind(fs)
 	return fs
 }
 
 func (c *sweepCmd) run(ctx context.Context, env *Env, args []string) error {
 	fs := c.flags(env)
 	if err := fs.Parse(args); err != nil {
-		return usagef("sweep: %v (see shakedown sweep --help)", err)
+		return flagError("sweep", "sweep", fs, err)
 	}
 	if c.help {
 		fmt.Fprint(env.Stdout, sweepUsage)
 		fmt.Fprint(env.Stdout, fs.FlagUsages())
 		return nil
+	}
+	if c.resume != "" {
+		return c.runResume(ctx, env, fs.Args())
 	}
 	if fs.NArg() != 1 {
 		return usagef("sweep: name one plan file, e.g. shakedown sweep plan.yaml (see shakedown sweep --help)")
@@ -95,9 +117,32 @@ func (c *sweepCmd) run(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	for _, t := range p.Targets {
+		// password_env, when a target names one, has given its password;
+		// the others look where every command looks.
+		if err := c.creds.Fill(t.Target, env.Getenv); err != nil {
+			return err
+		}
+	}
+	var st *store.Store
+	if c.baseline != "" {
+		// A baseline that is not there is bad input: say so before the
+		// sweep, not after it.
+		if st, err = openExistingStore(ctx, c.storePath, "sweep: --baseline"); err != nil {
+			return err
+		}
+		defer st.Close()
+		if _, err := lookupBaseline(ctx, st, c.baseline, "sweep"); err != nil {
+			return err
+		}
+	}
 	steps := p.Steps()
-	fmt.Fprintf(env.Stdout, "plan %s: %d steps (%d targets x %d workloads x %d thread levels x %d repeats), about %s\n",
-		path, len(steps), len(p.Targets), len(p.Workloads), len(p.Threads), p.Repeats, estimate(p))
+	reps := strconv.Itoa(p.Repeats) + " repeats"
+	if p.AutoRepeats {
+		reps = fmt.Sprintf("%d repeats, auto: more where inconclusive, up to %d", p.Repeats, p.MaxRepeats)
+	}
+	fmt.Fprintf(env.Stdout, "plan %s: %d steps (%d targets x %d workloads x %d thread levels x %s), about %s, order %s\n",
+		path, len(steps), len(p.Targets), len(p.Workloads), len(p.Threads), reps, estimate(p), p.Order)
 	envs, err := sweep.Check(ctx, p)
 	if err != nil {
 		return err
@@ -105,23 +150,100 @@ func (c *sweepCmd) run(ctx context.Context, env *Env, args []string) error {
 	for _, e := range envs {
 		fmt.Fprintf(env.Stdout, "  %-10s %-9s %s %s at %s\n", e.Target.Name, e.Target.Role, e.Server.Flavour, e.Server.Version, e.Target.Target.Redacted())
 	}
+	for _, line := range sweep.SameServers(envs) {
+		fmt.Fprintf(env.Stdout, "  %s\n", line)
+	}
+	if err := sweep.CheckData(ctx, p, envs); err != nil {
+		return err
+	}
 	if c.dryRun {
 		for _, s := range steps {
 			fmt.Fprintf(env.Stdout, "%4d  %-10s %s\n", s.Index, s.Target.Name, strings.Join(p.Args(s.Workload, s.Threads), " "))
 		}
 		return nil
 	}
-	st, err := store.Open(ctx, c.storePath)
-	if err != nil {
-		return err
+	if st == nil {
+		if st, err = openStoreFlag(ctx, "--store", c.storePath); err != nil {
+			return err
+		}
+		defer st.Close()
 	}
-	defer st.Close()
 	host, _ := os.Hostname()
 	sum, err := sweep.Run(ctx, p, envs, sweep.Options{
 		Store: st, Progress: env.Stderr, Live: isTerminal(env.Stderr), Verbose: c.verbose,
 		Host: host, Version: Version,
 	})
+	if err := finishSweep(ctx, env, st, sum, err); err != nil {
+		return err
+	}
+	if c.baseline != "" {
+		return compareWithBaseline(ctx, env, st, c.baseline, sum.SweepID)
+	}
+	return nil
+}
+
+// runResume continues an interrupted sweep from its stored plan.
+func (c *sweepCmd) runResume(ctx context.Context, env *Env, args []string) error {
+	if len(args) > 0 {
+		return usagef("sweep --resume takes the plan from the store: leave out %s (see shakedown sweep --help)", args[0])
+	}
+	st, err := openExistingStore(ctx, c.storePath, "sweep --resume")
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	var id int64
+	if c.resume == "latest" {
+		sweeps, err := st.Sweeps(ctx)
+		if err != nil {
+			return err
+		}
+		for _, s := range sweeps {
+			if s.Status == store.SweepInterrupted || s.Status == store.SweepRunning {
+				id = s.ID
+				break
+			}
+		}
+		if id == 0 {
+			return usagef("sweep --resume: %s holds no interrupted sweep (see shakedown report --list)", c.storePath)
+		}
+	} else if id, err = strconv.ParseInt(c.resume, 10, 64); err != nil || id < 1 {
+		return usagef("sweep --resume %q: want a sweep ID (see shakedown report --list) or nothing for the latest interrupted", c.resume)
+	}
+	sw, err := st.Sweep(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return usagef("sweep --resume: no sweep %d in %s (see shakedown report --list)", id, c.storePath)
+	}
+	if err != nil {
+		return err
+	}
+	if sw.Status == store.SweepDone {
+		return usagef("sweep --resume: sweep %d is done: nothing to resume", id)
+	}
+	p, err := plan.Parse(sw.PlanPath, []byte(sw.Plan), env.Getenv)
+	if err != nil {
+		return fmt.Errorf("sweep --resume: the plan stored with sweep %d: %w", id, err)
+	}
+	fmt.Fprintf(env.Stdout, "resuming sweep %d %q of plan %s in %s\n", id, sw.Name, sw.PlanPath, c.storePath)
+	envs, err := sweep.Check(ctx, p)
+	if err != nil {
+		return err
+	}
+	host, _ := os.Hostname()
+	sum, err := sweep.Run(ctx, p, envs, sweep.Options{
+		Store: st, Progress: env.Stderr, Live: isTerminal(env.Stderr), Verbose: c.verbose,
+		Host: host, Version: Version, Resume: id,
+	})
 	return finishSweep(ctx, env, st, sum, err)
+}
+
+// openExistingStore opens a store that must already exist: reading one
+// that is not there is bad input, not a reason to make an empty file.
+func openExistingStore(ctx context.Context, path, what string) (*store.Store, error) {
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return nil, usagef("%s: no store at %s: name the store with --store", what, path)
+	}
+	return store.Open(ctx, path)
 }
 
 // finishSweep prints the comparison of a finished (or interrupted) sweep
@@ -142,7 +264,8 @@ func finishSweep(ctx context.Context, env *Env, st *store.Store, sum *sweep.Summ
 	fmt.Fprintf(env.Stdout, "full report: shakedown report --store %s --sweep %d --format html -o report.html\n", st.Path(), sum.SweepID)
 	switch {
 	case errors.Is(runErr, sweep.ErrInterrupted):
-		return fmt.Errorf("interrupted: %d of %d steps finished and are stored as sweep %d", sum.OK+sum.Failed, sum.Steps, sum.SweepID)
+		return fmt.Errorf("interrupted: %d of %d steps finished and are stored as sweep %d; continue it with shakedown sweep --resume %d --store %s",
+			sum.OK+sum.Failed, sum.Steps, sum.SweepID, sum.SweepID, st.Path())
 	case runErr != nil:
 		return runErr
 	case sum.Failed > 0:
@@ -151,14 +274,19 @@ func finishSweep(ctx context.Context, env *Env, st *store.Store, sum *sweep.Summ
 	return nil
 }
 
-// estimate is the sweep's nominal duration.
+// estimate is the sweep's nominal duration; with repeats: auto, of its
+// first round and at most.
 func estimate(p *plan.Plan) string {
 	per := p.TimeS + p.WarmupS + p.CooldownS
 	if p.TimeS == 0 {
 		return "an unknown time (steps are limited by events)"
 	}
+	mmss := func(s int) string { return fmt.Sprintf("%dm%02ds", s/60, s%60) }
 	total := per * len(p.Steps())
-	return fmt.Sprintf("%dm%02ds", total/60, total%60)
+	if p.AutoRepeats {
+		return mmss(total) + " for the first round, " + mmss(total*p.MaxRepeats/p.Repeats) + " at most"
+	}
+	return mmss(total)
 }
 
 // isTerminal reports whether w is a terminal, for a progress line redrawn

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -12,7 +13,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shakedown/shakedown/internal/plan"
+	"github.com/shakedown/shakedown/internal/runner"
 	"github.com/shakedown/shakedown/internal/sandbox/sandboxtest"
+	"github.com/shakedown/shakedown/internal/store"
+	"github.com/shakedown/shakedown/internal/sweep"
 	"github.com/shakedown/shakedown/internal/target"
 )
 
@@ -74,6 +79,14 @@ time: 1
 	}{
 		{"typo", func(t *testing.T) string { return good("mysql://u@127.0.0.1:1/d") + "repaets: 2\n" }, ExitUsage,
 			[]string{`plan.yaml:9: unknown key "repaets" in plan (did you mean "repeats"?)`}},
+		{"noise threshold with one repeat", func(t *testing.T) string {
+			return good("mysql://u@127.0.0.1:1/d") + "repeats: 1\nnoise_threshold: 75%\n"
+		}, ExitUsage,
+			[]string{`plan.yaml:10: noise_threshold: 75%: want 0 to 50%`}},
+		{"unknown order", func(t *testing.T) string { return good("mysql://u@127.0.0.1:1/d") + "order: random\n" }, ExitUsage,
+			[]string{`plan.yaml:9: order: "random": want counterbalanced (the default), interleave or sequential`}},
+		{"unknown baseline", func(t *testing.T) string { return good("mysql://u@127.0.0.1:1/d") }, ExitUsage,
+			[]string{"no store at"}},
 		{"unknown workload", func(t *testing.T) string {
 			return strings.Replace(good("mysql://u@127.0.0.1:1/d"), "oltp_point_select", "oltp_teleport", 1)
 		}, ExitUsage, []string{`plan.yaml:6: unknown workload "oltp_teleport"`, "oltp_read_write"}},
@@ -96,7 +109,11 @@ time: 1
 		t.Run(tc.name, func(t *testing.T) {
 			path := writePlan(t, tc.plan(t))
 			db := filepath.Join(t.TempDir(), "s.db")
-			code, _, stderr := runEnv(context.Background(), nil, "sweep", path, "--store", db)
+			args := []string{"sweep", path, "--store", db}
+			if tc.name == "unknown baseline" {
+				args = append(args, "--baseline", "nightly")
+			}
+			code, _, stderr := runEnv(context.Background(), nil, args...)
 			if code != tc.code {
 				t.Errorf("exit code: got %d, want %d (stderr %q)", code, tc.code, stderr)
 			}
@@ -320,5 +337,58 @@ func TestReportLooseRuns(t *testing.T) {
 		if code, _, errOut := runCLI(context.Background(), bad...); code != 2 || !strings.Contains(errOut, "report:") {
 			t.Errorf("%q: exit %d, %q; want 2 and a message", bad, code, errOut)
 		}
+	}
+}
+
+// TestSweepResume interrupts a sweep, then continues it from the command
+// line in the same store; a store with nothing to resume is bad input.
+func TestSweepResume(t *testing.T) {
+	url := sandboxtest.URL(t)
+	mustExec(t, adminDB(t, url), "DROP DATABASE IF EXISTS resume_cli", "CREATE DATABASE resume_cli")
+	url = strings.TrimSuffix(url, "/sbtest") + "/resume_cli"
+	path := writePlan(t, fmt.Sprintf(`targets:
+  - {name: a, url: "%s", role: control}
+workloads:
+  - name: oltp_point_select
+    options: {tables: 1, table-size: 100}
+threads: [1, 2]
+time: 1
+prepare: replace
+`, url))
+	src, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := plan.Parse(path, src, func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	envs, err := sweep.Check(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(t.TempDir(), "s.db")
+	st, err := store.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	_, err = sweep.Run(ctx, p, envs, sweep.Options{Store: st, OnInterval: func(s plan.Step, _ runner.Interval) {
+		if s.Index == 2 {
+			cancel()
+		}
+	}})
+	st.Close()
+	if !errors.Is(err, sweep.ErrInterrupted) {
+		t.Fatalf("first part: got %v, want interrupted", err)
+	}
+	code, stdout, stderr := runEnv(context.Background(), nil, "sweep", "--resume", "--store", db)
+	if code != ExitOK || !strings.Contains(stdout, "resuming sweep 1") || !strings.Contains(stdout, "sweep 1: 2 of 2 steps ok") {
+		t.Errorf("resume: exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
+	}
+	code, _, stderr = runEnv(context.Background(), nil, "sweep", "--resume", "--store", db)
+	if code != ExitUsage || !strings.Contains(stderr, "holds no interrupted sweep") {
+		t.Errorf("nothing to resume: got exit %d, %q; want 2", code, stderr)
 	}
 }

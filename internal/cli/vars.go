@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/shakedown/shakedown/internal/sbflag"
+	"github.com/shakedown/shakedown/internal/target"
 	"github.com/shakedown/shakedown/internal/vars"
 )
 
@@ -19,8 +20,12 @@ TARGET being the control. Values are normalised before comparing (ON, YES
 and TRUE are 1; numbers compare numerically; case is ignored) and
 per-instance values (server_id, ports, paths, host names) are ignored. The
 variables known to change performance or behaviour come first, each with a
-line saying what it changes. Exits 3 when differences are shown, 0 when
-there are none. TARGET is a URL such as mysql://user:password@host:port/db.
+line saying what it changes. Variables that only some servers have (across
+versions or flavours: MariaDB's wsrep_*, TiDB's tidb_*) are summed up in a
+section of their own; --all lists them one by one. Exits 3 when differences
+are shown, 0 when there are none. TARGET is a URL such as
+mysql://user@host:port/ (no database needed: variables are server-wide; one
+that is named must exist). Passwords: shakedown help targets.
 
 "vars bisect" finds which of the differences make performance differ
 (shakedown vars bisect --help).
@@ -30,14 +35,16 @@ Options:
 
 // varsCmd is "shakedown vars diff".
 type varsCmd struct {
-	all  bool
-	json bool
+	all   bool
+	json  bool
+	creds target.Credentials
 }
 
 func (c *varsCmd) flags() *pflag.FlagSet {
 	fs := sbflag.NewFlagSet("vars diff")
-	fs.BoolVar(&c.all, "all", false, "list every variable, equal ones too (after the differences)")
+	fs.BoolVar(&c.all, "all", false, "list every variable: equal ones too (after the differences), and each of those only some servers have")
 	fs.BoolVar(&c.json, "json", false, "print the comparison as JSON")
+	c.creds.Bind(fs)
 	return fs
 }
 
@@ -61,20 +68,20 @@ func (c *varsCmd) run(ctx context.Context, env *Env, args []string) error {
 			fmt.Fprint(env.Stdout, varsUsage, fs.FlagUsages())
 			return nil
 		}
-		return usagef("vars diff: %v (see shakedown vars --help)", err)
+		return flagError("vars diff", "vars", fs, err)
 	}
 	if fs.NArg() < 2 {
 		return usagef("vars diff: give at least two TARGETs, the control first")
 	}
 	for _, raw := range fs.Args() {
-		if _, err := parseURL("vars diff", raw); err != nil {
+		if _, err := parseURL(env, &c.creds, "vars diff", raw); err != nil {
 			return err
 		}
 	}
 	names := make([]string, fs.NArg())
 	sets := make([]map[string]string, fs.NArg())
 	for i, raw := range fs.Args() {
-		tgt, db, err := connectURL(ctx, "vars diff", raw, 1)
+		tgt, db, err := connectURL(ctx, env, &c.creds, "vars diff", raw, 1)
 		if err != nil {
 			return err
 		}
@@ -90,7 +97,7 @@ func (c *varsCmd) run(ctx context.Context, env *Env, args []string) error {
 	if c.json {
 		err = vars.WriteJSON(env.Stdout, names, diffs)
 	} else {
-		err = vars.WriteText(env.Stdout, names, diffs)
+		err = vars.WriteText(env.Stdout, names, diffs, c.all)
 	}
 	if err != nil {
 		return err

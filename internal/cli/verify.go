@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/shakedown/shakedown/internal/sbflag"
+	"github.com/shakedown/shakedown/internal/store"
 	"github.com/shakedown/shakedown/internal/target"
 	"github.com/shakedown/shakedown/internal/verify"
 )
@@ -22,9 +24,17 @@ Proves that TARGET holds exactly SOURCE's data: tables, columns, types,
 nullability, defaults, character sets, collations and indexes, then row
 counts and chunked checksums, then the rows that differ (key; missing on
 target, extra on target, or changed, with the columns) and, with --fix-sql,
-the SQL that would make TARGET equal to SOURCE. SOURCE and TARGET are URLs,
-mysql://user:password@host:port/db. verify never writes to either server and
-takes no locks: each chunk is read in a read-only consistent snapshot.
+the SQL that would make TARGET equal to SOURCE. verify never writes to either
+server and takes no locks: each chunk is read in a read-only consistent
+snapshot.
+
+SOURCE and TARGET are URLs, mysql://user@host:port/db. Which databases:
+--databases when given (the same names on both sides); else the URLs'
+databases (a URL without one takes the other's); else, when neither names
+one, every user database of SOURCE (all but mysql, sys, information_schema
+and performance_schema), by the same names on TARGET. A database that SOURCE
+does not have is bad usage (exit 2); one that TARGET lacks is a difference.
+Passwords: shakedown help targets.
 
 Exit status: 0 equal, 3 differences found, 1 the check failed, 2 bad usage.
 
@@ -48,11 +58,14 @@ type verifyCmd struct {
 	recheckWait time.Duration
 	maxRows     int
 	progress    time.Duration
+	storePath   string
+
+	creds target.Credentials
 }
 
-func (c *verifyCmd) flags() *pflag.FlagSet {
+func (c *verifyCmd) flags(env *Env) *pflag.FlagSet {
 	fs := sbflag.NewFlagSet("verify")
-	fs.Var(&c.databases, "databases", "databases to compare, the same names on both sides (default: SOURCE's database against TARGET's)")
+	fs.Var(&c.databases, "databases", "databases to compare, the same names on both sides (default: SOURCE's database against TARGET's; every user database when the URLs name none)")
 	fs.Var(&c.tables, "tables", "only these tables: db.table or table, * and ? allowed (comma list)")
 	fs.Var(&c.exclude, "exclude", "skip these tables: same forms as --tables")
 	fs.StringVar(&c.where, "where", "", "compare only rows matching this SQL condition, on both sides")
@@ -67,22 +80,26 @@ func (c *verifyCmd) flags() *pflag.FlagSet {
 	fs.DurationVar(&c.recheckWait, "recheck-wait", 500*time.Millisecond, "wait before each re-read of differing rows")
 	fs.IntVar(&c.maxRows, "max-rows", 1000, "differing rows listed per table (all are counted and in --fix-sql)")
 	fs.DurationVar(&c.progress, "progress", 2*time.Second, "progress line interval, on stderr (0: only a line per finished table)")
+	fs.StringVar(&c.storePath, "store", "", "save the result for shakedown readiness: --store in the default store, --store=FILE in another")
+	fs.Lookup("store").NoOptDefVal = store.DefaultPath(env.Getenv)
+
+	c.creds.Bind(fs)
 	return fs
 }
 
 func (c *verifyCmd) run(ctx context.Context, env *Env, args []string) error {
-	fs := c.flags()
+	fs := c.flags(env)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			fmt.Fprint(env.Stdout, verifyUsage)
 			fmt.Fprint(env.Stdout, fs.FlagUsages())
 			return nil
 		}
-		return usagef("verify: %v (see shakedown verify --help)", err)
+		return flagError("verify", "verify", fs, err)
 	}
 	rest := fs.Args()
 	if len(rest) != 2 {
-		return usagef("verify: want SOURCE and TARGET, got %d argument(s): shakedown verify mysql://user@source/db mysql://user@target/db", len(rest))
+		return usagef("verify: want SOURCE and TARGET, got %d argument(s): shakedown verify mysql://user@source/db mysql://user@target/db (a file for --store goes after '=': --store=FILE)", len(rest))
 	}
 	switch {
 	case c.threads < 1:
@@ -102,13 +119,24 @@ func (c *verifyCmd) run(ctx context.Context, env *Env, args []string) error {
 	case strings.Contains(c.where, ";"):
 		return usagef("verify: --where is one condition, without ';'")
 	}
-	src, err := parseTargetArg("SOURCE", rest[0])
+	src, err := parseURL(env, &c.creds, "verify: SOURCE", rest[0])
 	if err != nil {
 		return err
 	}
-	dst, err := parseTargetArg("TARGET", rest[1])
+	dst, err := parseURL(env, &c.creds, "verify: TARGET", rest[1])
 	if err != nil {
 		return err
+	}
+	// Where the results go is checked before anything is read.
+	if err := checkOutputs(outputFile{"--fix-sql", c.fixSQL}, outputFile{"--json", c.jsonFile}, outputFile{"--html", c.htmlFile}); err != nil {
+		return err
+	}
+	// A URL without a database takes the other's.
+	switch {
+	case src.NamesDB() && !dst.NamesDB():
+		dst.DB = src.DB
+	case dst.NamesDB() && !src.NamesDB():
+		src.DB = dst.DB
 	}
 
 	size := c.threads + 2
@@ -121,9 +149,17 @@ func (c *verifyCmd) run(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	defer dSide.DB.Close()
+	databases := []string(c.databases)
+	if len(databases) > 0 || src.DB == "" {
+		// The URLs' databases are checked by verify itself, which also
+		// pairs two different names.
+		if databases, err = src.Databases(ctx, sSide.DB, c.databases, target.EveryDatabase, "verify: SOURCE"); err != nil {
+			return err
+		}
+	}
 
 	opts := verify.Options{
-		Databases:   c.databases,
+		Databases:   databases,
 		Tables:      c.tables,
 		Exclude:     c.exclude,
 		Where:       c.where,
@@ -193,6 +229,12 @@ func (c *verifyCmd) run(ctx context.Context, env *Env, args []string) error {
 			return err
 		}
 	}
+	if c.storePath != "" {
+		if err := storeVerify(ctx, c.storePath, rep, runErr); err != nil {
+			return err
+		}
+		fmt.Fprintf(env.Stdout, "stored in %s (shakedown readiness)\n", c.storePath)
+	}
 	switch {
 	case errors.Is(runErr, verify.ErrInterrupted):
 		if c.resume != "" {
@@ -207,18 +249,6 @@ func (c *verifyCmd) run(ctx context.Context, env *Env, args []string) error {
 	return nil
 }
 
-// parseTargetArg reads a SOURCE or TARGET argument.
-func parseTargetArg(what, raw string) (*target.Target, error) {
-	if !strings.HasPrefix(raw, "mysql://") {
-		return nil, usagef("verify: %s must be a URL mysql://user:password@host:port/db", what)
-	}
-	t, err := target.Parse(raw)
-	if err != nil {
-		return nil, usagef("verify: %s: %v", what, err)
-	}
-	return t, nil
-}
-
 // writeFile creates path and fills it with write.
 func writeFile(path string, write func(io.Writer) error) error {
 	f, err := os.Create(path)
@@ -231,6 +261,49 @@ func writeFile(path string, write func(io.Writer) error) error {
 	}
 	if err := f.Close(); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// storeVerify saves a verify result for readiness pages. A run that was
+// interrupted or failed on some table proves nothing about the rest: it is
+// stored as incomplete.
+func storeVerify(ctx context.Context, path string, rep *verify.Report, runErr error) error {
+	ctx = context.WithoutCancel(ctx) // an interrupted run is saved too
+	st, err := store.Open(ctx, path)
+	if err != nil {
+		return fmt.Errorf("--store: %w", err)
+	}
+	defer st.Close()
+	var doc bytes.Buffer
+	if err := verify.WriteJSON(&doc, rep); err != nil {
+		return err
+	}
+	outcome, summary := store.OutcomePass, fmt.Sprintf("%d tables equal", len(rep.Tables))
+	switch {
+	case rep.Interrupted || rep.Failed > 0 || runErr != nil:
+		outcome = store.OutcomeIncomplete
+		summary = fmt.Sprintf("incomplete: %d of %d tables could not be checked", rep.Failed, len(rep.Tables))
+		if rep.Interrupted {
+			summary = "interrupted before every table was checked"
+		}
+	case !rep.Equal:
+		outcome = store.OutcomeFail
+		differing := 0
+		for _, t := range rep.Tables {
+			if !t.Equal {
+				differing++
+			}
+		}
+		summary = fmt.Sprintf("%d of %d tables differ: %d differing rows, %d schema differences",
+			differing, len(rep.Tables), rep.DifferingRows, rep.SchemaDifferences)
+	}
+	_, err = st.AddEvidence(ctx, &store.Evidence{
+		Kind: store.KindVerify, Source: rep.Source, Target: rep.Target, At: rep.Started, Tool: Version,
+		Outcome: outcome, Summary: summary, Document: doc.Bytes(),
+	})
+	if err != nil {
+		return fmt.Errorf("--store: %w", err)
 	}
 	return nil
 }

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/shakedown/shakedown/internal/sandbox/sandboxtest"
+	"github.com/shakedown/shakedown/internal/store"
 	"github.com/shakedown/shakedown/internal/target"
 )
 
@@ -26,15 +27,15 @@ func TestVerifyBadInput(t *testing.T) {
 		{"no arguments", []string{"verify"}, "want SOURCE and TARGET, got 0"},
 		{"one argument", []string{"verify", u}, "want SOURCE and TARGET, got 1"},
 		{"three arguments", []string{"verify", u, u, u}, "got 3"},
-		{"not a URL", []string{"verify", "db1", u}, "SOURCE must be a URL mysql://"},
+		{"not a URL", []string{"verify", "db1", u}, "SOURCE: \"db1\" is not a target URL"},
 		{"bad URL", []string{"verify", u, "mysql://u@h:99999/x"}, "TARGET"},
 		{"threads", []string{"verify", u, u, "--threads", "0"}, "--threads must be >= 1"},
 		{"chunk time", []string{"verify", u, u, "--chunk-time", "0s"}, "--chunk-time must be > 0"},
 		{"max load", []string{"verify", u, u, "--max-load", "-1"}, "--max-load must be >= 0"},
 		{"where", []string{"verify", u, u, "--where", "1; DROP TABLE t"}, "--where is one condition"},
-		{"unknown flag", []string{"verify", u, u, "--bogus"}, "unknown flag: --bogus"},
+		{"unknown flag", []string{"verify", u, u, "--bogus"}, "--bogus: unknown option"},
 		{"analyze no target", []string{"analyze"}, "want one TARGET, got 0"},
-		{"analyze not a URL", []string{"analyze", "db1"}, "TARGET must be a URL"},
+		{"analyze not a URL", []string{"analyze", "db1"}, "is not a target URL"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -154,7 +155,9 @@ func TestVerifySbtestRepair(t *testing.T) {
 	}
 	dir := t.TempDir()
 	fixPath, jsonPath, htmlPath := filepath.Join(dir, "fix.sql"), filepath.Join(dir, "v.json"), filepath.Join(dir, "v.html")
-	code, stdout, stderr := runCLI(context.Background(), "verify", srcURL, dstURL, "--fix-sql", fixPath, "--json", jsonPath, "--html", htmlPath)
+	storePath := filepath.Join(dir, "s.db")
+	code, stdout, stderr := runCLI(context.Background(), "verify", srcURL, dstURL, "--fix-sql", fixPath, "--json", jsonPath, "--html", htmlPath,
+		"--store="+storePath)
 	if code != ExitDifferences {
 		t.Fatalf("got exit %d, want 3\n%s%s", code, stdout, stderr)
 	}
@@ -198,7 +201,7 @@ func TestVerifySbtestRepair(t *testing.T) {
 	if strings.Join(got, "\n") != strings.Join(want, "\n") || total != 7 || doc.Equal || len(doc.Tables) != 4 {
 		t.Errorf("got %d tables, %d differing rows:\n  %s\nwant 4, 7:\n  %s", len(doc.Tables), total, strings.Join(got, "\n  "), strings.Join(want, "\n  "))
 	}
-	for _, s := range []string{"sbtest1", "changed id=500 (c)", "4 tables compared", "compared by these rules"} {
+	for _, s := range []string{"sbtest1", `changed id=500 (c: "`, `"changed" on the target)`, "4 tables compared", "compared by these rules"} {
 		if !strings.Contains(stdout, s) {
 			t.Errorf("stdout lacks %q:\n%s", s, stdout)
 		}
@@ -208,6 +211,9 @@ func TestVerifySbtestRepair(t *testing.T) {
 	}
 	if html, err := os.ReadFile(htmlPath); err != nil || !strings.Contains(string(html), "changed") {
 		t.Errorf("HTML report: %v", err)
+	}
+	if e := latestVerify(t, storePath); e.Outcome != store.OutcomeFail || e.Summary != "4 of 4 tables differ: 7 differing rows, 0 schema differences" {
+		t.Errorf("stored: got outcome %q summary %q, want fail and the counts", e.Outcome, e.Summary)
 	}
 
 	// Apply the repair SQL the way a DBA would, statement by statement.
@@ -227,10 +233,29 @@ func TestVerifySbtestRepair(t *testing.T) {
 		}
 	}
 	conn.Close()
-	code, stdout, stderr = runCLI(context.Background(), "verify", srcURL, dstURL)
+	code, stdout, stderr = runCLI(context.Background(), "verify", srcURL, dstURL, "--store="+storePath)
 	if code != ExitOK || !strings.Contains(stdout, "source and target are equal") {
 		t.Errorf("after the repair: got exit %d\n%s%s", code, stdout, stderr)
 	}
+
+	// Both runs are in the store, the repaired one last.
+	if e := latestVerify(t, storePath); e.Outcome != store.OutcomePass || e.Summary != "4 tables equal" || e.ID != 2 {
+		t.Errorf("stored after the repair: got id %d outcome %q summary %q, want 2, pass, 4 tables equal", e.ID, e.Outcome, e.Summary)
+	}
+}
+
+func latestVerify(t *testing.T, path string) *store.Evidence {
+	t.Helper()
+	st, err := store.Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	e, err := st.LatestEvidence(context.Background(), store.KindVerify, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
 }
 
 func TestAnalyze(t *testing.T) {

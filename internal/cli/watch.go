@@ -2,12 +2,11 @@ package cli
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"runtime"
-	"strings"
+	"strconv"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -17,15 +16,20 @@ import (
 	"github.com/shakedown/shakedown/internal/target"
 )
 
-const watchUsage = `usage: shakedown watch TARGET [--interval 1s] [--count N] [--json] [--cores N]
+const watchUsage = `usage: shakedown watch TARGET [--interval 1s] [--count N] [--wide] [--json] [--cores N]
 
 Per-second server status, orzdba / mysqladmin ext -i1 -r style: statements,
 transactions, threads, rows, buffer pool, redo, network and InnoDB figures,
 plus host CPU and the server process's CPU when the server runs on this
 host. Rates are over the real time between two reads of SHOW GLOBAL STATUS;
-a counter that goes back (a restart) shows 0. Figures that need attention
+a counter that goes back (a restart) shows 0. Each line is labelled by the
+end of its own interval. The table fits the terminal's width ($COLUMNS, or
+80 columns when not known) with the most useful figures; --wide shows them
+all. Figures that need attention
 are marked with '*' and explained once. TARGET is a URL such as
-mysql://user:password@host:port/db. Ctrl-C stops.
+mysql://user@host:port/ (no database needed: the figures are server-wide;
+one that is named must exist). Passwords: shakedown help targets. Ctrl-C
+stops.
 
 Options:
 `
@@ -35,7 +39,9 @@ type watchCmd struct {
 	interval time.Duration
 	count    int
 	json     bool
+	wide     bool
 	cores    int
+	creds    target.Credentials
 }
 
 func (c *watchCmd) flags() *pflag.FlagSet {
@@ -43,7 +49,9 @@ func (c *watchCmd) flags() *pflag.FlagSet {
 	fs.DurationVar(&c.interval, "interval", time.Second, "time between samples")
 	fs.IntVar(&c.count, "count", 0, "stop after this many samples (0 = until Ctrl-C)")
 	fs.BoolVar(&c.json, "json", false, "print one JSON object per sample instead of the table")
+	fs.BoolVar(&c.wide, "wide", false, "print every column, however wide the lines")
 	fs.IntVar(&c.cores, "cores", -1, "the server host's CPU cores, to mark threads running above them (default: this host's when the server is local, else not judged)")
+	c.creds.Bind(fs)
 	return fs
 }
 
@@ -54,7 +62,7 @@ func (c *watchCmd) run(ctx context.Context, env *Env, args []string) error {
 			fmt.Fprint(env.Stdout, watchUsage, fs.FlagUsages())
 			return nil
 		}
-		return usagef("watch: %v (see shakedown watch --help)", err)
+		return flagError("watch", "watch", fs, err)
 	}
 	switch {
 	case fs.NArg() == 0:
@@ -66,7 +74,7 @@ func (c *watchCmd) run(ctx context.Context, env *Env, args []string) error {
 	case c.count < 0:
 		return usagef("watch: --count must be >= 0")
 	}
-	tgt, db, err := connectURL(ctx, "watch", fs.Arg(0), 1)
+	tgt, db, err := connectURL(ctx, env, &c.creds, "watch", fs.Arg(0), 1)
 	if err != nil {
 		return err
 	}
@@ -90,7 +98,13 @@ func (c *watchCmd) run(ctx context.Context, env *Env, args []string) error {
 		out = jsonSamples{enc: json.NewEncoder(env.Stdout)}
 	} else {
 		fmt.Fprintf(env.Stdout, "watching %s every %s\n", tgt, c.interval)
-		out = monitor.NewTable(env.Stdout, local)
+		width := 0
+		if !c.wide {
+			width = terminalWidth(env)
+		}
+		tb := monitor.NewTableWidth(env.Stdout, local, width)
+		tb.Interval = c.interval
+		out = tableSamples{tb}
 	}
 	read := func() (monitor.Sample, bool) {
 		rctx, cancel := context.WithTimeout(ctx, 5*c.interval+5*time.Second)
@@ -102,17 +116,20 @@ func (c *watchCmd) run(ctx context.Context, env *Env, args []string) error {
 	tick := time.NewTicker(c.interval)
 	defer tick.Stop()
 	for n := 0; c.count == 0 || n < c.count; n++ {
+		var due time.Time
 		select {
 		case <-ctx.Done():
 			return nil // Ctrl-C is how watch normally ends
-		case <-tick.C:
+		case due = <-tick.C:
 		}
 		smp, ok := read()
 		if !ok {
 			continue
 		}
 		smp.AtS = float64(smp.At().Sub(start).Round(time.Millisecond)) / float64(time.Second)
-		if err := out.Write(smp); err != nil {
+		// The line's label is when its interval was due to end, not when
+		// the reading came back, which a loaded server delays.
+		if err := out.Write(smp, due.Round(c.interval)); err != nil {
 			return err
 		}
 		if ctx.Err() != nil {
@@ -122,54 +139,34 @@ func (c *watchCmd) run(ctx context.Context, env *Env, args []string) error {
 	return nil
 }
 
-type sampleWriter interface{ Write(monitor.Sample) error }
+// sampleWriter prints one sample; label is the end of its interval as
+// scheduled.
+type sampleWriter interface {
+	Write(s monitor.Sample, label time.Time) error
+}
 
 type jsonSamples struct{ enc *json.Encoder }
 
-func (j jsonSamples) Write(s monitor.Sample) error { return j.enc.Encode(monitor.Record(s)) }
-
-// connectURL parses a target URL and opens a checked pool of size
-// connections on its first endpoint, without a default database (watch and
-// vars need none). Connection failures come back explained.
-func connectURL(ctx context.Context, verb, raw string, size int) (*target.Target, *sql.DB, error) {
-	tgt, err := parseURL(verb, raw)
-	if err != nil {
-		return nil, nil, err
-	}
-	ep := tgt.Endpoints()[0]
-	db, err := tgt.OpenNoDB(ep, size)
-	if err != nil {
-		return nil, nil, err
-	}
-	cctx, cancel := context.WithTimeout(ctx, tgt.ConnectTimeout+time.Second)
-	defer cancel()
-	if err := db.PingContext(cctx); err != nil {
-		db.Close()
-		return nil, nil, tgt.Explain(ep, err)
-	}
-	return tgt, db, nil
+// Write prints the sample as JSON, with the time its reading came back.
+func (j jsonSamples) Write(s monitor.Sample, _ time.Time) error {
+	return j.enc.Encode(monitor.Record(s))
 }
 
-// parseURL reads a target URL; a malformed one is a usage error.
-func parseURL(verb, raw string) (*target.Target, error) {
-	if !strings.HasPrefix(raw, "mysql://") {
-		return nil, usagef("%s: %q is not a target URL: use mysql://user:password@host:port/db", verb, redactArg(raw))
-	}
-	tgt, err := target.Parse(raw)
-	if err != nil {
-		return nil, usagef("%s: %v", verb, err)
-	}
-	return tgt, nil
-}
+// tableSamples adapts a monitor.Table.
+type tableSamples struct{ t *monitor.Table }
 
-// redactArg keeps what looks like a password out of an error about a
-// malformed argument.
-func redactArg(s string) string {
-	if at := strings.LastIndex(s, "@"); at >= 0 {
-		if i := strings.Index(s, "://"); i >= 0 && i < at {
-			return s[:i+3] + "...@" + s[at+1:]
+func (t tableSamples) Write(s monitor.Sample, label time.Time) error { return t.t.WriteAt(s, label) }
+
+// terminalWidth is the width watch fits its table to: $COLUMNS, else the
+// terminal's when standard output is one, else 80.
+func terminalWidth(env *Env) int {
+	if n, err := strconv.Atoi(env.Getenv("COLUMNS")); err == nil && n > 0 {
+		return n
+	}
+	if f, ok := env.Stdout.(interface{ Fd() uintptr }); ok && isTerminal(env.Stdout) {
+		if n := terminalColumns(f.Fd()); n > 0 {
+			return n
 		}
-		return "...@" + s[at+1:]
 	}
-	return s
+	return 80
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"os/exec"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -29,7 +30,7 @@ func TestWatchBadInput(t *testing.T) {
 		{"not a URL", []string{"watch", "user:secret@127.0.0.1:3306"}, "not a target URL"},
 		{"bad interval", []string{"watch", "mysql://a@127.0.0.1:1/", "--interval", "0s"}, "--interval"},
 		{"bad count", []string{"watch", "mysql://a@127.0.0.1:1/", "--count", "-1"}, "--count"},
-		{"unknown flag", []string{"watch", "mysql://a@127.0.0.1:1/", "--bogus"}, "unknown flag: --bogus"},
+		{"unknown flag", []string{"watch", "mysql://a@127.0.0.1:1/", "--bogus"}, "--bogus: unknown option"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -53,26 +54,66 @@ func TestWatchConnectionRefused(t *testing.T) {
 
 func TestWatchPrintsTable(t *testing.T) {
 	url := sandboxtest.URL(t)
-	code, out, stderr := runCLI(context.Background(), "watch", url, "--interval", "100ms", "--count", "2")
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
+	labelRE := regexp.MustCompile(`^(\d\d:\d\d:\d\d |\d\d:\d\d\.\d  )`)
+	cases := []struct {
+		name     string
+		env      map[string]string
+		args     []string
+		maxWidth int
+		want     []string
+		notWant  []string
+	}{
+		{"80 columns when the width is not known", nil, nil, 80, []string{"qps", "hit%", "srv%"}, []string{"sentKB"}},
+		{"$COLUMNS", map[string]string{"COLUMNS": "100"}, nil, 100, []string{"qps", "srv%", "fsync"}, []string{"sentKB"}},
+		{"--wide shows every column", nil, []string{"--wide"}, 0, []string{"qps", "sentKB", "ckptMB", "idle", "srv%"}, nil},
 	}
-	lines := strings.Split(strings.TrimSpace(out), "\n")
-	// watching..., legend, group heading, column heading, two samples.
-	if len(lines) < 6 || !strings.HasPrefix(lines[3], "time") || !strings.Contains(lines[3], "qps") || !strings.Contains(lines[3], "hit%") {
-		t.Fatalf("got %q, want the headings and two lines", out)
-	}
-	if !strings.Contains(lines[3], "srv%") {
-		t.Errorf("local server: got %q, want the host and server CPU columns", lines[3])
-	}
-	var samples int
-	for _, l := range lines[4:] {
-		if len(l) > 8 && l[2] == ':' && l[5] == ':' {
-			samples++
-		}
-	}
-	if samples != 2 {
-		t.Errorf("got %d sample lines in %q, want 2", samples, out)
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append([]string{"watch", url, "--interval", "100ms", "--count", "3"}, tc.args...)
+			code, out, stderr := runCLIEnv(context.Background(), tc.env, args...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			lines := strings.Split(strings.TrimSpace(out), "\n")
+			// watching..., the legend, group heading, column heading, samples.
+			head := ""
+			for _, l := range lines {
+				if strings.HasPrefix(l, "time ") {
+					head = l
+					break
+				}
+			}
+			if head == "" {
+				t.Fatalf("got %q, want the headings and three lines", out)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(head, w) {
+					t.Errorf("heading %q: want %s", head, w)
+				}
+			}
+			for _, w := range tc.notWant {
+				if strings.Contains(head, w) {
+					t.Errorf("heading %q: want no %s", head, w)
+				}
+			}
+			var labels []string
+			for _, l := range lines[1:] {
+				if tc.maxWidth > 0 && len(l) > tc.maxWidth {
+					t.Errorf("line of %d characters, want at most %d: %q", len(l), tc.maxWidth, l)
+				}
+				if m := labelRE.FindString(l); m != "" {
+					labels = append(labels, m)
+				}
+			}
+			if len(labels) != 3 {
+				t.Fatalf("got %d sample lines in %q, want 3", len(labels), out)
+			}
+			for i := 1; i < len(labels); i++ {
+				if labels[i] <= labels[i-1] {
+					t.Errorf("labels %q: want each after the one before", labels)
+				}
+			}
+		})
 	}
 }
 

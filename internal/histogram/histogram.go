@@ -150,6 +150,46 @@ func (h *Histogram) Bars() []Bar {
 	return bars
 }
 
+// Bucket is one bucket of the HDR histogram: Count values from From to To,
+// both included (1 µs wide below about 2 ms, then a thousandth of the value).
+type Bucket struct {
+	From, To time.Duration
+	Count    int64
+}
+
+// Buckets returns the non-empty buckets in increasing order, for exporting
+// the distribution at full resolution. It reads the counts array once
+// (Distribution would build a slice of every bucket, empty or not).
+func (h *Histogram) Buckets() []Bucket {
+	var out []Bucket
+	for idx, n := range h.h.Export().Counts {
+		if n == 0 {
+			continue
+		}
+		from, width := bucketAt(idx)
+		out = append(out, Bucket{From: time.Duration(from) * time.Microsecond, To: time.Duration(from+width-1) * time.Microsecond, Count: n})
+	}
+	return out
+}
+
+// subBucketHalfMag is log2 of half the sub-buckets of a bucket: 3
+// significant digits need 2048 sub-buckets (2^11), so 10.
+const subBucketHalfMag = 10
+
+// bucketAt is the lowest value and the width of the HDR counts array's
+// slot idx, for a histogram whose lowest value is 1 (unit magnitude 0):
+// the first 2048 slots are 1 wide; after that each group of 1024 slots
+// is twice as wide as the one before.
+func bucketAt(idx int) (from, width int64) {
+	const half = 1 << subBucketHalfMag
+	if idx < 2*half {
+		return int64(idx), 1
+	}
+	b := idx>>subBucketHalfMag - 1
+	sub := int64(idx&(half-1)) + half
+	return sub << b, 1 << b
+}
+
 // Snapshot is the serialisable form of a Histogram.
 type Snapshot struct {
 	// Encoded is the HDR histogram in its standard compressed base64 form,

@@ -128,3 +128,51 @@ func TestBarsCoverEveryValue(t *testing.T) {
 		t.Errorf("bars hold %d values, want 500", n)
 	}
 }
+
+func TestBucketsHoldEveryValue(t *testing.T) {
+	h := New()
+	vals := []time.Duration{time.Microsecond, 1500 * time.Microsecond, 1500 * time.Microsecond, 70 * time.Millisecond, 20 * time.Second}
+	for _, v := range vals {
+		h.Record(v)
+	}
+	var n int64
+	prev := time.Duration(-1)
+	for _, b := range h.Buckets() {
+		if b.From > b.To || b.From <= prev || b.Count <= 0 {
+			t.Errorf("bucket %+v after %s: want From <= To, increasing, non-empty", b, prev)
+		}
+		prev = b.To
+		n += b.Count
+	}
+	if n != int64(len(vals)) {
+		t.Errorf("buckets hold %d values, want %d", n, len(vals))
+	}
+	if got := h.Buckets()[1]; got.From != 1500*time.Microsecond || got.Count != 2 {
+		t.Errorf("second bucket: got %+v, want 1.5ms x 2", got)
+	}
+}
+
+// Buckets reads the HDR counts array itself; it must agree with the
+// library's own walk of it everywhere from 1 µs to an hour.
+func TestBucketsAgreeWithDistribution(t *testing.T) {
+	h := New()
+	for v := time.Microsecond; v < time.Hour; v = v*1013/1000 + time.Microsecond {
+		h.Record(v)
+	}
+	h.Record(time.Hour)
+	var want []Bucket
+	for _, b := range h.h.Distribution() {
+		if b.Count > 0 {
+			want = append(want, Bucket{From: time.Duration(b.From) * time.Microsecond, To: time.Duration(b.To) * time.Microsecond, Count: b.Count})
+		}
+	}
+	got := h.Buckets()
+	if len(got) != len(want) {
+		t.Fatalf("got %d buckets, want %d", len(got), len(want))
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("bucket %d: got %+v, want %+v", i, got[i], want[i])
+		}
+	}
+}

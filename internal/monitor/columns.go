@@ -202,6 +202,8 @@ var columns = []Column{
 			}
 			return v, ok
 		}},
+	{Key: "admin_commands", Head: "adm", Group: "load", Unit: "/s", Prom: "shakedown_server_admin_commands_per_second",
+		Help: "rate of Com_admin_commands (COM_PING and other commands that are not statements)", calc: rateOf("Com_admin_commands")},
 	{Key: "sel", Head: "sel", Group: "load", Unit: "/s", Prom: "shakedown_server_selects_per_second", Help: "rate of Com_select", calc: rateOf("Com_select")},
 	{Key: "ins", Head: "ins", Group: "load", Unit: "/s", Prom: "shakedown_server_inserts_per_second", Help: "rate of Com_insert", calc: rateOf("Com_insert")},
 	{Key: "upd", Head: "upd", Group: "load", Unit: "/s", Prom: "shakedown_server_updates_per_second", Help: "rate of Com_update", calc: rateOf("Com_update")},

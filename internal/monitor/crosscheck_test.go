@@ -15,6 +15,19 @@ func steadyIntervals(n int, qps float64) []runner.Interval {
 	return ivs
 }
 
+// swingingIntervals alternate between 0.6 and 1.4 times qps.
+func swingingIntervals(n int, qps float64) []runner.Interval {
+	ivs := make([]runner.Interval, n)
+	for i := range ivs {
+		f := 0.6
+		if i%2 == 1 {
+			f = 1.4
+		}
+		ivs[i] = runner.Interval{At: time.Duration(i+1) * time.Second, QPS: qps * f}
+	}
+	return ivs
+}
+
 func seriesOf(start, step float64, qps ...float64) *Series {
 	s := &Series{}
 	for i, q := range qps {
@@ -40,6 +53,13 @@ func TestCheckQPS(t *testing.T) {
 		{"another client", seriesOf(0, 1, 1300, 1300, 1300), steadyIntervals(3, 1000), true, 1300, 0, 3},
 		{"a proxy answers some", seriesOf(0, 1, 500, 500, 500), steadyIntervals(3, 1000), true, 500, 0, 3},
 		{"idle", seriesOf(0, 1, 1, 1), steadyIntervals(2, 0), false, 1, 0, 2},
+		// A load whose rate swings from second to second (CV about 40%):
+		// 12% apart is within the blur of the sample edges, ...
+		{"unsteady, 12% apart", seriesOf(0, 1, 1120, 1120, 1120, 1120), swingingIntervals(4, 1000), false, 1120, 0, 4},
+		// ... but a proxy answering half is not.
+		{"unsteady, half missing", seriesOf(0, 1, 500, 500, 500, 500), swingingIntervals(4, 1000), true, 500, 0, 4},
+		// A steady load 12% apart is a mismatch.
+		{"steady, 12% apart", seriesOf(0, 1, 1120, 1120, 1120), steadyIntervals(3, 1000), true, 1120, 0, 3},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

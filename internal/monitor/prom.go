@@ -10,9 +10,14 @@ import (
 	"net/http"
 	"sort"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/shakedown/shakedown/internal/histogram"
 	"github.com/shakedown/shakedown/internal/runner"
@@ -23,14 +28,23 @@ type RunInfo struct {
 	Workload string
 	Target   string // the target's display name; never a URL with a password
 	Threads  int
+	// Segment is the runner's part of a load split over many processes
+	// (I/N or FROM:TO); every metric carries it as the "segment" label.
+	// Empty for a process that drives the whole load.
+	Segment string
 }
 
-// Exporter holds the latest client and server figures and writes them in
-// the Prometheus text exposition format (version 0.0.4). Client counters
-// are cumulative over every run it has seen, so one Exporter can serve a
-// whole sweep. It is safe for concurrent use.
+// Exporter holds the latest client and server figures and exposes them to
+// Prometheus. Client counters and the latency histogram are cumulative over
+// every run it has seen, so one Exporter can serve a whole sweep, and a
+// Prometheus scraping many runners can add them up. The runner feeds it
+// once per interval, never per query. It is safe for concurrent use.
 type Exporter struct {
 	mu sync.Mutex
+
+	reg     *prometheus.Registry
+	handler http.Handler
+	created time.Time // when the cumulative figures started
 
 	info    RunInfo
 	running bool
@@ -54,7 +68,11 @@ type Exporter struct {
 
 // NewExporter returns an empty exporter.
 func NewExporter() *Exporter {
-	return &Exporter{errorsByCode: map[string]float64{}, latency: histogram.New(), live: histogram.New()}
+	e := &Exporter{errorsByCode: map[string]float64{}, latency: histogram.New(), live: histogram.New(), created: time.Now()}
+	e.reg = prometheus.NewRegistry()
+	e.reg.MustRegister(e)
+	e.handler = promhttp.HandlerFor(e.reg, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError})
+	return e
 }
 
 // StartRun says a run began.
@@ -120,88 +138,98 @@ func (e *Exporter) EndRun(errorsByCode map[string]int64, latency *histogram.Hist
 }
 
 // latencyBuckets are the upper bounds, in seconds, of the exported latency
-// histogram.
+// histogram's classic buckets, for a Prometheus that does not take native
+// histograms.
 var latencyBuckets = []float64{
 	0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
 	0.1, 0.25, 0.5, 1, 2.5, 5, 10,
 }
 
-// ServeHTTP writes the exposition.
-func (e *Exporter) ServeHTTP(w http.ResponseWriter, _ *http.Request) {
-	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
-	e.Write(w)
+// nativeSchema is the resolution of the exported native histogram: schema
+// 4 puts 16 buckets in every doubling, each about 4.4% wide, so a quantile
+// Prometheus computes over any number of runners is within about 2% of the
+// exact one. Native buckets have the same bounds in every runner, which is
+// what lets Prometheus add them.
+const nativeSchema = 4
+
+// ServeHTTP writes the exposition in the format the scraper asks for: the
+// protocol-buffer format carries the native histogram, the text format
+// only its classic buckets.
+func (e *Exporter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	e.handler.ServeHTTP(w, r)
 }
 
-// Write writes the exposition to w.
+// Write writes the exposition to w in the text format (version 0.0.4).
 func (e *Exporter) Write(w io.Writer) error {
+	mfs, err := e.reg.Gather()
+	if err != nil {
+		return fmt.Errorf("gather metrics: %w", err)
+	}
+	enc := expfmt.NewEncoder(w, expfmt.NewFormat(expfmt.TypeTextPlain))
+	for _, mf := range mfs {
+		if err := enc.Encode(mf); err != nil {
+			return fmt.Errorf("write metrics: %w", err)
+		}
+	}
+	return nil
+}
+
+// Describe sends nothing: which families exist depends on what the
+// exporter has seen, so it is an unchecked collector.
+func (e *Exporter) Describe(chan<- *prometheus.Desc) {}
+
+// Collect sends the current figures. The registry calls it at each scrape.
+func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	p := &promWriter{w: w}
+	var cl prometheus.Labels
+	if e.info.Segment != "" {
+		cl = prometheus.Labels{"segment": e.info.Segment}
+	}
+	p := &collector{ch: ch, labels: cl}
 
 	running := 0.0
 	if e.running {
 		running = 1
 	}
-	p.family("shakedown_run_info", "gauge", "the run being measured (1), labelled by workload, target and threads")
 	if e.runs > 0 {
-		p.sample("shakedown_run_info", labels("workload", e.info.Workload, "target", e.info.Target, "threads", strconv.Itoa(e.info.Threads)), 1)
+		p.gauge("shakedown_run_info", "the run being measured (1), labelled by workload, target and threads", 1,
+			"workload", e.info.Workload, "target", e.info.Target, "threads", strconv.Itoa(e.info.Threads))
 	}
-	p.family("shakedown_run_running", "gauge", "1 while a run is in progress")
-	p.sample("shakedown_run_running", "", running)
-	p.family("shakedown_runs_started_total", "counter", "runs started by this process")
-	p.sample("shakedown_runs_started_total", "", float64(e.runs))
+	p.gauge("shakedown_run_running", "1 while a run is in progress", running)
+	p.counter("shakedown_runs_started_total", "runs started by this process", float64(e.runs))
 
-	p.family("shakedown_client_queries_total", "counter", "statements the client completed, by sysbench's classification")
 	for i, t := range []string{"read", "write", "other"} {
-		p.sample("shakedown_client_queries_total", labels("type", t), e.queries[i])
+		p.counter("shakedown_client_queries_total", "statements the client completed, by sysbench's classification", e.queries[i], "type", t)
 	}
-	p.family("shakedown_client_transactions_total", "counter", "events (transactions) the client completed")
-	p.sample("shakedown_client_transactions_total", "", e.transactions)
-	p.family("shakedown_client_errors_total", "counter", "errors the client counted, every code, updated each interval")
-	p.sample("shakedown_client_errors_total", "", e.errors)
-	p.family("shakedown_client_errors_by_code_total", "counter", "errors by MySQL error code, updated when a run ends")
+	p.counter("shakedown_client_transactions_total", "events (transactions) the client completed", e.transactions)
+	p.counter("shakedown_client_errors_total", "errors the client counted, every code, updated each interval", e.errors)
 	codes := make([]string, 0, len(e.errorsByCode))
 	for c := range e.errorsByCode {
 		codes = append(codes, c)
 	}
 	sort.Strings(codes)
 	for _, c := range codes {
-		p.sample("shakedown_client_errors_by_code_total", labels("code", c), e.errorsByCode[c])
+		p.counter("shakedown_client_errors_by_code_total", "errors by MySQL error code, updated when a run ends", e.errorsByCode[c], "code", c)
 	}
-	p.family("shakedown_client_reconnects_total", "counter", "connections the client had to open again")
-	p.sample("shakedown_client_reconnects_total", "", e.reconnects)
+	p.counter("shakedown_client_reconnects_total", "connections the client had to open again", e.reconnects)
 
 	if e.hasIV {
 		iv := e.iv
-		p.family("shakedown_client_threads", "gauge", "client threads running in the latest interval")
-		p.sample("shakedown_client_threads", "", float64(iv.Threads))
-		p.family("shakedown_client_queries_per_second", "gauge", "client statements per second in the latest interval")
-		p.sample("shakedown_client_queries_per_second", "", iv.QPS)
-		p.family("shakedown_client_transactions_per_second", "gauge", "client transactions per second in the latest interval")
-		p.sample("shakedown_client_transactions_per_second", "", iv.TPS)
-		p.family("shakedown_client_interval_latency_seconds", "gauge", "event latency in the latest interval: avg, max and the run's --percentile")
-		p.sample("shakedown_client_interval_latency_seconds", labels("stat", "avg"), iv.LatencyAvg/1000)
-		p.sample("shakedown_client_interval_latency_seconds", labels("stat", "max"), iv.LatencyMax/1000)
-		p.sample("shakedown_client_interval_latency_seconds", labels("stat", "percentile"), iv.LatencyPct/1000)
+		p.gauge("shakedown_client_threads", "client threads running in the latest interval", float64(iv.Threads))
+		p.gauge("shakedown_client_queries_per_second", "client statements per second in the latest interval", iv.QPS)
+		p.gauge("shakedown_client_transactions_per_second", "client transactions per second in the latest interval", iv.TPS)
+		const help = "event latency in the latest interval: avg, max and the run's --percentile"
+		p.gauge("shakedown_client_interval_latency_seconds", help, iv.LatencyAvg/1000, "stat", "avg")
+		p.gauge("shakedown_client_interval_latency_seconds", help, iv.LatencyMax/1000, "stat", "max")
+		p.gauge("shakedown_client_interval_latency_seconds", help, iv.LatencyPct/1000, "stat", "percentile")
 	}
 
-	p.family("shakedown_client_latency_seconds", "histogram", "event latency, updated every interval")
 	all := histogram.New()
 	all.Merge(e.latency)
 	all.Merge(e.live)
-	bars := all.Bars()
-	var cum int64
-	bi := 0
-	for _, le := range latencyBuckets {
-		for bi < len(bars) && bars[bi].Value.Seconds() <= le {
-			cum += bars[bi].Count
-			bi++
-		}
-		p.sample("shakedown_client_latency_seconds_bucket", labels("le", formatFloat(le)), float64(cum))
-	}
-	p.sample("shakedown_client_latency_seconds_bucket", labels("le", "+Inf"), float64(all.Count()))
-	p.sample("shakedown_client_latency_seconds_sum", "", all.Sum().Seconds())
-	p.sample("shakedown_client_latency_seconds_count", "", float64(all.Count()))
+	p.send(latencyMetric(prometheus.NewDesc("shakedown_client_latency_seconds",
+		"event latency, updated every interval; a native histogram (schema 4) with classic buckets beside it", nil, cl), all, e.created))
 
 	if e.hasSample {
 		for _, c := range columns {
@@ -213,78 +241,97 @@ func (e *Exporter) Write(w io.Writer) error {
 			if c.Unit == "%" {
 				help += " (percent)"
 			}
-			p.family(c.Prom, "gauge", help)
-			p.sample(c.Prom, "", v)
+			p.gauge(c.Prom, help, v)
 		}
-		p.family("shakedown_monitor_source_up", "gauge", "1 when the source was read at the latest sample, 0 when it failed")
 		for _, st := range e.sources {
 			up := 1.0
 			if _, failed := e.sample.Failed[st.Name]; failed {
 				up = 0
 			}
-			p.sample("shakedown_monitor_source_up", labels("source", st.Name), up)
+			p.gauge("shakedown_monitor_source_up", "1 when the source was read at the latest sample, 0 when it failed", up, "source", st.Name)
 		}
-		p.family("shakedown_monitor_sample_seconds", "gauge", "length of the latest server sample's interval")
-		p.sample("shakedown_monitor_sample_seconds", "", e.sample.ElapsedS)
+		p.gauge("shakedown_monitor_sample_seconds", "length of the latest server sample's interval", e.sample.ElapsedS)
 	}
-	return p.err
 }
 
-// promWriter writes families; the first error sticks.
-type promWriter struct {
-	w   io.Writer
-	err error
+// collector sends const metrics, each with the exporter's constant labels.
+type collector struct {
+	ch     chan<- prometheus.Metric
+	labels prometheus.Labels
 }
 
-func (p *promWriter) family(name, typ, help string) {
-	if p.err != nil {
-		return
-	}
-	_, p.err = fmt.Fprintf(p.w, "# HELP %s %s\n# TYPE %s %s\n", name, escapeHelp(help), name, typ)
+func (p *collector) gauge(name, help string, v float64, kv ...string) {
+	p.metric(name, help, prometheus.GaugeValue, v, kv)
 }
 
-func (p *promWriter) sample(name, labels string, v float64) {
-	if p.err != nil {
-		return
-	}
-	_, p.err = fmt.Fprintf(p.w, "%s%s %s\n", name, labels, formatFloat(v))
+func (p *collector) counter(name, help string, v float64, kv ...string) {
+	p.metric(name, help, prometheus.CounterValue, v, kv)
 }
 
-// labels formats name/value pairs as {a="x",b="y"}.
-func labels(kv ...string) string {
-	var b strings.Builder
-	b.WriteByte('{')
+// metric sends one sample; kv are its own label names and values, in pairs.
+func (p *collector) metric(name, help string, typ prometheus.ValueType, v float64, kv []string) {
+	var names, values []string
 	for i := 0; i+1 < len(kv); i += 2 {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(kv[i])
-		b.WriteString(`="`)
-		b.WriteString(escapeLabel(kv[i+1]))
-		b.WriteByte('"')
+		names = append(names, kv[i])
+		values = append(values, kv[i+1])
 	}
-	b.WriteByte('}')
-	return b.String()
+	desc := prometheus.NewDesc(name, help, names, p.labels)
+	m, err := prometheus.NewConstMetric(desc, typ, v, values...)
+	if err != nil {
+		m = prometheus.NewInvalidMetric(desc, err)
+	}
+	p.send(m)
 }
 
-var (
-	helpEscaper  = strings.NewReplacer(`\`, `\\`, "\n", `\n`)
-	labelEscaper = strings.NewReplacer(`\`, `\\`, "\n", `\n`, `"`, `\"`)
-)
+func (p *collector) send(m prometheus.Metric) { p.ch <- m }
 
-func escapeHelp(s string) string  { return helpEscaper.Replace(s) }
-func escapeLabel(s string) string { return labelEscaper.Replace(s) }
-
-func formatFloat(v float64) string {
-	switch {
-	case math.IsInf(v, 1):
-		return "+Inf"
-	case math.IsInf(v, -1):
-		return "-Inf"
-	case math.IsNaN(v):
-		return "NaN"
+// latencyMetric is h as one histogram with both a native and a classic
+// representation: Prometheus keeps the native one when it takes native
+// histograms, and the classic buckets otherwise. Each HDR bucket goes
+// whole to the native and classic buckets its lowest value falls in; an HDR
+// bucket is at most a thousandth of its value wide, far finer than either.
+func latencyMetric(desc *prometheus.Desc, h *histogram.Histogram, created time.Time) prometheus.Metric {
+	native := map[int]int64{}
+	classic := make([]uint64, len(latencyBuckets))
+	for _, b := range h.Buckets() {
+		sec := b.From.Seconds()
+		native[nativeIndex(sec)] += b.Count
+		for i, le := range latencyBuckets {
+			if sec <= le {
+				classic[i] += uint64(b.Count)
+			}
+		}
 	}
-	return strconv.FormatFloat(v, 'g', -1, 64)
+	m, err := prometheus.NewConstNativeHistogram(desc, uint64(h.Count()), h.Sum().Seconds(), native, nil, 0,
+		nativeSchema, prometheus.DefNativeHistogramZeroThreshold, created)
+	if err != nil {
+		return prometheus.NewInvalidMetric(desc, err)
+	}
+	buckets := make([]*dto.Bucket, len(latencyBuckets))
+	for i, le := range latencyBuckets {
+		buckets[i] = &dto.Bucket{UpperBound: proto.Float64(le), CumulativeCount: proto.Uint64(classic[i])}
+	}
+	return withClassic{Metric: m, buckets: buckets}
+}
+
+// nativeIndex is the native histogram bucket of v > 0 at nativeSchema:
+// bucket i holds (2^((i-1)/16), 2^(i/16)].
+func nativeIndex(v float64) int {
+	return int(math.Ceil(math.Log2(v) * (1 << nativeSchema)))
+}
+
+// withClassic adds classic buckets to a native histogram.
+type withClassic struct {
+	prometheus.Metric
+	buckets []*dto.Bucket
+}
+
+func (w withClassic) Write(out *dto.Metric) error {
+	if err := w.Metric.Write(out); err != nil {
+		return err
+	}
+	out.Histogram.Bucket = w.buckets
+	return nil
 }
 
 // MetricsServer serves an Exporter over HTTP at /metrics.

@@ -34,6 +34,11 @@ type RunConfig struct {
 	Info RunInfo
 	// Proc is the proc file system's root; "" means /proc.
 	Proc string
+	// Counter is the server counter the client vs server cross-check
+	// compares the client's statements with: "" means Questions; a
+	// workload that sends what Questions does not count names another,
+	// or NoCounter.
+	Counter string
 }
 
 // Run watches one run: pre-flight checks, the server sampler on a
@@ -233,7 +238,13 @@ func (r *Run) Finish(o *runner.Outcome) *Report {
 	if r.rec != nil {
 		rep.Server = r.rec.Stop()
 		rep.Server.Shift(start.Truncate(time.Millisecond))
-		rep.CrossCheck = CheckQPS(rep.Server, o.Intervals)
+		if o.Degraded() {
+			// Neither side counted while the server was away: no
+			// verdict, and not "too short" either.
+			rep.CrossCheck = &CrossCheck{Note: "the server could not be reached for part of the run"}
+		} else {
+			rep.CrossCheck = CheckCounter(rep.Server, o.Intervals, r.cfg.Counter)
+		}
 	}
 	if r.exp != nil {
 		codes := map[string]int64{}

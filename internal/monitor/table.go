@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -22,7 +23,16 @@ var (
 		"bytes_received", "bytes_sent",
 		"history_list_length", "checkpoint_age",
 	}
-	TableHostKeys = []string{"cpu_user", "cpu_sys", "cpu_iowait", "cpu_steal", "server_cpu"}
+	TableHostKeys = []string{"cpu_user", "cpu_sys", "cpu_iowait", "cpu_steal", "cpu_idle", "server_cpu"}
+
+	// tablePriority is the order in which columns earn a place in a table
+	// narrower than all of them: what a DBA looks at first.
+	tablePriority = []string{
+		"qps", "tps", "threads_running", "threads_connected", "server_cpu", "cpu_user", "cpu_sys",
+		"bp_hit", "rows_read", "log_fsyncs", "sel", "ins", "upd", "del", "history_list_length",
+		"cpu_idle", "bp_read_requests", "threads_created", "bp_pages_dirty", "bp_pages_flushed",
+		"log_written", "bytes_received", "bytes_sent", "checkpoint_age", "cpu_iowait", "cpu_steal",
+	}
 )
 
 // Table prints samples as one line each under grouped headings, repeated
@@ -35,21 +45,75 @@ type Table struct {
 	// Every is how many lines go between headings (0: only the first).
 	Every int
 	seen  map[string]bool
+	// Interval, when set, labels each line by the end of its interval
+	// with the precision the interval needs (tenths below a second).
+	Interval time.Duration
+	width    int // notes wrap at this width; 0: they do not
 }
 
 // NewTable returns a table of TableKeys, plus TableHostKeys with host set.
-func NewTable(w io.Writer, host bool) *Table {
+func NewTable(w io.Writer, host bool) *Table { return NewTableWidth(w, host, 0) }
+
+// NewTableWidth is NewTable fitted to width characters: the most useful
+// columns that fit (tablePriority), in their usual order. width 0 means
+// every column.
+func NewTableWidth(w io.Writer, host bool, width int) *Table {
 	keys := TableKeys
 	if host {
 		keys = append(append([]string(nil), TableKeys...), TableHostKeys...)
 	}
-	t := &Table{w: &stickyWriter{w: w}, Every: 20, seen: map[string]bool{}}
+	if width > 0 {
+		keys = fitColumns(keys, width)
+	}
+	t := &Table{w: &stickyWriter{w: w}, Every: 20, seen: map[string]bool{}, width: width}
 	for _, k := range keys {
 		if c, ok := LookupColumn(k); ok {
 			t.cols = append(t.cols, c)
 		}
 	}
 	return t
+}
+
+// labelWidth is the time label and the space after it.
+const labelWidth = 9
+
+// lineWidth is the width of a table line of these columns.
+func lineWidth(keys []string) int {
+	n, group := labelWidth, ""
+	for _, k := range keys {
+		c, _ := LookupColumn(k)
+		if c.Group != group {
+			n++ // the '|' before a group
+			group = c.Group
+		}
+		n += cellWidth + 1
+	}
+	return n
+}
+
+// fitColumns keeps, of keys, the columns that fit in width, taken in
+// tablePriority order, and returns them in the order of keys.
+func fitColumns(keys []string, width int) []string {
+	chosen := map[string]bool{}
+	ordered := func() []string {
+		var out []string
+		for _, k := range keys {
+			if chosen[k] {
+				out = append(out, k)
+			}
+		}
+		return out
+	}
+	for _, k := range tablePriority {
+		if !slices.Contains(keys, k) {
+			continue
+		}
+		chosen[k] = true
+		if lineWidth(ordered()) > width {
+			delete(chosen, k)
+		}
+	}
+	return ordered()
 }
 
 // cellWidth is the width of one figure; a mark character follows it.
@@ -97,18 +161,29 @@ func (t *Table) WriteHeader() {
 
 // Write prints one sample, with the headings first when due and notes for
 // reasons and failures not seen before. It returns the first write error.
-func (t *Table) Write(s Sample) error {
+func (t *Table) Write(s Sample) error { return t.WriteAt(s, time.Time{}) }
+
+// WriteAt is Write with the line labelled by label, the end of the
+// sample's own interval as scheduled, rather than by when the reading
+// came back: under load two readings can come back within one second,
+// and their labels would repeat and skip.
+func (t *Table) WriteAt(s Sample, label time.Time) error {
 	if t.lines == 0 {
-		fmt.Fprintln(t.w, Legend)
+		t.note("", Legend)
 	}
 	if t.lines == 0 || (t.Every > 0 && t.lines%t.Every == 0) {
 		t.WriteHeader()
 	}
 	t.lines++
 	var b strings.Builder
-	if s.at.IsZero() {
+	switch {
+	case !label.IsZero() && t.Interval > 0 && t.Interval < time.Second:
+		b.WriteString(label.Format("04:05.0") + "  ")
+	case !label.IsZero():
+		b.WriteString(label.Format("15:04:05") + " ")
+	case s.at.IsZero():
 		b.WriteString(fmt.Sprintf("%8.1fs", s.AtS))
-	} else {
+	default:
 		b.WriteString(s.at.Format("15:04:05") + " ")
 	}
 	group := ""
@@ -160,11 +235,13 @@ func (t *Table) notes(s Sample) {
 			continue
 		}
 		t.seen[k+"\x00"+why] = true
-		head := k
-		if c, ok := LookupColumn(k); ok {
-			head = c.Group + " " + c.Head
+		if !t.shows(k) {
+			// No cell carries the mark: say what it is about instead.
+			t.note("  * ", fmt.Sprintf("%s (seen in %s, which watch --wide shows)", why, describe(k)))
+			continue
 		}
-		fmt.Fprintf(t.w, "  * %s: %s\n", head, why)
+		c, _ := LookupColumn(k)
+		t.note("  * ", fmt.Sprintf("%s %s: %s", c.Group, c.Head, why))
 	}
 	names := make([]string, 0, len(s.Failed))
 	for n := range s.Failed {
@@ -177,8 +254,48 @@ func (t *Table) notes(s Sample) {
 			continue
 		}
 		t.seen["failed\x00"+n+msg] = true
-		fmt.Fprintf(t.w, "  ! %s: %s\n", n, msg)
+		t.note("  ! ", n+": "+msg)
 	}
+}
+
+// note writes a note line after prefix, wrapped at the table's width
+// with the lines after the first indented under the text.
+func (t *Table) note(prefix, text string) {
+	if t.width <= len(prefix)+20 || len(prefix)+len(text) <= t.width {
+		fmt.Fprintln(t.w, prefix+text)
+		return
+	}
+	line, words := prefix, 0 // words on this line
+	for _, word := range strings.Fields(text) {
+		if words > 0 && len(line)+1+len(word) > t.width {
+			fmt.Fprintln(t.w, line)
+			line, words = strings.Repeat(" ", len(prefix)), 0
+		}
+		if words > 0 {
+			line += " "
+		}
+		line += word
+		words++
+	}
+	fmt.Fprintln(t.w, line)
+}
+
+// shows reports whether the table has a column for key.
+func (t *Table) shows(key string) bool {
+	for _, c := range t.cols {
+		if c.Key == key {
+			return true
+		}
+	}
+	return false
+}
+
+// describe names a figure as the wide table heads it ("host cpu% idle").
+func describe(key string) string {
+	if c, ok := LookupColumn(key); ok {
+		return c.Group + " " + c.Head
+	}
+	return key
 }
 
 // formatCell fits a figure in cellWidth: bytes in KB or MB as the heading

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -125,4 +126,116 @@ func TestRecordCollectsASeries(t *testing.T) {
 	if got := series.Samples[0].AtS; got > 0 {
 		t.Errorf("after Shift by 1s: first t_s got %g, want negative", got)
 	}
+}
+
+// TestTableFitsWidth: at a given width every line fits, the most useful
+// columns are kept, and a mark on a column left out is explained in words,
+// never as a column that is not there.
+func TestTableFitsWidth(t *testing.T) {
+	prev := reading(0, "Questions", 0, "Com_commit", 0, "Threads_running", 1, "Threads_connected", 17,
+		"host.cpu.user", 0, "host.cpu.nice", 0, "host.cpu.system", 0, "host.cpu.idle", 0, "host.cpu.iowait", 0, "host.cpu.irq", 0, "host.cpu.softirq", 0, "host.cpu.steal", 0,
+		"proc.server.cpu_s", 0)
+	cur := reading(time.Second, "Questions", 20000, "Com_commit", 1000, "Threads_running", 3, "Threads_connected", 17,
+		"host.cpu.user", 150, "host.cpu.nice", 0, "host.cpu.system", 49, "host.cpu.idle", 1, "host.cpu.iowait", 0, "host.cpu.irq", 0, "host.cpu.softirq", 0, "host.cpu.steal", 0,
+		"proc.server.cpu_s", 1.2)
+	s := compute(prev, cur, Limits{Cores: 2})
+	if _, ok := s.Attention["cpu_idle"]; !ok {
+		t.Fatalf("the sample has no attention on cpu_idle (%v): the test needs one", s.Attention)
+	}
+	cases := []struct {
+		name     string
+		host     bool
+		width    int
+		want     []string // headings that must be there
+		notWant  []string
+		wantNote string
+	}{
+		{"80 columns, local server", true, 80, []string{"qps", "tps", "run", "con", "srv%", "usr", "sys", "hit%"}, []string{"idle", "sentKB"},
+			"host CPU saturated: the client and the server compete for it (seen in host cpu% idle, which watch --wide shows)"},
+		{"80 columns, remote server", false, 80, []string{"qps", "tps", "sel", "ins", "run", "con", "hit%", "read", "fsync"}, []string{"usr", "srv%"}, ""},
+		{"120 columns", true, 120, []string{"qps", "sel", "del", "fsync", "srv%"}, []string{"idle"}, "host CPU saturated: the client and the server compete for it (seen in host cpu% idle, which"},
+		{"160 columns", true, 160, []string{"qps", "hist", "idle", "reqs"}, nil, "host cpu% idle: host CPU saturated"},
+		{"wide", true, 0, []string{"qps", "sentKB", "ckptMB", "idle", "stl", "srv%"}, nil, "host cpu% idle: host CPU saturated"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var b bytes.Buffer
+			tb := NewTableWidth(&b, tc.host, tc.width)
+			tb.Interval = time.Second
+			label := time.Date(2026, 11, 22, 12, 0, 15, 0, time.UTC)
+			if err := tb.WriteAt(s, label); err != nil {
+				t.Fatal(err)
+			}
+			out := b.String()
+			lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+			for _, l := range lines { // the legend, headings, the sample, notes
+				if tc.width > 0 && len(l) > tc.width {
+					t.Errorf("line of %d characters, want at most %d: %q", len(l), tc.width, l)
+				}
+			}
+			hi := headingLine(t, lines)
+			head := lines[hi]
+			for _, w := range tc.want {
+				if !strings.Contains(head, w) {
+					t.Errorf("heading %q: want column %s", head, w)
+				}
+			}
+			for _, w := range tc.notWant {
+				if strings.Contains(head, " "+w) {
+					t.Errorf("heading %q: want no column %s", head, w)
+				}
+			}
+			if !strings.HasPrefix(lines[hi+1], "12:00:15 ") {
+				t.Errorf("sample line %q: want the label 12:00:15", lines[hi+1])
+			}
+			if tc.wantNote != "" && !strings.Contains(strings.Join(strings.Fields(out), " "), tc.wantNote) {
+				t.Errorf("notes:\n%s\nwant %q", out, tc.wantNote)
+			}
+			if strings.Contains(out, "\n  *  ") {
+				t.Errorf("a note with two spaces after its mark:\n%s", out)
+			}
+			if !tc.host {
+				return
+			}
+			if strings.Contains(out, "* host cpu% idle:") && !strings.Contains(head, "idle") {
+				t.Errorf("a note is written as if the idle column were shown:\n%s", out)
+			}
+		})
+	}
+}
+
+func TestTableLabels(t *testing.T) {
+	cases := []struct {
+		name     string
+		interval time.Duration
+		label    time.Time
+		want     string
+	}{
+		{"a second", time.Second, time.Date(2026, 1, 1, 21, 5, 11, 0, time.UTC), "21:05:11 "},
+		{"tenths", 250 * time.Millisecond, time.Date(2026, 1, 1, 21, 5, 11, 500e6, time.UTC), "05:11.5  "},
+	}
+	for _, tc := range cases {
+		var b bytes.Buffer
+		tb := NewTableWidth(&b, false, 80)
+		tb.Interval = tc.interval
+		if err := tb.WriteAt(Sample{Values: map[string]float64{}}, tc.label); err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(b.String(), "\n")
+		if l := lines[headingLine(t, lines)+1]; !strings.HasPrefix(l, tc.want) {
+			t.Errorf("%s: got %q, want it to start with %q", tc.name, l, tc.want)
+		}
+	}
+}
+
+// headingLine is the index of the column heading line ("time  | ...").
+func headingLine(t *testing.T, lines []string) int {
+	t.Helper()
+	for i, l := range lines {
+		if strings.HasPrefix(l, "time ") {
+			return i
+		}
+	}
+	t.Fatalf("no heading line in %q", lines)
+	return 0
 }

@@ -2,12 +2,14 @@ package plan
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/shakedown/shakedown/internal/suggest"
 	"github.com/shakedown/shakedown/internal/target"
 	"github.com/shakedown/shakedown/internal/workload"
 )
@@ -29,7 +31,7 @@ func (ps *parser) mapping(n *yaml.Node, known []string, what string, f func(k st
 		seen[k] = key.Line
 		if !contains(known, k) {
 			msg := fmt.Sprintf("unknown key %q in %s", k, what)
-			if s := suggest(k, known); s != "" {
+			if s := suggest.Closest(k, known); s != "" {
 				msg += fmt.Sprintf(" (did you mean %q?)", s)
 			}
 			ps.addf(key.Line, "%s; valid keys: %s", msg, strings.Join(known, ", "))
@@ -82,6 +84,25 @@ func (ps *parser) boolean(v *yaml.Node, what string) bool {
 	}
 	ps.addf(v.Line, "%s: %q: want true or false", what, s)
 	return false
+}
+
+// fraction reads a share: 2% or 0.02. It reports a problem and false when
+// it is neither.
+func (ps *parser) fraction(v *yaml.Node, what string) (float64, bool) {
+	s, ok := ps.str(v, what)
+	if !ok {
+		return 0, false
+	}
+	div := 1.0
+	if t, found := strings.CutSuffix(strings.TrimSpace(s), "%"); found {
+		s, div = strings.TrimSpace(t), 100
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+		ps.addf(v.Line, "%s: %q: want a share such as 2%% or 0.02", what, v.Value)
+		return 0, false
+	}
+	return f / div, true
 }
 
 // seconds reads a whole number of seconds: 10, or a duration such as "90s" or
@@ -179,6 +200,7 @@ func (ps *parser) targets(v *yaml.Node) {
 			t.Target.Name = t.Name
 			if t.PasswordEnv != "" {
 				t.Target.Password = ps.getenv(t.PasswordEnv)
+				t.Target.PasswordFrom = "password_env " + t.PasswordEnv
 			}
 		}
 		ps.p.Targets = append(ps.p.Targets, t)
@@ -335,38 +357,6 @@ func (ps *parser) threads(v *yaml.Node) {
 			ps.p.Threads = append(ps.p.Threads, int(t))
 		}
 	}
-}
-
-// suggest returns the known word closest to s, if it is close.
-func suggest(s string, known []string) string {
-	best, bestD := "", 3
-	for _, k := range known {
-		if d := distance(s, k); d < bestD {
-			best, bestD = k, d
-		}
-	}
-	return best
-}
-
-// distance is the Levenshtein distance between a and b.
-func distance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // validLabel says whether a workload label is one word that reads well in

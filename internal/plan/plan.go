@@ -21,12 +21,16 @@
 //	threads: [1, 4, 16, 64]
 //	time: 10                        # seconds per step (or "1m"); or events: N
 //	warmup: 2                       # seconds of load before measuring
-//	repeats: 3
+//	repeats: 5                      # or auto: 3, more where inconclusive
+//	max_repeats: 10                 # with repeats: auto
+//	noise_threshold: 2%             # smaller differences count as the same
 //	cooldown: 1                     # seconds of rest between steps
-//	prepare: true                   # create the data once per target
+//	prepare: true                   # create the data once per target; an
+//	                                # existing table with rows is refused
+//	                                # unless prepare: replace
 //	prepare_threads: 4
 //	cleanup: false                  # drop the data at the end
-//	order: interleave               # or sequential
+//	order: counterbalanced          # or interleave, sequential
 //
 // Parse checks everything it can without a connection and reports every
 // problem at once, each with the file and line it is on. Passwords are never
@@ -35,16 +39,15 @@
 package plan
 
 import (
-	"errors"
 	"fmt"
 	"path/filepath"
 	"regexp"
 	"sort"
-	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/shakedown/shakedown/internal/suggest"
 	"github.com/shakedown/shakedown/internal/target"
 )
 
@@ -62,9 +65,17 @@ type Order string
 
 // Orders.
 const (
+	// Counterbalanced runs every target at one workload, thread level and
+	// repeat before moving on, as Interleave does, but turns the order of
+	// the targets round at each repeat and each new thread level (A B,
+	// B A, A B... with two targets: A B B A; a rotation with more), so
+	// that no target always runs first after a change of workload or
+	// level, or always second. It is the default.
+	Counterbalanced Order = "counterbalanced"
 	// Interleave runs every target at one workload, thread level and repeat
-	// before moving on, so that drift (a warming cache, a noisy neighbour)
-	// hits all targets alike.
+	// before moving on, always in plan order, so that drift (a warming
+	// cache, a noisy neighbour) hits all targets alike, but the control
+	// always runs first.
 	Interleave Order = "interleave"
 	// Sequential runs everything on one target, then the next.
 	Sequential Order = "sequential"
@@ -78,12 +89,23 @@ type Plan struct {
 	Workloads []*Workload
 	Threads   []int
 	// TimeS and Events limit each step as --time and --events do.
-	TimeS          int
-	Events         int64
-	WarmupS        int
-	Repeats        int
+	TimeS   int
+	Events  int64
+	WarmupS int
+	// Repeats is the number of repeats of every step; with AutoRepeats it
+	// is the first round's (MinAutoRepeats), and cells still inconclusive
+	// get more, up to MaxRepeats.
+	Repeats     int
+	AutoRepeats bool
+	MaxRepeats  int
+	// NoiseThreshold is the fraction (0.02 is 2%) within which a
+	// difference counts as the same.
+	NoiseThreshold float64
 	CooldownS      int
 	Prepare        bool
+	// PrepareReplace allows prepare to drop tables that already hold
+	// rows (prepare: replace); with plain prepare: true they are refused.
+	PrepareReplace bool
 	PrepareThreads int
 	Cleanup        bool
 	Order          Order
@@ -164,11 +186,16 @@ const (
 	DefaultTimeS          = 10
 	DefaultRepeats        = 1
 	DefaultPrepareThreads = 4
-	maxThreads            = 100000
+	DefaultNoiseThreshold = 0.02
+	DefaultMaxRepeats     = 10
+	// MinAutoRepeats is where repeats: auto starts.
+	MinAutoRepeats = 3
+	maxThreads     = 100000
+	maxRepeats     = 1000
 )
 
 var keys = []string{"name", "targets", "options", "workloads", "threads", "time", "events",
-	"warmup", "repeats", "cooldown", "prepare", "prepare_threads", "cleanup", "order"}
+	"warmup", "repeats", "max_repeats", "noise_threshold", "cooldown", "prepare", "prepare_threads", "cleanup", "order"}
 
 var targetKeys = []string{"name", "url", "password_env", "role"}
 
@@ -196,13 +223,14 @@ func Parse(path string, src []byte, getenv func(string) string) (*Plan, error) {
 		Name:           strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)),
 		TimeS:          -1,
 		Repeats:        DefaultRepeats,
+		NoiseThreshold: DefaultNoiseThreshold,
 		PrepareThreads: DefaultPrepareThreads,
-		Order:          Interleave,
+		Order:          Counterbalanced,
 	}
 	ps := &parser{p: p, getenv: getenv}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(src, &doc); err != nil {
-		line, msg := yamlError(err)
+		line, msg := yamlError(src, err)
 		ps.addf(line, "%s", msg)
 		return nil, ps.err()
 	}
@@ -243,15 +271,37 @@ func Parse(path string, src []byte, getenv func(string) string) (*Plan, error) {
 		case "warmup":
 			p.WarmupS = ps.seconds(v, "warmup")
 		case "repeats":
+			if v.Kind == yaml.ScalarNode && v.Value == "auto" {
+				p.AutoRepeats, p.Repeats = true, MinAutoRepeats
+				break
+			}
 			if n, ok := ps.integer(v, "repeats"); ok {
-				if n < 1 || n > 1000 {
-					ps.addf(v.Line, "repeats: %d: want 1 to 1000", n)
+				if n < 1 || n > maxRepeats {
+					ps.addf(v.Line, "repeats: %d: want 1 to %d, or auto", n, maxRepeats)
 				}
 				p.Repeats = int(n)
+			}
+		case "max_repeats":
+			if n, ok := ps.integer(v, "max_repeats"); ok {
+				if n < MinAutoRepeats || n > maxRepeats {
+					ps.addf(v.Line, "max_repeats: %d: want %d to %d", n, MinAutoRepeats, maxRepeats)
+				}
+				p.MaxRepeats = int(n)
+			}
+		case "noise_threshold":
+			if f, ok := ps.fraction(v, "noise_threshold"); ok {
+				if f < 0 || f > 0.5 {
+					ps.addf(v.Line, "noise_threshold: %s: want 0 to 50%% (such as 2%% or 0.02)", v.Value)
+				}
+				p.NoiseThreshold = f
 			}
 		case "cooldown":
 			p.CooldownS = ps.seconds(v, "cooldown")
 		case "prepare":
+			if v.Kind == yaml.ScalarNode && v.Value == "replace" {
+				p.Prepare, p.PrepareReplace = true, true
+				break
+			}
 			p.Prepare = ps.boolean(v, "prepare")
 		case "prepare_threads":
 			if n, ok := ps.integer(v, "prepare_threads"); ok {
@@ -265,10 +315,14 @@ func Parse(path string, src []byte, getenv func(string) string) (*Plan, error) {
 		case "order":
 			if s, ok := ps.str(v, "order"); ok {
 				switch Order(s) {
-				case Interleave, Sequential:
+				case Counterbalanced, Interleave, Sequential:
 					p.Order = Order(s)
 				default:
-					ps.addf(v.Line, "order: %q: want interleave or sequential", s)
+					msg := fmt.Sprintf("order: %q: want counterbalanced (the default), interleave or sequential", s)
+					if g := suggest.Closest(s, []string{string(Counterbalanced), string(Interleave), string(Sequential)}); g != "" {
+						msg = fmt.Sprintf("order: %q (did you mean %q?): want counterbalanced (the default), interleave or sequential", s, g)
+					}
+					ps.addf(v.Line, "%s", msg)
 				}
 			}
 		}
@@ -284,6 +338,12 @@ func Parse(path string, src []byte, getenv func(string) string) (*Plan, error) {
 			p.TimeS = DefaultTimeS
 		}
 	}
+	switch {
+	case p.AutoRepeats && p.MaxRepeats == 0:
+		p.MaxRepeats = DefaultMaxRepeats
+	case !p.AutoRepeats && seen["max_repeats"] != nil:
+		ps.addf(seen["max_repeats"].Line, "max_repeats is for repeats: auto; with a fixed number of repeats leave it out")
+	}
 	if p.TimeS == 0 && p.Events == 0 && seen["time"] != nil {
 		ps.addf(seen["time"].Line, "time: 0 needs events: N: a step needs a limit")
 	}
@@ -298,20 +358,4 @@ func Parse(path string, src []byte, getenv func(string) string) (*Plan, error) {
 func (ps *parser) err() error {
 	sort.SliceStable(ps.problems, func(i, j int) bool { return ps.problems[i].Line < ps.problems[j].Line })
 	return &Error{Path: ps.p.Path, Problems: ps.problems}
-}
-
-var yamlLineRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
-
-// yamlError splits yaml.v3's "yaml: line N: msg" into its parts.
-func yamlError(err error) (int, string) {
-	var te *yaml.TypeError
-	msg := err.Error()
-	if errors.As(err, &te) && len(te.Errors) > 0 {
-		msg = te.Errors[0]
-	}
-	if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
-		n, _ := strconv.Atoi(m[1])
-		return n, "not valid YAML: " + m[2]
-	}
-	return 0, "not valid YAML: " + strings.TrimPrefix(msg, "yaml: ")
 }

@@ -104,7 +104,10 @@ repeats: 2
 		name, order string
 		want        []string
 	}{
-		{"interleave by default", "", []string{"a/1/1", "b/1/1", "a/1/2", "b/1/2", "a/8/1", "b/8/1", "a/8/2", "b/8/2"}},
+		// A B B A at the first level, B A A B at the next: neither target
+		// always runs first.
+		{"counterbalanced by default", "", []string{"a/1/1", "b/1/1", "b/1/2", "a/1/2", "b/8/1", "a/8/1", "a/8/2", "b/8/2"}},
+		{"interleave", "order: interleave\n", []string{"a/1/1", "b/1/1", "a/1/2", "b/1/2", "a/8/1", "b/8/1", "a/8/2", "b/8/2"}},
 		{"sequential", "order: sequential\n", []string{"a/1/1", "a/1/2", "a/8/1", "a/8/2", "b/1/1", "b/1/2", "b/8/1", "b/8/2"}},
 	}
 	for _, tc := range tests {
@@ -117,6 +120,71 @@ repeats: 2
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+func TestStatisticsSettings(t *testing.T) {
+	base := `targets:
+  - {name: a, url: "mysql://u@127.0.0.1:1/d", role: control}
+workloads: [oltp_point_select]
+threads: [1]
+`
+	tests := []struct {
+		name      string
+		extra     string
+		auto      bool
+		repeats   int
+		max       int
+		threshold float64
+		order     Order
+		replace   bool
+	}{
+		{"defaults", "", false, 1, 0, 0.02, Counterbalanced, false},
+		{"auto", "repeats: auto\n", true, 3, 10, 0.02, Counterbalanced, false},
+		{"auto with a maximum", "repeats: auto\nmax_repeats: 6\n", true, 3, 6, 0.02, Counterbalanced, false},
+		{"threshold in percent", "noise_threshold: 5%\n", false, 1, 0, 0.05, Counterbalanced, false},
+		{"threshold as a fraction", "noise_threshold: 0.1\norder: interleave\n", false, 1, 0, 0.1, Interleave, false},
+		{"prepare: replace", "prepare: replace\n", false, 1, 0, 0.02, Counterbalanced, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := Parse("p.yaml", []byte(base+tc.extra), env(nil))
+			if err != nil {
+				t.Fatalf("Parse: %v", err)
+			}
+			if p.AutoRepeats != tc.auto || p.Repeats != tc.repeats || p.MaxRepeats != tc.max || p.NoiseThreshold != tc.threshold || p.Order != tc.order || p.PrepareReplace != tc.replace {
+				t.Errorf("got auto %v, repeats %d, max %d, threshold %g, order %s, replace %v; want %v, %d, %d, %g, %s, %v",
+					p.AutoRepeats, p.Repeats, p.MaxRepeats, p.NoiseThreshold, p.Order, p.PrepareReplace, tc.auto, tc.repeats, tc.max, tc.threshold, tc.order, tc.replace)
+			}
+		})
+	}
+}
+
+// TestMoreSteps checks the extra rounds of repeats: auto: every target of
+// each cell still open, turned round as the first rounds were.
+func TestMoreSteps(t *testing.T) {
+	src := `targets:
+  - {name: a, url: "mysql://u@127.0.0.1:1/d", role: control}
+  - {name: b, url: "mysql://u@127.0.0.1:2/d"}
+workloads: [oltp_point_select]
+threads: [1, 8]
+repeats: auto
+`
+	p, err := Parse("p.yaml", []byte(src), env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := p.Steps()
+	if len(first) != 12 {
+		t.Fatalf("first round: got %d steps, want 2 cells x 3 repeats x 2 targets", len(first))
+	}
+	more := p.MoreSteps(p.Cells()[1:], 4, len(first))
+	var got []string
+	for _, s := range more {
+		got = append(got, itoa(s.Index)+":"+s.Target.Name+"/"+itoa(s.Threads)+"/"+itoa(s.Repeat))
+	}
+	if want := []string{"13:a/8/4", "14:b/8/4"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("got %v, want %v", got, want)
+	}
+}
 
 func TestParseErrors(t *testing.T) {
 	base := func(extra string) string {
@@ -157,7 +225,14 @@ threads: [1, 4]
 		{"missing sections", "threads: [1]\n", []string{"p.yaml: missing targets:", "p.yaml: missing workloads:"}},
 		{"bad yaml", "targets: [\n", []string{"p.yaml:1: not valid YAML"}},
 		{"bad time", base("time: 1.5s\n"), []string{`p.yaml:10: time: "1.5s": want whole seconds`}},
-		{"bad order", base("order: random\n"), []string{`p.yaml:10: order: "random": want interleave or sequential`}},
+		{"bad order", base("order: random\n"), []string{`p.yaml:10: order: "random": want counterbalanced (the default), interleave or sequential`}},
+		{"order typo", base("order: counterbalance\n"), []string{`p.yaml:10: order: "counterbalance" (did you mean "counterbalanced"?)`}},
+		{"noise threshold above 50%", base("repeats: 1\nnoise_threshold: 60%\n"), []string{`p.yaml:11: noise_threshold: 60%: want 0 to 50%`}},
+		{"noise threshold below 0", base("repeats: 1\nnoise_threshold: -0.01\n"), []string{`p.yaml:11: noise_threshold: -0.01: want 0 to 50%`}},
+		{"noise threshold not a share", base("noise_threshold: lots\n"), []string{`p.yaml:10: noise_threshold: "lots": want a share such as 2% or 0.02`}},
+		{"max_repeats without auto", base("repeats: 3\nmax_repeats: 8\n"), []string{`p.yaml:11: max_repeats is for repeats: auto`}},
+		{"max_repeats too low", base("repeats: auto\nmax_repeats: 2\n"), []string{`p.yaml:11: max_repeats: 2: want 3 to 1000`}},
+		{"repeats neither a number nor auto", base("repeats: many\n"), []string{`p.yaml:10: repeats: "many" is not a whole number`}},
 		{"duplicate key", base("repeats: 1\nrepeats: 2\n"), []string{"p.yaml:11: plan: key repeats: given twice (first on line 10)"}},
 		{"workload twice", strings.Replace(base(""), "  - oltp_point_select\n", "  - oltp_point_select\n  - name: oltp_point_select\n    options: {tables: 2}\n", 1),
 			[]string{"p.yaml:9: workload oltp_point_select is listed twice (first on line 8); results are grouped by it: give each configuration its own label, e.g. label: oltp_point_select-2"}},

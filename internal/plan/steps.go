@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/shakedown/shakedown/internal/engine"
+	"github.com/shakedown/shakedown/internal/suggest"
 	"github.com/shakedown/shakedown/internal/usage"
 	"github.com/shakedown/shakedown/internal/workload"
 )
@@ -22,7 +23,44 @@ type Step struct {
 	Repeat   int // from 1
 }
 
-// Steps lists the steps in the order they run.
+// Cell is one workload at one thread level: the unit that repeats make
+// samples of, and that targets are compared in.
+type Cell struct {
+	Workload *Workload
+	Threads  int
+	// Index counts the cells in plan order, from 0.
+	Index int
+}
+
+// Cells lists the plan's cells in the order they run.
+func (p *Plan) Cells() []Cell {
+	var cells []Cell
+	for _, w := range p.Workloads {
+		for _, th := range p.Threads {
+			cells = append(cells, Cell{Workload: w, Threads: th, Index: len(cells)})
+		}
+	}
+	return cells
+}
+
+// TargetsFor is the order of the targets at repeat r (from 1) of cell c:
+// plan order for interleave and sequential; for counterbalanced, turned
+// round by one place at each repeat and at each new cell, so that with two
+// targets the repeats of a cell run A B, B A, A B... and the next cell
+// starts with B.
+func (p *Plan) TargetsFor(c Cell, r int) []*Target {
+	if p.Order != Counterbalanced || len(p.Targets) < 2 {
+		return p.Targets
+	}
+	n := len(p.Targets)
+	shift := (r - 1 + c.Index) % n
+	out := make([]*Target, 0, n)
+	out = append(out, p.Targets[shift:]...)
+	return append(out, p.Targets[:shift]...)
+}
+
+// Steps lists the steps in the order they run: every repeat of the plan
+// (with repeats: auto, the first round's).
 func (p *Plan) Steps() []Step {
 	var steps []Step
 	add := func(t *Target, w *Workload, th, r int) {
@@ -40,14 +78,26 @@ func (p *Plan) Steps() []Step {
 			}
 		}
 	default:
-		for _, w := range p.Workloads {
-			for _, th := range p.Threads {
-				for r := 1; r <= p.Repeats; r++ {
-					for _, t := range p.Targets {
-						add(t, w, th, r)
-					}
+		for _, c := range p.Cells() {
+			for r := 1; r <= p.Repeats; r++ {
+				for _, t := range p.TargetsFor(c, r) {
+					add(t, c.Workload, c.Threads, r)
 				}
 			}
+		}
+	}
+	return steps
+}
+
+// MoreSteps is one more repeat, r, of the given cells (repeats: auto),
+// numbered on from after: every target of each cell, in the order
+// TargetsFor gives.
+func (p *Plan) MoreSteps(cells []Cell, r, after int) []Step {
+	var steps []Step
+	for _, c := range cells {
+		for _, t := range p.TargetsFor(c, r) {
+			after++
+			steps = append(steps, Step{Index: after, Target: t, Workload: c.Workload, Threads: c.Threads, Repeat: r})
 		}
 	}
 	return steps
@@ -117,7 +167,7 @@ func (ps *parser) checkEngine(whole bool) {
 	for _, w := range p.Workloads {
 		if _, ok := workload.Lookup(w.Name); !ok {
 			msg := "unknown workload " + strconv.Quote(w.Name)
-			if s := suggest(w.Name, names); s != "" {
+			if s := suggest.Closest(w.Name, names); s != "" {
 				msg += " (did you mean " + strconv.Quote(s) + "?)"
 			}
 			ps.addf(w.Line, "%s; workloads: %s", msg, strings.Join(names, ", "))
@@ -164,7 +214,7 @@ func (ps *parser) checkEngine(whole bool) {
 // mentions reports whether an engine message names option key (as --key,
 // spelled with '-' or '_').
 func mentions(msg, key string) bool {
-	msg, _, _ = strings.Cut(msg, "; valid options:")
+	msg, _, _ = strings.Cut(msg, " (did you mean")
 	k := strings.ReplaceAll(key, "_", "-")
 	for _, form := range []string{"--" + k, "--" + strings.ReplaceAll(k, "-", "_")} {
 		if i := strings.Index(msg, form); i >= 0 {
@@ -179,7 +229,7 @@ func mentions(msg, key string) bool {
 
 func optionProblem(wl string, o Option, err error) string {
 	msg := strings.TrimPrefix(engineMsg(err), wl+": ")
-	if !strings.Contains(msg, "unknown flag") {
+	if !strings.Contains(msg, "unknown option") {
 		return "option " + o.Key + " of " + wl + ": " + msg
 	}
 	out := wl + " has no option " + strconv.Quote(o.Key)
@@ -189,7 +239,7 @@ func optionProblem(wl string, o Option, err error) string {
 			known = flagNames(f)
 		}
 	}
-	if s := suggest(o.Key, known); s != "" {
+	if s := suggest.Closest(o.Key, known); s != "" {
 		out += " (did you mean " + strconv.Quote(s) + "?)"
 	}
 	return out + "; see shakedown run " + wl + " --help for its options"
@@ -205,7 +255,7 @@ func flagNames(f workload.Flagser) []string {
 	return names
 }
 
-// engineMsg is the engine's message without the list of every option and
+// engineMsg is the engine's message without the pointer to --help and
 // without repeating the verb.
 func engineMsg(err error) string {
 	var ue *usage.Error
@@ -213,8 +263,8 @@ func engineMsg(err error) string {
 	if errors.As(err, &ue) {
 		msg = ue.Msg
 	}
-	if i := strings.Index(msg, "; valid options:"); i >= 0 {
-		msg = msg[:i]
+	if i := strings.Index(msg, "; shakedown "); i >= 0 {
+		msg = msg[:i] // "; shakedown run W --help lists them"
 	}
 	for _, verb := range []string{"run ", "prepare "} {
 		msg = strings.TrimPrefix(msg, verb)

@@ -7,10 +7,14 @@ import (
 	"math"
 	"strconv"
 	"time"
+
+	"github.com/shakedown/shakedown/internal/stats"
 )
 
-// JSONSchemaVersion is the version of the JSON report's layout.
-const JSONSchemaVersion = 1
+// JSONSchemaVersion is the version of the JSON report's layout. Version 2
+// added each figure's comparison (interval, p-value, state), the method,
+// A/A noise, drift and unsteady runs; every field of version 1 is kept.
+const JSONSchemaVersion = 2
 
 // jsonReport is the JSON report. Field names are stable.
 type jsonReport struct {
@@ -22,6 +26,63 @@ type jsonReport struct {
 	Unfinished    []jsonRun      `json:"unfinished"`
 	Differing     []jsonVariable `json:"differing_variables"`
 	VerdictRule   string         `json:"verdict_rule"`
+	Method        jsonMethod     `json:"method"`
+	AA            []AANoise      `json:"aa_pairs"`
+	Drift         jsonDrift      `json:"control_drift"`
+	Unsteady      []jsonUnsteady `json:"unsteady_runs"`
+}
+
+type jsonMethod struct {
+	NoiseThreshold float64 `json:"noise_threshold"`
+	Confidence     float64 `json:"confidence"`
+	Ratio          string  `json:"ratio"`
+	Interval       string  `json:"interval"`
+	Test           string  `json:"test"`
+	MinRuns        int     `json:"min_runs_for_a_verdict"`
+}
+
+type jsonDrift struct {
+	stats.Trend
+	Drifting bool `json:"drifting"`
+}
+
+type jsonUnsteady struct {
+	Step     int    `json:"step"`
+	Target   string `json:"target"`
+	Workload string `json:"workload"`
+	Threads  int    `json:"threads"`
+	Repeat   int    `json:"repeat"`
+	stats.Steadiness
+}
+
+// jsonComparison is one figure of a candidate against the control.
+type jsonComparison struct {
+	Ratio         *float64 `json:"ratio"`
+	Low           *float64 `json:"ci_low"`
+	High          *float64 `json:"ci_high"`
+	Confidence    *float64 `json:"ci_confidence"`
+	P             *float64 `json:"p_value"`
+	State         string   `json:"state"`
+	Note          string   `json:"note"`
+	ControlRuns   int      `json:"control_runs"`
+	CandidateRuns int      `json:"candidate_runs"`
+	// RunsNeeded estimates the runs per side that would settle an
+	// inconclusive comparison.
+	RunsNeeded int `json:"runs_needed,omitempty"`
+}
+
+func newJSONComparison(c stats.Comparison) *jsonComparison {
+	j := &jsonComparison{State: string(c.State), Note: c.Note(), ControlRuns: c.Control.N, CandidateRuns: c.Candidate.N, RunsNeeded: c.Needed}
+	if c.Ratio > 0 {
+		j.Ratio = ptr(round(c.Ratio, 4))
+	}
+	if c.Interval {
+		j.Low, j.High, j.Confidence = ptr(round(c.Low, 4)), ptr(round(c.High, 4)), ptr(round(c.Confidence, 4))
+	}
+	if c.State != stats.NoVerdict {
+		j.P = ptr(round(c.P, 5))
+	}
+	return j
 }
 
 type jsonSweep struct {
@@ -37,6 +98,8 @@ type jsonSweep struct {
 	Events     int64     `json:"events,omitempty"`
 	WarmupS    int       `json:"warmup_s"`
 	Repeats    int       `json:"repeats"`
+	Auto       bool      `json:"repeats_auto,omitempty"`
+	MaxRepeats int       `json:"max_repeats,omitempty"`
 	CooldownS  int       `json:"cooldown_s"`
 	Order      string    `json:"order"`
 }
@@ -47,6 +110,8 @@ type jsonTarget struct {
 	URL     string `json:"url"`
 	Version string `json:"server_version"`
 	Flavour string `json:"flavour"`
+	// Connection is the client path and TLS, when the results recorded them.
+	Connection string `json:"connection,omitempty"`
 }
 
 type jsonLatency struct {
@@ -57,23 +122,28 @@ type jsonLatency struct {
 }
 
 type jsonRow struct {
-	Target    string      `json:"target"`
-	Role      string      `json:"role"`
-	Workload  string      `json:"workload"`
-	Threads   int         `json:"threads"`
-	Runs      int         `json:"runs"`
-	Failed    int         `json:"failed_runs"`
-	QPS       *float64    `json:"qps"`
-	QPSMin    *float64    `json:"qps_min"`
-	QPSMax    *float64    `json:"qps_max"`
-	QPSCVPct  *float64    `json:"qps_cv_pct"`
-	TPS       *float64    `json:"tps"`
-	LatencyMS jsonLatency `json:"latency_ms"`
-	Errors    int64       `json:"errors"`
+	Target      string      `json:"target"`
+	Role        string      `json:"role"`
+	Workload    string      `json:"workload"`
+	Threads     int         `json:"threads"`
+	Runs        int         `json:"runs"`
+	Failed      int         `json:"failed_runs"`
+	Interrupted int         `json:"interrupted_runs"`
+	Unsteady    int         `json:"unsteady_runs"`
+	QPS         *float64    `json:"qps"`
+	QPSMin      *float64    `json:"qps_min"`
+	QPSMax      *float64    `json:"qps_max"`
+	QPSCVPct    *float64    `json:"qps_cv_pct"`
+	TPS         *float64    `json:"tps"`
+	LatencyMS   jsonLatency `json:"latency_ms"`
+	Errors      int64       `json:"errors"`
 	// Ratio and Verdict are set for candidates only; Ratio is null when
-	// either side has no data.
+	// either side has no data. They are QPS's, as in VsControl.
 	Ratio   *float64 `json:"ratio_vs_control,omitempty"`
 	Verdict string   `json:"verdict,omitempty"`
+	AA      bool     `json:"aa,omitempty"`
+	// VsControl holds each figure's comparison, for candidates only.
+	VsControl map[string]*jsonComparison `json:"vs_control,omitempty"`
 }
 
 type jsonPeak struct {
@@ -90,6 +160,7 @@ type jsonRun struct {
 	Threads  int    `json:"threads"`
 	Repeat   int    `json:"repeat"`
 	Status   string `json:"status"`
+	Degraded bool   `json:"degraded,omitempty"`
 	Error    string `json:"error"`
 }
 
@@ -110,7 +181,7 @@ func (r *Report) jsonRows() []jsonRow {
 	for _, w := range r.Workloads {
 		for _, row := range w.Rows {
 			jr := jsonRow{Target: row.Target, Role: row.Role, Workload: w.Name, Threads: row.Threads,
-				Runs: row.QPS.N, Failed: row.Failed, Errors: row.Errors}
+				Runs: row.QPS.N, Failed: row.Failed, Interrupted: row.Interrupted, Unsteady: len(row.Unsteady), Errors: row.Errors}
 			if row.QPS.N > 0 {
 				jr.QPS, jr.QPSMin, jr.QPSMax = ptr(round(row.QPS.Median, 2)), ptr(round(row.QPS.Min, 2)), ptr(round(row.QPS.Max, 2))
 				jr.QPSCVPct = ptr(round(row.QPS.CV*100, 2))
@@ -122,6 +193,9 @@ func (r *Report) jsonRows() []jsonRow {
 				if c.Verdict != NoData {
 					jr.Ratio = ptr(round(c.Ratio, 4))
 				}
+				_, jr.AA = r.AAPairs[row.Target]
+				jr.VsControl = map[string]*jsonComparison{"qps": newJSONComparison(c.QPS), "tps": newJSONComparison(c.TPS),
+					"p95_ms": newJSONComparison(c.P95), "p99_ms": newJSONComparison(c.P99)}
 			}
 			rows = append(rows, jr)
 		}
@@ -139,19 +213,33 @@ func WriteJSON(w io.Writer, r *Report) error {
 		SchemaVersion: JSONSchemaVersion,
 		Sweep: jsonSweep{ID: sw.ID, Name: sw.Name, Status: sw.Status, StartedAt: sw.StartedAt, FinishedAt: sw.FinishedAt,
 			Steps: sw.Steps, ClientHost: sw.ClientHost, Tool: sw.Tool, TimeS: s.TimeS, Events: s.Events, WarmupS: s.WarmupS,
-			Repeats: s.Repeats, CooldownS: s.CooldownS, Order: s.Order},
+			Repeats: s.Repeats, Auto: s.AutoRepeats, MaxRepeats: s.MaxRepeats, CooldownS: s.CooldownS, Order: s.Order},
 		Rows:        r.jsonRows(),
 		Targets:     []jsonTarget{},
 		Peaks:       []jsonPeak{},
 		Unfinished:  []jsonRun{},
 		Differing:   []jsonVariable{},
-		VerdictRule: Rule,
+		VerdictRule: r.rule(),
+		Method: jsonMethod{NoiseThreshold: r.Threshold, Confidence: r.Confidence, Ratio: "candidate median / control median",
+			Interval: "exact distribution-free interval of the ratio (Moses, from the Mann-Whitney U distribution, on the logarithms)",
+			Test:     "Mann-Whitney U, two-sided", MinRuns: stats.MinRuns},
+		AA:       r.AA(),
+		Drift:    jsonDrift{Trend: r.Drift, Drifting: r.Drift.Drifting(r.Threshold)},
+		Unsteady: []jsonUnsteady{},
+	}
+	if doc.AA == nil {
+		doc.AA = []AANoise{}
+	}
+	for _, u := range r.unsteadyRuns() {
+		doc.Unsteady = append(doc.Unsteady, jsonUnsteady{Step: u.Run.Step, Target: u.Run.Target, Workload: u.Run.Workload,
+			Threads: u.Run.Threads, Repeat: u.Run.Repeat, Steadiness: u.Steady})
 	}
 	if doc.Rows == nil {
 		doc.Rows = []jsonRow{}
 	}
 	for _, t := range r.Targets {
-		doc.Targets = append(doc.Targets, jsonTarget{Name: t.Name, Role: t.Role, URL: t.URL, Version: t.Version, Flavour: t.Flavour})
+		doc.Targets = append(doc.Targets, jsonTarget{Name: t.Name, Role: t.Role, URL: t.URL, Version: t.Version, Flavour: t.Flavour,
+			Connection: r.Connections[t.Name]})
 	}
 	for _, w := range r.Workloads {
 		for _, p := range w.Peaks {
@@ -160,7 +248,7 @@ func WriteJSON(w io.Writer, r *Report) error {
 	}
 	for _, run := range r.Unfinished {
 		doc.Unfinished = append(doc.Unfinished, jsonRun{Step: run.Step, Target: run.Target, Workload: run.Workload,
-			Threads: run.Threads, Repeat: run.Repeat, Status: run.Status, Error: run.Error})
+			Threads: run.Threads, Repeat: run.Repeat, Status: run.Status, Degraded: run.Degraded, Error: run.Error})
 	}
 	for _, k := range r.Differing {
 		v := jsonVariable{Name: k, Values: map[string]string{}}
@@ -178,7 +266,8 @@ func WriteJSON(w io.Writer, r *Report) error {
 func WriteCSV(w io.Writer, r *Report) error {
 	cw := csv.NewWriter(w)
 	_ = cw.Write([]string{"sweep", "workload", "target", "role", "threads", "runs", "failed_runs", "qps", "qps_min", "qps_max",
-		"qps_cv_pct", "tps", "latency_avg_ms", "latency_p95_ms", "latency_p99_ms", "latency_max_ms", "errors", "ratio_vs_control", "verdict"})
+		"qps_cv_pct", "tps", "latency_avg_ms", "latency_p95_ms", "latency_p99_ms", "latency_max_ms", "errors", "ratio_vs_control", "verdict",
+		"ratio_ci_low", "ratio_ci_high", "p_value", "runs_needed", "p95_ratio", "p95_state", "p99_ratio", "p99_state", "interrupted_runs", "unsteady_runs"})
 	num := func(p *float64) string {
 		if p == nil {
 			return ""
@@ -192,10 +281,19 @@ func WriteCSV(w io.Writer, r *Report) error {
 			}
 			return strconv.FormatFloat(x, 'f', -1, 64)
 		}
+		var lo, hi, p, need, p95r, p95s, p99r, p99s string
+		if c := row.VsControl; c != nil {
+			lo, hi, p = num(c["qps"].Low), num(c["qps"].High), num(c["qps"].P)
+			if c["qps"].RunsNeeded > 0 {
+				need = strconv.Itoa(c["qps"].RunsNeeded)
+			}
+			p95r, p95s, p99r, p99s = num(c["p95_ms"].Ratio), c["p95_ms"].State, num(c["p99_ms"].Ratio), c["p99_ms"].State
+		}
 		_ = cw.Write([]string{strconv.FormatInt(r.Sweep.ID, 10), row.Workload, row.Target, row.Role, strconv.Itoa(row.Threads),
 			strconv.Itoa(row.Runs), strconv.Itoa(row.Failed), num(row.QPS), num(row.QPSMin), num(row.QPSMax), num(row.QPSCVPct),
 			num(row.TPS), lat(row.LatencyMS.Avg), lat(row.LatencyMS.P95), lat(row.LatencyMS.P99), lat(row.LatencyMS.Max),
-			strconv.FormatInt(row.Errors, 10), num(row.Ratio), row.Verdict})
+			strconv.FormatInt(row.Errors, 10), num(row.Ratio), row.Verdict, lo, hi, p, need, p95r, p95s, p99r, p99s,
+			strconv.Itoa(row.Interrupted), strconv.Itoa(row.Unsteady)})
 	}
 	cw.Flush()
 	return cw.Error()

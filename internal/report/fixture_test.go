@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/shakedown/shakedown/internal/result"
-	"github.com/shakedown/shakedown/internal/runner"
 	"github.com/shakedown/shakedown/internal/store"
 )
 
@@ -66,7 +65,7 @@ func fixture(repeats int) *store.SweepData {
 					}
 					for s := 1; s <= 5; s++ {
 						wave := 1 + 0.06*math.Sin(float64(s*(step+1)))
-						res.Intervals = append(res.Intervals, runner.Interval{AtS: float64(s), Threads: th, QPS: round(qps*wave, 2), TPS: round(qps*wave/20, 2)})
+						res.Intervals = append(res.Intervals, result.Interval{AtS: float64(s), Threads: th, QPS: round(qps*wave, 2), TPS: round(qps*wave/20, 2)})
 					}
 					run.Result = res
 					runs = append(runs, run)

@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/shakedown/shakedown/internal/stats"
 )
 
 // esc escapes text for HTML. It also writes "://" as "&#58;//", so that no
@@ -39,7 +41,12 @@ td.faster { background: #dcfce7; color: #14532d; }
 td.faster.strong { background: #86efac; }
 td.slower { background: #fee2e2; color: #7f1d1d; }
 td.slower.strong { background: #fca5a5; }
-td.noise { background: #f1f5f9; color: #334155; }
+td.noise, td.same { background: #f1f5f9; color: #334155; }
+td.inconclusive { background: #fefce8; color: #713f12; }
+td small { color: var(--muted); }
+.scroll { overflow-x: auto; max-width: 100%; }
+.finding { max-width: 1000px; }
+.finding.drift { border-left: 3px solid #f59e0b; padding-left: 10px; }
 td.nodata { color: var(--muted); font-style: italic; }
 .charts { display: grid; grid-template-columns: repeat(auto-fit, minmax(420px, 1fr)); gap: 14px; }
 .charts.small { grid-template-columns: repeat(auto-fit, minmax(330px, 1fr)); }
@@ -109,7 +116,8 @@ func WriteHTML(w io.Writer, r *Report) error {
 	if len(r.Candidates()) > 0 {
 		h.p("<h2 id=\"verdicts\">Candidates against the control</h2>\n")
 		h.ratioTable()
-		h.p("<p class=\"rule\"><b>How the verdict is reached.</b> %s</p>\n", esc(Rule))
+		h.findings()
+		h.p("<p class=\"rule\"><b>How the verdict is reached.</b> %s</p>\n", esc(r.rule()))
 	}
 	for i, wl := range r.Workloads {
 		h.workload(i, wl)
@@ -172,9 +180,11 @@ func align(right bool, class string) string {
 func (h *htmlWriter) ratioTable() {
 	r := h.r
 	cands := r.Candidates()
-	h.p("<table>\n<tr><th class=\"l\">workload</th><th>threads</th><th>%s (control) qps</th>", esc(r.Control))
+	h.p("<div class=\"scroll\"><table>\n<tr><th class=\"l\">workload</th><th>threads</th><th>%s (control) qps</th>", esc(r.Control))
 	for _, c := range cands {
-		h.p("<th>%s qps</th><th class=\"l\">%s vs control</th>", esc(c), esc(c))
+		name := r.candidateName(c)
+		h.p("<th>%s qps</th><th class=\"l\">%s vs control: QPS ratio [%s interval]</th><th class=\"l\">p95 / p99 ratio</th>",
+			esc(name), esc(name), esc(pct0(r.Confidence)))
 	}
 	h.p("</tr>\n")
 	for _, wl := range r.Workloads {
@@ -184,20 +194,57 @@ func (h *htmlWriter) ratioTable() {
 				row := wl.Row(c, th)
 				h.p("<td>%s</td>", esc(qpsCell(row)))
 				if row == nil || row.Compared == nil || row.Compared.Verdict == NoData {
-					h.p("<td class=\"l nodata\">no data</td>")
+					h.p("<td class=\"l nodata\">no data</td><td class=\"l nodata\">-</td>")
 					continue
 				}
 				cmp := row.Compared
-				class := map[string]string{Faster: "faster", Slower: "slower", Noise: "noise"}[cmp.Verdict]
-				if (cmp.Verdict == Faster && cmp.Ratio >= 1.2) || (cmp.Verdict == Slower && cmp.Ratio <= 0.8) {
-					class += " strong"
+				h.p("<td class=\"l %s\">%s&times;", stateClass(cmp.QPS), strconv.FormatFloat(cmp.Ratio, 'f', 3, 64))
+				if cmp.QPS.Interval {
+					h.p(" <small>[%s&ndash;%s]</small>", f3(cmp.QPS.Low), f3(cmp.QPS.High))
 				}
-				h.p("<td class=\"l %s\">%s&times; &nbsp;%s</td>", class, strconv.FormatFloat(cmp.Ratio, 'f', 2, 64), esc(cmp.Verdict))
+				h.p(" &nbsp;%s</td>", esc(cmp.QPS.Note()))
+				h.p("<td class=\"l %s\">%s<br>%s</td>", stateClass(cmp.P95), esc(latencyText(cmp.P95)), esc(latencyText(cmp.P99)))
 			}
 			h.p("</tr>\n")
 		}
 	}
-	h.p("</table>\n")
+	h.p("</table></div>\n")
+}
+
+// stateClass is the CSS class of a comparison's cell.
+func stateClass(c stats.Comparison) string {
+	switch c.State {
+	case stats.Faster, stats.Slower:
+		class := string(c.State)
+		if c.Ratio >= 1.2 || c.Ratio <= 0.8 {
+			class += " strong"
+		}
+		return class
+	case stats.Same:
+		return "same"
+	case stats.Inconclusive:
+		return "inconclusive"
+	}
+	return "nodata"
+}
+
+// findings writes the A/A noise, the control's drift and the unsteady
+// runs.
+func (h *htmlWriter) findings() {
+	r := h.r
+	for _, line := range r.aaLines() {
+		h.p("<p class=\"finding aa\">%s</p>\n", esc(line))
+	}
+	for _, line := range []string{r.driftLine(), r.unsteadyLine()} {
+		if line != "" {
+			h.p("<p class=\"finding drift\">%s</p>\n", esc(line))
+		}
+	}
+	if t := r.unsteadyTable(); len(t.rows) > 0 {
+		h.p("<h3>Unsteady runs</h3>\n<p>Their per-second QPS moved beyond the %s noise threshold between the halves of the run, or spread with a CV above %s: warm-up, flush storms, a noisy neighbour. Their timelines are below.</p>\n",
+			esc(pct0(r.Threshold)), esc(pct0(stats.HighCV)))
+		h.table(t, nil)
+	}
 }
 
 func threadTicks(levels []int) []tick {

@@ -1,7 +1,9 @@
 // Package report turns a stored sweep into the comparison people read: for
 // each workload a table per target (throughput, latency, errors), every
-// candidate against the control at each thread level with a ratio and a
-// verdict, the peak throughput, and the spread across repeats. It writes
+// candidate against the control at each thread level with the ratio of
+// medians, its interval and its state (internal/stats), the peak
+// throughput, the spread across repeats, unsteady runs, drift of the
+// control, and the noise an A/A pair measured. It writes
 // text, Markdown, CSV, JSON or one self-contained HTML file with SVG charts.
 // It reads what the store holds and never runs anything.
 package report
@@ -11,80 +13,48 @@ import (
 	"io"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 
+	"github.com/shakedown/shakedown/internal/stats"
 	"github.com/shakedown/shakedown/internal/store"
 	"github.com/shakedown/shakedown/internal/vars"
 )
 
-// Verdicts of a candidate against the control.
-const (
-	Faster      = "faster"
-	Slower      = "slower"
-	Noise       = "within noise"
-	NoData      = "no data"
-	noiseSingle = 0.03
-)
-
-// Rule is the verdict rule, printed in every report that has verdicts.
-const Rule = "ratio = candidate median QPS / control median QPS at the same workload and thread level. " +
-	"With 2 or more successful repeats on both sides, the difference is within noise when |ratio - 1| <= 2 x the larger " +
-	"coefficient of variation (CV = standard deviation / mean of QPS across repeats) of the two sides, or when each side's median " +
-	"lies inside the other side's min..max range; with a single run on either side, within noise when |ratio - 1| < 3%. " +
-	"Otherwise the candidate is faster (ratio > 1) or slower (ratio < 1). Failed and interrupted runs are left out of every figure."
+// NoData is the verdict when either side has no successful run.
+const NoData = "no data"
 
 // Stat summarises one figure across repeats.
-type Stat struct {
-	N      int
-	Median float64
-	Min    float64
-	Max    float64
-	// CV is the coefficient of variation (sample standard deviation / mean);
-	// 0 with fewer than two values.
-	CV float64
+type Stat = stats.Summary
+
+// Method says in plain words how every comparison of a report is made;
+// the report prints it with its own threshold and confidence.
+func Method(threshold, confidence float64) string {
+	return fmt.Sprintf("Each repeat of a step is one sample. ratio = candidate median / control median at the same workload and thread "+
+		"level, for QPS, TPS and the p95 and p99 latency. Its %s interval is the exact distribution-free one that goes with the "+
+		"Mann-Whitney U test (every candidate run divided by every control run; the interval runs from the k-th smallest of those ratios "+
+		"to the k-th largest, k from the exact distribution of U), so the same runs always give the same report. "+
+		"faster or slower: the whole interval lies beyond the noise threshold of %s (for latency, lower is faster); "+
+		"same: the whole interval lies within +/-%s; inconclusive: neither, with an estimate of the runs per side that would settle it. "+
+		"With 1 run on either side there is no verdict, and fewer than 4 runs a side (3 against 5) are too few for a 95%% interval: inconclusive. "+
+		"Failed and interrupted runs are left out of every figure.",
+		pct0(confidence), pct0(threshold), pct0(threshold))
 }
 
-func newStat(xs []float64) Stat {
-	if len(xs) == 0 {
-		return Stat{}
-	}
-	s := append([]float64(nil), xs...)
-	sort.Float64s(s)
-	st := Stat{N: len(s), Min: s[0], Max: s[len(s)-1], Median: median(s)}
-	if len(s) > 1 {
-		var sum float64
-		for _, x := range s {
-			sum += x
-		}
-		mean := sum / float64(len(s))
-		var v float64
-		for _, x := range s {
-			v += (x - mean) * (x - mean)
-		}
-		if mean > 0 {
-			st.CV = math.Sqrt(v/float64(len(s)-1)) / mean
-		}
-	}
-	return st
-}
-
-func median(sorted []float64) float64 {
-	n := len(sorted)
-	if n%2 == 1 {
-		return sorted[n/2]
-	}
-	return (sorted[n/2-1] + sorted[n/2]) / 2
+func pct0(x float64) string {
+	return strconv.FormatFloat(x*100, 'f', -1, 64) + "%"
 }
 
 // Row is one target at one thread level of one workload.
 type Row struct {
-	Workload string
-	Target   string
-	Role     string
-	Threads  int
-	Failed   int // failed or interrupted runs, left out of the figures
-	QPS      Stat
-	TPS      float64 // median
+	Workload    string
+	Target      string
+	Role        string
+	Threads     int
+	Failed      int // failed runs, left out of the figures
+	Interrupted int // interrupted runs, left out of the figures
+	QPS         Stat
+	TPS         float64 // median
 	// Latency figures are medians across repeats, except Max, the largest.
 	LatAvg, LatP95, LatP99, LatMax float64
 	Errors                         int64 // summed over repeats
@@ -92,6 +62,16 @@ type Row struct {
 	Compared *Comparison
 	// Runs are the successful runs, in step order (for timelines).
 	Runs []store.Run
+	// Unsteady are the runs among Runs whose pace was not steady.
+	Unsteady []Unsteady
+
+	qps, tps, p95, p99 []float64 // one sample per run, in step order
+}
+
+// Unsteady is a run whose per-second QPS was not steady.
+type Unsteady struct {
+	Run    store.Run
+	Steady stats.Steadiness
 }
 
 // Comparison is one candidate against the control at one thread level.
@@ -99,8 +79,11 @@ type Comparison struct {
 	Candidate string
 	Control   string
 	Threads   int
-	Ratio     float64 // 0 when either side has no data
-	Verdict   string
+	// QPS, TPS, P95 and P99 are the comparisons of each figure.
+	QPS, TPS, P95, P99 stats.Comparison
+	Ratio              float64 // of QPS; 0 when either side has no data
+	// Verdict is the state of the QPS comparison, or NoData.
+	Verdict string
 }
 
 // Peak is where a target's QPS was highest.
@@ -135,16 +118,37 @@ type Report struct {
 	Targets   []store.Target
 	Control   string
 	Workloads []*Workload
-	// Unfinished are the failed and interrupted runs.
+	// Unfinished are the failed, interrupted and degraded runs.
 	Unfinished []store.Run
 	// Differing are the variables whose values differ between targets,
 	// sorted by name.
 	Differing []string
+	// Connections say how each target's runs connected (client path and
+	// TLS), for the targets whose results recorded it.
+	Connections map[string]string
+	// Threshold and Confidence are what the comparisons used.
+	Threshold, Confidence float64
+	// AAPairs maps each candidate that is the same server and database as
+	// the control to how that was told (server_uuid or hostname:port).
+	AAPairs map[string]string
+	// Drift is how the control's repeats moved within each workload and
+	// thread level across the sweep.
+	Drift stats.Trend
+}
+
+// Counted says whether a run's figures count: failed, interrupted and
+// degraded runs (the server could not be reached for part of the run) are
+// left out of every figure and verdict. It is the one place that decides.
+func Counted(run store.Run) bool {
+	return run.Status == store.RunOK && !run.Degraded && run.Result != nil
 }
 
 // Build analyses a stored sweep.
 func Build(d *store.SweepData) *Report {
-	r := &Report{Sweep: d.Sweep, Targets: d.Targets}
+	r := &Report{Sweep: d.Sweep, Targets: d.Targets, Threshold: d.Sweep.Settings.NoiseThreshold, Confidence: stats.DefaultConfidence}
+	if r.Threshold <= 0 {
+		r.Threshold = stats.DefaultThreshold
+	}
 	for _, t := range d.Targets {
 		if t.Role == "control" {
 			r.Control = t.Name
@@ -182,8 +186,11 @@ func Build(d *store.SweepData) *Report {
 	for _, name := range names {
 		w := &Workload{Name: name}
 		levels := map[int]bool{}
-		for _, t := range d.Sweep.Settings.Threads {
-			levels[t] = true
+		// Runs made one by one planned nothing: only the levels they ran.
+		if !r.loose() {
+			for _, t := range d.Sweep.Settings.Threads {
+				levels[t] = true
+			}
 		}
 		type key struct {
 			target  string
@@ -203,7 +210,11 @@ func Build(d *store.SweepData) *Report {
 		sort.Ints(w.Threads)
 		for _, tg := range targets {
 			for _, th := range w.Threads {
-				w.Rows = append(w.Rows, newRow(name, tg, role[tg], th, groups[key{tg, th}]))
+				runs := groups[key{tg, th}]
+				if r.loose() && len(runs) == 0 {
+					continue
+				}
+				w.Rows = append(w.Rows, r.newRow(name, tg, role[tg], th, runs))
 			}
 		}
 		for _, row := range w.Rows {
@@ -211,7 +222,7 @@ func Build(d *store.SweepData) *Report {
 				continue
 			}
 			ctl := w.Row(r.Control, row.Threads)
-			row.Compared = compare(row, ctl, r.Control)
+			row.Compared = r.compare(row, ctl)
 		}
 		for _, tg := range targets {
 			p := Peak{Target: tg}
@@ -225,65 +236,127 @@ func Build(d *store.SweepData) *Report {
 		r.Workloads = append(r.Workloads, w)
 	}
 	for _, run := range d.Runs {
-		if run.Status != store.RunOK {
+		if !Counted(run) {
 			r.Unfinished = append(r.Unfinished, run)
 		}
 	}
 	r.Differing = differing(d.Targets)
+	r.Connections = connections(d.Runs)
+	r.AAPairs = sameServers(d.Targets, r.Control)
+	var series [][]float64
+	for _, w := range r.Workloads {
+		for _, row := range w.Rows {
+			if row.Target == r.Control {
+				series = append(series, row.qps)
+			}
+		}
+	}
+	r.Drift = stats.Drift(series)
 	return r
 }
 
-func newRow(workload, target, role string, threads int, runs []store.Run) *Row {
+func (r *Report) newRow(workload, target, role string, threads int, runs []store.Run) *Row {
 	row := &Row{Workload: workload, Target: target, Role: role, Threads: threads}
-	var qps, tps, avg, p95, p99 []float64
+	var avg []float64
 	for _, run := range runs {
-		if run.Status != store.RunOK || run.Result == nil {
-			row.Failed++
+		if !Counted(run) {
+			if run.Status == store.RunInterrupted {
+				row.Interrupted++
+			} else {
+				row.Failed++ // degraded too: the server was away part of the time
+			}
 			continue
 		}
 		res := run.Result
 		row.Runs = append(row.Runs, run)
-		qps = append(qps, res.QPS)
-		tps = append(tps, res.TPS)
+		row.qps = append(row.qps, res.QPS)
+		row.tps = append(row.tps, res.TPS)
 		avg = append(avg, res.LatencyMS.Avg)
-		p95 = append(p95, res.LatencyMS.P95)
-		p99 = append(p99, res.LatencyMS.P99)
+		row.p95 = append(row.p95, res.LatencyMS.P95)
+		row.p99 = append(row.p99, res.LatencyMS.P99)
 		row.LatMax = math.Max(row.LatMax, res.LatencyMS.Max)
 		row.Errors += res.Errors.Total
+		per := make([]float64, len(res.Intervals))
+		for i, iv := range res.Intervals {
+			per[i] = iv.QPS
+		}
+		if s := stats.Steady(per, r.Threshold); s.Unsteady {
+			row.Unsteady = append(row.Unsteady, Unsteady{Run: run, Steady: s})
+		}
 	}
-	row.QPS = newStat(qps)
-	row.TPS = newStat(tps).Median
-	row.LatAvg = newStat(avg).Median
-	row.LatP95 = newStat(p95).Median
-	row.LatP99 = newStat(p99).Median
+	row.QPS = stats.Summarize(row.qps)
+	row.TPS = stats.Median(row.tps)
+	row.LatAvg = stats.Median(avg)
+	row.LatP95 = stats.Median(row.p95)
+	row.LatP99 = stats.Median(row.p99)
 	return row
 }
 
-// compare applies Rule.
-func compare(cand, ctl *Row, control string) *Comparison {
-	c := &Comparison{Candidate: cand.Target, Control: control, Threads: cand.Threads, Verdict: NoData}
-	if ctl == nil || ctl.QPS.N == 0 || cand.QPS.N == 0 || ctl.QPS.Median <= 0 {
+// compare compares a candidate's row with the control's, figure by figure.
+func (r *Report) compare(cand, ctl *Row) *Comparison {
+	c := &Comparison{Candidate: cand.Target, Control: r.Control, Threads: cand.Threads, Verdict: NoData}
+	if ctl == nil {
+		ctl = &Row{}
+	}
+	o := stats.Options{Threshold: r.Threshold, Confidence: r.Confidence}
+	lo := o
+	lo.LowerIsBetter = true
+	c.QPS = stats.Compare(ctl.qps, cand.qps, o)
+	c.TPS = stats.Compare(ctl.tps, cand.tps, o)
+	c.P95 = stats.Compare(ctl.p95, cand.p95, lo)
+	c.P99 = stats.Compare(ctl.p99, cand.p99, lo)
+	if ctl.QPS.N == 0 || cand.QPS.N == 0 || ctl.QPS.Median <= 0 {
 		return c
 	}
-	a, b := cand.QPS, ctl.QPS
-	c.Ratio = a.Median / b.Median
-	diff := math.Abs(c.Ratio - 1)
-	noise := false
-	if a.N >= 2 && b.N >= 2 {
-		noise = diff <= 2*math.Max(a.CV, b.CV) ||
-			(a.Median >= b.Min && a.Median <= b.Max && b.Median >= a.Min && b.Median <= a.Max)
-	} else {
-		noise = diff < noiseSingle
-	}
-	switch {
-	case noise:
-		c.Verdict = Noise
-	case c.Ratio > 1:
-		c.Verdict = Faster
-	default:
-		c.Verdict = Slower
-	}
+	c.Ratio = c.QPS.Ratio
+	c.Verdict = string(c.QPS.State)
 	return c
+}
+
+// sameServers finds the candidates that are the same server and database
+// as the control: the same server_uuid (MySQL), else the same hostname and
+// port, and the same database in the URL. Each is mapped to how it was
+// told.
+func sameServers(targets []store.Target, control string) map[string]string {
+	var ctl *store.Target
+	for i := range targets {
+		if targets[i].Name == control {
+			ctl = &targets[i]
+		}
+	}
+	if ctl == nil {
+		return nil
+	}
+	out := map[string]string{}
+	for _, t := range targets {
+		if t.Name == control {
+			continue
+		}
+		if same, how := vars.SameServer(ctl.Variables, t.Variables); same && dbOf(ctl.URL) == dbOf(t.URL) {
+			out[t.Name] = how
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// dbOf is the database a target URL names.
+func dbOf(url string) string {
+	rest := url
+	if i := strings.Index(rest, "://"); i >= 0 {
+		rest = rest[i+3:]
+	}
+	i := strings.Index(rest, "/")
+	if i < 0 {
+		return ""
+	}
+	db := rest[i+1:]
+	if j := strings.IndexAny(db, "?#"); j >= 0 {
+		db = db[:j]
+	}
+	return db
 }
 
 // differing lists the variables whose values differ between the targets,

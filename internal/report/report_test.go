@@ -6,15 +6,18 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/shakedown/shakedown/internal/golden"
+	"github.com/shakedown/shakedown/internal/stats"
+	"github.com/shakedown/shakedown/internal/store"
 )
 
 func TestFormats(t *testing.T) {
-	for _, repeats := range []int{1, 2} {
+	for _, repeats := range []int{1, 5} {
 		rep := Build(fixture(repeats))
 		for _, format := range Formats {
-			name := format + "-" + map[int]string{1: "single", 2: "repeats"}[repeats] + "." + map[string]string{"text": "txt", "md": "md", "csv": "csv", "json": "json", "html": "html"}[format]
+			name := format + "-" + map[int]string{1: "single", 5: "repeats"}[repeats] + "." + map[string]string{"text": "txt", "md": "md", "csv": "csv", "json": "json", "html": "html"}[format]
 			t.Run(name, func(t *testing.T) {
 				var b bytes.Buffer
 				if err := Write(&b, format, rep); err != nil {
@@ -28,7 +31,7 @@ func TestFormats(t *testing.T) {
 
 func TestHTMLIsSelfContained(t *testing.T) {
 	var b bytes.Buffer
-	if err := WriteHTML(&b, Build(fixture(2))); err != nil {
+	if err := WriteHTML(&b, Build(fixture(5))); err != nil {
 		t.Fatal(err)
 	}
 	page := b.String()
@@ -83,25 +86,25 @@ func TestJSONRows(t *testing.T) {
 }
 
 func TestVerdict(t *testing.T) {
-	row := func(qps ...float64) *Row { return &Row{Target: "x", QPS: newStat(qps)} }
+	row := func(qps ...float64) *Row { return &Row{Target: "x", qps: qps, QPS: stats.Summarize(qps)} }
+	r := &Report{Control: "c", Threshold: 0.02, Confidence: 0.95}
 	tests := []struct {
 		name      string
 		cand, ctl *Row
 		want      string
 	}{
-		{"single runs, 2.9% faster is noise", row(102.9), row(100), Noise},
-		{"single runs, 3.1% faster", row(103.1), row(100), Faster},
-		{"single runs, 5% slower", row(95), row(100), Slower},
-		{"repeats, tight and apart", row(110, 111, 110.5), row(100, 100.5, 100.2), Faster},
-		{"repeats, wide spread covers the gap", row(110, 95, 125), row(100, 90, 112), Noise},
-		{"repeats, medians inside each other's range", row(101, 99, 108), row(100, 98, 103), Noise},
-		{"repeats, clearly slower", row(80, 81, 80.5), row(100, 101, 100.5), Slower},
+		{"single runs: no verdict, however far apart", row(150), row(100), "no verdict"},
+		{"3 repeats a side are too few for a 95% interval", row(110, 111, 110.5), row(100, 100.5, 100.2), "inconclusive"},
+		{"5 repeats, tight and apart", row(110, 111, 110.5, 110.2, 110.8), row(100, 100.5, 100.2, 100.1, 100.4), "faster"},
+		{"5 repeats, clearly slower", row(80, 81, 80.5, 80.2, 80.8), row(100, 101, 100.5, 100.2, 100.8), "slower"},
+		{"5 repeats, the same within 1%", row(100.3, 100.8, 100.1, 100.6, 100.4), row(100, 100.5, 100.2, 100.7, 100.3), "same"},
+		{"5 repeats, a wide spread covers the gap", row(110, 95, 125, 102, 118), row(100, 90, 112, 98, 105), "inconclusive"},
 		{"candidate failed", row(), row(100), NoData},
 		{"control failed", row(100), row(), NoData},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := compare(tc.cand, tc.ctl, "c").Verdict; got != tc.want {
+			if got := r.compare(tc.cand, tc.ctl).Verdict; got != tc.want {
 				t.Errorf("got %s, want %s", got, tc.want)
 			}
 		})
@@ -114,18 +117,20 @@ func TestBuild(t *testing.T) {
 	if w.Name != "oltp_point_select" {
 		t.Fatalf("workload order: got %s second, want oltp_point_select", w.Name)
 	}
-	// tuned failed once at 16 threads and was interrupted once: both left out.
+	// tuned failed once at 16 threads and was interrupted once: both left
+	// out, and told apart.
 	row := w.Row("tuned", 16)
-	if row.QPS.N != 0 || row.Failed != 2 {
-		t.Errorf("tuned at 16: got %d ok and %d failed, want 0 and 2", row.QPS.N, row.Failed)
+	if row.QPS.N != 0 || row.Failed != 1 || row.Interrupted != 1 {
+		t.Errorf("tuned at 16: got %d ok, %d failed, %d interrupted; want 0, 1, 1", row.QPS.N, row.Failed, row.Interrupted)
 	}
 	if got := row.Compared.Verdict; got != NoData {
 		t.Errorf("tuned at 16: got %s, want %s", got, NoData)
 	}
+	r = Build(fixture(5))
 	if got, want := r.Differing, []string{"innodb_flush_log_at_trx_commit", "sync_binlog", "version_comment"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("differing variables: got %v, want %v", got, want)
 	}
-	if got := r.Workloads[0].Row("relaxed", 4).Compared.Verdict; got != Faster {
+	if got := r.Workloads[0].Row("relaxed", 4).Compared.Verdict; got != string(stats.Faster) {
 		t.Errorf("relaxed write_only at 4: got %s, want faster", got)
 	}
 	if p := r.Workloads[0].Peaks[1]; p.Target != "relaxed" || p.Threads != 16 {
@@ -189,5 +194,179 @@ func TestLooseRuns(t *testing.T) {
 	}
 	if d, err := FromRuns("runs.db", sweep.Runs, sweep.Targets[1].Name); err != nil || d.Targets[1].Role != "control" || d.Targets[0].Role != "candidate" {
 		t.Errorf("--control %s: got %v, %+v", sweep.Targets[1].Name, err, d)
+	}
+}
+
+// A degraded run (the server was away for part of it) is left out of the
+// figures and the verdicts, as a failed one is, and listed with a mark.
+func TestDegradedLeftOut(t *testing.T) {
+	d := fixture(2)
+	var marked *store.Run
+	for i := range d.Runs {
+		run := &d.Runs[i]
+		if run.Target == "relaxed" && run.Workload == "oltp_write_only" && run.Threads == 4 {
+			run.Degraded = true
+			marked = run
+		}
+	}
+	r := Build(d)
+	row := r.Workloads[0].Row("relaxed", 4)
+	if row.QPS.N != 0 || row.Failed != 2 || row.Compared.Verdict != NoData {
+		t.Errorf("relaxed at 4: got %d counted, %d left out, verdict %s; want 0, 2 and %s", row.QPS.N, row.Failed, row.Compared.Verdict, NoData)
+	}
+	var b bytes.Buffer
+	if err := Write(&b, "text", r); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "ok, DEGRADED") {
+		t.Errorf("the report does not mark the degraded runs:\n%s", b.String())
+	}
+	if marked == nil {
+		t.Fatal("no run to mark")
+	}
+}
+
+// TestInterruptedIsNotFailed: a step that was interrupted shows as
+// interrupted, not as failed.
+func TestInterruptedIsNotFailed(t *testing.T) {
+	r := Build(fixture(1))
+	row := r.Workloads[1].Row("tuned", 16)
+	if row.Interrupted != 1 || row.Failed != 0 {
+		t.Fatalf("got %d interrupted and %d failed, want 1 and 0", row.Interrupted, row.Failed)
+	}
+	if got := qpsCell(row); got != "interrupted" {
+		t.Errorf("cell: got %q, want interrupted", got)
+	}
+}
+
+// TestLooseRunsInventNoLevels: runs made one by one at levels that differ
+// by workload get rows only where something ran, never "not run".
+func TestLooseRunsInventNoLevels(t *testing.T) {
+	var runs []store.Run
+	for _, r := range fixture(1).Runs {
+		if (r.Workload == "oltp_write_only" && r.Threads != 16) || (r.Workload == "oltp_point_select" && r.Threads == 16 && r.Target != "tuned") {
+			runs = append(runs, r)
+		}
+	}
+	d, err := FromRuns("files", runs, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := Build(d)
+	for _, w := range rep.Workloads {
+		for _, row := range w.Rows {
+			if row.QPS.N == 0 && row.Failed == 0 && row.Interrupted == 0 {
+				t.Errorf("%s: a row for %s at %d threads that nothing ran", w.Name, row.Target, row.Threads)
+			}
+		}
+	}
+	var b bytes.Buffer
+	if err := WriteText(&b, rep); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "not run") {
+		t.Errorf("the report invents levels:\n%s", b.String())
+	}
+}
+
+// TestAAPair: a candidate that is the control's own server and database is
+// called A/A, and the report shows the noise it measured.
+func TestAAPair(t *testing.T) {
+	d := fixture(5)
+	for i := range d.Targets[:2] {
+		d.Targets[i].Variables["hostname"] = "db1"
+		d.Targets[i].Variables["port"] = "3307"
+		d.Targets[i].URL = "mysql://shakedown@127.0.0.1:3307/sbtest"
+	}
+	r := Build(d)
+	if got := r.AAPairs["relaxed"]; got != "db1:3307" {
+		t.Fatalf("A/A pairs: got %v, want relaxed by db1:3307", r.AAPairs)
+	}
+	if _, ok := r.AAPairs["tuned"]; ok {
+		t.Errorf("tuned is another server, got it as A/A")
+	}
+	aa := r.AA()
+	if len(aa) != 1 || aa[0].Cells != 6 || aa[0].MaxDev < 1 {
+		t.Errorf("noise: got %+v, want relaxed over 6 cells", aa)
+	}
+	var b bytes.Buffer
+	if err := WriteText(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"relaxed (A/A)", "A/A: relaxed is the same server as durable (db1:3307)", "Measured over 6 cells"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("text: want %q in:\n%s", want, b.String())
+		}
+	}
+	// Another database on the same server is not A/A: the data differ.
+	d.Targets[1].URL = "mysql://shakedown@127.0.0.1:3307/other"
+	if r := Build(d); len(r.AAPairs) != 0 {
+		t.Errorf("another database: got A/A %v, want none", r.AAPairs)
+	}
+}
+
+// TestHistoryHTML draws a history with a change point: one chart per
+// series, the change marked on it and named under it.
+func TestHistoryHTML(t *testing.T) {
+	var sweeps []*store.SweepData
+	for i := range 12 {
+		d := fixture(1)
+		d.Sweep.ID = int64(i + 1)
+		d.Sweep.StartedAt = d.Sweep.StartedAt.Add(time.Duration(i) * 24 * time.Hour)
+		for j := range d.Runs {
+			if res := d.Runs[j].Result; res != nil && i >= 6 {
+				res.QPS *= 1.2
+			}
+		}
+		sweeps = append(sweeps, d)
+	}
+	h := BuildHistory("test", sweeps, HistoryFilter{Workload: "oltp_write_only", Target: "durable", Threads: 4})
+	if len(h.Series) != 1 || len(h.Series[0].Changes) != 1 || h.Series[0].Changes[0].SweepID != 7 {
+		t.Fatalf("got %+v, want one series changing at sweep 7", h.Series)
+	}
+	var b bytes.Buffer
+	if err := WriteHistory(&b, "html", h); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	for _, want := range []string{`<svg class="chart"`, `class="mark"`, "Change point from sweep 7", "How change points are found"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("history page lacks %q", want)
+		}
+	}
+	for _, format := range []string{"text", "md", "csv", "json"} {
+		b.Reset()
+		if err := WriteHistory(&b, format, h); err != nil || !strings.Contains(b.String(), "oltp_write_only") {
+			t.Errorf("%s: got %v, %q", format, err, b.String())
+		}
+	}
+}
+
+// TestMostlyUnsteady: when most runs did not keep a steady pace, the
+// report says so above the list, and a sweep's summary lists only a few.
+func TestMostlyUnsteady(t *testing.T) {
+	d := fixture(5)
+	for i := range d.Runs {
+		if res := d.Runs[i].Result; res != nil {
+			for j := range res.Intervals {
+				if j%2 == 1 {
+					res.Intervals[j].QPS /= 3
+				}
+			}
+		}
+	}
+	r := Build(d)
+	if line := r.unsteadyLine(); !strings.HasPrefix(line, "UNSTEADY: 88 of the 88 runs long enough to judge (4 s or more)") {
+		t.Errorf("got %q, want every run called unsteady", line)
+	}
+	var b bytes.Buffer
+	if err := WriteSummary(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "... and 80 more (shakedown report lists them all)") {
+		t.Errorf("summary: want the list cut to %d:\n%s", briefUnsteady, b.String())
+	}
+	if r := Build(fixture(5)); r.unsteadyLine() != "" {
+		t.Errorf("steady runs: got %q, want no warning", r.unsteadyLine())
 	}
 }

@@ -28,6 +28,12 @@ type series struct {
 	Legend bool // shown in the legend
 }
 
+// mark is a vertical line across the plot at X, labelled (a change point).
+type mark struct {
+	X     float64
+	Label string
+}
+
 type tick struct {
 	V     float64
 	Label string
@@ -44,6 +50,7 @@ type chart struct {
 	Width   int
 	Height  int
 	Markers bool
+	Marks   []mark
 }
 
 const (
@@ -121,6 +128,11 @@ func (c *chart) svg() string {
 	fmt.Fprintf(&b, `<text class="label" x="%.1f" y="%d" text-anchor="middle">%s</text>`, padLeft+pw/2, h-6, esc(c.XLabel))
 	fmt.Fprintf(&b, `<text class="label" transform="translate(14 %.1f) rotate(-90)" text-anchor="middle">%s</text>`, padTop+ph/2, esc(c.YLabel))
 
+	for _, m := range c.Marks {
+		x := X(m.X)
+		fmt.Fprintf(&b, `<line class="mark" x1="%.1f" y1="%d" x2="%.1f" y2="%.1f" stroke="#dc2626" stroke-dasharray="4 3"/>`, x, padTop, x, padTop+ph)
+		fmt.Fprintf(&b, `<text class="tick" x="%.1f" y="%d" fill="#dc2626">%s</text>`, x+3, padTop+10, esc(m.Label))
+	}
 	if !hasData {
 		fmt.Fprintf(&b, `<text class="nodata" x="%.1f" y="%.1f" text-anchor="middle">no data</text>`, padLeft+pw/2, padTop+ph/2)
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/shakedown/shakedown/internal/stats"
 	"github.com/shakedown/shakedown/internal/store"
 )
 
@@ -83,11 +84,52 @@ func (t *table) writeMarkdown(w io.Writer) {
 
 func f1(x float64) string { return strconv.FormatFloat(x, 'f', 1, 64) }
 func f2(x float64) string { return strconv.FormatFloat(x, 'f', 2, 64) }
+func f3(x float64) string { return strconv.FormatFloat(x, 'f', 3, 64) }
 func ratioText(c *Comparison) string {
 	if c.Verdict == NoData {
 		return "-"
 	}
-	return strconv.FormatFloat(c.Ratio, 'f', 3, 64)
+	return f3(c.Ratio)
+}
+
+// intervalText is a comparison's interval, or "-" when there is none.
+func intervalText(c stats.Comparison) string {
+	if !c.Interval {
+		return "-"
+	}
+	return f3(c.Low) + ".." + f3(c.High)
+}
+
+// verdictText is the QPS verdict as a table shows it.
+func verdictText(c *Comparison) string {
+	if c.Verdict == NoData {
+		return NoData
+	}
+	return c.QPS.Note()
+}
+
+// latencyText is a latency comparison in one short cell: ratio and state.
+func latencyText(c stats.Comparison) string {
+	if c.Ratio == 0 {
+		return "-"
+	}
+	st := string(c.State)
+	if c.State == stats.NoVerdict {
+		st = "no verdict"
+	}
+	return f2(c.Ratio) + " " + st
+}
+
+// rule is the method with this report's threshold and confidence.
+func (r *Report) rule() string { return Method(r.Threshold, r.Confidence) }
+
+// candidateName is a candidate as tables show it: marked when it is the
+// control's own server (A/A).
+func (r *Report) candidateName(name string) string {
+	if _, ok := r.AAPairs[name]; ok {
+		return name + " (A/A)"
+	}
+	return name
 }
 func pct(x float64) string { return strconv.FormatFloat(x*100, 'f', 1, 64) + "%" }
 
@@ -135,8 +177,15 @@ func (r *Report) targetTable(w *Workload, target string) *table {
 		cells := []string{strconv.Itoa(th)}
 		if spread {
 			runs := strconv.Itoa(row.QPS.N)
+			var left []string
 			if row.Failed > 0 {
-				runs += fmt.Sprintf(" (+%d failed)", row.Failed)
+				left = append(left, fmt.Sprintf("+%d failed", row.Failed))
+			}
+			if row.Interrupted > 0 {
+				left = append(left, fmt.Sprintf("+%d interrupted", row.Interrupted))
+			}
+			if len(left) > 0 {
+				runs += " (" + strings.Join(left, ", ") + ")"
 			}
 			cells = append(cells, runs, f1(row.QPS.Median), f1(row.QPS.Min), f1(row.QPS.Max), pct(row.QPS.CV))
 		} else {
@@ -151,20 +200,25 @@ func (r *Report) targetTable(w *Workload, target string) *table {
 // comparisonTable is every candidate against the control for one workload.
 func (r *Report) comparisonTable(w *Workload) *table {
 	t := &table{
-		header: []string{"threads", "candidate", "control qps", "candidate qps", "ratio", "verdict"},
-		right:  []bool{true, false, true, true, true, false},
+		header: []string{"threads", "candidate", "control qps", "candidate qps", "ratio", r.ciHeader(), "verdict", "p95 ratio", "p99 ratio"},
+		right:  []bool{true, false, true, true, true, true, false, false, false},
 	}
 	for _, c := range w.Comparisons() {
 		ctl, cand := w.Row(c.Control, c.Threads), w.Row(c.Candidate, c.Threads)
-		t.add(strconv.Itoa(c.Threads), c.Candidate, qpsCell(ctl), qpsCell(cand), ratioText(c), c.Verdict)
+		t.add(strconv.Itoa(c.Threads), r.candidateName(c.Candidate), qpsCell(ctl), qpsCell(cand), ratioText(c), intervalText(c.QPS),
+			verdictText(c), latencyText(c.P95), latencyText(c.P99))
 	}
 	return t
 }
 
+func (r *Report) ciHeader() string { return pct0(r.Confidence) + " interval" }
+
 func qpsCell(row *Row) string {
 	switch {
-	case row == nil || row.QPS.N == 0 && row.Failed == 0:
+	case row == nil || row.QPS.N == 0 && row.Failed == 0 && row.Interrupted == 0:
 		return "not run"
+	case row.QPS.N == 0 && row.Failed == 0:
+		return "interrupted"
 	case row.QPS.N == 0:
 		return "failed"
 	}
@@ -175,12 +229,13 @@ func qpsCell(row *Row) string {
 // prints.
 func (r *Report) summaryTable() *table {
 	t := &table{
-		header: []string{"workload", "threads", "candidate", r.Control + " qps", "candidate qps", "ratio", "verdict"},
-		right:  []bool{false, true, false, true, true, true, false},
+		header: []string{"workload", "threads", "candidate", r.Control + " qps", "candidate qps", "ratio", r.ciHeader(), "verdict", "p95 ratio", "p99 ratio"},
+		right:  []bool{false, true, false, true, true, true, true, false, false, false},
 	}
 	for _, w := range r.Workloads {
 		for _, c := range w.Comparisons() {
-			t.add(w.Name, strconv.Itoa(c.Threads), c.Candidate, qpsCell(w.Row(c.Control, c.Threads)), qpsCell(w.Row(c.Candidate, c.Threads)), ratioText(c), c.Verdict)
+			t.add(w.Name, strconv.Itoa(c.Threads), r.candidateName(c.Candidate), qpsCell(w.Row(c.Control, c.Threads)), qpsCell(w.Row(c.Candidate, c.Threads)),
+				ratioText(c), intervalText(c.QPS), verdictText(c), latencyText(c.P95), latencyText(c.P99))
 		}
 	}
 	return t
@@ -209,15 +264,26 @@ func WriteSummary(w io.Writer, r *Report) error {
 	}
 	fmt.Fprintf(bw, "Candidates against the control (%s), median QPS:\n\n", r.Control)
 	r.summaryTable().writeText(bw, "")
+	r.writeFindings(bw, true)
 	fmt.Fprintln(bw)
-	wrap(bw, "Verdict rule: "+Rule, 100, "")
+	wrap(bw, "How verdicts are reached: "+r.rule(), 100, "")
 	return bw.Flush()
 }
 
 func (r *Report) targetsTable() *table {
 	t := &table{header: []string{"target", "role", "server", "url"}, right: []bool{false, false, false, false}}
+	// The connection column appears once any result recorded it.
+	withConn := len(r.Connections) > 0
+	if withConn {
+		t.header = append(t.header, "connection")
+		t.right = append(t.right, false)
+	}
 	for _, tg := range r.Targets {
-		t.add(tg.Name, tg.Role, strings.TrimSpace(tg.Flavour+" "+tg.Version), tg.URL)
+		cells := []string{tg.Name, tg.Role, strings.TrimSpace(tg.Flavour + " " + tg.Version), tg.URL}
+		if withConn {
+			cells = append(cells, r.connection(tg.Name))
+		}
+		t.add(cells...)
 	}
 	return t
 }
@@ -246,7 +312,11 @@ func (r *Report) unfinishedTable() *table {
 	t := &table{header: []string{"step", "target", "workload", "threads", "repeat", "status", "error"},
 		right: []bool{true, false, false, true, true, false, false}}
 	for _, run := range r.Unfinished {
-		t.add(strconv.Itoa(run.Step), run.Target, run.Workload, strconv.Itoa(run.Threads), strconv.Itoa(run.Repeat), run.Status, oneLine(run.Error))
+		status := run.Status
+		if run.Degraded {
+			status += ", DEGRADED" // the server could not be reached for part of it
+		}
+		t.add(strconv.Itoa(run.Step), run.Target, run.Workload, strconv.Itoa(run.Threads), strconv.Itoa(run.Repeat), status, oneLine(run.Error))
 	}
 	return t
 }
@@ -303,11 +373,14 @@ func (r *Report) stepsLine() string {
 	default:
 		limit = fmt.Sprintf("%d s", s.TimeS)
 	}
-	rep := "repeats"
-	if s.Repeats == 1 {
-		rep = "repeat"
+	rep := strconv.Itoa(s.Repeats) + " repeats"
+	switch {
+	case s.AutoRepeats:
+		rep = fmt.Sprintf("repeats auto (%d, more where inconclusive, up to %d)", s.Repeats, s.MaxRepeats)
+	case s.Repeats == 1:
+		rep = "1 repeat"
 	}
-	return fmt.Sprintf("each step %s after a %d s warm-up (excluded), %d %s, %d s cool-down, order %s", limit, s.WarmupS, s.Repeats, rep, s.CooldownS, s.Order)
+	return fmt.Sprintf("each step %s after a %d s warm-up (excluded), %s, %d s cool-down, order %s", limit, s.WarmupS, rep, s.CooldownS, s.Order)
 }
 
 func (r *Report) countLine() string {
@@ -393,6 +466,7 @@ func WriteText(w io.Writer, r *Report) error {
 		}
 		fmt.Fprintf(bw, "\nPeak QPS: %s\n", r.peaksText(wl))
 	}
+	r.writeFindings(bw, false)
 	if len(r.Differing) > 0 {
 		fmt.Fprintln(bw, "\nServer variables that differ")
 		r.differingTable().writeText(bw, "  ")
@@ -402,7 +476,7 @@ func WriteText(w io.Writer, r *Report) error {
 		r.unfinishedTable().writeText(bw, "  ")
 	}
 	fmt.Fprintln(bw)
-	wrap(bw, "Verdict rule: "+Rule, 100, "")
+	wrap(bw, "How verdicts are reached: "+r.rule(), 100, "")
 	return bw.Flush()
 }
 
@@ -449,7 +523,19 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 		fmt.Fprintln(bw)
 		r.unfinishedTable().writeMarkdown(bw)
 	}
-	fmt.Fprintf(bw, "\n## Verdict rule\n\n%s\n", Rule)
+	if lines := r.aaLines(); len(lines) > 0 || r.driftLine() != "" || len(r.unsteadyRuns()) > 0 {
+		fmt.Fprintln(bw, "\n## Noise, drift and unsteady runs")
+		for _, l := range append(lines, r.driftLine(), r.unsteadyLine()) {
+			if l != "" {
+				fmt.Fprintf(bw, "\n%s\n", mdEscape(l))
+			}
+		}
+		if t := r.unsteadyTable(); len(t.rows) > 0 {
+			fmt.Fprintln(bw)
+			t.writeMarkdown(bw)
+		}
+	}
+	fmt.Fprintf(bw, "\n## How verdicts are reached\n\n%s\n", mdEscape(r.rule()))
 	return bw.Flush()
 }
 

@@ -26,6 +26,9 @@ func (r *Result) writeMonitor(w io.Writer) {
 		switch {
 		case cc.ClientQPS == 0 && cc.ServerQPS == 0:
 			fmt.Fprintf(w, "    client vs server QPS:          not checked: %s\n", cc.Note)
+		case cc.Counter != "" && !cc.Mismatch:
+			fmt.Fprintf(w, "    client vs server QPS:          client %.2f, server %s %.2f/s (ratio %.3f, %.0fs-%.0fs): %s\n",
+				cc.ClientQPS, cc.Counter, cc.ServerQPS, cc.Ratio, cc.FromS, cc.ToS, cc.Note)
 		case cc.Mismatch:
 			fmt.Fprintf(w, "    client vs server QPS:          MISMATCH client %.2f, server %.2f (ratio %.3f, %.0fs-%.0fs): %s\n",
 				cc.ClientQPS, cc.ServerQPS, cc.Ratio, cc.FromS, cc.ToS, cc.Note)

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"sort"
 	"strconv"
 	"time"
@@ -22,29 +21,36 @@ const SchemaVersion = 1
 
 // Result is the document one run yields.
 type Result struct {
-	SchemaVersion int                `json:"schema_version"`
-	Tool          string             `json:"tool"`
-	Workload      string             `json:"workload"`
-	Options       map[string]string  `json:"options"`
-	Target        Target             `json:"target"`
-	Threads       int                `json:"threads"`
-	StartedAt     time.Time          `json:"started_at"`
-	TimeS         float64            `json:"time_s"`
-	WarmupS       float64            `json:"warmup_s"`
-	Rate          float64            `json:"rate,omitempty"`
-	Interrupted   bool               `json:"interrupted"`
-	Error         string             `json:"error,omitempty"`
-	Queries       Queries            `json:"queries"`
-	Transactions  int64              `json:"transactions"`
-	Errors        Errors             `json:"errors"`
-	Reconnects    int64              `json:"reconnects"`
-	QPS           float64            `json:"qps"`
-	TPS           float64            `json:"tps"`
-	LatencyMS     Latency            `json:"latency_ms"`
-	Percentile    float64            `json:"percentile"`
-	Fairness      Fairness           `json:"fairness"`
-	Intervals     []runner.Interval  `json:"intervals"`
-	Histogram     histogram.Snapshot `json:"histogram"`
+	SchemaVersion int               `json:"schema_version"`
+	Tool          string            `json:"tool"`
+	Workload      string            `json:"workload"`
+	Options       map[string]string `json:"options"`
+	Target        Target            `json:"target"`
+	Threads       int               `json:"threads"`
+	StartedAt     time.Time         `json:"started_at"`
+	TimeS         float64           `json:"time_s"`
+	WarmupS       float64           `json:"warmup_s"`
+	Rate          float64           `json:"rate,omitempty"`
+	Interrupted   bool              `json:"interrupted"`
+	// Degraded is set when the server could not be reached for a while
+	// during the run: its figures do not measure the server, and reports
+	// leave it out of their verdicts.
+	Degraded bool `json:"degraded,omitempty"`
+	// Availability is set when the run had to reconnect: how often, and
+	// for how long the server could not be reached.
+	Availability *Availability      `json:"availability,omitempty"`
+	Error        string             `json:"error,omitempty"`
+	Queries      Queries            `json:"queries"`
+	Transactions int64              `json:"transactions"`
+	Errors       Errors             `json:"errors"`
+	Reconnects   int64              `json:"reconnects"`
+	QPS          float64            `json:"qps"`
+	TPS          float64            `json:"tps"`
+	LatencyMS    Latency            `json:"latency_ms"`
+	Percentile   float64            `json:"percentile"`
+	Fairness     Fairness           `json:"fairness"`
+	Intervals    []Interval         `json:"intervals"`
+	Histogram    histogram.Snapshot `json:"histogram"`
 	// Connect is set when the run opened connections while measuring
 	// (--connect-mode transaction or query, or a workload that connects).
 	Connect *ConnectStats `json:"connect,omitempty"`
@@ -64,12 +70,92 @@ type Result struct {
 	Checks []string `json:"checks,omitempty"`
 }
 
+// Interval is one reporting interval: rates over it, latency in
+// milliseconds, and the time of its end from the start of measurement.
+type Interval struct {
+	AtS        float64 `json:"t_s"`
+	Threads    int     `json:"threads"`
+	TPS        float64 `json:"tps"`
+	QPS        float64 `json:"qps"`
+	ReadQPS    float64 `json:"read_qps"`
+	WriteQPS   float64 `json:"write_qps"`
+	OtherQPS   float64 `json:"other_qps"`
+	LatencyPct float64 `json:"latency_pct_ms"`
+	LatencyAvg float64 `json:"latency_avg_ms"`
+	LatencyMax float64 `json:"latency_max_ms"`
+	ErrorsPS   float64 `json:"err_ps"`
+	ReconnPS   float64 `json:"reconn_ps"`
+	ConnPS     float64 `json:"conn_ps,omitempty"`
+	Queue      int64   `json:"queue,omitempty"`
+}
+
+// IntervalOf is the stored form of a runner's interval.
+func IntervalOf(iv runner.Interval) Interval {
+	return Interval{
+		AtS: iv.AtS, Threads: iv.Threads, TPS: iv.TPS, QPS: iv.QPS,
+		ReadQPS: iv.ReadQPS, WriteQPS: iv.WriteQPS, OtherQPS: iv.OtherQPS,
+		LatencyPct: iv.LatencyPct, LatencyAvg: iv.LatencyAvg, LatencyMax: iv.LatencyMax,
+		ErrorsPS: iv.ErrorsPS, ReconnPS: iv.ReconnPS, ConnPS: iv.ConnPS, Queue: iv.Queue,
+	}
+}
+
+// Availability is what a run saw of the server going away while it
+// measured.
+type Availability struct {
+	ReconnectAttempts int64 `json:"reconnect_attempts"`
+	ReconnectFailures int64 `json:"reconnect_failures"`
+	// UnavailableS is how long at least one thread could not reach the
+	// server.
+	UnavailableS float64 `json:"unavailable_s"`
+	// FirstError is the first failed attempt's error.
+	FirstError string `json:"first_error,omitempty"`
+}
+
 // Target names what was measured. It never holds a password.
 type Target struct {
 	Name    string `json:"name"`
 	URL     string `json:"url"`
 	Version string `json:"server_version"`
 	Flavour string `json:"flavour"`
+	// Client is the client path the load's connections took: ClientWire
+	// or ClientSQL; empty when not recorded (documents from before it was).
+	Client string `json:"client,omitempty"`
+	// TLS says whether the load's connections were encrypted; nil when not
+	// recorded.
+	TLS *bool `json:"tls,omitempty"`
+}
+
+// Client paths.
+const (
+	// ClientWire is the lean protocol of package wire.
+	ClientWire = "wire"
+	// ClientSQL is database/sql with go-sql-driver/mysql.
+	ClientSQL = "database/sql"
+)
+
+// SetConnection records the client path the load took and whether its
+// connections were encrypted.
+func (t *Target) SetConnection(client string, tls bool) {
+	t.Client, t.TLS = client, &tls
+}
+
+// Connection describes the client path and encryption for people, such as
+// "wire, TLS"; "" when neither was recorded.
+func (t *Target) Connection() string {
+	switch {
+	case t.Client == "" && t.TLS == nil:
+		return ""
+	case t.TLS == nil:
+		return t.Client
+	}
+	enc := "no TLS"
+	if *t.TLS {
+		enc = "TLS"
+	}
+	if t.Client == "" {
+		return enc
+	}
+	return t.Client + ", " + enc
 }
 
 // Queries counts statements as sysbench classifies them.
@@ -130,13 +216,21 @@ func Build(o *runner.Outcome, workload string, threads int, pct float64) (*Resul
 		QPS:           round(per(o.Queries()), 2),
 		TPS:           round(per(o.Events), 2),
 		Percentile:    pct,
-		Intervals:     o.Intervals,
+		Intervals:     make([]Interval, len(o.Intervals)),
 	}
-	if r.Intervals == nil {
-		r.Intervals = []runner.Interval{}
+	for i, iv := range o.Intervals {
+		r.Intervals[i] = IntervalOf(iv)
 	}
 	if o.Err != nil {
 		r.Error = o.Err.Error()
+	}
+	if a := o.Availability; a.ReconnectAttempts > 0 || a.ReconnectFailures > 0 {
+		r.Degraded = o.Degraded()
+		r.Availability = &Availability{ReconnectAttempts: a.ReconnectAttempts, ReconnectFailures: a.ReconnectFailures,
+			UnavailableS: round(a.Unavailable.Seconds(), 3)}
+		if a.FirstError != nil {
+			r.Availability.FirstError = a.FirstError.Error()
+		}
 	}
 	for code, n := range o.Errors {
 		r.Errors.ByCode[strconv.Itoa(int(code))] = n
@@ -195,26 +289,6 @@ func (r *Result) WriteJSON(w io.Writer) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(r)
-}
-
-// WriteFile writes r as JSON to path, atomically.
-func (r *Result) WriteFile(path string) error {
-	tmp := path + ".tmp"
-	f, err := os.Create(tmp)
-	if err != nil {
-		return fmt.Errorf("write result: %w", err)
-	}
-	if err := r.WriteJSON(f); err != nil {
-		f.Close()
-		return fmt.Errorf("write result %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("write result %s: %w", path, err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("write result: %w", err)
-	}
-	return nil
 }
 
 // Read loads a result document.

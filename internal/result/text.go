@@ -73,6 +73,13 @@ func (r *Result) WriteSummary(w io.Writer) {
 	if r.WarmupS > 0 {
 		fmt.Fprintf(w, "    warm-up:                       %.0fs, excluded from every figure above\n", r.WarmupS)
 	}
+	if a := r.Availability; a != nil {
+		fmt.Fprintf(w, "    reconnect attempts:            %d, %d failed\n", a.ReconnectAttempts, a.ReconnectFailures)
+	}
+	if r.Degraded {
+		fmt.Fprintf(w, "    DEGRADED:                      the server could not be reached for %.2fs of the run (first: %s); figures are not comparable\n",
+			r.Availability.UnavailableS, r.Availability.FirstError)
+	}
 	if r.Interrupted {
 		fmt.Fprintln(w, "    INTERRUPTED:                   the run was stopped before its limit; figures cover what ran")
 	}

@@ -6,16 +6,15 @@ package runner
 import (
 	"context"
 	"errors"
-	"fmt"
 	"math"
-	"math/rand/v2"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/shakedown/shakedown/internal/client"
+	"github.com/shakedown/shakedown/internal/clock"
 	"github.com/shakedown/shakedown/internal/histogram"
 	"github.com/shakedown/shakedown/internal/randgen"
-	"github.com/shakedown/shakedown/internal/target"
 	"github.com/shakedown/shakedown/internal/workload"
 )
 
@@ -37,13 +36,13 @@ type Config struct {
 	Interval time.Duration
 	// Percentile is the latency percentile shown per interval (sysbench's --percentile).
 	Percentile float64
-	// Ignore lists error codes that are counted and retried instead of ending
-	// the run; IgnoreAll ignores every server error.
-	Ignore    map[uint16]bool
-	IgnoreAll bool
+	// Policy says which errors are counted and retried instead of ending
+	// the run. A lost connection is always reconnected, whatever Policy
+	// says: the run goes on through a server restart.
+	Policy client.Policy
 	// Connect opens thread i's connection, counting into counts. The runner
 	// closes it. Cancelling ctx must interrupt whatever the connection waits for.
-	Connect func(ctx context.Context, thread int, counts *workload.Counts) (*workload.Conn, error)
+	Connect func(ctx context.Context, thread int, counts *workload.Counts) (workload.Conn, error)
 	// ConnectMode says when threads connect: once (Persistent, the
 	// default), for every event, or for every statement. Connect time is
 	// measured apart from event latency.
@@ -54,36 +53,38 @@ type Config struct {
 	OnInterval func(Interval)
 	// OnWarmupDone, when set, is called once measurement starts after a warm-up.
 	OnWarmupDone func()
-	// Now is the clock; nil means time.Now.
-	Now func() time.Time
+	// Clock is the clock; nil means the system's.
+	Clock clock.Clock
 }
 
-// Interval is what happened during one reporting interval.
+// Interval is what happened during one reporting interval. It is the
+// runner's own: the stored form is package result's.
 type Interval struct {
-	// At is the end of the interval, measured from the start of measurement.
-	At         time.Duration `json:"-"`
-	AtS        float64       `json:"t_s"`
-	Threads    int           `json:"threads"`
-	TPS        float64       `json:"tps"`
-	QPS        float64       `json:"qps"`
-	ReadQPS    float64       `json:"read_qps"`
-	WriteQPS   float64       `json:"write_qps"`
-	OtherQPS   float64       `json:"other_qps"`
-	LatencyPct float64       `json:"latency_pct_ms"`
-	LatencyAvg float64       `json:"latency_avg_ms"`
-	LatencyMax float64       `json:"latency_max_ms"`
+	// At is the end of the interval, measured from the start of
+	// measurement; AtS is the same in seconds, rounded to milliseconds.
+	At         time.Duration
+	AtS        float64
+	Threads    int
+	TPS        float64
+	QPS        float64
+	ReadQPS    float64
+	WriteQPS   float64
+	OtherQPS   float64
+	LatencyPct float64 // milliseconds, at Config.Percentile
+	LatencyAvg float64
+	LatencyMax float64
 	// Latency is the interval's latency distribution, set only while
 	// OnInterval runs: the runner reuses it afterwards, so a caller that
 	// wants it merges it there and then.
-	Latency  *histogram.Histogram `json:"-"`
-	ErrorsPS float64              `json:"err_ps"`
-	ReconnPS float64              `json:"reconn_ps"`
+	Latency  *histogram.Histogram
+	ErrorsPS float64
+	ReconnPS float64
 	// ConnPS is connections opened per second (--connect-mode other than
 	// persistent, or a workload that connects).
-	ConnPS float64 `json:"conn_ps,omitempty"`
+	ConnPS float64
 	// Queue is how many events were behind schedule at the end of the
 	// interval (rate-limited runs only).
-	Queue int64 `json:"queue,omitempty"`
+	Queue int64
 }
 
 // Outcome is what a run measured, warm-up excluded.
@@ -103,11 +104,15 @@ type Outcome struct {
 	Connects       int64
 	ConnectLatency *histogram.Histogram
 	// Statements holds per-statement figures of a workload that is a
-	// workload.StatementNamer, in the order of its names.
+	// workload.StatementNamer, in the order of its names. Their errors
+	// come from the same count as Errors, which counts every error: an
+	// error of a statement is in both.
 	Statements   []workload.StmtOutcome
 	Intervals    []Interval
 	ThreadEvents []int64
 	ThreadTime   []time.Duration
+	// Availability is what the run saw of the server going away.
+	Availability Availability
 	// Interrupted is set when the context was cancelled before the limits
 	// were reached.
 	Interrupted bool
@@ -115,6 +120,24 @@ type Outcome struct {
 	// until then is still here.
 	Err error
 }
+
+// Availability is what a run saw, while measuring, of the server going
+// away: attempts to open a lost connection (or, with a connection per
+// event, to open one after a refused connect) and how many failed, how
+// long some thread could not reach the server, and the first failure.
+type Availability struct {
+	ReconnectAttempts int64
+	ReconnectFailures int64
+	// Unavailable is the time during which at least one thread had lost
+	// its connection and could not open another.
+	Unavailable time.Duration
+	// FirstError is the first failed attempt's error.
+	FirstError error
+}
+
+// Degraded reports whether the server could not be reached for a while
+// during the run: its figures are not a measurement of the server.
+func (o *Outcome) Degraded() bool { return o.Availability.ReconnectFailures > 0 }
 
 // Queries is the total number of statements.
 func (o *Outcome) Queries() int64 { return o.Reads + o.Writes + o.Others }
@@ -136,6 +159,8 @@ type thread struct {
 	counts     workload.Counts
 	events     atomic.Int64
 	reconnects atomic.Int64
+	attempts   atomic.Int64 // to reconnect, failed or not
+	failures   atomic.Int64 // attempts to reconnect that failed
 	busy       atomic.Int64 // ns spent in events
 	rec        *histogram.Recorder
 	connects   atomic.Int64
@@ -147,19 +172,29 @@ type thread struct {
 	connNS int64
 
 	mu     sync.Mutex
-	errors map[uint16]int64
+	errors map[errKey]int64
 }
 
-func (t *thread) addError(code uint16) {
+// errKey counts errors by code and by the statement they are the failure
+// of (-1: none), so that the run's totals and the figures per statement are
+// one count.
+type errKey struct {
+	stmt int
+	code uint16
+}
+
+// addError counts err, the failure of statement stmt (-1: none).
+func (t *thread) addError(code uint16, stmt int) {
 	t.mu.Lock()
-	t.errors[code]++
+	t.errors[errKey{stmt, code}]++
 	t.mu.Unlock()
 }
 
 // totals is a sum over threads at one instant.
 type totals struct {
 	reads, writes, others, events, reconnects, errors, connects int64
-	errorsBy                                                    map[uint16]int64
+	attempts, failures                                          int64
+	errorsBy                                                    map[errKey]int64
 	busy                                                        []int64
 	perThread                                                   []int64
 }
@@ -167,7 +202,8 @@ type totals struct {
 type run struct {
 	cfg     Config
 	w       workload.Opser
-	now     func() time.Time
+	clock   clock.Clock
+	policy  client.Policy
 	threads []*thread
 	sink    *histogram.Sink
 
@@ -179,6 +215,7 @@ type run struct {
 	stmts    *workload.StmtStats
 	fatalMu  sync.Mutex
 	fatalErr error
+	outages  outages
 	cancel   context.CancelFunc
 	active   atomic.Int64
 }
@@ -199,16 +236,17 @@ func Run(ctx context.Context, cfg Config, w workload.Opser) (*Outcome, error) {
 	if cfg.Percentile <= 0 || cfg.Percentile > 100 {
 		cfg.Percentile = 95
 	}
-	r := &run{cfg: cfg, w: w, now: cfg.Now, sink: histogram.NewSink(), connSink: histogram.NewSink()}
-	if r.now == nil {
-		r.now = time.Now
+	r := &run{cfg: cfg, w: w, clock: cfg.Clock, policy: cfg.Policy, sink: histogram.NewSink(), connSink: histogram.NewSink()}
+	if r.clock == nil {
+		r.clock = clock.Real{}
 	}
+	r.policy.ReconnectLost = true
 	if sn, ok := w.(workload.StatementNamer); ok {
 		r.stmts = workload.NewStmtStats(sn.StatementNames())
 	}
 	r.threads = make([]*thread, cfg.Threads)
 	for i := range r.threads {
-		t := &thread{rec: histogram.NewRecorder(r.sink), connRec: histogram.NewRecorder(r.connSink), errors: map[uint16]int64{}}
+		t := &thread{rec: histogram.NewRecorder(r.sink), connRec: histogram.NewRecorder(r.connSink), errors: map[errKey]int64{}}
 		if r.stmts != nil {
 			t.stmts = r.stmts.Recorder()
 		}
@@ -228,7 +266,7 @@ func (r *run) run(parent context.Context) (*Outcome, error) {
 	// Connect every thread before the clock starts, as sysbench does. With
 	// a connection per event there is nothing to keep: each event connects.
 	workers := make([]workload.Worker, len(r.threads))
-	conns := make([]*workload.Conn, len(r.threads))
+	conns := make([]workload.Conn, len(r.threads))
 	rands := make([]*randgen.Rand, len(r.threads))
 	var wg sync.WaitGroup
 	errs := make([]error, len(r.threads))
@@ -262,7 +300,7 @@ func (r *run) run(parent context.Context) (*Outcome, error) {
 	r.connSink.Take(nil)
 	base := r.totals()
 
-	start := r.now()
+	start := r.clock.Now()
 	measureFrom := start
 	if r.cfg.Time > 0 {
 		r.deadline = start.Add(r.cfg.Warmup + r.cfg.Time)
@@ -282,18 +320,18 @@ func (r *run) run(parent context.Context) (*Outcome, error) {
 	go func() { done.Wait(); close(allDone) }()
 
 	out := &Outcome{}
-	ticker := time.NewTicker(r.cfg.Interval)
+	ticker := r.clock.NewTicker(r.cfg.Interval)
 	defer ticker.Stop()
 
 	var limit <-chan time.Time
 	if r.cfg.Time > 0 {
-		t := time.NewTimer(r.cfg.Warmup + r.cfg.Time)
+		t := r.clock.NewTimer(r.cfg.Warmup + r.cfg.Time)
 		defer t.Stop()
 		limit = t.C
 	}
 	var warm <-chan time.Time
 	if r.cfg.Warmup > 0 {
-		t := time.NewTimer(r.cfg.Warmup)
+		t := r.clock.NewTimer(r.cfg.Warmup)
 		defer t.Stop()
 		warm = t.C
 	}
@@ -310,7 +348,7 @@ func (r *run) run(parent context.Context) (*Outcome, error) {
 	// ticker, so a late reporter still computes true rates.
 	take := func() {
 		r.flush()
-		now := r.now()
+		now := r.clock.Now()
 		h := r.sink.Take(spare)
 		cur := r.totals()
 		if measuring {
@@ -343,7 +381,7 @@ loop:
 				r.stmts.Reset()
 			}
 			measuring = true
-			measureFrom = r.now()
+			measureFrom = r.clock.Now()
 			base = r.totals()
 			prev, prevAt = base, measureFrom
 			ticker.Reset(r.cfg.Interval)
@@ -352,7 +390,9 @@ loop:
 			}
 		case <-limit:
 			r.stop.Store(true)
-			grace = time.After(5 * time.Second)
+			g := r.clock.NewTimer(grace5s)
+			defer g.Stop()
+			grace = g.C
 		case <-grace:
 			cancel()
 		case <-parent.Done():
@@ -364,7 +404,7 @@ loop:
 			break loop
 		}
 	}
-	end := r.now()
+	end := r.clock.Now()
 	// Cancelled, the threads may all end before the loop above sees it.
 	interrupted = interrupted || ctx.Err() != nil
 	if measuring {
@@ -393,6 +433,13 @@ loop:
 	out.Others = final.others - base.others
 	out.Events = final.events - base.events
 	out.Reconnects = final.reconnects - base.reconnects
+	out.Availability = Availability{
+		ReconnectAttempts: final.attempts - base.attempts,
+		ReconnectFailures: final.failures - base.failures,
+	}
+	if out.Availability.ReconnectFailures > 0 {
+		out.Availability.Unavailable, out.Availability.FirstError = r.outages.during(measureFrom, end)
+	}
 	out.ConnectMode = r.cfg.ConnectMode
 	out.Connects = final.connects - base.connects
 	out.ConnectLatency = connCum
@@ -405,9 +452,14 @@ loop:
 		}
 	}
 	out.Errors = map[uint16]int64{}
-	for code, n := range final.errorsBy {
-		if d := n - base.errorsBy[code]; d > 0 {
-			out.Errors[code] = d
+	for k, n := range final.errorsBy {
+		d := n - base.errorsBy[k]
+		if d <= 0 {
+			continue
+		}
+		out.Errors[k.code] += d
+		if k.stmt >= 0 && k.stmt < len(out.Statements) {
+			out.Statements[k.stmt].Errors[k.code] += d
 		}
 	}
 	out.Latency = cum
@@ -446,7 +498,7 @@ func (r *run) flushConnects() {
 }
 
 func (r *run) totals() totals {
-	s := totals{errorsBy: map[uint16]int64{}, busy: make([]int64, len(r.threads)), perThread: make([]int64, len(r.threads))}
+	s := totals{errorsBy: map[errKey]int64{}, busy: make([]int64, len(r.threads)), perThread: make([]int64, len(r.threads))}
 	for i, t := range r.threads {
 		s.reads += t.counts.Reads.Load()
 		s.writes += t.counts.Writes.Load()
@@ -456,10 +508,12 @@ func (r *run) totals() totals {
 		s.perThread[i] = ev
 		s.busy[i] = t.busy.Load()
 		s.reconnects += t.reconnects.Load()
+		s.attempts += t.attempts.Load()
+		s.failures += t.failures.Load()
 		s.connects += t.connects.Load()
 		t.mu.Lock()
-		for code, n := range t.errors {
-			s.errorsBy[code] += n
+		for k, n := range t.errors {
+			s.errorsBy[k] += n
 			s.errors += n
 		}
 		t.mu.Unlock()
@@ -490,310 +544,9 @@ func (r *run) interval(prev, cur totals, h *histogram.Histogram, dur, at time.Du
 	}
 	iv.QPS = iv.ReadQPS + iv.WriteQPS + iv.OtherQPS
 	if r.sched != nil {
-		iv.Queue = r.sched.behind(r.now())
+		iv.Queue = r.sched.behind(r.clock.Now())
 	}
 	return iv
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
-
-// dial opens a connection for thread i and records how long it took. With
-// inEvent set the time is left out of the current event's latency.
-func (r *run) dial(ctx context.Context, i int, inEvent bool) (*workload.Conn, error) {
-	t := r.threads[i]
-	start := r.now()
-	c, err := r.cfg.Connect(ctx, i, &t.counts)
-	if err != nil {
-		return nil, err
-	}
-	d := r.now().Sub(start)
-	t.connRec.Record(d)
-	t.connects.Add(1)
-	if inEvent {
-		t.connNS += int64(d)
-	}
-	return c, nil
-}
-
-// connect opens thread i's connection and its worker. With a connection per
-// statement, the connection is one that dials for each statement.
-func (r *run) connect(ctx context.Context, i int, rnd *randgen.Rand) (*workload.Conn, workload.Worker, error) {
-	var c *workload.Conn
-	if r.cfg.ConnectMode == PerStatement {
-		t := r.threads[i]
-		c = workload.NewPerStatementConn(func(ctx context.Context) (*workload.Conn, error) {
-			return r.dial(ctx, i, true)
-		}, func(c *workload.Conn) {
-			// Disconnecting is left out of the event's latency too.
-			start := r.now()
-			c.Close()
-			t.connNS += int64(r.now().Sub(start))
-		})
-	} else {
-		var err error
-		if c, err = r.dial(ctx, i, r.cfg.ConnectMode == PerEvent); err != nil {
-			return nil, nil, err
-		}
-	}
-	w, err := r.w.NewWorker(ctx, &workload.WorkerEnv{
-		ID:      i,
-		Threads: len(r.threads),
-		Conn:    c,
-		Rand:    rnd,
-		Dial:    func(ctx context.Context) (*workload.Conn, error) { return r.dial(ctx, i, false) },
-		Stmts:   r.threads[i].stmts,
-	})
-	if err != nil {
-		c.Close()
-		return nil, nil, fmt.Errorf("thread %d: %w", i, explainSetup(err))
-	}
-	return c, w, nil
-}
-
-// ErrMissingTables means the workload's tables are not there.
-var ErrMissingTables = errors.New("the workload's tables do not exist: run prepare first")
-
-func explainSetup(err error) error {
-	if target.Code(err) == 1146 { // ER_NO_SUCH_TABLE
-		return fmt.Errorf("%w (%v)", ErrMissingTables, err)
-	}
-	return err
-}
-
-func (r *run) fatal(err error) {
-	r.fatalMu.Lock()
-	if r.fatalErr == nil {
-		r.fatalErr = err
-	}
-	r.fatalMu.Unlock()
-	r.stop.Store(true)
-	r.cancel()
-}
-
-// next waits for thread's next event and returns its intended start.
-func (r *run) next(ctx context.Context) (time.Time, bool) {
-	if r.stop.Load() {
-		return time.Time{}, false
-	}
-	if r.cfg.Events > 0 && r.issued.Add(1) > r.cfg.Events {
-		r.stop.Store(true)
-		return time.Time{}, false
-	}
-	if r.sched == nil {
-		now := r.now()
-		if r.pastDeadline(now) {
-			return time.Time{}, false
-		}
-		return now, true
-	}
-	at := r.sched.take()
-	if r.pastDeadline(at) {
-		return time.Time{}, false
-	}
-	if wait := at.Sub(r.now()); wait > 0 {
-		t := time.NewTimer(wait)
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			t.Stop()
-			return time.Time{}, false
-		}
-	}
-	if r.stop.Load() {
-		return time.Time{}, false
-	}
-	return at, true
-}
-
-// pastDeadline reports whether t is past the time limit, and stops the run
-// if so. The threads check it themselves: a reporter goroutine starved of
-// CPU by thousands of busy threads must not stretch the run.
-func (r *run) pastDeadline(t time.Time) bool {
-	if r.deadline.IsZero() || t.Before(r.deadline) {
-		return false
-	}
-	r.stop.Store(true)
-	return true
-}
-
-func (r *run) loop(ctx context.Context, i int, conn *workload.Conn, w workload.Worker, rnd *randgen.Rand) {
-	t := r.threads[i]
-	defer func() {
-		if conn != nil {
-			conn.Close()
-		}
-	}()
-	r.active.Add(1)
-	defer r.active.Add(-1)
-	perEvent := r.cfg.ConnectMode == PerEvent
-	for {
-		start, ok := r.next(ctx)
-		if !ok {
-			break
-		}
-		t.connNS = 0
-		if perEvent {
-			if conn, w = r.eventConnect(ctx, i, rnd); conn == nil {
-				return
-			}
-		}
-		for {
-			err := w.Event(ctx)
-			if err == nil {
-				break
-			}
-			if ctx.Err() != nil {
-				return // interrupted: the event in flight does not count
-			}
-			code := target.Code(err)
-			if target.IsConnLost(err) {
-				t.addError(code)
-				conn.Close()
-				conn, w = r.reconnect(ctx, i, rnd)
-				if conn == nil {
-					return
-				}
-				t.reconnects.Add(1)
-				continue
-			}
-			if code != 0 && (r.cfg.IgnoreAll || r.cfg.Ignore[code]) {
-				t.addError(code)
-				continue
-			}
-			t.addError(code)
-			r.fatal(fmt.Errorf("thread %d: %w", i, err))
-			return
-		}
-		lat := r.now().Sub(start)
-		if r.cfg.ConnectMode != Persistent {
-			lat -= time.Duration(t.connNS)
-		}
-		t.rec.Record(lat)
-		t.busy.Add(int64(lat))
-		t.events.Add(1)
-		if perEvent {
-			r.finish(ctx, i, w)
-			conn.Close()
-			conn, w = nil, nil
-		}
-	}
-	if w != nil {
-		r.finish(ctx, i, w)
-	}
-}
-
-// finish lets a worker that has something to do at the end do it.
-func (r *run) finish(ctx context.Context, i int, w workload.Worker) {
-	if f, ok := w.(workload.Finisher); ok {
-		if err := f.Finish(ctx); err != nil && ctx.Err() == nil {
-			r.fatal(fmt.Errorf("thread %d: finish: %w", i, err))
-		}
-	}
-}
-
-// eventConnect opens the connection of one event (--connect-mode=transaction).
-// A lost or refused connection, or an error the run ignores (too many
-// connections, say), is counted and tried again after a pause; any other
-// error ends the run. It returns nil when it gave up.
-func (r *run) eventConnect(ctx context.Context, i int, rnd *randgen.Rand) (*workload.Conn, workload.Worker) {
-	t := r.threads[i]
-	backoff := time.Millisecond
-	for !r.stop.Load() && ctx.Err() == nil {
-		c, w, err := r.connect(ctx, i, rnd)
-		if err == nil {
-			return c, w
-		}
-		if ctx.Err() != nil {
-			return nil, nil
-		}
-		code := target.Code(err)
-		if errors.Is(err, ErrMissingTables) || !target.IsConnLost(err) && !(code != 0 && (r.cfg.IgnoreAll || r.cfg.Ignore[code])) {
-			t.addError(code)
-			r.fatal(fmt.Errorf("thread %d: %w", i, err))
-			return nil, nil
-		}
-		t.addError(code)
-		tm := time.NewTimer(backoff)
-		select {
-		case <-tm.C:
-		case <-ctx.Done():
-			tm.Stop()
-		}
-		if backoff < 100*time.Millisecond {
-			backoff *= 2
-		}
-	}
-	return nil, nil
-}
-
-// reconnect retries until the connection is back, the run stops, or the
-// context ends. It returns nil when it gave up.
-func (r *run) reconnect(ctx context.Context, i int, rnd *randgen.Rand) (*workload.Conn, workload.Worker) {
-	backoff := 10 * time.Millisecond
-	lost := r.now()
-	for !r.stop.Load() && ctx.Err() == nil && !r.pastDeadline(r.now()) {
-		c, w, err := r.connect(ctx, i, rnd)
-		if err == nil {
-			return c, w
-		}
-		if errors.Is(err, ErrMissingTables) {
-			r.fatal(err)
-			return nil, nil
-		}
-		// A run limited by --time goes on trying until the time is up; one
-		// limited by events alone would wait for ever.
-		if r.deadline.IsZero() && r.now().Sub(lost) > reconnectGiveUp {
-			r.fatal(fmt.Errorf("thread %d: lost the server and could not reconnect for %s: %w", i, reconnectGiveUp, err))
-			return nil, nil
-		}
-		t := time.NewTimer(backoff)
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			t.Stop()
-		}
-		if backoff < 500*time.Millisecond {
-			backoff *= 2
-		}
-	}
-	return nil, nil
-}
-
-// reconnectGiveUp bounds reconnecting in runs without a time limit.
-const reconnectGiveUp = time.Minute
-
-// schedule hands out Poisson arrival times shared by all threads, so events
-// queue (and their latency grows) when the threads cannot keep up.
-type schedule struct {
-	mu    sync.Mutex
-	next  time.Time
-	mean  float64 // seconds between arrivals
-	rnd   *rand.Rand
-	taken atomic.Int64
-	start time.Time
-	rate  float64
-}
-
-func newSchedule(start time.Time, rate float64, seed int64) *schedule {
-	s := &schedule{next: start, mean: 1 / rate, start: start, rate: rate}
-	s.rnd = rand.New(rand.NewPCG(uint64(seed), 0x5eed))
-	return s
-}
-
-func (s *schedule) take() time.Time {
-	s.mu.Lock()
-	at := s.next
-	s.next = at.Add(time.Duration(s.rnd.ExpFloat64() * s.mean * float64(time.Second)))
-	s.mu.Unlock()
-	s.taken.Add(1)
-	return at
-}
-
-// behind estimates how many arrivals are due but not yet taken.
-func (s *schedule) behind(now time.Time) int64 {
-	due := int64(now.Sub(s.start).Seconds() * s.rate)
-	if n := due - s.taken.Load(); n > 0 {
-		return n
-	}
-	return 0
-}

@@ -3,237 +3,315 @@ package runner_test
 import (
 	"context"
 	"errors"
-	"os"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
+	"github.com/shakedown/shakedown/internal/client"
+	"github.com/shakedown/shakedown/internal/client/fakeconn"
+	"github.com/shakedown/shakedown/internal/clock"
 	"github.com/shakedown/shakedown/internal/randgen"
 	"github.com/shakedown/shakedown/internal/runner"
-	"github.com/shakedown/shakedown/internal/sandbox/sandboxtest"
 	"github.com/shakedown/shakedown/internal/target"
-	"github.com/shakedown/shakedown/internal/wire"
 	"github.com/shakedown/shakedown/internal/workload"
 )
 
-func TestMain(m *testing.M) { os.Exit(sandboxtest.Main(m)) }
-
-// stmtLoad runs one statement per event; failFirst makes the first try of
-// every event fail with the given statement instead.
-type stmtLoad struct {
-	query     string
-	failFirst string
-	every     int64 // fail on every Nth event only (0 = each)
-	n         atomic.Int64
-}
-
-type stmtWorker struct {
-	l     *stmtLoad
-	conn  *workload.Conn
-	tried bool
-}
-
-func (l *stmtLoad) NewWorker(ctx context.Context, env *workload.WorkerEnv) (workload.Worker, error) {
-	return &stmtWorker{l: l, conn: env.Conn}, nil
-}
-
-func (w *stmtWorker) Event(ctx context.Context) error {
-	// The count is the load's, not the worker's, and counts first tries
-	// only, so that every Nth event fails whatever the threads' order: a
-	// reconnect makes a new worker, and the event must then succeed.
-	if w.l.failFirst != "" && !w.tried {
-		if k := w.l.n.Add(1); w.l.every == 0 || k%w.l.every == 0 {
-			w.tried = true
-			_, err := w.conn.Exec(ctx, w.l.failFirst)
-			if err != nil {
-				return err
+// simulate runs fn on a fake clock inside a synctest bubble: whenever
+// every goroutine of the bubble waits, the clock moves to its next timer.
+// A run of minutes takes milliseconds, and its figures are exact.
+func simulate(t *testing.T, fn func(ctx context.Context, clk *clock.Fake)) {
+	t.Helper()
+	synctest.Test(t, func(t *testing.T) {
+		clk := clock.NewFake(time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC))
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			fn(t.Context(), clk)
+		}()
+		for {
+			synctest.Wait()
+			select {
+			case <-done:
+				return
+			default:
+			}
+			if !clk.AdvanceToNext() {
+				t.Fatal("every goroutine waits and no timer is pending: deadlock")
 			}
 		}
-	}
-	w.tried = false
-	return w.conn.Query(ctx, w.l.query)
+	})
 }
 
-func config(t *testing.T, threads int) runner.Config {
-	t.Helper()
-	tg, err := target.Parse(sandboxtest.URL(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := runner.NewDialer(tg, true, wire.Options{Blocking: true})
-	t.Cleanup(d.Close)
+// oneStatement runs one statement per event.
+type oneStatement struct{ query string }
+
+type oneWorker struct {
+	conn  workload.Conn
+	query string
+}
+
+func (l oneStatement) NewWorker(ctx context.Context, env *workload.WorkerEnv) (workload.Worker, error) {
+	return oneWorker{env.Conn, l.query}, nil
+}
+
+func (w oneWorker) Event(ctx context.Context) error { return w.conn.Query(ctx, w.query) }
+
+// config is a run of threads on srv, timed by clk.
+func config(srv *fakeconn.Server, clk clock.Clock, threads int) runner.Config {
+	srv.Clock = clk
 	return runner.Config{
 		Threads:    threads,
-		Connect:    d.Connect,
+		Connect:    srv.Connect,
 		Percentile: 95,
 		Rand:       randgen.Config{Type: "uniform", Seed: 1},
+		Clock:      clk,
 	}
 }
 
 func TestEventsLimit(t *testing.T) {
-	cfg := config(t, 4)
-	cfg.Events = 500
-	o, err := runner.Run(context.Background(), cfg, &stmtLoad{query: "SELECT 1"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if o.Events != 500 || o.Reads != 500 || o.Latency.Count() != 500 {
-		t.Errorf("got events %d reads %d latencies %d, want 500 each", o.Events, o.Reads, o.Latency.Count())
-	}
-	var sum int64
-	for _, n := range o.ThreadEvents {
-		sum += n
-	}
-	if sum != 500 {
-		t.Errorf("per-thread events add up to %d, want 500", sum)
-	}
-	if o.Err != nil || o.Interrupted {
-		t.Errorf("got err %v interrupted %v, want neither", o.Err, o.Interrupted)
-	}
+	simulate(t, func(ctx context.Context, clk *clock.Fake) {
+		srv := &fakeconn.Server{Latency: time.Millisecond}
+		cfg := config(srv, clk, 4)
+		cfg.Events = 500
+		o, err := runner.Run(ctx, cfg, oneStatement{"SELECT 1"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o.Events != 500 || o.Reads != 500 || o.Latency.Count() != 500 {
+			t.Errorf("got events %d reads %d latencies %d, want 500 each", o.Events, o.Reads, o.Latency.Count())
+		}
+		var sum int64
+		for _, n := range o.ThreadEvents {
+			sum += n
+		}
+		if sum != 500 {
+			t.Errorf("per-thread events add up to %d, want 500", sum)
+		}
+		if o.Err != nil || o.Interrupted {
+			t.Errorf("got err %v interrupted %v, want neither", o.Err, o.Interrupted)
+		}
+		// 4 threads, 1 ms a statement: 125 ms.
+		if o.Elapsed != 125*time.Millisecond {
+			t.Errorf("elapsed: got %v, want 125ms", o.Elapsed)
+		}
+		if n := srv.Open(); n != 0 {
+			t.Errorf("%d connections left open, want 0", n)
+		}
+	})
 }
 
 func TestRateAndIntervals(t *testing.T) {
-	cfg := config(t, 2)
-	cfg.Time = 2 * time.Second
-	cfg.Rate = 200
-	cfg.Interval = 500 * time.Millisecond
-	var calls atomic.Int64
-	cfg.OnInterval = func(runner.Interval) { calls.Add(1) }
-	o, err := runner.Run(context.Background(), cfg, &stmtLoad{query: "SELECT 1"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if o.Events < 300 || o.Events > 500 {
-		t.Errorf("at 200/s for 2s: got %d events, want about 400", o.Events)
-	}
-	if n := len(o.Intervals); n < 3 || n > 5 {
-		t.Errorf("got %d intervals, want about 4", n)
-	}
-	if calls.Load() < 3 {
-		t.Errorf("OnInterval called %d times, want >= 3", calls.Load())
-	}
+	simulate(t, func(ctx context.Context, clk *clock.Fake) {
+		cfg := config(&fakeconn.Server{Latency: time.Millisecond}, clk, 2)
+		cfg.Time = 2 * time.Second
+		cfg.Rate = 200
+		cfg.Interval = 500 * time.Millisecond
+		var calls atomic.Int64
+		cfg.OnInterval = func(runner.Interval) { calls.Add(1) }
+		o, err := runner.Run(ctx, cfg, oneStatement{"SELECT 1"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o.Events < 340 || o.Events > 460 {
+			t.Errorf("at 200/s for 2s: got %d events, want about 400", o.Events)
+		}
+		if n := len(o.Intervals); n != 4 {
+			t.Errorf("got %d intervals, want 4", n)
+		}
+		// The last interval ends with the last event, before the limit's
+		// timer fires: the threads stop themselves at the deadline.
+		if calls.Load() != 3 {
+			t.Errorf("OnInterval called %d times, want 3", calls.Load())
+		}
+		for i, iv := range o.Intervals[:3] {
+			if want := float64(i+1) * 0.5; iv.AtS != want {
+				t.Errorf("interval %d ends at %gs, want %gs", i, iv.AtS, want)
+			}
+		}
+		if o.Elapsed < 1950*time.Millisecond || o.Elapsed > 2*time.Second {
+			t.Errorf("elapsed: got %v, want just under 2s", o.Elapsed)
+		}
+	})
 }
 
 // With a rate the threads cannot keep up with, latency must include the
 // time events waited for a free thread: no coordinated omission.
 func TestRateLatencyIncludesQueueing(t *testing.T) {
-	cfg := config(t, 1)
-	cfg.Time = time.Second
-	cfg.Rate = 50
-	o, err := runner.Run(context.Background(), cfg, &stmtLoad{query: "SELECT SLEEP(0.04)"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	// 50/s offered, 25/s served: the queue grows, so late events wait long.
-	if p := o.Latency.Percentile(95); p < 200*time.Millisecond {
-		t.Errorf("p95 under overload: got %v, want well above the 40ms service time", p)
+	simulate(t, func(ctx context.Context, clk *clock.Fake) {
+		cfg := config(&fakeconn.Server{Latency: 40 * time.Millisecond}, clk, 1)
+		cfg.Time = time.Second
+		cfg.Rate = 50
+		o, err := runner.Run(ctx, cfg, oneStatement{"SELECT SLEEP(0.04)"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// 50/s offered, 25/s served: the queue grows, so late events wait long.
+		if p := o.Latency.Percentile(95); p < 200*time.Millisecond {
+			t.Errorf("p95 under overload: got %v, want well above the 40ms service time", p)
+		}
+	})
+}
+
+// failEvery fails every nth statement the server receives with err.
+func failEvery(n int64, err error) func(context.Context, fakeconn.Statement) (fakeconn.Result, error) {
+	var k atomic.Int64
+	return func(context.Context, fakeconn.Statement) (fakeconn.Result, error) {
+		if k.Add(1)%n == 0 {
+			return fakeconn.Result{}, err
+		}
+		return fakeconn.Result{Rows: true}, nil
 	}
 }
 
 func TestIgnoredErrorsRetryTheEvent(t *testing.T) {
-	cfg := config(t, 2)
-	cfg.Events = 100
-	cfg.Ignore = map[uint16]bool{1213: true}
-	load := &stmtLoad{
-		query:     "SELECT 1",
-		failFirst: "BEGIN NOT ATOMIC SIGNAL SQLSTATE '40001' SET MYSQL_ERRNO = 1213; END",
-		every:     2,
-	}
-	o, err := runner.Run(context.Background(), cfg, load)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if o.Err != nil {
-		t.Fatalf("ignored error ended the run: %v", o.Err)
-	}
-	if o.Events != 100 {
-		t.Errorf("got %d events, want 100", o.Events)
-	}
-	if got := o.Errors[1213]; got < 40 || got > 60 {
-		t.Errorf("errors[1213]: got %d, want about 50 (every other event)", got)
-	}
+	simulate(t, func(ctx context.Context, clk *clock.Fake) {
+		srv := &fakeconn.Server{Latency: time.Millisecond, Handle: failEvery(2, fakeconn.ServerError(1213, "Deadlock found"))}
+		cfg := config(srv, clk, 2)
+		cfg.Events = 100
+		cfg.Policy = client.Policy{Ignore: map[uint16]bool{1213: true}}
+		o, err := runner.Run(ctx, cfg, oneStatement{"SELECT 1"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o.Err != nil {
+			t.Fatalf("ignored error ended the run: %v", o.Err)
+		}
+		if o.Events != 100 || o.Reads != 100 {
+			t.Errorf("got %d events and %d reads, want 100 each", o.Events, o.Reads)
+		}
+		// Every other statement fails and its event is tried again.
+		if got := o.Errors[1213]; got < 99 || got > 101 {
+			t.Errorf("errors[1213]: got %d, want about 100", got)
+		}
+		if o.Reconnects != 0 {
+			t.Errorf("got %d reconnects, want 0: an ignored error keeps the connection", o.Reconnects)
+		}
+	})
+}
+
+// A statement that always fails with an ignored error is retried until the
+// run's end, and not a moment longer: the run ends at --time, not after the
+// grace period for events in flight.
+func TestIgnoredErrorsStopAtTheTimeLimit(t *testing.T) {
+	simulate(t, func(ctx context.Context, clk *clock.Fake) {
+		srv := &fakeconn.Server{Latency: time.Millisecond, Handle: failEvery(1, fakeconn.ServerError(1242, "Subquery returns more than 1 row"))}
+		cfg := config(srv, clk, 2)
+		cfg.Time = 3 * time.Second
+		cfg.Policy = client.Policy{IgnoreAll: true}
+		start := clk.Now()
+		o, err := runner.Run(ctx, cfg, oneStatement{"SELECT (SELECT 1 UNION SELECT 2)"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if took := clk.Now().Sub(start); took > cfg.Time+10*time.Millisecond {
+			t.Errorf("run took %v, want it to end at its time limit of %v", took, cfg.Time)
+		}
+		if o.Events != 0 || o.Errors[1242] < 5000 {
+			t.Errorf("got %d events and %d errors 1242, want no event and about 6000 errors", o.Events, o.Errors[1242])
+		}
+	})
 }
 
 func TestOtherErrorsStopTheRun(t *testing.T) {
-	cfg := config(t, 2)
-	cfg.Time = 30 * time.Second
-	start := time.Now()
-	o, err := runner.Run(context.Background(), cfg, &stmtLoad{query: "SELECT * FROM no_such_table_here"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if o.Err == nil || target.Code(o.Err) != 1146 {
-		t.Errorf("got err %v, want error 1146", o.Err)
-	}
-	if time.Since(start) > 10*time.Second {
-		t.Errorf("run went on for %v after a fatal error", time.Since(start))
-	}
-}
-
-func TestKilledConnectionReconnects(t *testing.T) {
-	cfg := config(t, 1)
-	cfg.Events = 20
-	load := &stmtLoad{query: "SELECT 1", failFirst: "KILL CONNECTION CONNECTION_ID()", every: 5}
-	o, err := runner.Run(context.Background(), cfg, load)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if o.Err != nil {
-		t.Fatalf("run failed: %v", o.Err)
-	}
-	if o.Events != 20 {
-		t.Errorf("got %d events, want 20", o.Events)
-	}
-	if o.Reconnects < 3 {
-		t.Errorf("got %d reconnects, want at least 3", o.Reconnects)
-	}
-}
-
-func TestCancelStopsWithinASecond(t *testing.T) {
-	cfg := config(t, 4)
-	cfg.Time = time.Minute
-	ctx, cancel := context.WithCancel(context.Background())
-	cfg.Interval = 100 * time.Millisecond
-	var once atomic.Bool
-	var cancelled time.Time
-	cfg.OnInterval = func(iv runner.Interval) {
-		if iv.AtS >= 0.3 && once.CompareAndSwap(false, true) {
-			cancelled = time.Now()
-			cancel()
+	simulate(t, func(ctx context.Context, clk *clock.Fake) {
+		srv := &fakeconn.Server{Latency: time.Millisecond, Handle: failEvery(10, fakeconn.ServerError(1146, "Table 'sbtest.nope' doesn't exist"))}
+		cfg := config(srv, clk, 2)
+		cfg.Time = 30 * time.Second
+		o, err := runner.Run(ctx, cfg, oneStatement{"SELECT * FROM nope"})
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	o, err := runner.Run(ctx, cfg, &stmtLoad{query: "SELECT SLEEP(0.01)"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d := time.Since(cancelled); d > time.Second {
-		t.Errorf("stopped %v after cancel, want < 1s", d)
-	}
-	if !o.Interrupted || o.Events == 0 {
-		t.Errorf("got interrupted %v with %d events, want true and > 0", o.Interrupted, o.Events)
-	}
+		if o.Err == nil || target.Code(o.Err) != 1146 {
+			t.Errorf("got err %v, want error 1146", o.Err)
+		}
+		if o.Elapsed > 10*time.Millisecond {
+			t.Errorf("run went on for %v after a fatal error, want it to stop at once", o.Elapsed)
+		}
+		if o.Errors[1146] != 1 {
+			t.Errorf("got errors %v, want 1146 once", o.Errors)
+		}
+	})
+}
+
+func TestLostConnectionReconnects(t *testing.T) {
+	simulate(t, func(ctx context.Context, clk *clock.Fake) {
+		srv := &fakeconn.Server{Latency: time.Millisecond, Handle: failEvery(5, fakeconn.ErrLost)}
+		cfg := config(srv, clk, 1)
+		cfg.Events = 20
+		o, err := runner.Run(ctx, cfg, oneStatement{"SELECT 1"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o.Err != nil {
+			t.Fatalf("run failed: %v", o.Err)
+		}
+		if o.Events != 20 {
+			t.Errorf("got %d events, want 20", o.Events)
+		}
+		// 24 statements for 20 events: the 5th, 10th, 15th and 20th fail.
+		if o.Reconnects != 4 || o.Errors[target.CodeServerLost] != 4 {
+			t.Errorf("got %d reconnects and errors %v, want 4 and 2013: 4", o.Reconnects, o.Errors)
+		}
+		if n := srv.Connections(); n != 5 {
+			t.Errorf("the server saw %d connections, want 5", n)
+		}
+	})
+}
+
+func TestCancelStopsAtOnce(t *testing.T) {
+	simulate(t, func(ctx context.Context, clk *clock.Fake) {
+		cfg := config(&fakeconn.Server{Latency: 10 * time.Millisecond}, clk, 4)
+		cfg.Time = time.Minute
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		cfg.Interval = 100 * time.Millisecond
+		cfg.OnInterval = func(iv runner.Interval) {
+			if iv.AtS >= 0.3 {
+				cancel()
+			}
+		}
+		o, err := runner.Run(ctx, cfg, oneStatement{"SELECT SLEEP(0.01)"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o.Elapsed != 300*time.Millisecond {
+			t.Errorf("stopped after %v, want at the cancel (300ms)", o.Elapsed)
+		}
+		// 4 threads x 30 events of 10 ms; the events in flight at the cancel do not count.
+		if !o.Interrupted || o.Events < 116 || o.Events > 120 {
+			t.Errorf("got interrupted %v with %d events, want true and about 120", o.Interrupted, o.Events)
+		}
+	})
 }
 
 func TestWarmupExcluded(t *testing.T) {
-	cfg := config(t, 1)
-	cfg.Warmup = 500 * time.Millisecond
-	cfg.Time = 500 * time.Millisecond
-	cfg.Rate = 100
-	o, err := runner.Run(context.Background(), cfg, &stmtLoad{query: "SELECT 1"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if o.Elapsed > 900*time.Millisecond {
-		t.Errorf("elapsed %v includes the warm-up", o.Elapsed)
-	}
-	if o.Events > 75 {
-		t.Errorf("got %d events in 0.5s at 100/s, want about 50: warm-up counted", o.Events)
-	}
+	simulate(t, func(ctx context.Context, clk *clock.Fake) {
+		cfg := config(&fakeconn.Server{Latency: time.Millisecond}, clk, 1)
+		cfg.Warmup = 500 * time.Millisecond
+		cfg.Time = 500 * time.Millisecond
+		cfg.Rate = 100
+		warmed := false
+		cfg.OnWarmupDone = func() { warmed = true }
+		o, err := runner.Run(ctx, cfg, oneStatement{"SELECT 1"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o.Elapsed < 400*time.Millisecond || o.Elapsed > 500*time.Millisecond {
+			t.Errorf("elapsed %v, want just under 500ms: the warm-up is left out", o.Elapsed)
+		}
+		if o.Events < 30 || o.Events > 75 {
+			t.Errorf("got %d events in 0.5s at 100/s, want about 50: warm-up counted", o.Events)
+		}
+		if !warmed {
+			t.Error("OnWarmupDone was not called")
+		}
+	})
 }
 
 func TestNoLimit(t *testing.T) {
-	_, err := runner.Run(context.Background(), runner.Config{Threads: 1}, &stmtLoad{})
+	_, err := runner.Run(context.Background(), runner.Config{Threads: 1}, oneStatement{})
 	if !errors.Is(err, runner.ErrNoLimit) {
 		t.Errorf("got %v, want ErrNoLimit", err)
 	}
@@ -250,22 +328,28 @@ func TestConnectModesCountConnections(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.mode.String(), func(t *testing.T) {
-			cfg := config(t, 2)
-			cfg.Events = 30
-			cfg.ConnectMode = tc.mode
-			o, err := runner.Run(context.Background(), cfg, &stmtLoad{query: "SELECT 1"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if o.Err != nil {
-				t.Fatal(o.Err)
-			}
-			if o.Events != 30 || o.Reads != 30 {
-				t.Errorf("got %d events and %d reads, want 30 each", o.Events, o.Reads)
-			}
-			if o.Connects != tc.want || o.ConnectLatency.Count() != tc.want {
-				t.Errorf("got %d connects and %d connect latencies, want %d", o.Connects, o.ConnectLatency.Count(), tc.want)
-			}
+			simulate(t, func(ctx context.Context, clk *clock.Fake) {
+				srv := &fakeconn.Server{Latency: time.Millisecond}
+				cfg := config(srv, clk, 2)
+				cfg.Events = 30
+				cfg.ConnectMode = tc.mode
+				o, err := runner.Run(ctx, cfg, oneStatement{"SELECT 1"})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if o.Err != nil {
+					t.Fatal(o.Err)
+				}
+				if o.Events != 30 || o.Reads != 30 {
+					t.Errorf("got %d events and %d reads, want 30 each", o.Events, o.Reads)
+				}
+				if o.Connects != tc.want || o.ConnectLatency.Count() != tc.want {
+					t.Errorf("got %d connects and %d connect latencies, want %d", o.Connects, o.ConnectLatency.Count(), tc.want)
+				}
+				if n := srv.Open(); n != 0 {
+					t.Errorf("%d connections left open, want 0", n)
+				}
+			})
 		})
 	}
 }

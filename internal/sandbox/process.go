@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
@@ -193,9 +194,10 @@ func portInUse(port int) error {
 }
 
 // logTail returns the last lines of the files, formatted to end an error
-// message, or "" when they are empty or missing.
-func logTail(paths ...string) string {
-	const maxLines = 20
+// message. kept says whether the files stay: a sandbox that failed to be
+// created is removed with them, and a message must not send the user to
+// a file that is gone.
+func logTail(kept bool, maxLines int, paths ...string) string {
 	var b strings.Builder
 	for _, p := range paths {
 		data, err := os.ReadFile(p)
@@ -209,7 +211,11 @@ func logTail(paths ...string) string {
 		if len(lines) > maxLines {
 			lines = lines[len(lines)-maxLines:]
 		}
-		fmt.Fprintf(&b, "\nlast lines of %s:", p)
+		if kept {
+			fmt.Fprintf(&b, "\nlast lines of %s:", p)
+		} else {
+			fmt.Fprintf(&b, "\nlast lines of its %s (removed with the sandbox):", filepath.Base(p))
+		}
 		for _, l := range lines {
 			b.WriteString("\n  ")
 			b.WriteString(l)
@@ -217,3 +223,52 @@ func logTail(paths ...string) string {
 	}
 	return b.String()
 }
+
+// errorLineRE is a server's "[ERROR] /usr/sbin/mariadbd: message" line.
+var errorLineRE = regexp.MustCompile(`\[ERROR\] (?:\S*(?:mysqld|mariadbd)\S*: )?(.*)$`)
+
+// firstError is the first [ERROR] line of the files that says why, without
+// its time stamp ("unknown variable 'no-such-var=1'"), or "".
+func firstError(paths ...string) string {
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		for _, l := range strings.Split(string(data), "\n") {
+			if m := errorLineRE.FindStringSubmatch(l); m != nil && m[1] != "Aborting" {
+				return strings.TrimSpace(m[1])
+			}
+		}
+	}
+	return ""
+}
+
+// startError is a failed start: what failed, what the server said, and
+// the last lines of its logs. A setting the server does not know is bad
+// input (ErrInvalid), named as --set names it.
+func startError(what string, err error, kept bool, paths ...string) error {
+	said := firstError(paths...)
+	msg := fmt.Sprintf("%s: %v", what, err)
+	if said != "" {
+		msg += ": the server said: " + said
+	}
+	if m := unknownVarRE.FindStringSubmatch(said); m != nil {
+		name := strings.ReplaceAll(m[1], "-", "_")
+		return outcomef(ErrInvalid, "%s: the server has no variable %s: check --set %s (SHOW VARIABLES lists the server's)%s",
+			what, name, name, logTail(kept, 3, paths[0]))
+	}
+	return &wrapped{msg: msg + logTail(kept, 20, paths...), err: err}
+}
+
+var unknownVarRE = regexp.MustCompile(`unknown (?:variable|option) '-*([A-Za-z0-9_-]+)`)
+
+// wrapped is an error with a message of its own that still unwraps to its
+// cause.
+type wrapped struct {
+	msg string
+	err error
+}
+
+func (e *wrapped) Error() string { return e.msg }
+func (e *wrapped) Unwrap() error { return e.err }

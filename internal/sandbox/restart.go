@@ -62,7 +62,7 @@ func Restart(ctx context.Context, home, name string, settings []string) (*Instan
 		if p != nil {
 			_ = terminate(context.WithoutCancel(ctx), p.pid, r.DataDir, 0)
 		}
-		return nil, fmt.Errorf("restart sandbox %s: %w%s", name, err, logTail(r.ErrorLog, r.consoleLog()))
+		return nil, startError("restart sandbox "+name, err, true, r.ErrorLog, r.consoleLog())
 	}
 	r.Running = true
 	inst := r.Instance
@@ -75,14 +75,4 @@ func Restart(ctx context.Context, home, name string, settings []string) (*Instan
 // redo log on a restart.)
 func FixedAtCreation(name string) bool {
 	return initSettings[name] && name != "innodb_log_file_size"
-}
-
-// Get returns one sandbox as stored, with Running set.
-func Get(home, name string) (*Instance, error) {
-	r, err := load(home, name)
-	if err != nil {
-		return nil, err
-	}
-	inst := r.Instance
-	return &inst, nil
 }

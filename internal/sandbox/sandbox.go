@@ -232,7 +232,7 @@ func Up(ctx context.Context, opts Options) (*Instance, error) {
 				continue
 			}
 		}
-		return nil, fmt.Errorf("start sandbox %s: %w%s", opts.Name, err, logTail(r.ErrorLog, r.consoleLog()))
+		return nil, startError("start sandbox "+opts.Name, err, false, r.ErrorLog, r.consoleLog())
 	}
 	ok = true
 	r.Running = true
@@ -272,7 +272,7 @@ func Start(ctx context.Context, home, name string) (*Instance, error) {
 		if p != nil {
 			_ = terminate(context.WithoutCancel(ctx), p.pid, r.DataDir, 0)
 		}
-		return nil, fmt.Errorf("start sandbox %s: %w%s", name, err, logTail(r.ErrorLog, r.consoleLog()))
+		return nil, startError("start sandbox "+name, err, true, r.ErrorLog, r.consoleLog())
 	}
 	r.Running = true
 	inst := r.Instance
@@ -334,6 +334,17 @@ func Down(ctx context.Context, home, name string) error {
 		return fmt.Errorf("remove sandbox %s: %w", name, err)
 	}
 	return nil
+}
+
+// Get returns the sandbox name in home, with Running set; ErrNotFound when
+// there is none.
+func Get(home, name string) (*Instance, error) {
+	r, err := load(home, name)
+	if err != nil {
+		return nil, err
+	}
+	inst := r.Instance
+	return &inst, nil
 }
 
 // List returns the sandboxes in home, by name, with Running set. A missing

@@ -166,7 +166,9 @@ func (s *Server) install(ctx context.Context, dataDir, logPath string, root bool
 		if ctx.Err() != nil {
 			err = ctx.Err()
 		}
-		return fmt.Errorf("initialise data directory with %s: %w%s", filepath.Base(name), err, logTail(logPath))
+		// The data directory is part of a sandbox being created: on failure
+		// it is removed with the log.
+		return startError("initialise data directory with "+filepath.Base(name), err, false, logPath)
 	}
 	return nil
 }

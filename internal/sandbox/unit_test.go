@@ -149,3 +149,57 @@ func TestDownNotFound(t *testing.T) {
 		t.Errorf("got %v, want ErrNotFound", err)
 	}
 }
+
+// TestStartErrorNamesNoRemovedFile: a sandbox that failed to start is
+// removed with its logs, so the message quotes them instead of naming
+// them; an unknown --set variable is bad input, named as --set names it.
+func TestStartErrorNamesNoRemovedFile(t *testing.T) {
+	dir := t.TempDir()
+	errLog := filepath.Join(dir, "error.log")
+	console := filepath.Join(dir, "console.log")
+	write := func(p, s string) {
+		if err := os.WriteFile(p, []byte(s), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(errLog, "2026-11-22 22:14:14 0 [Note] Starting MariaDB\n"+
+		"2026-11-22 22:14:16 0 [ERROR] /usr/sbin/mariadbd: unknown variable 'no-such-var=1'\n"+
+		"2026-11-22 22:14:16 0 [ERROR] Aborting\n")
+	write(console, "[Warning] Could not increase number of max_open_files\n")
+	cases := []struct {
+		name     string
+		kept     bool
+		wantKind error
+		want     []string
+		notWant  []string
+	}{
+		{"removed", false, ErrInvalid,
+			[]string{"the server has no variable no_such_var: check --set no_such_var", "last lines of its error.log (removed with the sandbox):", "unknown variable 'no-such-var=1'"},
+			[]string{errLog}},
+		{"kept", true, ErrInvalid, []string{"last lines of " + errLog + ":"}, nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			err := startError("start sandbox bad", errExited, tc.kept, errLog, console)
+			if !errors.Is(err, tc.wantKind) {
+				t.Errorf("got %v, want it to be %v", err, tc.wantKind)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("got %q, want %q in it", err, w)
+				}
+			}
+			for _, w := range tc.notWant {
+				if strings.Contains(err.Error(), w) {
+					t.Errorf("got %q, want no %q in it", err, w)
+				}
+			}
+		})
+	}
+	write(errLog, "[Note] x\n2026-11-22 0 [ERROR] InnoDB: cannot open ibdata1\n")
+	err := startError("start sandbox bad", errExited, false, errLog, console)
+	if !errors.Is(err, errExited) || errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "the server said: InnoDB: cannot open ibdata1") ||
+		!strings.Contains(err.Error(), "last lines of its console.log (removed with the sandbox)") {
+		t.Errorf("other failure: got %v", err)
+	}
+}

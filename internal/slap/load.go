@@ -10,8 +10,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/shakedown/shakedown/internal/client"
 	"github.com/shakedown/shakedown/internal/result"
-	"github.com/shakedown/shakedown/internal/slap/script"
+	"github.com/shakedown/shakedown/internal/sqlsplit"
 	"github.com/shakedown/shakedown/internal/target"
 	"github.com/shakedown/shakedown/internal/usage"
 )
@@ -60,9 +61,8 @@ type Bench struct {
 	intIndex      bool
 	charIndex     bool
 
-	ignoreAll bool
-	ignore    map[uint16]bool
-	rnd       *rand.Rand
+	policy client.Policy
+	rnd    *rand.Rand
 }
 
 // defaultKey is the key mysqlslap uses when it cannot read the keys
@@ -75,7 +75,7 @@ const maxStats = 100
 
 // Load checks the options, reads the SQL and splits it, so that every
 // mistake is reported before anything connects. getenv supplies USER (the
-// default user) and MYSQL_PWD.
+// default user), and MYSQL_PWD and HOME for the password (target.Credentials).
 func Load(o *Options, getenv func(string) string) (*Bench, error) {
 	b := &Bench{o: o, rnd: rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 0x51a9))}
 	if err := b.checkNumbers(); err != nil {
@@ -109,7 +109,7 @@ func Load(o *Options, getenv func(string) string) (*Bench, error) {
 		for i := range b.query {
 			b.query[i].stat = min(i, maxStats)
 			if i < maxStats {
-				b.statNames = append(b.statNames, fmt.Sprintf("#%d %s", i+1, script.Short(b.query[i].text, 70)))
+				b.statNames = append(b.statNames, fmt.Sprintf("#%d %s", i+1, sqlsplit.Short(b.query[i].text, 70)))
 			}
 		}
 		if len(b.query) > maxStats {
@@ -157,8 +157,8 @@ func (b *Bench) checkNumbers() error {
 		return usagef("--delimiter must not be empty")
 	case o.CreateSchema == "" || strings.Contains(o.CreateSchema, "`"):
 		return usagef("--create-schema must name a schema (got %q)", o.CreateSchema)
-	case o.ClientIO != "auto" && o.ClientIO != "blocking" && o.ClientIO != "polled":
-		return usagef("--client-io must be auto, blocking or polled")
+	case client.CheckIO(o.ClientIO) != nil:
+		return usagef("%v", client.CheckIO(o.ClientIO))
 	case o.Protocol != "" && !strings.EqualFold(o.Protocol, "tcp") && !strings.EqualFold(o.Protocol, "socket"):
 		return usagef("--protocol must be tcp or socket (got %q)", o.Protocol)
 	}
@@ -228,22 +228,14 @@ func (b *Bench) parseEngines() error {
 }
 
 func (b *Bench) parseIgnore() error {
-	v := strings.TrimSpace(b.o.IgnoreErrors)
-	switch strings.ToLower(v) {
-	case "":
-		return nil
-	case "all":
-		b.ignoreAll = true
-		return nil
+	p, err := client.ParseIgnore("--ignore-errors", b.o.IgnoreErrors)
+	if err != nil {
+		return usagef("%v", err)
 	}
-	b.ignore = map[uint16]bool{}
-	for _, part := range strings.Split(v, ",") {
-		n, err := strconv.ParseUint(strings.TrimSpace(part), 10, 16)
-		if err != nil {
-			return usagef("--ignore-errors: %q is not an error code; give codes such as 1213,1205 or all", part)
-		}
-		b.ignore[uint16(n)] = true
-	}
+	// mysqlslap's rules: a lost connection ends the test unless its code
+	// is ignored, and a failed connect is tried again up to ten times.
+	p.RetryConnect = true
+	b.policy = p
 	return nil
 }
 
@@ -274,7 +266,7 @@ func (b *Bench) readStatements(option, v string) ([]stmt, error) {
 			return nil, usagef("--%s %s: no such file (a value that names no file is taken as SQL, but this looks like a path)", option, v)
 		}
 	}
-	stmts, err := script.Split(src, script.Options{Delimiter: b.o.Delimiter, Strict: true})
+	stmts, err := sqlsplit.Split(src, sqlsplit.Options{Delimiter: b.o.Delimiter, Strict: true})
 	if err != nil {
 		return nil, usagef("%s: %v", where, err)
 	}
@@ -310,7 +302,6 @@ func (b *Bench) resolveTarget(getenv func(string) string) error {
 		if t.User == "" {
 			t.User = getenv("LOGNAME")
 		}
-		t.Password = getenv("MYSQL_PWD")
 		t.ConnectTimeout = o.ConnectTimeout
 	}
 	if o.Changed("host") {
@@ -326,9 +317,12 @@ func (b *Bench) resolveTarget(getenv func(string) string) error {
 		t.User = o.User
 	}
 	if o.Changed("password") {
-		t.Password = o.Password
+		t.Password, t.PasswordFrom = o.Password, "--password"
 	} else if o.PasswordPrompt {
 		return usagef("-p without a password: give it attached (-pSECRET), as --password=SECRET, in MYSQL_PWD, or on standard input")
+	}
+	if err := o.Creds.Fill(t, getenv); err != nil {
+		return err
 	}
 	if o.Changed("connect-timeout") || t.ConnectTimeout <= 0 {
 		t.ConnectTimeout = o.ConnectTimeout

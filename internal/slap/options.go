@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/shakedown/shakedown/internal/sbflag"
+	"github.com/shakedown/shakedown/internal/target"
 )
 
 // Options are mysqlslap's options, with its names, short forms and
@@ -56,7 +57,8 @@ type Options struct {
 	Verbose        int
 	Version        bool
 	Help           bool
-	NoDefaults     bool
+	// Creds say where the password comes from when -p gives none.
+	Creds target.Credentials
 
 	// shakedown's own
 	Target         string
@@ -128,7 +130,7 @@ func (o *Options) Flags() *pflag.FlagSet {
 	fs.CountVarP(&o.Verbose, "verbose", "v", "more verbose output; repeat for more (-vvv prints every statement)")
 	fs.BoolVarP(&o.Version, "version", "V", false, "print the version and exit")
 	fs.BoolVar(&o.Help, "help", false, "show the options")
-	boolP(&o.NoDefaults, "no-defaults", "", "accepted for compatibility: shakedown reads no option files")
+	o.Creds.Bind(fs) // --password-file, --defaults-file, --defaults-extra-file, --login-path, --no-defaults
 	fs.StringVar(&o.Target, "target", "", "target URL mysql://user:password@host:port (shakedown extension; -h, -P, -u, -p, -S override its parts)")
 	fs.StringVar(&o.IgnoreErrors, "ignore-errors", "", "count failing statements by error code and go on; a comma list of codes, or all (bare --ignore-errors); without it a failing statement stops the test (shakedown extension)")
 	fs.Lookup("ignore-errors").NoOptDefVal = "all"

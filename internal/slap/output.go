@@ -52,7 +52,7 @@ func (s *session) printLevel(lv *levelStats) {
 	if total > 0 {
 		qps = float64(lv.queries) / total.Seconds()
 	}
-	stmts := lv.stats.Outcome()
+	stmts := lv.outcome()
 	all := histogram.New()
 	errs := map[uint16]int64{}
 	for _, st := range stmts {

@@ -62,13 +62,14 @@ func (s *session) levelResult(lv *levelStats, started time.Time, srv target.Serv
 		QPS:           per(lv.queries),
 		Percentile:    95,
 	}
+	r.Target.SetConnection(result.ClientWire, s.dialer.TLS())
 	if lv.stopped != nil {
 		r.Error = lv.stopped.Error()
 		r.Interrupted = errors.Is(lv.stopped, ErrInterrupted)
 	}
 	all := histogram.New()
 	errs := map[uint16]int64{}
-	for _, st := range lv.stats.Outcome() {
+	for _, st := range lv.outcome() {
 		all.Merge(st.Latency)
 		for c, n := range st.Errors {
 			errs[c] += n

@@ -2,11 +2,14 @@ package slap
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"sync"
 	"time"
 
+	"github.com/shakedown/shakedown/internal/client"
+	"github.com/shakedown/shakedown/internal/clock"
 	"github.com/shakedown/shakedown/internal/histogram"
 	"github.com/shakedown/shakedown/internal/target"
 	"github.com/shakedown/shakedown/internal/workload"
@@ -24,9 +27,10 @@ type levelStats struct {
 	stats    *workload.StmtStats
 	stopped  error // why the level ended early, if it did
 
-	mu      sync.Mutex
-	connLat *histogram.Histogram
-	errors  map[uint16]int64 // failed connects; statement errors are in stats
+	mu       sync.Mutex
+	connLat  *histogram.Histogram
+	errors   map[uint16]int64   // failed connects
+	stmtErrs []map[uint16]int64 // by statement, as in stats
 }
 
 func (lv *levelStats) add(r roundResult) {
@@ -48,6 +52,35 @@ func (lv *levelStats) connectFailed(code uint16) {
 	lv.mu.Lock()
 	lv.errors[code]++
 	lv.mu.Unlock()
+}
+
+// outcome is the figures per statement: latency from stats, errors as
+// counted by failed.
+func (lv *levelStats) outcome() []workload.StmtOutcome {
+	out := lv.stats.Outcome()
+	lv.mu.Lock()
+	defer lv.mu.Unlock()
+	for i := range out {
+		if i < len(lv.stmtErrs) {
+			for code, n := range lv.stmtErrs[i] {
+				out[i].Errors[code] = n
+			}
+		}
+	}
+	return out
+}
+
+// failed counts a failure of statement i.
+func (lv *levelStats) failed(i int, code uint16) {
+	lv.mu.Lock()
+	defer lv.mu.Unlock()
+	for len(lv.stmtErrs) <= i {
+		lv.stmtErrs = append(lv.stmtErrs, nil)
+	}
+	if lv.stmtErrs[i] == nil {
+		lv.stmtErrs[i] = map[uint16]int64{}
+	}
+	lv.stmtErrs[i][code]++
 }
 
 // roundResult is one iteration's load.
@@ -107,55 +140,31 @@ func (s *session) round(ctx context.Context, c int, limit uint64, keys []string,
 	return r
 }
 
-// connectAttempts and connectPause are mysqlslap's: a client tries ten
-// times, 100 ms apart, before it gives up.
-const (
-	connectAttempts = 10
-	connectPause    = 100 * time.Millisecond
-)
+// connectBackoff is mysqlslap's: a client tries ten times, 100 ms apart,
+// before it gives up.
+var connectBackoff = client.Backoff{First: 100 * time.Millisecond, Max: 100 * time.Millisecond, Attempts: 10}
 
 // connect opens client k's connection, trying as mysqlslap does. It returns
 // nil when it gave up; fail was called unless the error is ignored.
-func (s *session) connect(ctx context.Context, k int, counts *workload.Counts, lv *levelStats, fail func(error)) *workload.Conn {
-	var err error
-	for attempt := 0; attempt < connectAttempts; attempt++ {
+func (s *session) connect(ctx context.Context, k int, counts *workload.Counts, lv *levelStats, fail func(error)) workload.Conn {
+	var c workload.Conn
+	err := s.b.policy.Redial(ctx, clock.Real{}, connectBackoff, nil, func(ctx context.Context) error {
 		start := time.Now()
-		var c *workload.Conn
-		if c, err = s.dial(ctx, counts); err == nil {
+		var err error
+		if c, err = s.dialer.Connect(ctx, 0, counts); err == nil {
 			lv.connected(time.Since(start))
 			s.verbose(3, "connected!\n")
-			return c
 		}
-		if ctx.Err() != nil {
-			return nil
-		}
-		code := target.Code(err)
-		lv.connectFailed(code)
-		if permanent(code) {
-			break
-		}
-		t := time.NewTimer(connectPause)
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			t.Stop()
-			return nil
-		}
+		return err
+	}, func(err error) { lv.connectFailed(target.Code(err)) })
+	if err == nil {
+		return c
 	}
-	if !s.b.ignored(target.Code(err)) {
-		fail(fmt.Errorf("client %d: %w", k+1, err))
+	var gaveUp *client.GaveUpError
+	if errors.As(err, &gaveUp) && !s.b.policy.Ignored(target.Code(err)) {
+		fail(fmt.Errorf("client %d: %w", k+1, gaveUp.Err))
 	}
 	return nil
-}
-
-// permanent says whether trying again cannot help: access denied, no such
-// database.
-func permanent(code uint16) bool {
-	return code == 1044 || code == 1045 || code == 1049
-}
-
-func (b *Bench) ignored(code uint16) bool {
-	return b.ignoreAll || code != 0 && b.ignore[code]
 }
 
 // client runs one client's statements and returns how many it ran.
@@ -167,7 +176,7 @@ func (s *session) client(ctx context.Context, k int, limit uint64, keys []string
 	defer rec.Flush()
 	rnd := rand.New(rand.NewPCG(seed, uint64(k)))
 
-	var conn *workload.Conn
+	var conn workload.Conn
 	if !printOnly {
 		if conn = s.connect(ctx, k, counts, lv, fail); conn == nil {
 			return 0
@@ -196,17 +205,16 @@ func (s *session) client(ctx context.Context, k int, limit uint64, keys []string
 		if ctx.Err() != nil {
 			return false
 		}
-		code := target.Code(err)
-		if !b.ignored(code) {
-			fail(fmt.Errorf("client %d: statement %q: %w; with --ignore-errors failing statements are counted and the clients go on", k+1, shortText(q), err))
-			return false
-		}
-		if target.IsConnLost(err) || conn.Broken() {
+		switch b.policy.OnStatement(err, conn.Broken()) {
+		case client.Retry:
+			return true
+		case client.Reconnect:
 			conn.Close()
 			conn = s.connect(ctx, k, counts, lv, fail)
 			return conn != nil
 		}
-		return true
+		fail(fmt.Errorf("client %d: statement %q: %w; with --ignore-errors failing statements are counted and the clients go on", k+1, shortText(q), err))
+		return false
 	}
 	if o.Commit > 0 {
 		if q := "SET AUTOCOMMIT=0"; exec(q) != nil {
@@ -241,7 +249,7 @@ passes:
 					if ctx.Err() != nil {
 						return queries // stopped: the statement in flight does not count
 					}
-					rec.Fail(st.stat, err)
+					lv.failed(st.stat, target.Code(err))
 					if !failed(q, err) {
 						return queries
 					}

@@ -29,16 +29,15 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"runtime"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
 
+	"github.com/shakedown/shakedown/internal/client"
 	"github.com/shakedown/shakedown/internal/histogram"
 	"github.com/shakedown/shakedown/internal/target"
-	"github.com/shakedown/shakedown/internal/wire"
 	"github.com/shakedown/shakedown/internal/workload"
 )
 
@@ -53,28 +52,21 @@ type Env struct {
 
 // session is one run of a Bench.
 type session struct {
-	b       *Bench
-	srv     target.Server // for result documents
-	env     Env
-	outMu   sync.Mutex
-	main    *sql.Conn
-	mainDB  *sql.DB
-	pools   map[string]*sql.DB // fallback pools by database, for TLS
-	poolsMu sync.Mutex
-	io      wire.Options
-	csv     io.Writer
-	made    bool // this session created the schema at least once
+	b      *Bench
+	srv    target.Server // for result documents
+	env    Env
+	outMu  sync.Mutex
+	main   *sql.Conn
+	mainDB *sql.DB
+	dialer *client.Dialer // the clients' connections
+	csv    io.Writer
+	made   bool // this session created the schema at least once
 }
 
 // Run carries out the test.
 func (b *Bench) Run(ctx context.Context, env Env) error {
-	s := &session{b: b, env: env, pools: map[string]*sql.DB{}}
+	s := &session{b: b, env: env}
 	b.levels = nil
-	defer func() {
-		for _, db := range s.pools {
-			db.Close()
-		}
-	}()
 	o := b.o
 	if o.CSV != "" {
 		if o.CSV == "-" {
@@ -88,17 +80,16 @@ func (b *Bench) Run(ctx context.Context, env Env) error {
 			s.csv = f
 		}
 	}
-	switch o.ClientIO {
-	case "blocking":
-		s.io = wire.Options{Blocking: true}
-	case "polled":
-	default:
-		most := 0
-		for _, c := range b.conc {
-			most = max(most, c)
-		}
-		s.io = wire.Options{Blocking: most <= 8*runtime.GOMAXPROCS(0)}
+	most := 0
+	for _, c := range b.conc {
+		most = max(most, c)
 	}
+	// Clients connect as mysqlslap's do: on the schema, with
+	// multi-statements, over the text protocol.
+	s.dialer = client.NewDialer(b.tgt, client.Options{
+		DB: o.CreateSchema, IO: client.IOFor(o.ClientIO, most), Init: o.InitCommand,
+		Configure: multiStatements, Explain: s.explain,
+	})
 	if !o.OnlyPrint {
 		if err := s.connectMain(ctx); err != nil {
 			return err
@@ -155,35 +146,41 @@ func (s *session) connectMain(ctx context.Context) error {
 	defer cancel()
 	if s.main, err = s.mainDB.Conn(cctx); err != nil {
 		s.mainDB.Close()
-		return s.explain(err)
+		return s.explain(s.b.ep, err)
 	}
 	return nil
 }
 
 // config is the driver configuration of a connection with db as its
-// default database: multi-statements on, as mysqlslap connects.
+// default database, as mysqlslap connects.
 func (s *session) config(db string) *mysql.Config {
 	cfg := s.b.tgt.Config(s.b.ep, db)
-	cfg.MultiStatements = true
-	cfg.InterpolateParams = false
+	multiStatements(cfg)
 	return cfg
 }
 
+// multiStatements is how mysqlslap's connections talk: several statements
+// in one query, sent as text.
+func multiStatements(cfg *mysql.Config) {
+	cfg.MultiStatements = true
+	cfg.InterpolateParams = false
+}
+
 // explain turns a connection failure into one line naming the options to
-// change. It never shows the password.
-func (s *session) explain(err error) error {
+// change; it wraps err. It never shows the password.
+func (s *session) explain(ep target.Endpoint, err error) error {
 	var me *mysql.MySQLError
 	if errors.As(err, &me) {
 		switch me.Number {
 		case 1045:
-			return fmt.Errorf("connect to %s: access denied for user %q: check -u and -p (or --target)", s.b.ep, s.b.tgt.User)
+			return client.Explained(fmt.Sprintf("connect to %s: access denied for user %q: check -u and -p (or --target)", ep, s.b.tgt.User), err)
 		case 1049:
-			return fmt.Errorf("connect to %s: database %q does not exist: create it, name another with --create-schema, or have slap make it with --create or --auto-generate-sql", s.b.ep, s.b.o.CreateSchema)
+			return client.Explained(fmt.Sprintf("connect to %s: database %q does not exist: create it, name another with --create-schema, or have slap make it with --create or --auto-generate-sql", ep, s.b.o.CreateSchema), err)
 		case 1044:
-			return fmt.Errorf("connect to %s: user %q may not use database %q: grant it or name another with --create-schema", s.b.ep, s.b.tgt.User, s.b.o.CreateSchema)
+			return client.Explained(fmt.Sprintf("connect to %s: user %q may not use database %q: grant it or name another with --create-schema", ep, s.b.tgt.User, s.b.o.CreateSchema), err)
 		}
 	}
-	return s.b.tgt.Explain(s.b.ep, err)
+	return s.b.tgt.Explain(ep, err)
 }
 
 // mainExec runs a statement on the main connection and discards its rows;
@@ -206,57 +203,6 @@ func (s *session) mainExec(ctx context.Context, q string) error {
 	}
 	return rows.Close()
 }
-
-// dial opens a client connection on the schema, over the lean protocol when
-// the target allows it.
-func (s *session) dial(ctx context.Context, counts *workload.Counts) (*workload.Conn, error) {
-	schema := s.b.o.CreateSchema
-	cfg := s.config(schema)
-	w, err := wire.Dial(ctx, cfg, s.io)
-	var c *workload.Conn
-	switch {
-	case err == nil:
-		c = workload.NewWireConn(w, false, counts)
-	case errors.Is(err, wire.ErrUnsupported):
-		s.poolsMu.Lock()
-		db := s.pools[schema]
-		if db == nil {
-			conn, cerr := mysql.NewConnector(cfg)
-			if cerr != nil {
-				s.poolsMu.Unlock()
-				return nil, cerr
-			}
-			db = sql.OpenDB(conn)
-			db.SetMaxIdleConns(0) // a closed Conn really closes
-			s.pools[schema] = db
-		}
-		s.poolsMu.Unlock()
-		sc, err := db.Conn(ctx)
-		if err != nil {
-			return nil, &connError{msg: s.explain(err).Error(), err: err}
-		}
-		c = workload.NewSQLConn(sc, false, counts)
-	default:
-		return nil, &connError{msg: s.explain(err).Error(), err: err}
-	}
-	if q := s.b.o.InitCommand; q != "" {
-		if _, err := c.Exec(ctx, q); err != nil {
-			c.Close()
-			return nil, fmt.Errorf("--init-command: %w", err)
-		}
-	}
-	return c, nil
-}
-
-// connError is a connection failure explained, with the driver's error
-// inside for its code.
-type connError struct {
-	msg string
-	err error
-}
-
-func (e *connError) Error() string { return e.msg }
-func (e *connError) Unwrap() error { return e.err }
 
 // system runs a --pre-system or --post-system command, as system(3) would.
 func (s *session) system(ctx context.Context, option, command string) {

@@ -6,10 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/shakedown/shakedown/internal/result"
-	"github.com/shakedown/shakedown/internal/runner"
 )
 
 // Sweeps lists every sweep, newest first.
@@ -138,7 +136,7 @@ func (s *Store) LooseRuns(ctx context.Context, ids []int64) ([]Run, error) {
 
 func (s *Store) queryRuns(ctx context.Context, where string, args ...any) ([]Run, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT id, step, target, role, workload, threads, repeat_no, command, status, error,
-		started_at, wall_s, result FROM runs WHERE `+where, args...)
+		started_at, wall_s, result, degraded FROM runs WHERE `+where, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -149,7 +147,7 @@ func (s *Store) queryRuns(ctx context.Context, where string, args ...any) ([]Run
 		var started string
 		var doc sql.NullString
 		if err := rows.Scan(&r.ID, &r.Step, &r.Target, &r.Role, &r.Workload, &r.Threads, &r.Repeat, &r.Command, &r.Status, &r.Error,
-			&started, &r.WallS, &doc); err != nil {
+			&started, &r.WallS, &doc, &r.Degraded); err != nil {
 			return nil, err
 		}
 		r.StartedAt = parseTime(started)
@@ -165,21 +163,20 @@ func (s *Store) queryRuns(ctx context.Context, where string, args ...any) ([]Run
 }
 
 // Intervals returns a run's per-interval series from its own table.
-func (s *Store) Intervals(ctx context.Context, runID int64) ([]runner.Interval, error) {
+func (s *Store) Intervals(ctx context.Context, runID int64) ([]result.Interval, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT t_s, threads, tps, qps, read_qps, write_qps, other_qps, latency_pct_ms, latency_avg_ms,
 		latency_max_ms, err_ps, reconn_ps FROM intervals WHERE run_id = ? ORDER BY t_s`, runID)
 	if err != nil {
 		return nil, fmt.Errorf("read intervals of run %d: %w", runID, err)
 	}
 	defer rows.Close()
-	var out []runner.Interval
+	var out []result.Interval
 	for rows.Next() {
-		var iv runner.Interval
+		var iv result.Interval
 		if err := rows.Scan(&iv.AtS, &iv.Threads, &iv.TPS, &iv.QPS, &iv.ReadQPS, &iv.WriteQPS, &iv.OtherQPS, &iv.LatencyPct, &iv.LatencyAvg,
 			&iv.LatencyMax, &iv.ErrorsPS, &iv.ReconnPS); err != nil {
 			return nil, fmt.Errorf("read intervals of run %d: %w", runID, err)
 		}
-		iv.At = time.Duration(iv.AtS * float64(time.Second))
 		out = append(out, iv)
 	}
 	if err := rows.Err(); err != nil {

@@ -1,8 +1,9 @@
 // Package store keeps results in one local SQLite file (pure Go, no cgo):
 // sweeps with their plan and settings, the environment of each target
-// (server version and flavour, a snapshot of its global variables), and
-// runs with their result documents and per-interval series. A run outside a
-// sweep has no sweep.
+// (server version and flavour, a snapshot of its global variables), runs
+// with their result documents and per-interval series, and the evidence a
+// readiness page gathers (check, verify and replay results). A run outside
+// a sweep has no sweep.
 //
 // Every write is its own transaction, committed before the call returns, so
 // whatever was recorded survives an interrupted or crashed sweep. A Store is
@@ -75,6 +76,13 @@ type Settings struct {
 	Order     string   `json:"order"`
 	Threads   []int    `json:"threads"`
 	Workloads []string `json:"workloads"`
+	// AutoRepeats is repeats: auto (Repeats is then the first round's,
+	// MaxRepeats the most any cell got).
+	AutoRepeats bool `json:"auto_repeats,omitempty"`
+	MaxRepeats  int  `json:"max_repeats,omitempty"`
+	// NoiseThreshold is the plan's, a fraction; 0 in sweeps stored before
+	// it existed, which means the default.
+	NoiseThreshold float64 `json:"noise_threshold,omitempty"`
 }
 
 // Target is one target of a sweep and its environment as found when the
@@ -90,17 +98,20 @@ type Target struct {
 
 // Run is one step of a sweep, or one run outside a sweep (SweepID 0).
 type Run struct {
-	ID        int64
-	SweepID   int64
-	Step      int
-	Target    string
-	Role      string
-	Workload  string
-	Threads   int
-	Repeat    int
-	Command   string // the engine command line, without target
-	Status    string
-	Error     string
+	ID       int64
+	SweepID  int64
+	Step     int
+	Target   string
+	Role     string
+	Workload string
+	Threads  int
+	Repeat   int
+	Command  string // the engine command line, without target
+	Status   string
+	Error    string
+	// Degraded is set when the server could not be reached for part of
+	// the run: its figures are kept but measure no server.
+	Degraded  bool
 	StartedAt time.Time
 	WallS     float64 // wall time of the step, warm-up and connecting included
 	// Result is the result document; nil when nothing was measured.
@@ -204,7 +215,8 @@ CREATE TABLE IF NOT EXISTS runs (
 	lat_p99_ms  REAL,
 	lat_max_ms  REAL,
 	errors      INTEGER,
-	result      TEXT
+	result      TEXT,
+	degraded    INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS runs_by_sweep ON runs(sweep_id, step);
 CREATE TABLE IF NOT EXISTS intervals (
@@ -226,8 +238,14 @@ CREATE TABLE IF NOT EXISTS intervals (
 `
 
 func (s *Store) migrate(ctx context.Context) error {
-	if _, err := s.db.ExecContext(ctx, schema); err != nil {
+	// Tables are only ever added (evidence and baselines came after runs):
+	// a store made by an older shakedown gains them here, and older ones
+	// ignore them.
+	if _, err := s.db.ExecContext(ctx, schema+evidenceSchema+baselineSchema); err != nil {
 		return fmt.Errorf("create tables: %w", err)
+	}
+	if err := s.addColumns(ctx); err != nil {
+		return err
 	}
 	var v string
 	err := s.db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'schema_version'`).Scan(&v)
@@ -243,6 +261,30 @@ func (s *Store) migrate(ctx context.Context) error {
 	}
 	if n, _ := strconv.Atoi(v); n > SchemaVersion {
 		return fmt.Errorf("the store has layout %s, newer than this shakedown knows (%d): use a newer shakedown or another --store", v, SchemaVersion)
+	}
+	return nil
+}
+
+// added are the columns later layouts added to the tables of layout 1, each
+// with a default, so that a store written before them reads and writes as
+// it did: a migration only adds.
+var added = []struct{ table, column, decl string }{
+	{"runs", "degraded", "INTEGER NOT NULL DEFAULT 0"},
+}
+
+func (s *Store) addColumns(ctx context.Context) error {
+	for _, a := range added {
+		var n int
+		err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM pragma_table_info(?) WHERE name = ?`, a.table, a.column).Scan(&n)
+		if err != nil {
+			return fmt.Errorf("read the layout of %s: %w", a.table, err)
+		}
+		if n > 0 {
+			continue
+		}
+		if _, err := s.db.ExecContext(ctx, "ALTER TABLE "+a.table+" ADD COLUMN "+a.column+" "+a.decl); err != nil {
+			return fmt.Errorf("add %s.%s: %w", a.table, a.column, err)
+		}
 	}
 	return nil
 }
@@ -318,6 +360,27 @@ func (s *Store) FinishSweep(ctx context.Context, id int64, status string, at tim
 	return nil
 }
 
+// ReopenSweep marks a stored sweep as running again, to be continued.
+func (s *Store) ReopenSweep(ctx context.Context, id int64) error {
+	res, err := s.db.ExecContext(ctx, `UPDATE sweeps SET status = ?, finished_at = '' WHERE id = ?`, SweepRunning, id)
+	if err != nil {
+		return fmt.Errorf("reopen sweep %d: %w", id, err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return fmt.Errorf("reopen sweep %d: %w", id, ErrNotFound)
+	}
+	return nil
+}
+
+// SetSweepSteps records how many steps a sweep has, when it grows
+// (repeats: auto).
+func (s *Store) SetSweepSteps(ctx context.Context, id int64, steps int) error {
+	if _, err := s.db.ExecContext(ctx, `UPDATE sweeps SET steps = ? WHERE id = ?`, steps, id); err != nil {
+		return fmt.Errorf("record the steps of sweep %d: %w", id, err)
+	}
+	return nil
+}
+
 // AddRun records a run with its result document and intervals, and sets
 // r.ID.
 func (s *Store) AddRun(ctx context.Context, r *Run) (int64, error) {
@@ -346,10 +409,10 @@ func (s *Store) AddRun(ctx context.Context, r *Run) (int64, error) {
 		rep = 1
 	}
 	out, err := tx.ExecContext(ctx, `INSERT INTO runs(sweep_id, step, target, role, workload, threads, repeat_no, command, status, error,
-		started_at, wall_s, qps, tps, lat_avg_ms, lat_p95_ms, lat_p99_ms, lat_max_ms, errors, result)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		started_at, wall_s, qps, tps, lat_avg_ms, lat_p95_ms, lat_p99_ms, lat_max_ms, errors, result, degraded)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		sweep, r.Step, r.Target, r.Role, r.Workload, r.Threads, rep, r.Command, r.Status, r.Error,
-		timeText(r.StartedAt), r.WallS, qps, tps, avg, p95, p99, maxL, errs, doc)
+		timeText(r.StartedAt), r.WallS, qps, tps, avg, p95, p99, maxL, errs, doc, r.Degraded)
 	if err != nil {
 		return 0, fmt.Errorf("record run: %w", err)
 	}

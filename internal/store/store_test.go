@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/shakedown/shakedown/internal/result"
-	"github.com/shakedown/shakedown/internal/runner"
 )
 
 func openTemp(t *testing.T) (*Store, string) {
@@ -50,7 +49,7 @@ func TestRoundTrip(t *testing.T) {
 		LatencyMS: result.Latency{Avg: 0.8, P95: 1.2, P99: 2, Max: 9},
 		Errors:    result.Errors{Total: 3, ByCode: map[string]int64{"1213": 3}},
 		Target:    result.Target{Name: "durable", URL: targets[0].URL},
-		Intervals: []runner.Interval{{AtS: 1, Threads: 1, QPS: 1200, TPS: 1200}, {AtS: 2, Threads: 1, QPS: 1269, TPS: 1269}},
+		Intervals: []result.Interval{{AtS: 1, Threads: 1, QPS: 1200, TPS: 1200}, {AtS: 2, Threads: 1, QPS: 1269, TPS: 1269}},
 	}
 	ok := &Run{SweepID: id, Step: 1, Target: "durable", Role: "control", Workload: "oltp_point_select", Threads: 1, Repeat: 1,
 		Command: "oltp_point_select --threads=1", Status: RunOK, StartedAt: start.Add(time.Second), WallS: 6.5, Result: res}
@@ -102,7 +101,7 @@ func TestRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Intervals: %v", err)
 	}
-	if len(ivs) != 2 || ivs[1].QPS != 1269 || ivs[1].At != 2*time.Second {
+	if len(ivs) != 2 || ivs[1].QPS != 1269 || ivs[1].AtS != 2 {
 		t.Errorf("intervals: got %+v, want the two stored", ivs)
 	}
 	list, err := s2.Sweeps(ctx)

@@ -3,6 +3,7 @@ package sweep
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -10,6 +11,8 @@ import (
 
 	"github.com/shakedown/shakedown/internal/plan"
 	"github.com/shakedown/shakedown/internal/target"
+	"github.com/shakedown/shakedown/internal/usage"
+	"github.com/shakedown/shakedown/internal/vars"
 )
 
 // Env is a target as found before the sweep: what server answers there and
@@ -95,4 +98,107 @@ func checkTarget(ctx context.Context, t *plan.Target) (Env, error) {
 		return Env{}, fmt.Errorf("read variables: %w", err)
 	}
 	return env, nil
+}
+
+// SameServers says which targets are one server and database reached twice
+// (an A/A pair, the calibration of the comparison itself), one line each;
+// such targets share one prepare.
+func SameServers(envs []Env) []string {
+	var out []string
+	for i, a := range envs {
+		for _, b := range envs[i+1:] {
+			same, how := vars.SameServer(a.Variables, b.Variables)
+			if !same || a.Target.Target == nil || b.Target.Target == nil || a.Target.Target.DB != b.Target.Target.DB {
+				continue
+			}
+			out = append(out, fmt.Sprintf("%s and %s are the same server (%s) and database %s: an A/A pair, whose differences are noise; they share one prepare",
+				a.Target.Name, b.Target.Name, how, a.Target.Target.DB))
+		}
+	}
+	return out
+}
+
+// maxTablesChecked bounds how many tables CheckData looks into.
+const maxTablesChecked = 50
+
+// CheckData refuses, before anything runs, a plan with prepare: true whose
+// targets already hold tables with rows: prepare drops and recreates the
+// workload's tables, and nobody asked for their data to go. prepare:
+// replace allows it. The error is bad input (exit 2) and names each target
+// with its line.
+func CheckData(ctx context.Context, p *plan.Plan, envs []Env) error {
+	if !p.Prepare || p.PrepareReplace {
+		return nil
+	}
+	seen := map[string]bool{}
+	hs := homes(p, envs)
+	var lines []string
+	for _, t := range p.Targets {
+		if seen[hs[t.Name]] || t.Target == nil {
+			continue
+		}
+		seen[hs[t.Name]] = true
+		full, err := tablesWithRows(ctx, t)
+		if err != nil {
+			return fmt.Errorf("%s:%d: target %s: %w", p.Path, t.Line, t.Name, err)
+		}
+		if len(full) > 0 {
+			lines = append(lines, fmt.Sprintf("%s:%d: target %s: database %s already holds tables with rows (%s): prepare: true would drop and recreate the workload's tables",
+				p.Path, t.Line, t.Name, t.Target.DB, strings.Join(full, ", ")))
+		}
+	}
+	if len(lines) == 0 {
+		return nil
+	}
+	return usage.Errorf("%s\nnothing was run: use prepare: replace to drop and recreate them, prepare: false to run on the data as it is, or another database",
+		strings.Join(lines, "\n"))
+}
+
+// tablesWithRows lists the base tables of t's database that hold at least
+// one row.
+func tablesWithRows(ctx context.Context, t *plan.Target) ([]string, error) {
+	tg := t.Target
+	ep := tg.Endpoints()[0]
+	db, err := tg.Open(ep, 1)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	cctx, cancel := context.WithTimeout(ctx, tg.ConnectTimeout+10*time.Second)
+	defer cancel()
+	rows, err := db.QueryContext(cctx, `SELECT TABLE_NAME FROM information_schema.TABLES
+		WHERE TABLE_SCHEMA = DATABASE() AND TABLE_TYPE = 'BASE TABLE' ORDER BY TABLE_NAME`)
+	if err != nil {
+		return nil, fmt.Errorf("list tables: %w", tg.Explain(ep, err))
+	}
+	var names []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("list tables: %w", err)
+		}
+		names = append(names, n)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list tables: %w", err)
+	}
+	var full []string
+	for i, n := range names {
+		if i == maxTablesChecked {
+			full = append(full, fmt.Sprintf("and %d more tables not looked into", len(names)-i))
+			break
+		}
+		var one int
+		err := db.QueryRowContext(cctx, "SELECT 1 FROM `"+strings.ReplaceAll(n, "`", "``")+"` LIMIT 1").Scan(&one)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+		case err != nil:
+			return nil, fmt.Errorf("look into table %s: %w", n, err)
+		default:
+			full = append(full, n)
+		}
+	}
+	return full, nil
 }

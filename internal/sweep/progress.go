@@ -155,6 +155,14 @@ func (p *progress) finishStep(s plan.Step, status, msg string) {
 	p.redraw()
 }
 
+// addSteps counts more steps in (repeats: auto), so that the steps and the
+// time left include them.
+func (p *progress) addSteps(n int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.total += n
+}
+
 // close takes the live line off the screen.
 func (p *progress) close() {
 	p.mu.Lock()

@@ -4,10 +4,15 @@
 // known.
 //
 // Order: by default the targets take turns at each workload, thread level
-// and repeat (interleave), so drift hits all alike. Data: with prepare, each
-// target's data is made before the first step that needs it; workloads of
-// one implementation with the same options share one data set (as the
-// sysbench OLTP scripts do), otherwise the data is dropped and made again.
+// and repeat, the order turned round at each repeat and level
+// (counterbalanced), so that drift hits all alike and no target always
+// runs first. Repeats: auto runs three of each, then one more at a time
+// for the cells still inconclusive (internal/stats), up to max_repeats.
+// Data: with prepare, each target's data is made before the first step
+// that needs it; targets that are one server and database (an A/A pair)
+// share it; workloads of one implementation with the same options share
+// one data set (as the sysbench OLTP scripts do), otherwise the data is
+// dropped and made again.
 // A failed step is stored as failed and the sweep goes on; an interrupted
 // sweep (ctx cancelled) keeps every finished step, stores the step it broke
 // off as interrupted, and skips cleanup.
@@ -18,21 +23,18 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/spf13/pflag"
-
 	"github.com/shakedown/shakedown/internal/engine"
 	"github.com/shakedown/shakedown/internal/plan"
 	"github.com/shakedown/shakedown/internal/result"
 	"github.com/shakedown/shakedown/internal/runner"
+	"github.com/shakedown/shakedown/internal/stats"
 	"github.com/shakedown/shakedown/internal/store"
 	"github.com/shakedown/shakedown/internal/target"
-	"github.com/shakedown/shakedown/internal/workload"
 )
 
 // ErrInterrupted means the sweep was stopped before its last step; what
@@ -60,12 +62,15 @@ type Options struct {
 	// OnInterval, when set, is called after each second of a step's run,
 	// from the runner's reporting goroutine; it must not block for long.
 	OnInterval func(plan.Step, runner.Interval)
+	// Resume is the ID of a stored sweep of the same plan to continue;
+	// 0 starts a new sweep.
+	Resume int64
 }
 
 // Summary says how a sweep went.
 type Summary struct {
 	SweepID     int64
-	Steps       int // in the plan
+	Steps       int // in the plan, with the repeats auto added
 	OK          int
 	Failed      int
 	Interrupted bool
@@ -74,7 +79,9 @@ type Summary struct {
 
 // Run carries out p against the targets envs describes (from Check). It
 // returns the summary also on error; with ctx cancelled the error is
-// ErrInterrupted.
+// ErrInterrupted. With opt.Resume set it continues that stored sweep
+// instead of starting one: the steps it stored as ok or failed are not run
+// again.
 func Run(ctx context.Context, p *plan.Plan, envs []Env, opt Options) (*Summary, error) {
 	now := opt.Now
 	if now == nil {
@@ -82,76 +89,142 @@ func Run(ctx context.Context, p *plan.Plan, envs []Env, opt Options) (*Summary, 
 	}
 	// Recording must outlive an interrupt: Ctrl-C keeps what finished.
 	rec := context.WithoutCancel(ctx)
-	steps := p.Steps()
-	sum := &Summary{Steps: len(steps)}
+	first := p.Steps()
+	sum := &Summary{Steps: len(first)}
 	started := now()
 
-	sw := &store.Sweep{
-		Name: p.Name, PlanPath: p.Path, Plan: string(p.Source), StartedAt: started, Steps: len(steps),
-		ClientHost: opt.Host, Tool: "shakedown " + opt.Version,
-		Settings: store.Settings{TimeS: p.TimeS, Events: p.Events, WarmupS: p.WarmupS, Repeats: p.Repeats,
-			CooldownS: p.CooldownS, Order: string(p.Order), Threads: p.Threads},
-	}
-	for _, w := range p.Workloads {
-		sw.Settings.Workloads = append(sw.Settings.Workloads, w.Label())
-	}
-	var targets []store.Target
-	for _, e := range envs {
-		targets = append(targets, store.Target{Name: e.Target.Name, Role: string(e.Target.Role), URL: e.Target.Target.Redacted(),
-			Version: e.Server.Version, Flavour: e.Server.Flavour, Variables: e.Variables})
-	}
-	id, err := opt.Store.CreateSweep(rec, sw, targets)
-	if err != nil {
-		return sum, err
-	}
-	sum.SweepID = id
-
-	nominal := time.Duration(p.TimeS+p.WarmupS+p.CooldownS)*time.Second + time.Second
-	pr := newProgress(opt.Progress, opt.Live, opt.Verbose, now, len(steps), nominal)
-	stopTicker := startTicker(pr, opt.Live)
-	defer stopTicker()
-
-	s := &sweeper{p: p, pr: pr, verbose: opt.Verbose, onInterval: opt.OnInterval, data: map[string]*dataSet{}, prepErr: map[string]error{}}
-	interrupted := false
-	for i, step := range steps {
-		if ctx.Err() != nil {
-			interrupted = true
-			break
-		}
-		if i > 0 && p.CooldownS > 0 {
-			pr.startStep(step, "cooling down")
-			if !sleep(ctx, time.Duration(p.CooldownS)*time.Second) {
-				interrupted = true
-				break
-			}
-		}
-		run := s.step(ctx, step, now)
-		run.SweepID = id
-		if _, err := opt.Store.AddRun(rec, &run); err != nil {
-			pr.close()
-			_ = opt.Store.FinishSweep(rec, id, store.SweepFailed, now())
-			sum.Elapsed = now().Sub(started)
+	done := map[string]bool{}
+	last := len(first)
+	var id int64
+	if opt.Resume != 0 {
+		d, err := opt.Store.Load(rec, opt.Resume)
+		if err != nil {
 			return sum, err
 		}
-		msg := run.Status
-		switch run.Status {
-		case store.RunOK:
-			sum.OK++
-			msg = fmt.Sprintf("%.1f qps", run.Result.QPS)
-		case store.RunFailed:
-			sum.Failed++
-			msg = "FAILED: " + run.Error
-		case store.RunInterrupted:
-			msg = "interrupted; kept as interrupted"
+		for _, run := range d.Runs {
+			last = max(last, run.Step)
+			switch run.Status {
+			case store.RunOK:
+				sum.OK++
+			case store.RunFailed:
+				sum.Failed++
+			default:
+				continue // interrupted: run it again
+			}
+			done[stepKey(run.Target, run.Workload, run.Threads, run.Repeat)] = true
 		}
-		pr.finishStep(step, run.Status, msg)
-		if opt.AfterStep != nil {
-			opt.AfterStep(run)
+		if err := opt.Store.ReopenSweep(rec, opt.Resume); err != nil {
+			return sum, err
 		}
-		if run.Status == store.RunInterrupted {
-			interrupted = true
+		id, sum.Steps = opt.Resume, max(d.Sweep.Steps, len(first))
+	} else {
+		sw := &store.Sweep{
+			Name: p.Name, PlanPath: p.Path, Plan: string(p.Source), StartedAt: started, Steps: len(first),
+			ClientHost: opt.Host, Tool: "shakedown " + opt.Version,
+			Settings: store.Settings{TimeS: p.TimeS, Events: p.Events, WarmupS: p.WarmupS, Repeats: p.Repeats,
+				CooldownS: p.CooldownS, Order: string(p.Order), Threads: p.Threads,
+				AutoRepeats: p.AutoRepeats, MaxRepeats: p.MaxRepeats, NoiseThreshold: p.NoiseThreshold},
+		}
+		for _, w := range p.Workloads {
+			sw.Settings.Workloads = append(sw.Settings.Workloads, w.Label())
+		}
+		var targets []store.Target
+		for _, e := range envs {
+			targets = append(targets, store.Target{Name: e.Target.Name, Role: string(e.Target.Role), URL: e.Target.Target.Redacted(),
+				Version: e.Server.Version, Flavour: e.Server.Flavour, Variables: e.Variables})
+		}
+		var err error
+		if id, err = opt.Store.CreateSweep(rec, sw, targets); err != nil {
+			return sum, err
+		}
+	}
+	sum.SweepID = id
+	var todo []plan.Step
+	for _, st := range first {
+		if !done[stepKey(st.Target.Name, st.Workload.Label(), st.Threads, st.Repeat)] {
+			todo = append(todo, st)
+		}
+	}
+
+	nominal := time.Duration(p.TimeS+p.WarmupS+p.CooldownS)*time.Second + time.Second
+	pr := newProgress(opt.Progress, opt.Live, opt.Verbose, now, len(todo), nominal)
+	stopTicker := startTicker(pr, opt.Live)
+	defer stopTicker()
+	if opt.Resume != 0 {
+		pr.Printf("resuming sweep %d: %d steps stored, %d of the first round to run", id, len(done), len(todo))
+	}
+	if p.AutoRepeats {
+		pr.Printf("repeats: auto: %d repeats of every step, then one more at a time for the workloads and thread levels still inconclusive, up to %d",
+			p.Repeats, p.MaxRepeats)
+	}
+
+	s := &sweeper{p: p, pr: pr, verbose: opt.Verbose, version: opt.Version, onInterval: opt.OnInterval, data: map[string]*dataSet{}, prepErr: map[string]error{},
+		homes: homes(p, envs), told: map[string]bool{}}
+	interrupted := false
+	var runErr error
+	runSteps := func(steps []plan.Step) {
+		for _, step := range steps {
+			if ctx.Err() != nil {
+				interrupted = true
+				return
+			}
+			if sum.OK+sum.Failed > 0 && p.CooldownS > 0 {
+				pr.startStep(step, "cooling down")
+				if !sleep(ctx, time.Duration(p.CooldownS)*time.Second) {
+					interrupted = true
+					return
+				}
+			}
+			run := s.step(ctx, step, now)
+			run.SweepID = id
+			if _, err := opt.Store.AddRun(rec, &run); err != nil {
+				runErr = err
+				return
+			}
+			msg := run.Status
+			switch run.Status {
+			case store.RunOK:
+				sum.OK++
+				msg = fmt.Sprintf("%.1f qps", run.Result.QPS)
+				if st := steadiness(run, threshold(p)); st.Unsteady {
+					msg += " (unsteady: " + st.Why + ")"
+				}
+			case store.RunFailed:
+				sum.Failed++
+				msg = "FAILED: " + run.Error
+			case store.RunInterrupted:
+				msg = "interrupted; kept as interrupted"
+			}
+			pr.finishStep(step, run.Status, msg)
+			if opt.AfterStep != nil {
+				opt.AfterStep(run)
+			}
+			if run.Status == store.RunInterrupted {
+				interrupted = true
+				return
+			}
+		}
+	}
+	runSteps(todo)
+	for p.AutoRepeats && !interrupted && runErr == nil {
+		more, err := s.moreRepeats(rec, opt.Store, id, &last)
+		if err != nil {
+			runErr = err
 			break
 		}
+		if len(more) == 0 {
+			break
+		}
+		sum.Steps += len(more)
+		pr.addSteps(len(more))
+		_ = opt.Store.SetSweepSteps(rec, id, sum.Steps)
+		runSteps(more)
+	}
+	if runErr != nil {
+		pr.close()
+		_ = opt.Store.FinishSweep(rec, id, store.SweepFailed, now())
+		sum.Elapsed = now().Sub(started)
+		return sum, runErr
 	}
 	if !interrupted && p.Prepare && p.Cleanup {
 		s.cleanupAll(ctx)
@@ -170,6 +243,22 @@ func Run(ctx context.Context, p *plan.Plan, envs []Env, opt Options) (*Summary, 
 		return sum, ErrInterrupted
 	}
 	return sum, nil
+}
+
+func stepKey(target, workload string, threads, repeat int) string {
+	return fmt.Sprint(target, "\x00", workload, "\x00", threads, "\x00", repeat)
+}
+
+// steadiness judges a run's per-second QPS.
+func steadiness(run store.Run, threshold float64) stats.Steadiness {
+	if run.Result == nil {
+		return stats.Steadiness{}
+	}
+	per := make([]float64, len(run.Result.Intervals))
+	for i, iv := range run.Result.Intervals {
+		per[i] = iv.QPS
+	}
+	return stats.Steady(per, threshold)
 }
 
 // startTicker redraws the live line every second so that the elapsed time
@@ -213,127 +302,6 @@ func sleep(ctx context.Context, d time.Duration) bool {
 	}
 }
 
-// dataSet is the data prepared on one target.
-type dataSet struct {
-	key      string
-	workload *plan.Workload
-}
-
-type sweeper struct {
-	p          *plan.Plan
-	pr         *progress
-	verbose    bool
-	onInterval func(plan.Step, runner.Interval)
-	data       map[string]*dataSet // by target name
-	prepErr    map[string]error    // by target name + data key
-}
-
-// dataKey says which workloads share data: the same implementation with
-// the same set of options, set to the same values.
-func (s *sweeper) dataKey(w *plan.Workload) string {
-	meta, _ := workload.Lookup(w.Name)
-	gen := meta.New()
-	var names []string
-	if f, ok := gen.(workload.Flagser); ok && f.Flags() != nil {
-		f.Flags().VisitAll(func(fl *pflag.Flag) { names = append(names, fl.Name) })
-	}
-	sort.Strings(names)
-	return fmt.Sprintf("%T|%s|%s", gen, strings.Join(names, ","), strings.Join(s.p.PrepareArgs(w)[1:], " "))
-}
-
-// job parses a step's command line and points it at the plan's target,
-// password and all, without the password ever being in a string.
-func job(verb string, args []string, t *plan.Target) (*engine.Job, error) {
-	j, err := engine.Parse(verb, args, io.Discard)
-	if err != nil {
-		return nil, err
-	}
-	tg := *t.Target
-	tg.Name = t.Name
-	j.Target = &tg
-	return j, nil
-}
-
-func (s *sweeper) out() io.Writer {
-	if s.verbose {
-		return &lineWriter{pr: s.pr}
-	}
-	return io.Discard
-}
-
-// ensureData prepares the data step needs on its target, once.
-func (s *sweeper) ensureData(ctx context.Context, step plan.Step) error {
-	t, w := step.Target, step.Workload
-	key := s.dataKey(w)
-	if err, ok := s.prepErr[t.Name+"\x00"+key]; ok {
-		return err
-	}
-	if cur := s.data[t.Name]; cur != nil && cur.key == key {
-		return nil
-	}
-	err := s.prepare(ctx, step, key)
-	if err != nil && ctx.Err() == nil {
-		s.prepErr[t.Name+"\x00"+key] = err
-	}
-	return err
-}
-
-func (s *sweeper) prepare(ctx context.Context, step plan.Step, key string) error {
-	t, w := step.Target, step.Workload
-	s.pr.startStep(step, "preparing data")
-	// Drop what an earlier workload left, then anything in the way of this
-	// one (cleanup drops only if the tables exist).
-	if cur := s.data[t.Name]; cur != nil {
-		delete(s.data, t.Name)
-		if err := s.cleanup(ctx, t, cur.workload); err != nil {
-			return err
-		}
-	}
-	if err := s.cleanup(ctx, t, w); err != nil {
-		return err
-	}
-	j, err := job("prepare", s.p.PrepareArgs(w), t)
-	if err != nil {
-		return fmt.Errorf("prepare %s: %w", w.Label(), err)
-	}
-	if err := j.Prepare(ctx, s.out()); err != nil {
-		return fmt.Errorf("prepare %s on %s: %w", w.Label(), t.Name, err)
-	}
-	s.data[t.Name] = &dataSet{key: key, workload: w}
-	s.pr.Printf("prepared %s data on %s", w.Label(), t.Name)
-	return nil
-}
-
-func (s *sweeper) cleanup(ctx context.Context, t *plan.Target, w *plan.Workload) error {
-	j, err := job("cleanup", s.p.PrepareArgs(w), t)
-	if err != nil {
-		return fmt.Errorf("cleanup %s: %w", w.Label(), err)
-	}
-	if _, ok := j.Gen.(workload.Cleaner); !ok {
-		return nil
-	}
-	if err := j.Prepare(ctx, s.out()); err != nil {
-		return fmt.Errorf("cleanup %s on %s: %w", w.Label(), t.Name, err)
-	}
-	return nil
-}
-
-// cleanupAll drops the data of every target at the end of the sweep.
-func (s *sweeper) cleanupAll(ctx context.Context) {
-	for _, t := range s.p.Targets {
-		cur := s.data[t.Name]
-		if cur == nil {
-			continue
-		}
-		if err := s.cleanup(ctx, t, cur.workload); err != nil {
-			s.pr.Printf("cleanup: %v", err)
-			continue
-		}
-		delete(s.data, t.Name)
-		s.pr.Printf("cleaned up %s data on %s", cur.workload.Label(), t.Name)
-	}
-}
-
 // step runs one step and returns it as a run to store.
 func (s *sweeper) step(ctx context.Context, step plan.Step, now func() time.Time) store.Run {
 	args := s.p.Args(step.Workload, step.Threads)
@@ -367,13 +335,14 @@ func (s *sweeper) step(ctx context.Context, step plan.Step, now func() time.Time
 	if err != nil {
 		return finish(store.RunFailed, err)
 	}
-	res, err := j.Run(ctx, engine.RunOptions{OnInterval: func(iv runner.Interval) {
+	res, err := j.Run(ctx, engine.RunOptions{Version: s.version, OnInterval: func(iv runner.Interval) {
 		s.pr.interval(iv)
 		if s.onInterval != nil {
 			s.onInterval(step, iv)
 		}
 	}})
 	run.Result = res
+	run.Degraded = res != nil && res.Degraded
 	if err == nil && ctx.Err() != nil {
 		// Cancelled while running, but the runner saw its threads end
 		// before it saw the cancel: the run did not get its full time.

@@ -151,7 +151,8 @@ func TestSweep(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := statuses(d.Runs), "1:a/1:ok 2:b/1:ok 3:a/2:ok 4:b/2:ok"; got != want {
+	// Counterbalanced: b opens the second level.
+	if got, want := statuses(d.Runs), "1:a/1:ok 2:b/1:ok 3:b/2:ok 4:a/2:ok"; got != want {
 		t.Errorf("runs: got %s, want %s", got, want)
 	}
 	for _, r := range d.Runs {
@@ -209,7 +210,7 @@ func TestKilledTarget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := statuses(d.Runs), "1:a/1:ok 2:b/1:ok 3:a/2:ok 4:b/2:failed 5:a/3:ok 6:b/3:failed"; got != want {
+	if got, want := statuses(d.Runs), "1:a/1:ok 2:b/1:ok 3:b/2:failed 4:a/2:ok 5:a/3:ok 6:b/3:failed"; got != want {
 		t.Errorf("runs: got %s, want %s", got, want)
 	}
 	for _, r := range d.Runs {
@@ -342,5 +343,139 @@ time: 1
 	}
 	if strings.Join(names, ",") != "ping,ping-select" {
 		t.Errorf("report workloads: got %v, want ping and ping-select", names)
+	}
+}
+
+// TestAA sweeps one database as both control and candidate (an A/A pair),
+// a small version of the calibration run: the data is prepared once and
+// shared, repeats: auto adds a fourth repeat to the cells still
+// inconclusive after three, the report calls the pair A/A, and at most one
+// of its cells comes out faster or slower.
+func TestAA(t *testing.T) {
+	url := database(t, sandboxtest.URL(t), "aa")
+	p := planFor(t, url, url, "threads: [1, 2]\ntime: 1\nrepeats: auto\nmax_repeats: 4\n")
+	envs := check(t, p)
+	if lines := SameServers(envs); len(lines) != 1 || !strings.Contains(lines[0], "a and b are the same server") {
+		t.Errorf("same servers: got %q, want a and b", lines)
+	}
+	st := openStore(t)
+	var progress bytes.Buffer
+	sum, err := Run(context.Background(), p, envs, Options{Store: st, Progress: &progress, Version: "test"})
+	if err != nil {
+		t.Fatalf("Run: %v\n%s", err, progress.String())
+	}
+	if got := strings.Count(progress.String(), "prepared oltp_point_select data on"); got != 1 {
+		t.Errorf("prepared %d times, want once for both:\n%s", got, progress.String())
+	}
+	if !strings.Contains(progress.String(), "shared with b (the same server and database)") {
+		t.Errorf("progress does not say the data is shared:\n%s", progress.String())
+	}
+	if !strings.Contains(progress.String(), "repeats: auto: 2 of 2 workload and thread levels still inconclusive; one more repeat of each (4 steps)") {
+		t.Errorf("progress does not say what auto does:\n%s", progress.String())
+	}
+	if sum.Steps != 16 || sum.OK != 16 {
+		t.Errorf("summary: got %+v, want 16 steps ok (12, then 4 more)", sum)
+	}
+	d, err := st.Load(context.Background(), sum.SweepID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Sweep.Steps != 16 || !d.Sweep.Settings.AutoRepeats {
+		t.Errorf("stored sweep: got %d steps, settings %+v", d.Sweep.Steps, d.Sweep.Settings)
+	}
+	rep := report.Build(d)
+	if _, ok := rep.AAPairs["b"]; !ok {
+		t.Errorf("report: b is not called A/A (%v)", rep.AAPairs)
+	}
+	called := 0
+	for _, w := range rep.Workloads {
+		for _, c := range w.Comparisons() {
+			t.Logf("%d threads: %.3f [%.3f, %.3f] %s", c.Threads, c.Ratio, c.QPS.Low, c.QPS.High, c.QPS.Note())
+			if c.QPS.Candidate.N != 4 || c.QPS.Control.N != 4 {
+				t.Errorf("%d threads: got %d and %d runs, want 4 a side", c.Threads, c.QPS.Control.N, c.QPS.Candidate.N)
+			}
+			if c.Verdict == "faster" || c.Verdict == "slower" {
+				called++
+			}
+		}
+	}
+	if called > 1 {
+		t.Errorf("A/A: %d of 2 cells called faster or slower, want at most 1", called)
+	}
+}
+
+// TestPrepareKeepsData: prepare: true refuses a database whose tables hold
+// rows, before anything runs; prepare: replace allows it.
+func TestPrepareKeepsData(t *testing.T) {
+	url := sandboxtest.URL(t)
+	a := database(t, url, "keep_a")
+	b := database(t, url, "keep_b")
+	tg, err := target.Parse(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := tg.Open(tg.Endpoints()[0], 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, q := range []string{"CREATE TABLE sbtest1 (id INT PRIMARY KEY)", "INSERT INTO sbtest1 VALUES (1)", "CREATE TABLE empty_one (id INT)"} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := planFor(t, a, b, "threads: [1]\n")
+	err = CheckData(context.Background(), p, check(t, p))
+	if err == nil || !strings.Contains(err.Error(), ":3: target a: database keep_a already holds tables with rows (sbtest1)") ||
+		!strings.Contains(err.Error(), "prepare: replace") || strings.Contains(err.Error(), "target b") {
+		t.Errorf("prepare: true: got %v, want target a refused, naming sbtest1 and prepare: replace", err)
+	}
+	p = planFor(t, a, b, "threads: [1]\n")
+	p.PrepareReplace = true
+	if err := CheckData(context.Background(), p, check(t, p)); err != nil {
+		t.Errorf("prepare: replace: got %v, want no objection", err)
+	}
+}
+
+// TestResume interrupts a sweep, then continues it in the same store: the
+// steps already stored are not run again, the interrupted one is.
+func TestResume(t *testing.T) {
+	url := sandboxtest.URL(t)
+	a, b := database(t, url, "resume_a"), database(t, url, "resume_b")
+	p := planFor(t, a, b, "threads: [1, 2]\ntime: 1\n")
+	envs := check(t, p)
+	st := openStore(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sum, err := Run(ctx, p, envs, Options{Store: st, Version: "test",
+		OnInterval: func(s plan.Step, _ runner.Interval) {
+			if s.Index == 3 {
+				cancel()
+			}
+		}})
+	if !errors.Is(err, ErrInterrupted) || sum.OK != 2 {
+		t.Fatalf("first part: got %v, %+v; want interrupted after 2 steps", err, sum)
+	}
+	p.PrepareReplace = true
+	var progress bytes.Buffer
+	sum2, err := Run(context.Background(), p, envs, Options{Store: st, Version: "test", Resume: sum.SweepID, Progress: &progress})
+	if err != nil {
+		t.Fatalf("resume: %v\n%s", err, progress.String())
+	}
+	if sum2.SweepID != sum.SweepID || sum2.OK != 4 {
+		t.Errorf("resume: got %+v, want sweep %d with 4 ok", sum2, sum.SweepID)
+	}
+	d, err := st.Load(context.Background(), sum.SweepID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := statuses(d.Runs), "1:a/1:ok 2:b/1:ok 3:b/2:interrupted 3:b/2:ok 4:a/2:ok"; got != want {
+		t.Errorf("runs: got %s, want %s", got, want)
+	}
+	if d.Sweep.Status != store.SweepDone {
+		t.Errorf("status: got %s, want done", d.Sweep.Status)
+	}
+	if !strings.Contains(progress.String(), "resuming sweep") {
+		t.Errorf("progress does not say it resumes:\n%s", progress.String())
 	}
 }

@@ -2,6 +2,7 @@ package target
 
 import (
 	"context"
+	"crypto/tls"
 	"database/sql/driver"
 	"errors"
 	"fmt"
@@ -65,28 +66,50 @@ func IsConnLost(err error) bool {
 }
 
 // Explain turns a connection failure into one line that says what went wrong
-// and what to do. It never includes the password.
+// and what to do. It never includes the password. The error it returns
+// wraps err, so that Code and errors.As still find the driver's error.
 func (t *Target) Explain(ep Endpoint, err error) error {
+	return &explained{msg: t.explain(ep, err), err: err}
+}
+
+// explained is a failure said for the user in one line that still carries
+// its cause.
+type explained struct {
+	msg string
+	err error
+}
+
+func (e *explained) Error() string { return e.msg }
+func (e *explained) Unwrap() error { return e.err }
+
+func (t *Target) explain(ep Endpoint, err error) string {
 	var me *mysql.MySQLError
 	if errors.As(err, &me) {
 		switch me.Number {
 		case 1045:
-			return fmt.Errorf("connect to %s: access denied for user %q: check the user and password (--mysql-user/--mysql-password or the --target URL)", ep, t.User)
+			from := "no password given"
+			if t.PasswordFrom != "" {
+				from = "password from " + t.PasswordFrom
+			}
+			return fmt.Sprintf("connect to %s: access denied for user %q (%s): check the user and its password; a password comes from the URL, --password-file, MYSQL_PWD or ~/.my.cnf (shakedown help targets)", ep, t.User, from)
 		case 1049:
-			return fmt.Errorf("connect to %s: database %q does not exist: create it (CREATE DATABASE %s) or name another with --mysql-db", ep, t.DB, t.DB)
+			return fmt.Sprintf("connect to %s: database %q does not exist: create it (CREATE DATABASE %s) or name another database", ep, t.DB, t.DB)
 		case 1044:
-			return fmt.Errorf("connect to %s: user %q may not use database %q: GRANT it access or name another database", ep, t.User, t.DB)
+			return fmt.Sprintf("connect to %s: user %q may not use database %q: GRANT it access or name another database", ep, t.User, t.DB)
 		case 1040:
-			return fmt.Errorf("connect to %s: too many connections: raise max_connections on the server or lower --threads", ep)
+			return fmt.Sprintf("connect to %s: too many connections: raise max_connections on the server or use fewer connections", ep)
 		}
-		return fmt.Errorf("connect to %s: %s", ep, me.Message)
+		return fmt.Sprintf("connect to %s: %s", ep, me.Message)
 	}
 	var ne net.Error
+	var ve *tls.CertificateVerificationError
 	switch {
+	case errors.As(err, &ve):
+		return fmt.Sprintf("connect to %s: TLS: the server's certificate was not accepted: %v; name the CA that signed it with ?tls-ca=FILE, or use ?tls=skip-verify to encrypt without verifying the server", ep, ve.Err)
 	case errors.Is(err, syscall.ECONNREFUSED):
-		return fmt.Errorf("connect to %s: connection refused: is the server running and listening there?", ep)
+		return fmt.Sprintf("connect to %s: connection refused: is the server running and listening there?", ep)
 	case errors.As(err, &ne) && ne.Timeout():
-		return fmt.Errorf("connect to %s: no answer within %s: check the host, port and firewall", ep, t.ConnectTimeout)
+		return fmt.Sprintf("connect to %s: no answer within %s: check the host, port and firewall", ep, t.ConnectTimeout)
 	}
-	return fmt.Errorf("connect to %s: %w", ep, err)
+	return fmt.Sprintf("connect to %s: %v", ep, err)
 }

@@ -6,11 +6,17 @@ package target
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"database/sql"
 	"errors"
 	"fmt"
 	"net"
 	"net/url"
+	"os"
+	"regexp"
+	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -19,6 +25,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/shakedown/shakedown/internal/sbflag"
+	"github.com/shakedown/shakedown/internal/suggest"
 )
 
 // Target is one database server (or several endpoints of one service).
@@ -29,13 +36,35 @@ type Target struct {
 	Socket   string
 	User     string
 	Password string
-	DB       string
-	// TLS is go-sql-driver's tls parameter: "", "true", "skip-verify", "preferred".
-	TLS            string
+	// PasswordFrom says where Password came from, for messages ("the URL",
+	// "MYSQL_PWD", "/home/u/.my.cnf [client]"); "" when there is none. It
+	// never holds the password.
+	PasswordFrom string
+	// PasswordEnv is ?password_env=NAME: the environment variable that
+	// holds this target's password, for commands that take several targets
+	// with different passwords (replay, plans).
+	PasswordEnv string
+	DB          string
+	// TLS is go-sql-driver's tls parameter: "", "true", "skip-verify",
+	// "preferred" or "false".
+	TLS string
+	// TLSCA, TLSCert and TLSKey are the files ?tls-ca=, ?tls-cert= and
+	// ?tls-key= name: the CA that signed the server's certificate (instead
+	// of the system's), and a client certificate and key for servers that
+	// ask for one. tlsBase is what they load to.
+	TLSCA, TLSCert, TLSKey string
+	tlsBase                *tls.Config
+	// Charset and Collation are the connection's (?charset=, ?collation=);
+	// "" leaves the client's default, utf8mb4.
+	Charset        string
+	Collation      string
 	ConnectTimeout time.Duration
-	// Params are other URL query parameters passed to the driver as session
-	// variables or driver options.
+	// Params are session variables set on every connection (SET k = v);
+	// callers set them (verify's time_zone), never the URL.
 	Params map[string]string
+
+	dbNamed bool        // the URL or --mysql-db named the database
+	creds   Credentials // where Resolve's caller looks for a password
 }
 
 // Endpoint is one host:port (or socket) of a Target.
@@ -62,20 +91,38 @@ const (
 
 // Parse reads a URL of the form
 // mysql://user:password@host:port/db?socket=/path&tls=true&timeout=5s.
-// host and port may be comma lists, as with --mysql-host.
+// host and port may be comma lists, as with --mysql-host. A password that
+// holds a character with a meaning in URLs (/ # ? @) must be
+// percent-encoded; an error never shows any part of the password.
 func Parse(raw string) (*Target, error) {
 	// net/url rejects port lists, so the host part is taken out first and
 	// read here.
 	hostPart := ""
 	if rest, ok := strings.CutPrefix(raw, "mysql://"); ok {
-		end := strings.IndexAny(rest, "/?")
+		end := strings.IndexAny(rest, "/?#")
 		if end < 0 {
 			end = len(rest)
 		}
 		auth := rest[:end]
+		if strings.Contains(rest[end:], "@") {
+			// mysql://u:p@ss/w#rd@host/db: the authority ended inside the
+			// password, whose tail would be read as a host name and sent
+			// to DNS.
+			return nil, errUnencoded
+		}
 		at := strings.LastIndex(auth, "@")
+		if at >= 0 && !validUserinfo(auth[:at]) {
+			return nil, errUnencoded
+		}
 		hostPart = auth[at+1:]
 		raw = "mysql://" + auth[:at+1] + "placeholder" + rest[end:]
+	}
+	if !strings.Contains(raw, "://") {
+		shown := raw
+		if at := strings.LastIndex(shown, "@"); at >= 0 {
+			shown = "..." + shown[at:] // what comes before an @ may be a password
+		}
+		return nil, fmt.Errorf("target %q is not a URL: write mysql://user@host:port/db", shown)
 	}
 	u, err := url.Parse(raw)
 	if err != nil {
@@ -84,10 +131,16 @@ func Parse(raw string) (*Target, error) {
 	if u.Scheme != "mysql" {
 		return nil, fmt.Errorf("target URL must start with mysql:// (got %q)", u.Scheme+"://")
 	}
+	if u.Fragment != "" || strings.HasSuffix(raw, "#") {
+		return nil, fmt.Errorf("target URL: a '#' ends it: percent-encode a '#' in the database name as %%23")
+	}
 	t := &Target{User: DefaultUser, DB: DefaultDB, Params: map[string]string{}}
 	if u.User != nil {
 		t.User = u.User.Username()
 		t.Password, _ = u.User.Password()
+		if t.Password != "" {
+			t.PasswordFrom = "the URL"
+		}
 	}
 	if host := hostPart; host != "" {
 		hosts, portPart := host, ""
@@ -104,27 +157,163 @@ func Parse(raw string) (*Target, error) {
 		}
 	}
 	if db := strings.TrimPrefix(u.Path, "/"); db != "" {
-		t.DB = db
+		t.DB, t.dbNamed = db, true
 	}
-	for k, vs := range u.Query() {
-		v := vs[len(vs)-1]
+	q, err := url.ParseQuery(u.RawQuery)
+	if err != nil {
+		return nil, fmt.Errorf("target URL: malformed parameters: %v (parameters are ?name=value&name=value)", err)
+	}
+	if err := t.setParams(q); err != nil {
+		return nil, err
+	}
+	t.fill()
+	return t, nil
+}
+
+// errUnencoded is a URL whose user or password holds a character that
+// ends a URL's user part. It says nothing of the password.
+var errUnencoded = errors.New("target URL: the user or password holds a character that must be percent-encoded: / as %2F, # as %23, ? as %3F, @ as %40 (e.g. mysql://bench:p%40ss%2Fword@host:3306/db), or give the password another way (shakedown help targets)")
+
+// validUserinfo reports whether s is a URL's user:password part that
+// needs no more escaping (RFC 3986 userinfo).
+func validUserinfo(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		case strings.IndexByte("-._~!$&'()*+,;=:%", c) >= 0:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// Params are the URL parameters a target understands.
+var Params = []string{"socket", "tls", "tls-ca", "tls-cert", "tls-key", "timeout", "connect_timeout", "charset", "collation", "password_env"}
+
+// TLSModes are the values of ?tls=.
+var TLSModes = []string{"true", "false", "skip-verify", "preferred"}
+
+// envNameRE is an environment variable's name.
+var envNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// identRE is a character set or collation name: it goes into SET NAMES as
+// it is, so nothing else may.
+var identRE = regexp.MustCompile(`^[A-Za-z0-9_]{1,64}$`)
+
+// setParams reads the URL's query parameters. An unknown one is refused:
+// the driver would send it as an unquoted SET k = v.
+func (t *Target) setParams(q url.Values) error {
+	keys := make([]string, 0, len(q))
+	for k := range q {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		v := q[k][len(q[k])-1]
 		switch k {
 		case "socket":
 			t.Socket = v
 		case "tls":
+			if !slices.Contains(TLSModes, v) {
+				return fmt.Errorf("target URL tls=%q: want one of %s", v, strings.Join(TLSModes, ", "))
+			}
 			t.TLS = v
 		case "timeout", "connect_timeout":
 			d, err := time.ParseDuration(v)
-			if err != nil {
-				return nil, fmt.Errorf("target URL %s=%q: want a duration such as 5s", k, v)
+			if err != nil || d <= 0 {
+				return fmt.Errorf("target URL %s=%q: want a duration such as 5s", k, v)
 			}
 			t.ConnectTimeout = d
+		case "charset", "collation":
+			if !identRE.MatchString(v) {
+				return fmt.Errorf("target URL %s=%q: want a name such as utf8mb4%s", k, v, map[bool]string{true: "_bin", false: ""}[k == "collation"])
+			}
+			if unsafeCharset(v) {
+				return fmt.Errorf("target URL %s=%s: not supported: its multi-byte characters may hold a backslash, which breaks the client's quoting; use utf8mb4", k, v)
+			}
+			if k == "charset" {
+				t.Charset = v
+			} else {
+				t.Collation = v
+			}
+		case "password_env":
+			if !envNameRE.MatchString(v) {
+				return fmt.Errorf("target URL password_env=%q: want the name of an environment variable, such as DB_PASSWORD", v)
+			}
+			t.PasswordEnv = v
+		case "tls-ca":
+			t.TLSCA = v
+		case "tls-cert":
+			t.TLSCert = v
+		case "tls-key":
+			t.TLSKey = v
+		case "compress":
+			return fmt.Errorf("target URL: compress is not supported: remove ?compress=%s", v)
 		default:
-			t.Params[k] = v
+			return fmt.Errorf("target URL: unknown parameter %q%s; known: %s", k, suggest.DidYouMean(k, Params), strings.Join(Params, ", "))
 		}
 	}
-	t.fill()
-	return t, nil
+	if t.Collation != "" && t.Charset == "" {
+		// SET NAMES needs the character set the collation belongs to.
+		t.Charset, _, _ = strings.Cut(t.Collation, "_")
+	}
+	return t.loadTLS()
+}
+
+// loadTLS reads the files of ?tls-ca=, ?tls-cert= and ?tls-key=. A CA or
+// a client certificate means TLS with the server verified, unless ?tls=
+// says otherwise (skip-verify keeps the certificate, verifies nothing).
+func (t *Target) loadTLS() error {
+	if t.TLSCA == "" && t.TLSCert == "" && t.TLSKey == "" {
+		return nil
+	}
+	if t.TLS == "false" {
+		return fmt.Errorf("target URL: tls=false with tls-ca, tls-cert or tls-key: remove one or the other")
+	}
+	if (t.TLSCert == "") != (t.TLSKey == "") {
+		return fmt.Errorf("target URL: tls-cert and tls-key go together: give both files or neither")
+	}
+	tc := &tls.Config{}
+	if t.TLSCA != "" {
+		pem, err := os.ReadFile(t.TLSCA)
+		if err != nil {
+			return fmt.Errorf("target URL tls-ca: %w", err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return fmt.Errorf("target URL tls-ca=%s: no PEM certificate in the file", t.TLSCA)
+		}
+		tc.RootCAs = pool
+	}
+	if t.TLSCert != "" {
+		cert, err := tls.LoadX509KeyPair(t.TLSCert, t.TLSKey)
+		if err != nil {
+			return fmt.Errorf("target URL tls-cert/tls-key: %w", err)
+		}
+		tc.Certificates = []tls.Certificate{cert}
+	}
+	switch t.TLS {
+	case "", "true":
+		t.TLS = "true"
+	case "skip-verify", "preferred":
+		tc.InsecureSkipVerify = true
+	}
+	t.tlsBase = tc
+	return nil
+}
+
+// unsafeCharset reports character sets (or their collations) whose
+// multi-byte characters may end in a backslash byte.
+func unsafeCharset(name string) bool {
+	name = strings.ToLower(name)
+	for _, cs := range []string{"big5", "sjis", "gbk", "cp932", "gb18030"} {
+		if name == cs || strings.HasPrefix(name, cs+"_") {
+			return true
+		}
+	}
+	return false
 }
 
 // redactURLError keeps url.Parse from echoing a password back.
@@ -160,7 +349,10 @@ type Flags struct {
 	DB       string
 	SSL      bool
 	Timeout  time.Duration
-	fs       *pflag.FlagSet
+	// Creds say where the password comes from when the URL and
+	// --mysql-password give none.
+	Creds Credentials
+	fs    *pflag.FlagSet
 }
 
 // Bind adds the connection options to fs.
@@ -175,9 +367,12 @@ func (f *Flags) Bind(fs *pflag.FlagSet) {
 	fs.StringVar(&f.DB, "mysql-db", DefaultDB, "MySQL database name")
 	sbflag.BoolVar(fs, &f.SSL, "mysql-ssl", false, "use TLS connections")
 	fs.DurationVar(&f.Timeout, "connect-timeout", 10*time.Second, "give up connecting after this long")
+	f.Creds.Bind(fs)
 }
 
-// Resolve returns the Target the options describe.
+// Resolve returns the Target the options describe. Its password, when the
+// URL and --mysql-password give none, is looked up by LoadPassword, which
+// needs the environment.
 func (f *Flags) Resolve() (*Target, error) {
 	var t *Target
 	if f.URL != "" {
@@ -187,6 +382,9 @@ func (f *Flags) Resolve() (*Target, error) {
 		}
 	} else {
 		t = &Target{User: f.User, Password: f.Password, DB: f.DB, Socket: f.Socket, Params: map[string]string{}}
+		if f.Password != "" {
+			t.PasswordFrom = "--mysql-password"
+		}
 		t.Hosts = append(t.Hosts, f.Hosts...)
 		t.Ports = append(t.Ports, f.Ports...)
 		if f.SSL {
@@ -205,10 +403,10 @@ func (f *Flags) Resolve() (*Target, error) {
 			t.User = f.User
 		}
 		if f.changed("mysql-password") {
-			t.Password = f.Password
+			t.Password, t.PasswordFrom = f.Password, "--mysql-password"
 		}
 		if f.changed("mysql-db") {
-			t.DB = f.DB
+			t.DB, t.dbNamed = f.DB, true
 		}
 		if f.changed("mysql-socket") {
 			t.Socket = f.Socket
@@ -220,8 +418,37 @@ func (f *Flags) Resolve() (*Target, error) {
 	if t.ConnectTimeout <= 0 {
 		t.ConnectTimeout = f.Timeout
 	}
+	t.creds = f.Creds
 	t.fill()
 	return t, nil
+}
+
+// LoadPassword looks for a password in the sources the options named
+// (--password-file, the environment, option files) when the target has
+// none; see Credentials. getenv reads the environment.
+func (t *Target) LoadPassword(getenv func(string) string) error {
+	return t.creds.Fill(t, getenv)
+}
+
+// NamesDB reports whether the URL (or --mysql-db) named the database,
+// rather than DB holding the default.
+func (t *Target) NamesDB() bool { return t.dbNamed }
+
+// OptionValues are the connection options as the target resolved them
+// (user, hosts, ports, database, socket), named as sysbench's options, to
+// record with a result in place of the options' defaults.
+func (t *Target) OptionValues() map[string]string {
+	ports := make([]string, len(t.Ports))
+	for i, p := range t.Ports {
+		ports[i] = strconv.Itoa(p)
+	}
+	return map[string]string{
+		"mysql-user":   t.User,
+		"mysql-host":   strings.Join(t.Hosts, ","),
+		"mysql-port":   strings.Join(ports, ","),
+		"mysql-db":     t.DB,
+		"mysql-socket": t.Socket,
+	}
 }
 
 func (f *Flags) changed(name string) bool {
@@ -325,7 +552,19 @@ func (t *Target) Config(ep Endpoint, db string) *mysql.Config {
 	// the server's statement counters.
 	c.MaxAllowedPacket = 64 << 20
 	c.TLSConfig = t.TLS
+	if t.tlsBase != nil {
+		// A configuration of our own, for this endpoint's host name.
+		c.TLS = t.tlsBase.Clone()
+		if !c.TLS.InsecureSkipVerify && ep.Socket == "" {
+			c.TLS.ServerName = ep.Host
+		}
+		c.AllowFallbackToPlaintext = t.TLS == "preferred"
+	}
 	c.Logger = quietLogger{} // failures are returned as errors and reported once
+	if t.Charset != "" {
+		// Only fails on options that cannot fail.
+		_ = c.Apply(mysql.Charset(t.Charset, t.Collation))
+	}
 	if len(t.Params) > 0 {
 		c.Params = map[string]string{}
 		for k, v := range t.Params {

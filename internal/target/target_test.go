@@ -3,6 +3,7 @@ package target
 import (
 	"errors"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -136,6 +137,39 @@ func TestConnLost(t *testing.T) {
 			}
 			if got := Code(tc.err); got != tc.code {
 				t.Errorf("Code: got %d, want %d", got, tc.code)
+			}
+		})
+	}
+}
+
+// Explain says the failure for the user and keeps the driver's error, so
+// that callers read its code without wrapping it again.
+func TestExplainWrapsTheCause(t *testing.T) {
+	tg, err := Parse("mysql://bench@127.0.0.1:3306/sbtest")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name  string
+		cause error
+		code  uint16
+		text  string
+	}{
+		{"access denied", &mysql.MySQLError{Number: 1045, Message: "Access denied"}, 1045, "access denied for user"},
+		{"refused", syscall.ECONNREFUSED, CodeServerLost, "connection refused"},
+		{"other", errors.New("boom"), 0, "boom"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tg.Explain(tg.Endpoints()[0], tc.cause)
+			if !errors.Is(err, tc.cause) {
+				t.Errorf("errors.Is(Explain(err), err): got false, want true")
+			}
+			if got := Code(err); got != tc.code {
+				t.Errorf("Code: got %d, want %d", got, tc.code)
+			}
+			if !strings.Contains(err.Error(), tc.text) {
+				t.Errorf("message %q: want it to contain %q", err, tc.text)
 			}
 		})
 	}

@@ -99,6 +99,10 @@ type Difference struct {
 	// Equal is set when every server has the same normalised value (only
 	// listed when all variables were asked for).
 	Equal bool `json:"equal"`
+	// OneSide is set when some server lacks the variable. Across flavours
+	// (MariaDB against MySQL or TiDB) hundreds exist on one side only; they
+	// are listed apart so that the values that really differ stay readable.
+	OneSide bool `json:"one_side,omitempty"`
 	// Relevant is set for variables known to change performance or
 	// semantics; Group and Explain then say how.
 	Relevant bool   `json:"relevant"`
@@ -118,7 +122,8 @@ func Diff(a, b map[string]string) []Difference {
 // Compare compares the variables of several servers, the first being the
 // control. Without all only variables that differ are returned. Relevant
 // variables come first in the order of the rules (durability, memory, I/O,
-// concurrency, semantics), the others after them by name. Per-instance
+// concurrency, semantics), the others after them by name; variables that
+// some server lacks come after those every server has. Per-instance
 // variables are never returned.
 func Compare(sets []map[string]string, all bool) []Difference {
 	sets = withDerived(sets)
@@ -142,6 +147,7 @@ func Compare(sets []map[string]string, all bool) []Difference {
 				nv = Normalize(v)
 			} else {
 				d.Values[i] = Missing
+				d.OneSide = true
 			}
 			if i == 0 {
 				norm = nv
@@ -164,6 +170,9 @@ func Compare(sets []map[string]string, all bool) []Difference {
 		a, b := out[i], out[j]
 		if a.Equal != b.Equal {
 			return !a.Equal
+		}
+		if a.OneSide != b.OneSide {
+			return !a.OneSide
 		}
 		ra, rb := ruleIndex(a.Name), ruleIndex(b.Name)
 		if ra != rb {

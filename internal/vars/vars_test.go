@@ -83,7 +83,8 @@ func TestDiffOrderAndExplanations(t *testing.T) {
 	for _, d := range diffs {
 		names = append(names, d.Name)
 	}
-	want := []string{"innodb_flush_log_at_trx_commit", "sync_binlog", "innodb_buffer_pool_size", "innodb_log_files_in_group", "aria_pagecache_buffer_size", "version"}
+	// Variables both servers have first, then those one lacks.
+	want := []string{"innodb_flush_log_at_trx_commit", "sync_binlog", "innodb_buffer_pool_size", "aria_pagecache_buffer_size", "innodb_log_files_in_group", "version"}
 	if strings.Join(names, " ") != strings.Join(want, " ") {
 		t.Errorf("order: got %v, want %v", names, want)
 	}
@@ -95,10 +96,10 @@ func TestDiffOrderAndExplanations(t *testing.T) {
 	if got := diffs[2].Notes; len(got) != 2 || !strings.Contains(got[1], "0.50x") {
 		t.Errorf("buffer pool notes: got %q, want the candidate flagged at 0.50x", got)
 	}
-	if got := diffs[5].Values; got[1] != Missing {
-		t.Errorf("version: got %q, want the candidate's missing", got)
+	if got := diffs[5]; got.Values[1] != Missing || !got.OneSide {
+		t.Errorf("version: got %+v, want the candidate's missing, one side only", got)
 	}
-	if diffs[4].Relevant {
+	if diffs[3].Relevant {
 		t.Errorf("aria_pagecache_buffer_size: got relevant, want an ordinary difference")
 	}
 }
@@ -146,12 +147,12 @@ func TestWriteTextGolden(t *testing.T) {
 	a["optimizer_switch"] = "index_merge=on,index_merge_union=on,mrr=off,mrr_cost_based=off,derived_merge=on,derived_with_keys=on"
 	b["optimizer_switch"] = "index_merge=on,index_merge_union=on,mrr=on,mrr_cost_based=off,derived_merge=on,derived_with_keys=on"
 	var buf bytes.Buffer
-	if err := WriteText(&buf, []string{"durable", "relaxed"}, Diff(a, b)); err != nil {
+	if err := WriteText(&buf, []string{"durable", "relaxed"}, Diff(a, b), false); err != nil {
 		t.Fatal(err)
 	}
 	golden.Check(t, "diff.golden", buf.Bytes())
 	buf.Reset()
-	if err := WriteText(&buf, []string{"a", "a"}, nil); err != nil {
+	if err := WriteText(&buf, []string{"a", "a"}, nil, false); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(buf.String(), "No differences") {
@@ -210,5 +211,80 @@ func TestCollect(t *testing.T) {
 	}
 	if d := Diff(got, got); len(d) != 0 {
 		t.Errorf("a server against itself: got %d differences, want none", len(d))
+	}
+}
+
+// Across flavours hundreds of variables exist on one side only: they are
+// summed up apart, so that the values both servers have stay readable.
+func TestOneSideApart(t *testing.T) {
+	a := map[string]string{"sort_buffer_size": "2097152", "wsrep_on": "OFF", "aria_pagecache_buffer_size": "1", "innodb_flush_log_at_trx_commit": "1"}
+	b := map[string]string{"sort_buffer_size": "262144", "tidb_mem_quota_query": "1073741824"}
+	diffs := Diff(a, b)
+	var oneSide []string
+	for i, d := range diffs {
+		if d.OneSide {
+			oneSide = append(oneSide, d.Name)
+		} else if i > 0 && diffs[i-1].OneSide {
+			t.Errorf("got %s after a one-side variable, want every variable both have first", d.Name)
+		}
+	}
+	if len(oneSide) != 4 {
+		t.Fatalf("one-side variables: got %v, want 4", oneSide)
+	}
+	var buf bytes.Buffer
+	if err := WriteText(&buf, []string{"mariadb", "tidb"}, diffs, false); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	for _, want := range []string{
+		"On some servers only: 4 variables",
+		"only on [1]: 3, of them known to change performance or behaviour: innodb_flush_log_at_trx_commit",
+		"only on [2]: 1\n",
+		"1 variables differ, 1 of them known to change performance or behaviour (*); 4 more exist on some servers only",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("got\n%s\nwant it to contain %q", out, want)
+		}
+	}
+	if strings.Contains(out, "wsrep_on ") {
+		t.Errorf("got\n%s\nwant one-side variables summed up, not listed", out)
+	}
+	buf.Reset()
+	if err := WriteText(&buf, []string{"mariadb", "tidb"}, diffs, true); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), "On some servers only:\nvariable") || !strings.Contains(buf.String(), "wsrep_on") {
+		t.Errorf("with all: got\n%s\nwant one line per one-side variable", buf.String())
+	}
+	buf.Reset()
+	if err := WriteHTML(&buf, []string{"mariadb", "tidb"}, diffs); err != nil {
+		t.Fatal(err)
+	}
+	html := buf.String()
+	if i, j := strings.Index(html, `<details class="vars-one-side">`), strings.Index(html, "wsrep_on"); i < 0 || j < i {
+		t.Errorf("html: got %s, want one-side variables inside a closed details element", html)
+	}
+}
+
+func TestSameServer(t *testing.T) {
+	tests := []struct {
+		name string
+		a, b map[string]string
+		same bool
+		how  string
+	}{
+		{"mysql by server_uuid", map[string]string{"server_uuid": "u1", "hostname": "h", "port": "1"}, map[string]string{"server_uuid": "u1", "hostname": "h2", "port": "2"}, true, "server_uuid u1"},
+		{"mysql, two servers", map[string]string{"server_uuid": "u1"}, map[string]string{"server_uuid": "u2"}, false, "server_uuid u1"},
+		{"mariadb by hostname and port", map[string]string{"hostname": "h", "port": "3306"}, map[string]string{"hostname": "h", "port": "3306"}, true, "h:3306"},
+		{"mariadb, another port", map[string]string{"hostname": "h", "port": "3306"}, map[string]string{"hostname": "h", "port": "3307"}, false, "h:3306"},
+		{"nothing known", map[string]string{}, map[string]string{}, false, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			same, how := SameServer(tc.a, tc.b)
+			if same != tc.same || how != tc.how {
+				t.Errorf("got %v %q, want %v %q", same, how, tc.same, tc.how)
+			}
+		})
 	}
 }

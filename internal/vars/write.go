@@ -80,26 +80,57 @@ func uncommonItems(values []string) []string {
 
 // WriteText prints the comparison: the servers numbered, then one line per
 // variable with each server's value, the explanation indented under a
-// relevant one, and a closing count.
-func WriteText(w io.Writer, names []string, diffs []Difference) error {
+// relevant one, and a closing count. Variables that some server lacks are
+// summed up in a section of their own, by which servers have them; with
+// all they are listed one per line like the others.
+func WriteText(w io.Writer, names []string, diffs []Difference, all bool) error {
 	ew := &errWriter{w: w}
 	for i, n := range names {
 		ew.printf("[%d] %s\n", i+1, n)
 	}
 	ew.printf("\n")
+	if len(diffs) == 0 {
+		ew.printf("No differences in %d servers' global variables (per-instance values such as server_id, ports and paths are ignored).\n", len(names))
+		return ew.err
+	}
+	var lines, oneSide []Difference
 	nDiff, nRel := 0, 0
 	for _, d := range diffs {
-		if !d.Equal {
+		if d.OneSide && !all {
+			oneSide = append(oneSide, d)
+			continue
+		}
+		lines = append(lines, d)
+		if !d.Equal && !d.OneSide {
 			nDiff++
 			if d.Relevant {
 				nRel++
 			}
 		}
 	}
-	if len(diffs) == 0 {
-		ew.printf("No differences in %d servers' global variables (per-instance values such as server_id, ports and paths are ignored).\n", len(names))
-		return ew.err
+	writeLines(ew, len(names), lines)
+	if len(oneSide) > 0 {
+		if len(lines) > 0 {
+			ew.printf("\n")
+		}
+		writeOneSide(ew, oneSide)
 	}
+	nOne := 0
+	for _, d := range diffs {
+		if d.OneSide {
+			nOne++
+		}
+	}
+	ew.printf("\n%d variables differ, %d of them known to change performance or behaviour (*)", nDiff, nRel)
+	if nOne > 0 {
+		ew.printf("; %d more exist on some servers only", nOne)
+	}
+	ew.printf("; per-instance values such as server_id, ports and paths are ignored.\n")
+	return ew.err
+}
+
+// writeLines prints one line per variable under a heading per section.
+func writeLines(ew *errWriter, servers int, diffs []Difference) {
 	width := len("variable")
 	for _, d := range diffs {
 		if len(d.Name) > width {
@@ -107,7 +138,7 @@ func WriteText(w io.Writer, names []string, diffs []Difference) error {
 		}
 	}
 	shown := make([][]string, len(diffs))
-	colw := make([]int, len(names))
+	colw := make([]int, servers)
 	for i := range colw {
 		colw[i] = len(fmt.Sprintf("[%d]", i+1))
 	}
@@ -131,7 +162,7 @@ func WriteText(w io.Writer, names []string, diffs []Difference) error {
 		}
 		ew.printf("%s%s\n", text, mark)
 	}
-	hdr := make([]string, len(names))
+	hdr := make([]string, servers)
 	for i := range hdr {
 		hdr[i] = fmt.Sprintf("[%d]", i+1)
 	}
@@ -141,6 +172,8 @@ func WriteText(w io.Writer, names []string, diffs []Difference) error {
 		switch {
 		case d.Equal:
 			s = "Same on every server:"
+		case d.OneSide:
+			s = "On some servers only:"
 		case d.Relevant:
 			s = "Differences that change performance or behaviour:"
 		}
@@ -166,8 +199,45 @@ func WriteText(w io.Writer, names []string, diffs []Difference) error {
 			}
 		}
 	}
-	ew.printf("\n%d variables differ, %d of them known to change performance or behaviour (*); per-instance values such as server_id, ports and paths are ignored.\n", nDiff, nRel)
-	return ew.err
+}
+
+// writeOneSide sums up the variables some server lacks: how many each
+// combination of servers has, and the names of the relevant ones.
+func writeOneSide(ew *errWriter, diffs []Difference) {
+	type group struct {
+		key      string
+		n        int
+		relevant []string
+	}
+	var groups []*group
+	byKey := map[string]*group{}
+	for _, d := range diffs {
+		var b strings.Builder
+		for i, v := range d.Values {
+			if v != Missing {
+				fmt.Fprintf(&b, "[%d]", i+1)
+			}
+		}
+		key := b.String()
+		g := byKey[key]
+		if g == nil {
+			g = &group{key: key}
+			byKey[key] = g
+			groups = append(groups, g)
+		}
+		g.n++
+		if d.Relevant {
+			g.relevant = append(g.relevant, d.Name)
+		}
+	}
+	ew.printf("On some servers only: %d variables (other versions or flavours; --all lists each):\n", len(diffs))
+	for _, g := range groups {
+		ew.printf("    only on %s: %d", g.key, g.n)
+		if len(g.relevant) > 0 {
+			ew.printf(", of them known to change performance or behaviour: %s", strings.Join(g.relevant, ", "))
+		}
+		ew.printf("\n")
+	}
 }
 
 // Document is the JSON form of a comparison.
@@ -186,7 +256,7 @@ func WriteJSON(w io.Writer, names []string, diffs []Difference) error {
 	return enc.Encode(Document{Servers: names, Differences: diffs})
 }
 
-var htmlTable = template.Must(template.New("vars").Parse(`<table class="vars-diff">
+var htmlTable = template.Must(template.New("vars").Parse(`{{define "rows"}}<table class="vars-diff">
 <thead><tr><th>variable</th>{{range .Servers}}<th>{{.}}</th>{{end}}<th>what it changes</th></tr></thead>
 <tbody>
 {{- range .Rows}}
@@ -194,27 +264,35 @@ var htmlTable = template.Must(template.New("vars").Parse(`<table class="vars-dif
 {{- end}}
 </tbody>
 </table>
-`))
+{{end}}{{if .Main.Rows}}{{template "rows" .Main}}{{end}}{{if .OneSide.Rows}}<details class="vars-one-side"><summary>{{len .OneSide.Rows}} variables exist on some servers only (other versions or flavours)</summary>
+{{template "rows" .OneSide}}</details>
+{{end}}`))
 
 // WriteHTML writes the comparison as an HTML table fragment (class
 // "vars-diff"; rows classed relevant, other or same) for a report page to
-// embed and style. Values are escaped.
+// embed and style, the variables some server lacks in a second table inside
+// a closed <details class="vars-one-side">. Values are escaped.
 func WriteHTML(w io.Writer, names []string, diffs []Difference) error {
 	type cell struct{ Shown, Full string }
 	type row struct {
 		D     Difference
 		Cells []cell
 	}
-	data := struct {
+	type table struct {
 		Servers []string
 		Rows    []row
-	}{Servers: names}
+	}
+	data := struct{ Main, OneSide table }{table{Servers: names}, table{Servers: names}}
 	for _, d := range diffs {
 		r := row{D: d}
 		for i, v := range Shown(d) {
 			r.Cells = append(r.Cells, cell{Shown: v, Full: d.Values[i]})
 		}
-		data.Rows = append(data.Rows, r)
+		if d.OneSide {
+			data.OneSide.Rows = append(data.OneSide.Rows, r)
+		} else {
+			data.Main.Rows = append(data.Main.Rows, r)
+		}
 	}
 	return htmlTable.Execute(w, data)
 }

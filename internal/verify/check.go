@@ -98,14 +98,28 @@ func (t *tableJob) checksum(ctx context.Context, q querier, src bool, c *chunk) 
 	pred, args := c.predicate(t.key)
 	query := "SELECT " + t.checksumSQL + " FROM " + t.sideName(src) + t.sideHint(src) + t.whereClause(pred)
 	var n int64
-	var a string
-	if err := q.QueryRowContext(ctx, query, args...).Scan(&n, &a); err != nil {
+	parts := make([]string, t.r.checksum.sumColumns())
+	dest := []any{&n}
+	for i := range parts {
+		dest = append(dest, &parts[i])
+	}
+	if err := q.QueryRowContext(ctx, query, args...).Scan(dest...); err != nil {
 		return nil, fmt.Errorf("checksum %s %s on the %s: %w", t.name, c, role(src), err)
 	}
 	s := &sums{n: n}
-	if _, ok := s.a.SetString(a, 10); !ok {
-		return nil, fmt.Errorf("checksum %s on the %s: unexpected sum %q", t.name, role(src), a)
+	// Several parts are 16-bit quarters, highest first.
+	v := new(big.Int)
+	for _, p := range parts {
+		x, ok := parseSum(p)
+		if !ok {
+			return nil, fmt.Errorf("checksum %s on the %s: unexpected sum %q", t.name, role(src), p)
+		}
+		if len(parts) > 1 {
+			v.Lsh(v, 16)
+		}
+		v.Add(v, x)
 	}
+	s.a.Set(v)
 	return s, nil
 }
 

@@ -341,6 +341,12 @@ const (
 	// common subexpressions; probeChecksum checks that a server evaluates
 	// it as meant.
 	checksumCRCs
+	// checksumQuarters sums the same 64 bits as checksumPrefix as four
+	// sums of 16 bits each, which verify adds up in Go. It is for servers
+	// whose SUM of 64-bit integers is not exact (go-mysql-server returns a
+	// DOUBLE): each quarter's sum stays below 2^53, where a DOUBLE is still
+	// exact, for chunks of up to 2^37 rows.
+	checksumQuarters
 )
 
 // hashVar carries a row's SHA-1 within one expression of checksumCRCs.
@@ -349,8 +355,11 @@ const hashVar = "@shakedown_verify_h"
 // rule is the checksum's line in the report's rules.
 func (c checksum) rule() string {
 	bits := "the first 64 bits of each row's SHA-1"
-	if c == checksumCRCs {
+	switch c {
+	case checksumCRCs:
 		bits = "a 64-bit value made of CRC32 and CRC32C of each row's SHA-1"
+	case checksumQuarters:
+		bits = "the first 64 bits of each row's SHA-1, summed as four 16-bit quarters (the server's SUM of 64-bit integers is not exact)"
 	}
 	return "per chunk: COUNT(*) and the exact sum of " + bits + " over its length-prefixed canonical columns (NULL marked apart); " +
 		"mismatched chunks are narrowed down to rows, compared by their full SHA-1 and then column by column"
@@ -377,8 +386,53 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // rows moves the sum twice. A chunk whose rows differ keeps the same count
 // and sum with probability about 2^-64; the row phase compares full
 // hashes anyway.
+//
+// checksumQuarters selects five columns: the count and the sums of the four
+// 16-bit quarters, highest first.
 func checksumSelect(cols []*colSpec, c checksum) string {
-	return "COUNT(*),COALESCE(SUM(" + c.term(rowHashSQL(cols)) + "),0)"
+	h := rowHashSQL(cols)
+	if c == checksumQuarters {
+		out := "COUNT(*)"
+		for _, from := range []string{"1", "5", "9", "13"} {
+			out += ",COALESCE(SUM(CAST(CONV(SUBSTRING(" + h + "," + from + ",4),16,10) AS UNSIGNED)),0)"
+		}
+		return out
+	}
+	return "COUNT(*),COALESCE(SUM(" + c.term(h) + "),0)"
+}
+
+// sumColumns is how many sums checksumSelect returns after the count.
+func (c checksum) sumColumns() int {
+	if c == checksumQuarters {
+		return 4
+	}
+	return 1
+}
+
+// exactSum reports whether db sums 64-bit integers exactly: the sum of two
+// values near 2^64 must come back as its exact decimal digits.
+func exactSum(ctx context.Context, db *sql.DB) bool {
+	const a, b = "18446744073709551557", "18446744073709551533"
+	var got string
+	q := "SELECT CAST(SUM(x) AS CHAR) FROM (SELECT CAST(" + a + " AS UNSIGNED) AS x UNION ALL SELECT CAST(" + b + " AS UNSIGNED)) AS probe"
+	if db.QueryRowContext(ctx, q).Scan(&got) != nil {
+		return false
+	}
+	return got == "36893488147419103090"
+}
+
+// parseSum reads a SUM the server returned: an integer, or an integral
+// number in a DOUBLE's notation (1.8e+14) from servers that sum in DOUBLE.
+func parseSum(s string) (*big.Int, bool) {
+	if v, ok := new(big.Int).SetString(s, 10); ok {
+		return v, true
+	}
+	f, ok := new(big.Float).SetPrec(200).SetString(s)
+	if !ok || !f.IsInt() {
+		return nil, false
+	}
+	v, _ := f.Int(nil)
+	return v, true
 }
 
 // probeChecksum says whether db computes checksumCRCs as meant: the right

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"maps"
+	"time"
 
 	"github.com/shakedown/shakedown/internal/target"
 )
@@ -44,11 +45,18 @@ func Connect(ctx context.Context, role string, t *target.Target, size int) (*Sid
 		return nil, fmt.Errorf("%s: %w", role, err)
 	}
 	db.SetMaxOpenConns(size)
-	if err := db.PingContext(ctx); err != nil {
+	// A server that accepts the connection and never answers would hold
+	// the handshake forever: the connect timeout bounds it too.
+	pctx, cancel := context.WithTimeout(ctx, tt.ConnectTimeout+time.Second)
+	defer cancel()
+	if err := db.PingContext(pctx); err != nil {
 		db.Close()
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("%s: %w", role, ctx.Err())
+		}
 		return nil, fmt.Errorf("%s: %w", role, t.Explain(ep, err))
 	}
-	srv, err := target.Detect(ctx, db)
+	srv, err := target.Detect(pctx, db)
 	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("%s: detect server: %w", role, err)

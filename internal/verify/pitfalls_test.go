@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -19,7 +20,17 @@ func TestPitfallXORCancellation(t *testing.T) {
 	mustExec(t, p.dstDB, "INSERT INTO t VALUES (1, 'xxxb'), (2, 'yyyg'), (3, 'zzzz')")
 	p.naiveEqual(t, "t", "id, c")
 	r := p.run(t, Options{})
-	wantRows(t, table(t, r, "t"), "changed id=1 [c]", "changed id=2 [c]")
+	tr := table(t, r, "t")
+	wantRows(t, tr, "changed id=1 [c]", "changed id=2 [c]")
+	// A changed row shows both values, not only the column's name.
+	var got []string
+	for _, d := range tr.Rows {
+		got = append(got, d.Describe())
+	}
+	want := `changed id=1 (c: "xxxa" on the source, "xxxb" on the target)`
+	if !slices.Contains(got, want) {
+		t.Errorf("got %q, want %q among them", got, want)
+	}
 }
 
 func TestPitfallDuplicateRows(t *testing.T) {

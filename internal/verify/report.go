@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -69,11 +70,23 @@ type RowDiff struct {
 	Key     []KeyPart
 	Kind    string
 	Columns []string
+	// Changes are the differing columns' values on both sides, for a
+	// changed row (not kept across --resume: a resumed row lists only its
+	// Columns).
+	Changes []Change
 	Count   int64 // copies of the row (tables without a key); 1 otherwise
 
 	fix    []string  // repair statements
 	id     string    // identity: canonical key or row hash
 	native *keyTuple // the key as fetched (keyed tables)
+}
+
+// Change is one column of a changed row: its value on the source and on
+// the target; nil is NULL.
+type Change struct {
+	Column string  `json:"column"`
+	Source *string `json:"source"`
+	Target *string `json:"target"`
 }
 
 // KeyPart is one column of a row's key; Value nil is NULL.
@@ -106,6 +119,11 @@ func (d *RowDiff) MarshalJSON() ([]byte, error) {
 	c, _ := json.Marshal(cols)
 	b.WriteString(`,"columns":`)
 	b.Write(c)
+	if len(d.Changes) > 0 {
+		ch, _ := json.Marshal(d.Changes)
+		b.WriteString(`,"changes":`)
+		b.Write(ch)
+	}
 	fmt.Fprintf(&b, `,"count":%d}`, d.Count)
 	return b.Bytes(), nil
 }
@@ -126,13 +144,33 @@ func (d *RowDiff) KeyString() string {
 	return strings.Join(parts, " ")
 }
 
+// shortValue is a value as the text report shows it: quoted, NULL, cut
+// after 40 characters.
+func shortValue(v *string) string {
+	if v == nil {
+		return "NULL"
+	}
+	s := *v
+	if r := []rune(s); len(r) > 40 {
+		s = string(r[:37]) + "..."
+	}
+	return strconv.Quote(s)
+}
+
 // Describe is the row in words.
 func (d *RowDiff) Describe() string {
 	s := strings.ReplaceAll(d.Kind, "_", " ") + " " + d.KeyString()
 	if d.Count > 1 {
 		s += fmt.Sprintf(" (x%d)", d.Count)
 	}
-	if len(d.Columns) > 0 {
+	switch {
+	case len(d.Changes) > 0:
+		parts := make([]string, len(d.Changes))
+		for i, c := range d.Changes {
+			parts[i] = c.Column + ": " + shortValue(c.Source) + " on the source, " + shortValue(c.Target) + " on the target"
+		}
+		s += " (" + strings.Join(parts, "; ") + ")"
+	case len(d.Columns) > 0:
 		s += " (" + strings.Join(d.Columns, ", ") + ")"
 	}
 	return s

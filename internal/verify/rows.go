@@ -293,10 +293,14 @@ func (t *tableJob) resolveBatch(ctx context.Context, qS, qD querier, keys []*key
 				continue
 			}
 			names := make([]string, len(cols))
+			changes := make([]Change, len(cols))
 			for i, c := range cols {
 				names[i] = t.specs[c].Name
+				changes[i] = Change{Column: names[i], Source: displayValue(s.val[c], t.specs[c].binary), Target: displayValue(d.val[c], t.specs[c].binary)}
 			}
-			out = append(out, t.newRowDiff(KindChanged, s.key, names, t.updateSQL(s, cols)))
+			rd := t.newRowDiff(KindChanged, s.key, names, t.updateSQL(s, cols))
+			rd.Changes = changes
+			out = append(out, rd)
 		}
 	}
 	return out, nil

@@ -56,10 +56,10 @@ type Options struct {
 
 	// For tests: a fixed chunk size in rows (0: adaptive), a hook run
 	// when a chunk's first reading finds differences, before any re-read,
-	// and the portable checksum whatever the servers offer.
-	chunkRows      int
-	onDiffs        func()
-	prefixChecksum bool
+	// and a checksum form whatever the servers offer.
+	chunkRows     int
+	onDiffs       func()
+	forceChecksum *checksum
 }
 
 // ChunkEvent tells OnChunk about one chunk.
@@ -155,7 +155,12 @@ func Run(ctx context.Context, src, dst *Side, opts Options) (*Report, error) {
 		Started:      started.UTC().Truncate(time.Second),
 	}
 	r := &runner{src: src, dst: dst, opts: opts, jobs: make(chan *job)}
-	if !opts.prefixChecksum && probeChecksum(ctx, src.DB) && probeChecksum(ctx, dst.DB) {
+	switch {
+	case opts.forceChecksum != nil:
+		r.checksum = *opts.forceChecksum
+	case !exactSum(ctx, src.DB) || !exactSum(ctx, dst.DB):
+		r.checksum = checksumQuarters
+	case probeChecksum(ctx, src.DB) && probeChecksum(ctx, dst.DB):
 		r.checksum = checksumCRCs
 	}
 	rep.Rules = rules(r.checksum)

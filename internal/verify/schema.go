@@ -415,3 +415,15 @@ func sortedKeys[V any](m map[string]V) []string {
 	sort.Strings(keys)
 	return keys
 }
+
+// LoadSchema reads the base tables of the databases dbs on s (columns and
+// indexes included), keyed by db.table, in a few bulk queries on
+// information_schema.
+func LoadSchema(ctx context.Context, s *Side, dbs []string) (map[string]*Table, error) {
+	return loadSchema(ctx, s, dbs)
+}
+
+// CompareSchema lists the differences between two definitions of a table:
+// engine, columns (type, nullability, default, character set, collation,
+// extra), primary key and indexes, each named by what it does.
+func CompareSchema(src, dst *Table) []SchemaDiff { return compareSchema(src, dst) }

@@ -271,3 +271,25 @@ func TestCheckpointDamaged(t *testing.T) {
 		t.Errorf("other check: got %v, want a mismatch", err)
 	}
 }
+
+func TestParseSum(t *testing.T) {
+	cases := []struct {
+		in   string
+		want string
+		ok   bool
+	}{
+		{"0", "0", true},
+		{"36893488147419103090", "36893488147419103090", true},
+		{"1.8528253502940026e+22", "18528253502940026000000", true},
+		{"4.2e+01", "42", true},
+		{"1.5", "", false},
+		{"abc", "", false},
+		{"", "", false},
+	}
+	for _, tc := range cases {
+		got, ok := parseSum(tc.in)
+		if ok != tc.ok || ok && got.String() != tc.want {
+			t.Errorf("parseSum(%q): got %v, %v; want %s, %v", tc.in, got, ok, tc.want, tc.ok)
+		}
+	}
+}

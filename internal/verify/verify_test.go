@@ -418,12 +418,25 @@ func TestChecksumForms(t *testing.T) {
 		"UPDATE sbtest1 SET c = 'changed' WHERE id = 17",
 		"DELETE FROM sbtest1 WHERE id = 4000",
 		"INSERT INTO sbtest1 (id, k, c, pad) VALUES (5001, 1, 'new', 'new')")
-	for _, prefix := range []bool{false, true} {
-		r := p.run(t, Options{chunkRows: 1000, prefixChecksum: prefix})
+	if !exactSum(testCtx(t), p.srcDB) {
+		t.Fatalf("the sandbox's server does not sum 64-bit integers exactly")
+	}
+	for _, tc := range []struct {
+		form checksum
+		rule string
+	}{
+		{checksumCRCs, "CRC32C"},
+		{checksumPrefix, "the first 64 bits of each row's SHA-1 over"},
+		{checksumQuarters, "four 16-bit quarters"},
+	} {
+		r := p.run(t, Options{chunkRows: 1000, forceChecksum: &tc.form})
 		wantRows(t, table(t, r, "sbtest1"), "changed id=17 [c]", "missing_on_target id=4000", "extra_on_target id=5001")
-		rule := strings.Join(r.Rules, "\n")
-		if crc := strings.Contains(rule, "CRC32C"); crc == prefix {
-			t.Errorf("prefix checksum %v: rules say CRC32C %v:\n%s", prefix, crc, rule)
+		if rule := strings.Join(r.Rules, "\n"); !strings.Contains(rule, tc.rule) {
+			t.Errorf("checksum %d: got rules\n%s\nwant them to say %q", tc.form, rule, tc.rule)
 		}
+	}
+	// Without a forced form the sandbox gets the CRCs.
+	if rule := strings.Join(p.run(t, Options{chunkRows: 1000}).Rules, "\n"); !strings.Contains(rule, "CRC32C") {
+		t.Errorf("auto: got rules\n%s\nwant CRC32C", rule)
 	}
 }

@@ -7,8 +7,11 @@ import (
 	"net"
 	"os"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/go-sql-driver/mysql"
 )
 
 // sock is a connected socket in one of two modes.
@@ -24,91 +27,134 @@ import (
 // an OS thread and the scheduler is not fair between them, so it suits only
 // a few threads per core.
 //
-// The driver uses a sock as its net.Conn for the handshake; deadlines are not
-// supported (the driver sets none unless asked to).
+// Both modes are bounded the same ways, at no cost per query: interrupt
+// (run when the connection's context ends) makes every pending and later
+// call fail at once, and the configuration's read and write timeouts bound
+// each call (SO_RCVTIMEO/SO_SNDTIMEO in blocking mode, set once; a
+// deadline per call in polled mode, only when a timeout is set).
+//
+// A sock is also a net.Conn, for crypto/tls to run over.
 type sock struct {
 	nc net.Conn // polled mode
 	f  *os.File // blocking mode: keeps fd open; its Fd() call made the descriptor blocking
 	fd int
 
-	mu     sync.Mutex
-	closed bool
-	local  net.Addr
-	remote net.Addr
+	// Polled mode's per-call timeouts; 0 for none.
+	rto, wto time.Duration
 
-	// The first packet each way is kept to learn the negotiated capabilities.
-	sniff             bool
-	sniffIn, sniffOut []byte
+	mu          sync.Mutex
+	closed      bool
+	interrupted atomic.Bool
+	local       net.Addr
+	remote      net.Addr
+	network     string
 }
 
-func dialSock(ctx context.Context, network, addr string, blocking bool) (*sock, error) {
-	var d net.Dialer
-	c, err := d.DialContext(ctx, network, addr)
+func dialSock(ctx context.Context, cfg *mysql.Config, blocking bool) (*sock, error) {
+	network, addr := cfg.Net, cfg.Addr
+	if network == "" {
+		network = "tcp"
+	}
+	var c net.Conn
+	var err error
+	if cfg.DialFunc != nil {
+		c, err = cfg.DialFunc(ctx, network, addr)
+	} else {
+		d := net.Dialer{KeepAlive: 15 * time.Second}
+		c, err = d.DialContext(ctx, network, addr)
+	}
 	if err != nil {
 		return nil, err
 	}
-	if network == "tcp" && c.LocalAddr().String() == c.RemoteAddr().String() {
+	if c.LocalAddr() != nil && c.RemoteAddr() != nil && c.LocalAddr().Network() == "tcp" &&
+		c.LocalAddr().String() == c.RemoteAddr().String() {
 		// With no server on a local port, Linux can hand the client that
 		// same port and connect the socket to itself; it would then wait
 		// for ever for a greeting and keep the server from listening again.
 		c.Close()
 		return nil, &net.OpError{Op: "dial", Net: network, Err: syscall.ECONNREFUSED}
 	}
-	if !blocking {
-		return &sock{nc: c, local: c.LocalAddr(), remote: c.RemoteAddr(), sniff: true}, nil
-	}
-	fc, ok := c.(interface{ File() (*os.File, error) })
-	if !ok {
-		c.Close()
-		return nil, errors.New("wire: connection type has no file descriptor")
+	s := &sock{local: c.LocalAddr(), remote: c.RemoteAddr(), network: network}
+	fc, hasFile := c.(interface{ File() (*os.File, error) })
+	if !blocking || !hasFile {
+		s.nc, s.rto, s.wto = c, cfg.ReadTimeout, cfg.WriteTimeout
+		return s, nil
 	}
 	f, err := fc.File()
-	local, remote := c.LocalAddr(), c.RemoteAddr()
 	c.Close() // the duplicate in f keeps the socket open
 	if err != nil {
 		return nil, err
 	}
-	fd := int(f.Fd()) // also switches the descriptor to blocking mode
-	return &sock{f: f, fd: fd, local: local, remote: remote, sniff: true}, nil
+	s.f = f
+	s.fd = int(f.Fd()) // also switches the descriptor to blocking mode
+	for _, t := range [...]struct {
+		opt int
+		d   time.Duration
+	}{{syscall.SO_RCVTIMEO, cfg.ReadTimeout}, {syscall.SO_SNDTIMEO, cfg.WriteTimeout}} {
+		if t.d <= 0 {
+			continue // no system call for no timeout
+		}
+		if err := s.setTimeout(t.opt, t.d); err != nil {
+			f.Close()
+			return nil, err
+		}
+	}
+	return s, nil
 }
 
-// Read and Write are the driver's; they keep the first bytes each way.
-func (s *sock) Read(p []byte) (int, error) {
-	n, err := s.rawRead(p)
-	if s.sniff && n > 0 && len(s.sniffIn) < 1024 {
-		s.sniffIn = append(s.sniffIn, p[:n]...)
+// setTimeout bounds each blocking read or write (opt) by d; 0 is no bound.
+func (s *sock) setTimeout(opt int, d time.Duration) error {
+	if d < 0 {
+		d = 0
 	}
-	return n, err
+	if d > 0 && d < time.Microsecond {
+		d = time.Microsecond
+	}
+	tv := syscall.NsecToTimeval(d.Nanoseconds())
+	return os.NewSyscallError("setsockopt", syscall.SetsockoptTimeval(s.fd, syscall.SOL_SOCKET, opt, &tv))
 }
+
+// errTimeout is what a call cut short by a timeout or an interrupt returns.
+func (s *sock) errTimeout(op string) error {
+	return &net.OpError{Op: op, Net: s.network, Source: s.local, Addr: s.remote, Err: os.ErrDeadlineExceeded}
+}
+
+// Read and Write make sock a net.Conn.
+func (s *sock) Read(p []byte) (int, error) { return s.rawRead(p) }
 
 func (s *sock) Write(p []byte) (int, error) {
-	if s.sniff && len(s.sniffOut) < 1024 {
-		s.sniffOut = append(s.sniffOut, p...)
-	}
 	if err := s.rawWrite(p); err != nil {
 		return 0, err
 	}
 	return len(p), nil
 }
 
-func (s *sock) stopSniffing() {
-	s.sniff = false
-	s.sniffIn, s.sniffOut = nil, nil
-}
-
 func (s *sock) rawRead(p []byte) (int, error) {
 	if s.nc != nil {
+		if s.rto > 0 {
+			// A new deadline would undo an interrupt's; interrupt sets its
+			// flag before its deadline, so checking after setting ours
+			// sees it, or its deadline lands after ours.
+			s.nc.SetReadDeadline(time.Now().Add(s.rto))
+			if s.interrupted.Load() {
+				return 0, s.errTimeout("read")
+			}
+		}
 		return s.nc.Read(p)
 	}
 	for {
 		n, err := syscall.Read(s.fd, p)
-		if err == syscall.EINTR {
+		switch {
+		case err == syscall.EINTR:
 			continue
-		}
-		if err != nil {
-			return 0, &net.OpError{Op: "read", Net: "tcp", Err: err}
-		}
-		if n == 0 && len(p) > 0 {
+		case err == syscall.EAGAIN:
+			return 0, s.errTimeout("read") // SO_RCVTIMEO
+		case err != nil:
+			return 0, &net.OpError{Op: "read", Net: s.network, Source: s.local, Addr: s.remote, Err: err}
+		case n == 0 && len(p) > 0:
+			if s.interrupted.Load() {
+				return 0, s.errTimeout("read")
+			}
 			return 0, io.EOF
 		}
 		return n, nil
@@ -117,24 +163,36 @@ func (s *sock) rawRead(p []byte) (int, error) {
 
 func (s *sock) rawWrite(p []byte) error {
 	if s.nc != nil {
+		if s.wto > 0 {
+			s.nc.SetWriteDeadline(time.Now().Add(s.wto))
+			if s.interrupted.Load() {
+				return s.errTimeout("write")
+			}
+		}
 		_, err := s.nc.Write(p)
 		return err
 	}
 	for len(p) > 0 {
 		n, err := syscall.Write(s.fd, p)
-		if err == syscall.EINTR {
+		switch {
+		case err == syscall.EINTR:
 			continue
-		}
-		if err != nil {
-			return &net.OpError{Op: "write", Net: "tcp", Err: err}
+		case err == syscall.EAGAIN:
+			return s.errTimeout("write") // SO_SNDTIMEO
+		case err != nil:
+			if s.interrupted.Load() {
+				return s.errTimeout("write")
+			}
+			return &net.OpError{Op: "write", Net: s.network, Source: s.local, Addr: s.remote, Err: err}
 		}
 		p = p[n:]
 	}
 	return nil
 }
 
-// interrupt wakes any call blocked on the socket.
+// interrupt makes every pending and later read and write fail at once.
 func (s *sock) interrupt() {
+	s.interrupted.Store(true)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -144,6 +202,7 @@ func (s *sock) interrupt() {
 		_ = s.nc.SetDeadline(time.Unix(1, 0))
 		return
 	}
+	// close(2) does not wake a thread blocked in read(2) on Linux; shutdown does.
 	_ = syscall.Shutdown(s.fd, syscall.SHUT_RDWR)
 }
 
@@ -157,13 +216,38 @@ func (s *sock) Close() error {
 	if s.nc != nil {
 		return s.nc.Close()
 	}
-	// close(2) does not wake a thread blocked in read(2) on Linux; shutdown does.
 	_ = syscall.Shutdown(s.fd, syscall.SHUT_RDWR)
 	return s.f.Close()
 }
 
-func (s *sock) LocalAddr() net.Addr              { return s.local }
-func (s *sock) RemoteAddr() net.Addr             { return s.remote }
-func (s *sock) SetDeadline(time.Time) error      { return nil }
-func (s *sock) SetReadDeadline(time.Time) error  { return nil }
-func (s *sock) SetWriteDeadline(time.Time) error { return nil }
+func (s *sock) LocalAddr() net.Addr  { return s.local }
+func (s *sock) RemoteAddr() net.Addr { return s.remote }
+
+// SetDeadline and its kin make sock a net.Conn. In blocking mode a deadline
+// becomes a timeout per call (SO_RCVTIMEO/SO_SNDTIMEO) of the time left, so
+// a server that trickles bytes can stretch it; the connection phase is
+// bounded by interrupt instead.
+func (s *sock) SetDeadline(t time.Time) error {
+	return errors.Join(s.SetReadDeadline(t), s.SetWriteDeadline(t))
+}
+
+func (s *sock) SetReadDeadline(t time.Time) error {
+	if s.nc != nil {
+		return s.nc.SetReadDeadline(t)
+	}
+	return s.setTimeout(syscall.SO_RCVTIMEO, untilDeadline(t))
+}
+
+func (s *sock) SetWriteDeadline(t time.Time) error {
+	if s.nc != nil {
+		return s.nc.SetWriteDeadline(t)
+	}
+	return s.setTimeout(syscall.SO_SNDTIMEO, untilDeadline(t))
+}
+
+func untilDeadline(t time.Time) time.Duration {
+	if t.IsZero() {
+		return 0
+	}
+	return max(time.Until(t), time.Microsecond)
+}

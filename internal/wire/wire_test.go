@@ -2,6 +2,7 @@ package wire
 
 import (
 	"context"
+	"math"
 	"os"
 	"strings"
 	"testing"
@@ -16,21 +17,35 @@ import (
 func TestMain(m *testing.M) { os.Exit(sandboxtest.Main(m)) }
 
 func TestInterpolate(t *testing.T) {
+	when := time.Date(2024, 2, 29, 13, 14, 15, 120000000, time.UTC)
 	cases := []struct {
-		name  string
-		query string
-		args  []any
-		want  string
+		name        string
+		query       string
+		args        []any
+		noBackslash bool
+		want        string
 	}{
-		{"ints", "SELECT c FROM t WHERE id=? AND k BETWEEN ? AND ?", []any{int64(5), 1, uint32(7)}, "SELECT c FROM t WHERE id=5 AND k BETWEEN 1 AND 7"},
-		{"string escaped", "UPDATE t SET c=? WHERE id=?", []any{"it's \\ \n\x00\"", int64(1)}, `UPDATE t SET c='it\'s \\ \n\0\"' WHERE id=1`},
-		{"null and float", "INSERT INTO t VALUES (?, ?)", []any{nil, 1.5}, "INSERT INTO t VALUES (NULL, 1.5)"},
-		{"placeholder in quotes kept", "SELECT '?', `a?`, ? FROM t", []any{int64(2)}, "SELECT '?', `a?`, 2 FROM t"},
-		{"escaped quote in literal", `SELECT 'a\'?', ?`, []any{int64(3)}, `SELECT 'a\'?', 3`},
+		{"ints", "SELECT c FROM t WHERE id=? AND k BETWEEN ? AND ?", []any{int64(5), 1, uint32(7)}, false, "SELECT c FROM t WHERE id=5 AND k BETWEEN 1 AND 7"},
+		{"string escaped", "UPDATE t SET c=? WHERE id=?", []any{"it's \\ \n\x00\"", int64(1)}, false, `UPDATE t SET c='it\'s \\ \n\0\"' WHERE id=1`},
+		{"string under NO_BACKSLASH_ESCAPES", "UPDATE t SET c=?", []any{"it's \\ \n"}, true, "UPDATE t SET c='it''s \\ \n'"},
+		{"null and float", "INSERT INTO t VALUES (?, ?)", []any{nil, 1.5}, false, "INSERT INTO t VALUES (NULL, 1.5)"},
+		{"small types", "VALUES (?, ?, ?, ?, ?)", []any{true, int8(-1), uint16(2), float32(0.25), []byte(nil)}, false, "VALUES (1, -1, 2, 0.25, NULL)"},
+		{"time", "VALUES (?, ?)", []any{when, time.Time{}}, false, "VALUES ('2024-02-29 13:14:15.12', '0000-00-00')"},
+		{"placeholder in quotes kept", "SELECT '?', `a?`, ? FROM t", []any{int64(2)}, false, "SELECT '?', `a?`, 2 FROM t"},
+		{"escaped quote in literal", `SELECT 'a\'?', ?`, []any{int64(3)}, false, `SELECT 'a\'?', 3`},
+		{"backslash ends a literal under NO_BACKSLASH_ESCAPES", `SELECT 'a\', ?`, []any{int64(3)}, true, `SELECT 'a\', 3`},
+		{"doubled quote in literal", "SELECT 'a''?', ?", []any{int64(4)}, false, "SELECT 'a''?', 4"},
+		{"block comment", "SELECT /* why? */ ?", []any{int64(1)}, false, "SELECT /* why? */ 1"},
+		{"unterminated comment", "SELECT ? /* why?", []any{int64(1)}, false, "SELECT 1 /* why?"},
+		{"dash comment", "SELECT ? -- why?\n, ?", []any{int64(1), int64(2)}, false, "SELECT 1 -- why?\n, 2"},
+		{"dashes without a space are minus signs", "SELECT 1--?", []any{int64(1)}, false, "SELECT 1--1"},
+		{"hash comment", "SELECT ? # why?\n", []any{int64(1)}, false, "SELECT 1 # why?\n"},
+		{"executable comment runs", "SELECT /*!50000 ? */", []any{int64(1)}, false, "SELECT /*!50000 1 */"},
+		{"MariaDB executable comment runs", "SELECT /*M!100000 ? */", []any{int64(1)}, false, "SELECT /*M!100000 1 */"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := Interpolate(nil, tc.query, tc.args)
+			got, err := interpolate(nil, tc.query, tc.args, tc.noBackslash, time.UTC)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -39,11 +54,21 @@ func TestInterpolate(t *testing.T) {
 			}
 		})
 	}
-	if _, err := Interpolate(nil, "SELECT ?, ?", []any{1}); err == nil {
-		t.Error("too few arguments: got nil error, want one")
-	}
-	if _, err := Interpolate(nil, "SELECT ?", []any{1, 2}); err == nil {
-		t.Error("too many arguments: got nil error, want one")
+	for _, tc := range []struct {
+		name  string
+		query string
+		args  []any
+	}{
+		{"too few arguments", "SELECT ?, ?", []any{1}},
+		{"too many arguments", "SELECT ?", []any{1, 2}},
+		{"no placeholder in a comment", "SELECT /* ? */ 1", []any{1}},
+		{"NaN", "SELECT ?", []any{math.NaN()}},
+		{"year 10000", "SELECT ?", []any{time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)}},
+		{"unsupported type", "SELECT ?", []any{[]int{1}}},
+	} {
+		if _, err := Interpolate(nil, tc.query, tc.args); err == nil {
+			t.Errorf("%s: got nil error, want one", tc.name)
+		}
 	}
 }
 

@@ -1,30 +1,54 @@
 package workload
 
 import (
+	"errors"
 	"sync"
 	"time"
 
 	"github.com/shakedown/shakedown/internal/histogram"
-	"github.com/shakedown/shakedown/internal/target"
 )
 
 // StatementNamer is a generator that reports figures per statement (the sql
 // workload). Its workers get a StmtRecorder in WorkerEnv.Stmts and record
-// statement i of the returned list there.
+// the latency of statement i of the returned list there; a statement that
+// fails is returned as a *StmtError, and the runner counts it, for the
+// statement and in the run's totals at once.
 type StatementNamer interface {
 	StatementNames() []string
 }
 
-// StmtStats gathers latency and errors per statement for many threads. Each
-// thread records through its own StmtRecorder, which batches samples so the
-// shared lock is taken once per batch. Safe for concurrent use.
+// StmtError is the failure of statement Index of a StatementNamer's list.
+type StmtError struct {
+	Index int
+	Err   error
+}
+
+func (e *StmtError) Error() string { return e.Err.Error() }
+func (e *StmtError) Unwrap() error { return e.Err }
+
+// InStatement marks err as the failure of statement i.
+func InStatement(i int, err error) error { return &StmtError{Index: i, Err: err} }
+
+// StatementOf returns the index of the statement err is the failure of, or
+// -1.
+func StatementOf(err error) int {
+	var se *StmtError
+	if errors.As(err, &se) {
+		return se.Index
+	}
+	return -1
+}
+
+// StmtStats gathers latency per statement for many threads. Each thread
+// records through its own StmtRecorder, which batches samples so the
+// shared lock is taken once per batch. Safe for concurrent use. Errors are
+// counted by whoever counts the load's errors (see StmtError).
 type StmtStats struct {
 	names []string
 
 	mu    sync.Mutex
 	epoch uint64
 	hists []*histogram.Histogram // created on first sample
-	errs  []map[uint16]int64
 }
 
 // NewStmtStats returns an empty collection for the named statements.
@@ -32,9 +56,11 @@ func NewStmtStats(names []string) *StmtStats {
 	return &StmtStats{
 		names: append([]string(nil), names...),
 		hists: make([]*histogram.Histogram, len(names)),
-		errs:  make([]map[uint16]int64, len(names)),
 	}
 }
+
+// Names returns the statements' names.
+func (s *StmtStats) Names() []string { return s.names }
 
 // Recorder returns a new handle for one thread.
 func (s *StmtStats) Recorder() *StmtRecorder {
@@ -51,7 +77,6 @@ func (s *StmtStats) Reset() {
 	s.epoch++
 	for i := range s.hists {
 		s.hists[i] = nil
-		s.errs[i] = nil
 	}
 }
 
@@ -62,8 +87,9 @@ type StmtOutcome struct {
 	Errors  map[uint16]int64
 }
 
-// Outcome returns a copy of the figures per statement, in the order of the
-// names. Flush the recorders first.
+// Outcome returns a copy of the latencies per statement, in the order of
+// the names, with empty Errors for the caller to fill. Flush the recorders
+// first.
 func (s *StmtStats) Outcome() []StmtOutcome {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -73,11 +99,7 @@ func (s *StmtStats) Outcome() []StmtOutcome {
 		if s.hists[i] != nil {
 			h.Merge(s.hists[i])
 		}
-		e := map[uint16]int64{}
-		for c, k := range s.errs[i] {
-			e[c] = k
-		}
-		out[i] = StmtOutcome{Name: n, Latency: h, Errors: e}
+		out[i] = StmtOutcome{Name: n, Latency: h, Errors: map[uint16]int64{}}
 	}
 	return out
 }
@@ -108,21 +130,6 @@ func (r *StmtRecorder) Record(i int, d time.Duration) {
 	if len(r.buf) == cap(r.buf) {
 		r.Flush()
 	}
-}
-
-// Fail counts a failed run of statement i by the error's code.
-func (r *StmtRecorder) Fail(i int, err error) {
-	if r == nil || i < 0 || i >= len(r.s.names) {
-		return
-	}
-	code := target.Code(err)
-	s := r.s
-	s.mu.Lock()
-	if s.errs[i] == nil {
-		s.errs[i] = map[uint16]int64{}
-	}
-	s.errs[i][code]++
-	s.mu.Unlock()
 }
 
 // Flush hands the pending samples to the shared figures.

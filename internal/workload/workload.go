@@ -4,16 +4,22 @@
 //
 // The core interface is Generator. Capabilities are optional and found by type
 // assertion: Flagser (own options), Validator (checks options once, before any
-// connection), Preparer and Cleaner (create and drop data), Opser (hands
-// out one Worker per thread), RunPreparer (reads values before a run) and
-// StatementNamer (reports per statement).
+// connection), Preparer and Cleaner (create and drop data), DataChecker
+// (checks the data before a run), Opser (hands out one Worker per thread),
+// RunPreparer (reads values before a run), StatementNamer (reports per
+// statement), PreparedStatementser (says how many server-side statements
+// a thread keeps prepared) and ServerCounted (what the server counts of its
+// statements, for the client vs server cross-check).
 package workload
 
 import (
 	"context"
 	"database/sql"
+	"errors"
+	"fmt"
 	"io"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/spf13/pflag"
@@ -25,6 +31,9 @@ import (
 type Meta struct {
 	Name        string
 	Description string
+	// Sysbench is set on sysbench 1.0.20's own workloads, which shakedown
+	// reproduces statement for statement; the others are shakedown's.
+	Sysbench bool
 	// New returns a Generator with every option at its default.
 	New func() Generator
 }
@@ -52,6 +61,30 @@ type Preparer interface {
 	Prepare(ctx context.Context, env *PrepareEnv) error
 }
 
+// IncompleteError is the error of a prepare that stopped part way: Tables
+// says, one by one, what is missing ("sbtest4 holds 10478 of 20000 rows").
+type IncompleteError struct {
+	Err    error
+	Tables []string
+}
+
+func (e *IncompleteError) Error() string {
+	return fmt.Sprintf("%v; incomplete: %s: run cleanup, then prepare again", e.Err, strings.Join(e.Tables, ", "))
+}
+
+func (e *IncompleteError) Unwrap() error { return e.Err }
+
+// DataChecker checks cheaply, before a run starts, that the data the run
+// will use is there and roughly as large as the options say; an error
+// wraps ErrNotPrepared and says what is missing. env.DB is the run's first
+// connection; it must not write.
+type DataChecker interface {
+	CheckData(ctx context.Context, env *PrepareEnv) error
+}
+
+// ErrNotPrepared means the data a run needs is missing or incomplete.
+var ErrNotPrepared = errors.New("run prepare first")
+
 // Cleaner drops the workload's data.
 type Cleaner interface {
 	Cleanup(ctx context.Context, env *PrepareEnv) error
@@ -62,6 +95,14 @@ type Cleaner interface {
 // first connection; it must not write.
 type RunPreparer interface {
 	PrepareRun(ctx context.Context, env *PrepareEnv) error
+}
+
+// PreparedStatementser says how many server-side prepared statements one
+// thread of a run keeps open when prepared statements are on, so that a
+// run the server's max_prepared_stmt_count cannot hold is stopped before it
+// starts. A workload without it is not checked.
+type PreparedStatementser interface {
+	PreparedStatements() int
 }
 
 // Opser hands out the per-thread workers of a run. NewWorker is called once
@@ -77,6 +118,16 @@ type Worker interface {
 	// Event runs one event (a transaction for the OLTP workloads). An error
 	// from the server is returned as is, so the runner can classify it.
 	Event(ctx context.Context) error
+}
+
+// ServerCounted is a workload whose statements the server does not count
+// one for one in its Questions counter, which the client vs server
+// cross-check compares with by default. ServerCounter names the global
+// status counter that does count what the workload sends (COM_PING goes to
+// Com_admin_commands, not Questions), or returns "" when no counter
+// matches and the cross-check does not apply.
+type ServerCounted interface {
+	ServerCounter() string
 }
 
 // Finisher is a Worker that has something to do once its thread ends
@@ -103,13 +154,17 @@ type WorkerEnv struct {
 	// ID is the thread number, from 0 to Threads-1.
 	ID      int
 	Threads int
-	Conn    *Conn
+	Conn    Conn
 	// Rand is this thread's generator; not safe for use by other threads.
 	Rand *randgen.Rand
 	// Dial opens another connection like Conn, for a workload whose event
 	// is connecting (connect). The caller closes it. Its connect time is
 	// counted in the run's connect figures. Nil outside a run.
-	Dial func(ctx context.Context) (*Conn, error)
+	Dial func(ctx context.Context) (Conn, error)
+	// Counts are the thread's statement counters, for a statement that
+	// goes outside Conn's methods (the COM_QUIT of a Close that the
+	// workload counts as the server does). Nil outside a run.
+	Counts *Counts
 	// Stmts records per-statement figures; set when the generator is a
 	// StatementNamer, nil otherwise (its methods then do nothing).
 	Stmts *StmtRecorder

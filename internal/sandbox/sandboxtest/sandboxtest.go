@@ -114,6 +114,49 @@ func Start(t testing.TB, set ...string) *sandbox.Instance {
 	return inst
 }
 
+// StartAll starts one sandbox per list of "var=value" settings, all at
+// once: creating a data directory is mostly waiting on the server's
+// bootstrap, so a test that needs several servers waits about as long as
+// for one. t.Cleanup stops and removes them; they come back in the order
+// of sets.
+func StartAll(t testing.TB, sets ...[]string) []*sandbox.Instance {
+	t.Helper()
+	RequireServer(t)
+	insts := make([]*sandbox.Instance, len(sets))
+	errs := make([]error, len(sets))
+	names := make([]string, len(sets))
+	state.mu.Lock()
+	for i := range sets {
+		state.next++
+		names[i] = "t" + strconv.Itoa(state.next)
+	}
+	state.mu.Unlock()
+	var wg sync.WaitGroup
+	for i := range sets {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			insts[i], errs[i] = start(names[i], sets[i])
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			continue
+		}
+		name := names[i]
+		t.Cleanup(func() {
+			if err := stop(name); err != nil {
+				t.Errorf("stop test sandbox: %v", err)
+			}
+		})
+	}
+	if err := errors.Join(errs...); err != nil {
+		t.Fatalf("start test sandboxes: %v", err)
+	}
+	return insts
+}
+
 // RequireServer skips the test with -short and fails it when no server
 // binary can be found.
 func RequireServer(t testing.TB) {

@@ -35,16 +35,20 @@ func (g generator) Cleanup(_ context.Context, env *workload.PrepareEnv) error {
 	return nil
 }
 
+// PreparedStatements is 0: connect prepares nothing.
+func (g generator) PreparedStatements() int { return 0 }
+
 // NewWorker returns a worker that connects with env.Dial.
 func (g generator) NewWorker(_ context.Context, env *workload.WorkerEnv) (workload.Worker, error) {
 	if env.Dial == nil {
 		return nil, fmt.Errorf("connect: the runner gave no way to dial")
 	}
-	return worker{env.Dial}, nil
+	return worker{env.Dial, env.Counts}, nil
 }
 
 type worker struct {
-	dial func(context.Context) (*workload.Conn, error)
+	dial   func(context.Context) (workload.Conn, error)
+	counts *workload.Counts
 }
 
 // Event connects, authenticates and disconnects. The disconnect's COM_QUIT
@@ -57,6 +61,8 @@ func (w worker) Event(ctx context.Context) error {
 	if err := c.Close(); err != nil {
 		return err
 	}
-	c.CountOther()
+	if w.counts != nil {
+		w.counts.Others.Add(1)
+	}
 	return nil
 }

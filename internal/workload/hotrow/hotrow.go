@@ -112,6 +112,15 @@ func (g *generator) Cleanup(ctx context.Context, env *workload.PrepareEnv) error
 	return nil
 }
 
+// PreparedStatements is the UPDATE, and BEGIN and COMMIT unless
+// --skip-trx.
+func (g *generator) PreparedStatements() int {
+	if g.skipTrx {
+		return 1
+	}
+	return 3
+}
+
 // NewWorker prepares the event's statements on the thread's connection.
 func (g *generator) NewWorker(ctx context.Context, env *workload.WorkerEnv) (workload.Worker, error) {
 	w := &worker{conn: env.Conn, rnd: env.Rand, rows: int64(g.rows), args: make([]any, 1)}
@@ -140,10 +149,10 @@ func (g *generator) NewWorker(ctx context.Context, env *workload.WorkerEnv) (wor
 }
 
 type worker struct {
-	conn                  *workload.Conn
+	conn                  workload.Conn
 	rnd, zipf             *randgen.Rand
 	rows                  int64
-	begin, update, commit *workload.Stmt
+	begin, update, commit workload.Stmt
 	args                  []any
 }
 
@@ -183,7 +192,7 @@ func (w *worker) Event(ctx context.Context) error {
 
 // Finish closes the prepared statements.
 func (w *worker) Finish(context.Context) error {
-	for _, s := range []*workload.Stmt{w.begin, w.update, w.commit} {
+	for _, s := range []workload.Stmt{w.begin, w.update, w.commit} {
 		if s != nil {
 			s.Close()
 		}

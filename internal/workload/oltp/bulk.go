@@ -43,7 +43,7 @@ func (b *bulkState) store(id int, n int64) {
 type bulkWorker struct {
 	g      *generator
 	id     int
-	conn   *workload.Conn
+	conn   workload.Conn
 	prefix int   // length of "INSERT INTO sbtestN VALUES"
 	rows   int   // rows in buf
 	n      int64 // number of the last row appended to buf

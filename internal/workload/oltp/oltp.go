@@ -59,7 +59,7 @@ var metas = []struct {
 func init() {
 	for _, m := range metas {
 		m := m
-		meta := workload.Meta{Name: m.name, Description: m.desc}
+		meta := workload.Meta{Name: m.name, Description: m.desc, Sysbench: true}
 		meta.New = func() workload.Generator { return newGenerator(m.kind, meta) }
 		workload.Register(meta)
 	}

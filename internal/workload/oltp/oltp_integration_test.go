@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shakedown/shakedown/internal/client"
 	"github.com/shakedown/shakedown/internal/randgen"
 	"github.com/shakedown/shakedown/internal/sandbox/sandboxtest"
 	"github.com/shakedown/shakedown/internal/target"
@@ -167,23 +168,23 @@ type connMode struct {
 var connModes = []connMode{{"ps wire", true, true}, {"text wire", false, true}, {"ps sql", true, false}, {"text sql", false, false}}
 
 // newConn opens a worker connection in mode m; t.Cleanup closes it.
-func (s *server) newConn(t *testing.T, m connMode, counts *workload.Counts) *workload.Conn {
+func (s *server) newConn(t *testing.T, m connMode, counts *workload.Counts) workload.Conn {
 	t.Helper()
 	ctx := context.Background()
-	var c *workload.Conn
+	var c workload.Conn
 	if m.wire {
 		ep := s.tg.Endpoints()[0]
 		w, err := wire.Dial(ctx, s.tg.Config(ep, s.tg.DB), wire.Options{Blocking: true})
 		if err != nil {
 			t.Fatalf("dial: %v", err)
 		}
-		c = workload.NewWireConn(w, m.ps, counts)
+		c = client.NewWire(w, m.ps, counts)
 	} else {
 		raw, err := s.db.Conn(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
-		c = workload.NewSQLConn(raw, m.ps, counts)
+		c = client.NewSQL(raw, m.ps, counts)
 	}
 	t.Cleanup(func() { c.Close() })
 	return c
@@ -368,7 +369,7 @@ func BenchmarkEvent(b *testing.B) {
 				b.Fatal(err)
 			}
 			var counts workload.Counts
-			conn := workload.NewWireConn(wc, true, &counts)
+			conn := client.NewWire(wc, true, &counts)
 			defer conn.Close()
 			w, err := g.NewWorker(ctx, &workload.WorkerEnv{ID: 0, Threads: 1, Conn: conn, Rand: testRand().New(0)})
 			if err != nil {

@@ -81,6 +81,17 @@ type loader struct {
 	// from then on every chunk goes as multi-row INSERTs.
 	noLoadData atomic.Bool
 	fallback   sync.Once
+
+	// progress is, per table (index 0 is sbtest1), what is done of it, so
+	// that a prepare that stops part way says which tables are incomplete.
+	progress []tableProgress
+}
+
+// tableProgress is what the loader has done to one table.
+type tableProgress struct {
+	created atomic.Bool
+	rows    atomic.Int64 // committed
+	indexed atomic.Bool
 }
 
 type chunk struct {
@@ -97,6 +108,71 @@ func (l *loader) printf(format string, args ...any) {
 }
 
 func (l *loader) run(ctx context.Context) error {
+	l.progress = make([]tableProgress, l.opts.Tables)
+	if err := l.fill(ctx); err != nil {
+		if list := l.incomplete(); len(list) > 0 {
+			return &workload.IncompleteError{Err: err, Tables: list}
+		}
+		return err
+	}
+	return nil
+}
+
+// incomplete describes the tables the loader did not finish; nothing when
+// it created none (it failed before changing anything).
+func (l *loader) incomplete() []string {
+	o := l.opts
+	created := false
+	for i := range l.progress {
+		created = created || l.progress[i].created.Load()
+	}
+	if !created {
+		return nil
+	}
+	return tableRuns(len(l.progress), func(i int) (string, string) {
+		p := &l.progress[i]
+		switch rows := p.rows.Load(); {
+		case !p.created.Load():
+			return "was not created", "were not created"
+		case rows < int64(o.TableSize):
+			return fmt.Sprintf("holds %d of %d rows", rows, o.TableSize), fmt.Sprintf("hold %d of %d rows", rows, o.TableSize)
+		case o.CreateSecondary && !p.indexed.Load():
+			return "lacks the secondary index", "lack the secondary index"
+		}
+		return "", ""
+	})
+}
+
+// tableRuns says what is wrong with tables sbtest1..n, once for each run of
+// tables in the same state: "sbtest3 to sbtest8 hold 0 of 20000 rows".
+// state returns what is wrong with table i+1 said of one table and of
+// several, "" when nothing is.
+func tableRuns(n int, state func(i int) (one, many string)) []string {
+	var out []string
+	for i := 0; i < n; {
+		one, many := state(i)
+		j := i + 1
+		for j < n {
+			if o, _ := state(j); o != one {
+				break
+			}
+			j++
+		}
+		switch {
+		case one == "":
+		case j-i == 1:
+			out = append(out, tableName(i+1)+" "+one)
+		case j-i == 2:
+			out = append(out, tableName(i+1)+" and "+tableName(j)+" "+many)
+		default:
+			out = append(out, tableName(i+1)+" to "+tableName(j)+" "+many)
+		}
+		i = j
+	}
+	return out
+}
+
+func (l *loader) fill(ctx context.Context) error {
 	start := time.Now()
 	o := l.opts
 	workers := max(l.env.Threads, 1)
@@ -107,8 +183,13 @@ func (l *loader) run(ctx context.Context) error {
 		for t := w + 1; t <= o.Tables; t += workers {
 			l.printf("Creating table 'sbtest%d'...\n", t)
 			if _, err := l.env.DB.ExecContext(ctx, createTableSQL(t, o)); err != nil {
+				var me *mysql.MySQLError
+				if errors.As(err, &me) && me.Number == 1050 { // ER_TABLE_EXISTS_ERROR
+					return fmt.Errorf("create table sbtest%d: it exists already: run cleanup first (with the same --tables), or prepare into another database", t)
+				}
 				return fmt.Errorf("create table sbtest%d: %w", t, err)
 			}
+			l.progress[t-1].created.Store(true)
 		}
 		return nil
 	}, false)
@@ -165,6 +246,7 @@ func (l *loader) runChunk(ctx context.Context, conn *sql.Conn, rnd *randgen.Rand
 		if _, err := conn.ExecContext(ctx, createIndexSQL(c.table)); err != nil {
 			return fmt.Errorf("create index on sbtest%d: %w", c.table, err)
 		}
+		l.progress[c.table-1].indexed.Store(true)
 	}
 	return nil
 }
@@ -270,6 +352,9 @@ func (l *loader) parallel(ctx context.Context, n int, fn func(ctx context.Contex
 func (l *loader) load(ctx context.Context, conn *sql.Conn, rnd *randgen.Rand, c chunk) error {
 	if !l.noLoadData.Load() {
 		err := l.loadData(ctx, conn, rnd, c)
+		if err == nil {
+			l.progress[c.table-1].rows.Add(c.to - c.from + 1) // one transaction
+		}
 		if err == nil || !loadDataRefused(err) {
 			return err
 		}
@@ -307,10 +392,21 @@ func loadDataRefused(err error) bool {
 			2068: // CR_LOAD_DATA_LOCAL_INFILE_REJECTED
 			return true
 		}
-		return false
+		if me.Number != 1105 { // ER_UNKNOWN_ERROR: read the text
+			return false
+		}
 	}
-	msg := strings.ToLower(err.Error())
-	return strings.Contains(msg, "not allowed") || strings.Contains(msg, "local infile") && strings.Contains(msg, "disabled")
+	return refusalText(err.Error())
+}
+
+// refusalText reports whether an error's text says LOAD DATA LOCAL is off.
+// Servers that are not MySQL or MariaDB give their own code (go-mysql-server:
+// 1105 "local_infile needs to be set to 1 to use LOCAL").
+func refusalText(msg string) bool {
+	msg = strings.ToLower(msg)
+	return strings.Contains(msg, "not allowed") ||
+		strings.Contains(msg, "local_infile") ||
+		strings.Contains(msg, "local infile") && (strings.Contains(msg, "disabled") || strings.Contains(msg, "not supported"))
 }
 
 // insertRows inserts the chunk's rows with multi-row INSERTs of about
@@ -321,7 +417,8 @@ func (l *loader) insertRows(ctx context.Context, conn *sql.Conn, rnd *randgen.Ra
 	buf := make([]byte, 0, insertBatchBytes+512)
 	for id := c.from; id <= c.to; {
 		buf = append(buf[:0], prefix...)
-		for n := 0; id <= c.to && len(buf) < insertBatchBytes; n++ {
+		n := 0
+		for ; id <= c.to && len(buf) < insertBatchBytes; n++ {
 			if n > 0 {
 				buf = append(buf, ',')
 			}
@@ -331,6 +428,7 @@ func (l *loader) insertRows(ctx context.Context, conn *sql.Conn, rnd *randgen.Ra
 		if _, err := conn.ExecContext(ctx, string(buf)); err != nil {
 			return err
 		}
+		l.progress[c.table-1].rows.Add(int64(n))
 	}
 	return nil
 }
@@ -415,4 +513,56 @@ func (r *rowReader) Read(p []byte) (int, error) {
 		r.off += c
 	}
 	return n, nil
+}
+
+// CheckData checks, before a run, that every table the run uses exists and
+// holds ids up to about --table-size. MAX(id) is read from the primary key
+// and costs nothing, so a table that an interrupted prepare left empty or
+// part-filled stops the run before it measures the wrong thing. (A table
+// missing rows in the middle passes: only counting would see it.)
+func (g *generator) CheckData(ctx context.Context, env *workload.PrepareEnv) error {
+	o := g.opts
+	tables, want := o.Tables, int64(o.TableSize)
+	switch g.kind {
+	case bulkInsert:
+		return nil // its tables are its own and start empty
+	case insert:
+		if !o.AutoInc {
+			want = 0 // prepare leaves them empty
+		}
+	case randomPoints, randomRanges:
+		tables = 1
+	}
+	// MAX(id) of each table: -1 when it does not exist, 0 when empty.
+	maxIDs := make([]int64, tables)
+	for t := 1; t <= tables; t++ {
+		var maxID sql.NullInt64
+		err := env.DB.QueryRowContext(ctx, "SELECT MAX(id) FROM "+tableName(t)).Scan(&maxID)
+		var me *mysql.MySQLError
+		switch {
+		case errors.As(err, &me) && me.Number == 1146: // ER_NO_SUCH_TABLE
+			maxIDs[t-1] = -1
+		case err != nil:
+			return fmt.Errorf("check %s: %w", tableName(t), err)
+		default:
+			maxIDs[t-1] = maxID.Int64
+		}
+	}
+	problems := tableRuns(tables, func(i int) (string, string) {
+		switch id := maxIDs[i]; {
+		case id < 0:
+			return "does not exist", "do not exist"
+		case want > 0 && id == 0:
+			return "is empty", "are empty"
+		case want > 0 && id < want*9/10:
+			// Runs that delete rows may lower MAX(id) a little; an
+			// interrupted prepare lowers it a lot.
+			return fmt.Sprintf("holds ids up to %d of --table-size %d", id, want), fmt.Sprintf("hold ids up to %d of --table-size %d", id, want)
+		}
+		return "", ""
+	})
+	if len(problems) > 0 {
+		return fmt.Errorf("%s: %w", strings.Join(problems, ", "), workload.ErrNotPrepared)
+	}
+	return nil
 }

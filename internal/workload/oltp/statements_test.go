@@ -2,12 +2,15 @@ package oltp
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/go-sql-driver/mysql"
 
 	"github.com/shakedown/shakedown/internal/randgen"
 	"github.com/shakedown/shakedown/internal/workload"
@@ -459,6 +462,29 @@ func TestJobs(t *testing.T) {
 			}
 			if !slices.Equal(got, tt.want) {
 				t.Errorf("got chunks per job %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestLoadDataRefused(t *testing.T) {
+	cases := []struct {
+		name string
+		err  error
+		want bool
+	}{
+		{"mariadb capability off", &mysql.MySQLError{Number: 4166, Message: "The used command is not allowed because the MariaDB server or client has disabled the local infile capability"}, true},
+		{"mysql 8 client side", &mysql.MySQLError{Number: 3948, Message: "Loading local data is disabled; this must be enabled on both the client and server sides"}, true},
+		{"go-mysql-server", &mysql.MySQLError{Number: 1105, Message: "local_infile needs to be set to 1 to use LOCAL"}, true},
+		{"other unknown error", &mysql.MySQLError{Number: 1105, Message: "something else broke"}, false},
+		{"duplicate key", &mysql.MySQLError{Number: 1062, Message: "Duplicate entry '1' for key 'PRIMARY'"}, false},
+		{"driver refusal", errors.New("local file 'Reader::x' is not registered"), false},
+		{"driver not allowed", errors.New("LOAD DATA LOCAL INFILE not allowed"), true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := loadDataRefused(tc.err); got != tc.want {
+				t.Errorf("loadDataRefused(%v): got %v, want %v", tc.err, got, tc.want)
 			}
 		})
 	}

@@ -28,6 +28,28 @@ func (g *generator) NewWorker(ctx context.Context, env *workload.WorkerEnv) (wor
 	return newOLTPWorker(ctx, g.kind, env, &g.opts)
 }
 
+// PreparedStatements is how many statements a thread prepares: the
+// script's statement groups on every table, and BEGIN and COMMIT.
+func (g *generator) PreparedStatements() int {
+	switch g.kind {
+	case insert, bulkInsert:
+		return 0 // text statements
+	case randomPoints, randomRanges:
+		return 1
+	}
+	p := planFor(g.kind, &g.opts)
+	n := 0
+	for _, on := range p.prepared {
+		if on {
+			n += g.opts.Tables
+		}
+	}
+	if p.trx {
+		n += 2
+	}
+	return n
+}
+
 // value is a reusable buffer for a random CHAR value with an argument that
 // refers to it. The argument is a string sharing the buffer's bytes, boxed
 // once, so passing a fresh value per statement allocates nothing. The driver
@@ -58,8 +80,8 @@ type oltpWorker struct {
 	rnd  *randgen.Rand
 	plan plan
 
-	begin, commit *workload.Stmt
-	stmts         [][numGroups]*workload.Stmt // [table-1][group]
+	begin, commit workload.Stmt
+	stmts         [][numGroups]workload.Stmt // [table-1][group]
 
 	tables    int64
 	tableSize int64
@@ -73,7 +95,7 @@ func newOLTPWorker(ctx context.Context, k kind, env *workload.WorkerEnv, o *Opti
 	w := &oltpWorker{
 		rnd:       env.Rand,
 		plan:      planFor(k, o),
-		stmts:     make([][numGroups]*workload.Stmt, o.Tables),
+		stmts:     make([][numGroups]workload.Stmt, o.Tables),
 		tables:    int64(o.Tables),
 		tableSize: int64(o.TableSize),
 		rangeSize: int64(o.RangeSize),
@@ -107,7 +129,7 @@ func newOLTPWorker(ctx context.Context, k kind, env *workload.WorkerEnv, o *Opti
 // Finish closes the prepared statements, as sysbench's thread_done does.
 func (w *oltpWorker) Finish(context.Context) error {
 	var errs []error
-	for _, s := range []*workload.Stmt{w.begin, w.commit} {
+	for _, s := range []workload.Stmt{w.begin, w.commit} {
 		if s != nil {
 			errs = append(errs, s.Close())
 		}
@@ -125,7 +147,7 @@ func (w *oltpWorker) Finish(context.Context) error {
 }
 
 // table picks the table of a statement group, uniformly, as get_table_num.
-func (w *oltpWorker) table() *[numGroups]*workload.Stmt {
+func (w *oltpWorker) table() *[numGroups]workload.Stmt {
 	return &w.stmts[w.rnd.Uniform(1, w.tables)-1]
 }
 
@@ -236,7 +258,7 @@ func (w *oltpWorker) deletes(ctx context.Context, n int) error {
 // insertWorker runs oltp_insert.lua: one text INSERT per event, with id 0
 // (AUTO_INCREMENT) or, with --auto-inc=off, a process-wide unique id.
 type insertWorker struct {
-	conn      *workload.Conn
+	conn      workload.Conn
 	rnd       *randgen.Rand
 	tables    int64
 	tableSize int64
@@ -280,7 +302,7 @@ func (w *insertWorker) Event(ctx context.Context) error {
 // values of k from this thread's slice of 0..table-size.
 type randomSelectWorker struct {
 	rnd        *randgen.Rand
-	stmt       *workload.Stmt
+	stmt       workload.Stmt
 	ranges     bool  // select_random_ranges
 	n          int   // points, or ranges
 	delta      int64 // ranges: width of each BETWEEN

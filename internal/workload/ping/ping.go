@@ -44,6 +44,15 @@ func (g *generator) Validate() error {
 	return nil
 }
 
+// ServerCounter is what the server counts of each event: COM_PING is not a
+// statement and goes to Com_admin_commands; SELECT 1 is one of Questions.
+func (g *generator) ServerCounter() string {
+	if g.mode == "com" {
+		return "Com_admin_commands"
+	}
+	return "Questions"
+}
+
 // Prepare has nothing to do: ping needs no data.
 func (g *generator) Prepare(_ context.Context, env *workload.PrepareEnv) error {
 	fmt.Fprintln(env.Out, "ping needs no data: nothing to prepare")
@@ -54,6 +63,14 @@ func (g *generator) Prepare(_ context.Context, env *workload.PrepareEnv) error {
 func (g *generator) Cleanup(_ context.Context, env *workload.PrepareEnv) error {
 	fmt.Fprintln(env.Out, "ping has no data: nothing to clean up")
 	return nil
+}
+
+// PreparedStatements is SELECT 1 in select mode.
+func (g *generator) PreparedStatements() int {
+	if g.mode == "select" {
+		return 1
+	}
+	return 0
 }
 
 // NewWorker prepares SELECT 1 in select mode (server-side unless
@@ -69,11 +86,11 @@ func (g *generator) NewWorker(ctx context.Context, env *workload.WorkerEnv) (wor
 	return &selectWorker{st: st}, nil
 }
 
-type comWorker struct{ c *workload.Conn }
+type comWorker struct{ c workload.Conn }
 
 func (w comWorker) Event(ctx context.Context) error { return w.c.Ping(ctx) }
 
-type selectWorker struct{ st *workload.Stmt }
+type selectWorker struct{ st workload.Stmt }
 
 func (w *selectWorker) Event(ctx context.Context) error { return w.st.Query(ctx) }
 

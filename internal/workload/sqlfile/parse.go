@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/shakedown/shakedown/internal/slap/script"
+	"github.com/shakedown/shakedown/internal/sqlsplit"
 )
 
 // program is a parsed statement file.
@@ -112,7 +112,7 @@ func parseFile(path, delimiter string) (*program, error) {
 // parse parses a statement file's text; dir is where relative paths of
 // {{file ...}} placeholders start.
 func parse(src, delimiter, dir string) (*program, error) {
-	stmts, err := script.Split(src, script.Options{Delimiter: delimiter, ClientCommands: true, Strict: true})
+	stmts, err := sqlsplit.Split(src, sqlsplit.Options{Delimiter: delimiter, ClientCommands: true, Strict: true})
 	if err != nil {
 		return nil, err
 	}
@@ -124,7 +124,7 @@ func parse(src, delimiter, dir string) (*program, error) {
 	vars := map[string]int{}
 	for _, st := range stmts {
 		fail := func(format string, args ...any) error {
-			return &script.SyntaxError{N: st.N, Line: st.Line, Text: script.Short(st.Text, 60), Msg: fmt.Sprintf(format, args...)}
+			return &sqlsplit.SyntaxError{N: st.N, Line: st.Line, Text: sqlsplit.Short(st.Text, 60), Msg: fmt.Sprintf(format, args...)}
 		}
 		var name string
 		var weight int64 = 1
@@ -212,7 +212,7 @@ func parse(src, delimiter, dir string) (*program, error) {
 // its number in the file, its group and name when it has them, its text.
 func statementName(n int, ev *event, grouped bool, name string, k int, sql string) string {
 	prefix := "#" + strconv.Itoa(n) + " "
-	short := script.Short(sql, 70)
+	short := sqlsplit.Short(sql, 70)
 	switch {
 	case grouped && ev.name != "" && name != "":
 		return prefix + ev.name + "." + name + ": " + short
@@ -450,12 +450,26 @@ func isIdent(s string) bool {
 	return true
 }
 
+// maxValueFile bounds a {{file ...}} source, which is held in memory.
+const maxValueFile = 256 << 20
+
 // readFile loads a file source: one value per line, empty lines skipped.
 func (s *source) readFile(dir string) error {
 	name := strings.TrimPrefix(s.spec, "file ")
 	path := name
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(dir, path)
+	}
+	// A device or pipe (/dev/zero, /dev/stdin) would never end: only a
+	// regular file of a bounded size is read.
+	fi, err := os.Stat(path)
+	switch {
+	case err != nil:
+		return fmt.Errorf("{{file %s}}: %w", name, err)
+	case !fi.Mode().IsRegular():
+		return fmt.Errorf("{{file %s}}: not a regular file", name)
+	case fi.Size() > maxValueFile:
+		return fmt.Errorf("{{file %s}}: %d bytes, more than the %d a value file may hold", name, fi.Size(), maxValueFile)
 	}
 	raw, err := os.ReadFile(path)
 	if err != nil {

@@ -96,6 +96,7 @@ func TestParseErrors(t *testing.T) {
 		{"weight in a group", "-- @event g\n-- @weight 2\nselect 1;", []string{"@weight inside an @event group"}},
 		{"delimiter never occurs", "select 1\nselect 2\n", []string{`the delimiter ";" never occurs`}},
 		{"missing value file", "select {{file nope.txt}};", []string{"{{file nope.txt}}"}},
+		{"value file that never ends", "select {{file /dev/zero}};", []string{"{{file /dev/zero}}: not a regular file"}},
 		{"bad column name", "select {{column justone}};", []string{"column takes [DB.]TABLE.COLUMN"}},
 	}
 	for _, tc := range cases {

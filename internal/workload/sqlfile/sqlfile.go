@@ -64,7 +64,7 @@ import (
 
 	"github.com/shakedown/shakedown/internal/randgen"
 	"github.com/shakedown/shakedown/internal/sbflag"
-	"github.com/shakedown/shakedown/internal/slap/script"
+	"github.com/shakedown/shakedown/internal/sqlsplit"
 	"github.com/shakedown/shakedown/internal/target"
 	"github.com/shakedown/shakedown/internal/workload"
 )
@@ -91,8 +91,8 @@ type generator struct {
 	fs          *pflag.FlagSet
 
 	prog    *program
-	prepare []script.Statement
-	cleanup []script.Statement
+	prepare []sqlsplit.Statement
+	cleanup []sqlsplit.Statement
 }
 
 const fileUsage = `file of statements to run (required). Statements end with ';'; a comment line "-- @weight N"
@@ -129,6 +129,15 @@ func (g *generator) names() []string {
 	return names
 }
 
+// PreparedStatements is every statement of the file, each prepared once
+// per thread (a statement the server cannot prepare runs as text).
+func (g *generator) PreparedStatements() int {
+	if g.prog == nil {
+		return 0
+	}
+	return len(g.prog.stmts)
+}
+
 // Validate reads and checks the files, so that a mistake in one is reported
 // before anything connects.
 func (g *generator) Validate() error {
@@ -156,7 +165,7 @@ func (g *generator) Validate() error {
 	return nil
 }
 
-func readScript(flag, path, delimiter string) ([]script.Statement, error) {
+func readScript(flag, path, delimiter string) ([]sqlsplit.Statement, error) {
 	if path == "" {
 		return nil, nil
 	}
@@ -164,7 +173,7 @@ func readScript(flag, path, delimiter string) ([]script.Statement, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", flag, err)
 	}
-	stmts, err := script.Split(string(raw), script.Options{Delimiter: delimiter, ClientCommands: true, Strict: true})
+	stmts, err := sqlsplit.Split(string(raw), sqlsplit.Options{Delimiter: delimiter, ClientCommands: true, Strict: true})
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: %w", flag, path, err)
 	}
@@ -184,7 +193,7 @@ func (g *generator) Cleanup(ctx context.Context, env *workload.PrepareEnv) error
 	return runScript(ctx, env, "--cleanup-file", g.cleanupFile, g.cleanup)
 }
 
-func runScript(ctx context.Context, env *workload.PrepareEnv, flag, path string, stmts []script.Statement) error {
+func runScript(ctx context.Context, env *workload.PrepareEnv, flag, path string, stmts []sqlsplit.Statement) error {
 	if len(stmts) == 0 {
 		fmt.Fprintf(env.Out, "sql: no %s: nothing to do\n", flag)
 		return nil
@@ -196,7 +205,7 @@ func runScript(ctx context.Context, env *workload.PrepareEnv, flag, path string,
 	defer conn.Close()
 	for _, st := range stmts {
 		if _, err := conn.ExecContext(ctx, st.Text); err != nil {
-			return fmt.Errorf("%s %s: statement %d (line %d) %q: %w", flag, path, st.N, st.Line, script.Short(st.Text, 60), err)
+			return fmt.Errorf("%s %s: statement %d (line %d) %q: %w", flag, path, st.N, st.Line, sqlsplit.Short(st.Text, 60), err)
 		}
 	}
 	fmt.Fprintf(env.Out, "sql: ran %d statements of %s\n", len(stmts), path)
@@ -261,7 +270,7 @@ func (g *generator) NewWorker(ctx context.Context, env *workload.WorkerEnv) (wor
 		}
 	}
 	w := &worker{p: p, conn: env.Conn, rnd: env.Rand, rec: env.Stmts, seq: g.mix == "sequence", seed: env.Rand.Uint64(), id: env.ID}
-	w.stmts = make([]*workload.Stmt, len(p.stmts))
+	w.stmts = make([]workload.Stmt, len(p.stmts))
 	maxArgs, maxVars := 0, 0
 	for i, s := range p.stmts {
 		st, err := env.Conn.Prepare(ctx, s.sql)
@@ -270,7 +279,7 @@ func (g *generator) NewWorker(ctx context.Context, env *workload.WorkerEnv) (wor
 				continue
 			}
 			w.Finish(ctx)
-			return nil, fmt.Errorf("prepare %q: %w", script.Short(s.sql, 60), err)
+			return nil, fmt.Errorf("prepare %q: %w", sqlsplit.Short(s.sql, 60), err)
 		}
 		w.stmts[i] = st
 		maxArgs = max(maxArgs, len(s.args))
@@ -285,10 +294,10 @@ func (g *generator) NewWorker(ctx context.Context, env *workload.WorkerEnv) (wor
 
 type worker struct {
 	p     *program
-	conn  *workload.Conn
+	conn  workload.Conn
 	rnd   *randgen.Rand
 	rec   *workload.StmtRecorder
-	stmts []*workload.Stmt // nil: runs as text
+	stmts []workload.Stmt // nil: runs as text
 	args  []any
 	vars  []any
 	zipf  map[float64]*randgen.Rand
@@ -342,11 +351,11 @@ func (w *worker) Event(ctx context.Context) error {
 			_, err = w.conn.Exec(ctx, s.sql, args...)
 		}
 		if err != nil {
-			w.rec.Fail(s.idx, err)
 			if ev.trx && k > 0 && ctx.Err() == nil && !w.conn.Broken() && !target.IsConnLost(err) {
 				w.conn.Exec(ctx, "ROLLBACK") // best effort; the statement's error is what counts
 			}
-			return err
+			// The runner counts it, for the statement and in the totals.
+			return workload.InStatement(s.idx, err)
 		}
 		w.rec.Record(s.idx, time.Since(start))
 	}

@@ -1,0 +1,107 @@
+package capture
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+	"time"
+)
+
+// checkRecords holds for whatever a reader produced from any input.
+func checkRecords(t *testing.T, got []*Record, c *Capturer, lines int64) {
+	t.Helper()
+	for _, r := range got {
+		if r.Session == "" {
+			t.Fatalf("record without a session: %+v", r)
+		}
+		if r.Kind == "" && (r.Seq < 1 || r.SQL == "") {
+			t.Fatalf("statement without a sequence number or text: %+v", r)
+		}
+	}
+	if c.Stats.Bad < int64(len(c.Stats.Problems)) {
+		t.Fatalf("bad %d < problems listed %d", c.Stats.Bad, len(c.Stats.Problems))
+	}
+	for _, p := range c.Stats.Problems {
+		if lines >= 0 && (p.Line < 1 || p.Line > lines) {
+			t.Fatalf("problem on line %d of %d: %s", p.Line, lines, p)
+		}
+	}
+}
+
+func fuzzLog(t *testing.T, format, text string) {
+	var got []*Record
+	c := NewCapturer(func(r *Record) error { got = append(got, r); return nil })
+	if err := c.Run(context.Background(), []Source{{Name: "f", Format: format, R: strings.NewReader(text)}}); err != nil {
+		t.Fatalf("reading must not fail on bad input: %v", err)
+	}
+	checkRecords(t, got, c, int64(strings.Count(text, "\n")+1))
+}
+
+func FuzzSlowLog(f *testing.F) {
+	f.Add("# Time: 261122 21:56:55\n# User@Host: a[a] @  [127.0.0.1]\n# Thread_id: 4  Schema: s  QC_hit: No\n# Query_time: 0.1  Lock_time: 0.0  Rows_sent: 1  Rows_examined: 1\nuse s;\nSET timestamp=1;\nSELECT 1;\n")
+	f.Add("# Time: 2026-11-22T12:00:01.5Z\n# User@Host: a[a] @ localhost []  Id: 8\n# Query_time: 0.5 Lock_time: 0 Rows_sent: 3 Rows_examined: 9 Errno: 2\nSET last_insert_id=5,timestamp=7;\nselect 1;\n# administrator command: Quit;\n")
+	f.Add("garbage\n# Query_time: x\n\n")
+	f.Fuzz(func(t *testing.T, text string) { fuzzLog(t, "slow", text) })
+}
+
+func FuzzGeneralLog(f *testing.F) {
+	f.Add("Time\t\t    Id Command\tArgument\n261122 21:56:57\t     5 Connect\ta@h on s using TCP/IP\n\t\t     5 Query\tSELECT 1\n  , 2\n\t\t     5 Query\texecute s\n\t\t     5 Execute\tselect 3\n\t\t     5 Quit\t\n")
+	f.Add("2026-11-22T12:00:00.000001Z\t    8 Init DB\tx\n2026-11-22T12:00:00.1Z\t    8 Query\tCREATE USER u IDENTIFIED BY 'p'\n")
+	f.Add("261122 21:56:57\tgarbage\n")
+	f.Fuzz(func(t *testing.T, text string) { fuzzLog(t, "general", text) })
+}
+
+func FuzzPcap(f *testing.F) {
+	f.Add(writePcap(f, 3306, appSegments()))
+	f.Add(writePcap(f, 3306, appSegments()[:5]))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var got []*Record
+		c := NewCapturer(func(r *Record) error { got = append(got, r); return nil })
+		_ = c.Run(context.Background(), []Source{{Name: "f", Format: "pcap", R: bytes.NewReader(data), Port: 3306}})
+		checkRecords(t, got, c, -1)
+	})
+}
+
+// FuzzProtocol feeds arbitrary bytes to both directions of one MySQL
+// connection, cut into segments, as TCP reassembly would.
+func FuzzProtocol(f *testing.F) {
+	var client, server []byte
+	for _, s := range appSegments() {
+		if s.toServer {
+			client = append(client, s.data...)
+		} else {
+			server = append(server, s.data...)
+		}
+	}
+	f.Add(client, server, uint8(7))
+	f.Add([]byte{5, 0, 0, 0, 0x17, 1, 0, 0, 0}, []byte{1, 0, 0, 1, 0xfe}, uint8(1))
+	f.Fuzz(func(t *testing.T, client, server []byte, cut uint8) {
+		var got []*Record
+		c := NewCapturer(func(r *Record) error { got = append(got, r); return nil })
+		fac := &streamFactory{c: c, port: 3306, conns: map[string]*mysqlConn{}}
+		mc := newMySQLConn(fac, "127.0.0.1:1")
+		step := int(cut%64) + 1
+		now := time.Unix(0, 0)
+		for i, j := 0, 0; i < len(client) || j < len(server); {
+			if i < len(client) {
+				e := min(i+step, len(client))
+				if err := mc.feed(true, client[i:e], now); err != nil {
+					t.Fatal(err)
+				}
+				i = e
+			}
+			if j < len(server) {
+				e := min(j+step, len(server))
+				if err := mc.feed(false, server[j:e], now); err != nil {
+					t.Fatal(err)
+				}
+				j = e
+			}
+		}
+		if err := mc.close(); err != nil {
+			t.Fatal(err)
+		}
+		checkRecords(t, got, c, -1)
+	})
+}

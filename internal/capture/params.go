@@ -1,0 +1,190 @@
+package capture
+
+import (
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"math"
+	"unicode/utf8"
+)
+
+// errShort is a parameter block that ends early.
+var errShort = fmt.Errorf("parameters end early")
+
+// decodeParams reads COM_STMT_EXECUTE's parameters (after the statement
+// id): flags, iteration count, NULL bitmap, types and binary values.
+func decodeParams(b []byte, st *stmtInfo) ([]any, error) {
+	n := st.nparams
+	if n == 0 {
+		return nil, nil
+	}
+	if len(b) < 5 {
+		return nil, errShort
+	}
+	b = b[5:]
+	nb := (n + 7) / 8
+	if len(b) < nb+1 {
+		return nil, errShort
+	}
+	nulls := b[:nb]
+	b = b[nb:]
+	bound := b[0]
+	b = b[1:]
+	if bound == 1 {
+		if len(b) < 2*n {
+			return nil, errShort
+		}
+		st.types = append(st.types[:0], b[:2*n]...)
+		b = b[2*n:]
+	}
+	if len(st.types) != 2*n {
+		return nil, fmt.Errorf("parameter types never sent")
+	}
+	out := make([]any, n)
+	for i := 0; i < n; i++ {
+		if nulls[i/8]&(1<<(i%8)) != 0 {
+			continue
+		}
+		if d, ok := st.longData[i]; ok {
+			out[i] = bytesParam(d)
+			continue
+		}
+		v, rest, err := binaryValue(b, st.types[2*i], st.types[2*i+1]&0x80 != 0)
+		if err != nil {
+			return nil, fmt.Errorf("parameter %d: %w", i+1, err)
+		}
+		out[i], b = v, rest
+	}
+	return out, nil
+}
+
+// binaryValue reads one value of the binary protocol.
+func binaryValue(b []byte, typ byte, unsigned bool) (any, []byte, error) {
+	need := func(k int) error {
+		if len(b) < k {
+			return errShort
+		}
+		return nil
+	}
+	switch typ {
+	case 0x06: // NULL
+		return nil, b, nil
+	case 0x01: // TINY
+		if err := need(1); err != nil {
+			return nil, nil, err
+		}
+		if unsigned {
+			return int64(b[0]), b[1:], nil
+		}
+		return int64(int8(b[0])), b[1:], nil
+	case 0x02, 0x0d: // SHORT, YEAR
+		if err := need(2); err != nil {
+			return nil, nil, err
+		}
+		v := binary.LittleEndian.Uint16(b)
+		if unsigned {
+			return int64(v), b[2:], nil
+		}
+		return int64(int16(v)), b[2:], nil
+	case 0x03, 0x09: // LONG, INT24
+		if err := need(4); err != nil {
+			return nil, nil, err
+		}
+		v := binary.LittleEndian.Uint32(b)
+		if unsigned {
+			return int64(v), b[4:], nil
+		}
+		return int64(int32(v)), b[4:], nil
+	case 0x08: // LONGLONG
+		if err := need(8); err != nil {
+			return nil, nil, err
+		}
+		v := binary.LittleEndian.Uint64(b)
+		if unsigned {
+			return v, b[8:], nil
+		}
+		return int64(v), b[8:], nil
+	case 0x04: // FLOAT
+		if err := need(4); err != nil {
+			return nil, nil, err
+		}
+		return float64(math.Float32frombits(binary.LittleEndian.Uint32(b))), b[4:], nil
+	case 0x05: // DOUBLE
+		if err := need(8); err != nil {
+			return nil, nil, err
+		}
+		return math.Float64frombits(binary.LittleEndian.Uint64(b)), b[8:], nil
+	case 0x07, 0x0a, 0x0c: // TIMESTAMP, DATE, DATETIME
+		if err := need(1); err != nil {
+			return nil, nil, err
+		}
+		k := int(b[0])
+		if err := need(1 + k); err != nil {
+			return nil, nil, err
+		}
+		return dateValue(b[1:1+k], typ == 0x0a), b[1+k:], nil
+	case 0x0b: // TIME
+		if err := need(1); err != nil {
+			return nil, nil, err
+		}
+		k := int(b[0])
+		if err := need(1 + k); err != nil {
+			return nil, nil, err
+		}
+		return timeValue(b[1 : 1+k]), b[1+k:], nil
+	}
+	// Everything else is a length-encoded string: VARCHAR, DECIMAL, BLOB,
+	// JSON, ENUM, SET, BIT, GEOMETRY.
+	n, w := lenenc(b)
+	if w == 0 || n > uint64(len(b)-w) {
+		return nil, nil, errShort
+	}
+	return bytesParam(b[w : w+int(n)]), b[w+int(n):], nil
+}
+
+func dateValue(b []byte, dateOnly bool) string {
+	var y, mo, d, h, mi, s, us int
+	if len(b) >= 4 {
+		y, mo, d = int(binary.LittleEndian.Uint16(b)), int(b[2]), int(b[3])
+	}
+	if len(b) >= 7 {
+		h, mi, s = int(b[4]), int(b[5]), int(b[6])
+	}
+	if len(b) >= 11 {
+		us = int(binary.LittleEndian.Uint32(b[7:]))
+	}
+	if dateOnly {
+		return fmt.Sprintf("%04d-%02d-%02d", y, mo, d)
+	}
+	if us != 0 {
+		return fmt.Sprintf("%04d-%02d-%02d %02d:%02d:%02d.%06d", y, mo, d, h, mi, s, us)
+	}
+	return fmt.Sprintf("%04d-%02d-%02d %02d:%02d:%02d", y, mo, d, h, mi, s)
+}
+
+func timeValue(b []byte) string {
+	if len(b) < 8 {
+		return "00:00:00"
+	}
+	sign := ""
+	if b[0] == 1 {
+		sign = "-"
+	}
+	days := int(binary.LittleEndian.Uint32(b[1:]))
+	h := days*24 + int(b[5])
+	s := fmt.Sprintf("%s%02d:%02d:%02d", sign, h, b[6], b[7])
+	if len(b) >= 12 {
+		if us := binary.LittleEndian.Uint32(b[8:]); us != 0 {
+			s += fmt.Sprintf(".%06d", us)
+		}
+	}
+	return s
+}
+
+// bytesParam keeps text as a string and other bytes as {"hex": "..."}.
+func bytesParam(b []byte) any {
+	if utf8.Valid(b) {
+		return string(b)
+	}
+	return map[string]string{"hex": hex.EncodeToString(b)}
+}

@@ -1,0 +1,82 @@
+package check
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/shakedown/shakedown/internal/vars"
+)
+
+// checkReplication checks the source's binary log settings that an online
+// migration (copy, then follow the binary log) depends on.
+func (r *runner) checkReplication() {
+	if !r.have("binlog_off", r.src, "variables") {
+		return
+	}
+	v := r.src.vars
+	if r.src.server.flavour == "tidb" {
+		r.add("binlog_off", Warning, "source", "the source is TiDB, which has no MySQL binary log: follow its changes with TiCDC",
+			"use TiCDC (or Dumpling plus TiCDC) for an online migration out of TiDB")
+		return
+	}
+	cnf := "set it in the source's configuration file ([mysqld] section) so that a restart keeps it"
+	if vars.Normalize(v["log_bin"]) != "1" {
+		r.add("binlog_off", Error, "log_bin",
+			"the source writes no binary log: a migration tool can copy the data but cannot follow the changes made during and after the copy, so the move needs downtime for the whole copy",
+			"add log_bin and server_id to the source's configuration file ([mysqld] section) and restart the source")
+	}
+	if f, ok := v["binlog_format"]; ok && !strings.EqualFold(f, "ROW") {
+		r.add("binlog_format", Error, "binlog_format",
+			fmt.Sprintf("binlog_format is %s: migration tools read row events, and statement events cannot be applied safely to another server", f),
+			"SET GLOBAL binlog_format = 'ROW' (reaches new sessions only: reconnect clients), and "+cnf)
+	}
+	if img, ok := v["binlog_row_image"]; ok && !strings.EqualFold(img, "FULL") {
+		r.add("binlog_row_image", Error, "binlog_row_image",
+			fmt.Sprintf("binlog_row_image is %s: row events lack the columns a tool needs to find and rewrite rows on the target", img),
+			"SET GLOBAL binlog_row_image = 'FULL', and "+cnf)
+	}
+	if id, ok := v["server_id"]; ok && strings.TrimSpace(id) == "0" {
+		r.add("server_id", Error, "server_id",
+			"server_id is 0: a server without an id cannot serve its binary log to a replica or a migration tool",
+			"set server_id to a number unique among your servers, and "+cnf)
+	}
+	if r.src.server.flavour == "mysql" {
+		if g, ok := v["gtid_mode"]; ok && !strings.EqualFold(g, "ON") {
+			r.add("gtid_mode", Warning, "gtid_mode",
+				fmt.Sprintf("gtid_mode is %s: a tool can only resume from a binary log file and position, which do not survive a failover of the source", g),
+				"turn GTIDs on step by step (enforce_gtid_consistency=ON, gtid_mode OFF_PERMISSIVE, ON_PERMISSIVE, ON)")
+		}
+	}
+	if r.src.server.flavour != r.dst.server.flavour && (r.src.server.flavour == "mariadb" || r.dst.server.flavour == "mariadb") &&
+		r.dst.server.flavour != "tidb" {
+		r.add("gtid_mode", Notice, "GTID",
+			fmt.Sprintf("MariaDB and MySQL GTIDs are incompatible: replication from %s into %s starts from a binary log file and position",
+				r.src.server.name(), r.dst.server.name()),
+			"start the replication by file and position (SHOW MASTER STATUS at the snapshot)")
+	}
+	if keep, ok := retention(v); ok && keep > 0 && keep < r.opts.CopyTime {
+		r.add("binlog_retention", Error, "binary log retention",
+			fmt.Sprintf("binary logs are purged after %s, less than the copy is expected to take (%s, --copy-time): the tool cannot catch up once the logs it needs are gone",
+				keep, r.opts.CopyTime),
+			fmt.Sprintf("SET GLOBAL binlog_expire_logs_seconds = %d (or expire_logs_days) on the source for the time of the migration",
+				int((r.opts.CopyTime*2)/time.Second)))
+	}
+}
+
+// retention is how long the source keeps binary logs; 0 means forever.
+func retention(v map[string]string) (time.Duration, bool) {
+	if s, ok := v["binlog_expire_logs_seconds"]; ok {
+		if n, err := strconv.ParseFloat(strings.TrimSpace(s), 64); err == nil && n > 0 {
+			return time.Duration(n) * time.Second, true
+		}
+	}
+	if s, ok := v["expire_logs_days"]; ok {
+		if n, err := strconv.ParseFloat(strings.TrimSpace(s), 64); err == nil {
+			return time.Duration(n * 24 * float64(time.Hour)), true
+		}
+	}
+	_, ok := v["binlog_expire_logs_seconds"]
+	return 0, ok
+}

@@ -1,0 +1,133 @@
+package check
+
+import (
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"io"
+	"strings"
+)
+
+// Summary is the counts in one line.
+func (r *Report) Summary() string {
+	s := fmt.Sprintf("%s, %s, %s", plural(r.Errors, "error"), plural(r.Warnings, "warning"), plural(r.Notices, "notice"))
+	if n := len(r.NotChecked); n > 0 {
+		s += fmt.Sprintf("; %d not checked", n)
+	}
+	return s
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+func describe(e Endpoint) string {
+	return fmt.Sprintf("%s (%s %s)", e.URL, e.Flavour, e.Version)
+}
+
+// WriteText writes the report for a terminal: the findings, errors first,
+// each with its fix, then what could not be checked.
+func WriteText(w io.Writer, r *Report) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "check: source %s\n       target %s\n", describe(r.Source), describe(r.Target))
+	dbs := strings.Join(r.Databases, ", ")
+	if dbs == "" {
+		dbs = "(none)"
+	}
+	fmt.Fprintf(&b, "databases: %s\n%s in %.1fs\n", dbs, r.Summary(), r.Seconds)
+	for _, f := range r.Findings {
+		fmt.Fprintf(&b, "\n%-7s %s  %s\n        %s\n        fix: %s\n", strings.ToUpper(f.Severity), f.Check, f.Object, f.Message, f.Fix)
+	}
+	if len(r.NotChecked) > 0 {
+		b.WriteString("\nnot checked:\n")
+		for _, n := range r.NotChecked {
+			fmt.Fprintf(&b, "  %s (%s): %s\n", n.Check, n.Side, n.Need())
+		}
+	}
+	if len(r.AccountsSkipped) > 0 {
+		fmt.Fprintf(&b, "\naccounts not compared (--skip-accounts): %s\n", list(r.AccountsSkipped, 10))
+	}
+	if len(r.Variables) > 0 {
+		both, oneSide := 0, 0
+		for _, d := range r.Variables {
+			if d.OneSide {
+				oneSide++
+			} else {
+				both++
+			}
+		}
+		verb := "differ"
+		if both == 1 {
+			verb = "differs"
+		}
+		fmt.Fprintf(&b, "\n%s %s between the servers", plural(both, "variable"), verb)
+		if oneSide > 0 {
+			fmt.Fprintf(&b, ", %d more exist on one side only", oneSide)
+		}
+		b.WriteString(" (shakedown vars diff SOURCE TARGET lists them; --json holds them)\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// WriteJSON writes the report as a JSON document.
+func WriteJSON(w io.Writer, r *Report) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+// ReadJSON reads a document WriteJSON wrote.
+func ReadJSON(data []byte) (*Report, error) {
+	var r Report
+	if err := json.Unmarshal(data, &r); err != nil {
+		return nil, fmt.Errorf("read check document: %w", err)
+	}
+	if r.Version > DocumentVersion {
+		return nil, fmt.Errorf("read check document: version %d is newer than this shakedown knows (%d)", r.Version, DocumentVersion)
+	}
+	return &r, nil
+}
+
+// WriteHTML writes the report as one self-contained page.
+func WriteHTML(w io.Writer, r *Report) error {
+	return htmlPage.Execute(w, r)
+}
+
+var htmlPage = template.Must(template.New("check").Funcs(template.FuncMap{
+	"describe": describe,
+	"join":     strings.Join,
+}).Parse(`<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<title>shakedown check</title>
+<style>
+body{font:14px/1.45 system-ui,sans-serif;margin:2em;color:#222;max-width:1200px}
+h1{font-size:1.4em}h2{font-size:1.15em;margin-top:1.6em}
+table{border-collapse:collapse;width:100%}
+th,td{border-bottom:1px solid #ddd;padding:.35em .5em;text-align:left;vertical-align:top}
+th{background:#f4f4f4}
+.sev{font-weight:600;text-transform:uppercase;font-size:.85em;white-space:nowrap}
+.error{color:#b00020}.warning{color:#9a6700}.notice{color:#555}
+code{font-family:ui-monospace,monospace;font-size:.92em}
+.fix{color:#333;font-size:.93em}
+</style></head><body>
+<h1>shakedown check</h1>
+<p>source <code>{{describe .Source}}</code><br>target <code>{{describe .Target}}</code><br>
+databases: {{if .Databases}}{{join .Databases ", "}}{{else}}(none){{end}}<br>
+{{.Summary}}, {{printf "%.1f" .Seconds}}s, {{.Started.Format "2006-01-02 15:04:05 UTC"}}</p>
+<h2>Findings</h2>
+{{if .Findings}}<table><tr><th>severity</th><th>check</th><th>object</th><th>why it matters / how to fix it</th></tr>
+{{range .Findings}}<tr><td class="sev {{.Severity}}">{{.Severity}}</td><td><code>{{.Check}}</code></td><td><code>{{.Object}}</code></td>
+<td>{{.Message}}<div class="fix">fix: {{.Fix}}</div></td></tr>
+{{end}}</table>{{else}}<p>No findings.</p>{{end}}
+{{if .NotChecked}}<h2>Not checked</h2><table><tr><th>check</th><th>side</th><th>needs</th></tr>
+{{range .NotChecked}}<tr><td><code>{{.Check}}</code></td><td>{{.Side}}</td><td>{{.Need}}</td></tr>
+{{end}}</table>{{end}}
+{{if .Variables}}<h2>Variables that differ</h2><table><tr><th>variable</th><th>source</th><th>target</th><th>what it changes</th></tr>
+{{range .Variables}}<tr><td><code>{{.Name}}</code></td>{{range .Values}}<td><code>{{.}}</code></td>{{end}}<td>{{.Explain}}</td></tr>
+{{end}}</table>{{end}}
+</body></html>
+`))

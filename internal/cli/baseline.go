@@ -1,0 +1,289 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/shakedown/shakedown/internal/report"
+	"github.com/shakedown/shakedown/internal/sbflag"
+	"github.com/shakedown/shakedown/internal/store"
+)
+
+const baselineUsage = `usage: shakedown baseline save NAME [--store FILE] [--sweep ID|latest | --runs all|ID,...] [--target NAME]
+       shakedown baseline list [--store FILE]
+       shakedown baseline delete NAME [--store FILE]
+
+A baseline is a named set of stored runs of one target: what good looked
+like. "report --baseline NAME" and "sweep PLAN --baseline NAME" compare new
+results with it by the same statistics as any comparison, and exit with 3
+when anything is slower, for cron and CI. save takes the successful runs of
+a stored sweep (the latest by default) or of runs made one by one (--runs),
+of the sweep's control or of --target. New results must be of the same
+workloads with the same options; only the thread levels may differ.
+
+Options:
+`
+
+// baselineCmd is "shakedown baseline".
+type baselineCmd struct {
+	storePath string
+	sweep     string
+	runs      string
+	target    string
+	help      bool
+}
+
+func (c *baselineCmd) flags(env *Env) *pflag.FlagSet {
+	fs := sbflag.NewFlagSet("baseline")
+	fs.StringVar(&c.storePath, "store", store.DefaultPath(env.Getenv), "results store (SQLite file)")
+	fs.StringVar(&c.sweep, "sweep", "latest", "save: the sweep whose runs make the baseline: its ID, or latest")
+	fs.StringVar(&c.runs, "runs", "", "save: runs made outside sweeps instead: all, or their IDs (see shakedown report --list)")
+	fs.StringVar(&c.target, "target", "", "save: the target whose runs make the baseline (default: the sweep's control, or the first)")
+	fs.BoolVarP(&c.help, "help", "h", false, "show this help")
+	return fs
+}
+
+var baselineNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
+
+func (c *baselineCmd) run(ctx context.Context, env *Env, args []string) error {
+	fs := c.flags(env)
+	if err := fs.Parse(args); err != nil {
+		return usagef("baseline: %v (see shakedown baseline --help)", err)
+	}
+	if c.help {
+		fmt.Fprint(env.Stdout, baselineUsage)
+		fmt.Fprint(env.Stdout, fs.FlagUsages())
+		return nil
+	}
+	rest := fs.Args()
+	if len(rest) == 0 {
+		return usagef("baseline: say save NAME, list or delete NAME (see shakedown baseline --help)")
+	}
+	verb, rest := rest[0], rest[1:]
+	switch verb {
+	case "save", "delete":
+		if len(rest) != 1 {
+			return usagef("baseline %s: name one baseline, e.g. shakedown baseline %s nightly", verb, verb)
+		}
+		if !baselineNameRE.MatchString(rest[0]) {
+			return usagef("baseline %s: name %q: use letters, digits, '_', '.' or '-' (at most 64)", verb, rest[0])
+		}
+	case "list":
+		if len(rest) != 0 {
+			return usagef("baseline list takes no arguments")
+		}
+	default:
+		return usagef("baseline: unknown action %q: want save, list or delete (see shakedown baseline --help)", verb)
+	}
+	if verb != "save" && (fs.Changed("sweep") || fs.Changed("runs") || fs.Changed("target")) {
+		return usagef("baseline %s: --sweep, --runs and --target are for save", verb)
+	}
+	if fs.Changed("sweep") && c.runs != "" {
+		return usagef("baseline save: --sweep and --runs: choose one")
+	}
+	st, err := openExistingStore(ctx, c.storePath, "baseline")
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	switch verb {
+	case "save":
+		return c.save(ctx, env, st, rest[0])
+	case "delete":
+		if _, err := lookupBaseline(ctx, st, rest[0], "baseline delete"); err != nil {
+			return err
+		}
+		if err := st.DeleteBaseline(ctx, rest[0]); err != nil {
+			return err
+		}
+		fmt.Fprintf(env.Stdout, "baseline %s deleted (its runs stay in the store)\n", rest[0])
+		return nil
+	}
+	return c.list(ctx, env, st)
+}
+
+func (c *baselineCmd) save(ctx context.Context, env *Env, st *store.Store, name string) error {
+	var runs []store.Run
+	var source, control string
+	if c.runs != "" {
+		var ids []int64
+		if c.runs != "all" {
+			for _, f := range strings.Split(c.runs, ",") {
+				n, err := strconv.ParseInt(strings.TrimSpace(f), 10, 64)
+				if err != nil || n < 1 {
+					return usagef("baseline save: --runs %q: want all, or run IDs such as 4,5,7 (see shakedown report --list)", c.runs)
+				}
+				ids = append(ids, n)
+			}
+		}
+		loose, err := st.LooseRuns(ctx, ids)
+		if errors.Is(err, store.ErrNotFound) {
+			return usagef("baseline save: --runs: %v in %s (see shakedown report --list)", err, c.storePath)
+		}
+		if err != nil {
+			return err
+		}
+		runs, source = loose, "runs "+c.runs
+		if len(runs) > 0 {
+			control = runs[0].Target
+		}
+	} else {
+		id, err := sweepID(ctx, st, c.sweep, c.storePath, "baseline save")
+		if err != nil {
+			return err
+		}
+		d, err := st.Load(ctx, id)
+		if err != nil {
+			return err
+		}
+		runs, source = d.Runs, fmt.Sprintf("sweep %d", id)
+		for _, t := range d.Targets {
+			if t.Role == "control" {
+				control = t.Name
+			}
+		}
+	}
+	tg := c.target
+	if tg == "" {
+		tg = control
+	}
+	b := store.Baseline{Name: name, CreatedAt: time.Now().UTC(), Target: tg, Source: source}
+	var workloads []string
+	seen := map[string]bool{}
+	for _, r := range runs {
+		if r.Target != tg || !report.Counted(r) {
+			continue
+		}
+		b.RunIDs = append(b.RunIDs, r.ID)
+		if !seen[r.Workload] {
+			seen[r.Workload] = true
+			workloads = append(workloads, r.Workload)
+		}
+	}
+	if len(b.RunIDs) == 0 {
+		return usagef("baseline save: %s holds no successful runs of target %q", source, tg)
+	}
+	if err := st.SaveBaseline(ctx, &b); err != nil {
+		if errors.Is(err, store.ErrExists) {
+			return usagef("baseline save: %s already exists: delete it first (shakedown baseline delete %s) or choose another name", name, name)
+		}
+		return err
+	}
+	fmt.Fprintf(env.Stdout, "baseline %s saved: %d runs of %s from %s (%s)\n", name, len(b.RunIDs), tg, source, strings.Join(workloads, ", "))
+	return nil
+}
+
+func (c *baselineCmd) list(ctx context.Context, env *Env, st *store.Store) error {
+	bs, err := st.Baselines(ctx)
+	if err != nil {
+		return err
+	}
+	if len(bs) == 0 {
+		fmt.Fprintf(env.Stdout, "no baselines in %s: save one with shakedown baseline save NAME\n", c.storePath)
+		return nil
+	}
+	tw := tabwriter.NewWriter(env.Stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tSAVED\tTARGET\tFROM\tRUNS")
+	for _, b := range bs {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\n", b.Name, b.CreatedAt.Local().Format("2006-01-02 15:04"), b.Target, b.Source, len(b.RunIDs))
+	}
+	return tw.Flush()
+}
+
+// sweepID resolves "latest" or an ID to a stored sweep's ID.
+func sweepID(ctx context.Context, st *store.Store, s, path, what string) (int64, error) {
+	if s == "latest" {
+		id, err := st.Latest(ctx)
+		if errors.Is(err, store.ErrNoSweeps) {
+			return 0, usagef("%s: %s holds no sweeps", what, path)
+		}
+		return id, err
+	}
+	id, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || id < 1 {
+		return 0, usagef("%s: --sweep %q: want a sweep ID (see shakedown report --list) or latest", what, s)
+	}
+	if _, err := st.Sweep(ctx, id); errors.Is(err, store.ErrNotFound) {
+		return 0, usagef("%s: no sweep %d in %s (see shakedown report --list)", what, id, path)
+	} else if err != nil {
+		return 0, err
+	}
+	return id, nil
+}
+
+// lookupBaseline finds a baseline by name; a name not there is bad input
+// that lists those there are.
+func lookupBaseline(ctx context.Context, st *store.Store, name, what string) (store.Baseline, error) {
+	bs, err := st.Baselines(ctx)
+	if err != nil {
+		return store.Baseline{}, err
+	}
+	var names []string
+	for _, b := range bs {
+		if b.Name == name {
+			return b, nil
+		}
+		names = append(names, b.Name)
+	}
+	if len(names) == 0 {
+		return store.Baseline{}, usagef("%s: no baseline %q in %s: there are none yet; save one with shakedown baseline save NAME", what, name, st.Path())
+	}
+	return store.Baseline{}, usagef("%s: no baseline %q in %s; baselines: %s", what, name, st.Path(), strings.Join(names, ", "))
+}
+
+// baselineReport lays out fresh runs against a baseline and builds the
+// report.
+func baselineReport(ctx context.Context, st *store.Store, b store.Baseline, fresh []store.Run) (*report.Report, error) {
+	base, err := st.RunsByID(ctx, b.RunIDs)
+	if err != nil {
+		return nil, fmt.Errorf("read the runs of baseline %s: %w", b.Name, err)
+	}
+	d, err := report.AgainstBaseline(b, base, fresh)
+	if err != nil {
+		return nil, err
+	}
+	return report.Build(d), nil
+}
+
+// judgeBaseline is ErrDifferences (exit 3) when anything came out slower
+// than the baseline, after saying what to stderr.
+func judgeBaseline(env *Env, rep *report.Report, name string) error {
+	slower := rep.Slower()
+	if len(slower) == 0 {
+		fmt.Fprintf(env.Stderr, "nothing is slower than baseline %s\n", name)
+		return nil
+	}
+	fmt.Fprintf(env.Stderr, "slower than baseline %s: %s\n", name, strings.Join(slower, "; "))
+	return ErrDifferences
+}
+
+// compareWithBaseline prints a finished sweep against a baseline and
+// judges it.
+func compareWithBaseline(ctx context.Context, env *Env, st *store.Store, name string, sweepID int64) error {
+	rec := context.WithoutCancel(ctx)
+	b, err := lookupBaseline(rec, st, name, "sweep --baseline")
+	if err != nil {
+		return err
+	}
+	runs, err := st.Runs(rec, sweepID)
+	if err != nil {
+		return err
+	}
+	rep, err := baselineReport(rec, st, b, runs)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(env.Stdout, "\nAgainst baseline %s (%s of %s):\n\n", b.Name, b.Source, b.Target)
+	if err := report.WriteSummary(env.Stdout, rep); err != nil {
+		return err
+	}
+	return judgeBaseline(env, rep, name)
+}

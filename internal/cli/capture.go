@@ -1,0 +1,235 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/shakedown/shakedown/internal/capture"
+	"github.com/shakedown/shakedown/internal/fingerprint"
+	"github.com/shakedown/shakedown/internal/sbflag"
+	"github.com/shakedown/shakedown/internal/target"
+)
+
+const captureUsage = `usage: shakedown capture SOURCE... [-o CAPTURE] [options]
+
+Reads what a server can give and writes a capture file for shakedown replay:
+each statement with its session, its order in the session, time, default
+database, text, and (where the source has them) duration, rows sent and
+examined, and error code. Sources, detected from their first bytes:
+
+  slow      the slow log, MySQL's or MariaDB's (set long_query_time=0 to log
+            every statement)
+  general   the general log file, or the mysql.general_log table named by a
+            URL: mysql://user@host:port/mysql?password_env=VAR
+  pcap      tcpdump -w of the server's traffic (--port, default 3306): text
+            queries and prepared statements with their parameters
+
+Passwords never reach the capture: IDENTIFIED BY, SET PASSWORD and the like
+are replaced by '<redacted>', and the general log's Connect lines are not
+kept. Reading streams: memory does not grow with the size of the input.
+
+  shakedown capture slow.log -o app.capture --summary
+  shakedown capture app.capture --summary            (a capture file is a source too)
+  shakedown capture slow.log --to-workload app.sql   (then: shakedown run sql --file app.sql)
+
+Exit status: 0 ok, 2 bad input (unknown format, no MySQL traffic in a pcap),
+1 the capture failed or was interrupted (what was read is written).
+
+Options:
+`
+
+// captureCmd is "shakedown capture SOURCE...".
+type captureCmd struct {
+	output     string
+	format     string
+	port       int
+	summary    bool
+	top        int
+	toWorkload string
+	readsOnly  bool
+	creds      target.Credentials
+}
+
+func (c *captureCmd) flags() *pflag.FlagSet {
+	fs := sbflag.NewFlagSet("capture")
+	fs.StringVarP(&c.output, "output", "o", "", "write the capture file to FILE")
+	fs.StringVar(&c.format, "format", "", "read every SOURCE as this format: slow, general or pcap (default: detected)")
+	fs.IntVar(&c.port, "port", capture.DefaultPort, "the MySQL server's TCP port in a pcap")
+	sbflag.BoolVar(fs, &c.summary, "summary", false, "print the top fingerprints by total time and by count, as pt-query-digest does")
+	fs.IntVar(&c.top, "top", 10, "fingerprints listed by --summary")
+	fs.StringVar(&c.toWorkload, "to-workload", "", "write a weighted statement file for the sql workload to FILE (values in FILE.values/)")
+	sbflag.BoolVar(fs, &c.readsOnly, "reads-only", false, "with --to-workload: read-only statements only")
+	c.creds.Bind(fs)
+	return fs
+}
+
+func (c *captureCmd) run(ctx context.Context, env *Env, args []string) error {
+	fs := c.flags()
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			fmt.Fprint(env.Stdout, captureUsage)
+			fmt.Fprint(env.Stdout, fs.FlagUsages())
+			return nil
+		}
+		return usagef("capture: %v (see shakedown capture --help)", err)
+	}
+	srcArgs := fs.Args()
+	switch {
+	case len(srcArgs) == 0:
+		return usagef("capture: name at least one SOURCE: a slow log, a general log, a pcap, or mysql://.../mysql for the general_log table")
+	case c.output == "" && !c.summary && c.toWorkload == "":
+		return usagef("capture: say what to make: -o CAPTURE, --summary or --to-workload FILE")
+	case c.format != "" && c.format != "slow" && c.format != "general" && c.format != "pcap":
+		return usagef("capture: --format %q: read formats are %s", c.format, strings.Join(capture.Formats, ", "))
+	case c.port < 1 || c.port > 65535:
+		return usagef("capture: --port must be 1-65535")
+	case c.top < 1:
+		return usagef("capture: --top must be >= 1")
+	case c.readsOnly && c.toWorkload == "":
+		return usagef("capture: --reads-only goes with --to-workload")
+	}
+
+	var sources []capture.Source
+	var names []string
+	for _, a := range srcArgs {
+		src, closeFn, err := c.openSource(ctx, env, a)
+		if err != nil {
+			return err
+		}
+		defer closeFn()
+		sources = append(sources, src)
+		names = append(names, src.Name)
+	}
+
+	var w *capture.Writer
+	var outFile *os.File
+	if c.output != "" {
+		f, err := os.Create(c.output)
+		if err != nil {
+			return usagef("capture: -o %s: %v", c.output, err)
+		}
+		outFile = f
+		defer f.Close()
+		if w, err = capture.NewWriter(f, names, time.Now()); err != nil {
+			return err
+		}
+	}
+	emit := func(r *capture.Record) error {
+		if w == nil {
+			return nil
+		}
+		return w.Write(r)
+	}
+	cp := capture.NewCapturer(emit)
+	sum := capture.NewSummary()
+	var wl *capture.WorkloadBuilder
+	if c.toWorkload != "" {
+		wl = capture.NewWorkloadBuilder(c.readsOnly)
+	}
+	cp.OnRecord = func(r *capture.Record, info *fingerprint.Info) {
+		sum.Add(r, info)
+		if wl != nil {
+			wl.Add(r, info)
+		}
+	}
+	shown := 0
+	cp.OnProblem = func(p capture.Problem) {
+		if shown < 20 {
+			fmt.Fprintf(env.Stderr, "capture: %s (skipped)\n", p)
+		}
+		shown++
+	}
+	runErr := cp.Run(ctx, sources)
+	if errors.Is(runErr, capture.ErrNoTraffic) || errors.Is(runErr, capture.ErrUnknownFormat) {
+		if outFile != nil {
+			outFile.Close()
+			os.Remove(c.output)
+		}
+		return usagef("capture: %v", runErr)
+	}
+	if w != nil {
+		if err := w.Flush(); err != nil {
+			return err
+		}
+		if err := outFile.Close(); err != nil {
+			return fmt.Errorf("write %s: %w", c.output, err)
+		}
+	}
+	st := cp.Stats
+	if c.summary {
+		if err := capture.WriteSummary(env.Stdout, sum, &st, c.top); err != nil {
+			return err
+		}
+	}
+	if wl != nil && runErr == nil {
+		n, err := wl.Write(c.toWorkload, strings.Join(names, ", "))
+		if err != nil {
+			return usagef("capture: %v", err)
+		}
+		fmt.Fprintf(env.Stderr, "capture: workload of %d statements written to %s (values in %s.values/); run it with: shakedown run sql --file %s --target URL\n", n, c.toWorkload, c.toWorkload, c.toWorkload)
+	}
+	if c.output != "" {
+		fmt.Fprintf(env.Stderr, "capture: %d statements in %d sessions written to %s", st.Statements, st.Sessions, c.output)
+		if st.Bad > 0 {
+			fmt.Fprintf(env.Stderr, "; %d unreadable lines skipped", st.Bad)
+		}
+		fmt.Fprintln(env.Stderr)
+	} else if st.Bad > 0 && !c.summary {
+		fmt.Fprintf(env.Stderr, "capture: %d unreadable lines skipped\n", st.Bad)
+	}
+	if errors.Is(runErr, context.Canceled) {
+		return errors.New("capture interrupted: what was read before is written")
+	}
+	return runErr
+}
+
+// openSource opens one SOURCE argument and finds its format. A capture
+// file is read back as a source of its own records.
+func (c *captureCmd) openSource(ctx context.Context, env *Env, arg string) (capture.Source, func(), error) {
+	nop := func() {}
+	if strings.HasPrefix(arg, "mysql://") {
+		t, err := parseURL(env, &c.creds, "capture: SOURCE", arg)
+		if err != nil {
+			return capture.Source{}, nop, err
+		}
+		db, err := t.Open(t.Endpoints()[0], 1)
+		if err != nil {
+			return capture.Source{}, nop, err
+		}
+		tbl, err := capture.OpenGeneralLogTable(ctx, db)
+		if err != nil {
+			db.Close()
+			return capture.Source{}, nop, fmt.Errorf("%s: %w", t.Redacted(), err)
+		}
+		return capture.Source{Name: t.Redacted() + " (mysql.general_log)", Format: "general", Table: tbl}, func() { tbl.Close(); db.Close() }, nil
+	}
+	f, err := os.Open(arg)
+	if err != nil {
+		return capture.Source{}, nop, usagef("capture: %v", err)
+	}
+	br := bufio.NewReaderSize(f, 1<<20)
+	head, _ := br.Peek(64 << 10)
+	format := c.format
+	if strings.HasPrefix(string(head), `{"shakedown_capture"`) {
+		rd, err := capture.NewReader(br)
+		if err != nil {
+			f.Close()
+			return capture.Source{}, nop, usagef("capture: %s: %v", arg, err)
+		}
+		return capture.Source{Name: arg, Format: "capture", Replay: rd}, func() { f.Close() }, nil
+	}
+	if format == "" {
+		if format, err = capture.Detect(head); err != nil {
+			f.Close()
+			return capture.Source{}, nop, usagef("capture: %s: %v", arg, err)
+		}
+	}
+	return capture.Source{Name: arg, Format: format, R: br, Port: c.port}, func() { f.Close() }, nil
+}

@@ -1,0 +1,240 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/shakedown/shakedown/internal/check"
+	"github.com/shakedown/shakedown/internal/sbflag"
+	"github.com/shakedown/shakedown/internal/store"
+	"github.com/shakedown/shakedown/internal/target"
+	"github.com/shakedown/shakedown/internal/verify"
+)
+
+const checkUsage = `usage: shakedown check SOURCE TARGET [--json FILE] [--html FILE] [--store[=FILE]]
+
+Looks at SOURCE (the server you run today) and TARGET (where you move to)
+and lists what would break or change with the move, each finding with a
+severity (error blocks the move, warning needs a decision, notice), the
+object, why it matters and how to fix it:
+
+  - server behaviour that changes results (sql_mode, character sets and
+    collations, lower_case_table_names, time zone, explicit_defaults_for_
+    timestamp, isolation, autocommit, max_allowed_packet, group_concat_max_len,
+    authentication plugins);
+  - objects and accounts compared (databases, tables, columns, indexes, views,
+    routines, triggers, events; accounts by what each may do);
+  - what TARGET cannot hold (collations, reserved words, engines, features its
+    flavour and version lack, zero dates, AUTO_INCREMENT near its maximum);
+  - tables without a primary key, and which unique key could serve;
+  - SOURCE's replication prerequisites (binary log, ROW, FULL, server_id,
+    GTIDs, retention, the migration account's privileges);
+  - TARGET tables whose statistics are stale after the copy.
+
+check only reads (information_schema and mysql, a few bulk queries per side;
+data only to look for zero dates). Checks the user may not run are listed as
+"not checked" with the privilege they need. SOURCE and TARGET are URLs,
+mysql://user@host:port/db (passwords: shakedown help targets); a URL without
+a database means every database of SOURCE but the system ones, and a
+database that is named (or given to --databases) must exist (exit 2).
+
+Exit status: 0 no errors, 3 errors found, 1 a side could not be read, 2 bad
+usage.
+
+Options:
+`
+
+// checkCmd is "shakedown check SOURCE TARGET".
+type checkCmd struct {
+	databases     sbflag.Strings
+	jsonFile      string
+	htmlFile      string
+	storePath     string
+	copyTime      time.Duration
+	migrationUser string
+	skipAccounts  sbflag.Strings
+	maxScanRows   int64
+	queryTimeout  time.Duration
+	creds         target.Credentials
+}
+
+func (c *checkCmd) flags(env *Env) *pflag.FlagSet {
+	fs := sbflag.NewFlagSet("check")
+	fs.Var(&c.databases, "databases", "databases to check, the same names on both sides (default: every database of SOURCE but the system ones)")
+	fs.StringVar(&c.jsonFile, "json", "", "write the findings as JSON to FILE")
+	fs.StringVar(&c.htmlFile, "html", "", "write the findings as a self-contained HTML page to FILE")
+	fs.StringVar(&c.storePath, "store", "", "save the result for shakedown readiness: --store in the default store, --store=FILE in another")
+	fs.Lookup("store").NoOptDefVal = store.DefaultPath(env.Getenv)
+	fs.DurationVar(&c.copyTime, "copy-time", 24*time.Hour, "how long the initial copy is expected to take: SOURCE must keep its binary logs longer")
+	fs.StringVar(&c.migrationUser, "migration-user", "", "the SOURCE account the migration tool uses, 'user'@'host' (default: the account in SOURCE's URL)")
+	fs.Var(&c.skipAccounts, "skip-accounts", "accounts not compared: user names or 'user'@'host' (comma list; replaces the default, '' compares all)")
+	fs.Lookup("skip-accounts").DefValue = strings.Join(check.DefaultSkipAccounts, ",")
+	fs.Int64Var(&c.maxScanRows, "max-scan-rows", 1000000, "look for zero dates in the data of tables up to this many (estimated) rows; larger ones are listed as not checked (0: no limit)")
+	fs.DurationVar(&c.queryTimeout, "query-timeout", 30*time.Second, "give up a query after this long and list what it would have checked as not checked")
+	c.creds.Bind(fs)
+	return fs
+}
+
+func (c *checkCmd) run(ctx context.Context, env *Env, args []string) error {
+	fs := c.flags(env)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			fmt.Fprint(env.Stdout, checkUsage, fs.FlagUsages())
+			return nil
+		}
+		return usagef("check: %v (see shakedown check --help)", err)
+	}
+	if !fs.Changed("skip-accounts") {
+		c.skipAccounts = append(sbflag.Strings{}, check.DefaultSkipAccounts...)
+	}
+	rest := fs.Args()
+	if len(rest) != 2 {
+		return usagef("check: want SOURCE and TARGET, got %d argument(s): shakedown check mysql://user@source/db mysql://user@target/db (a file for --store goes after '=': --store=FILE)", len(rest))
+	}
+	switch {
+	case c.copyTime <= 0:
+		return usagef("check: --copy-time must be > 0, e.g. 6h")
+	case c.maxScanRows < 0:
+		return usagef("check: --max-scan-rows must be >= 0")
+	case c.queryTimeout <= 0:
+		return usagef("check: --query-timeout must be > 0, e.g. 30s")
+	case c.migrationUser != "" && !strings.Contains(c.migrationUser, "@"):
+		return usagef("check: --migration-user must be 'user'@'host', e.g. 'dm'@'%%'")
+	}
+	src, err := parseURL(env, &c.creds, "check: SOURCE", rest[0])
+	if err != nil {
+		return err
+	}
+	dst, err := parseURL(env, &c.creds, "check: TARGET", rest[1])
+	if err != nil {
+		return err
+	}
+	sSide, err := connectChecked(ctx, "source", src)
+	if err != nil {
+		return err
+	}
+	defer sSide.DB.Close()
+	// A URL without a database means every user database of SOURCE; one
+	// that is named, or --databases, must exist there.
+	databases, err := src.Databases(ctx, sSide.DB, c.databases, target.EveryDatabase, "check: SOURCE")
+	if err != nil {
+		return err
+	}
+	if len(c.databases) == 0 && !src.NamesDB() {
+		databases = nil // check's own rule: every user database of SOURCE
+	}
+	dSide, err := connectChecked(ctx, "target", dst)
+	if err != nil {
+		return err
+	}
+	defer dSide.DB.Close()
+
+	rep, err := check.Run(ctx, sSide, dSide, check.Options{
+		Databases:     databases,
+		CopyTime:      c.copyTime,
+		MigrationUser: c.migrationUser,
+		SkipAccounts:  c.skipAccounts,
+		MaxScanRows:   c.maxScanRows,
+		QueryTimeout:  c.queryTimeout,
+	})
+	if err != nil {
+		return err
+	}
+	if err := check.WriteText(env.Stdout, rep); err != nil {
+		return err
+	}
+	if c.jsonFile != "" {
+		if err := writeFile(c.jsonFile, func(w io.Writer) error { return check.WriteJSON(w, rep) }); err != nil {
+			return err
+		}
+	}
+	if c.htmlFile != "" {
+		if err := writeFile(c.htmlFile, func(w io.Writer) error { return check.WriteHTML(w, rep) }); err != nil {
+			return err
+		}
+	}
+	if c.storePath != "" {
+		if err := storeCheck(ctx, c.storePath, rep); err != nil {
+			return err
+		}
+		fmt.Fprintf(env.Stdout, "stored in %s (shakedown readiness)\n", c.storePath)
+	}
+	if rep.Errors > 0 {
+		return ErrDifferences
+	}
+	return nil
+}
+
+// sideArg reads the SOURCE or TARGET argument of a two-sided command.
+func sideArg(verb, what, raw string) (*target.Target, error) {
+	if !strings.HasPrefix(raw, "mysql://") {
+		return nil, usagef("%s: %s %q is not a target URL: use mysql://user:password@host:port/db", verb, what, redactArg(raw))
+	}
+	t, err := target.Parse(raw)
+	if err != nil {
+		return nil, usagef("%s: %s: %v", verb, what, err)
+	}
+	return t, nil
+}
+
+// connectChecked connects to one side. MySQL 8 is asked for
+// information_schema_stats_expiry = 0 on every session: otherwise
+// information_schema serves row counts and AUTO_INCREMENT values cached for
+// up to a day. Other servers have no such cache (nor the variable).
+func connectChecked(ctx context.Context, role string, t *target.Target) (*verify.Side, error) {
+	s, err := verify.Connect(ctx, role, t, 2)
+	if err != nil {
+		return nil, err
+	}
+	if (s.Server.Flavour != "mysql" && s.Server.Flavour != "percona") || strings.HasPrefix(s.Server.Version, "5.") {
+		return s, nil
+	}
+	s.DB.Close()
+	tt := *t
+	tt.Params = map[string]string{"information_schema_stats_expiry": "0"}
+	for k, v := range t.Params {
+		tt.Params[k] = v
+	}
+	s, err = verify.Connect(ctx, role, &tt, 2)
+	if err != nil {
+		return nil, err
+	}
+	s.Target = t
+	return s, nil
+}
+
+// storeCheck saves a check's result for readiness pages.
+func storeCheck(ctx context.Context, path string, rep *check.Report) error {
+	ctx = context.WithoutCancel(ctx) // an interrupted run is saved too
+	st, err := store.Open(ctx, path)
+	if err != nil {
+		return fmt.Errorf("--store: %w", err)
+	}
+	defer st.Close()
+	var doc bytes.Buffer
+	if err := check.WriteJSON(&doc, rep); err != nil {
+		return err
+	}
+	outcome := store.OutcomePass
+	switch {
+	case rep.Errors > 0:
+		outcome = store.OutcomeFail
+	case rep.Warnings > 0 || len(rep.NotChecked) > 0:
+		outcome = store.OutcomeWarn
+	}
+	_, err = st.AddEvidence(ctx, &store.Evidence{
+		Kind: store.KindCheck, Source: rep.Source.URL, Target: rep.Target.URL, At: rep.Started, Tool: Version,
+		Outcome: outcome, Summary: rep.Summary(), Document: doc.Bytes(),
+	})
+	if err != nil {
+		return fmt.Errorf("--store: %w", err)
+	}
+	return nil
+}

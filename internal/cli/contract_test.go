@@ -1,0 +1,201 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/shakedown/shakedown/internal/result"
+	"github.com/shakedown/shakedown/internal/sandbox/gmstest"
+	"github.com/shakedown/shakedown/internal/sandbox/sandboxtest"
+)
+
+// The contract: every command either works against a MySQL-compatible
+// server or stops with one clear line (exit 1 or 2) saying what the server
+// lacks. It never hangs, never prints a stack trace, never writes a wrong
+// result. The suite runs the same commands against MariaDB and against
+// go-mysql-server, a second, independent implementation of the protocol and
+// the SQL that lacks InnoDB, LOAD DATA LOCAL and many variables, as TiDB and
+// cloud services lack some of them.
+
+// contractServer is one implementation under the contract.
+type contractServer struct {
+	name string
+	url  string
+}
+
+func contractServers(t *testing.T) []contractServer {
+	return []contractServer{
+		{"mariadb", sandboxtest.URL(t)},
+		{"go-mysql-server", gmstest.Start(t).URL},
+	}
+}
+
+// contractStep is one command line and what it may end with.
+type contractStep struct {
+	name  string
+	args  []string
+	codes []int // exit codes it may end with; the first is the usual one
+	// check, when set, looks at what a successful run wrote.
+	check func(t *testing.T, stdout string)
+}
+
+// contractRun runs one step under a deadline and holds it to the contract.
+func contractRun(t *testing.T, st contractStep) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	code, stdout, stderr := runCLI(ctx, st.args...)
+	if ctx.Err() != nil {
+		t.Fatalf("%s: still running after 2 minutes (a hang): stdout:\n%s\nstderr:\n%s", st.name, stdout, stderr)
+	}
+	all := stdout + stderr
+	for _, bad := range []string{"panic:", "goroutine ", "runtime error", "[recovered]"} {
+		if strings.Contains(all, bad) {
+			t.Fatalf("%s: got %q in the output, want no stack trace:\n%s", st.name, bad, all)
+		}
+	}
+	ok := false
+	for _, c := range st.codes {
+		ok = ok || c == code
+	}
+	if !ok {
+		t.Fatalf("%s: got exit %d, want one of %v\nstdout:\n%s\nstderr:\n%s", st.name, code, st.codes, stdout, stderr)
+	}
+	if code == ExitFailure || code == ExitUsage {
+		// A refusal is one clear line saying what the server lacks.
+		lines := strings.Split(strings.TrimSpace(stderr), "\n")
+		if len(lines) != 1 || !strings.Contains(stderr, "not supported by this server") {
+			t.Fatalf("%s: exit %d with stderr\n%s\nwant one line \"not supported by this server: ...\"", st.name, code, stderr)
+		}
+		return
+	}
+	if st.check != nil && code == st.codes[0] {
+		st.check(t, stdout)
+	}
+}
+
+func TestContract(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts servers")
+	}
+	servers := contractServers(t)
+	for _, srv := range servers {
+		t.Run(srv.name, func(t *testing.T) {
+			dir := t.TempDir()
+			port := urlPort(t, srv.url)
+			data := []string{"--target=" + srv.url, "--tables=2", "--table-size=200"}
+			resultFile := filepath.Join(dir, "run.json")
+			steps := []contractStep{
+				{name: "cleanup before", args: append([]string{"cleanup", "oltp_read_write"}, data...), codes: []int{ExitOK}},
+				{name: "prepare", args: append([]string{"prepare", "oltp_read_write"}, data...), codes: []int{ExitOK},
+					check: func(t *testing.T, out string) {
+						// A server that refuses LOAD DATA LOCAL gets INSERTs, said once.
+						if n := strings.Count(out, "loading with multi-row INSERTs"); n > 1 {
+							t.Errorf("prepare: got the fallback said %d times, want once at most:\n%s", n, out)
+						}
+					}},
+				{name: "run point selects, prepared", args: append([]string{"run", "oltp_point_select", "--time=1", "--threads=2", "--json=" + resultFile}, data...),
+					codes: []int{ExitOK}, check: func(t *testing.T, _ string) { checkResultFile(t, resultFile) }},
+				{name: "run read/write, text protocol", args: append([]string{"run", "oltp_read_write", "--time=1", "--threads=2", "--db-ps-mode=disable", "--json=" + resultFile}, data...),
+					codes: []int{ExitOK}, check: func(t *testing.T, _ string) { checkResultFile(t, resultFile) }},
+				{name: "slap", args: []string{"slap", "--host=127.0.0.1", "--port=" + port, "--user=shakedown", "--create-schema=sbtest",
+					"--query=SELECT 1; SELECT COUNT(*) FROM sbtest1", "--concurrency=2", "--iterations=1", "--number-of-queries=40"},
+					codes: []int{ExitOK}, check: func(t *testing.T, out string) {
+						if !strings.Contains(out, "Number of clients running queries: 2") {
+							t.Errorf("slap: got\n%s\nwant mysqlslap's summary", out)
+						}
+					}},
+				{name: "sweep", args: []string{"sweep", contractPlan(t, dir, srv), "--store", filepath.Join(dir, "sweep.db")}, codes: []int{ExitOK}},
+				{name: "report", args: []string{"report", "--store", filepath.Join(dir, "sweep.db")}, codes: []int{ExitOK},
+					check: func(t *testing.T, out string) {
+						if !strings.Contains(out, "oltp_point_select") {
+							t.Errorf("report: got\n%s\nwant the sweep's workload", out)
+						}
+					}},
+				{name: "watch", args: []string{"watch", srv.url, "--count=2"}, codes: []int{ExitOK}},
+				{name: "vars diff against MariaDB", args: []string{"vars", "diff", servers[0].url, srv.url}, codes: []int{ExitDifferences, ExitOK}},
+				{name: "verify against itself", args: []string{"verify", srv.url, srv.url}, codes: []int{ExitOK},
+					check: func(t *testing.T, out string) {
+						if !strings.Contains(out, "source and target are equal") {
+							t.Errorf("verify: got\n%s\nwant equal", out)
+						}
+					}},
+				{name: "check against MariaDB", args: []string{"check", servers[0].url, srv.url, "--json", filepath.Join(dir, "check.json")},
+					codes: []int{ExitDifferences, ExitOK}, check: func(t *testing.T, out string) {
+						if !strings.Contains(out, " warnings, ") {
+							t.Errorf("check: got\n%s\nwant the summary of findings", out)
+						}
+					}},
+				{name: "cleanup", args: append([]string{"cleanup", "oltp_read_write"}, data...), codes: []int{ExitOK}},
+			}
+			for _, st := range steps {
+				contractRun(t, st)
+			}
+		})
+	}
+}
+
+// contractPlan writes a one-target sweep plan for srv.
+func contractPlan(t *testing.T, dir string, srv contractServer) string {
+	path := filepath.Join(dir, "plan.yaml")
+	plan := fmt.Sprintf(`name: contract
+targets:
+  - name: %s
+    url: %s
+    role: control
+options: {tables: 1, table-size: 200}
+workloads:
+  - oltp_point_select
+threads: [1, 2]
+time: 1
+repeats: 1
+prepare: replace
+cleanup: true
+`, srv.name, srv.url)
+	if err := os.WriteFile(path, []byte(plan), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// checkResultFile holds a run's result document to the contract: it
+// measured something, and its totals agree with its per-statement figures.
+func checkResultFile(t *testing.T, path string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc result.Result
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	if doc.Queries.Total <= 0 || doc.Transactions <= 0 {
+		t.Errorf("%s: got %d queries, %d transactions; want a run that measured something", path, doc.Queries.Total, doc.Transactions)
+	}
+	var perCode int64
+	for _, n := range doc.Errors.ByCode {
+		perCode += n
+	}
+	if perCode != doc.Errors.Total {
+		t.Errorf("%s: got %d errors in total and %d by code, want them equal", path, doc.Errors.Total, perCode)
+	}
+}
+
+func urlPort(t *testing.T, u string) string {
+	t.Helper()
+	i := strings.LastIndex(u, ":")
+	j := strings.Index(u[i:], "/")
+	p := u[i+1 : i+j]
+	if _, err := strconv.Atoi(p); err != nil {
+		t.Fatalf("no port in %s", u)
+	}
+	return p
+}

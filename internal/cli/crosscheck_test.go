@@ -1,0 +1,90 @@
+package cli
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/shakedown/shakedown/internal/sandbox/sandboxtest"
+	"github.com/shakedown/shakedown/internal/workload"
+)
+
+// TestCrossCheckEveryWorkload runs every registered workload against a
+// sandbox and checks that the client vs server cross-check does not cry
+// wolf: each agrees with the server counter that matches what it sends,
+// or says the check does not apply. A new workload is covered as soon as
+// it registers (extra options below only where it needs some).
+func TestCrossCheckEveryWorkload(t *testing.T) {
+	url := sandboxtest.URL(t)
+	mustExec(t, adminDB(t, url), "CREATE DATABASE IF NOT EXISTS xcheck")
+	url = strings.TrimSuffix(url, "/sbtest") + "/xcheck"
+	dir := t.TempDir()
+	file := filepath.Join(dir, "w.sql")
+	setup := filepath.Join(dir, "setup.sql")
+	for path, body := range map[string]string{
+		setup: "DROP TABLE IF EXISTS kv;\nCREATE TABLE kv (id INT PRIMARY KEY, v INT);\nINSERT INTO kv VALUES (1, 1), (2, 2), (3, 3);\n",
+		file:  "SELECT v FROM kv WHERE id = {{uniform 1 3}};\n-- @event bump\nBEGIN;\nUPDATE kv SET v = v + 1 WHERE id = {{uniform 1 3}};\nCOMMIT;\n",
+	} {
+		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	extra := map[string][]string{
+		"sql":         {"--file=" + file, "--prepare-file=" + setup},
+		"bulk_insert": {"--threads=2"}, // prepares a table per thread
+	}
+	small := []string{"--tables=1", "--table-size=200"}
+	for _, name := range workload.Names() {
+		t.Run(name, func(t *testing.T) {
+			opts := extra[name]
+			if opts == nil {
+				opts = small
+				if m, _ := workload.Lookup(name); !acceptsTables(m) {
+					opts = nil
+				}
+			}
+			if code, out, errOut := runCLI(context.Background(), append([]string{"cleanup", name, "--target=" + url}, opts...)...); code != 0 {
+				t.Fatalf("cleanup: exit %d\n%s\n%s", code, out, errOut)
+			}
+			if code, out, errOut := runCLI(context.Background(), append([]string{"prepare", name, "--target=" + url}, opts...)...); code != 0 {
+				t.Fatalf("prepare: exit %d\n%s\n%s", code, out, errOut)
+			}
+			path := filepath.Join(t.TempDir(), "r.json")
+			runOpts := opts
+			if name == "sql" {
+				runOpts = opts[:1]
+			}
+			args := append([]string{"run", name, "--target=" + url, "--threads=2", "--time=4", "--json=" + path}, runOpts...)
+			code, out, errOut := runCLI(context.Background(), args...)
+			if code != 0 {
+				t.Fatalf("run: exit %d\n%s\n%s", code, out, errOut)
+			}
+			cc := readResult(t, path).CrossCheck
+			switch {
+			case cc == nil:
+				t.Fatalf("no cross-check in the result")
+			case cc.NotApplicable:
+				t.Logf("does not apply: %s", cc.Note)
+			case cc.Mismatch || !strings.HasPrefix(cc.Note, "agree"):
+				t.Errorf("got %+v, want agreement", *cc)
+			default:
+				t.Logf("client %.1f, server %s %.1f: %s", cc.ClientQPS, orQuestions(cc.Counter), cc.ServerQPS, cc.Note)
+			}
+		})
+	}
+}
+
+func orQuestions(c string) string {
+	if c == "" {
+		return "Questions"
+	}
+	return c
+}
+
+// acceptsTables says whether a workload has a --tables option.
+func acceptsTables(m workload.Meta) bool {
+	f, ok := m.New().(workload.Flagser)
+	return ok && f.Flags() != nil && f.Flags().Lookup("tables") != nil
+}

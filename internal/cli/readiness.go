@@ -1,0 +1,128 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/shakedown/shakedown/internal/readiness"
+	"github.com/shakedown/shakedown/internal/sbflag"
+	"github.com/shakedown/shakedown/internal/store"
+)
+
+const readinessUsage = `usage: shakedown readiness SOURCE TARGET [--store FILE] [--sweep ID] [--format text|md|json|html] [-o FILE]
+
+One page that says whether TARGET is ready to take over from SOURCE, from
+what the store holds about the pair: the latest check (its findings and the
+variables diff), the latest sweep with TARGET as a candidate (its verdicts
+against the control), the latest replay and the latest verify. The verdict
+is "ready", "ready with warnings" or "not ready", with the reasons in order
+and, for each missing piece of evidence, the command that produces it
+(check, verify and replay save theirs with --store).
+
+readiness reads the store only: it connects to neither server, so the page
+can be rebuilt at any time. SOURCE and TARGET are the URLs given to check
+and verify; evidence is matched by host and port.
+
+Exit status: 0 ready or ready with warnings, 3 not ready, 1 failure, 2 bad
+usage.
+
+Options:
+`
+
+// readinessCmd is "shakedown readiness SOURCE TARGET".
+type readinessCmd struct {
+	storePath string
+	sweep     int64
+	format    string
+	out       string
+}
+
+func (c *readinessCmd) flags(env *Env) *pflag.FlagSet {
+	fs := sbflag.NewFlagSet("readiness")
+	fs.StringVar(&c.storePath, "store", store.DefaultPath(env.Getenv), "results store (SQLite file)")
+	fs.Int64Var(&c.sweep, "sweep", 0, "sweep whose verdicts to show (default: the latest with TARGET as a candidate)")
+	fs.StringVar(&c.format, "format", "text", "text, md, json or html; with -o and no --format, taken from the file's extension")
+	fs.StringVarP(&c.out, "output", "o", "", "write to FILE instead of standard output")
+	return fs
+}
+
+func (c *readinessCmd) run(ctx context.Context, env *Env, args []string) error {
+	fset := c.flags(env)
+	if err := fset.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			fmt.Fprint(env.Stdout, readinessUsage, fset.FlagUsages())
+			return nil
+		}
+		return usagef("readiness: %v (see shakedown readiness --help)", err)
+	}
+	rest := fset.Args()
+	if len(rest) != 2 {
+		return usagef("readiness: want SOURCE and TARGET, got %d argument(s): shakedown readiness mysql://user@source/db mysql://user@target/db", len(rest))
+	}
+	if !fset.Changed("format") && c.out != "" {
+		if f, ok := formatByExt[strings.ToLower(filepath.Ext(c.out))]; ok {
+			c.format = f
+		}
+	}
+	if !oneOf(readiness.Formats, c.format) {
+		return usagef("readiness: --format %q: want one of %s", c.format, strings.Join(readiness.Formats, ", "))
+	}
+	if c.sweep < 0 {
+		return usagef("readiness: --sweep must be a sweep ID (see shakedown report --list)")
+	}
+	src, err := sideArg("readiness", "SOURCE", rest[0])
+	if err != nil {
+		return err
+	}
+	dst, err := sideArg("readiness", "TARGET", rest[1])
+	if err != nil {
+		return err
+	}
+	storeFlag := "--store"
+	if c.storePath != store.DefaultPath(env.Getenv) {
+		storeFlag = "--store=" + c.storePath
+	}
+	if _, err := os.Stat(c.storePath); errors.Is(err, fs.ErrNotExist) {
+		return usagef("readiness: no store at %s: save evidence first (shakedown check %s %s %s), or name the store with --store",
+			c.storePath, src.Redacted(), dst.Redacted(), storeFlag)
+	}
+	st, err := store.Open(ctx, c.storePath)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	page, err := readiness.Build(ctx, st, readiness.Options{Source: src, Target: dst, SweepID: c.sweep, StoreFlag: storeFlag, Now: time.Now().UTC()})
+	switch {
+	case errors.Is(err, readiness.ErrNoCandidate):
+		return usagef("readiness: --sweep: %v (see shakedown report --list)", err)
+	case errors.Is(err, store.ErrNotFound):
+		return usagef("readiness: --sweep %d: %v (see shakedown report --list)", c.sweep, err)
+	case err != nil:
+		return err
+	}
+	write := func(w io.Writer) error { return readiness.Write(w, c.format, page) }
+	if c.out != "" {
+		err = writeFile(c.out, write)
+	} else {
+		err = write(env.Stdout)
+	}
+	if err != nil {
+		return err
+	}
+	if c.out != "" {
+		fmt.Fprintf(env.Stdout, "%s: %s, %d reason(s)\n", c.out, page.Verdict, len(page.Reasons))
+	}
+	if page.Verdict == readiness.NotReady {
+		return ErrDifferences
+	}
+	return nil
+}

@@ -1,0 +1,335 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/shakedown/shakedown/internal/capture"
+	"github.com/shakedown/shakedown/internal/fingerprint"
+	"github.com/shakedown/shakedown/internal/replay"
+	"github.com/shakedown/shakedown/internal/sbflag"
+	"github.com/shakedown/shakedown/internal/store"
+	"github.com/shakedown/shakedown/internal/target"
+)
+
+const replayUsage = `usage: shakedown replay CAPTURE --control URL --candidate URL [--candidate URL...] [options]
+
+Replays a capture (shakedown capture) on the control and every candidate:
+each captured session on its own connection to each target, its statements
+in order with its default database, SET statements and prepared statements,
+sessions at once. Each statement's result on a candidate is compared with
+the control's: errors (on one side only, different codes), warnings, row
+count, column names and types, and a checksum of the rows that ignores their
+order unless the statement orders them. ORDER BY ... LIMIT that cuts through
+ties is "not comparable"; statements whose results cannot repeat (NOW(),
+RAND(), UUID(), LIMIT without ORDER BY, ...) are "non-deterministic", not
+different. Latency p50/p95/p99 per fingerprint and target, with the ratio of
+medians and a verdict.
+
+Read-only by default: only statements the parser shows cannot write run
+(SELECT without locking clauses or INTO, SHOW, DESCRIBE, EXPLAIN, SET of
+session variables, USE); the rest are skipped and counted. --allow-writes
+runs them too and first says what will run where.
+
+A URL that names a database replays the captured default database as that
+one (to replay on a copy under another name); without one, each session uses
+the database it used when captured. A URL may start with NAME= to name the
+target. Passwords come from the sources every command reads (shakedown help
+targets); the password_env parameter gives each target its own:
+  --candidate tidb=mysql://app@10.0.0.2:4000/shop?password_env=TIDB_PW
+
+Exit status: 0 no differences, 3 differences or new errors found, 1 the
+replay failed or was interrupted (the partial report is printed and
+saved), 2 bad usage.
+
+Options:
+`
+
+// replayCmd is "shakedown replay CAPTURE".
+type replayCmd struct {
+	control     string
+	candidates  []string
+	speed       float64
+	concurrency int
+	allowWrites bool
+	timeout     time.Duration
+	jsonFile    string
+	htmlFile    string
+	top         int
+	progress    time.Duration
+	storePath   string
+	creds       target.Credentials
+}
+
+func (c *replayCmd) flags(env *Env) *pflag.FlagSet {
+	fs := sbflag.NewFlagSet("replay")
+	fs.StringVar(&c.control, "control", "", "the control: [NAME=]mysql://user@host:port/db (required)")
+	fs.StringArrayVar(&c.candidates, "candidate", nil, "a candidate, same form as --control (required; repeat for more)")
+	fs.Float64Var(&c.speed, "speed", 0, "1 keeps the captured timing, N runs N times faster, 0 runs as fast as possible")
+	fs.IntVar(&c.concurrency, "concurrency", 0, "at most this many statements at once (0: no cap); every session keeps its connections")
+	sbflag.BoolVar(fs, &c.allowWrites, "allow-writes", false, "also run statements that may write (on every target!)")
+	fs.DurationVar(&c.timeout, "timeout", time.Minute, "give up on a statement after this long on a target (counted as an error)")
+	fs.StringVar(&c.jsonFile, "json", "", "write the report as JSON to FILE")
+	fs.StringVar(&c.htmlFile, "html", "", "write the report as a self-contained HTML page to FILE")
+	fs.IntVar(&c.top, "top", 20, "fingerprints listed in the text report")
+	fs.DurationVar(&c.progress, "progress", 5*time.Second, "progress line interval on stderr (0: none)")
+	fs.StringVar(&c.storePath, "store", "", "save the result for shakedown readiness, one piece of evidence per candidate: --store in the default store, --store=FILE in another")
+	fs.Lookup("store").NoOptDefVal = store.DefaultPath(env.Getenv)
+	c.creds.Bind(fs)
+	return fs
+}
+
+func (c *replayCmd) run(ctx context.Context, env *Env, args []string) error {
+	fs := c.flags(env)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			fmt.Fprint(env.Stdout, replayUsage)
+			fmt.Fprint(env.Stdout, fs.FlagUsages())
+			return nil
+		}
+		return usagef("replay: %v (see shakedown replay --help)", err)
+	}
+	rest := fs.Args()
+	switch {
+	case len(rest) != 1:
+		return usagef("replay: want one CAPTURE file, got %d argument(s): shakedown replay app.capture --control URL --candidate URL", len(rest))
+	case c.control == "":
+		return usagef("replay: --control URL is required")
+	case len(c.candidates) == 0:
+		return usagef("replay: --candidate URL is required (repeat it for more candidates)")
+	case c.speed < 0:
+		return usagef("replay: --speed must be >= 0 (0: as fast as possible)")
+	case c.concurrency < 0:
+		return usagef("replay: --concurrency must be >= 0")
+	case c.timeout <= 0:
+		return usagef("replay: --timeout must be > 0")
+	case c.top < 1:
+		return usagef("replay: --top must be >= 1")
+	case c.progress < 0:
+		return usagef("replay: --progress must be >= 0")
+	}
+	path := rest[0]
+	targets := make([]replay.Target, 0, 1+len(c.candidates))
+	for i, raw := range append([]string{c.control}, c.candidates...) {
+		what, name := "--control", "control"
+		if i > 0 {
+			what, name = "--candidate", "candidate"
+			if len(c.candidates) > 1 {
+				name = fmt.Sprintf("candidate%d", i)
+			}
+		}
+		if n, u, ok := strings.Cut(raw, "="); ok && !strings.Contains(n, "://") {
+			name, raw = n, u
+		}
+		if !strings.HasPrefix(raw, "mysql://") {
+			return usagef("replay: %s must be a URL mysql://user@host:port/db (optionally NAME=URL)", what)
+		}
+		t, err := parseURL(env, &c.creds, "replay: "+what, raw)
+		if err != nil {
+			return err
+		}
+		t.Name = name
+		targets = append(targets, replay.Target{Name: name, Target: t, FixedDB: urlNamesDB(raw)})
+	}
+	seen := map[string]bool{}
+	for _, t := range targets {
+		if seen[t.Name] {
+			return usagef("replay: two targets are named %q: name them NAME=URL", t.Name)
+		}
+		seen[t.Name] = true
+	}
+
+	// Where the results go is checked before anything runs.
+	if err := checkOutputs(outputFile{"--json", c.jsonFile}, outputFile{"--html", c.htmlFile}); err != nil {
+		return err
+	}
+	var st *store.Store
+	if c.storePath != "" {
+		var err error
+		if st, err = openStoreFlag(ctx, "--store", c.storePath); err != nil {
+			return err
+		}
+		defer st.Close()
+	}
+
+	f, err := os.Open(path)
+	if err != nil {
+		return usagef("replay: %v", err)
+	}
+	defer f.Close()
+	rd, err := capture.NewReader(f)
+	if err != nil {
+		return usagef("replay: %s: %v", path, err)
+	}
+	if c.allowWrites {
+		if err := announceWrites(ctx, env.Stderr, path, targets); err != nil {
+			return err
+		}
+	}
+	opts := replay.Options{
+		Speed: c.speed, Concurrency: c.concurrency, AllowWrites: c.allowWrites, Timeout: c.timeout,
+		Progress: env.Stderr, ProgressInterval: c.progress,
+	}
+	rep, runErr := replay.Run(ctx, rd, targets, opts)
+	if rep == nil {
+		return runErr
+	}
+	rep.Capture = path
+	if err := replay.WriteText(env.Stdout, rep, c.top); err != nil {
+		return err
+	}
+	if c.jsonFile != "" {
+		if err := writeFile(c.jsonFile, func(w io.Writer) error { return replay.WriteJSON(w, rep) }); err != nil {
+			return err
+		}
+	}
+	if c.htmlFile != "" {
+		if err := writeFile(c.htmlFile, func(w io.Writer) error { return replay.WriteHTML(w, rep) }); err != nil {
+			return err
+		}
+	}
+	if st != nil {
+		if err := storeReplay(ctx, st, rep); err != nil {
+			return fmt.Errorf("--store %s: %w", c.storePath, err)
+		}
+		fmt.Fprintf(env.Stdout, "stored in %s (shakedown readiness)\n", c.storePath)
+	}
+	switch {
+	case errors.Is(runErr, replay.ErrInterrupted):
+		return errors.New("replay interrupted: the report above covers the statements that ran")
+	case runErr != nil:
+		return runErr
+	case rep.Differences > 0 || rep.NewErrors > 0:
+		return ErrDifferences
+	}
+	return nil
+}
+
+// announceWrites reads the capture once and says which statements that may
+// write will run on which targets.
+func announceWrites(ctx context.Context, w io.Writer, path string, targets []replay.Target) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return usagef("replay: %v", err)
+	}
+	defer f.Close()
+	rd, err := capture.NewReader(f)
+	if err != nil {
+		return usagef("replay: %s: %v", path, err)
+	}
+	an := fingerprint.NewAnalyzer()
+	byVerb := map[string]int64{}
+	var total int64
+	var rec capture.Record
+	for {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		err := rd.Next(&rec)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		if rec.Kind != "" || rec.SQL == "" {
+			continue
+		}
+		info, _ := an.Analyze(rec.SQL)
+		if !info.ReadOnly {
+			byVerb[info.Verb]++
+			total++
+		}
+	}
+	verbs := make([]string, 0, len(byVerb))
+	for v := range byVerb {
+		verbs = append(verbs, v)
+	}
+	sort.Slice(verbs, func(i, j int) bool { return byVerb[verbs[i]] > byVerb[verbs[j]] })
+	parts := make([]string, len(verbs))
+	for i, v := range verbs {
+		name := v
+		if name == "" {
+			name = "unparsed"
+		}
+		parts[i] = fmt.Sprintf("%s %d", name, byVerb[v])
+	}
+	fmt.Fprintf(w, "replay: --allow-writes: %d statements that may write will run on EVERY target", total)
+	if total > 0 {
+		fmt.Fprintf(w, " (%s)", strings.Join(parts, ", "))
+	}
+	fmt.Fprintln(w, ":")
+	for i, t := range targets {
+		role := "candidate"
+		if i == 0 {
+			role = "control"
+		}
+		fmt.Fprintf(w, "  %-9s %s  %s\n", role, t.Name, t.Target.Redacted())
+	}
+	return nil
+}
+
+// urlNamesDB reports whether a mysql:// URL has a database path.
+func urlNamesDB(raw string) bool {
+	rest := strings.TrimPrefix(raw, "mysql://")
+	if i := strings.IndexByte(rest, '?'); i >= 0 {
+		rest = rest[:i]
+	}
+	i := strings.IndexByte(rest, '/')
+	return i >= 0 && i < len(rest)-1
+}
+
+// storeReplay saves the replay as evidence for readiness pages: one piece
+// per candidate, against the control. A candidate fails on a differing
+// result or a new error, warns on a slower fingerprint or a lost
+// connection, and an interrupted replay is incomplete.
+func storeReplay(ctx context.Context, st *store.Store, rep *replay.Report) error {
+	ctx = context.WithoutCancel(ctx) // an interrupted replay is saved too
+	var doc bytes.Buffer
+	if err := replay.WriteJSON(&doc, rep); err != nil {
+		return err
+	}
+	for i, cand := range rep.Candidates {
+		var diffs, newErrs, slower int64
+		for _, f := range rep.Fingerprints {
+			if i >= len(f.Candidates) {
+				continue
+			}
+			cf := f.Candidates[i]
+			diffs += cf.Differences
+			newErrs += cf.NewErrors
+			if cf.Verdict == "slower" {
+				slower++
+			}
+		}
+		outcome := store.OutcomePass
+		switch {
+		case rep.Interrupted:
+			outcome = store.OutcomeIncomplete
+		case diffs > 0 || newErrs > 0:
+			outcome = store.OutcomeFail
+		case slower > 0 || rep.LostConns > 0:
+			outcome = store.OutcomeWarn
+		}
+		summary := fmt.Sprintf("%d statements replayed: %d differing, %d new errors, %d slower fingerprints", rep.Statements, diffs, newErrs, slower)
+		if rep.Interrupted {
+			summary += " (interrupted)"
+		}
+		if _, err := st.AddEvidence(ctx, &store.Evidence{
+			Kind: store.KindReplay, Source: rep.Control.URL, Target: cand.URL, At: rep.Started, Tool: Version,
+			Outcome: outcome, Summary: summary, Document: doc.Bytes(),
+		}); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,75 @@
+package cli
+
+import (
+	"context"
+	"database/sql"
+	"strings"
+	"time"
+
+	"github.com/shakedown/shakedown/internal/target"
+)
+
+// The commands that take target URLs as arguments (verify, analyze, vars,
+// watch) read them here, with the password options every command has.
+
+// parseURL reads a target URL argument and finds its password (see
+// target.Credentials); a malformed URL or an unreadable password file is
+// bad usage. what names the command, or the argument, in messages.
+func parseURL(env *Env, creds *target.Credentials, what, raw string) (*target.Target, error) {
+	if !strings.HasPrefix(raw, "mysql://") {
+		return nil, usagef("%s: %q is not a target URL: use mysql://user@host:port/db (shakedown help targets)", what, redactArg(raw))
+	}
+	tgt, err := target.Parse(raw)
+	if err != nil {
+		return nil, usagef("%s: %v", what, err)
+	}
+	if err := creds.Fill(tgt, env.Getenv); err != nil {
+		return nil, err
+	}
+	if !tgt.NamesDB() {
+		// No default database here: each command says what a URL
+		// without one means (target.DatabaseRule).
+		tgt.DB = ""
+	}
+	return tgt, nil
+}
+
+// connectURL parses a target URL and opens a checked pool of size
+// connections on its first endpoint, without a default database: watch
+// and vars read server-wide figures. A database the URL names must exist
+// all the same, so that a typo is not silently ignored. Connection
+// failures come back explained.
+func connectURL(ctx context.Context, env *Env, creds *target.Credentials, verb, raw string, size int) (*target.Target, *sql.DB, error) {
+	tgt, err := parseURL(env, creds, verb, raw)
+	if err != nil {
+		return nil, nil, err
+	}
+	ep := tgt.Endpoints()[0]
+	db, err := tgt.OpenNoDB(ep, size)
+	if err != nil {
+		return nil, nil, err
+	}
+	cctx, cancel := context.WithTimeout(ctx, tgt.ConnectTimeout+time.Second)
+	defer cancel()
+	if err := db.PingContext(cctx); err != nil {
+		db.Close()
+		return nil, nil, tgt.Explain(ep, err)
+	}
+	if _, err := tgt.Databases(cctx, db, nil, target.ServerWide, verb); err != nil {
+		db.Close()
+		return nil, nil, err
+	}
+	return tgt, db, nil
+}
+
+// redactArg keeps what looks like a password out of an error about a
+// malformed argument.
+func redactArg(s string) string {
+	if at := strings.LastIndex(s, "@"); at >= 0 {
+		if i := strings.Index(s, "://"); i >= 0 && i < at {
+			return s[:i+3] + "...@" + s[at+1:]
+		}
+		return "...@" + s[at+1:]
+	}
+	return s
+}

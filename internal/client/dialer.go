@@ -1,0 +1,93 @@
+package client
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+
+	"github.com/go-sql-driver/mysql"
+
+	"github.com/shakedown/shakedown/internal/target"
+	"github.com/shakedown/shakedown/internal/wire"
+	"github.com/shakedown/shakedown/internal/workload"
+)
+
+// Options say how a Dialer connects.
+type Options struct {
+	// DB is the default database of each connection.
+	DB string
+	// PS selects server-side prepared statements; otherwise Prepare gives
+	// statements that run as text.
+	PS bool
+	// IO says how the fast path waits for the server (see IOFor).
+	IO wire.Options
+	// Configure, when set, adjusts each connection's driver configuration
+	// (slap turns multi-statements on).
+	Configure func(*mysql.Config)
+	// Init, when set, runs as text on every new connection (slap's
+	// --init-command); its failure is the connect's.
+	Init string
+	// Explain says a failed connect in one line for the user; the error
+	// it returns must wrap the cause. Nil means the target's Explain.
+	Explain func(ep target.Endpoint, err error) error
+}
+
+// Dialer opens the connections of a load: connection i goes to endpoint i
+// mod n of the target, over the lean protocol of package wire, TLS
+// included, so that every target is measured through the same client. It is
+// safe for concurrent use.
+type Dialer struct {
+	tgt *target.Target
+	opt Options
+	eps []target.Endpoint
+
+	// What the connections used, for the result: how many were opened
+	// and how many of them over TLS.
+	opened, overTLS atomic.Int64
+}
+
+// NewDialer returns a Dialer for t.
+func NewDialer(t *target.Target, opt Options) *Dialer {
+	if opt.Explain == nil {
+		opt.Explain = t.Explain
+	}
+	return &Dialer{tgt: t, opt: opt, eps: t.Endpoints()}
+}
+
+func (d *Dialer) config(ep target.Endpoint) *mysql.Config {
+	cfg := d.tgt.Config(ep, d.opt.DB)
+	if d.opt.Configure != nil {
+		d.opt.Configure(cfg)
+	}
+	return cfg
+}
+
+// Connect opens connection i, whose statements count into counts. A failed
+// connect is explained (Options.Explain) and wraps the driver's error.
+func (d *Dialer) Connect(ctx context.Context, i int, counts *workload.Counts) (workload.Conn, error) {
+	ep := d.eps[i%len(d.eps)]
+	w, err := wire.Dial(ctx, d.config(ep), d.opt.IO)
+	if err != nil {
+		return nil, d.opt.Explain(ep, err)
+	}
+	d.opened.Add(1)
+	if w.TLS() {
+		d.overTLS.Add(1)
+	}
+	var c workload.Conn = NewWire(w, d.opt.PS, counts)
+	if d.opt.Init != "" {
+		if _, err := c.Exec(ctx, d.opt.Init); err != nil {
+			c.Close()
+			return nil, fmt.Errorf("--init-command: %w", err)
+		}
+	}
+	return c, nil
+}
+
+// TLS reports whether the connections opened so far went over TLS: all of
+// them (true), or none, or a mix (preferred with servers that differ), which
+// counts as not all.
+func (d *Dialer) TLS() bool {
+	n := d.opened.Load()
+	return n > 0 && d.overTLS.Load() == n
+}

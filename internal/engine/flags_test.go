@@ -1,0 +1,108 @@
+package engine
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/shakedown/shakedown/internal/runner"
+	"github.com/shakedown/shakedown/internal/usage"
+	_ "github.com/shakedown/shakedown/internal/workload/all"
+)
+
+func TestFindWorkload(t *testing.T) {
+	cases := []struct {
+		name  string
+		args  []string
+		want  string
+		idx   int
+		found bool
+	}{
+		{"plain", []string{"oltp_read_write", "--threads=2"}, "oltp_read_write", 0, true},
+		{"sysbench script path", []string{"--threads=2", "/usr/share/sysbench/oltp_point_select.lua"}, "oltp_point_select", 1, true},
+		{"unknown", []string{"--threads=2", "oltp_nonsense"}, "oltp_nonsense", 1, false},
+		{"none", []string{"--threads=2"}, "", -1, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			name, idx, found := FindWorkload(tc.args)
+			if name != tc.want || idx != tc.idx || found != tc.found {
+				t.Errorf("got %q %d %v, want %q %d %v", name, idx, found, tc.want, tc.idx, tc.found)
+			}
+		})
+	}
+}
+
+func TestParseBadInput(t *testing.T) {
+	cases := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no workload", nil, "name a workload"},
+		{"unknown workload", []string{"oltp_nonsense"}, `unknown workload "oltp_nonsense"`},
+		{"unknown option", []string{"ping", "--threadz=2"}, "--threads"},
+		{"extra argument", []string{"ping", "stray"}, `unexpected argument "stray"`},
+		{"threads", []string{"ping", "--threads=0"}, "--threads must be >= 1"},
+		{"no limit", []string{"ping", "--time=0"}, "--time=0 needs --events"},
+		{"percentile", []string{"ping", "--percentile=101"}, "--percentile"},
+		{"ps mode", []string{"ping", "--db-ps-mode=sometimes"}, "--db-ps-mode"},
+		{"client io", []string{"ping", "--client-io=fast"}, "--client-io must be auto, blocking or polled"},
+		{"ignore list", []string{"ping", "--mysql-ignore-errors=deadlock"}, `--mysql-ignore-errors: "deadlock" is not an error code`},
+		{"connect mode", []string{"ping", "--connect-mode=pooled"}, "--connect-mode"},
+		{"metrics address", []string{"ping", "--metrics-addr=9100"}, "--metrics-addr must be HOST:PORT"},
+		{"workload option", []string{"ping", "--ping-mode=loud"}, "--ping-mode"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Parse("run", tc.args, &bytes.Buffer{})
+			if !usage.Is(err) {
+				t.Fatalf("got %v, want a usage error", err)
+			}
+			if !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("got %q, want it to contain %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestParseHelp(t *testing.T) {
+	var help bytes.Buffer
+	if _, err := Parse("run", []string{"ping", "--help"}, &help); !errors.Is(err, ErrHelp) {
+		t.Fatalf("got %v, want ErrHelp", err)
+	}
+	for _, want := range []string{"usage: shakedown run ping", "--ping-mode", "--mysql-host", "--threads"} {
+		if !strings.Contains(help.String(), want) {
+			t.Errorf("help lacks %q", want)
+		}
+	}
+}
+
+func TestParseMakesTheRunConfig(t *testing.T) {
+	j, err := Parse("run", []string{"oltp_read_write", "--threads=16", "--time=60", "--rate=100", "--warmup-time=5", "--report-interval=2",
+		"--mysql-ignore-errors=all", "--connect-mode=transaction", "--mysql-password=Secret-1", "--json=r.json", "--tables=4"}, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc := j.rc
+	if rc.Threads != 16 || rc.Time != time.Minute || rc.Rate != 100 || rc.Warmup != 5*time.Second || rc.Interval != 2*time.Second {
+		t.Errorf("got %+v, want the options' values", rc)
+	}
+	if !rc.Policy.IgnoreAll || rc.ConnectMode != runner.PerEvent {
+		t.Errorf("got ignore-all %v and mode %v, want true and transaction", rc.Policy.IgnoreAll, rc.ConnectMode)
+	}
+	opts := j.Options()
+	if opts["tables"] != "4" || opts["threads"] != "16" {
+		t.Errorf("options: got tables %q threads %q, want 4 and 16", opts["tables"], opts["threads"])
+	}
+	for _, secret := range []string{"mysql-password", "target", "json", "store"} {
+		if _, ok := opts[secret]; ok {
+			t.Errorf("options record %s", secret)
+		}
+	}
+	if j.JSONPath() != "r.json" || j.Threads() != 16 {
+		t.Errorf("got json %q threads %d, want r.json and 16", j.JSONPath(), j.Threads())
+	}
+}

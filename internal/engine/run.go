@@ -1,0 +1,245 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/shakedown/shakedown/internal/client"
+	"github.com/shakedown/shakedown/internal/monitor"
+	"github.com/shakedown/shakedown/internal/result"
+	"github.com/shakedown/shakedown/internal/runner"
+	"github.com/shakedown/shakedown/internal/target"
+	"github.com/shakedown/shakedown/internal/workload"
+)
+
+// PrepareOptions adjust a prepare or cleanup.
+type PrepareOptions struct {
+	// Out receives the header and the workload's progress; nil prints
+	// nothing.
+	Out io.Writer
+	// Version is shakedown's, printed in the header.
+	Version string
+}
+
+// Prepare runs the workload's prepare (Verb "prepare") or cleanup.
+func (j *Job) Prepare(ctx context.Context, opt PrepareOptions) error {
+	out := opt.Out
+	if out == nil {
+		out = io.Discard
+	}
+	db, _, err := j.connect(ctx)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	env := &workload.PrepareEnv{DB: db, Threads: j.threads, Rand: j.rand, Out: out}
+	fmt.Fprintf(out, "shakedown %s\n\n", opt.Version)
+	start := time.Now()
+	switch j.Verb {
+	case "prepare":
+		pr, ok := j.Gen.(workload.Preparer)
+		if !ok {
+			return usagef("%s has no prepare phase", j.Workload)
+		}
+		err = pr.Prepare(ctx, env)
+	case "cleanup":
+		cl, ok := j.Gen.(workload.Cleaner)
+		if !ok {
+			return usagef("%s has no cleanup phase", j.Workload)
+		}
+		err = cl.Cleanup(ctx, env)
+	default:
+		return fmt.Errorf("engine: Prepare called for %q", j.Verb)
+	}
+	if err != nil {
+		var ie *workload.IncompleteError
+		switch {
+		case ctx.Err() != nil && errors.As(err, &ie):
+			return fmt.Errorf("%w: incomplete: %s: run cleanup, then prepare again", ErrInterrupted, strings.Join(ie.Tables, ", "))
+		case ctx.Err() != nil:
+			return ErrInterrupted
+		}
+		return fmt.Errorf("%s %s: %w", j.Verb, j.Workload, err)
+	}
+	fmt.Fprintf(out, "%s done in %.2fs\n", j.Verb, time.Since(start).Seconds())
+	return nil
+}
+
+// RunOptions adjust a run.
+type RunOptions struct {
+	// Version is shakedown's, printed in the header and recorded in the
+	// result.
+	Version string
+	// Out receives sysbench's header, interval lines and summary; nil prints nothing.
+	Out io.Writer
+	// OnInterval is called after each interval (every second when
+	// --report-interval is 0).
+	OnInterval func(runner.Interval)
+	// Metrics, when set, receives the run's client and server figures (a
+	// sweep serves one Exporter for all its steps); else --metrics-addr
+	// serves the run's own.
+	Metrics *monitor.Exporter
+}
+
+// Run runs the load. It returns the result of whatever was measured, also
+// when the run failed or was interrupted part way; err then says why.
+// Keeping the result (--json, --store) is the caller's.
+func (j *Job) Run(ctx context.Context, opt RunOptions) (*result.Result, error) {
+	op, ok := j.Gen.(workload.Opser)
+	if !ok {
+		return nil, usagef("%s has no run phase", j.Workload)
+	}
+	out := opt.Out
+	if out == nil {
+		out = io.Discard
+	}
+	db, srv, err := j.connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if dc, ok := j.Gen.(workload.DataChecker); ok {
+		env := &workload.PrepareEnv{DB: db, Threads: j.threads, Rand: j.rand, Out: out}
+		if err := dc.CheckData(ctx, env); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("%s on %s: %w", j.Workload, j.Target, err)
+		}
+	}
+	if rp, ok := j.Gen.(workload.RunPreparer); ok {
+		env := &workload.PrepareEnv{DB: db, Threads: j.threads, Rand: j.rand, Out: out}
+		if err := rp.PrepareRun(ctx, env); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("%s: %w", j.Workload, err)
+		}
+	}
+	db.Close()
+	mon, err := monitor.StartRun(ctx, j.monitorConfig(opt))
+	if err != nil {
+		return nil, err
+	}
+	defer mon.Close()
+	j.header(out, srv, opt.Version)
+	mon.WriteNotes(out)
+	rc := j.rc
+	dialer := client.NewDialer(j.Target, client.Options{DB: j.Target.DB, PS: j.psMode != "disable", IO: client.IOFor(j.clientIO, j.threads)})
+	rc.Connect = dialer.Connect
+	rc.OnInterval = func(iv runner.Interval) {
+		if j.reportInterval > 0 {
+			result.WriteInterval(out, iv, j.percentile)
+		}
+		mon.ObserveInterval(iv)
+		if opt.OnInterval != nil {
+			opt.OnInterval(iv)
+		}
+	}
+	if rc.Interval == 0 {
+		rc.Interval = time.Second
+	}
+	if rc.Warmup > 0 {
+		fmt.Fprintf(out, "Warming up for %d seconds...\n", j.warmupS)
+		rc.OnWarmupDone = func() { mon.MeasureStart(); fmt.Fprintln(out, "Warm-up done: measuring from now.") }
+	}
+	o, err := runner.Run(ctx, rc, op)
+	if err != nil {
+		if errors.Is(err, client.ErrMissingTables) {
+			return nil, fmt.Errorf("%s on %s: %w", j.Workload, j.Target, err)
+		}
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("%w before the run started; nothing measured", ErrInterrupted)
+		}
+		return nil, err
+	}
+	res, err := result.Build(o, j.Workload, j.threads, j.percentile)
+	if err != nil {
+		return nil, err
+	}
+	res.Tool = "shakedown " + opt.Version
+	res.Target = result.Target{Name: j.Target.String(), URL: j.Target.Redacted(), Version: srv.Version, Flavour: srv.Flavour}
+	res.Target.SetConnection(result.ClientWire, dialer.TLS())
+	res.StartedAt = time.Now().Add(-o.Elapsed).UTC().Truncate(time.Second)
+	res.WarmupS = rc.Warmup.Seconds()
+	res.Rate = j.rate
+	res.Options = j.Options()
+	res.AddMonitor(mon.Finish(o))
+
+	fmt.Fprintln(out)
+	if j.histogram {
+		result.WriteHistogram(out, o.Latency)
+	}
+	res.WriteSummary(out)
+	switch {
+	case o.Err != nil:
+		if errors.Is(o.Err, client.ErrMissingTables) || target.Code(o.Err) == 1146 {
+			return res, fmt.Errorf("%s on %s: %w", j.Workload, j.Target, client.ErrMissingTables)
+		}
+		return res, fmt.Errorf("run stopped: %w", o.Err)
+	case o.Interrupted:
+		return res, ErrInterrupted
+	case o.Degraded():
+		a := res.Availability
+		return res, fmt.Errorf("%w: the server could not be reached for %.2fs of the run (%d of %d reconnect attempts failed; first: %s): the figures are kept, marked degraded, and left out of reports' verdicts",
+			ErrDegraded, a.UnavailableS, a.ReconnectFailures, a.ReconnectAttempts, a.FirstError)
+	}
+	return res, nil
+}
+
+// monitorConfig says how the run is watched: the server sampler
+// (--monitor), metrics (--metrics-addr) and what the pre-flight checks
+// compare with the server's limits.
+func (j *Job) monitorConfig(opt RunOptions) monitor.RunConfig {
+	n := monitor.Needs{Threads: j.threads}
+	if f := j.fs.Lookup("tables"); f != nil {
+		n.Tables, _ = strconv.Atoi(f.Value.String())
+	}
+	if p, ok := j.Gen.(workload.PreparedStatementser); ok && j.psMode != "disable" {
+		n.PreparedPerThread, n.PreparedExact = p.PreparedStatements(), true
+	}
+	cfg := monitor.RunConfig{
+		Target: j.Target, Sample: j.monitorOn, MetricsAddr: j.metricsAddr, Exporter: opt.Metrics, Needs: n,
+		Info: monitor.RunInfo{Workload: j.Workload, Target: j.Target.String(), Threads: j.threads},
+	}
+	if sc, ok := j.Gen.(workload.ServerCounted); ok {
+		cfg.Counter = sc.ServerCounter()
+		if cfg.Counter == "" {
+			cfg.Counter = monitor.NoCounter
+		}
+	}
+	return cfg
+}
+
+func (j *Job) header(w io.Writer, srv target.Server, version string) {
+	if j.Gen.Meta().Sysbench {
+		fmt.Fprintf(w, "shakedown %s (sysbench-compatible %s)\n\n", version, j.Workload)
+	} else {
+		fmt.Fprintf(w, "shakedown %s (%s, shakedown's own workload)\n\n", version, j.Workload)
+	}
+	fmt.Fprintln(w, "Running the test with following options:")
+	fmt.Fprintf(w, "Number of threads: %d\n", j.threads)
+	if j.rate > 0 {
+		fmt.Fprintf(w, "Target transaction rate: %g/sec\n", j.rate)
+	}
+	if j.reportInterval > 0 {
+		fmt.Fprintf(w, "Report intermediate results every %d second(s)\n", j.reportInterval)
+	}
+	switch j.rc.ConnectMode {
+	case runner.PerEvent:
+		fmt.Fprintln(w, "Connect mode: transaction (a new connection for every event)")
+	case runner.PerStatement:
+		fmt.Fprintln(w, "Connect mode: query (a new connection for every statement)")
+	}
+	fmt.Fprintf(w, "Target: %s (%s %s)\n", j.Target, srv.Flavour, srv.Version)
+	if j.rand.Seed == 0 {
+		fmt.Fprintln(w, "Initializing random number generator from current time")
+	} else {
+		fmt.Fprintf(w, "Initializing random number generator from seed (%d).\n", j.rand.Seed)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Initializing worker threads...")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Threads started!")
+	fmt.Fprintln(w)
+}

@@ -1,0 +1,249 @@
+package readiness
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/shakedown/shakedown/internal/check"
+	"github.com/shakedown/shakedown/internal/golden"
+	"github.com/shakedown/shakedown/internal/result"
+	"github.com/shakedown/shakedown/internal/store"
+	"github.com/shakedown/shakedown/internal/target"
+	"github.com/shakedown/shakedown/internal/vars"
+)
+
+const (
+	srcURL = "mysql://app@10.0.0.1:3306/shop"
+	dstURL = "mysql://app@10.0.0.2:4000/shop"
+)
+
+var at = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+
+// seed says what the store holds for the pair.
+type seed struct {
+	check       string  // "", or the check's outcome: pass, warn, fail
+	verify      string  // "", or verify's outcome
+	replay      string  // "", or replay's outcome
+	sweepFactor float64 // 0: no sweep; else the candidate's speed against the control
+}
+
+func openStore(t *testing.T, s seed) *store.Store {
+	t.Helper()
+	ctx := context.Background()
+	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "shakedown.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	// Evidence about another pair must never be picked.
+	if _, err := st.AddEvidence(ctx, &store.Evidence{Kind: store.KindVerify, Source: srcURL, Target: "mysql://app@10.0.0.9:3306/shop",
+		At: at, Outcome: store.OutcomeFail, Summary: "another target"}); err != nil {
+		t.Fatal(err)
+	}
+	if s.check != "" {
+		rep := checkReport(s.check)
+		var doc bytes.Buffer
+		if err := check.WriteJSON(&doc, rep); err != nil {
+			t.Fatal(err)
+		}
+		// The user and database in the URL do not matter, the servers do.
+		if _, err := st.AddEvidence(ctx, &store.Evidence{Kind: store.KindCheck, Source: "mysql://root@10.0.0.1:3306/mysql", Target: dstURL,
+			At: at, Outcome: s.check, Summary: rep.Summary(), Document: doc.Bytes()}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if s.verify != "" {
+		summary := map[string]string{store.OutcomePass: "12 tables equal", store.OutcomeFail: "1 of 12 tables differ: 3 differing rows, 0 schema differences",
+			store.OutcomeIncomplete: "interrupted before every table was checked"}[s.verify]
+		if _, err := st.AddEvidence(ctx, &store.Evidence{Kind: store.KindVerify, Source: srcURL, Target: dstURL, At: at.Add(time.Hour),
+			Outcome: s.verify, Summary: summary}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if s.replay != "" {
+		if _, err := st.AddEvidence(ctx, &store.Evidence{Kind: store.KindReplay, Source: srcURL, Target: dstURL, At: at.Add(2 * time.Hour),
+			Outcome: s.replay, Summary: "1,204 statements replayed: results the same"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if s.sweepFactor > 0 {
+		addSweep(t, st, s.sweepFactor)
+	}
+	return st
+}
+
+func checkReport(outcome string) *check.Report {
+	rep := &check.Report{
+		Version: check.DocumentVersion, Started: at, Databases: []string{"shop"},
+		Source:    check.Endpoint{URL: srcURL, Version: "10.11.6-MariaDB", Flavour: "mariadb"},
+		Target:    check.Endpoint{URL: dstURL, Version: "8.0.36", Flavour: "mysql"},
+		Findings:  []check.Finding{},
+		Variables: []vars.Difference{{Name: "sql_mode", Values: []string{"STRICT_TRANS_TABLES", "ONLY_FULL_GROUP_BY,STRICT_TRANS_TABLES"}, Relevant: true, Explain: "strictness and syntax"}},
+	}
+	switch outcome {
+	case store.OutcomeFail:
+		rep.Findings = append(rep.Findings, check.Finding{Check: "binlog_off", Severity: check.Error, Object: "log_bin",
+			Message: "the source writes no binary log", Fix: "log_bin and server_id in the configuration file"})
+		rep.Errors = 1
+		fallthrough
+	case store.OutcomeWarn:
+		rep.Findings = append(rep.Findings, check.Finding{Check: "sql_mode", Severity: check.Warning, Object: "sql_mode",
+			Message: "ONLY_FULL_GROUP_BY only on the target", Fix: "SET GLOBAL sql_mode on the target"})
+		rep.Warnings = 1
+	}
+	return rep
+}
+
+// addSweep stores a sweep of the source (control) and the target
+// (candidate), 2 workloads x 2 thread levels x 5 repeats: enough for the
+// statistics to call a clear difference.
+func addSweep(t *testing.T, st *store.Store, factor float64) {
+	t.Helper()
+	ctx := context.Background()
+	sw := &store.Sweep{Name: "cutover", StartedAt: at, Status: store.SweepDone, Steps: 40, ClientHost: "bench", Tool: "test",
+		Settings: store.Settings{TimeS: 10, Repeats: 5, Threads: []int{4, 16}, Workloads: []string{"oltp_read_only", "oltp_write_only"}}}
+	id, err := st.CreateSweep(ctx, sw, []store.Target{
+		{Name: "today", Role: "control", URL: "mysql://bench@10.0.0.1:3306/sbtest", Flavour: "mariadb"},
+		{Name: "candidate", Role: "candidate", URL: "mysql://bench@10.0.0.2:4000/sbtest", Flavour: "mysql"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	step := 0
+	for _, wl := range sw.Settings.Workloads {
+		for _, th := range sw.Settings.Threads {
+			for rep := 1; rep <= 5; rep++ {
+				for _, tg := range []struct {
+					name, role string
+					f          float64
+				}{{"today", "control", 1}, {"candidate", "candidate", factor}} {
+					step++
+					qps := 1000 * float64(th) * tg.f * (1 + 0.002*float64(rep))
+					if _, err := st.AddRun(ctx, &store.Run{SweepID: id, Step: step, Target: tg.name, Role: tg.role, Workload: wl, Threads: th,
+						Repeat: rep, Status: store.RunOK, StartedAt: at, Result: &result.Result{Workload: wl, Threads: th, QPS: qps, TPS: qps / 20}}); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+		}
+	}
+}
+
+func build(t *testing.T, st *store.Store, sweepID int64) *Page {
+	t.Helper()
+	src, _ := target.Parse(srcURL)
+	dst, _ := target.Parse(dstURL)
+	p, err := Build(context.Background(), st, Options{Source: src, Target: dst, SweepID: sweepID, Now: at.Add(3 * time.Hour)})
+	if err != nil {
+		t.Fatalf("Build: %v", err)
+	}
+	return p
+}
+
+func TestVerdict(t *testing.T) {
+	tests := []struct {
+		name        string
+		seed        seed
+		verdict     string
+		firstReason string // the first reason's text begins so
+	}{
+		{"everything passes", seed{check: "pass", verify: "pass", replay: "pass", sweepFactor: 1.5}, Ready, ""},
+		{"no replay yet", seed{check: "pass", verify: "pass", sweepFactor: 1.5}, ReadyWithWarnings, "no replay yet"},
+		{"check warnings", seed{check: "warn", verify: "pass", replay: "pass", sweepFactor: 1}, ReadyWithWarnings, "check: 0 errors, 1 warning"},
+		{"check errors", seed{check: "fail", verify: "pass", replay: "pass", sweepFactor: 1.5}, NotReady, "check: 1 error"},
+		{"slower target", seed{check: "pass", verify: "pass", replay: "pass", sweepFactor: 0.5}, NotReady, "sweep: candidate against today"},
+		{"data differs", seed{check: "pass", verify: "fail", replay: "pass", sweepFactor: 1.5}, NotReady, "verify: 1 of 12 tables differ"},
+		{"verify interrupted", seed{check: "pass", verify: "incomplete", replay: "pass", sweepFactor: 1.5}, ReadyWithWarnings, "verify is incomplete"},
+		{"nothing yet", seed{}, NotReady, "no check yet"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p := build(t, openStore(t, tc.seed), 0)
+			if p.Verdict != tc.verdict {
+				t.Errorf("verdict: got %q, want %q; reasons %+v", p.Verdict, tc.verdict, p.Reasons)
+			}
+			if tc.firstReason == "" {
+				if len(p.Reasons) != 0 {
+					t.Errorf("reasons: got %+v, want none", p.Reasons)
+				}
+				return
+			}
+			if len(p.Reasons) == 0 || !strings.HasPrefix(p.Reasons[0].Text, tc.firstReason) {
+				t.Errorf("first reason: got %+v, want one beginning %q", p.Reasons, tc.firstReason)
+			}
+			// Every missing piece says what to run.
+			for _, r := range p.Reasons {
+				if strings.HasPrefix(r.Text, "no ") && !strings.HasPrefix(r.Command, "shakedown ") {
+					t.Errorf("reason %q: got command %q, want a shakedown command", r.Text, r.Command)
+				}
+			}
+		})
+	}
+}
+
+func TestSweepChoice(t *testing.T) {
+	st := openStore(t, seed{check: "pass", verify: "pass", sweepFactor: 0.5})
+	addSweep(t, st, 1.5) // the newer sweep wins
+	p := build(t, st, 0)
+	if p.Sweep.Status != StatusPass || p.SweepName != "sweep 2 (cutover)" || len(p.Levels) != 4 {
+		t.Errorf("latest sweep: got %s %q with %d levels, want pass from sweep 2 with 4", p.Sweep.Status, p.SweepName, len(p.Levels))
+	}
+	p = build(t, st, 1)
+	if p.Sweep.Status != StatusFail || p.SweepName != "sweep 1 (cutover)" {
+		t.Errorf("--sweep 1: got %s %q, want fail from sweep 1", p.Sweep.Status, p.SweepName)
+	}
+	src, _ := target.Parse(srcURL)
+	other, _ := target.Parse("mysql://app@10.0.0.7:3306/shop")
+	if _, err := Build(context.Background(), st, Options{Source: src, Target: other, SweepID: 1}); err == nil {
+		t.Errorf("Build with a sweep that lacks the target: got nil error, want one")
+	}
+}
+
+func TestWriters(t *testing.T) {
+	p := build(t, openStore(t, seed{check: "fail", verify: "pass", sweepFactor: 1.5}), 0)
+	for _, f := range []struct{ format, file string }{{"text", "page.txt"}, {"md", "page.md"}, {"json", "page.json"}, {"html", "page.html"}} {
+		var b bytes.Buffer
+		if err := Write(&b, f.format, p); err != nil {
+			t.Fatal(err)
+		}
+		golden.Check(t, f.file, b.Bytes())
+	}
+	if err := Write(&bytes.Buffer{}, "pdf", p); err == nil || !strings.Contains(err.Error(), "formats: text, md, json, html") {
+		t.Errorf("Write pdf: got %v, want the formats listed", err)
+	}
+}
+
+// TestVerdictWords maps the report's verdicts, before and after it names
+// them anew, onto the four words the page weighs.
+func TestVerdictWords(t *testing.T) {
+	for in, want := range map[string]string{"faster": "faster", "slower": "slower", "within noise": "same", "same": "same",
+		"no data": "inconclusive", "inconclusive": "inconclusive", "no verdict": "inconclusive"} {
+		if got := verdictWord(in); got != want {
+			t.Errorf("verdictWord(%q): got %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestManyCheckErrors lists the first errors one by one and counts the
+// rest, so that 200 tables without a primary key do not bury the other
+// reasons.
+func TestManyCheckErrors(t *testing.T) {
+	p := &Page{Check: Piece{Status: StatusFail, Summary: "15 errors"}, Sweep: Piece{Status: StatusPass}, Replay: Piece{Status: StatusPass},
+		Verify: Piece{Status: StatusPass}}
+	for i := 0; i < 15; i++ {
+		p.Findings = append(p.Findings, check.Finding{Check: "no_primary_key", Severity: check.Error, Object: fmt.Sprintf("db.t%d", i), Message: "no key"})
+	}
+	p.Findings = append(p.Findings, check.Finding{Check: "engine", Severity: check.Warning, Object: "db.m", Message: "MyISAM"})
+	p.decide()
+	if p.Verdict != NotReady || len(p.Reasons) != 12 {
+		t.Fatalf("got %q with %d reasons, want not ready with 12 (the check, 10 errors, the rest counted)", p.Verdict, len(p.Reasons))
+	}
+	if got := p.Reasons[11].Text; got != "and 5 more errors of the check (its findings list them)" {
+		t.Errorf("last reason: got %q, want the 5 others counted", got)
+	}
+}

@@ -1,0 +1,96 @@
+package replay
+
+import (
+	"fmt"
+	"html/template"
+	"io"
+	"strings"
+)
+
+// WriteHTML writes the report as one self-contained page: totals, the
+// fingerprints with their latencies and verdicts, and the differing
+// results side by side.
+func WriteHTML(w io.Writer, rep *Report) error {
+	return pageTmpl.Execute(w, rep)
+}
+
+var pageTmpl = template.Must(template.New("replay").Funcs(template.FuncMap{
+	"join": strings.Join,
+	"ms":   func(f float64) string { return fmt.Sprintf("%.3f", f) },
+	"ratio": func(c CandidFig) string {
+		if c.Verdict == "no verdict" {
+			return "-"
+		}
+		return fmt.Sprintf("%.2f [%.2f-%.2f]", c.LatencyRatio, c.RatioLow, c.RatioHigh)
+	},
+	"first": func(f Fingerprint) CandidFig {
+		if len(f.Candidates) == 0 {
+			return CandidFig{}
+		}
+		return f.Candidates[0]
+	},
+	"rest": func(f Fingerprint) []CandidFig {
+		if len(f.Candidates) < 2 {
+			return nil
+		}
+		return f.Candidates[1:]
+	},
+	"params": func(p []any) string { return fmt.Sprint(p) },
+}).Parse(`<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>shakedown replay: {{.Capture}}</title>
+<style>
+body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222}
+h1{font-size:20px}h2{font-size:16px;margin-top:28px}
+table{border-collapse:collapse;margin:8px 0}
+td,th{border:1px solid #ccc;padding:3px 7px;text-align:right;vertical-align:top}
+th{background:#f3f3f3}td.l,th.l{text-align:left}
+code,pre{font:12px/1.35 ui-monospace,monospace}
+pre{white-space:pre-wrap;margin:0;max-width:70ch}
+.slower{background:#fbdcdc}.faster{background:#dcf5dc}.same{background:#eef}.inconclusive{background:#fff6d6}
+.diff{color:#b00;font-weight:600}.warn{color:#a60}
+.side{display:flex;gap:16px}.side>div{flex:1;min-width:0;border:1px solid #ddd;padding:8px}
+.ex{border-top:2px solid #999;margin-top:16px;padding-top:8px}
+</style></head><body>
+<h1>shakedown replay of {{.Capture}}{{if .Interrupted}} <span class="diff">(interrupted: partial)</span>{{end}}</h1>
+<table>
+<tr><th class="l">control</th><td class="l">{{.Control.Name}} <code>{{.Control.URL}}</code></td></tr>
+{{range .Candidates}}<tr><th class="l">candidate</th><td class="l">{{.Name}} <code>{{.URL}}</code></td></tr>{{end}}
+<tr><th class="l">mode</th><td class="l">{{if .ReadOnly}}read-only{{else}}writes allowed{{end}}, speed {{if eq .Speed 0.0}}as fast as possible{{else}}{{.Speed}}x{{end}}, {{printf "%.1f" .Seconds}} s</td></tr>
+</table>
+<table>
+<tr><th class="l">statements replayed</th><td>{{.Statements}}</td></tr>
+<tr><th class="l">skipped</th><td>{{.Skipped.Total}}</td></tr>
+<tr><th class="l">differences</th><td{{if gt .Differences 0}} class="diff"{{end}}>{{.Differences}}</td></tr>
+<tr><th class="l">new errors</th><td{{if gt .NewErrors 0}} class="diff"{{end}}>{{.NewErrors}}</td></tr>
+<tr><th class="l">non-deterministic</th><td>{{.NonDet}}</td></tr>
+<tr><th class="l">not comparable</th><td>{{.NotComparable}}</td></tr>
+<tr><th class="l">errors</th><td>{{.Errors}}</td></tr>
+</table>
+{{if .Skipped.Reasons}}<p>Skipped: {{range $k, $v := .Skipped.Reasons}}{{$k}} {{$v}}; {{end}}</p>{{end}}
+<h2>Fingerprints</h2>
+<table>
+<tr><th>count</th><th>diff</th><th>errors</th><th>nondet</th><th>control p50</th><th>p95</th><th>p99</th><th class="l">candidate</th><th>p50</th><th>p95</th><th>p99</th><th>ratio [95% CI]</th><th class="l">verdict</th><th class="l">fingerprint</th></tr>
+{{range .Fingerprints}}{{$c := first .}}
+<tr><td>{{.Count}}</td><td{{if gt .Differences 0}} class="diff"{{end}}>{{.Differences}}</td><td>{{.Errors}}</td><td>{{.NonDet}}</td>
+<td>{{ms .Control.P50}}</td><td>{{ms .Control.P95}}</td><td>{{ms .Control.P99}}</td>
+<td class="l">{{$c.Name}}</td><td>{{ms $c.Latency.P50}}</td><td>{{ms $c.Latency.P95}}</td><td>{{ms $c.Latency.P99}}</td><td>{{ratio $c}}</td><td class="l {{$c.Verdict}}">{{$c.Verdict}}</td>
+<td class="l"><code>{{.Digest}}</code> <pre>{{.Fingerprint}}</pre></td></tr>
+{{range rest .}}<tr><td colspan="7"></td><td class="l">{{.Name}}</td><td>{{ms .Latency.P50}}</td><td>{{ms .Latency.P95}}</td><td>{{ms .Latency.P99}}</td><td>{{ratio .}}</td><td class="l {{.Verdict}}">{{.Verdict}}</td><td></td></tr>{{end}}
+{{end}}
+</table>
+<p><small>{{.VerdictRule}}.</small></p>
+{{if .Examples}}<h2>Differences, side by side</h2>
+{{range .Examples}}<div class="ex">
+<p><b>{{.What}}</b> on {{.Candidate}}; session {{.Session}} statement #{{.Seq}}{{if .DB}}, database {{.DB}}{{end}}, fingerprint <code>{{.Digest}}</code></p>
+<pre>{{.SQL}}</pre>{{if .Params}}<p>parameters <code>{{params .Params}}</code></p>{{end}}
+<div class="side">
+<div><b>control</b>{{template "result" .ControlR}}</div>
+<div><b>{{.Candidate}}</b>{{template "result" .CandR}}</div>
+</div></div>
+{{end}}{{end}}
+</body></html>
+{{define "result"}}{{if .Error}}<p class="diff">error {{.Error}}</p>{{else}}
+<p>{{.Rows}} rows{{if gt .Warnings 0}}, <span class="warn">{{.Warnings}} warnings</span>{{end}}, {{printf "%.3f" .Ms}} ms</p>
+{{if .Columns}}<table><tr>{{range .Columns}}<th class="l">{{.}}</th>{{end}}</tr>
+{{range .Sample}}<tr>{{range .}}<td class="l"><code>{{.}}</code></td>{{end}}</tr>{{end}}</table>{{end}}{{end}}{{end}}
+`))

@@ -1,0 +1,167 @@
+package replay
+
+import (
+	"bytes"
+	"net"
+	"strings"
+	"testing"
+
+	"github.com/shakedown/shakedown/internal/fingerprint"
+)
+
+func TestCompare(t *testing.T) {
+	base := func() result {
+		return result{warnings: 0, rows: 3, cols: []column{{"id", "INT"}}, seqHash: 1, setHash: 10, keyHash: 100, keysOK: true}
+	}
+	plain := &fingerprint.Info{}
+	ordered := &fingerprint.Info{Ordered: true}
+	orderedLimit := &fingerprint.Info{Ordered: true, Limit: true}
+	nondet := &fingerprint.Info{NonDeterministic: "NOW()"}
+	tests := []struct {
+		name    string
+		info    *fingerprint.Info
+		change  func(c *result)
+		outcome Outcome
+		kind    string
+		newErr  bool
+	}{
+		{"same", plain, func(c *result) {}, Same, "", false},
+		{"row order ignored", plain, func(c *result) { c.seqHash = 2 }, Same, "", false},
+		{"rows", plain, func(c *result) { c.setHash = 11 }, Different, "rows", false},
+		{"row count", plain, func(c *result) { c.rows = 4 }, Different, "row count", false},
+		{"columns", plain, func(c *result) { c.cols = []column{{"id", "BIGINT"}} }, Different, "columns", false},
+		{"warnings", plain, func(c *result) { c.warnings = 1 }, Different, "warnings", false},
+		{"warnings unknown", plain, func(c *result) { c.warnings = -1 }, Same, "", false},
+		{"new error", plain, func(c *result) { c.errCode = 1055 }, Different, "error on the candidate only (1055)", true},
+		{"ordered: order differs", ordered, func(c *result) { c.seqHash, c.keyHash = 2, 101 }, Different, "row order", false},
+		{"ordered: ties reordered", ordered, func(c *result) { c.seqHash = 2 }, Same, "", false},
+		{"ordered limit: ties cut", orderedLimit, func(c *result) { c.seqHash, c.setHash = 2, 11 }, NotComparable, "ORDER BY ... LIMIT cuts through ties", false},
+		{"ordered limit: keys differ", orderedLimit, func(c *result) { c.seqHash, c.setHash, c.keyHash = 2, 11, 101 }, Different, "rows", false},
+		{"non-deterministic", nondet, func(c *result) { c.setHash = 11 }, NonDeterministic, "rows", false},
+		{"non-deterministic error", nondet, func(c *result) { c.errCode = 1064 }, Different, "error on the candidate only (1064)", true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r, c := base(), base()
+			tc.change(&c)
+			got := compare(&r, &c, tc.info)
+			if got.outcome != tc.outcome || got.kind != tc.kind || got.newErr != tc.newErr {
+				t.Errorf("got %v %q new error %v, want %v %q %v", got.outcome, got.kind, got.newErr, tc.outcome, tc.kind, tc.newErr)
+			}
+		})
+	}
+	// The same error on both sides is no difference.
+	r, c := base(), base()
+	r.errCode, c.errCode = 1146, 1146
+	if got := compare(&r, &c, plain); got.outcome != Same {
+		t.Errorf("same error on both: got %v, want Same", got.outcome)
+	}
+}
+
+func TestLatencyVerdict(t *testing.T) {
+	series := func(n int, base float64) []float64 {
+		out := make([]float64, n)
+		for i := range out {
+			out[i] = base * (1 + 0.02*float64(i%5))
+		}
+		return out
+	}
+	tests := []struct {
+		name       string
+		ctl, cand  []float64
+		state      string
+		ratioAbove float64
+		ratioBelow float64
+	}{
+		{"too few", series(5, 1), series(5, 1), "no verdict", 0, 1},
+		{"same", series(200, 1), series(200, 1), "same", 0.95, 1.05},
+		{"slower", series(200, 1), series(200, 5), "slower", 4.5, 5.5},
+		{"faster", series(200, 4), series(200, 1), "faster", 0.2, 0.3},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ratio, lo, hi, state := latencyVerdict(tc.ctl, tc.cand)
+			if state != tc.state || ratio < tc.ratioAbove || ratio > tc.ratioBelow {
+				t.Errorf("got ratio %.3f [%.3f-%.3f] %s, want %s with a ratio in %.2f-%.2f", ratio, lo, hi, state, tc.state, tc.ratioAbove, tc.ratioBelow)
+			}
+			if state != "no verdict" && !(lo <= ratio && ratio <= hi) {
+				t.Errorf("ratio %.3f outside its interval [%.3f-%.3f]", ratio, lo, hi)
+			}
+		})
+	}
+}
+
+// fakeConn serves fixed bytes to Read.
+type fakeConn struct {
+	net.Conn
+	r *bytes.Reader
+}
+
+func (f *fakeConn) Read(p []byte) (int, error) { return f.r.Read(p) }
+
+func packet(seq byte, payload ...byte) []byte {
+	n := len(payload)
+	return append([]byte{byte(n), byte(n >> 8), byte(n >> 16), seq}, payload...)
+}
+
+func TestSnifferStatus(t *testing.T) {
+	tests := []struct {
+		name     string
+		stream   []byte
+		warnings int
+		affected int64
+		ok       bool
+	}{
+		{"OK with warnings", packet(1, 0x00, 5, 0, 2, 0, 3, 0), 3, 5, true},
+		{"EOF", append(packet(1, 1), packet(2, 0xfe, 7, 0, 2, 0)...), 7, 0, true},
+		{"OK ending a result", append(packet(1, 1), packet(2, 0xfe, 0, 0, 2, 0, 1, 0)...), 1, 0, true},
+		{"error", packet(1, 0xff, 0x7a, 0x04), 0, 0, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := &sniffer{Conn: &fakeConn{r: bytes.NewReader(tc.stream)}}
+			buf := make([]byte, 3) // small reads: packets cut anywhere
+			for {
+				if _, err := s.Read(buf); err != nil {
+					break
+				}
+			}
+			w, aff, ok := s.status()
+			if w != tc.warnings || aff != tc.affected || ok != tc.ok {
+				t.Errorf("got warnings %d affected %d ok %v, want %d %d %v", w, aff, ok, tc.warnings, tc.affected, tc.ok)
+			}
+		})
+	}
+}
+
+func TestResolveKeys(t *testing.T) {
+	names := []string{"id", "Name", "total"}
+	tests := []struct {
+		keys []string
+		want string
+	}{
+		{[]string{"name", "#1"}, "[1 0]"},
+		{[]string{"missing"}, "[]"},
+		{[]string{""}, "[]"},
+		{[]string{"#9"}, "[]"},
+	}
+	for _, tc := range tests {
+		got := resolveKeys(tc.keys, names)
+		if s := strings.ReplaceAll(strings.TrimSpace(fmtInts(got)), "  ", " "); s != tc.want {
+			t.Errorf("%v: got %s, want %s", tc.keys, s, tc.want)
+		}
+	}
+}
+
+func fmtInts(x []int) string {
+	var b strings.Builder
+	b.WriteByte('[')
+	for i, v := range x {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(string(rune('0' + v)))
+	}
+	b.WriteByte(']')
+	return b.String()
+}

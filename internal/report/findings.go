@@ -1,0 +1,183 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strconv"
+
+	"github.com/shakedown/shakedown/internal/stats"
+)
+
+// writeFindings writes what bears on trusting the verdicts: the noise an
+// A/A pair measured, the control's drift, and unsteady runs.
+// With brief set (the summary a sweep prints) the unsteady runs are cut to
+// the first few.
+func (r *Report) writeFindings(w io.Writer, brief bool) {
+	for _, line := range r.aaLines() {
+		fmt.Fprintln(w)
+		wrap(w, line, 100, "")
+	}
+	for _, line := range []string{r.driftLine(), r.unsteadyLine()} {
+		if line != "" {
+			fmt.Fprintln(w)
+			wrap(w, line, 100, "")
+		}
+	}
+	if t := r.unsteadyTable(); len(t.rows) > 0 {
+		fmt.Fprintf(w, "\nUnsteady runs (their per-second QPS moved beyond the %s noise threshold, or spread with a CV above %s)\n",
+			pct0(r.Threshold), pct0(stats.HighCV))
+		more := 0
+		if brief && len(t.rows) > briefUnsteady {
+			more = len(t.rows) - briefUnsteady
+			t.rows = t.rows[:briefUnsteady]
+		}
+		t.writeText(w, "  ")
+		if more > 0 {
+			fmt.Fprintf(w, "  ... and %d more (shakedown report lists them all)\n", more)
+		}
+	}
+}
+
+// minJudged is the fewest runs judged for steadiness that a warning about
+// them needs.
+const minJudged = 6
+
+// briefUnsteady is how many unsteady runs a sweep's summary lists.
+const briefUnsteady = 8
+
+// unsteadyLine warns when most runs were unsteady: the machine was busy or
+// the servers stalled, and the runs are less alike and independent than
+// the intervals assume. "" otherwise.
+func (r *Report) unsteadyLine() string {
+	judged, unsteady := 0, 0
+	for _, w := range r.Workloads {
+		for _, row := range w.Rows {
+			for _, run := range row.Runs {
+				if len(run.Result.Intervals) >= stats.MinSeconds {
+					judged++
+				}
+			}
+			unsteady += len(row.Unsteady)
+		}
+	}
+	if judged < minJudged || 2*unsteady <= judged {
+		return ""
+	}
+	return fmt.Sprintf("UNSTEADY: %d of the %d runs long enough to judge (%d s or more) did not keep a steady pace: the machine was busy or the servers stalled. "+
+		"The intervals assume runs that are alike and independent; treat verdicts near the threshold with care, and rerun on a quieter machine.",
+		unsteady, judged, stats.MinSeconds)
+}
+
+// AANoise is what an A/A pair measured: the control against its own
+// server, cell by cell.
+type AANoise struct {
+	Candidate string  `json:"candidate"`
+	SameBy    string  `json:"same_server_by"`
+	Cells     int     `json:"cells"`
+	MaxDev    float64 `json:"max_deviation"`    // largest |ratio - 1|
+	MedianDev float64 `json:"median_deviation"` // median |ratio - 1|
+	// MaxHalfWidth is the widest interval's larger half, relative to 1.
+	MaxHalfWidth float64 `json:"max_interval_half_width"`
+	// MedianCV is the median of both sides' run-to-run CV over the cells.
+	MedianCV float64 `json:"median_cv"`
+	// Called counts the cells that came out faster or slower anyway.
+	Called int `json:"called_faster_or_slower"`
+}
+
+// AA measures the noise of every A/A pair, in plan order.
+func (r *Report) AA() []AANoise {
+	var out []AANoise
+	for _, cand := range r.Candidates() {
+		how, ok := r.AAPairs[cand]
+		if !ok {
+			continue
+		}
+		n := AANoise{Candidate: cand, SameBy: how}
+		var devs, cvs []float64
+		for _, w := range r.Workloads {
+			for _, c := range w.Comparisons() {
+				if c.Candidate != cand || c.Ratio == 0 {
+					continue
+				}
+				n.Cells++
+				d := math.Abs(c.Ratio - 1)
+				devs = append(devs, d)
+				n.MaxDev = math.Max(n.MaxDev, d)
+				if c.QPS.Interval {
+					n.MaxHalfWidth = math.Max(n.MaxHalfWidth, math.Max(c.QPS.High-1, 1-c.QPS.Low))
+				}
+				if c.QPS.Control.N > 1 {
+					cvs = append(cvs, c.QPS.Control.CV)
+				}
+				if c.QPS.Candidate.N > 1 {
+					cvs = append(cvs, c.QPS.Candidate.CV)
+				}
+				if c.QPS.State == stats.Faster || c.QPS.State == stats.Slower {
+					n.Called++
+				}
+			}
+		}
+		n.MedianDev, n.MedianCV = stats.Median(devs), stats.Median(cvs)
+		out = append(out, n)
+	}
+	return out
+}
+
+func (r *Report) aaLines() []string {
+	var out []string
+	for _, n := range r.AA() {
+		line := fmt.Sprintf("A/A: %s is the same server as %s (%s) and the same database, so every difference between them is noise.",
+			n.Candidate, r.Control, n.SameBy)
+		if n.Cells > 0 {
+			line += fmt.Sprintf(" Measured over %d cells: |ratio - 1| up to %s (median %s)", n.Cells, pct1(n.MaxDev), pct1(n.MedianDev))
+			if n.MaxHalfWidth > 0 {
+				line += fmt.Sprintf(", intervals up to +/-%s", pct1(n.MaxHalfWidth))
+			}
+			if n.MedianCV > 0 {
+				line += fmt.Sprintf(", run-to-run CV median %s", pct1(n.MedianCV))
+			}
+			line += fmt.Sprintf("; %d called faster or slower. Differences smaller than that cannot be told from noise here.", n.Called)
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
+func pct1(x float64) string { return strconv.FormatFloat(x*100, 'f', 1, 64) + "%" }
+
+// driftLine says when the control's repeats trend within workloads and
+// thread levels across the sweep; "" when they do not.
+func (r *Report) driftLine() string {
+	if !r.Drift.Drifting(r.Threshold) {
+		return ""
+	}
+	dir := "rose"
+	if r.Drift.Change < 0 {
+		dir = "fell"
+	}
+	return fmt.Sprintf("DRIFT: the control's QPS %s from its first repeat to its last by %s, typically, at each workload and thread level "+
+		"(%d runs; Mann-Kendall p=%.3g): the machine or the server changed during the sweep, and verdicts near the threshold are suspect.",
+		dir, pct1(math.Abs(r.Drift.Change)), r.Drift.N, r.Drift.P)
+}
+
+// unsteadyRuns lists the unsteady runs in step order.
+func (r *Report) unsteadyRuns() []Unsteady {
+	var out []Unsteady
+	for _, w := range r.Workloads {
+		for _, row := range w.Rows {
+			out = append(out, row.Unsteady...)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Run.Step < out[j].Run.Step })
+	return out
+}
+
+func (r *Report) unsteadyTable() *table {
+	t := &table{header: []string{"step", "target", "workload", "threads", "repeat", "why"}, right: []bool{true, false, false, true, true, false}}
+	for _, u := range r.unsteadyRuns() {
+		t.add(strconv.Itoa(u.Run.Step), u.Run.Target, u.Run.Workload, strconv.Itoa(u.Run.Threads), strconv.Itoa(u.Run.Repeat), u.Steady.Why)
+	}
+	return t
+}

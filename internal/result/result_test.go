@@ -1,0 +1,100 @@
+package result
+
+import (
+	"bytes"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/shakedown/shakedown/internal/golden"
+	"github.com/shakedown/shakedown/internal/histogram"
+	"github.com/shakedown/shakedown/internal/runner"
+	"github.com/shakedown/shakedown/internal/workload"
+)
+
+func hist(ds ...time.Duration) *histogram.Histogram {
+	h := histogram.New()
+	for _, d := range ds {
+		h.Record(d)
+	}
+	return h
+}
+
+// outcome is a run with every figure set, as the runner hands it over.
+func outcome() *runner.Outcome {
+	ms := time.Millisecond
+	return &runner.Outcome{
+		Elapsed: 10 * time.Second, Reads: 1400, Writes: 400, Others: 200, Events: 100,
+		Errors:      map[uint16]int64{1213: 3, 2013: 1},
+		Reconnects:  1,
+		Latency:     hist(2*ms, 3*ms, 3*ms, 5*ms, 40*ms),
+		ConnectMode: runner.PerEvent, Connects: 100,
+		ConnectLatency: hist(ms, 2*ms),
+		Statements: []workload.StmtOutcome{
+			{Name: "#1 point", Latency: hist(ms, ms, 2*ms), Errors: map[uint16]int64{1213: 3}},
+			{Name: "#2 range", Latency: hist(4 * ms), Errors: map[uint16]int64{}},
+		},
+		Intervals: []runner.Interval{
+			{At: 5 * time.Second, AtS: 5, Threads: 4, TPS: 10, QPS: 200, ReadQPS: 140, WriteQPS: 40, OtherQPS: 20,
+				LatencyPct: 5.1, LatencyAvg: 3.2, LatencyMax: 40.5, Latency: hist(ms), ErrorsPS: 0.4, ReconnPS: 0.2, ConnPS: 10, Queue: 7},
+			{At: 10 * time.Second, AtS: 10, Threads: 4, TPS: 10, QPS: 200, ReadQPS: 140, WriteQPS: 40, OtherQPS: 20,
+				LatencyPct: 4.9, LatencyAvg: 3.1, LatencyMax: 6},
+		},
+		ThreadEvents: []int64{20, 30, 25, 25},
+		ThreadTime:   []time.Duration{2 * time.Second, 3 * time.Second, 2500 * ms, 2500 * ms},
+		Err:          errors.New("thread 1: lost the server"),
+	}
+}
+
+// The stored document is result's, converted from the runner's types: a
+// change to the runner must not change what is stored.
+func TestStoredDocument(t *testing.T) {
+	r, err := Build(outcome(), "oltp_read_write", 4, 95)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Tool = "shakedown test"
+	r.Target = Target{Name: "control", URL: "mysql://bench@127.0.0.1:3306/sbtest", Version: "10.11.9-MariaDB", Flavour: "mariadb"}
+	r.StartedAt = time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
+	r.WarmupS = 5
+	r.Rate = 100
+	r.Options = map[string]string{"threads": "4", "tables": "1"}
+	var b bytes.Buffer
+	if err := r.WriteJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	golden.Check(t, "result.json", b.Bytes())
+
+	back, err := Read(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(back.Intervals) != 2 || back.Intervals[0].Queue != 7 || back.Statements[0].Errors.Total != 3 {
+		t.Errorf("read back: got %+v, want what was written", back)
+	}
+}
+
+// A run through an outage says so in the stored document and the summary.
+func TestDegradedDocument(t *testing.T) {
+	o := outcome()
+	o.Err = nil
+	o.Availability = runner.Availability{ReconnectAttempts: 14, ReconnectFailures: 12, Unavailable: 2500 * time.Millisecond,
+		FirstError: errors.New("connect to 127.0.0.1:3306: connection refused: is the server running and listening there?")}
+	r, err := Build(o, "oltp_read_write", 4, 95)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.StartedAt = time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
+	var b bytes.Buffer
+	if err := r.WriteJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	golden.Check(t, "result-degraded.json", b.Bytes())
+	var s bytes.Buffer
+	r.WriteSummary(&s)
+	for _, want := range []string{"reconnect attempts:            14, 12 failed", "DEGRADED:", "2.50s", "connection refused"} {
+		if !bytes.Contains(s.Bytes(), []byte(want)) {
+			t.Errorf("summary lacks %q:\n%s", want, s.String())
+		}
+	}
+}

@@ -1,0 +1,318 @@
+package schedule
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/shakedown/shakedown/internal/plan"
+	"github.com/shakedown/shakedown/internal/usage"
+)
+
+// fakeClock moves only when told to.
+type fakeClock struct {
+	mu      sync.Mutex
+	now     time.Time
+	waiters []fakeWaiter
+}
+
+type fakeWaiter struct {
+	at time.Time
+	ch chan time.Time
+}
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *fakeClock) After(d time.Duration) <-chan time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ch := make(chan time.Time, 1)
+	c.waiters = append(c.waiters, fakeWaiter{at: c.now.Add(d), ch: ch})
+	return ch
+}
+
+// advance moves the clock and fires the waiters it passes.
+func (c *fakeClock) advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+	kept := c.waiters[:0]
+	for _, w := range c.waiters {
+		if !w.at.After(c.now) {
+			w.ch <- c.now
+		} else {
+			kept = append(kept, w)
+		}
+	}
+	c.waiters = kept
+}
+
+// wakeEarly fires every waiter without moving the clock, as a stepped
+// system clock can.
+func (c *fakeClock) wakeEarly() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, w := range c.waiters {
+		w.ch <- c.now
+	}
+	c.waiters = nil
+}
+
+func (c *fakeClock) pending() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.waiters)
+}
+
+// waitFor polls cond with a deadline.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("gave up waiting for %s", what)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+func TestWaitUntil(t *testing.T) {
+	t0 := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	clk := &fakeClock{now: t0}
+	done := make(chan error, 1)
+	go func() { done <- WaitUntil(context.Background(), clk, t0.Add(10*time.Second)) }()
+
+	waitFor(t, "the wait to start", func() bool { return clk.pending() == 1 })
+	clk.advance(5 * time.Second)
+	clk.wakeEarly() // woken at +5s: must wait on
+	waitFor(t, "the wait to resume after an early wake", func() bool { return clk.pending() == 1 })
+	select {
+	case err := <-done:
+		t.Fatalf("returned at +5s with %v, want it to wait until +10s", err)
+	default:
+	}
+	clk.advance(5 * time.Second)
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("got %v, want nil at +10s", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("did not return at +10s")
+	}
+
+	if err := WaitUntil(context.Background(), clk, t0); err != nil {
+		t.Errorf("a time already past: got %v, want nil at once", err)
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { done <- WaitUntil(ctx, clk, clk.Now().Add(time.Hour)) }()
+	waitFor(t, "the second wait to start", func() bool { return clk.pending() == 1 })
+	cancel()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("cancelled: got %v, want context.Canceled", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("cancelled wait did not return")
+	}
+}
+
+func TestParseStartAt(t *testing.T) {
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		name, in string
+		want     time.Time
+		wantErr  string
+	}{
+		{"utc", "2026-03-01T12:05:00Z", now.Add(5 * time.Minute), ""},
+		{"offset", "2026-03-01T13:05:00+01:00", now.Add(5 * time.Minute), ""},
+		{"fraction", "2026-03-01T12:00:01.5Z", now.Add(1500 * time.Millisecond), ""},
+		{"past", "2026-03-01T11:00:00Z", now.Add(-time.Hour), ""},
+		{"no zone", "2026-03-01T12:05:00", time.Time{}, "not an RFC 3339 time"},
+		{"unix seconds", "1772366700", time.Time{}, "not an RFC 3339 time"},
+		{"days away", "2026-03-05T12:00:00Z", time.Time{}, "check the date"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := ParseStartAt(tc.in, now)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) || !strings.Contains(err.Error(), "--start-at") || !usage.Is(err) {
+					t.Fatalf("got %v, want a usage error naming --start-at and containing %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil || !got.Equal(tc.want) {
+				t.Fatalf("got %v, %v, want %v", got, err, tc.want)
+			}
+		})
+	}
+	if got := Late(now.Add(2*time.Second), now, time.Second); got != 2*time.Second {
+		t.Errorf("Late: got %s, want 2s", got)
+	}
+	if got := Late(now.Add(500*time.Millisecond), now, time.Second); got != 0 {
+		t.Errorf("Late within tolerance: got %s, want 0", got)
+	}
+}
+
+func testPlan(prepare bool) *plan.Plan {
+	return &plan.Plan{
+		Path:      "p.yaml",
+		Targets:   []*plan.Target{{Name: "a", Role: plan.Control}, {Name: "b", Role: plan.Candidate}},
+		Workloads: []*plan.Workload{{Name: "oltp_point_select"}, {Name: "oltp_read_write"}},
+		Threads:   []int{1, 4},
+		TimeS:     10, WarmupS: 2, Repeats: 1, CooldownS: 1,
+		Prepare: prepare, Cleanup: prepare, PrepareThreads: 4, Order: plan.Interleave,
+	}
+}
+
+func TestSweepWithoutPrepare(t *testing.T) {
+	p := testPlan(false)
+	tt, err := Sweep(p, NameKey(p), DefaultMargins)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tt.Blocks) != 1 || tt.Blocks[0].Prepare != nil {
+		t.Fatalf("got %d blocks (first prepares: %v), want one without prepare", len(tt.Blocks), tt.Blocks[0].Prepare != nil)
+	}
+	slots := tt.Blocks[0].Slots
+	if len(slots) != len(p.Steps()) {
+		t.Fatalf("got %d slots, want %d", len(slots), len(p.Steps()))
+	}
+	// connect 5s, warm-up 2s, 10s, then max(cooldown 1s, settle 2s).
+	for k, want := range []Slot{
+		{Connect: 0, Load: 5 * time.Second, Measure: 7 * time.Second, End: 17 * time.Second},
+		{Connect: 19 * time.Second, Load: 24 * time.Second, Measure: 26 * time.Second, End: 36 * time.Second},
+	} {
+		got := slots[k]
+		if got.Connect != want.Connect || got.Load != want.Load || got.Measure != want.Measure || got.End != want.End {
+			t.Errorf("slot %d: got %s/%s/%s/%s, want %s/%s/%s/%s", k, got.Connect, got.Load, got.Measure, got.End, want.Connect, want.Load, want.Measure, want.End)
+		}
+	}
+	for k := 1; k < len(slots); k++ {
+		if slots[k].Step.Index != k+1 {
+			t.Errorf("slot %d runs step %d, want %d", k, slots[k].Step.Index, k+1)
+		}
+		if gap := slots[k].Connect - slots[k-1].End; gap < DefaultMargins.Settle {
+			t.Errorf("slot %d connects %s after slot %d ends, want at least %s", k, gap, k-1, DefaultMargins.Settle)
+		}
+	}
+	anchor := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	if got := slots[1].At(anchor).Measure; !got.Equal(anchor.Add(26 * time.Second)) {
+		t.Errorf("step 2 measures from %s, want %s", got, anchor.Add(26*time.Second))
+	}
+	if tt.Cleanup {
+		t.Errorf("cleanup: got true, want false (the plan does not prepare)")
+	}
+}
+
+func TestSweepBlocksAtPrepare(t *testing.T) {
+	p := testPlan(true)
+	tt, err := Sweep(p, NameKey(p), DefaultMargins)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Interleaved: a/point, b/point, a/point, b/point, then read_write:
+	// targets a and b prepare once per workload each.
+	var got []string
+	steps := 0
+	for _, b := range tt.Blocks {
+		if b.Prepare == nil {
+			t.Fatalf("a block without prepare in a plan that prepares: %+v", b)
+		}
+		got = append(got, b.Prepare.Target.Name+"/"+b.Prepare.Workload.Name)
+		steps += len(b.Slots)
+		if b.Slots[0].Connect != 0 {
+			t.Errorf("block's first step connects at %s, want 0 (at the anchor)", b.Slots[0].Connect)
+		}
+		if last := b.Slots[len(b.Slots)-1]; b.Done != last.End+DefaultMargins.Settle {
+			t.Errorf("block done at %s, want %s", b.Done, last.End+DefaultMargins.Settle)
+		}
+	}
+	want := "a/oltp_point_select b/oltp_point_select a/oltp_read_write b/oltp_read_write"
+	if strings.Join(got, " ") != want {
+		t.Errorf("blocks prepare %s, want %s", strings.Join(got, " "), want)
+	}
+	if steps != len(p.Steps()) {
+		t.Errorf("blocks hold %d steps, want %d", steps, len(p.Steps()))
+	}
+	if !tt.Cleanup {
+		t.Errorf("cleanup: got false, want true")
+	}
+	// A key that says the two workloads share their data: one prepare per
+	// target.
+	same := func(*plan.Workload) string { return "oltp" }
+	tt, _ = Sweep(p, same, DefaultMargins)
+	if len(tt.Blocks) != 2 {
+		t.Errorf("shared data: got %d blocks, want 2 (one per target)", len(tt.Blocks))
+	}
+}
+
+// Three runners follow one timetable. Runner 1 prepares, taking as long as
+// it takes, and publishes the anchors; the others take them from the mark.
+// Every runner ends up with the same wall time for every step.
+func TestRunnersAgree(t *testing.T) {
+	p := testPlan(true)
+	start := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	marks := map[int]time.Time{} // block -> announced anchor
+	prepareTakes := []time.Duration{90 * time.Second, 3 * time.Second, 47 * time.Second, 1500 * time.Millisecond}
+
+	times := func(runner int) []Times {
+		tt, err := Sweep(p, NameKey(p), DefaultMargins)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []Times
+		at := start // when this runner is free to begin the block
+		for b, blk := range tt.Blocks {
+			anchor := at
+			if blk.Prepare != nil {
+				if runner == 1 {
+					marks[b] = Resume(at.Add(prepareTakes[b]), DefaultMargins)
+				}
+				anchor = marks[b]
+			}
+			for _, s := range blk.Slots {
+				out = append(out, s.At(anchor))
+			}
+			at = anchor.Add(blk.Done)
+		}
+		return out
+	}
+	first := times(1)
+	for r := 2; r <= 3; r++ {
+		got := times(r)
+		for k := range first {
+			if got[k] != first[k] {
+				t.Fatalf("runner %d step %d: got %+v, want %+v (runner 1's)", r, k+1, got[k], first[k])
+			}
+		}
+	}
+	for k := 1; k < len(first); k++ {
+		if !first[k].Connect.After(first[k-1].End) {
+			t.Errorf("step %d connects at %s, before step %d ends at %s", k+1, first[k].Connect, k, first[k-1].End)
+		}
+	}
+	if got := Resume(start.Add(1500*time.Millisecond), DefaultMargins); !got.Equal(start.Add(7 * time.Second)) {
+		t.Errorf("Resume: got %s, want %s (ready + 5s, up to a whole second)", got, start.Add(7*time.Second))
+	}
+}
+
+func TestSweepRefuses(t *testing.T) {
+	p := testPlan(false)
+	p.TimeS, p.Events = 0, 1000
+	if _, err := Sweep(p, NameKey(p), DefaultMargins); err == nil || !usage.Is(err) || !strings.Contains(err.Error(), "needs a time per step") {
+		t.Errorf("events only: got %v, want a usage error asking for time", err)
+	}
+	p = testPlan(false)
+	if _, err := Sweep(p, NameKey(p), Margins{Connect: -time.Second}); err == nil || !usage.Is(err) {
+		t.Errorf("negative margin: got %v, want a usage error", err)
+	}
+}

@@ -1,0 +1,189 @@
+#!/usr/bin/env bash
+# Benchmark of shakedown replay, side by side in one run on two local MariaDB
+# sandboxes ("control", and "candidate" with div_precision_increment=8, so
+# that the division statements differ and nothing else does):
+#
+#  1. speed: replay --speed 0 of a generated general log (SESSIONS sessions
+#     of point selects, ranges, sums and divisions on sysbench's sbtest1)
+#     against "shakedown run sql" with the same statements, the same mix and
+#     the same concurrency, both against one target (replay's control and
+#     candidate are the same server, so both tools load one server);
+#     statements per second, medians of ROUNDS alternating rounds. Replay
+#     runs each statement twice and hashes every row. The replay on the two
+#     servers is shown beside it.
+#  2. pt-upgrade (percona-toolkit) on the same log (its first PT_STATEMENTS
+#     statements) and the same hosts: the differing fingerprints each tool
+#     finds, which must be the same, and the wall-time ratio.
+#  3. memory: peak RSS of capture and of replay for logs of growing size
+#     (SIZES, in MB, same number of sessions): it must stay flat.
+#
+#   scripts/bench-replay.sh
+#   ROUNDS=5 SECONDS_PER_RUN=8 SIZES="" CAPTURE_SIZE=0 scripts/bench-replay.sh
+#
+# Knobs (environment): ROUNDS (3), SESSIONS (8), STATEMENTS (40000, the
+# speed test's log), SECONDS_PER_RUN (10), PT_STATEMENTS (2000), SIZES
+# ("5 20 50"; replay time grows with them; empty for none), CAPTURE_SIZE
+# (1000, MB of log read by capture alone; 0 for none), ROWS (100000), BIN
+# (bin/shakedown), KEEP=1 keeps the sandboxes and files.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+ROUNDS=${ROUNDS:-3}
+SESSIONS=${SESSIONS:-8}
+STATEMENTS=${STATEMENTS:-40000}
+SECONDS_PER_RUN=${SECONDS_PER_RUN:-10}
+PT_STATEMENTS=${PT_STATEMENTS:-2000}
+SIZES=${SIZES-5 20 50}
+CAPTURE_SIZE=${CAPTURE_SIZE:-1000}
+ROWS=${ROWS:-100000}
+BIN=${BIN:-bin/shakedown}
+own_home=
+if [ -z "${SHAKEDOWN_HOME:-}" ]; then
+	SHAKEDOWN_HOME=$(mktemp -d /tmp/shakedown-bench-replay.XXXXXX)
+	own_home=$SHAKEDOWN_HOME
+fi
+export SHAKEDOWN_HOME
+
+bash scripts/deps.sh
+make -s build
+
+work=$(mktemp -d /tmp/shakedown-bench-replay-out.XXXXXX)
+ctl=rbctl$$
+cand=rbcand$$
+cleanup() {
+	if [ "${KEEP:-0}" != 1 ]; then
+		"$BIN" sandbox down "$ctl" >/dev/null 2>&1 || true
+		"$BIN" sandbox down "$cand" >/dev/null 2>&1 || true
+		[ -z "$own_home" ] || rm -rf "$own_home"
+		rm -rf "$work"
+	else
+		echo "kept: $work, sandboxes $ctl $cand in $SHAKEDOWN_HOME" >&2
+	fi
+}
+trap cleanup EXIT
+ctl_url=$("$BIN" sandbox up "$ctl" --url-only)
+cand_url=$("$BIN" sandbox up "$cand" --url-only --set div_precision_increment=8)
+port() { local p=${1##*:}; echo "${p%%/*}"; }
+cp_=$(port "$ctl_url")
+kp=$(port "$cand_url")
+
+echo "# shakedown $("$BIN" version | cut -d' ' -f2) replay vs run sql and $(pt-upgrade --version 2>&1 | head -1)"
+echo "# $("$BIN" sandbox list 2>/dev/null | grep -m1 -o 'MariaDB [0-9.]*' || true), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "# sessions=$SESSIONS statements=$STATEMENTS rounds=$ROUNDS rows=$ROWS"
+# The same data on both: sysbench's rows are random, so the candidate gets a
+# copy of the control's.
+"$BIN" prepare oltp_read_only --target "$ctl_url" --tables 1 --table-size "$ROWS" --threads 2 >/dev/null
+mariadb-dump -ushakedown -h127.0.0.1 -P"$cp_" --single-transaction --quick sbtest | mariadb -ushakedown -h127.0.0.1 -P"$kp" sbtest
+
+# genlog N SEED: a MariaDB general log of N statements in $SESSIONS
+# sessions, interleaved; 40% point selects, 30% ranges, 20% sums, 10%
+# divisions (which div_precision_increment changes).
+genlog() {
+	awk -v n="$1" -v s="$SESSIONS" -v rows="$ROWS" -v seed="$2" 'BEGIN {
+		srand(seed)
+		print "Time\t\t    Id Command\tArgument"
+		for (i = 1; i <= s; i++) printf "261122 12:00:00\t%6d Connect\tshakedown@127.0.0.1 on sbtest using TCP/IP\n", i
+		for (j = 0; j < n; j++) {
+			id = (j % s) + 1
+			r = rand(); a = int(rand() * (rows - 100)) + 1
+			if (r < 0.4) q = "SELECT c FROM sbtest1 WHERE id = " a
+			else if (r < 0.7) q = "SELECT id, k FROM sbtest1 WHERE id BETWEEN " a " AND " a + 9 " ORDER BY id"
+			else if (r < 0.9) q = "SELECT SUM(k) FROM sbtest1 WHERE id BETWEEN " a " AND " a + 99
+			else q = "SELECT k / 7 FROM sbtest1 WHERE id = " a
+			printf "\t\t%6d Query\t%s\n", id, q
+		}
+		for (i = 1; i <= s; i++) printf "\t\t%6d Quit\t\n", i
+	}'
+}
+
+cat >"$work/stmts.sql" <<SQL
+-- @weight 4
+SELECT c FROM sbtest1 WHERE id = {{uniform 1 $((ROWS - 100))}};
+-- @weight 3
+SELECT id, k FROM sbtest1 WHERE id BETWEEN {{a = uniform 1 $((ROWS - 100))}} AND {{a}} + 9 ORDER BY id;
+-- @weight 2
+SELECT SUM(k) FROM sbtest1 WHERE id BETWEEN {{b = uniform 1 $((ROWS - 100))}} AND {{b}} + 99;
+-- @weight 1
+SELECT k / 7 FROM sbtest1 WHERE id = {{uniform 1 $((ROWS - 100))}};
+SQL
+
+median() { sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
+
+# 1. Speed.
+genlog "$STATEMENTS" 1 >"$work/speed.log"
+"$BIN" capture "$work/speed.log" -o "$work/speed.capture" 2>/dev/null
+: >"$work/replay.sps"
+: >"$work/replay2.sps"
+: >"$work/run.qps"
+for r in $(seq 1 "$ROUNDS"); do
+	for tool in $([ $((r % 2)) = 1 ] && echo "replay run" || echo "run replay"); do
+		if [ "$tool" = replay ]; then
+			"$BIN" replay "$work/speed.capture" --control "$ctl_url" --candidate "$ctl_url" --speed 0 \
+				--json "$work/replay.json" --progress 0 >"$work/replay.out" 2>&1 || [ $? = 3 ]
+			jq -r .statements_per_second "$work/replay.json" >>"$work/replay.sps"
+			"$BIN" replay "$work/speed.capture" --control "$ctl_url" --candidate "$cand_url" --speed 0 \
+				--json "$work/replay2.json" --progress 0 >"$work/replay2.out" 2>&1 || [ $? = 3 ]
+			jq -r .statements_per_second "$work/replay2.json" >>"$work/replay2.sps"
+		else
+			"$BIN" run sql --file "$work/stmts.sql" --target "$ctl_url" --threads "$SESSIONS" --time "$SECONDS_PER_RUN" \
+				--json "$work/run.json" >"$work/run.out" 2>&1
+			jq -r .qps "$work/run.json" >>"$work/run.qps"
+		fi
+	done
+	echo "round $r: replay $(tail -1 "$work/replay.sps") statements/s on one server ($(tail -1 "$work/replay2.sps") on two), run sql $(tail -1 "$work/run.qps") qps"
+done
+rs=$(median <"$work/replay.sps")
+qs=$(median <"$work/run.qps")
+ratios=$(paste "$work/replay.sps" "$work/run.qps" | awk '{printf "%.2f\n", $1 / $2}')
+echo "per-round ratios replay / run sql: $(echo "$ratios" | tr '\n' ' ')(median $(echo "$ratios" | median))"
+echo "speed: replay --speed 0 median $rs statements/s, run sql median $qs qps at $SESSIONS threads against one server; ratio $(awk -v a="$rs" -v b="$qs" 'BEGIN {printf "%.2f", a / b}') (goal >= 0.50); replay on two servers median $(median <"$work/replay2.sps") statements/s"
+
+# 2. pt-upgrade on the same log and hosts.
+head -n $((PT_STATEMENTS + SESSIONS + 1)) "$work/speed.log" >"$work/pt.log"
+for i in $(seq 1 "$SESSIONS"); do printf '\t\t%6d Quit\t\n' "$i"; done >>"$work/pt.log"
+"$BIN" capture "$work/pt.log" -o "$work/pt.capture" 2>/dev/null
+/usr/bin/time -f %e -o "$work/t" "$BIN" replay "$work/pt.capture" --control "$ctl_url" --candidate "$cand_url" \
+	--json "$work/pt-replay.json" --progress 0 >/dev/null 2>&1 || [ $? = 3 ]
+sd_wall=$(tail -1 "$work/t")
+/usr/bin/time -f %e -o "$work/t" pt-upgrade "h=127.0.0.1,P=$cp_,u=shakedown,D=sbtest" "h=127.0.0.1,P=$kp,u=shakedown,D=sbtest" \
+	--type genlog "$work/pt.log" >"$work/pt.out" 2>"$work/pt.err" || true
+pt_wall=$(tail -1 "$work/t")
+# The differing fingerprints, in one spelling: lowercase, no backquotes,
+# no spaces.
+canon() { tr 'A-Z' 'a-z' | tr -d '` ' | sed -e 's/(\.\.\.)/(?+)/g' -e 's/[0-9][0-9]*/?/g'; }
+jq -r '.fingerprints[] | select(.differences > 0) | .fingerprint' "$work/pt-replay.json" | canon | sort -u >"$work/sd.diff"
+# pt-upgrade also reports classes whose only "diffs" are query times (one
+# run each, on a noisy machine); replay compares results, so those are left
+# out here.
+awk '/^# Query class/ {c=1; keep=0; next} c && /^Reporting class because/ {keep = ($0 ~ /row diff|row count|warning|error/)}
+	c && /^Discarded queries/ {getline; getline; if (keep) print; c=0}' "$work/pt.out" | canon | sort -u >"$work/pt.diff"
+echo "pt-upgrade: shakedown replay ${sd_wall}s, pt-upgrade ${pt_wall}s on $PT_STATEMENTS statements; ratio $(awk -v a="$sd_wall" -v b="$pt_wall" 'BEGIN {printf "%.3f", a / b}') (goal <= 0.20)"
+echo "differing fingerprints: shakedown $(wc -l <"$work/sd.diff"), pt-upgrade $(wc -l <"$work/pt.diff")"
+if cmp -s "$work/sd.diff" "$work/pt.diff"; then
+	echo "same differing fingerprints: yes"
+	sed 's/^/  /' "$work/sd.diff"
+else
+	echo "same differing fingerprints: NO"
+	diff "$work/sd.diff" "$work/pt.diff" | sed 's/^/  /' || true
+fi
+
+# 3. Memory.
+bytes_per=$(( $(stat -c %s "$work/speed.log") / STATEMENTS ))
+for mb in $SIZES; do
+	n=$(( mb * 1024 * 1024 / bytes_per ))
+	genlog "$n" 2 >"$work/mem.log"
+	/usr/bin/time -f "%M %e" -o "$work/t" "$BIN" capture "$work/mem.log" -o "$work/mem.capture" 2>/dev/null
+	read -r crss csec < <(tail -1 "$work/t")
+	/usr/bin/time -f "%M %e" -o "$work/t" "$BIN" replay "$work/mem.capture" --control "$ctl_url" --candidate "$cand_url" \
+		--json "$work/mem.json" --progress 0 >/dev/null 2>&1 || [ $? = 3 ]
+	read -r rrss rsec < <(tail -1 "$work/t")
+	echo "memory: ${mb} MB log ($n statements, $SESSIONS sessions): capture ${crss} KB peak RSS in ${csec}s; replay ${rrss} KB peak RSS in ${rsec}s"
+	rm -f "$work/mem.log" "$work/mem.capture"
+done
+[ "$CAPTURE_SIZE" -gt 0 ] || exit 0
+n=$(( CAPTURE_SIZE * 1024 * 1024 / bytes_per ))
+genlog "$n" 3 >"$work/big.log"
+/usr/bin/time -f "%M %e" -o "$work/t" "$BIN" capture "$work/big.log" -o "$work/big.capture" 2>/dev/null
+read -r crss csec < <(tail -1 "$work/t")
+echo "memory: capture of a ${CAPTURE_SIZE} MB log ($n statements): ${crss} KB peak RSS in ${csec}s"
+rm -f "$work/big.log" "$work/big.capture"
