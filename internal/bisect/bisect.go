@@ -37,7 +37,7 @@ var ErrChanged = errors.New("the control's variables changed under bisect")
 
 // Defaults.
 const (
-	DefaultRepeats = 3
+	DefaultRepeats = MinRepeats
 	// matterShare is how much of the whole difference (on a log scale) a
 	// group must move the control by to matter; clearShare how little it
 	// must be shown to move it by to be cleared.
@@ -282,8 +282,8 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if cfg.Progress == nil {
 		cfg.Progress = io.Discard
 	}
-	if cfg.Repeats < 2 {
-		return nil, usage.Errorf("vars bisect: --repeats must be >= 2: one run per side can never show a difference")
+	if cfg.Repeats < MinRepeats {
+		return nil, usage.Errorf("vars bisect: --repeats must be >= %d: with fewer runs per side no 95%% interval exists", MinRepeats)
 	}
 	if cfg.MaxRepeats == 0 {
 		cfg.MaxRepeats = 2 * cfg.Repeats

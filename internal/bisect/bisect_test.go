@@ -151,7 +151,7 @@ func TestBisect(t *testing.T) {
 	t.Run("budget", func(t *testing.T) {
 		undo := filepath.Join(t.TempDir(), "undo.json")
 		args := append([]string{"vars", "bisect", ctl.URL(), cand.URL(), "--allow-set-global", "--undo", undo,
-			"--sandbox-home", filepath.Join(t.TempDir(), "none"), "--repeats=2", "--budget=1s"}, workload...)
+			"--sandbox-home", filepath.Join(t.TempDir(), "none"), "--repeats=4", "--budget=1s"}, workload...)
 		code, out, stderr := shakedown(ctx, append(args, shortRuns...)...)
 		switch {
 		case code != 0:
@@ -172,7 +172,7 @@ func TestBisect(t *testing.T) {
 		dir := t.TempDir()
 		undo, jsonPath := filepath.Join(dir, "undo.json"), filepath.Join(dir, "bisect.json")
 		args := append([]string{"vars", "bisect", ctl.URL(), cand.URL(), "--allow-set-global", "--undo", undo, "--json", jsonPath,
-			"--sandbox-home", ctl.Home, "--repeats=3", "--max-repeats=6"}, workload...)
+			"--sandbox-home", ctl.Home, "--repeats=4", "--max-repeats=8"}, workload...)
 		code, out, stderr := shakedown(ctx, append(args, mainRuns...)...)
 		t.Logf("stdout:\n%s\nstderr:\n%s", out, stderr)
 		if code != 0 {
@@ -232,7 +232,7 @@ func TestBisect(t *testing.T) {
 		// No sandbox home: back_log is not testable and nothing restarts,
 		// so the kill lands while values set at runtime are in place.
 		args := append([]string{"vars", "bisect", ctl.URL(), cand.URL(), "--allow-set-global", "--undo", undo,
-			"--sandbox-home", filepath.Join(dir, "none"), "--repeats=2", "--max-repeats=6"}, workload...)
+			"--sandbox-home", filepath.Join(dir, "none"), "--repeats=4", "--max-repeats=8"}, workload...)
 		argv, _ := json.Marshal(append(args, "--time=2"))
 		cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^$")
 		cmd.Env = append(os.Environ(), childEnv+"="+string(argv))
@@ -283,7 +283,7 @@ func bisectUntilApplied(t *testing.T, ctl, cand *sandbox.Instance, act func(cont
 	defer cancel()
 	undo := filepath.Join(t.TempDir(), "undo.json")
 	args := append([]string{"vars", "bisect", ctl.URL(), cand.URL(), "--allow-set-global", "--undo", undo,
-		"--sandbox-home", filepath.Join(t.TempDir(), "none"), "--repeats=2", "--max-repeats=6"}, workload...)
+		"--sandbox-home", filepath.Join(t.TempDir(), "none"), "--repeats=4", "--max-repeats=8"}, workload...)
 	type ended struct {
 		code           int
 		stdout, stderr string

@@ -376,12 +376,17 @@ func (s *session) fill(ctx context.Context, oc *outcome, all *round) error {
 // over a's, the interval combined from theirs the conservative way.
 func (s *session) relative(a, b Comparison) Effect {
 	e := Effect{Ratio: b.Ratio / a.Ratio, Lo: b.Lo / a.Hi, Hi: b.Hi / a.Lo, State: Inconclusive}
+	if a.Lo == a.Hi || b.Lo == b.Hi {
+		// Too few runs gave either round no interval: no verdict.
+		return e
+	}
+	// The same rules as stats.Compare's states.
 	switch {
 	case e.Lo > 1+s.threshold:
 		e.State = Faster
-	case e.Hi < 1/(1+s.threshold):
+	case e.Hi < 1-s.threshold:
 		e.State = Slower
-	case e.Lo >= 1/(1+s.clearing) && e.Hi <= 1+s.clearing:
+	case e.Lo >= 1-s.clearing && e.Hi <= 1+s.clearing:
 		e.State = Same
 	}
 	return e

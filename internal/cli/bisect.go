@@ -71,7 +71,7 @@ func (c *bisectCmd) flags() *pflag.FlagSet {
 	fs.StringVar(&c.workload, "workload", "", "workload to measure (as shakedown run takes it), e.g. oltp_write_only")
 	fs.IntVar(&c.threads, "threads", 0, "client threads for every measurement")
 	fs.BoolVar(&c.allow, "allow-set-global", false, "allow changing the control's global variables (restored at the end)")
-	fs.IntVar(&c.repeats, "repeats", bisect.DefaultRepeats, "runs per measurement of each configuration (>= 2)")
+	fs.IntVar(&c.repeats, "repeats", bisect.DefaultRepeats, "runs per measurement of each configuration (>= 4: fewer give no 95% interval)")
 	fs.IntVar(&c.maxRepeats, "max-repeats", 0, "runs at most per configuration when the first ones leave the answer open (default twice --repeats)")
 	fs.DurationVar(&c.budget, "budget", 0, "stop with the answer so far when the next round would end after this long (e.g. 10m; 0 = no limit)")
 	fs.StringVar(&c.jsonPath, "json", "", "also write the result as JSON to this file")
@@ -161,8 +161,8 @@ func (c *bisectCmd) run(ctx context.Context, env *Env, args []string) error {
 		return usagef("vars bisect: --workload is required, e.g. --workload oltp_write_only")
 	case c.threads < 1:
 		return usagef("vars bisect: --threads must be >= 1")
-	case c.repeats < 2:
-		return usagef("vars bisect: --repeats must be >= 2: one run per side can never show a difference")
+	case c.repeats < bisect.MinRepeats:
+		return usagef("vars bisect: --repeats must be >= %d: with fewer runs per side no 95%% interval exists", bisect.MinRepeats)
 	case c.budget < 0:
 		return usagef("vars bisect: --budget must be >= 0")
 	}

@@ -57,7 +57,7 @@ func TestBisectBadInput(t *testing.T) {
 		{"three targets", []string{a, b, a, "--workload", "oltp_write_only", "--threads", "4"}, "(got 3)"},
 		{"no workload", []string{a, b, "--threads", "4"}, "--workload is required"},
 		{"no threads", []string{a, b, "--workload", "oltp_write_only"}, "--threads must be >= 1"},
-		{"one repeat", []string{a, b, "--workload", "oltp_write_only", "--threads=4", "--repeats=1"}, "--repeats must be >= 2"},
+		{"three repeats", []string{a, b, "--workload", "oltp_write_only", "--threads=4", "--repeats=3"}, "--repeats must be >= 4"},
 		{"bad budget", []string{a, b, "--workload", "oltp_write_only", "--threads=4", "--budget=soon"}, "invalid argument \"soon\""},
 		{"unknown workload", []string{a, b, "--workload", "oltp_nothing", "--threads=4"}, `unknown workload "oltp_nothing"`},
 		{"bad run option", []string{a, b, "--workload", "oltp_write_only", "--threads=4", "--time=-1"}, "--time must be >= 0"},
