@@ -214,11 +214,14 @@ func (s *session) test(ctx context.Context, set, on []int, left int) (*round, er
 		restart = restart || s.testable[x].Restart
 	}
 	runs := 2*s.cfg.Repeats - 1
+	restarts := 0
 	if restart {
-		runs = 2*s.cfg.Repeats + 2 // with a warm-up after each restart
+		// Two restarts a pair of blocks, with a warm-up run after each.
+		restarts = 2 * ((s.cfg.Repeats + blockRuns(s.cfg.Repeats) - 1) / blockRuns(s.cfg.Repeats))
+		runs = 2*s.cfg.Repeats + restarts
 	}
 	est := s.estimate(runs, restart || len(s.restartOn) > 0)
-	if restart {
+	for i := 1; i < restarts; i++ {
 		est += s.estimate(0, true)
 	}
 	if !s.deadline.IsZero() && time.Now().Add(est).After(s.deadline) {

@@ -78,11 +78,13 @@ func (m *roundRuns) alternate(ctx context.Context) error {
 	}
 }
 
-// blocks runs the set's runs, then the control's after restarting back:
-// alternating would cost two restarts a run. One run of the control before
-// the first block brackets the set's runs, so that a machine that gets
-// busier or quieter part way does not decide the round alone. An open
-// answer gets one more such block, up to MaxRepeats runs.
+// blocks runs some of the set's runs, then as many of the control's after
+// restarting back, and again: alternating run by run would cost two
+// restarts a run. Blocks of half the repeats keep a machine that gets
+// busier or quieter part way from deciding the round alone: it moves both
+// sides of a pair of blocks alike. One run of the control before the first
+// block brackets the set's runs for the same reason. An open answer gets
+// more such blocks, up to MaxRepeats runs.
 func (m *roundRuns) blocks(ctx context.Context) error {
 	if !m.s.restarting(m.on) {
 		if err := m.base(ctx); err != nil {
@@ -90,7 +92,7 @@ func (m *roundRuns) blocks(ctx context.Context) error {
 		}
 	}
 	for {
-		n := min(m.s.cfg.Repeats, m.s.cfg.MaxRepeats-len(m.samples))
+		n := min(blockRuns(m.s.cfg.Repeats), m.s.cfg.MaxRepeats-len(m.samples))
 		for i := 0; i < n; i++ {
 			if err := m.set(ctx); err != nil {
 				return err
@@ -101,8 +103,11 @@ func (m *roundRuns) blocks(ctx context.Context) error {
 				return err
 			}
 		}
-		if m.done() {
+		if len(m.samples) >= m.s.cfg.Repeats && m.done() {
 			return nil
 		}
 	}
 }
+
+// blockRuns is how many runs of a side a restart round makes in a row.
+func blockRuns(repeats int) int { return max(2, repeats/2) }
