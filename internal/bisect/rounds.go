@@ -383,15 +383,7 @@ func (s *session) relative(a, b Comparison) Effect {
 		// Too few runs gave either round no interval: no verdict.
 		return e
 	}
-	// The same rules as stats.Compare's states.
-	switch {
-	case e.Lo > 1+s.threshold:
-		e.State = Faster
-	case e.Hi < 1-s.threshold:
-		e.State = Slower
-	case e.Lo >= 1-s.clearing && e.Hi <= 1+s.clearing:
-		e.State = Same
-	}
+	e.State = logState(e.Lo, e.Hi, s.threshold, s.clearing)
 	return e
 }
 
