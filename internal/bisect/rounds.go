@@ -383,7 +383,15 @@ func (s *session) relative(a, b Comparison) Effect {
 		// Too few runs gave either round no interval: no verdict.
 		return e
 	}
-	e.State = logState(e.Lo, e.Hi, s.threshold, s.clearing)
+	// The same rules as stats.Compare's states.
+	switch {
+	case e.Lo > 1+s.threshold:
+		e.State = Faster
+	case e.Hi < 1-s.threshold:
+		e.State = Slower
+	case e.Lo >= 1-s.clearing && e.Hi <= 1+s.clearing:
+		e.State = Same
+	}
 	return e
 }
 

@@ -33,25 +33,3 @@ func TestCompare(t *testing.T) {
 		})
 	}
 }
-
-func TestLogState(t *testing.T) {
-	tests := []struct {
-		name          string
-		lo, hi        float64
-		matter, clear float64
-		want          string
-	}{
-		{name: "above", lo: 1.3, hi: 1.6, matter: 0.25, clear: 0.4, want: Faster},
-		{name: "below 1/1.25, not only below 0.75", lo: 0.7, hi: 0.79, matter: 0.25, clear: 0.4, want: Slower},
-		{name: "within the clearing margin", lo: 0.75, hi: 1.3, matter: 0.25, clear: 0.4, want: Same},
-		{name: "down to 0.6 is not within 1/1.4", lo: 0.6, hi: 1.2, matter: 0.25, clear: 0.4, want: Inconclusive},
-		{name: "straddles the threshold", lo: 1.1, hi: 1.5, matter: 0.25, clear: 0.4, want: Inconclusive},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := logState(tt.lo, tt.hi, tt.matter, tt.clear); got != tt.want {
-				t.Errorf("got %s, want %s", got, tt.want)
-			}
-		})
-	}
-}
