@@ -38,9 +38,9 @@ it lists what it would change and exits 2). It writes the undo file before
 the first change, restores every variable at the end, on error and on
 Ctrl-C, and reads them back to verify; it stops if another session changes
 the control's variables meanwhile. After a crash, "vars bisect --undo FILE"
-restores the control (its password found as for any target: shakedown help
-targets; or give its URL). The user needs
-SUPER or SYSTEM_VARIABLES_ADMIN on the control.
+restores the control (its password is found as for any target, see
+shakedown help targets). The user needs SUPER or SYSTEM_VARIABLES_ADMIN on
+the control.
 
 Run options are those of "shakedown run WORKLOAD" (--time, --tables,
 --table-size, --warmup-time, ...); the workload's data must be prepared on
