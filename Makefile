@@ -11,7 +11,7 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 # make image IMAGE=registry.example.com/team/shakedown:v1.
 IMAGE ?= shakedown:$(VERSION)
 
-.PHONY: all build image deps test check demo bench clean
+.PHONY: all build image deps test test-bisect check demo bench clean
 
 all: build
 
@@ -36,6 +36,11 @@ deps:
 
 test: deps
 	$(GO) test -race -count=1 -timeout 9m ./...
+
+# The full vars bisect of a durable against a relaxed sandbox: minutes of
+# measurements, so make test leaves it out.
+test-bisect: deps
+	SHAKEDOWN_TEST_BISECT_FULL=1 $(GO) test -race -count=1 -timeout 20m -run 'TestBisect/durable' -v ./internal/bisect/
 
 check:
 	@out="$$(gofmt -l .)"; if [ -n "$$out" ]; then echo "gofmt -l reports:"; echo "$$out"; exit 1; fi

@@ -197,6 +197,18 @@ func TestExitCodes(t *testing.T) {
 		{"vars", "one target", usage, nil, func(f *exitFixture) []string { return []string{"vars", "diff", f.server} }},
 		{"vars", "no such database", usage, nil, func(f *exitFixture) []string { return []string{"vars", "diff", f.noDB, f.server} }},
 		{"vars", "server down", failed, nil, func(f *exitFixture) []string { return []string{"vars", "diff", f.server, f.down} }},
+		{"vars", "bisect: no differing variables", ok, nil, func(f *exitFixture) []string {
+			return []string{"vars", "bisect", f.live, f.live, "--workload", "oltp_point_select", "--threads", "1"}
+		}},
+		{"vars", "bisect without --allow-set-global", usage, nil, func(f *exitFixture) []string {
+			return []string{"vars", "bisect", f.live, f.otherServer, "--workload", "oltp_point_select", "--threads", "1"}
+		}},
+		{"vars", "bisect: server down", failed, nil, func(f *exitFixture) []string {
+			return []string{"vars", "bisect", f.live, f.down, "--workload", "oltp_point_select", "--threads", "1"}
+		}},
+		{"vars", "bisect --undo: no such file", usage, nil, func(f *exitFixture) []string {
+			return []string{"vars", "bisect", "--undo", filepath.Join(f.dir, "nope.json")}
+		}},
 		{"verify", "ok", ok, nil, func(f *exitFixture) []string { return []string{"verify", f.diffSrc, f.diffSrc} }},
 		{"verify", "differences", differs, nil, func(f *exitFixture) []string { return []string{"verify", f.diffSrc, f.diffDst} }},
 		{"verify", "bad option", usage, nil, func(f *exitFixture) []string { return []string{"verify", f.diffSrc, f.diffDst, "--threads=x"} }},

@@ -13,6 +13,7 @@ import (
 )
 
 const varsUsage = `usage: shakedown vars diff TARGET TARGET... [--all] [--json]
+       shakedown vars bisect CONTROL CANDIDATE --workload W --threads N --allow-set-global [...]
 
 Compares the servers' global variables (SHOW GLOBAL VARIABLES), the first
 TARGET being the control. Values are normalised before comparing (ON, YES
@@ -25,6 +26,9 @@ section of their own; --all lists them one by one. Exits 3 when differences
 are shown, 0 when there are none. TARGET is a URL such as
 mysql://user@host:port/ (no database needed: variables are server-wide; one
 that is named must exist). Passwords: shakedown help targets.
+
+"vars bisect" finds which of the differences make performance differ
+(shakedown vars bisect --help).
 
 Options:
 `
@@ -46,7 +50,7 @@ func (c *varsCmd) flags() *pflag.FlagSet {
 
 func (c *varsCmd) run(ctx context.Context, env *Env, args []string) error {
 	if len(args) == 0 {
-		return usagef("vars: missing subcommand: use diff (see shakedown vars --help)")
+		return usagef("vars: missing subcommand: use diff or bisect (see shakedown vars --help)")
 	}
 	fs := c.flags()
 	switch args[0] {
@@ -54,8 +58,10 @@ func (c *varsCmd) run(ctx context.Context, env *Env, args []string) error {
 		fmt.Fprint(env.Stdout, varsUsage, fs.FlagUsages())
 		return nil
 	case "diff":
+	case "bisect":
+		return (&bisectCmd{}).run(ctx, env, args[1:])
 	default:
-		return usagef("vars: unknown subcommand %q: use diff (see shakedown vars --help)", args[0])
+		return usagef("vars: unknown subcommand %q: use diff or bisect (see shakedown vars --help)", args[0])
 	}
 	if err := fs.Parse(args[1:]); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {

@@ -1,0 +1,162 @@
+package bisect
+
+import (
+	"fmt"
+	"html"
+	"io"
+	"strings"
+)
+
+// css is the report's look (internal/report) for the parts the section
+// uses, scoped to the section so that it can sit in a report page or stand
+// alone.
+const css = `
+.vars-bisect { --fg: #1f2937; --muted: #6b7280; --line: #e5e7eb; --panel: #f9fafb; color: var(--fg); font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; }
+.vars-bisect h2 { font-size: 19px; margin: 34px 0 10px; padding-bottom: 4px; border-bottom: 2px solid var(--line); }
+.vars-bisect h3 { font-size: 15px; margin: 18px 0 6px; }
+.vars-bisect p.meta { color: var(--muted); margin: 2px 0; }
+.vars-bisect table { border-collapse: collapse; margin: 6px 0 12px; font-variant-numeric: tabular-nums; }
+.vars-bisect th, .vars-bisect td { padding: 4px 10px; border-bottom: 1px solid var(--line); text-align: right; white-space: nowrap; }
+.vars-bisect th { background: var(--panel); font-weight: 600; }
+.vars-bisect th.l, .vars-bisect td.l { text-align: left; }
+.vars-bisect td.wrap { white-space: normal; text-align: left; max-width: 560px; }
+.vars-bisect td.faster { background: #dcfce7; color: #14532d; }
+.vars-bisect td.faster.strong { background: #86efac; }
+.vars-bisect td.slower { background: #fee2e2; color: #7f1d1d; }
+.vars-bisect td.slower.strong { background: #fca5a5; }
+.vars-bisect td.noise { background: #f1f5f9; color: #334155; }
+.vars-bisect code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 12px; }
+.vars-bisect .rule { color: #374151; background: var(--panel); border-left: 3px solid #94a3b8; padding: 8px 12px; max-width: 1000px; }
+.vars-bisect details { margin: 6px 0 10px; }
+.vars-bisect summary { cursor: pointer; color: #1d4ed8; }
+`
+
+// esc escapes text for HTML, and writes "://" so that no URL becomes a link
+// (the report opens offline and refers to nothing outside itself).
+func esc(s string) string {
+	return strings.ReplaceAll(html.EscapeString(s), "://", "&#58;//")
+}
+
+// effectCell is a table cell coloured by the effect's state, as the
+// report colours its verdicts.
+func effectCell(e Effect) string {
+	class := "noise"
+	switch e.State {
+	case Faster:
+		class = "faster"
+		if e.Lo >= 1.2 {
+			class += " strong"
+		}
+	case Slower:
+		class = "slower"
+		if e.Hi <= 1/1.2 {
+			class += " strong"
+		}
+	}
+	return fmt.Sprintf(`<td class="l %s">%.2f&times; [%.2f, %.2f] %s</td>`, class, e.Ratio, e.Lo, e.Hi, esc(e.State))
+}
+
+// WriteHTML writes the result as an HTML section (class "vars-bisect") for
+// a report page to place beside the variables diff: the conclusion, the
+// causes by effect, interactions, cleared and untestable variables, and
+// every round with its runs. It carries its own scoped styles.
+func WriteHTML(w io.Writer, r *Result) error {
+	ew := &errWriter{w: w}
+	p := ew.printf
+	p("<section class=\"vars-bisect\">\n<style>%s</style>\n", css)
+	p("<h2 id=\"vars-bisect\">Which differences matter: vars bisect</h2>\n")
+	p("<p class=\"meta\">%s %s, %d runs per measurement &middot; control <b>%s</b> &middot; candidate <b>%s</b></p>\n",
+		esc(r.Workload), esc(strings.Join(r.RunArgs, " ")), r.Repeats, esc(r.Control), esc(r.Candidate))
+	if r.Difference != nil || r.All != nil {
+		p("<table>\n<tr><th class=\"l\">comparison</th><th class=\"l\">against the control</th></tr>\n")
+		if r.Difference != nil {
+			p("<tr><td class=\"l\">the candidate as it is</td>%s</tr>\n", effectCell(*r.Difference))
+		}
+		if r.All != nil {
+			p("<tr><td class=\"l\">all %d testable differences applied on the control</td>%s</tr>\n", len(r.Tested), effectCell(*r.All))
+		}
+		p("</table>\n")
+	}
+	p("<p><b>%s</b></p>\n", esc(r.Summary()))
+	if len(r.Causes) > 0 {
+		p("<h3>Causes, by effect</h3>\n<table>\n<tr><th class=\"l\">variable</th><th class=\"l\">control</th><th class=\"l\">candidate</th><th class=\"l\">the candidate's value alone on the control</th></tr>\n")
+		for _, c := range r.Causes {
+			p("<tr><td class=\"l\"><code>%s</code></td><td class=\"l\" title=\"%s\">%s</td><td class=\"l\" title=\"%s\">%s</td>%s</tr>\n",
+				esc(c.Variable), esc(c.ControlValue), esc(short(c.ControlValue)), esc(c.CandidateValue), esc(short(c.CandidateValue)), effectCell(c.Effect))
+		}
+		p("</table>\n")
+		for _, c := range r.Causes {
+			if c.ByElimination != nil {
+				p("<p class=\"meta\"><code>%s</code> is named by elimination: its group moved the control %s and the rest of the group was cleared.</p>\n", esc(c.Variable), esc(c.ByElimination.String()))
+			}
+		}
+		if r.Together != nil {
+			p("<p class=\"meta\">The causes together against all differences applied:</p>\n<table><tr>%s</tr></table>\n", effectCell(*r.Together))
+		}
+	}
+	if len(r.Interactions) > 0 {
+		p("<h3>Variables that matter together with others, not alone</h3>\n<table>\n<tr><th class=\"l\">variables</th><th class=\"l\">effect</th><th class=\"l\">alone</th></tr>\n")
+		for _, in := range r.Interactions {
+			p("<tr><td class=\"l\"><code>%s</code></td>%s<td class=\"wrap\">%s</td></tr>\n", esc(in.Label()), effectCell(in.Effect), esc(aloneText(in.Alone)))
+		}
+		p("</table>\n")
+	}
+	names := func(title string, list []string) {
+		if len(list) == 0 {
+			return
+		}
+		codes := make([]string, len(list))
+		for i, n := range list {
+			codes[i] = "<code>" + esc(n) + "</code>"
+		}
+		p("<h3>%s (%d)</h3>\n<p>%s</p>\n", esc(title), len(list), strings.Join(codes, ", "))
+	}
+	names("Cleared: shown not to matter", r.Cleared)
+	names("Inconclusive: neither shown to matter nor not to", r.Inconclusive)
+	names("Not resolved before the budget ran out", r.Unresolved)
+	if len(r.NotTestable) > 0 {
+		p("<h3>Not testable (%d)</h3>\n<table>\n<tr><th class=\"l\">variable</th><th class=\"l\">why</th></tr>\n", len(r.NotTestable))
+		for _, n := range r.NotTestable {
+			p("<tr><td class=\"l\"><code>%s</code></td><td class=\"wrap\">%s</td></tr>\n", esc(n.Name), esc(n.Reason))
+		}
+		p("</table>\n")
+	}
+	if r.Threshold > 0 && r.All != nil {
+		p("<p class=\"rule\"><b>How it decides.</b> Each round applies the candidate's values of a group of variables on the control and measures it %d times or more, "+
+			"alternating with runs of the control as it is (a round that needs a restart measures the control after restarting back); "+
+			"ratio = median qps with the group applied / median qps of those control runs, with a 95%% interval. "+
+			"A group matters when the whole interval lies beyond %.0f%% (a fifth of the whole difference on a log scale) and is cleared when it lies within %.0f%% (a third); "+
+			"a group that matters is split in two, and a round left open gets more runs. "+
+			"Then everything else is applied on top of the causes found, to find what matters only once they are applied.</p>\n",
+			r.Repeats, r.Threshold*100, r.Clearing*100)
+	}
+	if len(r.Measurements) > 0 {
+		p("<details><summary>Every measurement: %d runs in %d rounds</summary>\n<table>\n", len(r.Measurements), len(r.Rounds))
+		p("<tr><th>round</th><th class=\"l\">applied on the control</th><th>qps</th><th>control qps</th><th class=\"l\">against the control</th></tr>\n")
+		if r.Difference != nil {
+			p("<tr><td>0</td><td class=\"l\">(the candidate as it is)</td><td>%s</td><td>%s</td>%s</tr>\n", joinQPS(r.CandidateQPS), joinQPS(r.ControlQPS), effectCell(*r.Difference))
+		}
+		for _, rd := range r.Rounds {
+			applied := strings.Join(rd.Applied, ", ")
+			if len(rd.On) > 0 {
+				applied += " on top of " + strings.Join(rd.On, ", ")
+			}
+			p("<tr><td>%d</td><td class=\"wrap\"><code>%s</code></td><td>%s</td><td>%s</td>%s</tr>\n", rd.N, esc(applied), joinQPS(rd.QPS), joinQPS(rd.Control), effectCell(rd.Vs))
+		}
+		p("</table>\n</details>\n")
+	}
+	p("</section>\n")
+	return ew.err
+}
+
+// WriteHTMLPage writes the section as a page of its own.
+func WriteHTMLPage(w io.Writer, r *Result) error {
+	ew := &errWriter{w: w}
+	ew.printf("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n")
+	ew.printf("<title>shakedown: vars bisect</title>\n<style>body { margin: 0; background: #ffffff; } main { max-width: 1240px; margin: 0 auto; padding: 20px 28px 48px; }</style>\n</head>\n<body>\n<main>\n")
+	if ew.err == nil {
+		ew.err = WriteHTML(w, r)
+	}
+	ew.printf("</main>\n</body>\n</html>\n")
+	return ew.err
+}

@@ -1,0 +1,83 @@
+package bisect
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/shakedown/shakedown/internal/golden"
+)
+
+// fixture is a finished bisect: two causes, an interaction, cleared,
+// inconclusive and untestable variables.
+func fixture() *Result {
+	e := func(r, lo, hi float64, st string) Effect { return Effect{Ratio: r, Lo: lo, Hi: hi, State: st} }
+	diff := e(2.31, 2.05, 2.6, Faster)
+	all := e(2.2, 1.98, 2.41, Faster)
+	together := e(0.97, 0.9, 1.05, Same)
+	elim := e(1.6, 1.35, 2, Faster)
+	return &Result{
+		Control: "mysql://shakedown@127.0.0.1:3306/sbtest", Candidate: "mysql://shakedown@127.0.0.1:3307/sbtest",
+		Workload: "oltp_write_only", RunArgs: []string{"--threads=16", "--time=2"}, Repeats: 3,
+		Differences: []Variable{{Name: "innodb_flush_log_at_trx_commit", Control: "1", Candidate: "0"}},
+		ControlQPS:  []float64{2301.5, 2250.1, 2402}, CandidateQPS: []float64{5300, 5210.2, 5400.9},
+		Difference: &diff, Threshold: 0.182, Clearing: 0.3, All: &all,
+		Tested: []string{"innodb_flush_log_at_trx_commit", "sync_binlog", "table_open_cache", "optimizer_switch", "a_x", "b_y"},
+		Causes: []Cause{
+			{Variable: "innodb_flush_log_at_trx_commit", ControlValue: "1", CandidateValue: "0", Effect: e(1.9, 1.71, 2.1, Faster)},
+			{Variable: "sync_binlog", ControlValue: "1", CandidateValue: "0", Effect: e(1.15, 1.1, 1.6, Inconclusive), ByElimination: &elim},
+		},
+		Interactions: []Interaction{{Variables: []string{"a_x", "b_y"}, Effect: e(0.7, 0.6, 0.8, Slower), Alone: AloneCleared},
+			{Variables: []string{"c_z"}, On: []string{"innodb_flush_log_at_trx_commit", "sync_binlog"}, Effect: e(1.3, 1.25, 1.4, Faster), Alone: AloneOpen}},
+		RestOnTop: &together,
+		Together:  &together,
+		Cleared:   []string{"table_open_cache"}, Inconclusive: []string{"optimizer_switch"}, Unresolved: []string{},
+		NotTestable: []NotTestable{{Name: "thread_handling", Reason: "not testable here: needs a restart (bisect restarts only a local sandbox)"}},
+		Rounds: []Round{
+			{N: 1, Applied: []string{"innodb_flush_log_at_trx_commit", "sync_binlog", "table_open_cache", "optimizer_switch", "a_x", "b_y"},
+				QPS: []float64{5000, 5100, 4950}, Control: []float64{2402, 2350, 2290}, Vs: all},
+			{N: 2, Applied: []string{"innodb_flush_log_at_trx_commit"}, QPS: []float64{4400, 4350, 4500}, Control: []float64{2290, 2310, 2330}, Vs: e(1.9, 1.71, 2.1, Faster), Restart: true},
+		},
+		Measurements: []Measurement{{N: 1, On: "control", Applied: []string{}, QPS: 2301.5, Seconds: 2}},
+		Outcome:      OutcomeBisected, Restored: true, Elapsed: 95.4,
+	}
+}
+
+func TestOutputGolden(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		write func(*bytes.Buffer, *Result) error
+	}{
+		{"result.txt", func(b *bytes.Buffer, r *Result) error { return WriteText(b, r) }},
+		{"result.json", func(b *bytes.Buffer, r *Result) error { return WriteJSON(b, r) }},
+		{"section.html", func(b *bytes.Buffer, r *Result) error { return WriteHTML(b, r) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var b bytes.Buffer
+			if err := tc.write(&b, fixture()); err != nil {
+				t.Fatal(err)
+			}
+			golden.Check(t, tc.name, b.Bytes())
+		})
+	}
+}
+
+func TestSummary(t *testing.T) {
+	same := Effect{Ratio: 1.01, Lo: 0.97, Hi: 1.05, State: Same}
+	tests := []struct {
+		name string
+		r    Result
+		want string
+	}{
+		{"no differences", Result{Outcome: OutcomeNoDifferences}, "No differing variables"},
+		{"same performance", Result{Outcome: OutcomeSamePerf, Difference: &same}, "do not differ clearly on this workload (candidate 1.01x [0.97, 1.05] same)"},
+		{"nothing testable", Result{Outcome: OutcomeNothingToTest, Differences: make([]Variable, 3)}, "None of the 3 differing variables can be tested here"},
+		{"all applied moves nothing", Result{Outcome: OutcomeBisected, All: &same}, "the difference lies elsewhere"},
+		{"budget", Result{Outcome: OutcomeBudget, Causes: []Cause{{Variable: "sync_binlog"}}}, "The difference comes from sync_binlog. The budget ran out"},
+	}
+	for _, tt := range tests {
+		if got := tt.r.Summary(); !strings.Contains(got, tt.want) {
+			t.Errorf("%s: got %q, want it to contain %q", tt.name, got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,422 @@
+package bisect
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/shakedown/shakedown/internal/vars"
+)
+
+// bisect changes the control: it writes the undo file, tries every
+// testable difference at once (dropping those the control refuses), then
+// searches.
+func (s *session) bisect(ctx context.Context) error {
+	names := make([]string, len(s.testable))
+	hasRestart := false
+	for i, v := range s.testable {
+		names[i] = v.Name
+		hasRestart = hasRestart || v.Restart
+	}
+	s.undo = newUndo(s.cfg.Tool, s.cfg.Control.Redacted(), s.orig, names)
+	if hasRestart {
+		s.undo.Sandbox = &undoSandbox{Home: s.sb.Home, Name: s.sb.Name, Settings: append([]string(nil), s.sb.Settings...)}
+	}
+	s.printf("will change on the control %s (every variable is restored at the end):\n", s.cfg.Control)
+	for _, v := range s.testable {
+		if v.Restart {
+			s.printf("  restart sandbox %s with %s=%s (now %s)\n", s.sb.Name, v.Name, v.Candidate, v.Control)
+		} else {
+			s.printf("  SET GLOBAL %s = %s (now %s)\n", v.Name, literal(v.Candidate), v.Control)
+		}
+	}
+	if err := s.undo.write(s.cfg.UndoPath); err != nil {
+		return err
+	}
+	s.changed = true
+	s.printf("undo file: %s (after a crash: shakedown vars bisect --undo %s)\n", s.cfg.UndoPath, s.cfg.UndoPath)
+
+	if err := s.tryAll(ctx); err != nil {
+		return err
+	}
+	if len(s.testable) == 0 {
+		s.res.Outcome = OutcomeNothingToTest
+		return nil
+	}
+	all := make([]int, len(s.testable))
+	for i := range all {
+		all[i] = i
+	}
+	s.res.Tested = s.names(all)
+	r, err := s.test(ctx, all, nil, 2*int(math.Ceil(math.Log2(float64(len(all))))))
+	if errors.Is(err, errBudget) {
+		s.res.Outcome = OutcomeBudget
+		for _, v := range s.testable {
+			s.res.Unresolved = append(s.res.Unresolved, v.names()...)
+		}
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	e := effect(r.vs)
+	s.res.All = &e
+	if r.vs.Differs() {
+		// What the search explains is this difference.
+		s.setThresholds(r.vs.Ratio)
+	}
+	oc, err := search(ctx, s, len(s.testable), r, func(i int) bool { return s.testable[i].Restart })
+	if err != nil {
+		return err
+	}
+	if err := s.fill(ctx, oc, r); err != nil {
+		return err
+	}
+	// A change after the last run would otherwise go unseen.
+	return s.checkUnchanged(ctx)
+}
+
+// tryAll applies every testable difference once. A variable the control
+// refuses, or takes as another value, is not testable here and is left
+// out of the search.
+func (s *session) tryAll(ctx context.Context) error {
+	drop := map[string]string{}
+	var restart []string
+	for _, v := range s.testable {
+		if v.Restart {
+			restart = append(restart, v.Name)
+		}
+	}
+	sort.Strings(restart)
+	restarted := false
+	if len(restart) > 0 {
+		err := s.restartWith(ctx, restart)
+		if err != nil && ctx.Err() != nil {
+			return ErrInterrupted
+		}
+		if err != nil {
+			s.printf("  the sandbox did not start with them: %v\n", firstLine(err))
+			if rerr := s.restartWith(ctx, nil); rerr != nil {
+				return errors.Join(err, rerr)
+			}
+			for _, n := range restart {
+				drop[n] = "the sandbox did not start with the candidate's value: " + firstLine(err)
+			}
+		}
+		restarted = true
+	}
+	now, err := s.ctl.read(ctx)
+	if err != nil {
+		return err
+	}
+	// One at a time, reading back after each: a variable that changes with
+	// another (two names for one setting, such as long_query_time and
+	// log_slow_query_time) is applied with it, not apart.
+	alias := map[string]string{}
+	for _, v := range s.testable {
+		if _, ok := alias[v.Name]; ok || v.Restart || vars.Normalize(now[v.Name]) == vars.Normalize(v.Candidate) {
+			continue
+		}
+		if err := s.ctl.setGlobal(ctx, v.Name, v.Candidate); err != nil {
+			if ctx.Err() != nil {
+				return ErrInterrupted
+			}
+			drop[v.Name] = "the control refused the candidate's value: " + firstLine(err)
+			continue
+		}
+		after, err := s.ctl.read(ctx)
+		if err != nil {
+			return err
+		}
+		for _, w := range s.testable {
+			if w.Name != v.Name && !w.Restart && vars.Normalize(after[w.Name]) != vars.Normalize(now[w.Name]) {
+				alias[w.Name] = v.Name
+			}
+		}
+		now = after
+	}
+	if restarted {
+		if err := s.resetOthers(ctx, now); err != nil {
+			return err
+		}
+	}
+	if now, err = s.ctl.read(ctx); err != nil {
+		return err
+	}
+	for _, v := range s.testable {
+		if _, ok := drop[v.Name]; ok || vars.Normalize(now[v.Name]) == vars.Normalize(v.Candidate) {
+			continue
+		}
+		drop[v.Name] = fmt.Sprintf("the control takes the candidate's value %s as %s", v.Candidate, now[v.Name])
+		if !v.Restart {
+			if err := s.ctl.setGlobal(ctx, v.Name, v.Control); err != nil {
+				return err
+			}
+		}
+	}
+	var keep []Variable
+	for _, v := range s.testable {
+		if of, ok := alias[v.Name]; ok {
+			for i := range keep {
+				if keep[i].Name == of {
+					keep[i].Aliases = append(keep[i].Aliases, v.Name)
+				}
+			}
+			s.printf("  %s changes with %s: they are tested as one\n", v.Name, of)
+			continue
+		}
+		if why, ok := drop[v.Name]; ok {
+			s.res.NotTestable = append(s.res.NotTestable, NotTestable{Name: v.Name, Reason: why})
+			s.printf("  %s: not testable: %s\n", v.Name, why)
+			continue
+		}
+		keep = append(keep, v)
+	}
+	s.testable = keep
+	if now, err = s.ctl.read(ctx); err != nil {
+		return err
+	}
+	own := s.own()
+	if restarted {
+		for n := range now {
+			own[n] = true
+		}
+	}
+	if err := s.absorb(now, own); err != nil {
+		return err
+	}
+	if restarted {
+		all := make([]int, len(s.testable))
+		for i := range all {
+			all[i] = i
+		}
+		return s.warmUp(ctx, s.names(all))
+	}
+	return nil
+}
+
+// test is the search's tester: one round measures the control with set
+// (and on) applied Repeats times, alternating with runs of the control as
+// it is, or with on applied (S B S B S), and compares the set's runs with
+// those control runs and the one just before the round. Drift of a shared
+// machine then moves both sides alike. A round whose set needs a restart
+// compares with as many runs of the control made after restarting back
+// (restarting back and forth for every run would cost more than drift
+// does). An inconclusive round without a restart gets one more pair of runs
+// at a time, up to MaxRepeats runs of the set.
+func (s *session) test(ctx context.Context, set, on []int, left int) (*round, error) {
+	restart := false
+	for _, x := range set {
+		restart = restart || s.testable[x].Restart
+	}
+	runs := 2*s.cfg.Repeats - 1
+	restarts := 0
+	if restart {
+		// Two restarts a pair of blocks, with a warm-up run after each.
+		restarts = 2 * ((s.cfg.Repeats + blockRuns(s.cfg.Repeats) - 1) / blockRuns(s.cfg.Repeats))
+		runs = 2*s.cfg.Repeats + restarts
+	}
+	est := s.estimate(runs, restart || len(s.restartOn) > 0)
+	for i := 1; i < restarts; i++ {
+		est += s.estimate(0, true)
+	}
+	if !s.deadline.IsZero() && time.Now().Add(est).After(s.deadline) {
+		s.printf("budget: the next round (about %s) would not finish within --budget; stopping with the answer so far\n", roundDur(est))
+		return nil, errBudget
+	}
+	s.round++
+	eta := ""
+	if s.runs > 0 {
+		eta = fmt.Sprintf(" (about %d more after it, ETA %s)", left, roundDur(time.Duration(left+1)*est))
+	}
+	all := union(set, on)
+	names, onNames, allNames := s.names(set), s.names(on), s.names(all)
+	label := strings.Join(names, ", ")
+	if len(on) > 0 {
+		label += " on top of " + strings.Join(onNames, ", ")
+	}
+	s.printf("round %d%s: %s\n", s.round, eta, label)
+	m := &roundRuns{s: s, all: all, on: on, allNames: allNames, onNames: onNames, more: est}
+	var err error
+	if restart {
+		err = m.blocks(ctx)
+	} else {
+		m.more = s.estimate(2, false)
+		err = m.alternate(ctx)
+	}
+	if err != nil {
+		return nil, err
+	}
+	samples, control, vs := m.samples, m.control, m.vs
+	s.res.Rounds = append(s.res.Rounds, Round{N: s.round, Applied: names, On: onNames, QPS: samples, Control: control, Vs: effect(vs), Restart: restart})
+	s.printf("  %s qps against the control's %s: %s\n", joinQPS(samples), joinQPS(control), effect(vs).String())
+	leans := vs.State == Inconclusive && math.Abs(math.Log(vs.Ratio)) > math.Log(1+s.threshold)
+	return &round{set: sorted(set), on: sorted(on), samples: samples, vs: vs, leans: leans}, nil
+}
+
+// beyond tells the search whether b moved the control further than a
+// did, by more than the threshold. Each round's ratio is against its own
+// control runs: rounds made minutes apart compare through them, not
+// directly, so that drift of the machine cancels.
+func (s *session) beyond(a, b *round) bool {
+	return math.Abs(math.Log(b.vs.Ratio/a.vs.Ratio)) > math.Log(1+s.threshold)
+}
+
+// judge compares a round's runs with the control's: a difference beyond
+// the threshold matters; the group is cleared when the whole interval lies
+// within the wider clearing margin, else the answer is open.
+func (s *session) judge(control, samples []float64) Comparison {
+	c := compare(control, samples, s.threshold)
+	if c.Differs() || c.State == NoVerdict {
+		return c
+	}
+	if clear := compare(control, samples, s.clearing); clear.State == Same {
+		return clear
+	}
+	c.State = Inconclusive
+	return c
+}
+
+// recentBase is the control's n most recent runs as it is.
+func (s *session) recentBase(n int) []float64 {
+	if len(s.base) <= n {
+		return append([]float64(nil), s.base...)
+	}
+	return append([]float64(nil), s.base[len(s.base)-n:]...)
+}
+
+// estimate is how long a round of runs takes, from the runs so far.
+func (s *session) estimate(runs int, restart bool) time.Duration {
+	if s.runs == 0 {
+		return 0
+	}
+	d := time.Duration(runs) * (s.runWall / time.Duration(s.runs))
+	if restart && s.restarts > 0 {
+		d += s.restartWall / time.Duration(s.restarts)
+	}
+	return d
+}
+
+// fill turns the search's outcome into the result: causes ranked by effect,
+// interactions, cleared and the rest, and the causes together against
+// every difference applied.
+func (s *session) fill(ctx context.Context, oc *outcome, all *round) error {
+	var found []int
+	for i, c := range oc.class {
+		v := s.testable[i]
+		switch c {
+		case classCause:
+			c := Cause{Variable: v.Name, ControlValue: v.Control, CandidateValue: v.Candidate,
+				Aliases: v.Aliases, Effect: effect(oc.round([]int{i}, nil).vs)}
+			for _, g := range oc.eliminated {
+				if g.vars[0] == i {
+					e := effect(g.r.vs)
+					c.ByElimination = &e
+				}
+			}
+			s.res.Causes = append(s.res.Causes, c)
+			found = append(found, i)
+		case classInteraction, classTogether, classOnTop:
+			found = append(found, i) // listed with their group below
+		case classCleared:
+			s.res.Cleared = append(s.res.Cleared, v.names()...)
+		case classInconclusive:
+			s.res.Inconclusive = append(s.res.Inconclusive, v.names()...)
+		default:
+			s.res.Unresolved = append(s.res.Unresolved, v.names()...)
+		}
+	}
+	sort.SliceStable(s.res.Causes, func(i, j int) bool {
+		return math.Abs(math.Log(s.res.Causes[i].Effect.Ratio)) > math.Abs(math.Log(s.res.Causes[j].Effect.Ratio))
+	})
+	for _, g := range oc.interactions {
+		s.res.Interactions = append(s.res.Interactions, Interaction{Variables: s.names(g.vars), Effect: effect(g.r.vs), Alone: AloneCleared})
+	}
+	for _, g := range oc.together {
+		s.res.Interactions = append(s.res.Interactions, Interaction{Variables: s.names(g.vars), Effect: effect(g.r.vs), Alone: AloneOpen})
+	}
+	for _, g := range oc.onTop {
+		alone := AloneCleared
+		for _, x := range g.vars {
+			if oc.alone[x] != classCleared {
+				alone = AloneOpen
+			}
+		}
+		s.res.Interactions = append(s.res.Interactions, Interaction{Variables: s.names(g.vars), On: s.names(oc.on), Effect: effect(g.r.vs), Alone: alone})
+	}
+	if oc.rest != nil {
+		e := effect(oc.rest.vs)
+		s.res.RestOnTop = &e
+	}
+	s.res.Outcome = OutcomeBisected
+	if oc.stopped != nil {
+		s.res.Outcome = OutcomeBudget
+		return nil
+	}
+	if len(found) == 0 || len(found) == len(s.testable) {
+		return nil
+	}
+	r := oc.round(found, nil)
+	if r == nil {
+		var err error
+		if r, err = s.test(ctx, found, nil, 0); errors.Is(err, errBudget) {
+			return nil
+		} else if err != nil {
+			return err
+		}
+	}
+	t := s.relative(all.vs, r.vs)
+	s.res.Together = &t
+	return nil
+}
+
+// relative compares two rounds' effects, each against its own control runs
+// (rounds minutes apart compare through them: drift cancels): b's ratio
+// over a's, the interval combined from theirs the conservative way.
+func (s *session) relative(a, b Comparison) Effect {
+	e := Effect{Ratio: b.Ratio / a.Ratio, Lo: b.Lo / a.Hi, Hi: b.Hi / a.Lo, State: Inconclusive}
+	if a.Lo == a.Hi || b.Lo == b.Hi {
+		// Too few runs gave either round no interval: no verdict.
+		return e
+	}
+	// The same rules as stats.Compare's states.
+	switch {
+	case e.Lo > 1+s.threshold:
+		e.State = Faster
+	case e.Hi < 1-s.threshold:
+		e.State = Slower
+	case e.Lo >= 1-s.clearing && e.Hi <= 1+s.clearing:
+		e.State = Same
+	}
+	return e
+}
+
+// String writes an effect as "1.91x [1.80, 2.05] faster".
+func (e Effect) String() string {
+	return fmt.Sprintf("%.2fx [%.2f, %.2f] %s", e.Ratio, e.Lo, e.Hi, e.State)
+}
+
+func joinQPS(xs []float64) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = fmt.Sprintf("%.1f", x)
+	}
+	return strings.Join(parts, " ")
+}
+
+func roundDur(d time.Duration) string {
+	d = d.Round(time.Second)
+	return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
+}
+
+func firstLine(err error) string {
+	msg := err.Error()
+	if i := strings.IndexByte(msg, '\n'); i >= 0 {
+		msg = msg[:i]
+	}
+	return msg
+}

@@ -1,0 +1,35 @@
+package bisect
+
+import "testing"
+
+func TestCompare(t *testing.T) {
+	tests := []struct {
+		name      string
+		a, b      []float64
+		threshold float64
+		state     string
+		ratio     float64
+	}{
+		{name: "twice as fast", a: []float64{100, 104, 97, 99}, b: []float64{201, 195, 206, 199}, threshold: 0.1, state: Faster, ratio: 2.01},
+		{name: "half as fast", a: []float64{100, 104, 97, 101}, b: []float64{50, 49, 52, 51}, threshold: 0.1, state: Slower, ratio: 0.5},
+		{name: "same within the threshold", a: []float64{100, 102, 99, 101}, b: []float64{101, 99, 100, 100}, threshold: 0.1, state: Same, ratio: 1},
+		{name: "wide spread", a: []float64{100, 60, 140, 90}, b: []float64{120, 70, 150, 110}, threshold: 0.1, state: Inconclusive, ratio: 1.2105},
+		{name: "three runs a side: no 95% interval", a: []float64{100, 104, 97}, b: []float64{201, 195, 206}, threshold: 0.1, state: Inconclusive, ratio: 2.01},
+		{name: "one run a side", a: []float64{100}, b: []float64{200}, threshold: 0.1, state: NoVerdict, ratio: 2},
+		{name: "no runs", a: nil, b: []float64{200, 210}, threshold: 0.1, state: NoVerdict, ratio: 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := compare(tt.a, tt.b, tt.threshold)
+			if c.State != tt.state {
+				t.Errorf("state: got %s (%+v), want %s", c.State, c, tt.state)
+			}
+			if d := c.Ratio - tt.ratio; d > 0.005 || d < -0.005 {
+				t.Errorf("ratio: got %.4f, want %.4f", c.Ratio, tt.ratio)
+			}
+			if c.Lo > c.Ratio || c.Hi < c.Ratio {
+				t.Errorf("interval: got [%.3f, %.3f] around %.3f, want it to hold the ratio", c.Lo, c.Hi, c.Ratio)
+			}
+		})
+	}
+}

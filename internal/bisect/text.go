@@ -1,0 +1,205 @@
+package bisect
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// WriteJSON writes the result as one indented JSON document.
+func WriteJSON(w io.Writer, r *Result) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+// Summary is the result's conclusion in a sentence or two.
+func (r *Result) Summary() string {
+	switch r.Outcome {
+	case OutcomeNoDifferences:
+		return "No differing variables between the control and the candidate (per-instance values such as server_id, ports and paths are ignored): nothing to bisect."
+	case OutcomeSamePerf:
+		return fmt.Sprintf("The control and the candidate do not differ clearly on this workload (candidate %s): nothing to bisect.", r.Difference)
+	case OutcomeNothingToTest:
+		return fmt.Sprintf("None of the %d differing variables can be tested here (see below).", len(r.Differences))
+	}
+	var b strings.Builder
+	switch {
+	case len(r.Causes) == 0 && len(r.Interactions) == 0 && r.All != nil && !r.All.differs():
+		fmt.Fprintf(&b, "Applying every testable difference on the control does not move it clearly (%s): the difference lies elsewhere (hardware, version, data, or the variables not testable here).", r.All)
+	case len(r.Causes) == 0 && len(r.Interactions) == 0:
+		b.WriteString("No variable was shown to matter.")
+	default:
+		var names []string
+		for _, c := range r.Causes {
+			names = append(names, c.Variable)
+		}
+		for _, in := range r.Interactions {
+			names = append(names, in.Label())
+		}
+		fmt.Fprintf(&b, "The difference comes from %s.", strings.Join(names, ", "))
+	}
+	switch r.Outcome {
+	case OutcomeBudget:
+		b.WriteString(" The budget ran out: this is the answer so far.")
+	case OutcomeInterrupted:
+		b.WriteString(" Interrupted: this is the answer so far.")
+	case OutcomeFailed:
+		b.WriteString(" The bisect failed part way: this is the answer so far.")
+	}
+	return b.String()
+}
+
+// WriteText writes the result for people: the conclusion, the causes by
+// effect with intervals, interactions, what was cleared or left open, what
+// could not be tested, and every measurement.
+func WriteText(w io.Writer, r *Result) error {
+	ew := &errWriter{w: w}
+	ew.printf("vars bisect: %s %s, %d runs per measurement\n", r.Workload, strings.Join(r.RunArgs, " "), r.Repeats)
+	ew.printf("control:   %s\ncandidate: %s\n\n", r.Control, r.Candidate)
+	if r.Difference != nil {
+		ew.printf("The candidate against the control: %s (median %.1f vs %.1f qps)\n", r.Difference, median(r.CandidateQPS), median(r.ControlQPS))
+	}
+	if r.All != nil {
+		ew.printf("All %d testable differences applied on the control: %s\n", len(r.Tested), r.All)
+	}
+	if r.Threshold > 0 && r.All != nil {
+		ew.printf("A set of variables matters when the whole 95%% interval of its effect lies beyond %.0f%% (a fifth of the whole difference, on a log scale), and is cleared when it lies within %.0f%% (a third).\n", r.Threshold*100, r.Clearing*100)
+	}
+	ew.printf("\n%s\n", r.Summary())
+
+	if len(r.Causes) > 0 {
+		ew.printf("\nCauses, by effect (the candidate's value alone on the control):\n")
+		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "  variable\tcontrol\tcandidate\teffect")
+		for _, c := range r.Causes {
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", c.Variable, short(c.ControlValue), short(c.CandidateValue), c.Effect)
+		}
+		tw.Flush()
+		for _, c := range r.Causes {
+			if c.ByElimination != nil {
+				ew.printf("  %s is named by elimination: its group moved the control %s and the rest of the group was cleared.\n", c.Variable, c.ByElimination)
+			}
+		}
+	}
+	if r.Together != nil {
+		ew.printf("Causes together against all differences applied: %s\n", r.Together)
+	}
+	if len(r.Interactions) > 0 {
+		ew.printf("\nVariables that matter together with others, not alone:\n")
+		for _, in := range r.Interactions {
+			ew.printf("  %s: %s (%s)\n", in.Label(), in.Effect, aloneText(in.Alone))
+		}
+	}
+	if r.RestOnTop != nil {
+		ew.printf("Everything else applied on top of them: %s\n", r.RestOnTop)
+	}
+	list := func(title string, names []string) {
+		if len(names) > 0 {
+			ew.printf("\n%s (%d): %s\n", title, len(names), strings.Join(names, ", "))
+		}
+	}
+	list("Cleared, shown not to matter", r.Cleared)
+	list("Inconclusive, neither shown to matter nor not to", r.Inconclusive)
+	list("Not resolved before the budget ran out", r.Unresolved)
+	if len(r.NotTestable) > 0 {
+		ew.printf("\nNot testable (%d):\n", len(r.NotTestable))
+		for _, n := range r.NotTestable {
+			ew.printf("  %s: %s\n", n.Name, n.Reason)
+		}
+	}
+	if len(r.Measurements) > 0 {
+		warm := 0
+		for _, m := range r.Measurements {
+			if m.Warmup {
+				warm++
+			}
+		}
+		ew.printf("\nMeasurements (%d runs, %d of them to warm a server up, in %d rounds, %s; qps):\n", len(r.Measurements), warm, len(r.Rounds), roundDur(secondsDur(r.Elapsed)))
+		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "  round\tapplied on the control\tqps\tcontrol qps\tagainst the control")
+		if len(r.ControlQPS) > 0 {
+			fmt.Fprintf(tw, "  0\t(candidate as it is)\t%s\t%s\t%s\n", joinQPS(r.CandidateQPS), joinQPS(r.ControlQPS), r.Difference)
+		}
+		for _, rd := range r.Rounds {
+			label := appliedLabel(rd.Applied)
+			if len(rd.On) > 0 {
+				label += " on top of " + appliedLabel(rd.On)
+			}
+			if rd.Restart {
+				label += " (restarted)"
+			}
+			fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\n", rd.N, label, joinQPS(rd.QPS), joinQPS(rd.Control), rd.Vs)
+		}
+		tw.Flush()
+	}
+	if r.Outcome != OutcomeNoDifferences && r.Outcome != OutcomeSamePerf && len(r.Rounds) > 0 {
+		if r.Restored {
+			ew.printf("\nThe control was restored: every variable reads back as it was before.\n")
+		} else {
+			ew.printf("\nThe control was NOT restored: see the message above and run shakedown vars bisect --undo FILE.\n")
+		}
+	}
+	return ew.err
+}
+
+// Label names the interaction: "a + b", or "c on top of a, b".
+func (in Interaction) Label() string {
+	l := strings.Join(in.Variables, " + ")
+	if len(in.On) > 0 {
+		return l + " on top of " + strings.Join(in.On, ", ")
+	}
+	return l + " together"
+}
+
+// aloneText says what an interaction's variables did alone.
+func aloneText(alone string) string {
+	if alone == AloneCleared {
+		return "alone, shown not to matter"
+	}
+	return "alone, inconclusive"
+}
+
+// appliedLabel names a round's variables, briefly when there are many.
+func appliedLabel(names []string) string {
+	if len(names) > 4 {
+		return fmt.Sprintf("%d: %s, ...", len(names), strings.Join(names[:3], ", "))
+	}
+	return strings.Join(names, ", ")
+}
+
+// short cuts a long value (sql_mode, optimizer_switch) for a table.
+func short(v string) string {
+	const max = 40
+	if len(v) > max {
+		return v[:max-3] + "..."
+	}
+	return v
+}
+
+func secondsDur(s float64) time.Duration { return time.Duration(math.Round(s * float64(time.Second))) }
+
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	n, err := e.w.Write(p)
+	e.err = err
+	return n, err
+}
+
+func (e *errWriter) printf(format string, args ...any) {
+	if e.err != nil {
+		return
+	}
+	_, e.err = fmt.Fprintf(e.w, format, args...)
+}

@@ -1,0 +1,283 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/shakedown/shakedown/internal/bisect"
+	"github.com/shakedown/shakedown/internal/sandbox"
+	"github.com/shakedown/shakedown/internal/sbflag"
+	"github.com/shakedown/shakedown/internal/target"
+)
+
+const bisectUsage = `usage: shakedown vars bisect CONTROL CANDIDATE --workload W --threads N --allow-set-global
+                          [run options] [--repeats 3] [--budget 10m] [--json FILE] [--html FILE] [--undo FILE]
+       shakedown vars bisect --undo FILE [CONTROL]
+
+Finds which of the global variables that differ between CONTROL and
+CANDIDATE make their performance differ. It measures the workload on both
+sides (--repeats runs each, interleaved); if they do not differ clearly it
+says so and stops. Otherwise it applies the candidate's values on the
+control, a group at a time, and measures again: a group that does not move
+the control is cleared, one that does is split in two, down to single
+variables (about 2 x log2(differences) rounds when one variable is the
+cause). Variables that matter only together are reported as an
+interaction. The differing variables are those of "vars diff" (per-instance
+ones left out). Variables the control cannot change at runtime are applied
+by restarting it when it is a local sandbox (see shakedown sandbox), else
+listed as not testable.
+
+It changes the control, so it runs only with --allow-set-global (without it,
+it lists what it would change and exits 2). It writes the undo file before
+the first change, restores every variable at the end, on error and on
+Ctrl-C, and reads them back to verify; it stops if another session changes
+the control's variables meanwhile. After a crash, "vars bisect --undo FILE"
+restores the control (its password is found as for any target, see
+shakedown help targets). The user needs SUPER or SYSTEM_VARIABLES_ADMIN on
+the control.
+
+Run options are those of "shakedown run WORKLOAD" (--time, --tables,
+--table-size, --warmup-time, ...); the workload's data must be prepared on
+both sides. Exits 0 when done, 1 when it failed or was interrupted (the
+control restored), 2 on bad input.
+
+Options:
+`
+
+// bisectCmd is "shakedown vars bisect".
+type bisectCmd struct {
+	workload    string
+	threads     int
+	allow       bool
+	repeats     int
+	maxRepeats  int
+	budget      time.Duration
+	jsonPath    string
+	htmlPath    string
+	undo        string
+	sandboxHome string
+	creds       target.Credentials
+	help        bool
+}
+
+func (c *bisectCmd) flags() *pflag.FlagSet {
+	fs := sbflag.NewFlagSet("vars bisect")
+	fs.StringVar(&c.workload, "workload", "", "workload to measure (as shakedown run takes it), e.g. oltp_write_only")
+	fs.IntVar(&c.threads, "threads", 0, "client threads for every measurement")
+	fs.BoolVar(&c.allow, "allow-set-global", false, "allow changing the control's global variables (restored at the end)")
+	fs.IntVar(&c.repeats, "repeats", bisect.DefaultRepeats, "runs per measurement of each configuration (>= 4: fewer give no 95% interval)")
+	fs.IntVar(&c.maxRepeats, "max-repeats", 0, "runs at most per configuration when the first ones leave the answer open (default twice --repeats)")
+	fs.DurationVar(&c.budget, "budget", 0, "stop with the answer so far when the next round would end after this long (e.g. 10m; 0 = no limit)")
+	fs.StringVar(&c.jsonPath, "json", "", "also write the result as JSON to this file")
+	fs.StringVar(&c.htmlPath, "html", "", "also write the result as an HTML page to this file")
+	fs.StringVar(&c.undo, "undo", "bisect-undo.json", "undo file: written before the first change; with no CANDIDATE, restore the control from it")
+	fs.StringVar(&c.sandboxHome, "sandbox-home", "", "where to look for the control as a sandbox to restart (default: $SHAKEDOWN_HOME/sandboxes or ~/.shakedown/sandboxes)")
+	c.creds.Bind(fs)
+	fs.BoolVarP(&c.help, "help", "h", false, "show this help")
+	return fs
+}
+
+// target reads CONTROL or CANDIDATE with its password. The workload runs
+// in the URL's database, sbtest when it names none, as with shakedown run.
+func (c *bisectCmd) target(env *Env, what, raw string) (*target.Target, error) {
+	tgt, err := parseURL(env, &c.creds, what, raw)
+	if err != nil {
+		return nil, err
+	}
+	if !tgt.NamesDB() {
+		tgt.DB = target.DefaultDB
+	}
+	return tgt, nil
+}
+
+// targetOptions name the target in a run's options; bisect's targets are
+// its CONTROL and CANDIDATE.
+var targetOptions = map[string]bool{"target": true, "mysql-host": true, "mysql-port": true, "mysql-user": true,
+	"mysql-password": true, "mysql-db": true, "mysql-socket": true, "store": true}
+
+// splitArgs separates bisect's own options and the two target URLs from the
+// run options, which go to the engine as they are.
+func (c *bisectCmd) splitArgs(fs *pflag.FlagSet, args []string) (own, targets, run []string, err error) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if strings.HasPrefix(a, "mysql://") {
+			targets = append(targets, a)
+			continue
+		}
+		if !strings.HasPrefix(a, "-") || a == "-" {
+			run = append(run, a)
+			continue
+		}
+		name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		name = strings.ReplaceAll(name, "_", "-")
+		f := fs.Lookup(name)
+		if f == nil && len(name) == 1 {
+			f = fs.ShorthandLookup(name)
+		}
+		if f == nil {
+			if targetOptions[name] {
+				return nil, nil, nil, usagef("vars bisect: --%s: give the servers as CONTROL and CANDIDATE URLs (mysql://user:password@host:port/db); results are not stored", name)
+			}
+			run = append(run, a)
+			continue
+		}
+		own = append(own, a)
+		if !hasValue && f.NoOptDefVal == "" && f.Value.Type() != "bool" && i+1 < len(args) {
+			i++
+			own = append(own, args[i])
+		}
+	}
+	return own, targets, run, nil
+}
+
+func (c *bisectCmd) run(ctx context.Context, env *Env, args []string) error {
+	fs := c.flags()
+	own, targets, runArgs, err := c.splitArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if err := fs.Parse(own); err != nil {
+		return usagef("vars bisect: %v (see shakedown vars bisect --help)", err)
+	}
+	if c.help {
+		fmt.Fprint(env.Stdout, bisectUsage, fs.FlagUsages())
+		return nil
+	}
+	undoOnly := fs.Changed("undo") && len(targets) < 2
+	if undoOnly {
+		return c.restore(ctx, env, targets, runArgs)
+	}
+	if len(targets) != 2 {
+		return usagef("vars bisect: give two target URLs, CONTROL then CANDIDATE (got %d)", len(targets))
+	}
+	switch {
+	case c.workload == "":
+		return usagef("vars bisect: --workload is required, e.g. --workload oltp_write_only")
+	case c.threads < 1:
+		return usagef("vars bisect: --threads must be >= 1")
+	case c.repeats < bisect.MinRepeats:
+		return usagef("vars bisect: --repeats must be >= %d: with fewer runs per side no 95%% interval exists", bisect.MinRepeats)
+	case c.budget < 0:
+		return usagef("vars bisect: --budget must be >= 0")
+	}
+	var tgts [2]*target.Target
+	for i, raw := range targets {
+		if tgts[i], err = c.target(env, "vars bisect", raw); err != nil {
+			return err
+		}
+	}
+	home := c.sandboxHome
+	if home == "" {
+		home = sandbox.DefaultHome(env.Getenv)
+	}
+	cfg := bisect.Config{
+		Control: tgts[0], Candidate: tgts[1], Workload: c.workload,
+		RunArgs: append([]string{fmt.Sprintf("--threads=%d", c.threads)}, runArgs...),
+		Repeats: c.repeats, MaxRepeats: c.maxRepeats, Budget: c.budget, UndoPath: c.undo, SandboxHome: home,
+		Progress: env.Stderr, Tool: "shakedown " + Version, Version: Version,
+	}
+	if !c.allow {
+		return c.dryRun(ctx, env, cfg)
+	}
+	res, runErr := bisect.Run(ctx, cfg)
+	if res == nil || (runErr != nil && len(res.Measurements) == 0) {
+		// Stopped before measuring anything: the error says it all.
+		return runErr
+	}
+	if err := c.write(env, res); err != nil {
+		return errors.Join(runErr, err)
+	}
+	if errors.Is(runErr, bisect.ErrInterrupted) {
+		return errors.New("interrupted: the results above cover what ran before the stop")
+	}
+	return runErr
+}
+
+// dryRun lists what a bisect would change and refuses to go on.
+func (c *bisectCmd) dryRun(ctx context.Context, env *Env, cfg bisect.Config) error {
+	diffs, err := bisect.Plan(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	if len(diffs) == 0 {
+		fmt.Fprintln(env.Stdout, "No differing variables between the control and the candidate (per-instance values such as server_id, ports and paths are ignored): nothing to bisect.")
+		return nil
+	}
+	fmt.Fprintf(env.Stderr, "vars bisect would set these on the control %s, one group at a time (SET GLOBAL, or a restart when the control is a sandbox), and restore them at the end:\n", cfg.Control)
+	for _, d := range diffs {
+		fmt.Fprintf(env.Stderr, "  %s: %s -> %s\n", d.Name, d.Control, d.Candidate)
+	}
+	return usagef("vars bisect: it changes the control's global variables (%d listed above): pass --allow-set-global to let it", len(diffs))
+}
+
+// write prints the result and writes --json and --html.
+func (c *bisectCmd) write(env *Env, res *bisect.Result) error {
+	if err := bisect.WriteText(env.Stdout, res); err != nil {
+		return err
+	}
+	if c.jsonPath != "" {
+		var b bytes.Buffer
+		if err := bisect.WriteJSON(&b, res); err != nil {
+			return err
+		}
+		if err := writeFileAtomic(c.jsonPath, b.Bytes()); err != nil {
+			return err
+		}
+		fmt.Fprintf(env.Stdout, "Result written to %s\n", c.jsonPath)
+	}
+	if c.htmlPath != "" {
+		var b bytes.Buffer
+		if err := bisect.WriteHTMLPage(&b, res); err != nil {
+			return err
+		}
+		if err := writeFileAtomic(c.htmlPath, b.Bytes()); err != nil {
+			return err
+		}
+		fmt.Fprintf(env.Stdout, "HTML written to %s\n", c.htmlPath)
+	}
+	return nil
+}
+
+// restore is "vars bisect --undo FILE [CONTROL]".
+func (c *bisectCmd) restore(ctx context.Context, env *Env, targets, rest []string) error {
+	if len(rest) > 0 {
+		return usagef("vars bisect --undo FILE [CONTROL]: unexpected %q", rest[0])
+	}
+	raw := ""
+	if len(targets) == 1 {
+		raw = targets[0]
+	} else {
+		// The file names the control without its password: find that as
+		// for a URL given here.
+		var err error
+		if raw, err = bisect.UndoControl(c.undo); err != nil {
+			return err
+		}
+	}
+	tgt, err := c.target(env, "vars bisect --undo", raw)
+	if err != nil {
+		return err
+	}
+	r, err := bisect.Undo(ctx, c.undo, tgt, env.Stdout)
+	if r != nil {
+		for _, s := range r.Set {
+			fmt.Fprintf(env.Stdout, "  set back %s\n", s)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	how := ""
+	if r.Restarted {
+		how = " (the sandbox was restarted with its own settings)"
+	}
+	fmt.Fprintf(env.Stdout, "restored %s%s: %d variables set back, %d read back at their original values; %s removed\n",
+		r.Control, how, len(r.Set), r.Checked, c.undo)
+	return nil
+}
