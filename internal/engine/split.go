@@ -5,7 +5,6 @@ import (
 	"io"
 	"time"
 
-	"github.com/shakedown/shakedown/internal/runner"
 	"github.com/shakedown/shakedown/internal/segment"
 )
 
@@ -87,6 +86,3 @@ func (j *Job) splitHeader(w io.Writer) {
 		fmt.Fprintf(w, "Start: %s, once every thread has connected\n", sp.StartAt.UTC().Format(time.RFC3339Nano))
 	}
 }
-
-// runnerConfig is what the runner is given; a test of SetSplit reads it.
-func (j *Job) runnerConfig() runner.Config { return j.rc }
