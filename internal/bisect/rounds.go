@@ -177,16 +177,7 @@ func (s *session) tryAll(ctx context.Context) error {
 		keep = append(keep, v)
 	}
 	s.testable = keep
-	if now, err = s.ctl.read(ctx); err != nil {
-		return err
-	}
-	own := s.own()
-	if restarted {
-		for n := range now {
-			own[n] = true
-		}
-	}
-	if err := s.absorb(now, own); err != nil {
+	if err := s.reread(ctx, restarted); err != nil {
 		return err
 	}
 	if restarted {

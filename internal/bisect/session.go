@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -322,7 +323,7 @@ func (s *session) apply(ctx context.Context, set []int) error {
 	}
 	sort.Strings(restart)
 	restarted := false
-	if !sameStrings(restart, s.restartOn) {
+	if !slices.Equal(restart, s.restartOn) {
 		if err := s.restartWith(ctx, restart); err != nil {
 			return err
 		}
@@ -356,18 +357,7 @@ func (s *session) apply(ctx context.Context, set []int) error {
 	if err := s.undo.write(s.cfg.UndoPath); err != nil {
 		return err
 	}
-	if now, err = s.ctl.read(ctx); err != nil {
-		return err
-	}
-	own := s.own()
-	if restarted {
-		// A restart also moves what the server derives from its settings;
-		// a change by another session cannot be told from it.
-		for n := range now {
-			own[n] = true
-		}
-	}
-	if err := s.absorb(now, own); err != nil {
+	if err := s.reread(ctx, restarted); err != nil {
 		return err
 	}
 	if restarted {
@@ -378,6 +368,24 @@ func (s *session) apply(ctx context.Context, set []int) error {
 
 // resetOthers sets back, after a restart, the variables outside the
 // search that no longer read as they did before bisect began.
+// reread reads the control's variables after a change of its own and takes
+// in what changed. After a restart every change counts as its own: a
+// restart also moves what the server derives from its settings, and a
+// change by another session cannot be told from it.
+func (s *session) reread(ctx context.Context, restarted bool) error {
+	now, err := s.ctl.read(ctx)
+	if err != nil {
+		return err
+	}
+	own := s.own()
+	if restarted {
+		for n := range now {
+			own[n] = true
+		}
+	}
+	return s.absorb(now, own)
+}
+
 func (s *session) resetOthers(ctx context.Context, now map[string]string) error {
 	skip := map[string]bool{}
 	for _, v := range s.testable {
@@ -403,7 +411,7 @@ func (s *session) restarting(set []int) bool {
 		}
 	}
 	sort.Strings(restart)
-	return !sameStrings(restart, s.restartOn)
+	return !slices.Equal(restart, s.restartOn)
 }
 
 // restartWith restarts the control sandbox with its own settings plus the

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -155,7 +156,7 @@ func restore(ctx context.Context, srv *server, f *undoFile) (*Restored, error) {
 		if err != nil {
 			return out, fmt.Errorf("restore: %w", err)
 		}
-		if !inst.Running || !sameStrings(inst.Settings, sb.Settings) {
+		if !inst.Running || !slices.Equal(inst.Settings, sb.Settings) {
 			rctx, cancel := context.WithTimeout(ctx, restartTimeout)
 			_, err := sandbox.Restart(rctx, sb.Home, sb.Name, sb.Settings)
 			cancel()
@@ -277,16 +278,4 @@ func Undo(ctx context.Context, path string, tgt *target.Target, progress io.Writ
 		return res, fmt.Errorf("restored, but could not remove the undo file: %w", err)
 	}
 	return res, nil
-}
-
-func sameStrings(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

@@ -1,6 +1,7 @@
 package fingerprint
 
 import (
+	"slices"
 	"strings"
 )
 
@@ -108,7 +109,7 @@ func collapseLists(p []string) []string {
 			j := end + 1
 			for j < len(p) && p[j] == "," && j+1 < len(p) && p[j+1] == "(" {
 				e := matchParen(p, j+1)
-				if e < 0 || !sameParts(p[j+1:e+1], group) {
+				if e < 0 || !slices.Equal(p[j+1:e+1], group) {
 					break
 				}
 				j = e + 1
@@ -145,18 +146,6 @@ func matchParen(p []string, i int) int {
 		}
 	}
 	return -1
-}
-
-func sameParts(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // join writes the parts with single spaces, none inside parentheses' edges,
