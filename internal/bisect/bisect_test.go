@@ -298,13 +298,21 @@ func bisectUntilApplied(t *testing.T, ctl, cand *sandbox.Instance, act func(cont
 	}
 	done := make(chan ended, 1)
 	go func() {
-		code, out, errOut := shakedown(ctx, append(args, "--time=2")...)
+		// Four threads: durability shows most there (about 2.7x on a quiet
+		// machine), so the first comparison is settled sooner than at 16.
+		code, out, errOut := shakedown(ctx, append(args, "--time=2", "--threads=4")...)
 		done <- ended{code, out, errOut}
 	}()
 	deadline := time.Now().Add(90 * time.Second)
 	for !applied(undo) {
 		select {
 		case e := <-done:
+			if e.code == 0 && strings.Contains(e.stdout, "do not differ clearly") {
+				// A machine too busy to tell the two apart within the runs
+				// allowed: the bisect rightly stops before changing anything,
+				// and what this test is about never happens.
+				t.Skipf("the first comparison was open, so nothing was changed:\n%s", e.stdout)
+			}
 			t.Fatalf("bisect ended (exit %d) before it changed anything:\n%s%s", e.code, e.stdout, e.stderr)
 		default:
 		}
