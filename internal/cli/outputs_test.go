@@ -83,6 +83,11 @@ var sharedSmall struct {
 
 func smallDB(t *testing.T) string {
 	t.Helper()
+	if testing.Short() {
+		// The first caller would be skipped inside the Once and every later
+		// one would find no database.
+		t.Skip("needs a sandbox; -short runs none")
+	}
 	sharedSmall.once.Do(func() { sharedSmall.url = freshDB(t, "cliread") })
 	if sharedSmall.url == "" {
 		t.Fatal("the shared small database could not be prepared")
