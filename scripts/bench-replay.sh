@@ -45,6 +45,9 @@ fi
 export SHAKEDOWN_HOME
 
 bash scripts/deps.sh
+# jq reads the result documents; GNU time measures wall time and memory.
+command -v jq >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq jq >/dev/null
+[ -x /usr/bin/time ] || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq time >/dev/null
 make -s build
 
 work=$(mktemp -d /tmp/shakedown-bench-replay-out.XXXXXX)

@@ -30,6 +30,9 @@ SECS=${SECONDS_PER_RUN:-10}
 CONN_SECS=${CONN_SECONDS:-15}
 LEAD=${LEAD:-5}
 CASES=${CASES:-"merge connections qps"}
+bash scripts/deps.sh
+# jq reads the runners' result documents.
+command -v jq >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq jq >/dev/null
 [ -x "$BIN" ] || make build >/dev/null
 BIN=$(realpath "$BIN")
 
