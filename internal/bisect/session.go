@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/shakedown/shakedown/internal/sandbox"
+	"github.com/shakedown/shakedown/internal/stats"
 	"github.com/shakedown/shakedown/internal/vars"
 )
 
@@ -192,7 +193,7 @@ func (s *session) measureBoth(ctx context.Context) error {
 	s.res.ControlQPS, s.res.CandidateQPS = ctl, cand
 	d := effect(c)
 	s.res.Difference = &d
-	s.printf("control %.1f qps, candidate %.1f qps: %s\n", median(ctl), median(cand), d.String())
+	s.printf("control %.1f qps, candidate %.1f qps: %s\n", stats.Median(ctl), stats.Median(cand), d.String())
 	s.setThresholds(d.Ratio)
 	return nil
 }

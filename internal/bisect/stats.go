@@ -47,6 +47,3 @@ func compare(a, b []float64, threshold float64) Comparison {
 	}
 	return out
 }
-
-// median is the median of xs.
-func median(xs []float64) float64 { return stats.Median(xs) }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/shakedown/shakedown/internal/stats"
 )
 
 // WriteJSON writes the result as one indented JSON document.
@@ -62,7 +64,7 @@ func WriteText(w io.Writer, r *Result) error {
 	ew.printf("vars bisect: %s %s, %d runs per measurement\n", r.Workload, strings.Join(r.RunArgs, " "), r.Repeats)
 	ew.printf("control:   %s\ncandidate: %s\n\n", r.Control, r.Candidate)
 	if r.Difference != nil {
-		ew.printf("The candidate against the control: %s (median %.1f vs %.1f qps)\n", r.Difference, median(r.CandidateQPS), median(r.ControlQPS))
+		ew.printf("The candidate against the control: %s (median %.1f vs %.1f qps)\n", r.Difference, stats.Median(r.CandidateQPS), stats.Median(r.ControlQPS))
 	}
 	if r.All != nil {
 		ew.printf("All %d testable differences applied on the control: %s\n", len(r.Tested), r.All)
