@@ -118,13 +118,6 @@ func shiftInterval(x, y []float64, alpha float64) (lo, hi, conf float64, ok bool
 	if m == 0 || n == 0 {
 		return 0, 0, 0, false
 	}
-	d := make([]float64, 0, m*n)
-	for _, a := range x {
-		for _, b := range y {
-			d = append(d, b-a)
-		}
-	}
-	slices.Sort(d)
 	var k int
 	if m <= exactLimit && n <= exactLimit {
 		c := uCounts(m, n)
@@ -147,10 +140,62 @@ func shiftInterval(x, y []float64, alpha float64) (lo, hi, conf float64, ok bool
 		k = int(math.Floor(mf*nf/2 - z*math.Sqrt(mf*nf*(mf+nf+1)/12)))
 		conf = 1 - alpha
 	}
-	if k < 1 || k > len(d)/2+1 {
+	if k < 1 || k > m*n/2+1 {
 		return 0, 0, 0, false
 	}
-	return d[k-1], d[len(d)-k], conf, true
+	xs, ys := slices.Clone(x), slices.Clone(y)
+	slices.Sort(xs)
+	slices.Sort(ys)
+	return kthDiff(xs, ys, k), kthDiff(xs, ys, m*n-k+1), conf, true
+}
+
+// kthDiff is the k-th smallest (from 1) of the m*n differences y_j - x_i
+// of sorted x and y, found without forming them: a bisection over the
+// float64 values, in their order as integers, for the least t with at
+// least k differences at or below it. That t is a difference, and at most
+// 64 steps of O(m+n) each find it, where sorting the differences would
+// take O(mn log mn) time and O(mn) memory.
+func kthDiff(x, y []float64, k int) float64 {
+	lo, hi := orderKey(y[0]-x[len(x)-1]), orderKey(y[len(y)-1]-x[0])
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		if countAtMost(x, y, fromOrderKey(mid)) >= k {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	return fromOrderKey(lo)
+}
+
+// countAtMost counts the differences y_j - x_i at or below t. For each
+// y_j they are a suffix of x (the differences fall as x_i grows), and the
+// suffix starts no earlier for the next, larger, y_j.
+func countAtMost(x, y []float64, t float64) int {
+	n, i := 0, 0
+	for _, b := range y {
+		for i < len(x) && b-x[i] > t {
+			i++
+		}
+		n += len(x) - i
+	}
+	return n
+}
+
+// orderKey maps a float64 to an integer that sorts as the float does.
+func orderKey(f float64) uint64 {
+	b := math.Float64bits(f)
+	if b>>63 != 0 {
+		return ^b
+	}
+	return b | 1<<63
+}
+
+func fromOrderKey(k uint64) float64 {
+	if k>>63 != 0 {
+		return math.Float64frombits(k &^ (1 << 63))
+	}
+	return math.Float64frombits(^k)
 }
 
 func normalCDF(z float64) float64 { return 0.5 * math.Erfc(-z/math.Sqrt2) }

@@ -3,6 +3,7 @@ package stats
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -207,5 +208,45 @@ func TestDrift(t *testing.T) {
 	}
 	if tr := Drift([][]float64{{1}}); tr.P != 1 {
 		t.Errorf("nothing to test: got %+v, want p 1", tr)
+	}
+}
+
+// TestKthDiff checks the bisection against the m*n differences sorted,
+// with ties, negative values and samples of unequal sizes.
+func TestKthDiff(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, tc := range []struct {
+		name string
+		m, n int
+		val  func() float64
+	}{
+		{"continuous", 7, 12, func() float64 { return rng.NormFloat64() }},
+		{"ties", 15, 9, func() float64 { return float64(rng.IntN(4)) }},
+		{"latencies", 40, 33, func() float64 { return math.Log(0.1 + rng.ExpFloat64()) }},
+		{"one each", 1, 1, func() float64 { return rng.Float64() - 0.5 }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			x, y := make([]float64, tc.m), make([]float64, tc.n)
+			for i := range x {
+				x[i] = tc.val()
+			}
+			for i := range y {
+				y[i] = tc.val()
+			}
+			var d []float64
+			for _, a := range x {
+				for _, b := range y {
+					d = append(d, b-a)
+				}
+			}
+			slices.Sort(d)
+			slices.Sort(x)
+			slices.Sort(y)
+			for k := 1; k <= len(d); k++ {
+				if got := kthDiff(x, y, k); got != d[k-1] {
+					t.Fatalf("k=%d: got %v, want %v", k, got, d[k-1])
+				}
+			}
+		})
 	}
 }
