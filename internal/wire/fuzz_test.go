@@ -215,3 +215,92 @@ func FuzzReply(f *testing.F) {
 		}
 	})
 }
+
+// typedColumn is a column definition of field type typ with flags.
+func typedColumn(name string, typ byte, flags uint16, decimals byte) []byte {
+	p := column(name)
+	p[len(p)-6] = typ
+	p[len(p)-5], p[len(p)-4] = byte(flags), byte(flags>>8)
+	p[len(p)-3] = decimals
+	return p
+}
+
+// FuzzRows feeds ReadReply result sets as text (text set) or as binary
+// rows of a prepared statement: it must return, never panic, hand the
+// reader only as many values as there are columns, and leave the
+// connection broken after any error that is not the server's own.
+// fuzzColumns and fuzzBinaryRow are a result set of most field types
+// and a binary row of it.
+var (
+	fuzzColumns = [][]byte{
+		typedColumn("t", typeTiny, 0, 0), typedColumn("u", typeLongLong, flagUnsigned, 0),
+		typedColumn("f", typeFloat, 0, 31), typedColumn("d", typeDouble, 0, 31),
+		typedColumn("dt", typeDatetime, 0, 6), typedColumn("tm", typeTime, 0, 3),
+		typedColumn("y", typeYear, flagUnsigned, 0), typedColumn("s", typeVarString, 0, 0),
+	}
+	fuzzBinaryRow = []byte{0, 0, 0, // header, NULL bitmap of 8+2 bits
+		0xff,                   // t = -1
+		1, 0, 0, 0, 0, 0, 0, 0, // u = 1
+		0, 0, 0xc0, 0x3f, // f = 1.5
+		0, 0, 0, 0, 0, 0, 0xf0, 0x3f, // d = 1
+		11, 0xe8, 0x07, 2, 29, 13, 14, 15, 0x78, 0, 0, 0, // dt
+		12, 1, 1, 0, 0, 0, 2, 3, 4, 0xe8, 3, 0, 0, // tm = -26:03:04.001
+		0xe8, 0x07, // y = 2024
+		3, 'a', 'b', 'c', // s
+	}
+)
+
+func FuzzRows(f *testing.F) {
+	cols := fuzzColumns
+	set := func(first []byte, rows ...[]byte) []byte {
+		ps := append([][]byte{first}, cols...)
+		ps = append(ps, rows...)
+		return packets(1, append(ps, eofOK)...)
+	}
+	f.Add(true, uint32(capDeprecateEOF), packets(1, []byte{2}, column("a"), column("b"), textRow, []byte{0xfb, 0}, eofOK))
+	f.Add(true, uint32(capDeprecateEOF), packets(1, []byte{0, 0, 0, 2, 0, 3, 0}))
+	f.Add(false, uint32(capDeprecateEOF), set([]byte{8, 1}, fuzzBinaryRow, append([]byte{0, 0xfc, 3}, fuzzBinaryRow[3:]...)))
+	f.Add(false, uint32(capDeprecateEOF), packets(1, []byte{8, 0}, fuzzBinaryRow, errPkt))
+	f.Fuzz(func(t *testing.T, text bool, caps uint32, reply []byte) {
+		c := streamed(reply, caps)
+		var err error
+		if text {
+			err = c.SendQuery("SELECT a, b FROM t")
+		} else {
+			st := &Stmt{c: c, id: 1}
+			for _, p := range cols {
+				col, cerr := parseColumn(p)
+				if cerr != nil {
+					t.Fatal(cerr)
+				}
+				st.cols = append(st.cols, col)
+			}
+			err = st.SendExec()
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r countingReader
+		_, err = c.ReadReply(&r)
+		if r.bad {
+			t.Fatalf("a row of %d values for %d columns", r.got, r.want)
+		}
+		var me *mysql.MySQLError
+		if err != nil && !errors.As(err, &me) && !c.Broken() {
+			t.Fatalf("error %v left the connection usable", err)
+		}
+	})
+}
+
+// countingReader checks that rows match their columns.
+type countingReader struct {
+	want, got int
+	bad       bool
+}
+
+func (r *countingReader) Columns(cols []Column) { r.want = len(cols) }
+func (r *countingReader) Row(values [][]byte) {
+	if len(values) != r.want {
+		r.got, r.bad = len(values), true
+	}
+}

@@ -178,6 +178,7 @@ func (c *Conn) writePacket(buf []byte) error {
 
 func (c *Conn) startCommand(cmd byte) []byte {
 	c.seq = 0
+	c.pending, c.pendingStmt = 0, nil
 	// Bytes left over from an earlier reply would be a protocol bug; drop them.
 	c.rpos, c.rend = 0, 0
 	return append(c.wbuf[:0], 0, 0, 0, 0, cmd)

@@ -69,6 +69,9 @@ type Stmt struct {
 	c       *Conn
 	id      uint32
 	nparams int
+	// cols are the result's columns, kept for servers that send them only
+	// once (MariaDB's metadata cache).
+	cols []Column
 }
 
 // Prepare makes a server-side prepared statement.
@@ -95,13 +98,21 @@ func (c *Conn) Prepare(sql string) (*Stmt, error) {
 	st := &Stmt{c: c, id: binary.LittleEndian.Uint32(p[1:])}
 	ncols := int(binary.LittleEndian.Uint16(p[5:]))
 	st.nparams = int(binary.LittleEndian.Uint16(p[7:]))
-	for _, n := range []int{st.nparams, ncols} {
+	for k, n := range []int{st.nparams, ncols} {
 		if n == 0 {
 			continue
 		}
 		for range n {
-			if _, err := c.readPacket(); err != nil {
+			p, err := c.readPacket()
+			if err != nil {
 				return nil, err
+			}
+			if k == 1 && c.ext&extCapCacheMetadata != 0 {
+				col, err := parseColumn(p)
+				if err != nil {
+					return nil, c.fail(err)
+				}
+				st.cols = append(st.cols, col)
 			}
 		}
 		if c.caps&capDeprecateEOF == 0 {
@@ -137,8 +148,22 @@ func (s *Stmt) Exec(args ...any) (Result, error) {
 	if c.dead != nil {
 		return Result{}, c.dead
 	}
+	b, err := s.execPacket(args)
+	if err != nil {
+		return Result{}, err
+	}
+	c.wbuf = b[:0]
+	if err := c.writePacket(b); err != nil {
+		return Result{}, err
+	}
+	return c.readResult(true)
+}
+
+// execPacket builds the COM_STMT_EXECUTE packet for args.
+func (s *Stmt) execPacket(args []any) ([]byte, error) {
+	c := s.c
 	if len(args) != s.nparams {
-		return Result{}, fmt.Errorf("wire: statement takes %d arguments, got %d", s.nparams, len(args))
+		return nil, fmt.Errorf("wire: statement takes %d arguments, got %d", s.nparams, len(args))
 	}
 	b := c.startCommand(comStmtExecute)
 	b = binary.LittleEndian.AppendUint32(b, s.id)
@@ -158,7 +183,7 @@ func (s *Stmt) Exec(args ...any) (Result, error) {
 			var err error
 			b, t, flag, err = c.appendParam(b, a)
 			if err != nil {
-				return Result{}, err
+				return nil, err
 			}
 			if t == typeNull {
 				b[nullAt+i/8] |= 1 << (i % 8)
@@ -166,11 +191,7 @@ func (s *Stmt) Exec(args ...any) (Result, error) {
 			b[typesAt+2*i], b[typesAt+2*i+1] = t, flag
 		}
 	}
-	c.wbuf = b[:0]
-	if err := c.writePacket(b); err != nil {
-		return Result{}, err
-	}
-	return c.readResult(true)
+	return b, nil
 }
 
 // appendParam appends a's value in the binary protocol and returns its

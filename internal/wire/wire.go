@@ -70,6 +70,16 @@ type Conn struct {
 	noInterp string
 	version  string
 	connID   uint32
+
+	// What SendQuery or SendExec sent, for ReadReply: the command and,
+	// for an execution, its statement.
+	pending     byte
+	pendingStmt *Stmt
+	// ReadReply's reusable buffers: the columns of the result set, a
+	// row's values, and the text of a binary row's values.
+	cols    []Column
+	vals    [][]byte
+	scratch []byte
 }
 
 // Result is what a statement returned.
@@ -80,6 +90,9 @@ type Result struct {
 	// Affected is the number of affected rows (statements without a result set).
 	Affected int64
 	InsertID int64
+	// Warnings is the warning count the reply ended with (ReadReply
+	// only: the other calls leave it 0).
+	Warnings int
 }
 
 // Options tune a connection.
