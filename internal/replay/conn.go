@@ -2,14 +2,10 @@ package replay
 
 import (
 	"context"
-	"database/sql/driver"
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
-	"fmt"
 	"hash/maphash"
-	"io"
-	"net"
 	"strconv"
 	"time"
 
@@ -19,138 +15,46 @@ import (
 	"github.com/shakedown/shakedown/internal/wire"
 )
 
-// sniffer wraps a connection's socket and follows the MySQL packets the
-// server sends, remembering the start of the last one: after a statement,
-// that is the OK or EOF packet that ends its response, which holds the
-// warning count and the affected rows that database/sql does not expose.
-// It costs a few comparisons per read.
-type sniffer struct {
-	net.Conn
-	need int // bytes of the current packet's payload still to come
-	hdr  [4]byte
-	nhdr int
-	last [16]byte // start of the last packet's payload
-	nlst int
-	plen int // length of the last packet's payload
-}
-
-func (s *sniffer) Read(p []byte) (int, error) {
-	n, err := s.Conn.Read(p)
-	b := p[:n]
-	for len(b) > 0 {
-		if s.need > 0 {
-			k := min(s.need, len(b))
-			if room := len(s.last) - s.nlst; room > 0 && s.plen-s.need < len(s.last) {
-				c := copy(s.last[s.nlst:], b[:min(k, room)])
-				s.nlst += c
-			}
-			s.need -= k
-			b = b[k:]
-			continue
-		}
-		c := copy(s.hdr[s.nhdr:], b)
-		s.nhdr += c
-		b = b[c:]
-		if s.nhdr == 4 {
-			s.nhdr = 0
-			s.plen = int(s.hdr[0]) | int(s.hdr[1])<<8 | int(s.hdr[2])<<16
-			s.need = s.plen
-			s.nlst = 0
-		}
-	}
-	return n, err
-}
-
-// status reads the warning count and affected rows of the packet that
-// ended the last response; ok is false when it was not an OK or EOF.
-func (s *sniffer) status() (warnings int, affected int64, ok bool) {
-	p := s.last[:s.nlst]
-	if len(p) == 0 || s.need > 0 {
-		return 0, 0, false
-	}
-	switch {
-	case p[0] == 0xfe && s.plen == 5 && len(p) >= 3:
-		return int(binary.LittleEndian.Uint16(p[1:])), 0, true
-	case p[0] == 0x00 || (p[0] == 0xfe && s.plen < 0xffffff):
-		aff, w1 := wire.Lenenc(p[1:])
-		if w1 == 0 {
-			return 0, 0, false
-		}
-		_, w2 := wire.Lenenc(p[1+w1:])
-		o := 1 + w1 + w2 + 2
-		if w2 == 0 || len(p) < o+2 {
-			return 0, 0, false
-		}
-		return int(binary.LittleEndian.Uint16(p[o:])), int64(aff), true
-	}
-	return 0, 0, false
-}
-
-// sniffSlot carries the sniffer from the dial function back to Connect's
-// caller through the context.
-type sniffSlot struct{ s *sniffer }
-
-type slotKey struct{}
-
-// side is one target of a replay: a connector that dials through a
-// sniffer.
+// side is one target of a replay.
 type side struct {
-	name      string
-	t         *target.Target
-	connector driver.Connector
-	sniff     bool // false under TLS, where the bytes are encrypted
-	fixedDB   bool
+	name    string
+	t       *target.Target
+	cfg     *mysql.Config
+	fixedDB bool
 }
 
-func newSide(name string, t *target.Target) (*side, error) {
-	eps := t.Endpoints()
-	cfg := t.Config(eps[0], t.DB)
-	cfg.InterpolateParams = false
-	sd := &side{name: name, t: t, sniff: t.TLS == "" || t.TLS == "false"}
-	if sd.sniff {
-		cfg.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
-			var d net.Dialer
-			c, err := d.DialContext(ctx, network, addr)
-			if err != nil {
-				return nil, err
-			}
-			s := &sniffer{Conn: c}
-			if slot, ok := ctx.Value(slotKey{}).(*sniffSlot); ok {
-				slot.s = s
-			}
-			return s, nil
-		}
-	}
-	conn, err := mysql.NewConnector(cfg)
-	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", t.Redacted(), err)
-	}
-	sd.connector = conn
-	return sd, nil
+func newSide(name string, t *target.Target, timeout time.Duration) *side {
+	cfg := t.Config(t.Endpoints()[0], t.DB)
+	// Every read and write of a statement is bounded by the statement
+	// timeout: set once on the socket, free per statement.
+	cfg.ReadTimeout, cfg.WriteTimeout = timeout, timeout
+	return &side{name: name, t: t, cfg: cfg}
 }
 
 // conn is one session's connection to one target.
 type conn struct {
-	dc    driver.Conn
-	sn    *sniffer
+	w     *wire.Conn
 	db    string
-	stmts map[string]driver.Stmt
+	stmts map[string]*wire.Stmt
+	rows  rowHasher
 }
 
-func (sd *side) connect(ctx context.Context) (*conn, error) {
-	slot := &sniffSlot{}
-	dc, err := sd.connector.Connect(context.WithValue(ctx, slotKey{}, slot))
+// connect opens a connection. ctx bounds the connect (with the target's
+// connect timeout) and, after it, every statement: when ctx ends, the
+// connection is interrupted.
+func (sd *side) connect(ctx context.Context, io wire.Options) (*conn, error) {
+	w, err := wire.Dial(ctx, sd.cfg, io)
 	if err != nil {
 		return nil, err
 	}
-	return &conn{dc: dc, sn: slot.s, db: sd.t.DB, stmts: map[string]driver.Stmt{}}, nil
+	return &conn{w: w, db: sd.t.DB, stmts: map[string]*wire.Stmt{}}, nil
 }
 
 func (c *conn) close() {
 	for _, st := range c.stmts {
 		st.Close()
 	}
-	c.dc.Close()
+	c.w.Close()
 }
 
 // maxPrepared bounds a session's prepared statements per connection.
@@ -181,18 +85,16 @@ const (
 	sampleWidth = 64
 )
 
-// run executes one statement and reads its whole result. keys are the
-// indexes of the ORDER BY columns in the result, resolved from names once
-// the columns are known.
-func (c *conn) run(ctx context.Context, seed maphash.Seed, sql string, prepared bool, args []driver.NamedValue, orderKeys []string) (res result) {
-	res.warnings = -1
+// run executes one statement and reads its whole result, hashing every
+// row. orderKeys are the statement's ORDER BY items, resolved to result
+// columns once the columns are known.
+func (c *conn) run(seed maphash.Seed, sql string, prepared bool, args []any, orderKeys []string) result {
 	start := time.Now()
-	var rows driver.Rows
 	var err error
 	if prepared {
 		st, ok := c.stmts[sql]
 		if !ok {
-			st, err = c.dc.(driver.ConnPrepareContext).PrepareContext(ctx, sql)
+			st, err = c.w.Prepare(sql)
 			if err == nil {
 				if len(c.stmts) >= maxPrepared {
 					for k, old := range c.stmts {
@@ -205,85 +107,98 @@ func (c *conn) run(ctx context.Context, seed maphash.Seed, sql string, prepared 
 			}
 		}
 		if err == nil {
-			rows, err = st.(driver.StmtQueryContext).QueryContext(ctx, args)
+			err = st.SendExec(args...)
 		}
 	} else {
-		rows, err = c.dc.(driver.QueryerContext).QueryContext(ctx, sql, nil)
+		err = c.w.SendQuery(sql)
 	}
+	h := &c.rows
+	h.start(seed, c.db, orderKeys)
+	var wr wire.Result
+	if err == nil {
+		wr, err = c.w.ReadReply(h)
+	}
+	res := h.res
+	h.res = result{}
+	res.dur = time.Since(start)
 	if err != nil {
-		res.dur = time.Since(start)
-		res.setError(err)
+		res.setError(err, c.w.Broken())
 		return res
 	}
-	names := rows.Columns()
-	res.cols = make([]column, len(names))
-	tn, _ := rows.(driver.RowsColumnTypeDatabaseTypeName)
-	for i, n := range names {
-		if n == "Tables_in_"+c.db {
+	res.warnings, res.affected = wr.Warnings, wr.Affected
+	return res
+}
+
+// rowHasher reads a statement's result sets into a result: its columns,
+// row count, checksums and a few sample rows.
+type rowHasher struct {
+	res     result
+	db      string
+	keys    []string
+	keyIdx  []int
+	h, kh   maphash.Hash
+	seeded  bool
+	seed    maphash.Seed
+	scratch []int
+}
+
+func (r *rowHasher) start(seed maphash.Seed, db string, keys []string) {
+	r.res = result{warnings: -1}
+	r.db, r.keys, r.keyIdx = db, keys, nil
+	if !r.seeded || r.seed != seed {
+		r.h.SetSeed(seed)
+		r.kh.SetSeed(seed)
+		r.seed, r.seeded = seed, true
+	}
+}
+
+func (r *rowHasher) Columns(cols []wire.Column) {
+	// Several result sets (a CALL) add up: their columns follow each other.
+	names := make([]string, 0, len(cols))
+	for _, col := range cols {
+		n := col.Name
+		if n == "Tables_in_"+r.db {
 			// SHOW TABLES names its column after the database, which may
 			// have another name on each target.
 			n = "Tables_in_(database)"
 		}
-		res.cols[i].name = n
-		if tn != nil {
-			res.cols[i].typ = tn.ColumnTypeDatabaseTypeName(i)
-		}
+		r.res.cols = append(r.res.cols, column{name: n, typ: col.TypeName()})
+		names = append(names, n)
 	}
-	keyIdx := resolveKeys(orderKeys, names)
-	res.keysOK = keyIdx != nil
-	var h, kh maphash.Hash
-	h.SetSeed(seed)
-	kh.SetSeed(seed)
-	dest := make([]driver.Value, len(names))
-	for {
-		err = rows.Next(dest)
-		if err != nil {
-			break
-		}
-		h.Reset()
-		for _, v := range dest {
-			hashValue(&h, v)
-		}
-		rh := h.Sum64()
-		res.seqHash = mix(res.seqHash ^ rh)
-		res.setHash += mix(rh)
-		if keyIdx != nil {
-			kh.Reset()
-			for _, i := range keyIdx {
-				hashValue(&kh, dest[i])
-			}
-			res.keyHash = mix(res.keyHash ^ kh.Sum64())
-		}
-		if res.rows < sampleRows {
-			res.sample = append(res.sample, sampleRow(dest))
-		}
-		res.rows++
-	}
-	closeErr := rows.Close()
-	res.dur = time.Since(start)
-	if err != io.EOF {
-		res.setError(err)
-		return res
-	}
-	if closeErr != nil {
-		res.setError(closeErr)
-		return res
-	}
-	if c.sn != nil {
-		if w, aff, ok := c.sn.status(); ok {
-			res.warnings, res.affected = w, aff
-		}
-	}
-	return res
+	r.keyIdx = resolveKeys(r.keys, names)
+	r.res.keysOK = r.keyIdx != nil
 }
 
-func (r *result) setError(err error) {
+func (r *rowHasher) Row(values [][]byte) {
+	res := &r.res
+	r.h.Reset()
+	for _, v := range values {
+		hashValue(&r.h, v)
+	}
+	rh := r.h.Sum64()
+	res.seqHash = mix(res.seqHash ^ rh)
+	res.setHash += mix(rh)
+	if r.keyIdx != nil {
+		r.kh.Reset()
+		for _, i := range r.keyIdx {
+			hashValue(&r.kh, values[i])
+		}
+		res.keyHash = mix(res.keyHash ^ r.kh.Sum64())
+	}
+	if res.rows < sampleRows {
+		res.sample = append(res.sample, sampleRow(values))
+	}
+	res.rows++
+}
+
+// setError records err; broken says the connection is lost with it.
+func (r *result) setError(err error, broken bool) {
 	var me *mysql.MySQLError
 	switch {
-	case errors.As(err, &me):
+	case errors.As(err, &me) && !broken:
 		r.errCode, r.errMsg = int(me.Number), me.Message
 	default:
-		r.errCode, r.errMsg, r.lost = -1, err.Error(), true
+		r.errCode, r.errMsg, r.lost = -1, err.Error(), broken
 	}
 }
 
@@ -341,55 +256,18 @@ func equalFold(a, b string) bool {
 
 var nullMark = []byte{0xff, 0x00, 0xfe}
 
-// hashValue writes one value, typed and length-prefixed, so that no two
-// different rows write the same bytes.
-func hashValue(h *maphash.Hash, v driver.Value) {
-	var lb [9]byte
-	switch x := v.(type) {
-	case nil:
+// hashValue writes one value, length-prefixed, so that no two different
+// rows write the same bytes.
+func hashValue(h *maphash.Hash, v []byte) {
+	if v == nil {
 		h.Write(nullMark)
 		return
-	case []byte:
-		lb[0] = 's'
-		binary.LittleEndian.PutUint64(lb[1:], uint64(len(x)))
-		h.Write(lb[:])
-		h.Write(x)
-		return
-	case string:
-		lb[0] = 's'
-		binary.LittleEndian.PutUint64(lb[1:], uint64(len(x)))
-		h.Write(lb[:])
-		h.WriteString(x)
-		return
-	case int64:
-		lb[0] = 'i'
-		binary.LittleEndian.PutUint64(lb[1:], uint64(x))
-	case uint64:
-		lb[0] = 'u'
-		binary.LittleEndian.PutUint64(lb[1:], x)
-	case float64:
-		s := strconv.FormatFloat(x, 'g', -1, 64)
-		lb[0] = 'f'
-		binary.LittleEndian.PutUint64(lb[1:], uint64(len(s)))
-		h.Write(lb[:])
-		h.WriteString(s)
-		return
-	case time.Time:
-		s := x.Format(time.RFC3339Nano)
-		lb[0] = 't'
-		binary.LittleEndian.PutUint64(lb[1:], uint64(len(s)))
-		h.Write(lb[:])
-		h.WriteString(s)
-		return
-	default:
-		s := fmt.Sprint(x)
-		lb[0] = 'o'
-		binary.LittleEndian.PutUint64(lb[1:], uint64(len(s)))
-		h.Write(lb[:])
-		h.WriteString(s)
-		return
 	}
+	var lb [9]byte
+	lb[0] = 's'
+	binary.LittleEndian.PutUint64(lb[1:], uint64(len(v)))
 	h.Write(lb[:])
+	h.Write(v)
 }
 
 // mix is splitmix64's finaliser: it spreads a hash so that sums of hashes
@@ -403,29 +281,23 @@ func mix(x uint64) uint64 {
 	return x
 }
 
-func sampleRow(dest []driver.Value) []string {
-	out := make([]string, len(dest))
-	for i, v := range dest {
+func sampleRow(values [][]byte) []string {
+	out := make([]string, len(values))
+	for i, v := range values {
 		out[i] = showValue(v)
 	}
 	return out
 }
 
-func showValue(v driver.Value) string {
-	var s string
-	switch x := v.(type) {
-	case nil:
+func showValue(v []byte) string {
+	if v == nil {
 		return "NULL"
-	case []byte:
-		if !isText(x) {
-			s = "0x" + hex.EncodeToString(x[:min(len(x), sampleWidth/2)])
-		} else {
-			s = string(x)
-		}
-	case float64:
-		s = strconv.FormatFloat(x, 'g', -1, 64)
-	default:
-		s = fmt.Sprint(x)
+	}
+	var s string
+	if !isText(v) {
+		s = "0x" + hex.EncodeToString(v[:min(len(v), sampleWidth/2)])
+	} else {
+		s = string(v[:min(len(v), sampleWidth+1)])
 	}
 	if len(s) > sampleWidth {
 		s = s[:sampleWidth] + "..."

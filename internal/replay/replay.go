@@ -13,7 +13,6 @@ package replay
 
 import (
 	"context"
-	"database/sql/driver"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -23,11 +22,14 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/shakedown/shakedown/internal/capture"
+	"github.com/shakedown/shakedown/internal/client"
 	"github.com/shakedown/shakedown/internal/fingerprint"
 	"github.com/shakedown/shakedown/internal/target"
+	"github.com/shakedown/shakedown/internal/wire"
 )
 
 // Target is one server a capture is replayed on.
@@ -45,12 +47,14 @@ type Options struct {
 	// Speed 1 keeps the captured timing, N runs N times faster, 0 runs as
 	// fast as possible.
 	Speed float64
-	// Concurrency caps the statements running at once (0: no cap); each
-	// session keeps its own connections whatever the cap.
+	// Concurrency caps the statements running at once on each target (0:
+	// no cap); each session keeps its own connections whatever the cap.
 	Concurrency int
 	// AllowWrites runs statements that may write.
 	AllowWrites bool
-	// Timeout bounds each statement on each target.
+	// Timeout bounds each statement on each target: every read and write
+	// of it, so a statement fails when a target sends nothing for this
+	// long.
 	Timeout time.Duration
 	// Progress, if set, gets a line every ProgressInterval.
 	Progress         io.Writer
@@ -63,53 +67,29 @@ type Options struct {
 // capture; the report covers what ran.
 var ErrInterrupted = errors.New("replay interrupted")
 
-// stmt is one captured statement on its way to a session.
+// stmt is one captured statement on its way to a session's connections.
 type stmt struct {
 	rec  *capture.Record
 	info *fingerprint.Info
 	due  time.Time // zero: at once
-	args []driver.NamedValue
+	args []any
+	res  []result     // per target, the control's first
+	left atomic.Int32 // targets that have not run it yet
 }
 
-// engine runs one replay.
+// engine runs one replay. Each session has one goroutine per target,
+// which owns that session's connection to the target and runs its
+// statements in order, at its own pace: the targets work at the same
+// time, and neither waits for the other between statements. The last of
+// them to run a statement compares the results.
 type engine struct {
 	opts  Options
 	sides []*side
 	tally *tally
 	seed  maphash.Seed
-	sem   chan struct{}
+	sems  []chan struct{} // per target, when Concurrency caps the statements
 	wg    sync.WaitGroup
-
-	liveMu sync.Mutex
-	live   map[*sniffer]bool // open sockets, cut short when ctx ends
-}
-
-// track registers an open socket; untrack forgets it.
-func (e *engine) track(s *sniffer) {
-	e.liveMu.Lock()
-	e.live[s] = true
-	e.liveMu.Unlock()
-}
-
-func (e *engine) untrack(s *sniffer) {
-	e.liveMu.Lock()
-	delete(e.live, s)
-	e.liveMu.Unlock()
-}
-
-// interruptOnCancel moves every open socket's deadline to the past when ctx
-// ends, so that statements waiting on a server return at once. It stops
-// when stop is closed.
-func (e *engine) interruptOnCancel(ctx context.Context, stop <-chan struct{}) {
-	select {
-	case <-stop:
-	case <-ctx.Done():
-		e.liveMu.Lock()
-		for s := range e.live {
-			s.SetDeadline(time.Unix(1, 0))
-		}
-		e.liveMu.Unlock()
-	}
+	conns atomic.Int64 // connections open, which picks how each new one waits (see client.IOFor)
 }
 
 // A session without a statement for idleSession of capture time (µs), or
@@ -120,8 +100,9 @@ const (
 	idleRecords = 1000000
 )
 
-// sessionQueue is how many statements wait for a session: memory is this
-// times the number of open sessions, whatever the capture's size.
+// sessionQueue is how many statements wait for a session on each target:
+// memory is this times the number of open sessions and targets, whatever
+// the capture's size.
 const sessionQueue = 256
 
 // Run replays the capture that rd reads on targets (the control first) and
@@ -137,37 +118,27 @@ func Run(ctx context.Context, rd *capture.Reader, targets []Target, opts Options
 	if opts.Timeout <= 0 {
 		opts.Timeout = time.Minute
 	}
-	e := &engine{opts: opts, tally: newTally(len(targets)), seed: maphash.MakeSeed(), live: map[*sniffer]bool{}}
+	e := &engine{opts: opts, tally: newTally(len(targets)), seed: maphash.MakeSeed()}
 	for _, t := range targets {
-		sd, err := newSide(t.Name, t.Target)
-		if err != nil {
-			return nil, err
-		}
+		sd := newSide(t.Name, t.Target, opts.Timeout)
 		sd.fixedDB = t.FixedDB
 		e.sides = append(e.sides, sd)
+		if opts.Concurrency > 0 {
+			e.sems = append(e.sems, make(chan struct{}, opts.Concurrency))
+		}
 	}
 	// Check every target answers before anything runs.
 	for _, sd := range e.sides {
-		cctx, cancel := context.WithTimeout(ctx, sd.t.ConnectTimeout+5*time.Second)
-		c, err := sd.connect(cctx)
-		cancel()
+		c, err := sd.connect(ctx, wire.Options{})
 		if err != nil {
 			return nil, fmt.Errorf("connect to %s (%s): %w", sd.name, sd.t.Redacted(), err)
 		}
 		c.close()
 	}
-	if opts.Concurrency > 0 {
-		e.sem = make(chan struct{}, opts.Concurrency)
-	}
 	started := opts.Now()
 	stopProgress := e.progress(ctx, started)
-	stopWatch := make(chan struct{})
-	watchDone := make(chan struct{})
-	go func() { defer close(watchDone); e.interruptOnCancel(ctx, stopWatch) }()
 	readErr := e.dispatch(ctx, rd, started)
 	e.wg.Wait()
-	close(stopWatch)
-	<-watchDone
 	stopProgress()
 	rep := e.report(rd, targets, started, opts.Now())
 	switch {
@@ -181,15 +152,24 @@ func Run(ctx context.Context, rd *capture.Reader, targets []Target, opts Options
 	return rep, nil
 }
 
+// queues are a session's statement queues, one per target.
+type queues []chan *stmt
+
+func (q queues) close() {
+	for _, ch := range q {
+		close(ch)
+	}
+}
+
 // dispatch reads the capture and hands each statement to its session's
-// goroutine, starting one per new session.
+// goroutines, starting them for a new session.
 func (e *engine) dispatch(ctx context.Context, rd *capture.Reader, started time.Time) error {
 	an := fingerprint.NewAnalyzer()
-	sessions := map[string]chan *stmt{}
+	sessions := map[string]queues{}
 	last := map[string]int64{} // when each open session last had a statement
 	defer func() {
-		for _, ch := range sessions {
-			close(ch)
+		for _, q := range sessions {
+			q.close()
 		}
 	}()
 	var t0, n, now int64
@@ -216,16 +196,16 @@ func (e *engine) dispatch(ctx context.Context, rd *capture.Reader, started time.
 			// connections follow the sessions in use, not all there were.
 			for name, at := range last {
 				if (now > 0 && at < now-idleSession) || (now == 0 && at < n-idleRecords) {
-					close(sessions[name])
+					sessions[name].close()
 					delete(sessions, name)
 					delete(last, name)
 				}
 			}
 		}
-		ch := sessions[rec.Session]
+		q := sessions[rec.Session]
 		if rec.Kind == capture.KindQuit {
-			if ch != nil {
-				close(ch)
+			if q != nil {
+				q.close()
 				delete(sessions, rec.Session)
 				delete(last, rec.Session)
 			}
@@ -244,7 +224,8 @@ func (e *engine) dispatch(ctx context.Context, rd *capture.Reader, started time.
 			e.tally.skip(info.Write)
 			continue
 		}
-		st := &stmt{rec: rec, info: info}
+		st := &stmt{rec: rec, info: info, res: make([]result, len(e.sides))}
+		st.left.Store(int32(len(e.sides)))
 		if rec.Prepared {
 			args, err := paramArgs(rec.Params)
 			if err != nil {
@@ -260,26 +241,31 @@ func (e *engine) dispatch(ctx context.Context, rd *capture.Reader, started time.
 			off := time.Duration(float64(rec.TS-t0)*float64(time.Microsecond)/e.opts.Speed) * 1
 			st.due = started.Add(off)
 		}
-		if ch == nil {
-			ch = make(chan *stmt, sessionQueue)
-			sessions[rec.Session] = ch
-			e.wg.Add(1)
-			go e.session(ctx, rec.Session, ch)
+		if q == nil {
+			q = make(queues, len(e.sides))
+			for i := range q {
+				q[i] = make(chan *stmt, sessionQueue)
+				e.wg.Add(1)
+				go e.session(ctx, rec.Session, i, q[i])
+			}
+			sessions[rec.Session] = q
 		}
-		select {
-		case ch <- st:
-		case <-ctx.Done():
-			return nil
+		for _, ch := range q {
+			select {
+			case ch <- st:
+			case <-ctx.Done():
+				return nil
+			}
 		}
 	}
 }
 
-// session replays one captured session until its channel closes or ctx
-// ends. It owns its connections.
-func (e *engine) session(ctx context.Context, name string, ch <-chan *stmt) {
+// session replays one captured session on target i until its queue
+// closes or ctx ends. It owns the session's connection to the target.
+func (e *engine) session(ctx context.Context, name string, i int, ch <-chan *stmt) {
 	defer e.wg.Done()
-	s := &sessionState{e: e, name: name, conns: make([]*conn, len(e.sides))}
-	defer s.closeAll()
+	s := &sessionState{e: e, name: name, i: i}
+	defer s.close()
 	for st := range ch {
 		if ctx.Err() != nil {
 			continue // drain, so that the dispatcher never blocks
@@ -295,148 +281,99 @@ func (e *engine) session(ctx context.Context, name string, ch <-chan *stmt) {
 				}
 			}
 		}
-		if e.sem != nil {
+		if e.sems != nil {
 			select {
-			case e.sem <- struct{}{}:
+			case e.sems[i] <- struct{}{}:
 			case <-ctx.Done():
 				continue
 			}
 		}
-		res := s.runAll(ctx, st)
-		if e.sem != nil {
-			<-e.sem
+		st.res[i] = s.run(ctx, st)
+		if e.sems != nil {
+			<-e.sems[i]
 		}
-		if ctx.Err() != nil {
-			continue // cut short by the interrupt: not a result
+		if st.left.Add(-1) == 0 && ctx.Err() == nil {
+			// The last target to run it: a statement cut short by the
+			// interrupt is not a result.
+			e.tally.add(st, st.res)
 		}
-		e.tally.add(st, res)
 	}
 }
 
-// sessionState is a session's connections and the state to restore on a
-// new connection.
+// sessionState is a session's connection to one target and the state to
+// restore on a new connection.
 type sessionState struct {
-	e     *engine
-	name  string
-	conns []*conn
-	sets  []string // SET statements that succeeded on the control, in order
+	e    *engine
+	name string
+	i    int // the target
+	c    *conn
+	sets []string // SET statements that succeeded, in order
 }
 
 const maxSets = 64
 
-func (s *sessionState) closeAll() {
-	for i, c := range s.conns {
-		if c != nil {
-			s.release(c)
-			s.conns[i] = nil
-		}
+func (s *sessionState) close() {
+	if s.c != nil {
+		s.c.close()
+		s.c = nil
+		s.e.conns.Add(-1)
 	}
 }
 
-// runAll runs st on every target at once and returns the results, the
-// control's first.
-func (s *sessionState) runAll(ctx context.Context, st *stmt) []result {
-	res := make([]result, len(s.e.sides))
-	var wg sync.WaitGroup
-	for i := 1; i < len(s.e.sides); i++ {
-		wg.Add(1)
-		go func(i int) {
-			defer wg.Done()
-			res[i] = s.runOn(ctx, i, st)
-		}(i)
-	}
-	res[0] = s.runOn(ctx, 0, st)
-	wg.Wait()
-	if st.info.Session && res[0].errCode == 0 && !strings.HasPrefix(strings.ToLower(strings.TrimSpace(st.rec.SQL)), "use") && len(s.sets) < maxSets {
-		s.sets = append(s.sets, st.rec.SQL)
-	}
-	return res
-}
-
-// runOn runs st on target i, connecting (and restoring the session's state)
-// first when needed. A lost connection is dropped; the next statement
-// reconnects.
-func (s *sessionState) runOn(ctx context.Context, i int, st *stmt) result {
-	c := s.conns[i]
-	if c == nil {
-		cctx, cancel := context.WithTimeout(ctx, s.e.opts.Timeout)
-		var err error
-		c, err = s.open(cctx, i)
-		cancel()
+// run runs st, connecting (and restoring the session's state) first when
+// needed. A lost connection is dropped; the next statement reconnects.
+// Every read and write is bounded by the statement timeout, and cut
+// short when the replay's context ends.
+func (s *sessionState) run(ctx context.Context, st *stmt) result {
+	if s.c == nil {
+		c, err := s.open(ctx)
 		if err != nil {
 			return result{errCode: -1, errMsg: "connect: " + err.Error(), lost: true, warnings: -1}
 		}
-		s.conns[i] = c
+		s.c = c
 	}
-	// The statement is bounded by a deadline on the socket, which the
-	// engine moves to the past when ctx ends: cheaper per statement than a
-	// context, which the driver watches with a goroutine of its own. Under
-	// TLS, where the socket is not ours, a context bounds it.
-	qctx := context.Background()
-	if c.sn != nil {
-		c.sn.SetDeadline(time.Now().Add(s.e.opts.Timeout))
-		if ctx.Err() != nil {
-			return result{errCode: -1, errMsg: "interrupted", warnings: -1}
-		}
-	} else {
-		var cancel context.CancelFunc
-		qctx, cancel = context.WithTimeout(ctx, s.e.opts.Timeout)
-		defer cancel()
-	}
-	if db := st.rec.DB; db != "" && db != c.db && !s.e.sides[i].fixedDB {
-		if _, err := c.dc.(driver.ExecerContext).ExecContext(qctx, "USE "+quoteIdent(db), nil); err != nil {
+	c := s.c
+	if db := st.rec.DB; db != "" && db != c.db && !s.e.sides[s.i].fixedDB {
+		if _, err := c.w.Query("USE " + quoteIdent(db)); err != nil {
 			var r result
-			r.setError(err)
+			r.setError(err, c.w.Broken())
 			if r.lost {
-				s.drop(i)
+				s.close()
 			}
 			return r
 		}
 		c.db = db
 	}
-	r := c.run(qctx, s.e.seed, st.rec.SQL, st.rec.Prepared, st.args, st.info.OrderKeys)
-	if r.lost {
-		s.drop(i)
-	} else if db, ok := useOf(st); ok && r.errCode == 0 {
-		c.db = db
+	r := c.run(s.e.seed, st.rec.SQL, st.rec.Prepared, st.args, st.info.OrderKeys)
+	switch {
+	case r.lost:
+		s.close()
+	case r.errCode != 0:
+	case st.info.Verb == "USE":
+		if db, ok := useOf(st); ok {
+			c.db = db
+		}
+	case st.info.Session && len(s.sets) < maxSets:
+		s.sets = append(s.sets, st.rec.SQL)
 	}
 	return r
 }
 
-func (s *sessionState) drop(i int) {
-	if c := s.conns[i]; c != nil {
-		s.release(c)
-		s.conns[i] = nil
-	}
-}
-
-// release closes c and forgets its socket.
-func (s *sessionState) release(c *conn) {
-	if c.sn != nil {
-		s.e.untrack(c.sn)
-	}
-	c.close()
-}
-
-// open connects session s to target i and repeats its SET statements.
-func (s *sessionState) open(ctx context.Context, i int) (*conn, error) {
-	c, err := s.e.sides[i].connect(ctx)
+// open connects the session to its target and repeats its SET statements.
+// Up to blockingPerCore connections per core wait for the server in
+// blocking system calls, the cheapest way; the rest through Go's poller,
+// which shares the CPU fairly among many.
+func (s *sessionState) open(ctx context.Context) (*conn, error) {
+	n := s.e.conns.Add(1)
+	c, err := s.e.sides[s.i].connect(ctx, client.IOFor("auto", int(n)))
 	if err != nil {
+		s.e.conns.Add(-1)
 		return nil, err
-	}
-	if c.sn != nil {
-		s.e.track(c.sn)
-		// The SET statements below are bounded like any statement, and
-		// cut short if the replay was interrupted meanwhile.
-		c.sn.SetDeadline(time.Now().Add(s.e.opts.Timeout))
-		if ctx.Err() != nil {
-			c.sn.SetDeadline(time.Unix(1, 0))
-		}
 	}
 	for _, q := range s.sets {
 		// A SET that fails here failed the same way when it first ran on
 		// this target, and was compared then.
-		_, _ = c.dc.(driver.ExecerContext).ExecContext(ctx, q, nil)
+		_, _ = c.w.Query(q)
 	}
 	return c, nil
 }
@@ -454,36 +391,31 @@ func useOf(st *stmt) (string, bool) {
 
 func quoteIdent(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" }
 
-// paramArgs turns a capture's parameters into driver arguments.
-func paramArgs(params []any) ([]driver.NamedValue, error) {
-	args := make([]driver.NamedValue, len(params))
+// paramArgs turns a capture's parameters into statement arguments.
+func paramArgs(params []any) ([]any, error) {
+	args := make([]any, len(params))
 	for i, p := range params {
-		args[i].Ordinal = i + 1
 		switch v := p.(type) {
 		case nil:
 		case json.Number:
 			if n, err := strconv.ParseInt(string(v), 10, 64); err == nil {
-				args[i].Value = n
+				args[i] = n
 			} else if u, err := strconv.ParseUint(string(v), 10, 64); err == nil {
-				args[i].Value = u
+				args[i] = u
 			} else if f, err := v.Float64(); err == nil {
-				args[i].Value = f
+				args[i] = f
 			} else {
 				return nil, err
 			}
-		case string:
-			args[i].Value = v
-		case bool:
-			args[i].Value = v
-		case float64:
-			args[i].Value = v
+		case string, bool, float64:
+			args[i] = v
 		case map[string]any:
 			h, _ := v["hex"].(string)
 			b, err := hex.DecodeString(h)
 			if err != nil {
 				return nil, fmt.Errorf("parameter %d: %w", i+1, err)
 			}
-			args[i].Value = b
+			args[i] = b
 		default:
 			return nil, fmt.Errorf("parameter %d: unknown value %v", i+1, v)
 		}

@@ -1,8 +1,6 @@
 package replay
 
 import (
-	"bytes"
-	"net"
 	"strings"
 	"testing"
 
@@ -86,49 +84,6 @@ func TestLatencyVerdict(t *testing.T) {
 			}
 			if state != "no verdict" && !(lo <= ratio && ratio <= hi) {
 				t.Errorf("ratio %.3f outside its interval [%.3f-%.3f]", ratio, lo, hi)
-			}
-		})
-	}
-}
-
-// fakeConn serves fixed bytes to Read.
-type fakeConn struct {
-	net.Conn
-	r *bytes.Reader
-}
-
-func (f *fakeConn) Read(p []byte) (int, error) { return f.r.Read(p) }
-
-func packet(seq byte, payload ...byte) []byte {
-	n := len(payload)
-	return append([]byte{byte(n), byte(n >> 8), byte(n >> 16), seq}, payload...)
-}
-
-func TestSnifferStatus(t *testing.T) {
-	tests := []struct {
-		name     string
-		stream   []byte
-		warnings int
-		affected int64
-		ok       bool
-	}{
-		{"OK with warnings", packet(1, 0x00, 5, 0, 2, 0, 3, 0), 3, 5, true},
-		{"EOF", append(packet(1, 1), packet(2, 0xfe, 7, 0, 2, 0)...), 7, 0, true},
-		{"OK ending a result", append(packet(1, 1), packet(2, 0xfe, 0, 0, 2, 0, 1, 0)...), 1, 0, true},
-		{"error", packet(1, 0xff, 0x7a, 0x04), 0, 0, false},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			s := &sniffer{Conn: &fakeConn{r: bytes.NewReader(tc.stream)}}
-			buf := make([]byte, 3) // small reads: packets cut anywhere
-			for {
-				if _, err := s.Read(buf); err != nil {
-					break
-				}
-			}
-			w, aff, ok := s.status()
-			if w != tc.warnings || aff != tc.affected || ok != tc.ok {
-				t.Errorf("got warnings %d affected %d ok %v, want %d %d %v", w, aff, ok, tc.warnings, tc.affected, tc.ok)
 			}
 		})
 	}
