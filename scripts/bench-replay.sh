@@ -19,11 +19,13 @@
 #
 #   scripts/bench-replay.sh
 #   ROUNDS=5 SECONDS_PER_RUN=8 SIZES="" CAPTURE_SIZE=0 scripts/bench-replay.sh
+#   ROUNDS=1 SECONDS_PER_RUN=4 SIZES="" REPLAY_BIG=1 scripts/bench-replay.sh  # a 1 GB log
 #
 # Knobs (environment): ROUNDS (3), SESSIONS (8), STATEMENTS (40000, the
 # speed test's log), SECONDS_PER_RUN (10), PT_STATEMENTS (2000), SIZES
 # ("5 20 50"; replay time grows with them; empty for none), CAPTURE_SIZE
-# (1000, MB of log read by capture alone; 0 for none), ROWS (100000), BIN
+# (1000, MB of log read by capture; 0 for none), REPLAY_BIG (0; 1 replays
+# that log's capture too, about half an hour), ROWS (100000), BIN
 # (bin/shakedown), KEEP=1 keeps the sandboxes and files.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -35,6 +37,7 @@ SECONDS_PER_RUN=${SECONDS_PER_RUN:-10}
 PT_STATEMENTS=${PT_STATEMENTS:-2000}
 SIZES=${SIZES-5 20 50}
 CAPTURE_SIZE=${CAPTURE_SIZE:-1000}
+REPLAY_BIG=${REPLAY_BIG:-0}
 ROWS=${ROWS:-100000}
 BIN=${BIN:-bin/shakedown}
 own_home=
@@ -189,4 +192,11 @@ genlog "$n" 3 >"$work/big.log"
 /usr/bin/time -f "%M %e" -o "$work/t" "$BIN" capture "$work/big.log" -o "$work/big.capture" 2>/dev/null
 read -r crss csec < <(tail -1 "$work/t")
 echo "memory: capture of a ${CAPTURE_SIZE} MB log ($n statements): ${crss} KB peak RSS in ${csec}s"
-rm -f "$work/big.log" "$work/big.capture"
+rm -f "$work/big.log"
+if [ "$REPLAY_BIG" = 1 ]; then
+	/usr/bin/time -f "%M %e" -o "$work/t" "$BIN" replay "$work/big.capture" --control "$ctl_url" --candidate "$cand_url" \
+		--json "$work/big.json" --progress 5m >/dev/null 2>&1 || [ $? = 3 ]
+	read -r rrss rsec < <(tail -1 "$work/t")
+	echo "memory: replay of the ${CAPTURE_SIZE} MB log ($(jq .statements "$work/big.json") statements, $SESSIONS sessions, two servers): ${rrss} KB peak RSS in ${rsec}s"
+fi
+rm -f "$work/big.capture"
