@@ -132,14 +132,13 @@ func (c *conn) run(seed maphash.Seed, sql string, prepared bool, args []any, ord
 // rowHasher reads a statement's result sets into a result: its columns,
 // row count, checksums and a few sample rows.
 type rowHasher struct {
-	res     result
-	db      string
-	keys    []string
-	keyIdx  []int
-	h, kh   maphash.Hash
-	seeded  bool
-	seed    maphash.Seed
-	scratch []int
+	res    result
+	db     string
+	keys   []string
+	keyIdx []int
+	h, kh  maphash.Hash
+	seeded bool
+	seed   maphash.Seed
 }
 
 func (r *rowHasher) start(seed maphash.Seed, db string, keys []string) {
@@ -154,18 +153,26 @@ func (r *rowHasher) start(seed maphash.Seed, db string, keys []string) {
 
 func (r *rowHasher) Columns(cols []wire.Column) {
 	// Several result sets (a CALL) add up: their columns follow each other.
-	names := make([]string, 0, len(cols))
+	if r.res.cols == nil {
+		r.res.cols = make([]column, 0, len(cols))
+	}
 	for _, col := range cols {
 		n := col.Name
-		if n == "Tables_in_"+r.db {
+		if len(n) > 10 && n[:10] == "Tables_in_" && n[10:] == r.db {
 			// SHOW TABLES names its column after the database, which may
 			// have another name on each target.
 			n = "Tables_in_(database)"
 		}
 		r.res.cols = append(r.res.cols, column{name: n, typ: col.TypeName()})
-		names = append(names, n)
 	}
-	r.keyIdx = resolveKeys(r.keys, names)
+	r.keyIdx = nil
+	if len(r.keys) > 0 {
+		names := make([]string, len(cols))
+		for i, c := range r.res.cols[len(r.res.cols)-len(cols):] {
+			names[i] = c.name
+		}
+		r.keyIdx = resolveKeys(r.keys, names)
+	}
 	r.res.keysOK = r.keyIdx != nil
 }
 
