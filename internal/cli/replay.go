@@ -75,7 +75,7 @@ func (c *replayCmd) flags(env *Env) *pflag.FlagSet {
 	fs.StringVar(&c.control, "control", "", "the control: [NAME=]mysql://user@host:port/db (required)")
 	fs.StringArrayVar(&c.candidates, "candidate", nil, "a candidate, same form as --control (required; repeat for more)")
 	fs.Float64Var(&c.speed, "speed", 0, "1 keeps the captured timing, N runs N times faster, 0 runs as fast as possible")
-	fs.IntVar(&c.concurrency, "concurrency", 0, "at most this many statements at once on each target (0: no cap); every session keeps its connections")
+	fs.IntVar(&c.concurrency, "concurrency", 0, "at most this many statements at once (0: no cap); every session keeps its connections")
 	sbflag.BoolVar(fs, &c.allowWrites, "allow-writes", false, "also run statements that may write (on every target!)")
 	fs.DurationVar(&c.timeout, "timeout", time.Minute, "give up on a statement when a target sends nothing for this long (counted as an error)")
 	fs.StringVar(&c.jsonFile, "json", "", "write the report as JSON to FILE")

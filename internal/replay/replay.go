@@ -22,11 +22,9 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/shakedown/shakedown/internal/capture"
-	"github.com/shakedown/shakedown/internal/client"
 	"github.com/shakedown/shakedown/internal/fingerprint"
 	"github.com/shakedown/shakedown/internal/target"
 	"github.com/shakedown/shakedown/internal/wire"
@@ -47,8 +45,8 @@ type Options struct {
 	// Speed 1 keeps the captured timing, N runs N times faster, 0 runs as
 	// fast as possible.
 	Speed float64
-	// Concurrency caps the statements running at once on each target (0:
-	// no cap); each session keeps its own connections whatever the cap.
+	// Concurrency caps the statements running at once (0: no cap); each
+	// session keeps its own connections whatever the cap.
 	Concurrency int
 	// AllowWrites runs statements that may write.
 	AllowWrites bool
@@ -73,23 +71,17 @@ type stmt struct {
 	info *fingerprint.Info
 	due  time.Time // zero: at once
 	args []any
-	res  []result     // per target, the control's first
-	left atomic.Int32 // targets that have not run it yet
+	res  []result // per target, the control's first
 }
 
-// engine runs one replay. Each session has one goroutine per target,
-// which owns that session's connection to the target and runs its
-// statements in order, at its own pace: the targets work at the same
-// time, and neither waits for the other between statements. The last of
-// them to run a statement compares the results.
+// engine runs one replay.
 type engine struct {
 	opts  Options
 	sides []*side
 	tally *tally
 	seed  maphash.Seed
-	sems  []chan struct{} // per target, when Concurrency caps the statements
+	sem   chan struct{} // when Concurrency caps the statements
 	wg    sync.WaitGroup
-	conns atomic.Int64 // connections open, which picks how each new one waits (see client.IOFor)
 }
 
 // A session without a statement for idleSession of capture time (µs), or
@@ -100,9 +92,8 @@ const (
 	idleRecords = 1000000
 )
 
-// sessionQueue is how many statements wait for a session on each target:
-// memory is this times the number of open sessions and targets, whatever
-// the capture's size.
+// sessionQueue is how many statements wait for a session: memory is this
+// times the number of open sessions, whatever the capture's size.
 const sessionQueue = 256
 
 // Run replays the capture that rd reads on targets (the control first) and
@@ -123,9 +114,9 @@ func Run(ctx context.Context, rd *capture.Reader, targets []Target, opts Options
 		sd := newSide(t.Name, t.Target, opts.Timeout)
 		sd.fixedDB = t.FixedDB
 		e.sides = append(e.sides, sd)
-		if opts.Concurrency > 0 {
-			e.sems = append(e.sems, make(chan struct{}, opts.Concurrency))
-		}
+	}
+	if opts.Concurrency > 0 {
+		e.sem = make(chan struct{}, opts.Concurrency)
 	}
 	// Check every target answers before anything runs.
 	for _, sd := range e.sides {
@@ -152,24 +143,15 @@ func Run(ctx context.Context, rd *capture.Reader, targets []Target, opts Options
 	return rep, nil
 }
 
-// queues are a session's statement queues, one per target.
-type queues []chan *stmt
-
-func (q queues) close() {
-	for _, ch := range q {
-		close(ch)
-	}
-}
-
 // dispatch reads the capture and hands each statement to its session's
-// goroutines, starting them for a new session.
+// goroutine, starting one per new session.
 func (e *engine) dispatch(ctx context.Context, rd *capture.Reader, started time.Time) error {
 	an := fingerprint.NewAnalyzer()
-	sessions := map[string]queues{}
+	sessions := map[string]chan *stmt{}
 	last := map[string]int64{} // when each open session last had a statement
 	defer func() {
-		for _, q := range sessions {
-			q.close()
+		for _, ch := range sessions {
+			close(ch)
 		}
 	}()
 	var t0, n, now int64
@@ -196,16 +178,16 @@ func (e *engine) dispatch(ctx context.Context, rd *capture.Reader, started time.
 			// connections follow the sessions in use, not all there were.
 			for name, at := range last {
 				if (now > 0 && at < now-idleSession) || (now == 0 && at < n-idleRecords) {
-					sessions[name].close()
+					close(sessions[name])
 					delete(sessions, name)
 					delete(last, name)
 				}
 			}
 		}
-		q := sessions[rec.Session]
+		ch := sessions[rec.Session]
 		if rec.Kind == capture.KindQuit {
-			if q != nil {
-				q.close()
+			if ch != nil {
+				close(ch)
 				delete(sessions, rec.Session)
 				delete(last, rec.Session)
 			}
@@ -225,7 +207,6 @@ func (e *engine) dispatch(ctx context.Context, rd *capture.Reader, started time.
 			continue
 		}
 		st := &stmt{rec: rec, info: info, res: make([]result, len(e.sides))}
-		st.left.Store(int32(len(e.sides)))
 		if rec.Prepared {
 			args, err := paramArgs(rec.Params)
 			if err != nil {
@@ -241,31 +222,50 @@ func (e *engine) dispatch(ctx context.Context, rd *capture.Reader, started time.
 			off := time.Duration(float64(rec.TS-t0)*float64(time.Microsecond)/e.opts.Speed) * 1
 			st.due = started.Add(off)
 		}
-		if q == nil {
-			q = make(queues, len(e.sides))
-			for i := range q {
-				q[i] = make(chan *stmt, sessionQueue)
-				e.wg.Add(1)
-				go e.session(ctx, rec.Session, i, q[i])
-			}
-			sessions[rec.Session] = q
+		if ch == nil {
+			ch = make(chan *stmt, sessionQueue)
+			sessions[rec.Session] = ch
+			e.wg.Add(1)
+			go e.session(ctx, rec.Session, ch)
 		}
-		for _, ch := range q {
-			select {
-			case ch <- st:
-			case <-ctx.Done():
-				return nil
-			}
+		select {
+		case ch <- st:
+		case <-ctx.Done():
+			return nil
 		}
 	}
 }
 
-// session replays one captured session on target i until its queue
-// closes or ctx ends. It owns the session's connection to the target.
-func (e *engine) session(ctx context.Context, name string, i int, ch <-chan *stmt) {
+// session replays one captured session until its queue closes or ctx
+// ends. It runs each statement on the control while one goroutine per
+// candidate, which lives as long as the session, runs it on that
+// candidate; the next statement starts when every target has finished
+// this one, so that the targets see the same statements at the same time.
+func (e *engine) session(ctx context.Context, name string, ch <-chan *stmt) {
 	defer e.wg.Done()
-	s := &sessionState{e: e, name: name, i: i}
-	defer s.close()
+	ctl := &sessionState{e: e, name: name, i: 0}
+	defer ctl.close()
+	peers := make([]peer, len(e.sides)-1)
+	var pwg sync.WaitGroup
+	for k := range peers {
+		p := peer{work: make(chan *stmt), done: make(chan struct{}, 1)}
+		peers[k] = p
+		pwg.Add(1)
+		go func(s *sessionState) {
+			defer pwg.Done()
+			defer s.close()
+			for st := range p.work {
+				st.res[s.i] = s.run(ctx, st)
+				p.done <- struct{}{}
+			}
+		}(&sessionState{e: e, name: name, i: k + 1})
+	}
+	defer func() {
+		for _, p := range peers {
+			close(p.work)
+		}
+		pwg.Wait()
+	}()
 	for st := range ch {
 		if ctx.Err() != nil {
 			continue // drain, so that the dispatcher never blocks
@@ -281,23 +281,35 @@ func (e *engine) session(ctx context.Context, name string, i int, ch <-chan *stm
 				}
 			}
 		}
-		if e.sems != nil {
+		if e.sem != nil {
 			select {
-			case e.sems[i] <- struct{}{}:
+			case e.sem <- struct{}{}:
 			case <-ctx.Done():
 				continue
 			}
 		}
-		st.res[i] = s.run(ctx, st)
-		if e.sems != nil {
-			<-e.sems[i]
+		for _, p := range peers {
+			p.work <- st
 		}
-		if st.left.Add(-1) == 0 && ctx.Err() == nil {
-			// The last target to run it: a statement cut short by the
-			// interrupt is not a result.
-			e.tally.add(st, st.res)
+		st.res[0] = ctl.run(ctx, st)
+		for _, p := range peers {
+			<-p.done
 		}
+		if e.sem != nil {
+			<-e.sem
+		}
+		if ctx.Err() != nil {
+			continue // cut short by the interrupt: not a result
+		}
+		e.tally.add(st, st.res)
 	}
+}
+
+// peer is a session's goroutine for one candidate: it runs each statement
+// sent on work and then says so on done.
+type peer struct {
+	work chan *stmt
+	done chan struct{}
 }
 
 // sessionState is a session's connection to one target and the state to
@@ -316,7 +328,6 @@ func (s *sessionState) close() {
 	if s.c != nil {
 		s.c.close()
 		s.c = nil
-		s.e.conns.Add(-1)
 	}
 }
 
@@ -360,14 +371,14 @@ func (s *sessionState) run(ctx context.Context, st *stmt) result {
 }
 
 // open connects the session to its target and repeats its SET statements.
-// Up to blockingPerCore connections per core wait for the server in
-// blocking system calls, the cheapest way; the rest through Go's poller,
-// which shares the CPU fairly among many.
+// The connection waits for the server through Go's poller, not in
+// blocking system calls: a session's goroutines hand each statement to one
+// another, and on 2 cores with 8 sessions on two targets, polled
+// connections took less CPU per statement than blocking ones (on a loaded
+// machine, 4.0-5.5 s against 5.3-6.8 s for 40,000 statements).
 func (s *sessionState) open(ctx context.Context) (*conn, error) {
-	n := s.e.conns.Add(1)
-	c, err := s.e.sides[s.i].connect(ctx, client.IOFor("auto", int(n)))
+	c, err := s.e.sides[s.i].connect(ctx, wire.Options{})
 	if err != nil {
-		s.e.conns.Add(-1)
 		return nil, err
 	}
 	for _, q := range s.sets {
