@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -342,6 +343,87 @@ prepare_threads: 1
 		last := runs[len(runs)-1]
 		if last.Status != store.RunOK || last.Result.Split.Complete != 2 {
 			t.Errorf("imported run: status %s, %q: want ok, 2 runners", last.Status, last.Error)
+		}
+	})
+
+	t.Run("a sweep runner loses the store", func(t *testing.T) {
+		inst := insts[0]
+		path := writePlan(t, fmt.Sprintf(`name: split-lost
+targets:
+  - name: a
+    url: mysql://%s@127.0.0.1:%d/split_sweep
+    role: control
+options: {tables: 1, table-size: 200}
+workloads: [oltp_point_select]
+threads: [2, 4]
+time: 3
+prepare: true
+cleanup: true
+prepare_threads: 1
+`, inst.User, inst.Port))
+		before, _ := filepath.Glob(filepath.Join(home, "unsaved-*.json"))
+		start := startAt(4 * time.Second)
+		var procs []*proc
+		for i := 1; i <= 2; i++ {
+			procs = append(procs, startProc(t, fmt.Sprintf("sweep runner %d/2", i), env,
+				"sweep", path, "--store="+sto, "--start-at="+start, fmt.Sprintf("--segment=%d/2", i)))
+		}
+		// The first step is stored; the store dies before the second ends.
+		for deadline := time.Now().Add(time.Minute); ; {
+			if strings.Contains(procs[0].out.String(), "this runner") && strings.Contains(procs[1].out.String(), "this runner") {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("no step stored within a minute:\n%s\n%s", procs[0].out.String(), procs[1].out.String())
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		if err := sandbox.Kill(ctx, storeInst.Home, storeInst.Name); err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range procs {
+			code := p.wait(t, 2*time.Minute)
+			if code != 1 || !strings.Contains(p.out.String(), "keeps measuring") || !strings.Contains(p.out.String(), "1 step(s) not stored") ||
+				!strings.Contains(p.out.String(), "--import") {
+				t.Fatalf("%s: exit %d, want 1 and where its second step is:\n%s", p.name, code, p.out.String())
+			}
+		}
+		if _, err := sandbox.Start(ctx, storeInst.Home, storeInst.Name); err != nil {
+			t.Fatal(err)
+		}
+		after, _ := filepath.Glob(filepath.Join(home, "unsaved-*.json"))
+		var files []string
+		for _, f := range after {
+			if !slices.Contains(before, f) {
+				files = append(files, f)
+			}
+		}
+		if len(files) != 2 {
+			t.Fatalf("got new unsaved files %v, want one per runner", files)
+		}
+		args := []string{"report", "--store", sto}
+		for _, f := range files {
+			args = append(args, "--import", f)
+		}
+		if code, out, errOut := runCLI(ctx, args...); code != 0 || strings.Count(out, "imported 1 step(s)") != 2 {
+			t.Fatalf("import: exit %d\n%s%s", code, out, errOut)
+		}
+		st := openStoreT()
+		id, err := st.Latest(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := st.Load(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(d.Runs) != 2 {
+			t.Fatalf("got %d runs in sweep %d, want 2", len(d.Runs), d.Sweep.ID)
+		}
+		for _, r := range d.Runs {
+			if r.Status != store.RunOK || r.Result == nil || r.Result.Split == nil || r.Result.Split.Complete != 2 {
+				t.Errorf("step %d: status %s %q, want ok, merged from 2 runners", r.Step, r.Status, r.Error)
+			}
 		}
 	})
 }

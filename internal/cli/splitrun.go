@@ -1,11 +1,9 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -98,7 +96,7 @@ func joinLoad(ctx context.Context, env *Env, st *store.Store, sp segment.Split, 
 	}
 	dir := filepath.Dir(store.DefaultPath(env.Getenv))
 	r := &splitRunner{st: st, load: load, me: me, sp: sp, where: st.Path(), stderr: env.Stderr,
-		path: filepath.Join(dir, fmt.Sprintf("unsaved-%s-segment-%d.json", load.Key[:12], me.Index+1))}
+		path: store.UnsavedPath(dir, load.Key, me.Index)}
 	if offset > result.MaxSkew || -offset > result.MaxSkew {
 		fmt.Fprintf(env.Stderr, "shakedown: this host's clock is %s off the store's: the runners may not start together; synchronise the clocks (NTP)\n", offset.Round(time.Millisecond))
 	}
@@ -122,23 +120,10 @@ func (r *splitRunner) save(ctx context.Context, run *store.Run) error {
 			r.where, err, r.path)
 	}
 	r.unsaved.Add(run)
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetIndent("", " ")
-	if err := enc.Encode(r.unsaved); err != nil {
-		return err
-	}
-	if err := writeFileAtomic(r.path, b.Bytes()); err != nil {
+	if err := r.unsaved.Write(r.path); err != nil {
 		return fmt.Errorf("keep the results the store did not take: %w", err)
 	}
-	return r.lost()
-}
-
-// lost is the error of a runner whose store was lost: where its results
-// are and how to add them.
-func (r *splitRunner) lost() error {
-	return fmt.Errorf("%d step(s) not stored in %s: they are in %s; add them with: shakedown report --store %s --import %s",
-		len(r.unsaved.Runs), r.where, r.path, r.where, r.path)
+	return store.ErrUnsaved(r.unsaved, r.path)
 }
 
 // finish records how the runner ended, if the store is still there.

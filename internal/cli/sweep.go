@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -188,7 +189,7 @@ func (c *sweepCmd) run(ctx context.Context, env *Env, args []string) error {
 	host, _ := os.Hostname()
 	sum, err := sweep.Run(ctx, p, envs, sweep.Options{
 		Store: st, Progress: env.Stderr, Live: isTerminal(env.Stderr), Verbose: c.verbose,
-		Host: host, Version: Version, Split: &sp,
+		Host: host, Version: Version, Split: &sp, UnsavedDir: filepath.Dir(store.DefaultPath(env.Getenv)),
 	})
 	if err := finishSweep(ctx, env, st, sum, err); err != nil {
 		return err

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/shakedown/shakedown/internal/result"
@@ -80,6 +82,41 @@ func (u *Unsaved) Add(r *Run) {
 		ur.Intervals = r.Part.Intervals
 	}
 	u.Runs = append(u.Runs, ur)
+}
+
+// Write writes the document to path, whole or not at all: a new file
+// takes the place of the old one only once it is complete.
+func (u *Unsaved) Write(path string) error {
+	b, err := json.MarshalIndent(u, "", " ")
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// ErrUnsaved is the error of a runner whose store was lost: how many
+// steps are kept in path, and how to add them.
+func ErrUnsaved(u *Unsaved, path string) error {
+	return fmt.Errorf("%d step(s) not stored in %s: they are in %s; add them with: shakedown report --store %s --import %s",
+		len(u.Runs), u.Store, path, u.Store, path)
+}
+
+// UnsavedPath is where the runner of a split load with this key and
+// index keeps what its store did not take: in dir, named after both.
+func UnsavedPath(dir, key string, index int) string {
+	return filepath.Join(dir, fmt.Sprintf("unsaved-%s-segment-%d.json", key[:min(len(key), 12)], index+1))
 }
 
 // ErrNotUnsaved means a file is not such a document.

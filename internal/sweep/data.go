@@ -15,6 +15,7 @@ import (
 	"github.com/shakedown/shakedown/internal/result"
 	"github.com/shakedown/shakedown/internal/runner"
 	"github.com/shakedown/shakedown/internal/segment"
+	"github.com/shakedown/shakedown/internal/store"
 	"github.com/shakedown/shakedown/internal/vars"
 	"github.com/shakedown/shakedown/internal/workload"
 )
@@ -44,6 +45,10 @@ type sweeper struct {
 	split     *segment.Split
 	loadAt    time.Time
 	intervals []result.IntervalHDR
+	// unsaved holds the steps of a split runner that the store did not
+	// take, once it was lost, in the file unsavedPath.
+	unsaved     *store.Unsaved
+	unsavedPath string
 }
 
 // homes maps each target of p to its data home: its server (vars.ServerID)

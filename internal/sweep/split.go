@@ -89,7 +89,17 @@ func runSplit(ctx context.Context, p *plan.Plan, envs []Env, opt Options) (*Summ
 	}
 	s.pr.Printf("runner %s of %d of sweep %d, first step at %s", sp.Label(), load.Runners, load.SweepID, sp.StartAt.UTC().Format(time.RFC3339))
 
-	interrupted, runErr := s.runBlocks(ctx, opt.Store, load, tt, m, now, sum)
+	s.unsavedPath = store.UnsavedPath(opt.UnsavedDir, load.Key, me.Index)
+	interrupted, runErr := s.runBlocks(ctx, opt.Store, load, &me, tt, m, now, sum)
+	if s.unsaved != nil {
+		// The store is gone: what this runner measured is in the file.
+		sum.Elapsed = now().Sub(started)
+		sum.Interrupted = interrupted || ctx.Err() != nil
+		if runErr != nil {
+			return sum, fmt.Errorf("%w; then: %v", store.ErrUnsaved(s.unsaved, s.unsavedPath), runErr)
+		}
+		return sum, store.ErrUnsaved(s.unsaved, s.unsavedPath)
+	}
 	status := store.RunOK
 	switch {
 	case runErr != nil:
@@ -139,7 +149,7 @@ func CheckSplit(p *plan.Plan, sp segment.Split) error {
 }
 
 // runBlocks runs the timetable's blocks.
-func (s *sweeper) runBlocks(ctx context.Context, st *store.Store, load *store.Split, tt *schedule.Timetable, m schedule.Margins,
+func (s *sweeper) runBlocks(ctx context.Context, st *store.Store, load *store.Split, me *store.Runner, tt *schedule.Timetable, m schedule.Margins,
 	now func() time.Time, sum *Summary) (interrupted bool, err error) {
 	rec := context.WithoutCancel(ctx)
 	clk := schedule.RealClock{}
@@ -207,7 +217,7 @@ func (s *sweeper) runBlocks(ctx context.Context, st *store.Store, load *store.Sp
 			run.SweepID = load.SweepID
 			run.Part = &store.Part{SplitID: load.ID, Index: s.split.Index(), Intervals: s.intervals}
 			s.intervals = nil
-			if _, err := st.AddRun(rec, &run); err != nil {
+			if err := s.record(rec, st, load, me, &run); err != nil {
 				return false, err
 			}
 			switch run.Status {
@@ -231,6 +241,26 @@ func (s *sweeper) runBlocks(ctx context.Context, st *store.Store, load *store.Sp
 		s.cleanupAll(ctx)
 	}
 	return false, nil
+}
+
+// record stores a step. Once the store is lost, it keeps the step, and
+// every later one, in a file of its own and says so: the measurement goes
+// on (as long as the runner needs no word from the others), and report
+// --import adds the steps later.
+func (s *sweeper) record(ctx context.Context, st *store.Store, load *store.Split, me *store.Runner, run *store.Run) error {
+	if s.unsaved == nil {
+		_, err := st.AddRun(ctx, run)
+		if err == nil || errors.Is(err, store.ErrReported) {
+			return err
+		}
+		s.unsaved = store.NewUnsaved(st.Path(), load, me)
+		s.pr.Printf("the store %s could not take the result (%v): this runner keeps measuring and keeps its results in %s", st.Path(), err, s.unsavedPath)
+	}
+	s.unsaved.Add(run)
+	if err := s.unsaved.Write(s.unsavedPath); err != nil {
+		return fmt.Errorf("keep the results the store did not take: %w", err)
+	}
+	return nil
 }
 
 // waitMark polls the store for a mark until it is there, ctx ends or

@@ -73,6 +73,10 @@ type Options struct {
 	// Margins are a split sweep's timetable margins; zero means
 	// schedule.DefaultMargins.
 	Margins schedule.Margins
+	// UnsavedDir is where a runner of a split sweep that loses its store
+	// keeps the steps the store did not take (store.UnsavedPath), for
+	// report --import; it goes on measuring.
+	UnsavedDir string
 }
 
 // Summary says how a sweep went.
