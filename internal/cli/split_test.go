@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shakedown/shakedown/internal/plan"
+	"github.com/shakedown/shakedown/internal/segment"
 	"github.com/shakedown/shakedown/internal/usage"
 )
 
@@ -76,5 +78,37 @@ threads: [2]
 				t.Errorf("got exit %d, %q: want %d and %q", code, errOut, ExitUsage, tc.want)
 			}
 		})
+	}
+}
+
+// TestEstimate: a split sweep's estimate follows its timetable, margins
+// included; one process's adds up the steps.
+func TestEstimate(t *testing.T) {
+	src := []byte(`name: e
+targets:
+  - {name: a, url: "mysql://u@127.0.0.1:3306/db", role: control}
+workloads: [oltp_point_select]
+threads: [2, 4]
+time: 1
+prepare: true
+`)
+	p, err := plan.Parse("e.yaml", src, func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	split := segment.Split{Segment: segment.Whole, Sequence: segment.Equal(2), StartAt: time.Now(), On: true}
+	for _, tc := range []struct {
+		name string
+		sp   segment.Split
+		want string
+	}{
+		{"alone", segment.Alone, "0m02s"},
+		// Per step: connect 5 s, 1 s of load; 2 s between the steps and
+		// after the last; 5 s for the data-ready mark.
+		{"split", split, "0m21s from --start-at plus preparing the data"},
+	} {
+		if got := estimate(p, tc.sp); got != tc.want {
+			t.Errorf("%s: got %q, want %q", tc.name, got, tc.want)
+		}
 	}
 }

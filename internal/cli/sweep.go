@@ -17,6 +17,7 @@ import (
 	"github.com/shakedown/shakedown/internal/plan"
 	"github.com/shakedown/shakedown/internal/report"
 	"github.com/shakedown/shakedown/internal/sbflag"
+	"github.com/shakedown/shakedown/internal/schedule"
 	"github.com/shakedown/shakedown/internal/segment"
 	"github.com/shakedown/shakedown/internal/store"
 	"github.com/shakedown/shakedown/internal/sweep"
@@ -156,7 +157,7 @@ func (c *sweepCmd) run(ctx context.Context, env *Env, args []string) error {
 		reps = fmt.Sprintf("%d repeats, auto: more where inconclusive, up to %d", p.Repeats, p.MaxRepeats)
 	}
 	fmt.Fprintf(env.Stdout, "plan %s: %d steps (%d targets x %d workloads x %d thread levels x %s), about %s, order %s\n",
-		path, len(steps), len(p.Targets), len(p.Workloads), len(p.Threads), reps, estimate(p), p.Order)
+		path, len(steps), len(p.Targets), len(p.Workloads), len(p.Threads), reps, estimate(p, sp), p.Order)
 	envs, err := sweep.Check(ctx, p)
 	if err != nil {
 		return err
@@ -298,12 +299,31 @@ func finishSweep(ctx context.Context, env *Env, st *store.Store, sum *sweep.Summ
 
 // estimate is the sweep's nominal duration; with repeats: auto, of its
 // first round and at most.
-func estimate(p *plan.Plan) string {
+func estimate(p *plan.Plan, sp segment.Split) string {
 	per := p.TimeS + p.WarmupS + p.CooldownS
 	if p.TimeS == 0 {
 		return "an unknown time (steps are limited by events)"
 	}
 	mmss := func(s int) string { return fmt.Sprintf("%dm%02ds", s/60, s%60) }
+	if sp.On {
+		// The runners keep to a timetable, margins included; preparing
+		// data comes on top, and so does waiting for --start-at.
+		tt, err := schedule.Sweep(p, schedule.NameKey(p), schedule.DefaultMargins)
+		if err == nil {
+			var d time.Duration
+			for _, b := range tt.Blocks {
+				d += b.Done
+				if b.Prepare != nil {
+					d += schedule.DefaultMargins.Ready
+				}
+			}
+			s := mmss(int(d.Round(time.Second).Seconds())) + " from --start-at"
+			if p.Prepare {
+				s += " plus preparing the data"
+			}
+			return s
+		}
+	}
 	total := per * len(p.Steps())
 	if p.AutoRepeats {
 		return mmss(total) + " for the first round, " + mmss(total*p.MaxRepeats/p.Repeats) + " at most"
