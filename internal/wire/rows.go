@@ -462,22 +462,26 @@ func appendBinaryValue(b, p []byte, col Column) ([]byte, []byte, error) {
 	return append(b, p[w:w+int(n)]...), p[w+int(n):], nil
 }
 
-// appendFraction appends microseconds as the column's decimals ask, or
-// all six digits when the column does not say and there are some.
+// appendFraction appends microseconds as the column's decimals ask, with
+// all six digits when the column does not say (or says 0, or fewer
+// digits than the value needs: a server that claims no fraction still
+// has its value kept whole).
 func appendFraction(b []byte, us uint32, decimals byte) []byte {
 	digits := int(decimals)
-	if digits > 6 {
+	if digits < 1 || digits > 6 {
 		if us == 0 {
 			return b
 		}
 		digits = 6
 	}
-	if digits == 0 {
-		return b
+	if us%pow10[6-digits] != 0 {
+		digits = 6
 	}
 	s := fmt.Sprintf("%06d", us)
 	return append(append(b, '.'), s[:digits]...)
 }
+
+var pow10 = [...]uint32{1, 10, 100, 1000, 10000, 100000, 1000000}
 
 // appendBinaryDatetime: a length (0, 4, 7 or 11), then year 2, month,
 // day, hour, minute, second and microseconds 4, as many as the length
