@@ -6,14 +6,16 @@
 #  1. speed: replay --speed 0 of a generated general log (SESSIONS sessions
 #     of point selects, ranges, sums and divisions on sysbench's sbtest1)
 #     against "shakedown run sql" with the same statements, the same mix and
-#     the same concurrency, both against one target (replay's control and
+#     the same concurrency, prepared (run's default) and as text (as the
+#     captured statements are), all against one target (replay's control and
 #     candidate are the same server, so both tools load one server);
 #     statements per second, medians of ROUNDS alternating rounds. Replay
 #     runs each statement twice and hashes every row. The replay on the two
 #     servers is shown beside it.
 #  2. pt-upgrade (percona-toolkit) on the same log (its first PT_STATEMENTS
 #     statements) and the same hosts: the differing fingerprints each tool
-#     finds, which must be the same, and the wall-time ratio.
+#     finds, which must be the same, and the ratio of median wall times
+#     over ROUNDS alternating rounds.
 #  3. memory: peak RSS of capture and of replay for logs of growing size
 #     (SIZES, in MB, same number of sessions): it must stay flat.
 #
@@ -121,39 +123,66 @@ genlog "$STATEMENTS" 1 >"$work/speed.log"
 : >"$work/replay.sps"
 : >"$work/replay2.sps"
 : >"$work/run.qps"
+: >"$work/runtext.qps"
+# run sql prepares its statements by default; the captured statements are
+# text, which costs the server a parse each: run sql --db-ps-mode disable
+# sends them as replay does.
 for r in $(seq 1 "$ROUNDS"); do
-	for tool in $([ $((r % 2)) = 1 ] && echo "replay run" || echo "run replay"); do
-		if [ "$tool" = replay ]; then
+	for tool in $([ $((r % 2)) = 1 ] && echo "replay run runtext" || echo "runtext run replay"); do
+		case $tool in
+		replay)
 			"$BIN" replay "$work/speed.capture" --control "$ctl_url" --candidate "$ctl_url" --speed 0 \
 				--json "$work/replay.json" --progress 0 >"$work/replay.out" 2>&1 || [ $? = 3 ]
 			jq -r .statements_per_second "$work/replay.json" >>"$work/replay.sps"
 			"$BIN" replay "$work/speed.capture" --control "$ctl_url" --candidate "$cand_url" --speed 0 \
 				--json "$work/replay2.json" --progress 0 >"$work/replay2.out" 2>&1 || [ $? = 3 ]
 			jq -r .statements_per_second "$work/replay2.json" >>"$work/replay2.sps"
-		else
+			;;
+		run)
 			"$BIN" run sql --file "$work/stmts.sql" --target "$ctl_url" --threads "$SESSIONS" --time "$SECONDS_PER_RUN" \
 				--json "$work/run.json" >"$work/run.out" 2>&1
 			jq -r .qps "$work/run.json" >>"$work/run.qps"
-		fi
+			;;
+		runtext)
+			"$BIN" run sql --file "$work/stmts.sql" --target "$ctl_url" --threads "$SESSIONS" --time "$SECONDS_PER_RUN" \
+				--db-ps-mode disable --json "$work/run.json" >"$work/run.out" 2>&1
+			jq -r .qps "$work/run.json" >>"$work/runtext.qps"
+			;;
+		esac
 	done
-	echo "round $r: replay $(tail -1 "$work/replay.sps") statements/s on one server ($(tail -1 "$work/replay2.sps") on two), run sql $(tail -1 "$work/run.qps") qps"
+	echo "round $r: replay $(tail -1 "$work/replay.sps" | cut -d. -f1) statements/s on one server ($(tail -1 "$work/replay2.sps" | cut -d. -f1) on two), run sql $(tail -1 "$work/run.qps") qps prepared, $(tail -1 "$work/runtext.qps") as text"
 done
 rs=$(median <"$work/replay.sps")
 qs=$(median <"$work/run.qps")
+ts=$(median <"$work/runtext.qps")
 ratios=$(paste "$work/replay.sps" "$work/run.qps" | awk '{printf "%.2f\n", $1 / $2}')
-echo "per-round ratios replay / run sql: $(echo "$ratios" | tr '\n' ' ')(median $(echo "$ratios" | median))"
-echo "speed: replay --speed 0 median $rs statements/s, run sql median $qs qps at $SESSIONS threads against one server; ratio $(awk -v a="$rs" -v b="$qs" 'BEGIN {printf "%.2f", a / b}') (goal >= 0.50); replay on two servers median $(median <"$work/replay2.sps") statements/s"
+tratios=$(paste "$work/replay.sps" "$work/runtext.qps" | awk '{printf "%.2f\n", $1 / $2}')
+echo "per-round ratios replay / run sql prepared: $(echo "$ratios" | tr '\n' ' ')(median $(echo "$ratios" | median))"
+echo "per-round ratios replay / run sql as text:  $(echo "$tratios" | tr '\n' ' ')(median $(echo "$tratios" | median))"
+echo "speed: replay --speed 0 median $rs statements/s; run sql median $qs qps prepared, $ts as text, at $SESSIONS threads against one server; ratios $(awk -v a="$rs" -v b="$qs" 'BEGIN {printf "%.2f", a / b}') and $(awk -v a="$rs" -v b="$ts" 'BEGIN {printf "%.2f", a / b}') (goal >= 0.50); replay on two servers median $(median <"$work/replay2.sps") statements/s"
 
 # 2. pt-upgrade on the same log and hosts.
 head -n $((PT_STATEMENTS + SESSIONS + 1)) "$work/speed.log" >"$work/pt.log"
 for i in $(seq 1 "$SESSIONS"); do printf '\t\t%6d Quit\t\n' "$i"; done >>"$work/pt.log"
 "$BIN" capture "$work/pt.log" -o "$work/pt.capture" 2>/dev/null
-/usr/bin/time -f %e -o "$work/t" "$BIN" replay "$work/pt.capture" --control "$ctl_url" --candidate "$cand_url" \
-	--json "$work/pt-replay.json" --progress 0 >/dev/null 2>&1 || [ $? = 3 ]
-sd_wall=$(tail -1 "$work/t")
-/usr/bin/time -f %e -o "$work/t" pt-upgrade "h=127.0.0.1,P=$cp_,u=shakedown,D=sbtest" "h=127.0.0.1,P=$kp,u=shakedown,D=sbtest" \
-	--type genlog "$work/pt.log" >"$work/pt.out" 2>"$work/pt.err" || true
-pt_wall=$(tail -1 "$work/t")
+: >"$work/sd.wall"
+: >"$work/pt.wall"
+for r in $(seq 1 "$ROUNDS"); do
+	for tool in $([ $((r % 2)) = 1 ] && echo "sd pt" || echo "pt sd"); do
+		if [ "$tool" = sd ]; then
+			/usr/bin/time -f %e -o "$work/t" "$BIN" replay "$work/pt.capture" --control "$ctl_url" --candidate "$cand_url" \
+				--json "$work/pt-replay.json" --progress 0 >/dev/null 2>&1 || [ $? = 3 ]
+			tail -1 "$work/t" >>"$work/sd.wall"
+		else
+			/usr/bin/time -f %e -o "$work/t" pt-upgrade "h=127.0.0.1,P=$cp_,u=shakedown,D=sbtest" "h=127.0.0.1,P=$kp,u=shakedown,D=sbtest" \
+				--type genlog "$work/pt.log" >"$work/pt.out" 2>"$work/pt.err" || true
+			tail -1 "$work/t" >>"$work/pt.wall"
+		fi
+	done
+done
+sd_wall=$(median <"$work/sd.wall")
+pt_wall=$(median <"$work/pt.wall")
+echo "pt-upgrade rounds (shakedown replay s, pt-upgrade s): $(paste -d, "$work/sd.wall" "$work/pt.wall" | tr '\n' ' ')"
 # The differing fingerprints, in one spelling: lowercase, no backquotes,
 # no spaces.
 canon() { tr 'A-Z' 'a-z' | tr -d '` ' | sed -e 's/(\.\.\.)/(?+)/g' -e 's/[0-9][0-9]*/?/g'; }
@@ -163,7 +192,7 @@ jq -r '.fingerprints[] | select(.differences > 0) | .fingerprint' "$work/pt-repl
 # out here.
 awk '/^# Query class/ {c=1; keep=0; next} c && /^Reporting class because/ {keep = ($0 ~ /row diff|row count|warning|error/)}
 	c && /^Discarded queries/ {getline; getline; if (keep) print; c=0}' "$work/pt.out" | canon | sort -u >"$work/pt.diff"
-echo "pt-upgrade: shakedown replay ${sd_wall}s, pt-upgrade ${pt_wall}s on $PT_STATEMENTS statements; ratio $(awk -v a="$sd_wall" -v b="$pt_wall" 'BEGIN {printf "%.3f", a / b}') (goal <= 0.20)"
+echo "pt-upgrade: shakedown replay ${sd_wall}s, pt-upgrade ${pt_wall}s on $PT_STATEMENTS statements (medians); ratio $(awk -v a="$sd_wall" -v b="$pt_wall" 'BEGIN {printf "%.3f", a / b}') (goal <= 0.20)"
 echo "differing fingerprints: shakedown $(wc -l <"$work/sd.diff"), pt-upgrade $(wc -l <"$work/pt.diff")"
 if cmp -s "$work/sd.diff" "$work/pt.diff"; then
 	echo "same differing fingerprints: yes"
