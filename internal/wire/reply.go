@@ -38,7 +38,7 @@ func (c *Conn) readResult(binaryRows bool) (Result, error) {
 			return res, serverError(p)
 		case 0xfb:
 			// Never asked for: CLIENT_LOCAL_FILES is not sent.
-			return res, c.fail(errors.New("wire: the server asked for a local file (LOAD DATA LOCAL), which this path does not send"))
+			return res, c.fail(errLocalFile)
 		default:
 			if err := c.readRows(p, binaryRows, &res); err != nil {
 				return res, err
@@ -51,6 +51,10 @@ func (c *Conn) readResult(binaryRows bool) (Result, error) {
 }
 
 var errMalformed = errors.New("wire: malformed reply from the server")
+
+// errLocalFile: the server asked for a file (LOAD DATA LOCAL), which is
+// never offered (CLIENT_LOCAL_FILES is not sent).
+var errLocalFile = errors.New("wire: the server asked for a local file (LOAD DATA LOCAL), which this path does not send")
 
 // readRows reads the columns and rows of one result set; first is the
 // column-count packet. It leaves the status flags of the end packet in

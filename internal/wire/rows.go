@@ -214,7 +214,7 @@ func (c *Conn) ReadReply(r RowReader) (Result, error) {
 		case 0xff:
 			return res, serverError(p)
 		case 0xfb:
-			return res, c.fail(errors.New("wire: the server asked for a local file (LOAD DATA LOCAL), which this path does not send"))
+			return res, c.fail(errLocalFile)
 		default:
 			if err := c.readRowsInto(p, st, binaryRows, &res, r); err != nil {
 				return res, err
