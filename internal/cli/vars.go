@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/spf13/pflag"
@@ -63,12 +62,8 @@ func (c *varsCmd) run(ctx context.Context, env *Env, args []string) error {
 	default:
 		return usagef("vars: unknown subcommand %q: use diff or bisect (see shakedown vars --help)", args[0])
 	}
-	if err := fs.Parse(args[1:]); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			fmt.Fprint(env.Stdout, varsUsage, fs.FlagUsages())
-			return nil
-		}
-		return flagError("vars diff", "vars", fs, err)
+	if help, err := parseFlags(env, fs, args[1:], "vars diff", varsUsage); help || err != nil {
+		return err
 	}
 	if fs.NArg() < 2 {
 		return usagef("vars diff: give at least two TARGETs, the control first")
