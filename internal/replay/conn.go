@@ -122,7 +122,7 @@ func (c *conn) run(seed maphash.Seed, sql string, prepared bool, args []any, ord
 	h.res = result{}
 	res.dur = time.Since(start)
 	if err != nil {
-		res.setError(err, c.w.Broken())
+		res.setError(err, c.w.Broken() || endsSession(err))
 		return res
 	}
 	res.warnings, res.affected = wr.Warnings, wr.Affected
@@ -196,6 +196,14 @@ func (r *rowHasher) Row(values [][]byte) {
 		res.sample = append(res.sample, sampleRow(values))
 	}
 	res.rows++
+}
+
+// endsSession reports whether err is a server error that the server
+// sends as it closes the connection: the session was killed (MariaDB's
+// 1927) or the server is shutting down (1053).
+func endsSession(err error) bool {
+	var me *mysql.MySQLError
+	return errors.As(err, &me) && (me.Number == 1927 || me.Number == 1053)
 }
 
 // setError records err; broken says the connection is lost with it.
