@@ -66,7 +66,7 @@ var (
 	harmless  = []string{"back_log", "join_buffer_size", "read_rnd_buffer_size", "sort_buffer_size", "table_open_cache", "thread_cache_size"}
 	workload  = []string{"--workload", "oltp_write_only", "--threads", "16", "--tables=4", "--table-size=1000", "--monitor=off"}
 	shortRuns = []string{"--time=1"}
-	mainRuns  = []string{"--time=2"}
+	mainRuns  = []string{"--time=1"}
 )
 
 // fullEnv, when set, lets the full bisect of durable against relaxed run.
@@ -180,7 +180,7 @@ func TestBisect(t *testing.T) {
 		dir := t.TempDir()
 		undo, jsonPath := filepath.Join(dir, "undo.json"), filepath.Join(dir, "bisect.json")
 		args := append([]string{"vars", "bisect", ctl.URL(), cand.URL(), "--allow-set-global", "--undo", undo, "--json", jsonPath,
-			"--sandbox-home", ctl.Home, "--repeats=4", "--max-repeats=8"}, workload...)
+			"--sandbox-home", ctl.Home, "--repeats=4", "--max-repeats=12"}, workload...)
 		code, out, stderr := shakedown(ctx, append(args, mainRuns...)...)
 		t.Logf("stdout:\n%s\nstderr:\n%s", out, stderr)
 		if code != 0 {

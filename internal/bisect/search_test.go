@@ -123,6 +123,7 @@ func TestSearch(t *testing.T) {
 		unres     int
 		maxRounds int // rounds after the one with everything applied
 		apart     func(int) bool
+		kind      func(int) string
 	}{
 		{name: "one cause among 8", n: 8, m: &model{effect: map[int]float64{0: 2.5}}, causes: []int{0}, cleared: 7, maxRounds: 6},
 		{name: "one cause among 16, last", n: 16, m: &model{effect: map[int]float64{15: 2}}, causes: []int{15}, cleared: 15, maxRounds: 8},
@@ -144,6 +145,14 @@ func TestSearch(t *testing.T) {
 			apart: func(i int) bool { return i == 7 }},
 		{name: "a cause among the others, restart variables apart", n: 8, m: &model{effect: map[int]float64{1: 2}}, causes: []int{1}, cleared: 7, maxRounds: 8,
 			apart: func(i int) bool { return i >= 6 }},
+		// The fixture of the integration test: two durability settings that
+		// matter, six others that do not, the last applied by a restart.
+		{name: "the durability settings split off first", n: 8, m: &model{effect: map[int]float64{0: 1.4, 1: 1.4}}, causes: []int{0, 1}, cleared: 6, maxRounds: 4,
+			kind: func(i int) string {
+				return map[int]string{0: "durability", 1: "durability", 2: "memory", 3: "memory"}[i]
+			}, apart: func(i int) bool { return i == 7 }},
+		{name: "kinds do not split a group of one kind", n: 4, m: &model{effect: map[int]float64{2: 2}}, causes: []int{2}, cleared: 3, maxRounds: 4,
+			kind: func(int) string { return "memory" }},
 		{name: "budget", n: 8, m: &model{effect: map[int]float64{7: 2}, budget: 2}, cleared: 4, unres: 4},
 	}
 	for _, tt := range tests {
@@ -154,7 +163,7 @@ func TestSearch(t *testing.T) {
 				t.Fatal(err)
 			}
 			tt.m.rounds = 0
-			oc, err := search(ctx, tt.m, tt.n, all, tt.apart)
+			oc, err := search(ctx, tt.m, tt.n, all, tt.kind, tt.apart)
 			if err != nil {
 				t.Fatalf("search: %v", err)
 			}

@@ -32,6 +32,7 @@ type session struct {
 	restartOn []string // restart variables at the candidate's value now
 
 	base        []float64 // the control's own measurements, oldest first
+	lastBase    bool      // the last run made is base's last, on the control as it is
 	runWall     time.Duration
 	runs        int
 	restartWall time.Duration
@@ -176,6 +177,7 @@ func (s *session) measureBoth(ctx context.Context) error {
 				return err
 			}
 			if on == "control" {
+				s.lastBase = true
 				ctl = append(ctl, q)
 			} else {
 				cand = append(cand, q)
@@ -241,6 +243,7 @@ func (s *session) runAs(ctx context.Context, on string, applied []string, warmup
 	}
 	s.runWall += time.Since(start)
 	s.runs++
+	s.lastBase = false
 	if applied == nil {
 		applied = []string{}
 	}
