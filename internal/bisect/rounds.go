@@ -206,10 +206,10 @@ func (s *session) test(ctx context.Context, set, on []int, left int) (*round, er
 	runs := 2*s.pairs() - 1
 	restarts := 0
 	if restart {
-		// A restart between blocks, one at the start, each followed by a
-		// warm-up run.
+		// A restart between blocks, one at the start, each followed by
+		// two warm-up runs or more.
 		restarts = (s.pairs()+blockRuns(s.pairs())-1)/blockRuns(s.pairs()) + 1
-		runs = 2*s.pairs() + restarts
+		runs = 2*s.pairs() + 2*restarts
 	}
 	est := s.estimate(runs, restart || len(s.restartOn) > 0)
 	for i := 1; i < restarts; i++ {
@@ -250,11 +250,13 @@ func (s *session) test(ctx context.Context, set, on []int, left int) (*round, er
 }
 
 // beyond tells the search whether b moved the control further than a
-// did, by more than the threshold. Each round's ratio is against its own
-// control runs: rounds made minutes apart compare through them, not
-// directly, so that drift of the machine cancels.
+// did, clearly: the interval of the ratio of their effects (each round
+// against its own control runs, so that drift between rounds minutes apart
+// cancels) lies beyond the threshold. A ratio of point estimates alone
+// sent every noisy bisect into a second phase that found nothing.
 func (s *session) beyond(a, b *round) bool {
-	return math.Abs(math.Log(b.vs.Ratio/a.vs.Ratio)) > math.Log(1+s.threshold)
+	e := s.relative(a.vs, b.vs)
+	return e.differs()
 }
 
 // judge compares a round's runs with the control's, pair by pair: a

@@ -118,9 +118,12 @@ func search(ctx context.Context, t tester, n int, all *round, kind func(int) str
 	s := &searcher{t: t, n: n, kind: kind, apart: apart, out: &outcome{class: make([]string, n), tested: map[string]*round{}}}
 	s.cur = s.out.class
 	s.out.tested[roundKey(all.set, nil)] = all
-	if !all.vs.Differs() {
+	if !all.vs.Differs() && !all.leans {
 		// Nothing to narrow down: all of them together do not move the
-		// control (or not clearly).
+		// control (or not clearly, and not even their ratio lies beyond
+		// the threshold). A round that only leans is searched all the
+		// same: the first comparison already showed a difference, and one
+		// noisy round should not end the bisect.
 		class := classInconclusive
 		if all.vs.State == Same {
 			class = classCleared
@@ -152,7 +155,7 @@ func search(ctx context.Context, t tester, n int, all *round, kind func(int) str
 
 // onTop is the second phase: the rest on top of the causes found. It is
 // skipped when the causes alone, already measured, moved the control about
-// as far as every variable applied did.
+// as far as every variable applied did and none of the rest was left open.
 func (s *searcher) onTop(ctx context.Context, all *round) error {
 	var on, rest []int
 	for i, c := range s.out.class {
@@ -166,7 +169,13 @@ func (s *searcher) onTop(ctx context.Context, all *round) error {
 	if len(on) == 0 || len(rest) == 0 {
 		return nil
 	}
-	if r := s.out.round(on, nil); r != nil && !s.t.beyond(r, all) {
+	open := false
+	for _, i := range rest {
+		open = open || s.out.class[i] == classInconclusive
+	}
+	if r := s.out.round(on, nil); r != nil && !open && !s.t.beyond(r, all) {
+		// The causes alone moved the control as far as everything did,
+		// and nothing else is left open.
 		return nil
 	}
 	s.on, s.second, s.cur = on, true, make([]string, s.n)

@@ -136,8 +136,10 @@ func TestSearch(t *testing.T) {
 		{name: "two inconclusive variables that matter", n: 8, m: &model{effect: map[int]float64{0: 1.5, 1: 1.5}, fuzzy: map[int]bool{0: true, 1: true}}, together: [][]int{{0, 1}}, cleared: 6},
 		{name: "one matters only on top of another", n: 8, m: &model{effect: map[int]float64{1: 1.4}, together: map[string]float64{"1,5": 1.9}},
 			causes: []int{1}, onTop: [][]int{{5}}, cleared: 6},
+		// One round more than 2 x log2(8): the open group is tried once on
+		// top of the cause.
 		{name: "an open group is not split", n: 8, m: &model{effect: map[int]float64{0: 2}, foggy: map[int]bool{5: true}},
-			causes: []int{0}, inconc: []int{4, 5, 6, 7}, cleared: 3, maxRounds: 6},
+			causes: []int{0}, inconc: []int{4, 5, 6, 7}, cleared: 3, maxRounds: 7},
 		{name: "an open group that leans is split", n: 8, m: &model{effect: map[int]float64{5: 2}, foggy: map[int]bool{4: true}},
 			causes: []int{5}, inconc: []int{4}, cleared: 6},
 		{name: "nothing moves", n: 8, m: &model{}, cleared: 8},
@@ -206,5 +208,25 @@ func TestSearch(t *testing.T) {
 				t.Errorf("stopped: got %v, want it set only with a budget", oc.stopped)
 			}
 		})
+	}
+}
+
+// TestSearchLeaningAll goes on when the round with everything applied was
+// left open but its ratio lies beyond the threshold: one noisy round does
+// not end the bisect.
+func TestSearchLeaningAll(t *testing.T) {
+	m := &model{effect: map[int]float64{0: 2}}
+	all := &round{set: indexes(8), vs: Comparison{Ratio: 2, Lo: 0.9, Hi: 3.1, State: Inconclusive}, leans: true}
+	oc, err := search(context.Background(), m, 8, all, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := oc.class[0]; got != classCause {
+		t.Errorf("variable 0: got %s, want %s", got, classCause)
+	}
+	for i := 1; i < 8; i++ {
+		if got := oc.class[i]; got != classCleared {
+			t.Errorf("variable %d: got %s, want %s", i, got, classCleared)
+		}
 	}
 }
