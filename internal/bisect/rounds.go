@@ -65,8 +65,13 @@ func (s *session) bisect(ctx context.Context) error {
 	}
 	e := effect(r.vs)
 	s.res.All = &e
-	if r.vs.Differs() {
-		// What the search explains is this difference.
+	if d := s.res.Difference; r.vs.Differs() && d != nil && s.smaller(Comparison(*d), r.vs) {
+		// What the search can explain is this difference, clearly smaller
+		// than the servers' (the rest lies elsewhere: hardware, version,
+		// data). Else the servers' difference, measured with as many runs
+		// and no restart, stays what the thresholds are a share of: a
+		// noisy round that came out lower would make them too tight to
+		// clear anything.
 		s.setThresholds(r.vs.Ratio)
 	}
 	oc, err := search(ctx, s, len(s.testable), r, func(i int) string { return s.testable[i].kind }, func(i int) bool { return s.testable[i].Restart })
@@ -257,6 +262,16 @@ func (s *session) test(ctx context.Context, set, on []int, left int) (*round, er
 func (s *session) beyond(a, b *round) bool {
 	e := s.relative(a.vs, b.vs)
 	return e.differs()
+}
+
+// smaller reports whether b's effect is clearly smaller than a's (nearer
+// 1x, the interval of their ratio beyond the threshold).
+func (s *session) smaller(a, b Comparison) bool {
+	e := s.relative(a, b)
+	if a.Ratio >= 1 {
+		return e.State == Slower
+	}
+	return e.State == Faster
 }
 
 // judge compares a round's runs with the control's, pair by pair: a

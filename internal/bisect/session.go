@@ -239,7 +239,7 @@ func (s *session) warmUp(ctx context.Context, applied []string) error {
 }
 
 // maxWarmups is the most runs a warm-up after a restart makes.
-const maxWarmups = 4
+const maxWarmups = 3
 
 func (s *session) runAs(ctx context.Context, on string, applied []string, warmup bool) (float64, error) {
 	tgt := s.cfg.Candidate
