@@ -248,7 +248,7 @@ func TestBisect(t *testing.T) {
 		// so the kill lands while values set at runtime are in place.
 		args := append([]string{"vars", "bisect", ctl.URL(), cand.URL(), "--allow-set-global", "--undo", undo,
 			"--sandbox-home", filepath.Join(dir, "none"), "--repeats=4", "--max-repeats=8"}, workload...)
-		argv, _ := json.Marshal(append(args, "--time=1"))
+		argv, _ := json.Marshal(append(args, "--time=2"))
 		cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^$")
 		cmd.Env = append(os.Environ(), childEnv+"="+string(argv))
 		var childOut bytes.Buffer
@@ -307,7 +307,7 @@ func bisectUntilApplied(t *testing.T, ctl, cand *sandbox.Instance, act func(cont
 	go func() {
 		// Four threads: durability shows most there (about 2.7x on a quiet
 		// machine), so the first comparison is settled sooner than at 16.
-		code, out, errOut := shakedown(ctx, append(args, "--time=1", "--threads=4")...)
+		code, out, errOut := shakedown(ctx, append(args, "--time=2", "--threads=4")...)
 		done <- ended{code, out, errOut}
 	}()
 	deadline := time.Now().Add(90 * time.Second)

@@ -24,7 +24,7 @@ import (
 	"github.com/shakedown/shakedown/internal/store"
 )
 
-const reportUsage = `usage: shakedown report [--store FILE] [--sweep ID|latest] [--format text|md|csv|json|html] [-o FILE]
+const reportUsage = `usage: shakedown report [--store FILE] [--sweep ID|latest] [--format text|md|csv|json|html] [-o FILE] [--bisect FILE]
        shakedown report [--store FILE] --runs all|ID,... [--control NAME] [--format ...] [-o FILE]
        shakedown report [--control NAME] RESULT.json... [--format ...] [-o FILE]
        shakedown report --list [--store FILE]

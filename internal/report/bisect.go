@@ -23,7 +23,7 @@ func bisectTitle(b *bisect.Result) string {
 
 // bisectCauses is the table of causes and interactions.
 func bisectCauses(b *bisect.Result) *table {
-	t := &table{header: []string{"variable", "control", "candidate", "effect alone on the control"}, right: []bool{false, false, false, false}}
+	t := &table{header: []string{"variable", "control", "candidate", "effect on the control"}, right: []bool{false, false, false, false}}
 	for _, c := range b.Causes {
 		t.add(c.Variable, c.ControlValue, c.CandidateValue, c.Effect.String())
 	}
