@@ -55,9 +55,10 @@ type Config struct {
 	// RunArgs are the workload's options as "shakedown run WORKLOAD" takes
 	// them (--threads, --time, --tables...), without a target.
 	RunArgs []string
-	// Repeats is how many times each configuration is measured;
-	// MaxRepeats how many times at most, when the first Repeats runs leave
-	// the answer open (0 means twice Repeats).
+	// Repeats is how many times each server is measured as it is, and how
+	// many pairs of runs a round makes (MinPairs at least); MaxRepeats how
+	// many at most, when the first ones leave the answer open (0 means
+	// twice Repeats).
 	Repeats    int
 	MaxRepeats int
 	// Budget, when > 0, stops the search with the answer so far once the
@@ -86,6 +87,9 @@ type Variable struct {
 	Restart bool `json:"restart,omitempty"`
 	// Aliases are other names of the same setting: they change with it.
 	Aliases []string `json:"aliases,omitempty"`
+	// kind is the group of variables known to change performance it
+	// belongs to (durability, memory...), "" when it is not known to.
+	kind string
 }
 
 // names is the variable's name and its aliases.
@@ -179,6 +183,8 @@ type Result struct {
 	Workload  string   `json:"workload"`
 	RunArgs   []string `json:"run_options"`
 	Repeats   int      `json:"repeats"`
+	// Pairs is how many pairs of runs a round makes at first.
+	Pairs int `json:"pairs"`
 	// Differences are the differing variables, per-instance ones left out.
 	Differences []Variable `json:"differences"`
 	// ControlQPS and CandidateQPS are the first measurements of both
@@ -270,7 +276,11 @@ func differences(ctl, cand map[string]string) []Variable {
 		if strings.HasPrefix(d.Name, "(") {
 			continue
 		}
-		out = append(out, Variable{Name: d.Name, Control: d.Values[0], Candidate: d.Values[1]})
+		v := Variable{Name: d.Name, Control: d.Values[0], Candidate: d.Values[1]}
+		if d.Relevant {
+			v.kind = d.Group
+		}
+		out = append(out, v)
 	}
 	return out
 }
@@ -302,7 +312,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	start := time.Now()
 	res := &Result{Control: cfg.Control.String(), Candidate: cfg.Candidate.String(), Workload: cfg.Workload,
-		RunArgs: append([]string(nil), cfg.RunArgs...), Repeats: cfg.Repeats,
+		RunArgs: append([]string(nil), cfg.RunArgs...), Repeats: cfg.Repeats, Pairs: max(cfg.Repeats, MinPairs),
 		Tested: []string{}, Causes: []Cause{}, Interactions: []Interaction{}, Cleared: []string{}, Inconclusive: []string{},
 		Unresolved: []string{}, NotTestable: []NotTestable{}, Rounds: []Round{}, Measurements: []Measurement{}}
 	defer func() { res.Elapsed = math.Round(time.Since(start).Seconds()*10) / 10 }()

@@ -66,7 +66,11 @@ var (
 	harmless  = []string{"back_log", "join_buffer_size", "read_rnd_buffer_size", "sort_buffer_size", "table_open_cache", "thread_cache_size"}
 	workload  = []string{"--workload", "oltp_write_only", "--threads", "16", "--tables=4", "--table-size=1000", "--monitor=off"}
 	shortRuns = []string{"--time=1"}
-	mainRuns  = []string{"--time=2"}
+	// Four threads in the full bisect: the whole difference is larger
+	// there (2.0x to 2.3x on a busy 2-core machine, against 1.7x to 1.8x
+	// at 16), so the margin within which a group is cleared is wider
+	// (26% to 32% against 19% to 21%).
+	mainRuns = []string{"--time=1", "--threads=4"}
 )
 
 // fullEnv, when set, lets the full bisect of durable against relaxed run.
@@ -172,15 +176,18 @@ func TestBisect(t *testing.T) {
 	// Done when 1: the bisect names the durability settings and clears the
 	// rest; every variable of the control is back afterwards.
 	t.Run("durable against relaxed", func(t *testing.T) {
-		// Three to six minutes of measurements on 2 cores, more than make
-		// test can give one test: make test-bisect runs it.
+		// Three to four minutes of measurements on a busy 2-core machine,
+		// and on such a machine a restart round is still left open now and
+		// then: make test-bisect runs it, make test does not. One-second
+		// runs, paired within each round (see paired.go); at most 12 pairs
+		// a round when the first 6 leave it open.
 		if os.Getenv(fullEnv) == "" {
 			t.Skipf("a full bisect takes minutes; run it with %s=1 (make test-bisect)", fullEnv)
 		}
 		dir := t.TempDir()
 		undo, jsonPath := filepath.Join(dir, "undo.json"), filepath.Join(dir, "bisect.json")
 		args := append([]string{"vars", "bisect", ctl.URL(), cand.URL(), "--allow-set-global", "--undo", undo, "--json", jsonPath,
-			"--sandbox-home", ctl.Home, "--repeats=4", "--max-repeats=8"}, workload...)
+			"--sandbox-home", ctl.Home, "--repeats=4", "--max-repeats=12"}, workload...)
 		code, out, stderr := shakedown(ctx, append(args, mainRuns...)...)
 		t.Logf("stdout:\n%s\nstderr:\n%s", out, stderr)
 		if code != 0 {

@@ -65,8 +65,8 @@ func WriteHTML(w io.Writer, r *Result) error {
 	p := ew.printf
 	p("<section class=\"vars-bisect\">\n<style>%s</style>\n", css)
 	p("<h2 id=\"vars-bisect\">Which differences matter: vars bisect</h2>\n")
-	p("<p class=\"meta\">%s %s, %d runs per measurement &middot; control <b>%s</b> &middot; candidate <b>%s</b></p>\n",
-		esc(r.Workload), esc(strings.Join(r.RunArgs, " ")), r.Repeats, esc(r.Control), esc(r.Candidate))
+	p("<p class=\"meta\">%s %s, %d runs of each server, %d pairs of runs a round &middot; control <b>%s</b> &middot; candidate <b>%s</b></p>\n",
+		esc(r.Workload), esc(strings.Join(r.RunArgs, " ")), r.Repeats, r.Pairs, esc(r.Control), esc(r.Candidate))
 	if r.Difference != nil || r.All != nil {
 		p("<table>\n<tr><th class=\"l\">comparison</th><th class=\"l\">against the control</th></tr>\n")
 		if r.Difference != nil {
@@ -123,12 +123,12 @@ func WriteHTML(w io.Writer, r *Result) error {
 	}
 	if r.Threshold > 0 && r.All != nil {
 		p("<p class=\"rule\"><b>How it decides.</b> Each round applies the candidate's values of a group of variables on the control and measures it %d times or more, "+
-			"alternating with runs of the control as it is (a round that needs a restart measures the control after restarting back); "+
-			"ratio = median qps with the group applied / median qps of those control runs, with a 95%% interval. "+
+			"each run paired with a run of the control as it is made right next to it (a round that needs a restart pairs blocks of runs made between restarts), so that a machine getting busier or quieter moves both runs of a pair alike; "+
+			"ratio = the Hodges-Lehmann estimate of the pairs' ratios (qps with the group applied / qps of its paired control run), with the exact 95%% interval of Wilcoxon's signed-rank test. "+
 			"A group matters when the whole interval lies beyond %.0f%% (a fifth of the whole difference on a log scale) and is cleared when it lies within %.0f%% (a third); "+
 			"a group that matters is split in two, and a round left open gets more runs. "+
 			"Then everything else is applied on top of the causes found, to find what matters only once they are applied.</p>\n",
-			r.Repeats, r.Threshold*100, r.Clearing*100)
+			r.Pairs, r.Threshold*100, r.Clearing*100)
 	}
 	if len(r.Measurements) > 0 {
 		p("<details><summary>Every measurement: %d runs in %d rounds</summary>\n<table>\n", len(r.Measurements), len(r.Rounds))

@@ -18,7 +18,7 @@ func fixture() *Result {
 	elim := e(1.6, 1.35, 2, Faster)
 	return &Result{
 		Control: "mysql://shakedown@127.0.0.1:3306/sbtest", Candidate: "mysql://shakedown@127.0.0.1:3307/sbtest",
-		Workload: "oltp_write_only", RunArgs: []string{"--threads=16", "--time=2"}, Repeats: 3,
+		Workload: "oltp_write_only", RunArgs: []string{"--threads=16", "--time=2"}, Repeats: 4, Pairs: 6,
 		Differences: []Variable{{Name: "innodb_flush_log_at_trx_commit", Control: "1", Candidate: "0"}},
 		ControlQPS:  []float64{2301.5, 2250.1, 2402}, CandidateQPS: []float64{5300, 5210.2, 5400.9},
 		Difference: &diff, Threshold: 0.182, Clearing: 0.3, All: &all,

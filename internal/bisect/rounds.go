@@ -65,11 +65,16 @@ func (s *session) bisect(ctx context.Context) error {
 	}
 	e := effect(r.vs)
 	s.res.All = &e
-	if r.vs.Differs() {
-		// What the search explains is this difference.
+	if d := s.res.Difference; r.vs.Differs() && d != nil && s.smaller(Comparison(*d), r.vs) {
+		// What the search can explain is this difference, clearly smaller
+		// than the servers' (the rest lies elsewhere: hardware, version,
+		// data). Else the servers' difference, measured with as many runs
+		// and no restart, stays what the thresholds are a share of: a
+		// noisy round that came out lower would make them too tight to
+		// clear anything.
 		s.setThresholds(r.vs.Ratio)
 	}
-	oc, err := search(ctx, s, len(s.testable), r, func(i int) bool { return s.testable[i].Restart })
+	oc, err := search(ctx, s, len(s.testable), r, func(i int) string { return s.testable[i].kind }, func(i int) bool { return s.testable[i].Restart })
 	if err != nil {
 		return err
 	}
@@ -191,25 +196,25 @@ func (s *session) tryAll(ctx context.Context) error {
 }
 
 // test is the search's tester: one round measures the control with set
-// (and on) applied Repeats times, alternating with runs of the control as
-// it is, or with on applied (S B S B S), and compares the set's runs with
-// those control runs and the one just before the round. Drift of a shared
-// machine then moves both sides alike. A round whose set needs a restart
-// compares with as many runs of the control made after restarting back
-// (restarting back and forth for every run would cost more than drift
-// does). An inconclusive round without a restart gets one more pair of runs
-// at a time, up to MaxRepeats runs of the set.
+// (and on) applied, in pairs with runs of the control as it is (or with on
+// applied) made right next to them, and judges the pairs' ratios (see
+// paired.go): drift of a shared machine then moves both runs of a pair
+// alike. A round whose set needs a restart pairs blocks of runs made
+// between restarts (restarting back and forth for every run would cost
+// more than drift does). An inconclusive round gets one more pair at a
+// time, up to maxPairs.
 func (s *session) test(ctx context.Context, set, on []int, left int) (*round, error) {
 	restart := false
 	for _, x := range set {
 		restart = restart || s.testable[x].Restart
 	}
-	runs := 2*s.cfg.Repeats - 1
+	runs := 2*s.pairs() - 1
 	restarts := 0
 	if restart {
-		// Two restarts a pair of blocks, with a warm-up run after each.
-		restarts = 2 * ((s.cfg.Repeats + blockRuns(s.cfg.Repeats) - 1) / blockRuns(s.cfg.Repeats))
-		runs = 2*s.cfg.Repeats + restarts
+		// A restart between blocks, one at the start, each followed by
+		// two warm-up runs or more.
+		restarts = (s.pairs()+blockRuns(s.pairs())-1)/blockRuns(s.pairs()) + 1
+		runs = 2*s.pairs() + 2*restarts
 	}
 	est := s.estimate(runs, restart || len(s.restartOn) > 0)
 	for i := 1; i < restarts; i++ {
@@ -250,35 +255,46 @@ func (s *session) test(ctx context.Context, set, on []int, left int) (*round, er
 }
 
 // beyond tells the search whether b moved the control further than a
-// did, by more than the threshold. Each round's ratio is against its own
-// control runs: rounds made minutes apart compare through them, not
-// directly, so that drift of the machine cancels.
+// did, clearly: the interval of the ratio of their effects (each round
+// against its own control runs, so that drift between rounds minutes apart
+// cancels) lies beyond the threshold. A ratio of point estimates alone
+// sent every noisy bisect into a second phase that found nothing.
 func (s *session) beyond(a, b *round) bool {
-	return math.Abs(math.Log(b.vs.Ratio/a.vs.Ratio)) > math.Log(1+s.threshold)
+	e := s.relative(a.vs, b.vs)
+	return e.differs()
 }
 
-// judge compares a round's runs with the control's: a difference beyond
-// the threshold matters; the group is cleared when the whole interval lies
-// within the wider clearing margin, else the answer is open.
+// smaller reports whether b's effect is clearly smaller than a's (nearer
+// 1x, the interval of their ratio beyond the threshold).
+func (s *session) smaller(a, b Comparison) bool {
+	e := s.relative(a, b)
+	if a.Ratio >= 1 {
+		return e.State == Slower
+	}
+	return e.State == Faster
+}
+
+// judge compares a round's runs with the control's, pair by pair: a
+// difference beyond the threshold matters; the group is cleared when the
+// whole interval lies within the wider clearing margin, else the answer is
+// open.
 func (s *session) judge(control, samples []float64) Comparison {
-	c := compare(control, samples, s.threshold)
+	c := comparePaired(control, samples, s.threshold)
 	if c.Differs() || c.State == NoVerdict {
 		return c
 	}
-	if clear := compare(control, samples, s.clearing); clear.State == Same {
+	if clear := comparePaired(control, samples, s.clearing); clear.State == Same {
 		return clear
 	}
 	c.State = Inconclusive
 	return c
 }
 
-// recentBase is the control's n most recent runs as it is.
-func (s *session) recentBase(n int) []float64 {
-	if len(s.base) <= n {
-		return append([]float64(nil), s.base...)
-	}
-	return append([]float64(nil), s.base[len(s.base)-n:]...)
-}
+// pairs is how many pairs a round makes at first, maxPairs how many at
+// most: --repeats and --max-repeats, but never fewer than an exact 95%
+// interval needs.
+func (s *session) pairs() int    { return max(s.cfg.Repeats, MinPairs) }
+func (s *session) maxPairs() int { return max(s.cfg.MaxRepeats, s.pairs()) }
 
 // estimate is how long a round of runs takes, from the runs so far.
 func (s *session) estimate(runs int, restart bool) time.Duration {

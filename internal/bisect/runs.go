@@ -27,6 +27,7 @@ func (m *roundRuns) base(ctx context.Context) error {
 	}
 	if len(m.on) == 0 {
 		m.s.base = append(m.s.base, q)
+		m.s.lastBase = true
 	}
 	m.control = append(m.control, q)
 	return nil
@@ -45,69 +46,76 @@ func (m *roundRuns) set(ctx context.Context) error {
 	return nil
 }
 
-// done judges the runs so far and says whether the round is over.
+// done judges the pairs so far and says whether the round is over.
 func (m *roundRuns) done() bool {
 	s := m.s
 	m.vs = s.judge(m.control, m.samples)
-	if m.vs.State != Inconclusive || len(m.samples) >= s.cfg.MaxRepeats {
+	if m.vs.State != Inconclusive || len(m.samples) >= s.maxPairs() {
 		return true
 	}
 	return !s.deadline.IsZero() && time.Now().Add(m.more).After(s.deadline)
 }
 
-// alternate runs S B S B S: the control's runs between the set's, and the
-// control's last run before the round (or one more with on applied).
+// alternate makes pairs of runs, the set's and the control's, one right
+// after the other, the order inside a pair alternating (B S, S B, B S...):
+// a load that grows or falls steadily favours neither side over the round.
+// The control's last run opens the first pair when it is the last run
+// made and the control's as it is.
 func (m *roundRuns) alternate(ctx context.Context) error {
-	if len(m.on) == 0 {
-		m.control = m.s.recentBase(1)
-	} else if err := m.base(ctx); err != nil {
-		return err
-	}
+	reuse := len(m.on) == 0 && m.s.lastBase && len(m.s.base) > 0
 	for {
-		if len(m.samples) > 0 {
+		if len(m.samples)%2 == 0 {
+			if reuse {
+				m.control = append(m.control, m.s.base[len(m.s.base)-1])
+				reuse = false
+			} else if err := m.base(ctx); err != nil {
+				return err
+			}
+			if err := m.set(ctx); err != nil {
+				return err
+			}
+		} else {
+			if err := m.set(ctx); err != nil {
+				return err
+			}
 			if err := m.base(ctx); err != nil {
 				return err
 			}
 		}
-		if err := m.set(ctx); err != nil {
-			return err
-		}
-		if len(m.samples) >= m.s.cfg.Repeats && m.done() {
+		if len(m.samples) >= m.s.pairs() && m.done() {
 			return nil
 		}
 	}
 }
 
-// blocks runs some of the set's runs, then as many of the control's after
-// restarting back, and again: alternating run by run would cost two
-// restarts a run. Blocks of half the repeats keep a machine that gets
-// busier or quieter part way from deciding the round alone: it moves both
-// sides of a pair of blocks alike. One run of the control before the first
-// block brackets the set's runs for the same reason. An open answer gets
-// more such blocks, up to MaxRepeats runs.
+// blocks makes the pairs of a round whose set needs a restart: some of the
+// set's runs in a row, then as many of the control's, restarting between
+// (alternating run by run would cost two restarts a pair), the i-th run of
+// one block paired with the i-th of the other. The blocks' order
+// alternates (S B, B S, ...), starting with the side in place, so that one
+// restart serves two blocks and a steady drift favours neither side. An
+// open answer gets more such blocks, up to the most pairs a round makes.
 func (m *roundRuns) blocks(ctx context.Context) error {
-	if !m.s.restarting(m.on) {
-		if err := m.base(ctx); err != nil {
-			return err
-		}
-	}
+	setFirst := !m.s.restarting(m.all)
 	for {
-		n := min(blockRuns(m.s.cfg.Repeats), m.s.cfg.MaxRepeats-len(m.samples))
-		for i := 0; i < n; i++ {
-			if err := m.set(ctx); err != nil {
-				return err
+		n := min(blockRuns(m.s.pairs()), m.s.maxPairs()-len(m.samples))
+		first, second := m.base, m.set
+		if setFirst {
+			first, second = m.set, m.base
+		}
+		for _, side := range []func(context.Context) error{first, second} {
+			for i := 0; i < n; i++ {
+				if err := side(ctx); err != nil {
+					return err
+				}
 			}
 		}
-		for i := 0; i < n; i++ {
-			if err := m.base(ctx); err != nil {
-				return err
-			}
-		}
-		if len(m.samples) >= m.s.cfg.Repeats && m.done() {
+		setFirst = !setFirst
+		if len(m.samples) >= m.s.pairs() && m.done() {
 			return nil
 		}
 	}
 }
 
 // blockRuns is how many runs of a side a restart round makes in a row.
-func blockRuns(repeats int) int { return max(2, repeats/2) }
+func blockRuns(pairs int) int { return max(2, pairs/2) }

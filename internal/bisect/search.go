@@ -98,8 +98,11 @@ func (o *outcome) round(set, on []int) *round { return o.tested[roundKey(set, on
 type searcher struct {
 	t tester
 	n int
-	// apart marks variables that are split from the others first: those
-	// applied by a restart, so that few rounds need one.
+	// kind names what a variable acts on (its group among the variables
+	// known to change performance, "" for the others): a group is split
+	// along it first. apart marks variables split from the others next:
+	// those applied by a restart, so that few rounds need one.
+	kind    func(int) string
 	apart   func(int) bool
 	out     *outcome
 	on      []int    // applied under every round of the current phase
@@ -109,15 +112,18 @@ type searcher struct {
 }
 
 // search finds which of n variables move the control. all is the round
-// with every variable applied, already measured. apart, when not nil,
-// marks variables to split from the rest before halving.
-func search(ctx context.Context, t tester, n int, all *round, apart func(int) bool) (*outcome, error) {
-	s := &searcher{t: t, n: n, apart: apart, out: &outcome{class: make([]string, n), tested: map[string]*round{}}}
+// with every variable applied, already measured. kind and apart, when not
+// nil, say how to split a group before halving it (see split).
+func search(ctx context.Context, t tester, n int, all *round, kind func(int) string, apart func(int) bool) (*outcome, error) {
+	s := &searcher{t: t, n: n, kind: kind, apart: apart, out: &outcome{class: make([]string, n), tested: map[string]*round{}}}
 	s.cur = s.out.class
 	s.out.tested[roundKey(all.set, nil)] = all
-	if !all.vs.Differs() {
+	if !all.vs.Differs() && !all.leans {
 		// Nothing to narrow down: all of them together do not move the
-		// control (or not clearly).
+		// control (or not clearly, and not even their ratio lies beyond
+		// the threshold). A round that only leans is searched all the
+		// same: the first comparison already showed a difference, and one
+		// noisy round should not end the bisect.
 		class := classInconclusive
 		if all.vs.State == Same {
 			class = classCleared
@@ -149,7 +155,7 @@ func search(ctx context.Context, t tester, n int, all *round, apart func(int) bo
 
 // onTop is the second phase: the rest on top of the causes found. It is
 // skipped when the causes alone, already measured, moved the control about
-// as far as every variable applied did.
+// as far as every variable applied did and none of the rest was left open.
 func (s *searcher) onTop(ctx context.Context, all *round) error {
 	var on, rest []int
 	for i, c := range s.out.class {
@@ -163,7 +169,13 @@ func (s *searcher) onTop(ctx context.Context, all *round) error {
 	if len(on) == 0 || len(rest) == 0 {
 		return nil
 	}
-	if r := s.out.round(on, nil); r != nil && !s.t.beyond(r, all) {
+	open := false
+	for _, i := range rest {
+		open = open || s.out.class[i] == classInconclusive
+	}
+	if r := s.out.round(on, nil); r != nil && !open && !s.t.beyond(r, all) {
+		// The causes alone moved the control as far as everything did,
+		// and nothing else is left open.
 		return nil
 	}
 	s.on, s.second, s.cur = on, true, make([]string, s.n)
@@ -356,9 +368,28 @@ func (s *searcher) mark(set []int, class string) {
 	}
 }
 
-// split divides a group in two: the variables kept apart from the others
-// when it holds both kinds, else in halves.
+// split divides a group in two. The variables of the group's first kind
+// (the search's order lists those that change commit cost first) go apart
+// from the rest: variables that act on one mechanism tend to matter
+// together or not at all, so the rest is often cleared in one round where
+// halving would take a round per half. Next the variables kept apart from
+// the others, else halves.
 func (s *searcher) split(set []int) (left, right []int) {
+	if s.kind != nil {
+		if k := s.kind(set[0]); k != "" {
+			for _, x := range set {
+				if s.kind(x) == k {
+					left = append(left, x)
+				} else {
+					right = append(right, x)
+				}
+			}
+			if len(right) > 0 {
+				return left, right
+			}
+			left, right = nil, nil
+		}
+	}
 	if s.apart != nil {
 		for _, x := range set {
 			if s.apart(x) {

@@ -123,6 +123,7 @@ func TestSearch(t *testing.T) {
 		unres     int
 		maxRounds int // rounds after the one with everything applied
 		apart     func(int) bool
+		kind      func(int) string
 	}{
 		{name: "one cause among 8", n: 8, m: &model{effect: map[int]float64{0: 2.5}}, causes: []int{0}, cleared: 7, maxRounds: 6},
 		{name: "one cause among 16, last", n: 16, m: &model{effect: map[int]float64{15: 2}}, causes: []int{15}, cleared: 15, maxRounds: 8},
@@ -135,8 +136,10 @@ func TestSearch(t *testing.T) {
 		{name: "two inconclusive variables that matter", n: 8, m: &model{effect: map[int]float64{0: 1.5, 1: 1.5}, fuzzy: map[int]bool{0: true, 1: true}}, together: [][]int{{0, 1}}, cleared: 6},
 		{name: "one matters only on top of another", n: 8, m: &model{effect: map[int]float64{1: 1.4}, together: map[string]float64{"1,5": 1.9}},
 			causes: []int{1}, onTop: [][]int{{5}}, cleared: 6},
+		// One round more than 2 x log2(8): the open group is tried once on
+		// top of the cause.
 		{name: "an open group is not split", n: 8, m: &model{effect: map[int]float64{0: 2}, foggy: map[int]bool{5: true}},
-			causes: []int{0}, inconc: []int{4, 5, 6, 7}, cleared: 3, maxRounds: 6},
+			causes: []int{0}, inconc: []int{4, 5, 6, 7}, cleared: 3, maxRounds: 7},
 		{name: "an open group that leans is split", n: 8, m: &model{effect: map[int]float64{5: 2}, foggy: map[int]bool{4: true}},
 			causes: []int{5}, inconc: []int{4}, cleared: 6},
 		{name: "nothing moves", n: 8, m: &model{}, cleared: 8},
@@ -144,6 +147,14 @@ func TestSearch(t *testing.T) {
 			apart: func(i int) bool { return i == 7 }},
 		{name: "a cause among the others, restart variables apart", n: 8, m: &model{effect: map[int]float64{1: 2}}, causes: []int{1}, cleared: 7, maxRounds: 8,
 			apart: func(i int) bool { return i >= 6 }},
+		// The fixture of the integration test: two durability settings that
+		// matter, six others that do not, the last applied by a restart.
+		{name: "the durability settings split off first", n: 8, m: &model{effect: map[int]float64{0: 1.4, 1: 1.4}}, causes: []int{0, 1}, cleared: 6, maxRounds: 4,
+			kind: func(i int) string {
+				return map[int]string{0: "durability", 1: "durability", 2: "memory", 3: "memory"}[i]
+			}, apart: func(i int) bool { return i == 7 }},
+		{name: "kinds do not split a group of one kind", n: 4, m: &model{effect: map[int]float64{2: 2}}, causes: []int{2}, cleared: 3, maxRounds: 4,
+			kind: func(int) string { return "memory" }},
 		{name: "budget", n: 8, m: &model{effect: map[int]float64{7: 2}, budget: 2}, cleared: 4, unres: 4},
 	}
 	for _, tt := range tests {
@@ -154,7 +165,7 @@ func TestSearch(t *testing.T) {
 				t.Fatal(err)
 			}
 			tt.m.rounds = 0
-			oc, err := search(ctx, tt.m, tt.n, all, tt.apart)
+			oc, err := search(ctx, tt.m, tt.n, all, tt.kind, tt.apart)
 			if err != nil {
 				t.Fatalf("search: %v", err)
 			}
@@ -197,5 +208,25 @@ func TestSearch(t *testing.T) {
 				t.Errorf("stopped: got %v, want it set only with a budget", oc.stopped)
 			}
 		})
+	}
+}
+
+// TestSearchLeaningAll goes on when the round with everything applied was
+// left open but its ratio lies beyond the threshold: one noisy round does
+// not end the bisect.
+func TestSearchLeaningAll(t *testing.T) {
+	m := &model{effect: map[int]float64{0: 2}}
+	all := &round{set: indexes(8), vs: Comparison{Ratio: 2, Lo: 0.9, Hi: 3.1, State: Inconclusive}, leans: true}
+	oc, err := search(context.Background(), m, 8, all, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := oc.class[0]; got != classCause {
+		t.Errorf("variable 0: got %s, want %s", got, classCause)
+	}
+	for i := 1; i < 8; i++ {
+		if got := oc.class[i]; got != classCleared {
+			t.Errorf("variable %d: got %s, want %s", i, got, classCleared)
+		}
 	}
 }

@@ -32,6 +32,7 @@ type session struct {
 	restartOn []string // restart variables at the candidate's value now
 
 	base        []float64 // the control's own measurements, oldest first
+	lastBase    bool      // the last run made is base's last, on the control as it is
 	runWall     time.Duration
 	runs        int
 	restartWall time.Duration
@@ -176,6 +177,7 @@ func (s *session) measureBoth(ctx context.Context) error {
 				return err
 			}
 			if on == "control" {
+				s.lastBase = true
 				ctl = append(ctl, q)
 			} else {
 				cand = append(cand, q)
@@ -214,14 +216,30 @@ func (s *session) run(ctx context.Context, on string, applied []string) (float64
 	return s.runAs(ctx, on, applied, false)
 }
 
-// warmUp runs the workload once on the control after a restart, which
-// left it cold (an empty buffer pool); the run is listed and compared with
-// nothing.
+// warmUp runs the workload on the control after a restart, which left it
+// cold (an empty buffer pool, threads and caches to build up again), until
+// its throughput stops rising: a run no more than 10% above the one before,
+// or maxWarmups runs. One run was not enough on a busy machine: the first
+// runs after a restart came out at a third to a half of the control's
+// pace. The runs are listed and compared with nothing.
 func (s *session) warmUp(ctx context.Context, applied []string) error {
-	s.printf("  warming the restarted control up with one run\n")
-	_, err := s.runAs(ctx, "control", applied, true)
-	return err
+	s.printf("  warming the restarted control up until its throughput stops rising\n")
+	prev := 0.0
+	for i := 0; i < maxWarmups; i++ {
+		q, err := s.runAs(ctx, "control", applied, true)
+		if err != nil {
+			return err
+		}
+		if i > 0 && q <= prev*1.1 {
+			return nil
+		}
+		prev = q
+	}
+	return nil
 }
+
+// maxWarmups is the most runs a warm-up after a restart makes.
+const maxWarmups = 3
 
 func (s *session) runAs(ctx context.Context, on string, applied []string, warmup bool) (float64, error) {
 	tgt := s.cfg.Candidate
@@ -241,6 +259,7 @@ func (s *session) runAs(ctx context.Context, on string, applied []string, warmup
 	}
 	s.runWall += time.Since(start)
 	s.runs++
+	s.lastBase = false
 	if applied == nil {
 		applied = []string{}
 	}

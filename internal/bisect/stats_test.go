@@ -33,3 +33,46 @@ func TestCompare(t *testing.T) {
 		})
 	}
 }
+
+func TestComparePaired(t *testing.T) {
+	tests := []struct {
+		name      string
+		ctl, cand []float64
+		threshold float64
+		state     string
+		ratio     float64
+	}{
+		{name: "twice as fast", ctl: []float64{100, 104, 97, 99, 101, 98}, cand: []float64{201, 195, 206, 199, 203, 196}, threshold: 0.1, state: Faster, ratio: 2.0},
+		{name: "same within the threshold", ctl: []float64{100, 102, 99, 101, 100, 98}, cand: []float64{101, 99, 100, 100, 103, 97}, threshold: 0.1, state: Same, ratio: 1},
+		// The machine got twice as busy half way: each side halves, each
+		// pair keeps its ratio.
+		{name: "a shift of load part way", ctl: []float64{100, 102, 99, 50, 51, 49}, cand: []float64{150, 152, 149, 76, 75, 74}, threshold: 0.1, state: Faster, ratio: 1.5},
+		{name: "five pairs: no 95% interval", ctl: []float64{100, 104, 97, 99, 101}, cand: []float64{201, 195, 206, 199, 203}, threshold: 0.1, state: Inconclusive, ratio: 2.0},
+		{name: "wide spread", ctl: []float64{100, 100, 100, 100, 100, 100}, cand: []float64{80, 130, 95, 140, 110, 90}, threshold: 0.1, state: Inconclusive, ratio: 1.06},
+		{name: "one pair", ctl: []float64{100}, cand: []float64{200}, threshold: 0.1, state: NoVerdict, ratio: 2},
+		{name: "no pairs", ctl: nil, cand: nil, threshold: 0.1, state: NoVerdict, ratio: 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := comparePaired(tt.ctl, tt.cand, tt.threshold)
+			if c.State != tt.state {
+				t.Errorf("state: got %s (%+v), want %s", c.State, c, tt.state)
+			}
+			if d := c.Ratio - tt.ratio; d > 0.02 || d < -0.02 {
+				t.Errorf("ratio: got %.4f, want %.4f", c.Ratio, tt.ratio)
+			}
+			if c.Lo > c.Ratio || c.Hi < c.Ratio {
+				t.Errorf("interval: got [%.3f, %.3f] around %.3f, want it to hold the ratio", c.Lo, c.Hi, c.Ratio)
+			}
+		})
+	}
+}
+
+func TestSignedRankK(t *testing.T) {
+	// From the exact distribution of the signed-rank statistic at 95%.
+	for n, want := range map[int]int{5: 0, 6: 1, 7: 3, 8: 4, 10: 9, 12: 14} {
+		if got := signedRankK(n, 0.05); got != want {
+			t.Errorf("n=%d: got k=%d, want %d", n, got, want)
+		}
+	}
+}

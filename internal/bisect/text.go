@@ -2,6 +2,7 @@ package bisect
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -17,6 +18,20 @@ func WriteJSON(w io.Writer, r *Result) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(r)
+}
+
+// ReadJSON reads a result as WriteJSON wrote it (vars bisect --json). A
+// document that is not one, or holds no outcome, is an error.
+func ReadJSON(r io.Reader) (*Result, error) {
+	dec := json.NewDecoder(r)
+	var res Result
+	if err := dec.Decode(&res); err != nil {
+		return nil, fmt.Errorf("read vars bisect result: %w", err)
+	}
+	if res.Outcome == "" || res.Control == "" || res.Candidate == "" {
+		return nil, errors.New("read vars bisect result: no outcome, control or candidate: not a file vars bisect --json wrote")
+	}
+	return &res, nil
 }
 
 // Summary is the result's conclusion in a sentence or two.
@@ -61,7 +76,7 @@ func (r *Result) Summary() string {
 // could not be tested, and every measurement.
 func WriteText(w io.Writer, r *Result) error {
 	ew := &errWriter{w: w}
-	ew.printf("vars bisect: %s %s, %d runs per measurement\n", r.Workload, strings.Join(r.RunArgs, " "), r.Repeats)
+	ew.printf("vars bisect: %s %s, %d runs of each server, %d pairs of runs a round\n", r.Workload, strings.Join(r.RunArgs, " "), r.Repeats, r.Pairs)
 	ew.printf("control:   %s\ncandidate: %s\n\n", r.Control, r.Candidate)
 	if r.Difference != nil {
 		ew.printf("The candidate against the control: %s (median %.1f vs %.1f qps)\n", r.Difference, stats.Median(r.CandidateQPS), stats.Median(r.ControlQPS))

@@ -24,8 +24,11 @@ Finds which of the global variables that differ between CONTROL and
 CANDIDATE make their performance differ. It measures the workload on both
 sides (--repeats runs each, interleaved); if they do not differ clearly it
 says so and stops. Otherwise it applies the candidate's values on the
-control, a group at a time, and measures again: a group that does not move
-the control is cleared, one that does is split in two, down to single
+control, a group at a time, and measures again, each run with the group
+applied paired with a run of the control as it is made right next to it
+(so that a machine getting busier or quieter moves both alike; a round
+makes at least 6 pairs, the fewest an exact 95% interval needs). A group
+that does not move the control is cleared, one that does is split in two, down to single
 variables (about 2 x log2(differences) rounds when one variable is the
 cause). Variables that matter only together are reported as an
 interaction. The differing variables are those of "vars diff" (per-instance
@@ -71,8 +74,8 @@ func (c *bisectCmd) flags() *pflag.FlagSet {
 	fs.StringVar(&c.workload, "workload", "", "workload to measure (as shakedown run takes it), e.g. oltp_write_only")
 	fs.IntVar(&c.threads, "threads", 0, "client threads for every measurement")
 	fs.BoolVar(&c.allow, "allow-set-global", false, "allow changing the control's global variables (restored at the end)")
-	fs.IntVar(&c.repeats, "repeats", bisect.DefaultRepeats, "runs per measurement of each configuration (>= 4: fewer give no 95% interval)")
-	fs.IntVar(&c.maxRepeats, "max-repeats", 0, "runs at most per configuration when the first ones leave the answer open (default twice --repeats)")
+	fs.IntVar(&c.repeats, "repeats", bisect.DefaultRepeats, "runs of each server as it is, and pairs of runs a round (>= 4: fewer give no 95% interval; a round makes 6 pairs at least)")
+	fs.IntVar(&c.maxRepeats, "max-repeats", 0, "runs (pairs) at most when the first ones leave the answer open (default twice --repeats)")
 	fs.DurationVar(&c.budget, "budget", 0, "stop with the answer so far when the next round would end after this long (e.g. 10m; 0 = no limit)")
 	fs.StringVar(&c.jsonPath, "json", "", "also write the result as JSON to this file")
 	fs.StringVar(&c.htmlPath, "html", "", "also write the result as an HTML page to this file")

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/shakedown/shakedown/internal/bisect"
 	"io"
 	"io/fs"
 	"os"
@@ -23,7 +24,7 @@ import (
 	"github.com/shakedown/shakedown/internal/store"
 )
 
-const reportUsage = `usage: shakedown report [--store FILE] [--sweep ID|latest] [--format text|md|csv|json|html] [-o FILE]
+const reportUsage = `usage: shakedown report [--store FILE] [--sweep ID|latest] [--format text|md|csv|json|html] [-o FILE] [--bisect FILE]
        shakedown report [--store FILE] --runs all|ID,... [--control NAME] [--format ...] [-o FILE]
        shakedown report [--control NAME] RESULT.json... [--format ...] [-o FILE]
        shakedown report --list [--store FILE]
@@ -66,7 +67,10 @@ type reportCmd struct {
 	target    string
 	threads   int
 	imports   []string
+	bisect    string
 	help      bool
+	// bisected is the result --bisect names, read before anything else.
+	bisected *bisect.Result
 }
 
 func (c *reportCmd) flags(env *Env) *pflag.FlagSet {
@@ -84,6 +88,7 @@ func (c *reportCmd) flags(env *Env) *pflag.FlagSet {
 	fs.StringVar(&c.target, "target", "", "with --history: only this target")
 	fs.IntVar(&c.threads, "threads", 0, "with --history: only this thread level")
 	fs.StringSliceVar(&c.imports, "import", nil, "add the results a runner of a split load kept in FILE when it lost the store (it names the file), then stop")
+	fs.StringVar(&c.bisect, "bisect", "", "show the result of a vars bisect (the JSON vars bisect --json wrote) right after the variables that differ")
 	fs.BoolVarP(&c.help, "help", "h", false, "show this help")
 	return fs
 }
@@ -128,6 +133,16 @@ func (c *reportCmd) run(ctx context.Context, env *Env, args []string) error {
 	}
 	if !oneOf(report.Formats, c.format) {
 		return usagef("report: --format %q: want one of %s", c.format, strings.Join(report.Formats, ", "))
+	}
+	if c.bisect != "" {
+		if c.history || c.list || c.baseline != "" {
+			return usagef("report: --bisect goes with a sweep, runs or result files: leave out --history, --list and --baseline")
+		}
+		res, err := readBisect(c.bisect)
+		if err != nil {
+			return err
+		}
+		c.bisected = res
 	}
 	if len(files) > 0 {
 		d, err := c.fromFiles(files)
@@ -319,6 +334,7 @@ func (c *reportCmd) emit(env *Env, fn func(io.Writer) error, what string) error 
 // names the report in the message about the file.
 func (c *reportCmd) write(env *Env, d *store.SweepData, what string) error {
 	rep := report.Build(d)
+	rep.Bisect = c.bisected
 	if c.out == "" {
 		return report.Write(env.Stdout, c.format, rep)
 	}
@@ -331,6 +347,20 @@ func (c *reportCmd) write(env *Env, d *store.SweepData, what string) error {
 	}
 	fmt.Fprintf(env.Stderr, "report of %s written to %s\n", what, c.out)
 	return nil
+}
+
+// readBisect reads the file --bisect names; any fault is bad usage.
+func readBisect(path string) (*bisect.Result, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, usagef("report --bisect %s: %v", path, plainPathError(err))
+	}
+	defer f.Close()
+	res, err := bisect.ReadJSON(f)
+	if err != nil {
+		return nil, usagef("report --bisect %s: %v: give the file shakedown vars bisect --json wrote", path, err)
+	}
+	return res, nil
 }
 
 // fromFiles reads result documents ("shakedown run --json", or the lists

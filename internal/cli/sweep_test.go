@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/shakedown/shakedown/internal/bisect"
 	"net"
 	"os"
 	"path/filepath"
@@ -255,13 +256,24 @@ prepare_threads: 1
 }
 
 func TestReportBadInput(t *testing.T) {
-	missing := filepath.Join(t.TempDir(), "none.db")
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "none.db")
+	notJSON, noOutcome := filepath.Join(dir, "bisect.txt"), filepath.Join(dir, "other.json")
+	for path, body := range map[string]string{notJSON: "round 1\n", noOutcome: `{"causes": []}`} {
+		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	tests := []struct {
 		name string
 		args []string
 		want string
 	}{
 		{"no store", []string{"report", "--store", missing}, "no store at"},
+		{"no bisect file", []string{"report", "--bisect", filepath.Join(dir, "none.json")}, "report --bisect " + filepath.Join(dir, "none.json") + ": no such file"},
+		{"bisect file not JSON", []string{"report", "--bisect", notJSON}, "report --bisect " + notJSON + ": "},
+		{"bisect file of something else", []string{"report", "--bisect", noOutcome}, "report --bisect " + noOutcome + ": read vars bisect result: no outcome"},
+		{"bisect with history", []string{"report", "--history", "--bisect", noOutcome}, "--bisect goes with a sweep"},
 		{"bad format", []string{"report", "--format", "pdf"}, `--format "pdf"`},
 		{"bad sweep", []string{"report", "--sweep", "first"}, `--sweep "first"`},
 	}
@@ -326,6 +338,22 @@ func TestReportLooseRuns(t *testing.T) {
 	check("--runs all", "--store="+db, "--runs=all")
 	check("--runs IDs", "--store="+db, "--runs=1,2,3,4")
 	check("result files", files...)
+
+	// A vars bisect result shown after the variables that differ.
+	bis := filepath.Join(dir, "bisect.json")
+	var doc bytes.Buffer
+	if err := bisect.WriteJSON(&doc, &bisect.Result{Control: "mysql://a", Candidate: "mysql://b", Workload: "oltp_write_only", Outcome: bisect.OutcomeBisected,
+		Causes:  []bisect.Cause{{Variable: "sync_binlog", ControlValue: "1", CandidateValue: "0", Effect: bisect.Effect{Ratio: 1.5, Lo: 1.4, Hi: 1.6, State: bisect.Faster}}},
+		Cleared: []string{"sort_buffer_size"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bis, doc.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut = runCLI(context.Background(), append([]string{"report", "--control=tomorrow", "--bisect", bis}, files...)...)
+	if code != 0 || !strings.Contains(out, "The difference comes from sync_binlog.") || !strings.Contains(out, "Cleared, shown not to matter (1): sort_buffer_size") {
+		t.Errorf("--bisect: exit %d, want 0 and the bisect's block:\n%s%s", code, out, errOut)
+	}
 
 	for _, bad := range [][]string{
 		{"report", "--store=" + db, "--runs=99"},

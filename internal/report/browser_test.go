@@ -27,7 +27,9 @@ func TestHTMLInChromium(t *testing.T) {
 	dir := t.ArtifactDir()
 	page := filepath.Join(dir, "report.html")
 	var b bytes.Buffer
-	if err := WriteHTML(&b, Build(fixture(5))); err != nil {
+	// With a vars bisect beside the variables that differ: its section and
+	// its styles must sit in the page without breaking the rest.
+	if err := WriteHTML(&b, withBisect(t)); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(page, b.Bytes(), 0o644); err != nil {
@@ -39,6 +41,14 @@ func TestHTMLInChromium(t *testing.T) {
 	dom := browsertest.DOM(t, url)
 	if m := attrRE("data-js-error").FindStringSubmatch(dom); m != nil {
 		t.Errorf("script error: %s", m[1])
+	}
+	for _, part := range []string{`<section class="vars-bisect">`, `<h2 id="vars-bisect">`, "Causes, by effect", "Cleared: shown not to matter (1)"} {
+		if !strings.Contains(dom, part) {
+			t.Errorf("the page as the browser built it: got no %q, want the bisect section", part)
+		}
+	}
+	if d, s := strings.Index(dom, "Server variables that differ"), strings.Index(dom, `<section class="vars-bisect">`); d < 0 || s < d {
+		t.Errorf("the bisect section at %d, the variables that differ at %d: want the section after them", s, d)
 	}
 	m := attrRE("data-charts-drawn").FindStringSubmatch(dom)
 	if m == nil {

@@ -3,6 +3,7 @@ package report
 import (
 	"bufio"
 	"fmt"
+	"github.com/shakedown/shakedown/internal/bisect"
 	"html"
 	"io"
 	"sort"
@@ -340,6 +341,10 @@ func (h *htmlWriter) environment() {
 		h.table(r.differingTable(), nil)
 	} else if len(r.Targets) > 1 {
 		h.p("<p>The targets' server variables are the same (apart from paths, ports and names).</p>\n")
+	}
+	if r.Bisect != nil {
+		// Which of those differences matter, right after them.
+		_ = bisect.WriteHTML(h, r.Bisect) // a write error stays in h's bufio.Writer and is returned by its Flush
 	}
 	for _, t := range r.Targets {
 		names := make([]string, 0, len(t.Variables))

@@ -10,6 +10,7 @@ package report
 
 import (
 	"fmt"
+	"github.com/shakedown/shakedown/internal/bisect"
 	"io"
 	"math"
 	"sort"
@@ -136,6 +137,9 @@ type Report struct {
 	// Drift is how the control's repeats moved within each workload and
 	// thread level across the sweep.
 	Drift stats.Trend
+	// Bisect, when set, is a vars bisect between two of the servers: which
+	// of the differing variables make the difference (see bisect.go).
+	Bisect *bisect.Result
 }
 
 // Counted says whether a run's figures count: failed, interrupted and

@@ -3,11 +3,14 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/shakedown/shakedown/internal/bisect"
 	"github.com/shakedown/shakedown/internal/golden"
 	"github.com/shakedown/shakedown/internal/stats"
 	"github.com/shakedown/shakedown/internal/store"
@@ -26,6 +29,53 @@ func TestFormats(t *testing.T) {
 				golden.Check(t, name, b.Bytes())
 			})
 		}
+	}
+}
+
+// withBisect is the fixture with a vars bisect result (as vars bisect
+// --json wrote it) to show after the variables that differ.
+func withBisect(t *testing.T) *Report {
+	t.Helper()
+	f, err := os.Open(filepath.Join("testdata", "bisect.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	b, err := bisect.ReadJSON(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := Build(fixture(5))
+	rep.Bisect = b
+	return rep
+}
+
+// TestBisectSection shows a vars bisect right after the variables that
+// differ, in every format that shows those.
+func TestBisectSection(t *testing.T) {
+	rep := withBisect(t)
+	for _, tc := range []struct{ format, name, diff, section, after string }{
+		{"text", "text-bisect.txt", "Server variables that differ", "Which differences matter (vars bisect", "How verdicts are reached"},
+		{"md", "md-bisect.md", "## Server variables that differ", "## Which differences matter: vars bisect", "How verdicts are reached"},
+		{"html", "html-bisect.html", "<h3>Server variables that differ</h3>", `<section class="vars-bisect">`, "server variables of"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var b bytes.Buffer
+			if err := Write(&b, tc.format, rep); err != nil {
+				t.Fatal(err)
+			}
+			out := b.String()
+			d, s, a := strings.Index(out, tc.diff), strings.Index(out, tc.section), strings.Index(out, tc.after)
+			if d < 0 || s < d || a < s {
+				t.Errorf("positions: got the variables at %d, the bisect at %d, %q at %d; want them in that order", d, s, tc.after, a)
+			}
+			for _, want := range []string{"innodb_flush_log_at_trx_commit", "table_open_cache"} {
+				if !strings.Contains(out, want) {
+					t.Errorf("got no %s in the bisect block, want it", want)
+				}
+			}
+			golden.Check(t, tc.name, b.Bytes())
+		})
 	}
 }
 

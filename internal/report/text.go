@@ -478,6 +478,9 @@ func WriteText(w io.Writer, r *Report) error {
 		fmt.Fprintln(bw, "\nServer variables that differ")
 		r.differingTable().writeText(bw, "  ")
 	}
+	if r.Bisect != nil {
+		r.writeBisectText(bw)
+	}
 	if len(r.Unfinished) > 0 {
 		fmt.Fprintln(bw, "\nFailed, interrupted and partial steps (left out of every figure)")
 		r.unfinishedTable().writeText(bw, "  ")
@@ -529,6 +532,9 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 		fmt.Fprintln(bw, "\n## Server variables that differ")
 		fmt.Fprintln(bw)
 		r.differingTable().writeMarkdown(bw)
+	}
+	if r.Bisect != nil {
+		r.writeBisectMarkdown(bw)
 	}
 	if len(r.Unfinished) > 0 {
 		fmt.Fprintln(bw, "\n## Failed, interrupted and partial steps")
