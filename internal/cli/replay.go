@@ -249,7 +249,10 @@ func announceWrites(ctx context.Context, w io.Writer, path string, targets []rep
 	for v := range byVerb {
 		verbs = append(verbs, v)
 	}
-	sort.Slice(verbs, func(i, j int) bool { return byVerb[verbs[i]] > byVerb[verbs[j]] })
+	sort.Slice(verbs, func(i, j int) bool {
+		a, b := byVerb[verbs[i]], byVerb[verbs[j]]
+		return a > b || a == b && verbs[i] < verbs[j]
+	})
 	parts := make([]string, len(verbs))
 	for i, v := range verbs {
 		name := v

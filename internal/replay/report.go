@@ -279,7 +279,10 @@ func WriteText(w io.Writer, rep *Report, top int) error {
 		for k := range rep.Skipped.Reasons {
 			keys = append(keys, k)
 		}
-		sort.Slice(keys, func(i, j int) bool { return rep.Skipped.Reasons[keys[i]] > rep.Skipped.Reasons[keys[j]] })
+		sort.Slice(keys, func(i, j int) bool {
+			a, b := rep.Skipped.Reasons[keys[i]], rep.Skipped.Reasons[keys[j]]
+			return a > b || a == b && keys[i] < keys[j]
+		})
 		parts := make([]string, len(keys))
 		for i, k := range keys {
 			parts[i] = fmt.Sprintf("%s %d", k, rep.Skipped.Reasons[k])
