@@ -248,7 +248,9 @@ func TestBisect(t *testing.T) {
 		// so the kill lands while values set at runtime are in place.
 		args := append([]string{"vars", "bisect", ctl.URL(), cand.URL(), "--allow-set-global", "--undo", undo,
 			"--sandbox-home", filepath.Join(dir, "none"), "--repeats=4", "--max-repeats=8"}, workload...)
-		argv, _ := json.Marshal(append(args, "--time=2"))
+		// Four threads, as in bisectUntilApplied: the first comparison
+		// settles sooner than at 16 on a busy machine.
+		argv, _ := json.Marshal(append(args, "--time=2", "--threads=4"))
 		cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^$")
 		cmd.Env = append(os.Environ(), childEnv+"="+string(argv))
 		var childOut bytes.Buffer
@@ -262,6 +264,11 @@ func TestBisect(t *testing.T) {
 		for !applied(undo) {
 			select {
 			case err := <-done:
+				if err == nil && strings.Contains(childOut.String(), "do not differ clearly") {
+					// A machine too busy to tell the two apart: the bisect
+					// rightly stops before changing anything.
+					t.Skipf("the first comparison was open, so nothing was changed:\n%s", childOut.String())
+				}
 				t.Fatalf("bisect ended (%v) before it changed anything:\n%s", err, childOut.String())
 			default:
 			}
