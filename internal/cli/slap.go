@@ -40,6 +40,9 @@ Options:
 func (c *slapCmd) run(ctx context.Context, env *Env, args []string) error {
 	o := &c.opts
 	if err := o.Parse(args); err != nil {
+		if f := splitFlag(args); f != "" {
+			return usagef("slap: %s: slap cannot be split over runners: its levels end after a number of queries, not at a time every runner knows; a run with --time can be split instead (see shakedown run --help)", f)
+		}
 		return usagef("slap: %s", sbflag.Explain(o.Flags(), err, "shakedown slap --help"))
 	}
 	switch {
@@ -92,6 +95,20 @@ func (c *slapCmd) run(ctx context.Context, env *Env, args []string) error {
 		return serr
 	}
 	return slapError(err)
+}
+
+// splitFlag is the first option of a split load among args (--segment and
+// its kin), "" when there is none.
+func splitFlag(args []string) string {
+	for _, a := range args {
+		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		switch {
+		case !strings.HasPrefix(a, "--"):
+		case name == "segment", name == "segments", name == "segment-sequence", name == "segment-index-env", name == "start-at":
+			return "--" + name
+		}
+	}
+	return ""
 }
 
 func slapError(err error) error {

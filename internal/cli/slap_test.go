@@ -151,6 +151,7 @@ func TestSlapBadInput(t *testing.T) {
 		{"delimiter that never occurs", []string{"--query=" + nodelim, "--delimiter=;"}, []string{nodelim, `the delimiter ";" never occurs`}},
 		{"nothing to run", nil, []string{"nothing to run"}},
 		{"bare -p without input", []string{"--query=select 1", "-p"}, []string{"-p without a password"}},
+		{"split over runners", []string{"--query=select 1", "--segment=1/2"}, []string{"--segment: slap cannot be split over runners", "shakedown run --help"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
