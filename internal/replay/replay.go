@@ -82,9 +82,6 @@ type engine struct {
 	seed  maphash.Seed
 	sem   chan struct{} // when Concurrency caps the statements
 	wg    sync.WaitGroup
-	// inTurn: the targets share a host, so a session runs each statement
-	// on one after the other (see sharesHost).
-	inTurn bool
 }
 
 // A session without a statement for idleSession of capture time (µs), or
@@ -112,7 +109,7 @@ func Run(ctx context.Context, rd *capture.Reader, targets []Target, opts Options
 	if opts.Timeout <= 0 {
 		opts.Timeout = time.Minute
 	}
-	e := &engine{opts: opts, tally: newTally(len(targets)), seed: maphash.MakeSeed(), inTurn: sharesHost(targets)}
+	e := &engine{opts: opts, tally: newTally(len(targets)), seed: maphash.MakeSeed()}
 	for _, t := range targets {
 		sd := newSide(t.Name, t.Target, opts.Timeout)
 		sd.fixedDB = t.FixedDB
@@ -244,23 +241,12 @@ func (e *engine) dispatch(ctx context.Context, rd *capture.Reader, started time.
 // candidate, which lives as long as the session, runs it on that
 // candidate; the next statement starts when every target has finished
 // this one, so that the targets see the same statements at the same time.
-// Targets that share a host get each statement in turn instead.
 func (e *engine) session(ctx context.Context, name string, ch <-chan *stmt) {
 	defer e.wg.Done()
 	ctl := &sessionState{e: e, name: name, i: 0}
 	defer ctl.close()
-	var peers []peer
-	var inTurn []*sessionState
+	peers := make([]peer, len(e.sides)-1)
 	var pwg sync.WaitGroup
-	if e.inTurn {
-		for i := 1; i < len(e.sides); i++ {
-			s := &sessionState{e: e, name: name, i: i}
-			defer s.close()
-			inTurn = append(inTurn, s)
-		}
-	} else {
-		peers = make([]peer, len(e.sides)-1)
-	}
 	for k := range peers {
 		p := peer{work: make(chan *stmt), done: make(chan struct{}, 1)}
 		peers[k] = p
@@ -280,7 +266,6 @@ func (e *engine) session(ctx context.Context, name string, ch <-chan *stmt) {
 		}
 		pwg.Wait()
 	}()
-	nth := 0 // statements run
 	for st := range ch {
 		if ctx.Err() != nil {
 			continue // drain, so that the dispatcher never blocks
@@ -306,20 +291,7 @@ func (e *engine) session(ctx context.Context, name string, ch <-chan *stmt) {
 		for _, p := range peers {
 			p.work <- st
 		}
-		if nth++; inTurn != nil && nth%2 == 0 {
-			// In turn, every other statement runs on the candidates
-			// first, so that going first or second weighs on each target
-			// alike.
-			for _, s := range inTurn {
-				st.res[s.i] = s.run(ctx, st)
-			}
-			st.res[0] = ctl.run(ctx, st)
-		} else {
-			st.res[0] = ctl.run(ctx, st)
-			for _, s := range inTurn {
-				st.res[s.i] = s.run(ctx, st)
-			}
-		}
+		st.res[0] = ctl.run(ctx, st)
 		for _, p := range peers {
 			<-p.done
 		}
@@ -331,27 +303,6 @@ func (e *engine) session(ctx context.Context, name string, ch <-chan *stmt) {
 		}
 		e.tally.add(st, st.res)
 	}
-}
-
-// sharesHost reports whether two of the targets are on one host (one
-// name or address; every loopback address and socket counting as the same
-// machine). Such targets share its CPU: a statement run on both at once
-// would wait behind the other's work, and its latency would include it,
-// so each statement runs on one after the other instead.
-func sharesHost(targets []Target) bool {
-	seen := map[string]bool{}
-	for _, t := range targets {
-		ep := t.Target.Endpoints()[0]
-		h := strings.ToLower(ep.Host)
-		if ep.Socket != "" || h == "localhost" || h == "::1" || strings.HasPrefix(h, "127.") {
-			h = "this machine"
-		}
-		if seen[h] {
-			return true
-		}
-		seen[h] = true
-	}
-	return false
 }
 
 // peer is a session's goroutine for one candidate: it runs each statement

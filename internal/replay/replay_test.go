@@ -7,7 +7,6 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 	"github.com/shakedown/shakedown/internal/fingerprint"
-	"github.com/shakedown/shakedown/internal/target"
 )
 
 func TestCompare(t *testing.T) {
@@ -136,34 +135,6 @@ func TestEndsSession(t *testing.T) {
 	} {
 		if got := endsSession(tc.err); got != tc.want {
 			t.Errorf("%v: got %v, want %v", tc.err, got, tc.want)
-		}
-	}
-}
-
-func TestSharesHost(t *testing.T) {
-	tg := func(url string) Target {
-		x, err := target.Parse(url)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return Target{Target: x}
-	}
-	for _, tc := range []struct {
-		name string
-		urls []string
-		want bool
-	}{
-		{"two machines", []string{"mysql://u@10.0.0.1:3306/db", "mysql://u@10.0.0.2:4000/db"}, false},
-		{"one machine, two ports", []string{"mysql://u@10.0.0.1:3306/db", "mysql://u@10.0.0.1:3307/db"}, true},
-		{"loopback spelled twice", []string{"mysql://u@127.0.0.1:3306/db", "mysql://u@localhost:3307/db"}, true},
-		{"third target shares", []string{"mysql://u@db1:3306/x", "mysql://u@db2:3306/x", "mysql://u@DB1:3307/x"}, true},
-	} {
-		var ts []Target
-		for _, u := range tc.urls {
-			ts = append(ts, tg(u))
-		}
-		if got := sharesHost(ts); got != tc.want {
-			t.Errorf("%s: got %v, want %v", tc.name, got, tc.want)
 		}
 	}
 }

@@ -25,12 +25,9 @@ type Report struct {
 	Speed       float64      `json:"speed"`
 	Concurrency int          `json:"concurrency"`
 	ReadOnly    bool         `json:"read_only"`
-	// InTurn: the targets share a host, so each statement ran on one
-	// target after the other instead of on all at once.
-	InTurn      bool      `json:"in_turn"`
-	Interrupted bool      `json:"interrupted"`
-	Started     time.Time `json:"started"`
-	Seconds     float64   `json:"seconds"`
+	Interrupted bool         `json:"interrupted"`
+	Started     time.Time    `json:"started"`
+	Seconds     float64      `json:"seconds"`
 	// Statements replayed (on every target).
 	Statements    int64   `json:"statements"`
 	PerSecond     float64 `json:"statements_per_second"`
@@ -155,7 +152,7 @@ func (e *engine) report(rd *capture.Reader, targets []Target, started, ended tim
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	rep := &Report{
-		Version: ReportVersion, Speed: e.opts.Speed, Concurrency: e.opts.Concurrency, InTurn: e.inTurn,
+		Version: ReportVersion, Speed: e.opts.Speed, Concurrency: e.opts.Concurrency,
 		ReadOnly: !e.opts.AllowWrites, Started: started.UTC(), Seconds: ended.Sub(started).Seconds(),
 		Statements: t.statements, Differences: t.differences, NewErrors: t.newErrors, Errors: t.errors,
 		NonDet: t.nondet, NotComparable: t.notComparable, LostConns: t.lost,
@@ -273,9 +270,6 @@ func WriteText(w io.Writer, rep *Report, top int) error {
 	fmt.Fprintf(w, "  control    %s  %s\n", rep.Control.Name, rep.Control.URL)
 	for _, c := range rep.Candidates {
 		fmt.Fprintf(w, "  candidate  %s  %s\n", c.Name, c.URL)
-	}
-	if rep.InTurn {
-		speed += ", each statement on one target after the other (they share a host)"
 	}
 	fmt.Fprintf(w, "%s, %s, %.1f s\n\n", mode, speed, rep.Seconds)
 	fmt.Fprintf(w, "statements replayed:  %d (%.0f per second, each on every target)\n", rep.Statements, rep.PerSecond)
