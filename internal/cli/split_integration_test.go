@@ -250,12 +250,10 @@ func TestSplitRun(t *testing.T) {
 		}
 	})
 
-	t.Run("a sweep in two segments", func(t *testing.T) {
-		inst := insts[0]
-		if _, err := admin.ExecContext(ctx, "CREATE DATABASE IF NOT EXISTS split_sweep"); err != nil {
-			t.Fatal(err)
-		}
-		path := writePlan(t, fmt.Sprintf(`name: split
+	// sweepPlan writes a two-step split sweep plan on split_sweep, each
+	// step secs long.
+	sweepPlan := func(t *testing.T, name string, secs int) string {
+		return writePlan(t, fmt.Sprintf(`name: %s
 targets:
   - name: a
     url: mysql://%s@127.0.0.1:%d/split_sweep
@@ -263,22 +261,24 @@ targets:
 options: {tables: 1, table-size: 200}
 workloads: [oltp_point_select]
 threads: [2, 4]
-time: 1
+time: %d
 prepare: true
 cleanup: true
 prepare_threads: 1
-`, inst.User, inst.Port))
+`, name, insts[0].User, insts[0].Port, secs))
+	}
+	// startSweep starts the plan's two runners, 4 s from now.
+	startSweep := func(t *testing.T, path string) []*proc {
 		start := startAt(4 * time.Second)
 		var procs []*proc
 		for i := 1; i <= 2; i++ {
 			procs = append(procs, startProc(t, fmt.Sprintf("sweep runner %d/2", i), env,
 				"sweep", path, "--store="+sto, "--start-at="+start, fmt.Sprintf("--segment=%d/2", i)))
 		}
-		for _, p := range procs {
-			if code := p.wait(t, 2*time.Minute); code != 0 {
-				t.Fatalf("%s: exit %d\n%s", p.name, code, p.out.String())
-			}
-		}
+		return procs
+	}
+	// latestSweep loads the store's latest sweep.
+	latestSweep := func(t *testing.T) *store.SweepData {
 		st := openStoreT()
 		id, err := st.Latest(ctx)
 		if err != nil {
@@ -288,6 +288,20 @@ prepare_threads: 1
 		if err != nil {
 			t.Fatal(err)
 		}
+		return d
+	}
+
+	t.Run("a sweep in two segments", func(t *testing.T) {
+		if _, err := admin.ExecContext(ctx, "CREATE DATABASE IF NOT EXISTS split_sweep"); err != nil {
+			t.Fatal(err)
+		}
+		procs := startSweep(t, sweepPlan(t, "split", 1))
+		for _, p := range procs {
+			if code := p.wait(t, 2*time.Minute); code != 0 {
+				t.Fatalf("%s: exit %d\n%s", p.name, code, p.out.String())
+			}
+		}
+		d := latestSweep(t)
 		if len(d.Runs) != 2 {
 			t.Fatalf("got %d runs in sweep %d, want 2: one merged run per step", len(d.Runs), d.Sweep.ID)
 		}
@@ -347,27 +361,8 @@ prepare_threads: 1
 	})
 
 	t.Run("a sweep runner loses the store", func(t *testing.T) {
-		inst := insts[0]
-		path := writePlan(t, fmt.Sprintf(`name: split-lost
-targets:
-  - name: a
-    url: mysql://%s@127.0.0.1:%d/split_sweep
-    role: control
-options: {tables: 1, table-size: 200}
-workloads: [oltp_point_select]
-threads: [2, 4]
-time: 3
-prepare: true
-cleanup: true
-prepare_threads: 1
-`, inst.User, inst.Port))
 		before, _ := filepath.Glob(filepath.Join(home, "unsaved-*.json"))
-		start := startAt(4 * time.Second)
-		var procs []*proc
-		for i := 1; i <= 2; i++ {
-			procs = append(procs, startProc(t, fmt.Sprintf("sweep runner %d/2", i), env,
-				"sweep", path, "--store="+sto, "--start-at="+start, fmt.Sprintf("--segment=%d/2", i)))
-		}
+		procs := startSweep(t, sweepPlan(t, "split-lost", 3))
 		// The first step is stored; the store dies before the second ends.
 		for deadline := time.Now().Add(time.Minute); ; {
 			if strings.Contains(procs[0].out.String(), "this runner") && strings.Contains(procs[1].out.String(), "this runner") {
@@ -408,15 +403,7 @@ prepare_threads: 1
 		if code, out, errOut := runCLI(ctx, args...); code != 0 || strings.Count(out, "imported 1 step(s)") != 2 {
 			t.Fatalf("import: exit %d\n%s%s", code, out, errOut)
 		}
-		st := openStoreT()
-		id, err := st.Latest(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		d, err := st.Load(ctx, id)
-		if err != nil {
-			t.Fatal(err)
-		}
+		d := latestSweep(t)
 		if len(d.Runs) != 2 {
 			t.Fatalf("got %d runs in sweep %d, want 2", len(d.Runs), d.Sweep.ID)
 		}
