@@ -199,10 +199,9 @@ func (s *session) tryAll(ctx context.Context) error {
 // (and on) applied, in pairs with runs of the control as it is (or with on
 // applied) made right next to them, and judges the pairs' ratios (see
 // paired.go): drift of a shared machine then moves both runs of a pair
-// alike. A round whose set needs a restart pairs blocks of runs made
-// between restarts (restarting back and forth for every run would cost
-// more than drift does). An inconclusive round gets one more pair at a
-// time, up to maxPairs.
+// alike. A round whose set needs a restart pairs blocks of runs, each
+// block after a restart (see roundRuns.blocks). An inconclusive round gets
+// one more pair (or pair of blocks) at a time, up to maxPairs.
 func (s *session) test(ctx context.Context, set, on []int, left int) (*round, error) {
 	restart := false
 	for _, x := range set {
@@ -211,10 +210,9 @@ func (s *session) test(ctx context.Context, set, on []int, left int) (*round, er
 	runs := 2*s.pairs() - 1
 	restarts := 0
 	if restart {
-		// A restart between blocks, one at the start, each followed by
-		// two warm-up runs or more.
-		restarts = (s.pairs()+blockRuns(s.pairs())-1)/blockRuns(s.pairs()) + 1
-		runs = 2*s.pairs() + 2*restarts
+		// Every block restarts and warms up with one run.
+		restarts = 2 * ((s.pairs() + blockRuns - 1) / blockRuns)
+		runs = 2*s.pairs() + restarts
 	}
 	est := s.estimate(runs, restart || len(s.restartOn) > 0)
 	for i := 1; i < restarts; i++ {
@@ -236,9 +234,10 @@ func (s *session) test(ctx context.Context, set, on []int, left int) (*round, er
 		label += " on top of " + strings.Join(onNames, ", ")
 	}
 	s.printf("round %d%s: %s\n", s.round, eta, label)
-	m := &roundRuns{s: s, all: all, on: on, allNames: allNames, onNames: onNames, more: est}
+	m := &roundRuns{s: s, all: all, on: on, allNames: allNames, onNames: onNames}
 	var err error
 	if restart {
+		m.more = s.estimate(2*(blockRuns+1), true) + s.estimate(0, true)
 		err = m.blocks(ctx)
 	} else {
 		m.more = s.estimate(2, false)

@@ -11,16 +11,20 @@ type roundRuns struct {
 	all, on           []int
 	allNames, onNames []string
 	more              time.Duration // what one more step of runs takes
-	samples, control  []float64
-	vs                Comparison
+	// fresh makes the next run restart the control first, even with the
+	// same settings in place.
+	fresh            bool
+	samples, control []float64
+	vs               Comparison
 }
 
 // base measures the control as the set's runs are compared with: as it
 // is, or with on applied.
 func (m *roundRuns) base(ctx context.Context) error {
-	if err := m.s.apply(ctx, m.on); err != nil {
+	if err := m.s.apply(ctx, m.on, m.fresh); err != nil {
 		return err
 	}
+	m.fresh = false
 	q, err := m.s.run(ctx, "control", m.onNames)
 	if err != nil {
 		return err
@@ -35,9 +39,10 @@ func (m *roundRuns) base(ctx context.Context) error {
 
 // set measures the control with the round's variables applied.
 func (m *roundRuns) set(ctx context.Context) error {
-	if err := m.s.apply(ctx, m.all); err != nil {
+	if err := m.s.apply(ctx, m.all, m.fresh); err != nil {
 		return err
 	}
+	m.fresh = false
 	q, err := m.s.run(ctx, "control", m.allNames)
 	if err != nil {
 		return err
@@ -88,22 +93,27 @@ func (m *roundRuns) alternate(ctx context.Context) error {
 	}
 }
 
-// blocks makes the pairs of a round whose set needs a restart: some of the
-// set's runs in a row, then as many of the control's, restarting between
-// (alternating run by run would cost two restarts a pair), the i-th run of
-// one block paired with the i-th of the other. The blocks' order
-// alternates (S B, B S, ...), starting with the side in place, so that one
-// restart serves two blocks and a steady drift favours neither side. An
-// open answer gets more such blocks, up to the most pairs a round makes.
+// blocks makes the pairs of a round whose set needs a restart: a few of
+// the set's runs in a row, then as many of the control's (alternating run
+// by run would cost two restarts a pair), the i-th run of one block paired
+// with the i-th of the other. Every block starts with a restart, also when
+// its side's settings are in place already, and one run to warm up: the
+// two runs of a pair are then as far from a restart, so that a control
+// still cold from it slows both alike. Pairing a block just restarted with
+// one that ran on from the block before left restart rounds open on a busy
+// machine. The blocks' order alternates (S B, B S, ...), so that a steady
+// drift favours neither side; an open answer gets more such blocks, up to
+// the most pairs a round makes.
 func (m *roundRuns) blocks(ctx context.Context) error {
 	setFirst := !m.s.restarting(m.all)
 	for {
-		n := min(blockRuns(m.s.pairs()), m.s.maxPairs()-len(m.samples))
+		n := min(blockRuns, m.s.maxPairs()-len(m.samples))
 		first, second := m.base, m.set
 		if setFirst {
 			first, second = m.set, m.base
 		}
 		for _, side := range []func(context.Context) error{first, second} {
+			m.fresh = true
 			for i := 0; i < n; i++ {
 				if err := side(ctx); err != nil {
 					return err
@@ -117,5 +127,7 @@ func (m *roundRuns) blocks(ctx context.Context) error {
 	}
 }
 
-// blockRuns is how many runs of a side a restart round makes in a row.
-func blockRuns(pairs int) int { return max(2, pairs/2) }
+// blockRuns is how many runs of a side a restart round makes in a row:
+// short blocks follow a drifting machine more closely, and each costs a
+// restart and a run to warm up.
+const blockRuns = 2
