@@ -38,11 +38,12 @@ var ErrChanged = errors.New("the control's variables changed under bisect")
 // Defaults.
 const (
 	DefaultRepeats = MinRepeats
-	// matterShare is how much of the whole difference (on a log scale) a
-	// group must move the control by to matter; clearShare how little it
-	// must be shown to move it by to be cleared.
+	// matterShare is the share of the whole difference (on a log scale)
+	// that a group's effect is judged against: it matters when its whole
+	// interval lies beyond it, and is cleared when its whole interval lies
+	// within it. One margin for both: a wider one to clear let a variable
+	// whose effect was a third of the whole difference be cleared.
 	matterShare = 0.2
-	clearShare  = 1.0 / 3
 	// minThreshold is the smallest relative change that counts, whatever
 	// the whole difference.
 	minThreshold = 0.05
@@ -192,10 +193,9 @@ type Result struct {
 	ControlQPS   []float64 `json:"control_qps"`
 	CandidateQPS []float64 `json:"candidate_qps"`
 	Difference   *Effect   `json:"difference,omitempty"`
-	// Threshold is the relative change that counts as mattering; Clearing
-	// the margin within which a group is cleared.
+	// Threshold is the relative change that counts as mattering; a group
+	// shown to move the control by less is cleared.
 	Threshold float64 `json:"threshold"`
-	Clearing  float64 `json:"clearing"`
 	// Tested are the variables the search applied on the control.
 	Tested []string `json:"tested"`
 	// All is every testable difference applied on the control at once.

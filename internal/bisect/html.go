@@ -125,10 +125,10 @@ func WriteHTML(w io.Writer, r *Result) error {
 		p("<p class=\"rule\"><b>How it decides.</b> Each round applies the candidate's values of a group of variables on the control and measures it %d times or more, "+
 			"each run paired with a run of the control as it is made right next to it (a round that needs a restart pairs blocks of runs, each block just after a restart), so that a machine getting busier or quieter moves both runs of a pair alike; "+
 			"ratio = the Hodges-Lehmann estimate of the pairs' ratios (qps with the group applied / qps of its paired control run), with the exact 95%% interval of Wilcoxon's signed-rank test. "+
-			"A group matters when the whole interval lies beyond %.0f%% (a fifth of the whole difference on a log scale) and is cleared when it lies within %.0f%% (a third); "+
+			"A group matters when the whole interval lies beyond %.0f%% (a fifth of the whole difference on a log scale) and is cleared when it lies within it; "+
 			"a group that matters is split in two, and a round left open gets more runs. "+
 			"Then everything else is applied on top of the causes found, to find what matters only once they are applied.</p>\n",
-			r.Pairs, r.Threshold*100, r.Clearing*100)
+			r.Pairs, r.Threshold*100)
 	}
 	if len(r.Measurements) > 0 {
 		p("<details><summary>Every measurement: %d runs in %d rounds</summary>\n<table>\n", len(r.Measurements), len(r.Rounds))

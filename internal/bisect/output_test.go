@@ -21,7 +21,7 @@ func fixture() *Result {
 		Workload: "oltp_write_only", RunArgs: []string{"--threads=16", "--time=2"}, Repeats: 4, Pairs: 6,
 		Differences: []Variable{{Name: "innodb_flush_log_at_trx_commit", Control: "1", Candidate: "0"}},
 		ControlQPS:  []float64{2301.5, 2250.1, 2402}, CandidateQPS: []float64{5300, 5210.2, 5400.9},
-		Difference: &diff, Threshold: 0.182, Clearing: 0.3, All: &all,
+		Difference: &diff, Threshold: 0.182, All: &all,
 		Tested: []string{"innodb_flush_log_at_trx_commit", "sync_binlog", "table_open_cache", "optimizer_switch", "a_x", "b_y"},
 		Causes: []Cause{
 			{Variable: "innodb_flush_log_at_trx_commit", ControlValue: "1", CandidateValue: "0", Effect: e(1.9, 1.71, 2.1, Faster)},

@@ -273,20 +273,11 @@ func (s *session) smaller(a, b Comparison) bool {
 	return e.State == Faster
 }
 
-// judge compares a round's runs with the control's, pair by pair: a
-// difference beyond the threshold matters; the group is cleared when the
-// whole interval lies within the wider clearing margin, else the answer is
-// open.
+// judge compares a round's runs with the control's, pair by pair: the
+// group matters when the whole interval lies beyond the threshold, and is
+// cleared when it lies within it; else the answer is open.
 func (s *session) judge(control, samples []float64) Comparison {
-	c := comparePaired(control, samples, s.threshold)
-	if c.Differs() || c.State == NoVerdict {
-		return c
-	}
-	if clear := comparePaired(control, samples, s.clearing); clear.State == Same {
-		return clear
-	}
-	c.State = Inconclusive
-	return c
+	return comparePaired(control, samples, s.threshold)
 }
 
 // pairs is how many pairs a round makes at first, maxPairs how many at
@@ -395,7 +386,7 @@ func (s *session) relative(a, b Comparison) Effect {
 		e.State = Faster
 	case e.Hi < 1-s.threshold:
 		e.State = Slower
-	case e.Lo >= 1-s.clearing && e.Hi <= 1+s.clearing:
+	case e.Lo >= 1-s.threshold && e.Hi <= 1+s.threshold:
 		e.State = Same
 	}
 	return e

@@ -38,7 +38,6 @@ type session struct {
 	restartWall time.Duration
 	restarts    int
 	threshold   float64 // the relative change that matters
-	clearing    float64 // the margin within which a group is cleared
 	deadline    time.Time
 	round       int
 }
@@ -205,9 +204,7 @@ func (s *session) measureBoth(ctx context.Context) error {
 func (s *session) setThresholds(ratio float64) {
 	r := math.Max(ratio, 1/ratio)
 	s.threshold = math.Max(minThreshold, math.Pow(r, matterShare)-1)
-	s.clearing = math.Max(minThreshold, math.Pow(r, clearShare)-1)
 	s.res.Threshold = math.Round(s.threshold*1000) / 1000
-	s.res.Clearing = math.Round(s.clearing*1000) / 1000
 }
 
 // run measures the workload once on one side. Before a run on the control

@@ -85,7 +85,7 @@ func WriteText(w io.Writer, r *Result) error {
 		ew.printf("All %d testable differences applied on the control: %s\n", len(r.Tested), r.All)
 	}
 	if r.Threshold > 0 && r.All != nil {
-		ew.printf("A set of variables matters when the whole 95%% interval of its effect lies beyond %.0f%% (a fifth of the whole difference, on a log scale), and is cleared when it lies within %.0f%% (a third).\n", r.Threshold*100, r.Clearing*100)
+		ew.printf("A set of variables matters when the whole 95%% interval of its effect lies beyond %.0f%% (a fifth of the whole difference, on a log scale), and is cleared when it lies within it.\n", r.Threshold*100)
 	}
 	ew.printf("\n%s\n", r.Summary())
 
