@@ -225,7 +225,9 @@ func (s *session) test(ctx context.Context, set, on []int, left int) (*round, er
 	s.round++
 	eta := ""
 	if s.runs > 0 {
-		eta = fmt.Sprintf(" (about %d more after it, ETA %s)", left, roundDur(time.Duration(left+1)*est))
+		// The rounds after it counted as rounds without a restart: most
+		// are, and a restart round's cost would double the ETA.
+		eta = fmt.Sprintf(" (about %d more after it, ETA %s)", left, roundDur(est+time.Duration(left)*s.estimate(2*s.pairs(), false)))
 	}
 	all := union(set, on)
 	names, onNames, allNames := s.names(set), s.names(on), s.names(all)

@@ -128,6 +128,6 @@ func (m *roundRuns) blocks(ctx context.Context) error {
 }
 
 // blockRuns is how many runs of a side a restart round makes in a row:
-// short blocks follow a drifting machine more closely, and each costs a
+// shorter blocks follow a drifting machine more closely, and each costs a
 // restart and a run to warm up.
-const blockRuns = 2
+const blockRuns = 3
