@@ -81,3 +81,30 @@ func TestSummary(t *testing.T) {
 		}
 	}
 }
+
+// FuzzReadJSON feeds report --bisect's input: a file that reads as a result
+// must render as text and HTML without failing, and one that does not must
+// be refused with an error, never a panic.
+func FuzzReadJSON(f *testing.F) {
+	var b bytes.Buffer
+	if err := WriteJSON(&b, fixture()); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(b.Bytes())
+	f.Add([]byte(`{"outcome":"bisected","control":"a","candidate":"b","interactions":[{"variables":[]}],"rounds":[{"n":1}]}`))
+	f.Add([]byte(`{"outcome":"same performance","control":"a","candidate":"b"}`))
+	f.Add([]byte(`{"outcome":"no differences","control":"a","candidate":"b","measurements":[{"n":1,"seconds":-1e308}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		res, err := ReadJSON(bytes.NewReader(data))
+		if err != nil {
+			return
+		}
+		var out bytes.Buffer
+		if err := WriteText(&out, res); err != nil {
+			t.Fatalf("text: %v", err)
+		}
+		if err := WriteHTML(&out, res); err != nil {
+			t.Fatalf("html: %v", err)
+		}
+	})
+}
