@@ -113,6 +113,9 @@ func WriteHTML(w io.Writer, r *Result) error {
 	}
 	names("Cleared: shown not to matter", r.Cleared)
 	names("Inconclusive: neither shown to matter nor not to", r.Inconclusive)
+	if hint := r.SettleHint(); hint != "" {
+		p("<p>%s</p>\n", esc(hint))
+	}
 	names("Not resolved before the budget ran out", r.Unresolved)
 	if len(r.NotTestable) > 0 {
 		p("<h3>Not testable (%d)</h3>\n<table>\n<tr><th class=\"l\">variable</th><th class=\"l\">why</th></tr>\n", len(r.NotTestable))

@@ -2,6 +2,7 @@ package bisect
 
 import (
 	"bytes"
+	"math"
 	"strings"
 	"testing"
 
@@ -107,4 +108,30 @@ func FuzzReadJSON(f *testing.F) {
 			t.Fatalf("html: %v", err)
 		}
 	})
+}
+
+func TestNoise(t *testing.T) {
+	// Runs of the control one after the other within each round, never
+	// across rounds: 100 -> 110 and 110 -> 99 (10% and 10% down), then
+	// 200 -> 210 (5%); the jump from 99 to 200 between rounds is not one.
+	r := Result{Rounds: []Round{{Control: []float64{100, 110, 99}}, {Control: []float64{200, 210}}, {Control: []float64{50}}}}
+	got, ok := r.Noise()
+	if want := 1.1 - 1; !ok || math.Abs(got-want) > 1e-9 {
+		t.Errorf("Noise: got %v %v, want %v true", got, ok, want)
+	}
+	if _, ok := (&Result{Rounds: []Round{{Control: []float64{50}}}}).Noise(); ok {
+		t.Errorf("Noise of rounds with one control run each: got ok, want none")
+	}
+	r.Threshold, r.Inconclusive = 0.15, []string{"x"}
+	if h := r.SettleHint(); !strings.Contains(h, "differed by 10% (median), against a threshold of 15%") {
+		t.Errorf("SettleHint: got %q", h)
+	}
+	r.Threshold = 0.4
+	if h := r.SettleHint(); !strings.Contains(h, "only 10% (median), against a threshold of 40%: their effect lies near the threshold") {
+		t.Errorf("SettleHint on a quiet machine: got %q", h)
+	}
+	r.Inconclusive = nil
+	if h := r.SettleHint(); h != "" {
+		t.Errorf("SettleHint with nothing open: got %q, want none", h)
+	}
 }

@@ -122,6 +122,9 @@ func WriteText(w io.Writer, r *Result) error {
 	}
 	list("Cleared, shown not to matter", r.Cleared)
 	list("Inconclusive, neither shown to matter nor not to", r.Inconclusive)
+	if hint := r.SettleHint(); hint != "" {
+		ew.printf("  %s\n", hint)
+	}
 	list("Not resolved before the budget ran out", r.Unresolved)
 	if len(r.NotTestable) > 0 {
 		ew.printf("\nNot testable (%d):\n", len(r.NotTestable))
@@ -162,6 +165,45 @@ func WriteText(w io.Writer, r *Result) error {
 		}
 	}
 	return ew.err
+}
+
+// SettleHint says, when variables were left inconclusive, how far two runs
+// of the control one after the other moved against the threshold, and
+// what may settle them: against a noisy machine longer runs, against an
+// effect near the threshold more pairs. "" when none was left open or no
+// round has two such runs.
+func (r *Result) SettleHint() string {
+	if len(r.Inconclusive) == 0 || r.Threshold <= 0 {
+		return ""
+	}
+	noise, ok := r.Noise()
+	if !ok {
+		return ""
+	}
+	if noise < r.Threshold/3 {
+		return fmt.Sprintf("Two runs of the control one after the other differed by only %.0f%% (median), against a threshold of %.0f%%: "+
+			"their effect lies near the threshold; more pairs (--max-repeats) may settle them.", noise*100, r.Threshold*100)
+	}
+	return fmt.Sprintf("Two runs of the control one after the other differed by %.0f%% (median), against a threshold of %.0f%%: "+
+		"longer runs (--time), more pairs (--max-repeats) or a quieter machine may settle them.", noise*100, r.Threshold*100)
+}
+
+// Noise is the median relative change between two runs of the control
+// made one after the other in a round (as it is, or with the variables
+// underneath applied); ok is false when no round has two.
+func (r *Result) Noise() (noise float64, ok bool) {
+	var d []float64
+	for _, rd := range r.Rounds {
+		for i := 1; i < len(rd.Control); i++ {
+			if a, b := rd.Control[i-1], rd.Control[i]; a > 0 && b > 0 {
+				d = append(d, math.Abs(math.Log(b/a)))
+			}
+		}
+	}
+	if len(d) == 0 {
+		return 0, false
+	}
+	return math.Exp(stats.Median(d)) - 1, true
 }
 
 // Label names the interaction: "a + b", or "c on top of a, b".
