@@ -54,17 +54,22 @@ func comparePaired(control, candidate []float64, threshold float64) Comparison {
 		return c
 	}
 	c.Lo, c.Hi = math.Exp(walsh[k-1]), math.Exp(walsh[len(walsh)-k])
-	switch {
-	case c.Lo > 1+threshold:
-		c.State = Faster
-	case c.Hi < 1-threshold:
-		c.State = Slower
-	case c.Lo >= 1-threshold && c.Hi <= 1+threshold:
-		c.State = Same
-	default:
-		c.State = Inconclusive
-	}
+	c.State = verdict(c.Lo, c.Hi, threshold)
 	return c
+}
+
+// verdict is the state of a ratio whose interval is [lo, hi]: beyond the
+// threshold (relative) on either side, within it, or neither.
+func verdict(lo, hi, threshold float64) string {
+	switch {
+	case lo > 1+threshold:
+		return Faster
+	case hi < 1-threshold:
+		return Slower
+	case lo >= 1-threshold && hi <= 1+threshold:
+		return Same
+	}
+	return Inconclusive
 }
 
 // signedRankK is the largest k with P(W <= k-1) <= alpha/2, W the

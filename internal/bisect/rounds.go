@@ -275,13 +275,6 @@ func (s *session) smaller(a, b Comparison) bool {
 	return e.State == Faster
 }
 
-// judge compares a round's runs with the control's, pair by pair: the
-// group matters when the whole interval lies beyond the threshold, and is
-// cleared when it lies within it; else the answer is open.
-func (s *session) judge(control, samples []float64) Comparison {
-	return comparePaired(control, samples, s.threshold)
-}
-
 // pairs is how many pairs a round makes at first, maxPairs how many at
 // most: --repeats and --max-repeats, but never fewer than an exact 95%
 // interval needs.
@@ -382,15 +375,7 @@ func (s *session) relative(a, b Comparison) Effect {
 		// Too few runs gave either round no interval: no verdict.
 		return e
 	}
-	// The same rules as stats.Compare's states.
-	switch {
-	case e.Lo > 1+s.threshold:
-		e.State = Faster
-	case e.Hi < 1-s.threshold:
-		e.State = Slower
-	case e.Lo >= 1-s.threshold && e.Hi <= 1+s.threshold:
-		e.State = Same
-	}
+	e.State = verdict(e.Lo, e.Hi, s.threshold)
 	return e
 }
 

@@ -54,7 +54,7 @@ func (m *roundRuns) set(ctx context.Context) error {
 // done judges the pairs so far and says whether the round is over.
 func (m *roundRuns) done() bool {
 	s := m.s
-	m.vs = s.judge(m.control, m.samples)
+	m.vs = comparePaired(m.control, m.samples, s.threshold)
 	if m.vs.State != Inconclusive || len(m.samples) >= s.maxPairs() {
 		return true
 	}

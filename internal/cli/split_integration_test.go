@@ -317,7 +317,39 @@ prepare_threads: 1
 		t.Logf("report:\n%s", out)
 	})
 
+	// unsaved lists the files runners keep their unsaved results in.
+	unsaved := func() []string {
+		files, _ := filepath.Glob(filepath.Join(home, "unsaved-*.json"))
+		return files
+	}
+	// importUnsaved starts the store again and imports the unsaved files
+	// left since before: one per runner, each holding one step. It returns
+	// the import's command line.
+	importUnsaved := func(t *testing.T, before []string) []string {
+		if _, err := sandbox.Start(ctx, storeInst.Home, storeInst.Name); err != nil {
+			t.Fatal(err)
+		}
+		var files []string
+		for _, f := range unsaved() {
+			if !slices.Contains(before, f) {
+				files = append(files, f)
+			}
+		}
+		if len(files) != 2 {
+			t.Fatalf("got new unsaved files %v, want one per runner", files)
+		}
+		args := []string{"report", "--store", sto}
+		for _, f := range files {
+			args = append(args, "--import", f)
+		}
+		if code, out, errOut := runCLI(ctx, args...); code != 0 || strings.Count(out, "imported 1 step(s)") != 2 {
+			t.Fatalf("import: exit %d\n%s%s", code, out, errOut)
+		}
+		return args
+	}
+
 	t.Run("the store lost", func(t *testing.T) {
+		before := unsaved()
 		start := startAt(4 * time.Second)
 		a := startProc(t, "runner 1/2", env, append(load(4, 3, start), "--segment=1/2")...)
 		b := startProc(t, "runner 2/2", env, append(load(4, 3, start), "--segment=2/2")...)
@@ -332,20 +364,7 @@ prepare_threads: 1
 				t.Fatalf("%s: exit %d, want 1 and where its results are:\n%s", p.name, code, p.out.String())
 			}
 		}
-		if _, err := sandbox.Start(ctx, storeInst.Home, storeInst.Name); err != nil {
-			t.Fatal(err)
-		}
-		files, _ := filepath.Glob(filepath.Join(home, "unsaved-*.json"))
-		if len(files) != 2 {
-			t.Fatalf("got unsaved files %v, want one per runner", files)
-		}
-		args := []string{"report", "--store", sto}
-		for _, f := range files {
-			args = append(args, "--import", f)
-		}
-		if code, out, errOut := runCLI(ctx, args...); code != 0 || strings.Count(out, "imported 1 step(s)") != 2 {
-			t.Fatalf("import: exit %d\n%s%s", code, out, errOut)
-		}
+		args := importUnsaved(t, before)
 		if code, _, errOut := runCLI(ctx, args...); code != 2 || !strings.Contains(errOut, "already") {
 			t.Errorf("import again: exit %d, %q: want 2, refused", code, errOut)
 		}
@@ -361,7 +380,7 @@ prepare_threads: 1
 	})
 
 	t.Run("a sweep runner loses the store", func(t *testing.T) {
-		before, _ := filepath.Glob(filepath.Join(home, "unsaved-*.json"))
+		before := unsaved()
 		procs := startSweep(t, sweepPlan(t, "split-lost", 3))
 		// The first step is stored; the store dies before the second ends.
 		for deadline := time.Now().Add(time.Minute); ; {
@@ -383,26 +402,7 @@ prepare_threads: 1
 				t.Fatalf("%s: exit %d, want 1 and where its second step is:\n%s", p.name, code, p.out.String())
 			}
 		}
-		if _, err := sandbox.Start(ctx, storeInst.Home, storeInst.Name); err != nil {
-			t.Fatal(err)
-		}
-		after, _ := filepath.Glob(filepath.Join(home, "unsaved-*.json"))
-		var files []string
-		for _, f := range after {
-			if !slices.Contains(before, f) {
-				files = append(files, f)
-			}
-		}
-		if len(files) != 2 {
-			t.Fatalf("got new unsaved files %v, want one per runner", files)
-		}
-		args := []string{"report", "--store", sto}
-		for _, f := range files {
-			args = append(args, "--import", f)
-		}
-		if code, out, errOut := runCLI(ctx, args...); code != 0 || strings.Count(out, "imported 1 step(s)") != 2 {
-			t.Fatalf("import: exit %d\n%s%s", code, out, errOut)
-		}
+		importUnsaved(t, before)
 		d := latestSweep(t)
 		if len(d.Runs) != 2 {
 			t.Fatalf("got %d runs in sweep %d, want 2", len(d.Runs), d.Sweep.ID)
