@@ -2,7 +2,8 @@
 // MySQL protocol and SQL: go-mysql-server with its in-memory database, on
 // loopback. It stands in for servers that are not MariaDB (TiDB, cloud
 // services): no InnoDB status, fewer variables, no LOAD DATA LOCAL, other
-// error codes and texts.
+// error codes and texts. Its statements run one at a time, since the engine
+// alone loses the writes of statements that overlap (see gmsserver).
 //
 // The server runs as a child process built from ./gmsserver, not inside the
 // test binary: its in-memory engine has data races of its own that the race
