@@ -380,7 +380,7 @@ workloads:
   - name: oltp_point_select
     options: {tables: 1, table-size: 100}
 threads: [1, 2]
-time: 1
+time: 2
 prepare: replace
 `, url))
 	src, err := os.ReadFile(path)
@@ -402,6 +402,8 @@ prepare: replace
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	// Steps of two seconds: a one-second step may end before its first
+	// whole interval, and OnInterval would not see it.
 	_, err = sweep.Run(ctx, p, envs, sweep.Options{Store: st, OnInterval: func(s plan.Step, _ runner.Interval) {
 		if s.Index == 2 {
 			cancel()

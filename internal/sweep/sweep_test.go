@@ -442,7 +442,9 @@ func TestPrepareKeepsData(t *testing.T) {
 func TestResume(t *testing.T) {
 	url := sandboxtest.URL(t)
 	a, b := database(t, url, "resume_a"), database(t, url, "resume_b")
-	p := planFor(t, a, b, "threads: [1, 2]\ntime: 1\n")
+	// Two seconds a step: a one-second step may end before its first
+	// whole interval, and OnInterval would not see it.
+	p := planFor(t, a, b, "threads: [1, 2]\ntime: 2\n")
 	envs := check(t, p)
 	st := openStore(t)
 	ctx, cancel := context.WithCancel(context.Background())
