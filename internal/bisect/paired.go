@@ -3,6 +3,8 @@ package bisect
 import (
 	"math"
 	"slices"
+
+	"github.com/shakedown/shakedown/internal/stats"
 )
 
 // A round pairs each run of a group with a run of the control made next to
@@ -59,17 +61,10 @@ func comparePaired(control, candidate []float64, threshold float64) Comparison {
 }
 
 // verdict is the state of a ratio whose interval is [lo, hi]: beyond the
-// threshold (relative) on either side, within it, or neither.
+// threshold (relative) on either side, within it, or neither, by the same
+// rule as the sweeps' comparisons.
 func verdict(lo, hi, threshold float64) string {
-	switch {
-	case lo > 1+threshold:
-		return Faster
-	case hi < 1-threshold:
-		return Slower
-	case lo >= 1-threshold && hi <= 1+threshold:
-		return Same
-	}
-	return Inconclusive
+	return string(stats.StateOf(lo, hi, threshold))
 }
 
 // signedRankK is the largest k with P(W <= k-1) <= alpha/2, W the

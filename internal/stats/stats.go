@@ -230,27 +230,45 @@ func Compare(control, candidate []float64, o Options) Comparison {
 	if lo, hi, conf, ok := shiftInterval(lc, lx, 1-o.Confidence); ok {
 		c.Low, c.High, c.Interval, c.Confidence = math.Exp(lo), math.Exp(hi), true, conf
 	}
-	up, down := 1+o.Threshold, 1-o.Threshold
-	better, worse := Faster, Slower
-	if o.LowerIsBetter {
-		better, worse = Slower, Faster
-	}
-	switch {
-	case !c.Interval:
-		c.State = Inconclusive
-	case c.Low > up:
-		c.State = better
-	case c.High < down:
-		c.State = worse
-	case c.Low >= down && c.High <= up:
-		c.State = Same
-	default:
-		c.State = Inconclusive
+	c.State = Inconclusive
+	if c.Interval {
+		c.State = StateOf(c.Low, c.High, o.Threshold)
+		if o.LowerIsBetter {
+			c.State = swap(c.State)
+		}
 	}
 	if c.State == Inconclusive {
 		c.Needed = needed(lc, lx, c.Ratio, o)
 	}
 	return c
+}
+
+// StateOf is the state of a ratio whose 95% interval is [low, high], a
+// higher ratio being better: faster when the whole interval lies above
+// 1+threshold, slower when below 1-threshold, the same when within both,
+// and inconclusive otherwise.
+func StateOf(low, high, threshold float64) State {
+	switch {
+	case low > 1+threshold:
+		return Faster
+	case high < 1-threshold:
+		return Slower
+	case low >= 1-threshold && high <= 1+threshold:
+		return Same
+	}
+	return Inconclusive
+}
+
+// swap turns the state of a figure where higher is better into that of
+// one where lower is.
+func swap(s State) State {
+	switch s {
+	case Faster:
+		return Slower
+	case Slower:
+		return Faster
+	}
+	return s
 }
 
 func allPositive(xs []float64) bool {
