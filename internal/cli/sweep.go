@@ -45,19 +45,23 @@ A plan:
     - name: relaxed
       url: mysql://bench@10.0.0.2:3306/sbtest
       password_env: RELAXED_PW     # this variable holds the password; without it: --password-file, MYSQL_PWD, ~/.my.cnf
-  options: {tables: 4, table-size: 10000}   # for every workload
+  options: {tables: 4, table-size: 10000}   # for every workload that has
+                                   # the option (sql has no tables: it
+                                   # runs without them); a workload's own
+                                   # options win
   workloads:
     - oltp_point_select
     - name: oltp_read_write
       options: {range-size: 50}
-    - name: sql                    # the same workload again, other options:
+    - name: sql                    # statements from a file
       label: orders                # results are grouped by label
       options: {file: orders.sql}
   threads: [1, 4, 16, 64]
   time: 10                         # seconds per step (or events: N)
   warmup: 2                        # seconds before measuring, excluded
-  repeats: 5                       # or auto: 3, more where inconclusive
-  max_repeats: 10                  # with repeats: auto
+  repeats: auto                    # 3, more where inconclusive; or a
+                                   # fixed number such as 5
+  max_repeats: 10                  # with repeats: auto only
   noise_threshold: 2%              # smaller differences count as the same
   cooldown: 1                      # seconds between steps
   prepare: true                    # make the data once per target; refused

@@ -268,3 +268,20 @@ func (j *Job) Options() map[string]string {
 	}
 	return m
 }
+
+// Takes reports whether workload wl accepts option (named without dashes,
+// '-' or '_' alike) on its command line: an option every workload takes,
+// or one of its own. An unknown workload takes nothing.
+func Takes(wl, option string) bool {
+	meta, ok := workload.Lookup(wl)
+	if !ok {
+		return false
+	}
+	var j Job
+	fs := sbflag.NewFlagSet("takes")
+	j.bind(fs)
+	if f, ok := meta.New().(workload.Flagser); ok {
+		fs.AddFlagSet(f.Flags())
+	}
+	return fs.Lookup(string(sbflag.Normalize(fs, option))) != nil
+}

@@ -13,7 +13,10 @@
 //	    url: mysql://bench@10.0.0.2:3306/sbtest
 //	    password_env: RELAXED_PW    # the password comes from this variable
 //	    role: candidate             # the default
-//	options: {tables: 4}            # options for every workload
+//	options: {tables: 4}            # for every workload that has the
+//	                                # option; one without it (sql has no
+//	                                # tables) runs without; an option no
+//	                                # workload has is an error
 //	workloads:
 //	  - oltp_point_select           # a bare name, or:
 //	  - name: oltp_read_write

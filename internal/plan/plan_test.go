@@ -3,6 +3,7 @@ package plan
 import (
 	"errors"
 	"os"
+	"path/filepath"
 	"reflect"
 	"strconv"
 	"strings"
@@ -210,7 +211,9 @@ threads: [1, 4]
 		{"unknown workload", strings.Replace(base(""), "oltp_point_select", "oltp_point_selekt", 1),
 			[]string{`p.yaml:8: unknown workload "oltp_point_selekt" (did you mean "oltp_point_select"?); workloads: `, "oltp_read_write"}},
 		{"unknown option", base("options: {tabels: 4}\n"),
-			[]string{`p.yaml:10: oltp_point_select has no option "tabels" (did you mean "tables"?)`}},
+			[]string{`p.yaml:10: options: no workload of the plan (oltp_point_select) has option "tabels" (did you mean "tables"?)`}},
+		{"plan option no workload has", strings.Replace(base("options: {file: q.sql}\n"), "  - oltp_point_select\n", "  - oltp_point_select\n  - oltp_read_only\n", 1),
+			[]string{`p.yaml:11: options: no workload of the plan (oltp_point_select, oltp_read_only) has option "file"`}},
 		{"bad option value", base("options:\n  tables: 0\n"),
 			[]string{"p.yaml:11: option tables of oltp_point_select: --tables must be >= 1"}},
 		{"option the plan owns", base("options: {threads: 4}\n"), []string{"p.yaml:10: options: option threads is set by the plan"}},
@@ -296,5 +299,51 @@ threads: [1]
 	_, err := Parse("p.yaml", []byte(plan("{mix: sequence}")), env(nil))
 	if err == nil || !strings.Contains(err.Error(), "p.yaml:6: workload sql:") || !strings.Contains(err.Error(), "--file") {
 		t.Errorf("sql without --file: got %v, want an error on line 6 naming --file", err)
+	}
+}
+
+// TestPlanOptionsApplyWhereTaken: a plan-level option is a default for each
+// workload that has it and is left out for one that does not, so that
+// "tables: 4" can be written once beside a sql workload; a workload's own
+// option still wins.
+func TestPlanOptionsApplyWhereTaken(t *testing.T) {
+	src := `targets:
+  - name: a
+    url: mysql://u@127.0.0.1:1/d
+    role: control
+options: {tables: 4, table_size: 100, mysql-ignore-errors: all}
+workloads:
+  - oltp_read_only
+  - name: oltp_point_select
+    options: {table-size: 50}
+  - name: sql
+    options: {file: FILE}
+threads: [1]
+prepare: true
+`
+	file := filepath.Join(t.TempDir(), "q.sql")
+	if err := os.WriteFile(file, []byte("SELECT 1;\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p, err := Parse("p.yaml", []byte(strings.Replace(src, "FILE", file, 1)), env(nil))
+	if err != nil {
+		t.Fatalf("Parse: %v", err)
+	}
+	tests := []struct {
+		name string
+		w    int
+		want []string
+	}{
+		{"sysbench workload takes them all", 0, []string{"--tables=4", "--table-size=100", "--mysql-ignore-errors=all"}},
+		{"own option wins", 1, []string{"--tables=4", "--mysql-ignore-errors=all", "--table-size=50"}},
+		{"sql takes only the engine's", 2, []string{"--mysql-ignore-errors=all", "--file=" + file}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := p.Args(p.Workloads[tt.w], 1)[3:]
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
 	}
 }

@@ -113,7 +113,12 @@ func (p *Plan) Control() *Target {
 	return nil
 }
 
-// EffectiveOptions are the plan's options overridden by the workload's own.
+// EffectiveOptions are the plan's options that w takes, overridden by the
+// workload's own. A plan-level option is a default for the workloads it
+// makes sense for, as a DBA writes "tables: 4" once for all the sysbench
+// workloads beside a sql one that has no tables option: a workload without
+// the option runs without it. An option no workload of the plan takes is a
+// mistake, which Parse reports.
 func (p *Plan) EffectiveOptions(w *Workload) []Option {
 	out := make([]Option, 0, len(p.Options)+len(w.Options))
 	own := map[string]bool{}
@@ -121,7 +126,7 @@ func (p *Plan) EffectiveOptions(w *Workload) []Option {
 		own[o.Key] = true
 	}
 	for _, o := range p.Options {
-		if !own[o.Key] {
+		if !own[o.Key] && engine.Takes(w.Name, o.Key) {
 			out = append(out, o)
 		}
 	}
@@ -164,6 +169,7 @@ func optionArgs(opts []Option) []string {
 func (ps *parser) checkEngine(whole bool) {
 	p := ps.p
 	names := workload.Names()
+	ps.checkPlanOptions()
 	for _, w := range p.Workloads {
 		if _, ok := workload.Lookup(w.Name); !ok {
 			msg := "unknown workload " + strconv.Quote(w.Name)
@@ -208,6 +214,54 @@ func (ps *parser) checkEngine(whole bool) {
 				ps.addf(w.Line, "workload %s: prepare: %s", w.Name, strings.TrimPrefix(engineMsg(err), w.Name+": "))
 			}
 		}
+	}
+}
+
+// checkPlanOptions reports the plan-level options that no workload of the
+// plan takes: a misspelling, or an option of a workload the plan does not
+// run. Unknown workloads are reported on their own and count as taking
+// everything here, so that one mistake gives one message.
+func (ps *parser) checkPlanOptions() {
+	p := ps.p
+	if len(p.Workloads) == 0 {
+		return
+	}
+	var known, wls []string
+	seen := map[string]bool{}
+	for _, w := range p.Workloads {
+		m, ok := workload.Lookup(w.Name)
+		if !ok {
+			return
+		}
+		if !seen["workload "+w.Name] {
+			seen["workload "+w.Name] = true
+			wls = append(wls, w.Name)
+		}
+		if f, ok := m.New().(workload.Flagser); ok {
+			for _, n := range flagNames(f) {
+				if !seen[n] {
+					seen[n] = true
+					known = append(known, n)
+				}
+			}
+		}
+	}
+	for _, o := range p.Options {
+		taken := false
+		for _, w := range p.Workloads {
+			if engine.Takes(w.Name, o.Key) {
+				taken = true
+				break
+			}
+		}
+		if taken {
+			continue
+		}
+		msg := "options: no workload of the plan (" + strings.Join(wls, ", ") + ") has option " + strconv.Quote(o.Key)
+		if s := suggest.Closest(o.Key, known); s != "" {
+			msg += " (did you mean " + strconv.Quote(s) + "?)"
+		}
+		ps.addf(o.Line, "%s; plan-level options apply to each workload that has them: see shakedown run WORKLOAD --help", msg)
 	}
 }
 
