@@ -150,6 +150,11 @@ func Parse(raw string) (*Target, error) {
 		if hosts != "" {
 			t.Hosts = strings.Split(strings.Trim(hosts, "[]"), ",")
 		}
+		// h:1:2 would send the host "h:1" to DNS; a colon belongs in a
+		// host only inside the brackets of an IPv6 address.
+		if !strings.HasPrefix(hosts, "[") && strings.Contains(hosts, ":") {
+			return nil, fmt.Errorf("target URL: %q has more than one port: write host:port, several ports as a list (host:3306,3307), an IPv6 address in brackets ([::1]:3306)", host)
+		}
 		if portPart != "" {
 			if err := (*portList)(&t.Ports).Set(portPart); err != nil {
 				return nil, fmt.Errorf("target URL port: %w", err)

@@ -70,6 +70,9 @@ func TestURLParameters(t *testing.T) {
 		{"a fragment", "mysql://u@h/db#x", "percent-encode", nil},
 		{"not a URL", "44021", `target "44021" is not a URL: write mysql://user@host:port/db`, nil},
 		{"not a URL, with a password", "bench:Kq@host", `target "...@host" is not a URL`, nil},
+		{"two ports", "mysql://u@h:1:2/db", `target URL: "h:1:2" has more than one port`, nil},
+		{"two ports on a host list", "mysql://u@a,b:1:2/db", `"a,b:1:2" has more than one port`, nil},
+		{"IPv6 in brackets", "mysql://u@[::1]:3307/db", "", func(t *Target) bool { return t.Hosts[0] == "::1" && t.Ports[0] == 3307 }},
 		{"zero timeout", "mysql://u@h/db?timeout=0s", "want a duration", nil},
 	}
 	for _, tc := range cases {
