@@ -23,9 +23,30 @@ func (r *runner) checkReplication() {
 	}
 	cnf := "set it in the source's configuration file ([mysqld] section) so that a restart keeps it"
 	if vars.Normalize(v["log_bin"]) != "1" {
+		// One finding: the settings below only matter once there is a
+		// binary log, and they are set in the same file before the same
+		// restart, so they are named in its fix rather than counted as
+		// errors of their own.
+		also := []string{"server_id"}
+		if id, ok := v["server_id"]; ok && strings.TrimSpace(id) != "0" {
+			also = nil // set already: log_bin needs it, and it has it
+		}
+		if f, ok := v["binlog_format"]; ok && !strings.EqualFold(f, "ROW") {
+			also = append(also, "binlog_format=ROW (now "+f+")")
+		}
+		if img, ok := v["binlog_row_image"]; ok && !strings.EqualFold(img, "FULL") {
+			also = append(also, "binlog_row_image=FULL (now "+img+")")
+		}
+		fix := "add log_bin to the source's configuration file ([mysqld] section)"
+		if len(also) > 0 {
+			fix += " with " + strings.Join(also, ", ") + ","
+		}
+		fix += " and restart the source"
 		r.add("binlog_off", Error, "log_bin",
 			"the source writes no binary log: a migration tool can copy the data but cannot follow the changes made during and after the copy, so the move needs downtime for the whole copy",
-			"add log_bin and server_id to the source's configuration file ([mysqld] section) and restart the source")
+			fix)
+		r.checkGTIDFlavours()
+		return
 	}
 	if f, ok := v["binlog_format"]; ok && !strings.EqualFold(f, "ROW") {
 		r.add("binlog_format", Error, "binlog_format",
@@ -49,19 +70,25 @@ func (r *runner) checkReplication() {
 				"turn GTIDs on step by step (enforce_gtid_consistency=ON, gtid_mode OFF_PERMISSIVE, ON_PERMISSIVE, ON)")
 		}
 	}
-	if r.src.server.flavour != r.dst.server.flavour && (r.src.server.flavour == "mariadb" || r.dst.server.flavour == "mariadb") &&
-		r.dst.server.flavour != "tidb" {
-		r.add("gtid_mode", Notice, "GTID",
-			fmt.Sprintf("MariaDB and MySQL GTIDs are incompatible: replication from %s into %s starts from a binary log file and position",
-				r.src.server.name(), r.dst.server.name()),
-			"start the replication by file and position (SHOW MASTER STATUS at the snapshot)")
-	}
+	r.checkGTIDFlavours()
 	if keep, ok := retention(v); ok && keep > 0 && keep < r.opts.CopyTime {
 		r.add("binlog_retention", Error, "binary log retention",
 			fmt.Sprintf("binary logs are purged after %s, less than the copy is expected to take (%s, --copy-time): the tool cannot catch up once the logs it needs are gone",
 				keep, r.opts.CopyTime),
 			fmt.Sprintf("SET GLOBAL binlog_expire_logs_seconds = %d (or expire_logs_days) on the source for the time of the migration",
 				int((r.opts.CopyTime*2)/time.Second)))
+	}
+}
+
+// checkGTIDFlavours notes that GTIDs do not carry between MariaDB and
+// MySQL, which holds whether or not the source writes a binary log yet.
+func (r *runner) checkGTIDFlavours() {
+	if r.src.server.flavour != r.dst.server.flavour && (r.src.server.flavour == "mariadb" || r.dst.server.flavour == "mariadb") &&
+		r.dst.server.flavour != "tidb" {
+		r.add("gtid_mode", Notice, "GTID",
+			fmt.Sprintf("MariaDB and MySQL GTIDs are incompatible: replication from %s into %s starts from a binary log file and position",
+				r.src.server.name(), r.dst.server.name()),
+			"start the replication by file and position (SHOW MASTER STATUS at the snapshot)")
 	}
 }
 

@@ -356,3 +356,43 @@ func FuzzDBMatches(f *testing.F) {
 		}
 	})
 }
+
+// TestBinlogOffIsOneFinding: with log_bin off, binlog_format and the rest
+// are named in the one finding's fix, not counted as errors of their own;
+// with log_bin on, each wrong setting is its own finding.
+func TestBinlogOffIsOneFinding(t *testing.T) {
+	maria := parseServer(target.Server{Version: "10.11.6-MariaDB", Flavour: "mariadb"})
+	tests := []struct {
+		name     string
+		vars     map[string]string
+		checks   []string
+		fixHolds []string
+	}{
+		{"log_bin off, statement format", map[string]string{"log_bin": "OFF", "binlog_format": "STATEMENT", "binlog_row_image": "FULL", "server_id": "1"},
+			[]string{"binlog_off"}, []string{"log_bin", "binlog_format=ROW (now STATEMENT)"}},
+		{"log_bin off, all wrong", map[string]string{"log_bin": "OFF", "binlog_format": "MIXED", "binlog_row_image": "MINIMAL", "server_id": "0"},
+			[]string{"binlog_off"}, []string{"server_id", "binlog_format=ROW (now MIXED)", "binlog_row_image=FULL (now MINIMAL)"}},
+		{"log_bin on, statement format", map[string]string{"log_bin": "ON", "binlog_format": "STATEMENT", "binlog_row_image": "FULL", "server_id": "1"},
+			[]string{"binlog_format"}, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := &runner{rep: &Report{}, src: &snapshot{role: "source", server: maria, vars: tc.vars}, dst: &snapshot{role: "target", server: maria}}
+			r.checkReplication()
+			var got []string
+			for _, f := range r.rep.Findings {
+				if f.Severity == Error {
+					got = append(got, f.Check)
+				}
+			}
+			if !reflect.DeepEqual(got, tc.checks) {
+				t.Fatalf("errors: got %v, want %v", got, tc.checks)
+			}
+			for _, w := range tc.fixHolds {
+				if fix := r.rep.Findings[0].Fix; !strings.Contains(fix, w) {
+					t.Errorf("fix: got %q, want it to name %q", fix, w)
+				}
+			}
+		})
+	}
+}
