@@ -7,7 +7,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -65,9 +64,11 @@ func (c *readinessCmd) run(ctx context.Context, env *Env, args []string) error {
 		return usagef("readiness: want SOURCE and TARGET, got %d argument(s): shakedown readiness mysql://user@source/db mysql://user@target/db", len(rest))
 	}
 	if !fset.Changed("format") && c.out != "" {
-		if f, ok := formatByExt[strings.ToLower(filepath.Ext(c.out))]; ok {
-			c.format = f
+		f, err := formatOfOutput("readiness", c.out, c.format, readiness.Formats)
+		if err != nil {
+			return err
 		}
+		c.format = f
 	}
 	if !oneOf(readiness.Formats, c.format) {
 		return usagef("readiness: --format %q: want one of %s", c.format, strings.Join(readiness.Formats, ", "))

@@ -95,6 +95,28 @@ func (c *reportCmd) flags(env *Env) *pflag.FlagSet {
 
 var formatByExt = map[string]string{".txt": "text", ".md": "md", ".csv": "csv", ".json": "json", ".html": "html", ".htm": "html"}
 
+// formatOfOutput is the format that -o FILE's extension asks for, given
+// the formats cmd writes; a file without an extension keeps format. An
+// extension of no format (report.xlsx) is bad usage rather than text
+// under a name that promises something else.
+func formatOfOutput(cmd, out, format string, formats []string) (string, error) {
+	ext := strings.ToLower(filepath.Ext(out))
+	if ext == "" {
+		return format, nil
+	}
+	if f, ok := formatByExt[ext]; ok && oneOf(formats, f) {
+		return f, nil
+	}
+	var exts []string
+	for _, e := range []string{".txt", ".md", ".csv", ".json", ".html"} {
+		if oneOf(formats, formatByExt[e]) {
+			exts = append(exts, e)
+		}
+	}
+	return "", usagef("%s: -o %s: %s is not a format %s writes: name the file %s, or give --format (%s)",
+		cmd, out, ext, cmd, strings.Join(exts, ", "), strings.Join(formats, ", "))
+}
+
 func (c *reportCmd) run(ctx context.Context, env *Env, args []string) error {
 	fset := c.flags(env)
 	if err := fset.Parse(args); err != nil {
@@ -127,9 +149,11 @@ func (c *reportCmd) run(ctx context.Context, env *Env, args []string) error {
 		return usagef("report: --baseline compares stored results: name them with --sweep or --runs")
 	}
 	if !fset.Changed("format") && c.out != "" {
-		if f, ok := formatByExt[strings.ToLower(filepath.Ext(c.out))]; ok {
-			c.format = f
+		f, err := formatOfOutput("report", c.out, c.format, report.Formats)
+		if err != nil {
+			return err
 		}
+		c.format = f
 	}
 	if !oneOf(report.Formats, c.format) {
 		return usagef("report: --format %q: want one of %s", c.format, strings.Join(report.Formats, ", "))
