@@ -122,7 +122,10 @@ func Run(ctx context.Context, rd *capture.Reader, targets []Target, opts Options
 	for _, sd := range e.sides {
 		c, err := sd.connect(ctx, wire.Options{})
 		if err != nil {
-			return nil, fmt.Errorf("connect to %s (%s): %w", sd.name, sd.t.Redacted(), err)
+			// Said as every command says a failed connect (access
+			// denied names the user and where its password came from,
+			// never the password).
+			return nil, fmt.Errorf("%s: %w", sd.name, sd.t.Explain(sd.t.Endpoints()[0], err))
 		}
 		c.close()
 	}
