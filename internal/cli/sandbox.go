@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/pflag"
@@ -26,7 +27,9 @@ and keep running after shakedown exits until "sandbox down".
 
   up NAME     create and start a sandbox; NAME is letters, digits, '_' or '-'.
               A sandbox that exists but is stopped (stopped, killed, or the
-              machine restarted) starts again with its data and settings.
+              machine restarted) starts again with its data and settings;
+              one that runs is left running and its URL printed. Options
+              that differ from an existing sandbox's are refused, named.
   start NAME  start a stopped sandbox again (as up NAME does)
   stop NAME   shut a sandbox's server down cleanly, keeping its data
   down NAME   stop a sandbox and delete it with its data
@@ -125,13 +128,34 @@ func (c *sandboxCmd) up(ctx context.Context, env *Env, args []string) error {
 		return usagef("sandbox up: %v", err)
 	}
 	home := sandbox.DefaultHome(env.Getenv)
-	if old, err := sandbox.Get(home, name); err == nil && !old.Running {
-		// A stopped sandbox comes back as it was: its data, port and
-		// settings. New settings would need a new sandbox.
-		if len(c.set) > 0 || c.port != 0 || c.basedir != "" {
-			return usagef("sandbox up: sandbox %s exists (stopped) with its own settings: run shakedown sandbox up %s without --set, --port or --basedir to start it again, or sandbox down %s first to make a new one", name, name, name)
+	if old, err := sandbox.Get(home, name); err == nil {
+		// An existing sandbox is used as it is, with its data, when it
+		// is what was asked for: "up" of a running one prints its URL,
+		// so that a script may run it every time; a stopped one starts
+		// again. Other settings are refused, saying which, since only a
+		// new sandbox (or sandbox down, which deletes the data) has them.
+		diffs, err := old.Differences(c.port, c.set, c.basedir)
+		if err != nil {
+			return usagef("sandbox up: %v", err)
 		}
-		return c.restart(ctx, env, home, name)
+		if len(diffs) > 0 {
+			state := "runs"
+			if !old.Running {
+				state = "exists (stopped)"
+			}
+			return usagef("sandbox up: sandbox %s %s with other settings than asked: %s. Its data stays: use it as it is (shakedown sandbox up %s, without those options), or make another with these settings under a new name; only sandbox down %s, which deletes its data, frees the name",
+				name, state, strings.Join(diffs, ", "), name, name)
+		}
+		if !old.Running {
+			return c.restart(ctx, env, home, name)
+		}
+		if c.urlOnly {
+			_, err = fmt.Fprintln(env.Stdout, old.URL())
+			return err
+		}
+		_, err = fmt.Fprintf(env.Stdout, "sandbox %s already up: %s on 127.0.0.1:%d (socket %s); target %s\n",
+			old.Name, old.Product(), old.Port, old.Socket, old.URL())
+		return err
 	}
 	inst, err := sandbox.Up(ctx, sandbox.Options{
 		Name:    name,

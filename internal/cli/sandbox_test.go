@@ -132,9 +132,20 @@ func TestSandboxUpListDown(t *testing.T) {
 		t.Errorf("up --url-only: got %q, want only a URL on another port than %s", stdout, urlA)
 	}
 
+	// up of a running sandbox as it is prints its URL, for scripts that
+	// run it every time; other settings are refused, named, and nothing
+	// is deleted.
+	code, stdout, stderr = runSandboxCLI(t, home, append([]string{"sandbox", "up", "cli-a", "--url-only"}, small...)...)
+	if code != ExitOK || stdout != urlA+"\n" {
+		t.Errorf("up --url-only of a running sandbox: got exit %d, stdout %q, stderr %q; want 0 and %s", code, stdout, stderr, urlA)
+	}
 	code, stdout, _ = runSandboxCLI(t, home, "sandbox", "up", "cli-a")
-	if code != ExitFailure || stdout != "" {
-		t.Errorf("up of an existing sandbox: got exit %d, stdout %q; want 1", code, stdout)
+	if code != ExitOK || !strings.HasPrefix(stdout, "sandbox cli-a already up: ") || !strings.Contains(stdout, urlA) {
+		t.Errorf("up of a running sandbox: got exit %d, stdout %q; want 0 and already up at %s", code, stdout, urlA)
+	}
+	code, stdout, stderr = runSandboxCLI(t, home, "sandbox", "up", "cli-a", "--url-only", "--set", "innodb_buffer_pool_size=512M")
+	if want := "sandbox cli-a runs with other settings than asked: --set innodb_buffer_pool_size=512M (it has innodb_buffer_pool_size=256M). Its data stays"; code != ExitUsage || stdout != "" || !strings.Contains(stderr, want) {
+		t.Errorf("up of a running sandbox with other settings: got exit %d, stdout %q, stderr %q; want 2 and %q", code, stdout, stderr, want)
 	}
 
 	code, stdout, _ = runSandboxCLI(t, home, "sandbox", "list")
@@ -158,7 +169,7 @@ func TestSandboxUpListDown(t *testing.T) {
 		t.Errorf("list after kill -9: got %q, want cli-a stopped", stdout)
 	}
 	code, _, stderr = runSandboxCLI(t, home, "sandbox", "up", "cli-a", "--set", "sync_binlog=1")
-	if code != ExitUsage || !strings.Contains(stderr, "exists (stopped) with its own settings") {
+	if code != ExitUsage || !strings.Contains(stderr, "sandbox cli-a exists (stopped) with other settings than asked: --set sync_binlog=1 (it has the server's default)") {
 		t.Errorf("up of a stopped sandbox with new settings: got exit %d, stderr %q; want 2", code, stderr)
 	}
 	code, stdout, stderr = runSandboxCLI(t, home, "sandbox", "up", "cli-a")

@@ -185,3 +185,52 @@ func settingStrings(settings []setting) []string {
 	}
 	return out
 }
+
+// Differences lists how a "sandbox up" with port (0: any), set ("var=value"
+// as --set takes them) and basedir ("": any) would differ from sandbox i as
+// it is, each as the option and what i has instead; none means i is what
+// was asked for. A setting i was not given counts as differing, since the
+// server's own default may not be the value asked for.
+func (i *Instance) Differences(port int, set []string, basedir string) ([]string, error) {
+	asked, err := parseSet(set)
+	if err != nil {
+		return nil, err
+	}
+	have, _ := parseSet(i.Settings)
+	has := map[string]string{}
+	for _, s := range have {
+		has[s.key] = s.value
+	}
+	var out []string
+	if port != 0 && port != i.Port {
+		out = append(out, fmt.Sprintf("--port %d (it runs on 127.0.0.1:%d)", port, i.Port))
+	}
+	for _, s := range mergeSettings(nil, asked) {
+		v, ok := has[s.key]
+		switch {
+		case !ok:
+			out = append(out, fmt.Sprintf("--set %s=%s (it has the server's default)", s.key, s.value))
+		case !sameValue(s.key, v, s.value):
+			out = append(out, fmt.Sprintf("--set %s=%s (it has %s=%s)", s.key, s.value, s.key, v))
+		}
+	}
+	if basedir != "" && filepath.Clean(basedir) != filepath.Clean(i.Basedir) {
+		was := i.Basedir
+		if was == "" {
+			was = "the system's server"
+		}
+		out = append(out, fmt.Sprintf("--basedir %s (it runs %s)", basedir, was))
+	}
+	return out, nil
+}
+
+// sameValue compares two values of a server variable as the server would
+// read them: ON and on, 1G and 1g are one value.
+func sameValue(key, a, b string) bool {
+	if key == "log_bin" {
+		ma, errA := binlogMode(a)
+		mb, errB := binlogMode(b)
+		return errA == nil && errB == nil && ma == mb
+	}
+	return strings.EqualFold(strings.TrimSpace(a), strings.TrimSpace(b))
+}
