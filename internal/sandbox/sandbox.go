@@ -515,9 +515,9 @@ func (r *record) removeFiles() error {
 func existsError(home, name string) error {
 	r, err := load(home, name)
 	if err == nil && r.Running {
-		return outcomef(ErrExists, "sandbox %s already runs on 127.0.0.1:%d; run 'shakedown sandbox down %s' first, or pick another name", name, r.Port, name)
+		return outcomef(ErrExists, "sandbox %s already runs on 127.0.0.1:%d: use it as it is (shakedown sandbox up %s prints its URL), or pick another name; sandbox down %s would delete it with its data", name, r.Port, name, name)
 	}
-	return outcomef(ErrExists, "sandbox %s already exists in %s (not running); run 'shakedown sandbox down %s' to remove it, or pick another name", name, home, name)
+	return outcomef(ErrExists, "sandbox %s already exists in %s (not running): start it again with its data (shakedown sandbox up %s), or pick another name; sandbox down %s would delete it with its data", name, home, name, name)
 }
 
 // portClash reports whether the error log says the port was taken.
