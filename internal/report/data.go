@@ -140,6 +140,9 @@ type jsonRow struct {
 	TPS         *float64    `json:"tps"`
 	LatencyMS   jsonLatency `json:"latency_ms"`
 	Errors      int64       `json:"errors"`
+	// ErrorsByCode is keyed by the MySQL error number, as in the result
+	// document.
+	ErrorsByCode map[string]int64 `json:"errors_by_code,omitempty"`
 	// Ratio and Verdict are set for candidates only; Ratio is null when
 	// either side has no data. They are QPS's, as in VsControl.
 	Ratio   *float64 `json:"ratio_vs_control,omitempty"`
@@ -184,7 +187,7 @@ func (r *Report) jsonRows() []jsonRow {
 	for _, w := range r.Workloads {
 		for _, row := range w.Rows {
 			jr := jsonRow{Target: row.Target, Role: row.Role, Workload: w.Name, Threads: row.Threads,
-				Runs: row.QPS.N, Failed: row.Failed, Interrupted: row.Interrupted, Unsteady: len(row.Unsteady), Errors: row.Errors}
+				Runs: row.QPS.N, Failed: row.Failed, Interrupted: row.Interrupted, Unsteady: len(row.Unsteady), Errors: row.Errors, ErrorsByCode: row.ErrorsByCode}
 			if row.QPS.N > 0 {
 				jr.QPS, jr.QPSMin, jr.QPSMax = ptr(round(row.QPS.Median, 2)), ptr(round(row.QPS.Min, 2)), ptr(round(row.QPS.Max, 2))
 				jr.QPSCVPct = ptr(round(row.QPS.CV*100, 2))

@@ -123,6 +123,11 @@ func WriteHTML(w io.Writer, r *Report) error {
 	for i, wl := range r.Workloads {
 		h.workload(i, wl)
 	}
+	if r.hasErrors() {
+		h.p("<h2 id=\"errors\">Errors by code</h2>\n")
+		h.table(r.errorsTable(), nil)
+		h.p("<p>%s</p>\n", esc(errorsNote))
+	}
 	h.timelines()
 	h.environment()
 	if len(r.Unfinished) > 0 {

@@ -59,6 +59,8 @@ type Row struct {
 	// Latency figures are medians across repeats, except Max, the largest.
 	LatAvg, LatP95, LatP99, LatMax float64
 	Errors                         int64 // summed over repeats
+	// ErrorsByCode is Errors by MySQL error number, summed over repeats.
+	ErrorsByCode map[string]int64
 	// Compared is set for candidates.
 	Compared *Comparison
 	// Runs are the successful runs, in step order (for timelines).
@@ -283,6 +285,12 @@ func (r *Report) newRow(workload, target, role string, threads int, runs []store
 		row.p99 = append(row.p99, res.LatencyMS.P99)
 		row.LatMax = math.Max(row.LatMax, res.LatencyMS.Max)
 		row.Errors += res.Errors.Total
+		for code, n := range res.Errors.ByCode {
+			if row.ErrorsByCode == nil {
+				row.ErrorsByCode = map[string]int64{}
+			}
+			row.ErrorsByCode[code] += n
+		}
 		per := make([]float64, len(res.Intervals))
 		for i, iv := range res.Intervals {
 			per[i] = iv.QPS

@@ -420,3 +420,23 @@ func TestMostlyUnsteady(t *testing.T) {
 		t.Errorf("steady runs: got %q, want no warning", r.unsteadyLine())
 	}
 }
+
+func TestByCodeText(t *testing.T) {
+	tests := []struct {
+		name string
+		in   map[string]int64
+		want string
+	}{
+		{"none", nil, ""},
+		{"one known", map[string]int64{"1213": 12}, "1213 deadlock: 12"},
+		{"most first, then by code", map[string]int64{"1205": 2, "1213": 40, "1020": 2}, "1213 deadlock: 40, 1020 record changed since last read: 2, 1205 lock wait timeout: 2"},
+		{"unknown code bare", map[string]int64{"9999": 1}, "9999: 1"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := byCodeText(tc.in); got != tc.want {
+				t.Errorf("got %q, want %q", got, tc.want)
+			}
+		})
+	}
+}

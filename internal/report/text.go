@@ -473,6 +473,11 @@ func WriteText(w io.Writer, r *Report) error {
 		}
 		fmt.Fprintf(bw, "\nPeak QPS: %s\n", r.peaksText(wl))
 	}
+	if r.hasErrors() {
+		fmt.Fprintln(bw, "\nErrors by code")
+		r.errorsTable().writeText(bw, "  ")
+		wrap(bw, errorsNote, 100, "  ")
+	}
 	r.writeFindings(bw, false)
 	if len(r.Differing) > 0 {
 		fmt.Fprintln(bw, "\nServer variables that differ")
@@ -527,6 +532,12 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 			r.targetTable(wl, tg.Name).writeMarkdown(bw)
 		}
 		fmt.Fprintf(bw, "\nPeak QPS: %s.\n", mdEscape(r.peaksText(wl)))
+	}
+	if r.hasErrors() {
+		fmt.Fprintln(bw, "\n## Errors by code")
+		fmt.Fprintln(bw)
+		r.errorsTable().writeMarkdown(bw)
+		fmt.Fprintf(bw, "\n%s\n", mdEscape(errorsNote))
 	}
 	if len(r.Differing) > 0 {
 		fmt.Fprintln(bw, "\n## Server variables that differ")

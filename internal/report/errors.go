@@ -1,0 +1,97 @@
+package report
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// errorNames are the codes a load meets most, said in a few words, so that
+// a reader of "1213: 1234" need not look it up.
+var errorNames = map[string]string{
+	"1020": "record changed since last read",
+	"1040": "too many connections",
+	"1053": "server shutdown",
+	"1062": "duplicate key",
+	"1105": "unknown error",
+	"1180": "error during commit",
+	"1205": "lock wait timeout",
+	"1213": "deadlock",
+	"1290": "read-only",
+	"1317": "query interrupted",
+	"1927": "connection killed",
+	"2002": "cannot connect",
+	"2006": "server has gone away",
+	"2013": "lost connection",
+	"3024": "max_execution_time exceeded",
+	"4031": "disconnected by the server",
+}
+
+// errorsNote says what the counted errors are.
+const errorsNote = "Errors counted during the measured runs: each was an error the runs were told to ignore " +
+	"(--mysql-ignore-errors; by default 1213, 1020 and 1205) or a lost connection, " +
+	"counted and its event tried again. Any other error stops a run, which then appears among the failed steps."
+
+// codeOrder sorts error codes numerically.
+func codeOrder(m map[string]int64) []string {
+	codes := make([]string, 0, len(m))
+	for c := range m {
+		codes = append(codes, c)
+	}
+	sort.Slice(codes, func(i, j int) bool {
+		a, _ := strconv.Atoi(codes[i])
+		b, _ := strconv.Atoi(codes[j])
+		if a != b {
+			return a < b
+		}
+		return codes[i] < codes[j]
+	})
+	return codes
+}
+
+// byCodeText is a row's errors by code: "1213 deadlock: 3, 1205 lock wait
+// timeout: 1", most frequent first.
+func byCodeText(m map[string]int64) string {
+	codes := codeOrder(m)
+	sort.SliceStable(codes, func(i, j int) bool { return m[codes[i]] > m[codes[j]] })
+	parts := make([]string, 0, len(codes))
+	for _, c := range codes {
+		name := c
+		if n, ok := errorNames[c]; ok {
+			name += " " + n
+		}
+		parts = append(parts, fmt.Sprintf("%s: %d", name, m[c]))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// hasErrors reports whether any counted run met an error.
+func (r *Report) hasErrors() bool {
+	for _, w := range r.Workloads {
+		for _, row := range w.Rows {
+			if row.Errors > 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// errorsTable is every row that met errors, with its errors by code.
+func (r *Report) errorsTable() *table {
+	t := &table{header: []string{"workload", "target", "threads", "errors", "by code"}, right: []bool{false, false, true, true, false}}
+	for _, w := range r.Workloads {
+		for _, row := range w.Rows {
+			if row.Errors == 0 {
+				continue
+			}
+			by := byCodeText(row.ErrorsByCode)
+			if by == "" {
+				by = "-" // a result document without codes
+			}
+			t.add(w.Name, row.Target, strconv.Itoa(row.Threads), strconv.FormatInt(row.Errors, 10), by)
+		}
+	}
+	return t
+}
