@@ -86,7 +86,9 @@ func (c *slapCmd) run(ctx context.Context, env *Env, args []string) error {
 	if o.JSON == "-" {
 		out = env.Stderr // standard output is the documents'
 	}
-	err = b.Run(ctx, slap.Env{Out: out, Err: env.Stderr})
+	// The status line goes to standard error, so that standard output
+	// stays mysqlslap's.
+	err = b.Run(ctx, slap.Env{Out: out, Err: env.Stderr, Progress: env.Stderr, Live: isTerminal(env.Stderr)})
 	// What was measured is kept, however the test ended.
 	if serr := c.saveResults(context.WithoutCancel(ctx), env, out, st, b.Results()); serr != nil {
 		if err != nil {

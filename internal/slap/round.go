@@ -258,6 +258,7 @@ passes:
 				}
 			}
 			queries++
+			s.prog.count()
 			if o.Commit > 0 {
 				if commits++; commits == o.Commit {
 					commits = 0

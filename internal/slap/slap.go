@@ -36,6 +36,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/shakedown/shakedown/internal/client"
+	"github.com/shakedown/shakedown/internal/clock"
 	"github.com/shakedown/shakedown/internal/histogram"
 	"github.com/shakedown/shakedown/internal/target"
 	"github.com/shakedown/shakedown/internal/workload"
@@ -48,6 +49,11 @@ var ErrInterrupted = errors.New("interrupted")
 type Env struct {
 	Out io.Writer // the summary, --only-print, -v
 	Err io.Writer // warnings
+	// Progress, when set, gets a status line with the time left (not
+	// with --silent or --only-print); Live says it is a terminal, where
+	// the line is rewritten in place.
+	Progress io.Writer
+	Live     bool
 }
 
 // session is one run of a Bench.
@@ -60,7 +66,8 @@ type session struct {
 	mainDB *sql.DB
 	dialer *client.Dialer // the clients' connections
 	csv    io.Writer
-	made   bool // this session created the schema at least once
+	made   bool     // this session created the schema at least once
+	prog   *tracker // nil without a status line
 }
 
 // Run carries out the test.
@@ -101,6 +108,13 @@ func (b *Bench) Run(ctx context.Context, env Env) error {
 		}
 	}
 
+	if env.Progress != nil && !o.Silent && !o.OnlyPrint {
+		s.prog = b.newTracker(env.Progress, env.Live, clock.Real{})
+		pctx, stop := context.WithCancel(ctx)
+		done := make(chan struct{})
+		go func() { s.prog.run(pctx); close(done) }()
+		defer func() { stop(); <-done }()
+	}
 	engines := b.engines
 	if engines == nil {
 		engines = []engineOpt{{}}
@@ -308,6 +322,7 @@ func (s *session) level(ctx context.Context, eng engineOpt, c int) error {
 	started := time.Now()
 	var runErr error
 	for it := 0; it < o.Iterations; it++ {
+		s.prog.at("concurrency %d, iteration %d of %d", c, it+1, o.Iterations)
 		if !b.preserve {
 			if err := s.mainExec(ctx, dropSchemaSQL(o.CreateSchema)); err != nil {
 				return fmt.Errorf("drop schema %s: %w", o.CreateSchema, err)
@@ -353,6 +368,9 @@ func (s *session) level(ctx context.Context, eng engineOpt, c int) error {
 	s.verbose(2, "Generating stats\n")
 	if len(lv.times) > 0 && (lv.queries > 0 || runErr == nil) {
 		s.outMu.Lock()
+		if s.prog != nil {
+			s.prog.line.Clear() // the summary goes where the status line may be showing
+		}
 		if !o.Silent && !o.OnlyPrint && o.CSV == "" {
 			s.printLevel(lv)
 		}
