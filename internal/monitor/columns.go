@@ -307,9 +307,9 @@ var columns = []Column{
 	{Key: "cpu_steal", Head: "stl", Group: "host cpu%", Unit: "%", Prom: "shakedown_host_cpu_steal_percent", Help: "host CPU taken by the hypervisor, % of all cores", calc: cpuShare("steal"),
 		attn: above(5, "CPU stolen by the hypervisor above 5%")},
 	{Key: "cpu_idle", Head: "idle", Group: "host cpu%", Unit: "%", Prom: "shakedown_host_cpu_idle_percent", Help: "host CPU idle, % of all cores", calc: cpuShare("idle"),
-		attn: func(v float64, _ *delta, _ Limits) string {
+		attn: func(v float64, d *delta, _ Limits) string {
 			if v < 5 {
-				return "host CPU saturated: the client and the server compete for it"
+				return hostSaturated(d)
 			}
 			return ""
 		}},
