@@ -42,6 +42,11 @@ func TestHTMLInChromium(t *testing.T) {
 	if m := attrRE("data-js-error").FindStringSubmatch(dom); m != nil {
 		t.Errorf("script error: %s", m[1])
 	}
+	for _, part := range []string{`<p class="plain" id="in-short"><b>In short:</b> Against durable, relaxed was faster`, `<h2 id="errors">Errors by code</h2>`, "1213 deadlock: 15"} {
+		if !strings.Contains(dom, part) {
+			t.Errorf("the page as the browser built it: got no %q", part)
+		}
+	}
 	for _, part := range []string{`<section class="vars-bisect">`, `<h2 id="vars-bisect">`, "Causes, by effect", "Cleared: shown not to matter (1)"} {
 		if !strings.Contains(dom, part) {
 			t.Errorf("the page as the browser built it: got no %q, want the bisect section", part)

@@ -61,6 +61,7 @@ svg.chart .nodata { font-size: 14px; fill: #9ca3af; }
 svg.chart .grid { stroke: #eef0f3; }
 svg.chart .axis { stroke: #9ca3af; }
 .swatch { display: inline-block; width: 10px; height: 10px; border-radius: 2px; margin-right: 6px; vertical-align: baseline; }
+p.plain { font-size: 15px; max-width: 1000px; margin: 14px 0 6px; padding: 10px 14px; background: #eff6ff; border-left: 3px solid #2563eb; }
 .rule { color: #374151; background: var(--panel); border-left: 3px solid #94a3b8; padding: 8px 12px; max-width: 1000px; }
 details { margin: 6px 0 10px; }
 summary { cursor: pointer; color: #1d4ed8; }
@@ -113,6 +114,9 @@ func WriteHTML(w io.Writer, r *Report) error {
 	}
 	h.p("<p class=\"meta\">%s</p>\n", esc(capitalize(r.stepsLine())))
 	h.targetsLegend()
+	if s := r.plainSummary(); s != "" {
+		h.p("<p class=\"plain\" id=\"in-short\"><b>In short:</b> %s</p>\n", esc(s))
+	}
 
 	if len(r.Candidates()) > 0 {
 		h.p("<h2 id=\"verdicts\">Candidates against the control</h2>\n")
@@ -295,16 +299,34 @@ func (h *htmlWriter) workload(i int, wl *Workload) {
 	h.p("<p class=\"peaks\"><b>Peak QPS:</b> %s</p>\n", esc(r.peaksText(wl)))
 }
 
+// shortTimeline is the number of per-second points below which a run's
+// timeline is drawn as points and said to be too short.
+const shortTimeline = 6
+
 // timelines draws QPS per second of every run, one chart per workload and
 // thread level with a line per target (thinner lines for later repeats).
 func (h *htmlWriter) timelines() {
 	r := h.r
 	h.p("<h2 id=\"timelines\">Per-second timelines</h2>\n")
 	h.p("<p>Queries per second during each measured run (warm-up not shown), one line per target and repeat. Dips show stalls such as checkpoints or log flushes.</p>\n")
+	// Runs of a few seconds give a few points a line: drawn as points,
+	// and said, since a stall needs longer steps to show.
+	most := 0
+	for _, wl := range r.Workloads {
+		for _, row := range wl.Rows {
+			for _, run := range row.Runs {
+				most = max(most, len(run.Result.Intervals))
+			}
+		}
+	}
+	few := most > 0 && most < shortTimeline
+	if few {
+		h.p("<p class=\"finding drift\">The runs here measured at most %d seconds each, so each line has %d points: too few to show a stall. Steps of 10 s or more (the plan's time:, or the demo's --time) draw a timeline worth reading.</p>\n", most, most)
+	}
 	for _, wl := range r.Workloads {
 		h.p("<details open><summary>%s</summary>\n<div class=\"charts small\">", esc(wl.Name))
 		for _, th := range wl.Threads {
-			c := chart{Title: fmt.Sprintf("%s, %d threads", wl.Name, th), XLabel: "seconds", YLabel: "qps", Width: 460, Height: 240}
+			c := chart{Title: fmt.Sprintf("%s, %d threads", wl.Name, th), XLabel: "seconds", YLabel: "qps", Width: 460, Height: 240, Markers: few}
 			for ti, t := range r.Targets {
 				row := wl.Row(t.Name, th)
 				if row == nil {
@@ -316,7 +338,7 @@ func (h *htmlWriter) timelines() {
 						s.Name = t.Name
 					}
 					for _, iv := range run.Result.Intervals {
-						s.Points = append(s.Points, xy{X: iv.AtS, Y: iv.QPS})
+						s.Points = append(s.Points, xy{X: iv.AtS, Y: iv.QPS, Tip: fmt.Sprintf("%s #%d at %gs: %s qps", t.Name, run.Repeat, iv.AtS, f1(iv.QPS))})
 					}
 					c.Series = append(c.Series, s)
 				}

@@ -40,7 +40,8 @@ type tick struct {
 }
 
 // chart is a line chart. With XTicks set the x axis is those ticks (thread
-// levels, evenly spaced by index); otherwise it is numeric from 0.
+// levels, evenly spaced by index); otherwise it is numeric and spans the
+// data (seconds 1 to 2 of a short run fill the width, not half of 0 to 2).
 type chart struct {
 	Title   string
 	XLabel  string
@@ -83,19 +84,24 @@ func (c *chart) svg() string {
 	}
 
 	// Scales.
-	ymax, xmax, xmin := 0.0, 0.0, 0.0
+	ymax, xmax, xmin := 0.0, math.Inf(-1), math.Inf(1)
 	hasData := false
 	for _, s := range c.Series {
 		for _, p := range s.Points {
 			ymax = math.Max(ymax, p.Y)
 			xmax = math.Max(xmax, p.X)
+			xmin = math.Min(xmin, p.X)
 			hasData = true
 		}
 	}
-	if c.XTicks != nil {
+	switch {
+	case c.XTicks != nil:
 		xmin, xmax = -0.5, float64(len(c.XTicks))-0.5
-	} else if xmax == 0 {
-		xmax = 1
+	case !hasData:
+		xmin, xmax = 0, 1
+	case xmax-xmin < 1e-9:
+		// One instant: centred on an axis a unit wide.
+		xmin, xmax = xmin-0.5, xmax+0.5
 	}
 	ystep, ytop := niceScale(ymax)
 	X := func(x float64) float64 { return padLeft + (x-xmin)/(xmax-xmin)*pw }
@@ -110,8 +116,8 @@ func (c *chart) svg() string {
 	// X ticks.
 	xt := c.XTicks
 	if xt == nil {
-		step, top := niceScale(xmax)
-		for v := 0.0; v <= top+step/2 && v <= xmax+1e-9; v += step {
+		step, _ := niceScale(xmax - xmin)
+		for v := math.Ceil(xmin/step-1e-9) * step; v <= xmax+1e-9; v += step {
 			xt = append(xt, tick{V: v, Label: shortNum(v, step)})
 		}
 	} else {

@@ -458,6 +458,10 @@ func WriteText(w io.Writer, r *Report) error {
 	if m := r.madeBy(); m != "" {
 		fmt.Fprintln(bw, m)
 	}
+	if s := r.plainSummary(); s != "" {
+		fmt.Fprintln(bw)
+		wrap(bw, "In short: "+s, 100, "")
+	}
 	fmt.Fprintln(bw)
 	fmt.Fprintln(bw, "Targets")
 	r.targetsTable().writeText(bw, "  ")
@@ -516,6 +520,9 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 	fmt.Fprintf(bw, "%s.  \n", capitalize(r.stepsLine()))
 	if m := r.madeBy(); m != "" {
 		fmt.Fprintf(bw, "%s.\n", mdEscape(capitalize(m)))
+	}
+	if s := r.plainSummary(); s != "" {
+		fmt.Fprintf(bw, "\n**In short:** %s\n", mdEscape(s))
 	}
 	fmt.Fprintln(bw)
 	fmt.Fprintln(bw, "## Targets")
