@@ -321,7 +321,7 @@ func (h *htmlWriter) timelines() {
 	}
 	few := most > 0 && most < shortTimeline
 	if few {
-		h.p("<p class=\"finding drift\">The runs here measured at most %d seconds each, so each line has %d points: too few to show a stall. Steps of 10 s or more (the plan's time:, or the demo's --time) draw a timeline worth reading.</p>\n", most, most)
+		h.p("<p class=\"finding drift\">The runs here are short: each line has at most %d per-second points, drawn as dots, too few to show a stall. Steps of 10 s or more (the plan's time:, or the demo's --time) draw a timeline worth reading.</p>\n", most)
 	}
 	for _, wl := range r.Workloads {
 		h.p("<details open><summary>%s</summary>\n<div class=\"charts small\">", esc(wl.Name))

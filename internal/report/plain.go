@@ -60,9 +60,11 @@ func (r *Report) candidateSentence(cand string, first bool) string {
 			return
 		}
 		s := what
-		if len(parts) == 0 {
+		switch {
+		case total == 1:
+		case len(parts) == 0:
 			s += fmt.Sprintf(" in %d of %d comparisons", len(ps), total)
-		} else {
+		default:
 			s += fmt.Sprintf(" in %d", len(ps))
 		}
 		at := where(ps, levels)

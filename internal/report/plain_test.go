@@ -50,6 +50,8 @@ func TestPlainSummary(t *testing.T) {
 				"the same within 2% in 1 (oltp_point_select at 1 thread) and inconclusive in 1 (oltp_point_select at 4 threads)."},
 		{"slower at some levels", build(cell{"sql", 1, cmp(stats.Same, 1)}, cell{"sql", 16, cmp(stats.Slower, 0.7)}, cell{"sql", 64, cmp(stats.Slower, 0.6)}),
 			"Against durable, relaxed was slower in 2 of 3 comparisons (0.60x to 0.70x the control's QPS; sql at 16 and 64 threads) and the same within 2% in 1 (sql at 1 thread)."},
+		{"one comparison", build(cell{"oltp_write_only", 4, cmp(stats.Inconclusive, 1.68)}),
+			"Against durable, relaxed was inconclusive (oltp_write_only at 4 threads)."},
 		{"no candidates", &Report{Control: "durable", Targets: []store.Target{targetNamed("durable", "control")}}, ""},
 	}
 	for _, tc := range tests {

@@ -264,6 +264,10 @@ func WriteSummary(w io.Writer, r *Report) error {
 	}
 	fmt.Fprintf(bw, "Candidates against the control (%s), median QPS:\n\n", r.Control)
 	r.summaryTable().writeText(bw, "")
+	if s := r.plainSummary(); s != "" {
+		fmt.Fprintln(bw)
+		wrap(bw, "In short: "+s, 100, "")
+	}
 	r.writeFindings(bw, true)
 	fmt.Fprintln(bw)
 	wrap(bw, "How verdicts are reached: "+r.rule(), 100, "")
