@@ -1,11 +1,11 @@
 package monitor
 
-import "fmt"
-
 // hostSaturated says why the host's CPU is saturated, from the share of it
 // the server's process and shakedown's own took: host CPU is everything on
 // the host, and a saturation caused by another process (a backup, a build,
-// another benchmark) must not be put on the server.
+// another benchmark) must not be put on the server. The shares themselves
+// are in the srv% and cli% columns; the reason stays the same from second
+// to second, so that watch says it once.
 func hostSaturated(d *delta) string {
 	var ticks float64
 	for _, s := range cpuStates {
@@ -19,14 +19,9 @@ func hostSaturated(d *delta) string {
 	busy := (ticks - idle - iowait - steal) / userHZ
 	srv, srvOK := d.counter("proc.server.cpu_s")
 	cli, cliOK := d.counter("proc.client.cpu_s")
-	if d.sec <= 0 || busy <= 0 {
-		return "host CPU saturated"
-	}
-	cores := func(cpuS float64) string { return fmt.Sprintf("%.2f", cpuS/d.sec) }
-	of := fmt.Sprintf("of %.1f cores busy", busy/d.sec)
 	if !srvOK {
-		if cliOK && cli >= busy/2 {
-			return "host CPU saturated, by shakedown itself: " + cores(cli) + " " + of + " (the server's process is not on this host or was not found)"
+		if cliOK && busy > 0 && cli >= busy/2 {
+			return "host CPU saturated by shakedown itself (cli%; the server's process is not on this host or was not found)"
 		}
 		return "host CPU saturated (the server's process is not on this host or was not found, so its share is not known)"
 	}
@@ -35,14 +30,10 @@ func hostSaturated(d *delta) string {
 		mine += cli
 	}
 	switch {
-	case mine < busy/2:
-		who := "the server used " + cores(srv)
-		if cliOK {
-			who += " and shakedown " + cores(cli)
-		}
-		return "host CPU saturated by other processes, not the server: " + who + " " + of + "; the server's figures may suffer from them"
+	case busy > 0 && mine < busy/2:
+		return "host CPU saturated by other processes, not the server (its share is in srv%): the server's figures may suffer from them"
 	case cliOK && cli > srv/10:
-		return "host CPU saturated: the client and the server compete for it (server " + cores(srv) + ", shakedown " + cores(cli) + " " + of + ")"
+		return "host CPU saturated: the client and the server compete for it (srv%, cli%)"
 	}
-	return "host CPU saturated by the server: it used " + cores(srv) + " " + of
+	return "host CPU saturated by the server (srv%)"
 }

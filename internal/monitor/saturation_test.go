@@ -22,13 +22,15 @@ func TestHostSaturatedBlamesTheBusyProcess(t *testing.T) {
 		want      string
 	}{
 		{"another process", cpu(0, 0, "proc.server.cpu_s", 0.0), cpu(time.Second, 200, "proc.server.cpu_s", 0.05),
-			"host CPU saturated by other processes, not the server: the server used 0.05 of 2.0 cores busy"},
+			"host CPU saturated by other processes, not the server (its share is in srv%)"},
 		{"another process, with shakedown's share", cpu(0, 0, "proc.server.cpu_s", 0.0, "proc.client.cpu_s", 0.0), cpu(time.Second, 200, "proc.server.cpu_s", 0.3, "proc.client.cpu_s", 0.1),
-			"host CPU saturated by other processes, not the server: the server used 0.30 and shakedown 0.10 of 2.0 cores busy"},
+			"host CPU saturated by other processes, not the server (its share is in srv%)"},
 		{"the server", cpu(0, 0, "proc.server.cpu_s", 0.0), cpu(time.Second, 200, "proc.server.cpu_s", 1.9),
-			"host CPU saturated by the server: it used 1.90 of 2.0 cores busy"},
+			"host CPU saturated by the server (srv%)"},
 		{"client and server", cpu(0, 0, "proc.server.cpu_s", 0.0, "proc.client.cpu_s", 0.0), cpu(time.Second, 200, "proc.server.cpu_s", 1.1, "proc.client.cpu_s", 0.8),
-			"host CPU saturated: the client and the server compete for it (server 1.10, shakedown 0.80 of 2.0 cores busy)"},
+			"host CPU saturated: the client and the server compete for it (srv%, cli%)"},
+		{"shakedown alone, server elsewhere", cpu(0, 0, "proc.client.cpu_s", 0.0), cpu(time.Second, 200, "proc.client.cpu_s", 1.8),
+			"host CPU saturated by shakedown itself (cli%"},
 		{"server not found", cpu(0, 0), cpu(time.Second, 200),
 			"host CPU saturated (the server's process is not on this host or was not found, so its share is not known)"},
 	}

@@ -151,9 +151,9 @@ func TestTableFitsWidth(t *testing.T) {
 		wantNote string
 	}{
 		{"80 columns, local server", true, 80, []string{"qps", "tps", "run", "con", "srv%", "usr", "sys", "hit%"}, []string{"idle", "sentKB"},
-			"host CPU saturated by the server: it used 1.20 of 2.0 cores busy (seen in"},
+			"host CPU saturated by the server (srv%) (seen in host cpu% idle, which watch"},
 		{"80 columns, remote server", false, 80, []string{"qps", "tps", "sel", "ins", "run", "con", "hit%", "read", "fsync"}, []string{"usr", "srv%"}, ""},
-		{"120 columns", true, 120, []string{"qps", "sel", "del", "fsync", "srv%"}, []string{"idle"}, "host CPU saturated by the server: it used 1.20 of 2.0 cores busy (seen in host cpu% idle, which"},
+		{"120 columns", true, 120, []string{"qps", "sel", "del", "fsync", "srv%"}, []string{"idle"}, "host CPU saturated by the server (srv%) (seen in host cpu% idle, which watch --wide shows)"},
 		{"160 columns", true, 160, []string{"qps", "hist", "idle", "reqs"}, nil, "host cpu% idle: host CPU saturated"},
 		{"wide", true, 0, []string{"qps", "sentKB", "ckptMB", "idle", "stl", "srv%"}, nil, "host cpu% idle: host CPU saturated"},
 	}
