@@ -106,3 +106,23 @@ func TestParseMakesTheRunConfig(t *testing.T) {
 		t.Errorf("got json %q threads %d, want r.json and 16", j.JSONPath(), j.Threads())
 	}
 }
+
+func TestTakes(t *testing.T) {
+	tests := []struct {
+		workload, option string
+		want             bool
+	}{
+		{"oltp_read_only", "tables", true},
+		{"oltp_read_only", "table_size", true},
+		{"sql", "tables", false},
+		{"sql", "file", true},
+		{"sql", "mysql-ignore-errors", true}, // every workload's
+		{"oltp_read_only", "tabels", false},
+		{"no_such_workload", "tables", false},
+	}
+	for _, tc := range tests {
+		if got := Takes(tc.workload, tc.option); got != tc.want {
+			t.Errorf("Takes(%s, %s): got %v, want %v", tc.workload, tc.option, got, tc.want)
+		}
+	}
+}
