@@ -250,7 +250,7 @@ func legacyArgs(args []string) ([]string, []string, error) {
 		return nil, nil, usagef("--oltp-read-only, --oltp-write-only and --oltp-test-mode are options of oltp.lua, not of %s.lua", script)
 	}
 	warns = append(warns, fmt.Sprintf("%s.lua is a sysbench 0.5 script: shakedown runs %s with --db-ps-mode=disable in its place, "+
-		"which sends the same statements in the same mix, as text as %s.lua does", script, wl, script)+tableNote(script))
+		"which sends the same statements in the same mix, as text as %s.lua does", script, wl, script)+tableNote(script, wl))
 	if testMode != "" && testMode != "complex" {
 		warns = append(warns, fmt.Sprintf("--oltp-test-mode=%s is sysbench 0.4's: oltp.lua ignores it and runs its transaction, and so does this run; %s", testMode, modeHint(testMode)))
 	}
@@ -278,11 +278,11 @@ func isLegacyScript(base string) bool {
 }
 
 // tableNote says where the legacy oltp.lua picks its table differently.
-func tableNote(script string) string {
+func tableNote(script, wl string) string {
 	if script != "oltp" {
 		return ""
 	}
-	return " (only the tables differ: oltp.lua picks one for the whole transaction, oltp_read_write one for each group of statements)"
+	return " (only the tables differ: oltp.lua picks one for the whole transaction, " + wl + " one for each group of statements)"
 }
 
 func ignoredNote(name string) string {
