@@ -152,7 +152,11 @@ func Parse(verb string, args []string, help io.Writer) (*Job, error) {
 		return nil, usagef("%s %s: %s", verb, name, sbflag.Explain(fs, err, "shakedown "+verb+" "+name+" --help"))
 	}
 	if j.help {
-		fmt.Fprintf(help, "usage: shakedown %s %s [options]\n\n%s", verb, name, fs.FlagUsages())
+		fmt.Fprintf(help, "usage: shakedown %s %s [options]\n\n", verb, name)
+		if h, ok := j.Gen.(workload.Helper); ok {
+			fmt.Fprintf(help, "%s\nOptions:\n", h.Help())
+		}
+		fmt.Fprint(help, fs.FlagUsages())
 		return nil, ErrHelp
 	}
 	if fs.NArg() > 0 {
