@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/shakedown/shakedown/internal/engine"
 	"github.com/shakedown/shakedown/internal/fingerprint"
 	"github.com/shakedown/shakedown/internal/sandbox/sandboxtest"
 )
@@ -256,5 +257,27 @@ func TestOldRunbookLines(t *testing.T) {
 			got := logged(t, admin, "runbook", false, func() { shakedown(t, append(append([]string{"slap"}, conn...), tc.args...)...) })
 			sameStatements(t, got, want, "mysqlslap")
 		})
+	}
+}
+
+// TestSysbenchHelpExample: the old line that sysbench --help shows parses,
+// as the workload its text says.
+func TestSysbenchHelpExample(t *testing.T) {
+	i := strings.Index(sysbenchUsage, "  shakedown sysbench --test=")
+	if i < 0 {
+		t.Fatalf("sysbench --help shows no old line:\n%s", sysbenchUsage)
+	}
+	line := strings.ReplaceAll(sysbenchUsage[i:], "\\\n", " ")
+	line, _, _ = strings.Cut(line, "\n")
+	args := strings.Fields(line)[2:] // after "shakedown sysbench"
+	if args[len(args)-1] != "run" {
+		t.Fatalf("got %q, want a line that ends with run", line)
+	}
+	job, err := engine.Parse("run", args[:len(args)-1], nil)
+	if err != nil {
+		t.Fatalf("got %v, want %q to parse", err, line)
+	}
+	if job.Workload != "oltp_read_write" || job.Threads() != 16 {
+		t.Errorf("got %s at %d threads, want oltp_read_write at 16", job.Workload, job.Threads())
 	}
 }
