@@ -216,6 +216,18 @@ func TestOldRunbookLines(t *testing.T) {
 				t.Errorf("standard error lacks %q:\n%s", w, warnings)
 			}
 		}
+		// oltp.lua's own options: a read-only event of other sizes, outside
+		// a transaction.
+		kin := strings.Fields("--oltp-read-only=on --oltp-point-selects=3 --oltp-range-size=10 --oltp-sum-ranges=2 --oltp-distinct-ranges=0 --oltp-skip-trx=on")
+		got = perEvents(t, admin, "sysbench", n, func(events int) {
+			shakedown(t, append(append(append([]string{"sysbench"}, line(events)...), kin...), "run")...)
+		})
+		want = perEvents(t, admin, "sysbench", n, func(events int) {
+			sysbench(t, "oltp_read_only", "--mysql-db=sysbench", "--mysql-user=sysbench", "--mysql-password=sysbench", "--mysql-socket="+socket,
+				"--tables=2", "--table-size=1000", "--point-selects=3", "--range-size=10", "--sum-ranges=2", "--distinct-ranges=0", "--skip-trx=on",
+				"--db-ps-mode=disable", "--threads=1", "--time=0", fmt.Sprintf("--events=%d", events), "run")
+		})
+		sameStatements(t, got, want, "sysbench 1.0.20 oltp_read_only with the same options")
 		shakedown(t, append(append([]string{"sysbench"}, line(0)...), "cleanup")...)
 	})
 

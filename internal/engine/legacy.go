@@ -113,6 +113,7 @@ func legacyArgs(args []string) ([]string, []string, error) {
 		readOnly bool
 		writeOn  bool
 		storage  string // --mysql-table-engine
+		skipTrx  bool   // --oltp-skip-trx
 	)
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -168,8 +169,12 @@ func legacyArgs(args []string) ([]string, []string, error) {
 		case renamed[name] != "":
 			now := renamed[name]
 			notes = append(notes, fmt.Sprintf("--%s is deprecated, use --%s instead", name, now))
-			if name == "mysql-table-engine" {
+			switch name {
+			case "mysql-table-engine":
 				storage = value
+			case "oltp-skip-trx":
+				skipTrx, _ = sbflag.ParseBool(value)
+				skipTrx = skipTrx || !hasValue
 			}
 			if hasValue {
 				out = append(out, "--"+now+"="+value)
@@ -254,7 +259,7 @@ func legacyArgs(args []string) ([]string, []string, error) {
 	if testMode != "" && testMode != "complex" {
 		warns = append(warns, fmt.Sprintf("--oltp-test-mode=%s is sysbench 0.4's: oltp.lua ignores it and runs its transaction, and so does this run; %s", testMode, modeHint(testMode)))
 	}
-	if script == "oltp" && strings.EqualFold(storage, "myisam") && wl != "oltp_read_only" {
+	if script == "oltp" && strings.EqualFold(storage, "myisam") && !skipTrx {
 		warns = append(warns, "with MyISAM, oltp.lua brackets each event with LOCK TABLES ... WRITE and UNLOCK TABLES; this run sends BEGIN and COMMIT there")
 	}
 	// The workload first, as on a sysbench 1.0 line; the text protocol
