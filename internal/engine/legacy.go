@@ -127,7 +127,7 @@ func legacyArgs(args []string) ([]string, []string, error) {
 		}
 		name, value, hasValue := strings.Cut(a[2:], "=")
 		name = strings.ReplaceAll(name, "_", "-")
-		// value returns the option's value: after '=', or the next argument.
+		// takeValue returns the option's value: after '=', or the next argument.
 		takeValue := func() (string, error) {
 			if hasValue {
 				return value, nil
@@ -172,6 +172,9 @@ func legacyArgs(args []string) ([]string, []string, error) {
 			switch name {
 			case "mysql-table-engine":
 				storage = value
+				if !hasValue && i+1 < len(args) {
+					storage = args[i+1] // left in place for the parser
+				}
 			case "oltp-skip-trx":
 				skipTrx, _ = sbflag.ParseBool(value)
 				skipTrx = skipTrx || !hasValue
