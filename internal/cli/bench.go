@@ -27,6 +27,11 @@ func (c *benchCmd) run(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	for _, w := range job.Warnings {
+		// sysbench's form, which runbooks may grep for; on standard error,
+		// so that --json=- keeps standard output to the document.
+		fmt.Fprintln(env.Stderr, "WARNING:", w)
+	}
 	if err := job.Target.LoadPassword(env.Getenv); err != nil {
 		return err
 	}

@@ -54,6 +54,10 @@ type Job struct {
 	splitFlags     segment.Flags
 	split          segment.Split // this process's part of the load
 
+	// Warnings say which old sysbench options the line used and what
+	// they became (see legacyArgs), for the command to show.
+	Warnings []string
+
 	fs *pflag.FlagSet
 	rc runner.Config
 }
@@ -105,13 +109,19 @@ func FindWorkload(args []string) (name string, idx int, found bool) {
 }
 
 // Parse reads a command line such as
-// "oltp_read_write --threads=16 --time=60 --tables=4". With --help it
+// "oltp_read_write --threads=16 --time=60 --tables=4", or an old one such as
+// "--test=oltp.lua --oltp-tables-count=4 --num-threads=16", whose options
+// it maps to today's as sysbench 1.0.20 does (Job.Warnings says how). With --help it
 // writes the options to help (nil: nowhere) and returns ErrHelp. The
 // split options are read but not resolved: ResolveSplit does that, with
 // the environment.
 func Parse(verb string, args []string, help io.Writer) (*Job, error) {
 	if help == nil {
 		help = io.Discard
+	}
+	args, warnings, err := legacyArgs(args)
+	if err != nil {
+		return nil, err
 	}
 	name, idx, found := FindWorkload(args)
 	if !found {
@@ -131,7 +141,7 @@ func Parse(verb string, args []string, help io.Writer) (*Job, error) {
 	}
 	rest := append(append([]string{}, args[:idx]...), args[idx+1:]...)
 	meta, _ := workload.Lookup(name)
-	j := &Job{Verb: verb, Workload: name, Gen: meta.New(), split: segment.Alone}
+	j := &Job{Verb: verb, Workload: name, Gen: meta.New(), split: segment.Alone, Warnings: warnings}
 	fs := sbflag.NewFlagSet(verb)
 	j.bind(fs)
 	if f, ok := j.Gen.(workload.Flagser); ok {
@@ -142,7 +152,11 @@ func Parse(verb string, args []string, help io.Writer) (*Job, error) {
 		return nil, usagef("%s %s: %s", verb, name, sbflag.Explain(fs, err, "shakedown "+verb+" "+name+" --help"))
 	}
 	if j.help {
-		fmt.Fprintf(help, "usage: shakedown %s %s [options]\n\n%s", verb, name, fs.FlagUsages())
+		fmt.Fprintf(help, "usage: shakedown %s %s [options]\n\n", verb, name)
+		if h, ok := j.Gen.(workload.Helper); ok {
+			fmt.Fprintf(help, "%s\nOptions:\n", h.Help())
+		}
+		fmt.Fprint(help, fs.FlagUsages())
 		return nil, ErrHelp
 	}
 	if fs.NArg() > 0 {

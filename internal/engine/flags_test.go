@@ -80,6 +80,27 @@ func TestParseHelp(t *testing.T) {
 	}
 }
 
+// TestWorkloadHelp: a workload with more to say than its options says it
+// in its --help, before them.
+func TestWorkloadHelp(t *testing.T) {
+	var help bytes.Buffer
+	if _, err := Parse("run", []string{"sql", "--help"}, &help); !errors.Is(err, ErrHelp) {
+		t.Fatalf("got %v, want ErrHelp", err)
+	}
+	out := help.String()
+	for _, want := range []string{"usage: shakedown run sql", "Placeholders", "{{uniform A B}}", "{{NAME = GENERATOR ...}}", "-- @event", "Options:\n", "--file"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("help lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "package documentation") {
+		t.Errorf("help sends the reader to the package documentation:\n%s", out)
+	}
+	if i, j := strings.Index(out, "Placeholders"), strings.Index(out, "Options:"); i > j {
+		t.Errorf("got the language after the options (%d > %d), want it before", i, j)
+	}
+}
+
 func TestParseMakesTheRunConfig(t *testing.T) {
 	j, err := Parse("run", []string{"oltp_read_write", "--threads=16", "--time=60", "--rate=100", "--warmup-time=5", "--report-interval=2",
 		"--mysql-ignore-errors=all", "--connect-mode=transaction", "--mysql-password=Secret-1", "--json=r.json", "--tables=4"}, &bytes.Buffer{})

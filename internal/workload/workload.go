@@ -50,6 +50,13 @@ type Flagser interface {
 	Flags() *pflag.FlagSet
 }
 
+// Helper is a workload with more to say in "shakedown run NAME --help"
+// than its options: the language of its input file, say. Help is shown
+// between the usage line and the options.
+type Helper interface {
+	Help() string
+}
+
 // Validator checks the options once, before anything connects. Errors name the
 // option and say what is allowed, e.g. "--tables must be >= 1".
 type Validator interface {

@@ -3,53 +3,9 @@
 // percentile-measured load, and reports each statement's count, latency and
 // errors besides the run's totals.
 //
-// # The statement file
-//
-// Statements end with ';' (--delimiter changes it; a "DELIMITER xx" line
-// does too, as in the mysql client). Quotes, backticks and comments are
-// understood. Each event of the run is one statement picked at random,
-// statements weighing 1 unless a comment line before one says otherwise:
-//
-//	-- @weight 10
-//	SELECT name FROM users WHERE id = {{zipf 1 1000000}};
-//	-- @name top_orders
-//	SELECT * FROM orders WHERE user_id = {{uniform 1 1000000}} ORDER BY id DESC LIMIT 10;
-//
-// A group of statements that runs in order as one event (a transaction)
-// starts with an @event line and lasts until the next @event line:
-//
-//	-- @event pay weight=2
-//	BEGIN;
-//	UPDATE account SET balance = balance - 1 WHERE id = {{uid = uniform 1 100000}};
-//	INSERT INTO ledger (account_id, amount) VALUES ({{uid}}, -1);
-//	COMMIT;
-//
-// When a statement of a group that began with BEGIN or START TRANSACTION
-// fails, the worker sends ROLLBACK before the error is counted.
-//
-// # Placeholders
-//
-// {{...}} stands for one value, drawn afresh for every statement run and sent
-// as a parameter of a prepared statement (or quoted into the text with
-// --db-ps-mode=disable). Placeholders go where a value goes, never inside
-// quotes. Generators:
-//
-//	{{uniform A B}}            a whole number in [A, B], every one as likely
-//	{{zipf A B}}               a whole number in [A, B], A the most frequent, with
-//	                           exponent --rand-zipfian-exp; {{zipf A B 1.2}} sets it
-//	{{int A B}}                a whole number in [A, B] with --rand-type (sysbench's)
-//	{{string N}}               N random letters
-//	{{column TABLE.COLUMN}}    a value of the column ({{column DB.TABLE.COLUMN}}),
-//	                           read before the run from the first --column-rows rows
-//	{{file PATH}}              a line of the file (relative to the statement file)
-//
-// {{NAME = GENERATOR ...}} draws a value and names it; {{NAME}} later in the
-// same event reuses it. Values from a column or a file are sent as numbers
-// when every one is a whole number, else as strings.
-//
-// --mix=sequence runs the events in file order instead, weights ignored.
-// --prepare-file and --cleanup-file name plain SQL scripts that prepare and
-// cleanup run.
+// The statement file's language (annotations, @event groups, the {{...}}
+// placeholders) is described once, for users, in helpText: it is what
+// "shakedown run sql --help" prints.
 package sqlfile
 
 import (
@@ -99,7 +55,7 @@ const fileUsage = `file of statements to run (required). Statements end with ';'
 before one weighs it (default 1); "-- @event NAME weight=N" starts a group run in order as one event.
 Placeholders: {{uniform A B}}, {{zipf A B [EXP]}}, {{int A B}} (--rand-type), {{string N}},
 {{column [DB.]TABLE.COLUMN}}, {{file PATH}} (a line of it); {{x = uniform 1 9}} names a value that
-{{x}} reuses within the event. See the sqlfile package documentation for the details`
+{{x}} reuses within the event. The language in full is above`
 
 func newGenerator(meta workload.Meta) *generator {
 	g := &generator{meta: meta}
