@@ -4,13 +4,17 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"os"
 	"os/signal"
+	"regexp"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
 
+	"github.com/shakedown/shakedown/internal/sandbox/gmstest"
 	"github.com/shakedown/shakedown/internal/sandbox/sandboxtest"
 	_ "github.com/shakedown/shakedown/internal/workload/all"
 )
@@ -33,7 +37,37 @@ func TestMain(m *testing.M) {
 		stop()
 		os.Exit(code)
 	}
+	flag.Parse()
+	if !testing.Short() && selected("TestContract") {
+		// TestContract's second server is built from source, which on a
+		// cold build cache takes minutes: it builds while the tests before
+		// it run. An error is Start's to report.
+		go func() { _ = gmstest.Build() }()
+	}
 	os.Exit(sandboxtest.Main(m))
+}
+
+// selected reports whether -run and -skip leave the top-level test name
+// to run (as far as their first element goes; when unsure, it says yes).
+func selected(name string) bool {
+	first := func(flagName string) string {
+		if f := flag.Lookup(flagName); f != nil {
+			p, _, _ := strings.Cut(f.Value.String(), "/")
+			return p
+		}
+		return ""
+	}
+	if p := first("test.run"); p != "" {
+		if ok, err := regexp.MatchString(p, name); err == nil && !ok {
+			return false
+		}
+	}
+	if p := first("test.skip"); p != "" {
+		if ok, err := regexp.MatchString(p, name); err == nil && ok {
+			return false
+		}
+	}
+	return true
 }
 
 // syncBuffer is a bytes.Buffer that a test may read while a command writes.

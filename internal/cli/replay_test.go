@@ -274,8 +274,11 @@ func differing(doc replayDoc) []string {
 }
 
 func TestCaptureAndReplayScriptedApplication(t *testing.T) {
-	ctl := sandboxtest.Start(t, "general_log=1", "slow_query_log=1", "long_query_time=0", "log_output=FILE,TABLE")
-	cand := sandboxtest.Start(t)
+	// The three servers start at once, as the wait is mostly each one's
+	// bootstrap; div is the candidate of the pt-upgrade comparison.
+	insts := sandboxtest.StartAll(t, []string{"general_log=1", "slow_query_log=1", "long_query_time=0", "log_output=FILE,TABLE"},
+		nil, []string{"div_precision_increment=8"})
+	ctl, cand, div := insts[0], insts[1], insts[2]
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	execAll(t, ctx, dsnOf(ctl.Port, ""), append(shopSchema("shop", "utf8mb4_bin", true), shopSchema("shop_noidx", "utf8mb4_bin", false)...))
@@ -507,7 +510,6 @@ func TestCaptureAndReplayScriptedApplication(t *testing.T) {
 		if err != nil {
 			t.Fatalf("pt-upgrade not found: %v (scripts/deps.sh installs percona-toolkit)", err)
 		}
-		div := sandboxtest.Start(t, "div_precision_increment=8")
 		execAll(t, ctx, dsnOf(div.Port, ""), shopSchema("shop", "utf8mb4_bin", true))
 		divURL := fmt.Sprintf("mysql://shakedown@127.0.0.1:%d/shop", div.Port)
 		_, doc, stdout := replayJSON(t, ctx, captures["general"], "--control", ctlURL, "--candidate", divURL)

@@ -105,6 +105,7 @@ func TestSandboxHelpAndEmpty(t *testing.T) {
 
 func TestSandboxUpListDown(t *testing.T) {
 	sandboxtest.RequireServer(t)
+	t.Parallel() // servers of its own, no timings: it runs beside the other such tests, after the rest
 	home := t.TempDir()
 	small := []string{"--set", "innodb_buffer_pool_size=256M", "--set", "innodb-log-file-size=64M"}
 	t.Cleanup(func() {

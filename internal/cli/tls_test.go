@@ -19,6 +19,7 @@ func TestTLSTargetFromTheURL(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a server")
 	}
+	t.Parallel() // a server of its own, no timings: it runs beside the other such tests, after the rest
 	ca := wiretest.NewCA(t)
 	dir := t.TempDir()
 	caFile, certFile, keyFile := ca.Files(t, dir, ca.Server(t, "127.0.0.1", "localhost"))

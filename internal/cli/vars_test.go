@@ -43,8 +43,11 @@ func TestVarsHelp(t *testing.T) {
 // as the demo has them: the two durability settings come first, explained,
 // and the command exits 3; a server against itself exits 0.
 func TestVarsDiffDurableRelaxed(t *testing.T) {
-	durable := sandboxtest.Start(t, "innodb_flush_log_at_trx_commit=1", "sync_binlog=1", "log_bin=ON").URL()
-	relaxed := sandboxtest.Start(t, "innodb_flush_log_at_trx_commit=0", "sync_binlog=0", "log_bin=ON").URL()
+	sandboxtest.RequireServer(t)
+	t.Parallel() // servers of its own, no timings: it runs beside the other such tests, after the rest
+	insts := sandboxtest.StartAll(t, []string{"innodb_flush_log_at_trx_commit=1", "sync_binlog=1", "log_bin=ON"},
+		[]string{"innodb_flush_log_at_trx_commit=0", "sync_binlog=0", "log_bin=ON"})
+	durable, relaxed := insts[0].URL(), insts[1].URL()
 	ctx := context.Background()
 
 	code, out, stderr := runCLI(ctx, "vars", "diff", durable, relaxed)

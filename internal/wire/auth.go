@@ -24,6 +24,9 @@ const (
 	pluginClear       = "mysql_clear_password"
 )
 
+// ed25519NonceLen is the length of MariaDB's client_ed25519 challenge.
+const ed25519NonceLen = 32
+
 var errUnknownPlugin = errors.New("wire: unknown authentication plugin")
 
 // secure reports whether the password may travel in clear: under TLS, or
@@ -52,6 +55,9 @@ func (c *Conn) authResponse(cfg *mysql.Config, plugin string, nonce []byte) ([]b
 		}
 		return []byte{1}, nil // ask for the server's RSA key
 	case pluginEd25519:
+		if len(nonce) != ed25519NonceLen {
+			return nil, fmt.Errorf("wire: client_ed25519 challenge of %d bytes from the server, want %d", len(nonce), ed25519NonceLen)
+		}
 		return ed25519Sign(nonce, pw)
 	case pluginClear:
 		if !c.secure(cfg) {
@@ -92,10 +98,8 @@ func (c *Conn) authenticate(cfg *mysql.Config, plugin string, nonce []byte) erro
 				return errors.New("the account uses mysql_old_password, which is insecure and not supported: give it a new password")
 			}
 			name, data, _ := cutNUL(p[1:])
-			if len(data) > 0 && data[len(data)-1] == 0 {
-				data = data[:len(data)-1]
-			}
-			plugin, nonce = string(name), append([]byte(nil), data...)
+			plugin = string(name)
+			nonce = switchNonce(plugin, data)
 			resp, err := c.authResponse(cfg, plugin, nonce)
 			if err != nil {
 				return err
@@ -131,6 +135,17 @@ func (c *Conn) authenticate(cfg *mysql.Config, plugin string, nonce []byte) erro
 			return errMalformed
 		}
 	}
+}
+
+// switchNonce is the new plugin's challenge in an auth switch request. The
+// scramble plugins' 20 printable bytes come NUL-terminated. client_ed25519's
+// 32 bytes are random and come as they are: one in 256 ends in a zero byte
+// of its own, which must be signed with the rest.
+func switchNonce(plugin string, data []byte) []byte {
+	if plugin != pluginEd25519 && len(data) > 0 && data[len(data)-1] == 0 {
+		data = data[:len(data)-1]
+	}
+	return append([]byte(nil), data...)
 }
 
 func cutNUL(p []byte) (before, after []byte, found bool) {

@@ -29,6 +29,10 @@ func TestAuthPlugins(t *testing.T) {
 		t.Fatal(err)
 	}
 	const pw = "s3cret pass"
+	// MariaDB's ed25519 challenge is 32 random bytes: one in 256 ends in a
+	// zero byte, which is part of it and no terminator.
+	zeroEnd := append([]byte("0123456789abcdef0123456789abcde"), 0)
+	zeroIn := []byte("0123456789abcdef\x000123456789abcde")
 	cases := []struct {
 		name    string
 		server  wiretest.Config
@@ -53,6 +57,11 @@ func TestAuthPlugins(t *testing.T) {
 		{"switch to caching_sha2", wiretest.Config{SwitchTo: "caching_sha2_password", Password: pw}, false, pw, "", "caching_sha2_password"},
 		{"switch to clear over TLS", wiretest.Config{SwitchTo: "mysql_clear_password", Password: pw, TLS: serverTLS}, true, pw, "", "mysql_clear_password"},
 		{"switch to clear without TLS", wiretest.Config{SwitchTo: "mysql_clear_password", Password: pw}, false, pw, "only over TLS", ""},
+		{"switch to ed25519", wiretest.Config{SwitchTo: "client_ed25519", Password: pw}, false, pw, "", "client_ed25519"},
+		{"switch to ed25519, challenge ends in a zero byte", wiretest.Config{SwitchTo: "client_ed25519", Ed25519Nonce: zeroEnd, Password: pw}, false, pw, "", "client_ed25519"},
+		{"switch to ed25519, zero byte inside the challenge", wiretest.Config{SwitchTo: "client_ed25519", Ed25519Nonce: zeroIn, Password: pw}, false, pw, "", "client_ed25519"},
+		{"switch to ed25519, wrong password", wiretest.Config{SwitchTo: "client_ed25519", Password: pw}, false, "nope", "Access denied", ""},
+		{"switch to ed25519, short challenge", wiretest.Config{SwitchTo: "client_ed25519", Ed25519Nonce: zeroEnd[:31], Password: pw}, false, pw, "challenge of 31 bytes", ""},
 		{"server requires TLS", wiretest.Config{Password: pw, TLS: serverTLS, RequireTLS: true}, false, pw, "must use TLS", ""},
 		{"unknown greeting plugin answered as native", wiretest.Config{Plugin: "mysterious_plugin", SwitchTo: "mysql_native_password", Password: pw}, false, pw, "", "mysql_native_password"},
 	}

@@ -45,6 +45,15 @@ var build struct {
 	err  error
 }
 
+// Build builds the server binary, once per test binary; Start waits for
+// it. On a cold build cache that takes minutes (go-mysql-server and its
+// parser are large), so a test binary whose later tests need a server may
+// call Build early, in a goroutine, to build while its other tests run.
+func Build() error {
+	_, err := binary()
+	return err
+}
+
 // binary builds gmsserver into a temporary directory, once.
 func binary() (string, error) {
 	build.once.Do(func() {

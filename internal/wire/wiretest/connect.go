@@ -3,10 +3,12 @@ package wiretest
 import (
 	"bufio"
 	"bytes"
+	"crypto/ed25519"
 	"crypto/rand"
 	"crypto/rsa"
 	"crypto/sha1"
 	"crypto/sha256"
+	"crypto/sha512"
 	"crypto/subtle"
 	"crypto/tls"
 	"crypto/x509"
@@ -14,6 +16,8 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+
+	"filippo.io/edwards25519"
 )
 
 // The connection phase: greeting, optional TLS, the handshake response and
@@ -173,14 +177,26 @@ func (s *Session) authenticate(nonce, resp []byte) error {
 		if s.cfg.SwitchTo != "" {
 			plugin = s.cfg.SwitchTo
 		}
-		rand.Read(nonce)
-		for i := range nonce {
-			nonce[i] = nonce[i]%94 + 33
-		}
 		p := append([]byte{0xfe}, plugin...)
 		p = append(p, 0)
-		p = append(p, nonce...)
-		if err := s.WritePacket(append(p, 0)); err != nil {
+		if plugin == "client_ed25519" {
+			// MariaDB's challenge: 32 random bytes, any of them zero, with
+			// no NUL after them.
+			nonce = make([]byte, 32)
+			rand.Read(nonce)
+			if s.cfg.Ed25519Nonce != nil {
+				nonce = s.cfg.Ed25519Nonce
+			}
+			p = append(p, nonce...)
+		} else {
+			rand.Read(nonce)
+			for i := range nonce {
+				nonce[i] = nonce[i]%94 + 33
+			}
+			p = append(p, nonce...)
+			p = append(p, 0)
+		}
+		if err := s.WritePacket(p); err != nil {
 			return err
 		}
 		var err error
@@ -198,6 +214,10 @@ func (s *Session) authenticate(nonce, resp []byte) error {
 	switch plugin {
 	case "mysql_native_password":
 		if !bytes.Equal(resp, NativeScramble(nonce, s.cfg.Password)) {
+			return s.denied()
+		}
+	case "client_ed25519":
+		if !ed25519.Verify(Ed25519PublicKey(s.cfg.Password), nonce, resp) {
 			return s.denied()
 		}
 	case "mysql_clear_password":
@@ -271,6 +291,18 @@ func (s *Session) fullAuth(nonce, p []byte, askKey byte) error {
 		return s.denied()
 	}
 	return nil
+}
+
+// Ed25519PublicKey is the public key MariaDB's ed25519 plugin keeps for
+// password: the password stands for the Ed25519 seed, of any length, and
+// SHA-512 expands it to the secret scalar.
+func Ed25519PublicKey(password string) ed25519.PublicKey {
+	az := sha512.Sum512([]byte(password))
+	s, err := edwards25519.NewScalar().SetBytesWithClamping(az[:32])
+	if err != nil {
+		panic(err) // 32 bytes always make a scalar
+	}
+	return new(edwards25519.Point).ScalarBaseMult(s).Bytes()
 }
 
 // NativeScramble is mysql_native_password's proof of password for nonce.

@@ -2,7 +2,8 @@
 // server to misbehave: cut a reply short, stall, reset the connection, send
 // an error in the middle of a result set or packets of any size. It speaks
 // the connection phase (greeting, optional TLS, mysql_native_password,
-// caching_sha2_password with fast and full authentication, an auth switch)
+// caching_sha2_password with fast and full authentication, an auth switch,
+// MariaDB's client_ed25519)
 // and leaves every command to a handler written by the test.
 //
 // It is for fault injection only: anything that checks SQL behaviour runs
@@ -58,8 +59,12 @@ type Config struct {
 	AnyPassword bool
 	// SwitchTo, when set, answers the client's first response with an auth
 	// switch request to this plugin (mysql_native_password,
-	// caching_sha2_password or mysql_clear_password).
+	// caching_sha2_password, mysql_clear_password or client_ed25519).
 	SwitchTo string
+	// Ed25519Nonce is the 32-byte challenge of a switch to client_ed25519,
+	// for a test that needs a particular one; by default it is random, as
+	// MariaDB's is.
+	Ed25519Nonce []byte
 	// FullAuth makes caching_sha2_password ask for the password itself (as
 	// a server with a cold cache does) instead of accepting the scramble.
 	FullAuth bool
