@@ -280,14 +280,14 @@ func (c *reportCmd) noSweeps(ctx context.Context, st *store.Store) error {
 // writeBaseline reports fresh runs against a baseline and exits with 3
 // when anything is slower.
 func (c *reportCmd) writeBaseline(ctx context.Context, env *Env, st *store.Store, b store.Baseline, fresh []store.Run) error {
-	rep, err := baselineReport(ctx, st, b, fresh)
+	j, err := report.JudgeBaseline(ctx, st, b, fresh)
 	if err != nil {
 		return err
 	}
-	if err := c.emit(env, func(w io.Writer) error { return report.Write(w, c.format, rep) }, "baseline "+b.Name); err != nil {
+	if err := c.emit(env, func(w io.Writer) error { return report.Write(w, c.format, j.Report) }, "baseline "+b.Name); err != nil {
 		return err
 	}
-	return judgeBaseline(env, rep, b.Name)
+	return sayJudgement(env, j)
 }
 
 // writeHistory reports every stored sweep as a history.

@@ -297,6 +297,8 @@ var added = []struct{ table, column, decl string }{
 	// The part of a split load a run is (NULL: a run alone).
 	{"runs", "split_id", "INTEGER"},
 	{"runs", "seg_index", "INTEGER NOT NULL DEFAULT 0"},
+	// The runs of the other targets beside a baseline's (NULL: none kept).
+	{"baselines", "witness_run_ids", "TEXT"},
 }
 
 // sqliteIndexes are the SQLite indexes on added columns. A segment
