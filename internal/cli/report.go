@@ -383,9 +383,10 @@ func (c *reportCmd) fromFiles(files []string) (*store.SweepData, error) {
 			return nil, usagef("report: %s is not a result document (shakedown run --json FILE and shakedown slap --json FILE write them)", f)
 		}
 		for _, res := range docs {
+			status, why := res.Status()
 			runs = append(runs, store.Run{
 				Target: res.Target.Name, Workload: res.Workload, Threads: res.Threads, Command: f,
-				Status: resultStatus(res), Error: res.Error, StartedAt: res.StartedAt, WallS: res.TimeS + res.WarmupS, Result: res,
+				Status: status, Error: errText(why), StartedAt: res.StartedAt, WallS: res.TimeS + res.WarmupS, Result: res,
 			})
 		}
 	}
@@ -396,15 +397,12 @@ func (c *reportCmd) fromFiles(files []string) (*store.SweepData, error) {
 	return d, nil
 }
 
-// resultStatus is a result document's run status in the store.
-func resultStatus(r *result.Result) string {
-	switch {
-	case r.Interrupted:
-		return store.RunInterrupted
-	case r.Error != "":
-		return store.RunFailed
+// errText is an error's text, "" for none.
+func errText(err error) string {
+	if err == nil {
+		return ""
 	}
-	return store.RunOK
+	return err.Error()
 }
 
 func (c *reportCmd) listSweeps(ctx context.Context, env *Env, st *store.Store) error {

@@ -44,11 +44,12 @@ const (
 	SweepFailed      = "failed"
 )
 
-// Run statuses.
+// Run statuses: result.StatusOf decides which of the first three a run
+// gets.
 const (
-	RunOK          = "ok"
-	RunFailed      = "failed"
-	RunInterrupted = "interrupted"
+	RunOK          = result.StatusOK
+	RunFailed      = result.StatusFailed
+	RunInterrupted = result.StatusInterrupted
 	// RunPartial is a step of a split load merged from fewer runners
 	// than it had: a runner never reported or stopped early. Its figures
 	// are what the others measured; it counts in no verdict.
