@@ -64,11 +64,11 @@ type BaselineJudgement struct {
 //     targets of the new results that the baseline kept as witnesses
 //     (measured beside its runs, see NewBaseline). When every witness
 //     moved the same way against its own runs in the baseline, and the
-//     target did not move against them (its runs divided by the witness's
-//     of the same repeat are neither slower nor faster than in the
-//     baseline), the machine changed, not the server: the figure is "inconclusive:
-//     the machine changed (xFACTOR)", FACTOR being how far the witness
-//     moved, and is not a regression.
+//     target did not move against them (its runs divided by the
+//     witness's of the same repeat are neither slower nor faster than in
+//     the baseline), the machine changed, not the server: the figure is
+//     "inconclusive: the machine changed (xFACTOR)", FACTOR being how far
+//     the first witness moved, and is not a regression.
 //
 // New runs that do not match the baseline's workloads or options are bad
 // input (see AgainstBaseline).
