@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 
 	"github.com/shakedown/shakedown/internal/engine"
+	"github.com/shakedown/shakedown/internal/result"
 	"github.com/shakedown/shakedown/internal/target"
 )
 
@@ -43,12 +43,8 @@ func runOnce(ctx context.Context, tgt *target.Target, version, workload string, 
 		}
 		return 0, 0, fmt.Errorf("run %s on %s: %w", workload, tgt, err)
 	}
-	var lost int64
-	for _, code := range []uint16{target.CodeServerLost, target.CodeServerGone, target.CodeConnError} {
-		lost += res.Errors.ByCode[strconv.Itoa(int(code))]
-	}
-	if lost > 0 {
-		return 0, 0, fmt.Errorf("run %s on %s: the server was lost during the run (%d lost or refused connections)", workload, tgt, lost)
+	if status, why := result.StatusOf(res, nil, false); status != result.StatusOK {
+		return 0, 0, fmt.Errorf("run %s on %s: %w", workload, tgt, why)
 	}
 	if res.QPS <= 0 {
 		return 0, 0, fmt.Errorf("run %s on %s: no queries completed", workload, tgt)

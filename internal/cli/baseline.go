@@ -29,6 +29,12 @@ a stored sweep (the latest by default) or of runs made one by one (--runs),
 of the sweep's control or of --target. New results must be of the same
 workloads with the same options; only the thread levels may differ.
 
+save also keeps the runs of the other targets, measured beside the
+baseline's. When every one of them moved against the baseline as far as
+the baseline's target did, the machine changed, not the server: such a
+figure is "inconclusive: the machine changed (xFACTOR)", not slower. New
+results that are the baseline's own runs are the same.
+
 Options:
 `
 
@@ -155,19 +161,7 @@ func (c *baselineCmd) save(ctx context.Context, env *Env, st *store.Store, name 
 	if tg == "" {
 		tg = control
 	}
-	b := store.Baseline{Name: name, CreatedAt: time.Now().UTC(), Target: tg, Source: source}
-	var workloads []string
-	seen := map[string]bool{}
-	for _, r := range runs {
-		if r.Target != tg || !report.Counted(r) {
-			continue
-		}
-		b.RunIDs = append(b.RunIDs, r.ID)
-		if !seen[r.Workload] {
-			seen[r.Workload] = true
-			workloads = append(workloads, r.Workload)
-		}
-	}
+	b, workloads := report.NewBaseline(name, source, tg, time.Now().UTC(), runs)
 	if len(b.RunIDs) == 0 {
 		return usagef("baseline save: %s holds no successful runs of target %q", source, tg)
 	}
@@ -239,29 +233,19 @@ func lookupBaseline(ctx context.Context, st *store.Store, name, what string) (st
 	return store.Baseline{}, usagef("%s: no baseline %q in %s; baselines: %s", what, name, st.Path(), strings.Join(names, ", "))
 }
 
-// baselineReport lays out fresh runs against a baseline and builds the
-// report.
-func baselineReport(ctx context.Context, st *store.Store, b store.Baseline, fresh []store.Run) (*report.Report, error) {
-	base, err := st.RunsByID(ctx, b.RunIDs)
-	if err != nil {
-		return nil, fmt.Errorf("read the runs of baseline %s: %w", b.Name, err)
+// sayJudgement writes what a comparison with a baseline found to stderr:
+// ErrDifferences (exit 3) when anything came out slower; figures that
+// moved only with the machine are said, and are no regression.
+func sayJudgement(env *Env, j *report.BaselineJudgement) error {
+	name := j.Baseline.Name
+	if len(j.Moved) > 0 {
+		fmt.Fprintf(env.Stderr, "inconclusive against baseline %s: the machine changed, not the server: %s\n", name, strings.Join(j.Moved, "; "))
 	}
-	d, err := report.AgainstBaseline(b, base, fresh)
-	if err != nil {
-		return nil, err
-	}
-	return report.Build(d), nil
-}
-
-// judgeBaseline is ErrDifferences (exit 3) when anything came out slower
-// than the baseline, after saying what to stderr.
-func judgeBaseline(env *Env, rep *report.Report, name string) error {
-	slower := rep.Slower()
-	if len(slower) == 0 {
+	if len(j.Slower) == 0 {
 		fmt.Fprintf(env.Stderr, "nothing is slower than baseline %s\n", name)
 		return nil
 	}
-	fmt.Fprintf(env.Stderr, "slower than baseline %s: %s\n", name, strings.Join(slower, "; "))
+	fmt.Fprintf(env.Stderr, "slower than baseline %s: %s\n", name, strings.Join(j.Slower, "; "))
 	return ErrDifferences
 }
 
@@ -277,13 +261,13 @@ func compareWithBaseline(ctx context.Context, env *Env, st *store.Store, name st
 	if err != nil {
 		return err
 	}
-	rep, err := baselineReport(rec, st, b, runs)
+	j, err := report.JudgeBaseline(rec, st, b, runs)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(env.Stdout, "\nAgainst baseline %s (%s of %s):\n\n", b.Name, b.Source, b.Target)
-	if err := report.WriteSummary(env.Stdout, rep); err != nil {
+	if err := report.WriteSummary(env.Stdout, j.Report); err != nil {
 		return err
 	}
-	return judgeBaseline(env, rep, name)
+	return sayJudgement(env, j)
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"math/rand/v2"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -178,5 +180,140 @@ func TestReportOnlyLooseRuns(t *testing.T) {
 	code, _, stderr := runEnv(context.Background(), nil, "report", "--store", path)
 	if code != ExitUsage || !strings.Contains(stderr, "--runs all") {
 		t.Errorf("got exit %d, %q; want 2 and a pointer to --runs all", code, stderr)
+	}
+}
+
+// synthPair stores a sweep of two targets, db (the control) and other,
+// running oltp_point_select at 4 threads, 5 repeats each in the order A B
+// B A, with QPS around base times each target's factor. Each repeat of the
+// pair shares the machine's noise of the moment (machine, relative, drawn
+// once a repeat) and each run has its own (noise).
+func synthPair(t *testing.T, st *store.Store, at time.Time, base float64, factor map[string]float64, machine, noise float64, rng *rand.Rand) int64 {
+	t.Helper()
+	ctx := context.Background()
+	sw := &store.Sweep{Name: "pair", StartedAt: at, FinishedAt: at.Add(time.Minute), Status: store.SweepDone, Steps: 10,
+		ClientHost: "h", Tool: "shakedown test",
+		Settings: store.Settings{TimeS: 5, Repeats: 5, Order: "counterbalanced", Threads: []int{4}, Workloads: []string{"oltp_point_select"}}}
+	id, err := st.CreateSweep(ctx, sw, []store.Target{{Name: "db", Role: "control", URL: "mysql://u@127.0.0.1:3306/sbtest"},
+		{Name: "other", Role: "candidate", URL: "mysql://u@127.0.0.1:3307/sbtest"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	step := 0
+	for rep := 1; rep <= 5; rep++ {
+		now := 1 + machine*rng.NormFloat64()
+		order := []string{"db", "other"}
+		if rep%2 == 0 {
+			order = []string{"other", "db"}
+		}
+		for _, tg := range order {
+			step++
+			qps := base * factor[tg] * now * (1 + noise*rng.NormFloat64())
+			res := &result.Result{SchemaVersion: result.SchemaVersion, Workload: "oltp_point_select", Threads: 4, TimeS: 5, QPS: qps, TPS: qps,
+				LatencyMS: result.Latency{P95: 4000 / qps, P99: 8000 / qps},
+				Options:   map[string]string{"tables": "1", "time": "5", "threads": "4"},
+				Errors:    result.Errors{ByCode: map[string]int64{}}}
+			for s := 1; s <= 5; s++ {
+				res.Intervals = append(res.Intervals, result.Interval{AtS: float64(s), QPS: qps})
+			}
+			role := "candidate"
+			if tg == "db" {
+				role = "control"
+			}
+			run := &store.Run{SweepID: id, Step: step, Target: tg, Role: role, Workload: "oltp_point_select", Threads: 4, Repeat: rep,
+				Status: store.RunOK, StartedAt: at.Add(time.Duration(step) * 6 * time.Second), WallS: 6, Result: res}
+			if _, err := st.AddRun(ctx, run); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	return id
+}
+
+var factorRE = regexp.MustCompile(`machine changed \(x([0-9.]+)\)`)
+
+// TestBaselineMachineMoved: a baseline knows the machine from the server.
+// Its own runs compared with it are the same, however they spread; a
+// sweep in which every target fell by the same factor is inconclusive
+// because the machine changed (exit 0), with the factor; one in which the
+// baseline's target alone fell is still slower (exit 3); and a baseline of
+// the candidate uses the control beside it the same way.
+func TestBaselineMachineMoved(t *testing.T) {
+	st, path := tempStore(t)
+	rng := rand.New(rand.NewPCG(28, 5))
+	at := time.Date(2026, 6, 1, 2, 0, 0, 0, time.UTC)
+	alike := map[string]float64{"db": 1, "other": 1.3}
+	synthPair(t, st, at, 1000, alike, 0.04, 0.03, rng)                                                          // 1: the baseline
+	synthPair(t, st, at.Add(time.Hour), 711, alike, 0.04, 0.03, rng)                                            // 2: the machine slowed
+	synthPair(t, st, at.Add(2*time.Hour), 1000, map[string]float64{"db": 0.711, "other": 1.3}, 0.04, 0.03, rng) // 3: db slowed
+	for _, save := range [][]string{{"baseline", "save", "nightly", "--sweep", "1"}, {"baseline", "save", "other", "--sweep", "1", "--target", "other"}} {
+		if code, _, stderr := runEnv(context.Background(), nil, append(save, "--store", path)...); code != ExitOK {
+			t.Fatalf("%v: exit %d: %s", save, code, stderr)
+		}
+	}
+	tests := []struct {
+		name     string
+		args     []string
+		code     int
+		verdict  string // the QPS verdict in the JSON report
+		stderr   []string
+		noStderr string
+	}{
+		{"its own runs are the same", []string{"--baseline", "nightly", "--sweep", "1"}, ExitOK, "same: the baseline's own runs",
+			[]string{"nothing is slower than baseline nightly"}, "the machine changed"},
+		{"every target moved alike", []string{"--baseline", "nightly", "--sweep", "2"}, ExitOK, "inconclusive: the machine changed (x",
+			[]string{"inconclusive against baseline nightly: the machine changed, not the server: oltp_point_select at 4 threads: QPS 0.",
+				"and so did other 0.", "nothing is slower than baseline nightly"}, "slower than baseline nightly:"},
+		{"only the baseline's target moved", []string{"--baseline", "nightly", "--sweep", "3"}, ExitDifferences, "slower",
+			[]string{"slower than baseline nightly: oltp_point_select at 4 threads: QPS 0."}, "the machine changed"},
+		{"a baseline of the candidate, every target moved alike", []string{"--baseline", "other", "--sweep", "2"}, ExitOK,
+			"inconclusive: the machine changed (x", []string{"and so did db 0."}, "slower than baseline other:"},
+		{"a baseline of the candidate, the control alone moved", []string{"--baseline", "other", "--sweep", "3"}, ExitOK, "",
+			nil, "the machine changed"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stdout, stderr := runEnv(context.Background(), nil, append([]string{"report", "--format", "json", "--store", path}, tc.args...)...)
+			if code != tc.code {
+				t.Errorf("exit code: got %d, want %d\nstderr: %s", code, tc.code, stderr)
+			}
+			var doc struct {
+				Rows []struct {
+					Role      string `json:"role"`
+					VsControl map[string]struct {
+						Note string `json:"note"`
+					} `json:"vs_control"`
+				} `json:"rows"`
+			}
+			if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
+				t.Fatalf("%v: %s", err, stdout)
+			}
+			var notes []string
+			for _, r := range doc.Rows {
+				if r.Role != "control" {
+					notes = append(notes, r.VsControl["qps"].Note)
+				}
+			}
+			if len(notes) != 1 || tc.verdict != "" && !strings.HasPrefix(notes[0], tc.verdict) || strings.Contains(notes[0], "machine") && tc.verdict == "" {
+				t.Errorf("QPS verdict: got %q, want one starting %q", notes, tc.verdict)
+			}
+			// The factor is how far the others moved: 0.711, less what the
+			// noise of five runs a side makes of it.
+			if m := factorRE.FindStringSubmatch(strings.Join(notes, "")); m != nil {
+				if f, _ := strconv.ParseFloat(m[1], 64); f < 0.62 || f > 0.8 {
+					t.Errorf("factor: got %s, want 0.711 within the noise (0.62 to 0.8)", m[1])
+				}
+			} else if strings.Contains(tc.verdict, "machine") {
+				t.Errorf("QPS verdict: got %q, want the factor in it", notes)
+			}
+			for _, w := range tc.stderr {
+				if !strings.Contains(stderr, w) {
+					t.Errorf("stderr: want %q in:\n%s", w, stderr)
+				}
+			}
+			if tc.noStderr != "" && strings.Contains(stderr, tc.noStderr) {
+				t.Errorf("stderr: got %q, want no %q", stderr, tc.noStderr)
+			}
+		})
 	}
 }

@@ -86,10 +86,7 @@ func (c *benchCmd) run(ctx context.Context, env *Env, args []string) error {
 		res.Segment.Host = sr.me.Host
 	}
 	if sr != nil {
-		status := runStatus(err)
-		if res == nil && ctx.Err() != nil {
-			status = store.RunInterrupted
-		}
+		status, _ := result.StatusOf(res, err, errors.Is(err, engine.ErrInterrupted) || res == nil && ctx.Err() != nil)
 		defer sr.finish(context.WithoutCancel(ctx), status)
 	}
 	if res != nil {
@@ -138,8 +135,12 @@ func (c *benchCmd) save(ctx context.Context, env *Env, out io.Writer, job *engin
 		}
 		fmt.Fprintf(out, "Result stored in %s as segment %s; shakedown report --store %s --runs all merges the runners\n", st.Path(), sr.me.Label, st.Path())
 	case st != nil:
-		if err := storeRun(ctx, st, job, res, runErr, started, args); err != nil {
+		run := newRun(job, res, runErr, started, args)
+		if _, err := st.AddRun(ctx, run); err != nil {
 			errs = append(errs, fmt.Errorf("--store %s: %w", st.Path(), err))
+		} else if runErr == nil && run.Status != store.RunOK {
+			// It ran its course, but reports will leave it out: say why.
+			fmt.Fprintf(out, "Result stored in %s as %s: %s\n", st.Path(), run.Status, run.Error)
 		} else {
 			fmt.Fprintf(out, "Result stored in %s\n", st.Path())
 		}
@@ -156,28 +157,12 @@ func resultJSON(res *result.Result) []byte {
 	return []byte(b.String())
 }
 
-func storeRun(ctx context.Context, st *store.Store, job *engine.Job, res *result.Result, runErr error, started time.Time, args []string) error {
-	_, err := st.AddRun(ctx, newRun(job, res, runErr, started, args))
-	return err
-}
-
-// runStatus is how a run that ended with err is stored.
-func runStatus(err error) string {
-	switch {
-	case errors.Is(err, engine.ErrInterrupted):
-		return store.RunInterrupted
-	case err != nil:
-		return store.RunFailed
-	}
-	return store.RunOK
-}
-
-// newRun is a run's row in the store.
+// newRun is a run's row in the store, its status by result.StatusOf.
 func newRun(job *engine.Job, res *result.Result, runErr error, started time.Time, args []string) *store.Run {
-	status := runStatus(runErr)
+	status, why := result.StatusOf(res, runErr, errors.Is(runErr, engine.ErrInterrupted))
 	msg := ""
 	if status == store.RunFailed {
-		msg = runErr.Error()
+		msg = why.Error()
 	}
 	return &store.Run{
 		Target:    res.Target.Name,

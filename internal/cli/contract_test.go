@@ -119,6 +119,13 @@ func TestContract(t *testing.T) {
 							t.Errorf("report: got\n%s\nwant the sweep's workload", out)
 						}
 					}},
+				{name: "baseline save", args: []string{"baseline", "save", "own", "--store", filepath.Join(dir, "sweep.db")}, codes: []int{ExitOK}},
+				{name: "report against the baseline saved from it", args: []string{"report", "--baseline", "own", "--store", filepath.Join(dir, "sweep.db")},
+					codes: []int{ExitOK}, check: func(t *testing.T, out string) {
+						if strings.Count(out, "same: the baseline's own runs") < 2 || strings.Contains(out, "1 run: no verdict") {
+							t.Errorf("report --baseline: got\n%s\nwant every thread level the same: the baseline's own runs", out)
+						}
+					}},
 				{name: "watch", args: []string{"watch", srv.url, "--count=2"}, codes: []int{ExitOK}},
 				{name: "vars diff against MariaDB", args: []string{"vars", "diff", servers[0].url, srv.url}, codes: []int{ExitDifferences, ExitOK}},
 				{name: "verify against itself", args: []string{"verify", srv.url, srv.url}, codes: []int{ExitOK},

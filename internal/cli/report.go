@@ -304,14 +304,14 @@ func (c *reportCmd) noSweeps(ctx context.Context, st *store.Store) error {
 // writeBaseline reports fresh runs against a baseline and exits with 3
 // when anything is slower.
 func (c *reportCmd) writeBaseline(ctx context.Context, env *Env, st *store.Store, b store.Baseline, fresh []store.Run) error {
-	rep, err := baselineReport(ctx, st, b, fresh)
+	j, err := report.JudgeBaseline(ctx, st, b, fresh)
 	if err != nil {
 		return err
 	}
-	if err := c.emit(env, func(w io.Writer) error { return report.Write(w, c.format, rep) }, "baseline "+b.Name); err != nil {
+	if err := c.emit(env, func(w io.Writer) error { return report.Write(w, c.format, j.Report) }, "baseline "+b.Name); err != nil {
 		return err
 	}
-	return judgeBaseline(env, rep, b.Name)
+	return sayJudgement(env, j)
 }
 
 // writeHistory reports every stored sweep as a history.
@@ -407,9 +407,10 @@ func (c *reportCmd) fromFiles(files []string) (*store.SweepData, error) {
 			return nil, usagef("report: %s is not a result document (shakedown run --json FILE and shakedown slap --json FILE write them)", f)
 		}
 		for _, res := range docs {
+			status, why := res.Status()
 			runs = append(runs, store.Run{
 				Target: res.Target.Name, Workload: res.Workload, Threads: res.Threads, Command: f,
-				Status: resultStatus(res), Error: res.Error, StartedAt: res.StartedAt, WallS: res.TimeS + res.WarmupS, Result: res,
+				Status: status, Error: errText(why), StartedAt: res.StartedAt, WallS: res.TimeS + res.WarmupS, Result: res,
 			})
 		}
 	}
@@ -420,15 +421,12 @@ func (c *reportCmd) fromFiles(files []string) (*store.SweepData, error) {
 	return d, nil
 }
 
-// resultStatus is a result document's run status in the store.
-func resultStatus(r *result.Result) string {
-	switch {
-	case r.Interrupted:
-		return store.RunInterrupted
-	case r.Error != "":
-		return store.RunFailed
+// errText is an error's text, "" for none.
+func errText(err error) string {
+	if err == nil {
+		return ""
 	}
-	return store.RunOK
+	return err.Error()
 }
 
 func (c *reportCmd) listSweeps(ctx context.Context, env *Env, st *store.Store) error {

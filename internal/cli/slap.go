@@ -144,8 +144,9 @@ func (c *slapCmd) saveResults(ctx context.Context, env *Env, out io.Writer, st *
 	if st != nil {
 		stored := 0
 		for _, r := range levels {
+			status, why := r.Status()
 			run := &store.Run{Target: r.Target.Name, Workload: r.Workload, Threads: r.Threads, Command: slapCommand(r.Options),
-				Status: resultStatus(r), Error: r.Error, StartedAt: r.StartedAt, WallS: r.TimeS, Result: r}
+				Status: status, Error: errText(why), StartedAt: r.StartedAt, WallS: r.TimeS, Result: r}
 			if _, err := st.AddRun(ctx, run); err != nil {
 				errs = append(errs, fmt.Errorf("--store %s: %w", st.Path(), err))
 				break

@@ -2,7 +2,6 @@ package report
 
 import (
 	"fmt"
-	"slices"
 	"sort"
 	"strings"
 
@@ -28,19 +27,7 @@ var runOptions = map[string]bool{
 // workload the baseline lacks, or taken with other options, are refused
 // with an error that says which (bad input).
 func AgainstBaseline(b store.Baseline, base, fresh []store.Run) (*store.SweepData, error) {
-	pick := b.Target
-	if !slices.ContainsFunc(fresh, func(r store.Run) bool { return r.Target == pick }) {
-		pick = ""
-		for _, r := range fresh {
-			if r.Role == "control" {
-				pick = r.Target
-				break
-			}
-		}
-		if pick == "" && len(fresh) > 0 {
-			pick = fresh[0].Target
-		}
-	}
+	pick := picked(b, fresh)
 	var mine []store.Run
 	for _, r := range fresh {
 		if r.Target == pick {

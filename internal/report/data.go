@@ -33,6 +33,10 @@ type jsonReport struct {
 	// Splits are the steps merged from split loads' runners (version 2,
 	// added without changing any other field).
 	Splits []jsonSplit `json:"split_loads"`
+	// MachineChanged, in a comparison with a baseline, lists the figures
+	// that moved only as far as every other target beside them (added
+	// without changing any other field).
+	MachineChanged []string `json:"machine_changed,omitempty"`
 }
 
 type jsonMethod struct {
@@ -229,10 +233,11 @@ func WriteJSON(w io.Writer, r *Report) error {
 		Method: jsonMethod{NoiseThreshold: r.Threshold, Confidence: r.Confidence, Ratio: "candidate median / control median",
 			Interval: "exact distribution-free interval of the ratio (Moses, from the Mann-Whitney U distribution, on the logarithms)",
 			Test:     "Mann-Whitney U, two-sided", MinRuns: stats.MinRuns},
-		AA:       r.AA(),
-		Drift:    jsonDrift{Trend: r.Drift, Drifting: r.Drift.Drifting(r.Threshold)},
-		Unsteady: []jsonUnsteady{},
-		Splits:   r.jsonSplits(),
+		AA:             r.AA(),
+		Drift:          jsonDrift{Trend: r.Drift, Drifting: r.Drift.Drifting(r.Threshold)},
+		Unsteady:       []jsonUnsteady{},
+		Splits:         r.jsonSplits(),
+		MachineChanged: r.Moved,
 	}
 	if doc.AA == nil {
 		doc.AA = []AANoise{}

@@ -6,6 +6,7 @@ import (
 	"math"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/shakedown/shakedown/internal/stats"
 )
@@ -19,7 +20,7 @@ func (r *Report) writeFindings(w io.Writer, brief bool) {
 		fmt.Fprintln(w)
 		wrap(w, line, 100, "")
 	}
-	for _, line := range []string{r.driftLine(), r.unsteadyLine()} {
+	for _, line := range []string{r.movedLine(), r.driftLine(), r.unsteadyLine()} {
 		if line != "" {
 			fmt.Fprintln(w)
 			wrap(w, line, 100, "")
@@ -38,6 +39,17 @@ func (r *Report) writeFindings(w io.Writer, brief bool) {
 			fmt.Fprintf(w, "  ... and %d more (shakedown report lists them all)\n", more)
 		}
 	}
+}
+
+// movedLine says which figures moved against a baseline only because the
+// machine did; "" when none.
+func (r *Report) movedLine() string {
+	if len(r.Moved) == 0 {
+		return ""
+	}
+	return "THE MACHINE CHANGED: these figures moved against the baseline as far as every other target measured beside it did, " +
+		"so the servers did not change, the machine did (load, CPU speed, another tenant): " + strings.Join(r.Moved, "; ") +
+		". They are inconclusive, not slower or faster: measure again on a quiet machine, or save a new baseline on this one as it is now."
 }
 
 // minJudged is the fewest runs judged for steadiness that a warning about

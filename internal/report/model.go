@@ -139,6 +139,10 @@ type Report struct {
 	// Drift is how the control's repeats moved within each workload and
 	// thread level across the sweep.
 	Drift stats.Trend
+	// Moved, in a comparison with a baseline (JudgeBaseline), lists the
+	// figures that moved as far as every other target beside them: the
+	// machine changed.
+	Moved []string
 	// Bisect, when set, is a vars bisect between two of the servers: which
 	// of the differing variables make the difference (see bisect.go).
 	Bisect *bisect.Result

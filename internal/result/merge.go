@@ -191,7 +191,7 @@ func describe(sp *Split, all, parts []Runner) {
 		switch {
 		case r.Result == nil:
 			sp.Missing = append(sp.Missing, r.Label+" never reported")
-		case r.Status != "ok":
+		case r.Status != StatusOK:
 			why := r.Status
 			if r.Result.Interrupted {
 				why = "interrupted"

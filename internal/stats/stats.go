@@ -177,11 +177,19 @@ type Comparison struct {
 	Needed int `json:"needed"`
 	// Threshold is the noise threshold used.
 	Threshold float64 `json:"threshold"`
+	// Reason, when set, says why the state is not what the interval alone
+	// gives (a comparison with a baseline that knows the machine moved);
+	// Note prints it after the state.
+	Reason string `json:"reason,omitempty"`
 }
 
 // Note is the comparison in a few words for a table: "1 run: no verdict",
-// "inconclusive (~9 runs)", "faster".
+// "inconclusive (~9 runs)", "faster", "inconclusive: the machine changed
+// (x0.711)".
 func (c Comparison) Note() string {
+	if c.Reason != "" {
+		return string(c.State) + ": " + c.Reason
+	}
 	switch c.State {
 	case NoVerdict:
 		n := min(c.Control.N, c.Candidate.N)

@@ -250,3 +250,24 @@ func TestKthDiff(t *testing.T) {
 		})
 	}
 }
+
+// TestNoteReason: a state set for a reason other than the interval says
+// the reason after it.
+func TestNoteReason(t *testing.T) {
+	tests := []struct {
+		name string
+		c    Comparison
+		want string
+	}{
+		{"no reason", Comparison{State: Inconclusive, Needed: 9}, "inconclusive (~9 runs)"},
+		{"the machine changed", Comparison{State: Inconclusive, Reason: "the machine changed (x0.711)"}, "inconclusive: the machine changed (x0.711)"},
+		{"the same runs", Comparison{State: Same, Reason: "the baseline's own runs"}, "same: the baseline's own runs"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tc.c.Note(); got != tc.want {
+				t.Errorf("got %q, want %q", got, tc.want)
+			}
+		})
+	}
+}

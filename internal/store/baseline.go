@@ -16,7 +16,8 @@ CREATE TABLE IF NOT EXISTS baselines (
 	created_at TEXT NOT NULL,
 	target     TEXT NOT NULL,
 	source     TEXT NOT NULL,
-	run_ids    TEXT NOT NULL DEFAULT '[]'
+	run_ids    TEXT NOT NULL DEFAULT '[]',
+	witness_run_ids TEXT
 );
 `
 
@@ -33,11 +34,20 @@ type Baseline struct {
 	// Source says where the runs came from ("sweep 3", "runs 4,5,6").
 	Source string
 	RunIDs []int64
+	// WitnessRunIDs are the runs of the other targets measured beside
+	// RunIDs (the rest of the same sweep): a later comparison runs them
+	// again beside the target's to tell a machine that moved from a
+	// server that did. Empty in baselines saved before they were kept.
+	WitnessRunIDs []int64
 }
 
 // SaveBaseline records a baseline; a name in use is ErrExists.
 func (s *Store) SaveBaseline(ctx context.Context, b *Baseline) error {
 	ids, err := json.Marshal(b.RunIDs)
+	if err != nil {
+		return fmt.Errorf("save baseline %s: %w", b.Name, err)
+	}
+	witnesses, err := json.Marshal(b.WitnessRunIDs)
 	if err != nil {
 		return fmt.Errorf("save baseline %s: %w", b.Name, err)
 	}
@@ -49,8 +59,8 @@ func (s *Store) SaveBaseline(ctx context.Context, b *Baseline) error {
 	case !errors.Is(err, sql.ErrNoRows):
 		return fmt.Errorf("save baseline %s: %w", b.Name, err)
 	}
-	if _, err := s.db.ExecContext(ctx, `INSERT INTO baselines(name, created_at, target, source, run_ids) VALUES (?, ?, ?, ?, ?)`,
-		b.Name, timeText(b.CreatedAt), b.Target, b.Source, string(ids)); err != nil {
+	if _, err := s.db.ExecContext(ctx, `INSERT INTO baselines(name, created_at, target, source, run_ids, witness_run_ids) VALUES (?, ?, ?, ?, ?, ?)`,
+		b.Name, timeText(b.CreatedAt), b.Target, b.Source, string(ids), string(witnesses)); err != nil {
 		return fmt.Errorf("save baseline %s: %w", b.Name, err)
 	}
 	return nil
@@ -58,7 +68,7 @@ func (s *Store) SaveBaseline(ctx context.Context, b *Baseline) error {
 
 // Baselines lists the baselines by name.
 func (s *Store) Baselines(ctx context.Context) ([]Baseline, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT name, created_at, target, source, run_ids FROM baselines ORDER BY name`)
+	rows, err := s.db.QueryContext(ctx, `SELECT name, created_at, target, source, run_ids, witness_run_ids FROM baselines ORDER BY name`)
 	if err != nil {
 		return nil, fmt.Errorf("list baselines: %w", err)
 	}
@@ -67,12 +77,18 @@ func (s *Store) Baselines(ctx context.Context) ([]Baseline, error) {
 	for rows.Next() {
 		var b Baseline
 		var created, ids string
-		if err := rows.Scan(&b.Name, &created, &b.Target, &b.Source, &ids); err != nil {
+		var witnesses sql.NullString
+		if err := rows.Scan(&b.Name, &created, &b.Target, &b.Source, &ids, &witnesses); err != nil {
 			return nil, fmt.Errorf("list baselines: %w", err)
 		}
 		b.CreatedAt = parseTime(created)
 		if err := json.Unmarshal([]byte(ids), &b.RunIDs); err != nil {
 			return nil, fmt.Errorf("baseline %s: %w", b.Name, err)
+		}
+		if witnesses.Valid && witnesses.String != "" {
+			if err := json.Unmarshal([]byte(witnesses.String), &b.WitnessRunIDs); err != nil {
+				return nil, fmt.Errorf("baseline %s: %w", b.Name, err)
+			}
 		}
 		out = append(out, b)
 	}

@@ -119,8 +119,12 @@ func TestContractRoundTrip(t *testing.T) {
 		if e, err := s.LatestEvidence(ctx, KindCheck, nil); err != nil || e.Outcome != OutcomePass {
 			t.Errorf("evidence: got %+v, %v", e, err)
 		}
-		if err := s.SaveBaseline(ctx, &Baseline{Name: "b", CreatedAt: start, Target: "a", Source: "sweep 1", RunIDs: []int64{run.ID}}); err != nil {
+		saved := Baseline{Name: "b", CreatedAt: start, Target: "a", Source: "sweep 1", RunIDs: []int64{run.ID}, WitnessRunIDs: []int64{run.ID + 1}}
+		if err := s.SaveBaseline(ctx, &saved); err != nil {
 			t.Fatal(err)
+		}
+		if bs, err := s.Baselines(ctx); err != nil || len(bs) != 1 || !reflect.DeepEqual(bs[0], saved) {
+			t.Errorf("baselines: got %+v, %v; want %+v", bs, err, saved)
 		}
 		if err := s.SaveBaseline(ctx, &Baseline{Name: "b", CreatedAt: start}); !errors.Is(err, ErrExists) {
 			t.Errorf("a baseline saved twice: got %v, want ErrExists", err)

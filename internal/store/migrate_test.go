@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"path/filepath"
+	"reflect"
 	"testing"
 	"time"
 )
@@ -55,5 +56,38 @@ func TestMigrationOnlyAdds(t *testing.T) {
 		if len(runs) != 2 || runs[0].Target != "old" || runs[0].Degraded || runs[1].Target != "new" || !runs[1].Degraded {
 			t.Errorf("got %+v, want the old run not degraded and the new one degraded", runs)
 		}
+	}
+}
+
+// A baseline saved before its witnesses were kept reads back without
+// them, and the store then keeps the witnesses of new ones.
+func TestMigrationBaselineWitnesses(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "old.db")
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(layout1Runs + `
+CREATE TABLE baselines (name TEXT PRIMARY KEY, created_at TEXT NOT NULL, target TEXT NOT NULL, source TEXT NOT NULL, run_ids TEXT NOT NULL DEFAULT '[]');
+INSERT INTO baselines VALUES ('old', '2025-01-01T00:00:00Z', 'old', 'runs all', '[1]');
+`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	s, err := Open(ctx, path)
+	if err != nil {
+		t.Fatalf("open a store with a baseline table of the first layout: %v", err)
+	}
+	defer s.Close()
+	if err := s.SaveBaseline(ctx, &Baseline{Name: "new", Target: "old", Source: "runs all", RunIDs: []int64{1}, WitnessRunIDs: []int64{2, 3}}); err != nil {
+		t.Fatal(err)
+	}
+	bs, err := s.Baselines(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(bs) != 2 || !reflect.DeepEqual(bs[0].WitnessRunIDs, []int64{2, 3}) || len(bs[1].WitnessRunIDs) != 0 {
+		t.Errorf("got %+v, want the new baseline with runs 2 and 3 as witnesses and the old one without", bs)
 	}
 }

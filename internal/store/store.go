@@ -44,11 +44,12 @@ const (
 	SweepFailed      = "failed"
 )
 
-// Run statuses.
+// Run statuses: result.StatusOf decides which of the first three a run
+// gets.
 const (
-	RunOK          = "ok"
-	RunFailed      = "failed"
-	RunInterrupted = "interrupted"
+	RunOK          = result.StatusOK
+	RunFailed      = result.StatusFailed
+	RunInterrupted = result.StatusInterrupted
 	// RunPartial is a step of a split load merged from fewer runners
 	// than it had: a runner never reported or stopped early. Its figures
 	// are what the others measured; it counts in no verdict.
@@ -297,6 +298,8 @@ var added = []struct{ table, column, decl string }{
 	// The part of a split load a run is (NULL: a run alone).
 	{"runs", "split_id", "INTEGER"},
 	{"runs", "seg_index", "INTEGER NOT NULL DEFAULT 0"},
+	// The runs of the other targets beside a baseline's (NULL: none kept).
+	{"baselines", "witness_run_ids", "TEXT"},
 }
 
 // sqliteIndexes are the SQLite indexes on added columns. A segment

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/shakedown/shakedown/internal/plan"
+	"github.com/shakedown/shakedown/internal/result"
 	"github.com/shakedown/shakedown/internal/schedule"
 	"github.com/shakedown/shakedown/internal/segment"
 	"github.com/shakedown/shakedown/internal/store"
@@ -100,13 +101,8 @@ func runSplit(ctx context.Context, p *plan.Plan, envs []Env, opt Options) (*Summ
 		}
 		return sum, store.ErrUnsaved(s.unsaved, s.unsavedPath)
 	}
-	status := store.RunOK
-	switch {
-	case runErr != nil:
-		status = store.RunFailed
-	case interrupted || ctx.Err() != nil:
-		status = store.RunInterrupted
-	}
+	// A runner ends as a run does, by the same rule.
+	status, _ := result.StatusOf(nil, runErr, interrupted || ctx.Err() != nil)
 	_ = opt.Store.RunnerFinished(rec, load.ID, me.Index, status, now())
 	sum.Elapsed = now().Sub(started)
 	sum.Interrupted = interrupted || ctx.Err() != nil

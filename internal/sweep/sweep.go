@@ -23,7 +23,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -36,7 +35,6 @@ import (
 	"github.com/shakedown/shakedown/internal/segment"
 	"github.com/shakedown/shakedown/internal/stats"
 	"github.com/shakedown/shakedown/internal/store"
-	"github.com/shakedown/shakedown/internal/target"
 )
 
 // ErrInterrupted means the sweep was stopped before its last step; what
@@ -381,32 +379,11 @@ func (s *sweeper) step(ctx context.Context, step plan.Step, now func() time.Time
 		err = ErrInterrupted
 		res.Interrupted = true
 	}
-	switch {
-	case err == nil && lostServer(res) > 0:
-		// The runner reconnects and carries on, so a run through an
-		// outage ends "fine" with fewer queries: not a measurement to
-		// compare.
-		return finish(store.RunFailed, fmt.Errorf("the server was lost during the step (%d lost or refused connections, %d reconnects); its figures are kept in the result but left out of the comparison",
-			lostServer(res), res.Reconnects))
-	case err == nil:
-		return finish(store.RunOK, nil)
-	case errors.Is(err, engine.ErrInterrupted) || ctx.Err() != nil:
-		return finish(store.RunInterrupted, err)
-	default:
-		if res != nil && res.Error == "" {
-			res.Error = err.Error()
-		}
-		return finish(store.RunFailed, err)
+	status, why := result.StatusOf(res, err, errors.Is(err, engine.ErrInterrupted) || ctx.Err() != nil)
+	if err != nil && status == store.RunFailed && res != nil && res.Error == "" {
+		res.Error = err.Error()
 	}
-}
-
-// lostServer counts the errors of res that mean the server went away.
-func lostServer(res *result.Result) int64 {
-	var n int64
-	for _, code := range []uint16{target.CodeServerLost, target.CodeServerGone, target.CodeConnError} {
-		n += res.Errors.ByCode[strconv.Itoa(int(code))]
-	}
-	return n
+	return finish(status, why)
 }
 
 // lineWriter passes engine output (prepare progress) to the progress as

@@ -34,6 +34,21 @@ func Code(err error) uint16 {
 	return 0
 }
 
+// ConnLostCode reports whether an error number means the connection is
+// gone: what IsConnLost says of a server's or client's error, for a run's
+// errors counted by code (Code gives CodeServerLost for a connection that
+// broke without a number).
+func ConnLostCode(code uint16) bool {
+	switch code {
+	case 1053, // ER_SERVER_SHUTDOWN
+		1927, // ER_CONNECTION_KILLED (MariaDB)
+		4031, // ER_CLIENT_INTERACTION_TIMEOUT (MySQL 8)
+		CodeServerGone, CodeServerLost, 2011, 2055:
+		return true
+	}
+	return false
+}
+
 // IsConnLost reports whether err means the connection is gone and the only
 // way on is to reconnect.
 func IsConnLost(err error) bool {
@@ -42,14 +57,7 @@ func IsConnLost(err error) bool {
 	}
 	var me *mysql.MySQLError
 	if errors.As(err, &me) {
-		switch me.Number {
-		case 1053, // ER_SERVER_SHUTDOWN
-			1927, // ER_CONNECTION_KILLED (MariaDB)
-			4031, // ER_CLIENT_INTERACTION_TIMEOUT (MySQL 8)
-			CodeServerGone, CodeServerLost, 2011, 2055:
-			return true
-		}
-		return false
+		return ConnLostCode(me.Number)
 	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return false
