@@ -591,7 +591,7 @@ func (t *Target) OpenNoDB(ep Endpoint, size int) (*sql.DB, error) {
 }
 
 func (t *Target) open(ep Endpoint, db string, size int) (*sql.DB, error) {
-	conn, err := mysql.NewConnector(t.Config(ep, db))
+	conn, err := NewConnector(t.Config(ep, db))
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", ep, err)
 	}
