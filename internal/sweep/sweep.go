@@ -172,11 +172,16 @@ func Run(ctx context.Context, p *plan.Plan, envs []Env, opt Options) (*Summary, 
 	pending()
 	if stored != nil {
 		before := len(done)
+		pr.Printf("resuming sweep %d: %d of %d steps stored as ok", id, before, sum.Steps)
 		if p.Prepare && opt.Split == nil {
 			s.resumeData(ctx, stored, todo, done)
 		}
 		pending()
-		pr.Printf("resuming sweep %d: %d of %d steps stored as ok, %d to run (failed, interrupted and not run)", id, len(done), sum.Steps, len(todo))
+		again := ""
+		if n := before - len(done); n > 0 {
+			again = fmt.Sprintf(" (%d of them ok, of levels started again)", n)
+		}
+		pr.Printf("resuming sweep %d: %d steps to run%s: failed, interrupted and not run", id, len(todo), again)
 		s.note(firstIndex(todo), store.NoteResumed, nil, nil, fmt.Sprintf("resumed: %d of %d steps stored as ok (%d of them to run again on fresh data), %d to run",
 			before, sum.Steps, before-len(done), len(todo)))
 		sum.OK = len(done)
