@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/shakedown/shakedown/internal/plan"
+	"github.com/shakedown/shakedown/internal/report"
 	"github.com/shakedown/shakedown/internal/store"
 )
 
@@ -26,6 +27,13 @@ const DefaultDownWait = 30 * time.Second
 // level begun on the old data starts again from its first repeat: its
 // keys leave done. Both are said and noted.
 func (s *sweeper) resumeData(ctx context.Context, d *store.SweepData, todo []plan.Step, done map[string]bool) {
+	// The highest repeat stored of each target at each level: with
+	// repeats: auto a level may have more than the plan's first round.
+	top := map[string]int{}
+	for _, r := range d.Runs {
+		k := stepKey(r.Target, r.Workload, r.Threads, 0)
+		top[k] = max(top[k], r.Repeat)
+	}
 	left := s.restore(d.Notes)
 	for home, sets := range left {
 		s.data[home] = sets
@@ -55,14 +63,33 @@ func (s *sweeper) resumeData(ctx context.Context, d *store.SweepData, todo []pla
 			why = "it is not as the interrupted sweep left it: " + err.Error()
 			s.drop(home, ds.key)
 		}
-		s.restart(st, ds.key, why, done)
+		s.restart(st, ds.key, why, done, top)
 	}
+}
+
+// later are the steps of a resumed sweep's later rounds (repeats: auto)
+// whose last run is not ok, in step order: they are run again before any
+// new round is decided.
+func (s *sweeper) later(d *store.SweepData, firstRound int, done map[string]bool) []plan.Step {
+	byLabel := map[string]*plan.Workload{}
+	for _, w := range s.p.Workloads {
+		byLabel[w.Label()] = w
+	}
+	var out []plan.Step
+	for _, r := range report.Latest(d.Runs) {
+		w, t := byLabel[r.Workload], s.target(r.Target)
+		if r.Step <= firstRound || w == nil || t == nil || done[stepKey(r.Target, r.Workload, r.Threads, r.Repeat)] {
+			continue
+		}
+		out = append(out, plan.Step{Index: r.Step, Target: t, Workload: w, Threads: r.Threads, Repeat: r.Repeat})
+	}
+	return out
 }
 
 // restart makes every thread level of data key on step's data home that
 // was begun (some repeats stored as ok) start again from its first
 // repeat, as its data is about to be made again.
-func (s *sweeper) restart(step plan.Step, key, why string, done map[string]bool) {
+func (s *sweeper) restart(step plan.Step, key, why string, done map[string]bool, top map[string]int) {
 	home := s.homes[step.Target.Name]
 	var begun []string
 	for _, c := range s.p.Cells() {
@@ -75,7 +102,8 @@ func (s *sweeper) restart(step plan.Step, key, why string, done map[string]bool)
 			}
 			var reps []string
 			all := true
-			for r := 1; r <= s.p.Repeats; r++ {
+			last := max(s.p.Repeats, top[stepKey(t.Name, c.Workload.Label(), c.Threads, 0)])
+			for r := 1; r <= last; r++ {
 				k := stepKey(t.Name, c.Workload.Label(), c.Threads, r)
 				if done[k] {
 					reps = append(reps, fmt.Sprint(r))
@@ -86,7 +114,7 @@ func (s *sweeper) restart(step plan.Step, key, why string, done map[string]bool)
 			if len(reps) == 0 || all {
 				continue // not begun, or finished: its data no longer matters
 			}
-			for r := 1; r <= s.p.Repeats; r++ {
+			for r := 1; r <= last; r++ {
 				delete(done, stepKey(t.Name, c.Workload.Label(), c.Threads, r))
 			}
 			msg := fmt.Sprintf("resuming: the %d-thread level of %s on %s was begun on data that is made again (%s): repeats %s, stored, are run again on the fresh data with the rest, so that the level runs on one data set; the report counts the new runs only",

@@ -173,10 +173,12 @@ func Run(ctx context.Context, p *plan.Plan, envs []Env, opt Options) (*Summary, 
 	if stored != nil {
 		before := len(done)
 		pr.Printf("resuming sweep %d: %d of %d steps stored as ok", id, before, sum.Steps)
+		todo = append(todo, s.later(stored, len(first), done)...)
 		if p.Prepare && opt.Split == nil {
 			s.resumeData(ctx, stored, todo, done)
 		}
 		pending()
+		todo = append(todo, s.later(stored, len(first), done)...)
 		again := ""
 		if n := before - len(done); n > 0 {
 			again = fmt.Sprintf(" (%d of them ok, of levels started again)", n)

@@ -529,7 +529,16 @@ func TestResume(t *testing.T) {
 	if d.Sweep.Status != store.SweepDone {
 		t.Errorf("status: got %s, want done", d.Sweep.Status)
 	}
-	if !strings.Contains(progress.String(), "resuming sweep") {
-		t.Errorf("progress does not say it resumes:\n%s", progress.String())
+	// prepare: replace on resume does not make the data again under the
+	// levels begun: it is there and whole, and kept.
+	out := progress.String()
+	for _, want := range []string{"resuming sweep", "resuming: keeping oltp_point_select data on a as the interrupted sweep left it",
+		"resuming: keeping oltp_point_select data on b as the interrupted sweep left it", "step 3/4", "step 4/4"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("progress has no %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "prepared") || strings.Contains(out, "dropping") {
+		t.Errorf("the resume made data again:\n%s", out)
 	}
 }
