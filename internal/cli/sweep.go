@@ -315,16 +315,16 @@ func finishSweep(ctx context.Context, env *Env, st *store.Store, sum *sweep.Summ
 	}
 	fmt.Fprintf(env.Stdout, "\nsweep %d: %d of %d steps ok in %s; stored in %s\n", sum.SweepID, sum.OK, sum.Steps,
 		sum.Elapsed.Round(time.Second), st.Path())
-	fmt.Fprintf(env.Stdout, "full report: shakedown report --store %s --sweep %d --format html -o report.html\n", st.Path(), sum.SweepID)
+	fmt.Fprintf(env.Stdout, "full report: shakedown report --store %s --sweep %d --format html -o report.html\n", sweep.Quote(st.Path()), sum.SweepID)
 	switch {
 	case errors.Is(runErr, sweep.ErrInterrupted):
 		return fmt.Errorf("interrupted: %d of %d steps finished and are stored as sweep %d; continue it with shakedown sweep --resume %d --store %s",
-			sum.OK+sum.Failed, sum.Steps, sum.SweepID, sum.SweepID, st.Path())
+			sum.OK+sum.Failed, sum.Steps, sum.SweepID, sum.SweepID, sweep.Quote(st.Path()))
 	case runErr != nil:
 		return runErr
 	case sum.Failed > 0:
 		return fmt.Errorf("%d of %d steps failed (stored as failed in sweep %d; the report lists them); once the cause is fixed, run them again with shakedown sweep --resume %d --store %s",
-			sum.Failed, sum.Steps, sum.SweepID, sum.SweepID, st.Path())
+			sum.Failed, sum.Steps, sum.SweepID, sum.SweepID, sweep.Quote(st.Path()))
 	}
 	return nil
 }

@@ -89,6 +89,17 @@ time: 2
 	if code != ExitOK || !strings.Contains(stdout, "sweep 1: 2 of 2 steps ok") {
 		t.Fatalf("%q: exit %d\nstdout %s\nstderr %s", args, code, stdout, stderr)
 	}
+	// The report it suggests, written where the test may write.
+	_, line, ok := strings.Cut(stdout, "full report: shakedown ")
+	line, _, _ = strings.Cut(line, "\n")
+	html := filepath.Join(t.TempDir(), "report.html")
+	report := strings.Fields(strings.Replace(line, "-o report.html", "-o "+html, 1))
+	if code, _, stderr := runEnv(context.Background(), nil, report...); !ok || code != ExitOK {
+		t.Errorf("%q: exit %d, %s", report, code, stderr)
+	}
+	if fi, err := os.Stat(html); err != nil || fi.Size() == 0 {
+		t.Errorf("%q wrote no report: %v", report, err)
+	}
 
 	// A sweep that ended with a failed step: its suggestion runs the
 	// step again.

@@ -208,11 +208,29 @@ func (s *sweeper) sayDown(todo []plan.Step) {
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		msg := fmt.Sprintf("target %s does not answer (%s): its %d steps are skipped, stored as failed; once it is back, shakedown sweep --resume %d runs them",
-			n, s.down[n], count[n], s.id)
+		msg := fmt.Sprintf("target %s does not answer (%s): its %d steps are skipped, stored as failed; once it is back, %s runs them",
+			n, s.down[n], count[n], s.resumeCommand())
 		s.pr.Printf("%s", msg)
 		s.note(firstIndex(todo), store.NoteSkipped, s.target(n), nil, msg)
 	}
+}
+
+// resumeCommand is the command line that resumes the sweep.
+func (s *sweeper) resumeCommand() string {
+	cmd := fmt.Sprintf("shakedown sweep --resume %d", s.id)
+	if s.st != nil {
+		cmd += " --store " + Quote(s.st.Path())
+	}
+	return cmd
+}
+
+// Quote writes s as one word of a shell command line: as it is when no
+// character of it needs quoting, else in single quotes.
+func Quote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./:@%+=,-") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 func (s *sweeper) target(name string) *plan.Target {
@@ -247,8 +265,8 @@ func (s *sweeper) probe(ctx context.Context, step plan.Step) {
 	}
 	why := fmt.Sprintf("%v, for %s after step %d failed", err, s.downWait, step.Index)
 	s.down[t.Name] = why
-	msg := fmt.Sprintf("target %s did not answer for %s: its remaining steps are skipped, stored as failed; once it is back, shakedown sweep --resume %d runs them",
-		t.Name, s.downWait, s.id)
+	msg := fmt.Sprintf("target %s did not answer for %s: its remaining steps are skipped, stored as failed; once it is back, %s runs them",
+		t.Name, s.downWait, s.resumeCommand())
 	s.pr.Printf("%s", msg)
 	s.note(step.Index, store.NoteSkipped, t, nil, msg)
 }
