@@ -221,13 +221,13 @@ func TestDemoPlanResumedTwice(t *testing.T) {
 		{"first resume keeps relaxed", 1, "resuming: keeping oltp_point_select data on relaxed as the interrupted sweep left it", true},
 		{"first resume prepares nothing", 1, "prepared", false},
 		{"first resume counts", 1, "resuming sweep 1: 2 of 12 steps stored as ok\n", true},
-		{"first resume runs", 1, "resuming sweep 1: 10 steps to run: failed, interrupted and not run", true},
+		{"first resume runs", 1, "resuming sweep 1: 10 steps to run (failed, interrupted or not run)\n", true},
 		{"second resume restarts the level", 2, "resuming: the 1-thread level of oltp_write_only on durable was begun on data that is made again", true},
 		{"second resume makes durable's data", 2, "prepared oltp_write_only data on durable (created sbtest1)", true},
 		{"second resume keeps relaxed", 2, "resuming: keeping oltp_write_only data on relaxed as the interrupted sweep left it", true},
 		{"relaxed not made again", 2, "prepared oltp_write_only data on relaxed", false},
 		{"second resume counts", 2, "resuming sweep 1: 8 of 12 steps stored as ok\n", true},
-		{"second resume counts the restart", 2, "resuming sweep 1: 5 steps to run (1 of them ok, of levels started again): failed, interrupted and not run", true},
+		{"second resume counts the restart", 2, "resuming sweep 1: 5 steps to run (failed, interrupted or not run, and 1 stored as ok of levels started again on fresh data)", true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -11,11 +11,17 @@
 // Data: with prepare, each target's data is made before the first step
 // that needs it; targets that are one server and database (an A/A pair)
 // share it; workloads of one implementation with the same options share
-// one data set (as the sysbench OLTP scripts do), otherwise the data is
-// dropped and made again.
-// A failed step is stored as failed and the sweep goes on; an interrupted
-// sweep (ctx cancelled) keeps every finished step, stores the step it broke
-// off as interrupted, and skips cleanup.
+// one data set (as the sysbench OLTP scripts do); otherwise a workload's
+// prepare drops and makes its own tables only (workload.Tabler), and the
+// data of an earlier workload stays beside it unless they share tables,
+// which is said. Every table dropped or created is said.
+// A failed step is stored as failed and the sweep goes on; a target that
+// stops answering is waited for (Options.DownWait), then its remaining
+// steps are skipped, said once. An interrupted sweep (ctx cancelled) keeps
+// every finished step, stores the step it broke off as interrupted, and
+// skips cleanup. A resume (Options.Resume) runs what is not stored as ok,
+// and never changes the data under a thread level already begun: it keeps
+// the data, or makes it again and starts the level again (resume.go).
 package sweep
 
 import (
@@ -96,8 +102,8 @@ type Summary struct {
 // Run carries out p against the targets envs describes (from Check). It
 // returns the summary also on error; with ctx cancelled the error is
 // ErrInterrupted. With opt.Resume set it continues that stored sweep
-// instead of starting one: the steps it stored as ok or failed are not run
-// again.
+// instead of starting one: the steps whose last run is ok are not run
+// again; failed, skipped and interrupted ones are.
 func Run(ctx context.Context, p *plan.Plan, envs []Env, opt Options) (*Summary, error) {
 	if opt.Split != nil && opt.Split.On {
 		return runSplit(ctx, p, envs, opt)
@@ -179,11 +185,11 @@ func Run(ctx context.Context, p *plan.Plan, envs []Env, opt Options) (*Summary, 
 		}
 		pending()
 		todo = append(todo, s.later(stored, len(first), done)...)
-		again := ""
+		what := "failed, interrupted or not run"
 		if n := before - len(done); n > 0 {
-			again = fmt.Sprintf(" (%d of them ok, of levels started again)", n)
+			what += fmt.Sprintf(", and %d stored as ok of levels started again on fresh data", n)
 		}
-		pr.Printf("resuming sweep %d: %d steps to run%s: failed, interrupted and not run", id, len(todo), again)
+		pr.Printf("resuming sweep %d: %d steps to run (%s)", id, len(todo), what)
 		s.note(firstIndex(todo), store.NoteResumed, nil, nil, fmt.Sprintf("resumed: %d of %d steps stored as ok (%d of them to run again on fresh data), %d to run",
 			before, sum.Steps, before-len(done), len(todo)))
 		sum.OK = len(done)
