@@ -30,8 +30,14 @@ const sweepUsage = `usage: shakedown sweep PLAN.yaml [--store FILE] [--baseline 
 Runs every target of the plan at every workload, thread level and repeat,
 each step one "shakedown run", and stores every result. The plan is checked
 completely, and every target is connected to, before anything runs. A failed
-step is stored as failed and the sweep goes on; Ctrl-C stops it and keeps
-every finished step; "sweep --resume" continues it in the same store. Then
+step is stored as failed and the sweep goes on (a target that stops
+answering is waited for 30 s, then its remaining steps are skipped); Ctrl-C
+stops it and keeps every finished step. "sweep --resume ID" (or
+--resume=ID; the latest without an ID) continues it in the same store: it
+runs the interrupted, failed and skipped steps and those not run, keeps
+the data the sweep made when it is there and whole, and otherwise makes it
+again and runs a thread level begun on the old data again from its first
+repeat. Then
 "shakedown report" shows the comparison. With --baseline, the results are
 also compared with a saved baseline (shakedown baseline), and the exit code
 is 3 when anything is slower.
@@ -92,7 +98,7 @@ func (c *sweepCmd) flags(env *Env) *pflag.FlagSet {
 	fs.StringVar(&c.storePath, "store", store.DefaultPath(env.Getenv), "results store: a SQLite file, or mysql://user@host:port/db shared by split runners (password: SHAKEDOWN_STORE_PASSWORD)")
 	fs.BoolVarP(&c.verbose, "verbose", "v", false, "print every second of every run, and prepare's progress")
 	fs.BoolVar(&c.dryRun, "dry-run", false, "check the plan and the targets, list the steps, run nothing")
-	fs.StringVar(&c.resume, "resume", "", "continue an interrupted sweep of the store: its ID, or latest")
+	fs.StringVar(&c.resume, "resume", "", "continue an interrupted sweep, or run a sweep's failed steps again: its ID (--resume ID or --resume=ID), or latest")
 	fs.Lookup("resume").NoOptDefVal = "latest"
 	fs.StringVar(&c.baseline, "baseline", "", "compare the results with this saved baseline; exit 3 when anything is slower")
 	fs.BoolVarP(&c.help, "help", "h", false, "show this help")
@@ -207,6 +213,11 @@ func (c *sweepCmd) run(ctx context.Context, env *Env, args []string) error {
 
 // runResume continues an interrupted sweep from its stored plan.
 func (c *sweepCmd) runResume(ctx context.Context, env *Env, args []string) error {
+	// --resume takes its value optionally, so "--resume 7" reaches here
+	// as --resume=latest and the argument 7: that is the ID.
+	if c.resume == "latest" && len(args) == 1 && resumeID(args[0]) {
+		c.resume, args = args[0], nil
+	}
 	if len(args) > 0 {
 		return usagef("sweep --resume takes the plan from the store: leave out %s (see shakedown sweep --help)", args[0])
 	}
@@ -226,9 +237,13 @@ func (c *sweepCmd) runResume(ctx context.Context, env *Env, args []string) error
 				id = s.ID
 				break
 			}
+			if n, err := st.FailedSteps(ctx, s.ID); err == nil && n > 0 {
+				id = s.ID
+				break
+			}
 		}
 		if id == 0 {
-			return usagef("sweep --resume: %s holds no interrupted sweep (see shakedown report --list)", c.storePath)
+			return usagef("sweep --resume: %s holds no interrupted sweep and none with failed steps (see shakedown report --list)", c.storePath)
 		}
 	} else if id, err = strconv.ParseInt(c.resume, 10, 64); err != nil || id < 1 {
 		return usagef("sweep --resume %q: want a sweep ID (see shakedown report --list) or nothing for the latest interrupted", c.resume)
@@ -241,14 +256,21 @@ func (c *sweepCmd) runResume(ctx context.Context, env *Env, args []string) error
 		return err
 	}
 	if sw.Status == store.SweepDone {
-		return usagef("sweep --resume: sweep %d is done: nothing to resume", id)
+		n, err := st.FailedSteps(ctx, id)
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return usagef("sweep --resume: sweep %d is done and no step of it failed: nothing to resume", id)
+		}
+		fmt.Fprintf(env.Stdout, "sweep %d ended with %d failed steps: running them again\n", id, n)
 	}
 	p, err := plan.Parse(sw.PlanPath, []byte(sw.Plan), env.Getenv)
 	if err != nil {
 		return fmt.Errorf("sweep --resume: the plan stored with sweep %d: %w", id, err)
 	}
 	fmt.Fprintf(env.Stdout, "resuming sweep %d %q of plan %s in %s\n", id, sw.Name, sw.PlanPath, c.storePath)
-	envs, err := sweep.Check(ctx, p)
+	envs, err := sweep.CheckWait(ctx, p, sweep.DefaultDownWait, env.Stderr)
 	if err != nil {
 		return err
 	}
@@ -258,6 +280,15 @@ func (c *sweepCmd) runResume(ctx context.Context, env *Env, args []string) error
 		Host: host, Version: Version, Resume: id,
 	})
 	return finishSweep(ctx, env, st, sum, err)
+}
+
+// resumeID reports whether s is what --resume takes: a sweep ID or latest.
+func resumeID(s string) bool {
+	if s == "latest" {
+		return true
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	return err == nil && n > 0
 }
 
 // openExistingStore opens a store that must already exist: reading a file
@@ -288,15 +319,16 @@ func finishSweep(ctx context.Context, env *Env, st *store.Store, sum *sweep.Summ
 	}
 	fmt.Fprintf(env.Stdout, "\nsweep %d: %d of %d steps ok in %s; stored in %s\n", sum.SweepID, sum.OK, sum.Steps,
 		sum.Elapsed.Round(time.Second), st.Path())
-	fmt.Fprintf(env.Stdout, "full report: shakedown report --store %s --sweep %d --format html -o report.html\n", st.Path(), sum.SweepID)
+	fmt.Fprintf(env.Stdout, "full report: shakedown report --store %s --sweep %d --format html -o report.html\n", sweep.Quote(st.Path()), sum.SweepID)
 	switch {
 	case errors.Is(runErr, sweep.ErrInterrupted):
 		return fmt.Errorf("interrupted: %d of %d steps finished and are stored as sweep %d; continue it with shakedown sweep --resume %d --store %s",
-			sum.OK+sum.Failed, sum.Steps, sum.SweepID, sum.SweepID, st.Path())
+			sum.OK+sum.Failed, sum.Steps, sum.SweepID, sum.SweepID, sweep.Quote(st.Path()))
 	case runErr != nil:
 		return runErr
 	case sum.Failed > 0:
-		return fmt.Errorf("%d of %d steps failed (stored as failed in sweep %d; the report lists them)", sum.Failed, sum.Steps, sum.SweepID)
+		return fmt.Errorf("%d of %d steps failed (stored as failed in sweep %d; the report lists them); once the cause is fixed, run them again with shakedown sweep --resume %d --store %s",
+			sum.Failed, sum.Steps, sum.SweepID, sum.SweepID, sweep.Quote(st.Path()))
 	}
 	return nil
 }

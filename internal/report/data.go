@@ -37,6 +37,11 @@ type jsonReport struct {
 	// that moved only as far as every other target beside them (added
 	// without changing any other field).
 	MachineChanged []string `json:"machine_changed,omitempty"`
+	// DataNotes say what the sweep did to the data besides its steps, and
+	// RunAgain how many earlier runs of steps run again are left out
+	// (added without changing any other field).
+	DataNotes []string `json:"data_notes,omitempty"`
+	RunAgain  int      `json:"runs_run_again,omitempty"`
 }
 
 type jsonMethod struct {
@@ -262,6 +267,7 @@ func WriteJSON(w io.Writer, r *Report) error {
 		doc.Unfinished = append(doc.Unfinished, jsonRun{Step: run.Step, Target: run.Target, Workload: run.Workload,
 			Threads: run.Threads, Repeat: run.Repeat, Status: run.Status, Degraded: run.Degraded, Error: run.Error})
 	}
+	doc.DataNotes, doc.RunAgain = r.dataLines(), len(r.RunAgain)
 	for _, k := range r.Differing {
 		v := jsonVariable{Name: k, Values: map[string]string{}}
 		for _, t := range r.Targets {

@@ -138,6 +138,13 @@ func WriteHTML(w io.Writer, r *Report) error {
 		h.p("<h2 id=\"unfinished\">Failed, interrupted and partial steps</h2>\n<p>They are left out of every figure and chart.</p>\n")
 		h.table(r.unfinishedTable(), map[int]string{6: "err"})
 	}
+	if lines := r.dataLines(); len(lines) > 0 {
+		h.p("<h2 id=\"data\">Data and resumes</h2>\n<ul>\n")
+		for _, l := range lines {
+			h.p("<li>%s</li>\n", esc(l))
+		}
+		h.p("</ul>\n")
+	}
 	if len(r.Splits) > 0 {
 		h.p("<h2 id=\"splits\">Split loads</h2>\n<p>Each step merged from its runners: counts and histograms added.</p>\n")
 		h.table(r.splitTable(), nil)

@@ -123,6 +123,13 @@ type Report struct {
 	Workloads []*Workload
 	// Unfinished are the failed, interrupted, partial and degraded runs.
 	Unfinished []store.Run
+	// RunAgain are the runs of a step that a later run of the same step
+	// replaced (a resume ran it again): kept in the store, left out here.
+	RunAgain []store.Run
+	// Notes are what the sweep did to the data besides its steps:
+	// prepares, drops, data kept or made again on resume, levels
+	// restarted, targets skipped.
+	Notes []store.Note
 	// Splits are the steps merged from the runners of a split load.
 	Splits []store.Run
 	// Differing are the variables whose values differ between targets,
@@ -155,9 +162,45 @@ func Counted(run store.Run) bool {
 	return run.Status == store.RunOK && !run.Degraded && run.Result != nil
 }
 
+// Latest keeps the last run of each step (target, workload, threads and
+// repeat), in the order given: a resumed sweep runs a failed or
+// interrupted step again, or a thread level again from its first repeat
+// on fresh data, and then only the later run (by ID) stands.
+func Latest(runs []store.Run) []store.Run {
+	latest, _ := splitLatest(runs)
+	return latest
+}
+
+func splitLatest(runs []store.Run) (latest, again []store.Run) {
+	key := func(r store.Run) string {
+		return fmt.Sprint(r.Target, "\x00", r.Workload, "\x00", r.Threads, "\x00", r.Repeat)
+	}
+	last := map[string]int{}
+	for i, r := range runs {
+		// The later run: the one stored later, else the later given.
+		if j, ok := last[key(r)]; !ok || r.ID == 0 || runs[j].ID == 0 || r.ID > runs[j].ID {
+			last[key(r)] = i
+		}
+	}
+	for i, r := range runs {
+		if last[key(r)] == i {
+			latest = append(latest, r)
+		} else {
+			again = append(again, r)
+		}
+	}
+	return latest, again
+}
+
 // Build analyses a stored sweep.
 func Build(d *store.SweepData) *Report {
-	r := &Report{Sweep: d.Sweep, Targets: d.Targets, Threshold: d.Sweep.Settings.NoiseThreshold, Confidence: stats.DefaultConfidence}
+	r := &Report{Sweep: d.Sweep, Targets: d.Targets, Threshold: d.Sweep.Settings.NoiseThreshold, Confidence: stats.DefaultConfidence,
+		Notes: d.Notes}
+	if d.Sweep.ID != 0 {
+		shallow := *d
+		shallow.Runs, r.RunAgain = splitLatest(d.Runs)
+		d = &shallow
+	}
 	if r.Threshold <= 0 {
 		r.Threshold = stats.DefaultThreshold
 	}

@@ -423,6 +423,9 @@ func (r *Report) countLine() string {
 	if rest := r.Sweep.Steps - ok - failed - interrupted - partial; rest > 0 {
 		s += fmt.Sprintf(", %d not run", rest)
 	}
+	if n := len(r.RunAgain); n > 0 {
+		s += fmt.Sprintf("; %d earlier %s of steps run again left out", n, plural(n, "run", "runs"))
+	}
 	return s
 }
 
@@ -498,6 +501,12 @@ func WriteText(w io.Writer, r *Report) error {
 		fmt.Fprintln(bw, "\nFailed, interrupted and partial steps (left out of every figure)")
 		r.unfinishedTable().writeText(bw, "  ")
 	}
+	if lines := r.dataLines(); len(lines) > 0 {
+		fmt.Fprintln(bw, "\nData and resumes")
+		for _, l := range lines {
+			wrap(bw, l, 100, "  ")
+		}
+	}
 	if len(r.Splits) > 0 {
 		fmt.Fprintln(bw, "\nSplit loads (each step merged from its runners: counts and histograms added)")
 		r.splitTable().writeText(bw, "  ")
@@ -564,6 +573,13 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 		fmt.Fprintln(bw, "They are left out of every figure.")
 		fmt.Fprintln(bw)
 		r.unfinishedTable().writeMarkdown(bw)
+	}
+	if lines := r.dataLines(); len(lines) > 0 {
+		fmt.Fprintln(bw, "\n## Data and resumes")
+		fmt.Fprintln(bw)
+		for _, l := range lines {
+			fmt.Fprintf(bw, "- %s\n", mdEscape(l))
+		}
 	}
 	if len(r.Splits) > 0 {
 		fmt.Fprintln(bw, "\n## Split loads")

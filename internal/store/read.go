@@ -203,6 +203,8 @@ type SweepData struct {
 	Sweep   Sweep
 	Targets []Target
 	Runs    []Run
+	// Notes are what the sweep did to the data besides its steps.
+	Notes []Note
 }
 
 // Load reads a sweep, its targets and its runs.
@@ -219,5 +221,9 @@ func (s *Store) Load(ctx context.Context, id int64) (*SweepData, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &SweepData{Sweep: *sw, Targets: targets, Runs: runs}, nil
+	notes, err := s.Notes(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return &SweepData{Sweep: *sw, Targets: targets, Runs: runs, Notes: notes}, nil
 }

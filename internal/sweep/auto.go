@@ -32,7 +32,8 @@ func (s *sweeper) moreRepeats(ctx context.Context, st *store.Store, id int64, la
 	}
 	samples := map[cellKey]map[string][]float64{}
 	repeats := map[cellKey]int{}
-	for _, r := range runs {
+	// A step run again (resumed) counts by its last run.
+	for _, r := range report.Latest(runs) {
 		k := cellKey{r.Workload, r.Threads}
 		repeats[k] = max(repeats[k], r.Repeat)
 		if !report.Counted(r) {

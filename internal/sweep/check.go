@@ -21,6 +21,9 @@ type Env struct {
 	Target    *plan.Target
 	Server    target.Server
 	Variables map[string]string
+	// Down, when set, says why the target did not answer (CheckWait): its
+	// steps are skipped.
+	Down string
 }
 
 // CheckError lists the targets that could not be reached, one line each

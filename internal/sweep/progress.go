@@ -28,6 +28,7 @@ type progress struct {
 	total     int
 	start     time.Time // of the sweep
 	done      int       // steps finished
+	base      int       // of them, finished before this process (resume)
 	nominal   time.Duration
 	step      plan.Step
 	stepStart time.Time
@@ -59,8 +60,8 @@ func clock(d time.Duration) string {
 // step has already used.
 func (p *progress) left(now time.Time) time.Duration {
 	per := p.nominal
-	if p.done > 0 {
-		per = now.Sub(p.start) / time.Duration(p.done)
+	if n := p.done - p.base; n > 0 {
+		per = now.Sub(p.start) / time.Duration(n)
 	}
 	rest := time.Duration(p.total-p.done) * per
 	if !p.stepStart.IsZero() {
@@ -153,6 +154,23 @@ func (p *progress) finishStep(s plan.Step, status, msg string) {
 		return
 	}
 	p.redraw()
+}
+
+// setTotal sets the steps of the sweep and how many of them are done
+// already (a resumed sweep's), so that "step i/n" counts the whole sweep.
+func (p *progress) setTotal(total, done int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.total, p.done, p.base = total, done, done
+}
+
+// skipStep counts a step of a target found down as done, silently: the
+// skip was said once for all its steps.
+func (p *progress) skipStep() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.done++
+	p.base++ // took no time: leave it out of the time per step
 }
 
 // addSteps counts more steps in (repeats: auto), so that the steps and the

@@ -52,8 +52,8 @@ func runSplit(ctx context.Context, p *plan.Plan, envs []Env, opt Options) (*Summ
 	started := now()
 	sum := &Summary{Steps: len(p.Steps())}
 	s := &sweeper{p: p, pr: newProgress(opt.Progress, opt.Live, opt.Verbose, now, len(p.Steps()), time.Duration(p.TimeS+p.WarmupS)*time.Second+m.Connect),
-		verbose: opt.Verbose, version: opt.Version, onInterval: opt.OnInterval, data: map[string]*dataSet{}, prepErr: map[string]error{},
-		homes: homes(p, envs), told: map[string]bool{}, split: &sp}
+		verbose: opt.Verbose, version: opt.Version, onInterval: opt.OnInterval, data: map[string][]*dataSet{}, prepErr: map[string]error{},
+		homes: homes(p, envs), told: map[string]bool{}, said: map[string]bool{}, down: map[string]string{}, split: &sp}
 	tt, err := schedule.Sweep(p, s.dataKey, m)
 	if err != nil {
 		return nil, err

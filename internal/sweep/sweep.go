@@ -11,11 +11,17 @@
 // Data: with prepare, each target's data is made before the first step
 // that needs it; targets that are one server and database (an A/A pair)
 // share it; workloads of one implementation with the same options share
-// one data set (as the sysbench OLTP scripts do), otherwise the data is
-// dropped and made again.
-// A failed step is stored as failed and the sweep goes on; an interrupted
-// sweep (ctx cancelled) keeps every finished step, stores the step it broke
-// off as interrupted, and skips cleanup.
+// one data set (as the sysbench OLTP scripts do); otherwise a workload's
+// prepare drops and makes its own tables only (workload.Tabler), and the
+// data of an earlier workload stays beside it unless they share tables,
+// which is said. Every table dropped or created is said.
+// A failed step is stored as failed and the sweep goes on; a target that
+// stops answering is waited for (Options.DownWait), then its remaining
+// steps are skipped, said once. An interrupted sweep (ctx cancelled) keeps
+// every finished step, stores the step it broke off as interrupted, and
+// skips cleanup. A resume (Options.Resume) runs what is not stored as ok,
+// and never changes the data under a thread level already begun: it keeps
+// the data, or makes it again and starts the level again (resume.go).
 package sweep
 
 import (
@@ -29,6 +35,7 @@ import (
 
 	"github.com/shakedown/shakedown/internal/engine"
 	"github.com/shakedown/shakedown/internal/plan"
+	"github.com/shakedown/shakedown/internal/report"
 	"github.com/shakedown/shakedown/internal/result"
 	"github.com/shakedown/shakedown/internal/runner"
 	"github.com/shakedown/shakedown/internal/schedule"
@@ -71,6 +78,9 @@ type Options struct {
 	// Margins are a split sweep's timetable margins; zero means
 	// schedule.DefaultMargins.
 	Margins schedule.Margins
+	// DownWait is how long a target that stops answering is waited for
+	// before its remaining steps are skipped; 0 means DefaultDownWait.
+	DownWait time.Duration
 	// UnsavedDir is where a runner of a split sweep that loses its store
 	// keeps the steps the store did not take (store.UnsavedPath), for
 	// report --import; it goes on measuring.
@@ -90,8 +100,8 @@ type Summary struct {
 // Run carries out p against the targets envs describes (from Check). It
 // returns the summary also on error; with ctx cancelled the error is
 // ErrInterrupted. With opt.Resume set it continues that stored sweep
-// instead of starting one: the steps it stored as ok or failed are not run
-// again.
+// instead of starting one: the steps whose last run is ok are not run
+// again; failed, skipped and interrupted ones are.
 func Run(ctx context.Context, p *plan.Plan, envs []Env, opt Options) (*Summary, error) {
 	if opt.Split != nil && opt.Split.On {
 		return runSplit(ctx, p, envs, opt)
@@ -106,25 +116,36 @@ func Run(ctx context.Context, p *plan.Plan, envs []Env, opt Options) (*Summary, 
 	sum := &Summary{Steps: len(first)}
 	started := now()
 
+	s := &sweeper{p: p, verbose: opt.Verbose, version: opt.Version, onInterval: opt.OnInterval, data: map[string][]*dataSet{}, prepErr: map[string]error{},
+		homes: homes(p, envs), told: map[string]bool{}, said: map[string]bool{}, st: opt.Store, down: map[string]string{}, downWait: opt.DownWait}
+	if s.downWait <= 0 {
+		s.downWait = DefaultDownWait
+	}
+	nominal := time.Duration(p.TimeS+p.WarmupS+p.CooldownS)*time.Second + time.Second
+	pr := newProgress(opt.Progress, opt.Live, opt.Verbose, now, len(first), nominal)
+	s.pr = pr
+	stopTicker := startTicker(pr, opt.Live)
+	defer stopTicker()
+
+	// done are the steps whose last run is ok: a resume runs the others
+	// (interrupted, failed, not run) again.
 	done := map[string]bool{}
 	last := len(first)
 	var id int64
+	var stored *store.SweepData
 	if opt.Resume != 0 {
 		d, err := opt.Store.Load(rec, opt.Resume)
 		if err != nil {
 			return sum, err
 		}
+		stored = d
 		for _, run := range d.Runs {
 			last = max(last, run.Step)
-			switch run.Status {
-			case store.RunOK:
-				sum.OK++
-			case store.RunFailed:
-				sum.Failed++
-			default:
-				continue // interrupted: run it again
+		}
+		for _, run := range report.Latest(d.Runs) {
+			if run.Status == store.RunOK {
+				done[stepKey(run.Target, run.Workload, run.Threads, run.Repeat)] = true
 			}
-			done[stepKey(run.Target, run.Workload, run.Threads, run.Repeat)] = true
 		}
 		if err := opt.Store.ReopenSweep(rec, opt.Resume); err != nil {
 			return sum, err
@@ -137,28 +158,47 @@ func Run(ctx context.Context, p *plan.Plan, envs []Env, opt Options) (*Summary, 
 			return sum, err
 		}
 	}
-	sum.SweepID = id
-	var todo []plan.Step
-	for _, st := range first {
-		if !done[stepKey(st.Target.Name, st.Workload.Label(), st.Threads, st.Repeat)] {
-			todo = append(todo, st)
+	sum.SweepID, s.id = id, id
+	for _, e := range envs {
+		if e.Down != "" {
+			s.down[e.Target.Name] = e.Down
 		}
 	}
-
-	nominal := time.Duration(p.TimeS+p.WarmupS+p.CooldownS)*time.Second + time.Second
-	pr := newProgress(opt.Progress, opt.Live, opt.Verbose, now, len(todo), nominal)
-	stopTicker := startTicker(pr, opt.Live)
-	defer stopTicker()
-	if opt.Resume != 0 {
-		pr.Printf("resuming sweep %d: %d steps stored, %d of the first round to run", id, len(done), len(todo))
+	var todo []plan.Step
+	pending := func() {
+		todo = todo[:0]
+		for _, st := range first {
+			if !done[stepKey(st.Target.Name, st.Workload.Label(), st.Threads, st.Repeat)] {
+				todo = append(todo, st)
+			}
+		}
 	}
+	pending()
+	if stored != nil {
+		before := len(done)
+		pr.Printf("resuming sweep %d: %d of %d steps stored as ok", id, before, sum.Steps)
+		todo = append(todo, s.later(stored, len(first), done)...)
+		if p.Prepare && opt.Split == nil {
+			s.resumeData(ctx, stored, todo, done)
+		}
+		pending()
+		todo = append(todo, s.later(stored, len(first), done)...)
+		what := "failed, interrupted or not run"
+		if n := before - len(done); n > 0 {
+			what += fmt.Sprintf(", and %d stored as ok of levels started again on fresh data", n)
+		}
+		pr.Printf("resuming sweep %d: %d steps to run (%s)", id, len(todo), what)
+		s.note(firstIndex(todo), store.NoteResumed, nil, nil, fmt.Sprintf("resumed: %d of %d steps stored as ok (%d of them to run again on fresh data), %d to run",
+			before, sum.Steps, before-len(done), len(todo)))
+		sum.OK = len(done)
+	}
+	pr.setTotal(sum.Steps, len(done))
 	if p.AutoRepeats {
 		pr.Printf("repeats: auto: %d repeats of every step, then one more at a time for the workloads and thread levels still inconclusive, up to %d",
 			p.Repeats, p.MaxRepeats)
 	}
+	s.sayDown(todo)
 
-	s := &sweeper{p: p, pr: pr, verbose: opt.Verbose, version: opt.Version, onInterval: opt.OnInterval, data: map[string]*dataSet{}, prepErr: map[string]error{},
-		homes: homes(p, envs), told: map[string]bool{}}
 	interrupted := false
 	var runErr error
 	runSteps := func(steps []plan.Step) {
@@ -166,6 +206,19 @@ func Run(ctx context.Context, p *plan.Plan, envs []Env, opt Options) (*Summary, 
 			if ctx.Err() != nil {
 				interrupted = true
 				return
+			}
+			if why, ok := s.down[step.Target.Name]; ok {
+				// Said once when the target was found down; stored as
+				// failed, so that a resume runs it again.
+				run := s.skipped(step, why, now)
+				run.SweepID = id
+				if _, err := opt.Store.AddRun(rec, &run); err != nil {
+					runErr = err
+					return
+				}
+				sum.Failed++
+				pr.skipStep()
+				continue
 			}
 			if sum.OK+sum.Failed > 0 && p.CooldownS > 0 {
 				pr.startStep(step, "cooling down")
@@ -195,6 +248,9 @@ func Run(ctx context.Context, p *plan.Plan, envs []Env, opt Options) (*Summary, 
 				msg = "interrupted; kept as interrupted"
 			}
 			pr.finishStep(step, run.Status, msg)
+			if run.Status == store.RunFailed && s.split == nil {
+				s.probe(ctx, step)
+			}
 			if opt.AfterStep != nil {
 				opt.AfterStep(run)
 			}

@@ -81,6 +81,16 @@ func (e *IncompleteError) Error() string {
 
 func (e *IncompleteError) Unwrap() error { return e.Err }
 
+// Tabler names the tables a workload's prepare creates and its cleanup
+// drops, so that a sweep running several workloads on one database can tell
+// whose data can stay side by side and whose collide. threads is prepare's
+// --threads (bulk_insert makes a table per thread). known is false when the
+// workload cannot tell (a script of the user's); no names with known true
+// means its prepare makes nothing.
+type Tabler interface {
+	Tables(threads int) (names []string, known bool)
+}
+
 // DataChecker checks cheaply, before a run starts, that the data the run
 // will use is there and roughly as large as the options say; an error
 // wraps ErrNotPrepared and says what is missing. env.DB is the run's first

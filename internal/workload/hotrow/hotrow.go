@@ -200,3 +200,6 @@ func (w *worker) Finish(context.Context) error {
 	w.begin, w.update, w.commit = nil, nil, nil
 	return nil
 }
+
+// Tables is the one table prepare makes and cleanup drops.
+func (g *generator) Tables(int) ([]string, bool) { return []string{g.table}, true }

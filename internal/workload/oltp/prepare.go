@@ -566,3 +566,18 @@ func (g *generator) CheckData(ctx context.Context, env *workload.PrepareEnv) err
 	}
 	return nil
 }
+
+// Tables names what prepare makes and cleanup drops: sbtest1 to sbtestN,
+// N being --tables, or prepare's --threads for bulk_insert (a table per
+// thread).
+func (g *generator) Tables(threads int) ([]string, bool) {
+	n := g.opts.Tables
+	if g.kind == bulkInsert {
+		n = max(threads, 1)
+	}
+	names := make([]string, n)
+	for i := range names {
+		names[i] = tableName(i + 1)
+	}
+	return names, true
+}

@@ -144,6 +144,13 @@ func (g *generator) Prepare(ctx context.Context, env *workload.PrepareEnv) error
 	return runScript(ctx, env, "--prepare-file", g.prepareFile, g.prepare)
 }
 
+// Tables says that without --prepare-file and --cleanup-file prepare and
+// cleanup make and drop nothing; with them, what they touch is the
+// scripts' to say, not known here.
+func (g *generator) Tables(int) ([]string, bool) {
+	return nil, g.prepareFile == "" && g.cleanupFile == ""
+}
+
 // Cleanup runs --cleanup-file, if any.
 func (g *generator) Cleanup(ctx context.Context, env *workload.PrepareEnv) error {
 	return runScript(ctx, env, "--cleanup-file", g.cleanupFile, g.cleanup)
