@@ -14,7 +14,7 @@ import (
 )
 
 // Formats are the source formats read, as --format names them.
-var Formats = []string{"slow", "general", "pcap"}
+var Formats = []string{"slow", "general", "pcap", "tcpdump-text"}
 
 // ErrUnknownFormat means a source's format could not be recognised.
 var ErrUnknownFormat = errors.New("unknown log format")
@@ -76,6 +76,8 @@ type Stats struct {
 	// Ignored counts entries that are not statements (Connect, Prepare,
 	// administrator commands, ...).
 	Ignored int64
+	// Packets counts what packet captures held and what of it was skipped.
+	Packets PacketStats
 }
 
 // maxProblems bounds the problems kept for the report; all are counted.

@@ -79,8 +79,7 @@ func FuzzProtocol(f *testing.F) {
 	f.Fuzz(func(t *testing.T, client, server []byte, cut uint8) {
 		var got []*Record
 		c := NewCapturer(func(r *Record) error { got = append(got, r); return nil })
-		fac := &streamFactory{c: c, port: 3306, conns: map[string]*mysqlConn{}}
-		mc := newMySQLConn(fac, "127.0.0.1:1")
+		mc := newMySQLConn(c, "127.0.0.1:1")
 		step := int(cut%64) + 1
 		now := time.Unix(0, 0)
 		for i, j := 0, 0; i < len(client) || j < len(server); {
