@@ -68,17 +68,18 @@ type stmtInfo struct {
 	longData map[int][]byte
 }
 
-// srvPacket is a server packet waiting for the command it answers.
-type srvPacket struct {
+// wirePacket is one MySQL packet, framed, waiting to be read.
+type wirePacket struct {
 	seq     byte
+	last    byte // the sequence number of its last part (16 MiB or more)
 	payload []byte
-	ts      time.Time
+	ts      time.Time // when its last byte was captured
 }
 
 // mysqlConn decodes one connection's client protocol from both directions.
 // Each direction arrives in order, but the two may be handed over in any
-// order: a server packet is matched to the oldest command waiting whose
-// time it does not precede.
+// order: packets wait, framed, until advance says both directions are
+// complete up to a time, and are then read in the order of their times.
 type mysqlConn struct {
 	c       *Capturer
 	client  string
@@ -97,7 +98,8 @@ type mysqlConn struct {
 	skip     string // why this connection cannot be read (TLS, compression)
 	in, out  framer
 	queue    []*pending
-	early    []srvPacket // server packets before any command is waiting
+	cq, sq   []wirePacket // framed, from the client and the server
+	cmdLast  byte         // the sequence number of the command packet read last
 	stmts    map[uint32]*stmtInfo
 	lastID   uint32
 	emitted  bool
@@ -111,9 +113,6 @@ const (
 	phaseCommand
 )
 
-// maxEarly bounds the server packets kept while no command waits.
-const maxEarly = 256
-
 func newMySQLConn(c *Capturer, client string) *mysqlConn {
 	return &mysqlConn{c: c, client: client, session: client, stmts: map[uint32]*stmtInfo{}, eofAfter: -1}
 }
@@ -121,11 +120,11 @@ func newMySQLConn(c *Capturer, client string) *mysqlConn {
 // framer cuts a byte stream into MySQL packets.
 type framer struct {
 	buf   []byte
-	big   []byte    // a packet of 16 MiB or more being joined
-	first byte      // the sequence number of big's first part
+	big   []byte // a packet of 16 MiB or more being joined
+	first byte   // the sequence number of big's first part
 	// last is the sequence number of the last packet read: a response goes
 	// on from a command's.
-	last byte
+	last  byte
 	since time.Time // when the bytes in buf began to arrive
 	// lost: bytes were lost, or the stream was first seen mid-way; the next
 	// chunk that starts a packet is waited for.
@@ -138,13 +137,13 @@ const maxPending = 80 << 20
 
 // push cuts b into packets. While the framer is lost, a chunk is only taken
 // if starts(chunk) says it begins with a packet.
-func (fr *framer) push(b []byte, ts time.Time, starts func([]byte) bool, fn func(seq byte, payload []byte, ts time.Time) error) (resynced bool, err error) {
+func (fr *framer) push(b []byte, ts time.Time, starts func([]byte) bool, fn func(seq byte, payload []byte, ts time.Time)) {
 	if fr.lost {
 		fr.buf, fr.big = fr.buf[:0], nil
 		if !starts(b) {
-			return false, nil
+			return
 		}
-		fr.lost, resynced = false, true
+		fr.lost = false
 	}
 	if len(fr.buf) == 0 {
 		fr.since = ts
@@ -174,9 +173,7 @@ func (fr *framer) push(b []byte, ts time.Time, starts func([]byte) bool, fn func
 			payload, seq = fr.big, fr.first
 			fr.big = nil
 		}
-		if err := fn(seq, payload, ts); err != nil {
-			return resynced, err
-		}
+		fn(seq, payload, ts)
 		fr.buf = fr.buf[4+n:]
 		fr.since = ts
 	}
@@ -184,7 +181,6 @@ func (fr *framer) push(b []byte, ts time.Time, starts func([]byte) bool, fn func
 	if cap(fr.buf) > 1<<20 && len(fr.buf) < 1<<16 {
 		fr.buf = append([]byte(nil), fr.buf...)
 	}
-	return resynced, nil
 }
 
 // packetChain reports whether b is a run of MySQL packet headers and
@@ -244,23 +240,62 @@ func (mc *mysqlConn) lost(toServer bool) error {
 	} else {
 		mc.out.lost = true
 	}
-	// Responses can no longer be matched with their commands.
-	mc.early = nil
+	// What came before the gap is read; responses after it can no longer
+	// be matched with their commands.
+	if err := mc.advance(farFuture); err != nil {
+		return err
+	}
 	return mc.flushQueue()
+}
+
+// farFuture is a time after every packet's.
+var farFuture = time.Unix(1<<40, 0)
+
+// advance reads, in the order of their times, the packets of both
+// directions up to until: the caller has handed over everything before it.
+// At equal times a response goes on before the next command.
+func (mc *mysqlConn) advance(until time.Time) error {
+	for mc.skip == "" {
+		c := len(mc.cq) > 0 && !mc.cq[0].ts.After(until)
+		s := len(mc.sq) > 0 && !mc.sq[0].ts.After(until)
+		if !c && !s {
+			return nil
+		}
+		if c && s {
+			ct, st := mc.cq[0].ts, mc.sq[0].ts
+			c = ct.Before(st) || (ct.Equal(st) && len(mc.queue) == 0)
+		}
+		var err error
+		if c {
+			p := mc.cq[0]
+			mc.cq = mc.cq[1:]
+			mc.cmdLast = p.last
+			err = mc.clientPacket(p.seq, p.payload, p.ts)
+		} else {
+			p := mc.sq[0]
+			mc.sq = mc.sq[1:]
+			err = mc.serverPacket(p.seq, p.payload, p.ts)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	mc.cq, mc.sq = nil, nil
+	return nil
 }
 
 func (mc *mysqlConn) feed(toServer bool, b []byte, seen time.Time) error {
 	if mc.skip != "" || len(b) == 0 {
 		return nil
 	}
-	fr, starts, fn := &mc.out, mc.startsResponse, mc.serverPacket
+	fr, starts, q := &mc.out, mc.startsResponse, &mc.sq
 	if toServer {
-		fr, starts, fn = &mc.in, startsCommand, mc.clientPacket
+		fr, starts, q = &mc.in, startsCommand, &mc.cq
 	}
 	wasLost := fr.lost
-	if _, err := fr.push(b, seen, starts, fn); err != nil {
-		return err
-	}
+	fr.push(b, seen, starts, func(seq byte, payload []byte, ts time.Time) {
+		*q = append(*q, wirePacket{seq: seq, last: fr.last, payload: append([]byte(nil), payload...), ts: ts})
+	})
 	if wasLost && fr.lost {
 		mc.c.Stats.Packets.skip(skipResync, 1)
 	}
@@ -299,7 +334,7 @@ func (mc *mysqlConn) clientPacket(seq byte, p []byte, seen time.Time) error {
 		return nil
 	}
 	idle := len(mc.queue) == 0
-	q := &pending{cmd: p[0], seq: mc.in.last, payload: append([]byte(nil), p...), start: seen}
+	q := &pending{cmd: p[0], seq: mc.cmdLast, payload: append([]byte(nil), p...), start: seen}
 	mc.queue = append(mc.queue, q)
 	if len(mc.queue) > 64 {
 		// Responses went missing: give up on the oldest.
@@ -311,23 +346,11 @@ func (mc *mysqlConn) clientPacket(seq byte, p []byte, seen time.Time) error {
 	if !idle {
 		return nil
 	}
-	// Nothing was waiting: what the server sent before this command, and
-	// any response it is still in the middle of, answered a command the
-	// capture did not see.
+	// Nothing was waiting: a response the server is still in the middle
+	// of answers a command the capture did not see.
 	if len(mc.out.buf) > 0 && mc.out.since.Before(seen) {
 		mc.out.buf, mc.out.big, mc.out.lost = mc.out.buf[:0], nil, true
 		mc.c.Stats.Packets.skip(skipOldResponse, 1)
-	}
-	early := mc.early
-	mc.early = nil
-	for _, sp := range early {
-		if sp.ts.Before(seen) {
-			mc.c.Stats.Packets.skip(skipOldResponse, 1)
-			continue
-		}
-		if err := mc.serverPacket(sp.seq, sp.payload, sp.ts); err != nil {
-			return err
-		}
 	}
 	return nil
 }

@@ -25,7 +25,7 @@ func (mc *mysqlConn) serverPacket(seq byte, p []byte, seen time.Time) error {
 			mc.caps |= capDeprecateEOF
 		}
 	}
-	if !mc.midStream && mc.phase == phaseUnknown && seq == 0 && p[0] == 10 {
+	if mc.phase == phaseUnknown && seq == 0 && p[0] == 10 && (!mc.midStream || isGreeting(p)) {
 		// Greeting: protocol 10, version, connection id, ...
 		_, rest := cstring(p[1:])
 		if len(rest) >= 4 {
@@ -50,18 +50,13 @@ func (mc *mysqlConn) serverPacket(seq byte, p []byte, seen time.Time) error {
 		return nil
 	}
 	if len(mc.queue) == 0 {
-		// Its command may still come (the directions are handed over in
-		// any order), or it answers one sent before the capture began.
-		if len(mc.early) >= maxEarly {
-			mc.early = mc.early[1:]
-			mc.c.Stats.Packets.skip(skipOldResponse, 1)
-		}
-		mc.early = append(mc.early, srvPacket{seq: seq, payload: append([]byte(nil), p...), ts: seen})
+		// It answers a command sent before the capture began.
+		mc.c.Stats.Packets.skip(skipOldResponse, 1)
 		return nil
 	}
 	q := mc.queue[0]
 	if !q.started {
-		if seen.Before(q.start) || seq != q.seq+1 {
+		if seq != q.seq+1 {
 			// The end of a response to an earlier command.
 			mc.c.Stats.Packets.skip(skipOldResponse, 1)
 			return nil
@@ -353,8 +348,28 @@ func (mc *mysqlConn) quit(seen time.Time) error {
 }
 
 func (mc *mysqlConn) close() error {
+	if err := mc.advance(farFuture); err != nil {
+		return err
+	}
 	if mc.skip != "" && !mc.emitted {
 		return nil
 	}
 	return mc.quit(time.Time{})
+}
+
+// isGreeting reports whether a server packet that a connection seen
+// mid-stream starts with is the greeting (a capture that began between the
+// TCP handshake and the greeting): protocol 10, a printable version, the
+// connection id, eight bytes of scramble and a NUL.
+func isGreeting(p []byte) bool {
+	v, rest := cstring(p[1:])
+	if len(v) == 0 || len(rest) < 13 || rest[12] != 0 {
+		return false
+	}
+	for i := 0; i < len(v); i++ {
+		if v[i] < ' ' || v[i] > '~' {
+			return false
+		}
+	}
+	return true
 }

@@ -99,6 +99,10 @@ type tcpReader struct {
 	port  uint16
 	conns map[[2]netip.AddrPort]*tcpConn // by client, server
 	n     int64                          // connections made, for their order
+	// clock is the latest time seen: a packet stamped earlier than one
+	// before it in the file (captures on several CPUs do that) is taken as
+	// of that time, so that the file's order is kept.
+	clock time.Time
 	stats *PacketStats
 }
 
@@ -138,6 +142,10 @@ func (tr *tcpReader) segment(s *tcpSegment) error {
 		key = [2]netip.AddrPort{s.dst, s.src}
 	}
 	tr.stats.Segments++
+	if s.ts.Before(tr.clock) {
+		s.ts = tr.clock
+	}
+	tr.clock = s.ts
 	tc := tr.conns[key]
 	if tc != nil && s.syn && toServer && (tc.in.synced || tc.out.synced) {
 		// The client port was used again for a new connection.
@@ -147,8 +155,8 @@ func (tr *tcpReader) segment(s *tcpSegment) error {
 		tc = nil
 	}
 	if tc == nil {
-		if s.rst || (s.fin && len(s.payload) == 0) {
-			return nil // the end of a connection the capture did not see
+		if !s.syn && len(s.payload) == 0 {
+			return nil // an ACK, or the end of a connection already closed
 		}
 		tr.n++
 		tr.stats.Connections++
@@ -174,10 +182,26 @@ func (tr *tcpReader) segment(s *tcpSegment) error {
 	if err := tc.take(d, toServer, s); err != nil {
 		return err
 	}
+	if err := tc.mc.advance(tc.complete(s.ts)); err != nil {
+		return err
+	}
 	if s.rst || (tc.finIn && tc.fin) {
 		return tr.close(tc)
 	}
 	return nil
+}
+
+// complete is the time up to which both directions have been handed over:
+// now, or just before the oldest segment waiting for a gap to be filled.
+func (tc *tcpConn) complete(now time.Time) time.Time {
+	for _, d := range []*direction{&tc.in, &tc.out} {
+		for _, o := range d.ooo {
+			if !o.ts.After(now) {
+				now = o.ts.Add(-time.Nanosecond)
+			}
+		}
+	}
+	return now
 }
 
 // take puts one segment's bytes in place.
@@ -222,6 +246,10 @@ func (tc *tcpConn) place(d *direction, toServer bool, seq uint32, data []byte, t
 		// The missing bytes are not coming: go on after the gap.
 		tc.mc.c.Stats.Packets.skip(skipOverflow, 1)
 		return tc.drain(d, toServer, true)
+	}
+	if len(d.ooo) > 0 && d.ooo[0].ts.Before(ts) {
+		// It fills a gap: it was sent before what waited behind it.
+		ts = d.ooo[0].ts
 	}
 	if err := tc.mc.feed(toServer, data, ts); err != nil {
 		return err
