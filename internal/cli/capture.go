@@ -182,6 +182,9 @@ func (c *captureCmd) run(ctx context.Context, env *Env, args []string) error {
 	} else if st.Bad > 0 && !c.summary {
 		fmt.Fprintf(env.Stderr, "capture: %d unreadable lines skipped\n", st.Bad)
 	}
+	if st.Packets.Packets > 0 && runErr == nil {
+		fmt.Fprintf(env.Stderr, "capture: %s\n", &st.Packets)
+	}
 	if errors.Is(runErr, context.Canceled) {
 		return errors.New("capture interrupted: what was read before is written")
 	}
