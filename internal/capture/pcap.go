@@ -81,7 +81,8 @@ type packetReader struct {
 	port       int
 	tr         *tcpReader
 	stats      *PacketStats
-	statements int64 // the capture's statement count when the source began
+	statements int64       // the capture's statement count when the source began
+	before     PacketStats // and its packet counts
 	last       time.Time
 }
 
@@ -89,7 +90,8 @@ func (c *Capturer) newPacketReader(port int) *packetReader {
 	if port == 0 {
 		port = DefaultPort
 	}
-	return &packetReader{c: c, port: port, tr: newTCPReader(c, uint16(port)), stats: &c.Stats.Packets, statements: c.Stats.Statements}
+	return &packetReader{c: c, port: port, tr: newTCPReader(c, uint16(port)), stats: &c.Stats.Packets,
+		statements: c.Stats.Statements, before: c.Stats.Packets.clone()}
 }
 
 // packet takes one decoded packet; cut says the capture kept only its start.
@@ -144,11 +146,12 @@ func (pr *packetReader) end() error {
 	if err := pr.tr.closeAll(); err != nil {
 		return err
 	}
-	if pr.stats.Segments == 0 {
-		return fmt.Errorf("%w: no TCP packet to or from port %d in %d packets (name the server's port with --port)", ErrNoTraffic, pr.port, pr.stats.Packets)
+	this := pr.stats.since(pr.before)
+	if this.Segments == 0 {
+		return fmt.Errorf("%w: no TCP packet to or from port %d in %d packets (name the server's port with --port)", ErrNoTraffic, pr.port, this.Packets)
 	}
 	if pr.c.Stats.Statements == pr.statements {
-		return fmt.Errorf("%w: no statement read from port %d: %s", ErrNoTraffic, pr.port, pr.stats)
+		return fmt.Errorf("%w: no statement read from port %d: %s", ErrNoTraffic, pr.port, this)
 	}
 	return nil
 }

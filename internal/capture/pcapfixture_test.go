@@ -541,4 +541,13 @@ func TestPcapNothingRead(t *testing.T) {
 	if want := "1 " + skipTLS; !strings.Contains(err.Error(), want) {
 		t.Errorf("got %q, want it to say %q", err, want)
 	}
+	// After a source that was read, the message counts its own packets.
+	c := NewCapturer(func(*Record) error { return nil })
+	err = c.Run(context.Background(), []Source{
+		{Name: "good", Format: "pcap", R: bytes.NewReader(writePcap(t, 3306, appSegments())), Port: 3306},
+		{Name: "tls", Format: "pcap", R: bytes.NewReader(writePcap(t, 3306, segs)), Port: 3306},
+	})
+	if !errors.Is(err, ErrNoTraffic) || !strings.HasPrefix(err.Error(), "tls: ") || !strings.Contains(err.Error(), "of 1 connections") {
+		t.Errorf("got %v, want the second source's ErrNoTraffic counting its one connection", err)
+	}
 }

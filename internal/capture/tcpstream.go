@@ -44,6 +44,29 @@ func (ps *PacketStats) skip(reason string, n int64) {
 	ps.Skipped[reason] += n
 }
 
+// since is what was counted after old was.
+func (ps *PacketStats) since(old PacketStats) *PacketStats {
+	d := &PacketStats{
+		Packets: ps.Packets - old.Packets, Segments: ps.Segments - old.Segments,
+		Connections: ps.Connections - old.Connections, MidStream: ps.MidStream - old.MidStream,
+	}
+	for r, n := range ps.Skipped {
+		if n > old.Skipped[r] {
+			d.skip(r, n-old.Skipped[r])
+		}
+	}
+	return d
+}
+
+func (ps *PacketStats) clone() PacketStats {
+	c := *ps
+	c.Skipped = make(map[string]int64, len(ps.Skipped))
+	for r, n := range ps.Skipped {
+		c.Skipped[r] = n
+	}
+	return c
+}
+
 // String lists what was skipped, most first, on one line.
 func (ps *PacketStats) String() string {
 	reasons := make([]string, 0, len(ps.Skipped))
