@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -550,4 +551,75 @@ func TestPcapNothingRead(t *testing.T) {
 	if !errors.Is(err, ErrNoTraffic) || !strings.HasPrefix(err.Error(), "tls: ") || !strings.Contains(err.Error(), "of 1 connections") {
 		t.Errorf("got %v, want the second source's ErrNoTraffic counting its one connection", err)
 	}
+}
+
+// TestTcpdumpTextShapes reads the text tcpdump prints of the same pcap with
+// the flags users give it: the statements are those of the pcap.
+func TestTcpdumpTextShapes(t *testing.T) {
+	bin, err := exec.LookPath("tcpdump")
+	if err != nil {
+		t.Fatalf("tcpdump not found: %v (scripts/deps.sh installs it)", err)
+	}
+	for _, tc := range []struct {
+		v6    bool
+		flags string
+	}{
+		{false, "-x -nn -q -tttt"},
+		{false, "-xx -nn -q -tttt"},
+		{false, "-x -nn -tt"},
+		{false, "-X -n"},
+		{false, "-XX -nn -q -ttttt"},
+		{false, "-x -v -nn"},
+		{true, "-x -nn -q -tttt"},
+		{true, "-xx -nn -q -tttt"},
+	} {
+		name := tc.flags
+		if tc.v6 {
+			name = "IPv6 " + name
+		}
+		t.Run(name, func(t *testing.T) {
+			flags := tc.flags
+			pcap := filepath.Join(t.TempDir(), "app.pcap")
+			if err := os.WriteFile(pcap, writePcapIP(t, 3306, appSegments(), tc.v6), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			want, _, _, err := captureBytes(t, readFile(t, pcap), "pcap", 3306)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(want) != 4 {
+				t.Fatalf("the pcap gives %d records, want 4", len(want))
+			}
+			out, err := exec.Command(bin, append([]string{"-r", pcap}, strings.Fields(flags)...)...).Output()
+			if err != nil {
+				t.Fatalf("tcpdump %s: %v", flags, err)
+			}
+			if got, err := Detect(out); got != "tcpdump-text" || err != nil {
+				t.Fatalf("detect: got %q, %v, want tcpdump-text", got, err)
+			}
+			got, _, c, err := captureBytes(t, out, "tcpdump-text", 3306)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != len(want) {
+				t.Fatalf("got %d records, want %d (%s)", len(got), len(want), &c.Stats.Packets)
+			}
+			for i := range want {
+				g, w := got[i], want[i]
+				if g.SQL != w.SQL || fmt.Sprint(g.Params) != fmt.Sprint(w.Params) || g.Session != w.Session || g.Error != w.Error ||
+					fmt.Sprint(deref(g.RowsSent)) != fmt.Sprint(deref(w.RowsSent)) {
+					t.Errorf("record %d: got %s, want %s", i, recJSON(g), recJSON(w))
+				}
+			}
+		})
+	}
+}
+
+func readFile(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

@@ -81,11 +81,19 @@ func (c *Capturer) readTcpdumpText(ctx context.Context, r io.Reader, port int) e
 		if len(line) == 0 {
 			continue
 		}
-		if line[0] == ' ' || line[0] == '\t' {
-			t := bytes.TrimLeft(line, " \t")
-			if !bytes.HasPrefix(t, []byte("0x")) {
-				continue // tcpdump's decoded fields, with -v
+		indented := line[0] == ' ' || line[0] == '\t'
+		t := bytes.TrimLeft(line, " \t")
+		if indented && !bytes.HasPrefix(t, []byte("0x")) {
+			if pt, nd, ok := packetTime(t, day, lastTS); ok {
+				// -ttttt's time, after a space, starts a packet.
+				if err := end(); err != nil {
+					return err
+				}
+				head, ts, day, lastTS = lr.line, pt, nd, pt
 			}
+			continue // tcpdump's decoded fields, with -v
+		}
+		if indented {
 			if head == 0 {
 				c.bad(lr.line, "hex bytes without a packet line before them")
 				continue
@@ -240,15 +248,20 @@ func ipv4Checksum(h []byte) bool {
 }
 
 // looksTcpdumpText reports whether text holds a packet line followed by the
-// first line of its hex dump.
+// first line of its hex dump (with -v, a line of decoded fields between).
 func looksTcpdumpText(text string) bool {
-	prev := ""
+	var prev [2]string
 	for _, line := range strings.Split(text, "\n") {
 		t := strings.TrimLeft(line, " \t")
 		if len(t) < len(line) && strings.HasPrefix(t, "0x0000:") {
-			return strings.Contains(prev, " IP ") || strings.Contains(prev, " IP6 ")
+			for _, p := range prev {
+				if strings.Contains(p, " IP ") || strings.Contains(p, " IP6 ") {
+					return true
+				}
+			}
+			return false
 		}
-		prev = line
+		prev[0], prev[1] = prev[1], line
 	}
 	return false
 }
