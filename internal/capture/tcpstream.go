@@ -170,8 +170,9 @@ func (tr *tcpReader) segment(s *tcpSegment) error {
 	}
 	tr.clock = s.ts
 	tc := tr.conns[key]
-	if tc != nil && s.syn && toServer && (tc.in.synced || tc.out.synced) {
-		// The client port was used again for a new connection.
+	if tc != nil && s.syn && toServer && (tc.in.synced || tc.out.synced) && !(tc.in.synced && s.seq+1 == tc.in.next) {
+		// The client port was used again for a new connection (not the
+		// SYN sent again).
 		if err := tr.close(tc); err != nil {
 			return err
 		}

@@ -42,7 +42,8 @@ kept. Reading streams: memory does not grow with the size of the input.
   shakedown capture app.capture --summary            (a capture file is a source too)
   shakedown capture slow.log --to-workload app.sql   (then: shakedown run sql --file app.sql)
 
-Exit status: 0 ok, 2 bad input (unknown format, no MySQL traffic in a pcap),
+Exit status: 0 ok, 2 bad input (unknown format, a packet capture with no
+MySQL traffic on the port or no statement that can be read),
 1 the capture failed or was interrupted (what was read is written).
 
 Options:
