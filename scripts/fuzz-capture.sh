@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs the fuzz targets of the capture readers (slow log, general log, pcap,
-# the client protocol) and of the fingerprint lexer, each for FUZZTIME
+# tcpdump text, the client protocol) and of the fingerprint lexer, each for FUZZTIME
 # (default 30s), and keeps what the fuzzer found in the packages'
 # testdata/fuzz, so that a plain "go test" replays it.
 #
@@ -9,13 +9,17 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 FUZZTIME=${FUZZTIME:-30s}
+# Minimizing a new input of a few kilobytes (a pcap) takes the whole default
+# minute, during which nothing is fuzzed.
+FUZZMINIMIZE=${FUZZMINIMIZE:-5s}
 cache=$(go env GOCACHE)/fuzz/github.com/shakedown/shakedown
 for t in internal/capture:FuzzSlowLog internal/capture:FuzzGeneralLog internal/capture:FuzzPcap \
+	internal/capture:FuzzTcpdumpText \
 	internal/capture:FuzzProtocol internal/fingerprint:FuzzLex; do
 	pkg=${t%%:*}
 	name=${t##*:}
 	echo "fuzz-capture: $name for $FUZZTIME" >&2
-	go test -run '^$' -fuzz "^$name\$" -fuzztime "$FUZZTIME" "./$pkg"
+	go test -run '^$' -fuzz "^$name\$" -fuzztime "$FUZZTIME" -fuzzminimizetime "$FUZZMINIMIZE" "./$pkg"
 	mkdir -p "$pkg/testdata/fuzz/$name"
 	# Keep the inputs that found new coverage (at most 200, the smallest).
 	if [ -d "$cache/$pkg/$name" ]; then

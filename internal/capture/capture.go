@@ -14,7 +14,7 @@ import (
 )
 
 // Formats are the source formats read, as --format names them.
-var Formats = []string{"slow", "general", "pcap"}
+var Formats = []string{"slow", "general", "pcap", "tcpdump-text"}
 
 // ErrUnknownFormat means a source's format could not be recognised.
 var ErrUnknownFormat = errors.New("unknown log format")
@@ -29,13 +29,15 @@ func Detect(head []byte) (string, error) {
 	}
 	text := string(head)
 	switch {
+	case looksTcpdumpText(text):
+		return "tcpdump-text", nil
 	case strings.Contains(text, "# Query_time:") || strings.Contains(text, "# User@Host:"):
 		return "slow", nil
 	case strings.Contains(text, "Id Command") && strings.Contains(text, "Argument"),
 		generalLineRE(text):
 		return "general", nil
 	}
-	return "", fmt.Errorf("%w: read formats are %s (the slow log, the general log, a pcap from tcpdump -w); name one with --format", ErrUnknownFormat, strings.Join(Formats, ", "))
+	return "", fmt.Errorf("%w: read formats are %s (the slow log, the general log, a pcap from tcpdump -w, or tcpdump -x text); name one with --format", ErrUnknownFormat, strings.Join(Formats, ", "))
 }
 
 // generalLineRE reports whether text holds a line shaped like a general log
@@ -76,6 +78,8 @@ type Stats struct {
 	// Ignored counts entries that are not statements (Connect, Prepare,
 	// administrator commands, ...).
 	Ignored int64
+	// Packets counts what packet captures held and what of it was skipped.
+	Packets PacketStats
 }
 
 // maxProblems bounds the problems kept for the report; all are counted.
@@ -195,6 +199,8 @@ func (c *Capturer) Run(ctx context.Context, sources []Source) error {
 			}
 		case "pcap":
 			err = c.readPcap(ctx, s.R, s.Port)
+		case "tcpdump-text":
+			err = c.readTcpdumpText(ctx, s.R, s.Port)
 		case "capture":
 			err = c.readCapture(ctx, s.Replay)
 		default:

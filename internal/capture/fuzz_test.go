@@ -3,6 +3,7 @@ package capture
 import (
 	"bytes"
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -52,14 +53,50 @@ func FuzzGeneralLog(f *testing.F) {
 	f.Fuzz(func(t *testing.T, text string) { fuzzLog(t, "general", text) })
 }
 
+// fuzzPackets reads data as a packet capture of format twice: the records
+// are sound and the same both times.
+func fuzzPackets(t *testing.T, format string, data []byte, port int, lines int64) {
+	got, file, c, err := captureBytes(t, data, format, port)
+	if err != nil && !errors.Is(err, ErrNoTraffic) && format == "tcpdump-text" {
+		t.Fatalf("reading must not fail on bad input: %v", err)
+	}
+	checkRecords(t, got, c, lines)
+	if err == nil && c.Stats.Statements == 0 {
+		t.Fatalf("no statement and no error: a silent zero (%s)", &c.Stats.Packets)
+	}
+	_, again, _, _ := captureBytes(t, data, format, port)
+	if !bytes.Equal(file, again) {
+		t.Fatalf("two reads of the same input gave different captures")
+	}
+}
+
+// FuzzPcap reads each input as traffic to 3306 (the synthetic seeds) and
+// to the recorded fixtures' port.
 func FuzzPcap(f *testing.F) {
 	f.Add(writePcap(f, 3306, appSegments()))
 	f.Add(writePcap(f, 3306, appSegments()[:5]))
+	port := fixturePort(f)
+	for _, name := range []string{"midstream.pcap", "session.pcapng"} {
+		b := readFixture(f, name)
+		f.Add(b[:min(len(b), 6000)])
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		var got []*Record
-		c := NewCapturer(func(r *Record) error { got = append(got, r); return nil })
-		_ = c.Run(context.Background(), []Source{{Name: "f", Format: "pcap", R: bytes.NewReader(data), Port: 3306}})
-		checkRecords(t, got, c, -1)
+		fuzzPackets(t, "pcap", data, 3306, -1)
+		fuzzPackets(t, "pcap", data, port, -1)
+	})
+}
+
+func FuzzTcpdumpText(f *testing.F) {
+	port := fixturePort(f)
+	for _, name := range []string{"session.x.txt", "midstream.xx.txt"} {
+		b := readFixture(f, name)
+		cut := bytes.LastIndex(b[:min(len(b), 5000)], []byte("\n20"))
+		f.Add(string(b[:cut+1]), port)
+	}
+	f.Add("1764099693.729626 IP 127.0.0.1.35386 > 127.0.0.1.3306: tcp 9\n\t0x0000:  4500 003d 9db1 4000 4006 9f07 7f00 0001  E..=..@.@.......\n\t0x0010:  7f00 0001 8a3a 0cea 575c 53fb 0000 0000\n\t0x0020:  5018 ffff 0000 0000 0500 0000 0353 454c 45\n", 3306)
+	f.Add("19:49:17.729626 IP6 ::1.35386 > ::1.3306: tcp 0\n\t0x0000:  6000 0000 0014 0640 0000\n", 3306)
+	f.Fuzz(func(t *testing.T, text string, port int) {
+		fuzzPackets(t, "tcpdump-text", []byte(text), port, int64(strings.Count(text, "\n")+1))
 	})
 }
 
@@ -79,8 +116,7 @@ func FuzzProtocol(f *testing.F) {
 	f.Fuzz(func(t *testing.T, client, server []byte, cut uint8) {
 		var got []*Record
 		c := NewCapturer(func(r *Record) error { got = append(got, r); return nil })
-		fac := &streamFactory{c: c, port: 3306, conns: map[string]*mysqlConn{}}
-		mc := newMySQLConn(fac, "127.0.0.1:1")
+		mc := newMySQLConn(c, "127.0.0.1:1")
 		step := int(cut%64) + 1
 		now := time.Unix(0, 0)
 		for i, j := 0, 0; i < len(client) || j < len(server); {

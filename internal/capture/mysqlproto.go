@@ -2,7 +2,6 @@ package capture
 
 import (
 	"encoding/binary"
-	"strconv"
 	"time"
 
 	"github.com/shakedown/shakedown/internal/wire"
@@ -31,13 +30,28 @@ const (
 	statusCursorExists = 0x0040
 )
 
+// isCommand reports the command bytes a client sends at the start of a
+// command (sequence number 0): what a connection seen mid-stream is picked
+// up at.
+func isCommand(b byte) bool {
+	switch b {
+	case comQuit, comInitDB, comQuery, 0x04 /* field list */, 0x05, 0x06, 0x07, 0x09, 0x0a, 0x0c, 0x0d,
+		0x0e /* ping */, 0x11 /* change user */, comStmtPrepare, comStmtExecute, comStmtLongData,
+		comStmtClose, comStmtReset, 0x1b /* set option */, 0x1c /* fetch */, 0x1f /* reset connection */ :
+		return true
+	}
+	return false
+}
+
 // pending is a command waiting for its response.
 type pending struct {
 	cmd     byte
+	seq     byte // of the command's last packet: the response goes on from it
 	payload []byte
 	start   time.Time
 	// filled as the response is read
 	rec      *Record
+	started  bool  // a packet of the response was read
 	columns  int64 // columns left to read
 	gotCols  bool  // column definitions done
 	rows     int64
@@ -54,22 +68,42 @@ type stmtInfo struct {
 	longData map[int][]byte
 }
 
+// wirePacket is one MySQL packet, framed, waiting to be read.
+type wirePacket struct {
+	seq     byte
+	last    byte // the sequence number of its last part (16 MiB or more)
+	payload []byte
+	ts      time.Time // when its last byte was captured
+}
+
 // mysqlConn decodes one connection's client protocol from both directions.
+// Each direction arrives in order, but the two may be handed over in any
+// order: packets wait, framed, until advance says both directions are
+// complete up to a time, and are then read in the order of their times.
 type mysqlConn struct {
-	f       *streamFactory
+	c       *Capturer
 	client  string
 	session string
 	db      string
 	phase   int // 0 unknown, 1 greeting seen, 2 handshake answered, 3 commands
 	caps    uint32
 	srvCaps uint32
-	skip    string // why this connection cannot be read (TLS, compression)
-	in, out framer
-	queue   []*pending
-	stmts   map[uint32]*stmtInfo
-	lastID  uint32
-	emitted bool
-	closed  bool
+	// capsKnown is false on a connection seen mid-stream: whether EOF
+	// packets are sent is then told from the packets themselves.
+	capsKnown bool
+	midStream bool
+	// eofAfter is the sequence number an EOF packet may still come with
+	// after a prepare response, when capsKnown is false.
+	eofAfter int
+	skip     string // why this connection cannot be read (TLS, compression)
+	in, out  framer
+	queue    []*pending
+	cq, sq   []wirePacket // framed, from the client and the server
+	cmdLast  byte         // the sequence number of the command packet read last
+	stmts    map[uint32]*stmtInfo
+	lastID   uint32
+	emitted  bool
+	closed   bool
 }
 
 const (
@@ -79,24 +113,40 @@ const (
 	phaseCommand
 )
 
-func newMySQLConn(f *streamFactory, client string) *mysqlConn {
-	return &mysqlConn{f: f, client: client, session: client, stmts: map[uint32]*stmtInfo{}}
+func newMySQLConn(c *Capturer, client string) *mysqlConn {
+	return &mysqlConn{c: c, client: client, session: client, stmts: map[uint32]*stmtInfo{}, eofAfter: -1}
 }
 
 // framer cuts a byte stream into MySQL packets.
 type framer struct {
-	buf  []byte
-	big  []byte // a packet of 16 MiB or more being joined
-	lost bool   // bytes were lost: wait for a chunk that starts a packet
+	buf   []byte
+	big   []byte // a packet of 16 MiB or more being joined
+	first byte   // the sequence number of big's first part
+	// last is the sequence number of the last packet read: a response goes
+	// on from a command's.
+	last  byte
+	since time.Time // when the bytes in buf began to arrive
+	// lost: bytes were lost, or the stream was first seen mid-way; the next
+	// chunk that starts a packet is waited for.
+	lost bool
 }
 
 // maxPending bounds the bytes one direction buffers (a result row or a
 // statement larger than this is skipped).
 const maxPending = 80 << 20
 
-func (fr *framer) push(b []byte, fn func(seq byte, payload []byte) error) error {
+// push cuts b into packets. While the framer is lost, a chunk is only taken
+// if starts(chunk) says it begins with a packet.
+func (fr *framer) push(b []byte, ts time.Time, starts func([]byte) bool, fn func(seq byte, payload []byte, ts time.Time)) {
 	if fr.lost {
-		fr.buf, fr.big, fr.lost = fr.buf[:0], nil, false
+		fr.buf, fr.big = fr.buf[:0], nil
+		if !starts(b) {
+			return
+		}
+		fr.lost = false
+	}
+	if len(fr.buf) == 0 {
+		fr.since = ts
 	}
 	fr.buf = append(fr.buf, b...)
 	for len(fr.buf) >= 4 {
@@ -104,50 +154,152 @@ func (fr *framer) push(b []byte, fn func(seq byte, payload []byte) error) error 
 		if len(fr.buf) < 4+n {
 			if len(fr.buf) > maxPending {
 				fr.buf = fr.buf[:0]
+				fr.lost = true
 			}
 			break
 		}
 		seq := fr.buf[3]
+		fr.last = seq
 		payload := fr.buf[4 : 4+n]
 		if n == 0xffffff || fr.big != nil {
+			if fr.big == nil {
+				fr.first = seq
+			}
 			fr.big = append(fr.big, payload...)
 			if n == 0xffffff {
 				fr.buf = fr.buf[4+n:]
 				continue
 			}
-			payload = fr.big
+			payload, seq = fr.big, fr.first
 			fr.big = nil
 		}
-		if err := fn(seq, payload); err != nil {
-			return err
-		}
+		fn(seq, payload, ts)
 		fr.buf = fr.buf[4+n:]
+		fr.since = ts
 	}
 	// Keep the buffer from growing without bound through re-slicing.
 	if cap(fr.buf) > 1<<20 && len(fr.buf) < 1<<16 {
 		fr.buf = append([]byte(nil), fr.buf...)
 	}
-	return nil
 }
 
-func (mc *mysqlConn) lost(toServer bool) {
+// packetChain reports whether b is a run of MySQL packet headers and
+// payloads whose sequence numbers go up by one from first (any, if first is
+// negative), ending at the end of b or in a packet that goes on past it;
+// ok(i, payload) vets each whole packet's payload.
+func packetChain(b []byte, first int, ok func(i int, seq byte, payload []byte) bool) bool {
+	if len(b) < 5 {
+		return false
+	}
+	want := first
+	for i := 0; len(b) > 0; i++ {
+		if len(b) < 4 {
+			return false
+		}
+		n := int(b[0]) | int(b[1])<<8 | int(b[2])<<16
+		seq := b[3]
+		if want >= 0 && int(seq) != want {
+			return false
+		}
+		want = int(seq+1) & 0xff
+		if 4+n > len(b) {
+			// Goes on in the next segment: only the start can be vetted.
+			return ok(i, seq, b[4:])
+		}
+		if !ok(i, seq, b[4:4+n]) {
+			return false
+		}
+		b = b[4+n:]
+	}
+	return true
+}
+
+// startsCommand reports whether a client chunk begins with a command.
+func startsCommand(b []byte) bool {
+	return packetChain(b, 0, func(i int, seq byte, p []byte) bool {
+		return len(p) > 0 && isCommand(p[0])
+	})
+}
+
+// startsResponse reports whether a server chunk begins with the first
+// packet of a response to the oldest command waiting (or, with no command
+// waiting, any run of whole packets, which wait for theirs).
+func (mc *mysqlConn) startsResponse(b []byte) bool {
+	first := -1
+	if len(mc.queue) > 0 && !mc.queue[0].started {
+		first = int(mc.queue[0].seq+1) & 0xff
+	}
+	return packetChain(b, first, func(i int, seq byte, p []byte) bool {
+		return len(p) > 0 || first < 0
+	})
+}
+
+func (mc *mysqlConn) lost(toServer bool) error {
 	if toServer {
 		mc.in.lost = true
 	} else {
 		mc.out.lost = true
 	}
-	// Responses can no longer be matched with their commands.
-	mc.flushQueue()
+	// What came before the gap is read; responses after it can no longer
+	// be matched with their commands.
+	if err := mc.advance(farFuture); err != nil {
+		return err
+	}
+	return mc.flushQueue()
+}
+
+// farFuture is a time after every packet's.
+var farFuture = time.Unix(1<<40, 0)
+
+// advance reads, in the order of their times, the packets of both
+// directions up to until: the caller has handed over everything before it.
+// At equal times a response goes on before the next command.
+func (mc *mysqlConn) advance(until time.Time) error {
+	for mc.skip == "" {
+		c := len(mc.cq) > 0 && !mc.cq[0].ts.After(until)
+		s := len(mc.sq) > 0 && !mc.sq[0].ts.After(until)
+		if !c && !s {
+			return nil
+		}
+		if c && s {
+			ct, st := mc.cq[0].ts, mc.sq[0].ts
+			c = ct.Before(st) || (ct.Equal(st) && len(mc.queue) == 0)
+		}
+		var err error
+		if c {
+			p := mc.cq[0]
+			mc.cq = mc.cq[1:]
+			mc.cmdLast = p.last
+			err = mc.clientPacket(p.seq, p.payload, p.ts)
+		} else {
+			p := mc.sq[0]
+			mc.sq = mc.sq[1:]
+			err = mc.serverPacket(p.seq, p.payload, p.ts)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	mc.cq, mc.sq = nil, nil
+	return nil
 }
 
 func (mc *mysqlConn) feed(toServer bool, b []byte, seen time.Time) error {
 	if mc.skip != "" || len(b) == 0 {
 		return nil
 	}
+	fr, starts, q := &mc.out, mc.startsResponse, &mc.sq
 	if toServer {
-		return mc.in.push(b, func(seq byte, p []byte) error { return mc.clientPacket(seq, p, seen) })
+		fr, starts, q = &mc.in, startsCommand, &mc.cq
 	}
-	return mc.out.push(b, func(seq byte, p []byte) error { return mc.serverPacket(seq, p, seen) })
+	wasLost := fr.lost
+	fr.push(b, seen, starts, func(seq byte, payload []byte, ts time.Time) {
+		*q = append(*q, wirePacket{seq: seq, last: fr.last, payload: append([]byte(nil), payload...), ts: ts})
+	})
+	if wasLost && fr.lost {
+		mc.c.Stats.Packets.skip(skipResync, 1)
+	}
+	return nil
 }
 
 func (mc *mysqlConn) clientPacket(seq byte, p []byte, seen time.Time) error {
@@ -181,13 +333,24 @@ func (mc *mysqlConn) clientPacket(seq byte, p []byte, seen time.Time) error {
 		}
 		return nil
 	}
-	mc.queue = append(mc.queue, &pending{cmd: p[0], payload: append([]byte(nil), p...), start: seen})
+	idle := len(mc.queue) == 0
+	q := &pending{cmd: p[0], seq: mc.cmdLast, payload: append([]byte(nil), p...), start: seen}
+	mc.queue = append(mc.queue, q)
 	if len(mc.queue) > 64 {
 		// Responses went missing: give up on the oldest.
 		if err := mc.finish(mc.queue[0], seen, false); err != nil {
 			return err
 		}
 		mc.queue = mc.queue[1:]
+	}
+	if !idle {
+		return nil
+	}
+	// Nothing was waiting: a response the server is still in the middle
+	// of answers a command the capture did not see.
+	if len(mc.out.buf) > 0 && mc.out.since.Before(seen) {
+		mc.out.buf, mc.out.big, mc.out.lost = mc.out.buf[:0], nil, true
+		mc.c.Stats.Packets.skip(skipOldResponse, 1)
 	}
 	return nil
 }
@@ -200,14 +363,17 @@ func (mc *mysqlConn) handshakeResponse(p []byte) {
 		return
 	}
 	mc.caps = binary.LittleEndian.Uint32(p)
+	mc.capsKnown = true
 	if mc.caps&capSSL != 0 {
-		mc.skip = "TLS"
-		mc.f.c.Stats.Ignored++
+		mc.skip = skipTLS
+		mc.c.Stats.Ignored++
+		mc.c.Stats.Packets.skip(skipTLS, 1)
 		return
 	}
 	if mc.caps&capCompress != 0 && mc.srvCaps&capCompress != 0 {
-		mc.skip = "compression"
-		mc.f.c.Stats.Ignored++
+		mc.skip = skipCompressed
+		mc.c.Stats.Ignored++
+		mc.c.Stats.Packets.skip(skipCompressed, 1)
 		return
 	}
 	rest := p[32:]
@@ -230,272 +396,6 @@ func (mc *mysqlConn) handshakeResponse(p []byte) {
 	if mc.caps&capConnectWithDB != 0 {
 		mc.db, _ = cstring(rest)
 	}
-}
-
-func (mc *mysqlConn) serverPacket(seq byte, p []byte, seen time.Time) error {
-	if len(p) == 0 {
-		return nil
-	}
-	if mc.phase == phaseUnknown && seq == 0 && p[0] == 10 {
-		// Greeting: protocol 10, version, connection id, ...
-		_, rest := cstring(p[1:])
-		if len(rest) >= 4 {
-			mc.session = strconv.FormatUint(uint64(binary.LittleEndian.Uint32(rest)), 10)
-			mc.phase = phaseGreeting
-			if len(rest) >= 4+9+2 {
-				mc.srvCaps = uint32(binary.LittleEndian.Uint16(rest[13:]))
-				if len(rest) >= 4+9+2+1+2+2 {
-					mc.srvCaps |= uint32(binary.LittleEndian.Uint16(rest[18:])) << 16
-				}
-			}
-		}
-		return nil
-	}
-	if mc.phase == phaseAuth {
-		if p[0] == 0x00 {
-			mc.phase = phaseCommand
-		} else if p[0] == 0xff {
-			mc.skip = "authentication failed"
-		}
-		return nil
-	}
-	if len(mc.queue) == 0 {
-		return nil
-	}
-	q := mc.queue[0]
-	done, err := mc.response(q, p, seen)
-	if err != nil || !done {
-		return err
-	}
-	mc.queue = mc.queue[1:]
-	return nil
-}
-
-func (mc *mysqlConn) deprecateEOF() bool { return mc.caps&capDeprecateEOF != 0 }
-
-// isTerminator reports an EOF packet, or the OK packet that ends a result
-// set when CLIENT_DEPRECATE_EOF is on (a row cannot start with 0xfe unless
-// it is 16 MiB or more).
-func isTerminator(p []byte) bool { return p[0] == 0xfe && len(p) < 0xffffff }
-
-// response reads one packet of q's response; it reports whether the
-// response is complete.
-func (mc *mysqlConn) response(q *pending, p []byte, seen time.Time) (bool, error) {
-	if q.rec == nil {
-		q.rec = mc.begin(q)
-	}
-	switch q.cmd {
-	case comStmtPrepare:
-		return mc.prepareResponse(q, p), nil
-	case comQuery, comStmtExecute:
-	default:
-		return true, nil // OK or ERR of a command that is not a statement
-	}
-	if !q.gotCols && q.columns == 0 {
-		switch p[0] {
-		case 0x00:
-			return mc.endOfResult(q, p, seen)
-		case 0xff:
-			return true, mc.finishErr(q, p, seen)
-		case 0xfb:
-			return false, nil // LOAD DATA LOCAL: the file follows
-		}
-		n, w := wire.Lenenc(p)
-		q.columns = int64(n)
-		if w > 0 && len(p) == w+1 && p[w] == 0 {
-			// MariaDB's metadata cache: the column definitions the client
-			// already has from the prepare are not sent again.
-			q.columns, q.gotCols = 0, true
-		}
-		return false, nil
-	}
-	if !q.gotCols {
-		q.columns--
-		if q.columns == 0 {
-			q.gotCols = true
-			if mc.deprecateEOF() {
-				return false, nil
-			}
-			q.columns = -1 // the EOF after the definitions comes next
-		}
-		return false, nil
-	}
-	if q.columns == -1 {
-		q.columns = 0
-		if isTerminator(p) && len(p) >= 5 && binary.LittleEndian.Uint16(p[3:])&statusCursorExists != 0 {
-			return true, mc.finish(q, seen, true)
-		}
-		return false, nil
-	}
-	switch {
-	case p[0] == 0xff:
-		return true, mc.finishErr(q, p, seen)
-	case isTerminator(p):
-		return mc.endOfResult(q, p, seen)
-	}
-	q.rows++
-	return false, nil
-}
-
-// endOfResult handles an OK or EOF ending a result; more may follow.
-func (mc *mysqlConn) endOfResult(q *pending, p []byte, seen time.Time) (bool, error) {
-	var status uint16
-	if p[0] == 0xfe && len(p) == 5 {
-		status = binary.LittleEndian.Uint16(p[3:])
-	} else {
-		_, w1 := wire.Lenenc(p[1:])
-		if w1 > 0 {
-			_, w2 := wire.Lenenc(p[1+w1:])
-			if w2 > 0 && len(p) >= 1+w1+w2+2 {
-				status = binary.LittleEndian.Uint16(p[1+w1+w2:])
-			}
-		}
-	}
-	if status&statusMoreResults != 0 {
-		q.gotCols, q.columns = false, 0
-		return false, nil
-	}
-	return true, mc.finish(q, seen, true)
-}
-
-func (mc *mysqlConn) prepareResponse(q *pending, p []byte) bool {
-	if q.params == 0 && q.prepCols == 0 && q.prepID == 0 {
-		if p[0] != 0x00 || len(p) < 12 {
-			return true // ERR: nothing was prepared
-		}
-		q.prepID = binary.LittleEndian.Uint32(p[1:])
-		cols := int(binary.LittleEndian.Uint16(p[5:]))
-		params := int(binary.LittleEndian.Uint16(p[7:]))
-		mc.stmts[q.prepID] = &stmtInfo{sql: string(q.payload[1:]), nparams: params}
-		mc.lastID = q.prepID
-		eof := 1
-		if mc.deprecateEOF() {
-			eof = 0
-		}
-		if params > 0 {
-			q.params = params + eof
-		}
-		if cols > 0 {
-			q.prepCols = cols + eof
-		}
-		return q.params == 0 && q.prepCols == 0
-	}
-	if q.params > 0 {
-		q.params--
-	} else if q.prepCols > 0 {
-		q.prepCols--
-	}
-	return q.params == 0 && q.prepCols == 0
-}
-
-// begin makes the record of a statement command when its response starts.
-func (mc *mysqlConn) begin(q *pending) *Record {
-	r := &Record{Session: mc.session, TS: q.start.UnixMicro(), DB: mc.db}
-	p := q.payload
-	switch q.cmd {
-	case comQuery:
-		body := p[1:]
-		if mc.caps&capQueryAttributes != 0 {
-			n, w := wire.Lenenc(body)
-			if w == 0 || n != 0 {
-				r.Kind = "skip"
-				return r
-			}
-			_, w2 := wire.Lenenc(body[w:])
-			body = body[w+w2:]
-		}
-		r.SQL = string(body)
-	case comInitDB:
-		mc.db = string(p[1:])
-		r.Kind = "skip"
-	case comStmtExecute:
-		if len(p) < 5 {
-			r.Kind = "skip"
-			return r
-		}
-		id := binary.LittleEndian.Uint32(p[1:])
-		if id == 0xffffffff {
-			id = mc.lastID
-		}
-		st := mc.stmts[id]
-		if st == nil {
-			// Prepared before the capture began.
-			mc.f.c.Stats.Ignored++
-			r.Kind = "skip"
-			return r
-		}
-		params, err := decodeParams(p[5:], st)
-		if err != nil {
-			mc.f.c.bad(0, "session %s: COM_STMT_EXECUTE: %v", mc.session, err)
-			r.Kind = "skip"
-			return r
-		}
-		r.SQL, r.Prepared, r.Params = st.sql, true, params
-		st.longData = nil
-	default:
-		r.Kind = "skip"
-	}
-	return r
-}
-
-func (mc *mysqlConn) finishErr(q *pending, p []byte, seen time.Time) error {
-	if len(p) >= 3 {
-		q.rec.Error = int(binary.LittleEndian.Uint16(p[1:]))
-	}
-	return mc.finish(q, seen, true)
-}
-
-// finish hands on q's statement; timed is false when its response was not
-// seen.
-func (mc *mysqlConn) finish(q *pending, seen time.Time, timed bool) error {
-	if q.rec == nil {
-		q.rec = mc.begin(q)
-	}
-	r := q.rec
-	if r.Kind == "skip" || r.SQL == "" {
-		return nil
-	}
-	if timed {
-		r.DurationUS = i64(seen.Sub(q.start).Microseconds())
-		r.RowsSent = i64(q.rows)
-	}
-	if r.Error == 0 && r.DB == "" {
-		r.DB = mc.db
-	}
-	if db, ok := useDB(r.SQL); ok && r.Error == 0 {
-		mc.db = db
-	}
-	mc.emitted = true
-	return mc.f.c.add(r)
-}
-
-// flushQueue hands on every command still waiting, untimed.
-func (mc *mysqlConn) flushQueue() {
-	for _, q := range mc.queue {
-		if err := mc.finish(q, time.Time{}, false); err != nil && mc.f.err == nil {
-			mc.f.err = err
-		}
-	}
-	mc.queue = nil
-}
-
-func (mc *mysqlConn) quit(seen time.Time) error {
-	mc.flushQueue()
-	if mc.closed {
-		return nil
-	}
-	mc.closed = true
-	if !mc.emitted {
-		return nil
-	}
-	return mc.f.c.add(&Record{Session: mc.session, TS: seen.UnixMicro(), Kind: KindQuit})
-}
-
-func (mc *mysqlConn) close() error {
-	if mc.skip != "" && !mc.emitted {
-		return nil
-	}
-	return mc.quit(time.Time{})
 }
 
 // cstring reads a NUL-terminated string.

@@ -6,16 +6,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
+	"net/netip"
 	"time"
 
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
 	"github.com/gopacket/gopacket/pcapgo"
-	"github.com/gopacket/gopacket/tcpassembly"
 )
 
-// ErrNoTraffic means a pcap holds no TCP traffic to or from the port.
+// ErrNoTraffic means a packet capture holds no MySQL traffic to or from the
+// port, or none that could be read.
 var ErrNoTraffic = errors.New("no MySQL traffic")
 
 // DefaultPort is the MySQL port looked for in a pcap without --port.
@@ -30,9 +30,6 @@ type packetSource interface {
 // readPcap reads a pcap (or pcapng) file of MySQL traffic to port: TCP
 // streams are put back together and the client protocol is decoded.
 func (c *Capturer) readPcap(ctx context.Context, r io.Reader, port int) error {
-	if port == 0 {
-		port = DefaultPort
-	}
 	br := bufio.NewReaderSize(r, 1<<20)
 	magic, err := br.Peek(4)
 	if err != nil {
@@ -52,16 +49,9 @@ func (c *Capturer) readPcap(ctx context.Context, r io.Reader, port int) error {
 		}
 		src = pr
 	}
-	f := &streamFactory{c: c, port: uint16(port), conns: map[string]*mysqlConn{}}
-	asm := tcpassembly.NewAssembler(tcpassembly.NewStreamPool(f))
-	// Bounded buffering of out-of-order segments: memory stays flat on a
-	// long capture with losses.
-	asm.MaxBufferedPagesPerConnection = 64
-	asm.MaxBufferedPagesTotal = 16384
-	var seen, packets int64
-	var last time.Time
+	pr := c.newPacketReader(port)
 	for {
-		if packets%4096 == 0 {
+		if pr.stats.Packets%4096 == 0 {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
@@ -69,95 +59,99 @@ func (c *Capturer) readPcap(ctx context.Context, r io.Reader, port int) error {
 		data, ci, err := src.ReadPacketData()
 		if err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF) {
 			if err != io.EOF {
-				c.bad(packets+1, "truncated packet at the end of the pcap")
+				c.bad(pr.stats.Packets+1, "truncated packet at the end of the pcap")
 			}
 			break
 		}
 		if err != nil {
-			c.bad(packets+1, "unreadable packet: %v", err)
+			c.bad(pr.stats.Packets+1, "unreadable packet: %v", err)
 			break
 		}
-		packets++
-		pkt := gopacket.NewPacket(data, src.LinkType(), gopacket.DecodeOptions{Lazy: true, NoCopy: true})
-		tl, _ := pkt.Layer(layers.LayerTypeTCP).(*layers.TCP)
-		if tl == nil || pkt.NetworkLayer() == nil {
-			continue
-		}
-		if uint16(tl.SrcPort) != f.port && uint16(tl.DstPort) != f.port {
-			continue
-		}
-		seen++
-		last = ci.Timestamp
-		asm.AssembleWithTimestamp(pkt.NetworkLayer().NetworkFlow(), tl, ci.Timestamp)
-		if f.err != nil {
-			return f.err
-		}
-		if seen%65536 == 0 {
-			// Streams idle for a minute of capture time are given up on.
-			asm.FlushOlderThan(last.Add(-time.Minute))
-		}
-	}
-	asm.FlushAll()
-	if f.err != nil {
-		return f.err
-	}
-	if seen == 0 {
-		return fmt.Errorf("%w: no TCP packet to or from port %d in %d packets (name the server's port with --port)", ErrNoTraffic, port, packets)
-	}
-	for _, mc := range f.conns {
-		if err := mc.close(); err != nil {
+		if err := pr.packet(gopacket.NewPacket(data, src.LinkType(), gopacket.DecodeOptions{Lazy: true, NoCopy: true}), ci.Timestamp, ci.CaptureLength < ci.Length); err != nil {
 			return err
 		}
+	}
+	return pr.end()
+}
+
+// packetReader takes decoded packets, keeps the TCP segments to or from the
+// port and counts the rest.
+type packetReader struct {
+	c          *Capturer
+	port       int
+	tr         *tcpReader
+	stats      *PacketStats
+	statements int64       // the capture's statement count when the source began
+	before     PacketStats // and its packet counts
+	last       time.Time
+}
+
+func (c *Capturer) newPacketReader(port int) *packetReader {
+	if port == 0 {
+		port = DefaultPort
+	}
+	return &packetReader{c: c, port: port, tr: newTCPReader(c, uint16(port)), stats: &c.Stats.Packets,
+		statements: c.Stats.Statements, before: c.Stats.Packets.clone()}
+}
+
+// packet takes one decoded packet; cut says the capture kept only its start.
+func (pr *packetReader) packet(pkt gopacket.Packet, ts time.Time, cut bool) error {
+	pr.stats.Packets++
+	tl, _ := pkt.Layer(layers.LayerTypeTCP).(*layers.TCP)
+	nl := pkt.NetworkLayer()
+	if tl == nil || nl == nil {
+		if el := pkt.ErrorLayer(); el != nil {
+			pr.stats.skip(skipUnreadable, 1)
+		} else {
+			pr.stats.skip(skipNotPort, 1)
+		}
+		return nil
+	}
+	if int(tl.SrcPort) != pr.port && int(tl.DstPort) != pr.port {
+		pr.stats.skip(skipNotPort, 1)
+		return nil
+	}
+	var srcIP, dstIP netip.Addr
+	switch ip := nl.(type) {
+	case *layers.IPv4:
+		srcIP, _ = netip.AddrFromSlice(ip.SrcIP.To4())
+		dstIP, _ = netip.AddrFromSlice(ip.DstIP.To4())
+	case *layers.IPv6:
+		srcIP, _ = netip.AddrFromSlice(ip.SrcIP)
+		dstIP, _ = netip.AddrFromSlice(ip.DstIP)
+	default:
+		pr.stats.skip(skipNotPort, 1)
+		return nil
+	}
+	s := &tcpSegment{
+		src: netip.AddrPortFrom(srcIP, uint16(tl.SrcPort)), dst: netip.AddrPortFrom(dstIP, uint16(tl.DstPort)),
+		seq: tl.Seq, syn: tl.SYN, fin: tl.FIN, rst: tl.RST, payload: tl.Payload, ts: ts,
+		truncatedPayload: cut || pkt.Metadata().Truncated,
+	}
+	if ts.After(pr.last) {
+		pr.last = ts
+	}
+	if err := pr.tr.segment(s); err != nil {
+		return err
+	}
+	if pr.stats.Segments%65536 == 0 {
+		return pr.tr.closeIdle(pr.last)
 	}
 	return nil
 }
 
-// streamFactory pairs the two directions of each TCP connection.
-type streamFactory struct {
-	c     *Capturer
-	port  uint16
-	conns map[string]*mysqlConn // by client address
-	err   error                 // the first error handing on a record
-}
-
-func (f *streamFactory) New(netFlow, tcpFlow gopacket.Flow) tcpassembly.Stream {
-	toServer := tcpFlow.Dst().String() == strconv.Itoa(int(f.port))
-	client := netFlow.Src().String() + ":" + tcpFlow.Src().String()
-	if !toServer {
-		client = netFlow.Dst().String() + ":" + tcpFlow.Dst().String()
+// end closes the connections still open and says why, if the source gave
+// no statement.
+func (pr *packetReader) end() error {
+	if err := pr.tr.closeAll(); err != nil {
+		return err
 	}
-	mc := f.conns[client]
-	if mc == nil {
-		mc = newMySQLConn(f, client)
-		f.conns[client] = mc
+	this := pr.stats.since(pr.before)
+	if this.Segments == 0 {
+		return fmt.Errorf("%w: no TCP packet to or from port %d in %d packets (name the server's port with --port)", ErrNoTraffic, pr.port, this.Packets)
 	}
-	return &halfStream{mc: mc, toServer: toServer}
-}
-
-// halfStream is one direction of a connection.
-type halfStream struct {
-	mc       *mysqlConn
-	toServer bool
-}
-
-func (h *halfStream) Reassembled(rs []tcpassembly.Reassembly) {
-	for _, r := range rs {
-		if r.Skip != 0 {
-			h.mc.lost(h.toServer)
-		}
-		if err := h.mc.feed(h.toServer, r.Bytes, r.Seen); err != nil && h.mc.f.err == nil {
-			h.mc.f.err = err
-		}
+	if pr.c.Stats.Statements == pr.statements {
+		return fmt.Errorf("%w: no statement read from port %d: %s", ErrNoTraffic, pr.port, this)
 	}
-}
-
-func (h *halfStream) ReassemblyComplete() {
-	mc := h.mc
-	if mc.f.conns[mc.client] != mc {
-		return
-	}
-	delete(mc.f.conns, mc.client)
-	if err := mc.close(); err != nil && mc.f.err == nil {
-		mc.f.err = err
-	}
+	return nil
 }

@@ -31,6 +31,12 @@ func mysqlPacket(seq byte, payload []byte) []byte {
 // 127.0.0.1:port: handshake, the segments, and FINs.
 func writePcap(t testing.TB, port int, segs []seg) []byte {
 	t.Helper()
+	return writePcapIP(t, port, segs, false)
+}
+
+// writePcapIP is writePcap over IPv6 (::1) if v6.
+func writePcapIP(t testing.TB, port int, segs []seg, v6 bool) []byte {
+	t.Helper()
 	var buf bytes.Buffer
 	w := pcapgo.NewWriter(&buf)
 	if err := w.WriteFileHeader(65536, layers.LinkTypeEthernet); err != nil {
@@ -41,7 +47,14 @@ func writePcap(t testing.TB, port int, segs []seg) []byte {
 	emit := func(toServer, syn, fin bool, data []byte) {
 		ts = ts.Add(100 * time.Microsecond)
 		eth := &layers.Ethernet{SrcMAC: net.HardwareAddr{0, 0, 0, 0, 0, 1}, DstMAC: net.HardwareAddr{0, 0, 0, 0, 0, 2}, EthernetType: layers.EthernetTypeIPv4}
-		ip := &layers.IPv4{Version: 4, TTL: 64, Protocol: layers.IPProtocolTCP, SrcIP: net.IP{127, 0, 0, 1}, DstIP: net.IP{127, 0, 0, 1}}
+		var ip interface {
+			gopacket.NetworkLayer
+			gopacket.SerializableLayer
+		} = &layers.IPv4{Version: 4, TTL: 64, Protocol: layers.IPProtocolTCP, SrcIP: net.IP{127, 0, 0, 1}, DstIP: net.IP{127, 0, 0, 1}}
+		if v6 {
+			eth.EthernetType = layers.EthernetTypeIPv6
+			ip = &layers.IPv6{Version: 6, HopLimit: 64, NextHeader: layers.IPProtocolTCP, SrcIP: net.IPv6loopback, DstIP: net.IPv6loopback}
+		}
 		tcp := &layers.TCP{SYN: syn, FIN: fin, ACK: !syn || !toServer, Window: 65535}
 		if toServer {
 			tcp.SrcPort, tcp.DstPort, tcp.Seq, tcp.Ack = 50000, layers.TCPPort(port), cseq, sseq

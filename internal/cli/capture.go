@@ -29,7 +29,10 @@ examined, and error code. Sources, detected from their first bytes:
   general   the general log file, or the mysql.general_log table named by a
             URL: mysql://user@host:port/mysql?password_env=VAR
   pcap      tcpdump -w of the server's traffic (--port, default 3306): text
-            queries and prepared statements with their parameters
+            queries and prepared statements with their parameters; pcapng too
+  tcpdump-text
+            tcpdump -x or -xx text, as pt-query-digest reads it:
+            tcpdump -s 65535 -x -nn -q -tttt -i any port 3306 > mysql.txt
 
 Passwords never reach the capture: IDENTIFIED BY, SET PASSWORD and the like
 are replaced by '<redacted>', and the general log's Connect lines are not
@@ -39,7 +42,8 @@ kept. Reading streams: memory does not grow with the size of the input.
   shakedown capture app.capture --summary            (a capture file is a source too)
   shakedown capture slow.log --to-workload app.sql   (then: shakedown run sql --file app.sql)
 
-Exit status: 0 ok, 2 bad input (unknown format, no MySQL traffic in a pcap),
+Exit status: 0 ok, 2 bad input (unknown format, a packet capture with no
+MySQL traffic on the port or no statement that can be read),
 1 the capture failed or was interrupted (what was read is written).
 
 Options:
@@ -60,8 +64,8 @@ type captureCmd struct {
 func (c *captureCmd) flags() *pflag.FlagSet {
 	fs := sbflag.NewFlagSet("capture")
 	fs.StringVarP(&c.output, "output", "o", "", "write the capture file to FILE")
-	fs.StringVar(&c.format, "format", "", "read every SOURCE as this format: slow, general or pcap (default: detected)")
-	fs.IntVar(&c.port, "port", capture.DefaultPort, "the MySQL server's TCP port in a pcap")
+	fs.StringVar(&c.format, "format", "", "read every SOURCE as this format: slow, general, pcap or tcpdump-text (default: detected)")
+	fs.IntVar(&c.port, "port", capture.DefaultPort, "the MySQL server's TCP port in a pcap or tcpdump text")
 	sbflag.BoolVar(fs, &c.summary, "summary", false, "print the top fingerprints by total time and by count, as pt-query-digest does")
 	fs.IntVar(&c.top, "top", 10, "fingerprints listed by --summary")
 	fs.StringVar(&c.toWorkload, "to-workload", "", "write a weighted statement file for the sql workload to FILE (values in FILE.values/)")
@@ -81,7 +85,7 @@ func (c *captureCmd) run(ctx context.Context, env *Env, args []string) error {
 		return usagef("capture: name at least one SOURCE: a slow log, a general log, a pcap, or mysql://.../mysql for the general_log table")
 	case c.output == "" && !c.summary && c.toWorkload == "":
 		return usagef("capture: say what to make: -o CAPTURE, --summary or --to-workload FILE")
-	case c.format != "" && c.format != "slow" && c.format != "general" && c.format != "pcap":
+	case c.format != "" && c.format != "slow" && c.format != "general" && c.format != "pcap" && c.format != "tcpdump-text":
 		return usagef("capture: --format %q: read formats are %s", c.format, strings.Join(capture.Formats, ", "))
 	case c.port < 1 || c.port > 65535:
 		return usagef("capture: --port must be 1-65535")
@@ -178,6 +182,9 @@ func (c *captureCmd) run(ctx context.Context, env *Env, args []string) error {
 		fmt.Fprintln(env.Stderr)
 	} else if st.Bad > 0 && !c.summary {
 		fmt.Fprintf(env.Stderr, "capture: %d unreadable lines skipped\n", st.Bad)
+	}
+	if st.Packets.Packets > 0 && runErr == nil {
+		fmt.Fprintf(env.Stderr, "capture: %s\n", &st.Packets)
 	}
 	if errors.Is(runErr, context.Canceled) {
 		return errors.New("capture interrupted: what was read before is written")
