@@ -10,7 +10,8 @@
 // detector of `go test -race` would blame on the test. Start builds it once
 // per test binary (the Go build cache makes that quick after the first
 // time) and stops it when the test ends; it also exits when the test binary
-// dies, since it serves until its standard input closes.
+// dies, since it serves until its standard input closes. Remove deletes the
+// built binary.
 package gmstest
 
 import (
@@ -72,6 +73,20 @@ func binary() (string, error) {
 		build.bin = bin
 	})
 	return build.bin, build.err
+}
+
+// Remove deletes the binary Build made, if any: a test binary's TestMain
+// calls it after the tests (sandboxtest.Main does), so that every test run
+// does not leave tens of megabytes in the temporary directory. Servers
+// still running keep their program; Start after Remove fails.
+func Remove() error {
+	// Waits for a build still running (and so sees its result), or marks
+	// none made.
+	build.once.Do(func() {})
+	if build.bin == "" {
+		return nil
+	}
+	return os.RemoveAll(filepath.Dir(build.bin))
 }
 
 // startTimeout bounds building and starting one server.

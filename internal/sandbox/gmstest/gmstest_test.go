@@ -3,12 +3,25 @@ package gmstest
 import (
 	"context"
 	"database/sql"
+	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
 )
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if err := Remove(); err != nil {
+		fmt.Fprintln(os.Stderr, "gmstest:", err)
+		if code == 0 {
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
 
 // open starts a server and connects to it.
 func open(t *testing.T) *sql.DB {

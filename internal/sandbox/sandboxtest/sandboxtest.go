@@ -16,7 +16,8 @@
 // server. With -short, tests that need a server are skipped. Sandboxes live
 // in a temporary home per test binary, pick their own free port (test
 // binaries of different packages run in parallel), and never outlive the
-// binary: Main stops them, and on Linux the kernel kills them if the binary
+// binary: Main stops them (and removes the go-mysql-server binary that
+// package gmstest built, if any), and on Linux the kernel kills them if the binary
 // dies first.
 package sandboxtest
 
@@ -34,6 +35,7 @@ import (
 	"time"
 
 	"github.com/shakedown/shakedown/internal/sandbox"
+	"github.com/shakedown/shakedown/internal/sandbox/gmstest"
 )
 
 // Settings are what test sandboxes run with on top of the sandbox
@@ -240,6 +242,7 @@ func stopAll() error {
 	if home != "" {
 		errs = append(errs, os.RemoveAll(home))
 	}
+	errs = append(errs, gmstest.Remove())
 	return errors.Join(errs...)
 }
 
