@@ -43,8 +43,10 @@ type Info struct {
 }
 
 // Analyzer fingerprints and classifies statements, caching by the lexer's
-// fingerprint so that the parser reads each kind of statement once. It is
-// not safe for concurrent use.
+// fingerprint so that the parser reads each kind of statement once. The
+// lexer reads executable comments and keeps optimizer hints, so that two
+// statements share an entry only when they differ in literals, spacing,
+// case or plain comments. It is not safe for concurrent use.
 type Analyzer struct {
 	p     *parser.Parser
 	cache map[string]*Info
@@ -65,6 +67,15 @@ func NewAnalyzer() *Analyzer {
 // Analyze returns what is known of sql and its literals.
 func (a *Analyzer) Analyze(sql string) (*Info, Lexed) {
 	lx := Lex(sql)
+	if lx.Fingerprint == "" {
+		// Nothing but plain comments: no key tells two of these apart, so
+		// each is read on its own (the parser finds no statement in it).
+		a.Fallback++
+		info := fallbackInfo(lx, false)
+		info.Fingerprint = strings.Join(strings.Fields(sql), " ")
+		info.Digest = digest(info.Fingerprint)
+		return info, lx
+	}
 	if info, ok := a.cache[lx.Fingerprint]; ok {
 		return info, lx
 	}

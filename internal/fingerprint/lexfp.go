@@ -60,6 +60,8 @@ func Lex(sql string) Lexed {
 			parts = append(parts, t.text)
 		case tokQuoted:
 			parts = append(parts, strings.ToLower(strings.ReplaceAll(strings.Trim(t.text, "`"), "``", "`")))
+		case tokHint:
+			parts = append(parts, strings.Join(strings.Fields(strings.ToLower(t.text)), " "))
 		default:
 			parts = append(parts, strings.ToLower(t.text))
 		}
