@@ -146,7 +146,7 @@ func (c *Capturer) add(r *Record) error {
 		r.SQL = red
 		c.Stats.Redacted++
 	}
-	info, _ := c.an.Analyze(r.SQL)
+	info := c.an.Info(r.SQL)
 	r.Fingerprint, r.Digest = info.Fingerprint, info.Digest
 	c.Stats.Statements++
 	c.src().Statements++
@@ -229,7 +229,24 @@ func newLineReader(r io.Reader) *lineReader {
 // next returns the next line without its newline; the bytes are valid
 // until the next call. It returns io.EOF after the last line.
 func (l *lineReader) next() ([]byte, error) {
-	l.buf = l.buf[:0]
+	if part, err := l.br.ReadSlice('\n'); err == nil {
+		// The whole line is in the reader's buffer: no copy.
+		l.line++
+		b := part[:len(part)-1]
+		if len(b) > 0 && b[len(b)-1] == '\r' {
+			b = b[:len(b)-1]
+		}
+		return b, nil
+	} else {
+		l.buf = append(l.buf[:0], part...)
+		if err != bufio.ErrBufferFull {
+			if err == io.EOF && len(l.buf) > 0 {
+				l.line++
+				return l.buf, nil
+			}
+			return nil, err
+		}
+	}
 	for {
 		part, err := l.br.ReadSlice('\n')
 		l.buf = append(l.buf, part...)

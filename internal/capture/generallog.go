@@ -130,6 +130,7 @@ type generalState struct {
 	db   map[string]string // open sessions' default databases
 	cur  *generalLine      // the entry being read (its argument may go on)
 	g    generalLine       // where cur points
+	more bool              // the argument goes on over lines, in buf
 	buf  strings.Builder
 	ts   int64
 }
@@ -171,6 +172,11 @@ func (c *Capturer) readGeneral(ctx context.Context, r io.Reader) error {
 				}
 				c.skip(lr.line, "unreadable general log entry", "(want TIME<tab>ID COMMAND<tab>ARGUMENT)")
 			case st.cur != nil:
+				if !st.more {
+					st.buf.Reset()
+					st.buf.WriteString(st.g.arg)
+					st.more = true
+				}
 				st.buf.WriteByte('\n')
 				st.buf.WriteString(line)
 			case strings.TrimSpace(line) != "":
@@ -188,8 +194,7 @@ func (c *Capturer) readGeneral(ctx context.Context, r io.Reader) error {
 		}
 		st.g = g
 		st.cur = &st.g
-		st.buf.Reset()
-		st.buf.WriteString(g.arg)
+		st.more = false
 	}
 }
 
@@ -208,7 +213,11 @@ func (st *generalState) flush() error {
 	}
 	g := st.cur
 	st.cur = nil
-	return st.entry(g.ts, g.thread, g.command, st.buf.String())
+	arg := g.arg
+	if st.more {
+		arg = st.buf.String()
+	}
+	return st.entry(g.ts, g.thread, g.command, arg)
 }
 
 // entry turns one general log entry into records.

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // readLog captures one log given as text.
@@ -213,5 +214,24 @@ func TestDetect(t *testing.T) {
 	_, err := Detect([]byte("id,name\n1,bob\n"))
 	if !errors.Is(err, ErrUnknownFormat) || !strings.Contains(err.Error(), "slow, general, pcap") {
 		t.Errorf("unknown: got %v, want ErrUnknownFormat listing slow, general, pcap", err)
+	}
+}
+
+// TestParseUTCTime checks the quick reading of ISO times against
+// time.Parse.
+func TestParseUTCTime(t *testing.T) {
+	for _, s := range []string{
+		"2023-11-22T12:00:00.123456Z", "2023-11-22T12:00:00Z", "2023-11-22T12:00:00.5Z", "2024-02-29T23:59:59.000001Z",
+		"1970-01-01T00:00:00Z", "2023-02-31T00:00:00Z", "2023-11-22T12:00:00.1234567Z", "2023-11-22T25:00:00Z",
+		"2023-11-22T12:00:00.Z", "2023-11-22T12:00:00.12a456Z", "2023-11-22T12:00:00.123456+01:00",
+	} {
+		want, wantOK := int64(0), false
+		if tm, err := time.Parse(time.RFC3339Nano, s); err == nil {
+			want, wantOK = tm.UnixMicro(), true
+		}
+		got, ok := parseISOTime(s)
+		if ok != wantOK || got != want {
+			t.Errorf("%s: got %d, %v; want %d, %v", s, got, ok, want, wantOK)
+		}
 	}
 }

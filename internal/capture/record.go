@@ -59,6 +59,7 @@ const KindQuit = "quit"
 type Writer struct {
 	bw  *bufio.Writer
 	enc *json.Encoder
+	buf []byte
 }
 
 // NewWriter writes the header to w and returns a Writer; Flush at the end.
@@ -74,6 +75,13 @@ func NewWriter(w io.Writer, sources []string, now time.Time) (*Writer, error) {
 
 // Write appends one record.
 func (w *Writer) Write(r *Record) error {
+	if b, ok := appendRecord(w.buf[:0], r); ok {
+		w.buf = b
+		if _, err := w.bw.Write(b); err != nil {
+			return fmt.Errorf("write capture: %w", err)
+		}
+		return nil
+	}
 	if err := w.enc.Encode(r); err != nil {
 		return fmt.Errorf("write capture: %w", err)
 	}

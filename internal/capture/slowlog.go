@@ -18,7 +18,7 @@ type slowEntry struct {
 	timeUS   int64 // from "# Time:" when it has microseconds
 	startUS  int64 // from MySQL's "Start:" (log_slow_extra)
 	setTS    int64 // from SET timestamp=
-	query    float64
+	queryUS  int64
 	hasQuery bool
 	hasTime  bool
 	hasUser  bool
@@ -191,13 +191,15 @@ func isServerHeader(line []byte) bool {
 // slowHeaderLine reads one header line, which an older server may have
 // written as several on one line ("# Time: ... # User@Host: ...").
 func (c *Capturer) slowHeaderLine(e *slowEntry, line []byte, n int64) {
-	s := string(line[1:])
+	s := line[1:]
 	for {
 		// A "# " before a known key starts the next header on this line.
 		cut := -1
-		for _, key := range [...]string{" # User@Host:", " # Query_time:", " # Thread_id:", " # Schema:"} {
-			if i := strings.Index(s, key); i >= 0 && (cut < 0 || i < cut) {
-				cut = i
+		if bytes.Contains(s, []byte(" # ")) {
+			for _, key := range [...]string{" # User@Host:", " # Query_time:", " # Thread_id:", " # Schema:"} {
+				if i := bytes.Index(s, []byte(key)); i >= 0 && (cut < 0 || i < cut) {
+					cut = i
+				}
 			}
 		}
 		if cut < 0 {
@@ -209,75 +211,131 @@ func (c *Capturer) slowHeaderLine(e *slowEntry, line []byte, n int64) {
 	}
 }
 
+// nextField returns the first field of s (split at spaces and tabs) and
+// the rest.
+func nextField(s []byte) (field, rest []byte) {
+	i := 0
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
+		i++
+	}
+	j := i
+	for j < len(s) && s[j] != ' ' && s[j] != '\t' {
+		j++
+	}
+	return s[i:j], s[j:]
+}
+
 // slowHeader reads one header: " Time: ..." or " Key: value  Key: value".
 // A value that cannot be read is dropped, and said so; the entry is kept.
-func (c *Capturer) slowHeader(e *slowEntry, s string, n int64) {
-	s = strings.TrimLeft(s, " ")
-	if t, ok := strings.CutPrefix(s, "Time:"); ok {
+func (c *Capturer) slowHeader(e *slowEntry, s []byte, n int64) {
+	s = bytes.TrimLeft(s, " ")
+	if t, ok := bytes.CutPrefix(s, []byte("Time:")); ok {
 		e.hasTime = true
-		t = strings.TrimSpace(t)
-		if ts, ok := parseISOTime(t); ok {
-			e.timeUS = ts
-		} else if _, ok := parseMariaTime(t); !ok {
-			c.lose(n, "unreadable Time "+strconv.Quote(t)+": time dropped, statement kept")
+		ts := string(bytes.TrimSpace(t))
+		if us, ok := parseISOTime(ts); ok {
+			e.timeUS = us
+		} else if _, ok := parseMariaTime(ts); !ok {
+			c.lose(n, "unreadable Time "+strconv.Quote(ts)+": time dropped, statement kept")
 		}
 		return
 	}
-	if strings.HasPrefix(s, "User@Host:") {
+	if bytes.HasPrefix(s, []byte("User@Host:")) {
 		e.hasUser = true
+		// "User@Host: user[user] @ host [ip]": only its Id: is read.
+		i := bytes.Index(s, []byte(" Id:"))
+		if i < 0 {
+			return
+		}
+		s = s[i:]
 	}
-	fields := strings.Fields(s)
-	for i := 0; i+1 < len(fields); i++ {
-		k := fields[i]
-		if !strings.HasSuffix(k, ":") {
+	k, rest := nextField(s)
+	for len(k) > 0 {
+		if k[len(k)-1] != ':' {
+			k, rest = nextField(rest)
 			continue
 		}
-		v := fields[i+1]
-		if strings.HasSuffix(v, ":") {
+		v, after := nextField(rest)
+		if len(v) == 0 || v[len(v)-1] == ':' {
 			// An empty value ("Schema:  Last_errno: 0").
+			k, rest = v, after
 			continue
 		}
-		var err error
-		switch k {
+		ok := true
+		switch string(k) {
 		case "Id:", "Thread_id:":
-			if _, err = strconv.ParseUint(v, 10, 64); err == nil {
-				e.session = v
+			if _, ok = parseDigits(v); ok {
+				e.session = string(v)
 			}
 		case "Schema:":
-			e.db = v
+			e.db = string(v)
 		case "Query_time:":
-			e.hasQuery = true
-			e.query, err = strconv.ParseFloat(v, 64)
-			// An overflowed figure (a negative time printed unsigned) is
-			// no duration.
-			if err == nil && (math.IsNaN(e.query) || e.query < 0 || e.query > maxQueryTime) {
-				err = strconv.ErrRange
-			}
-			if err != nil {
-				e.hasQuery = false
-			}
+			e.queryUS, ok = parseSecondsUS(v)
+			e.hasQuery = ok
 		case "Rows_sent:":
-			e.sent, err = strconv.ParseInt(v, 10, 64)
-			e.hasSent = err == nil
+			e.sent, ok = parseDigits(v)
+			e.hasSent = ok
 		case "Rows_examined:":
-			e.examined, err = strconv.ParseInt(v, 10, 64)
-			e.hasExam = err == nil
+			e.examined, ok = parseDigits(v)
+			e.hasExam = ok
 		case "Errno:", "Last_errno:":
-			e.errno, err = strconv.Atoi(v)
-		case "Start:":
-			if ts, ok := parseISOTime(v); ok {
-				e.startUS = ts
+			var en int64
+			en, ok = parseDigits(v)
+			if ok && en <= 1<<31-1 {
+				e.errno = int(en)
 			} else {
-				err = strconv.ErrSyntax
+				ok = false
 			}
+		case "Start:":
+			e.startUS, ok = parseISOTime(string(v))
 		default:
+			k, rest = v, after
 			continue
 		}
-		if err != nil {
-			c.lose(n, "unreadable "+strings.TrimSuffix(k, ":")+" "+strconv.Quote(v)+": value dropped, statement kept")
+		if !ok {
+			c.lose(n, "unreadable "+string(k[:len(k)-1])+" "+strconv.Quote(string(v))+": value dropped, statement kept")
 		}
-		i++
+		k, rest = nextField(after)
 	}
+}
+
+// parseDigits reads a non-negative decimal integer that fits an int64.
+func parseDigits(v []byte) (int64, bool) {
+	if len(v) == 0 || len(v) > 18 {
+		if len(v) > 18 {
+			n, err := strconv.ParseInt(string(v), 10, 64)
+			return n, err == nil && n >= 0
+		}
+		return 0, false
+	}
+	var n int64
+	for _, c := range v {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	return n, true
+}
+
+// parseSecondsUS reads a duration in seconds ("0.000123") as microseconds; an
+// overflowed figure (a negative time printed unsigned) is no duration.
+func parseSecondsUS(v []byte) (int64, bool) {
+	// The usual "S.ffffff", read without strconv.
+	if dot := bytes.IndexByte(v, '.'); dot > 0 && dot <= 8 && len(v)-dot-1 <= 6 && len(v)-dot-1 > 0 {
+		whole, ok1 := parseDigits(v[:dot])
+		frac, ok2 := parseDigits(v[dot+1:])
+		if ok1 && ok2 {
+			for i := len(v) - dot - 1; i < 6; i++ {
+				frac *= 10
+			}
+			return whole*1e6 + frac, true
+		}
+	}
+	f, err := strconv.ParseFloat(string(v), 64)
+	if err != nil || math.IsNaN(f) || f < 0 || f > maxQueryTime {
+		return 0, false
+	}
+	return int64(f*1e6 + 0.5), true
 }
 
 // maxQueryTime bounds a believable Query_time, in seconds (a year).
@@ -374,7 +432,7 @@ func (c *Capturer) slowEmit(e *slowEntry, lastDB *string) error {
 	case e.timeUS != 0:
 		r.TS = e.timeUS
 		if e.hasQuery {
-			r.TS -= int64(e.query * 1e6)
+			r.TS -= e.queryUS
 		}
 		if e.setTS != 0 && r.TS/1e6 < e.setTS/1e6 {
 			r.TS = e.setTS
@@ -383,7 +441,7 @@ func (c *Capturer) slowEmit(e *slowEntry, lastDB *string) error {
 		r.TS = e.setTS
 	}
 	if e.hasQuery {
-		r.DurationUS = i64(int64(e.query*1e6 + 0.5))
+		r.DurationUS = i64(e.queryUS)
 	}
 	if e.hasSent {
 		r.RowsSent = i64(e.sent)
@@ -400,11 +458,55 @@ func parseISOTime(s string) (int64, bool) {
 	if len(s) < 20 || s[4] != '-' || s[10] != 'T' {
 		return 0, false
 	}
+	if us, ok := parseUTCTime(s); ok {
+		return us, true
+	}
 	t, err := time.Parse(time.RFC3339Nano, s)
 	if err != nil {
 		return 0, false
 	}
 	return t.UnixMicro(), true
+}
+
+// parseUTCTime reads the usual "2023-11-22T12:00:00.123456Z" without the
+// generality (and the cost) of time.Parse; ok is false for anything else.
+func parseUTCTime(s string) (int64, bool) {
+	if s[len(s)-1] != 'Z' || s[7] != '-' || s[13] != ':' || s[16] != ':' {
+		return 0, false
+	}
+	num := func(a, b int) int {
+		n := 0
+		for i := a; i < b; i++ {
+			c := s[i]
+			if c < '0' || c > '9' {
+				return -1
+			}
+			n = n*10 + int(c-'0')
+		}
+		return n
+	}
+	y, mo, d, h, mi, sec := num(0, 4), num(5, 7), num(8, 10), num(11, 13), num(14, 16), num(17, 19)
+	if y < 0 || mo < 1 || mo > 12 || d < 1 || d > 31 || h < 0 || h > 23 || mi < 0 || mi > 59 || sec < 0 || sec > 59 {
+		return 0, false
+	}
+	us := 0
+	switch frac := s[19 : len(s)-1]; {
+	case frac == "":
+	case frac[0] == '.' && len(frac) >= 2 && len(frac) <= 7:
+		if us = num(20, len(s)-1); us < 0 {
+			return 0, false
+		}
+		for i := len(frac) - 1; i < 6; i++ {
+			us *= 10
+		}
+	default:
+		return 0, false
+	}
+	t := time.Date(y, time.Month(mo), d, h, mi, sec, 0, time.UTC)
+	if t.Day() != d {
+		return 0, false // 31 February
+	}
+	return t.Unix()*1e6 + int64(us), true
 }
 
 // parseMariaTime reads MariaDB's and older MySQL's "231122 12:00:00" (hour

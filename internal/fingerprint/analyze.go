@@ -50,6 +50,7 @@ type Info struct {
 type Analyzer struct {
 	p     *parser.Parser
 	cache map[string]*Info
+	sc    scratch
 	// Parsed and Fallback count the distinct statements (cache misses) the
 	// parser read and those it could not.
 	Parsed, Fallback int64
@@ -62,6 +63,18 @@ const maxCache = 50000
 // NewAnalyzer returns an Analyzer.
 func NewAnalyzer() *Analyzer {
 	return &Analyzer{p: parser.New(), cache: map[string]*Info{}}
+}
+
+// Info returns what is known of sql: Analyze without the literals, and
+// without an allocation when a statement of its fingerprint was seen.
+func (a *Analyzer) Info(sql string) *Info {
+	if fp := a.sc.fingerprint(sql, nil); len(fp) > 0 {
+		if info, ok := a.cache[string(fp)]; ok {
+			return info
+		}
+	}
+	info, _ := a.Analyze(sql)
+	return info
 }
 
 // Analyze returns what is known of sql and its literals.
