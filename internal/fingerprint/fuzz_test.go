@@ -36,6 +36,9 @@ func FuzzLex(f *testing.F) {
 			t.Fatalf("Redact said it replaced a password but %q holds no %s", red, Redacted)
 		}
 		info, _ := an.Analyze(sql)
+		if quick := an.Info(sql); quick.Digest != info.Digest {
+			t.Fatalf("Info and Analyze disagree on %q: %s, %s", sql, quick.Fingerprint, info.Fingerprint)
+		}
 		if len(info.Digest) != 16 {
 			t.Fatalf("digest %q of %q: want 16 hex digits", info.Digest, sql)
 		}
