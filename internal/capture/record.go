@@ -24,8 +24,10 @@ const FileVersion = 1
 // Header is the first line of a capture file.
 type Header struct {
 	// Capture is the format version; its key marks the file as ours.
-	Capture int       `json:"shakedown_capture"`
-	Created time.Time `json:"created"`
+	Capture int `json:"shakedown_capture"`
+	// Created is when the file was made; capture leaves it out (zero), so
+	// that the same input always gives the same file, byte for byte.
+	Created time.Time `json:"created,omitzero"`
 	Sources []string  `json:"sources"`
 }
 

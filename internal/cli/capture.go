@@ -117,7 +117,8 @@ func (c *captureCmd) run(ctx context.Context, env *Env, args []string) error {
 		}
 		outFile = f
 		defer f.Close()
-		if w, err = capture.NewWriter(f, names, time.Now()); err != nil {
+		// No creation time: the same input gives the same capture.
+		if w, err = capture.NewWriter(f, names, time.Time{}); err != nil {
 			return err
 		}
 	}

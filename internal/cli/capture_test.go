@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -61,5 +63,32 @@ func TestCaptureSourceCounts(t *testing.T) {
 				t.Errorf("capture file there: got %v, want %v", err == nil, tc.captured)
 			}
 		})
+	}
+}
+
+// TestCaptureSameBytes captures each log fixture twice and compares the
+// files byte for byte.
+func TestCaptureSameBytes(t *testing.T) {
+	logs, err := filepath.Glob("../capture/testdata/logs/*.log")
+	if err != nil || len(logs) == 0 {
+		t.Fatalf("fixtures: got %d, %v", len(logs), err)
+	}
+	dir := t.TempDir()
+	for _, log := range logs {
+		var files [2][]byte
+		for i := range files {
+			out := filepath.Join(dir, fmt.Sprintf("%d.capture", i))
+			if code, _, stderr := runCLI(context.Background(), "capture", log, "-o", out); code != 0 {
+				t.Fatalf("capture %s: exit %d: %s", log, code, stderr)
+			}
+			b, err := os.ReadFile(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			files[i] = b
+		}
+		if !bytes.Equal(files[0], files[1]) {
+			t.Errorf("%s: got two different captures:\n%s\n%s", log, files[0], files[1])
+		}
 	}
 }
