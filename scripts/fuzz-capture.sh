@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs the fuzz targets of the capture readers (slow log, general log, pcap,
-# tcpdump text, the client protocol) and of the fingerprint lexer, each for FUZZTIME
+# tcpdump text, the client protocol), of the capture writer and of the
+# fingerprint lexer, each for FUZZTIME
 # (default 30s), and keeps what the fuzzer found in the packages'
 # testdata/fuzz, so that a plain "go test" replays it.
 #
@@ -13,8 +14,8 @@ FUZZTIME=${FUZZTIME:-30s}
 # minute, during which nothing is fuzzed.
 FUZZMINIMIZE=${FUZZMINIMIZE:-5s}
 cache=$(go env GOCACHE)/fuzz/github.com/shakedown/shakedown
-for t in internal/capture:FuzzSlowLog internal/capture:FuzzGeneralLog internal/capture:FuzzPcap \
-	internal/capture:FuzzTcpdumpText \
+for t in internal/capture:FuzzSlowLog internal/capture:FuzzGeneralLog internal/capture:FuzzRecordJSON \
+	internal/capture:FuzzPcap internal/capture:FuzzTcpdumpText \
 	internal/capture:FuzzProtocol internal/fingerprint:FuzzLex; do
 	pkg=${t%%:*}
 	name=${t##*:}

@@ -56,6 +56,8 @@ type Problem struct {
 	Source string
 	Line   int64
 	Msg    string
+	// Kept is true when only a value was lost and the statement kept.
+	Kept bool
 }
 
 func (p Problem) String() string {
@@ -80,6 +82,10 @@ type Stats struct {
 	Ignored int64
 	// Packets counts what packet captures held and what of it was skipped.
 	Packets PacketStats
+	// ValuesLost counts values that could not be read in entries kept.
+	ValuesLost int64
+	// Sources are each source's figures, in the order read.
+	Sources []SourceStats
 }
 
 // maxProblems bounds the problems kept for the report; all are counted.
@@ -108,12 +114,20 @@ func NewCapturer(emit func(*Record) error) *Capturer {
 // prefix keeps their sessions apart ("2:17").
 func (c *Capturer) startSource(name, prefix string) {
 	c.source, c.prefix = name, prefix
+	c.Stats.Sources = append(c.Stats.Sources, SourceStats{Name: name})
+}
+
+// other counts an entry that is not a statement; Run adds them to the
+// source's figures when it ends.
+func (c *Capturer) other() {
+	c.Stats.Ignored++
 }
 
 // add hands on one record from the current source.
 func (c *Capturer) add(r *Record) error {
 	r.Session = c.prefix + r.Session
 	if r.Kind == KindQuit {
+		c.src().Other++ // the source's other entries are added when it ends
 		if _, open := c.seq[r.Session]; !open {
 			return nil
 		}
@@ -122,7 +136,7 @@ func (c *Capturer) add(r *Record) error {
 		return c.emit(r)
 	}
 	if strings.TrimSpace(r.SQL) == "" {
-		c.Stats.Ignored++
+		c.other()
 		return nil
 	}
 	n, open := c.seq[r.Session]
@@ -136,9 +150,10 @@ func (c *Capturer) add(r *Record) error {
 		r.SQL = red
 		c.Stats.Redacted++
 	}
-	info, _ := c.an.Analyze(r.SQL)
+	info := c.an.Info(r.SQL)
 	r.Fingerprint, r.Digest = info.Fingerprint, info.Digest
 	c.Stats.Statements++
+	c.src().Statements++
 	c.Stats.Parsed, c.Stats.Fallback = c.an.Parsed, c.an.Fallback
 	if c.OnRecord != nil {
 		c.OnRecord(r, info)
@@ -146,23 +161,13 @@ func (c *Capturer) add(r *Record) error {
 	return c.emit(r)
 }
 
-// bad records an unreadable line.
-func (c *Capturer) bad(line int64, format string, args ...any) {
-	c.Stats.Bad++
-	p := Problem{Source: c.source, Line: line, Msg: fmt.Sprintf(format, args...)}
-	if len(c.Stats.Problems) < maxProblems {
-		c.Stats.Problems = append(c.Stats.Problems, p)
-	}
-	if c.OnProblem != nil {
-		c.OnProblem(p)
-	}
-}
-
 // Source is one input of a capture.
 type Source struct {
 	// Name is the file name or the redacted URL, for messages.
 	Name   string
 	Format string
+	// FormatWhy says how the format was known, for the summary.
+	FormatWhy string
 	// R reads a file source; nil for the general_log table.
 	R io.Reader
 	// Port is the server's port in a pcap.
@@ -187,6 +192,8 @@ func (c *Capturer) Run(ctx context.Context, sources []Source) error {
 			prefix = strconv.Itoa(i+1) + ":"
 		}
 		c.startSource(s.Name, prefix)
+		c.src().Format, c.src().FormatWhy = s.Format, s.FormatWhy
+		ignored := c.Stats.Ignored
 		var err error
 		switch s.Format {
 		case "slow":
@@ -206,6 +213,7 @@ func (c *Capturer) Run(ctx context.Context, sources []Source) error {
 		default:
 			err = fmt.Errorf("%w %q: read formats are %s", ErrUnknownFormat, s.Format, strings.Join(Formats, ", "))
 		}
+		c.src().Other += c.Stats.Ignored - ignored
 		if err != nil {
 			return fmt.Errorf("%s: %w", s.Name, err)
 		}
@@ -227,7 +235,24 @@ func newLineReader(r io.Reader) *lineReader {
 // next returns the next line without its newline; the bytes are valid
 // until the next call. It returns io.EOF after the last line.
 func (l *lineReader) next() ([]byte, error) {
-	l.buf = l.buf[:0]
+	if part, err := l.br.ReadSlice('\n'); err == nil {
+		// The whole line is in the reader's buffer: no copy.
+		l.line++
+		b := part[:len(part)-1]
+		if len(b) > 0 && b[len(b)-1] == '\r' {
+			b = b[:len(b)-1]
+		}
+		return b, nil
+	} else {
+		l.buf = append(l.buf[:0], part...)
+		if err != bufio.ErrBufferFull {
+			if err == io.EOF && len(l.buf) > 0 {
+				l.line++
+				return l.buf, nil
+			}
+			return nil, err
+		}
+	}
 	for {
 		part, err := l.br.ReadSlice('\n')
 		l.buf = append(l.buf, part...)

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -20,8 +22,21 @@ func checkRecords(t *testing.T, got []*Record, c *Capturer, lines int64) {
 			t.Fatalf("statement without a sequence number or text: %+v", r)
 		}
 	}
-	if c.Stats.Bad < int64(len(c.Stats.Problems)) {
-		t.Fatalf("bad %d < problems listed %d", c.Stats.Bad, len(c.Stats.Problems))
+	if c.Stats.Bad+c.Stats.ValuesLost < int64(len(c.Stats.Problems)) {
+		t.Fatalf("bad %d + values lost %d < problems listed %d", c.Stats.Bad, c.Stats.ValuesLost, len(c.Stats.Problems))
+	}
+	// Every statement, skipped entry and other entry is in its source's
+	// figures.
+	var stmts, skipped int64
+	for _, s := range c.Stats.Sources {
+		stmts += s.Statements
+		skipped += s.SkippedCount()
+		if s.Entries() < s.Statements {
+			t.Fatalf("source %s: %d entries < %d statements", s.Name, s.Entries(), s.Statements)
+		}
+	}
+	if stmts != c.Stats.Statements || skipped != c.Stats.Bad {
+		t.Fatalf("sources' figures: got %d statements, %d skipped; want %d, %d", stmts, skipped, c.Stats.Statements, c.Stats.Bad)
 	}
 	for _, p := range c.Stats.Problems {
 		if lines >= 0 && (p.Line < 1 || p.Line > lines) {
@@ -37,12 +52,39 @@ func fuzzLog(t *testing.T, format, text string) {
 		t.Fatalf("reading must not fail on bad input: %v", err)
 	}
 	checkRecords(t, got, c, int64(strings.Count(text, "\n")+1))
+	if format == "slow" {
+		// An entry's header lines never end up inside a statement.
+		for _, r := range got {
+			for _, h := range []string{"\n# Time:", "\n# User@Host:", "\n# Query_time:"} {
+				if strings.Contains(r.SQL, h) {
+					t.Fatalf("statement holds a header line %q: %q", h, r.SQL)
+				}
+			}
+		}
+	}
+}
+
+// addFixtures adds the logs of testdata/logs whose names start with prefix
+// to a fuzz target's seeds.
+func addFixtures(f *testing.F, prefix string) {
+	logs, err := filepath.Glob("testdata/logs/" + prefix + "*.log")
+	if err != nil || len(logs) == 0 {
+		f.Fatalf("fixtures %s*: got %d, %v", prefix, len(logs), err)
+	}
+	for _, p := range logs {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(string(b))
+	}
 }
 
 func FuzzSlowLog(f *testing.F) {
 	f.Add("# Time: 261122 21:56:55\n# User@Host: a[a] @  [127.0.0.1]\n# Thread_id: 4  Schema: s  QC_hit: No\n# Query_time: 0.1  Lock_time: 0.0  Rows_sent: 1  Rows_examined: 1\nuse s;\nSET timestamp=1;\nSELECT 1;\n")
 	f.Add("# Time: 2026-11-22T12:00:01.5Z\n# User@Host: a[a] @ localhost []  Id: 8\n# Query_time: 0.5 Lock_time: 0 Rows_sent: 3 Rows_examined: 9 Errno: 2\nSET last_insert_id=5,timestamp=7;\nselect 1;\n# administrator command: Quit;\n")
 	f.Add("garbage\n# Query_time: x\n\n")
+	addFixtures(f, "slow-")
 	f.Fuzz(func(t *testing.T, text string) { fuzzLog(t, "slow", text) })
 }
 
@@ -50,6 +92,7 @@ func FuzzGeneralLog(f *testing.F) {
 	f.Add("Time\t\t    Id Command\tArgument\n261122 21:56:57\t     5 Connect\ta@h on s using TCP/IP\n\t\t     5 Query\tSELECT 1\n  , 2\n\t\t     5 Query\texecute s\n\t\t     5 Execute\tselect 3\n\t\t     5 Quit\t\n")
 	f.Add("2026-11-22T12:00:00.000001Z\t    8 Init DB\tx\n2026-11-22T12:00:00.1Z\t    8 Query\tCREATE USER u IDENTIFIED BY 'p'\n")
 	f.Add("261122 21:56:57\tgarbage\n")
+	addFixtures(f, "general-")
 	f.Fuzz(func(t *testing.T, text string) { fuzzLog(t, "general", text) })
 }
 

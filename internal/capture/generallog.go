@@ -3,6 +3,7 @@ package capture
 import (
 	"context"
 	"io"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -17,61 +18,107 @@ type generalLine struct {
 }
 
 // generalCommands are the commands a general log names (MariaDB's and
-// MySQL's spellings).
-var generalCommands = map[string]bool{
-	"Connect": true, "Query": true, "Init DB": true, "Prepare": true, "Execute": true,
-	"Close stmt": true, "Reset stmt": true, "Quit": true, "Field List": true,
-	"Statistics": true, "Ping": true, "Change user": true, "Long Data": true, "Fetch": true,
-	"Shutdown": true, "Refresh": true, "Processlist": true, "Kill": true, "Debug": true,
-	"Set option": true, "Binlog Dump": true, "Daemon": true, "Register Slave": true,
-	"Connect Out": true, "Sleep": true, "Create DB": true, "Drop DB": true, "Time": true,
-	"Delayed insert": true, "Table Dump": true, "Error": true, "Bulk_execute": true,
-	"Binlog Dump GTID": true, "Reset Connection": true, "Clone": true,
+// MySQL's spellings), longest first where one begins another; MySQL 5.0
+// cut them to 11 characters ("Delayed ins").
+var generalCommands = []string{
+	"Binlog Dump GTID", "Binlog Dump", "Bulk_execute", "Change user", "Close stmt", "Clone",
+	"Connect Out", "Connect", "Create DB", "Daemon", "Debug", "Delayed insert", "Delayed ins",
+	"Drop DB", "Error", "Execute", "Fetch", "Field List", "Init DB", "Kill", "Long Data",
+	"Ping", "Prepare", "Processlist", "Query", "Quit", "Refresh", "Register Slave", "Register Sl",
+	"Reset Connection", "Reset Conne", "Reset stmt", "Set option", "Shutdown", "Sleep",
+	"Statistics", "Table Dump", "Time",
 }
 
-// parseGeneralLine reads "TIME\tID COMMAND\tARG" (MariaDB prints the time
-// only when it changes, else two tabs; MySQL prints ISO times).
+// parseGeneralLine reads one entry line of a general log, of any server
+// since MySQL 5.0:
+//
+//	TIME\tID COMMAND\tARGUMENT        MySQL 5.1 on, MariaDB (TIME only when it changes, else "\t\t")
+//	TIME\tID COMMAND     ARGUMENT     MySQL 5.0 (the command padded to 11, then a space)
+//
+// where TIME is "YYMMDD HH:MM:SS" or, from MySQL 5.7, an ISO time on every
+// line; a log whose tabs became spaces reads the same.
 func parseGeneralLine(line string) (generalLine, bool) {
 	var g generalLine
 	rest := line
-	switch {
-	case strings.HasPrefix(rest, "\t\t"):
-		rest = rest[2:]
-	default:
-		tab := strings.IndexByte(rest, '\t')
-		if tab < 0 {
+	if n := len(rest); n > 0 && rest[0] != '\t' && rest[0] != ' ' {
+		// A time first.
+		t, after, ok := cutGeneralTime(rest)
+		if !ok {
 			return g, false
 		}
-		t := rest[:tab]
-		if ts, ok := parseISOTime(t); ok {
-			g.ts = ts
-		} else if ts, ok := parseMariaTime(t); ok {
-			g.ts = ts
-		} else {
+		g.ts, g.hasTime = t, true
+		rest = after
+		if len(rest) == 0 || (rest[0] != '\t' && rest[0] != ' ') {
 			return g, false
 		}
-		g.hasTime = true
-		rest = rest[tab+1:]
 	}
-	rest = strings.TrimLeft(rest, " \t")
-	sp := strings.IndexByte(rest, ' ')
-	if sp <= 0 {
+	i := 0
+	for i < len(rest) && (rest[i] == ' ' || rest[i] == '\t') {
+		i++
+	}
+	j := i
+	for j < len(rest) && rest[j] >= '0' && rest[j] <= '9' {
+		j++
+	}
+	if j == i || j-i > 20 || j >= len(rest) || rest[j] != ' ' {
 		return g, false
 	}
-	if _, err := strconv.ParseUint(rest[:sp], 10, 64); err != nil {
+	g.thread = rest[i:j]
+	rest = rest[j+1:]
+	for len(rest) > 0 && rest[0] == ' ' {
+		rest = rest[1:]
+	}
+	cmd := matchCommand(rest)
+	if cmd == "" {
 		return g, false
 	}
-	g.thread = rest[:sp]
-	rest = rest[sp+1:]
-	cmd, arg, ok := strings.Cut(rest, "\t")
-	if !ok {
-		cmd, arg = strings.TrimRight(rest, " "), ""
-	}
-	if !generalCommands[cmd] {
-		return g, false
-	}
-	g.command, g.arg = cmd, arg
+	g.command = cmd
+	g.arg = strings.TrimLeft(rest[len(cmd):], " \t")
 	return g, true
+}
+
+// matchCommand returns the command that rest starts with, followed by the
+// end of the line, a tab or a space.
+func matchCommand(rest string) string {
+	if rest == "" || rest[0] < 'B' || rest[0] > 'T' {
+		return ""
+	}
+	for _, c := range generalCommands {
+		if len(rest) >= len(c) && rest[0] == c[0] && rest[:len(c)] == c &&
+			(len(rest) == len(c) || rest[len(c)] == '\t' || rest[len(c)] == ' ') {
+			return c
+		}
+	}
+	return ""
+}
+
+// cutGeneralTime reads the time at the start of a general log line.
+func cutGeneralTime(s string) (int64, string, bool) {
+	if len(s) >= 20 && s[4] == '-' && s[10] == 'T' {
+		end := strings.IndexAny(s, " \t")
+		if end < 0 {
+			return 0, "", false
+		}
+		ts, ok := parseISOTime(s[:end])
+		return ts, s[end:], ok
+	}
+	// "YYMMDD HH:MM:SS" or "YYMMDD  H:MM:SS".
+	if len(s) < 15 || s[6] != ' ' {
+		return 0, "", false
+	}
+	end := 7
+	if s[7] == ' ' {
+		end = 8
+	}
+	end += 7
+	if end < len(s) && s[end] >= '0' && s[end] <= '9' {
+		end++
+	}
+	if end > len(s) {
+		return 0, "", false
+	}
+	ts, ok := parseMariaTime(s[:end])
+	return ts, s[end:], ok
 }
 
 // generalState follows a general log's sessions: their default database.
@@ -82,6 +129,8 @@ type generalState struct {
 	held map[string]*Record
 	db   map[string]string // open sessions' default databases
 	cur  *generalLine      // the entry being read (its argument may go on)
+	g    generalLine       // where cur points
+	more bool              // the argument goes on over lines, in buf
 	buf  strings.Builder
 	ts   int64
 }
@@ -105,35 +154,33 @@ func (c *Capturer) readGeneral(ctx context.Context, r io.Reader) error {
 		if err != nil {
 			return err
 		}
-		line := string(b)
 		if isServerHeader(b) {
 			if err := st.flush(); err != nil {
 				return err
 			}
 			continue
 		}
+		line := string(b)
 		g, ok := parseGeneralLine(line)
-		if !ok && looksLikeGeneralEntry(line) {
-			// A time and a tab start an entry, never a statement's next
-			// line: this one is garbled.
-			if err := st.flush(); err != nil {
-				return err
-			}
-			c.bad(lr.line, "unreadable general log entry (want TIME<tab>ID COMMAND<tab>ARGUMENT)")
-			continue
-		}
 		if !ok {
-			if st.cur != nil {
+			switch {
+			case looksLikeGeneralEntry(line):
+				// A time and a tab start an entry, never a statement's
+				// next line: this one is garbled.
+				if err := st.flush(); err != nil {
+					return err
+				}
+				c.skip(lr.line, "unreadable general log entry", "(want TIME<tab>ID COMMAND<tab>ARGUMENT)")
+			case st.cur != nil:
+				if !st.more {
+					st.buf.Reset()
+					st.buf.WriteString(st.g.arg)
+					st.more = true
+				}
 				st.buf.WriteByte('\n')
 				st.buf.WriteString(line)
-				continue
-			}
-			if strings.TrimSpace(line) != "" {
-				if looksLikeGeneralEntry(line) {
-					c.bad(lr.line, "unreadable general log entry (want TIME<tab>ID COMMAND<tab>ARGUMENT)")
-				} else {
-					c.bad(lr.line, "not part of a general log entry")
-				}
+			case strings.TrimSpace(line) != "":
+				c.skip(lr.line, "line not part of a general log entry", "")
 			}
 			continue
 		}
@@ -145,22 +192,18 @@ func (c *Capturer) readGeneral(ctx context.Context, r io.Reader) error {
 		} else {
 			g.ts = st.ts
 		}
-		st.cur = &g
-		st.buf.Reset()
-		st.buf.WriteString(g.arg)
+		st.g = g
+		st.cur = &st.g
+		st.more = false
 	}
 }
 
 // looksLikeGeneralEntry reports a line that starts like an entry (a time
-// and a tab) but is not one: garbled rather than a statement's next line.
+// and a tab or space) but is not one: garbled rather than a statement's
+// next line.
 func looksLikeGeneralEntry(line string) bool {
-	tab := strings.IndexByte(line, '\t')
-	if tab <= 0 {
-		return false
-	}
-	_, ok := parseMariaTime(line[:tab])
-	_, ok2 := parseISOTime(line[:tab])
-	return ok || ok2
+	_, rest, ok := cutGeneralTime(line)
+	return ok && rest != "" && (rest[0] == '\t' || rest[0] == ' ')
 }
 
 // flush hands on the entry being read.
@@ -170,7 +213,11 @@ func (st *generalState) flush() error {
 	}
 	g := st.cur
 	st.cur = nil
-	return st.entry(g.ts, g.thread, g.command, st.buf.String())
+	arg := g.arg
+	if st.more {
+		arg = st.buf.String()
+	}
+	return st.entry(g.ts, g.thread, g.command, arg)
 }
 
 // entry turns one general log entry into records.
@@ -180,7 +227,9 @@ func (st *generalState) entry(ts int64, thread, command, arg string) error {
 		delete(st.held, thread)
 		if command == "Execute" {
 			// The statement EXECUTE ran, with its values: keep that text.
+			// The EXECUTE entry counts as one that is not a statement.
 			h.SQL = strings.TrimSpace(arg)
+			c.other()
 			return c.add(h)
 		}
 		if err := c.add(h); err != nil {
@@ -197,17 +246,21 @@ func (st *generalState) entry(ts int64, thread, command, arg string) error {
 			db = strings.TrimSpace(db)
 		}
 		st.db[thread] = db
-		c.Stats.Ignored++
+		c.other()
 		return nil
 	case "Init DB":
 		st.db[thread] = strings.TrimSpace(arg)
-		c.Stats.Ignored++
+		c.other()
 		return nil
 	case "Quit":
 		delete(st.db, thread)
 		return c.add(&Record{Session: thread, TS: ts, Kind: KindQuit})
 	case "Query", "Execute":
 		sql := strings.TrimSpace(arg)
+		if command == "Execute" {
+			// MySQL 5.0 wrote the statement's id first: "[1] SELECT 1".
+			sql = cutStmtID(sql)
+		}
 		if sql == "" {
 			return nil
 		}
@@ -223,9 +276,26 @@ func (st *generalState) entry(ts int64, thread, command, arg string) error {
 	default:
 		// Prepare (its Execute lines carry the values), Close stmt,
 		// Ping, Field List, ...
-		c.Stats.Ignored++
+		c.other()
 		return nil
 	}
+}
+
+// cutStmtID drops a leading "[N] " statement id.
+func cutStmtID(s string) string {
+	if len(s) < 4 || s[0] != '[' {
+		return s
+	}
+	end := strings.IndexByte(s, ']')
+	if end < 2 {
+		return s
+	}
+	for _, c := range s[1:end] {
+		if c < '0' || c > '9' {
+			return s
+		}
+	}
+	return strings.TrimLeft(s[end+1:], " ")
 }
 
 // useDB reads "USE db".
@@ -262,12 +332,20 @@ func (c *Capturer) readGeneralTable(ctx context.Context, t TableReader) error {
 
 // release hands on the held EXECUTE statements (of thread, or all for "").
 func (st *generalState) release(thread string) error {
-	for t, h := range st.held {
+	// In the order of the sessions' names, so that a capture is the same
+	// every time.
+	threads := make([]string, 0, len(st.held))
+	for t := range st.held {
 		if thread == "" || t == thread {
-			delete(st.held, t)
-			if err := st.c.add(h); err != nil {
-				return err
-			}
+			threads = append(threads, t)
+		}
+	}
+	sort.Strings(threads)
+	for _, t := range threads {
+		h := st.held[t]
+		delete(st.held, t)
+		if err := st.c.add(h); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -24,8 +24,10 @@ const FileVersion = 1
 // Header is the first line of a capture file.
 type Header struct {
 	// Capture is the format version; its key marks the file as ours.
-	Capture int       `json:"shakedown_capture"`
-	Created time.Time `json:"created"`
+	Capture int `json:"shakedown_capture"`
+	// Created is when the file was made; capture leaves it out (zero), so
+	// that the same input always gives the same file, byte for byte.
+	Created time.Time `json:"created,omitzero"`
 	Sources []string  `json:"sources"`
 }
 
@@ -59,6 +61,7 @@ const KindQuit = "quit"
 type Writer struct {
 	bw  *bufio.Writer
 	enc *json.Encoder
+	buf []byte
 }
 
 // NewWriter writes the header to w and returns a Writer; Flush at the end.
@@ -74,6 +77,13 @@ func NewWriter(w io.Writer, sources []string, now time.Time) (*Writer, error) {
 
 // Write appends one record.
 func (w *Writer) Write(r *Record) error {
+	if b, ok := appendRecord(w.buf[:0], r); ok {
+		w.buf = b
+		if _, err := w.bw.Write(b); err != nil {
+			return fmt.Errorf("write capture: %w", err)
+		}
+		return nil
+	}
 	if err := w.enc.Encode(r); err != nil {
 		return fmt.Errorf("write capture: %w", err)
 	}

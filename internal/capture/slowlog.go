@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"math"
 	"strconv"
 	"strings"
-	"time"
 )
 
 // slowEntry is one slow log entry being read.
@@ -15,34 +15,91 @@ type slowEntry struct {
 	session  string
 	db       string
 	timeUS   int64 // from "# Time:" when it has microseconds
+	startUS  int64 // from MySQL's "Start:" (log_slow_extra)
 	setTS    int64 // from SET timestamp=
-	query    float64
+	queryUS  int64
 	hasQuery bool
+	hasTime  bool
+	hasUser  bool
 	sent     int64
 	examined int64
-	hasRows  bool
+	hasSent  bool
+	hasExam  bool
 	errno    int
-	body     strings.Builder
+	admin    string // the "# administrator command:" it holds
+	hasAdmin bool
+	uses     int  // "use db;" lines before the statement
+	hasSetTS bool // a SET timestamp line was read: the statement follows
 	inBody   bool
-	bad      bool
+	body     []byte // the statement's lines
 }
 
-// readSlow reads a slow log, MySQL's or MariaDB's (long_query_time=0 logs
-// every statement).
+// slowKey is the kind of a "# " line of a slow log.
+type slowKey uint8
+
+const (
+	keyOther  slowKey = iota // another header line ("# Bytes_sent: ...", "# explain: ...", "#")
+	keyTime                  // # Time:
+	keyUser                  // # User@Host:
+	keyQuery                 // # Query_time:
+	keyThread                // # Thread_id: or # Schema: (Percona's and MariaDB's line after User@Host)
+	keyAdmin                 // # administrator command:
+)
+
+// slowKeyOf tells what a line that starts with "#" is.
+func slowKeyOf(line []byte) slowKey {
+	if len(line) < 3 || line[1] != ' ' {
+		return keyOther
+	}
+	switch s := line[2:]; s[0] {
+	case 'T':
+		if bytes.HasPrefix(s, []byte("Time:")) {
+			return keyTime
+		}
+		if bytes.HasPrefix(s, []byte("Thread_id:")) {
+			return keyThread
+		}
+	case 'U':
+		if bytes.HasPrefix(s, []byte("User@Host:")) {
+			return keyUser
+		}
+	case 'Q':
+		if bytes.HasPrefix(s, []byte("Query_time:")) {
+			return keyQuery
+		}
+	case 'S':
+		if bytes.HasPrefix(s, []byte("Schema:")) {
+			return keyThread
+		}
+	case 'a':
+		if bytes.HasPrefix(s, []byte("administrator command:")) {
+			return keyAdmin
+		}
+	}
+	return keyOther
+}
+
+// readSlow reads a slow log: MySQL's from 5.1 to 8.4, Percona Server's and
+// MariaDB's, with or without their optional lines (long_query_time=0 logs
+// every statement). An entry starts at "# Time:", "# User@Host:" or
+// "# Query_time:", whichever comes first: MySQL leaves "# Time:" out when
+// the second has not changed, and some tools write no "# User@Host:".
 func (c *Capturer) readSlow(ctx context.Context, r io.Reader) error {
 	lr := newLineReader(r)
-	var e *slowEntry
+	e := &slowEntry{}
+	open := false
 	lastDB := "" // MySQL writes "use db;" only when it changes
 	flush := func() error {
-		if e == nil {
+		if !open {
 			return nil
 		}
-		cur := e
-		e = nil
-		if cur.bad {
-			return nil
-		}
-		return c.slowEmit(cur, &lastDB)
+		open = false
+		return c.slowEmit(e, &lastDB)
+	}
+	start := func() {
+		body := e.body[:0]
+		*e = slowEntry{line: lr.line, body: body}
+		open = true
 	}
 	for {
 		if lr.line%4096 == 0 && ctx.Err() != nil {
@@ -55,40 +112,71 @@ func (c *Capturer) readSlow(ctx context.Context, r io.Reader) error {
 		if err != nil {
 			return err
 		}
-		switch {
-		case isServerHeader(line):
-			if err := flush(); err != nil {
-				return err
+		if len(line) > 0 && line[0] == '#' {
+			k := slowKeyOf(line)
+			if open && e.inBody && k == keyOther {
+				// A comment line inside the statement.
+				e.body = append(append(e.body, '\n'), line...)
+				continue
 			}
-		case bytes.HasPrefix(line, []byte("# Time:")) || bytes.HasPrefix(line, []byte("# User@Host:")):
-			if e != nil && (e.inBody || bytes.HasPrefix(line, []byte("# Time:")) || e.session != "" || e.hasQuery) {
+			// Whether this header line starts a new entry.
+			var next bool
+			switch k {
+			case keyTime:
+				next = e.inBody || e.hasTime || e.hasUser || e.hasQuery || e.hasAdmin
+			case keyUser:
+				next = e.inBody || e.hasUser || e.hasQuery || e.hasAdmin
+			case keyQuery:
+				next = e.inBody || e.hasQuery || e.hasAdmin
+			case keyThread:
+				next = e.inBody || e.hasAdmin
+			case keyAdmin:
+				// It comes after SET timestamp, in place of a statement.
+				next = len(e.body) > 0 || e.hasAdmin
+			}
+			if open && next {
 				if err := flush(); err != nil {
 					return err
 				}
 			}
-			if e == nil {
-				e = &slowEntry{line: lr.line}
+			if !open {
+				if k == keyOther {
+					c.skip(lr.line, "line not part of a slow log entry", "(no # Time:, # User@Host: or # Query_time: before it)")
+					continue
+				}
+				start()
 			}
-			c.slowHeader(e, line, lr.line)
-		case e != nil && !e.inBody && bytes.HasPrefix(line, []byte("# ")):
-			c.slowHeader(e, line, lr.line)
-		case e == nil:
-			if len(bytes.TrimSpace(line)) > 0 {
-				c.bad(lr.line, "not part of a slow log entry (no # Time: or # User@Host: header before it)")
-			}
-		default:
-			if !e.inBody && len(bytes.TrimSpace(line)) == 0 {
+			if k == keyAdmin {
+				e.hasAdmin = true
+				e.admin = strings.TrimSpace(string(line[len("# administrator command:"):]))
 				continue
 			}
-			e.inBody = true
-			if e.body.Len() == 0 && e.slowPreamble(line) {
-				continue
-			}
-			if e.body.Len() > 0 {
-				e.body.WriteByte('\n')
-			}
-			e.body.Write(line)
+			c.slowHeaderLine(e, line, lr.line)
+			continue
 		}
+		if isServerHeader(line) {
+			if err := flush(); err != nil {
+				return err
+			}
+			continue
+		}
+		if !open {
+			if len(bytes.TrimSpace(line)) > 0 {
+				c.skip(lr.line, "line not part of a slow log entry", "(no # Time:, # User@Host: or # Query_time: before it)")
+			}
+			continue
+		}
+		if len(e.body) == 0 && len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		e.inBody = true
+		if len(e.body) == 0 && e.slowPreamble(line) {
+			continue
+		}
+		if len(e.body) > 0 {
+			e.body = append(e.body, '\n')
+		}
+		e.body = append(e.body, line...)
 	}
 }
 
@@ -99,67 +187,21 @@ func isServerHeader(line []byte) bool {
 		bytes.HasPrefix(line, []byte("Time")) && bytes.Contains(line, []byte("Id Command")) && bytes.Contains(line, []byte("Argument"))
 }
 
-// slowHeader reads one "# Key: value  Key: value" line.
-func (c *Capturer) slowHeader(e *slowEntry, line []byte, n int64) {
-	s := string(line[2:])
-	if t, ok := strings.CutPrefix(s, "Time:"); ok {
-		t = strings.TrimSpace(t)
-		if ts, ok := parseISOTime(t); ok {
-			e.timeUS = ts
-		} else if _, ok := parseMariaTime(t); !ok {
-			c.bad(n, "unreadable time %q", t)
-			e.bad = true
-		}
-		return
-	}
-	fields := strings.Fields(s)
-	for i := 0; i+1 < len(fields); i++ {
-		k := fields[i]
-		if !strings.HasSuffix(k, ":") {
-			continue
-		}
-		v := fields[i+1]
-		var err error
-		switch k {
-		case "Id:", "Thread_id:":
-			_, err = strconv.ParseUint(v, 10, 64)
-			e.session = v
-		case "Schema:":
-			if !strings.HasSuffix(v, ":") {
-				e.db = v
-			}
-		case "Query_time:":
-			e.query, err = strconv.ParseFloat(v, 64)
-			e.hasQuery = true
-		case "Rows_sent:":
-			e.sent, err = strconv.ParseInt(v, 10, 64)
-			e.hasRows = true
-		case "Rows_examined:":
-			e.examined, err = strconv.ParseInt(v, 10, 64)
-		case "Errno:":
-			e.errno, err = strconv.Atoi(v)
-		default:
-			continue
-		}
-		if err != nil {
-			c.bad(n, "unreadable %s %q", strings.TrimSuffix(k, ":"), v)
-			e.bad = true
-			return
-		}
-		i++
-	}
-}
-
 // slowPreamble reads the "use db;" and "SET timestamp=N;" lines that come
-// before the statement; it reports whether line was one.
+// before the statement; it reports whether line was one. After SET
+// timestamp comes the statement, even when it is a USE itself.
 func (e *slowEntry) slowPreamble(line []byte) bool {
-	s := string(line)
-	if len(s) > 4 && strings.EqualFold(s[:4], "use ") && strings.HasSuffix(s, ";") && !strings.ContainsAny(s[4:len(s)-1], " \t") {
-		e.db = strings.Trim(s[4:len(s)-1], "`")
+	if e.hasSetTS {
+		return false
+	}
+	if db, ok := slowUse(line); ok {
+		e.db = db
+		e.uses++
 		return true
 	}
-	if len(s) > 4 && strings.EqualFold(s[:4], "SET ") && strings.HasSuffix(s, ";") && strings.Contains(s, "timestamp=") {
-		for _, kv := range strings.Split(s[4:len(s)-1], ",") {
+	s := line
+	if len(s) > 4 && bytes.EqualFold(s[:4], []byte("SET ")) && bytes.HasSuffix(s, []byte(";")) && bytes.Contains(s, []byte("timestamp=")) {
+		for _, kv := range strings.Split(string(s[4:len(s)-1]), ",") {
 			k, v, ok := strings.Cut(kv, "=")
 			if !ok {
 				return false
@@ -167,7 +209,7 @@ func (e *slowEntry) slowPreamble(line []byte) bool {
 			switch strings.TrimSpace(k) {
 			case "timestamp":
 				f, err := strconv.ParseFloat(v, 64)
-				if err != nil {
+				if err != nil || math.IsNaN(f) || f < 0 || f > 1e11 {
 					return false
 				}
 				e.setTS = int64(f * 1e6)
@@ -176,39 +218,68 @@ func (e *slowEntry) slowPreamble(line []byte) bool {
 				return false
 			}
 		}
+		e.hasSetTS = true
 		return true
 	}
 	return false
 }
 
+// slowUse reads a "use db;" line.
+func slowUse(line []byte) (string, bool) {
+	if len(line) < 6 || !bytes.EqualFold(line[:4], []byte("use ")) || line[len(line)-1] != ';' {
+		return "", false
+	}
+	db := bytes.TrimSpace(line[4 : len(line)-1])
+	if len(db) == 0 || (db[0] != '`' && bytes.ContainsAny(db, " \t")) {
+		return "", false
+	}
+	if db[0] == '`' {
+		db = bytes.ReplaceAll(bytes.Trim(db, "`"), []byte("``"), []byte("`"))
+	}
+	return string(db), true
+}
+
 func (c *Capturer) slowEmit(e *slowEntry, lastDB *string) error {
-	sql := strings.TrimSpace(e.body.String())
-	if sql == "" {
-		c.bad(e.line, "entry without a statement (truncated?)")
-		return nil
-	}
-	if cmd, ok := strings.CutPrefix(sql, "# administrator command:"); ok {
-		if strings.EqualFold(strings.Trim(strings.TrimSpace(cmd), ";"), "Quit") {
-			return c.add(&Record{Session: e.session, Kind: KindQuit})
-		}
-		c.Stats.Ignored++
-		return nil
-	}
-	sql = strings.TrimSpace(strings.TrimSuffix(sql, ";"))
-	if sql == "" {
-		c.bad(e.line, "entry without a statement (truncated?)")
-		return nil
+	body := bytes.TrimSpace(e.body)
+	body = bytes.TrimSpace(bytes.TrimSuffix(body, []byte(";")))
+	sql := string(body)
+	if sql == "" && e.uses > 0 && !e.hasSetTS {
+		// "use db;" alone: a USE statement, with no SET timestamp line
+		// (which every server writes) to tell it from the preamble.
+		sql = "use `" + strings.ReplaceAll(e.db, "`", "``") + "`"
 	}
 	if e.db != "" {
 		*lastDB = e.db
 	}
-	r := &Record{Session: e.session, DB: *lastDB, SQL: sql, Error: e.errno}
-	if r.Session == "" {
-		r.Session = "0"
+	session := e.session
+	if session == "" {
+		session = "0"
 	}
+	if e.hasAdmin {
+		if strings.EqualFold(strings.TrimSpace(strings.TrimSuffix(e.admin, ";")), "Quit") {
+			if err := c.add(&Record{Session: session, Kind: KindQuit}); err != nil {
+				return err
+			}
+		} else {
+			c.other()
+		}
+		if sql == "" {
+			return nil
+		}
+	}
+	if sql == "" {
+		c.skip(e.line, "entry without a statement", "(truncated?)")
+		return nil
+	}
+	r := &Record{Session: session, DB: *lastDB, SQL: sql, Error: e.errno}
 	switch {
+	case e.startUS != 0:
+		r.TS = e.startUS
 	case e.timeUS != 0:
-		r.TS = e.timeUS - int64(e.query*1e6)
+		r.TS = e.timeUS
+		if e.hasQuery {
+			r.TS -= e.queryUS
+		}
 		if e.setTS != 0 && r.TS/1e6 < e.setTS/1e6 {
 			r.TS = e.setTS
 		}
@@ -216,38 +287,13 @@ func (c *Capturer) slowEmit(e *slowEntry, lastDB *string) error {
 		r.TS = e.setTS
 	}
 	if e.hasQuery {
-		r.DurationUS = i64(int64(e.query*1e6 + 0.5))
+		r.DurationUS = i64(e.queryUS)
 	}
-	if e.hasRows {
-		r.RowsSent, r.RowsExamined = i64(e.sent), i64(e.examined)
+	if e.hasSent {
+		r.RowsSent = i64(e.sent)
+	}
+	if e.hasExam {
+		r.RowsExamined = i64(e.examined)
 	}
 	return c.add(r)
-}
-
-// parseISOTime reads MySQL's "2023-11-22T12:00:00.123456Z" (or with an
-// offset) as µs since the epoch.
-func parseISOTime(s string) (int64, bool) {
-	t, err := time.Parse(time.RFC3339Nano, s)
-	if err != nil {
-		return 0, false
-	}
-	return t.UnixMicro(), true
-}
-
-// parseMariaTime reads MariaDB's "231122 12:00:00" (hour may be padded with
-// a space), in the server's local time zone, which the log does not name:
-// UTC is assumed, and only differences between times are used.
-func parseMariaTime(s string) (int64, bool) {
-	f := strings.Fields(s)
-	if len(f) != 2 {
-		return 0, false
-	}
-	if len(f[1]) == 7 {
-		f[1] = "0" + f[1]
-	}
-	t, err := time.Parse("060102 15:04:05", f[0]+" "+f[1])
-	if err != nil {
-		return 0, false
-	}
-	return t.UnixMicro(), true
 }

@@ -97,8 +97,8 @@ func WriteSummary(w io.Writer, s *Summary, st *Stats, top int) error {
 	}
 	fmt.Fprintf(w, "%d statements in %d sessions, %d fingerprints (%d read by the parser, %d by the lexer alone)\n",
 		st.Statements, st.Sessions, len(fps), st.Parsed, st.Fallback)
-	if st.Bad > 0 {
-		fmt.Fprintf(w, "%d unreadable lines or entries skipped\n", st.Bad)
+	for i := range st.Sources {
+		fmt.Fprintln(w, SourceLine(&st.Sources[i]))
 	}
 	if st.Redacted > 0 {
 		fmt.Fprintf(w, "%d statements had passwords, replaced by %s\n", st.Redacted, fingerprint.Redacted)
@@ -146,4 +146,22 @@ func short(s string, n int) string {
 		n--
 	}
 	return s[:n] + "..."
+}
+
+// SourceLine says what one source held: its format and how it was known,
+// its entries, and which were skipped and why.
+func SourceLine(s *SourceStats) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "source %s: %s", s.Name, s.Format)
+	if s.FormatWhy != "" {
+		fmt.Fprintf(&b, " (%s)", s.FormatWhy)
+	}
+	fmt.Fprintf(&b, "; %d entries: %d statements, %d not statements, %d skipped", s.Entries(), s.Statements, s.Other, s.SkippedCount())
+	if t := s.SkipText(); t != "" {
+		fmt.Fprintf(&b, " (%s)", t)
+	}
+	if s.ValuesLost > 0 {
+		fmt.Fprintf(&b, "; %d unreadable values dropped, their statements kept", s.ValuesLost)
+	}
+	return b.String()
 }

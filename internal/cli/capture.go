@@ -42,8 +42,12 @@ kept. Reading streams: memory does not grow with the size of the input.
   shakedown capture app.capture --summary            (a capture file is a source too)
   shakedown capture slow.log --to-workload app.sql   (then: shakedown run sql --file app.sql)
 
+Each source's entries, statements and skipped entries (why, and on which
+lines) are said on standard error when some were skipped, and with --summary.
+
 Exit status: 0 ok, 2 bad input (unknown format, a packet capture with no
-MySQL traffic on the port or no statement that can be read),
+MySQL traffic on the port, a source from which no statement could be read:
+the capture of the others is still written),
 1 the capture failed or was interrupted (what was read is written).
 
 Options:
@@ -116,7 +120,8 @@ func (c *captureCmd) run(ctx context.Context, env *Env, args []string) error {
 		}
 		outFile = f
 		defer f.Close()
-		if w, err = capture.NewWriter(f, names, time.Now()); err != nil {
+		// No creation time: the same input gives the same capture.
+		if w, err = capture.NewWriter(f, names, time.Time{}); err != nil {
 			return err
 		}
 	}
@@ -141,15 +146,33 @@ func (c *captureCmd) run(ctx context.Context, env *Env, args []string) error {
 	shown := 0
 	cp.OnProblem = func(p capture.Problem) {
 		if shown < 20 {
-			fmt.Fprintf(env.Stderr, "capture: %s (skipped)\n", p)
+			if p.Kept {
+				fmt.Fprintf(env.Stderr, "capture: %s\n", p)
+			} else {
+				fmt.Fprintf(env.Stderr, "capture: %s (skipped)\n", p)
+			}
 		}
 		shown++
 	}
 	runErr := cp.Run(ctx, sources)
-	if errors.Is(runErr, capture.ErrNoTraffic) || errors.Is(runErr, capture.ErrUnknownFormat) {
+	st := cp.Stats
+	// Never a silent zero: a source from which no statement was read fails
+	// the capture, once every source has been read.
+	var empty []string
+	if runErr == nil {
+		for i := range st.Sources {
+			if why := st.Sources[i].Empty(); why != "" {
+				empty = append(empty, st.Sources[i].Name+": "+why)
+			}
+		}
+	}
+	if errors.Is(runErr, capture.ErrNoTraffic) || errors.Is(runErr, capture.ErrUnknownFormat) || (len(empty) > 0 && st.Statements == 0) {
 		if outFile != nil {
 			outFile.Close()
 			os.Remove(c.output)
+		}
+		if runErr == nil {
+			return usagef("capture: %s", strings.Join(empty, "; "))
 		}
 		return usagef("capture: %v", runErr)
 	}
@@ -161,7 +184,6 @@ func (c *captureCmd) run(ctx context.Context, env *Env, args []string) error {
 			return fmt.Errorf("write %s: %w", c.output, err)
 		}
 	}
-	st := cp.Stats
 	if c.summary {
 		if err := capture.WriteSummary(env.Stdout, sum, &st, c.top); err != nil {
 			return err
@@ -174,20 +196,26 @@ func (c *captureCmd) run(ctx context.Context, env *Env, args []string) error {
 		}
 		fmt.Fprintf(env.Stderr, "capture: workload of %d statements written to %s (values in %s.values/); run it with: shakedown run sql --file %s --target URL\n", n, c.toWorkload, c.toWorkload, c.toWorkload)
 	}
-	if c.output != "" {
-		fmt.Fprintf(env.Stderr, "capture: %d statements in %d sessions written to %s", st.Statements, st.Sessions, c.output)
-		if st.Bad > 0 {
-			fmt.Fprintf(env.Stderr, "; %d unreadable lines skipped", st.Bad)
+	for i := range st.Sources {
+		s := &st.Sources[i]
+		if n := s.SkippedCount(); n > 0 {
+			fmt.Fprintf(env.Stderr, "capture: %s: %d of %d entries skipped: %s\n", s.Name, n, s.Entries(), s.SkipText())
 		}
-		fmt.Fprintln(env.Stderr)
-	} else if st.Bad > 0 && !c.summary {
-		fmt.Fprintf(env.Stderr, "capture: %d unreadable lines skipped\n", st.Bad)
+		if s.ValuesLost > 0 {
+			fmt.Fprintf(env.Stderr, "capture: %s: %d unreadable values dropped, their statements kept\n", s.Name, s.ValuesLost)
+		}
+	}
+	if c.output != "" {
+		fmt.Fprintf(env.Stderr, "capture: %d statements in %d sessions written to %s\n", st.Statements, st.Sessions, c.output)
 	}
 	if st.Packets.Packets > 0 && runErr == nil {
 		fmt.Fprintf(env.Stderr, "capture: %s\n", &st.Packets)
 	}
 	if errors.Is(runErr, context.Canceled) {
 		return errors.New("capture interrupted: what was read before is written")
+	}
+	if runErr == nil && len(empty) > 0 {
+		return usagef("capture: %s", strings.Join(empty, "; "))
 	}
 	return runErr
 }
@@ -210,7 +238,7 @@ func (c *captureCmd) openSource(ctx context.Context, env *Env, arg string) (capt
 			db.Close()
 			return capture.Source{}, nop, fmt.Errorf("%s: %w", t.Redacted(), err)
 		}
-		return capture.Source{Name: t.Redacted() + " (mysql.general_log)", Format: "general", Table: tbl}, func() { tbl.Close(); db.Close() }, nil
+		return capture.Source{Name: t.Redacted() + " (mysql.general_log)", Format: "general", FormatWhy: "the mysql.general_log table", Table: tbl}, func() { tbl.Close(); db.Close() }, nil
 	}
 	f, err := os.Open(arg)
 	if err != nil {
@@ -225,13 +253,14 @@ func (c *captureCmd) openSource(ctx context.Context, env *Env, arg string) (capt
 			f.Close()
 			return capture.Source{}, nop, usagef("capture: %s: %v", arg, err)
 		}
-		return capture.Source{Name: arg, Format: "capture", Replay: rd}, func() { f.Close() }, nil
+		return capture.Source{Name: arg, Format: "capture", FormatWhy: "a capture file header", Replay: rd}, func() { f.Close() }, nil
 	}
+	why := "--format"
 	if format == "" {
-		if format, err = capture.Detect(head); err != nil {
+		if format, why, err = capture.DetectWhy(head); err != nil {
 			f.Close()
 			return capture.Source{}, nop, usagef("capture: %s: %v", arg, err)
 		}
 	}
-	return capture.Source{Name: arg, Format: format, R: br, Port: c.port}, func() { f.Close() }, nil
+	return capture.Source{Name: arg, Format: format, FormatWhy: why, R: br, Port: c.port}, func() { f.Close() }, nil
 }

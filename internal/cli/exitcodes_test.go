@@ -54,6 +54,7 @@ type exitFixture struct {
 	slowLog     string // a slow log of one SELECT from table t
 	garbage     string // a file in no format capture reads
 	capture     string // slowLog's capture file
+	emptyLog    string // a slow log whose one entry has no statement
 }
 
 func newExitFixture(t *testing.T) *exitFixture {
@@ -106,6 +107,7 @@ func newExitFixture(t *testing.T) *exitFixture {
 	f.slowLog = write("slow.log", "# Time: 261122 21:56:55\n# User@Host: a[a] @  [127.0.0.1]\n# Thread_id: 4  Schema: exitcodes  QC_hit: No\n"+
 		"# Query_time: 0.1  Lock_time: 0.0  Rows_sent: 1  Rows_examined: 1\nSET timestamp=1;\nSELECT COUNT(*) FROM t;\n")
 	f.garbage = write("garbage.txt", "this is no log\n")
+	f.emptyLog = write("empty.log", "# Time: 261122 21:56:55\n# User@Host: a[a] @  [127.0.0.1]\n# Query_time: 0.1  Lock_time: 0.0  Rows_sent: 1  Rows_examined: 1\nSET timestamp=1;\n")
 	f.capture = filepath.Join(f.dir, "slow.capture")
 	if code, _, errOut := runCLI(context.Background(), "capture", f.slowLog, "-o", f.capture); code != 0 {
 		t.Fatalf("capture the slow log: exit %d: %s", code, errOut)
@@ -233,6 +235,9 @@ func TestExitCodes(t *testing.T) {
 		}},
 		{"capture", "unknown format", usage, nil, func(f *exitFixture) []string {
 			return []string{"capture", f.garbage, "-o", filepath.Join(f.dir, "no.capture")}
+		}},
+		{"capture", "no statement read", usage, nil, func(f *exitFixture) []string {
+			return []string{"capture", f.emptyLog, "-o", filepath.Join(f.dir, "empty.capture")}
 		}},
 		{"capture", "no such file", usage, nil, func(f *exitFixture) []string {
 			return []string{"capture", filepath.Join(f.dir, "nope.log"), "-o", filepath.Join(f.dir, "no.capture")}

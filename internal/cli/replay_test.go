@@ -759,12 +759,13 @@ func TestCaptureReportsGarbledLines(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("got exit %d: %s", code, stderr)
 	}
-	for _, want := range []string{log + ":3: unreadable general log entry", "1 statements in 1 sessions written to " + out + "; 1 unreadable lines skipped"} {
+	for _, want := range []string{log + ":3: unreadable general log entry", log + ": 1 of 3 entries skipped: 1 unreadable general log entry (line 3)",
+		"1 statements in 1 sessions written to " + out} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("stderr: want %q in\n%s", want, stderr)
 		}
 	}
-	if !strings.Contains(stdout, "1 statements in 1 sessions, 1 fingerprints") || !strings.Contains(stdout, "1 unreadable lines or entries skipped") {
+	if !strings.Contains(stdout, "1 statements in 1 sessions, 1 fingerprints") || !strings.Contains(stdout, "3 entries: 1 statements, 1 not statements, 1 skipped (1 unreadable general log entry (line 3))") {
 		t.Errorf("summary: got\n%s", stdout)
 	}
 }

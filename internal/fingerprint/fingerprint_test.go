@@ -19,6 +19,12 @@ func TestLex(t *testing.T) {
 		{"escapes", `SELECT 'a\'b\\', "q"`, "select ?, ?", []string{`a'b\`, "q"}},
 		{"unterminated", "SELECT 'abc", "select ?", []string{"abc"}},
 		{"trailing semicolon", "SELECT 1;", "select ?", []string{"1"}},
+		{"executable comment", "/*!40101 SET character_set_client = utf8mb4 */;", "set character_set_client = utf8mb4", nil},
+		{"versioned parts", "/*!50003 CREATE*/ /*!50017 DEFINER=`root`@`%`*/ /*!50003 TRIGGER tr BEFORE INSERT ON t FOR EACH ROW SET NEW.a = 1 */",
+			"create definer = root @`%` trigger tr before insert on t for each row set new.a = ?", []string{"1"}},
+		{"mariadb executable comment", "/*M!100100 SET @x = 5 */", "set @x = ?", []string{"5"}},
+		{"plain comment inside", "/*!40000 ALTER TABLE t /* why */ DISABLE KEYS */", "alter table t disable keys", nil},
+		{"optimizer hint kept", "SELECT /*+ MAX_EXECUTION_TIME(1000) */ a FROM t", "select /*+ max_execution_time(1000) */ a from t", nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -92,6 +98,52 @@ func TestAnalyze(t *testing.T) {
 	an.Analyze("SELECT a FROM t WHERE id = 2")
 	if got := an.Parsed + an.Fallback; got != before {
 		t.Errorf("statements parsed: got %d, want %d (same fingerprint, cached)", got, before)
+	}
+}
+
+// TestExecutableComments checks that a dump's statements, each all
+// executable comment, keep fingerprints of their own through the cache: each
+// gets what a fresh analyzer gives it, and no two share one.
+func TestExecutableComments(t *testing.T) {
+	stmts := []string{
+		"/*!40101 SET @OLD_CHARACTER_SET_CLIENT=@@CHARACTER_SET_CLIENT */",
+		"/*!40101 SET @OLD_CHARACTER_SET_RESULTS=@@CHARACTER_SET_RESULTS */",
+		"/*!40101 SET NAMES utf8mb4 */",
+		"/*!40103 SET @OLD_TIME_ZONE=@@TIME_ZONE */",
+		"/*!40103 SET TIME_ZONE='+00:00' */",
+		"/*!40014 SET @OLD_UNIQUE_CHECKS=@@UNIQUE_CHECKS, UNIQUE_CHECKS=0 */",
+		"/*!40101 SET @OLD_SQL_MODE=@@SQL_MODE, SQL_MODE='NO_AUTO_VALUE_ON_ZERO' */",
+		"/*!40000 ALTER TABLE `t` DISABLE KEYS */",
+		"/*!40000 ALTER TABLE `t` ENABLE KEYS */",
+		"/*!40000 ALTER TABLE `u` DISABLE KEYS */",
+		"/*!50003 CREATE*/ /*!50017 DEFINER=`root`@`localhost`*/ /*!50003 TRIGGER tr_a BEFORE INSERT ON t FOR EACH ROW SET NEW.a = 1 */",
+		"/*!50003 CREATE*/ /*!50017 DEFINER=`root`@`localhost`*/ /*!50003 TRIGGER tr_b AFTER UPDATE ON t FOR EACH ROW SET @n = @n + 1 */",
+		"/*!50001 DROP VIEW IF EXISTS `v`*/",
+		"/*!50001 CREATE ALGORITHM=UNDEFINED */ /*!50001 VIEW `v` AS select 1 AS `a` */",
+		"/* a plain comment */",
+		"/* another plain comment */",
+	}
+	an := NewAnalyzer()
+	seen := map[string]string{}
+	for _, sql := range stmts {
+		got, _ := an.Analyze(sql)
+		fresh, _ := NewAnalyzer().Analyze(sql)
+		if got.Fingerprint != fresh.Fingerprint {
+			t.Errorf("%s: got %q through the cache, want %q", sql, got.Fingerprint, fresh.Fingerprint)
+		}
+		if got.Fingerprint == "" {
+			t.Errorf("%s: got an empty fingerprint", sql)
+		}
+		if other, ok := seen[got.Digest]; ok {
+			t.Errorf("%s: got digest %s, shared with %s", sql, got.Digest, other)
+		}
+		seen[got.Digest] = sql
+	}
+	// The same statement again (other literals) is one fingerprint.
+	a, _ := an.Analyze("/*!40103 SET TIME_ZONE='+00:00' */")
+	b, _ := an.Analyze("/*!40103 SET TIME_ZONE='+02:00' */;")
+	if a.Digest != b.Digest {
+		t.Errorf("same statement, other literal: got digests %s and %s, want one", a.Digest, b.Digest)
 	}
 }
 

@@ -12,6 +12,11 @@ func FuzzLex(f *testing.F) {
 		"/* x */ select `a``b`, @@v, @u, _utf8mb4'z', x'1F', 0b101, .5e-3 from t # z",
 		"CREATE USER u IDENTIFIED BY 'pw'",
 		"SELECT 'unterminated",
+		"/*!40101 SET @OLD_SQL_MODE=@@SQL_MODE, SQL_MODE='NO_AUTO_VALUE_ON_ZERO' */;",
+		"/*!50003 CREATE*/ /*!50017 DEFINER=`root`@`localhost`*/ /*!50003 TRIGGER tr BEFORE INSERT ON t FOR EACH ROW SET NEW.a = 1 */",
+		"/*M!100100 SET @x = 5 */ /*!40000 ALTER TABLE t /* why */ DISABLE KEYS */",
+		"SELECT /*+ MAX_EXECUTION_TIME(1000) */ a FROM t /*!",
+		"/* only a comment */",
 	} {
 		f.Add(s)
 	}
@@ -31,6 +36,9 @@ func FuzzLex(f *testing.F) {
 			t.Fatalf("Redact said it replaced a password but %q holds no %s", red, Redacted)
 		}
 		info, _ := an.Analyze(sql)
+		if quick := an.Info(sql); quick.Digest != info.Digest {
+			t.Fatalf("Info and Analyze disagree on %q: %s, %s", sql, quick.Fingerprint, info.Fingerprint)
+		}
 		if len(info.Digest) != 16 {
 			t.Fatalf("digest %q of %q: want 16 hex digits", info.Digest, sql)
 		}

@@ -24,6 +24,7 @@ const (
 	tokParam                 // ? or :name
 	tokVar                   // @user or @@system variable
 	tokPunct                 // operators and punctuation
+	tokHint                  // /*+ optimizer hint */
 )
 
 // token is one lexed token; text is a slice of the statement.
@@ -55,8 +56,14 @@ func (l Literal) Value() string {
 
 // lex splits sql into tokens, dropping comments and whitespace. It never
 // fails: an unterminated quote or comment runs to the end of the text.
+//
+// An executable comment (/*!40101 ... */, MariaDB's /*M!100100 ... */) is
+// SQL the server runs, so its content is lexed like the rest: a dump's
+// "/*!40101 SET NAMES utf8 */" is a SET, not an empty statement. An
+// optimizer hint (/*+ ... */) changes the plan, so it stays one token.
 func lex(sql string, out []token) []token {
 	i, n := 0, len(sql)
+	inExec := false // inside an executable comment, whose */ is skipped
 	for i < n {
 		c := sql[i]
 		switch {
@@ -66,8 +73,25 @@ func lex(sql string, out []token) []token {
 			i = skipLine(sql, i)
 		case c == '-' && i+1 < n && sql[i+1] == '-' && (i+2 == n || isSpace(sql[i+2])):
 			i = skipLine(sql, i)
+		case inExec && c == '*' && i+1 < n && sql[i+1] == '/':
+			inExec = false
+			i += 2
 		case c == '/' && i+1 < n && sql[i+1] == '*':
+			if j, ok := execCommentStart(sql, i); ok && !inExec {
+				inExec = true
+				i = j
+				break
+			}
 			end := strings.Index(sql[i+2:], "*/")
+			if i+2 < n && sql[i+2] == '+' {
+				j := n
+				if end >= 0 {
+					j = i + end + 4
+				}
+				out = append(out, token{tokHint, sql[i:j], i})
+				i = j
+				break
+			}
 			if end < 0 {
 				i = n
 			} else {
@@ -144,6 +168,23 @@ func lex(sql string, out []token) []token {
 		}
 	}
 	return out
+}
+
+// execCommentStart reports whether an executable comment starts at i
+// ("/*!", "/*!50003", "/*M!100100") and where its SQL begins.
+func execCommentStart(sql string, i int) (int, bool) {
+	j := i + 2
+	if j < len(sql) && sql[j] == 'M' {
+		j++
+	}
+	if j >= len(sql) || sql[j] != '!' {
+		return 0, false
+	}
+	j++
+	for k := 0; k < 6 && j < len(sql) && isDigit(sql[j]); k++ {
+		j++
+	}
+	return j, true
 }
 
 func isSpace(c byte) bool {

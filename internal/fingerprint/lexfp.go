@@ -27,30 +27,60 @@ type Lexed struct {
 
 // Lex fingerprints sql with the lexer alone. It never fails.
 func Lex(sql string) Lexed {
-	toks := lex(sql, make([]token, 0, 32))
-	parts := make([]string, 0, len(toks))
-	var lits []Literal
+	var sc scratch
+	lits := []Literal{}
+	fp := sc.fingerprint(sql, &lits)
+	if len(lits) == 0 {
+		lits = nil
+	}
+	return Lexed{Fingerprint: string(fp), Literals: lits, tokens: sc.toks}
+}
+
+// scratch holds the buffers of a fingerprint, kept from one statement to
+// the next by an Analyzer so that a statement seen before costs no
+// allocation.
+type scratch struct {
+	toks  []token
+	parts []string
+	out   []string
+	fp    []byte
+}
+
+// fingerprint returns sql's fingerprint in sc's buffer (valid until the next
+// call), appending the literals to lits if it is not nil.
+func (sc *scratch) fingerprint(sql string, lits *[]Literal) []byte {
+	toks := lex(sql, sc.toks[:0])
+	sc.toks = toks
+	parts := sc.parts[:0]
 	for i := 0; i < len(toks); i++ {
 		t := toks[i]
 		switch t.kind {
 		case tokString:
 			parts = append(parts, "?")
-			lits = append(lits, Literal{Text: t.text, Pos: t.pos, End: t.pos + len(t.text)})
+			if lits != nil {
+				*lits = append(*lits, Literal{Text: t.text, Pos: t.pos, End: t.pos + len(t.text)})
+			}
 		case tokNumber:
 			parts = append(parts, "?")
-			lits = append(lits, Literal{Number: true, Text: t.text, Pos: t.pos, End: t.pos + len(t.text)})
+			if lits != nil {
+				*lits = append(*lits, Literal{Number: true, Text: t.text, Pos: t.pos, End: t.pos + len(t.text)})
+			}
 		case tokParam:
 			parts = append(parts, "?")
-			lits = append(lits, Literal{Param: true, Text: "?", Pos: t.pos, End: t.pos + 1})
+			if lits != nil {
+				*lits = append(*lits, Literal{Param: true, Text: "?", Pos: t.pos, End: t.pos + 1})
+			}
 		case tokPunct:
 			if (t.text == "-" || t.text == "+") && i+1 < len(toks) && toks[i+1].kind == tokNumber && signIsUnary(toks, i) {
 				parts = append(parts, "?")
-				text := toks[i+1].text
-				if t.text == "-" {
-					text = "-" + text
+				if lits != nil {
+					text := toks[i+1].text
+					if t.text == "-" {
+						text = "-" + text
+					}
+					n := toks[i+1]
+					*lits = append(*lits, Literal{Number: true, Text: text, Pos: t.pos, End: n.pos + len(n.text)})
 				}
-				n := toks[i+1]
-				lits = append(lits, Literal{Number: true, Text: text, Pos: t.pos, End: n.pos + len(n.text)})
 				i++
 				continue
 			}
@@ -59,13 +89,21 @@ func Lex(sql string) Lexed {
 			}
 			parts = append(parts, t.text)
 		case tokQuoted:
-			parts = append(parts, strings.ToLower(strings.ReplaceAll(strings.Trim(t.text, "`"), "``", "`")))
+			q := strings.Trim(t.text, "`")
+			if strings.Contains(q, "``") {
+				q = strings.ReplaceAll(q, "``", "`")
+			}
+			parts = append(parts, q)
+		case tokHint:
+			parts = append(parts, strings.Join(strings.Fields(strings.ToLower(t.text)), " "))
 		default:
-			parts = append(parts, strings.ToLower(t.text))
+			parts = append(parts, t.text)
 		}
 	}
-	parts = collapseLists(parts)
-	return Lexed{Fingerprint: join(parts), Literals: lits, tokens: toks}
+	sc.parts = parts
+	sc.out = collapseLists(parts, sc.out[:0])
+	sc.fp = appendJoin(sc.fp[:0], sc.out)
+	return sc.fp
 }
 
 func signIsUnary(toks []token, i int) bool {
@@ -83,12 +121,11 @@ func signIsUnary(toks []token, i int) bool {
 }
 
 // collapseLists turns "in ( ? , ? , ? )" into "in (?+)" and "values ( ... )
-// , ( ... )" with identical groups into one group.
-func collapseLists(p []string) []string {
-	out := p[:0:0]
+// , ( ... )" with identical groups into one group, appending to out.
+func collapseLists(p, out []string) []string {
 	for i := 0; i < len(p); i++ {
 		out = append(out, p[i])
-		if p[i] == "in" && i+2 < len(p) && p[i+1] == "(" && p[i+2] == "?" {
+		if isWord(p[i], "in") && i+2 < len(p) && p[i+1] == "(" && p[i+2] == "?" {
 			j := i + 3
 			for j+1 < len(p) && p[j] == "," && p[j+1] == "?" {
 				j += 2
@@ -99,7 +136,7 @@ func collapseLists(p []string) []string {
 			}
 			continue
 		}
-		if (p[i] == "values" || p[i] == "value") && i+1 < len(p) && p[i+1] == "(" {
+		if (isWord(p[i], "values") || isWord(p[i], "value")) && i+1 < len(p) && p[i+1] == "(" {
 			end := matchParen(p, i+1)
 			if end < 0 {
 				continue
@@ -109,7 +146,7 @@ func collapseLists(p []string) []string {
 			j := end + 1
 			for j < len(p) && p[j] == "," && j+1 < len(p) && p[j+1] == "(" {
 				e := matchParen(p, j+1)
-				if e < 0 || !slices.Equal(p[j+1:e+1], group) {
+				if e < 0 || !slices.EqualFunc(p[j+1:e+1], group, strings.EqualFold) {
 					break
 				}
 				j = e + 1
@@ -118,6 +155,19 @@ func collapseLists(p []string) []string {
 		}
 	}
 	return out
+}
+
+// isWord reports whether s is the lower-case ASCII word w in any case.
+func isWord(s, w string) bool {
+	if len(s) != len(w) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i]|0x20 != w[i] {
+			return false
+		}
+	}
+	return true
 }
 
 func collapseGroup(g []string) []string {
@@ -148,20 +198,35 @@ func matchParen(p []string, i int) int {
 	return -1
 }
 
-// join writes the parts with single spaces, none inside parentheses' edges,
-// before commas or around dots.
-func join(p []string) string {
-	var b strings.Builder
+// appendJoin writes the parts in lower case with single spaces, none inside
+// parentheses' edges, before commas or around dots. Words are lowered here,
+// as they are written, rather than each into a string of its own.
+func appendJoin(b []byte, p []string) []byte {
 	for i, s := range p {
 		if i > 0 {
 			prev := p[i-1]
 			if !(s == "," || s == ")" || s == "." || prev == "(" || prev == ".") {
-				b.WriteByte(' ')
+				b = append(b, ' ')
 			}
 		}
-		b.WriteString(s)
+		b = appendLower(b, s)
 	}
-	return b.String()
+	return b
+}
+
+// appendLower appends s in lower case.
+func appendLower(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x80 {
+			return append(b, strings.ToLower(s[i:])...)
+		}
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		b = append(b, c)
+	}
+	return b
 }
 
 // shape is what the lexer can tell of a statement's structure, for those the
