@@ -51,6 +51,7 @@ type exitFixture struct {
 	plan        string // a plan on the live server
 	badPlan     string // a plan with a YAML mistake
 	downPlan    string // a plan whose target is down
+	noDBPlan    string // a plan whose target names a database that does not exist
 	slowLog     string // a slow log of one SELECT from table t
 	garbage     string // a file in no format capture reads
 	capture     string // slowLog's capture file
@@ -102,6 +103,7 @@ func newExitFixture(t *testing.T) *exitFixture {
 	plan := "targets:\n  - name: a\n    url: %s\n    role: control\nworkloads: [ping]\nthreads: [1]\ntime: 1\n"
 	f.plan = write("plan.yaml", fmt.Sprintf(plan, f.live))
 	f.downPlan = write("down.yaml", fmt.Sprintf(plan, f.down))
+	f.noDBPlan = write("nodb.yaml", fmt.Sprintf(plan, f.noDB))
 	f.badPlan = write("bad.yaml", "targets:\n  - name: a\n\turl: x\n")
 	f.slowLog = write("slow.log", "# Time: 261122 21:56:55\n# User@Host: a[a] @  [127.0.0.1]\n# Thread_id: 4  Schema: exitcodes  QC_hit: No\n"+
 		"# Query_time: 0.1  Lock_time: 0.0  Rows_sent: 1  Rows_examined: 1\nSET timestamp=1;\nSELECT COUNT(*) FROM t;\n")
@@ -143,6 +145,7 @@ func TestExitCodes(t *testing.T) {
 			return []string{"prepare", "oltp_point_select", "--target", f.diffSrc, "--tables", "1", "--table-size", "10"}
 		}},
 		{"prepare", "bad option", usage, nil, func(f *exitFixture) []string { return []string{"prepare", "oltp_point_select", "--tabels=1"} }},
+		{"prepare", "no such database", usage, nil, func(f *exitFixture) []string { return []string{"prepare", "oltp_point_select", "--target", f.noDB} }},
 		{"prepare", "server down", failed, nil, func(f *exitFixture) []string { return []string{"prepare", "oltp_point_select", "--target", f.down} }},
 		{"run", "ok", ok, nil, func(f *exitFixture) []string {
 			return []string{"run", "oltp_point_select", "--target", f.diffSrc, "--tables", "1", "--table-size", "10", "--time", "1"}
@@ -150,6 +153,7 @@ func TestExitCodes(t *testing.T) {
 		{"run", "bad option", usage, nil, func(f *exitFixture) []string { return []string{"run", "ping", "--time=abc"} }},
 		{"run", "unknown workload", usage, nil, func(f *exitFixture) []string { return []string{"run", "oltp_read_writ"} }},
 		{"run", "bad URL parameter", usage, nil, func(f *exitFixture) []string { return []string{"run", "ping", "--target", f.live + "?tls=maybe"} }},
+		{"run", "no such database", usage, nil, func(f *exitFixture) []string { return []string{"run", "ping", "--target", f.noDB, "--time", "1"} }},
 		{"run", "server down", failed, nil, func(f *exitFixture) []string { return []string{"run", "ping", "--target", f.down, "--time", "1"} }},
 		{"run", "access denied", failed, nil, func(f *exitFixture) []string { return []string{"run", "ping", "--target", f.denied, "--time", "1"} }},
 		{"run", "unreadable --password-file", usage, nil, func(f *exitFixture) []string {
@@ -158,15 +162,22 @@ func TestExitCodes(t *testing.T) {
 		{"cleanup", "ok", ok, nil, func(f *exitFixture) []string {
 			return []string{"cleanup", "oltp_point_select", "--target", f.diffSrc, "--tables", "1"}
 		}},
+		{"cleanup", "no such database", usage, nil, func(f *exitFixture) []string { return []string{"cleanup", "oltp_point_select", "--target", f.noDB} }},
 		{"cleanup", "server down", failed, nil, func(f *exitFixture) []string { return []string{"cleanup", "oltp_point_select", "--target", f.down} }},
 		{"sysbench", "ok", ok, nil, func(f *exitFixture) []string {
 			return []string{"sysbench", "ping", "--target", f.live, "--time", "1", "run"}
+		}},
+		{"sysbench", "no such database", usage, nil, func(f *exitFixture) []string {
+			return []string{"sysbench", "oltp_read_only", "--target", f.noDB, "--time", "1", "run"}
 		}},
 		{"sysbench", "no command at the end", usage, nil, func(f *exitFixture) []string { return []string{"sysbench", "ping", "--time", "1"} }},
 		{"slap", "ok", ok, nil, func(f *exitFixture) []string {
 			return []string{"slap", "--target", f.live, "--create-schema=sbtest", "--query=select 1", "--concurrency=1", "--iterations=1", "--silent"}
 		}},
 		{"slap", "bad option", usage, nil, func(f *exitFixture) []string { return []string{"slap", "--concurency=1"} }},
+		{"slap", "no such database", usage, nil, func(f *exitFixture) []string {
+			return []string{"slap", "--target", f.noDB, "--query=select 1", "--concurrency=1", "--iterations=1"}
+		}},
 		{"slap", "server down", failed, nil, func(f *exitFixture) []string {
 			return []string{"slap", "--target", f.down, "--query=select 1", "--concurrency=1", "--iterations=1"}
 		}},
@@ -177,6 +188,7 @@ func TestExitCodes(t *testing.T) {
 		{"sweep", "ok", ok, nil, func(f *exitFixture) []string { return []string{"sweep", f.plan, "--dry-run"} }},
 		{"sweep", "a plan with a mistake", usage, nil, func(f *exitFixture) []string { return []string{"sweep", f.badPlan} }},
 		{"sweep", "no such plan", usage, nil, func(f *exitFixture) []string { return []string{"sweep", filepath.Join(f.dir, "nope.yaml")} }},
+		{"sweep", "no such database", usage, nil, func(f *exitFixture) []string { return []string{"sweep", f.noDBPlan, "--dry-run"} }},
 		{"sweep", "target down", failed, nil, func(f *exitFixture) []string { return []string{"sweep", f.downPlan, "--dry-run"} }},
 		{"report", "ok", ok, nil, func(f *exitFixture) []string { return []string{"report", "--store", f.store, "--runs", "all"} }},
 		{"report", "bad format", usage, nil, func(f *exitFixture) []string { return []string{"report", "--store", f.store, "--format", "nope"} }},
@@ -202,6 +214,9 @@ func TestExitCodes(t *testing.T) {
 		}},
 		{"vars", "bisect without --allow-set-global", usage, nil, func(f *exitFixture) []string {
 			return []string{"vars", "bisect", f.live, f.otherServer, "--workload", "oltp_point_select", "--threads", "1"}
+		}},
+		{"vars", "bisect: no such database", usage, nil, func(f *exitFixture) []string {
+			return []string{"vars", "bisect", f.live, f.noDB, "--workload", "oltp_point_select", "--threads", "1"}
 		}},
 		{"vars", "bisect: server down", failed, nil, func(f *exitFixture) []string {
 			return []string{"vars", "bisect", f.live, f.down, "--workload", "oltp_point_select", "--threads", "1"}
@@ -242,6 +257,9 @@ func TestExitCodes(t *testing.T) {
 		}},
 		{"replay", "no such capture", usage, nil, func(f *exitFixture) []string {
 			return []string{"replay", filepath.Join(f.dir, "nope.capture"), "--control", f.diffSrc, "--candidate", f.diffDst}
+		}},
+		{"replay", "no such database", usage, nil, func(f *exitFixture) []string {
+			return []string{"replay", f.capture, "--control", f.diffSrc, "--candidate", f.noDB}
 		}},
 		{"replay", "server down", failed, nil, func(f *exitFixture) []string {
 			return []string{"replay", f.capture, "--control", f.diffSrc, "--candidate", f.down}

@@ -122,7 +122,7 @@ func Run(ctx context.Context, rd *capture.Reader, targets []Target, opts Options
 	for _, sd := range e.sides {
 		c, err := sd.connect(ctx, wire.Options{})
 		if err != nil {
-			return nil, fmt.Errorf("connect to %s (%s): %w", sd.name, sd.t.Redacted(), err)
+			return nil, fmt.Errorf("%s (%s): %w", sd.name, sd.t.Redacted(), sd.t.Explain(sd.t.Endpoints()[0], err))
 		}
 		c.close()
 	}

@@ -20,6 +20,10 @@ const (
 	CodeConnError  = 2002 // CR_CONNECTION_ERROR
 )
 
+// CodeBadDB is the server's answer to a connection whose default database
+// does not exist.
+const CodeBadDB = 1049 // ER_BAD_DB_ERROR
+
 // Code returns the MySQL error number of err: the server's code, or a client
 // code for a failure of the connection itself; 0 when err is not a database
 // error at all.
@@ -69,8 +73,15 @@ func IsConnLost(err error) bool {
 // and what to do. It never includes the password. The error it returns
 // wraps err, so that Code and errors.As still find the driver's error.
 func (t *Target) Explain(ep Endpoint, err error) error {
-	return &explained{msg: t.explain(ep, err), err: err}
+	return Explained(t.explain(ep, err), err)
 }
+
+// Explained returns an error that reads msg, a connection failure said for
+// the user in one line, and wraps cause. Every explained connect error is
+// one of these, so that what a failure means for the exit code is decided
+// here once: a database that does not exist is the user's to fix (bad
+// usage, exit 2) in every command, whichever command said it.
+func Explained(msg string, cause error) error { return &explained{msg: msg, err: cause} }
 
 // explained is a failure said for the user in one line that still carries
 // its cause.
@@ -82,6 +93,10 @@ type explained struct {
 func (e *explained) Error() string { return e.msg }
 func (e *explained) Unwrap() error { return e.err }
 
+// Usage reports whether the failure is bad input (package usage's test):
+// a database the URL or an option names that does not exist.
+func (e *explained) Usage() bool { return Code(e.err) == CodeBadDB }
+
 func (t *Target) explain(ep Endpoint, err error) string {
 	var me *mysql.MySQLError
 	if errors.As(err, &me) {
@@ -92,7 +107,7 @@ func (t *Target) explain(ep Endpoint, err error) string {
 				from = "password from " + t.PasswordFrom
 			}
 			return fmt.Sprintf("connect to %s: access denied for user %q (%s): check the user and its password; a password comes from the URL, --password-file, MYSQL_PWD or ~/.my.cnf (shakedown help targets)", ep, t.User, from)
-		case 1049:
+		case CodeBadDB:
 			return fmt.Sprintf("connect to %s: database %q does not exist: create it (CREATE DATABASE %s) or name another database", ep, t.DB, t.DB)
 		case 1044:
 			return fmt.Sprintf("connect to %s: user %q may not use database %q: GRANT it access or name another database", ep, t.User, t.DB)
