@@ -194,9 +194,17 @@ func (c *captureCmd) openSource(ctx context.Context, env *Env, arg string) (capt
 		if err != nil {
 			return capture.Source{}, nop, err
 		}
-		db, err := t.Open(t.Endpoints()[0], 1)
+		ep := t.Endpoints()[0]
+		db, err := t.Open(ep, 1)
 		if err != nil {
 			return capture.Source{}, nop, err
+		}
+		cctx, cancel := context.WithTimeout(ctx, t.ConnectTimeout+time.Second)
+		err = db.PingContext(cctx)
+		cancel()
+		if err != nil {
+			db.Close()
+			return capture.Source{}, nop, fmt.Errorf("capture: %w", t.Explain(ep, err))
 		}
 		tbl, err := capture.OpenGeneralLogTable(ctx, db)
 		if err != nil {

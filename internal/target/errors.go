@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"syscall"
+	"time"
 
 	"github.com/go-sql-driver/mysql"
 )
@@ -116,15 +118,50 @@ func (t *Target) explain(ep Endpoint, err error) string {
 		}
 		return fmt.Sprintf("connect to %s: %s", ep, me.Message)
 	}
-	var ne net.Error
 	var ve *tls.CertificateVerificationError
 	switch {
 	case errors.As(err, &ve):
 		return fmt.Sprintf("connect to %s: TLS: the server's certificate was not accepted: %v; name the CA that signed it with ?tls-ca=FILE, or use ?tls=skip-verify to encrypt without verifying the server", ep, ve.Err)
 	case errors.Is(err, syscall.ECONNREFUSED):
 		return fmt.Sprintf("connect to %s: connection refused: is the server running and listening there?", ep)
-	case errors.As(err, &ne) && ne.Timeout():
-		return fmt.Sprintf("connect to %s: no answer within %s: check the host, port and firewall", ep, t.ConnectTimeout)
+	case noAnswer(err):
+		where := "?timeout= in the URL"
+		if t.TimeoutOption != "" {
+			where = t.TimeoutOption + ", or " + where
+		}
+		return fmt.Sprintf("no answer from %s in %s (%s): is the server up and listening there, and does nothing on the way drop the connection?", ep, t.ConnectTimeout, where)
 	}
 	return fmt.Sprintf("connect to %s: %v", ep, err)
+}
+
+// ErrNoAnswer is a connect that got no answer from the server within the
+// target's connect timeout: the TCP connection opened (or the dial hung),
+// and no greeting came.
+var ErrNoAnswer = errors.New("no answer within the connect timeout")
+
+// noAnswer reports whether err is a connect that timed out, however the
+// client that tried said it.
+func noAnswer(err error) bool {
+	var ne net.Error
+	return errors.Is(err, ErrNoAnswer) || errors.Is(err, os.ErrDeadlineExceeded) ||
+		errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout()
+}
+
+// boundedConnector gives every connect of a pool the target's connect
+// timeout as a deadline for the whole handshake: the driver's own timeout
+// covers only the dial, so a server that accepts and never greets would
+// hold a connect that has no deadline of its own for ever.
+type boundedConnector struct {
+	driver.Connector
+	timeout time.Duration
+}
+
+func (c boundedConnector) Connect(ctx context.Context) (driver.Conn, error) {
+	cctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	conn, err := c.Connector.Connect(cctx)
+	if err != nil && ctx.Err() == nil && cctx.Err() != nil {
+		return nil, fmt.Errorf("%w (%s)", ErrNoAnswer, c.timeout)
+	}
+	return conn, err
 }
