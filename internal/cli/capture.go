@@ -91,6 +91,12 @@ func (c *captureCmd) run(ctx context.Context, env *Env, args []string) error {
 		return usagef("capture: --reads-only goes with --to-workload")
 	}
 
+	// Where the results go is checked before anything is read: an output
+	// that cannot be written is the tool's failure (exit 1), as in every
+	// command.
+	if err := checkOutputs(outputFile{"-o", c.output}, outputFile{"--to-workload", c.toWorkload}); err != nil {
+		return fmt.Errorf("capture: %w", err)
+	}
 	var sources []capture.Source
 	var names []string
 	for _, a := range srcArgs {
@@ -108,7 +114,7 @@ func (c *captureCmd) run(ctx context.Context, env *Env, args []string) error {
 	if c.output != "" {
 		f, err := os.Create(c.output)
 		if err != nil {
-			return usagef("capture: -o %s: %v", c.output, err)
+			return fmt.Errorf("capture: -o %s: %w", c.output, plainPathError(err))
 		}
 		outFile = f
 		defer f.Close()
@@ -165,8 +171,11 @@ func (c *captureCmd) run(ctx context.Context, env *Env, args []string) error {
 	}
 	if wl != nil && runErr == nil {
 		n, err := wl.Write(c.toWorkload, strings.Join(names, ", "))
-		if err != nil {
+		switch {
+		case errors.Is(err, capture.ErrNoWorkload):
 			return usagef("capture: %v", err)
+		case err != nil:
+			return fmt.Errorf("capture: %w", err)
 		}
 		fmt.Fprintf(env.Stderr, "capture: workload of %d statements written to %s (values in %s.values/); run it with: shakedown run sql --file %s --target URL\n", n, c.toWorkload, c.toWorkload, c.toWorkload)
 	}

@@ -57,6 +57,10 @@ type exitFixture struct {
 	capture     string // slowLog's capture file
 }
 
+// unwritable is an output path that cannot be written, even by root: its
+// directory is a file.
+func (f *exitFixture) unwritable() string { return filepath.Join(f.garbage, "out") }
+
 func newExitFixture(t *testing.T) *exitFixture {
 	f := &exitFixture{live: sandboxtest.URL(t), dir: t.TempDir()}
 	tg, err := target.Parse(f.live)
@@ -275,6 +279,66 @@ func TestExitCodes(t *testing.T) {
 			return []string{"baseline", "list", "--store", filepath.Join(f.dir, "nope.db")}
 		}},
 		{"readiness", "one side", usage, nil, func(f *exitFixture) []string { return []string{"readiness", f.diffSrc} }},
+
+		// An output that cannot be written is the tool's failure (exit 1),
+		// found before anything is read or measured: the commands that
+		// connect are pointed at a server that is down, so that only a
+		// check made before connecting can name the output.
+		{"run", "unwritable --json", failed, nil, func(f *exitFixture) []string {
+			return []string{"run", "ping", "--target", f.down, "--time", "1", "--json", f.unwritable()}
+		}},
+		{"run", "unwritable --store", failed, nil, func(f *exitFixture) []string {
+			return []string{"run", "ping", "--target", f.down, "--time", "1", "--store", f.unwritable()}
+		}},
+		{"slap", "unwritable --csv", failed, nil, func(f *exitFixture) []string {
+			return []string{"slap", "--target", f.down, "--query=select 1", "--concurrency=1", "--iterations=1", "--csv=" + f.unwritable()}
+		}},
+		{"slap", "unwritable --store", failed, nil, func(f *exitFixture) []string {
+			return []string{"slap", "--target", f.down, "--query=select 1", "--concurrency=1", "--iterations=1", "--store", f.unwritable()}
+		}},
+		{"sweep", "unwritable --store", failed, nil, func(f *exitFixture) []string {
+			return []string{"sweep", f.plan, "--store", f.unwritable()}
+		}},
+		{"verify", "unwritable --fix-sql", failed, nil, func(f *exitFixture) []string {
+			return []string{"verify", f.down, f.down, "--fix-sql", f.unwritable()}
+		}},
+		{"verify", "unwritable --store", failed, nil, func(f *exitFixture) []string {
+			return []string{"verify", f.down, f.down, "--store", f.unwritable()}
+		}},
+		{"check", "unwritable --html", failed, nil, func(f *exitFixture) []string {
+			return []string{"check", f.down, f.down, "--html", f.unwritable()}
+		}},
+		{"check", "unwritable --store", failed, nil, func(f *exitFixture) []string {
+			return []string{"check", f.down, f.down, "--store", f.unwritable()}
+		}},
+		{"replay", "unwritable --json", failed, nil, func(f *exitFixture) []string {
+			return []string{"replay", f.capture, "--control", f.down, "--candidate", f.down, "--json", f.unwritable()}
+		}},
+		{"replay", "unwritable --store", failed, nil, func(f *exitFixture) []string {
+			return []string{"replay", f.capture, "--control", f.down, "--candidate", f.down, "--store", f.unwritable()}
+		}},
+		{"vars", "bisect: unwritable --json", failed, nil, func(f *exitFixture) []string {
+			return []string{"vars", "bisect", f.down, f.down, "--workload", "oltp_point_select", "--threads", "1", "--json", f.unwritable()}
+		}},
+		{"vars", "bisect: unwritable --html", failed, nil, func(f *exitFixture) []string {
+			return []string{"vars", "bisect", f.down, f.down, "--workload", "oltp_point_select", "--threads", "1", "--html", f.unwritable()}
+		}},
+		{"vars", "bisect: unwritable --undo", failed, nil, func(f *exitFixture) []string {
+			return []string{"vars", "bisect", f.down, f.down, "--workload", "oltp_point_select", "--threads", "1", "--allow-set-global", "--undo", f.unwritable()}
+		}},
+		{"capture", "unwritable -o", failed, nil, func(f *exitFixture) []string {
+			return []string{"capture", f.slowLog, "-o", f.unwritable()}
+		}},
+		{"capture", "unwritable --to-workload", failed, nil, func(f *exitFixture) []string {
+			return []string{"capture", f.slowLog, "--to-workload", f.unwritable()}
+		}},
+		{"report", "unwritable -o", failed, nil, func(f *exitFixture) []string {
+			return []string{"report", "--store", f.store, "--runs", "all", "-o", f.unwritable()}
+		}},
+		{"readiness", "unwritable -o", failed, nil, func(f *exitFixture) []string {
+			return []string{"readiness", f.diffSrc, f.diffDst, "--store", f.store, "-o", f.unwritable()}
+		}},
+		{"demo", "unwritable --out", failed, nil, func(f *exitFixture) []string { return []string{"demo", "--out", f.unwritable()} }},
 	}
 	covered := map[string]bool{}
 	for _, tc := range cases {
@@ -287,6 +351,9 @@ func TestExitCodes(t *testing.T) {
 			}
 			if code != 0 && code != codes[differs] && strings.TrimSpace(errOut) == "" {
 				t.Errorf("exit %d with nothing on stderr: a failure must say what failed", code)
+			}
+			if strings.HasPrefix(tc.kind, "unwritable") && !strings.Contains(errOut, f.unwritable()) {
+				t.Errorf("stderr: got %q, want it to name the output %s before anything else fails", errOut, f.unwritable())
 			}
 		})
 	}
