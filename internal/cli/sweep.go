@@ -45,18 +45,18 @@ A plan:
     - name: relaxed
       url: mysql://bench@10.0.0.2:3306/sbtest
       password_env: RELAXED_PW     # this variable holds the password; without it: --password-file, MYSQL_PWD, ~/.my.cnf
-  options: {tables: 4, table-size: 10000}   # for every workload
   workloads:
-    - oltp_point_select
+    - name: oltp_point_select
+      options: {tables: 4, table-size: 10000}
     - name: oltp_read_write
-      options: {range-size: 50}
-    - name: sql                    # the same workload again, other options:
+      options: {tables: 4, table-size: 10000, range-size: 50}
+    - name: sql                    # statements of your own
       label: orders                # results are grouped by label
       options: {file: orders.sql}
   threads: [1, 4, 16, 64]
   time: 10                         # seconds per step (or events: N)
   warmup: 2                        # seconds before measuring, excluded
-  repeats: 5                       # or auto: 3, more where inconclusive
+  repeats: auto                    # 3, more where inconclusive; or a number
   max_repeats: 10                  # with repeats: auto
   noise_threshold: 2%              # smaller differences count as the same
   cooldown: 1                      # seconds between steps
@@ -284,11 +284,11 @@ func finishSweep(ctx context.Context, env *Env, st *store.Store, sum *sweep.Summ
 	}
 	fmt.Fprintf(env.Stdout, "\nsweep %d: %d of %d steps ok in %s; stored in %s\n", sum.SweepID, sum.OK, sum.Steps,
 		sum.Elapsed.Round(time.Second), st.Path())
-	fmt.Fprintf(env.Stdout, "full report: shakedown report --store %s --sweep %d --format html -o report.html\n", st.Path(), sum.SweepID)
+	fmt.Fprintf(env.Stdout, "full report: shakedown report %s --sweep %d --format html -o report.html\n", storeArg(st.Path()), sum.SweepID)
 	switch {
 	case errors.Is(runErr, sweep.ErrInterrupted):
-		return fmt.Errorf("interrupted: %d of %d steps finished and are stored as sweep %d; continue it with shakedown sweep --resume %d --store %s",
-			sum.OK+sum.Failed, sum.Steps, sum.SweepID, sum.SweepID, st.Path())
+		return fmt.Errorf("interrupted: %d of %d steps finished and are stored as sweep %d; continue it with shakedown sweep --resume=%d %s",
+			sum.OK+sum.Failed, sum.Steps, sum.SweepID, sum.SweepID, storeArg(st.Path()))
 	case runErr != nil:
 		return runErr
 	case sum.Failed > 0:
