@@ -43,6 +43,12 @@ func openServer(ctx context.Context, tgt *target.Target) (*server, error) {
 		db.Close()
 		return nil, tgt.Explain(ep, err)
 	}
+	// The load runs in the database the URL names: one that does not
+	// exist is bad input, said before anything is measured or changed.
+	if _, err := tgt.Databases(cctx, db, nil, target.ServerWide, "vars bisect"); err != nil {
+		db.Close()
+		return nil, err
+	}
 	return &server{tgt: tgt, db: db}, nil
 }
 

@@ -1,6 +1,7 @@
 package capture
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -106,8 +107,12 @@ func tupleOf(r *Record, lits []fingerprint.Literal) ([]string, bool) {
 	return vals, true
 }
 
+// ErrNoWorkload is a capture that holds no statement to make load of.
+var ErrNoWorkload = errors.New("the capture holds no SELECT, INSERT, UPDATE, DELETE or REPLACE statement that ran without error")
+
 // Write writes the statement file to path and the values beside it, in
 // the directory path+".values". It returns the number of statements.
+// A capture with nothing to replay as load is ErrNoWorkload.
 func (b *WorkloadBuilder) Write(path string, source string) (int, error) {
 	fps := make([]*wlFP, 0, len(b.byFP))
 	for _, f := range b.byFP {
@@ -120,7 +125,7 @@ func (b *WorkloadBuilder) Write(path string, source string) (int, error) {
 		return fps[i].digest < fps[j].digest
 	})
 	if len(fps) == 0 {
-		return 0, fmt.Errorf("--to-workload: the capture holds no SELECT, INSERT, UPDATE, DELETE or REPLACE statement that ran without error")
+		return 0, fmt.Errorf("--to-workload: %w", ErrNoWorkload)
 	}
 	dir := path + ".values"
 	if err := os.MkdirAll(dir, 0o755); err != nil {

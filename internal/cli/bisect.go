@@ -175,6 +175,15 @@ func (c *bisectCmd) run(ctx context.Context, env *Env, args []string) error {
 			return err
 		}
 	}
+	// Where the results go is checked before anything is read, measured
+	// or changed: a bisect measures for minutes.
+	outs := []outputFile{{"--json", c.jsonPath}, {"--html", c.htmlPath}}
+	if c.allow {
+		outs = append(outs, outputFile{"--undo", c.undo})
+	}
+	if err := checkOutputs(outs...); err != nil {
+		return err
+	}
 	home := c.sandboxHome
 	if home == "" {
 		home = sandbox.DefaultHome(env.Getenv)

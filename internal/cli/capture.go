@@ -99,6 +99,12 @@ func (c *captureCmd) run(ctx context.Context, env *Env, args []string) error {
 		return usagef("capture: --reads-only goes with --to-workload")
 	}
 
+	// Where the results go is checked before anything is read: an output
+	// that cannot be written is the tool's failure (exit 1), as in every
+	// command.
+	if err := checkOutputs(outputFile{"-o", c.output}, outputFile{"--to-workload", c.toWorkload}); err != nil {
+		return fmt.Errorf("capture: %w", err)
+	}
 	var sources []capture.Source
 	var names []string
 	for _, a := range srcArgs {
@@ -116,7 +122,7 @@ func (c *captureCmd) run(ctx context.Context, env *Env, args []string) error {
 	if c.output != "" {
 		f, err := os.Create(c.output)
 		if err != nil {
-			return usagef("capture: -o %s: %v", c.output, err)
+			return fmt.Errorf("capture: -o %s: %w", c.output, plainPathError(err))
 		}
 		outFile = f
 		defer f.Close()
@@ -191,8 +197,11 @@ func (c *captureCmd) run(ctx context.Context, env *Env, args []string) error {
 	}
 	if wl != nil && runErr == nil {
 		n, err := wl.Write(c.toWorkload, strings.Join(names, ", "))
-		if err != nil {
+		switch {
+		case errors.Is(err, capture.ErrNoWorkload):
 			return usagef("capture: %v", err)
+		case err != nil:
+			return fmt.Errorf("capture: %w", err)
 		}
 		fmt.Fprintf(env.Stderr, "capture: workload of %d statements written to %s (values in %s.values/); run it with: shakedown run sql --file %s --target URL\n", n, c.toWorkload, c.toWorkload, c.toWorkload)
 	}
@@ -229,9 +238,17 @@ func (c *captureCmd) openSource(ctx context.Context, env *Env, arg string) (capt
 		if err != nil {
 			return capture.Source{}, nop, err
 		}
-		db, err := t.Open(t.Endpoints()[0], 1)
+		ep := t.Endpoints()[0]
+		db, err := t.Open(ep, 1)
 		if err != nil {
 			return capture.Source{}, nop, err
+		}
+		cctx, cancel := context.WithTimeout(ctx, t.ConnectTimeout+time.Second)
+		err = db.PingContext(cctx)
+		cancel()
+		if err != nil {
+			db.Close()
+			return capture.Source{}, nop, fmt.Errorf("capture: %w", t.Explain(ep, err))
 		}
 		tbl, err := capture.OpenGeneralLogTable(ctx, db)
 		if err != nil {

@@ -69,8 +69,7 @@ func (c *checkCmd) flags(env *Env) *pflag.FlagSet {
 	fs.Var(&c.databases, "databases", "databases to check, the same names on both sides (default: every database of SOURCE but the system ones)")
 	fs.StringVar(&c.jsonFile, "json", "", "write the findings as JSON to FILE")
 	fs.StringVar(&c.htmlFile, "html", "", "write the findings as a self-contained HTML page to FILE")
-	fs.StringVar(&c.storePath, "store", "", "save the result for shakedown readiness: --store in the default store, --store=FILE in another")
-	fs.Lookup("store").NoOptDefVal = store.DefaultPath(env.Getenv)
+	fs.StringVar(&c.storePath, "store", "", storeFlagUsage(env, "save the findings for shakedown readiness"))
 	fs.DurationVar(&c.copyTime, "copy-time", 24*time.Hour, "how long the initial copy is expected to take: SOURCE must keep its binary logs longer")
 	fs.StringVar(&c.migrationUser, "migration-user", "", "the SOURCE account the migration tool uses, 'user'@'host' (default: the account in SOURCE's URL)")
 	fs.Var(&c.skipAccounts, "skip-accounts", "accounts not compared: user names or 'user'@'host' (comma list; replaces the default, '' compares all)")
@@ -91,7 +90,7 @@ func (c *checkCmd) run(ctx context.Context, env *Env, args []string) error {
 	}
 	rest := fs.Args()
 	if len(rest) != 2 {
-		return usagef("check: want SOURCE and TARGET, got %d argument(s): shakedown check mysql://user@source/db mysql://user@target/db (a file for --store goes after '=': --store=FILE)", len(rest))
+		return usagef("check: want SOURCE and TARGET, got %d argument(s): shakedown check mysql://user@source/db mysql://user@target/db", len(rest))
 	}
 	switch {
 	case c.copyTime <= 0:
@@ -109,6 +108,13 @@ func (c *checkCmd) run(ctx context.Context, env *Env, args []string) error {
 	}
 	dst, err := parseURL(env, &c.creds, "check: TARGET", rest[1])
 	if err != nil {
+		return err
+	}
+	// Where the results go is checked before anything is read.
+	if err := checkOutputs(outputFile{"--json", c.jsonFile}, outputFile{"--html", c.htmlFile}); err != nil {
+		return err
+	}
+	if err := checkStore(ctx, env, "--store", c.storePath); err != nil {
 		return err
 	}
 	sSide, err := connectChecked(ctx, "source", src)

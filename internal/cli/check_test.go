@@ -23,7 +23,7 @@ func TestCheckBadInput(t *testing.T) {
 		want string
 	}{
 		{"no arguments", []string{"check"}, "want SOURCE and TARGET, got 0"},
-		{"store path after a space", []string{"check", u, u, "--store", "x.db"}, "--store=FILE"},
+		{"store without a value", []string{"check", u, u, "--store"}, "--store: needs a value"},
 		{"not a URL", []string{"check", "db1", u}, `SOURCE: "db1" is not a target URL`},
 		{"bad target URL", []string{"check", u, "mysql://u@h:99999/x"}, "TARGET"},
 		{"copy time", []string{"check", u, u, "--copy-time", "0s"}, "--copy-time must be > 0"},
@@ -90,7 +90,7 @@ func TestCheckUnreachableSide(t *testing.T) {
 	}{
 		{"source refuses", closed, good, "source: connect to"},
 		{"target refuses", good, closed, "target: connect to"},
-		{"target never answers", good, silent, "target: connect to 127.0.0.1"},
+		{"target never answers", good, silent, "target: no answer from 127.0.0.1"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

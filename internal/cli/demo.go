@@ -112,7 +112,7 @@ func (c *demoCmd) run(ctx context.Context, env *Env, args []string) error {
 		return fmt.Errorf("demo: %w", err)
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("create demo directory: %w", err)
+		return fmt.Errorf("demo: --out %s: cannot be created: %w", c.out, plainPathError(err))
 	}
 	start := time.Now()
 	home := filepath.Join(dir, "sandboxes")

@@ -51,11 +51,16 @@ type exitFixture struct {
 	plan        string // a plan on the live server
 	badPlan     string // a plan with a YAML mistake
 	downPlan    string // a plan whose target is down
+	noDBPlan    string // a plan whose target names a database that does not exist
 	slowLog     string // a slow log of one SELECT from table t
 	garbage     string // a file in no format capture reads
 	capture     string // slowLog's capture file
 	emptyLog    string // a slow log whose one entry has no statement
 }
+
+// unwritable is an output path that cannot be written, even by root: its
+// directory is a file.
+func (f *exitFixture) unwritable() string { return filepath.Join(f.garbage, "out") }
 
 func newExitFixture(t *testing.T) *exitFixture {
 	f := &exitFixture{live: sandboxtest.URL(t), dir: t.TempDir()}
@@ -103,6 +108,7 @@ func newExitFixture(t *testing.T) *exitFixture {
 	plan := "targets:\n  - name: a\n    url: %s\n    role: control\nworkloads: [ping]\nthreads: [1]\ntime: 1\n"
 	f.plan = write("plan.yaml", fmt.Sprintf(plan, f.live))
 	f.downPlan = write("down.yaml", fmt.Sprintf(plan, f.down))
+	f.noDBPlan = write("nodb.yaml", fmt.Sprintf(plan, f.noDB))
 	f.badPlan = write("bad.yaml", "targets:\n  - name: a\n\turl: x\n")
 	f.slowLog = write("slow.log", "# Time: 261122 21:56:55\n# User@Host: a[a] @  [127.0.0.1]\n# Thread_id: 4  Schema: exitcodes  QC_hit: No\n"+
 		"# Query_time: 0.1  Lock_time: 0.0  Rows_sent: 1  Rows_examined: 1\nSET timestamp=1;\nSELECT COUNT(*) FROM t;\n")
@@ -145,6 +151,7 @@ func TestExitCodes(t *testing.T) {
 			return []string{"prepare", "oltp_point_select", "--target", f.diffSrc, "--tables", "1", "--table-size", "10"}
 		}},
 		{"prepare", "bad option", usage, nil, func(f *exitFixture) []string { return []string{"prepare", "oltp_point_select", "--tabels=1"} }},
+		{"prepare", "no such database", usage, nil, func(f *exitFixture) []string { return []string{"prepare", "oltp_point_select", "--target", f.noDB} }},
 		{"prepare", "server down", failed, nil, func(f *exitFixture) []string { return []string{"prepare", "oltp_point_select", "--target", f.down} }},
 		{"run", "ok", ok, nil, func(f *exitFixture) []string {
 			return []string{"run", "oltp_point_select", "--target", f.diffSrc, "--tables", "1", "--table-size", "10", "--time", "1"}
@@ -152,6 +159,7 @@ func TestExitCodes(t *testing.T) {
 		{"run", "bad option", usage, nil, func(f *exitFixture) []string { return []string{"run", "ping", "--time=abc"} }},
 		{"run", "unknown workload", usage, nil, func(f *exitFixture) []string { return []string{"run", "oltp_read_writ"} }},
 		{"run", "bad URL parameter", usage, nil, func(f *exitFixture) []string { return []string{"run", "ping", "--target", f.live + "?tls=maybe"} }},
+		{"run", "no such database", usage, nil, func(f *exitFixture) []string { return []string{"run", "ping", "--target", f.noDB, "--time", "1"} }},
 		{"run", "server down", failed, nil, func(f *exitFixture) []string { return []string{"run", "ping", "--target", f.down, "--time", "1"} }},
 		{"run", "access denied", failed, nil, func(f *exitFixture) []string { return []string{"run", "ping", "--target", f.denied, "--time", "1"} }},
 		{"run", "unreadable --password-file", usage, nil, func(f *exitFixture) []string {
@@ -160,15 +168,22 @@ func TestExitCodes(t *testing.T) {
 		{"cleanup", "ok", ok, nil, func(f *exitFixture) []string {
 			return []string{"cleanup", "oltp_point_select", "--target", f.diffSrc, "--tables", "1"}
 		}},
+		{"cleanup", "no such database", usage, nil, func(f *exitFixture) []string { return []string{"cleanup", "oltp_point_select", "--target", f.noDB} }},
 		{"cleanup", "server down", failed, nil, func(f *exitFixture) []string { return []string{"cleanup", "oltp_point_select", "--target", f.down} }},
 		{"sysbench", "ok", ok, nil, func(f *exitFixture) []string {
 			return []string{"sysbench", "ping", "--target", f.live, "--time", "1", "run"}
+		}},
+		{"sysbench", "no such database", usage, nil, func(f *exitFixture) []string {
+			return []string{"sysbench", "oltp_read_only", "--target", f.noDB, "--time", "1", "run"}
 		}},
 		{"sysbench", "no command at the end", usage, nil, func(f *exitFixture) []string { return []string{"sysbench", "ping", "--time", "1"} }},
 		{"slap", "ok", ok, nil, func(f *exitFixture) []string {
 			return []string{"slap", "--target", f.live, "--create-schema=sbtest", "--query=select 1", "--concurrency=1", "--iterations=1", "--silent"}
 		}},
 		{"slap", "bad option", usage, nil, func(f *exitFixture) []string { return []string{"slap", "--concurency=1"} }},
+		{"slap", "no such database", usage, nil, func(f *exitFixture) []string {
+			return []string{"slap", "--target", f.noDB, "--query=select 1", "--concurrency=1", "--iterations=1"}
+		}},
 		{"slap", "server down", failed, nil, func(f *exitFixture) []string {
 			return []string{"slap", "--target", f.down, "--query=select 1", "--concurrency=1", "--iterations=1"}
 		}},
@@ -179,6 +194,7 @@ func TestExitCodes(t *testing.T) {
 		{"sweep", "ok", ok, nil, func(f *exitFixture) []string { return []string{"sweep", f.plan, "--dry-run"} }},
 		{"sweep", "a plan with a mistake", usage, nil, func(f *exitFixture) []string { return []string{"sweep", f.badPlan} }},
 		{"sweep", "no such plan", usage, nil, func(f *exitFixture) []string { return []string{"sweep", filepath.Join(f.dir, "nope.yaml")} }},
+		{"sweep", "no such database", usage, nil, func(f *exitFixture) []string { return []string{"sweep", f.noDBPlan, "--dry-run"} }},
 		{"sweep", "target down", failed, nil, func(f *exitFixture) []string { return []string{"sweep", f.downPlan, "--dry-run"} }},
 		{"report", "ok", ok, nil, func(f *exitFixture) []string { return []string{"report", "--store", f.store, "--runs", "all"} }},
 		{"report", "bad format", usage, nil, func(f *exitFixture) []string { return []string{"report", "--store", f.store, "--format", "nope"} }},
@@ -204,6 +220,9 @@ func TestExitCodes(t *testing.T) {
 		}},
 		{"vars", "bisect without --allow-set-global", usage, nil, func(f *exitFixture) []string {
 			return []string{"vars", "bisect", f.live, f.otherServer, "--workload", "oltp_point_select", "--threads", "1"}
+		}},
+		{"vars", "bisect: no such database", usage, nil, func(f *exitFixture) []string {
+			return []string{"vars", "bisect", f.live, f.noDB, "--workload", "oltp_point_select", "--threads", "1"}
 		}},
 		{"vars", "bisect: server down", failed, nil, func(f *exitFixture) []string {
 			return []string{"vars", "bisect", f.live, f.down, "--workload", "oltp_point_select", "--threads", "1"}
@@ -248,6 +267,9 @@ func TestExitCodes(t *testing.T) {
 		{"replay", "no such capture", usage, nil, func(f *exitFixture) []string {
 			return []string{"replay", filepath.Join(f.dir, "nope.capture"), "--control", f.diffSrc, "--candidate", f.diffDst}
 		}},
+		{"replay", "no such database", usage, nil, func(f *exitFixture) []string {
+			return []string{"replay", f.capture, "--control", f.diffSrc, "--candidate", f.noDB}
+		}},
 		{"replay", "server down", failed, nil, func(f *exitFixture) []string {
 			return []string{"replay", f.capture, "--control", f.diffSrc, "--candidate", f.down}
 		}},
@@ -262,6 +284,66 @@ func TestExitCodes(t *testing.T) {
 			return []string{"baseline", "list", "--store", filepath.Join(f.dir, "nope.db")}
 		}},
 		{"readiness", "one side", usage, nil, func(f *exitFixture) []string { return []string{"readiness", f.diffSrc} }},
+
+		// An output that cannot be written is the tool's failure (exit 1),
+		// found before anything is read or measured: the commands that
+		// connect are pointed at a server that is down, so that only a
+		// check made before connecting can name the output.
+		{"run", "unwritable --json", failed, nil, func(f *exitFixture) []string {
+			return []string{"run", "ping", "--target", f.down, "--time", "1", "--json", f.unwritable()}
+		}},
+		{"run", "unwritable --store", failed, nil, func(f *exitFixture) []string {
+			return []string{"run", "ping", "--target", f.down, "--time", "1", "--store", f.unwritable()}
+		}},
+		{"slap", "unwritable --csv", failed, nil, func(f *exitFixture) []string {
+			return []string{"slap", "--target", f.down, "--query=select 1", "--concurrency=1", "--iterations=1", "--csv=" + f.unwritable()}
+		}},
+		{"slap", "unwritable --store", failed, nil, func(f *exitFixture) []string {
+			return []string{"slap", "--target", f.down, "--query=select 1", "--concurrency=1", "--iterations=1", "--store", f.unwritable()}
+		}},
+		{"sweep", "unwritable --store", failed, nil, func(f *exitFixture) []string {
+			return []string{"sweep", f.plan, "--store", f.unwritable()}
+		}},
+		{"verify", "unwritable --fix-sql", failed, nil, func(f *exitFixture) []string {
+			return []string{"verify", f.down, f.down, "--fix-sql", f.unwritable()}
+		}},
+		{"verify", "unwritable --store", failed, nil, func(f *exitFixture) []string {
+			return []string{"verify", f.down, f.down, "--store", f.unwritable()}
+		}},
+		{"check", "unwritable --html", failed, nil, func(f *exitFixture) []string {
+			return []string{"check", f.down, f.down, "--html", f.unwritable()}
+		}},
+		{"check", "unwritable --store", failed, nil, func(f *exitFixture) []string {
+			return []string{"check", f.down, f.down, "--store", f.unwritable()}
+		}},
+		{"replay", "unwritable --json", failed, nil, func(f *exitFixture) []string {
+			return []string{"replay", f.capture, "--control", f.down, "--candidate", f.down, "--json", f.unwritable()}
+		}},
+		{"replay", "unwritable --store", failed, nil, func(f *exitFixture) []string {
+			return []string{"replay", f.capture, "--control", f.down, "--candidate", f.down, "--store", f.unwritable()}
+		}},
+		{"vars", "bisect: unwritable --json", failed, nil, func(f *exitFixture) []string {
+			return []string{"vars", "bisect", f.down, f.down, "--workload", "oltp_point_select", "--threads", "1", "--json", f.unwritable()}
+		}},
+		{"vars", "bisect: unwritable --html", failed, nil, func(f *exitFixture) []string {
+			return []string{"vars", "bisect", f.down, f.down, "--workload", "oltp_point_select", "--threads", "1", "--html", f.unwritable()}
+		}},
+		{"vars", "bisect: unwritable --undo", failed, nil, func(f *exitFixture) []string {
+			return []string{"vars", "bisect", f.down, f.down, "--workload", "oltp_point_select", "--threads", "1", "--allow-set-global", "--undo", f.unwritable()}
+		}},
+		{"capture", "unwritable -o", failed, nil, func(f *exitFixture) []string {
+			return []string{"capture", f.slowLog, "-o", f.unwritable()}
+		}},
+		{"capture", "unwritable --to-workload", failed, nil, func(f *exitFixture) []string {
+			return []string{"capture", f.slowLog, "--to-workload", f.unwritable()}
+		}},
+		{"report", "unwritable -o", failed, nil, func(f *exitFixture) []string {
+			return []string{"report", "--store", f.store, "--runs", "all", "-o", f.unwritable()}
+		}},
+		{"readiness", "unwritable -o", failed, nil, func(f *exitFixture) []string {
+			return []string{"readiness", f.diffSrc, f.diffDst, "--store", f.store, "-o", f.unwritable()}
+		}},
+		{"demo", "unwritable --out", failed, nil, func(f *exitFixture) []string { return []string{"demo", "--out", f.unwritable()} }},
 	}
 	covered := map[string]bool{}
 	for _, tc := range cases {
@@ -274,6 +356,9 @@ func TestExitCodes(t *testing.T) {
 			}
 			if code != 0 && code != codes[differs] && strings.TrimSpace(errOut) == "" {
 				t.Errorf("exit %d with nothing on stderr: a failure must say what failed", code)
+			}
+			if strings.HasPrefix(tc.kind, "unwritable") && !strings.Contains(errOut, f.unwritable()) {
+				t.Errorf("stderr: got %q, want it to name the output %s before anything else fails", errOut, f.unwritable())
 			}
 		})
 	}

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 
 	"github.com/shakedown/shakedown/internal/store"
+	"github.com/shakedown/shakedown/internal/sweep"
 	"github.com/shakedown/shakedown/internal/target"
 )
 
@@ -66,6 +67,52 @@ func checkWritable(path string) error {
 	f.Close()
 	return os.Remove(name)
 }
+
+// checkStore proves, before any work starts, that the store a flag names
+// can be used, as checkOutputs does for files: a SQLite file that can be
+// written (its directory made if missing, as opening it does), or a store
+// on a server that opens. It keeps nothing it made.
+func checkStore(ctx context.Context, env *Env, flag, path string) error {
+	if path == "" {
+		return nil
+	}
+	if store.IsURL(path) {
+		st, err := openStore(ctx, env, flag, path)
+		if err != nil {
+			return err
+		}
+		return st.Close()
+	}
+	dir := filepath.Dir(path)
+	for {
+		// The directory the store would be made in is the nearest that
+		// exists; a missing one is made when the store is opened.
+		if _, err := os.Stat(dir); !errors.Is(err, fs.ErrNotExist) || filepath.Dir(dir) == dir {
+			break
+		}
+		dir = filepath.Dir(dir)
+	}
+	probe := path
+	if dir != filepath.Dir(path) {
+		probe = filepath.Join(dir, "probe")
+	}
+	if err := checkWritable(probe); err != nil {
+		return fmt.Errorf("%s %s: cannot be written: %w", flag, path, err)
+	}
+	return nil
+}
+
+// storeFlagUsage is the help of --store where a command keeps its result
+// only when asked: the rule is the same in every command (--store FILE,
+// or --store=FILE), and the store named by default elsewhere is said.
+func storeFlagUsage(env *Env, what string) string {
+	return fmt.Sprintf("%s in this results store: a SQLite file, or mysql://user@host:port/db (password: SHAKEDOWN_STORE_PASSWORD); sweep, report, baseline and readiness use %s unless given --store",
+		what, store.DefaultPath(env.Getenv))
+}
+
+// storeArg is --store PATH as a command line the tool prints should
+// write it: a word the shell reads back as PATH.
+func storeArg(path string) string { return "--store " + sweep.Quote(path) }
 
 // plainPathError drops the path a *fs.PathError carries: the message
 // names the flag's path itself, never a temporary one.

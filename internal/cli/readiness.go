@@ -25,7 +25,8 @@ variables diff), the latest sweep with TARGET as a candidate (its verdicts
 against the control), the latest replay and the latest verify. The verdict
 is "ready", "ready with warnings" or "not ready", with the reasons in order
 and, for each missing piece of evidence, the command that produces it
-(check, verify and replay save theirs with --store).
+(check, verify and replay save theirs with --store FILE; the commands the
+page suggests name the store it read).
 
 readiness reads the store only: it connects to neither server, so the page
 can be rebuilt at any time. SOURCE and TARGET are the URLs given to check
@@ -84,10 +85,9 @@ func (c *readinessCmd) run(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	storeFlag := "--store"
-	if c.storePath != store.DefaultPath(env.Getenv) {
-		storeFlag = "--store=" + c.storePath
-	}
+	// The commands the page suggests name this very store, so that what
+	// they save is what readiness reads next time.
+	storeFlag := storeArg(c.storePath)
 	if _, err := os.Stat(c.storePath); !store.IsURL(c.storePath) && errors.Is(err, fs.ErrNotExist) {
 		return usagef("readiness: no store at %s: save evidence first (shakedown check %s %s %s), or name the store with --store",
 			c.storePath, src.Redacted(), dst.Redacted(), storeFlag)

@@ -82,8 +82,7 @@ func (c *replayCmd) flags(env *Env) *pflag.FlagSet {
 	fs.StringVar(&c.htmlFile, "html", "", "write the report as a self-contained HTML page to FILE")
 	fs.IntVar(&c.top, "top", 20, "fingerprints listed in the text report")
 	fs.DurationVar(&c.progress, "progress", 5*time.Second, "progress line interval on stderr (0: none)")
-	fs.StringVar(&c.storePath, "store", "", "save the result for shakedown readiness, one piece of evidence per candidate: --store in the default store, --store=FILE in another")
-	fs.Lookup("store").NoOptDefVal = store.DefaultPath(env.Getenv)
+	fs.StringVar(&c.storePath, "store", "", storeFlagUsage(env, "save the result for shakedown readiness, one piece of evidence per candidate,"))
 	c.creds.Bind(fs)
 	return fs
 }

@@ -319,11 +319,11 @@ func finishSweep(ctx context.Context, env *Env, st *store.Store, sum *sweep.Summ
 	}
 	fmt.Fprintf(env.Stdout, "\nsweep %d: %d of %d steps ok in %s; stored in %s\n", sum.SweepID, sum.OK, sum.Steps,
 		sum.Elapsed.Round(time.Second), st.Path())
-	fmt.Fprintf(env.Stdout, "full report: shakedown report --store %s --sweep %d --format html -o report.html\n", sweep.Quote(st.Path()), sum.SweepID)
+	fmt.Fprintf(env.Stdout, "full report: shakedown report %s --sweep %d --format html -o report.html\n", storeArg(st.Path()), sum.SweepID)
 	switch {
 	case errors.Is(runErr, sweep.ErrInterrupted):
-		return fmt.Errorf("interrupted: %d of %d steps finished and are stored as sweep %d; continue it with shakedown sweep --resume %d --store %s",
-			sum.OK+sum.Failed, sum.Steps, sum.SweepID, sum.SweepID, sweep.Quote(st.Path()))
+		return fmt.Errorf("interrupted: %d of %d steps finished and are stored as sweep %d; continue it with shakedown sweep --resume %d %s",
+			sum.OK+sum.Failed, sum.Steps, sum.SweepID, sum.SweepID, storeArg(st.Path()))
 	case runErr != nil:
 		return runErr
 	case sum.Failed > 0:

@@ -80,8 +80,7 @@ func (c *verifyCmd) flags(env *Env) *pflag.FlagSet {
 	fs.DurationVar(&c.recheckWait, "recheck-wait", 500*time.Millisecond, "wait before each re-read of differing rows")
 	fs.IntVar(&c.maxRows, "max-rows", 1000, "differing rows listed per table (all are counted and in --fix-sql)")
 	fs.DurationVar(&c.progress, "progress", 2*time.Second, "progress line interval, on stderr (0: only a line per finished table)")
-	fs.StringVar(&c.storePath, "store", "", "save the result for shakedown readiness: --store in the default store, --store=FILE in another")
-	fs.Lookup("store").NoOptDefVal = store.DefaultPath(env.Getenv)
+	fs.StringVar(&c.storePath, "store", "", storeFlagUsage(env, "save the result for shakedown readiness"))
 
 	c.creds.Bind(fs)
 	return fs
@@ -94,7 +93,7 @@ func (c *verifyCmd) run(ctx context.Context, env *Env, args []string) error {
 	}
 	rest := fs.Args()
 	if len(rest) != 2 {
-		return usagef("verify: want SOURCE and TARGET, got %d argument(s): shakedown verify mysql://user@source/db mysql://user@target/db (a file for --store goes after '=': --store=FILE)", len(rest))
+		return usagef("verify: want SOURCE and TARGET, got %d argument(s): shakedown verify mysql://user@source/db mysql://user@target/db", len(rest))
 	}
 	switch {
 	case c.threads < 1:
@@ -124,6 +123,9 @@ func (c *verifyCmd) run(ctx context.Context, env *Env, args []string) error {
 	}
 	// Where the results go is checked before anything is read.
 	if err := checkOutputs(outputFile{"--fix-sql", c.fixSQL}, outputFile{"--json", c.jsonFile}, outputFile{"--html", c.htmlFile}); err != nil {
+		return err
+	}
+	if err := checkStore(ctx, env, "--store", c.storePath); err != nil {
 		return err
 	}
 	// A URL without a database takes the other's.

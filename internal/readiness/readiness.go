@@ -110,8 +110,8 @@ type Options struct {
 	// SweepID picks a sweep; 0 means the latest sweep with the target
 	// among its candidates.
 	SweepID int64
-	// StoreFlag is how commands in the page name the store ("--store" for
-	// the default one, "--store=PATH" otherwise).
+	// StoreFlag is how commands in the page name the store ("--store
+	// PATH"), so that the evidence they save is where readiness reads it.
 	StoreFlag string
 	Now       time.Time
 }
@@ -127,7 +127,7 @@ func Build(ctx context.Context, st *store.Store, opts Options) (*Page, error) {
 	match := pairMatcher(opts.Source, opts.Target)
 	sf := opts.StoreFlag
 	if sf == "" {
-		sf = "--store"
+		sf = "--store FILE"
 	}
 	p.Check.Command = fmt.Sprintf("shakedown check %s %s %s", src, dst, sf)
 	p.Variables.Command = p.Check.Command

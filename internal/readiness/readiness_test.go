@@ -138,7 +138,7 @@ func build(t *testing.T, st *store.Store, sweepID int64) *Page {
 	t.Helper()
 	src, _ := target.Parse(srcURL)
 	dst, _ := target.Parse(dstURL)
-	p, err := Build(context.Background(), st, Options{Source: src, Target: dst, SweepID: sweepID, Now: at.Add(3 * time.Hour)})
+	p, err := Build(context.Background(), st, Options{Source: src, Target: dst, SweepID: sweepID, StoreFlag: "--store /home/app/.shakedown/shakedown.db", Now: at.Add(3 * time.Hour)})
 	if err != nil {
 		t.Fatalf("Build: %v", err)
 	}

@@ -125,7 +125,7 @@ func Run(ctx context.Context, rd *capture.Reader, targets []Target, opts Options
 			// Said as every command says a failed connect (access
 			// denied names the user and where its password came from,
 			// never the password).
-			return nil, fmt.Errorf("%s: %w", sd.name, sd.t.Explain(sd.t.Endpoints()[0], err))
+			return nil, fmt.Errorf("%s (%s): %w", sd.name, sd.t.Redacted(), sd.t.Explain(sd.t.Endpoints()[0], err))
 		}
 		c.close()
 	}

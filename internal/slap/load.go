@@ -327,6 +327,7 @@ func (b *Bench) resolveTarget(getenv func(string) string) error {
 	if o.Changed("connect-timeout") || t.ConnectTimeout <= 0 {
 		t.ConnectTimeout = o.ConnectTimeout
 	}
+	t.TimeoutOption = "--connect-timeout"
 	if o.SSL {
 		t.TLS = "skip-verify"
 	}

@@ -150,7 +150,7 @@ func (s *session) verbose(n int, format string, args ...any) {
 // post-queries, without a default database (as mysqlslap's).
 func (s *session) connectMain(ctx context.Context) error {
 	cfg := s.config("")
-	conn, err := target.NewConnector(cfg)
+	conn, err := s.b.tgt.Connector(cfg)
 	if err != nil {
 		return fmt.Errorf("connect to %s: %w", s.b.ep, err)
 	}

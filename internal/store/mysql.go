@@ -63,7 +63,7 @@ func OpenMySQL(ctx context.Context, t *target.Target) (*Store, error) {
 func openPool(t *target.Target, ep target.Endpoint, db string) (*sql.DB, error) {
 	cfg := t.Config(ep, db)
 	cfg.ReadTimeout, cfg.WriteTimeout = ioTimeout, ioTimeout
-	conn, err := target.NewConnector(cfg)
+	conn, err := t.Connector(cfg)
 	if err != nil {
 		return nil, err
 	}

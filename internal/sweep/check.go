@@ -30,10 +30,24 @@ type Env struct {
 // naming the target and its line in the plan.
 type CheckError struct {
 	Lines []string
+	// Errs are the failures the lines say, for Usage.
+	Errs []error
 }
 
 func (e *CheckError) Error() string {
 	return "cannot reach every target; nothing was run:\n" + strings.Join(e.Lines, "\n")
+}
+
+// Usage reports whether every target failed for the user's input, such
+// as a database the plan names that does not exist: bad usage (exit 2),
+// as the same failure is for any other command.
+func (e *CheckError) Usage() bool {
+	for _, err := range e.Errs {
+		if !usage.Is(err) {
+			return false
+		}
+	}
+	return len(e.Errs) > 0
 }
 
 // Check connects to every target of p at once, asks what server it is and
@@ -51,15 +65,16 @@ func Check(ctx context.Context, p *plan.Plan) ([]Env, error) {
 		}()
 	}
 	wg.Wait()
-	var lines []string
+	var ce CheckError
 	for i, err := range errs {
 		if err != nil {
 			t := p.Targets[i]
-			lines = append(lines, fmt.Sprintf("%s:%d: target %s (%s): %v", p.Path, t.Line, t.Name, t.Target.Redacted(), err))
+			ce.Lines = append(ce.Lines, fmt.Sprintf("%s:%d: target %s (%s): %v", p.Path, t.Line, t.Name, t.Target.Redacted(), err))
+			ce.Errs = append(ce.Errs, err)
 		}
 	}
-	if len(lines) > 0 {
-		return nil, &CheckError{Lines: lines}
+	if len(ce.Lines) > 0 {
+		return nil, &ce
 	}
 	return envs, nil
 }

@@ -8,8 +8,8 @@ import (
 	"github.com/go-sql-driver/mysql"
 )
 
-// NewConnector is mysql.NewConnector for every pool that database/sql opens
-// on a target, with one repair: a connect the driver refuses as a malformed
+// newRetryConnector is mysql.NewConnector for every pool that database/sql
+// opens on a target (Target.Connector), with one repair: a connect the driver refuses as a malformed
 // packet is tried once more.
 //
 // The driver drops the last byte of an auth switch's challenge when it is a
@@ -18,7 +18,7 @@ import (
 // so one login in 256 to an ed25519 account fails with ErrMalformPkt. The
 // next login gets a fresh challenge; two such in a row are one in 65,536.
 // Package wire has no such fault.
-func NewConnector(cfg *mysql.Config) (driver.Connector, error) {
+func newRetryConnector(cfg *mysql.Config) (driver.Connector, error) {
 	c, err := mysql.NewConnector(cfg)
 	if err != nil {
 		return nil, err

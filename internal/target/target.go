@@ -9,6 +9,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"net"
@@ -62,6 +63,10 @@ type Target struct {
 	// Params are session variables set on every connection (SET k = v);
 	// callers set them (verify's time_zone), never the URL.
 	Params map[string]string
+	// TimeoutOption is the command's option that sets ConnectTimeout
+	// ("--connect-timeout"), named when a server does not answer in time;
+	// "" where only the URL's ?timeout= can.
+	TimeoutOption string
 
 	dbNamed bool        // the URL or --mysql-db named the database
 	creds   Credentials // where Resolve's caller looks for a password
@@ -424,6 +429,7 @@ func (f *Flags) Resolve() (*Target, error) {
 		t.ConnectTimeout = f.Timeout
 	}
 	t.creds = f.Creds
+	t.TimeoutOption = "--connect-timeout"
 	t.fill()
 	return t, nil
 }
@@ -590,8 +596,19 @@ func (t *Target) OpenNoDB(ep Endpoint, size int) (*sql.DB, error) {
 	return t.open(ep, "", size)
 }
 
+// Connector is the driver's connector for cfg (one of t's Configs, that a
+// caller may have changed) whose every connect ends with the connect
+// timeout if the server has not answered: see boundedConnector.
+func (t *Target) Connector(cfg *mysql.Config) (driver.Connector, error) {
+	conn, err := newRetryConnector(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return boundedConnector{conn, t.ConnectTimeout}, nil
+}
+
 func (t *Target) open(ep Endpoint, db string, size int) (*sql.DB, error) {
-	conn, err := NewConnector(t.Config(ep, db))
+	conn, err := t.Connector(t.Config(ep, db))
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", ep, err)
 	}
