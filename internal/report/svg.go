@@ -161,7 +161,9 @@ func (c *chart) svg() string {
 		}
 		dash := ""
 		if s.Dash {
-			dash = ` stroke-dasharray="6 4"`
+			// Wider than the measured line and half see-through, so that
+			// where the fit lies on the measurements both stay visible.
+			width, dash = "5", ` stroke-dasharray="6 4" stroke-opacity="0.45"`
 		}
 		fmt.Fprintf(&b, `<path class="series" d="%s" fill="none" stroke="%s" stroke-width="%s"%s stroke-linejoin="round"><title>%s</title></path>`,
 			d.String(), s.Colour, width, dash, esc(s.Name))
