@@ -76,8 +76,10 @@ func withInterval(x, lo, hi float64) string {
 func (s Scaling) peakText() string {
 	n := s.Fit.PeakThreads()
 	switch {
+	case math.IsInf(n, 1) && s.Fit.Sigma > 0:
+		return "none: κ = 0, levels off"
 	case math.IsInf(n, 1):
-		return "none (κ = 0)"
+		return "none (σ = κ = 0)"
 	case n > float64(s.top):
 		return fmt.Sprintf("%.0f threads (beyond %d, the highest level measured)", n, s.top)
 	}
@@ -95,8 +97,11 @@ func (r *Report) scalingTable(w *Workload) *table {
 		}
 		f := s.Fit
 		peak := "-"
-		if !math.IsInf(f.PeakThreads(), 1) {
-			peak = f1(f.PeakThroughput())
+		switch x := f.PeakThroughput(); {
+		case math.IsInf(f.PeakThreads(), 1) && !math.IsInf(x, 1):
+			peak = "≤ " + f1(x) + " (λ/σ)"
+		case !math.IsInf(x, 1):
+			peak = f1(x)
 		}
 		t.add(s.Target, withInterval(f.Sigma, f.SigmaLow, f.SigmaHigh), withInterval(f.Kappa, f.KappaLow, f.KappaHigh),
 			f1(f.Lambda), s.peakText(), peak, f3(f.R2), strconv.Itoa(f.Points))
@@ -178,8 +183,10 @@ func uslCurve(w *Workload, s Scaling, c string) series {
 	return out
 }
 
-// jsonScaling is one target's USL fit for one workload. Intervals and the
-// peak are null where they do not exist (κ = 0, or too few points).
+// jsonScaling is one target's USL fit for one workload. Figures that do not
+// exist are left out: peak_threads when κ = 0 (peak_qps is then the
+// ceiling λ/σ that throughput levels off towards), intervals with too few
+// points.
 type jsonScaling struct {
 	Workload       string   `json:"workload"`
 	Target         string   `json:"target"`

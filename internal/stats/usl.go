@@ -44,9 +44,17 @@ func (u USL) PeakThreads() float64 {
 	return math.Sqrt((1 - u.Sigma) / u.Kappa)
 }
 
-// PeakThroughput is the modelled throughput at PeakThreads.
+// PeakThroughput is the modelled throughput at PeakThreads; with κ = 0 it
+// is the ceiling λ/σ that throughput levels off towards, and +Inf when σ
+// is 0 as well.
 func (u USL) PeakThroughput() float64 {
-	return u.Throughput(u.PeakThreads())
+	if n := u.PeakThreads(); !math.IsInf(n, 1) {
+		return u.Throughput(n)
+	}
+	if u.Sigma > 0 {
+		return u.Lambda / u.Sigma
+	}
+	return math.Inf(1)
 }
 
 // MinUSLLevels is the fewest distinct thread levels FitUSL fits: three

@@ -148,18 +148,22 @@ func TestFitUSLPlateauFits(t *testing.T) {
 
 func TestUSLPeak(t *testing.T) {
 	cases := []struct {
-		name  string
-		u     USL
-		wantN float64
+		name         string
+		u            USL
+		wantN, wantX float64
 	}{
-		{"interior", USL{Sigma: 0.02, Kappa: 0.0005, Lambda: 1000}, math.Sqrt(0.98 / 0.0005)},
-		{"no coherency", USL{Sigma: 0.1, Lambda: 10}, math.Inf(1)},
-		{"total contention", USL{Sigma: 1, Kappa: 0.01, Lambda: 10}, 1},
+		{"interior", USL{Sigma: 0.02, Kappa: 0.0005, Lambda: 1000}, math.Sqrt(0.98 / 0.0005), 1000 * math.Sqrt(1960) / (1 + 0.02*(math.Sqrt(1960)-1) + 0.0005*math.Sqrt(1960)*(math.Sqrt(1960)-1))},
+		{"no coherency", USL{Sigma: 0.1, Lambda: 10}, math.Inf(1), 100},
+		{"neither", USL{Lambda: 10}, math.Inf(1), math.Inf(1)},
+		{"total contention", USL{Sigma: 1, Kappa: 0.01, Lambda: 10}, 1, 10},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			if got := c.u.PeakThreads(); got != c.wantN && !within(got, c.wantN, 1e-12) {
 				t.Errorf("N* got %g, want %g", got, c.wantN)
+			}
+			if got := c.u.PeakThroughput(); got != c.wantX && !within(got, c.wantX, 1e-12) {
+				t.Errorf("X(N*) got %g, want %g", got, c.wantX)
 			}
 		})
 	}
