@@ -115,3 +115,48 @@ func TestHistoryHTMLInChromium(t *testing.T) {
 		t.Errorf("charts drawn: got %v, want %d (one per series, 6)", m, want)
 	}
 }
+
+// TestScalingHTMLInChromium loads a report of a 7-level sweep in headless
+// Chromium: the Universal Scalability Law section is in the page with its
+// table and its refusal, each fitted target's dashed curve is drawn on the
+// QPS chart, every chart is laid out, and a screenshot is saved in the
+// test's artifact directory.
+func TestScalingHTMLInChromium(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a browser: skipped with -short")
+	}
+	browsertest.Need(t)
+	dir := t.ArtifactDir()
+	page := filepath.Join(dir, "scaling.html")
+	var b bytes.Buffer
+	if err := WriteHTML(&b, Build(scalingFixture())); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(page, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := strings.Count(b.String(), `<svg class="chart"`)
+	url := "file://" + page
+	dom := browsertest.DOM(t, url)
+	if m := attrRE("data-js-error").FindStringSubmatch(dom); m != nil {
+		t.Errorf("script error: %s", m[1])
+	}
+	for _, part := range []string{`<section class="usl">`, "Universal Scalability Law", "<td class=\"l\">22 threads</td>",
+		`<p class="usl-refused">tuned: not fitted: throughput rises linearly through 64 threads`, "not tail latency"} {
+		if !strings.Contains(dom, part) {
+			t.Errorf("the page as the browser built it: got no %q", part)
+		}
+	}
+	if got := strings.Count(dom, `stroke-dasharray="6 4"`); got != 2 {
+		t.Errorf("dashed fitted curves: got %d, want 2 (durable and relaxed; tuned is refused)", got)
+	}
+	if m := attrRE("data-charts-drawn").FindStringSubmatch(dom); m == nil || m[1] != strconv.Itoa(want) {
+		t.Errorf("charts drawn: got %v, want %d", m, want)
+	}
+	shot := filepath.Join(dir, "scaling.png")
+	img := browsertest.Screenshot(t, url, shot, "1280,2600")
+	if b := img.Bounds(); b.Dx() != 1280 {
+		t.Errorf("screenshot width: got %d, want 1280", b.Dx())
+	}
+	t.Logf("screenshot: %s", shot)
+}

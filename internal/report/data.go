@@ -42,6 +42,10 @@ type jsonReport struct {
 	// (added without changing any other field).
 	DataNotes []string `json:"data_notes,omitempty"`
 	RunAgain  int      `json:"runs_run_again,omitempty"`
+	// Scalability is the Universal Scalability Law fitted to each target's
+	// QPS, for workloads of at least 6 thread levels (added without
+	// changing any other field).
+	Scalability []jsonScaling `json:"scalability,omitempty"`
 }
 
 type jsonMethod struct {
@@ -243,6 +247,7 @@ func WriteJSON(w io.Writer, r *Report) error {
 		Unsteady:       []jsonUnsteady{},
 		Splits:         r.jsonSplits(),
 		MachineChanged: r.Moved,
+		Scalability:    r.jsonScaling(),
 	}
 	if doc.AA == nil {
 		doc.AA = []AANoise{}

@@ -78,3 +78,45 @@ func fixture(repeats int) *store.SweepData {
 	last.Status, last.Error = store.RunInterrupted, "interrupted"
 	return &store.SweepData{Sweep: sw, Targets: targets, Runs: runs}
 }
+
+// scalingFixture is a sweep of one workload over 7 thread levels, 3
+// repeats, with QPS drawn from the Universal Scalability Law: durable
+// peaks at about 22 threads, relaxed at about 48, and tuned scales
+// linearly (no contention to fit). A deterministic jitter of up to 2%
+// stands for the run-to-run noise.
+func scalingFixture() *store.SweepData {
+	d := fixture(1)
+	threads := []int{1, 2, 4, 8, 16, 32, 64}
+	const wl = "oltp_read_write"
+	d.Sweep.Settings.Threads, d.Sweep.Settings.Workloads, d.Sweep.Settings.Repeats = threads, []string{wl}, 3
+	model := map[string][3]float64{ // σ, κ, λ
+		"durable": {0.1, 0.0018, 400},
+		"relaxed": {0.03, 0.00042, 520},
+		"tuned":   {0, 0, 380},
+	}
+	start := d.Sweep.StartedAt
+	var runs []store.Run
+	step := 0
+	for _, th := range threads {
+		for rep := 1; rep <= 3; rep++ {
+			for _, t := range d.Targets {
+				step++
+				m := model[t.Name]
+				n := float64(th)
+				jitter := 1 + 0.01*float64((step*7)%5-2)
+				qps := m[2] * n / (1 + m[0]*(n-1) + m[1]*n*(n-1)) * jitter
+				lat := n / qps * 1000 * 18
+				res := &result.Result{SchemaVersion: result.SchemaVersion, Workload: wl, Threads: th, TimeS: 5,
+					QPS: round(qps, 2), TPS: round(qps/18, 2),
+					LatencyMS: result.Latency{Avg: round(lat, 3), P95: round(lat*1.8, 3), P99: round(lat*2.5, 3), Max: round(lat*9, 3)},
+					Errors:    result.Errors{ByCode: map[string]int64{}},
+					Target:    result.Target{Name: t.Name, URL: t.URL, Version: t.Version, Flavour: t.Flavour}}
+				runs = append(runs, store.Run{ID: int64(step), SweepID: d.Sweep.ID, Step: step, Target: t.Name, Role: t.Role, Workload: wl,
+					Threads: th, Repeat: rep, Command: fmt.Sprintf("%s --threads=%d --time=5", wl, th), Status: store.RunOK,
+					StartedAt: start.Add(time.Duration(step) * 7 * time.Second), WallS: 6.8, Result: res})
+			}
+		}
+	}
+	d.Sweep.Steps, d.Runs = len(runs), runs
+	return d
+}

@@ -68,6 +68,7 @@ summary { cursor: pointer; color: #1d4ed8; }
 .vars { columns: 2; column-gap: 28px; font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 12px; }
 .vars div { break-inside: avoid; }
 .peaks { margin: 4px 0 10px; }
+.usl-refused { color: #713f12; background: #fefce8; padding: 6px 10px; max-width: 1000px; }
 footer { margin-top: 40px; color: var(--muted); font-size: 12px; }
 `
 
@@ -298,12 +299,20 @@ func (h *htmlWriter) workload(i int, wl *Workload) {
 		qps.Series = append(qps.Series, sq)
 		p95.Series = append(p95.Series, sl)
 	}
+	for ti, t := range r.Targets {
+		for _, s := range wl.Scaling {
+			if s.Target == t.Name && s.Refused == "" {
+				qps.Series = append(qps.Series, uslCurve(wl, s, colour(ti)))
+			}
+		}
+	}
 	h.p("<div class=\"charts\"><figure>%s</figure><figure>%s</figure></div>\n", qps.svg(), p95.svg())
 	for _, t := range r.Targets {
 		h.p("<h3>%s <small>(%s)</small></h3>\n", esc(t.Name), esc(t.Role))
 		h.table(r.targetTable(wl, t.Name), nil)
 	}
 	h.p("<p class=\"peaks\"><b>Peak QPS:</b> %s</p>\n", esc(r.peaksText(wl)))
+	h.scaling(wl)
 }
 
 // shortTimeline is the number of per-second points below which a run's

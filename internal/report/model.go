@@ -103,6 +103,9 @@ type Workload struct {
 	// Rows are grouped by target in plan order, thread levels ascending.
 	Rows  []*Row
 	Peaks []Peak
+	// Scaling is the Universal Scalability Law fitted to each target's
+	// QPS, in target order; empty below stats.MinUSLLevels thread levels.
+	Scaling []Scaling
 }
 
 // Row returns the row of target at threads, or nil.
@@ -288,6 +291,7 @@ func Build(d *store.SweepData) *Report {
 			}
 			w.Peaks = append(w.Peaks, p)
 		}
+		w.Scaling = scalingOf(w, targets)
 		r.Workloads = append(r.Workloads, w)
 	}
 	for _, run := range d.Runs {

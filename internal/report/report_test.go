@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -437,6 +438,53 @@ func TestByCodeText(t *testing.T) {
 			if got := byCodeText(tc.in); got != tc.want {
 				t.Errorf("got %q, want %q", got, tc.want)
 			}
+		})
+	}
+}
+
+// TestScalingSection fits the Universal Scalability Law for a sweep of 7
+// thread levels: durable and relaxed are fitted close to the parameters
+// their QPS was drawn from, tuned (linear) is refused with the reason, and
+// every format that shows workloads shows the section.
+func TestScalingSection(t *testing.T) {
+	rep := Build(scalingFixture())
+	want := map[string][3]float64{"durable": {0.1, 0.0018, 400}, "relaxed": {0.03, 0.00042, 520}}
+	got := rep.Workloads[0].Scaling
+	if len(got) != 3 {
+		t.Fatalf("got %d fits, want 3 (one per target)", len(got))
+	}
+	for _, s := range got {
+		w, ok := want[s.Target]
+		if !ok {
+			if !strings.Contains(s.Refused, "rises linearly through 64 threads") {
+				t.Errorf("%s: got refusal %q, want it to say the curve rises linearly through 64 threads", s.Target, s.Refused)
+			}
+			continue
+		}
+		if s.Refused != "" {
+			t.Errorf("%s: got refusal %q, want a fit", s.Target, s.Refused)
+			continue
+		}
+		// A 2% jitter, not 3% noise: 10% is the bound for these 21 points.
+		for i, v := range []float64{s.Fit.Sigma, s.Fit.Kappa, s.Fit.Lambda} {
+			if math.Abs(v-w[i]) > 0.1*w[i] {
+				t.Errorf("%s: parameter %d got %g, want %g within 10%%", s.Target, i, v, w[i])
+			}
+		}
+	}
+	for _, format := range []string{"text", "md", "json", "html"} {
+		name := format + "-scaling." + map[string]string{"text": "txt", "md": "md", "json": "json", "html": "html"}[format]
+		t.Run(name, func(t *testing.T) {
+			var b bytes.Buffer
+			if err := Write(&b, format, rep); err != nil {
+				t.Fatalf("Write: %v", err)
+			}
+			for _, part := range []string{"not tail latency", "rises linearly through 64 threads"} {
+				if !strings.Contains(b.String(), part) {
+					t.Errorf("got no %q in the %s report", part, format)
+				}
+			}
+			golden.Check(t, name, b.Bytes())
 		})
 	}
 }

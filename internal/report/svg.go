@@ -26,6 +26,7 @@ type series struct {
 	Points []xy
 	Thin   bool // repeats after the first: drawn thinner
 	Legend bool // shown in the legend
+	Dash   bool // drawn dashed (a fitted model, not measurements)
 }
 
 // mark is a vertical line across the plot at X, labelled (a change point).
@@ -158,9 +159,15 @@ func (c *chart) svg() string {
 		if s.Thin {
 			width = "1.5"
 		}
-		fmt.Fprintf(&b, `<path class="series" d="%s" fill="none" stroke="%s" stroke-width="%s" stroke-linejoin="round"><title>%s</title></path>`,
-			d.String(), s.Colour, width, esc(s.Name))
-		if c.Markers {
+		dash := ""
+		if s.Dash {
+			// Wider than the measured line and half see-through, so that
+			// where the fit lies on the measurements both stay visible.
+			width, dash = "5", ` stroke-dasharray="6 4" stroke-opacity="0.45"`
+		}
+		fmt.Fprintf(&b, `<path class="series" d="%s" fill="none" stroke="%s" stroke-width="%s"%s stroke-linejoin="round"><title>%s</title></path>`,
+			d.String(), s.Colour, width, dash, esc(s.Name))
+		if c.Markers && !s.Dash {
 			for _, p := range s.Points {
 				fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="3.5" fill="%s"><title>%s</title></circle>`, X(p.X), Y(p.Y), s.Colour, esc(p.Tip))
 			}

@@ -483,6 +483,7 @@ func WriteText(w io.Writer, r *Report) error {
 			r.comparisonTable(wl).writeText(bw, "  ")
 		}
 		fmt.Fprintf(bw, "\nPeak QPS: %s\n", r.peaksText(wl))
+		r.writeScalingText(bw, wl)
 	}
 	if r.hasErrors() {
 		fmt.Fprintln(bw, "\nErrors by code")
@@ -552,6 +553,7 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 			r.targetTable(wl, tg.Name).writeMarkdown(bw)
 		}
 		fmt.Fprintf(bw, "\nPeak QPS: %s.\n", mdEscape(r.peaksText(wl)))
+		r.writeScalingMarkdown(bw, wl)
 	}
 	if r.hasErrors() {
 		fmt.Fprintln(bw, "\n## Errors by code")

@@ -3,7 +3,8 @@
 // repeat, such as a run's QPS or its p95 latency), the ratio of their
 // medians with a confidence interval, a significance test, and one of five
 // states; the steadiness of one run's per-second series; drift of a series
-// over time; and change points in a long history.
+// over time; change points in a long history; and the Universal
+// Scalability Law fitted to a sweep's throughput (usl.go).
 //
 // The method, in plain words:
 //
