@@ -34,7 +34,7 @@ func TestReplayWrongPassword(t *testing.T) {
 	ep := live.Endpoints()[0]
 	bad := "mysql://" + live.User + ":" + pw + "@" + ep.String() + "/" + live.DB
 	code, stdout, stderr := runCLI(context.Background(), "replay", capFile, "--control", sandboxtest.URL(t), "--candidate", bad)
-	want := `candidate: connect to ` + ep.String() + `: access denied for user "` + live.User + `" (password from the URL): check the user and its password`
+	want := `candidate (mysql://` + live.User + `@` + ep.String() + `/` + live.DB + `): connect to ` + ep.String() + `: access denied for user "` + live.User + `" (password from the URL): check the user and its password`
 	if code != ExitFailure || !strings.Contains(stderr, want) {
 		t.Errorf("got exit %d, stderr %q; want exit %d and %q", code, stderr, ExitFailure, want)
 	}
