@@ -58,6 +58,10 @@ func newExampleRunner(t *testing.T) *exampleRunner {
 	x := &exampleRunner{dir: t.TempDir(), live: tg.Endpoints()[0].String(), down: down,
 		env: map[string]string{"SHAKEDOWN_HOME": "", "RELAXED_PW": "x"}}
 	x.env["SHAKEDOWN_HOME"] = filepath.Join(x.dir, "home")
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
 	t.Chdir(x.dir)
 
 	must := func(args ...string) {
@@ -74,6 +78,14 @@ func newExampleRunner(t *testing.T) *exampleRunner {
 		"# Query_time: 0.1  Lock_time: 0.0  Rows_sent: 1  Rows_examined: 1\nSET timestamp=1;\nSELECT 1;\n")
 	must("capture", "slow.log", "-o", "app.capture", "--to-workload", "app.sql")
 	x.write("orders.sql", "SELECT 1;\n")
+	x.write("load.sql", "SELECT 1;\n")
+	x.write("schema.sql", "CREATE TABLE IF NOT EXISTS examples_t (id INT PRIMARY KEY);\n")
+	// The README's tcpdump -x example reads the text tcpdump wrote.
+	dump, err := os.ReadFile(filepath.Join(wd, "..", "capture", "testdata", "pcap", "midstream.x.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	x.write("mysql.txt", string(dump))
 	x.store = filepath.Join(x.dir, "fixture.db")
 	for _, name := range []string{"today", "tomorrow"} {
 		must("run", "ping", "--target", live, "--name", name, "--time", "1", "--store", x.store)
