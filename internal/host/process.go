@@ -106,7 +106,11 @@ func parseLimits(s string) map[string]string {
 		if len(f) < 2 {
 			continue
 		}
-		out[strings.TrimSpace(line[:i])] = f[0] + "/" + f[1]
+		name := strings.TrimSpace(line[:i])
+		if !strings.HasPrefix(name, "Max ") {
+			continue // "Max" alone names no limit
+		}
+		out[name] = f[0] + "/" + f[1]
 	}
 	return out
 }
