@@ -163,3 +163,20 @@ func TestHostDiffFiles(t *testing.T) {
 		t.Errorf("against itself: got exit %d and %q, want 0 and no differences", code, out)
 	}
 }
+
+// hostFactsFile writes a one-fact host facts file: a cgroup's cpu.max.
+func hostFactsFile(t *testing.T, dir, name, cpuMax string) string {
+	t.Helper()
+	f := &host.Facts{Version: host.Version, Host: name, Facts: []host.Fact{
+		{Name: "cgroup.cpu.max", Group: "cgroup", Kind: host.Setting, Value: cpuMax}}}
+	path := filepath.Join(dir, name+".json")
+	out, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+	if err := host.WriteJSON(out, f); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
