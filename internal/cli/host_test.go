@@ -180,3 +180,4 @@ func hostFactsFile(t *testing.T, dir, name, cpuMax string) string {
 	}
 	return path
 }
+
