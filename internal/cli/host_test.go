@@ -180,4 +180,3 @@ func hostFactsFile(t *testing.T, dir, name, cpuMax string) string {
 	}
 	return path
 }
-
