@@ -62,9 +62,9 @@ type hostCmd struct {
 
 func (c *hostCmd) flags() *pflag.FlagSet {
 	fs := sbflag.NewFlagSet("host facts")
-	fs.IntVar(&c.pid, "pid", 0, "the server process to read facts of (allowed CPUs, cgroup, limits)")
-	fs.StringVar(&c.sandbox, "sandbox", "", "a sandbox: its server process, datadir and variables")
-	fs.StringVar(&c.datadir, "datadir", "", "the server's data directory, for the disk rows (a sandbox's or a local target's is found)")
+	fs.IntVar(&c.pid, "pid", 0, "the server process `PID` to read facts of (allowed CPUs, cgroup, limits)")
+	fs.StringVar(&c.sandbox, "sandbox", "", "a sandbox `NAME`: its server process, datadir and variables")
+	fs.StringVar(&c.datadir, "datadir", "", "the server's data directory `DIR`, for the disk rows (a sandbox's or a local target's is found)")
 	fs.StringVar(&c.json, "json", "", "write the facts as JSON to `FILE` (- for standard output)")
 	c.creds.Bind(fs)
 	return fs

@@ -11,6 +11,6 @@ func deviceNumber(path string) (uint32, uint32, error) {
 	if err := unix.Stat(path, &st); err != nil {
 		return 0, 0, err
 	}
-	dev := uint64(st.Dev) //nolint:unconvert // Dev is narrower on some systems
+	dev := uint64(st.Dev) // Dev is narrower on some systems
 	return unix.Major(dev), unix.Minor(dev), nil
 }
