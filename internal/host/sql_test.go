@@ -54,6 +54,11 @@ func TestSQLFactsRemote(t *testing.T) {
 		}
 	}
 	t.Logf("%d of %d SQL rows known on go-mysql-server", known, sqlRows)
+	for _, x := range f.Facts {
+		if x.Group == "sql" {
+			t.Logf("%s: %q %s", x.Name, x.Value, x.Reason)
+		}
+	}
 	if pid, _, reason := LocalServer(ctx, db); pid != 0 || reason == "" {
 		t.Errorf("LocalServer: got pid %d reason %q, want none with a reason (go-mysql-server has no pid file)", pid, reason)
 	}

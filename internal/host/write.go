@@ -155,9 +155,31 @@ func WriteDiffText(w io.Writer, sets []*Facts, diffs []Difference) error {
 	}
 	if len(unknown) > 0 {
 		ew.printf("\nUnknown on some hosts (not compared):\n")
+		// A reason many rows share (a remote server, no process named) is
+		// said once, not under each row.
+		type hostReason struct {
+			host   int
+			reason string
+		}
+		count := map[hostReason]int{}
+		var shared []hostReason
+		for _, d := range unknown {
+			for i, r := range d.Reasons {
+				if r == "" {
+					continue
+				}
+				k := hostReason{i, r}
+				if count[k]++; count[k] == sharedReason {
+					shared = append(shared, k)
+				}
+			}
+		}
+		for _, k := range shared {
+			ew.printf("  [%d] %d facts: %s\n", k.host+1, count[k], k.reason)
+		}
 		table(ew, n, unknown, func(d Difference) {
 			for i, r := range d.Reasons {
-				if r != "" {
+				if r != "" && count[hostReason{i, r}] < sharedReason {
 					ew.printf("    [%d] %s\n", i+1, r)
 				}
 			}
@@ -177,6 +199,10 @@ func WriteDiffText(w io.Writer, sets []*Facts, diffs []Difference) error {
 		len(settings), explained, len(counters), len(unknown))
 	return ew.err
 }
+
+// sharedReason is how many rows of one host must share a reason for it to
+// be said once for all of them.
+const sharedReason = 3
 
 // maxShown is how much of a long value the diff table shows.
 const maxShown = 40
