@@ -83,6 +83,9 @@ func commands() map[string]command {
 		"vars": {"compare servers' global variables (vars diff A B...)", func(ctx context.Context, env *Env, args []string) error {
 			return (&varsCmd{}).run(ctx, env, args)
 		}},
+		"host": {"host facts that change performance, and their differences (host facts, host diff A B...)", func(ctx context.Context, env *Env, args []string) error {
+			return (&hostCmd{}).run(ctx, env, args)
+		}},
 		"verify": {"prove a target holds exactly the source's data; print repair SQL", func(ctx context.Context, env *Env, args []string) error {
 			return (&verifyCmd{}).run(ctx, env, args)
 		}},

@@ -230,6 +230,15 @@ func TestExitCodes(t *testing.T) {
 		{"vars", "bisect --undo: no such file", usage, nil, func(f *exitFixture) []string {
 			return []string{"vars", "bisect", "--undo", filepath.Join(f.dir, "nope.json")}
 		}},
+		{"host", "ok", ok, nil, func(f *exitFixture) []string { return []string{"host", "facts"} }},
+		{"host", "differences", differs, nil, func(f *exitFixture) []string {
+			return []string{"host", "diff", hostFactsFile(t, f.dir, "a", "max 100000"), hostFactsFile(t, f.dir, "b", "50000 100000")}
+		}},
+		{"host", "bad --pid", usage, nil, func(f *exitFixture) []string { return []string{"host", "facts", "--pid", "-1"} }},
+		{"host", "no such file", usage, nil, func(f *exitFixture) []string {
+			return []string{"host", "diff", "local", filepath.Join(f.dir, "nope.json")}
+		}},
+		{"host", "server down", failed, nil, func(f *exitFixture) []string { return []string{"host", "facts", f.down} }},
 		{"verify", "ok", ok, nil, func(f *exitFixture) []string { return []string{"verify", f.diffSrc, f.diffSrc} }},
 		{"verify", "differences", differs, nil, func(f *exitFixture) []string { return []string{"verify", f.diffSrc, f.diffDst} }},
 		{"verify", "bad option", usage, nil, func(f *exitFixture) []string { return []string{"verify", f.diffSrc, f.diffDst, "--threads=x"} }},
