@@ -167,7 +167,7 @@ func (s hostSource) collect(ctx context.Context, env *Env, creds *target.Credent
 	if s.sandbox != "" {
 		inst, err := sandbox.Get(sandbox.DefaultHome(env.Getenv), s.sandbox)
 		if errors.Is(err, sandbox.ErrNotFound) {
-			return nil, usagef("%s: no sandbox %q (shakedown sandbox list shows them)", what, s.sandbox)
+			return nil, usagef("%s: no sandbox %q (see: shakedown sandbox list)", what, s.sandbox)
 		}
 		if err != nil {
 			return nil, err
