@@ -147,6 +147,9 @@ type Outcome struct {
 	ThreadTime   []time.Duration
 	// Availability is what the run saw of the server going away.
 	Availability Availability
+	// Client is what the client itself spent while measuring, and
+	// Client.Bound says whether it limited the run.
+	Client ClientLoad
 	// Interrupted is set when the context was cancelled before the limits
 	// were reached.
 	Interrupted bool
@@ -378,6 +381,8 @@ func (r *run) run(parent context.Context) (*Outcome, error) {
 		warm = t.C
 	}
 	measuring := warm == nil
+	// The client's load is read on the wall clock, as its CPU time is.
+	load := startLoad(time.Now())
 	prev := base
 	prevAt := start
 	cum := histogram.New()
@@ -425,6 +430,7 @@ loop:
 			}
 			measuring = true
 			measureFrom = r.clock.Now()
+			load = startLoad(time.Now())
 			base = r.totals()
 			prev, prevAt = base, measureFrom
 			ticker.Reset(r.cfg.Interval)
@@ -448,6 +454,7 @@ loop:
 		}
 	}
 	end := r.clock.Now()
+	client := load.finish(time.Now())
 	// Cancelled, the threads may all end before the loop above sees it.
 	interrupted = interrupted || ctx.Err() != nil
 	if measuring {
@@ -512,6 +519,15 @@ loop:
 		}
 	}
 	out.Latency = cum
+	if q := out.Queries(); q > 0 {
+		client.QueryLatency = cum.Sum() / time.Duration(q)
+	}
+	if r.cfg.Rate > 0 {
+		for _, iv := range out.Intervals {
+			client.QueueLag = max(client.QueueLag, time.Duration(float64(iv.Queue)/r.cfg.Rate*float64(time.Second)))
+		}
+	}
+	out.Client = client
 	out.ThreadEvents = make([]int64, len(r.threads))
 	out.ThreadTime = make([]time.Duration, len(r.threads))
 	for i := range r.threads {
