@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,11 +11,15 @@ import (
 	"time"
 
 	"github.com/shakedown/shakedown/internal/sandbox/sandboxtest"
+	"github.com/shakedown/shakedown/internal/stats"
 )
 
 // TestStarvedClientIsMarked starves the client: shakedown on one CPU
-// (taskset) with hundreds of threads against a sandbox. The run must say
-// that the client limited it, in its text and its document.
+// (taskset) with four Go processors (GOMAXPROCS) and hundreds of threads
+// against a sandbox. The run must say that the client limited it, in its
+// text and its document; and a cell of a report built on such runs is
+// inconclusive (client-bound), where the same figures not so marked are
+// the same.
 func TestStarvedClientIsMarked(t *testing.T) {
 	if _, err := exec.LookPath("taskset"); err != nil {
 		t.Skip("taskset is not installed")
@@ -31,7 +36,7 @@ func TestStarvedClientIsMarked(t *testing.T) {
 	}
 	var out syncBuffer
 	cmd := exec.CommandContext(t.Context(), "taskset", "-c", "0", os.Args[0])
-	cmd.Env = append(os.Environ(), mainArgsEnv+"="+string(args))
+	cmd.Env = append(os.Environ(), mainArgsEnv+"="+string(args), "GOMAXPROCS=4")
 	cmd.Stdout, cmd.Stderr = &out, &out
 	cmd.WaitDelay = 10 * time.Second
 	if err := cmd.Run(); err != nil {
@@ -50,5 +55,72 @@ func TestStarvedClientIsMarked(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "CLIENT-BOUND:") {
 		t.Errorf("output lacks the CLIENT-BOUND line:\n%s", out.String())
+	}
+
+	// Enough repeats of a control and of a candidate for a verdict, each
+	// this run.
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name  string
+		bound bool
+		want  string
+	}{
+		{"client-bound", true, "inconclusive (client-bound)"},
+		{"not marked", false, "same"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			var files []string
+			for _, target := range []string{"control", "candidate"} {
+				for rep := 1; rep <= stats.MinRunsFor95; rep++ {
+					var doc map[string]any
+					if err := json.Unmarshal(raw, &doc); err != nil {
+						t.Fatal(err)
+					}
+					doc["target"].(map[string]any)["name"] = target
+					doc["client"].(map[string]any)["bound"] = tc.bound
+					b, err := json.Marshal(doc)
+					if err != nil {
+						t.Fatal(err)
+					}
+					f := filepath.Join(dir, fmt.Sprintf("%s-%d.json", target, rep))
+					if err := os.WriteFile(f, b, 0o600); err != nil {
+						t.Fatal(err)
+					}
+					files = append(files, f)
+				}
+			}
+			code, rep, errOut := runCLI(t.Context(), append([]string{"report", "--control", "control", "--format", "json"}, files...)...)
+			if code != 0 {
+				t.Fatalf("report: exit %d\n%s%s", code, rep, errOut)
+			}
+			var doc struct {
+				Rows []struct {
+					Target    string `json:"target"`
+					VsControl map[string]struct {
+						Note string `json:"note"`
+					} `json:"vs_control"`
+				} `json:"rows"`
+			}
+			if err := json.Unmarshal([]byte(rep), &doc); err != nil {
+				t.Fatalf("report json: %v\n%s", err, rep)
+			}
+			found := false
+			for _, row := range doc.Rows {
+				if row.Target != "candidate" {
+					continue
+				}
+				found = true
+				if got := row.VsControl["qps"].Note; got != tc.want {
+					t.Errorf("candidate's QPS against the control: got %q, want %q", got, tc.want)
+				}
+			}
+			if !found {
+				t.Errorf("report has no candidate row:\n%s", rep)
+			}
+		})
 	}
 }

@@ -56,9 +56,9 @@ func ClientOf(c runner.ClientLoad) *Client {
 // ClientBound reports whether the client limited the run.
 func (r *Result) ClientBound() bool { return r.Client != nil && r.Client.Bound }
 
-// Figures is the client's figures in a few words: "CPU 65.3% of 1 core,
-// waiting for a CPU 70.0%, wake-up lag p50 0.006 ms p99 6.291 ms, a
-// statement 24.270 ms".
+// Figures is the client's figures in a few words: "CPU 12.8% of 1 core,
+// waiting for a CPU 457.2%, wake-up lag p50 6.291 ms p99 167.772 ms, a
+// statement 86.371 ms".
 func (c *Client) Figures() string {
 	cores := "cores"
 	if c.Cores == 1 {

@@ -109,7 +109,7 @@ func TestClientBoundDocument(t *testing.T) {
 		wantBound bool
 		wantLine  bool
 	}{
-		{"starved", runner.ClientLoad{CPU: 650 * time.Millisecond, Waited: 700 * time.Millisecond, Wall: time.Second, Cores: 1,
+		{"starved", runner.ClientLoad{CPU: 128 * time.Millisecond, Waited: 4572 * time.Millisecond, Wall: time.Second, Cores: 1,
 			Lag: 8 * time.Millisecond, LagP99: 67 * time.Millisecond, QueryLatency: 30 * time.Millisecond}, true, true},
 		{"at ease", runner.ClientLoad{CPU: 200 * time.Millisecond, Waited: 10 * time.Millisecond, Wall: time.Second, Cores: 4,
 			Lag: 5 * time.Microsecond, QueryLatency: time.Millisecond}, false, false},
@@ -139,7 +139,7 @@ func TestClientBoundDocument(t *testing.T) {
 				t.Errorf("summary has a CLIENT-BOUND line: got %v, want %v:\n%s", got, tc.wantLine, s.String())
 			}
 			if tc.wantLine {
-				for _, want := range []string{"CPU 65.0% of 1 core", "waiting for a CPU 70.0%", "p50 8.000 ms"} {
+				for _, want := range []string{"CPU 12.8% of 1 core", "waiting for a CPU 457.2%", "p50 8.000 ms"} {
 					if !bytes.Contains(s.Bytes(), []byte(want)) {
 						t.Errorf("summary lacks %q:\n%s", want, s.String())
 					}
