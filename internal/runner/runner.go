@@ -345,6 +345,9 @@ func (r *run) run(parent context.Context) (*Outcome, error) {
 	}
 	base := r.totals()
 
+	// The client's load is read on the wall clock, as its CPU time is, and
+	// before the clock starts: reading it takes a moment with many threads.
+	load := startLoad(time.Now())
 	start := r.clock.Now()
 	measureFrom := start
 	if r.cfg.Time > 0 {
@@ -381,8 +384,6 @@ func (r *run) run(parent context.Context) (*Outcome, error) {
 		warm = t.C
 	}
 	measuring := warm == nil
-	// The client's load is read on the wall clock, as its CPU time is.
-	load := startLoad(time.Now())
 	prev := base
 	prevAt := start
 	cum := histogram.New()
@@ -429,8 +430,8 @@ loop:
 				r.stmts.Reset()
 			}
 			measuring = true
-			measureFrom = r.clock.Now()
 			load = startLoad(time.Now())
+			measureFrom = r.clock.Now()
 			base = r.totals()
 			prev, prevAt = base, measureFrom
 			ticker.Reset(r.cfg.Interval)
