@@ -138,14 +138,17 @@ type jsonLatency struct {
 }
 
 type jsonRow struct {
-	Target      string      `json:"target"`
-	Role        string      `json:"role"`
-	Workload    string      `json:"workload"`
-	Threads     int         `json:"threads"`
-	Runs        int         `json:"runs"`
-	Failed      int         `json:"failed_runs"`
-	Interrupted int         `json:"interrupted_runs"`
-	Unsteady    int         `json:"unsteady_runs"`
+	Target      string `json:"target"`
+	Role        string `json:"role"`
+	Workload    string `json:"workload"`
+	Threads     int    `json:"threads"`
+	Runs        int    `json:"runs"`
+	Failed      int    `json:"failed_runs"`
+	Interrupted int    `json:"interrupted_runs"`
+	Unsteady    int    `json:"unsteady_runs"`
+	// ClientBound counts the runs the client limited: comparisons with
+	// the row are inconclusive (client-bound).
+	ClientBound int         `json:"client_bound_runs,omitempty"`
 	QPS         *float64    `json:"qps"`
 	QPSMin      *float64    `json:"qps_min"`
 	QPSMax      *float64    `json:"qps_max"`
@@ -200,7 +203,7 @@ func (r *Report) jsonRows() []jsonRow {
 	for _, w := range r.Workloads {
 		for _, row := range w.Rows {
 			jr := jsonRow{Target: row.Target, Role: row.Role, Workload: w.Name, Threads: row.Threads,
-				Runs: row.QPS.N, Failed: row.Failed, Interrupted: row.Interrupted, Unsteady: len(row.Unsteady), Errors: row.Errors, ErrorsByCode: row.ErrorsByCode}
+				Runs: row.QPS.N, Failed: row.Failed, Interrupted: row.Interrupted, Unsteady: len(row.Unsteady), ClientBound: len(row.ClientBound), Errors: row.Errors, ErrorsByCode: row.ErrorsByCode}
 			if row.QPS.N > 0 {
 				jr.QPS, jr.QPSMin, jr.QPSMax = ptr(round(row.QPS.Median, 2)), ptr(round(row.QPS.Min, 2)), ptr(round(row.QPS.Max, 2))
 				jr.QPSCVPct = ptr(round(row.QPS.CV*100, 2))

@@ -20,7 +20,7 @@ func (r *Report) writeFindings(w io.Writer, brief bool) {
 		fmt.Fprintln(w)
 		wrap(w, line, 100, "")
 	}
-	for _, line := range []string{r.movedLine(), r.driftLine(), r.unsteadyLine()} {
+	for _, line := range []string{r.clientBoundLine(), r.movedLine(), r.driftLine(), r.unsteadyLine()} {
 		if line != "" {
 			fmt.Fprintln(w)
 			wrap(w, line, 100, "")
@@ -55,6 +55,37 @@ func (r *Report) movedLine() string {
 // minJudged is the fewest runs judged for steadiness that a warning about
 // them needs.
 const minJudged = 6
+
+// maxClientBound is how many client-bound runs the finding names.
+const maxClientBound = 8
+
+// clientBoundLine names the runs that the client limited, with their
+// figures: every comparison with them is inconclusive (client-bound). ""
+// when there are none.
+func (r *Report) clientBoundLine() string {
+	var runs []string
+	n := 0
+	for _, w := range r.Workloads {
+		for _, row := range w.Rows {
+			for _, run := range row.ClientBound {
+				n++
+				if len(runs) < maxClientBound {
+					runs = append(runs, fmt.Sprintf("%s %s at %d threads, repeat %d (%s)", run.Target, run.Workload, run.Threads, run.Repeat, run.Result.Client.Figures()))
+				}
+			}
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	more := ""
+	if n > len(runs) {
+		more = fmt.Sprintf("; and %d more", n-len(runs))
+	}
+	return fmt.Sprintf("CLIENT-BOUND: the client, not the server, limited %d run(s), so every comparison with them is inconclusive (client-bound): %s%s. "+
+		"Give the client more cores, run fewer threads per client core, or split the load over several clients.",
+		n, strings.Join(runs, "; "), more)
+}
 
 // briefUnsteady is how many unsteady runs a sweep's summary lists.
 const briefUnsteady = 8

@@ -260,7 +260,7 @@ func (h *htmlWriter) findings() {
 	for _, line := range r.aaLines() {
 		h.p("<p class=\"finding aa\">%s</p>\n", esc(line))
 	}
-	for _, line := range []string{r.movedLine(), r.driftLine(), r.unsteadyLine()} {
+	for _, line := range []string{r.clientBoundLine(), r.movedLine(), r.driftLine(), r.unsteadyLine()} {
 		if line != "" {
 			h.p("<p class=\"finding drift\">%s</p>\n", esc(line))
 		}

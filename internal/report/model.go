@@ -67,6 +67,9 @@ type Row struct {
 	Runs []store.Run
 	// Unsteady are the runs among Runs whose pace was not steady.
 	Unsteady []Unsteady
+	// ClientBound are the runs among Runs that the client limited: a
+	// comparison with this row is inconclusive.
+	ClientBound []store.Run
 
 	qps, tps, p95, p99 []float64 // one sample per run, in step order
 }
@@ -342,6 +345,9 @@ func (r *Report) newRow(workload, target, role string, threads int, runs []store
 			}
 			row.ErrorsByCode[code] += n
 		}
+		if res.ClientBound() {
+			row.ClientBound = append(row.ClientBound, run)
+		}
 		per := make([]float64, len(res.Intervals))
 		for i, iv := range res.Intervals {
 			per[i] = iv.QPS
@@ -373,6 +379,13 @@ func (r *Report) compare(cand, ctl *Row) *Comparison {
 	c.P99 = stats.Compare(ctl.p99, cand.p99, lo)
 	if ctl.QPS.N == 0 || cand.QPS.N == 0 || ctl.QPS.Median <= 0 {
 		return c
+	}
+	if len(ctl.ClientBound) > 0 || len(cand.ClientBound) > 0 {
+		// A run the client limited measured the client: no figure of
+		// this pair says anything about the servers.
+		for _, f := range []*stats.Comparison{&c.QPS, &c.TPS, &c.P95, &c.P99} {
+			*f = f.ClientBound()
+		}
 	}
 	c.Ratio = c.QPS.Ratio
 	c.Verdict = string(c.QPS.State)

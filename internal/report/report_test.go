@@ -13,6 +13,7 @@ import (
 
 	"github.com/shakedown/shakedown/internal/bisect"
 	"github.com/shakedown/shakedown/internal/golden"
+	"github.com/shakedown/shakedown/internal/result"
 	"github.com/shakedown/shakedown/internal/stats"
 	"github.com/shakedown/shakedown/internal/store"
 )
@@ -487,4 +488,94 @@ func TestScalingSection(t *testing.T) {
 			golden.Check(t, name, b.Bytes())
 		})
 	}
+}
+
+// TestClientBoundInconclusive: a cell in which a run of either side was
+// limited by its client is "inconclusive (client-bound)", never "same" or
+// "faster", and the report names the run with its client figures.
+func TestClientBoundInconclusive(t *testing.T) {
+	bound := &result.Client{Bound: true, CPUPct: 65, Cores: 1, WaitPct: 70, LagP50MS: 8, LagP99MS: 67, QueryLatencyMS: 30}
+	tests := []struct {
+		name            string
+		workload        string
+		threads         int
+		mark            string // the target whose first run is client-bound
+		cand            string
+		wantBeforeState stats.State
+	}{
+		{"a candidate's run makes same inconclusive", "oltp_point_select", 4, "relaxed", "relaxed", stats.Same},
+		{"the control's run makes faster inconclusive", "oltp_write_only", 1, "durable", "relaxed", stats.Faster},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			d := fixture(5)
+			if tc.wantBeforeState == stats.Same {
+				sameAsControl(d, tc.workload, tc.threads, tc.cand)
+			}
+			before := Build(d).Workloads[wlIndex(tc.workload)].Row(tc.cand, tc.threads).Compared
+			if got := before.QPS.State; got != tc.wantBeforeState {
+				t.Fatalf("before: got %s, want %s", got, tc.wantBeforeState)
+			}
+			for i := range d.Runs {
+				run := &d.Runs[i]
+				if run.Target == tc.mark && run.Workload == tc.workload && run.Threads == tc.threads && run.Repeat == 1 {
+					run.Result.Client = bound
+				}
+			}
+			r := Build(d)
+			c := r.Workloads[wlIndex(tc.workload)].Row(tc.cand, tc.threads).Compared
+			for name, f := range map[string]stats.Comparison{"qps": c.QPS, "tps": c.TPS, "p95": c.P95, "p99": c.P99} {
+				if f.Note() != "inconclusive (client-bound)" {
+					t.Errorf("%s: got %q, want \"inconclusive (client-bound)\"", name, f.Note())
+				}
+			}
+			if c.Verdict != string(stats.Inconclusive) {
+				t.Errorf("verdict: got %q, want inconclusive", c.Verdict)
+			}
+			for _, format := range []string{"text", "md", "json", "html"} {
+				var b bytes.Buffer
+				if err := Write(&b, format, r); err != nil {
+					t.Fatal(err)
+				}
+				want := []string{"CLIENT-BOUND", "CPU 65.0% of 1 core"}
+				if format == "json" {
+					want = []string{`"client_bound_runs": 1`, `"note": "inconclusive (client-bound)"`}
+				} else {
+					want = append(want, "inconclusive (client-bound)")
+				}
+				for _, w := range want {
+					if !strings.Contains(b.String(), w) {
+						t.Errorf("%s: report lacks %q:\n%s", format, w, b.String())
+					}
+				}
+			}
+		})
+	}
+}
+
+// sameAsControl gives every run of the control and of cand in a cell the
+// figures of the control's first, which makes the cell "same".
+func sameAsControl(d *store.SweepData, workload string, threads int, cand string) {
+	var first *result.Result
+	for _, run := range d.Runs {
+		if first == nil && run.Target == "durable" && run.Workload == workload && run.Threads == threads && run.Result != nil {
+			first = run.Result
+		}
+	}
+	for i := range d.Runs {
+		run := &d.Runs[i]
+		if (run.Target == cand || run.Target == "durable") && run.Workload == workload && run.Threads == threads && run.Result != nil {
+			c := *first
+			c.Target = run.Result.Target
+			run.Result = &c
+		}
+	}
+}
+
+// wlIndex is the index of a fixture workload in a built report.
+func wlIndex(name string) int {
+	if name == "oltp_write_only" {
+		return 0
+	}
+	return 1
 }

@@ -147,6 +147,7 @@ func Merge(runners []Runner, n int, sequence string) (*Result, error) {
 	}
 	m.Histogram = snap
 	m.Fairness = pooledFairness(fair, fairN)
+	m.Client = mergeClient(parts)
 	if err := mergeConnect(m, parts); err != nil {
 		return nil, err
 	}

@@ -225,3 +225,35 @@ func BenchmarkMerge16x600(b *testing.B) {
 
 // Equal16 is the sequence of 16 equal segments.
 const Equal16 = "0,1/16,1/8,3/16,1/4,5/16,3/8,7/16,1/2,9/16,5/8,11/16,3/4,13/16,7/8,15/16,1"
+
+// TestMergeClient: the merged result of a split load carries the client
+// figures of the runner nearest its limit, a client-bound one first: one
+// starved runner holds the whole load back.
+func TestMergeClient(t *testing.T) {
+	at := func(pct float64, bound bool) *Client { return &Client{Bound: bound, CPUPct: pct, Cores: 2} }
+	for _, tc := range []struct {
+		name    string
+		clients []*Client
+		want    *Client
+	}{
+		{"none recorded", []*Client{nil, nil}, nil},
+		{"the busiest", []*Client{at(40, false), at(70, false), nil}, at(70, false)},
+		{"a bound one before a busier one", []*Client{at(95, false), at(30, true)}, at(30, true)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var rs []Runner
+			for i, c := range tc.clients {
+				r := synthRunner(t, i, len(tc.clients), time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), 2, 10, rand.New(rand.NewPCG(1, uint64(i))), nil)
+				r.Result.Client = c
+				rs = append(rs, r)
+			}
+			m, err := Merge(rs, len(rs), "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if (m.Client == nil) != (tc.want == nil) || (m.Client != nil && *m.Client != *tc.want) {
+				t.Errorf("got %+v, want %+v", m.Client, tc.want)
+			}
+		})
+	}
+}

@@ -38,7 +38,10 @@ type Result struct {
 	Degraded bool `json:"degraded,omitempty"`
 	// Availability is set when the run had to reconnect: how often, and
 	// for how long the server could not be reached.
-	Availability *Availability      `json:"availability,omitempty"`
+	Availability *Availability `json:"availability,omitempty"`
+	// Client is what the client spent while measuring and whether that
+	// limited the run; nil in documents from before it was recorded.
+	Client       *Client            `json:"client,omitempty"`
 	Error        string             `json:"error,omitempty"`
 	Queries      Queries            `json:"queries"`
 	Transactions int64              `json:"transactions"`
@@ -253,6 +256,7 @@ func Build(o *runner.Outcome, workload string, threads int, pct float64) (*Resul
 	}
 	r.Histogram = snap
 	r.Fairness = fairness(o)
+	r.Client = ClientOf(o.Client)
 	if err := r.buildConnectAndStatements(o); err != nil {
 		return nil, err
 	}

@@ -98,3 +98,53 @@ func TestDegradedDocument(t *testing.T) {
 		}
 	}
 }
+
+// A run that the client limited says so, with its figures, in the stored
+// document and the summary; one it did not limit keeps its figures in the
+// document alone.
+func TestClientBoundDocument(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		load      runner.ClientLoad
+		wantBound bool
+		wantLine  bool
+	}{
+		{"starved", runner.ClientLoad{CPU: 128 * time.Millisecond, Waited: 4572 * time.Millisecond, Wall: time.Second, Cores: 1,
+			Lag: 8 * time.Millisecond, LagP99: 67 * time.Millisecond, QueryLatency: 30 * time.Millisecond}, true, true},
+		{"at ease", runner.ClientLoad{CPU: 200 * time.Millisecond, Waited: 10 * time.Millisecond, Wall: time.Second, Cores: 4,
+			Lag: 5 * time.Microsecond, QueryLatency: time.Millisecond}, false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := outcome()
+			o.Err = nil
+			o.Client = tc.load
+			r, err := Build(o, "oltp_point_select", 400, 95)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var b bytes.Buffer
+			if err := r.WriteJSON(&b); err != nil {
+				t.Fatal(err)
+			}
+			back, err := Read(&b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if back.Client == nil || back.ClientBound() != tc.wantBound || back.Client.Cores != tc.load.Cores {
+				t.Fatalf("read back client: got %+v, want bound %v with %d cores", back.Client, tc.wantBound, tc.load.Cores)
+			}
+			var s bytes.Buffer
+			back.WriteSummary(&s)
+			if got := bytes.Contains(s.Bytes(), []byte("CLIENT-BOUND:")); got != tc.wantLine {
+				t.Errorf("summary has a CLIENT-BOUND line: got %v, want %v:\n%s", got, tc.wantLine, s.String())
+			}
+			if tc.wantLine {
+				for _, want := range []string{"CPU 12.8% of 1 core", "waiting for a CPU 457.2%", "p50 8.000 ms"} {
+					if !bytes.Contains(s.Bytes(), []byte(want)) {
+						t.Errorf("summary lacks %q:\n%s", want, s.String())
+					}
+				}
+			}
+		})
+	}
+}

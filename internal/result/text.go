@@ -80,6 +80,7 @@ func (r *Result) WriteSummary(w io.Writer) {
 		fmt.Fprintf(w, "    DEGRADED:                      the server could not be reached for %.2fs of the run (first: %s); figures are not comparable\n",
 			r.Availability.UnavailableS, r.Availability.FirstError)
 	}
+	r.writeClient(w)
 	if r.Interrupted {
 		fmt.Fprintln(w, "    INTERRUPTED:                   the run was stopped before its limit; figures cover what ran")
 	}

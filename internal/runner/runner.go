@@ -147,6 +147,9 @@ type Outcome struct {
 	ThreadTime   []time.Duration
 	// Availability is what the run saw of the server going away.
 	Availability Availability
+	// Client is what the client itself spent while measuring, and
+	// Client.Bound says whether it limited the run.
+	Client ClientLoad
 	// Interrupted is set when the context was cancelled before the limits
 	// were reached.
 	Interrupted bool
@@ -342,6 +345,9 @@ func (r *run) run(parent context.Context) (*Outcome, error) {
 	}
 	base := r.totals()
 
+	// The client's load is read on the wall clock, as its CPU time is, and
+	// before the clock starts: reading it takes a moment with many threads.
+	load := startLoad(time.Now())
 	start := r.clock.Now()
 	measureFrom := start
 	if r.cfg.Time > 0 {
@@ -424,6 +430,7 @@ loop:
 				r.stmts.Reset()
 			}
 			measuring = true
+			load = startLoad(time.Now())
 			measureFrom = r.clock.Now()
 			base = r.totals()
 			prev, prevAt = base, measureFrom
@@ -448,6 +455,7 @@ loop:
 		}
 	}
 	end := r.clock.Now()
+	client := load.finish(time.Now())
 	// Cancelled, the threads may all end before the loop above sees it.
 	interrupted = interrupted || ctx.Err() != nil
 	if measuring {
@@ -512,6 +520,15 @@ loop:
 		}
 	}
 	out.Latency = cum
+	if q := out.Queries(); q > 0 {
+		client.QueryLatency = cum.Sum() / time.Duration(q)
+	}
+	if r.cfg.Rate > 0 {
+		for _, iv := range out.Intervals {
+			client.QueueLag = max(client.QueueLag, time.Duration(float64(iv.Queue)/r.cfg.Rate*float64(time.Second)))
+		}
+	}
+	out.Client = client
 	out.ThreadEvents = make([]int64, len(r.threads))
 	out.ThreadTime = make([]time.Duration, len(r.threads))
 	for i := range r.threads {

@@ -184,10 +184,27 @@ type Comparison struct {
 	Reason string `json:"reason,omitempty"`
 }
 
+// ReasonClientBound is the Reason of a comparison in which a run of
+// either side was limited by its client (see ClientBound).
+const ReasonClientBound = "client-bound"
+
+// ClientBound is c made inconclusive because a run of either side was
+// limited by the client that measured it: such a run measures the client
+// as much as the server, so the comparison says nothing about the servers
+// whatever its interval, and more runs of the same kind will not settle
+// it.
+func (c Comparison) ClientBound() Comparison {
+	c.State, c.Needed, c.Reason = Inconclusive, 0, ReasonClientBound
+	return c
+}
+
 // Note is the comparison in a few words for a table: "1 run: no verdict",
 // "inconclusive (~9 runs)", "faster", "inconclusive: the machine changed
-// (x0.711)".
+// (x0.711)", "inconclusive (client-bound)".
 func (c Comparison) Note() string {
+	if c.Reason == ReasonClientBound {
+		return string(c.State) + " (" + c.Reason + ")"
+	}
 	if c.Reason != "" {
 		return string(c.State) + ": " + c.Reason
 	}

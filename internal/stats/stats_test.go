@@ -262,11 +262,43 @@ func TestNoteReason(t *testing.T) {
 		{"no reason", Comparison{State: Inconclusive, Needed: 9}, "inconclusive (~9 runs)"},
 		{"the machine changed", Comparison{State: Inconclusive, Reason: "the machine changed (x0.711)"}, "inconclusive: the machine changed (x0.711)"},
 		{"the same runs", Comparison{State: Same, Reason: "the baseline's own runs"}, "same: the baseline's own runs"},
+		{"client-bound", Comparison{State: Inconclusive, Reason: ReasonClientBound}, "inconclusive (client-bound)"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := tc.c.Note(); got != tc.want {
 				t.Errorf("got %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestClientBoundNeverSame: a comparison with a client-bound run is
+// inconclusive whatever its interval says, and asks for no more runs.
+func TestClientBoundNeverSame(t *testing.T) {
+	same := []float64{100, 101, 99, 100, 100.5, 99.5, 100, 101}
+	faster := []float64{150, 151, 149, 150, 150.5, 149.5, 150, 151}
+	few := []float64{100, 120}
+	for _, tc := range []struct {
+		name            string
+		control, cand   []float64
+		wantBeforeState State
+	}{
+		{"same", same, same, Same},
+		{"faster", same, faster, Faster},
+		{"inconclusive", few, []float64{110, 90}, Inconclusive},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := Compare(tc.control, tc.cand, Options{Threshold: 0.05})
+			if c.State != tc.wantBeforeState {
+				t.Fatalf("before: got %s, want %s", c.State, tc.wantBeforeState)
+			}
+			b := c.ClientBound()
+			if b.State != Inconclusive || b.Needed != 0 || b.Note() != "inconclusive (client-bound)" {
+				t.Errorf("got %s, needed %d, note %q; want inconclusive, 0, \"inconclusive (client-bound)\"", b.State, b.Needed, b.Note())
+			}
+			if b.Ratio != c.Ratio || b.Low != c.Low || b.High != c.High {
+				t.Errorf("figures: got ratio %v [%v, %v], want them kept: %v [%v, %v]", b.Ratio, b.Low, b.High, c.Ratio, c.Low, c.High)
 			}
 		})
 	}

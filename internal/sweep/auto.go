@@ -17,8 +17,8 @@ import (
 // every target while any candidate's QPS against the control is
 // inconclusive and the estimate of the runs that would settle it is within
 // twice max_repeats (always while it has fewer than stats.MinRunsFor95);
-// cells at max_repeats, and those that would need far more, are left as
-// they are, and the progress says so once. last is the highest
+// cells at max_repeats, those that would need far more, and those with a
+// client-bound run are left as they are, and the progress says so once. last is the highest
 // step number so far; the new steps are numbered after it.
 func (s *sweeper) moreRepeats(ctx context.Context, st *store.Store, id int64, last *int) ([]plan.Step, error) {
 	runs, err := st.Runs(ctx, id)
@@ -32,6 +32,7 @@ func (s *sweeper) moreRepeats(ctx context.Context, st *store.Store, id int64, la
 	}
 	samples := map[cellKey]map[string][]float64{}
 	repeats := map[cellKey]int{}
+	bound := map[cellKey]bool{}
 	// A step run again (resumed) counts by its last run.
 	for _, r := range report.Latest(runs) {
 		k := cellKey{r.Workload, r.Threads}
@@ -39,6 +40,7 @@ func (s *sweeper) moreRepeats(ctx context.Context, st *store.Store, id int64, la
 		if !report.Counted(r) {
 			continue
 		}
+		bound[k] = bound[k] || r.Result.ClientBound()
 		if samples[k] == nil {
 			samples[k] = map[string][]float64{}
 		}
@@ -46,11 +48,20 @@ func (s *sweeper) moreRepeats(ctx context.Context, st *store.Store, id int64, la
 	}
 	ctl := p.Control()
 	var open []plan.Cell
-	var waiting, hopeless []string
+	var waiting, hopeless, clientBound []string
 	cells := p.Cells()
 	for _, c := range cells {
 		k := cellKey{c.Workload.Label(), c.Threads}
 		name := fmt.Sprintf("%s at %d threads", k.workload, k.threads)
+		if bound[k] {
+			// A run the client limited makes the cell inconclusive
+			// (client-bound) however many runs it gets.
+			if !s.told[name] {
+				clientBound = append(clientBound, name)
+				s.told[name] = true
+			}
+			continue
+		}
 		worst := 0 // the most runs any candidate needs; 0: all settled
 		for _, t := range p.Targets {
 			if t == ctl {
@@ -76,6 +87,9 @@ func (s *sweeper) moreRepeats(ctx context.Context, st *store.Store, id int64, la
 			open = append(open, c)
 			waiting = append(waiting, name)
 		}
+	}
+	if len(clientBound) > 0 {
+		s.pr.Printf("repeats: auto: left inconclusive (client-bound), as the client limited a run of theirs and more runs of the same client will not settle them: %s", strings.Join(clientBound, "; "))
 	}
 	if len(hopeless) > 0 {
 		s.pr.Printf("repeats: auto: left inconclusive, as settling them would take far more than max_repeats %d: %s", p.MaxRepeats, strings.Join(hopeless, "; "))

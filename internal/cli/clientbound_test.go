@@ -1,0 +1,126 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/shakedown/shakedown/internal/sandbox/sandboxtest"
+	"github.com/shakedown/shakedown/internal/stats"
+)
+
+// TestStarvedClientIsMarked starves the client: shakedown on one CPU
+// (taskset) with four Go processors (GOMAXPROCS) and hundreds of threads
+// against a sandbox. The run must say that the client limited it, in its
+// text and its document; and a cell of a report built on such runs is
+// inconclusive (client-bound), where the same figures not so marked are
+// the same.
+func TestStarvedClientIsMarked(t *testing.T) {
+	if _, err := exec.LookPath("taskset"); err != nil {
+		t.Skip("taskset is not installed")
+	}
+	url := sandboxtest.URL(t)
+	mustExec(t, adminDB(t, url), "CREATE DATABASE IF NOT EXISTS starved")
+	url = strings.TrimSuffix(url, "/sbtest") + "/starved"
+	prepareSmall(t, url)
+	path := filepath.Join(t.TempDir(), "r.json")
+	args, err := json.Marshal([]string{"run", "oltp_point_select", "--target=" + url, "--tables=1", "--table-size=2000",
+		"--threads=400", "--time=3", "--report-interval=1", "--monitor=off", "--json=" + path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out syncBuffer
+	cmd := exec.CommandContext(t.Context(), "taskset", "-c", "0", os.Args[0])
+	cmd.Env = append(os.Environ(), mainArgsEnv+"="+string(args), "GOMAXPROCS=4")
+	cmd.Stdout, cmd.Stderr = &out, &out
+	cmd.WaitDelay = 10 * time.Second
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("run on one CPU: %v\n%s", err, out.String())
+	}
+	r := readResult(t, path)
+	if r.Client == nil {
+		t.Fatalf("got no client figures in the document, want them")
+	}
+	t.Logf("client: %+v", *r.Client)
+	if !r.Client.Bound {
+		t.Errorf("got a run not marked client-bound (%s), want it marked", r.Client.Figures())
+	}
+	if r.Client.Cores != 1 {
+		t.Errorf("got %d cores, want 1 (taskset -c 0)", r.Client.Cores)
+	}
+	if !strings.Contains(out.String(), "CLIENT-BOUND:") {
+		t.Errorf("output lacks the CLIENT-BOUND line:\n%s", out.String())
+	}
+
+	// Enough repeats of a control and of a candidate for a verdict, each
+	// this run.
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name  string
+		bound bool
+		want  string
+	}{
+		{"client-bound", true, "inconclusive (client-bound)"},
+		{"not marked", false, "same"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			var files []string
+			for _, target := range []string{"control", "candidate"} {
+				for rep := 1; rep <= stats.MinRunsFor95; rep++ {
+					var doc map[string]any
+					if err := json.Unmarshal(raw, &doc); err != nil {
+						t.Fatal(err)
+					}
+					doc["target"].(map[string]any)["name"] = target
+					doc["client"].(map[string]any)["bound"] = tc.bound
+					b, err := json.Marshal(doc)
+					if err != nil {
+						t.Fatal(err)
+					}
+					f := filepath.Join(dir, fmt.Sprintf("%s-%d.json", target, rep))
+					if err := os.WriteFile(f, b, 0o600); err != nil {
+						t.Fatal(err)
+					}
+					files = append(files, f)
+				}
+			}
+			code, rep, errOut := runCLI(t.Context(), append([]string{"report", "--control", "control", "--format", "json"}, files...)...)
+			if code != 0 {
+				t.Fatalf("report: exit %d\n%s%s", code, rep, errOut)
+			}
+			var doc struct {
+				Rows []struct {
+					Target    string `json:"target"`
+					VsControl map[string]struct {
+						Note string `json:"note"`
+					} `json:"vs_control"`
+				} `json:"rows"`
+			}
+			if err := json.Unmarshal([]byte(rep), &doc); err != nil {
+				t.Fatalf("report json: %v\n%s", err, rep)
+			}
+			found := false
+			for _, row := range doc.Rows {
+				if row.Target != "candidate" {
+					continue
+				}
+				found = true
+				if got := row.VsControl["qps"].Note; got != tc.want {
+					t.Errorf("candidate's QPS against the control: got %q, want %q", got, tc.want)
+				}
+			}
+			if !found {
+				t.Errorf("report has no candidate row:\n%s", rep)
+			}
+		})
+	}
+}

@@ -1,0 +1,104 @@
+package result
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/shakedown/shakedown/internal/runner"
+)
+
+// Client is what the client itself spent while the run measured, and
+// whether that limited the run (runner.ClientLoad.Bound holds the rule).
+type Client struct {
+	// Bound is set when the client, not the server, limited the run: its
+	// figures measure the client too, and a comparison with it is
+	// inconclusive.
+	Bound bool `json:"bound"`
+	// CPUPct is the client's CPU time over what its Cores could give in
+	// the measured span, in percent; CPUS is that CPU time in seconds.
+	CPUPct float64 `json:"cpu_pct"`
+	CPUS   float64 `json:"cpu_s"`
+	Cores  int     `json:"cores"`
+	// WaitPct is the time the client's threads were ready to run but
+	// waited for a CPU, in percent of what its cores could give.
+	WaitPct float64 `json:"wait_pct"`
+	// LagP50MS and LagP99MS are the wait of a goroutine the Go scheduler
+	// knew to be ready before it ran, median and 99th percentile.
+	LagP50MS float64 `json:"lag_p50_ms"`
+	LagP99MS float64 `json:"lag_p99_ms"`
+	// QueryLatencyMS is a statement's mean latency, to set the lag
+	// against.
+	QueryLatencyMS float64 `json:"query_latency_ms"`
+	// QueueLagS is, under --rate, the longest the schedule fell behind.
+	QueueLagS float64 `json:"queue_lag_s,omitempty"`
+}
+
+// ClientOf is the stored form of the runner's client figures; nil when
+// the runner measured nothing (no span).
+func ClientOf(c runner.ClientLoad) *Client {
+	if c.Wall <= 0 {
+		return nil
+	}
+	return &Client{
+		Bound:          c.Bound(),
+		CPUPct:         round(c.CPUShare()*100, 1),
+		CPUS:           round(c.CPU.Seconds(), 3),
+		WaitPct:        round((c.DemandShare()-c.CPUShare())*100, 1),
+		Cores:          c.Cores,
+		LagP50MS:       msr(c.Lag),
+		LagP99MS:       msr(c.LagP99),
+		QueryLatencyMS: round(float64(c.QueryLatency)/float64(time.Millisecond), 4),
+		QueueLagS:      round(c.QueueLag.Seconds(), 3),
+	}
+}
+
+// ClientBound reports whether the client limited the run.
+func (r *Result) ClientBound() bool { return r.Client != nil && r.Client.Bound }
+
+// Figures is the client's figures in a few words: "CPU 12.8% of 1 core,
+// waiting for a CPU 457.2%, wake-up lag p50 6.291 ms p99 167.772 ms, a
+// statement 86.371 ms".
+func (c *Client) Figures() string {
+	cores := "cores"
+	if c.Cores == 1 {
+		cores = "core"
+	}
+	s := fmt.Sprintf("CPU %.1f%% of %d %s, waiting for a CPU %.1f%%, wake-up lag p50 %.3f ms p99 %.3f ms, a statement %.3f ms",
+		c.CPUPct, c.Cores, cores, c.WaitPct, c.LagP50MS, c.LagP99MS, c.QueryLatencyMS)
+	if c.QueueLagS > 0 {
+		s += fmt.Sprintf(", queue lag %.3fs", c.QueueLagS)
+	}
+	return s
+}
+
+// writeClient prints the mark of a client-bound run; a run the client did
+// not limit prints nothing (its figures are in the JSON).
+func (r *Result) writeClient(w io.Writer) {
+	if !r.ClientBound() {
+		return
+	}
+	fmt.Fprintf(w, "    CLIENT-BOUND:                  the client limited this run (%s); it measures the client as much as the server, and comparisons with it are inconclusive\n",
+		r.Client.Figures())
+}
+
+// mergeClient is the client figures of a split load: those of the runner
+// that came nearest its limit (a bound one first), since one starved
+// runner holds the whole load back.
+func mergeClient(parts []Runner) *Client {
+	var worst *Client
+	for _, p := range parts {
+		c := p.Result.Client
+		if c == nil {
+			continue
+		}
+		if worst == nil || (c.Bound && !worst.Bound) || (c.Bound == worst.Bound && c.CPUPct > worst.CPUPct) {
+			worst = c
+		}
+	}
+	if worst == nil {
+		return nil
+	}
+	cp := *worst
+	return &cp
+}
