@@ -113,6 +113,9 @@ func TestNoPasswordInOutputs(t *testing.T) {
 		{"watch --json", ExitOK, []string{"watch", server + "/", "--count", "1", "--interval", "100ms", "--json"}},
 		{"slap", ExitOK, []string{"slap", "--target", srcPW, "--create-schema=pwleak_src", "--query=select 1", "--concurrency=1", "--iterations=1"}},
 		{"analyze", ExitOK, []string{"analyze", srcPW}},
+		// The shared server logs to no table: capture names its source in
+		// saying that it read nothing.
+		{"capture of the general log table", ExitUsage, []string{"capture", server + "/mysql", "-o", o("general.capture"), "--summary"}},
 		{"report --list", ExitOK, []string{"report", "--list", "--store", st}},
 		{"report --runs", ExitOK, []string{"report", "--store", st, "--runs", "all", "-o", o("runs.html")}},
 		{"report result file", ExitOK, []string{"report", o("run.json"), "-o", o("runfile.md")}},
