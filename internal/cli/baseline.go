@@ -132,7 +132,7 @@ func (c *baselineCmd) save(ctx context.Context, env *Env, st *store.Store, name 
 		}
 		loose, err := st.LooseRuns(ctx, ids)
 		if errors.Is(err, store.ErrNotFound) {
-			return usagef("baseline save: --runs: %v in %s (see shakedown report --list)", err, c.storePath)
+			return usagef("baseline save: --runs: %v in %s (see shakedown report --list)", err, store.Display(c.storePath))
 		}
 		if err != nil {
 			return err
@@ -142,7 +142,7 @@ func (c *baselineCmd) save(ctx context.Context, env *Env, st *store.Store, name 
 			control = runs[0].Target
 		}
 	} else {
-		id, err := sweepID(ctx, st, c.sweep, c.storePath, "baseline save")
+		id, err := sweepID(ctx, st, c.sweep, store.Display(c.storePath), "baseline save")
 		if err != nil {
 			return err
 		}
@@ -181,7 +181,7 @@ func (c *baselineCmd) list(ctx context.Context, env *Env, st *store.Store) error
 		return err
 	}
 	if len(bs) == 0 {
-		fmt.Fprintf(env.Stdout, "no baselines in %s: save one with shakedown baseline save NAME\n", c.storePath)
+		fmt.Fprintf(env.Stdout, "no baselines in %s: save one with shakedown baseline save NAME\n", store.Display(c.storePath))
 		return nil
 	}
 	tw := tabwriter.NewWriter(env.Stdout, 0, 0, 2, ' ', 0)

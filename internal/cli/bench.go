@@ -178,17 +178,31 @@ func newRun(job *engine.Job, res *result.Result, runErr error, started time.Time
 	}
 }
 
-// publicArgs drops the options that may carry a password.
+// publicArgs drops the options that may carry a password, and names a
+// store on a server without the password its URL may hold.
 func publicArgs(args []string) []string {
 	var out []string
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		name := strings.ReplaceAll(strings.SplitN(strings.TrimLeft(a, "-"), "=", 2)[0], "_", "-")
-		if strings.HasPrefix(a, "-") && (name == "target" || name == "mysql-password") {
+		if !strings.HasPrefix(a, "-") {
+			out = append(out, a)
+			continue
+		}
+		switch name {
+		case "target", "mysql-password":
 			if !strings.Contains(a, "=") {
 				i++ // the value is the next argument
 			}
 			continue
+		case "store":
+			if flag, v, ok := strings.Cut(a, "="); ok {
+				a = flag + "=" + store.Display(v)
+			} else if i+1 < len(args) {
+				i++
+				out = append(out, a, store.Display(args[i]))
+				continue
+			}
 		}
 		out = append(out, a)
 	}

@@ -165,7 +165,7 @@ func (c *checkCmd) run(ctx context.Context, env *Env, args []string) error {
 		if err := storeCheck(ctx, c.storePath, rep); err != nil {
 			return err
 		}
-		fmt.Fprintf(env.Stdout, "stored in %s (shakedown readiness)\n", c.storePath)
+		fmt.Fprintf(env.Stdout, "stored in %s (shakedown readiness)\n", store.Display(c.storePath))
 	}
 	if rep.Errors > 0 {
 		return ErrDifferences

@@ -87,7 +87,7 @@ func (c *readinessCmd) run(ctx context.Context, env *Env, args []string) error {
 	}
 	// The commands the page suggests name this very store, so that what
 	// they save is what readiness reads next time.
-	storeFlag := storeArg(c.storePath)
+	storeFlag := storeArg(store.Display(c.storePath))
 	if _, err := os.Stat(c.storePath); !store.IsURL(c.storePath) && errors.Is(err, fs.ErrNotExist) {
 		return usagef("readiness: no store at %s: save evidence first (shakedown check %s %s %s), or name the store with --store",
 			c.storePath, src.Redacted(), dst.Redacted(), storeFlag)

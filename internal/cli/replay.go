@@ -193,9 +193,9 @@ func (c *replayCmd) run(ctx context.Context, env *Env, args []string) error {
 	}
 	if st != nil {
 		if err := storeReplay(ctx, st, rep); err != nil {
-			return fmt.Errorf("--store %s: %w", c.storePath, err)
+			return fmt.Errorf("--store %s: %w", store.Display(c.storePath), err)
 		}
-		fmt.Fprintf(env.Stdout, "stored in %s (shakedown readiness)\n", c.storePath)
+		fmt.Fprintf(env.Stdout, "stored in %s (shakedown readiness)\n", store.Display(c.storePath))
 	}
 	switch {
 	case errors.Is(runErr, replay.ErrInterrupted):

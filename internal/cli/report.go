@@ -216,18 +216,18 @@ func (c *reportCmd) run(ctx context.Context, env *Env, args []string) error {
 	if c.runs != "" {
 		runs, err := st.LooseRuns(ctx, runIDs)
 		if errors.Is(err, store.ErrNotFound) {
-			return usagef("report: --runs: %v in %s (see shakedown report --list)", err, c.storePath)
+			return usagef("report: --runs: %v in %s (see shakedown report --list)", err, store.Display(c.storePath))
 		}
 		if err != nil {
 			return err
 		}
 		if len(runs) == 0 {
-			return usagef("report: %s holds no runs made outside sweeps: store some with shakedown run ... --store %s", c.storePath, c.storePath)
+			return usagef("report: %s holds no runs made outside sweeps: store some with shakedown run ... --store %s", store.Display(c.storePath), store.Display(c.storePath))
 		}
 		if c.baseline != "" {
 			return c.writeBaseline(ctx, env, st, base, runs)
 		}
-		d, err := report.FromRuns(c.storePath, runs, c.control)
+		d, err := report.FromRuns(store.Display(c.storePath), runs, c.control)
 		if err != nil {
 			return usagef("report: --control: %v", err)
 		}
@@ -243,7 +243,7 @@ func (c *reportCmd) run(ctx context.Context, env *Env, args []string) error {
 	}
 	d, err := st.Load(ctx, id)
 	if errors.Is(err, store.ErrNotFound) {
-		return usagef("report: no sweep %d in %s (see shakedown report --list)", id, c.storePath)
+		return usagef("report: no sweep %d in %s (see shakedown report --list)", id, store.Display(c.storePath))
 	}
 	if err != nil {
 		return err
@@ -296,9 +296,9 @@ func (c *reportCmd) noSweeps(ctx context.Context, st *store.Store) error {
 	}
 	if len(runs) > 0 {
 		return usagef("report: %s holds no sweeps, but %d runs made one by one: report them with shakedown report --store %s --runs all (or pick some: --runs ID,... from --list)",
-			c.storePath, len(runs), c.storePath)
+			store.Display(c.storePath), len(runs), store.Display(c.storePath))
 	}
-	return usagef("report: %s holds no sweeps yet: run shakedown sweep PLAN.yaml --store %s", c.storePath, c.storePath)
+	return usagef("report: %s holds no sweeps yet: run shakedown sweep PLAN.yaml --store %s", store.Display(c.storePath), store.Display(c.storePath))
 }
 
 // writeBaseline reports fresh runs against a baseline and exits with 3
@@ -331,9 +331,9 @@ func (c *reportCmd) writeHistory(ctx context.Context, env *Env, st *store.Store)
 		}
 		all = append(all, d)
 	}
-	h := report.BuildHistory(c.storePath, all, report.HistoryFilter{Workload: c.workload, Target: c.target, Threads: c.threads})
+	h := report.BuildHistory(store.Display(c.storePath), all, report.HistoryFilter{Workload: c.workload, Target: c.target, Threads: c.threads})
 	if len(h.Series) == 0 {
-		return usagef("report --history: no successful runs in %s match --workload %q --target %q --threads %d", c.storePath, c.workload, c.target, c.threads)
+		return usagef("report --history: no successful runs in %s match --workload %q --target %q --threads %d", store.Display(c.storePath), c.workload, c.target, c.threads)
 	}
 	return c.emit(env, func(w io.Writer) error { return report.WriteHistory(w, c.format, h) }, "the history")
 }
@@ -439,7 +439,7 @@ func (c *reportCmd) listSweeps(ctx context.Context, env *Env, st *store.Store) e
 		return err
 	}
 	if len(sweeps) == 0 {
-		fmt.Fprintf(env.Stdout, "no sweeps in %s\n", c.storePath)
+		fmt.Fprintf(env.Stdout, "no sweeps in %s\n", store.Display(c.storePath))
 	} else {
 		tw := tabwriter.NewWriter(env.Stdout, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "ID\tNAME\tSTATUS\tSTARTED\tSTEPS\tWORKLOADS")

@@ -243,14 +243,14 @@ func (c *sweepCmd) runResume(ctx context.Context, env *Env, args []string) error
 			}
 		}
 		if id == 0 {
-			return usagef("sweep --resume: %s holds no interrupted sweep and none with failed steps (see shakedown report --list)", c.storePath)
+			return usagef("sweep --resume: %s holds no interrupted sweep and none with failed steps (see shakedown report --list)", store.Display(c.storePath))
 		}
 	} else if id, err = strconv.ParseInt(c.resume, 10, 64); err != nil || id < 1 {
 		return usagef("sweep --resume %q: want a sweep ID (see shakedown report --list) or nothing for the latest interrupted", c.resume)
 	}
 	sw, err := st.Sweep(ctx, id)
 	if errors.Is(err, store.ErrNotFound) {
-		return usagef("sweep --resume: no sweep %d in %s (see shakedown report --list)", id, c.storePath)
+		return usagef("sweep --resume: no sweep %d in %s (see shakedown report --list)", id, store.Display(c.storePath))
 	}
 	if err != nil {
 		return err
@@ -269,7 +269,7 @@ func (c *sweepCmd) runResume(ctx context.Context, env *Env, args []string) error
 	if err != nil {
 		return fmt.Errorf("sweep --resume: the plan stored with sweep %d: %w", id, err)
 	}
-	fmt.Fprintf(env.Stdout, "resuming sweep %d %q of plan %s in %s\n", id, sw.Name, sw.PlanPath, c.storePath)
+	fmt.Fprintf(env.Stdout, "resuming sweep %d %q of plan %s in %s\n", id, sw.Name, sw.PlanPath, store.Display(c.storePath))
 	envs, err := sweep.CheckWait(ctx, p, sweep.DefaultDownWait, env.Stderr)
 	if err != nil {
 		return err

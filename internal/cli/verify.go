@@ -230,7 +230,7 @@ func (c *verifyCmd) run(ctx context.Context, env *Env, args []string) error {
 		if err := storeVerify(ctx, c.storePath, rep, runErr); err != nil {
 			return err
 		}
-		fmt.Fprintf(env.Stdout, "stored in %s (shakedown readiness)\n", c.storePath)
+		fmt.Fprintf(env.Stdout, "stored in %s (shakedown readiness)\n", store.Display(c.storePath))
 	}
 	switch {
 	case errors.Is(runErr, verify.ErrInterrupted):

@@ -17,6 +17,23 @@ import (
 // rather than a SQLite file.
 func IsURL(where string) bool { return strings.HasPrefix(where, "mysql://") }
 
+// Display is where as written for people: a SQLite file as it is, a store
+// on a server as its URL without the password the URL may hold (what Path
+// gives once it is open). Messages and pages name the store by it, never by
+// the --store value as given.
+func Display(where string) string {
+	if !IsURL(where) {
+		return where
+	}
+	t, err := target.Parse(where)
+	if err != nil {
+		// Parse names no password in its errors; the URL itself is not
+		// shown, as it may hold one.
+		return "mysql://(a URL that does not parse)"
+	}
+	return t.Redacted()
+}
+
 // ioTimeout bounds every read from and write to a store on a server: a
 // stalled store costs a runner at most this, never its run.
 const ioTimeout = time.Minute

@@ -143,3 +143,24 @@ func TestDefaultPath(t *testing.T) {
 		})
 	}
 }
+
+// TestDisplay: a store is named for people without the password its URL
+// may hold, and a SQLite file as given.
+func TestDisplay(t *testing.T) {
+	cases := []struct {
+		name, where, want string
+	}{
+		{"sqlite file", "/tmp/results.db", "/tmp/results.db"},
+		{"url without a password", "mysql://u@127.0.0.1:3306/results", "mysql://u@127.0.0.1:3306/results"},
+		{"url with a password", "mysql://u:Secret-1@127.0.0.1:3306/results", "mysql://u@127.0.0.1:3306/results"},
+		{"encoded password", "mysql://u:Se%2Fcret%231@db.example:3307/r?tls=skip-verify", "mysql://u@db.example:3307/r"},
+		{"url that does not parse", "mysql://u:Secret-1@127.0.0.1:notaport/results", "mysql://(a URL that does not parse)"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := Display(c.where); got != c.want {
+				t.Errorf("Display(%q): got %q, want %q", c.where, got, c.want)
+			}
+		})
+	}
+}
