@@ -146,6 +146,10 @@ func thisMachine() machine {
 	}
 }
 
+// AllowedCPUs is the CPUs this process may run on, in order (none where
+// that cannot be read).
+func AllowedCPUs() []int { return allowedCPUs() }
+
 // numaNodes counts the NUMA nodes with memory, 0 where sysfs says nothing.
 func numaNodes() int {
 	b, err := os.ReadFile("/sys/devices/system/node/has_memory")
