@@ -11,7 +11,7 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 # make image IMAGE=registry.example.com/team/shakedown:v1.
 IMAGE ?= shakedown:$(VERSION)
 
-.PHONY: all build image deps test test-bisect check demo bench clean
+.PHONY: all build image deps test test-bisect check demo demo-placement bench clean
 
 all: build
 
@@ -59,6 +59,12 @@ check:
 # minutes: out/demo/report.html, out/demo/shakedown.db, out/demo/plan.yaml.
 demo: deps build
 	$(BIN) demo --out out/demo
+
+# The same server bound to cores against it under an equal CPU quota, with
+# the quota's throttling counters: out/demo-placement/report.html. Needs a
+# writable cgroup (root).
+demo-placement: deps build
+	$(BIN) demo --placement --out out/demo-placement
 
 bench: build
 	@if [ -f scripts/bench.sh ]; then bash scripts/bench.sh; else echo "make bench: no scripts/bench.sh yet"; fi

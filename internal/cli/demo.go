@@ -21,7 +21,7 @@ import (
 	"github.com/shakedown/shakedown/internal/sweep"
 )
 
-const demoUsage = `usage: shakedown demo [--out DIR]
+const demoUsage = `usage: shakedown demo [--out DIR] [--placement]
 
 The main job on this machine alone: starts two local sandboxes of the same
 server, "durable" (innodb_flush_log_at_trx_commit=1, sync_binlog=1) as the
@@ -35,6 +35,14 @@ ratio's 95% interval and state, writes DIR/report.html, and stops the
 sandboxes. DIR also keeps the results store (shakedown.db) and the plan
 (plan.yaml). It takes about six minutes.
 
+With --placement it compares CPU placement instead: the same server,
+"cores" bound to half this machine's CPUs (sandbox up --cpus) as the
+control, against "quota" limited to as much CPU time in a cgroup (sandbox up
+--cpu-quota) as the candidate, over oltp_point_select and oltp_read_only,
+and prints the quota's throttling counters (cgroup cpu.stat) beside the
+verdict: a quota lets a server's threads run on every CPU until the
+period's time is spent, then stops them all.
+
 Options:
 `
 
@@ -45,6 +53,7 @@ type demoCmd struct {
 	maxRepeats int
 	threads    []int
 	basedir    string
+	placement  bool
 	help       bool
 }
 
@@ -55,17 +64,48 @@ func (c *demoCmd) flags() *pflag.FlagSet {
 	fs.IntVar(&c.maxRepeats, "max-repeats", 6, "most repeats of a workload and thread level while its verdict is inconclusive")
 	fs.IntSliceVar(&c.threads, "threads", []int{1, 4, 16, 64}, "thread levels")
 	fs.StringVar(&c.basedir, "basedir", "", "unpacked MariaDB/MySQL tarball to run (default: mariadbd or mysqld from PATH, /usr/sbin)")
+	fs.BoolVar(&c.placement, "placement", false, "compare a server bound to cores with the same server under an equal CPU quota")
 	fs.BoolVarP(&c.help, "help", "h", false, "show this help")
 	return fs
 }
 
-// demoTargets are the two sandboxes: only the durability settings differ.
-var demoTargets = []struct {
+// demoTarget is one of the demo's two sandboxes.
+type demoTarget struct {
 	name, role string
 	set        []string
-}{
-	{"durable", "control", []string{"innodb_flush_log_at_trx_commit=1", "sync_binlog=1"}},
-	{"relaxed", "candidate", []string{"innodb_flush_log_at_trx_commit=0", "sync_binlog=0"}},
+	place      sandbox.Placement
+}
+
+// demoTargets are the two sandboxes: only the durability settings differ.
+var demoTargets = []demoTarget{
+	{"durable", "control", []string{"innodb_flush_log_at_trx_commit=1", "sync_binlog=1"}, sandbox.Placement{}},
+	{"relaxed", "candidate", []string{"innodb_flush_log_at_trx_commit=0", "sync_binlog=0"}, sandbox.Placement{}},
+}
+
+// targets are the sandboxes this demo compares: with --placement, the
+// same server bound to the first half of the CPUs this process may use
+// (at least one) against one under a quota of as much CPU time.
+func (c *demoCmd) targets() ([]demoTarget, error) {
+	if !c.placement {
+		return demoTargets, nil
+	}
+	cpus := sandbox.AllowedCPUs()
+	n := max(len(cpus)/2, 1)
+	if len(cpus) == 0 {
+		return nil, usagef("demo: --placement: cannot read which CPUs this process may use")
+	}
+	cores, err := sandbox.ParsePlacement(sandbox.FormatCPUList(cpus[:n]), "", "")
+	if err != nil {
+		return nil, usagef("demo: --placement: %v", err)
+	}
+	quota, err := sandbox.ParsePlacement("", strconv.Itoa(n*100)+"%", "")
+	if err != nil {
+		return nil, usagef("demo: --placement: %v", err)
+	}
+	return []demoTarget{
+		{"cores", "control", []string{"--cpus " + cores.CPUs}, cores},
+		{"quota", "candidate", []string{"--cpu-quota " + quota.QuotaString()}, quota},
+	}, nil
 }
 
 // demoCommon are settings both sandboxes share: the binary log on, and
@@ -107,6 +147,10 @@ func (c *demoCmd) run(ctx context.Context, env *Env, args []string) error {
 			return usagef("demo: --threads: %d: want levels >= 1", t)
 		}
 	}
+	targets, err := c.targets()
+	if err != nil {
+		return err
+	}
 	dir, err := filepath.Abs(c.out)
 	if err != nil {
 		return fmt.Errorf("demo: %w", err)
@@ -117,9 +161,9 @@ func (c *demoCmd) run(ctx context.Context, env *Env, args []string) error {
 	start := time.Now()
 	home := filepath.Join(dir, "sandboxes")
 
-	insts, err := c.startSandboxes(ctx, env, home)
+	insts, err := c.startSandboxes(ctx, env, home, targets)
 	// The sandboxes go, however the demo ends: error, Ctrl-C or success.
-	defer c.stopSandboxes(ctx, env, home)
+	defer c.stopSandboxes(ctx, env, home, targets)
 	if err != nil {
 		return err
 	}
@@ -145,6 +189,7 @@ func (c *demoCmd) run(ctx context.Context, env *Env, args []string) error {
 	fmt.Fprintf(env.Stdout, "sweeping %s at %s threads, %d s steps: %d steps (3 repeats), then more where a verdict is still inconclusive, up to %d repeats\n",
 		strings.Join(workloadNames(p), ", "), joinInts(c.threads), c.timeS, len(p.Steps()), c.maxRepeats)
 	host, _ := os.Hostname()
+	throttledBefore := throttling(insts)
 	sum, runErr := sweep.Run(ctx, p, envs, sweep.Options{
 		Store: st, Progress: env.Stderr, Live: isTerminal(env.Stderr), Host: host, Version: Version,
 	})
@@ -166,6 +211,7 @@ func (c *demoCmd) run(ctx context.Context, env *Env, args []string) error {
 		if err := report.WriteSummary(env.Stdout, rep); err != nil {
 			return err
 		}
+		writeThrottling(env, insts, throttledBefore)
 		fmt.Fprintf(env.Stdout, "\nreport:  %s\nstore:   %s (sweep %d)\nplan:    %s\n",
 			filepath.Join(dir, "report.html"), st.Path(), sum.SweepID, planPath)
 	}
@@ -186,8 +232,8 @@ func (c *demoCmd) run(ctx context.Context, env *Env, args []string) error {
 // temporary directory of its own: a starting server clears the #sql temp
 // files of its tmpdir, which breaks another server (or bootstrap) that
 // shares it.
-func (c *demoCmd) startSandboxes(ctx context.Context, env *Env, home string) ([]*sandbox.Instance, error) {
-	for _, t := range demoTargets {
+func (c *demoCmd) startSandboxes(ctx context.Context, env *Env, home string, targets []demoTarget) ([]*sandbox.Instance, error) {
+	for _, t := range targets {
 		if err := sandbox.Down(ctx, home, t.name); err != nil && !errors.Is(err, sandbox.ErrNotFound) {
 			return nil, fmt.Errorf("remove the old %s sandbox: %w", t.name, err)
 		}
@@ -200,16 +246,19 @@ func (c *demoCmd) startSandboxes(ctx context.Context, env *Env, home string) ([]
 	if srv.Flavour == "mariadb" {
 		common = append(append([]string(nil), demoCommon...), demoMariaDB...)
 	}
-	fmt.Fprintf(env.Stdout, "starting sandboxes durable and relaxed in %s\n", home)
-	insts := make([]*sandbox.Instance, len(demoTargets))
-	for i, t := range demoTargets {
+	fmt.Fprintf(env.Stdout, "starting sandboxes %s and %s in %s\n", targets[0].name, targets[1].name, home)
+	insts := make([]*sandbox.Instance, len(targets))
+	for i, t := range targets {
 		tmp := demoTmp(home, t.name)
 		if err := os.MkdirAll(tmp, 0o755); err != nil {
 			return nil, fmt.Errorf("start the demo sandboxes: %w", err)
 		}
-		set := append(append([]string(nil), common...), t.set...)
+		set := append([]string(nil), common...)
+		if t.place.IsZero() {
+			set = append(set, t.set...)
+		}
 		inst, err := sandbox.Up(ctx, sandbox.Options{
-			Name: t.name, Home: home, Basedir: c.basedir, Set: append(set, "tmpdir="+tmp),
+			Name: t.name, Home: home, Basedir: c.basedir, Set: append(set, "tmpdir="+tmp), Placement: t.place,
 			// The demo's servers must not outlive it, even if it is
 			// killed before it can stop them.
 			DieWithParent: true,
@@ -227,11 +276,11 @@ func (c *demoCmd) startSandboxes(ctx context.Context, env *Env, home string) ([]
 func demoTmp(home, name string) string { return filepath.Join(home, ".tmp-"+name) }
 
 // stopSandboxes removes both sandboxes, also after Ctrl-C.
-func (c *demoCmd) stopSandboxes(ctx context.Context, env *Env, home string) {
+func (c *demoCmd) stopSandboxes(ctx context.Context, env *Env, home string, targets []demoTarget) {
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
 	defer cancel()
 	var stopped []string
-	for _, t := range demoTargets {
+	for _, t := range targets {
 		err := sandbox.Down(sctx, home, t.name)
 		os.RemoveAll(demoTmp(home, t.name))
 		switch {
@@ -257,14 +306,52 @@ func (c *demoCmd) planText(insts []*sandbox.Instance) []byte {
 	b.WriteString("#   shakedown sweep plan.yaml --store shakedown.db\n")
 	b.WriteString("name: demo\ntargets:\n")
 	for i, inst := range insts {
-		fmt.Fprintf(&b, "  - name: %s\n    url: %s\n    role: %s\n", inst.Name, inst.URL(), demoTargets[i].role)
+		fmt.Fprintf(&b, "  - name: %s\n    url: %s\n    role: %s\n", inst.Name, inst.URL(), demoTargets[i].role) // control first in either demo
 	}
 	b.WriteString("options: {tables: 4, table-size: 10000}\n")
-	b.WriteString("workloads: [oltp_point_select, oltp_write_only]\n")
+	if c.placement {
+		b.WriteString("workloads: [oltp_point_select, oltp_read_only]\n")
+	} else {
+		b.WriteString("workloads: [oltp_point_select, oltp_write_only]\n")
+	}
 	fmt.Fprintf(&b, "threads: [%s]\n", joinInts(c.threads))
 	fmt.Fprintf(&b, "time: %d\nwarmup: 1\nrepeats: auto\nmax_repeats: %d\nnoise_threshold: 2%%\ncooldown: 0\nprepare: true\ncleanup: false\norder: counterbalanced\n",
 		c.timeS, c.maxRepeats)
 	return []byte(b.String())
+}
+
+// throttling reads the CPU throttling counters of the sandboxes with a
+// cgroup, by name.
+func throttling(insts []*sandbox.Instance) map[string]sandbox.CPUStat {
+	out := map[string]sandbox.CPUStat{}
+	for _, i := range insts {
+		if i.Cgroup == "" {
+			continue
+		}
+		if s, err := sandbox.ReadCPUStat(i.Cgroup); err == nil {
+			out[i.Name] = s
+		}
+	}
+	return out
+}
+
+// writeThrottling prints how often a quota stopped each sandbox that has
+// one during the sweep: what explains a quota's slower, burstier runs.
+func writeThrottling(env *Env, insts []*sandbox.Instance, before map[string]sandbox.CPUStat) {
+	for name, now := range throttling(insts) {
+		was := before[name]
+		periods, throttled := now.Periods-was.Periods, now.Throttled-was.Throttled
+		pct := 0.0
+		if periods > 0 {
+			pct = 100 * float64(throttled) / float64(periods)
+		}
+		fmt.Fprintf(env.Stdout, "\nCPU quota of %s during the sweep (cgroup cpu.stat): throttled in %d of %d periods (%.1f%%), %s in all\n",
+			name, throttled, periods, pct, (now.ThrottledTime - was.ThrottledTime).Round(time.Millisecond))
+		if throttled == 0 {
+			fmt.Fprintf(env.Stdout, "The quota never bit: %s never used all of its CPU time in a %d ms period, so the two placements differ only in where threads may run.\n",
+				name, 100)
+		}
+	}
 }
 
 func workloadNames(p *plan.Plan) []string {

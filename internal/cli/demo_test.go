@@ -73,3 +73,33 @@ func TestDemoBadInput(t *testing.T) {
 		t.Errorf("got exit %d and %q, want %d and the --time message", code, stderr, ExitUsage)
 	}
 }
+
+// TestDemoPlacementTargets checks what demo --placement compares: the
+// same server on half the CPUs this process may use against it under a
+// quota of as much CPU time, control first.
+func TestDemoPlacementTargets(t *testing.T) {
+	if _, err := sandbox.ParsePlacement("", "100%", ""); err != nil {
+		t.Skipf("no writable cgroup here: %v", err)
+	}
+	targets, err := (&demoCmd{placement: true}).targets()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(targets) != 2 || targets[0].role != "control" || targets[1].role != "candidate" {
+		t.Fatalf("got targets %+v, want a control and a candidate", targets)
+	}
+	cpus, err := sandbox.ParseCPUList(targets[0].place.CPUs)
+	if err != nil {
+		t.Fatalf("control's --cpus %q: %v", targets[0].place.CPUs, err)
+	}
+	if want := max(len(sandbox.AllowedCPUs())/2, 1); len(cpus) != want {
+		t.Errorf("got the control on %d CPUs (%s), want %d, half of those allowed", len(cpus), targets[0].place.CPUs, want)
+	}
+	if got, want := targets[1].place.CPUQuota, 100*len(cpus); got != want || targets[1].place.CPUs != "" {
+		t.Errorf("got the candidate at %d%% on CPUs %q, want %d%% on any CPU: as much CPU time as the control", got, targets[1].place.CPUs, want)
+	}
+	plan := string((&demoCmd{placement: true, threads: []int{4}, timeS: 2, maxRepeats: 3}).planText(nil))
+	if !strings.Contains(plan, "workloads: [oltp_point_select, oltp_read_only]") {
+		t.Errorf("got plan\n%s\nwant oltp_point_select and oltp_read_only", plan)
+	}
+}

@@ -14,7 +14,8 @@ import (
 	"github.com/shakedown/shakedown/internal/sbflag"
 )
 
-const sandboxUsage = `usage: shakedown sandbox up NAME [--port P] [--set var=value ...] [--basedir DIR] [--url-only]
+const sandboxUsage = `usage: shakedown sandbox up NAME [--port P] [--set var=value ...] [--basedir DIR]
+                         [--cpus LIST] [--cpu-quota PCT] [--numa interleave] [--url-only]
        shakedown sandbox stop NAME
        shakedown sandbox down NAME
        shakedown sandbox list
@@ -33,7 +34,14 @@ and keep running after shakedown exits until "sandbox down".
   start NAME  start a stopped sandbox again (as up NAME does)
   stop NAME   shut a sandbox's server down cleanly, keeping its data
   down NAME   stop a sandbox and delete it with its data
-  list        show the sandboxes and whether they run
+  list        show the sandboxes, whether they run and where (CPUs, quota, NUMA)
+
+--cpus, --cpu-quota and --numa place the server as production hosts do,
+to compare a server bound to cores with one under a CPU quota: --cpus binds
+it to CPUs (as taskset -c), --cpu-quota limits it to a share of CPU time in
+a cgroup of its own (cpu.max, or cpu.cfs_quota_us on cgroup v1; 200% is two
+CPUs' time), --numa interleave spreads its memory over the NUMA nodes (with
+numactl). They are kept: the sandbox starts again placed the same way.
 
 Options of up:
 `
@@ -44,6 +52,8 @@ type sandboxCmd struct {
 	set     []string
 	basedir string
 	urlOnly bool
+
+	cpus, cpuQuota, numa string
 }
 
 func (c *sandboxCmd) flags() *pflag.FlagSet {
@@ -51,6 +61,9 @@ func (c *sandboxCmd) flags() *pflag.FlagSet {
 	fs.IntVar(&c.port, "port", 0, "TCP port on 127.0.0.1 (default: a free one)")
 	fs.StringArrayVar(&c.set, "set", nil, "server setting var=value, overriding the benchmark defaults; repeat for more (e.g. --set log_bin=ON --set sync_binlog=1)")
 	fs.StringVar(&c.basedir, "basedir", "", "unpacked MariaDB/MySQL tarball to run (default: mariadbd or mysqld from PATH, /usr/sbin)")
+	fs.StringVar(&c.cpus, "cpus", "", "bind the server to these CPUs, e.g. 0-3 or 0,2 (CPU affinity)")
+	fs.StringVar(&c.cpuQuota, "cpu-quota", "", "limit the server to this share of CPU time in a cgroup, e.g. 200% (two CPUs) or 0.5")
+	fs.StringVar(&c.numa, "numa", "", "interleave: spread the server's memory over all NUMA nodes (needs numactl and 2+ nodes)")
 	fs.BoolVar(&c.urlOnly, "url-only", false, "print only the target URL, for scripts")
 	return fs
 }
@@ -127,6 +140,10 @@ func (c *sandboxCmd) up(ctx context.Context, env *Env, args []string) error {
 	if err := sandbox.ValidateSet(c.set); err != nil {
 		return usagef("sandbox up: %v", err)
 	}
+	place, err := sandbox.ParsePlacement(c.cpus, c.cpuQuota, c.numa)
+	if err != nil {
+		return usagef("sandbox up: %v", err)
+	}
 	home := sandbox.DefaultHome(env.Getenv)
 	if old, err := sandbox.Get(home, name); err == nil {
 		// An existing sandbox is used as it is, with its data, when it
@@ -138,6 +155,7 @@ func (c *sandboxCmd) up(ctx context.Context, env *Env, args []string) error {
 		if err != nil {
 			return usagef("sandbox up: %v", err)
 		}
+		diffs = append(diffs, old.PlacementDifferences(place)...)
 		if len(diffs) > 0 {
 			state := "runs"
 			if !old.Running {
@@ -153,16 +171,17 @@ func (c *sandboxCmd) up(ctx context.Context, env *Env, args []string) error {
 			_, err = fmt.Fprintln(env.Stdout, old.URL())
 			return err
 		}
-		_, err = fmt.Fprintf(env.Stdout, "sandbox %s already up: %s on 127.0.0.1:%d (socket %s); target %s\n",
-			old.Name, old.Product(), old.Port, old.Socket, old.URL())
+		_, err = fmt.Fprintf(env.Stdout, "sandbox %s already up: %s on 127.0.0.1:%d (socket %s)%s; target %s\n",
+			old.Name, old.Product(), old.Port, old.Socket, placed(old), old.URL())
 		return err
 	}
 	inst, err := sandbox.Up(ctx, sandbox.Options{
-		Name:    name,
-		Port:    c.port,
-		Set:     c.set,
-		Basedir: c.basedir,
-		Home:    home,
+		Name:      name,
+		Port:      c.port,
+		Set:       c.set,
+		Basedir:   c.basedir,
+		Home:      home,
+		Placement: place,
 	})
 	if errors.Is(err, sandbox.ErrInvalid) {
 		return usagef("sandbox up: %v", err)
@@ -174,9 +193,29 @@ func (c *sandboxCmd) up(ctx context.Context, env *Env, args []string) error {
 		_, err = fmt.Fprintln(env.Stdout, inst.URL())
 		return err
 	}
-	_, err = fmt.Fprintf(env.Stdout, "sandbox %s up: %s on 127.0.0.1:%d (socket %s); target %s\n",
-		inst.Name, inst.Product(), inst.Port, inst.Socket, inst.URL())
+	_, err = fmt.Fprintf(env.Stdout, "sandbox %s up: %s on 127.0.0.1:%d (socket %s)%s; target %s\n",
+		inst.Name, inst.Product(), inst.Port, inst.Socket, placed(inst), inst.URL())
 	return err
+}
+
+// placed says where a sandbox's server runs, for "up": "" when the
+// kernel places it.
+func placed(i *sandbox.Instance) string {
+	var parts []string
+	p := i.Placement
+	if p.CPUs != "" {
+		parts = append(parts, "on CPUs "+p.CPUs)
+	}
+	if p.CPUQuota != 0 {
+		parts = append(parts, "under a "+p.QuotaString()+" CPU quota (cgroup "+i.Cgroup+")")
+	}
+	if p.NUMA != "" {
+		parts = append(parts, "with NUMA memory policy "+p.NUMA)
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return ", " + strings.Join(parts, ", ")
 }
 
 // restart starts a stopped sandbox again with its data.
@@ -192,8 +231,8 @@ func (c *sandboxCmd) restart(ctx context.Context, env *Env, home, name string) e
 		_, err = fmt.Fprintln(env.Stdout, inst.URL())
 		return err
 	}
-	_, err = fmt.Fprintf(env.Stdout, "sandbox %s started again with its data: %s on 127.0.0.1:%d; target %s\n",
-		inst.Name, inst.Product(), inst.Port, inst.URL())
+	_, err = fmt.Fprintf(env.Stdout, "sandbox %s started again with its data: %s on 127.0.0.1:%d%s; target %s\n",
+		inst.Name, inst.Product(), inst.Port, placed(inst), inst.URL())
 	return err
 }
 
@@ -273,15 +312,25 @@ func (c *sandboxCmd) list(env *Env, args []string) error {
 		return err
 	}
 	tw := tabwriter.NewWriter(env.Stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tSTATUS\tSERVER\tPORT\tTARGET")
+	fmt.Fprintln(tw, "NAME\tSTATUS\tSERVER\tPORT\tCPUS\tQUOTA\tNUMA\tTARGET")
 	for _, i := range all {
 		status := "stopped"
 		if i.Running {
 			status = "running"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", i.Name, status, i.Product(), i.Port, i.URL())
+		p := i.Placement
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n", i.Name, status, i.Product(), i.Port,
+			dash(p.CPUs), dash(p.QuotaString()), dash(p.NUMA), i.URL())
 	}
 	return tw.Flush()
+}
+
+// dash is s, or "-" for nothing.
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }
 
 // sandboxHelpOK turns errSandboxHelp into success.

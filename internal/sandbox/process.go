@@ -26,8 +26,9 @@ type process struct {
 }
 
 // spawn starts bin detached from our session, with its stdout and stderr
-// appended to consolePath and dir as its working directory.
-func spawn(bin string, args []string, dir, consolePath string, tied bool) (*process, error) {
+// appended to consolePath and dir as its working directory, bound to cpus
+// when there are any.
+func spawn(bin string, args []string, dir, consolePath string, tied bool, cpus []int) (*process, error) {
 	out, err := os.OpenFile(consolePath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("start server: %w", err)
@@ -38,9 +39,14 @@ func spawn(bin string, args []string, dir, consolePath string, tied bool) (*proc
 	cmd.Stdout = out
 	cmd.Stderr = out
 	cmd.SysProcAttr = sysProcAttr(tied)
-	if tied {
+	switch {
+	case tied && len(cpus) > 0:
+		onLockedThread(func() { err = withAffinity(cpus, cmd.Start) })
+	case tied:
 		onLockedThread(func() { err = cmd.Start() })
-	} else {
+	case len(cpus) > 0:
+		err = startBound(cpus, cmd.Start)
+	default:
 		err = cmd.Start()
 	}
 	if err != nil {

@@ -57,6 +57,10 @@ type Options struct {
 	Basedir string   // unpacked tarball with bin/mariadbd or bin/mysqld; empty = from PATH, /usr/sbin, /usr/bin
 	Home    string   // directory holding all sandboxes, one subdirectory per name
 
+	// Placement binds the server to CPUs, limits it to a CPU quota or
+	// sets its NUMA memory policy; see ParsePlacement. Kept across starts.
+	Placement Placement
+
 	// DieWithParent asks the kernel to kill the server when this process
 	// exits, however it exits (Linux only). For test harnesses; kept across
 	// Kill and Start.
@@ -76,6 +80,9 @@ type Instance struct {
 	Flavour  string   `json:"flavour"`  // "mariadb" or "mysql"
 	Basedir  string   `json:"basedir"`  // empty for a system install
 	Settings []string `json:"settings"` // effective var=value settings, defaults included
+
+	Placement Placement `json:"placement,omitzero"` // where the server runs
+	Cgroup    string    `json:"cgroup,omitempty"`   // its cgroup directory when it has a CPU quota
 
 	Home     string `json:"-"` // the home directory it lives in
 	Dir      string `json:"-"` // its own directory
@@ -176,6 +183,7 @@ func Up(ctx context.Context, opts Options) (*Instance, error) {
 	r.Settings = settingStrings(settings)
 	r.Bin = srv.Path
 	r.Tied = opts.DieWithParent
+	r.Placement = opts.Placement
 
 	var p *process
 	ok := false
@@ -186,6 +194,7 @@ func Up(ctx context.Context, opts Options) (*Instance, error) {
 		if p != nil {
 			_ = terminate(context.WithoutCancel(ctx), p.pid, r.DataDir, 0)
 		}
+		_ = removeCgroup(context.WithoutCancel(ctx), r.Cgroup)
 		r.removeFiles()
 	}()
 
@@ -330,6 +339,9 @@ func Down(ctx context.Context, home, name string) error {
 	if err := terminate(ctx, r.PID, r.DataDir, stopGrace); err != nil {
 		return fmt.Errorf("remove sandbox %s: %w", name, err)
 	}
+	if err := removeCgroup(ctx, r.Cgroup); err != nil {
+		return fmt.Errorf("remove sandbox %s: %w", name, err)
+	}
 	if err := r.removeFiles(); err != nil {
 		return fmt.Errorf("remove sandbox %s: %w", name, err)
 	}
@@ -446,14 +458,25 @@ func (r *record) serverArgs(srv *Server, settings []setting, root bool) []string
 // start runs the server and waits until it answers. The returned process
 // is non-nil whenever one was started, also on error.
 func (r *record) start(ctx context.Context) (*process, error) {
-	p, err := spawn(r.Bin, r.Args, r.Dir, r.consoleLog(), r.Tied)
+	bin, args, err := r.Placement.command(r.Bin, r.Args)
+	if err != nil {
+		return nil, err
+	}
+	p, err := spawn(bin, args, r.Dir, r.consoleLog(), r.Tied, r.Placement.cpuList())
 	if err != nil {
 		return nil, err
 	}
 	r.PID = p.pid
-	// Saved before waiting so that Down finds the process even if we are
-	// interrupted.
-	if err := r.save(); err != nil {
+	if r.Placement.CPUQuota > 0 {
+		// Moved in before the server has done any work worth counting.
+		r.Cgroup, err = setupCgroup(cgroupName(r.Dir), r.Placement.CPUQuota, p.pid)
+	}
+	// Saved before waiting so that Down finds the process (and the
+	// cgroup) even if we are interrupted.
+	if serr := r.save(); err == nil {
+		err = serr
+	}
+	if err != nil {
 		return p, err
 	}
 	v, err := waitReady(ctx, p, r.Port, r.Socket)
