@@ -55,7 +55,6 @@ var exceptions = map[string]string{
 	"report -> bisect":  "known wrong-way import, issue 24: report renders bisect's result type",
 	"result -> monitor": "known wrong-way import, issue 24: the stored document holds monitor's types",
 	"result -> runner":  "known wrong-way import, issue 24: the stored document holds runner's types",
-	"sweep -> report":   "known wrong-way import, issue 24: sweep picks the runs that stand with report's rule",
 }
 
 // layerOf maps each package to its layer.

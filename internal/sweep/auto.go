@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/shakedown/shakedown/internal/plan"
-	"github.com/shakedown/shakedown/internal/report"
 	"github.com/shakedown/shakedown/internal/stats"
 	"github.com/shakedown/shakedown/internal/store"
 )
@@ -33,10 +32,10 @@ func (s *sweeper) moreRepeats(ctx context.Context, st *store.Store, id int64, la
 	samples := map[cellKey]map[string][]float64{}
 	repeats := map[cellKey]int{}
 	// A step run again (resumed) counts by its last run.
-	for _, r := range report.Latest(runs) {
+	for _, r := range store.Latest(runs) {
 		k := cellKey{r.Workload, r.Threads}
 		repeats[k] = max(repeats[k], r.Repeat)
-		if !report.Counted(r) {
+		if !store.Counted(r) {
 			continue
 		}
 		if samples[k] == nil {
