@@ -10,7 +10,7 @@ package report
 
 import (
 	"fmt"
-	"github.com/shakedown/shakedown/internal/bisect"
+	"github.com/shakedown/shakedown/internal/bisectresult"
 	"io"
 	"math"
 	"sort"
@@ -155,7 +155,7 @@ type Report struct {
 	Moved []string
 	// Bisect, when set, is a vars bisect between two of the servers: which
 	// of the differing variables make the difference (see bisect.go).
-	Bisect *bisect.Result
+	Bisect *bisectresult.Result
 }
 
 // Counted says whether a run's figures count; store.Counted decides.
