@@ -3,7 +3,6 @@ package verify
 import (
 	"database/sql"
 	"sort"
-	"strings"
 
 	"github.com/shakedown/shakedown/internal/schema"
 )
@@ -29,14 +28,6 @@ func closeRows(rows *sql.Rows) error {
 		err = cerr
 	}
 	return err
-}
-
-// sig is an index's columns, "" for none.
-func sig(ix *Index) string {
-	if ix == nil {
-		return ""
-	}
-	return "(" + strings.Join(ix.Parts, ", ") + ")"
 }
 
 func sortedKeys[V any](m map[string]V) []string {
