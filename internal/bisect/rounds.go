@@ -56,7 +56,7 @@ func (s *session) bisect(ctx context.Context) error {
 	if errors.Is(err, errBudget) {
 		s.res.Outcome = OutcomeBudget
 		for _, v := range s.testable {
-			s.res.Unresolved = append(s.res.Unresolved, v.names()...)
+			s.res.Unresolved = append(s.res.Unresolved, allNames(v)...)
 		}
 		return nil
 	}
@@ -74,7 +74,7 @@ func (s *session) bisect(ctx context.Context) error {
 		// clear anything.
 		s.setThresholds(r.vs.Ratio)
 	}
-	oc, err := search(ctx, s, len(s.testable), r, func(i int) string { return s.testable[i].kind }, func(i int) bool { return s.testable[i].Restart })
+	oc, err := search(ctx, s, len(s.testable), r, func(i int) string { return s.testable[i].Kind }, func(i int) bool { return s.testable[i].Restart })
 	if err != nil {
 		return err
 	}
@@ -262,7 +262,7 @@ func (s *session) test(ctx context.Context, set, on []int, left int) (*round, er
 // sent every noisy bisect into a second phase that found nothing.
 func (s *session) beyond(a, b *round) bool {
 	e := s.relative(a.vs, b.vs)
-	return e.differs()
+	return e.Differs()
 }
 
 // smaller reports whether b's effect is clearly smaller than a's (nearer
@@ -315,11 +315,11 @@ func (s *session) fill(ctx context.Context, oc *outcome, all *round) error {
 		case classInteraction, classTogether, classOnTop:
 			found = append(found, i) // listed with their group below
 		case classCleared:
-			s.res.Cleared = append(s.res.Cleared, v.names()...)
+			s.res.Cleared = append(s.res.Cleared, allNames(v)...)
 		case classInconclusive:
-			s.res.Inconclusive = append(s.res.Inconclusive, v.names()...)
+			s.res.Inconclusive = append(s.res.Inconclusive, allNames(v)...)
 		default:
-			s.res.Unresolved = append(s.res.Unresolved, v.names()...)
+			s.res.Unresolved = append(s.res.Unresolved, allNames(v)...)
 		}
 	}
 	sort.SliceStable(s.res.Causes, func(i, j int) bool {
@@ -377,11 +377,6 @@ func (s *session) relative(a, b Comparison) Effect {
 	}
 	e.State = verdict(e.Lo, e.Hi, s.threshold)
 	return e
-}
-
-// String writes an effect as "1.91x [1.80, 2.05] faster".
-func (e Effect) String() string {
-	return fmt.Sprintf("%.2fx [%.2f, %.2f] %s", e.Ratio, e.Lo, e.Hi, e.State)
 }
 
 func joinQPS(xs []float64) string {

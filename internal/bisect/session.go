@@ -309,7 +309,7 @@ func (s *session) own() map[string]bool {
 		m[n] = true
 	}
 	for _, v := range s.testable {
-		for _, n := range v.names() {
+		for _, n := range allNames(v) {
 			m[n] = true
 		}
 	}

@@ -5,7 +5,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/shakedown/shakedown/internal/verify"
+	"github.com/shakedown/shakedown/internal/schema"
 )
 
 // checkCharsets lists the character sets and collations in use on the
@@ -207,7 +207,7 @@ func (r *runner) checkAutoIncrement() {
 
 // widerType suggests the next integer type up (an unsigned type doubles a
 // signed one's range).
-func widerType(c *verify.Column) string {
+func widerType(c *schema.Column) string {
 	next := map[string]string{"tinyint": "SMALLINT", "smallint": "INT", "mediumint": "INT", "int": "BIGINT", "integer": "BIGINT", "bigint": "BIGINT"}[c.DataType]
 	return next + " UNSIGNED NOT NULL AUTO_INCREMENT"
 }
@@ -222,7 +222,7 @@ func (r *runner) checkPrimaryKeys() {
 	for _, n := range sortedKeys(r.src.tables) {
 		t := r.src.tables[n]
 		hasPK := false
-		var usable *verify.Index
+		var usable *schema.Index
 		for _, ix := range t.Indexes {
 			if ix.Primary {
 				hasPK = true

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/shakedown/shakedown/internal/schema"
 	"github.com/shakedown/shakedown/internal/vars"
-	"github.com/shakedown/shakedown/internal/verify"
 )
 
 // Severities, in decreasing order of weight.
@@ -121,7 +121,7 @@ var DefaultSkipAccounts = []string{"root", "mariadb.sys", "mysql.sys", "mysql.se
 // Run checks src against dst. It returns an error only when a side cannot
 // be read at all (the connection is lost, ctx ends); everything else is a
 // finding or a not-checked entry.
-func Run(ctx context.Context, src, dst *verify.Side, opts Options) (*Report, error) {
+func Run(ctx context.Context, src, dst *schema.Side, opts Options) (*Report, error) {
 	if opts.QueryTimeout <= 0 {
 		opts.QueryTimeout = 30 * time.Second
 	}

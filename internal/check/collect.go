@@ -12,16 +12,16 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"github.com/shakedown/shakedown/internal/schema"
 	"github.com/shakedown/shakedown/internal/target"
 	"github.com/shakedown/shakedown/internal/vars"
-	"github.com/shakedown/shakedown/internal/verify"
 )
 
 // snapshot is what check read from one side. An item that could not be
 // read is in failed, with what it would need.
 type snapshot struct {
 	role    string
-	side    *verify.Side
+	side    *schema.Side
 	server  serverVersion
 	timeout time.Duration
 	failed  map[string]NotChecked
@@ -30,7 +30,7 @@ type snapshot struct {
 	user     string                // CURRENT_USER() as 'user'@'host'
 	schemas  map[string]schemaInfo // every database on the server
 	dbs      []string              // the databases in scope that exist here
-	tables   map[string]*verify.Table
+	tables   map[string]*schema.Table
 	info     map[string]*tableInfo // base tables, views, sequences: db.name
 	routines map[string]string     // db.name -> PROCEDURE or FUNCTION
 	triggers map[string]string     // db.name -> db.table it fires on
@@ -78,7 +78,7 @@ type zeroDate struct {
 	dataTyp string
 }
 
-func newSnapshot(role string, s *verify.Side, timeout time.Duration) *snapshot {
+func newSnapshot(role string, s *schema.Side, timeout time.Duration) *snapshot {
 	return &snapshot{role: role, side: s, server: parseServer(s.Server), timeout: timeout, failed: map[string]NotChecked{}}
 }
 
@@ -269,10 +269,10 @@ func (s *snapshot) inList() (string, []any, bool) {
 }
 
 func (s *snapshot) readTables(ctx context.Context) error {
-	s.tables = map[string]*verify.Table{}
+	s.tables = map[string]*schema.Table{}
 	qctx, cancel := context.WithTimeout(ctx, s.timeout*3)
 	defer cancel()
-	t, err := verify.LoadSchema(qctx, s.side, s.dbs)
+	t, err := schema.Load(qctx, s.side, s.dbs)
 	if err != nil {
 		if ctx.Err() != nil {
 			return &errFatal{s.role, ctx.Err()}

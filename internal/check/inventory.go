@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/shakedown/shakedown/internal/verify"
+	"github.com/shakedown/shakedown/internal/schema"
 )
 
 // checkInventory compares the objects of every database that exists on
@@ -136,9 +136,9 @@ func (r *runner) compareTables(fold func(string) string, inScope func(string) bo
 
 // compareColumns turns internal/verify's schema differences into findings.
 // Engines are left to the engine check.
-func (r *runner) compareColumns(name string, st, dt *verify.Table) {
+func (r *runner) compareColumns(name string, st, dt *schema.Table) {
 	var differs []string
-	for _, d := range verify.CompareSchema(st, dt) {
+	for _, d := range schema.Compare(st, dt) {
 		switch d.Kind {
 		case "engine":
 		case "column_missing_on_target":

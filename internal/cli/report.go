@@ -6,7 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/shakedown/shakedown/internal/bisect"
+	"github.com/shakedown/shakedown/internal/bisectresult"
 	"io"
 	"io/fs"
 	"os"
@@ -70,7 +70,7 @@ type reportCmd struct {
 	bisect    string
 	help      bool
 	// bisected is the result --bisect names, read before anything else.
-	bisected *bisect.Result
+	bisected *bisectresult.Result
 }
 
 func (c *reportCmd) flags(env *Env) *pflag.FlagSet {
@@ -374,13 +374,13 @@ func (c *reportCmd) write(env *Env, d *store.SweepData, what string) error {
 }
 
 // readBisect reads the file --bisect names; any fault is bad usage.
-func readBisect(path string) (*bisect.Result, error) {
+func readBisect(path string) (*bisectresult.Result, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, usagef("report --bisect %s: %v", path, plainPathError(err))
 	}
 	defer f.Close()
-	res, err := bisect.ReadJSON(f)
+	res, err := bisectresult.ReadJSON(f)
 	if err != nil {
 		return nil, usagef("report --bisect %s: %v: give the file shakedown vars bisect --json wrote", path, err)
 	}

@@ -330,7 +330,7 @@ var cpuStates = []string{"user", "nice", "system", "idle", "iowait", "irq", "sof
 // compute turns two readings into a sample.
 func compute(prev, cur *Reading, lim Limits) Sample {
 	d := newDelta(prev, cur)
-	s := Sample{ElapsedS: round3(d.sec), Values: map[string]float64{}, at: cur.At}
+	s := Sample{ElapsedS: round3(d.sec), Values: map[string]float64{}, Wall: cur.At}
 	for _, c := range columns {
 		v, ok := c.calc(d)
 		if !ok || math.IsNaN(v) || math.IsInf(v, 0) {

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/shakedown/shakedown/internal/result"
 	"github.com/shakedown/shakedown/internal/runner"
 	"github.com/shakedown/shakedown/internal/target"
 )
@@ -60,34 +61,6 @@ type Run struct {
 	measureAt  time.Time // start of measurement, from the first interval
 	cpuAtStart float64
 	finished   bool
-}
-
-// Report is what a run's watching adds to its result.
-type Report struct {
-	Server     *Series
-	Host       *HostSummary
-	CrossCheck *CrossCheck
-	// Checks are one-line warnings: pre-flight findings and a mismatch.
-	Checks []string
-}
-
-// HostSummary is the run's CPU cost on this host.
-type HostSummary struct {
-	// Local is set when the server runs on this host (host figures and the
-	// server's CPU are then in the series).
-	Local bool `json:"local"`
-	// Cores is this host's number of CPUs.
-	Cores     int `json:"cores"`
-	ServerPID int `json:"server_pid,omitempty"`
-	// ClientCPUS is shakedown's own CPU time (user + system) from the start
-	// of the run (the threads connecting included) or, after a warm-up, of
-	// measurement, to its end; ClientCPUPerQueryUS is that per measured
-	// statement.
-	ClientCPUS          float64 `json:"client_cpu_s"`
-	ClientCPUPerQueryUS float64 `json:"client_cpu_us_per_query"`
-	// ServerCPUPerQueryUS is the server process's CPU per statement over the
-	// cross-checked span (local servers only).
-	ServerCPUPerQueryUS float64 `json:"server_cpu_us_per_query,omitempty"`
 }
 
 // StartRun opens the sampler's connection, runs the pre-flight checks and
@@ -243,7 +216,7 @@ func (r *Run) Finish(o *runner.Outcome) *Report {
 			// verdict, and not "too short" either.
 			rep.CrossCheck = &CrossCheck{Note: "the server could not be reached for part of the run"}
 		} else {
-			rep.CrossCheck = CheckCounter(rep.Server, o.Intervals, r.cfg.Counter)
+			rep.CrossCheck = result.CheckCounter(rep.Server, o.Intervals, r.cfg.Counter)
 		}
 	}
 	if r.exp != nil {

@@ -179,8 +179,8 @@ func (rec *Recording) loop(ctx context.Context) {
 			return
 		}
 		rec.mu.Lock()
-		smp.AtS = round3(smp.at.Sub(rec.series.Start).Seconds())
-		rec.series.add(smp)
+		smp.AtS = round3(smp.Wall.Sub(rec.series.Start).Seconds())
+		addSample(rec.series, smp)
 		rec.mu.Unlock()
 		if rec.onSample != nil {
 			rec.onSample(smp)

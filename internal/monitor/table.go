@@ -181,10 +181,10 @@ func (t *Table) WriteAt(s Sample, label time.Time) error {
 		b.WriteString(label.Format("04:05.0") + "  ")
 	case !label.IsZero():
 		b.WriteString(label.Format("15:04:05") + " ")
-	case s.at.IsZero():
+	case s.Wall.IsZero():
 		b.WriteString(fmt.Sprintf("%8.1fs", s.AtS))
 	default:
-		b.WriteString(s.at.Format("15:04:05") + " ")
+		b.WriteString(s.Wall.Format("15:04:05") + " ")
 	}
 	group := ""
 	for _, c := range t.cols {
@@ -340,4 +340,4 @@ type WatchRecord struct {
 }
 
 // Record returns s as a watch --json line.
-func Record(s Sample) WatchRecord { return WatchRecord{Time: s.at, Sample: s} }
+func Record(s Sample) WatchRecord { return WatchRecord{Time: s.Wall, Sample: s} }

@@ -22,10 +22,10 @@ func TestTableGolden(t *testing.T) {
 		"proc.server.cpu_s", 1.5)
 	cur.Failed = map[string]string{"innodb": "read innodb status: access denied"}
 	s1 := compute(prev, cur, Limits{Cores: 8})
-	s1.at = time.Time{}
+	s1.Wall = time.Time{}
 	s1.AtS = 1
 	s2 := compute(cur, cur, Limits{Cores: 8})
-	s2.at = time.Time{}
+	s2.Wall = time.Time{}
 	s2.AtS = 2
 
 	var b bytes.Buffer

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/shakedown/shakedown/internal/bisect"
+	"github.com/shakedown/shakedown/internal/bisectresult"
 )
 
 // A report can carry the result of a "vars bisect" between two of its
@@ -16,13 +16,13 @@ import (
 // was cleared and what was left open.
 
 // bisectTitle heads the block in text and Markdown.
-func bisectTitle(b *bisect.Result) string {
+func bisectTitle(b *bisectresult.Result) string {
 	return fmt.Sprintf("Which differences matter (vars bisect: %s %s; control %s, candidate %s)",
 		b.Workload, strings.Join(b.RunArgs, " "), b.Control, b.Candidate)
 }
 
 // bisectCauses is the table of causes and interactions.
-func bisectCauses(b *bisect.Result) *table {
+func bisectCauses(b *bisectresult.Result) *table {
 	t := &table{header: []string{"variable", "control", "candidate", "effect on the control"}, right: []bool{false, false, false, false}}
 	for _, c := range b.Causes {
 		t.add(c.Variable, c.ControlValue, c.CandidateValue, c.Effect.String())
@@ -34,7 +34,7 @@ func bisectCauses(b *bisect.Result) *table {
 }
 
 // bisectLists are the lines after the causes: cleared, open, not testable.
-func bisectLists(b *bisect.Result) []string {
+func bisectLists(b *bisectresult.Result) []string {
 	var out []string
 	list := func(title string, names []string) {
 		if len(names) > 0 {

@@ -3,7 +3,7 @@ package report
 import (
 	"bufio"
 	"fmt"
-	"github.com/shakedown/shakedown/internal/bisect"
+	"github.com/shakedown/shakedown/internal/bisectresult"
 	"html"
 	"io"
 	"sort"
@@ -387,7 +387,7 @@ func (h *htmlWriter) environment() {
 	}
 	if r.Bisect != nil {
 		// Which of those differences matter, right after them.
-		_ = bisect.WriteHTML(h, r.Bisect) // a write error stays in h's bufio.Writer and is returned by its Flush
+		_ = bisectresult.WriteHTML(h, r.Bisect) // a write error stays in h's bufio.Writer and is returned by its Flush
 	}
 	for _, t := range r.Targets {
 		names := make([]string, 0, len(t.Variables))

@@ -10,7 +10,7 @@ package report
 
 import (
 	"fmt"
-	"github.com/shakedown/shakedown/internal/bisect"
+	"github.com/shakedown/shakedown/internal/bisectresult"
 	"io"
 	"math"
 	"sort"
@@ -158,45 +158,14 @@ type Report struct {
 	Moved []string
 	// Bisect, when set, is a vars bisect between two of the servers: which
 	// of the differing variables make the difference (see bisect.go).
-	Bisect *bisect.Result
+	Bisect *bisectresult.Result
 }
 
-// Counted says whether a run's figures count: failed, interrupted and
-// degraded runs (the server could not be reached for part of the run) are
-// left out of every figure and verdict. It is the one place that decides.
-func Counted(run store.Run) bool {
-	return run.Status == store.RunOK && !run.Degraded && run.Result != nil
-}
+// Counted says whether a run's figures count; store.Counted decides.
+func Counted(run store.Run) bool { return store.Counted(run) }
 
-// Latest keeps the last run of each step (target, workload, threads and
-// repeat), in the order given: a resumed sweep runs a failed or
-// interrupted step again, or a thread level again from its first repeat
-// on fresh data, and then only the later run (by ID) stands.
-func Latest(runs []store.Run) []store.Run {
-	latest, _ := splitLatest(runs)
-	return latest
-}
-
-func splitLatest(runs []store.Run) (latest, again []store.Run) {
-	key := func(r store.Run) string {
-		return fmt.Sprint(r.Target, "\x00", r.Workload, "\x00", r.Threads, "\x00", r.Repeat)
-	}
-	last := map[string]int{}
-	for i, r := range runs {
-		// The later run: the one stored later, else the later given.
-		if j, ok := last[key(r)]; !ok || r.ID == 0 || runs[j].ID == 0 || r.ID > runs[j].ID {
-			last[key(r)] = i
-		}
-	}
-	for i, r := range runs {
-		if last[key(r)] == i {
-			latest = append(latest, r)
-		} else {
-			again = append(again, r)
-		}
-	}
-	return latest, again
-}
+// Latest keeps the last run of each step; store.Latest decides.
+func Latest(runs []store.Run) []store.Run { return store.Latest(runs) }
 
 // Build analyses a stored sweep.
 func Build(d *store.SweepData) *Report {
@@ -204,7 +173,7 @@ func Build(d *store.SweepData) *Report {
 		Notes: d.Notes}
 	if d.Sweep.ID != 0 {
 		shallow := *d
-		shallow.Runs, r.RunAgain = splitLatest(d.Runs)
+		shallow.Runs, r.RunAgain = store.SplitLatest(d.Runs)
 		d = &shallow
 	}
 	if r.Threshold <= 0 {

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/shakedown/shakedown/internal/bisect"
+	"github.com/shakedown/shakedown/internal/bisectresult"
 	"github.com/shakedown/shakedown/internal/golden"
 	"github.com/shakedown/shakedown/internal/result"
 	"github.com/shakedown/shakedown/internal/stats"
@@ -43,7 +43,7 @@ func withBisect(t *testing.T) *Report {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	b, err := bisect.ReadJSON(f)
+	b, err := bisectresult.ReadJSON(f)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/shakedown/shakedown/internal/histogram"
-	"github.com/shakedown/shakedown/internal/monitor"
 	"github.com/shakedown/shakedown/internal/runner"
 	"github.com/shakedown/shakedown/internal/segment"
 )
@@ -446,7 +445,7 @@ func mergeBucket(b *bucket, originUS int64, pct float64, acc *histogram.Accumula
 
 // crossCheck compares the merged client rate with the server series the
 // first runner sampled, shifted to the merged intervals' origin.
-func crossCheck(base *Result, ivs []Interval, origin time.Time) *monitor.CrossCheck {
+func crossCheck(base *Result, ivs []Interval, origin time.Time) *CrossCheck {
 	s := *base.Server
 	if !s.Start.IsZero() && !origin.IsZero() {
 		shift := s.Start.Sub(origin).Seconds()
@@ -464,10 +463,10 @@ func crossCheck(base *Result, ivs []Interval, origin time.Time) *monitor.CrossCh
 	if cc := base.CrossCheck; cc != nil {
 		counter = cc.Counter
 		if cc.NotApplicable {
-			counter = monitor.NoCounter
+			counter = NoCounter
 		}
 	}
-	cc := monitor.CheckCounter(&s, client, counter)
+	cc := CheckCounter(&s, client, counter)
 	if cc != nil && cc.Note != "" && !cc.NotApplicable {
 		cc.Note = "merged runners: " + cc.Note
 	}

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/shakedown/shakedown/internal/histogram"
-	"github.com/shakedown/shakedown/internal/monitor"
 )
 
 // synthRunner is one runner's result, made of samples drawn from rnd:
@@ -191,12 +190,12 @@ func TestMergeCrossCheck(t *testing.T) {
 	for i := range 2 {
 		rs = append(rs, synthRunner(t, i, 2, start, 6, 500, rnd, nil))
 	}
-	s := &monitor.Series{IntervalS: 1, Start: start}
+	s := &Series{IntervalS: 1, Start: start}
 	for k := 1; k <= 6; k++ {
-		s.Samples = append(s.Samples, monitor.Sample{AtS: float64(k), ElapsedS: 1, Values: map[string]float64{"qps": 1000}})
+		s.Samples = append(s.Samples, Sample{AtS: float64(k), ElapsedS: 1, Values: map[string]float64{"qps": 1000}})
 	}
 	rs[0].Result.Server = s
-	rs[0].Result.CrossCheck = &monitor.CrossCheck{}
+	rs[0].Result.CrossCheck = &CrossCheck{}
 	m, err := Merge(rs, 2, "0,1/2,1")
 	if err != nil {
 		t.Fatal(err)

@@ -3,14 +3,12 @@ package result
 import (
 	"fmt"
 	"io"
-
-	"github.com/shakedown/shakedown/internal/monitor"
 )
 
 // AddMonitor stores what watching the server added to the run: the server
 // series, the host's CPU figures, the client/server cross-check and the
 // warnings. A nil report adds nothing.
-func (r *Result) AddMonitor(rep *monitor.Report) {
+func (r *Result) AddMonitor(rep *Monitor) {
 	if rep == nil {
 		return
 	}

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/shakedown/shakedown/internal/histogram"
-	"github.com/shakedown/shakedown/internal/monitor"
 	"github.com/shakedown/shakedown/internal/runner"
 )
 
@@ -62,12 +61,12 @@ type Result struct {
 	// Server is the per-second server (and, for a server on this host,
 	// host) series sampled during the run; nil with --monitor=off. Its
 	// times share the origin of Intervals.
-	Server *monitor.Series `json:"server,omitempty"`
+	Server *Series `json:"server,omitempty"`
 	// Host is the run's CPU cost: the client's per query, and the server
 	// process's when it runs on this host.
-	Host *monitor.HostSummary `json:"host,omitempty"`
+	Host *HostSummary `json:"host,omitempty"`
 	// CrossCheck compares the client's QPS with the server's count.
-	CrossCheck *monitor.CrossCheck `json:"cross_check,omitempty"`
+	CrossCheck *CrossCheck `json:"cross_check,omitempty"`
 	// Checks are warnings about the run: pre-flight findings, a client /
 	// server mismatch.
 	Checks []string `json:"checks,omitempty"`

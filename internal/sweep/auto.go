@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/shakedown/shakedown/internal/plan"
-	"github.com/shakedown/shakedown/internal/report"
 	"github.com/shakedown/shakedown/internal/stats"
 	"github.com/shakedown/shakedown/internal/store"
 )
@@ -34,10 +33,10 @@ func (s *sweeper) moreRepeats(ctx context.Context, st *store.Store, id int64, la
 	repeats := map[cellKey]int{}
 	bound := map[cellKey]bool{}
 	// A step run again (resumed) counts by its last run.
-	for _, r := range report.Latest(runs) {
+	for _, r := range store.Latest(runs) {
 		k := cellKey{r.Workload, r.Threads}
 		repeats[k] = max(repeats[k], r.Repeat)
-		if !report.Counted(r) {
+		if !store.Counted(r) {
 			continue
 		}
 		bound[k] = bound[k] || r.Result.ClientBound()

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/shakedown/shakedown/internal/plan"
-	"github.com/shakedown/shakedown/internal/report"
 	"github.com/shakedown/shakedown/internal/store"
 )
 
@@ -76,7 +75,7 @@ func (s *sweeper) later(d *store.SweepData, firstRound int, done map[string]bool
 		byLabel[w.Label()] = w
 	}
 	var out []plan.Step
-	for _, r := range report.Latest(d.Runs) {
+	for _, r := range store.Latest(d.Runs) {
 		w, t := byLabel[r.Workload], s.target(r.Target)
 		if r.Step <= firstRound || w == nil || t == nil || done[stepKey(r.Target, r.Workload, r.Threads, r.Repeat)] {
 			continue

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/shakedown/shakedown/internal/plan"
-	"github.com/shakedown/shakedown/internal/report"
 	"github.com/shakedown/shakedown/internal/runner"
 	"github.com/shakedown/shakedown/internal/sandbox"
 	"github.com/shakedown/shakedown/internal/sandbox/sandboxtest"
@@ -165,7 +164,7 @@ func TestKilledTarget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := statuses(report.Latest(d.Runs)), "1:a/1:ok 2:b/1:ok 3:b/2:ok 4:a/2:ok 5:a/3:ok 6:b/3:ok"; got != want {
+	if got, want := statuses(store.Latest(d.Runs)), "1:a/1:ok 2:b/1:ok 3:b/2:ok 4:a/2:ok 5:a/3:ok 6:b/3:ok"; got != want {
 		t.Errorf("runs that stand: got %s, want %s", got, want)
 	}
 	if n, _ := st.FailedSteps(context.Background(), sum.SweepID); n != 0 || d.Sweep.Status != store.SweepDone {

@@ -35,7 +35,6 @@ import (
 
 	"github.com/shakedown/shakedown/internal/engine"
 	"github.com/shakedown/shakedown/internal/plan"
-	"github.com/shakedown/shakedown/internal/report"
 	"github.com/shakedown/shakedown/internal/result"
 	"github.com/shakedown/shakedown/internal/runner"
 	"github.com/shakedown/shakedown/internal/schedule"
@@ -142,7 +141,7 @@ func Run(ctx context.Context, p *plan.Plan, envs []Env, opt Options) (*Summary, 
 		for _, run := range d.Runs {
 			last = max(last, run.Step)
 		}
-		for _, run := range report.Latest(d.Runs) {
+		for _, run := range store.Latest(d.Runs) {
 			if run.Status == store.RunOK {
 				done[stepKey(run.Target, run.Workload, run.Threads, run.Repeat)] = true
 			}

@@ -10,15 +10,6 @@ import (
 	"github.com/shakedown/shakedown/internal/target"
 )
 
-// Side is one of the two servers being compared: a pool with verify's
-// session settings and what the server said it is.
-type Side struct {
-	Role   string // "source" or "target"
-	Target *target.Target
-	DB     *sql.DB
-	Server target.Server
-}
-
 // sessionParams are set on every connection of both sides, so that both
 // render values the same way: TIMESTAMP in UTC, no sql_mode that changes
 // how values print (PAD_CHAR_TO_FULL_LENGTH) or how literals are escaped

@@ -1,7 +1,6 @@
 package verify
 
 import (
-	"database/sql"
 	"encoding/json"
 	"math/big"
 	"strings"
@@ -109,53 +108,6 @@ func TestLiterals(t *testing.T) {
 				t.Errorf("got %s, want %s", got, tt.want)
 			}
 		})
-	}
-}
-
-func TestNormalize(t *testing.T) {
-	types := []struct{ in, want string }{
-		{"int(11)", "int"},
-		{"int(10) unsigned", "int unsigned"},
-		{"bigint(20) unsigned", "bigint unsigned"},
-		{"tinyint(1)", "tinyint"},
-		{"year(4)", "year"},
-		{"int(6) unsigned zerofill", "int(6) unsigned zerofill"},
-		{"varchar(10)", "varchar(10)"},
-		{"decimal(10,2)", "decimal(10,2)"},
-	}
-	for _, tt := range types {
-		if got := normType(tt.in); got != tt.want {
-			t.Errorf("normType(%q): got %q, want %q", tt.in, got, tt.want)
-		}
-	}
-	str := func(s string) sql.NullString { return sql.NullString{String: s, Valid: true} }
-	defaults := []struct {
-		name, flavour string
-		def           sql.NullString
-		nullable      bool
-		extra, want   string
-	}{
-		{"mariadb null", "mariadb", str("NULL"), true, "", "NULL"},
-		{"mysql null", "mysql", sql.NullString{}, true, "", "NULL"},
-		{"mariadb none", "mariadb", sql.NullString{}, false, "", ""},
-		{"mysql none", "mysql", sql.NullString{}, false, "", ""},
-		{"mariadb literal", "mariadb", str("'it''s'"), false, "", "'it''s'"},
-		{"mysql literal", "mysql", str("it's"), false, "", "'it''s'"},
-		{"mariadb number", "mariadb", str("0"), false, "", "'0'"},
-		{"mysql number", "mysql", str("0"), false, "", "'0'"},
-		{"mariadb expression", "mariadb", str("current_timestamp()"), false, "", "current_timestamp"},
-		{"mysql expression", "mysql", str("CURRENT_TIMESTAMP"), false, "DEFAULT_GENERATED", "current_timestamp"},
-		{"mysql precision", "mysql", str("CURRENT_TIMESTAMP(6)"), false, "DEFAULT_GENERATED", "current_timestamp(6)"},
-	}
-	for _, tt := range defaults {
-		if got := normDefault(tt.flavour, tt.def, tt.nullable, tt.extra); got != tt.want {
-			t.Errorf("%s: got %q, want %q", tt.name, got, tt.want)
-		}
-	}
-	for in, want := range map[string]string{"utf8": "utf8mb3", "utf8_general_ci": "utf8mb3_general_ci", "utf8mb4_bin": "utf8mb4_bin", "latin1": "latin1"} {
-		if got := normCharset(in); got != want {
-			t.Errorf("normCharset(%q): got %q, want %q", in, got, want)
-		}
 	}
 }
 

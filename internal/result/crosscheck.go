@@ -1,4 +1,4 @@
-package monitor
+package result
 
 import (
 	"fmt"
@@ -175,3 +175,5 @@ func checkKey(s *Series, intervals []runner.Interval, key string) *CrossCheck {
 }
 
 func round2(x float64) float64 { return math.Round(x*100) / 100 }
+
+func round3(x float64) float64 { return math.Round(x*1000) / 1000 }

@@ -1,10 +1,12 @@
-package bisect
+package bisectresult
 
 import (
 	"fmt"
 	"html"
 	"io"
 	"strings"
+
+	"github.com/shakedown/shakedown/internal/stats"
 )
 
 // css is the report's look (internal/report) for the parts the section
@@ -42,12 +44,12 @@ func esc(s string) string {
 func effectCell(e Effect) string {
 	class := "noise"
 	switch e.State {
-	case Faster:
+	case string(stats.Faster):
 		class = "faster"
 		if e.Lo >= 1.2 {
 			class += " strong"
 		}
-	case Slower:
+	case string(stats.Slower):
 		class = "slower"
 		if e.Hi <= 1/1.2 {
 			class += " strong"

@@ -1,4 +1,4 @@
-package bisect
+package bisectresult
 
 import (
 	"encoding/json"
@@ -46,7 +46,7 @@ func (r *Result) Summary() string {
 	}
 	var b strings.Builder
 	switch {
-	case len(r.Causes) == 0 && len(r.Interactions) == 0 && r.All != nil && !r.All.differs():
+	case len(r.Causes) == 0 && len(r.Interactions) == 0 && r.All != nil && !r.All.Differs():
 		fmt.Fprintf(&b, "Applying every testable difference on the control does not move it clearly (%s): the difference lies elsewhere (hardware, version, data, or the variables not testable here).", r.All)
 	case len(r.Causes) == 0 && len(r.Interactions) == 0:
 		b.WriteString("No variable was shown to matter.")

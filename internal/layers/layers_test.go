@@ -1,0 +1,174 @@
+package layers
+
+import (
+	"go/build"
+	"io/fs"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/shakedown/shakedown/internal/"
+
+// order is the layering of the internal packages, lowest first. A package
+// may import packages of lower layers only, never one of its own layer or
+// above: packages of one layer are peers that meet in what lies below them.
+// Every internal package is listed, so a new one is placed on purpose.
+var order = [][]string{
+	// Leaves: no internal imports.
+	{"version", "usage", "suggest", "clock", "stats", "sqlsplit", "progress", "histogram",
+		"randgen", "vars", "fingerprint", "golden", "browsertest"},
+	// Flags, run segments, the wire protocol and the sandboxes.
+	{"sbflag", "segment", "wire", "wire/wiretest", "sandbox", "sandbox/gmstest",
+		"sandbox/gmstest/gmsserver"},
+	// Server sessions, the workload interface, captures.
+	{"target", "workload", "capture", "sandbox/sandboxtest"},
+	// Table definitions, read and compared (for verify and check alike).
+	{"schema"},
+	// Clients, the workloads and the stored documents (result holds every
+	// stored document and imports no producer; bisectresult is the document
+	// vars bisect writes).
+	{"client", "client/fakeconn", "workload/connect", "workload/hotrow", "workload/oltp",
+		"workload/ping", "workload/sqlfile", "result", "bisectresult"},
+	// The runner, the store, the plan (which does not import the engine),
+	// the workload set and the tools that compare servers: verify, check
+	// (which does not import verify) and replay.
+	{"runner", "store", "plan", "workload/all", "verify", "check", "replay"},
+	// Producers above the runner.
+	{"monitor", "slap", "schedule"},
+	// The load engine.
+	{"engine"},
+	// Workflows and the renderer of stored documents: peers, none imports
+	// another; report renders what bisect and sweep stored without linking
+	// them.
+	{"sweep", "bisect", "report"},
+	// Readiness reads the evidence of the tools below it.
+	{"readiness"},
+	// The command layer.
+	{"cli"},
+}
+
+// exceptions are imports against the order that are known and still to be
+// turned around, each "from -> to". The test fails when one of them is no
+// longer there, so that this list only shrinks.
+var exceptions = map[string]string{
+	// plan.Parse and Plan.EffectiveOptions ask engine.Parse and engine.Takes
+	// which options each workload takes: the engine's parser has to be
+	// handed to the plan (or its flag set moved below it) first.
+	"plan -> engine": "known wrong-way import, issue 24",
+	// result.Build, IntervalOf, IntervalHDROf, WriteInterval,
+	// KeepHistograms and CheckCounter read runner.Outcome and
+	// runner.Interval: the runner should convert its outcome into the
+	// document instead.
+	"result -> runner": "known wrong-way import, issue 24",
+}
+
+// layerOf maps each package to its layer.
+func layerOf(t *testing.T) map[string]int {
+	t.Helper()
+	m := map[string]int{}
+	for i, layer := range order {
+		for _, p := range layer {
+			if _, dup := m[p]; dup {
+				t.Fatalf("package %s is listed twice in the order", p)
+			}
+			m[p] = i
+		}
+	}
+	return m
+}
+
+// imports lists, for each internal package below dir, the internal packages
+// its non-test files import (test files may reach up to build fixtures).
+func imports(t *testing.T, dir string) map[string][]string {
+	t.Helper()
+	out := map[string][]string{}
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() {
+			return nil
+		}
+		if path != dir && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".") || strings.HasPrefix(d.Name(), "_")) {
+			return filepath.SkipDir
+		}
+		pkg, err := build.Default.ImportDir(path, 0)
+		if err != nil {
+			if _, ok := err.(*build.NoGoError); ok {
+				return nil
+			}
+			return err
+		}
+		rel, err := filepath.Rel(dir, path)
+		if err != nil {
+			return err
+		}
+		rel = filepath.ToSlash(rel)
+		if rel == "." || rel == "layers" {
+			return nil
+		}
+		var internal []string
+		for _, imp := range pkg.Imports {
+			if strings.HasPrefix(imp, module) {
+				internal = append(internal, strings.TrimPrefix(imp, module))
+			}
+		}
+		sort.Strings(internal)
+		out[rel] = internal
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("list packages: %v", err)
+	}
+	return out
+}
+
+func TestLayers(t *testing.T) {
+	layer := layerOf(t)
+	pkgs := imports(t, "..")
+	if len(pkgs) < 30 {
+		t.Fatalf("found %d internal packages, want at least 30: is the test run from internal/layers?", len(pkgs))
+	}
+	for p := range layer {
+		if _, ok := pkgs[p]; !ok {
+			t.Errorf("package %s is in the order but not in internal/: remove it from the order", p)
+		}
+	}
+	used := map[string]bool{}
+	names := make([]string, 0, len(pkgs))
+	for p := range pkgs {
+		names = append(names, p)
+	}
+	sort.Strings(names)
+	for _, p := range names {
+		lp, ok := layer[p]
+		if !ok {
+			t.Errorf("package %s is not in the order: place it in a layer of layers_test.go", p)
+			continue
+		}
+		for _, imp := range pkgs[p] {
+			li, ok := layer[imp]
+			if !ok || li < lp {
+				continue
+			}
+			key := p + " -> " + imp
+			if why, ok := exceptions[key]; ok {
+				used[key] = true
+				t.Logf("%s: %s", key, why)
+				continue
+			}
+			if li == lp {
+				t.Errorf("%s imports its peer %s (layer %d): got an import within a layer, want imports of lower layers only", p, imp, lp+1)
+			} else {
+				t.Errorf("%s (layer %d) imports %s (layer %d): got an import up the order, want imports of lower layers only", p, lp+1, imp, li+1)
+			}
+		}
+	}
+	for key := range exceptions {
+		if !used[key] {
+			t.Errorf("exception %q no longer holds: remove it from the exceptions", key)
+		}
+	}
+}
