@@ -69,7 +69,7 @@ var (
 )
 
 // fullEnv, when set, lets the full bisect of durable against relaxed run:
-// make test runs it on its own after every other test, whose load would
+// make test-bisect runs it on its own, since the load of other tests would
 // otherwise be in its measurements.
 const fullEnv = "SHAKEDOWN_TEST_BISECT_FULL"
 
@@ -179,7 +179,7 @@ func TestBisect(t *testing.T) {
 		// quiet 2-core machine; with another package's tests beside it,
 		// rounds are left open.
 		if os.Getenv(fullEnv) == "" {
-			t.Skipf("a full bisect measures for minutes, best alone; run it with %s=1 (make test runs it last)", fullEnv)
+			t.Skipf("a full bisect measures for minutes, best alone; run it with %s=1 (make test-bisect)", fullEnv)
 		}
 		dir := t.TempDir()
 		undo, jsonPath := filepath.Join(dir, "undo.json"), filepath.Join(dir, "bisect.json")
