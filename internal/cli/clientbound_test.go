@@ -15,9 +15,9 @@ import (
 )
 
 // TestStarvedClientIsMarked starves the client: shakedown on one CPU
-// (taskset) with four Go processors (GOMAXPROCS) and hundreds of threads
-// against a sandbox. The run must say that the client limited it, in its
-// text and its document; and a cell of a report built on such runs is
+// (taskset) with sixteen Go processors (GOMAXPROCS) and hundreds of
+// threads against a sandbox, beside a process that spins on that CPU. The
+// run must say that the client limited it, in its text and its document; and a cell of a report built on such runs is
 // inconclusive (client-bound), where the same figures not so marked are
 // the same.
 func TestStarvedClientIsMarked(t *testing.T) {
@@ -26,6 +26,17 @@ func TestStarvedClientIsMarked(t *testing.T) {
 	}
 	url := sandboxtest.URL(t)
 	mustExec(t, adminDB(t, url), "CREATE DATABASE IF NOT EXISTS starved")
+	// A process that only spins shares the client's CPU, as other work on
+	// a client host does: the client's threads then wait for their CPU,
+	// whatever the server does. It is stopped at the end of the test.
+	spin := exec.Command("taskset", "-c", "0", "sh", "-c", "while :; do :; done")
+	if err := spin.Start(); err != nil {
+		t.Fatalf("start a process spinning on CPU 0: %v", err)
+	}
+	t.Cleanup(func() {
+		spin.Process.Kill()
+		spin.Wait()
+	})
 	url = strings.TrimSuffix(url, "/sbtest") + "/starved"
 	prepareSmall(t, url)
 	path := filepath.Join(t.TempDir(), "r.json")
@@ -36,7 +47,7 @@ func TestStarvedClientIsMarked(t *testing.T) {
 	}
 	var out syncBuffer
 	cmd := exec.CommandContext(t.Context(), "taskset", "-c", "0", os.Args[0])
-	cmd.Env = append(os.Environ(), mainArgsEnv+"="+string(args), "GOMAXPROCS=4")
+	cmd.Env = append(os.Environ(), mainArgsEnv+"="+string(args), "GOMAXPROCS=16")
 	cmd.Stdout, cmd.Stderr = &out, &out
 	cmd.WaitDelay = 10 * time.Second
 	if err := cmd.Run(); err != nil {

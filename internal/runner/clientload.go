@@ -59,8 +59,9 @@ const (
 	// client used and the CPU it waited for are the limit. It is three
 	// times the cores, not once: Go's threads that look for work wait
 	// for a CPU too, and on a busy 2-core host shared with the server a
-	// client that was not the limit was seen near 1 and, once, at 1.96;
-	// a client on one core with 400 threads was seen at 4.2 to 7.
+	// client that was not the limit was seen near 1 and, once, at 1.96.
+	// A client on one CPU beside a process spinning there, with 400
+	// threads, was seen at 6.5 to 8.3.
 	boundDemand = 3.0
 )
 
