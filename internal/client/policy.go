@@ -208,10 +208,10 @@ const blockingPerCore = 8
 // CheckIO checks a --client-io value.
 func CheckIO(mode string) error {
 	switch mode {
-	case "auto", "blocking", "polled":
+	case "auto", "blocking", "polled", "loop":
 		return nil
 	}
-	return fmt.Errorf("--client-io must be auto, blocking or polled (got %q)", mode)
+	return fmt.Errorf("--client-io must be auto, loop, blocking or polled (got %q)", mode)
 }
 
 // IOFor is --client-io for a load of threads clients: blocking system calls
@@ -223,6 +223,17 @@ func IOFor(mode string, threads int) wire.Options {
 		return wire.Options{Blocking: true}
 	case "polled":
 		return wire.Options{}
+	case "loop":
+		return wire.Options{Looped: true}
 	}
 	return wire.Options{Blocking: threads <= blockingPerCore*runtime.GOMAXPROCS(0)}
+}
+
+// LoopsFor is how many I/O loops a run with io drives its threads from: one
+// per processor the client may use, or none for the other modes.
+func LoopsFor(io wire.Options) int {
+	if !io.Looped {
+		return 0
+	}
+	return runtime.GOMAXPROCS(0)
 }

@@ -89,6 +89,11 @@ func Sleep(ctx context.Context, c Clock, d time.Duration) bool {
 	if d <= 0 {
 		return ctx.Err() == nil
 	}
+	if _, real := c.(Real); real {
+		if s, ok := ctx.Value(sleeperKey{}).(Sleeper); ok {
+			return s.Sleep(ctx, d)
+		}
+	}
 	t := c.NewTimer(d)
 	defer t.Stop()
 	select {
@@ -97,4 +102,18 @@ func Sleep(ctx context.Context, c Clock, d time.Duration) bool {
 	case <-ctx.Done():
 		return false
 	}
+}
+
+// Sleeper sleeps in place of the system's timers: code that runs as a task
+// of an I/O loop must wait in its loop, not on its own.
+type Sleeper interface {
+	Sleep(ctx context.Context, d time.Duration) bool
+}
+
+type sleeperKey struct{}
+
+// WithSleeper returns ctx under which Sleep on the system's clock sleeps
+// with s.
+func WithSleeper(ctx context.Context, s Sleeper) context.Context {
+	return context.WithValue(ctx, sleeperKey{}, s)
 }

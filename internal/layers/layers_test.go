@@ -17,7 +17,7 @@ const module = "github.com/shakedown/shakedown/internal/"
 // Every internal package is listed, so a new one is placed on purpose.
 var order = [][]string{
 	// Leaves: no internal imports.
-	{"version", "usage", "suggest", "clock", "stats", "sqlsplit", "progress", "histogram",
+	{"version", "usage", "suggest", "clock", "ioloop", "stats", "sqlsplit", "progress", "histogram",
 		"randgen", "vars", "fingerprint", "golden", "browsertest", "host"},
 	// Flags, run segments, the wire protocol and the sandboxes.
 	{"sbflag", "segment", "wire", "wire/wiretest", "sandbox", "sandbox/gmstest",

@@ -55,6 +55,11 @@ type Config struct {
 	OnWarmupDone func()
 	// Clock is the clock; nil means the system's.
 	Clock clock.Clock
+	// IOLoops, when above 0, runs the threads as tasks of that many I/O
+	// loops (package ioloop) instead of a goroutine each; Connect must then
+	// dial looped connections (wire.Options.Looped). It needs the system's
+	// clock.
+	IOLoops int
 
 	// The fields below make the run one runner's share of a load split
 	// over many processes (package segment); their zero values are a run
@@ -300,6 +305,18 @@ func (r *run) run(parent context.Context) (*Outcome, error) {
 	defer cancel()
 	r.cancel = cancel
 
+	// With I/O loops, each thread is a task of one of them from its first
+	// connection on; tctx is the context its code runs under.
+	tctx := func(ctx context.Context, _ int) context.Context { return ctx }
+	var loops *loopSet
+	if r.cfg.IOLoops > 0 {
+		var err error
+		if loops, err = newLoopSet(r.cfg.IOLoops, len(r.threads)); err != nil {
+			return nil, err
+		}
+		tctx = loops.context
+	}
+
 	// Connect every thread before the clock starts, as sysbench does. With
 	// a connection per event there is nothing to keep: each event connects.
 	workers := make([]workload.Worker, len(r.threads))
@@ -318,7 +335,7 @@ func (r *run) run(parent context.Context) (*Outcome, error) {
 			if r.cfg.ConnectMode == PerEvent {
 				return
 			}
-			conns[i], workers[i], errs[i] = r.connect(hard, i, rands[i])
+			conns[i], workers[i], errs[i] = r.connect(tctx(hard, i), i, rands[i])
 		}()
 	}
 	wg.Wait()
@@ -328,6 +345,7 @@ func (r *run) run(parent context.Context) (*Outcome, error) {
 				c.Close()
 			}
 		}
+		loops.close()
 		return nil, firstErr(errs)
 	}
 
@@ -341,6 +359,7 @@ func (r *run) run(parent context.Context) (*Outcome, error) {
 				c.Close()
 			}
 		}
+		loops.close()
 		return nil, parent.Err()
 	}
 	base := r.totals()
@@ -357,12 +376,22 @@ func (r *run) run(parent context.Context) (*Outcome, error) {
 		r.sched = newSchedule(start, r.cfg.Rate, r.cfg.Rand.Seed, r.cfg.Stream)
 	}
 	var done sync.WaitGroup
-	for i := range r.threads {
-		done.Add(1)
-		go func() {
-			defer done.Done()
-			r.loop(hard, i, conns[i], workers[i], rands[i])
-		}()
+	if loops != nil {
+		for i := range r.threads {
+			l := loops.of(i)
+			l.Start(tctx(hard, i), loops.tasks[i], func(ctx context.Context) {
+				r.loop(ctx, i, conns[i], workers[i], rands[i])
+			})
+		}
+		loops.run(&done)
+	} else {
+		for i := range r.threads {
+			done.Add(1)
+			go func() {
+				defer done.Done()
+				r.loop(hard, i, conns[i], workers[i], rands[i])
+			}()
+		}
 	}
 	allDone := make(chan struct{})
 	go func() { done.Wait(); close(allDone) }()

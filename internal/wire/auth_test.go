@@ -140,7 +140,7 @@ func TestTLSAgainstTheFakeServer(t *testing.T) {
 			t.Run(tc.name+"/"+m.name, func(t *testing.T) {
 				cfg := fakeConfig(tc.addr)
 				cfg.TLSConfig = tc.tlsConfig
-				c, err := Dial(context.Background(), cfg, m.opts)
+				c, err := dialIn(t, context.Background(), cfg, m.opts)
 				if tc.wantErr != "" {
 					if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 						t.Fatalf("got error %v, want one with %q", err, tc.wantErr)

@@ -58,7 +58,7 @@ func Dial(ctx context.Context, cfg *mysql.Config, opts Options) (*Conn, error) {
 		dctx, cancel = context.WithTimeout(ctx, cfg.Timeout)
 		defer cancel()
 	}
-	s, err := dialSock(dctx, cfg, opts.Blocking)
+	s, err := dialSock(dctx, cfg, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -40,7 +40,14 @@ func within[T any](t *testing.T, what string, f func() (T, error)) (T, error) {
 	}
 	ch := make(chan out, 1)
 	go func() {
-		v, err := f()
+		var v T
+		var err error
+		if x, ok := execs.Load(t); ok {
+			// A looped connection is used from its loop's task.
+			x.(*loopExec).do(func() { v, err = f() })
+		} else {
+			v, err = f()
+		}
 		ch <- out{v, err}
 	}()
 	select {
@@ -55,7 +62,7 @@ func within[T any](t *testing.T, what string, f func() (T, error)) (T, error) {
 var modes = []struct {
 	name string
 	opts Options
-}{{"polled", Options{}}, {"blocking", Options{Blocking: true}}}
+}{{"polled", Options{}}, {"blocking", Options{Blocking: true}}, {"looped", Options{Looped: true}}}
 
 // dialFake connects to srv; the connection is interrupted (and so cannot
 // hang the test for ever) when the test ends.
@@ -63,7 +70,7 @@ func dialFake(t *testing.T, srv *wiretest.Server, opts Options) *Conn {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	c, err := within(t, "dial", func() (*Conn, error) { return Dial(ctx, fakeConfig(srv.Addr()), opts) })
+	c, err := within(t, "dial", func() (*Conn, error) { return dialIn(t, ctx, fakeConfig(srv.Addr()), opts) })
 	if err != nil {
 		t.Fatalf("dial: %v", err)
 	}
@@ -245,7 +252,7 @@ func TestStalledServer(t *testing.T) {
 				ln := listenSilently(t)
 				cfg := fakeConfig(ln)
 				cfg.Timeout = 200 * time.Millisecond
-				_, err := within(t, "dial", func() (*Conn, error) { return Dial(context.Background(), cfg, m.opts) })
+				_, err := within(t, "dial", func() (*Conn, error) { return dialIn(t, context.Background(), cfg, m.opts) })
 				if err == nil {
 					t.Fatal("got a connection from a server that never spoke")
 				}
@@ -257,7 +264,7 @@ func TestStalledServer(t *testing.T) {
 				}))
 				cfg := fakeConfig(srv.Addr())
 				cfg.ReadTimeout = 200 * time.Millisecond
-				c, err := Dial(context.Background(), cfg, m.opts)
+				c, err := dialIn(t, context.Background(), cfg, m.opts)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -273,7 +280,7 @@ func TestStalledServer(t *testing.T) {
 					return err
 				}))
 				ctx, cancel := context.WithCancel(context.Background())
-				c, err := Dial(ctx, fakeConfig(srv.Addr()), m.opts)
+				c, err := dialIn(t, ctx, fakeConfig(srv.Addr()), m.opts)
 				if err != nil {
 					t.Fatal(err)
 				}

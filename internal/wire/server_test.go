@@ -341,7 +341,7 @@ func TestBigAndBrokenRepliesFromMariaDB(t *testing.T) {
 	for _, m := range modes {
 		ctx, cancel := context.WithCancel(context.Background())
 		t.Cleanup(cancel)
-		c, err := Dial(ctx, tg.Config(tg.Endpoints()[0], tg.DB), m.opts)
+		c, err := dialIn(t, ctx, tg.Config(tg.Endpoints()[0], tg.DB), m.opts)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -367,7 +367,7 @@ func TestBigAndBrokenRepliesFromMariaDB(t *testing.T) {
 		_, err = within(t, "prepared: error after 20,000 rows", exec(c, bad))
 		wantServerError(t, err, 1242)
 	}
-	// The big ones once each, spread over the two modes: they take seconds.
+	// The big ones once each, spread over the modes: they take seconds.
 	const huge = "select repeat('a', 41943040)"
 	long := "SELECT LENGTH('" + strings.Repeat("x", 20<<20) + "')"
 	for _, tc := range []struct {
@@ -376,9 +376,9 @@ func TestBigAndBrokenRepliesFromMariaDB(t *testing.T) {
 		run  func(c *Conn) func() (Result, error)
 	}{
 		{"40 MiB row", "polled", func(c *Conn) func() (Result, error) { return query(c, huge) }},
-		{"prepared: 40 MiB row", "blocking", func(c *Conn) func() (Result, error) { return exec(c, huge) }},
+		{"prepared: 40 MiB row", "looped", func(c *Conn) func() (Result, error) { return exec(c, huge) }},
 		{"20 MiB statement", "blocking", func(c *Conn) func() (Result, error) { return query(c, long) }},
-		{"20 MiB argument", "polled", func(c *Conn) func() (Result, error) {
+		{"20 MiB argument", "looped", func(c *Conn) func() (Result, error) {
 			return exec(c, "SELECT LENGTH(?)", strings.Repeat("y", 20<<20))
 		}},
 	} {

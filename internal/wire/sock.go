@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/go-sql-driver/mysql"
+
+	"github.com/shakedown/shakedown/internal/ioloop"
 )
 
 // sock is a connected socket in one of two modes.
@@ -33,11 +35,24 @@ import (
 // each call (SO_RCVTIMEO/SO_SNDTIMEO in blocking mode, set once; a
 // deadline per call in polled mode, only when a timeout is set).
 //
+// Looped keeps the descriptor non-blocking and waits through the I/O loop
+// of the task that dialled it (see package ioloop): a read that finds
+// nothing yields to the loop, which resumes the task when epoll says the
+// reply is there, with no trip through Go's scheduler. Outside a running
+// task it waits with poll(2). The loop follows readiness by edges, so after
+// sending a statement a read waits for the reply first instead of trying a
+// read that would fail with EAGAIN.
+//
 // A sock is also a net.Conn, for crypto/tls to run over.
 type sock struct {
-	nc net.Conn // polled mode
-	f  *os.File // blocking mode: keeps fd open; its Fd() call made the descriptor blocking
+	nc net.Conn   // polled mode
+	f  *os.File   // blocking and looped modes: keeps fd open
+	lf *ioloop.FD // looped mode
 	fd int
+
+	// Looped mode's deadlines, set by SetReadDeadline and
+	// SetWriteDeadline (crypto/tls's handshake); zero for none.
+	rdl, wdl time.Time
 
 	// Polled mode's per-call timeouts; 0 for none.
 	rto, wto time.Duration
@@ -50,19 +65,27 @@ type sock struct {
 	network     string
 }
 
-func dialSock(ctx context.Context, cfg *mysql.Config, blocking bool) (*sock, error) {
+func dialSock(ctx context.Context, cfg *mysql.Config, opts Options) (*sock, error) {
 	network, addr := cfg.Net, cfg.Addr
 	if network == "" {
 		network = "tcp"
 	}
+	var task *ioloop.Task
+	if opts.Looped {
+		task = ioloop.From(ctx)
+	}
 	var c net.Conn
 	var err error
-	if cfg.DialFunc != nil {
-		c, err = cfg.DialFunc(ctx, network, addr)
-	} else {
-		d := net.Dialer{KeepAlive: 15 * time.Second}
-		c, err = d.DialContext(ctx, network, addr)
+	dial := func() {
+		if cfg.DialFunc != nil {
+			c, err = cfg.DialFunc(ctx, network, addr)
+		} else {
+			d := net.Dialer{KeepAlive: 15 * time.Second}
+			c, err = d.DialContext(ctx, network, addr)
+		}
 	}
+	// A dial parks on Go's poller, which would hold up the whole loop.
+	task.Offload(dial)
 	if err != nil {
 		return nil, err
 	}
@@ -76,7 +99,7 @@ func dialSock(ctx context.Context, cfg *mysql.Config, blocking bool) (*sock, err
 	}
 	s := &sock{local: c.LocalAddr(), remote: c.RemoteAddr(), network: network}
 	fc, hasFile := c.(interface{ File() (*os.File, error) })
-	if !blocking || !hasFile {
+	if !opts.Blocking && !opts.Looped || !hasFile {
 		s.nc, s.rto, s.wto = c, cfg.ReadTimeout, cfg.WriteTimeout
 		return s, nil
 	}
@@ -87,6 +110,15 @@ func dialSock(ctx context.Context, cfg *mysql.Config, blocking bool) (*sock, err
 	}
 	s.f = f
 	s.fd = int(f.Fd()) // also switches the descriptor to blocking mode
+	if opts.Looped {
+		if err := syscall.SetNonblock(s.fd, true); err != nil {
+			f.Close()
+			return nil, os.NewSyscallError("fcntl", err)
+		}
+		s.lf = ioloop.NewFD(task, s.fd)
+		s.rto, s.wto = cfg.ReadTimeout, cfg.WriteTimeout
+		return s, nil
+	}
 	for _, t := range [...]struct {
 		opt int
 		d   time.Duration
@@ -142,6 +174,9 @@ func (s *sock) rawRead(p []byte) (int, error) {
 		}
 		return s.nc.Read(p)
 	}
+	if s.lf != nil {
+		return s.loopRead(p)
+	}
 	for {
 		n, err := syscall.Read(s.fd, p)
 		switch {
@@ -171,6 +206,9 @@ func (s *sock) rawWrite(p []byte) error {
 		}
 		_, err := s.nc.Write(p)
 		return err
+	}
+	if s.lf != nil {
+		return s.loopWrite(p)
 	}
 	for len(p) > 0 {
 		n, err := syscall.Write(s.fd, p)
@@ -216,6 +254,9 @@ func (s *sock) Close() error {
 	if s.nc != nil {
 		return s.nc.Close()
 	}
+	if s.lf != nil {
+		s.lf.Forget()
+	}
 	_ = syscall.Shutdown(s.fd, syscall.SHUT_RDWR)
 	return s.f.Close()
 }
@@ -235,12 +276,20 @@ func (s *sock) SetReadDeadline(t time.Time) error {
 	if s.nc != nil {
 		return s.nc.SetReadDeadline(t)
 	}
+	if s.lf != nil {
+		s.rdl = t
+		return nil
+	}
 	return s.setTimeout(syscall.SO_RCVTIMEO, untilDeadline(t))
 }
 
 func (s *sock) SetWriteDeadline(t time.Time) error {
 	if s.nc != nil {
 		return s.nc.SetWriteDeadline(t)
+	}
+	if s.lf != nil {
+		s.wdl = t
+		return nil
 	}
 	return s.setTimeout(syscall.SO_SNDTIMEO, untilDeadline(t))
 }
@@ -250,4 +299,99 @@ func untilDeadline(t time.Time) time.Duration {
 		return 0
 	}
 	return max(time.Until(t), time.Microsecond)
+}
+
+// loopRead is rawRead in looped mode.
+func (s *sock) loopRead(p []byte) (int, error) {
+	f := s.lf
+	if f.Tracked() && !f.ReadReady() {
+		// The loop saw no input since the last read drained the socket:
+		// wait for it rather than try a read that would fail.
+		if err := s.loopWait(false); err != nil {
+			return 0, err
+		}
+	}
+	for {
+		n, err := syscall.Read(s.fd, p)
+		switch {
+		case err == syscall.EINTR:
+			continue
+		case err == syscall.EAGAIN:
+			f.Drained(false)
+			if err := s.loopWait(false); err != nil {
+				return 0, err
+			}
+			continue
+		case err != nil:
+			if s.interrupted.Load() {
+				return 0, s.errTimeout("read")
+			}
+			return 0, &net.OpError{Op: "read", Net: s.network, Source: s.local, Addr: s.remote, Err: err}
+		case n == 0 && len(p) > 0:
+			if s.interrupted.Load() {
+				return 0, s.errTimeout("read")
+			}
+			return 0, io.EOF
+		}
+		if n < len(p) {
+			f.Drained(false) // a short read emptied the socket
+		}
+		return n, nil
+	}
+}
+
+// loopWrite is rawWrite in looped mode.
+func (s *sock) loopWrite(p []byte) error {
+	for len(p) > 0 {
+		n, err := syscall.Write(s.fd, p)
+		switch {
+		case err == syscall.EINTR:
+			continue
+		case err == syscall.EAGAIN:
+			s.lf.Drained(true)
+			if err := s.loopWait(true); err != nil {
+				return err
+			}
+			continue
+		case err != nil:
+			if s.interrupted.Load() {
+				return s.errTimeout("write")
+			}
+			return &net.OpError{Op: "write", Net: s.network, Source: s.local, Addr: s.remote, Err: err}
+		}
+		p = p[n:]
+	}
+	return nil
+}
+
+// loopWait waits for the socket to become readable (writable), bounded by
+// the per-call timeout and any deadline set, and by interrupt, whose
+// shutdown(2) makes the socket ready.
+func (s *sock) loopWait(write bool) error {
+	if s.interrupted.Load() {
+		return s.errTimeout(op(write))
+	}
+	dl, to := s.rdl, s.rto
+	if write {
+		dl, to = s.wdl, s.wto
+	}
+	if to > 0 {
+		if t := time.Now().Add(to); dl.IsZero() || t.Before(dl) {
+			dl = t
+		}
+	}
+	if err := s.lf.Wait(write, dl); err != nil {
+		if errors.Is(err, ioloop.ErrTimeout) {
+			return s.errTimeout(op(write))
+		}
+		return &net.OpError{Op: op(write), Net: s.network, Source: s.local, Addr: s.remote, Err: err}
+	}
+	return nil
+}
+
+func op(write bool) string {
+	if write {
+		return "write"
+	}
+	return "read"
 }

@@ -65,7 +65,7 @@ func TestTLSAgainstMariaDB(t *testing.T) {
 			t.Run(tc.name+"/"+m.name, func(t *testing.T) {
 				cfg := tg.Config(tg.Endpoints()[0], tg.DB)
 				cfg.User, cfg.TLSConfig = tc.user, tc.tls
-				c, err := Dial(context.Background(), cfg, m.opts)
+				c, err := dialIn(t, context.Background(), cfg, m.opts)
 				if tc.wantErr != "" {
 					if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 						t.Fatalf("got error %v, want one with %q", err, tc.wantErr)

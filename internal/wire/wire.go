@@ -100,6 +100,9 @@ type Options struct {
 	// Blocking selects blocking system calls instead of Go's poller; see
 	// the sock type. Use it only with a few threads per core.
 	Blocking bool
+	// Looped waits through the I/O loop of the task the context given to
+	// Dial carries (package ioloop); without one, it waits with poll(2).
+	Looped bool
 }
 
 // Close ends the session (COM_QUIT) and closes the socket. A connection

@@ -1,0 +1,302 @@
+// Package ioloop runs the synchronous code of many connections on a few
+// goroutines, each of which waits on the kernel's readiness interface
+// (epoll) for all of its connections at once.
+//
+// A Task is a function written as blocking code (send a statement, read its
+// reply, send the next) whose sockets are FDs. It runs as a coroutine of its
+// Loop's goroutine (iter.Pull): when an FD would block, the task yields to
+// the loop, and the loop resumes it when epoll reports the descriptor ready,
+// its deadline passes or it is woken from outside. A switch between a loop
+// and a task is a direct coroutine switch. Go's scheduler, its poller and
+// the futex wake-ups they cost per reply are not involved: that hand-off is
+// what this package exists to remove, since on a client with cores of its
+// own it, not the server, limits how fast replies turn into new statements.
+//
+// Outside a running task (while a connection is set up before the loop
+// starts its task, after the task ended, or on another goroutine) an FD
+// waits with poll(2), so the same connection code works everywhere.
+//
+// A task must not wait on anything but its FDs, Sleep and Offload: while
+// it waits on anything else (a channel, a lock held for long, a blocking
+// dial), every other task of its loop waits too.
+package ioloop
+
+import (
+	"container/heap"
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"sync"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// ErrTimeout is what a wait cut short by its deadline returns.
+var ErrTimeout = errors.New("i/o timeout")
+
+// Loop is one goroutine's set of tasks and the epoll instance they wait on.
+type Loop struct {
+	epfd    int
+	wakefd  int // eventfd: wake-ups from other goroutines
+	timerfd int // fires at the earliest timer
+	armed   time.Time
+
+	runq   []*Task
+	timers timerHeap
+	live   int // tasks started and not yet ended
+	events []unix.EpollEvent
+
+	mu     sync.Mutex
+	closed bool
+	fds    map[int32]*FD
+	woken  []wake // from other goroutines, guarded by mu
+	spare  []wake
+
+	// Lag is the time from the moment the loop learned that a task could
+	// go on (its reply arrived, its timer fired) to the moment the task
+	// ran, summed over every resume; Resumes counts them. They say how long
+	// replies waited for the client. Read them after Run returns.
+	Lag     time.Duration
+	Resumes int64
+}
+
+type wake struct {
+	t   *Task
+	seq uint64
+}
+
+// New makes a loop.
+func New() (*Loop, error) {
+	epfd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
+	if err != nil {
+		return nil, fmt.Errorf("epoll_create1: %w", err)
+	}
+	l := &Loop{epfd: epfd, wakefd: -1, timerfd: -1, fds: map[int32]*FD{}, events: make([]unix.EpollEvent, 256)}
+	if l.wakefd, err = unix.Eventfd(0, unix.EFD_CLOEXEC|unix.EFD_NONBLOCK); err != nil {
+		l.close()
+		return nil, fmt.Errorf("eventfd: %w", err)
+	}
+	if l.timerfd, err = unix.TimerfdCreate(unix.CLOCK_MONOTONIC, unix.TFD_CLOEXEC|unix.TFD_NONBLOCK); err != nil {
+		l.close()
+		return nil, fmt.Errorf("timerfd_create: %w", err)
+	}
+	for _, fd := range []int{l.wakefd, l.timerfd} {
+		ev := unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(fd)}
+		if err := unix.EpollCtl(l.epfd, unix.EPOLL_CTL_ADD, fd, &ev); err != nil {
+			l.close()
+			return nil, fmt.Errorf("epoll_ctl: %w", err)
+		}
+	}
+	return l, nil
+}
+
+func (l *Loop) close() {
+	l.mu.Lock()
+	l.closed = true
+	l.mu.Unlock()
+	for _, fd := range []int{l.wakefd, l.timerfd, l.epfd} {
+		if fd >= 0 {
+			unix.Close(fd)
+		}
+	}
+}
+
+// NewTask makes a task of l that has not started: connections may be set
+// up for it (their waits use poll(2) until it starts).
+func (l *Loop) NewTask() *Task { return &Task{l: l, hidx: -1} }
+
+// Start makes t run body(ctx) once Run runs. ctx should carry t (With), so
+// that connections dialled in body find their task.
+func (l *Loop) Start(ctx context.Context, t *Task, body func(ctx context.Context)) {
+	t.next, t.stop = iter.Pull(func(yield func(struct{}) bool) {
+		t.yield = yield
+		t.running.Store(true)
+		defer t.running.Store(false)
+		body(ctx)
+	})
+	l.live++
+	l.runq = append(l.runq, t)
+	t.readyAt = time.Time{}
+}
+
+// Run runs the started tasks until every one has returned, then releases
+// the loop's descriptors. A task that panics ends Run with its panic.
+func (l *Loop) Run() {
+	defer l.close()
+	for l.live > 0 {
+		l.runReady()
+		if l.live == 0 {
+			break
+		}
+		l.arm()
+		n, err := unix.EpollWait(l.epfd, l.events, -1)
+		if err != nil {
+			if errors.Is(err, unix.EINTR) {
+				continue
+			}
+			panic(fmt.Sprintf("ioloop: epoll_wait: %v", err))
+		}
+		l.dispatch(l.events[:n])
+	}
+}
+
+func (l *Loop) runReady() {
+	for len(l.runq) > 0 {
+		q := l.runq
+		l.runq = l.runq[len(q):]
+		now := time.Time{}
+		for i, t := range q {
+			q[i] = nil
+			if !t.readyAt.IsZero() {
+				if now.IsZero() {
+					now = time.Now()
+				}
+				l.Lag += now.Sub(t.readyAt)
+				l.Resumes++
+			}
+			if _, ok := t.next(); !ok {
+				l.live--
+			}
+		}
+		if len(l.runq) == 0 {
+			l.runq = q[:0] // reuse the backing array
+		}
+	}
+}
+
+// dispatch marks what the kernel reported and queues the tasks it wakes.
+func (l *Loop) dispatch(evs []unix.EpollEvent) {
+	var now time.Time
+	l.mu.Lock()
+	for _, ev := range evs {
+		switch int(ev.Fd) {
+		case l.wakefd:
+			var b [8]byte
+			unix.Read(l.wakefd, b[:])
+			continue
+		case l.timerfd:
+			var b [8]byte
+			unix.Read(l.timerfd, b[:])
+			l.armed = time.Time{}
+			continue
+		}
+		f := l.fds[ev.Fd]
+		if f == nil {
+			continue
+		}
+		var got uint32
+		if ev.Events&(unix.EPOLLIN|unix.EPOLLRDHUP|unix.EPOLLHUP|unix.EPOLLERR) != 0 {
+			got |= readable
+		}
+		if ev.Events&(unix.EPOLLOUT|unix.EPOLLHUP|unix.EPOLLERR) != 0 {
+			got |= writable
+		}
+		if ev.Events&(unix.EPOLLRDHUP|unix.EPOLLHUP|unix.EPOLLERR) != 0 {
+			// No edge follows an end of stream or an error: a read or
+			// write that returns less must not wait for one.
+			f.hup = true
+		}
+		f.ready |= got
+		if t := f.t; t.waiting && t.fd == f && t.want&got != 0 {
+			if now.IsZero() {
+				now = time.Now()
+			}
+			l.ready(t, now)
+		}
+	}
+	woken := l.woken
+	l.woken = l.spare[:0]
+	l.mu.Unlock()
+	for _, w := range woken {
+		if w.t.waiting && w.t.seq == w.seq {
+			if now.IsZero() {
+				now = time.Now()
+			}
+			w.t.why = woken_
+			l.ready(w.t, now)
+		}
+	}
+	l.spare = woken[:0]
+	l.fire()
+}
+
+func (l *Loop) ready(t *Task, now time.Time) {
+	t.waiting = false
+	if t.hidx >= 0 {
+		heap.Remove(&l.timers, t.hidx)
+	}
+	t.readyAt = now
+	l.runq = append(l.runq, t)
+}
+
+// fire wakes the tasks whose timers are due.
+func (l *Loop) fire() {
+	if len(l.timers) == 0 {
+		return
+	}
+	now := time.Now()
+	for len(l.timers) > 0 && !l.timers[0].when.After(now) {
+		t := heap.Pop(&l.timers).(*Task)
+		t.why = timedOut
+		l.ready(t, t.when)
+	}
+}
+
+// arm sets the timerfd to the earliest live timer.
+func (l *Loop) arm() {
+	if len(l.timers) == 0 {
+		return // a timer that fires anyway is harmless
+	}
+	when := l.timers[0].when
+	if when.Equal(l.armed) {
+		return
+	}
+	d := time.Until(when)
+	if d <= 0 {
+		d = time.Nanosecond // fire at once; 0 would disarm
+	}
+	spec := unix.ItimerSpec{Value: unix.NsecToTimespec(d.Nanoseconds())}
+	if err := unix.TimerfdSettime(l.timerfd, 0, &spec, nil); err != nil {
+		panic(fmt.Sprintf("ioloop: timerfd_settime: %v", err))
+	}
+	l.armed = when
+}
+
+// external wakes t's wait number seq from another goroutine.
+func (l *Loop) external(t *Task, seq uint64) {
+	l.mu.Lock()
+	if l.closed {
+		l.mu.Unlock()
+		return
+	}
+	l.woken = append(l.woken, wake{t, seq})
+	l.mu.Unlock()
+	one := [8]byte{1}
+	unix.Write(l.wakefd, one[:])
+}
+
+// timerHeap holds the tasks whose waits have a deadline, earliest first. A
+// task is in it at most once (hidx >= 0), so it never outgrows the tasks.
+type timerHeap []*Task
+
+func (h timerHeap) Len() int           { return len(h) }
+func (h timerHeap) Less(i, j int) bool { return h[i].when.Before(h[j].when) }
+func (h timerHeap) Swap(i, j int) {
+	h[i], h[j] = h[j], h[i]
+	h[i].hidx, h[j].hidx = i, j
+}
+func (h *timerHeap) Push(x any) {
+	t := x.(*Task)
+	t.hidx = len(*h)
+	*h = append(*h, t)
+}
+func (h *timerHeap) Pop() any {
+	old := *h
+	t := old[len(old)-1]
+	old[len(old)-1] = nil
+	*h = old[:len(old)-1]
+	t.hidx = -1
+	return t
+}

@@ -1,0 +1,229 @@
+package ioloop
+
+import (
+	"context"
+	"errors"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// pair is a connected pair of non-blocking stream sockets.
+func pair(t *testing.T) (a, b int) {
+	t.Helper()
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		t.Fatalf("socketpair: %v", err)
+	}
+	t.Cleanup(func() { unix.Close(fds[0]); unix.Close(fds[1]) })
+	return fds[0], fds[1]
+}
+
+// read reads once from f, waiting through its loop as a connection does.
+func read(f *FD, p []byte, deadline time.Time) (int, error) {
+	if f.Tracked() && !f.ReadReady() {
+		if err := f.Wait(false, deadline); err != nil {
+			return 0, err
+		}
+	}
+	for {
+		n, err := unix.Read(f.fd, p)
+		if errors.Is(err, unix.EAGAIN) {
+			f.Drained(false)
+			if err := f.Wait(false, deadline); err != nil {
+				return 0, err
+			}
+			continue
+		}
+		if n < len(p) {
+			f.Drained(false)
+		}
+		return n, err
+	}
+}
+
+// runLoop runs l on a goroutine and fails the test if it has not ended
+// within a deadline.
+func runLoop(t *testing.T, l *Loop) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() { l.Run(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the loop did not end within 20s")
+	}
+}
+
+// TestPingPong runs many tasks on one loop, each trading messages with
+// an echo task over its own socket pair: every message comes back.
+func TestPingPong(t *testing.T) {
+	l, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const tasks, rounds = 20, 200
+	var got atomic.Int64
+	for range tasks {
+		a, b := pair(t)
+		client, echo := l.NewTask(), l.NewTask()
+		ctx := context.Background()
+		l.Start(ctx, client, func(context.Context) {
+			f := NewFD(client, a)
+			defer f.Forget()
+			buf := make([]byte, 64)
+			for i := range rounds {
+				if _, err := unix.Write(a, []byte{byte(i)}); err != nil {
+					t.Errorf("write: %v", err)
+					return
+				}
+				n, err := read(f, buf, time.Time{})
+				if err != nil || n != 1 || buf[0] != byte(i) {
+					t.Errorf("round %d: got %d bytes %v (%v), want 1 byte %d", i, n, buf[:n], err, i)
+					return
+				}
+				got.Add(1)
+			}
+		})
+		l.Start(ctx, echo, func(context.Context) {
+			f := NewFD(echo, b)
+			defer f.Forget()
+			buf := make([]byte, 64)
+			for range rounds {
+				n, err := read(f, buf, time.Time{})
+				if err != nil || n == 0 {
+					t.Errorf("echo read: %d bytes, %v", n, err)
+					return
+				}
+				unix.Write(b, buf[:n])
+			}
+		})
+	}
+	runLoop(t, l)
+	if want := int64(tasks * rounds); got.Load() != want {
+		t.Fatalf("got %d replies, want %d", got.Load(), want)
+	}
+	if l.Resumes == 0 {
+		t.Fatalf("got 0 resumes counted for the lag, want some")
+	}
+}
+
+// TestDeadline: a read that nothing answers ends with ErrTimeout at its
+// deadline, in the loop and outside it.
+func TestDeadline(t *testing.T) {
+	a, _ := pair(t)
+	l, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	task := l.NewTask()
+	check := func(where string, f *FD) {
+		start := time.Now()
+		_, err := read(f, make([]byte, 8), time.Now().Add(50*time.Millisecond))
+		if !errors.Is(err, ErrTimeout) {
+			t.Errorf("%s: got %v, want ErrTimeout", where, err)
+		}
+		if d := time.Since(start); d < 50*time.Millisecond {
+			t.Errorf("%s: returned after %v, before the 50ms deadline", where, d)
+		}
+	}
+	check("before the task runs (poll)", NewFD(task, a))
+	l.Start(context.Background(), task, func(context.Context) {
+		f := NewFD(task, a)
+		defer f.Forget()
+		check("in the loop", f)
+	})
+	runLoop(t, l)
+}
+
+// TestShutdownWakes: shutting a socket down from another goroutine wakes
+// a task waiting on it, as a connection's interrupt does.
+func TestShutdownWakes(t *testing.T) {
+	a, _ := pair(t)
+	l, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	task := l.NewTask()
+	var n int
+	var rerr error
+	l.Start(context.Background(), task, func(context.Context) {
+		f := NewFD(task, a)
+		defer f.Forget()
+		go func() {
+			time.Sleep(20 * time.Millisecond) // fault injection: shut down while the task waits
+			unix.Shutdown(a, unix.SHUT_RDWR)
+		}()
+		n, rerr = read(f, make([]byte, 8), time.Time{})
+	})
+	runLoop(t, l)
+	if n != 0 || rerr != nil {
+		t.Fatalf("got %d bytes, %v; want 0 bytes (end of stream) and no error", n, rerr)
+	}
+}
+
+// TestSleep: Sleep in the loop waits its time, and ends early (false) when
+// its context ends; other tasks run meanwhile.
+func TestSleep(t *testing.T) {
+	l, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var slept, cut bool
+	var sleptFor time.Duration
+	var ticks atomic.Int64
+	a, b := l.NewTask(), l.NewTask()
+	c := l.NewTask()
+	l.Start(ctx, a, func(context.Context) {
+		start := time.Now()
+		slept = a.Sleep(context.Background(), 30*time.Millisecond)
+		sleptFor = time.Since(start)
+	})
+	l.Start(ctx, b, func(ctx context.Context) {
+		cut = !b.Sleep(ctx, time.Hour)
+	})
+	l.Start(ctx, c, func(context.Context) {
+		for range 10 {
+			c.Sleep(context.Background(), time.Millisecond)
+			ticks.Add(1)
+		}
+		cancel()
+	})
+	runLoop(t, l)
+	if !slept || sleptFor < 30*time.Millisecond {
+		t.Errorf("got slept=%v after %v, want true after >= 30ms", slept, sleptFor)
+	}
+	if !cut {
+		t.Errorf("got the hour-long sleep complete, want it cut short by its context")
+	}
+	if ticks.Load() != 10 {
+		t.Errorf("got %d ticks of the third task, want 10", ticks.Load())
+	}
+}
+
+// TestOffload: a blocking call offloaded holds up only its own task.
+func TestOffload(t *testing.T) {
+	l, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	release := make(chan struct{})
+	var order []string
+	a, b := l.NewTask(), l.NewTask()
+	l.Start(context.Background(), a, func(context.Context) {
+		a.Offload(func() { <-release })
+		order = append(order, "offloaded")
+	})
+	l.Start(context.Background(), b, func(context.Context) {
+		order = append(order, "other")
+		close(release)
+	})
+	runLoop(t, l)
+	if len(order) != 2 || order[0] != "other" || order[1] != "offloaded" {
+		t.Fatalf("got %v, want [other offloaded]", order)
+	}
+}
