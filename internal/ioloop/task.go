@@ -25,10 +25,10 @@ const (
 // Task is one coroutine of a Loop. Its methods are called from the task's
 // own code; a Task is not safe for use by other goroutines.
 type Task struct {
-	l       *Loop
-	next    func() (struct{}, bool)
-	stop    func()
-	yield   func(struct{}) bool
+	l     *Loop
+	next  func() (struct{}, bool)
+	stop  func()
+	yield func(struct{}) bool
 	// running is set while the task's code runs in its coroutine; atomic
 	// because code outside the task may ask (and must then use poll(2)).
 	running atomic.Bool
