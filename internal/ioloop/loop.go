@@ -300,3 +300,36 @@ func (h *timerHeap) Pop() any {
 	t.hidx = -1
 	return t
 }
+
+// Spread runs body(ctx, i) for every i in [0, n) as tasks spread evenly
+// over k loops (k at most n), each loop on a goroutine of its own, and
+// returns when every body has. Each body's ctx carries its task.
+func Spread(ctx context.Context, k, n int, body func(ctx context.Context, i int)) error {
+	k = max(1, min(k, n))
+	loops := make([]*Loop, 0, k)
+	for range k {
+		l, err := New()
+		if err != nil {
+			for _, l := range loops {
+				l.Run() // no task: it only closes
+			}
+			return err
+		}
+		loops = append(loops, l)
+	}
+	for i := range n {
+		l := loops[i%k]
+		t := l.NewTask()
+		l.Start(With(ctx, t), t, func(ctx context.Context) { body(ctx, i) })
+	}
+	var wg sync.WaitGroup
+	for _, l := range loops {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			l.Run()
+		}()
+	}
+	wg.Wait()
+	return nil
+}

@@ -11,6 +11,7 @@ import (
 	"github.com/shakedown/shakedown/internal/client"
 	"github.com/shakedown/shakedown/internal/clock"
 	"github.com/shakedown/shakedown/internal/histogram"
+	"github.com/shakedown/shakedown/internal/ioloop"
 	"github.com/shakedown/shakedown/internal/target"
 	"github.com/shakedown/shakedown/internal/workload"
 )
@@ -114,6 +115,18 @@ func (s *session) round(ctx context.Context, c int, limit uint64, keys []string,
 		}
 		return roundResult{}
 	}
+	if s.loops > 0 {
+		start := time.Now()
+		err := ioloop.Spread(rctx, s.loops, c, func(ctx context.Context, k int) {
+			// The client's pauses (its connect retries) wait in its loop.
+			ctx = clock.WithSleeper(ctx, ioloop.From(ctx))
+			queries[k] = s.client(ctx, k, limit, keys, seed, lv, fail)
+		})
+		if err != nil {
+			fail(err)
+		}
+		return s.roundEnd(ctx, start, queries, &mu, &fatal)
+	}
 	ready := make(chan struct{})
 	var wg sync.WaitGroup
 	for k := range queries {
@@ -127,12 +140,17 @@ func (s *session) round(ctx context.Context, c int, limit uint64, keys []string,
 	start := time.Now()
 	close(ready)
 	wg.Wait()
+	return s.roundEnd(ctx, start, queries, &mu, &fatal)
+}
+
+// roundEnd sums a round that began at start.
+func (s *session) roundEnd(ctx context.Context, start time.Time, queries []uint64, mu *sync.Mutex, fatal *error) roundResult {
 	r := roundResult{elapsed: time.Since(start)}
 	for _, q := range queries {
 		r.queries += int64(q)
 	}
 	mu.Lock()
-	r.err = fatal
+	r.err = *fatal
 	mu.Unlock()
 	if ctx.Err() != nil {
 		r.err = ErrInterrupted

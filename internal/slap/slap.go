@@ -65,6 +65,7 @@ type session struct {
 	main   *sql.Conn
 	mainDB *sql.DB
 	dialer *client.Dialer // the clients' connections
+	loops  int            // I/O loops the clients run on; 0: a goroutine each
 	csv    io.Writer
 	made   bool     // this session created the schema at least once
 	prog   *tracker // nil without a status line
@@ -93,8 +94,10 @@ func (b *Bench) Run(ctx context.Context, env Env) error {
 	}
 	// Clients connect as mysqlslap's do: on the schema, with
 	// multi-statements, over the text protocol.
+	io := client.IOFor(o.ClientIO, most)
+	s.loops = client.LoopsFor(io)
 	s.dialer = client.NewDialer(b.tgt, client.Options{
-		DB: o.CreateSchema, IO: client.IOFor(o.ClientIO, most), Init: o.InitCommand,
+		DB: o.CreateSchema, IO: io, Init: o.InitCommand,
 		Configure: multiStatements, Explain: s.explain,
 	})
 	if !o.OnlyPrint {
