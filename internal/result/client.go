@@ -27,6 +27,9 @@ type Client struct {
 	// knew to be ready before it ran, median and 99th percentile.
 	LagP50MS float64 `json:"lag_p50_ms"`
 	LagP99MS float64 `json:"lag_p99_ms"`
+	// ReplyLagMS is, with --client-io=loop, the mean time from a reply's
+	// arrival to its thread running again.
+	ReplyLagMS float64 `json:"reply_lag_ms,omitempty"`
 	// QueryLatencyMS is a statement's mean latency, to set the lag
 	// against.
 	QueryLatencyMS float64 `json:"query_latency_ms"`
@@ -48,6 +51,7 @@ func ClientOf(c runner.ClientLoad) *Client {
 		Cores:          c.Cores,
 		LagP50MS:       msr(c.Lag),
 		LagP99MS:       msr(c.LagP99),
+		ReplyLagMS:     msr(c.ReplyLag),
 		QueryLatencyMS: round(float64(c.QueryLatency)/float64(time.Millisecond), 4),
 		QueueLagS:      round(c.QueueLag.Seconds(), 3),
 	}
@@ -66,6 +70,9 @@ func (c *Client) Figures() string {
 	}
 	s := fmt.Sprintf("CPU %.1f%% of %d %s, waiting for a CPU %.1f%%, wake-up lag p50 %.3f ms p99 %.3f ms, a statement %.3f ms",
 		c.CPUPct, c.Cores, cores, c.WaitPct, c.LagP50MS, c.LagP99MS, c.QueryLatencyMS)
+	if c.ReplyLagMS > 0 {
+		s += fmt.Sprintf(", reply to next send %.3f ms", c.ReplyLagMS)
+	}
 	if c.QueueLagS > 0 {
 		s += fmt.Sprintf(", queue lag %.3fs", c.QueueLagS)
 	}

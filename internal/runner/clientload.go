@@ -41,6 +41,12 @@ type ClientLoad struct {
 	// hot path). LagP99 is its 99th percentile. Both are zero when the
 	// runtime recorded no wait.
 	Lag, LagP99 time.Duration
+	// ReplyLag is, with I/O loops, the mean time from the moment a loop
+	// learned that a thread could go on (epoll reported its reply, or its
+	// start under --rate came due) to the moment the thread ran: the whole
+	// of the client's part of the lag from a reply to the next send.
+	// Zero without loops.
+	ReplyLag time.Duration
 	// QueryLatency is the mean latency of one statement: the events'
 	// latency over the statements they sent, which the lag is compared
 	// with.

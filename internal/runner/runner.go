@@ -485,6 +485,9 @@ loop:
 	}
 	end := r.clock.Now()
 	client := load.finish(time.Now())
+	if loops != nil {
+		client.ReplyLag, _ = loops.lag()
+	}
 	// Cancelled, the threads may all end before the loop above sees it.
 	interrupted = interrupted || ctx.Err() != nil
 	if measuring {
