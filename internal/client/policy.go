@@ -201,10 +201,6 @@ func (p Policy) Redial(ctx context.Context, clk clock.Clock, b Backoff, stop fun
 	}
 }
 
-// blockingPerCore is how many threads per core still share the CPU fairly
-// with blocking I/O; beyond it, threads that wait for a core skew the load.
-const blockingPerCore = 8
-
 // CheckIO checks a --client-io value.
 func CheckIO(mode string) error {
 	switch mode {
@@ -214,19 +210,20 @@ func CheckIO(mode string) error {
 	return fmt.Errorf("--client-io must be auto, loop, blocking or polled (got %q)", mode)
 }
 
-// IOFor is --client-io for a load of threads clients: blocking system calls
-// (the least CPU per query) or Go's poller (fair at any thread count); auto
-// blocks up to 8 threads per core.
+// IOFor is --client-io for a load of threads clients: I/O loops (package
+// ioloop), blocking system calls or Go's poller. auto is the loops, at any
+// thread count: they spend the least CPU per statement and hand a reply to
+// its thread the fastest, whether the client has cores of its own or
+// shares them with the server (docs/PERFORMANCE.md has the figures). The
+// other modes are kept to compare against.
 func IOFor(mode string, threads int) wire.Options {
 	switch mode {
 	case "blocking":
 		return wire.Options{Blocking: true}
 	case "polled":
 		return wire.Options{}
-	case "loop":
-		return wire.Options{Looped: true}
 	}
-	return wire.Options{Blocking: threads <= blockingPerCore*runtime.GOMAXPROCS(0)}
+	return wire.Options{Looped: true}
 }
 
 // LoopsFor is how many I/O loops a run with io drives its threads from: one

@@ -189,8 +189,8 @@ func TestIOFor(t *testing.T) {
 	if !IOFor("blocking", 1<<20).Blocking || IOFor("polled", 1).Blocking {
 		t.Error("IOFor: an explicit mode must win over the thread count")
 	}
-	if !IOFor("auto", 1).Blocking || IOFor("auto", 1<<20).Blocking {
-		t.Error("IOFor auto: want blocking for a few threads and polled for very many")
+	if !IOFor("auto", 1).Looped || !IOFor("auto", 1<<20).Looped || !IOFor("loop", 1).Looped {
+		t.Error("IOFor auto and loop: want I/O loops at any thread count")
 	}
 }
 

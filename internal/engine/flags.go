@@ -78,7 +78,7 @@ func (j *Job) bind(fs *pflag.FlagSet) {
 	fs.StringVar(&j.name, "name", "", "name of the target in results (default: its address)")
 	fs.StringVar(&j.dbDriver, "db-driver", "mysql", "database driver (only mysql)")
 	fs.StringVar(&j.connectMode, "connect-mode", "persistent", "when threads connect: persistent (one connection per thread), transaction (a new one for every event) or query (a new one for every statement); connect time is reported apart from latency")
-	fs.StringVar(&j.clientIO, "client-io", "auto", "how client threads wait for the server: blocking (least CPU per query, for a few threads per core), polled (fair at any thread count) or auto (blocking up to 8 threads per core)")
+	fs.StringVar(&j.clientIO, "client-io", "auto", "how client threads wait for the server: loop (threads as tasks of one epoll loop per core: the least CPU per query), blocking (a blocking system call per read), polled (Go's poller) or auto (loop)")
 	sbflag.BoolVar(fs, &j.monitorOn, "monitor", true, "sample the server's status every second on a connection of its own and store the series with the result")
 	fs.StringVar(&j.metricsAddr, "metrics-addr", "", "serve Prometheus metrics at HOST:PORT/metrics during the run (port 0 picks a free one)")
 	fs.IntVar(&j.verbosity, "verbosity", 3, "accepted for sysbench compatibility")

@@ -49,7 +49,7 @@ func TestParseBadInput(t *testing.T) {
 		{"no limit", []string{"ping", "--time=0"}, "--time=0 needs --events"},
 		{"percentile", []string{"ping", "--percentile=101"}, "--percentile"},
 		{"ps mode", []string{"ping", "--db-ps-mode=sometimes"}, "--db-ps-mode"},
-		{"client io", []string{"ping", "--client-io=fast"}, "--client-io must be auto, blocking or polled"},
+		{"client io", []string{"ping", "--client-io=fast"}, "--client-io must be auto, loop, blocking or polled"},
 		{"ignore list", []string{"ping", "--mysql-ignore-errors=deadlock"}, `--mysql-ignore-errors: "deadlock" is not an error code`},
 		{"connect mode", []string{"ping", "--connect-mode=pooled"}, "--connect-mode"},
 		{"metrics address", []string{"ping", "--metrics-addr=9100"}, "--metrics-addr must be HOST:PORT"},

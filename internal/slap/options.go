@@ -135,7 +135,7 @@ func (o *Options) Flags() *pflag.FlagSet {
 	fs.StringVar(&o.IgnoreErrors, "ignore-errors", "", "count failing statements by error code and go on; a comma list of codes, or all (bare --ignore-errors); without it a failing statement stops the test (shakedown extension)")
 	fs.Lookup("ignore-errors").NoOptDefVal = "all"
 	fs.DurationVar(&o.ConnectTimeout, "connect-timeout", 10*time.Second, "give up connecting after this long (shakedown extension)")
-	fs.StringVar(&o.ClientIO, "client-io", "auto", "how clients wait for the server: blocking, polled or auto (shakedown extension)")
+	fs.StringVar(&o.ClientIO, "client-io", "auto", "how clients wait for the server: loop, blocking, polled or auto, which is loop (shakedown extension)")
 	fs.StringVar(&o.JSON, "json", "", "write a result document per concurrency level to this file, as a JSON list (shakedown extension)")
 	fs.StringVar(&o.Store, "store", "", "also record each concurrency level as a run in this results store, for shakedown report --runs (shakedown extension)")
 	fs.StringVar(&o.Name, "name", "", "name of the target in results (default: its address; shakedown extension)")
