@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/shakedown/shakedown/internal/capture"
+	"github.com/shakedown/shakedown/internal/client"
 	"github.com/shakedown/shakedown/internal/fingerprint"
 	"github.com/shakedown/shakedown/internal/replay"
 	"github.com/shakedown/shakedown/internal/sbflag"
@@ -67,6 +68,7 @@ type replayCmd struct {
 	top         int
 	progress    time.Duration
 	storePath   string
+	clientIO    string
 	creds       target.Credentials
 }
 
@@ -77,6 +79,7 @@ func (c *replayCmd) flags(env *Env) *pflag.FlagSet {
 	fs.Float64Var(&c.speed, "speed", 0, "1 keeps the captured timing, N runs N times faster, 0 runs as fast as possible")
 	fs.IntVar(&c.concurrency, "concurrency", 0, "at most this many statements at once (0: no cap); every session keeps its connections")
 	sbflag.BoolVar(fs, &c.allowWrites, "allow-writes", false, "also run statements that may write (on every target!)")
+	fs.StringVar(&c.clientIO, "client-io", "auto", "how sessions wait for the targets: loop, blocking, polled or auto (loop), as for run")
 	fs.DurationVar(&c.timeout, "timeout", time.Minute, "give up on a statement when a target sends nothing for this long (counted as an error)")
 	fs.StringVar(&c.jsonFile, "json", "", "write the report as JSON to FILE")
 	fs.StringVar(&c.htmlFile, "html", "", "write the report as a self-contained HTML page to FILE")
@@ -106,6 +109,8 @@ func (c *replayCmd) run(ctx context.Context, env *Env, args []string) error {
 		return usagef("replay: --concurrency must be >= 0")
 	case c.timeout <= 0:
 		return usagef("replay: --timeout must be > 0")
+	case client.CheckIO(c.clientIO) != nil:
+		return usagef("replay: %v", client.CheckIO(c.clientIO))
 	case c.top < 1:
 		return usagef("replay: --top must be >= 1")
 	case c.progress < 0:
@@ -171,7 +176,7 @@ func (c *replayCmd) run(ctx context.Context, env *Env, args []string) error {
 	}
 	opts := replay.Options{
 		Speed: c.speed, Concurrency: c.concurrency, AllowWrites: c.allowWrites, Timeout: c.timeout,
-		Progress: env.Stderr, ProgressInterval: c.progress,
+		Progress: env.Stderr, ProgressInterval: c.progress, ClientIO: c.clientIO,
 	}
 	rep, runErr := replay.Run(ctx, rd, targets, opts)
 	if rep == nil {

@@ -48,11 +48,13 @@ type Loop struct {
 	live   int // tasks started and not yet ended
 	events []unix.EpollEvent
 
-	mu     sync.Mutex
-	closed bool
-	fds    map[int32]*FD
-	woken  []wake // from other goroutines, guarded by mu
-	spare  []wake
+	mu      sync.Mutex
+	closed  bool
+	fds     map[int32]*FD
+	woken   []wake // from other goroutines, guarded by mu
+	spare   []wake
+	started []started // by Go, guarded by mu
+	held    int       // Hold minus Release, guarded by mu
 
 	// Lag is the time from the moment the loop learned that a task could
 	// go on (its reply arrived, its timer fired) to the moment the task
@@ -65,6 +67,11 @@ type Loop struct {
 type wake struct {
 	t   *Task
 	seq uint64
+}
+
+type started struct {
+	ctx  context.Context // the task's, handed over at once
+	body func(ctx context.Context)
 }
 
 // New makes a loop.
@@ -121,13 +128,60 @@ func (l *Loop) Start(ctx context.Context, t *Task, body func(ctx context.Context
 	t.readyAt = time.Time{}
 }
 
+// Go starts body as a new task of l from any goroutine, while l runs (or
+// before). The body's ctx carries its task. It reports false when the loop
+// has ended: Hold keeps it from ending while more may come.
+func (l *Loop) Go(ctx context.Context, body func(ctx context.Context)) bool {
+	l.mu.Lock()
+	if l.closed {
+		l.mu.Unlock()
+		return false
+	}
+	l.started = append(l.started, started{ctx, body})
+	l.mu.Unlock()
+	l.poke()
+	return true
+}
+
+// Hold keeps Run going with no task, until as many Releases: for a loop
+// that is given its tasks with Go as they come.
+func (l *Loop) Hold() {
+	l.mu.Lock()
+	l.held++
+	l.mu.Unlock()
+}
+
+// Release undoes one Hold.
+func (l *Loop) Release() {
+	l.mu.Lock()
+	l.held--
+	l.mu.Unlock()
+	l.poke()
+}
+
+func (l *Loop) poke() {
+	one := [8]byte{1}
+	unix.Write(l.wakefd, one[:])
+}
+
+// alive reports whether Run must go on: tasks live, tasks to start, or a
+// hold.
+func (l *Loop) alive() bool {
+	if l.live > 0 {
+		return true
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.held > 0 || len(l.started) > 0
+}
+
 // Run runs the started tasks until every one has returned, then releases
 // the loop's descriptors. A task that panics ends Run with its panic.
 func (l *Loop) Run() {
 	defer l.close()
-	for l.live > 0 {
+	for l.alive() {
 		l.runReady()
-		if l.live == 0 {
+		if !l.alive() {
 			break
 		}
 		l.arm()
@@ -208,7 +262,13 @@ func (l *Loop) dispatch(evs []unix.EpollEvent) {
 	}
 	woken := l.woken
 	l.woken = l.spare[:0]
+	news := l.started
+	l.started = nil
 	l.mu.Unlock()
+	for _, n := range news {
+		t := l.NewTask()
+		l.Start(With(n.ctx, t), t, n.body)
+	}
 	for _, w := range woken {
 		if w.t.waiting && w.t.seq == w.seq {
 			if now.IsZero() {
@@ -273,8 +333,7 @@ func (l *Loop) external(t *Task, seq uint64) {
 	}
 	l.woken = append(l.woken, wake{t, seq})
 	l.mu.Unlock()
-	one := [8]byte{1}
-	unix.Write(l.wakefd, one[:])
+	l.poke()
 }
 
 // timerHeap holds the tasks whose waits have a deadline, earliest first. A

@@ -227,3 +227,61 @@ func TestOffload(t *testing.T) {
 		t.Fatalf("got %v, want [other offloaded]", order)
 	}
 }
+
+// TestGoWaitWake: tasks started from outside with Go, while a Hold keeps
+// the loop alive, hand work to tasks they start with Task.Go through Wait
+// and Wake, and the loop ends once released and done.
+func TestGoWaitWake(t *testing.T) {
+	l, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Hold()
+	done := make(chan struct{})
+	go func() { l.Run(); close(done) }()
+	var sum atomic.Int64
+	const sessions, steps = 5, 100
+	for range sessions {
+		ok := l.Go(context.Background(), func(ctx context.Context) {
+			self := From(ctx)
+			var work, left int
+			quit := false
+			var peer *Task
+			peer = self.Go(ctx, func(context.Context) {
+				for {
+					peer.Wait()
+					if quit {
+						return
+					}
+					sum.Add(int64(work))
+					left--
+					self.Wake()
+				}
+			})
+			for i := 1; i <= steps; i++ {
+				work, left = i, 1
+				peer.Wake()
+				for left > 0 {
+					self.Wait()
+				}
+			}
+			quit = true
+			peer.Wake()
+		})
+		if !ok {
+			t.Fatal("Go on a held loop: got false, want the task started")
+		}
+	}
+	l.Release()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the loop did not end within 20s of its release")
+	}
+	if want := int64(sessions * steps * (steps + 1) / 2); sum.Load() != want {
+		t.Fatalf("got sum %d, want %d", sum.Load(), want)
+	}
+	if l.Go(context.Background(), func(context.Context) {}) {
+		t.Fatal("Go on an ended loop: got true, want false")
+	}
+}

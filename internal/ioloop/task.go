@@ -43,6 +43,10 @@ type Task struct {
 	readyAt time.Time
 	when    time.Time // the wait's deadline
 	hidx    int       // index in the loop's timers, -1 when not there
+
+	// Wait and Wake: a wake that came while t was not waiting, and
+	// whether t waits for one.
+	wakeDue, inWait bool
 }
 
 type taskKey struct{}
@@ -69,6 +73,38 @@ func (t *Task) Idle(f func()) {
 	was := t.running.Swap(false)
 	defer t.running.Store(was)
 	f()
+}
+
+// Go starts body as a new task of t's loop and returns it; call it from
+// t's own code. The body's ctx carries the new task.
+func (t *Task) Go(ctx context.Context, body func(ctx context.Context)) *Task {
+	n := t.l.NewTask()
+	t.l.Start(With(ctx, n), n, body)
+	return n
+}
+
+// Wait parks t until another task of its loop calls Wake, at once if one
+// did since the last Wait. Tasks of one loop hand work to each other this
+// way with a coroutine switch, no lock and no scheduler.
+func (t *Task) Wait() {
+	if t.wakeDue {
+		t.wakeDue = false
+		return
+	}
+	t.inWait = true
+	t.park(nil, 0, time.Time{})
+	t.inWait = false
+}
+
+// Wake ends t's Wait, or the next one. It must be called from a task of
+// t's loop (or before the loop runs).
+func (t *Task) Wake() {
+	if t.waiting && t.inWait {
+		t.why = becameReady
+		t.l.ready(t, time.Time{})
+		return
+	}
+	t.wakeDue = true
 }
 
 // park yields to the loop until the wait ends, and says why it ended.
