@@ -310,7 +310,11 @@ func (l *Loop) arm() {
 		return // a timer that fires anyway is harmless
 	}
 	when := l.timers[0].when
-	if when.Equal(l.armed) {
+	if !l.armed.IsZero() && !when.Before(l.armed) {
+		// The timer fires no later than needed; one that fires early
+		// finds nothing due and is set again. So a deadline far off
+		// (a statement timeout set on every read) costs no system call
+		// per read.
 		return
 	}
 	d := time.Until(when)
