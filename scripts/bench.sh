@@ -29,6 +29,14 @@
 #                  alternately (the order flips every round): QPS and client
 #                  CPU per query of each, medians and the median of each
 #                  round's new/base ratio
+#   threads        oltp_point_select and oltp_read_write at each of THREADS_LIST
+#                  (1 16 64 256 1024 3000 threads), 4 tables of 100,000 rows:
+#                  sysbench and shakedown run once for each --client-io mode
+#                  in CLIENT_IO (auto), alternately (the order flips every
+#                  round): QPS, client CPU per query and RSS, medians. With
+#                  SERVER_CPUS and CLIENT_CPUS this is the client on cores of
+#                  its own; scripts/bench-pinned.sh runs the same on a
+#                  machine without network (scripts/bundle.sh)
 #   monitor        the server sampler's cost: shakedown run oltp_point_select,
 #                  16 threads, --monitor=on and --monitor=off alternately
 #                  (the order flips every round); medians, on/off ratio, and
@@ -36,10 +44,24 @@
 #
 # Knobs (environment): ROUNDS (5), SECONDS_PER_RUN (15), PREP_ROUNDS (1),
 # PREP_TABLES (4), PREP_ROWS (1000000), BIN (bin/shakedown), SLAP_QUERIES
-# (20000), SLAP_CONCURRENCY (16,64), SLAP_ITERATIONS (2), BASE_REV (HEAD~1).
+# (20000), SLAP_CONCURRENCY (16,64), SLAP_ITERATIONS (2), BASE_REV (HEAD~1),
+# THREADS_LIST (1 16 64 256 1024 3000), CLIENT_IO (auto).
 # Client CPU is user+sys of the client process as GNU time reports it.
+#
+# Where it runs (environment):
+#   SERVER_CPUS=0-7   bind the sandbox's server to these CPUs (sandbox up --cpus)
+#   CLIENT_CPUS=8-15  bind every client (sysbench, shakedown, mysqlslap) to
+#                     these CPUs with taskset: with SERVER_CPUS, a client on
+#                     cores of its own
+#   TARGET=mysql://user[:password]@host:port/db
+#                     measure this server instead of a sandbox. The cases
+#                     drop and re-create sbtest's tables (and slap's
+#                     test.seckill) there: name a server you may write to.
+#                     tls, monitor and floor need the sandbox.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=scripts/bench-lib.sh
+. scripts/bench-lib.sh
 
 ROUNDS=${ROUNDS:-5}
 SECS=${SECONDS_PER_RUN:-15}
@@ -51,6 +73,24 @@ SLAP_QUERIES=${SLAP_QUERIES:-20000}
 SLAP_CONCURRENCY=${SLAP_CONCURRENCY:-16,64}
 SLAP_ITERATIONS=${SLAP_ITERATIONS:-2}
 CASES=${CASES:-"point_select read_write threads1000 prepare monitor slap"}
+THREADS_LIST=${THREADS_LIST:-"1 16 64 256 1024 3000"}
+CLIENT_IO=${CLIENT_IO:-auto}
+SERVER_CPUS=${SERVER_CPUS:-}
+CLIENT_CPUS=${CLIENT_CPUS:-}
+TARGET=${TARGET:-}
+if [ -n "$TARGET" ]; then
+	if [ -n "$SERVER_CPUS" ]; then
+		echo "bench.sh: SERVER_CPUS binds the sandbox's server; with TARGET bind your server yourself" >&2
+		exit 2
+	fi
+	for c in $CASES; do
+		case $c in tls | monitor | floor)
+			echo "bench.sh: case $c needs the sandbox; leave TARGET unset or drop $c from CASES" >&2
+			exit 2
+			;;
+		esac
+	done
+fi
 export SHAKEDOWN_HOME=${SHAKEDOWN_HOME:-$(mktemp -d /tmp/shakedown-bench.XXXXXX)}
 
 bash scripts/deps.sh
@@ -69,15 +109,42 @@ if [[ " $CASES " == *" tls "* ]]; then
 		-addext subjectAltName=IP:127.0.0.1 -keyout "$work/key.pem" -out "$work/cert.pem" 2>/dev/null
 	tls_set=(--set "ssl_cert=$work/cert.pem" --set "ssl_key=$work/key.pem")
 fi
-url=$("$BIN" sandbox up "$name" --url-only "${tls_set[@]}")
-trap '"$BIN" sandbox down "$name" >/dev/null 2>&1 || true; rm -rf "$work"; git worktree prune' EXIT
-port=${url##*:}
-port=${port%%/*}
-sb_conn=(--mysql-host=127.0.0.1 "--mysql-port=$port" --mysql-user=shakedown --mysql-db=sbtest)
+# The clients, bound to CLIENT_CPUS when it is set; thousands of threads
+# need as many descriptors.
+pin=()
+[ -z "$CLIENT_CPUS" ] || pin=(taskset -c "$CLIENT_CPUS")
+ulimit -n 65535 2>/dev/null || ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
+if [ -n "$TARGET" ]; then
+	url=$TARGET
+	trap 'rm -rf "$work"; git worktree prune' EXIT
+	# mysql://user[:password]@host:port/db, as sysbench's options.
+	if ! [[ $url =~ ^mysql://([^:@/]+)(:([^@/]*))?@([^:/]+):([0-9]+)/([^/?]+)$ ]]; then
+		echo "bench.sh: TARGET=$url: want mysql://user[:password]@host:port/db" >&2
+		exit 2
+	fi
+	host=${BASH_REMATCH[4]}
+	port=${BASH_REMATCH[5]}
+	sb_conn=("--mysql-host=$host" "--mysql-port=$port" "--mysql-user=${BASH_REMATCH[1]}" "--mysql-db=${BASH_REMATCH[6]}")
+	my_conn=("-h$host" "-P$port" "-u${BASH_REMATCH[1]}")
+	if [ -n "${BASH_REMATCH[3]}" ]; then
+		sb_conn+=("--mysql-password=${BASH_REMATCH[3]}")
+		my_conn+=("-p${BASH_REMATCH[3]}")
+	fi
+else
+	host=127.0.0.1
+	place=()
+	[ -z "$SERVER_CPUS" ] || place=(--cpus "$SERVER_CPUS")
+	url=$("$BIN" sandbox up "$name" --url-only "${tls_set[@]}" "${place[@]}")
+	trap '"$BIN" sandbox down "$name" >/dev/null 2>&1 || true; rm -rf "$work"; git worktree prune' EXIT
+	port=${url##*:}
+	port=${port%%/*}
+	sb_conn=(--mysql-host=127.0.0.1 "--mysql-port=$port" --mysql-user=shakedown --mysql-db=sbtest)
+	my_conn=(-h127.0.0.1 "-P$port" -ushakedown)
+fi
 
 server=$( (mariadbd --version || /usr/sbin/mariadbd --version || mysqld --version) 2>/dev/null | head -1 | awk '{print $3}' || true)
 echo "# shakedown $("$BIN" version | cut -d' ' -f2) vs $(sysbench --version), server $server, $(nproc) cores"
-echo "# rounds=$ROUNDS seconds=$SECS"
+echo "# rounds=$ROUNDS seconds=$SECS server=${TARGET:+${TARGET%%@*}@...}${TARGET:-sandbox}${SERVER_CPUS:+ on CPUs $SERVER_CPUS} clients${CLIENT_CPUS:+ on CPUs $CLIENT_CPUS}"
 
 # measure TOOL OUTFILE CMD...: runs CMD under GNU time; appends
 # "tool qps cpu_s queries rss_kb wall_s" to OUTFILE.
@@ -85,21 +152,17 @@ measure() {
 	local tool=$1 out=$2
 	shift 2
 	local log=$work/log.$$ tim=$work/time.$$
-	/usr/bin/time -o "$tim" -f "%U %S %M %e" "$@" >"$log" 2>&1 || { cat "$log" >&2; return 1; }
+	/usr/bin/time -o "$tim" -f "%U %S %M %e" "${pin[@]}" "$@" >"$log" 2>&1 || { cat "$log" >&2; return 1; }
 	local queries qps
-	queries=$(awk '/^ *queries: /{print $2}' "$log" | tail -1)
-	qps=$(awk '/^ *queries: /{gsub(/\(/,"",$3); print $3}' "$log" | tail -1)
+	queries=$(queries_of "$log")
+	qps=$(qps_of "$log")
 	read -r u s m e <"$tim"
 	echo "$tool ${qps:-0} $(awk -v u="$u" -v s="$s" 'BEGIN{print u+s}') ${queries:-0} $m $e" >>"$out"
 }
 
-median() { sort -g | awk '{a[NR]=$1} END {if (NR==0) {print 0} else if (NR%2) {print a[(NR+1)/2]} else {print (a[NR/2]+a[NR/2+1])/2}}'; }
-
 # med_col TOOL N FILE: the median of field N over TOOL's rows.
 med_col() { awk -v t="$1" -v n="$2" '$1==t {print $n}' "$3" | median; }
 cpu_per_query() { awk -v t="$1" '$1==t && $4>0 {print $3/$4*1e6}' "$2" | median; }
-
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN{ if (b==0) print "n/a"; else printf "%.2f", a/b }'; }
 
 run_case() {
 	local label=$1 workload=$2 threads=$3 rows=$4
@@ -166,16 +229,66 @@ for c in $CASES; do
 		prepare_rows 100000
 		ROUNDS=1 run_case threads1000 oltp_point_select 1000 100000
 		;;
+	threads)
+		echo "== oltp_point_select and oltp_read_write at $THREADS_LIST threads, 4 tables x 100000 rows, client-io: $CLIENT_IO"
+		"$BIN" cleanup oltp_read_write --target="$url" "--tables=$PREP_TABLES" >/dev/null
+		"$BIN" prepare oltp_read_write --target="$url" --tables=4 --table-size=100000 --threads=4 >/dev/null
+		out=$work/threads.tsv
+		printf 'tool\tmode\tworkload\tthreads\tround\tqps\tcpu_us_per_query\trss_kb\tserver_us_per_query\n' >"$out"
+		# The server's CPU per query where its process is on this machine
+		# (a sandbox, or a TARGET on loopback whose pid file is readable).
+		spid=$(cat "$(mariadb "${my_conn[@]}" -N -e "SELECT @@pid_file")" 2>/dev/null || true)
+		hz=$(getconf CLK_TCK)
+		# measure_row TOOL MODE W T R CMD...: one results.tsv line, as
+		# bench-pinned.sh writes them.
+		measure_row() {
+			local tool=$1 mode=$2 w=$3 t=$4 r=$5 c0=0 c1=0
+			shift 5
+			[ -z "$spid" ] || c0=$(proc_ticks "$spid")
+			measure "$tool" "$work/row.txt" "$@" || return 1
+			[ -z "$spid" ] || c1=$(proc_ticks "$spid")
+			tail -1 "$work/row.txt" | awk -v OFS='\t' -v mode="$mode" -v w="$w" -v t="$t" -v r="$r" -v c0="$c0" -v c1="$c1" -v hz="$hz" \
+				'{q = $4 > 0 ? $4 : 1; print $1, mode, w, t, r, $2, sprintf("%.2f", $3/q*1e6), $5, sprintf("%.2f", (c1-c0)/hz/q*1e6)}' >>"$out"
+			tail -1 "$out" | awk -F'\t' '{printf "  %-9s %-7s %-18s %5d threads round %d: %9.0f qps %7.2f us/q %8d KB RSS\n", $1, $2, $3, $4, $5, $6, $7, $8}'
+		}
+		clients=(sysbench)
+		for m in $CLIENT_IO; do clients+=("shakedown:$m"); done
+		for w in oltp_point_select oltp_read_write; do
+			for t in $THREADS_LIST; do
+				for r in $(seq "$ROUNDS"); do
+					order=("${clients[@]}")
+					if [ $((r % 2)) -eq 0 ]; then
+						order=()
+						for ((i = ${#clients[@]} - 1; i >= 0; i--)); do order+=("${clients[i]}"); done
+					fi
+					for cl in "${order[@]}"; do
+						if [ "$cl" = sysbench ]; then
+							measure_row sysbench - "$w" "$t" "$r" sysbench "$w" "${sb_conn[@]}" --tables=4 --table-size=100000 "--threads=$t" "--time=$SECS" run
+						else
+							measure_row shakedown "${cl#shakedown:}" "$w" "$t" "$r" "$BIN" run "$w" --target="$url" --tables=4 --table-size=100000 \
+								"--threads=$t" "--time=$SECS" "--client-io=${cl#shakedown:}"
+						fi
+					done
+				done
+			done
+		done
+		{
+			echo ""
+			echo "threads, $ROUNDS rounds x ${SECS}s${SERVER_CPUS:+, server on CPUs $SERVER_CPUS}${CLIENT_CPUS:+, clients on CPUs $CLIENT_CPUS}:"
+			echo ""
+			print_medians "$out"
+		} >>"$work/summary.md"
+		;;
 	prepare)
 		echo "== prepare --tables $PREP_TABLES --table-size $PREP_ROWS --threads 4"
 		out=$work/prepare.txt
 		: >"$out"
 		for r in $(seq "$PREP_ROUNDS"); do
 			"$BIN" cleanup oltp_read_write --target="$url" "--tables=$PREP_TABLES" >/dev/null
-			/usr/bin/time -o "$work/t" -f "%e" sysbench oltp_read_write "${sb_conn[@]}" "--tables=$PREP_TABLES" "--table-size=$PREP_ROWS" --threads=4 prepare >/dev/null
+			/usr/bin/time -o "$work/t" -f "%e" "${pin[@]}" sysbench oltp_read_write "${sb_conn[@]}" "--tables=$PREP_TABLES" "--table-size=$PREP_ROWS" --threads=4 prepare >/dev/null
 			echo "sysbench $(cat "$work/t")" >>"$out"
 			"$BIN" cleanup oltp_read_write --target="$url" "--tables=$PREP_TABLES" >/dev/null
-			/usr/bin/time -o "$work/t" -f "%e" "$BIN" prepare oltp_read_write --target="$url" "--tables=$PREP_TABLES" "--table-size=$PREP_ROWS" --threads=4 >/dev/null
+			/usr/bin/time -o "$work/t" -f "%e" "${pin[@]}" "$BIN" prepare oltp_read_write --target="$url" "--tables=$PREP_TABLES" "--table-size=$PREP_ROWS" --threads=4 >/dev/null
 			echo "shakedown $(cat "$work/t")" >>"$out"
 			echo "  round $r: $(tail -2 "$out" | tr '\n' ' ')"
 		done
@@ -301,8 +414,8 @@ for c in $CASES; do
 		;;
 	slap)
 		echo "== slap vs mysqlslap: --concurrency=$SLAP_CONCURRENCY --iterations=$SLAP_ITERATIONS --number-of-queries=$SLAP_QUERIES, hot row"
-		mariadb -h127.0.0.1 -P"$port" -ushakedown -e "CREATE DATABASE IF NOT EXISTS test; CREATE TABLE IF NOT EXISTS test.seckill (id INT PRIMARY KEY, num INT NOT NULL); REPLACE INTO test.seckill VALUES (1, 2000000000)"
-		slap_args=(-h127.0.0.1 "-P$port" -ushakedown "--concurrency=$SLAP_CONCURRENCY" "--iterations=$SLAP_ITERATIONS" --create-schema=test
+		mariadb "${my_conn[@]}" -e "CREATE DATABASE IF NOT EXISTS test; CREATE TABLE IF NOT EXISTS test.seckill (id INT PRIMARY KEY, num INT NOT NULL); REPLACE INTO test.seckill VALUES (1, 2000000000)"
+		slap_args=("${my_conn[@]}" "--concurrency=$SLAP_CONCURRENCY" "--iterations=$SLAP_ITERATIONS" --create-schema=test
 			"--query=begin;update seckill set num=num-1 where id =1 and num>1;commit;" "--delimiter=;" "--number-of-queries=$SLAP_QUERIES")
 		out=$work/slap.txt
 		: >"$out"
@@ -312,7 +425,7 @@ for c in $CASES; do
 		measure_slap() {
 			local tool=$1
 			shift
-			/usr/bin/time -o "$work/t" -f "%U %S %M %e" "$@" >"$work/slap.log" 2>&1 || { cat "$work/slap.log" >&2; return 1; }
+			/usr/bin/time -o "$work/t" -f "%U %S %M %e" "${pin[@]}" "$@" >"$work/slap.log" 2>&1 || { cat "$work/slap.log" >&2; return 1; }
 			read -r u s m e <"$work/t"
 			awk -v tool="$tool" -v it="$SLAP_ITERATIONS" -v u="$u" -v s="$s" -v m="$m" -v e="$e" '
 				/Average number of seconds to run all queries:/ {t += $(NF-1) * it}
@@ -340,7 +453,7 @@ for c in $CASES; do
 		} >>"$work/summary.md"
 		;;
 	*)
-		echo "bench.sh: unknown case $c (point_select read_write floor threads1000 prepare tls base monitor slap)" >&2
+		echo "bench.sh: unknown case $c (point_select read_write floor threads1000 threads prepare tls base monitor slap)" >&2
 		exit 2
 		;;
 	esac
@@ -349,4 +462,5 @@ done
 echo
 echo "Medians over alternating rounds (ratio = shakedown / sysbench):"
 echo
-cat "$work/summary.md"
+# The first table's header alone, when no case added a row to it, is left out.
+awk 'NR == 3 && !/^\| / {skip = 1} {line[NR] = $0} END {for (i = (skip ? 3 : 1); i <= NR; i++) print line[i]}' "$work/summary.md"

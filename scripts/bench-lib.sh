@@ -1,0 +1,118 @@
+# shellcheck shell=bash
+# Functions shared by the benchmark scripts (sourced, not run):
+# scripts/bench.sh, scripts/bench-pinned.sh and scripts/bundle.sh.
+#
+# A "bundle" is the directory scripts/bundle.sh packs: bin/ (shakedown,
+# mariadbd, sysbench, GNU time, taskset), lib/ (every library they link,
+# with the dynamic loader, so that they run through lib/ld-linux-x86-64.so.2
+# and need nothing of the host's), share/ (sysbench's Lua scripts, the
+# server's messages and character sets), my.cnf and data/.
+
+# median: the median of the numbers on stdin, 0 when there are none.
+median() { sort -g | awk '{a[NR]=$1} END {if (NR==0) {print 0} else if (NR%2) {print a[(NR+1)/2]} else {print (a[NR/2]+a[NR/2+1])/2}}'; }
+
+# ratio A B: A/B to two places, n/a when B is 0.
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN{ if (b==0) print "n/a"; else printf "%.2f", a/b }'; }
+
+# queries_of LOG, qps_of LOG: the totals of the "queries: N (X per sec.)"
+# line that sysbench and shakedown run both print; empty when there is none.
+queries_of() { awk '/^ *queries: /{print $2}' "$1" | tail -1; }
+qps_of() { awk '/^ *queries: /{gsub(/\(/,"",$3); print $3}' "$1" | tail -1; }
+
+# proc_ticks PID: the CPU clock ticks (user+system) PID has used, 0 when it
+# is gone. Read before and after a run, the difference is the server's CPU.
+proc_ticks() { awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || echo 0; }
+
+# bundle_exec DIR PROG ARGS...: runs DIR/bin/PROG through the bundle's own
+# loader and libraries. The loader is named, not found by the kernel, so
+# the host's /lib64 and its libraries play no part.
+bundle_exec() {
+	local dir=$1 prog=$2
+	shift 2
+	"$dir/lib/ld-linux-x86-64.so.2" --library-path "$dir/lib" "$dir/bin/$prog" "$@"
+}
+
+# bundle_server_start DIR PORT CPUS [ARGS...]: starts the bundle's mariadbd
+# on 127.0.0.1:PORT with DIR/my.cnf and DIR/data, pinned to CPUS with
+# taskset when CPUS is not empty, and waits (at most $START_TIMEOUT
+# seconds, default 180) for it to take connections. Sets SERVER_PID. Every
+# path the server reads is inside DIR: basedir, plugins, messages and
+# character sets.
+bundle_server_start() {
+	local dir=$1 port=$2 cpus=$3
+	shift 3
+	local run=$dir/run
+	mkdir -p "$run/tmp"
+	# A Unix socket path may have ~108 bytes.
+	local sock=$run/mysqld.sock
+	[ ${#sock} -lt 100 ] || sock=/tmp/shakedown-bench-$port.sock
+	local extra=("$@")
+	[ "$(id -u)" != 0 ] || extra+=(--user=root)
+	[ ! -f "$run/error.log" ] || mv "$run/error.log" "$run/error.log.prev"
+	local pin=()
+	[ -z "$cpus" ] || pin=("$dir/lib/ld-linux-x86-64.so.2" --library-path "$dir/lib" "$dir/bin/taskset" -c "$cpus")
+	# --defaults-file must come first.
+	"${pin[@]}" "$dir/lib/ld-linux-x86-64.so.2" --library-path "$dir/lib" "$dir/bin/mariadbd" \
+		"--defaults-file=$dir/my.cnf" "--basedir=$dir" "--datadir=$dir/data" "--plugin-dir=$dir/lib/plugin" \
+		"--lc-messages-dir=$dir/share/mysql" --lc-messages=en_US "--character-sets-dir=$dir/share/mysql/charsets" \
+		"--socket=$sock" "--pid-file=$run/mysqld.pid" "--log-error=$run/error.log" "--port=$port" \
+		"--tmpdir=$run/tmp" "${extra[@]}" >"$run/console.log" 2>&1 &
+	SERVER_PID=$!
+	local deadline=$((SECONDS + ${START_TIMEOUT:-180}))
+	while ! grep -q "ready for connections" "$run/error.log" 2>/dev/null; do
+		if ! kill -0 "$SERVER_PID" 2>/dev/null; then
+			echo "mariadbd exited while starting; its log:" >&2
+			tail -30 "$run/error.log" "$run/console.log" >&2 2>/dev/null
+			return 1
+		fi
+		if [ "$SECONDS" -ge "$deadline" ]; then
+			echo "mariadbd did not take connections within ${START_TIMEOUT:-180}s; its log:" >&2
+			tail -30 "$run/error.log" >&2 2>/dev/null
+			return 1
+		fi
+		sleep 0.2
+	done
+}
+
+# bundle_server_stop DIR: shuts the server down cleanly (SIGTERM) and waits
+# for it, at most $STOP_TIMEOUT seconds (default 180), then kills it.
+# Returns non-zero unless the log says the shutdown completed.
+bundle_server_stop() {
+	local dir=$1
+	[ -n "${SERVER_PID:-}" ] || return 0
+	kill -TERM "$SERVER_PID" 2>/dev/null || true
+	local deadline=$((SECONDS + ${STOP_TIMEOUT:-180}))
+	while kill -0 "$SERVER_PID" 2>/dev/null; do
+		if [ "$SECONDS" -ge "$deadline" ]; then
+			echo "mariadbd did not stop within ${STOP_TIMEOUT:-180}s; killing it" >&2
+			kill -KILL "$SERVER_PID" 2>/dev/null || true
+			SERVER_PID=
+			return 1
+		fi
+		sleep 0.2
+	done
+	wait "$SERVER_PID" 2>/dev/null || true
+	SERVER_PID=
+	grep -q "Shutdown complete" "$dir/run/error.log"
+}
+
+# print_medians FILE: the medians of a results.tsv (tool mode workload
+# threads round qps cpu_us_per_query rss_kb server_us_per_query) per
+# workload, threads, tool and mode, each against sysbench's in the same
+# workload and threads, as a markdown table.
+print_medians() {
+	local f=$1 key w t tool mode q c m s sq sc sm n
+	echo "| workload | threads | client | runs | QPS | vs sysbench | client CPU us/query | vs sysbench | RSS KB | vs sysbench | server CPU us/query |"
+	echo "|---|---|---|---|---|---|---|---|---|---|---|"
+	awk -F'\t' 'NR>1 {print $3 "\t" $4 "\t" $1 "\t" $2}' "$f" | sort -t"$(printf '\t')" -k1,1 -k2,2n -k3,3r -k4,4 -u |
+		while IFS=$'\t' read -r w t tool mode; do
+			col() { awk -F'\t' -v w="$w" -v t="$t" -v tool="$1" -v mode="$2" -v n="$3" 'NR>1 && $3==w && $4==t && $1==tool && $2==mode {print $n}' "$f" | median; }
+			n=$(awk -F'\t' -v w="$w" -v t="$t" -v tool="$tool" -v mode="$mode" 'NR>1 && $3==w && $4==t && $1==tool && $2==mode' "$f" | wc -l)
+			q=$(col "$tool" "$mode" 6); c=$(col "$tool" "$mode" 7); m=$(col "$tool" "$mode" 8); s=$(col "$tool" "$mode" 9)
+			sq=$(col sysbench - 6); sc=$(col sysbench - 7); sm=$(col sysbench - 8)
+			key=$tool
+			[ "$mode" = - ] || key="$tool $mode"
+			printf '| %s | %s | %s | %d | %.0f | %s | %.2f | %s | %.0f | %s | %.2f |\n' "$w" "$t" "$key" "$n" "$q" "$(ratio "$q" "$sq")" \
+				"$c" "$(ratio "$c" "$sc")" "$m" "$(ratio "$m" "$sm")" "$s"
+		done
+}
