@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/shakedown/shakedown/internal/clock"
+	"github.com/shakedown/shakedown/internal/host"
 	"github.com/shakedown/shakedown/internal/target"
 	"github.com/shakedown/shakedown/internal/wire"
 )
@@ -210,20 +211,58 @@ func CheckIO(mode string) error {
 	return fmt.Errorf("--client-io must be auto, loop, blocking or polled (got %q)", mode)
 }
 
+// blockingPerCore is how many threads per core still share the CPU fairly
+// with blocking I/O; beyond it, threads that wait for a core skew the load.
+const blockingPerCore = 8
+
 // IOFor is --client-io for a load of threads clients: I/O loops (package
-// ioloop), blocking system calls or Go's poller. auto is the loops, at any
-// thread count: they spend the least CPU per statement and hand a reply to
-// its thread the fastest, whether the client has cores of its own or
-// shares them with the server (docs/PERFORMANCE.md has the figures). The
-// other modes are kept to compare against.
-func IOFor(mode string, threads int) wire.Options {
+// ioloop), blocking system calls or Go's poller. auto is the loops, except
+// when the server shares the client's cores (shared, see SharesCores) and
+// there are at most 8 threads per core: there blocking reads win.
+//
+// On a client with cores of its own the loops spend the least CPU per
+// statement and hand a reply to its thread the fastest at every thread
+// count (1.0x sysbench's QPS and 0.7-0.9x its CPU per query at 64 to 3000
+// threads, where blocking reads made 0.57x at 64). On cores shared with
+// the server, a loop is one thread doing the kernel work of many
+// connections, and the scheduler gives it one thread's share against the
+// server's many: at 16 threads on 2 shared cores the loops made 0.79x
+// sysbench's QPS and blocking reads 1.09x. Past 8 threads per core
+// blocking reads stop sharing the CPU fairly between threads, and the
+// loops are used. docs/PERFORMANCE.md has the figures.
+func IOFor(mode string, threads int, shared bool) wire.Options {
 	switch mode {
 	case "blocking":
 		return wire.Options{Blocking: true}
 	case "polled":
 		return wire.Options{}
+	case "loop":
+		return wire.Options{Looped: true}
+	}
+	if shared && threads <= blockingPerCore*runtime.GOMAXPROCS(0) {
+		return wire.Options{Blocking: true}
 	}
 	return wire.Options{Looped: true}
+}
+
+// SharesCores reports whether t's server runs on this host on CPUs this
+// process may use too: its first endpoint is local, and the process that
+// listens on its port may run on one of our CPUs. A local server whose
+// process cannot be found or read is taken to share them.
+func SharesCores(t *target.Target) bool {
+	eps := t.Endpoints()
+	if len(eps) == 0 || !eps[0].Local() {
+		return false
+	}
+	if eps[0].Socket != "" {
+		return true
+	}
+	pid := host.ListenerPID("/proc", eps[0].Port)
+	if pid == 0 {
+		return true
+	}
+	shared, ok := host.SharesCPUs("/proc", pid)
+	return shared || !ok
 }
 
 // LoopsFor is how many I/O loops a run with io drives its threads from: one

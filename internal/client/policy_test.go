@@ -186,11 +186,14 @@ func TestIOFor(t *testing.T) {
 	if CheckIO("sometimes") == nil || CheckIO("auto") != nil {
 		t.Error("CheckIO: want auto accepted and sometimes errRefused")
 	}
-	if !IOFor("blocking", 1<<20).Blocking || IOFor("polled", 1).Blocking {
+	if !IOFor("blocking", 1<<20, false).Blocking || IOFor("polled", 1, true).Blocking {
 		t.Error("IOFor: an explicit mode must win over the thread count")
 	}
-	if !IOFor("auto", 1).Looped || !IOFor("auto", 1<<20).Looped || !IOFor("loop", 1).Looped {
-		t.Error("IOFor auto and loop: want I/O loops at any thread count")
+	if !IOFor("auto", 1, false).Looped || !IOFor("auto", 1<<20, false).Looped || !IOFor("loop", 1, true).Looped {
+		t.Error("IOFor auto and loop: want I/O loops at any thread count on cores of the client's own")
+	}
+	if !IOFor("auto", 1, true).Blocking || !IOFor("auto", 1<<20, true).Looped {
+		t.Error("IOFor auto on shared cores: want blocking for a few threads per core and loops for very many")
 	}
 }
 

@@ -141,7 +141,7 @@ func (j *Job) Run(ctx context.Context, opt RunOptions) (*result.Result, error) {
 		*opt.Intervals = append(*opt.Intervals, h)
 	}
 	rc.OnLastInterval = keep
-	io := client.IOFor(j.clientIO, rc.Threads)
+	io := client.IOFor(j.clientIO, rc.Threads, j.clientIO == "auto" && client.SharesCores(j.Target))
 	rc.IOLoops = client.LoopsFor(io)
 	dialer := client.NewDialer(j.Target, client.Options{DB: j.Target.DB, PS: j.psMode != "disable", IO: io})
 	rc.Connect = dialer.Connect

@@ -1,7 +1,6 @@
 package monitor
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -11,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/shakedown/shakedown/internal/host"
 )
 
 // ProcessSource reads the CPU time of the server process (when found on
@@ -117,9 +118,7 @@ var ErrNoProcess = errors.New("server process not found on this host")
 func FindServerPID(proc string, port int, pidFile string) (int, error) {
 	var byPort int
 	if port > 0 {
-		if inodes := listeningInodes(proc, port); len(inodes) > 0 {
-			byPort = pidOfSocket(proc, inodes)
-		}
+		byPort = host.ListenerPID(proc, port)
 	}
 	if byPort > 0 && serverLike(proc, byPort) {
 		return byPort, nil
@@ -152,61 +151,4 @@ func serverLike(proc string, pid int) bool {
 		}
 	}
 	return false
-}
-
-// listeningInodes returns the socket inodes listening on port.
-func listeningInodes(proc string, port int) map[string]bool {
-	inodes := map[string]bool{}
-	for _, name := range []string{"tcp", "tcp6"} {
-		f, err := os.Open(filepath.Join(proc, "net", name))
-		if err != nil {
-			continue
-		}
-		sc := bufio.NewScanner(f)
-		for sc.Scan() {
-			fs := strings.Fields(sc.Text())
-			// sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout inode
-			if len(fs) < 10 || fs[3] != "0A" { // 0A: LISTEN
-				continue
-			}
-			_, hexPort, ok := strings.Cut(fs[1], ":")
-			if !ok {
-				continue
-			}
-			if p, err := strconv.ParseUint(hexPort, 16, 16); err == nil && int(p) == port {
-				inodes[fs[9]] = true
-			}
-		}
-		f.Close()
-	}
-	return inodes
-}
-
-// pidOfSocket returns the first process holding one of the socket inodes.
-func pidOfSocket(proc string, inodes map[string]bool) int {
-	entries, err := os.ReadDir(proc)
-	if err != nil {
-		return 0
-	}
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		fdDir := filepath.Join(proc, e.Name(), "fd")
-		fds, err := os.ReadDir(fdDir)
-		if err != nil {
-			continue
-		}
-		for _, fd := range fds {
-			link, err := os.Readlink(filepath.Join(fdDir, fd.Name()))
-			if err != nil {
-				continue
-			}
-			if in, ok := strings.CutPrefix(link, "socket:["); ok && inodes[strings.TrimSuffix(in, "]")] {
-				return pid
-			}
-		}
-	}
-	return 0
 }

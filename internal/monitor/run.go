@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"fmt"
 	"io"
-	"net"
 	"runtime"
 	"strconv"
 	"sync"
@@ -266,28 +265,5 @@ func (r *Run) Close() {
 	}
 }
 
-// IsLocal reports whether an endpoint is on this host: a socket, a
-// loopback address, localhost, or an address of one of this host's
-// interfaces.
-func IsLocal(ep target.Endpoint) bool {
-	if ep.Socket != "" || ep.Host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(ep.Host)
-	if ip == nil {
-		return false
-	}
-	if ip.IsLoopback() {
-		return true
-	}
-	addrs, err := net.InterfaceAddrs()
-	if err != nil {
-		return false
-	}
-	for _, a := range addrs {
-		if n, ok := a.(*net.IPNet); ok && n.IP.Equal(ip) {
-			return true
-		}
-	}
-	return false
-}
+// IsLocal reports whether an endpoint is on this host (target.Endpoint.Local).
+func IsLocal(ep target.Endpoint) bool { return ep.Local() }

@@ -129,7 +129,9 @@ func Run(ctx context.Context, rd *capture.Reader, targets []Target, opts Options
 	if opts.Concurrency > 0 {
 		e.sem = make(chan struct{}, opts.Concurrency)
 	}
-	e.io = client.IOFor(opts.ClientIO, 0)
+	// Replay hands each statement between a session's targets, which the
+	// loops do without Go's scheduler wherever the targets run.
+	e.io = client.IOFor(opts.ClientIO, 0, false)
 	// Check every target answers before anything runs.
 	for _, sd := range e.sides {
 		c, err := sd.connect(ctx, wire.Options{})

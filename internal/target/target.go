@@ -79,6 +79,32 @@ type Endpoint struct {
 	Socket string
 }
 
+// Local reports whether the endpoint is on this host: a socket, a
+// loopback address, localhost, or an address of one of this host's
+// interfaces.
+func (e Endpoint) Local() bool {
+	if e.Socket != "" || e.Host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(e.Host)
+	if ip == nil {
+		return false
+	}
+	if ip.IsLoopback() {
+		return true
+	}
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		return false
+	}
+	for _, a := range addrs {
+		if n, ok := a.(*net.IPNet); ok && n.IP.Equal(ip) {
+			return true
+		}
+	}
+	return false
+}
+
 func (e Endpoint) String() string {
 	if e.Socket != "" {
 		return e.Socket

@@ -1,0 +1,135 @@
+#!/usr/bin/env bash
+# Two more measurements of the client on cores of its own, run inside the
+# bundle beside bench-pinned.sh (same server, settings and data; run
+# bench-pinned.sh first once, which prepares sbtest):
+#
+#   segments  oltp_point_select at THREADS (64) threads: one shakedown
+#             process, against SEGMENTS (4) processes of THREADS/SEGMENTS
+#             threads each (--segment I/N, started together with
+#             --start-at); QPS of each side (the processes' sum).
+#   replay    shakedown replay --speed 0 of a capture of point selects
+#             (LOG, a MariaDB general log; capture makes the capture here)
+#             with the server as both control and candidate, against
+#             shakedown run sql --db-ps-mode disable with the same statement
+#             at as many threads as the log has sessions: client CPU per
+#             execution (a statement on one target) and per query.
+#
+#   ./bench-pinned-more.sh                    both cases
+#   CASES=replay LOG=ps.log ./bench-pinned-more.sh
+#
+# Knobs (environment): CASES ("segments replay"), SERVER_CPUS (0-7),
+# CLIENT_CPUS (8-15), ROUNDS (2), SECS (5), THREADS (64), SEGMENTS (4),
+# LOG (ps.log in the bundle), SESSIONS (64, the log's), PORT (13306),
+# TABLES (4), ROWS (100000). Results: one line per run in RESULTS
+# (more.tsv in the bundle) as it ends, medians at the end.
+set -uo pipefail
+B=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=scripts/bench-lib.sh
+. "$B/bench-lib.sh"
+
+CASES=${CASES:-"segments replay"}
+SERVER_CPUS=${SERVER_CPUS:-0-7}
+CLIENT_CPUS=${CLIENT_CPUS:-8-15}
+ROUNDS=${ROUNDS:-2}
+SECS=${SECS:-5}
+THREADS=${THREADS:-64}
+SEGMENTS=${SEGMENTS:-4}
+LOG=${LOG:-$B/ps.log}
+SESSIONS=${SESSIONS:-64}
+PORT=${PORT:-13306}
+TABLES=${TABLES:-4}
+ROWS=${ROWS:-100000}
+RESULTS=${RESULTS:-$B/more.tsv}
+
+export SHAKEDOWN_HOME=$B/run/home HOME=$B/run/home
+mkdir -p "$SHAKEDOWN_HOME" "$B/run/logs"
+ulimit -n 65535 2>/dev/null || true
+LD=("$B/lib/ld-linux-x86-64.so.2" --library-path "$B/lib")
+client=("${LD[@]}" "$B/bin/taskset" -c "$CLIENT_CPUS")
+gnutime=("${LD[@]}" "$B/bin/time")
+url="mysql://shakedown@127.0.0.1:$PORT/sbtest"
+
+if [ "$(cat "$B/data/.prepared" 2>/dev/null)" != "$TABLES $ROWS" ]; then
+	echo "bench-pinned-more.sh: sbtest is not prepared with $TABLES x $ROWS; run bench-pinned.sh first" >&2
+	exit 2
+fi
+trap 'bundle_server_stop "$B" >/dev/null 2>&1' EXIT
+bundle_server_start "$B" "$PORT" "$SERVER_CPUS" || exit 1
+[ -s "$RESULTS" ] || printf 'case\tside\tround\tqps\tcpu_us\n' >"$RESULTS"
+echo "# $(nproc) CPUs; server on $SERVER_CPUS, clients on $CLIENT_CPUS; rounds=$ROUNDS secs=$SECS; results in $RESULTS"
+
+# record CASE SIDE ROUND QPS CPU_US: one line of RESULTS, echoed.
+record() {
+	printf '%s\t%s\t%s\t%.2f\t%.2f\n' "$@" >>"$RESULTS"
+	printf '  %-9s %-22s round %s: %10.0f per s  %7.2f us client CPU each\n' "$@"
+}
+
+# cpu_of FILE...: user+sys seconds summed over GNU time outputs.
+cpu_of() { cat "$@" | awk '{s += $1 + $2} END {print s}'; }
+
+segments() {
+	local r=$1 log=$B/run/logs/seg-one-$r.log
+	"${gnutime[@]}" -o "$B/run/t.one" -f "%U %S" "${client[@]}" "$B/bin/shakedown" run oltp_point_select --target "$url" \
+		--tables "$TABLES" --table-size "$ROWS" --threads "$THREADS" --time "$SECS" >"$log" 2>&1
+	local q
+	q=$(queries_of "$log")
+	record segments "one process x $THREADS" "$r" "$(qps_of "$log")" "$(awk -v c="$(cpu_of "$B/run/t.one")" -v q="${q:-1}" 'BEGIN {print c / q * 1e6}')"
+	# --start-at: every process connects first, then all start together.
+	local at pids=() i total=0 queries=0
+	at=$(date -u -d "+3 seconds" +%Y-%m-%dT%H:%M:%SZ)
+	for i in $(seq "$SEGMENTS"); do
+		"${gnutime[@]}" -o "$B/run/t.seg$i" -f "%U %S" "${client[@]}" "$B/bin/shakedown" run oltp_point_select --target "$url" \
+			--tables "$TABLES" --table-size "$ROWS" --threads "$THREADS" --time "$SECS" \
+			--segment "$i/$SEGMENTS" --start-at "$at" >"$B/run/logs/seg-$i-$r.log" 2>&1 &
+		pids+=($!)
+	done
+	wait "${pids[@]}"
+	for i in $(seq "$SEGMENTS"); do
+		total=$(awk -v a="$total" -v b="$(qps_of "$B/run/logs/seg-$i-$r.log")" 'BEGIN {print a + b}')
+		queries=$((queries + $(queries_of "$B/run/logs/seg-$i-$r.log")))
+	done
+	local cpus=()
+	for i in $(seq "$SEGMENTS"); do cpus+=("$B/run/t.seg$i"); done
+	record segments "$SEGMENTS processes x $((THREADS / SEGMENTS))" "$r" "$total" "$(awk -v c="$(cpu_of "${cpus[@]}")" -v q="$queries" 'BEGIN {print c / q * 1e6}')"
+}
+
+replay() {
+	local r=$1 log=$B/run/logs/replay-$r.log
+	"${gnutime[@]}" -o "$B/run/t.rp" -f "%U %S %e" "${client[@]}" "$B/bin/shakedown" replay "$B/run/ps.capture" \
+		--control "$url" --candidate "$url" --speed 0 --progress 0 >"$log" 2>&1
+	local n e
+	n=$(awk '/^statements replayed:/ {print $3}' "$log")
+	e=$(awk '{print $3}' "$B/run/t.rp")
+	record replay "replay (2 targets)" "$r" "$(awk -v n="${n:-0}" -v e="$e" 'BEGIN {print 2 * n / e}')" \
+		"$(awk -v c="$(cpu_of "$B/run/t.rp")" -v n="${n:-1}" 'BEGIN {print c / (2 * n) * 1e6}')"
+	log=$B/run/logs/runsql-$r.log
+	"${gnutime[@]}" -o "$B/run/t.rs" -f "%U %S" "${client[@]}" "$B/bin/shakedown" run sql --file "$B/run/ps.sql" \
+		--target "$url" --db-ps-mode disable --threads "$SESSIONS" --time "$SECS" >"$log" 2>&1
+	local q
+	q=$(queries_of "$log")
+	record replay "run sql (text)" "$r" "$(qps_of "$log")" "$(awk -v c="$(cpu_of "$B/run/t.rs")" -v q="${q:-1}" 'BEGIN {print c / q * 1e6}')"
+}
+
+for c in $CASES; do
+	case $c in
+	segments) ;;
+	replay)
+		[ -f "$LOG" ] || { echo "bench-pinned-more.sh: no log $LOG (LOG=)" >&2; exit 2; }
+		"${client[@]}" "$B/bin/shakedown" capture "$LOG" -o "$B/run/ps.capture" 2>&1 | tail -1
+		printf 'SELECT c FROM sbtest1 WHERE id = {{uniform 1 %d}};\n' $((ROWS - 100)) >"$B/run/ps.sql"
+		;;
+	*)
+		echo "bench-pinned-more.sh: unknown case $c (segments, replay)" >&2
+		exit 2
+		;;
+	esac
+	for r in $(seq "$ROUNDS"); do "$c" "$r"; done
+done
+
+echo
+echo "Medians of $RESULTS:"
+tail -n +2 "$RESULTS" | awk -F'\t' '{print $1 "\t" $2}' | sort -u | while IFS=$'\t' read -r c s; do
+	q=$(awk -F'\t' -v c="$c" -v s="$s" '$1 == c && $2 == s {print $4}' "$RESULTS" | median)
+	u=$(awk -F'\t' -v c="$c" -v s="$s" '$1 == c && $2 == s {print $5}' "$RESULTS" | median)
+	printf '  %-9s %-22s %10.0f per s  %7.2f us client CPU each\n' "$c" "$s" "$q" "$u"
+done
