@@ -13,6 +13,8 @@ import (
 	"github.com/shakedown/shakedown/internal/sandbox"
 	"github.com/shakedown/shakedown/internal/stats"
 	"github.com/shakedown/shakedown/internal/vars"
+
+	"github.com/shakedown/shakedown/internal/target"
 )
 
 // session is one bisect under way: the control's connection and the state
@@ -125,9 +127,9 @@ func (s *session) classify(ctx context.Context) error {
 				return fmt.Errorf("probe %s on %s: %w", v.Name, s.ctl.tgt, err)
 			}
 			runtime = append(runtime, v)
-		case errAccessDenied:
+		case target.ERSpecificAccessDenied:
 			return privilegeError(s.ctl.tgt, v.Name, err)
-		case errReadOnly:
+		case target.ERIncorrectGlobalLocalVar:
 			switch {
 			case computed(v.Name):
 				notTestable(v, "the server works it out itself: no option sets it")
@@ -139,9 +141,9 @@ func (s *session) classify(ctx context.Context) error {
 				v.Restart = true
 				restart = append(restart, v)
 			}
-		case errSessionOnly:
+		case target.ERLocalVariable:
 			notTestable(v, "a session variable: SET GLOBAL does not apply")
-		case errUnknownVar:
+		case target.ERUnknownSystemVariable:
 			notTestable(v, "the control does not know it")
 		default:
 			notTestable(v, "SET GLOBAL refused: "+err.Error())

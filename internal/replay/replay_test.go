@@ -1,11 +1,9 @@
 package replay
 
 import (
-	"io"
 	"strings"
 	"testing"
 
-	"github.com/go-sql-driver/mysql"
 	"github.com/shakedown/shakedown/internal/fingerprint"
 )
 
@@ -121,20 +119,4 @@ func fmtInts(x []int) string {
 	}
 	b.WriteByte(']')
 	return b.String()
-}
-
-func TestEndsSession(t *testing.T) {
-	for _, tc := range []struct {
-		err  error
-		want bool
-	}{
-		{&mysql.MySQLError{Number: 1927, Message: "Connection was killed"}, true},
-		{&mysql.MySQLError{Number: 1053, Message: "Server shutdown in progress"}, true},
-		{&mysql.MySQLError{Number: 1146, Message: "Table 'shop.t' doesn't exist"}, false},
-		{io.EOF, false},
-	} {
-		if got := endsSession(tc.err); got != tc.want {
-			t.Errorf("%v: got %v, want %v", tc.err, got, tc.want)
-		}
-	}
 }
