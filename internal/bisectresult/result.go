@@ -180,7 +180,8 @@ func (e *Effect) Differs() bool {
 	return e != nil && (e.State == string(stats.Faster) || e.State == string(stats.Slower))
 }
 
-func roundDur(d time.Duration) string {
+// MinSec writes d to the second as minutes and seconds: 3m05s.
+func MinSec(d time.Duration) string {
 	d = d.Round(time.Second)
 	return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
 }

@@ -236,7 +236,7 @@ func (j *Job) monitorConfig(opt RunOptions) monitor.RunConfig {
 	if sc, ok := j.Gen.(workload.ServerCounted); ok {
 		cfg.Counter = sc.ServerCounter()
 		if cfg.Counter == "" {
-			cfg.Counter = monitor.NoCounter
+			cfg.Counter = result.NoCounter
 		}
 	}
 	return cfg

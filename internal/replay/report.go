@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/shakedown/shakedown/internal/capture"
+	"github.com/shakedown/shakedown/internal/stats"
 )
 
 // ReportVersion is the version of the JSON report.
@@ -187,7 +188,7 @@ func (e *engine) report(rd *capture.Reader, targets []Target, started, ended tim
 			ratio, lo, hi, state := latencyVerdict(f.samples[0], f.samples[ci])
 			cs := f.perCand[ci-1]
 			fp.Candidates = append(fp.Candidates, CandidFig{
-				Name: targets[ci].Name, Latency: latencyOf(f, ci), LatencyRatio: round3(ratio), RatioLow: round3(lo), RatioHigh: round3(hi),
+				Name: targets[ci].Name, Latency: latencyOf(f, ci), LatencyRatio: stats.Round(ratio, 3), RatioLow: stats.Round(lo, 3), RatioHigh: stats.Round(hi, 3),
 				Verdict: state, Differences: cs.differences, NewErrors: cs.newErrors, NonDet: cs.nondet, NotComp: cs.notComp,
 			})
 		}
@@ -228,11 +229,9 @@ func worstSlower(f Fingerprint) float64 {
 
 func latencyOf(f *fpStats, i int) Latency {
 	h := f.lat[i]
-	ms := func(p float64) float64 { return round3(float64(h.Percentile(p)) / 1e6) }
+	ms := func(p float64) float64 { return stats.Round(float64(h.Percentile(p))/1e6, 3) }
 	return Latency{P50: ms(50), P95: ms(95), P99: ms(99)}
 }
-
-func round3(x float64) float64 { return float64(int64(x*1000+0.5)) / 1000 }
 
 func clip(s string, n int) string {
 	if len(s) <= n {
