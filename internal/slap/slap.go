@@ -187,11 +187,11 @@ func (s *session) explain(ep target.Endpoint, err error) error {
 	if errors.As(err, &me) {
 		switch me.Number {
 		case target.ERAccessDenied:
-			return client.Explained(fmt.Sprintf("connect to %s: access denied for user %q: check -u and -p (or --target)", ep, s.b.tgt.User), err)
+			return target.Explained(fmt.Sprintf("connect to %s: access denied for user %q: check -u and -p (or --target)", ep, s.b.tgt.User), err)
 		case target.ERBadDB:
-			return client.Explained(fmt.Sprintf("connect to %s: database %q does not exist: create it, name another with --create-schema, or have slap make it with --create or --auto-generate-sql", ep, s.b.o.CreateSchema), err)
+			return target.Explained(fmt.Sprintf("connect to %s: database %q does not exist: create it, name another with --create-schema, or have slap make it with --create or --auto-generate-sql", ep, s.b.o.CreateSchema), err)
 		case target.ERDBAccessDenied:
-			return client.Explained(fmt.Sprintf("connect to %s: user %q may not use database %q: grant it or name another with --create-schema", ep, s.b.tgt.User, s.b.o.CreateSchema), err)
+			return target.Explained(fmt.Sprintf("connect to %s: user %q may not use database %q: grant it or name another with --create-schema", ep, s.b.tgt.User, s.b.o.CreateSchema), err)
 		}
 	}
 	return s.b.tgt.Explain(ep, err)
