@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/shakedown/shakedown/internal/bisectresult"
+	"github.com/shakedown/shakedown/internal/stats"
 	"github.com/shakedown/shakedown/internal/vars"
 )
 
@@ -252,7 +253,7 @@ func (s *session) test(ctx context.Context, set, on []int, left int) (*round, er
 	samples, control, vs := m.samples, m.control, m.vs
 	s.res.Rounds = append(s.res.Rounds, bisectresult.Round{N: s.round, Applied: names, On: onNames, QPS: samples, Control: control, Vs: effect(vs), Restart: restart})
 	s.printf("  %s qps against the control's %s: %s\n", joinQPS(samples), joinQPS(control), effect(vs).String())
-	leans := vs.State == Inconclusive && math.Abs(math.Log(vs.Ratio)) > math.Log(1+s.threshold)
+	leans := vs.State == stats.Inconclusive && math.Abs(math.Log(vs.Ratio)) > math.Log(1+s.threshold)
 	return &round{set: sorted(set), on: sorted(on), samples: samples, vs: vs, leans: leans}, nil
 }
 
@@ -271,9 +272,9 @@ func (s *session) beyond(a, b *round) bool {
 func (s *session) smaller(a, b Comparison) bool {
 	e := s.relative(a, b)
 	if a.Ratio >= 1 {
-		return e.State == Slower
+		return e.State == stats.Slower
 	}
-	return e.State == Faster
+	return e.State == stats.Faster
 }
 
 // pairs is how many pairs a round makes at first, maxPairs how many at
@@ -371,7 +372,7 @@ func (s *session) fill(ctx context.Context, oc *outcome, all *round) error {
 // (rounds minutes apart compare through them: drift cancels): b's ratio
 // over a's, the interval combined from theirs the conservative way.
 func (s *session) relative(a, b Comparison) bisectresult.Effect {
-	e := bisectresult.Effect{Ratio: b.Ratio / a.Ratio, Lo: b.Lo / a.Hi, Hi: b.Hi / a.Lo, State: Inconclusive}
+	e := bisectresult.Effect{Ratio: b.Ratio / a.Ratio, Lo: b.Lo / a.Hi, Hi: b.Hi / a.Lo, State: stats.Inconclusive}
 	if a.Lo == a.Hi || b.Lo == b.Hi {
 		// Too few runs gave either round no interval: no verdict.
 		return e

@@ -189,7 +189,7 @@ func (s *session) measureBoth(ctx context.Context) error {
 			continue
 		}
 		c = compare(ctl, cand, minThreshold)
-		if c.State != Inconclusive || len(ctl) >= s.cfg.MaxRepeats {
+		if c.State != stats.Inconclusive || len(ctl) >= s.cfg.MaxRepeats {
 			break
 		}
 	}

@@ -83,16 +83,16 @@ type Latency struct {
 
 // CandidFig is one candidate's figures for a fingerprint.
 type CandidFig struct {
-	Name         string  `json:"name"`
-	Latency      Latency `json:"latency"`
-	LatencyRatio float64 `json:"latency_ratio"`
-	RatioLow     float64 `json:"ratio_low"`
-	RatioHigh    float64 `json:"ratio_high"`
-	Verdict      string  `json:"verdict"`
-	Differences  int64   `json:"differences"`
-	NewErrors    int64   `json:"new_errors"`
-	NonDet       int64   `json:"nondeterministic"`
-	NotComp      int64   `json:"not_comparable"`
+	Name         string      `json:"name"`
+	Latency      Latency     `json:"latency"`
+	LatencyRatio float64     `json:"latency_ratio"`
+	RatioLow     float64     `json:"ratio_low"`
+	RatioHigh    float64     `json:"ratio_high"`
+	Verdict      stats.State `json:"verdict"`
+	Differences  int64       `json:"differences"`
+	NewErrors    int64       `json:"new_errors"`
+	NonDet       int64       `json:"nondeterministic"`
+	NotComp      int64       `json:"not_comparable"`
 }
 
 // Example is one statement whose result differed, both sides shown.
@@ -220,7 +220,7 @@ func (e *engine) report(rd *capture.Reader, targets []Target, started, ended tim
 func worstSlower(f Fingerprint) float64 {
 	w := 0.0
 	for _, c := range f.Candidates {
-		if c.Verdict == "slower" && c.LatencyRatio > w {
+		if c.Verdict == stats.Slower && c.LatencyRatio > w {
 			w = c.LatencyRatio
 		}
 	}
@@ -316,7 +316,7 @@ func WriteText(w io.Writer, rep *Report, top int) error {
 				lead, tail = "\t\t\t\t\t\t", ""
 			}
 			ratio := "-"
-			if c.Verdict != "no verdict" {
+			if c.Verdict != stats.NoVerdict {
 				ratio = fmt.Sprintf("%.2f [%.2f-%.2f]", c.LatencyRatio, c.RatioLow, c.RatioHigh)
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%.3f\t%.3f\t%.3f\t%s\t%s\t%s\n", lead, c.Name, c.Latency.P50, c.Latency.P95, c.Latency.P99, ratio, c.Verdict, tail)
