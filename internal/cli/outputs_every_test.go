@@ -17,13 +17,7 @@ import (
 // and write what they read.)
 func TestEveryCommandChecksItsOutputsFirst(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, text string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := fileWriter(t, dir)
 	dead := deadTarget(t)
 	slowLog := write("slow.log", "# Time: 261122 21:56:55\n# User@Host: a[a] @  [127.0.0.1]\n# Thread_id: 4  Schema: s  QC_hit: No\n"+
 		"# Query_time: 0.1  Lock_time: 0.0  Rows_sent: 1  Rows_examined: 1\nSET timestamp=1;\nSELECT 1;\n")
@@ -68,5 +62,19 @@ func TestEveryCommandChecksItsOutputsFirst(t *testing.T) {
 				t.Errorf("it connected before checking its outputs:\n%s%s", stdout, stderr)
 			}
 		})
+	}
+}
+
+// fileWriter returns a function that writes a file of text named name in
+// dir, readable by its owner only, and returns its path.
+func fileWriter(t *testing.T, dir string) func(name, text string) string {
+	t.Helper()
+	return func(name, text string) string {
+		t.Helper()
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
 	}
 }
