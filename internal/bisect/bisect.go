@@ -22,6 +22,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/shakedown/shakedown/internal/bisectresult"
 	"github.com/shakedown/shakedown/internal/target"
 	"github.com/shakedown/shakedown/internal/usage"
 	"github.com/shakedown/shakedown/internal/vars"
@@ -81,7 +82,7 @@ type Config struct {
 
 // Plan reads both servers' variables and returns the differences bisect
 // would apply, without changing anything.
-func Plan(ctx context.Context, cfg Config) ([]Variable, error) {
+func Plan(ctx context.Context, cfg Config) ([]bisectresult.Variable, error) {
 	if err := checkRun(cfg.Workload, cfg.RunArgs); err != nil {
 		return nil, err
 	}
@@ -115,13 +116,13 @@ func readBoth(ctx context.Context, cfg Config) (ctl, cand map[string]string, err
 // differences lists the differing variables in vars diff's order (those
 // known to matter first), derived figures left out (their parts are
 // listed).
-func differences(ctl, cand map[string]string) []Variable {
-	var out []Variable
+func differences(ctl, cand map[string]string) []bisectresult.Variable {
+	var out []bisectresult.Variable
 	for _, d := range vars.Diff(ctl, cand) {
 		if strings.HasPrefix(d.Name, "(") {
 			continue
 		}
-		v := Variable{Name: d.Name, Control: d.Values[0], Candidate: d.Values[1]}
+		v := bisectresult.Variable{Name: d.Name, Control: d.Values[0], Candidate: d.Values[1]}
 		if d.Relevant {
 			v.Kind = d.Group
 		}
@@ -133,7 +134,7 @@ func differences(ctl, cand map[string]string) []Variable {
 // Run bisects. It returns the result also on error: what was measured up
 // to the error, with Restored saying whether the control is back as it
 // was.
-func Run(ctx context.Context, cfg Config) (*Result, error) {
+func Run(ctx context.Context, cfg Config) (*bisectresult.Result, error) {
 	if cfg.Progress == nil {
 		cfg.Progress = io.Discard
 	}
@@ -156,24 +157,24 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, usage.Errorf("vars bisect: the undo file %s exists: a bisect did not finish; restore its control with 'shakedown vars bisect --undo %s', or remove the file", cfg.UndoPath, cfg.UndoPath)
 	}
 	start := time.Now()
-	res := &Result{Control: cfg.Control.String(), Candidate: cfg.Candidate.String(), Workload: cfg.Workload,
+	res := &bisectresult.Result{Control: cfg.Control.String(), Candidate: cfg.Candidate.String(), Workload: cfg.Workload,
 		RunArgs: append([]string(nil), cfg.RunArgs...), Repeats: cfg.Repeats, Pairs: max(cfg.Repeats, MinPairs),
-		Tested: []string{}, Causes: []Cause{}, Interactions: []Interaction{}, Cleared: []string{}, Inconclusive: []string{},
-		Unresolved: []string{}, NotTestable: []NotTestable{}, Rounds: []Round{}, Measurements: []Measurement{}}
+		Tested: []string{}, Causes: []bisectresult.Cause{}, Interactions: []bisectresult.Interaction{}, Cleared: []string{}, Inconclusive: []string{},
+		Unresolved: []string{}, NotTestable: []bisectresult.NotTestable{}, Rounds: []bisectresult.Round{}, Measurements: []bisectresult.Measurement{}}
 	defer func() { res.Elapsed = math.Round(time.Since(start).Seconds()*10) / 10 }()
 
 	s, err := newSession(ctx, cfg, res)
 	if err != nil {
-		res.Outcome = OutcomeFailed
+		res.Outcome = bisectresult.OutcomeFailed
 		return res, err
 	}
 	defer s.close()
 	if len(res.Differences) == 0 {
-		res.Outcome = OutcomeNoDifferences
+		res.Outcome = bisectresult.OutcomeNoDifferences
 		return res, nil
 	}
 	if err := s.classify(ctx); err != nil {
-		res.Outcome = OutcomeFailed
+		res.Outcome = bisectresult.OutcomeFailed
 		return res, err
 	}
 	// Both sides as they are, before anything changes: a workload that
@@ -183,11 +184,11 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return res, err
 	}
 	if !res.Difference.Differs() {
-		res.Outcome = OutcomeSamePerf
+		res.Outcome = bisectresult.OutcomeSamePerf
 		return res, nil
 	}
 	if len(s.testable) == 0 {
-		res.Outcome = OutcomeNothingToTest
+		res.Outcome = bisectresult.OutcomeNothingToTest
 		return res, nil
 	}
 	err = s.bisect(ctx)
@@ -197,7 +198,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		res.Outcome = failure(err)
 		return res, errors.Join(err, rerr)
 	case rerr != nil:
-		res.Outcome = OutcomeFailed
+		res.Outcome = bisectresult.OutcomeFailed
 		return res, rerr
 	}
 	return res, nil
@@ -205,7 +206,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 
 func failure(err error) string {
 	if errors.Is(err, ErrInterrupted) {
-		return OutcomeInterrupted
+		return bisectresult.OutcomeInterrupted
 	}
-	return OutcomeFailed
+	return bisectresult.OutcomeFailed
 }

@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/shakedown/shakedown/internal/bisect"
+	"github.com/shakedown/shakedown/internal/bisectresult"
 	"github.com/shakedown/shakedown/internal/cli"
 	"github.com/shakedown/shakedown/internal/sandbox"
 	"github.com/shakedown/shakedown/internal/sandbox/sandboxtest"
@@ -190,7 +190,7 @@ func TestBisect(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("exit: got %d, want 0", code)
 		}
-		var res bisect.Result
+		var res bisectresult.Result
 		b, err := os.ReadFile(jsonPath)
 		if err != nil {
 			t.Fatal(err)

@@ -91,14 +91,6 @@ func (s *server) setGlobal(ctx context.Context, name, value string) error {
 	return nil
 }
 
-// Server error numbers a probe tells apart.
-const (
-	errAccessDenied = 1227 // ER_SPECIFIC_ACCESS_DENIED_ERROR: needs SUPER, SYSTEM_VARIABLES_ADMIN...
-	errReadOnly     = 1238 // ER_INCORRECT_GLOBAL_LOCAL_VAR: read only
-	errSessionOnly  = 1228 // ER_LOCAL_VARIABLE: a SESSION variable
-	errUnknownVar   = 1193 // ER_UNKNOWN_SYSTEM_VARIABLE
-)
-
 // probe sets a variable to its own value (SET GLOBAL v = @@GLOBAL.v), which
 // changes nothing, to learn whether it can be set at runtime and whether
 // the user may. It returns nil for a dynamic variable, else the server's

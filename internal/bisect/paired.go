@@ -36,7 +36,7 @@ func comparePaired(control, candidate []float64, threshold float64) Comparison {
 		}
 	}
 	if len(d) == 0 {
-		return Comparison{State: NoVerdict}
+		return Comparison{State: stats.NoVerdict}
 	}
 	walsh := make([]float64, 0, len(d)*(len(d)+1)/2)
 	for i := range d {
@@ -46,13 +46,13 @@ func comparePaired(control, candidate []float64, threshold float64) Comparison {
 	}
 	slices.Sort(walsh)
 	est := median(walsh)
-	c := Comparison{Ratio: math.Exp(est), Lo: math.Exp(est), Hi: math.Exp(est), State: NoVerdict}
+	c := Comparison{Ratio: math.Exp(est), Lo: math.Exp(est), Hi: math.Exp(est), State: stats.NoVerdict}
 	if len(d) < 2 || len(d) != n {
 		return c
 	}
 	k := signedRankK(len(d), 1-confidence)
 	if k < 1 {
-		c.State = Inconclusive
+		c.State = stats.Inconclusive
 		return c
 	}
 	c.Lo, c.Hi = math.Exp(walsh[k-1]), math.Exp(walsh[len(walsh)-k])
@@ -63,8 +63,8 @@ func comparePaired(control, candidate []float64, threshold float64) Comparison {
 // verdict is the state of a ratio whose interval is [lo, hi]: beyond the
 // threshold (relative) on either side, within it, or neither, by the same
 // rule as the sweeps' comparisons.
-func verdict(lo, hi, threshold float64) string {
-	return string(stats.StateOf(lo, hi, threshold))
+func verdict(lo, hi, threshold float64) stats.State {
+	return stats.StateOf(lo, hi, threshold)
 }
 
 // signedRankK is the largest k with P(W <= k-1) <= alpha/2, W the

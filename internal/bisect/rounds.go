@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/shakedown/shakedown/internal/bisectresult"
+	"github.com/shakedown/shakedown/internal/stats"
 	"github.com/shakedown/shakedown/internal/vars"
 )
 
@@ -44,7 +46,7 @@ func (s *session) bisect(ctx context.Context) error {
 		return err
 	}
 	if len(s.testable) == 0 {
-		s.res.Outcome = OutcomeNothingToTest
+		s.res.Outcome = bisectresult.OutcomeNothingToTest
 		return nil
 	}
 	all := make([]int, len(s.testable))
@@ -54,7 +56,7 @@ func (s *session) bisect(ctx context.Context) error {
 	s.res.Tested = s.names(all)
 	r, err := s.test(ctx, all, nil, 2*int(math.Ceil(math.Log2(float64(len(all))))))
 	if errors.Is(err, errBudget) {
-		s.res.Outcome = OutcomeBudget
+		s.res.Outcome = bisectresult.OutcomeBudget
 		for _, v := range s.testable {
 			s.res.Unresolved = append(s.res.Unresolved, allNames(v)...)
 		}
@@ -163,7 +165,7 @@ func (s *session) tryAll(ctx context.Context) error {
 			}
 		}
 	}
-	var keep []Variable
+	var keep []bisectresult.Variable
 	for _, v := range s.testable {
 		if of, ok := alias[v.Name]; ok {
 			for i := range keep {
@@ -175,7 +177,7 @@ func (s *session) tryAll(ctx context.Context) error {
 			continue
 		}
 		if why, ok := drop[v.Name]; ok {
-			s.res.NotTestable = append(s.res.NotTestable, NotTestable{Name: v.Name, Reason: why})
+			s.res.NotTestable = append(s.res.NotTestable, bisectresult.NotTestable{Name: v.Name, Reason: why})
 			s.printf("  %s: not testable: %s\n", v.Name, why)
 			continue
 		}
@@ -219,7 +221,7 @@ func (s *session) test(ctx context.Context, set, on []int, left int) (*round, er
 		est += s.estimate(0, true)
 	}
 	if !s.deadline.IsZero() && time.Now().Add(est).After(s.deadline) {
-		s.printf("budget: the next round (about %s) would not finish within --budget; stopping with the answer so far\n", roundDur(est))
+		s.printf("budget: the next round (about %s) would not finish within --budget; stopping with the answer so far\n", bisectresult.MinSec(est))
 		return nil, errBudget
 	}
 	s.round++
@@ -227,7 +229,7 @@ func (s *session) test(ctx context.Context, set, on []int, left int) (*round, er
 	if s.runs > 0 {
 		// The rounds after it counted as rounds without a restart: most
 		// are, and a restart round's cost would double the ETA.
-		eta = fmt.Sprintf(" (about %d more after it, ETA %s)", left, roundDur(est+time.Duration(left)*s.estimate(2*s.pairs(), false)))
+		eta = fmt.Sprintf(" (about %d more after it, ETA %s)", left, bisectresult.MinSec(est+time.Duration(left)*s.estimate(2*s.pairs(), false)))
 	}
 	all := union(set, on)
 	names, onNames, allNames := s.names(set), s.names(on), s.names(all)
@@ -249,9 +251,9 @@ func (s *session) test(ctx context.Context, set, on []int, left int) (*round, er
 		return nil, err
 	}
 	samples, control, vs := m.samples, m.control, m.vs
-	s.res.Rounds = append(s.res.Rounds, Round{N: s.round, Applied: names, On: onNames, QPS: samples, Control: control, Vs: effect(vs), Restart: restart})
+	s.res.Rounds = append(s.res.Rounds, bisectresult.Round{N: s.round, Applied: names, On: onNames, QPS: samples, Control: control, Vs: effect(vs), Restart: restart})
 	s.printf("  %s qps against the control's %s: %s\n", joinQPS(samples), joinQPS(control), effect(vs).String())
-	leans := vs.State == Inconclusive && math.Abs(math.Log(vs.Ratio)) > math.Log(1+s.threshold)
+	leans := vs.State == stats.Inconclusive && math.Abs(math.Log(vs.Ratio)) > math.Log(1+s.threshold)
 	return &round{set: sorted(set), on: sorted(on), samples: samples, vs: vs, leans: leans}, nil
 }
 
@@ -270,9 +272,9 @@ func (s *session) beyond(a, b *round) bool {
 func (s *session) smaller(a, b Comparison) bool {
 	e := s.relative(a, b)
 	if a.Ratio >= 1 {
-		return e.State == Slower
+		return e.State == stats.Slower
 	}
-	return e.State == Faster
+	return e.State == stats.Faster
 }
 
 // pairs is how many pairs a round makes at first, maxPairs how many at
@@ -302,7 +304,7 @@ func (s *session) fill(ctx context.Context, oc *outcome, all *round) error {
 		v := s.testable[i]
 		switch c {
 		case classCause:
-			c := Cause{Variable: v.Name, ControlValue: v.Control, CandidateValue: v.Candidate,
+			c := bisectresult.Cause{Variable: v.Name, ControlValue: v.Control, CandidateValue: v.Candidate,
 				Aliases: v.Aliases, Effect: effect(oc.round([]int{i}, nil).vs)}
 			for _, g := range oc.eliminated {
 				if g.vars[0] == i {
@@ -326,27 +328,27 @@ func (s *session) fill(ctx context.Context, oc *outcome, all *round) error {
 		return math.Abs(math.Log(s.res.Causes[i].Effect.Ratio)) > math.Abs(math.Log(s.res.Causes[j].Effect.Ratio))
 	})
 	for _, g := range oc.interactions {
-		s.res.Interactions = append(s.res.Interactions, Interaction{Variables: s.names(g.vars), Effect: effect(g.r.vs), Alone: AloneCleared})
+		s.res.Interactions = append(s.res.Interactions, bisectresult.Interaction{Variables: s.names(g.vars), Effect: effect(g.r.vs), Alone: bisectresult.AloneCleared})
 	}
 	for _, g := range oc.together {
-		s.res.Interactions = append(s.res.Interactions, Interaction{Variables: s.names(g.vars), Effect: effect(g.r.vs), Alone: AloneOpen})
+		s.res.Interactions = append(s.res.Interactions, bisectresult.Interaction{Variables: s.names(g.vars), Effect: effect(g.r.vs), Alone: bisectresult.AloneOpen})
 	}
 	for _, g := range oc.onTop {
-		alone := AloneCleared
+		alone := bisectresult.AloneCleared
 		for _, x := range g.vars {
 			if oc.alone[x] != classCleared {
-				alone = AloneOpen
+				alone = bisectresult.AloneOpen
 			}
 		}
-		s.res.Interactions = append(s.res.Interactions, Interaction{Variables: s.names(g.vars), On: s.names(oc.on), Effect: effect(g.r.vs), Alone: alone})
+		s.res.Interactions = append(s.res.Interactions, bisectresult.Interaction{Variables: s.names(g.vars), On: s.names(oc.on), Effect: effect(g.r.vs), Alone: alone})
 	}
 	if oc.rest != nil {
 		e := effect(oc.rest.vs)
 		s.res.RestOnTop = &e
 	}
-	s.res.Outcome = OutcomeBisected
+	s.res.Outcome = bisectresult.OutcomeBisected
 	if oc.stopped != nil {
-		s.res.Outcome = OutcomeBudget
+		s.res.Outcome = bisectresult.OutcomeBudget
 		return nil
 	}
 	if len(found) == 0 || len(found) == len(s.testable) {
@@ -369,8 +371,8 @@ func (s *session) fill(ctx context.Context, oc *outcome, all *round) error {
 // relative compares two rounds' effects, each against its own control runs
 // (rounds minutes apart compare through them: drift cancels): b's ratio
 // over a's, the interval combined from theirs the conservative way.
-func (s *session) relative(a, b Comparison) Effect {
-	e := Effect{Ratio: b.Ratio / a.Ratio, Lo: b.Lo / a.Hi, Hi: b.Hi / a.Lo, State: Inconclusive}
+func (s *session) relative(a, b Comparison) bisectresult.Effect {
+	e := bisectresult.Effect{Ratio: b.Ratio / a.Ratio, Lo: b.Lo / a.Hi, Hi: b.Hi / a.Lo, State: stats.Inconclusive}
 	if a.Lo == a.Hi || b.Lo == b.Hi {
 		// Too few runs gave either round no interval: no verdict.
 		return e
@@ -385,11 +387,6 @@ func joinQPS(xs []float64) string {
 		parts[i] = fmt.Sprintf("%.1f", x)
 	}
 	return strings.Join(parts, " ")
-}
-
-func roundDur(d time.Duration) string {
-	d = d.Round(time.Second)
-	return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
 }
 
 func firstLine(err error) string {

@@ -3,6 +3,8 @@ package bisect
 import (
 	"context"
 	"time"
+
+	"github.com/shakedown/shakedown/internal/stats"
 )
 
 // roundRuns are the runs of one round.
@@ -55,7 +57,7 @@ func (m *roundRuns) set(ctx context.Context) error {
 func (m *roundRuns) done() bool {
 	s := m.s
 	m.vs = comparePaired(m.control, m.samples, s.threshold)
-	if m.vs.State != Inconclusive || len(m.samples) >= s.maxPairs() {
+	if m.vs.State != stats.Inconclusive || len(m.samples) >= s.maxPairs() {
 		return true
 	}
 	return !s.deadline.IsZero() && time.Now().Add(m.more).After(s.deadline)

@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/shakedown/shakedown/internal/stats"
 )
 
 // The search is adaptive group testing over the differing variables: apply
@@ -125,7 +127,7 @@ func search(ctx context.Context, t tester, n int, all *round, kind func(int) str
 		// same: the first comparison already showed a difference, and one
 		// noisy round should not end the bisect.
 		class := classInconclusive
-		if all.vs.State == Same {
+		if all.vs.State == stats.Same {
 			class = classCleared
 		}
 		s.mark(all.set, class)
@@ -235,7 +237,7 @@ func (s *searcher) test(ctx context.Context, set []int) (*round, error) {
 func (s *searcher) explore(ctx context.Context, g *round) (found, open bool, err error) {
 	set := g.set
 	switch {
-	case g.vs.State == Same:
+	case g.vs.State == stats.Same:
 		s.mark(set, classCleared)
 		return false, false, nil
 	case len(set) == 1:

@@ -5,6 +5,8 @@ import (
 	"math"
 	"reflect"
 	"testing"
+
+	"github.com/shakedown/shakedown/internal/stats"
 )
 
 // model is a fake control: each variable multiplies throughput by its
@@ -26,16 +28,16 @@ func (m *model) test(_ context.Context, set, on []int, _ int) (*round, error) {
 	}
 	m.rounds++
 	r := m.ratio(union(set, on)) / m.ratio(on)
-	c := Comparison{Ratio: r, Lo: r * 0.95, Hi: r * 1.05, State: Same}
+	c := Comparison{Ratio: r, Lo: r * 0.95, Hi: r * 1.05, State: stats.Same}
 	switch {
 	case len(set) == 1 && len(on) == 0 && m.fuzzy[set[0]]:
-		c.State = Inconclusive
+		c.State = stats.Inconclusive
 	case m.foggyIn(set) && math.Abs(math.Log(r)) <= math.Log(1.2):
-		c.State = Inconclusive
+		c.State = stats.Inconclusive
 	case math.Abs(math.Log(r)) > math.Log(1.2):
-		c.State = Faster
+		c.State = stats.Faster
 		if r < 1 {
-			c.State = Slower
+			c.State = stats.Slower
 		}
 	}
 	return &round{set: sorted(set), on: sorted(on), vs: c}, nil
@@ -216,7 +218,7 @@ func TestSearch(t *testing.T) {
 // not end the bisect.
 func TestSearchLeaningAll(t *testing.T) {
 	m := &model{effect: map[int]float64{0: 2}}
-	all := &round{set: indexes(8), vs: Comparison{Ratio: 2, Lo: 0.9, Hi: 3.1, State: Inconclusive}, leans: true}
+	all := &round{set: indexes(8), vs: Comparison{Ratio: 2, Lo: 0.9, Hi: 3.1, State: stats.Inconclusive}, leans: true}
 	oc, err := search(context.Background(), m, 8, all, nil, nil)
 	if err != nil {
 		t.Fatal(err)

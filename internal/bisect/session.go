@@ -13,19 +13,22 @@ import (
 	"github.com/shakedown/shakedown/internal/sandbox"
 	"github.com/shakedown/shakedown/internal/stats"
 	"github.com/shakedown/shakedown/internal/vars"
+
+	"github.com/shakedown/shakedown/internal/bisectresult"
+	"github.com/shakedown/shakedown/internal/target"
 )
 
 // session is one bisect under way: the control's connection and the state
 // bisect has put it in.
 type session struct {
 	cfg Config
-	res *Result
+	res *bisectresult.Result
 	ctl *server
 	sb  *sandbox.Instance // the control as a sandbox, or nil
 
-	orig     map[string]string // the control's variables before any change
-	expected map[string]string // what they must read now
-	testable []Variable        // in search order: runtime first, restart last
+	orig     map[string]string       // the control's variables before any change
+	expected map[string]string       // what they must read now
+	testable []bisectresult.Variable // in search order: runtime first, restart last
 
 	undo      *undoFile
 	changed   bool     // the undo file is written: changes may be in place
@@ -42,7 +45,7 @@ type session struct {
 	round       int
 }
 
-func newSession(ctx context.Context, cfg Config, res *Result) (*session, error) {
+func newSession(ctx context.Context, cfg Config, res *bisectresult.Result) (*session, error) {
 	ctl, err := openServer(ctx, cfg.Control)
 	if err != nil {
 		return nil, err
@@ -66,7 +69,7 @@ func newSession(ctx context.Context, cfg Config, res *Result) (*session, error) 
 	}
 	res.Differences = differences(s.orig, candVars)
 	if res.Differences == nil {
-		res.Differences = []Variable{}
+		res.Differences = []bisectresult.Variable{}
 	}
 	if s.sb, err = findSandbox(cfg.SandboxHome, cfg.Control); err != nil {
 		ctl.Close()
@@ -102,9 +105,9 @@ func computed(name string) bool {
 // restart, or not at all, with a probe that changes nothing (SET GLOBAL v =
 // @@GLOBAL.v). A user who may not SET GLOBAL is stopped here.
 func (s *session) classify(ctx context.Context) error {
-	var runtime, restart []Variable
-	notTestable := func(v Variable, why string) {
-		s.res.NotTestable = append(s.res.NotTestable, NotTestable{Name: v.Name, Reason: why})
+	var runtime, restart []bisectresult.Variable
+	notTestable := func(v bisectresult.Variable, why string) {
+		s.res.NotTestable = append(s.res.NotTestable, bisectresult.NotTestable{Name: v.Name, Reason: why})
 	}
 	for _, v := range s.res.Differences {
 		switch {
@@ -125,9 +128,9 @@ func (s *session) classify(ctx context.Context) error {
 				return fmt.Errorf("probe %s on %s: %w", v.Name, s.ctl.tgt, err)
 			}
 			runtime = append(runtime, v)
-		case errAccessDenied:
+		case target.ERSpecificAccessDenied:
 			return privilegeError(s.ctl.tgt, v.Name, err)
-		case errReadOnly:
+		case target.ERIncorrectGlobalLocalVar:
 			switch {
 			case computed(v.Name):
 				notTestable(v, "the server works it out itself: no option sets it")
@@ -139,9 +142,9 @@ func (s *session) classify(ctx context.Context) error {
 				v.Restart = true
 				restart = append(restart, v)
 			}
-		case errSessionOnly:
+		case target.ERLocalVariable:
 			notTestable(v, "a session variable: SET GLOBAL does not apply")
-		case errUnknownVar:
+		case target.ERUnknownSystemVariable:
 			notTestable(v, "the control does not know it")
 		default:
 			notTestable(v, "SET GLOBAL refused: "+err.Error())
@@ -186,7 +189,7 @@ func (s *session) measureBoth(ctx context.Context) error {
 			continue
 		}
 		c = compare(ctl, cand, minThreshold)
-		if c.State != Inconclusive || len(ctl) >= s.cfg.MaxRepeats {
+		if c.State != stats.Inconclusive || len(ctl) >= s.cfg.MaxRepeats {
 			break
 		}
 	}
@@ -260,7 +263,7 @@ func (s *session) runAs(ctx context.Context, on string, applied []string, warmup
 	if applied == nil {
 		applied = []string{}
 	}
-	s.res.Measurements = append(s.res.Measurements, Measurement{N: len(s.res.Measurements) + 1, Round: s.round, On: on,
+	s.res.Measurements = append(s.res.Measurements, bisectresult.Measurement{N: len(s.res.Measurements) + 1, Round: s.round, On: on,
 		Applied: applied, QPS: q, Seconds: secs, Warmup: warmup})
 	return q, nil
 }

@@ -4,15 +4,6 @@ import (
 	"github.com/shakedown/shakedown/internal/stats"
 )
 
-// States of a comparison, as internal/stats names them.
-const (
-	Faster       = string(stats.Faster)       // the whole interval lies above 1+threshold
-	Slower       = string(stats.Slower)       // the whole interval lies below 1-threshold
-	Same         = string(stats.Same)         // the whole interval lies within the threshold
-	Inconclusive = string(stats.Inconclusive) // anything else
-	NoVerdict    = string(stats.NoVerdict)    // too few samples on a side
-)
-
 // confidence is that of every interval bisect gives.
 const confidence = stats.DefaultConfidence
 
@@ -25,15 +16,15 @@ type Comparison struct {
 	// Ratio is median(b) / median(a); Lo and Hi bound it (95%); both are
 	// the ratio itself when too few runs give no interval, and the state
 	// then is never a verdict.
-	Ratio float64 `json:"ratio"`
-	Lo    float64 `json:"lo"`
-	Hi    float64 `json:"hi"`
-	State string  `json:"state"`
+	Ratio float64     `json:"ratio"`
+	Lo    float64     `json:"lo"`
+	Hi    float64     `json:"hi"`
+	State stats.State `json:"state"`
 }
 
 // Differs reports whether the comparison shows a difference beyond the
 // threshold.
-func (c Comparison) Differs() bool { return c.State == Faster || c.State == Slower }
+func (c Comparison) Differs() bool { return c.State == stats.Faster || c.State == stats.Slower }
 
 // compare decides whether two sets of throughput samples differ, by what
 // ratio and with what interval, with the project's verdict statistics
@@ -41,7 +32,7 @@ func (c Comparison) Differs() bool { return c.State == Faster || c.State == Slow
 // threshold is relative: 0.1 means a ratio beyond 1.1 or below 0.9.
 func compare(a, b []float64, threshold float64) Comparison {
 	c := stats.Compare(a, b, stats.Options{Threshold: threshold, Confidence: confidence})
-	out := Comparison{Ratio: c.Ratio, Lo: c.Low, Hi: c.High, State: string(c.State)}
+	out := Comparison{Ratio: c.Ratio, Lo: c.Low, Hi: c.High, State: c.State}
 	if !c.Interval {
 		out.Lo, out.Hi = c.Ratio, c.Ratio
 	}

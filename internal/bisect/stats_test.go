@@ -1,22 +1,26 @@
 package bisect
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/shakedown/shakedown/internal/stats"
+)
 
 func TestCompare(t *testing.T) {
 	tests := []struct {
 		name      string
 		a, b      []float64
 		threshold float64
-		state     string
+		state     stats.State
 		ratio     float64
 	}{
-		{name: "twice as fast", a: []float64{100, 104, 97, 99}, b: []float64{201, 195, 206, 199}, threshold: 0.1, state: Faster, ratio: 2.01},
-		{name: "half as fast", a: []float64{100, 104, 97, 101}, b: []float64{50, 49, 52, 51}, threshold: 0.1, state: Slower, ratio: 0.5},
-		{name: "same within the threshold", a: []float64{100, 102, 99, 101}, b: []float64{101, 99, 100, 100}, threshold: 0.1, state: Same, ratio: 1},
-		{name: "wide spread", a: []float64{100, 60, 140, 90}, b: []float64{120, 70, 150, 110}, threshold: 0.1, state: Inconclusive, ratio: 1.2105},
-		{name: "three runs a side: no 95% interval", a: []float64{100, 104, 97}, b: []float64{201, 195, 206}, threshold: 0.1, state: Inconclusive, ratio: 2.01},
-		{name: "one run a side", a: []float64{100}, b: []float64{200}, threshold: 0.1, state: NoVerdict, ratio: 2},
-		{name: "no runs", a: nil, b: []float64{200, 210}, threshold: 0.1, state: NoVerdict, ratio: 0},
+		{name: "twice as fast", a: []float64{100, 104, 97, 99}, b: []float64{201, 195, 206, 199}, threshold: 0.1, state: stats.Faster, ratio: 2.01},
+		{name: "half as fast", a: []float64{100, 104, 97, 101}, b: []float64{50, 49, 52, 51}, threshold: 0.1, state: stats.Slower, ratio: 0.5},
+		{name: "same within the threshold", a: []float64{100, 102, 99, 101}, b: []float64{101, 99, 100, 100}, threshold: 0.1, state: stats.Same, ratio: 1},
+		{name: "wide spread", a: []float64{100, 60, 140, 90}, b: []float64{120, 70, 150, 110}, threshold: 0.1, state: stats.Inconclusive, ratio: 1.2105},
+		{name: "three runs a side: no 95% interval", a: []float64{100, 104, 97}, b: []float64{201, 195, 206}, threshold: 0.1, state: stats.Inconclusive, ratio: 2.01},
+		{name: "one run a side", a: []float64{100}, b: []float64{200}, threshold: 0.1, state: stats.NoVerdict, ratio: 2},
+		{name: "no runs", a: nil, b: []float64{200, 210}, threshold: 0.1, state: stats.NoVerdict, ratio: 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -39,18 +43,18 @@ func TestComparePaired(t *testing.T) {
 		name      string
 		ctl, cand []float64
 		threshold float64
-		state     string
+		state     stats.State
 		ratio     float64
 	}{
-		{name: "twice as fast", ctl: []float64{100, 104, 97, 99, 101, 98}, cand: []float64{201, 195, 206, 199, 203, 196}, threshold: 0.1, state: Faster, ratio: 2.0},
-		{name: "same within the threshold", ctl: []float64{100, 102, 99, 101, 100, 98}, cand: []float64{101, 99, 100, 100, 103, 97}, threshold: 0.1, state: Same, ratio: 1},
+		{name: "twice as fast", ctl: []float64{100, 104, 97, 99, 101, 98}, cand: []float64{201, 195, 206, 199, 203, 196}, threshold: 0.1, state: stats.Faster, ratio: 2.0},
+		{name: "same within the threshold", ctl: []float64{100, 102, 99, 101, 100, 98}, cand: []float64{101, 99, 100, 100, 103, 97}, threshold: 0.1, state: stats.Same, ratio: 1},
 		// The machine got twice as busy half way: each side halves, each
 		// pair keeps its ratio.
-		{name: "a shift of load part way", ctl: []float64{100, 102, 99, 50, 51, 49}, cand: []float64{150, 152, 149, 76, 75, 74}, threshold: 0.1, state: Faster, ratio: 1.5},
-		{name: "five pairs: no 95% interval", ctl: []float64{100, 104, 97, 99, 101}, cand: []float64{201, 195, 206, 199, 203}, threshold: 0.1, state: Inconclusive, ratio: 2.0},
-		{name: "wide spread", ctl: []float64{100, 100, 100, 100, 100, 100}, cand: []float64{80, 130, 95, 140, 110, 90}, threshold: 0.1, state: Inconclusive, ratio: 1.06},
-		{name: "one pair", ctl: []float64{100}, cand: []float64{200}, threshold: 0.1, state: NoVerdict, ratio: 2},
-		{name: "no pairs", ctl: nil, cand: nil, threshold: 0.1, state: NoVerdict, ratio: 0},
+		{name: "a shift of load part way", ctl: []float64{100, 102, 99, 50, 51, 49}, cand: []float64{150, 152, 149, 76, 75, 74}, threshold: 0.1, state: stats.Faster, ratio: 1.5},
+		{name: "five pairs: no 95% interval", ctl: []float64{100, 104, 97, 99, 101}, cand: []float64{201, 195, 206, 199, 203}, threshold: 0.1, state: stats.Inconclusive, ratio: 2.0},
+		{name: "wide spread", ctl: []float64{100, 100, 100, 100, 100, 100}, cand: []float64{80, 130, 95, 140, 110, 90}, threshold: 0.1, state: stats.Inconclusive, ratio: 1.06},
+		{name: "one pair", ctl: []float64{100}, cand: []float64{200}, threshold: 0.1, state: stats.NoVerdict, ratio: 2},
+		{name: "no pairs", ctl: nil, cand: nil, threshold: 0.1, state: stats.NoVerdict, ratio: 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -44,18 +44,18 @@ func esc(s string) string {
 func effectCell(e Effect) string {
 	class := "noise"
 	switch e.State {
-	case string(stats.Faster):
+	case stats.Faster:
 		class = "faster"
 		if e.Lo >= 1.2 {
 			class += " strong"
 		}
-	case string(stats.Slower):
+	case stats.Slower:
 		class = "slower"
 		if e.Hi <= 1/1.2 {
 			class += " strong"
 		}
 	}
-	return fmt.Sprintf(`<td class="l %s">%.2f&times; [%.2f, %.2f] %s</td>`, class, e.Ratio, e.Lo, e.Hi, esc(e.State))
+	return fmt.Sprintf(`<td class="l %s">%.2f&times; [%.2f, %.2f] %s</td>`, class, e.Ratio, e.Lo, e.Hi, esc(string(e.State)))
 }
 
 // WriteHTML writes the result as an HTML section (class "vars-bisect") for

@@ -13,11 +13,11 @@ import (
 // fixture is a finished bisect: two causes, an interaction, cleared,
 // inconclusive and untestable variables.
 func fixture() *Result {
-	e := func(r, lo, hi float64, st string) Effect { return Effect{Ratio: r, Lo: lo, Hi: hi, State: st} }
-	diff := e(2.31, 2.05, 2.6, string(stats.Faster))
-	all := e(2.2, 1.98, 2.41, string(stats.Faster))
-	together := e(0.97, 0.9, 1.05, string(stats.Same))
-	elim := e(1.6, 1.35, 2, string(stats.Faster))
+	e := func(r, lo, hi float64, st stats.State) Effect { return Effect{Ratio: r, Lo: lo, Hi: hi, State: st} }
+	diff := e(2.31, 2.05, 2.6, stats.Faster)
+	all := e(2.2, 1.98, 2.41, stats.Faster)
+	together := e(0.97, 0.9, 1.05, stats.Same)
+	elim := e(1.6, 1.35, 2, stats.Faster)
 	return &Result{
 		Control: "mysql://shakedown@127.0.0.1:3306/sbtest", Candidate: "mysql://shakedown@127.0.0.1:3307/sbtest",
 		Workload: "oltp_write_only", RunArgs: []string{"--threads=16", "--time=2"}, Repeats: 4, Pairs: 6,
@@ -26,11 +26,11 @@ func fixture() *Result {
 		Difference: &diff, Threshold: 0.182, All: &all,
 		Tested: []string{"innodb_flush_log_at_trx_commit", "sync_binlog", "table_open_cache", "optimizer_switch", "a_x", "b_y"},
 		Causes: []Cause{
-			{Variable: "innodb_flush_log_at_trx_commit", ControlValue: "1", CandidateValue: "0", Effect: e(1.9, 1.71, 2.1, string(stats.Faster))},
-			{Variable: "sync_binlog", ControlValue: "1", CandidateValue: "0", Effect: e(1.15, 1.1, 1.6, string(stats.Inconclusive)), ByElimination: &elim},
+			{Variable: "innodb_flush_log_at_trx_commit", ControlValue: "1", CandidateValue: "0", Effect: e(1.9, 1.71, 2.1, stats.Faster)},
+			{Variable: "sync_binlog", ControlValue: "1", CandidateValue: "0", Effect: e(1.15, 1.1, 1.6, stats.Inconclusive), ByElimination: &elim},
 		},
-		Interactions: []Interaction{{Variables: []string{"a_x", "b_y"}, Effect: e(0.7, 0.6, 0.8, string(stats.Slower)), Alone: AloneCleared},
-			{Variables: []string{"c_z"}, On: []string{"innodb_flush_log_at_trx_commit", "sync_binlog"}, Effect: e(1.3, 1.25, 1.4, string(stats.Faster)), Alone: AloneOpen}},
+		Interactions: []Interaction{{Variables: []string{"a_x", "b_y"}, Effect: e(0.7, 0.6, 0.8, stats.Slower), Alone: AloneCleared},
+			{Variables: []string{"c_z"}, On: []string{"innodb_flush_log_at_trx_commit", "sync_binlog"}, Effect: e(1.3, 1.25, 1.4, stats.Faster), Alone: AloneOpen}},
 		RestOnTop: &together,
 		Together:  &together,
 		Cleared:   []string{"table_open_cache"}, Inconclusive: []string{"optimizer_switch"}, Unresolved: []string{},
@@ -38,7 +38,7 @@ func fixture() *Result {
 		Rounds: []Round{
 			{N: 1, Applied: []string{"innodb_flush_log_at_trx_commit", "sync_binlog", "table_open_cache", "optimizer_switch", "a_x", "b_y"},
 				QPS: []float64{5000, 5100, 4950}, Control: []float64{2402, 2350, 2290}, Vs: all},
-			{N: 2, Applied: []string{"innodb_flush_log_at_trx_commit"}, QPS: []float64{4400, 4350, 4500}, Control: []float64{2290, 2310, 2330}, Vs: e(1.9, 1.71, 2.1, string(stats.Faster)), Restart: true},
+			{N: 2, Applied: []string{"innodb_flush_log_at_trx_commit"}, QPS: []float64{4400, 4350, 4500}, Control: []float64{2290, 2310, 2330}, Vs: e(1.9, 1.71, 2.1, stats.Faster), Restart: true},
 		},
 		Measurements: []Measurement{{N: 1, On: "control", Applied: []string{}, QPS: 2301.5, Seconds: 2}},
 		Outcome:      OutcomeBisected, Restored: true, Elapsed: 95.4,
@@ -65,7 +65,7 @@ func TestOutputGolden(t *testing.T) {
 }
 
 func TestSummary(t *testing.T) {
-	same := Effect{Ratio: 1.01, Lo: 0.97, Hi: 1.05, State: string(stats.Same)}
+	same := Effect{Ratio: 1.01, Lo: 0.97, Hi: 1.05, State: stats.Same}
 	tests := []struct {
 		name string
 		r    Result

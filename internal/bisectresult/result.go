@@ -28,10 +28,10 @@ type Variable struct {
 
 // Effect is a ratio of throughput (queries per second) with its interval.
 type Effect struct {
-	Ratio float64 `json:"ratio"`
-	Lo    float64 `json:"lo"`
-	Hi    float64 `json:"hi"`
-	State string  `json:"state"`
+	Ratio float64     `json:"ratio"`
+	Lo    float64     `json:"lo"`
+	Hi    float64     `json:"hi"`
+	State stats.State `json:"state"`
 }
 
 // Cause is a variable that moves the control by itself.
@@ -177,10 +177,11 @@ func joinQPS(xs []float64) string {
 
 // Differs says whether the effect is a verdict, faster or slower.
 func (e *Effect) Differs() bool {
-	return e != nil && (e.State == string(stats.Faster) || e.State == string(stats.Slower))
+	return e != nil && (e.State == stats.Faster || e.State == stats.Slower)
 }
 
-func roundDur(d time.Duration) string {
+// MinSec writes d to the second as minutes and seconds: 3m05s.
+func MinSec(d time.Duration) string {
 	d = d.Round(time.Second)
 	return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
 }

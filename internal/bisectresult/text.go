@@ -139,7 +139,7 @@ func WriteText(w io.Writer, r *Result) error {
 				warm++
 			}
 		}
-		ew.printf("\nMeasurements (%d runs, %d of them to warm a server up, in %d rounds, %s; qps):\n", len(r.Measurements), warm, len(r.Rounds), roundDur(secondsDur(r.Elapsed)))
+		ew.printf("\nMeasurements (%d runs, %d of them to warm a server up, in %d rounds, %s; qps):\n", len(r.Measurements), warm, len(r.Rounds), MinSec(secondsDur(r.Elapsed)))
 		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "  round\tapplied on the control\tqps\tcontrol qps\tagainst the control")
 		if len(r.ControlQPS) > 0 {

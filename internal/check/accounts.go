@@ -2,6 +2,8 @@ package check
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -22,7 +24,7 @@ func (r *runner) checkAccounts() {
 	}
 	known := r.dst.privNames // empty when SHOW PRIVILEGES failed: then every privilege is compared
 	unknown := map[string][]string{}
-	names := sortedKeys(r.src.accounts)
+	names := slices.Sorted(maps.Keys(r.src.accounts))
 	for _, n := range names {
 		a := r.src.accounts[n]
 		if skipped(a, r.opts.SkipAccounts) {
@@ -62,13 +64,13 @@ func (r *runner) checkAccounts() {
 				what, list(sortedPrivs(missing), 8)),
 			grantStatements(missing, n))
 	}
-	for _, n := range sortedKeys(r.dst.accounts) {
+	for _, n := range slices.Sorted(maps.Keys(r.dst.accounts)) {
 		a := r.dst.accounts[n]
 		if r.src.accounts[n] == nil && !skipped(a, r.opts.SkipAccounts) {
 			r.add("extra_account", Notice, n, "this account exists only on the target", "keep it if the target needs it; drop it otherwise")
 		}
 	}
-	for _, p := range sortedKeys(unknown) {
+	for _, p := range slices.Sorted(maps.Keys(unknown)) {
 		accts := dedupe(unknown[p])
 		r.add("unknown_privilege", Notice, p,
 			fmt.Sprintf("the target (%s) has no %s privilege, which %s hold(s) on the source", r.dst.server.name(), p, list(accts, 5)),
@@ -202,15 +204,6 @@ func (r *runner) checkMigrationPrivileges() {
 	r.add(id, Error, name,
 		"the migration account lacks "+strings.Join(lacks, ", ")+": a tool that copies the data and then follows the binary log stops there",
 		"on the source: "+strings.Join(grants, " "))
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 func dedupe(xs []string) []string {

@@ -2,6 +2,8 @@ package check
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -168,19 +170,19 @@ func (r *runner) checkAuthPlugins() {
 		return
 	}
 	by := map[string][]string{}
-	for _, n := range sortedKeys(r.src.accounts) {
+	for _, n := range slices.Sorted(maps.Keys(r.src.accounts)) {
 		a := r.src.accounts[n]
 		if a.role || a.plugin == "" || skipped(a, r.opts.SkipAccounts) || r.dst.authPlugins[a.plugin] {
 			continue
 		}
 		by[a.plugin] = append(by[a.plugin], n)
 	}
-	for _, p := range sortedKeys(by) {
+	for _, p := range slices.Sorted(maps.Keys(by)) {
 		for _, n := range by[p] {
 			r.add(id, Error, n,
 				fmt.Sprintf("authenticates with %s, which the target (%s) does not have active: the account cannot log in there", p, r.dst.server.name()),
 				fmt.Sprintf("ALTER USER %s IDENTIFIED WITH one of the target's plugins (%s) and a new password, or load the plugin on the target",
-					n, strings.Join(sortedKeys(r.dst.authPlugins), ", ")))
+					n, strings.Join(slices.Sorted(maps.Keys(r.dst.authPlugins)), ", ")))
 		}
 	}
 }

@@ -2,7 +2,9 @@ package check
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/shakedown/shakedown/internal/schema"
@@ -20,12 +22,12 @@ func (r *runner) checkCharsets() {
 			users[s.collation] = append(users[s.collation], "database "+db)
 		}
 	}
-	for _, n := range sortedKeys(r.src.info) {
+	for _, n := range slices.Sorted(maps.Keys(r.src.info)) {
 		if c := r.src.info[n].collation; c != "" {
 			users[c] = append(users[c], "table "+n)
 		}
 	}
-	for _, n := range sortedKeys(r.src.tables) {
+	for _, n := range slices.Sorted(maps.Keys(r.src.tables)) {
 		for _, c := range r.src.tables[n].Columns {
 			if c.Collation != "" {
 				users[c.Collation] = append(users[c.Collation], "column "+n+"."+c.Name)
@@ -33,7 +35,7 @@ func (r *runner) checkCharsets() {
 		}
 	}
 	charsetsDone := map[string]bool{}
-	for _, coll := range sortedKeys(users) {
+	for _, coll := range slices.Sorted(maps.Keys(users)) {
 		if _, ok := r.dst.collations[coll]; ok {
 			continue
 		}
@@ -104,17 +106,17 @@ func (r *runner) checkReservedWords() {
 	for _, db := range r.src.dbs {
 		flag(db, db)
 	}
-	for _, n := range sortedKeys(r.src.info) {
+	for _, n := range slices.Sorted(maps.Keys(r.src.info)) {
 		_, name, _ := strings.Cut(n, ".")
 		flag(name, n)
 	}
-	for _, n := range sortedKeys(r.src.tables) {
+	for _, n := range slices.Sorted(maps.Keys(r.src.tables)) {
 		for _, c := range r.src.tables[n].Columns {
 			flag(c.Name, n+"."+c.Name)
 		}
 	}
 	for _, objs := range []map[string]string{r.src.routines, r.src.triggers, r.src.events} {
-		for _, n := range sortedKeys(objs) {
+		for _, n := range slices.Sorted(maps.Keys(objs)) {
 			_, name, _ := strings.Cut(n, ".")
 			flag(name, n)
 		}
@@ -128,7 +130,7 @@ func (r *runner) checkEngines() {
 		return
 	}
 	haveEngines := r.have(id, r.dst, "engines")
-	for _, n := range sortedKeys(r.src.info) {
+	for _, n := range slices.Sorted(maps.Keys(r.src.info)) {
 		t := r.src.info[n]
 		e := strings.ToLower(t.engine)
 		if t.typ != "BASE TABLE" && t.typ != "SYSTEM VERSIONED" || e == "" || e == "innodb" {
@@ -169,7 +171,7 @@ func (r *runner) checkAutoIncrement() {
 	if !r.have(id, r.src, "tables", "tableinfo") {
 		return
 	}
-	for _, n := range sortedKeys(r.src.tables) {
+	for _, n := range slices.Sorted(maps.Keys(r.src.tables)) {
 		t, info := r.src.tables[n], r.src.info[n]
 		if info == nil || info.autoInc == 0 {
 			continue
@@ -219,7 +221,7 @@ func (r *runner) checkPrimaryKeys() {
 	if !r.have(id, r.src, "tables") {
 		return
 	}
-	for _, n := range sortedKeys(r.src.tables) {
+	for _, n := range slices.Sorted(maps.Keys(r.src.tables)) {
 		t := r.src.tables[n]
 		hasPK := false
 		var usable *schema.Index
@@ -273,7 +275,7 @@ func (r *runner) checkStatistics() {
 	for n, t := range r.src.info {
 		srcRows[fold(n)] = t.rows
 	}
-	for _, n := range sortedKeys(r.dst.info) {
+	for _, n := range slices.Sorted(maps.Keys(r.dst.info)) {
 		t := r.dst.info[n]
 		src, onSource := srcRows[fold(n)]
 		if !onSource || t.typ != "BASE TABLE" || !strings.EqualFold(t.engine, "InnoDB") {

@@ -141,13 +141,13 @@ func classify(err error, missing, privilege string, timeout time.Duration) NotCh
 	}
 	var me *mysql.MySQLError
 	if errors.As(err, &me) {
-		switch me.Number {
-		case 1044, 1045, 1142, 1143, 1227, 1370, 1698, 3530:
+		switch {
+		case target.PrivilegeCode(me.Number):
 			if privilege != "" {
 				return NotChecked{Privilege: privilege, Detail: me.Message}
 			}
 			return NotChecked{Detail: me.Message}
-		case 1046, 1054, 1064, 1105, 1109, 1146, 1193, 1235, 1289:
+		case target.MissingCode(me.Number):
 			return NotChecked{Missing: missing, Detail: me.Message}
 		}
 		return NotChecked{Detail: fmt.Sprintf("reading %s failed: %s", missing, me.Message)}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"strings"
+
+	"github.com/shakedown/shakedown/internal/schema"
 )
 
 // Server-level facts: what a server can hold (collations, engines,
@@ -130,14 +132,6 @@ func (s *snapshot) readUDFs(ctx context.Context) error {
 	return err
 }
 
-// normCollation spells utf8 as utf8mb3, as newer servers do.
-func normCollation(s string) string {
-	s = strings.ToLower(s)
-	switch {
-	case s == "utf8":
-		return "utf8mb3"
-	case strings.HasPrefix(s, "utf8_"):
-		return "utf8mb3_" + s[len("utf8_"):]
-	}
-	return s
-}
+// normCollation spells utf8 as utf8mb3, as newer servers do, in lower
+// case.
+func normCollation(s string) string { return schema.NormCharset(strings.ToLower(s)) }

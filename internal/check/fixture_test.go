@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/shakedown/shakedown/internal/sandbox/sandboxtest"
+	"github.com/shakedown/shakedown/internal/schema"
 	"github.com/shakedown/shakedown/internal/target"
 	"github.com/shakedown/shakedown/internal/verify"
 )
@@ -176,7 +177,7 @@ func exec(t *testing.T, db *sql.DB, stmts ...string) {
 }
 
 // connect opens a side the way the command does.
-func connect(t *testing.T, role, url string) *verify.Side {
+func connect(t *testing.T, role, url string) *schema.Side {
 	t.Helper()
 	tgt, err := target.Parse(url)
 	if err != nil {

@@ -2,7 +2,9 @@ package check
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -104,16 +106,16 @@ var (
 func (s *snapshot) features() map[string][]string {
 	out := map[string][]string{}
 	add := func(f, obj string) { out[f] = append(out[f], obj) }
-	for _, n := range sortedKeys(s.routines) {
+	for _, n := range slices.Sorted(maps.Keys(s.routines)) {
 		add("stored_routine", strings.ToLower(s.routines[n])+" "+n)
 	}
-	for _, n := range sortedKeys(s.triggers) {
+	for _, n := range slices.Sorted(maps.Keys(s.triggers)) {
 		add("trigger", "trigger "+n)
 	}
-	for _, n := range sortedKeys(s.events) {
+	for _, n := range slices.Sorted(maps.Keys(s.events)) {
 		add("event", "event "+n)
 	}
-	for _, n := range sortedKeys(s.tables) {
+	for _, n := range slices.Sorted(maps.Keys(s.tables)) {
 		t := s.tables[n]
 		for _, ix := range t.Indexes {
 			switch ix.Type {
@@ -143,7 +145,7 @@ func (s *snapshot) features() map[string][]string {
 			}
 		}
 	}
-	for _, n := range sortedKeys(s.info) {
+	for _, n := range slices.Sorted(maps.Keys(s.info)) {
 		t := s.info[n]
 		switch strings.ToUpper(t.typ) {
 		case "SEQUENCE":
@@ -176,7 +178,7 @@ func (s *snapshot) features() map[string][]string {
 	for _, n := range s.udfs {
 		add("udf", "loadable function "+n)
 	}
-	for _, n := range sortedKeys(s.accounts) {
+	for _, n := range slices.Sorted(maps.Keys(s.accounts)) {
 		for p := range s.accounts[n].privs {
 			if p.column != "" {
 				add("column_privilege", "column privileges of "+n)

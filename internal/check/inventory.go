@@ -2,6 +2,8 @@ package check
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/shakedown/shakedown/internal/schema"
@@ -65,7 +67,7 @@ func (r *runner) checkInventory() {
 			continue
 		}
 		srcObjs, dstObjs := foldKeys(k.get(r.src), fold), foldKeys(k.get(r.dst), fold)
-		for _, n := range sortedKeys(k.get(r.src)) {
+		for _, n := range slices.Sorted(maps.Keys(k.get(r.src))) {
 			if !inScope(n) {
 				continue
 			}
@@ -78,7 +80,7 @@ func (r *runner) checkInventory() {
 					fmt.Sprintf("create it on the target: SHOW CREATE %s %s on the source prints the statement", strings.ToUpper(what), qualifiedName(n)))
 			}
 		}
-		for _, n := range sortedKeys(k.get(r.dst)) {
+		for _, n := range slices.Sorted(maps.Keys(k.get(r.dst))) {
 			if _, ok := srcObjs[fold(n)]; !ok && inScope(n) {
 				r.add("extra_object", Notice, n, fmt.Sprintf("%s %s exists only on the target", k.what, n), "keep it if the target needs it; drop it otherwise")
 			}
@@ -94,7 +96,7 @@ func (r *runner) compareTables(fold func(string) string, inScope func(string) bo
 		dstInfo[fold(n)] = t
 	}
 	dstTables := foldKeys(r.dst.tables, fold)
-	for _, n := range sortedKeys(r.src.info) {
+	for _, n := range slices.Sorted(maps.Keys(r.src.info)) {
 		if !inScope(n) {
 			continue
 		}
@@ -123,7 +125,7 @@ func (r *runner) compareTables(fold func(string) string, inScope func(string) bo
 	for n := range r.src.info {
 		srcInfo[fold(n)] = true
 	}
-	for _, n := range sortedKeys(r.dst.info) {
+	for _, n := range slices.Sorted(maps.Keys(r.dst.info)) {
 		if !srcInfo[fold(n)] && inScope(n) {
 			kind := "table"
 			if r.dst.info[n].typ == "VIEW" {

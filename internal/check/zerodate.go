@@ -4,7 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -26,7 +28,7 @@ func (s *snapshot) probeZeroDates(ctx context.Context, rejected string, maxRows 
 	type col struct{ table, name, typ string }
 	var probe []col
 	var tooBig []string
-	for _, n := range sortedKeys(s.tables) {
+	for _, n := range slices.Sorted(maps.Keys(s.tables)) {
 		t := s.tables[n]
 		var cols []col
 		for _, c := range t.Columns {

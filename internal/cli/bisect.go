@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/shakedown/shakedown/internal/bisect"
+	"github.com/shakedown/shakedown/internal/bisectresult"
 	"github.com/shakedown/shakedown/internal/sandbox"
 	"github.com/shakedown/shakedown/internal/sbflag"
 	"github.com/shakedown/shakedown/internal/target"
@@ -229,13 +230,13 @@ func (c *bisectCmd) dryRun(ctx context.Context, env *Env, cfg bisect.Config) err
 }
 
 // write prints the result and writes --json and --html.
-func (c *bisectCmd) write(env *Env, res *bisect.Result) error {
-	if err := bisect.WriteText(env.Stdout, res); err != nil {
+func (c *bisectCmd) write(env *Env, res *bisectresult.Result) error {
+	if err := bisectresult.WriteText(env.Stdout, res); err != nil {
 		return err
 	}
 	if c.jsonPath != "" {
 		var b bytes.Buffer
-		if err := bisect.WriteJSON(&b, res); err != nil {
+		if err := bisectresult.WriteJSON(&b, res); err != nil {
 			return err
 		}
 		if err := writeFileAtomic(c.jsonPath, b.Bytes()); err != nil {
@@ -245,7 +246,7 @@ func (c *bisectCmd) write(env *Env, res *bisect.Result) error {
 	}
 	if c.htmlPath != "" {
 		var b bytes.Buffer
-		if err := bisect.WriteHTMLPage(&b, res); err != nil {
+		if err := bisectresult.WriteHTMLPage(&b, res); err != nil {
 			return err
 		}
 		if err := writeFileAtomic(c.htmlPath, b.Bytes()); err != nil {

@@ -14,13 +14,7 @@ import (
 // and never turns a source it could not read into a silent zero.
 func TestCaptureSourceCounts(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, text string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := fileWriter(t, dir)
 	entry := "# Query_time: 0.1  Lock_time: 0.0  Rows_sent: 1  Rows_examined: 1\nSET timestamp=1;\n"
 	partial := write("partial.log", entry+"SELECT 1;\n"+entry+entry+"SELECT 2;\n")
 	empty := write("empty.log", entry+entry)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/shakedown/shakedown/internal/check"
 	"github.com/shakedown/shakedown/internal/sbflag"
+	"github.com/shakedown/shakedown/internal/schema"
 	"github.com/shakedown/shakedown/internal/store"
 	"github.com/shakedown/shakedown/internal/target"
 	"github.com/shakedown/shakedown/internal/verify"
@@ -189,7 +190,7 @@ func sideArg(verb, what, raw string) (*target.Target, error) {
 // information_schema_stats_expiry = 0 on every session: otherwise
 // information_schema serves row counts and AUTO_INCREMENT values cached for
 // up to a day. Other servers have no such cache (nor the variable).
-func connectChecked(ctx context.Context, role string, t *target.Target) (*verify.Side, error) {
+func connectChecked(ctx context.Context, role string, t *target.Target) (*schema.Side, error) {
 	s, err := verify.Connect(ctx, role, t, 2)
 	if err != nil {
 		return nil, err

@@ -98,13 +98,7 @@ func newExitFixture(t *testing.T) *exitFixture {
 	if code, _, errOut := runCLI(context.Background(), "run", "ping", "--target", f.live, "--time", "1", "--store", f.store); code != 0 {
 		t.Fatalf("fill the store: exit %d: %s", code, errOut)
 	}
-	write := func(name, text string) string {
-		p := filepath.Join(f.dir, name)
-		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := fileWriter(t, f.dir)
 	plan := "targets:\n  - name: a\n    url: %s\n    role: control\nworkloads: [ping]\nthreads: [1]\ntime: 1\n"
 	f.plan = write("plan.yaml", fmt.Sprintf(plan, f.live))
 	f.downPlan = write("down.yaml", fmt.Sprintf(plan, f.down))

@@ -104,6 +104,9 @@ func (c *hostCmd) run(ctx context.Context, env *Env, args []string) error {
 	if fs.NArg() == 1 {
 		src.url = fs.Arg(0)
 	}
+	if err := checkOutputs(outputFile{"--json", c.json}); err != nil {
+		return err
+	}
 	facts, err := src.collect(ctx, env, &c.creds, "host facts")
 	if err != nil {
 		return err

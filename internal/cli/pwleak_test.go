@@ -67,13 +67,7 @@ func TestNoPasswordInOutputs(t *testing.T) {
 	// Inputs hold the password: they live apart from the outputs searched.
 	in, out := t.TempDir(), t.TempDir()
 	o := func(name string) string { return filepath.Join(out, name) }
-	write := func(name, text string) string {
-		p := filepath.Join(in, name)
-		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := fileWriter(t, in)
 	// A plan refuses a URL with a password: its targets name a variable
 	// that holds it.
 	plan := write("plan.yaml", fmt.Sprintf("targets:\n  - name: src\n    url: %s\n    password_env: PWLEAK\n    role: control\n"+

@@ -18,6 +18,7 @@ import (
 	"github.com/shakedown/shakedown/internal/fingerprint"
 	"github.com/shakedown/shakedown/internal/replay"
 	"github.com/shakedown/shakedown/internal/sbflag"
+	"github.com/shakedown/shakedown/internal/stats"
 	"github.com/shakedown/shakedown/internal/store"
 	"github.com/shakedown/shakedown/internal/target"
 )
@@ -309,7 +310,7 @@ func storeReplay(ctx context.Context, st *store.Store, rep *replay.Report) error
 			cf := f.Candidates[i]
 			diffs += cf.Differences
 			newErrs += cf.NewErrors
-			if cf.Verdict == "slower" {
+			if cf.Verdict == stats.Slower {
 				slower++
 			}
 		}

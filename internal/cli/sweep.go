@@ -161,6 +161,12 @@ func (c *sweepCmd) run(ctx context.Context, env *Env, args []string) error {
 			return err
 		}
 	}
+	if st == nil {
+		// Where the results go is checked before any target is reached.
+		if err := checkStore(ctx, env, "--store", c.storePath); err != nil {
+			return err
+		}
+	}
 	steps := p.Steps()
 	reps := strconv.Itoa(p.Repeats) + " repeats"
 	if p.AutoRepeats {

@@ -6,7 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/shakedown/shakedown/internal/bisect"
+	"github.com/shakedown/shakedown/internal/stats"
 	"net"
 	"os"
 	"path/filepath"
@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shakedown/shakedown/internal/bisectresult"
 	"github.com/shakedown/shakedown/internal/plan"
 	"github.com/shakedown/shakedown/internal/runner"
 	"github.com/shakedown/shakedown/internal/sandbox/sandboxtest"
@@ -342,8 +343,8 @@ func TestReportLooseRuns(t *testing.T) {
 	// A vars bisect result shown after the variables that differ.
 	bis := filepath.Join(dir, "bisect.json")
 	var doc bytes.Buffer
-	if err := bisect.WriteJSON(&doc, &bisect.Result{Control: "mysql://a", Candidate: "mysql://b", Workload: "oltp_write_only", Outcome: bisect.OutcomeBisected,
-		Causes:  []bisect.Cause{{Variable: "sync_binlog", ControlValue: "1", CandidateValue: "0", Effect: bisect.Effect{Ratio: 1.5, Lo: 1.4, Hi: 1.6, State: bisect.Faster}}},
+	if err := bisectresult.WriteJSON(&doc, &bisectresult.Result{Control: "mysql://a", Candidate: "mysql://b", Workload: "oltp_write_only", Outcome: bisectresult.OutcomeBisected,
+		Causes:  []bisectresult.Cause{{Variable: "sync_binlog", ControlValue: "1", CandidateValue: "0", Effect: bisectresult.Effect{Ratio: 1.5, Lo: 1.4, Hi: 1.6, State: stats.Faster}}},
 		Cleared: []string{"sort_buffer_size"}}); err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/shakedown/shakedown/internal/sbflag"
+	"github.com/shakedown/shakedown/internal/schema"
 	"github.com/shakedown/shakedown/internal/store"
 	"github.com/shakedown/shakedown/internal/target"
 	"github.com/shakedown/shakedown/internal/verify"
@@ -137,7 +138,7 @@ func (c *verifyCmd) run(ctx context.Context, env *Env, args []string) error {
 	}
 
 	size := c.threads + 2
-	var sSide, dSide *verify.Side
+	var sSide, dSide *schema.Side
 	if sSide, err = verify.Connect(ctx, "source", src, size); err != nil {
 		return err
 	}

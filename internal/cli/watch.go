@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/shakedown/shakedown/internal/monitor"
+	"github.com/shakedown/shakedown/internal/result"
 	"github.com/shakedown/shakedown/internal/sbflag"
 	"github.com/shakedown/shakedown/internal/target"
 )
@@ -101,7 +102,7 @@ func (c *watchCmd) run(ctx context.Context, env *Env, args []string) error {
 		tb.Interval = c.interval
 		out = tableSamples{tb}
 	}
-	read := func() (monitor.Sample, bool) {
+	read := func() (result.Sample, bool) {
 		rctx, cancel := context.WithTimeout(ctx, 5*c.interval+5*time.Second)
 		defer cancel()
 		return s.Next(rctx)
@@ -137,20 +138,20 @@ func (c *watchCmd) run(ctx context.Context, env *Env, args []string) error {
 // sampleWriter prints one sample; label is the end of its interval as
 // scheduled.
 type sampleWriter interface {
-	Write(s monitor.Sample, label time.Time) error
+	Write(s result.Sample, label time.Time) error
 }
 
 type jsonSamples struct{ enc *json.Encoder }
 
 // Write prints the sample as JSON, with the time its reading came back.
-func (j jsonSamples) Write(s monitor.Sample, _ time.Time) error {
+func (j jsonSamples) Write(s result.Sample, _ time.Time) error {
 	return j.enc.Encode(monitor.Record(s))
 }
 
 // tableSamples adapts a monitor.Table.
 type tableSamples struct{ t *monitor.Table }
 
-func (t tableSamples) Write(s monitor.Sample, label time.Time) error { return t.t.WriteAt(s, label) }
+func (t tableSamples) Write(s result.Sample, label time.Time) error { return t.t.WriteAt(s, label) }
 
 // terminalWidth is the width watch fits its table to: $COLUMNS, else the
 // terminal's when standard output is one, else 80.

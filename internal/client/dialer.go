@@ -8,6 +8,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/shakedown/shakedown/internal/target"
+	"github.com/shakedown/shakedown/internal/target/dial"
 	"github.com/shakedown/shakedown/internal/wire"
 	"github.com/shakedown/shakedown/internal/workload"
 )
@@ -66,7 +67,7 @@ func (d *Dialer) config(ep target.Endpoint) *mysql.Config {
 // connect is explained (Options.Explain) and wraps the driver's error.
 func (d *Dialer) Connect(ctx context.Context, i int, counts *workload.Counts) (workload.Conn, error) {
 	ep := d.eps[i%len(d.eps)]
-	w, err := wire.Dial(ctx, d.config(ep), d.opt.IO)
+	w, err := dial.Wire(ctx, d.config(ep), d.opt.IO)
 	if err != nil {
 		return nil, d.opt.Explain(ep, err)
 	}

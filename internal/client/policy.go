@@ -62,7 +62,7 @@ func ParseIgnore(flag, v string) (Policy, error) {
 	for _, part := range strings.Split(v, ",") {
 		n, err := strconv.ParseUint(strings.TrimSpace(part), 10, 16)
 		if err != nil {
-			return Policy{}, fmt.Errorf("%s: %q is not an error code; give codes such as 1213,1205, all or none", flag, part)
+			return Policy{}, fmt.Errorf("%s: %q is not an error code; give codes such as %d,%d, all or none", flag, part, target.ERLockDeadlock, target.ERLockWaitTimeout)
 		}
 		p.Ignore[uint16(n)] = true
 	}
@@ -100,22 +100,12 @@ func (p Policy) OnStatement(err error, broken bool) Action {
 func (p Policy) OnConnect(err error) Action {
 	code := target.Code(err)
 	switch {
-	case errors.Is(err, ErrMissingTables), Permanent(code):
+	case errors.Is(err, ErrMissingTables), target.Permanent(code):
 		return Fail
 	case target.IsConnLost(err), p.Ignored(code), p.RetryConnect && code != 0:
 		return Retry
 	}
 	return Fail
-}
-
-// Permanent says whether trying to connect again cannot help: access
-// denied, no such database, no such table.
-func Permanent(code uint16) bool {
-	switch code {
-	case 1044, 1045, 1049, 1146:
-		return true
-	}
-	return false
 }
 
 // ErrMissingTables means the workload's tables are not there.
@@ -124,7 +114,7 @@ var ErrMissingTables = errors.New("the workload's tables do not exist: run prepa
 // ExplainSetup turns the failure of a thread's set-up (preparing its
 // statements) into ErrMissingTables when a table is missing.
 func ExplainSetup(err error) error {
-	if target.Code(err) == 1146 { // ER_NO_SUCH_TABLE
+	if target.Code(err) == target.ERNoSuchTable {
 		return fmt.Errorf("%w (%v)", ErrMissingTables, err)
 	}
 	return err

@@ -60,7 +60,7 @@ func TestConnectExplains(t *testing.T) {
 		want string
 	}{
 		{"no such database", job(t, "run", "no_such_db_here", "ping"), 1049, `database "no_such_db_here" does not exist`},
-		{"nobody listening", refused, target.CodeServerLost, "connection refused"},
+		{"nobody listening", refused, target.CRServerLost, "connection refused"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

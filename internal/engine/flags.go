@@ -71,7 +71,7 @@ func (j *Job) bind(fs *pflag.FlagSet) {
 	fs.IntVar(&j.reportInterval, "report-interval", 0, "print intermediate statistics every N seconds (0 = off)")
 	fs.Float64Var(&j.percentile, "percentile", 95, "latency percentile to report, in (0, 100]")
 	sbflag.BoolVar(fs, &j.histogram, "histogram", false, "print the latency histogram")
-	fs.StringVar(&j.ignoreErrors, "mysql-ignore-errors", "1213,1020,1205", "error codes to count and retry instead of stopping, or 'all'")
+	fs.StringVar(&j.ignoreErrors, "mysql-ignore-errors", target.DefaultIgnoreErrors, "error codes to count and retry instead of stopping, or 'all'")
 	fs.StringVar(&j.psMode, "db-ps-mode", "auto", "prepared statements: auto (server-side) or disable (text protocol)")
 	fs.StringVar(&j.jsonPath, "json", "", "write the result document to this file")
 	fs.StringVar(&j.storePath, "store", "", "also record the result in this results store: a SQLite file, or mysql://user@host:port/db, which the runners of a split load (--segment) share (password: SHAKEDOWN_STORE_PASSWORD)")

@@ -203,7 +203,7 @@ func (j *Job) Run(ctx context.Context, opt RunOptions) (*result.Result, error) {
 	res.WriteSummary(out)
 	switch {
 	case o.Err != nil:
-		if errors.Is(o.Err, client.ErrMissingTables) || target.Code(o.Err) == 1146 {
+		if errors.Is(o.Err, client.ErrMissingTables) || target.Code(o.Err) == target.ERNoSuchTable {
 			return res, fmt.Errorf("%s on %s: %w", j.Workload, j.Target, client.ErrMissingTables)
 		}
 		return res, fmt.Errorf("run stopped: %w", o.Err)
@@ -238,7 +238,7 @@ func (j *Job) monitorConfig(opt RunOptions) monitor.RunConfig {
 	if sc, ok := j.Gen.(workload.ServerCounted); ok {
 		cfg.Counter = sc.ServerCounter()
 		if cfg.Counter == "" {
-			cfg.Counter = monitor.NoCounter
+			cfg.Counter = result.NoCounter
 		}
 	}
 	return cfg

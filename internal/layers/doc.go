@@ -1,5 +1,8 @@
-// Package layers holds no code, only the test that keeps the import order of
-// the internal packages: each package imports only packages below it, so that
+// Package layers holds no code, only the tests that keep the shape of the
+// internal packages: each package imports only packages below it, so that
 // the stored documents do not link their producers and a renderer does not
-// link the load engine. The order is written in layers_test.go.
+// link the load engine (the order is written in layers_test.go); and only
+// package target opens a server connection or writes a MySQL error number
+// (owners_test.go), so that how a connect is bounded and what an error
+// number means are decided once.
 package layers

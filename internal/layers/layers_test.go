@@ -19,13 +19,18 @@ var order = [][]string{
 	// Leaves: no internal imports.
 	{"version", "usage", "suggest", "clock", "ioloop", "stats", "sqlsplit", "progress", "histogram",
 		"randgen", "vars", "fingerprint", "golden", "browsertest", "host"},
-	// Flags, run segments, the wire protocol and the sandboxes.
-	{"sbflag", "segment", "wire", "wire/wiretest", "sandbox", "sandbox/gmstest",
+	// Flags, run segments, the wire protocol and the in-process test server.
+	{"sbflag", "segment", "wire", "wire/wiretest", "sandbox/gmstest",
 		"sandbox/gmstest/gmsserver"},
-	// Server sessions, the workload interface, captures.
-	{"target", "workload", "capture", "sandbox/sandboxtest"},
-	// Table definitions, read and compared (for verify and check alike).
-	{"schema"},
+	// Server sessions (target opens every connection), the workload
+	// interface, captures.
+	{"target", "workload", "capture"},
+	// Table definitions, read and compared (for verify and check alike), the
+	// sandboxes, which connect through target, and target's dialer of wire
+	// connections.
+	{"schema", "sandbox", "target/dial"},
+	// The sandboxes tests start.
+	{"sandbox/sandboxtest"},
 	// Clients, the workloads and the stored documents (result holds every
 	// stored document and imports no producer; bisectresult is the document
 	// vars bisect writes).

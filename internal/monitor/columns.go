@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/shakedown/shakedown/internal/result"
+	"github.com/shakedown/shakedown/internal/stats"
 )
 
 // Column is one per-second figure: how it is computed from two readings,
@@ -328,15 +331,15 @@ var columns = []Column{
 var cpuStates = []string{"user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal"}
 
 // compute turns two readings into a sample.
-func compute(prev, cur *Reading, lim Limits) Sample {
+func compute(prev, cur *Reading, lim Limits) result.Sample {
 	d := newDelta(prev, cur)
-	s := Sample{ElapsedS: round3(d.sec), Values: map[string]float64{}, Wall: cur.At}
+	s := result.Sample{ElapsedS: stats.Round(d.sec, 3), Values: map[string]float64{}, Wall: cur.At}
 	for _, c := range columns {
 		v, ok := c.calc(d)
 		if !ok || math.IsNaN(v) || math.IsInf(v, 0) {
 			continue
 		}
-		s.Values[c.Key] = round3(v)
+		s.Values[c.Key] = stats.Round(v, 3)
 		if c.attn != nil {
 			if why := c.attn(v, d, lim); why != "" {
 				if s.Attention == nil {

@@ -1,6 +1,7 @@
 package monitor
 
 import (
+	"github.com/shakedown/shakedown/internal/result"
 	"math"
 	"testing"
 	"time"
@@ -192,12 +193,12 @@ func TestColumnsAreConsistent(t *testing.T) {
 }
 
 func TestSeriesMeanAndPoints(t *testing.T) {
-	s := &Series{Samples: []Sample{
+	s := &result.Series{Samples: []result.Sample{
 		{AtS: 1, ElapsedS: 1, Values: map[string]float64{"qps": 100}},
 		{AtS: 2, ElapsedS: 1, Values: map[string]float64{"qps": 300}},
 		{AtS: 3, ElapsedS: 1, Values: map[string]float64{}},
 	}}
-	if got := s.Points("qps"); len(got) != 2 || got[1] != (Point{T: 2, V: 300}) {
+	if got := s.Points("qps"); len(got) != 2 || got[1] != (result.Point{T: 2, V: 300}) {
 		t.Errorf("Points: got %v, want two points ending at {2 300}", got)
 	}
 	cases := []struct {

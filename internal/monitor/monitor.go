@@ -17,7 +17,7 @@ package monitor
 import (
 	"context"
 	"database/sql"
-	"math"
+	"github.com/shakedown/shakedown/internal/result"
 	"sort"
 	"time"
 )
@@ -45,7 +45,7 @@ type Reading struct {
 var Timelines = []string{"qps", "tps", "threads_running", "bp_hit", "log_fsyncs", "history_list_length", "cpu_user", "server_cpu"}
 
 // addSample appends a sample and notes its columns.
-func addSample(s *Series, smp Sample) {
+func addSample(s *result.Series, smp result.Sample) {
 	s.Samples = append(s.Samples, smp)
 	have := map[string]bool{}
 	for _, k := range s.Keys {
@@ -73,7 +73,3 @@ func sortKeys(keys []string) {
 		return keys[i] < keys[j]
 	})
 }
-
-func round2(x float64) float64 { return math.Round(x*100) / 100 }
-
-func round3(x float64) float64 { return math.Round(x*1000) / 1000 }

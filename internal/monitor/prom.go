@@ -20,6 +20,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/shakedown/shakedown/internal/histogram"
+	"github.com/shakedown/shakedown/internal/result"
 	"github.com/shakedown/shakedown/internal/runner"
 )
 
@@ -61,9 +62,9 @@ type Exporter struct {
 	latency      *histogram.Histogram
 	live         *histogram.Histogram // the running run's intervals so far
 
-	sample    Sample
+	sample    result.Sample
 	hasSample bool
-	sources   []SourceStatus
+	sources   []result.SourceStatus
 }
 
 // NewExporter returns an empty exporter.
@@ -110,7 +111,7 @@ func (e *Exporter) ObserveInterval(iv runner.Interval) {
 }
 
 // ObserveSample sets the latest server sample and how the sources fare.
-func (e *Exporter) ObserveSample(s Sample, sources []SourceStatus) {
+func (e *Exporter) ObserveSample(s result.Sample, sources []result.SourceStatus) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.sample = s

@@ -12,6 +12,7 @@ import (
 	"github.com/shakedown/shakedown/internal/golden"
 
 	"github.com/shakedown/shakedown/internal/histogram"
+	"github.com/shakedown/shakedown/internal/result"
 	"github.com/shakedown/shakedown/internal/runner"
 )
 
@@ -26,7 +27,7 @@ func exporterWithData() *Exporter {
 		reading(time.Second, "Questions", 2000, "Com_select", 1400, "Threads_running", 5, "Innodb_buffer_pool_read_requests", 10000, "Innodb_buffer_pool_reads", 10),
 		Limits{})
 	smp.Failed = map[string]string{"host": "read host cpu: no such file"}
-	e.ObserveSample(smp, []SourceStatus{{Name: "status", Reads: 2}, {Name: "host", Reads: 2, Failures: 1}})
+	e.ObserveSample(smp, []result.SourceStatus{{Name: "status", Reads: 2}, {Name: "host", Reads: 2, Failures: 1}})
 	h := histogram.New()
 	for _, d := range []time.Duration{300 * time.Microsecond, 2 * time.Millisecond, 2 * time.Millisecond, 70 * time.Millisecond, 20 * time.Second} {
 		h.Record(d)

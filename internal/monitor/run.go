@@ -12,6 +12,7 @@ import (
 
 	"github.com/shakedown/shakedown/internal/result"
 	"github.com/shakedown/shakedown/internal/runner"
+	"github.com/shakedown/shakedown/internal/stats"
 	"github.com/shakedown/shakedown/internal/target"
 )
 
@@ -120,9 +121,9 @@ func StartRun(ctx context.Context, cfg RunConfig) (*Run, error) {
 		opt.Host = &HostOptions{Proc: cfg.Proc, ServerPID: r.pid, Client: true}
 	}
 	s := NewSampler(db, opt)
-	var onSample func(Sample)
+	var onSample func(result.Sample)
 	if r.exp != nil {
-		onSample = func(smp Sample) { r.exp.ObserveSample(smp, s.Statuses()) }
+		onSample = func(smp result.Sample) { r.exp.ObserveSample(smp, s.Statuses()) }
 	}
 	r.rec = s.Record(ctx, cfg.Interval, onSample)
 	note := fmt.Sprintf("Monitor: server status every %s on a connection of its own", cfg.Interval)
@@ -196,9 +197,9 @@ func (r *Run) MeasureStart() {
 // Finish stops sampling and returns what the watching adds to the result
 // of the run that o describes. It may be called once; Close is still
 // needed.
-func (r *Run) Finish(o *runner.Outcome) *Report {
+func (r *Run) Finish(o *runner.Outcome) *result.Monitor {
 	cpu, _ := SelfCPU()
-	rep := &Report{}
+	rep := &result.Monitor{}
 	r.mu.Lock()
 	r.finished = true
 	start := r.measureAt
@@ -213,7 +214,7 @@ func (r *Run) Finish(o *runner.Outcome) *Report {
 		if o.Degraded() {
 			// Neither side counted while the server was away: no
 			// verdict, and not "too short" either.
-			rep.CrossCheck = &CrossCheck{Note: "the server could not be reached for part of the run"}
+			rep.CrossCheck = &result.CrossCheck{Note: "the server could not be reached for part of the run"}
 		} else {
 			rep.CrossCheck = result.CheckCounter(rep.Server, o.Intervals, r.cfg.Counter)
 		}
@@ -225,13 +226,13 @@ func (r *Run) Finish(o *runner.Outcome) *Report {
 		}
 		r.exp.EndRun(codes, o.Latency)
 	}
-	h := &HostSummary{Local: r.local, Cores: runtime.NumCPU(), ServerPID: r.pid, ClientCPUS: round3(cpu - cpuStart)}
+	h := &result.HostSummary{Local: r.local, Cores: runtime.NumCPU(), ServerPID: r.pid, ClientCPUS: stats.Round(cpu-cpuStart, 3)}
 	if q := o.Queries(); q > 0 {
-		h.ClientCPUPerQueryUS = round2(h.ClientCPUS / float64(q) * 1e6)
+		h.ClientCPUPerQueryUS = stats.Round(h.ClientCPUS/float64(q)*1e6, 2)
 	}
 	if cc := rep.CrossCheck; cc != nil && cc.ServerQPS > 0 && rep.Server != nil {
 		if cpu, _, ok := rep.Server.Mean("server_cpu", cc.FromS, cc.ToS); ok {
-			h.ServerCPUPerQueryUS = round2(cpu / 100 / cc.ServerQPS * 1e6)
+			h.ServerCPUPerQueryUS = stats.Round(cpu/100/cc.ServerQPS*1e6, 2)
 		}
 	}
 	rep.Host = h

@@ -4,6 +4,9 @@ import (
 	"context"
 	"sync"
 	"time"
+
+	"github.com/shakedown/shakedown/internal/result"
+	"github.com/shakedown/shakedown/internal/stats"
 )
 
 // Sampler turns readings of its sources into samples. It is not safe for
@@ -15,7 +18,7 @@ type Sampler struct {
 	now     func() time.Time
 
 	prev     *Reading
-	statuses []SourceStatus
+	statuses []result.SourceStatus
 	pid      int
 }
 
@@ -67,7 +70,7 @@ func NewSamplerWith(q Querier, opt Options, sources ...Source) *Sampler {
 		s.now = time.Now
 	}
 	for _, src := range sources {
-		s.statuses = append(s.statuses, SourceStatus{Name: src.Name()})
+		s.statuses = append(s.statuses, result.SourceStatus{Name: src.Name()})
 	}
 	if opt.Host != nil {
 		s.pid = opt.Host.ServerPID
@@ -105,12 +108,12 @@ func (s *Sampler) Read(ctx context.Context) *Reading {
 
 // Next takes a reading and returns the sample since the previous one; ok is
 // false for the first reading, which only sets the baseline.
-func (s *Sampler) Next(ctx context.Context) (smp Sample, ok bool) {
+func (s *Sampler) Next(ctx context.Context) (smp result.Sample, ok bool) {
 	cur := s.Read(ctx)
 	prev := s.prev
 	s.prev = cur
 	if prev == nil {
-		return Sample{}, false
+		return result.Sample{}, false
 	}
 	return compute(prev, cur, s.lim), true
 }
@@ -119,18 +122,18 @@ func (s *Sampler) Next(ctx context.Context) (smp Sample, ok bool) {
 func (s *Sampler) OwnStatements() int64 { return s.q.Statements() }
 
 // Statuses says how each source fared so far.
-func (s *Sampler) Statuses() []SourceStatus {
-	return append([]SourceStatus(nil), s.statuses...)
+func (s *Sampler) Statuses() []result.SourceStatus {
+	return append([]result.SourceStatus(nil), s.statuses...)
 }
 
 // Recording is a sampler reading in its own goroutine; Stop ends it.
 type Recording struct {
 	s        *Sampler
 	interval time.Duration
-	onSample func(Sample)
+	onSample func(result.Sample)
 
 	mu     sync.Mutex
-	series *Series
+	series *result.Series
 	stop   chan struct{}
 	done   chan struct{}
 	once   sync.Once
@@ -139,13 +142,13 @@ type Recording struct {
 // Record reads a baseline now, then a sample every interval until Stop is
 // called or ctx ends. onSample, when set, is called from the recording
 // goroutine with each sample and must not block for long.
-func (s *Sampler) Record(ctx context.Context, interval time.Duration, onSample func(Sample)) *Recording {
+func (s *Sampler) Record(ctx context.Context, interval time.Duration, onSample func(result.Sample)) *Recording {
 	if interval <= 0 {
 		interval = time.Second
 	}
 	rec := &Recording{
 		s: s, interval: interval, onSample: onSample,
-		series: &Series{IntervalS: interval.Seconds(), Samples: []Sample{}, Keys: []string{}},
+		series: &result.Series{IntervalS: interval.Seconds(), Samples: []result.Sample{}, Keys: []string{}},
 		stop:   make(chan struct{}), done: make(chan struct{}),
 	}
 	rctx, cancel := context.WithTimeout(ctx, readTimeout(interval))
@@ -179,7 +182,7 @@ func (rec *Recording) loop(ctx context.Context) {
 			return
 		}
 		rec.mu.Lock()
-		smp.AtS = round3(smp.Wall.Sub(rec.series.Start).Seconds())
+		smp.AtS = stats.Round(smp.Wall.Sub(rec.series.Start).Seconds(), 3)
 		addSample(rec.series, smp)
 		rec.mu.Unlock()
 		if rec.onSample != nil {
@@ -206,7 +209,7 @@ func (rec *Recording) loop(ctx context.Context) {
 
 // Stop takes a last sample, ends the goroutine and returns the series. It
 // may be called more than once; later calls return the same series.
-func (rec *Recording) Stop() *Series {
+func (rec *Recording) Stop() *result.Series {
 	rec.once.Do(func() { close(rec.stop) })
 	<-rec.done
 	rec.mu.Lock()

@@ -2,6 +2,7 @@ package monitor
 
 import (
 	"fmt"
+	"github.com/shakedown/shakedown/internal/result"
 	"io"
 	"math"
 	"slices"
@@ -161,13 +162,13 @@ func (t *Table) WriteHeader() {
 
 // Write prints one sample, with the headings first when due and notes for
 // reasons and failures not seen before. It returns the first write error.
-func (t *Table) Write(s Sample) error { return t.WriteAt(s, time.Time{}) }
+func (t *Table) Write(s result.Sample) error { return t.WriteAt(s, time.Time{}) }
 
 // WriteAt is Write with the line labelled by label, the end of the
 // sample's own interval as scheduled, rather than by when the reading
 // came back: under load two readings can come back within one second,
 // and their labels would repeat and skip.
-func (t *Table) WriteAt(s Sample, label time.Time) error {
+func (t *Table) WriteAt(s result.Sample, label time.Time) error {
 	if t.lines == 0 {
 		t.note("", Legend)
 	}
@@ -223,7 +224,7 @@ func (s *stickyWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-func (t *Table) notes(s Sample) {
+func (t *Table) notes(s result.Sample) {
 	keys := make([]string, 0, len(s.Attention))
 	for k := range s.Attention {
 		keys = append(keys, k)
@@ -336,8 +337,8 @@ func formatCell(v float64, c Column) string {
 // WatchRecord is one line of watch --json.
 type WatchRecord struct {
 	Time time.Time `json:"time"`
-	Sample
+	result.Sample
 }
 
 // Record returns s as a watch --json line.
-func Record(s Sample) WatchRecord { return WatchRecord{Time: s.Wall, Sample: s} }
+func Record(s result.Sample) WatchRecord { return WatchRecord{Time: s.Wall, Sample: s} }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/shakedown/shakedown/internal/golden"
+	"github.com/shakedown/shakedown/internal/result"
 )
 
 func TestTableGolden(t *testing.T) {
@@ -31,7 +32,7 @@ func TestTableGolden(t *testing.T) {
 	var b bytes.Buffer
 	tb := NewTable(&b, true)
 	tb.Every = 2
-	for _, s := range []Sample{s1, s2, s1} {
+	for _, s := range []result.Sample{s1, s2, s1} {
 		if err := tb.Write(s); err != nil {
 			t.Fatal(err)
 		}
@@ -72,7 +73,7 @@ func (e *errAfter) Write(p []byte) (int, error) {
 
 func TestTableReportsWriteErrors(t *testing.T) {
 	tb := NewTable(&errAfter{n: 10}, false)
-	if err := tb.Write(Sample{Values: map[string]float64{}}); err == nil {
+	if err := tb.Write(result.Sample{Values: map[string]float64{}}); err == nil {
 		t.Errorf("got no error, want the writer's")
 	}
 }
@@ -89,8 +90,8 @@ func (f *fakeSource) Read(_ context.Context, q *OwnQuerier, r *Reading) error {
 
 func TestRecordCollectsASeries(t *testing.T) {
 	s := NewSamplerWith(nil, Options{}, &fakeSource{})
-	got := make(chan Sample, 100)
-	rec := s.Record(context.Background(), 10*time.Millisecond, func(smp Sample) { got <- smp })
+	got := make(chan result.Sample, 100)
+	rec := s.Record(context.Background(), 10*time.Millisecond, func(smp result.Sample) { got <- smp })
 	deadline := time.After(5 * time.Second)
 	for n := 0; n < 3; {
 		select {
@@ -218,7 +219,7 @@ func TestTableLabels(t *testing.T) {
 		var b bytes.Buffer
 		tb := NewTableWidth(&b, false, 80)
 		tb.Interval = tc.interval
-		if err := tb.WriteAt(Sample{Values: map[string]float64{}}, tc.label); err != nil {
+		if err := tb.WriteAt(result.Sample{Values: map[string]float64{}}, tc.label); err != nil {
 			t.Fatal(err)
 		}
 		lines := strings.Split(b.String(), "\n")

@@ -50,6 +50,27 @@ func TestLine(t *testing.T) {
 	nothing.Clear()
 }
 
+func TestClock(t *testing.T) {
+	tests := []struct {
+		name string
+		d    time.Duration
+		want string
+	}{
+		{"zero", 0, "0:00"},
+		{"a minute and a second", 61 * time.Second, "1:01"},
+		{"rounds up to the hour", 59*time.Minute + 59600*time.Millisecond, "1:00:00"},
+		{"hours", 2*time.Hour + 3*time.Minute + 4*time.Second, "2:03:04"},
+		{"negative is zero", -5 * time.Second, "0:00"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Clock(tc.d); got != tc.want {
+				t.Errorf("Clock(%s): got %s, want %s", tc.d, got, tc.want)
+			}
+		})
+	}
+}
+
 func TestLeftAndClock(t *testing.T) {
 	tests := []struct {
 		name        string

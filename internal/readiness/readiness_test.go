@@ -12,6 +12,7 @@ import (
 	"github.com/shakedown/shakedown/internal/check"
 	"github.com/shakedown/shakedown/internal/golden"
 	"github.com/shakedown/shakedown/internal/result"
+	"github.com/shakedown/shakedown/internal/stats"
 	"github.com/shakedown/shakedown/internal/store"
 	"github.com/shakedown/shakedown/internal/target"
 	"github.com/shakedown/shakedown/internal/vars"
@@ -219,12 +220,12 @@ func TestWriters(t *testing.T) {
 }
 
 // TestVerdictWords maps the report's verdicts, before and after it names
-// them anew, onto the four words the page weighs.
+// them anew, onto the four states the page weighs.
 func TestVerdictWords(t *testing.T) {
-	for in, want := range map[string]string{"faster": "faster", "slower": "slower", "within noise": "same", "same": "same",
-		"no data": "inconclusive", "inconclusive": "inconclusive", "no verdict": "inconclusive"} {
-		if got := verdictWord(in); got != want {
-			t.Errorf("verdictWord(%q): got %q, want %q", in, got, want)
+	for in, want := range map[string]stats.State{"faster": stats.Faster, "slower": stats.Slower, "within noise": stats.Same, "same": stats.Same,
+		"no data": stats.Inconclusive, "inconclusive": stats.Inconclusive, "no verdict": stats.Inconclusive} {
+		if got := verdictOf(in); got != want {
+			t.Errorf("verdictOf(%q): got %q, want %q", in, got, want)
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/shakedown/shakedown/internal/report"
+	"github.com/shakedown/shakedown/internal/stats"
 	"github.com/shakedown/shakedown/internal/store"
 )
 
@@ -69,28 +70,28 @@ func (p *Page) readSweep(ctx context.Context, st *store.Store, opts Options) err
 	r := report.Build(d)
 	p.SweepName, p.Candidate, p.Control = fmt.Sprintf("sweep %d (%s)", id, d.Sweep.Name), candidate, r.Control
 	p.Sweep.At = d.Sweep.StartedAt
-	counts := map[string]int{}
+	counts := map[stats.State]int{}
 	var slower, unsure []string
 	for _, w := range r.Workloads {
 		for _, c := range w.Comparisons() {
 			if c.Candidate != candidate {
 				continue
 			}
-			v := verdictWord(c.Verdict)
+			v := verdictOf(c.Verdict)
 			p.Levels = append(p.Levels, SweepLevel{Workload: w.Name, Threads: c.Threads, Verdict: c.Verdict})
 			counts[v]++
 			where := fmt.Sprintf("%s at %d threads", w.Name, c.Threads)
 			switch v {
-			case "slower":
+			case stats.Slower:
 				slower = append(slower, where)
-			case "inconclusive":
+			case stats.Inconclusive:
 				unsure = append(unsure, where)
 			}
 		}
 	}
 	n := len(p.Levels)
 	var parts []string
-	for _, v := range []string{"faster", "same", "slower", "inconclusive"} {
+	for _, v := range []stats.State{stats.Faster, stats.Same, stats.Slower, stats.Inconclusive} {
 		if counts[v] > 0 {
 			parts = append(parts, fmt.Sprintf("%s at %d", v, counts[v]))
 		}
@@ -109,15 +110,15 @@ func (p *Page) readSweep(ctx context.Context, st *store.Store, opts Options) err
 	return nil
 }
 
-// verdictWord maps the report's verdict to the four the page weighs.
-func verdictWord(v string) string {
-	switch strings.ToLower(v) {
-	case "faster":
-		return "faster"
-	case "slower":
-		return "slower"
-	case "same", "within noise":
-		return "same"
+// verdictOf maps the report's verdict to the four states the page weighs:
+// "within noise" (a candidate measured against its own A/A noise) is the
+// same, anything that is not a verdict is inconclusive.
+func verdictOf(v string) stats.State {
+	switch st := stats.State(strings.ToLower(v)); st {
+	case stats.Faster, stats.Slower, stats.Same:
+		return st
+	case "within noise":
+		return stats.Same
 	}
-	return "inconclusive"
+	return stats.Inconclusive
 }

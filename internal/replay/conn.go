@@ -12,6 +12,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/shakedown/shakedown/internal/target"
+	"github.com/shakedown/shakedown/internal/target/dial"
 	"github.com/shakedown/shakedown/internal/wire"
 )
 
@@ -43,7 +44,7 @@ type conn struct {
 // connect timeout) and, after it, every statement: when ctx ends, the
 // connection is interrupted.
 func (sd *side) connect(ctx context.Context, io wire.Options) (*conn, error) {
-	w, err := wire.Dial(ctx, sd.cfg, io)
+	w, err := dial.Wire(ctx, sd.cfg, io)
 	if err != nil {
 		return nil, err
 	}
@@ -122,7 +123,7 @@ func (c *conn) run(seed maphash.Seed, sql string, prepared bool, args []any, ord
 	h.res = result{}
 	res.dur = time.Since(start)
 	if err != nil {
-		res.setError(err, c.w.Broken() || endsSession(err))
+		res.setError(err, c.w.Broken() || target.EndsSession(err))
 		return res
 	}
 	res.warnings, res.affected = wr.Warnings, wr.Affected
@@ -196,14 +197,6 @@ func (r *rowHasher) Row(values [][]byte) {
 		res.sample = append(res.sample, sampleRow(values))
 	}
 	res.rows++
-}
-
-// endsSession reports whether err is a server error that the server
-// sends as it closes the connection: the session was killed (MariaDB's
-// 1927) or the server is shutting down (1053).
-func endsSession(err error) bool {
-	var me *mysql.MySQLError
-	return errors.As(err, &me) && (me.Number == 1927 || me.Number == 1053)
 }
 
 // setError records err; broken says the connection is lost with it.

@@ -5,6 +5,8 @@ import (
 	"html/template"
 	"io"
 	"strings"
+
+	"github.com/shakedown/shakedown/internal/stats"
 )
 
 // WriteHTML writes the report as one self-contained page: totals, the
@@ -18,7 +20,7 @@ var pageTmpl = template.Must(template.New("replay").Funcs(template.FuncMap{
 	"join": strings.Join,
 	"ms":   func(f float64) string { return fmt.Sprintf("%.3f", f) },
 	"ratio": func(c CandidFig) string {
-		if c.Verdict == "no verdict" {
+		if c.Verdict == stats.NoVerdict {
 			return "-"
 		}
 		return fmt.Sprintf("%.2f [%.2f-%.2f]", c.LatencyRatio, c.RatioLow, c.RatioHigh)

@@ -1,12 +1,11 @@
 package replay
 
 import (
-	"io"
 	"strings"
 	"testing"
 
-	"github.com/go-sql-driver/mysql"
 	"github.com/shakedown/shakedown/internal/fingerprint"
+	"github.com/shakedown/shakedown/internal/stats"
 )
 
 func TestCompare(t *testing.T) {
@@ -69,14 +68,14 @@ func TestLatencyVerdict(t *testing.T) {
 	tests := []struct {
 		name       string
 		ctl, cand  []float64
-		state      string
+		state      stats.State
 		ratioAbove float64
 		ratioBelow float64
 	}{
-		{"too few", series(5, 1), series(5, 1), "no verdict", 0, 1},
-		{"same", series(200, 1), series(200, 1), "same", 0.95, 1.05},
-		{"slower", series(200, 1), series(200, 5), "slower", 4.5, 5.5},
-		{"faster", series(200, 4), series(200, 1), "faster", 0.2, 0.3},
+		{"too few", series(5, 1), series(5, 1), stats.NoVerdict, 0, 1},
+		{"same", series(200, 1), series(200, 1), stats.Same, 0.95, 1.05},
+		{"slower", series(200, 1), series(200, 5), stats.Slower, 4.5, 5.5},
+		{"faster", series(200, 4), series(200, 1), stats.Faster, 0.2, 0.3},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -84,7 +83,7 @@ func TestLatencyVerdict(t *testing.T) {
 			if state != tc.state || ratio < tc.ratioAbove || ratio > tc.ratioBelow {
 				t.Errorf("got ratio %.3f [%.3f-%.3f] %s, want %s with a ratio in %.2f-%.2f", ratio, lo, hi, state, tc.state, tc.ratioAbove, tc.ratioBelow)
 			}
-			if state != "no verdict" && !(lo <= ratio && ratio <= hi) {
+			if state != stats.NoVerdict && !(lo <= ratio && ratio <= hi) {
 				t.Errorf("ratio %.3f outside its interval [%.3f-%.3f]", ratio, lo, hi)
 			}
 		})
@@ -121,20 +120,4 @@ func fmtInts(x []int) string {
 	}
 	b.WriteByte(']')
 	return b.String()
-}
-
-func TestEndsSession(t *testing.T) {
-	for _, tc := range []struct {
-		err  error
-		want bool
-	}{
-		{&mysql.MySQLError{Number: 1927, Message: "Connection was killed"}, true},
-		{&mysql.MySQLError{Number: 1053, Message: "Server shutdown in progress"}, true},
-		{&mysql.MySQLError{Number: 1146, Message: "Table 'shop.t' doesn't exist"}, false},
-		{io.EOF, false},
-	} {
-		if got := endsSession(tc.err); got != tc.want {
-			t.Errorf("%v: got %v, want %v", tc.err, got, tc.want)
-		}
-	}
 }

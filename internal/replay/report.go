@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/shakedown/shakedown/internal/capture"
+	"github.com/shakedown/shakedown/internal/stats"
 )
 
 // ReportVersion is the version of the JSON report.
@@ -82,16 +83,16 @@ type Latency struct {
 
 // CandidFig is one candidate's figures for a fingerprint.
 type CandidFig struct {
-	Name         string  `json:"name"`
-	Latency      Latency `json:"latency"`
-	LatencyRatio float64 `json:"latency_ratio"`
-	RatioLow     float64 `json:"ratio_low"`
-	RatioHigh    float64 `json:"ratio_high"`
-	Verdict      string  `json:"verdict"`
-	Differences  int64   `json:"differences"`
-	NewErrors    int64   `json:"new_errors"`
-	NonDet       int64   `json:"nondeterministic"`
-	NotComp      int64   `json:"not_comparable"`
+	Name         string      `json:"name"`
+	Latency      Latency     `json:"latency"`
+	LatencyRatio float64     `json:"latency_ratio"`
+	RatioLow     float64     `json:"ratio_low"`
+	RatioHigh    float64     `json:"ratio_high"`
+	Verdict      stats.State `json:"verdict"`
+	Differences  int64       `json:"differences"`
+	NewErrors    int64       `json:"new_errors"`
+	NonDet       int64       `json:"nondeterministic"`
+	NotComp      int64       `json:"not_comparable"`
 }
 
 // Example is one statement whose result differed, both sides shown.
@@ -187,7 +188,7 @@ func (e *engine) report(rd *capture.Reader, targets []Target, started, ended tim
 			ratio, lo, hi, state := latencyVerdict(f.samples[0], f.samples[ci])
 			cs := f.perCand[ci-1]
 			fp.Candidates = append(fp.Candidates, CandidFig{
-				Name: targets[ci].Name, Latency: latencyOf(f, ci), LatencyRatio: round3(ratio), RatioLow: round3(lo), RatioHigh: round3(hi),
+				Name: targets[ci].Name, Latency: latencyOf(f, ci), LatencyRatio: stats.Round(ratio, 3), RatioLow: stats.Round(lo, 3), RatioHigh: stats.Round(hi, 3),
 				Verdict: state, Differences: cs.differences, NewErrors: cs.newErrors, NonDet: cs.nondet, NotComp: cs.notComp,
 			})
 		}
@@ -219,7 +220,7 @@ func (e *engine) report(rd *capture.Reader, targets []Target, started, ended tim
 func worstSlower(f Fingerprint) float64 {
 	w := 0.0
 	for _, c := range f.Candidates {
-		if c.Verdict == "slower" && c.LatencyRatio > w {
+		if c.Verdict == stats.Slower && c.LatencyRatio > w {
 			w = c.LatencyRatio
 		}
 	}
@@ -228,11 +229,9 @@ func worstSlower(f Fingerprint) float64 {
 
 func latencyOf(f *fpStats, i int) Latency {
 	h := f.lat[i]
-	ms := func(p float64) float64 { return round3(float64(h.Percentile(p)) / 1e6) }
+	ms := func(p float64) float64 { return stats.Round(float64(h.Percentile(p))/1e6, 3) }
 	return Latency{P50: ms(50), P95: ms(95), P99: ms(99)}
 }
-
-func round3(x float64) float64 { return float64(int64(x*1000+0.5)) / 1000 }
 
 func clip(s string, n int) string {
 	if len(s) <= n {
@@ -317,7 +316,7 @@ func WriteText(w io.Writer, rep *Report, top int) error {
 				lead, tail = "\t\t\t\t\t\t", ""
 			}
 			ratio := "-"
-			if c.Verdict != "no verdict" {
+			if c.Verdict != stats.NoVerdict {
 				ratio = fmt.Sprintf("%.2f [%.2f-%.2f]", c.LatencyRatio, c.RatioLow, c.RatioHigh)
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%.3f\t%.3f\t%.3f\t%s\t%s\t%s\n", lead, c.Name, c.Latency.P50, c.Latency.P95, c.Latency.P99, ratio, c.Verdict, tail)

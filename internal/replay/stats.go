@@ -166,13 +166,13 @@ func (t *tally) add(st *stmt, res []result) {
 // Fewer than minSamples on either side gives no verdict: a statement's
 // latency is far noisier than a whole run's, and so is the threshold,
 // latencyThreshold.
-func latencyVerdict(control, candidate []float64) (ratio, lo, hi float64, state string) {
+func latencyVerdict(control, candidate []float64) (ratio, lo, hi float64, state stats.State) {
 	if len(control) < minSamples || len(candidate) < minSamples {
-		return 0, 0, 0, string(stats.NoVerdict)
+		return 0, 0, 0, stats.NoVerdict
 	}
 	c := stats.Compare(thin(control, maxCompared), thin(candidate, maxCompared),
 		stats.Options{Threshold: latencyThreshold, LowerIsBetter: true})
-	return c.Ratio, c.Low, c.High, string(c.State)
+	return c.Ratio, c.Low, c.High, c.State
 }
 
 // thin keeps n evenly spaced values of xs.

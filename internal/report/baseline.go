@@ -2,7 +2,8 @@ package report
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/shakedown/shakedown/internal/stats"
@@ -39,10 +40,10 @@ func AgainstBaseline(b store.Baseline, base, fresh []store.Run) (*store.SweepDat
 	}
 	baseOpts, newOpts := optionsByWorkload(base), optionsByWorkload(mine)
 	var problems []string
-	for _, w := range sortedKeys(newOpts) {
+	for _, w := range slices.Sorted(maps.Keys(newOpts)) {
 		bo, ok := baseOpts[w]
 		if !ok {
-			problems = append(problems, fmt.Sprintf("it has no runs of %s (it has %s)", w, strings.Join(sortedKeys(baseOpts), ", ")))
+			problems = append(problems, fmt.Sprintf("it has no runs of %s (it has %s)", w, strings.Join(slices.Sorted(maps.Keys(baseOpts)), ", ")))
 			continue
 		}
 		if d := optionDiff(bo, newOpts[w]); len(d) > 0 {
@@ -100,7 +101,7 @@ func optionDiff(base, cur map[string]string) []string {
 		keys[k] = true
 	}
 	var out []string
-	for _, k := range sortedKeys(keys) {
+	for _, k := range slices.Sorted(maps.Keys(keys)) {
 		if base[k] != cur[k] {
 			out = append(out, fmt.Sprintf("--%s %s (baseline) against %s", k, orNone(base[k]), orNone(cur[k])))
 		}
@@ -113,15 +114,6 @@ func orNone(s string) string {
 		return "(unset)"
 	}
 	return s
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // Slower lists the comparisons of r where the candidate came out slower

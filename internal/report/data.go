@@ -4,7 +4,6 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"io"
-	"math"
 	"strconv"
 	"time"
 
@@ -90,13 +89,13 @@ type jsonComparison struct {
 func newJSONComparison(c stats.Comparison) *jsonComparison {
 	j := &jsonComparison{State: string(c.State), Note: c.Note(), ControlRuns: c.Control.N, CandidateRuns: c.Candidate.N, RunsNeeded: c.Needed}
 	if c.Ratio > 0 {
-		j.Ratio = ptr(round(c.Ratio, 4))
+		j.Ratio = ptr(stats.Round(c.Ratio, 4))
 	}
 	if c.Interval {
-		j.Low, j.High, j.Confidence = ptr(round(c.Low, 4)), ptr(round(c.High, 4)), ptr(round(c.Confidence, 4))
+		j.Low, j.High, j.Confidence = ptr(stats.Round(c.Low, 4)), ptr(stats.Round(c.High, 4)), ptr(stats.Round(c.Confidence, 4))
 	}
 	if c.State != stats.NoVerdict {
-		j.P = ptr(round(c.P, 5))
+		j.P = ptr(stats.Round(c.P, 5))
 	}
 	return j
 }
@@ -191,11 +190,6 @@ type jsonVariable struct {
 	Values map[string]string `json:"values"`
 }
 
-func round(x float64, digits int) float64 {
-	p := math.Pow(10, float64(digits))
-	return math.Round(x*p) / p
-}
-
 func ptr(x float64) *float64 { return &x }
 
 func (r *Report) jsonRows() []jsonRow {
@@ -205,15 +199,15 @@ func (r *Report) jsonRows() []jsonRow {
 			jr := jsonRow{Target: row.Target, Role: row.Role, Workload: w.Name, Threads: row.Threads,
 				Runs: row.QPS.N, Failed: row.Failed, Interrupted: row.Interrupted, Unsteady: len(row.Unsteady), ClientBound: len(row.ClientBound), Errors: row.Errors, ErrorsByCode: row.ErrorsByCode}
 			if row.QPS.N > 0 {
-				jr.QPS, jr.QPSMin, jr.QPSMax = ptr(round(row.QPS.Median, 2)), ptr(round(row.QPS.Min, 2)), ptr(round(row.QPS.Max, 2))
-				jr.QPSCVPct = ptr(round(row.QPS.CV*100, 2))
-				jr.TPS = ptr(round(row.TPS, 2))
-				jr.LatencyMS = jsonLatency{Avg: round(row.LatAvg, 3), P95: round(row.LatP95, 3), P99: round(row.LatP99, 3), Max: round(row.LatMax, 3)}
+				jr.QPS, jr.QPSMin, jr.QPSMax = ptr(stats.Round(row.QPS.Median, 2)), ptr(stats.Round(row.QPS.Min, 2)), ptr(stats.Round(row.QPS.Max, 2))
+				jr.QPSCVPct = ptr(stats.Round(row.QPS.CV*100, 2))
+				jr.TPS = ptr(stats.Round(row.TPS, 2))
+				jr.LatencyMS = jsonLatency{Avg: stats.Round(row.LatAvg, 3), P95: stats.Round(row.LatP95, 3), P99: stats.Round(row.LatP99, 3), Max: stats.Round(row.LatMax, 3)}
 			}
 			if c := row.Compared; c != nil {
 				jr.Verdict = c.Verdict
 				if c.Verdict != NoData {
-					jr.Ratio = ptr(round(c.Ratio, 4))
+					jr.Ratio = ptr(stats.Round(c.Ratio, 4))
 				}
 				_, jr.AA = r.AAPairs[row.Target]
 				jr.VsControl = map[string]*jsonComparison{"qps": newJSONComparison(c.QPS), "tps": newJSONComparison(c.TPS),
@@ -268,7 +262,7 @@ func WriteJSON(w io.Writer, r *Report) error {
 	}
 	for _, w := range r.Workloads {
 		for _, p := range w.Peaks {
-			doc.Peaks = append(doc.Peaks, jsonPeak{Workload: w.Name, Target: p.Target, QPS: round(p.QPS, 2), Threads: p.Threads})
+			doc.Peaks = append(doc.Peaks, jsonPeak{Workload: w.Name, Target: p.Target, QPS: stats.Round(p.QPS, 2), Threads: p.Threads})
 		}
 	}
 	for _, run := range r.Unfinished {

@@ -5,32 +5,13 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/shakedown/shakedown/internal/target"
 )
 
-// errorNames are the codes a load meets most, said in a few words, so that
-// a reader of "1213: 1234" need not look it up.
-var errorNames = map[string]string{
-	"1020": "record changed since last read",
-	"1040": "too many connections",
-	"1053": "server shutdown",
-	"1062": "duplicate key",
-	"1105": "unknown error",
-	"1180": "error during commit",
-	"1205": "lock wait timeout",
-	"1213": "deadlock",
-	"1290": "read-only",
-	"1317": "query interrupted",
-	"1927": "connection killed",
-	"2002": "cannot connect",
-	"2006": "server has gone away",
-	"2013": "lost connection",
-	"3024": "max_execution_time exceeded",
-	"4031": "disconnected by the server",
-}
-
 // errorsNote says what the counted errors are.
-const errorsNote = "Errors counted during the measured runs: each was an error the runs were told to ignore " +
-	"(--mysql-ignore-errors; by default 1213, 1020 and 1205) or a lost connection, " +
+var errorsNote = "Errors counted during the measured runs: each was an error the runs were told to ignore " +
+	fmt.Sprintf("(--mysql-ignore-errors; by default %d, %d and %d) or a lost connection, ", target.ERLockDeadlock, target.ERCheckRead, target.ERLockWaitTimeout) +
 	"counted and its event tried again. Any other error stops a run, which then appears among the failed steps."
 
 // codeOrder sorts error codes numerically.
@@ -58,8 +39,8 @@ func byCodeText(m map[string]int64) string {
 	parts := make([]string, 0, len(codes))
 	for _, c := range codes {
 		name := c
-		if n, ok := errorNames[c]; ok {
-			name += " " + n
+		if n, err := strconv.ParseUint(c, 10, 16); err == nil && target.CodeName(uint16(n)) != "" {
+			name += " " + target.CodeName(uint16(n))
 		}
 		parts = append(parts, fmt.Sprintf("%s: %d", name, m[c]))
 	}

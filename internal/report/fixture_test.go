@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/shakedown/shakedown/internal/result"
+	"github.com/shakedown/shakedown/internal/stats"
 	"github.com/shakedown/shakedown/internal/store"
 )
 
@@ -56,8 +57,8 @@ func fixture(repeats int) *store.SweepData {
 					qps := base[wl] * math.Sqrt(float64(th)) * factor[wl][t.Name] * jitter
 					lat := float64(th) / qps * 1000 * 20
 					res := &result.Result{SchemaVersion: result.SchemaVersion, Workload: wl, Threads: th, TimeS: 5,
-						QPS: round(qps, 2), TPS: round(qps/20, 2),
-						LatencyMS: result.Latency{Avg: round(lat, 3), P95: round(lat*1.8, 3), P99: round(lat*2.5, 3), Max: round(lat*9, 3)},
+						QPS: stats.Round(qps, 2), TPS: stats.Round(qps/20, 2),
+						LatencyMS: result.Latency{Avg: stats.Round(lat, 3), P95: stats.Round(lat*1.8, 3), P99: stats.Round(lat*2.5, 3), Max: stats.Round(lat*9, 3)},
 						Errors:    result.Errors{ByCode: map[string]int64{}},
 						Target:    result.Target{Name: t.Name, URL: t.URL, Version: t.Version, Flavour: t.Flavour}}
 					if t.Name == "relaxed" && th == 16 && wl == "oltp_write_only" {
@@ -65,7 +66,7 @@ func fixture(repeats int) *store.SweepData {
 					}
 					for s := 1; s <= 5; s++ {
 						wave := 1 + 0.06*math.Sin(float64(s*(step+1)))
-						res.Intervals = append(res.Intervals, result.Interval{AtS: float64(s), Threads: th, QPS: round(qps*wave, 2), TPS: round(qps*wave/20, 2)})
+						res.Intervals = append(res.Intervals, result.Interval{AtS: float64(s), Threads: th, QPS: stats.Round(qps*wave, 2), TPS: stats.Round(qps*wave/20, 2)})
 					}
 					run.Result = res
 					runs = append(runs, run)
@@ -107,8 +108,8 @@ func scalingFixture() *store.SweepData {
 				qps := m[2] * n / (1 + m[0]*(n-1) + m[1]*n*(n-1)) * jitter
 				lat := n / qps * 1000 * 18
 				res := &result.Result{SchemaVersion: result.SchemaVersion, Workload: wl, Threads: th, TimeS: 5,
-					QPS: round(qps, 2), TPS: round(qps/18, 2),
-					LatencyMS: result.Latency{Avg: round(lat, 3), P95: round(lat*1.8, 3), P99: round(lat*2.5, 3), Max: round(lat*9, 3)},
+					QPS: stats.Round(qps, 2), TPS: stats.Round(qps/18, 2),
+					LatencyMS: result.Latency{Avg: stats.Round(lat, 3), P95: stats.Round(lat*1.8, 3), P99: stats.Round(lat*2.5, 3), Max: stats.Round(lat*9, 3)},
 					Errors:    result.Errors{ByCode: map[string]int64{}},
 					Target:    result.Target{Name: t.Name, URL: t.URL, Version: t.Version, Flavour: t.Flavour}}
 				runs = append(runs, store.Run{ID: int64(step), SweepID: d.Sweep.ID, Step: step, Target: t.Name, Role: t.Role, Workload: wl,

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/shakedown/shakedown/internal/runner"
+	"github.com/shakedown/shakedown/internal/stats"
 )
 
 // Client is what the client itself spent while the run measured, and
@@ -45,15 +46,15 @@ func ClientOf(c runner.ClientLoad) *Client {
 	}
 	return &Client{
 		Bound:          c.Bound(),
-		CPUPct:         round(c.CPUShare()*100, 1),
-		CPUS:           round(c.CPU.Seconds(), 3),
-		WaitPct:        round((c.DemandShare()-c.CPUShare())*100, 1),
+		CPUPct:         stats.Round(c.CPUShare()*100, 1),
+		CPUS:           stats.Round(c.CPU.Seconds(), 3),
+		WaitPct:        stats.Round((c.DemandShare()-c.CPUShare())*100, 1),
 		Cores:          c.Cores,
 		LagP50MS:       msr(c.Lag),
 		LagP99MS:       msr(c.LagP99),
 		ReplyLagMS:     msr(c.ReplyLag),
-		QueryLatencyMS: round(float64(c.QueryLatency)/float64(time.Millisecond), 4),
-		QueueLagS:      round(c.QueueLag.Seconds(), 3),
+		QueryLatencyMS: stats.Round(float64(c.QueryLatency)/float64(time.Millisecond), 4),
+		QueueLagS:      stats.Round(c.QueueLag.Seconds(), 3),
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/shakedown/shakedown/internal/histogram"
 	"github.com/shakedown/shakedown/internal/runner"
+	"github.com/shakedown/shakedown/internal/stats"
 )
 
 // ConnectStats are the connections a run opened while measuring and how
@@ -88,7 +89,7 @@ func (r *Result) buildConnectAndStatements(o *runner.Outcome) error {
 		if sec <= 0 {
 			return 0
 		}
-		return round(float64(n)/sec, 2)
+		return stats.Round(float64(n)/sec, 2)
 	}
 	if o.ConnectMode != runner.Persistent || o.Connects > 0 {
 		h := o.ConnectLatency

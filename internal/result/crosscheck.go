@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/shakedown/shakedown/internal/runner"
+	"github.com/shakedown/shakedown/internal/stats"
 )
 
 // CrossCheck compares the client's throughput with what the server counted
@@ -133,7 +134,7 @@ func checkKey(s *Series, intervals []runner.Interval, key string) *CrossCheck {
 	if st <= 0 {
 		return &CrossCheck{Note: "run too short to cross-check: no server sample lies wholly inside the measured time"}
 	}
-	cc := &CrossCheck{FromS: round3(from), ToS: round3(to), ServerQPS: round2(sq / st)}
+	cc := &CrossCheck{FromS: stats.Round(from, 3), ToS: stats.Round(to, 3), ServerQPS: stats.Round(sq/st, 2)}
 	var cq, ct float64
 	var rates []float64
 	prev := 0.0
@@ -152,9 +153,9 @@ func checkKey(s *Series, intervals []runner.Interval, key string) *CrossCheck {
 		cc.Note = "no client interval overlaps the server samples"
 		return cc
 	}
-	cc.ClientQPS = round2(cq / ct)
+	cc.ClientQPS = stats.Round(cq/ct, 2)
 	if cc.ClientQPS > 0 {
-		cc.Ratio = round3(cc.ServerQPS / cc.ClientQPS)
+		cc.Ratio = stats.Round(cc.ServerQPS/cc.ClientQPS, 3)
 	}
 	diff := cc.ServerQPS - cc.ClientQPS
 	tol, cv := tolerance(rates)
@@ -173,7 +174,3 @@ func checkKey(s *Series, intervals []runner.Interval, key string) *CrossCheck {
 	}
 	return cc
 }
-
-func round2(x float64) float64 { return math.Round(x*100) / 100 }
-
-func round3(x float64) float64 { return math.Round(x*1000) / 1000 }

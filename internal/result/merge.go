@@ -15,6 +15,7 @@ import (
 	"github.com/shakedown/shakedown/internal/histogram"
 	"github.com/shakedown/shakedown/internal/runner"
 	"github.com/shakedown/shakedown/internal/segment"
+	"github.com/shakedown/shakedown/internal/stats"
 )
 
 // Runner is one runner of a split load as a merge sees it: what it
@@ -137,7 +138,7 @@ func Merge(runners []Runner, n int, sequence string) (*Result, error) {
 		fair = append(fair, r.Fairness)
 		fairN = append(fairN, r.Threads)
 	}
-	m.QPS, m.TPS, m.Rate = round(m.QPS, 2), round(m.TPS, 2), round(m.Rate, 6)
+	m.QPS, m.TPS, m.Rate = stats.Round(m.QPS, 2), stats.Round(m.TPS, 2), stats.Round(m.Rate, 6)
 	all := total.Histogram()
 	m.LatencyMS = LatencyOf(all, m.Percentile)
 	snap, err := all.Snapshot()
@@ -215,7 +216,7 @@ func describe(sp *Split, all, parts []Runner) {
 	for _, p := range parts {
 		r := p.Result
 		part := Part{Segment: p.Label, Host: p.Host, Status: p.Status, Threads: r.Threads, Queries: r.Queries.Total, QPS: r.QPS,
-			ClockOffsetMS: round(float64(p.ClockOffset)/float64(time.Millisecond), 3), Error: r.Error}
+			ClockOffsetMS: stats.Round(float64(p.ClockOffset)/float64(time.Millisecond), 3), Error: r.Error}
 		if s := r.Segment; s != nil {
 			part.Started = s.Started
 			at := s.Measured.Add(-p.ClockOffset) // on the store's clock
@@ -230,7 +231,7 @@ func describe(sp *Split, all, parts []Runner) {
 	}
 	if !first.IsZero() {
 		skew := last.Sub(first)
-		sp.StartSkewS = round(skew.Seconds(), 3)
+		sp.StartSkewS = stats.Round(skew.Seconds(), 3)
 		if skew > MaxSkew {
 			sp.Warnings = append(sp.Warnings, fmt.Sprintf("clock skew: the runners started measuring %.2fs apart (more than %s), so their loads overlapped less than planned; synchronise the clocks (NTP) of the runners' hosts", skew.Seconds(), MaxSkew))
 		}
@@ -259,8 +260,8 @@ func pooledFairness(f []Fairness, n []int) Fairness {
 		ve += w * (sq(f[i].EventsStddev) + sq(f[i].EventsAvg-me))
 		vt += w * (sq(f[i].TimeStddevS) + sq(f[i].TimeAvgS-mt))
 	}
-	return Fairness{EventsAvg: round(me, 4), EventsStddev: round(math.Sqrt(ve/total), 2),
-		TimeAvgS: round(mt, 4), TimeStddevS: round(math.Sqrt(vt/total), 2)}
+	return Fairness{EventsAvg: stats.Round(me, 4), EventsStddev: stats.Round(math.Sqrt(ve/total), 2),
+		TimeAvgS: stats.Round(mt, 4), TimeStddevS: stats.Round(math.Sqrt(vt/total), 2)}
 }
 
 // mergeHist adds snapshots; ok is false when any is missing.
@@ -288,7 +289,7 @@ func mergeConnect(m *Result, parts []Runner) error {
 			m.Connect = &ConnectStats{Mode: c.Mode}
 		}
 		m.Connect.Count += c.Count
-		m.Connect.PerSec = round(m.Connect.PerSec+c.PerSec, 2)
+		m.Connect.PerSec = stats.Round(m.Connect.PerSec+c.PerSec, 2)
 		snaps = append(snaps, c.Histogram)
 	}
 	if m.Connect == nil {
@@ -318,7 +319,7 @@ func mergeStatements(m *Result, parts []Runner) error {
 			}
 			t := &m.Statements[i]
 			t.Count += s.Count
-			t.QPS = round(t.QPS+s.QPS, 2)
+			t.QPS = stats.Round(t.QPS+s.QPS, 2)
 			t.Errors.Total += s.Errors.Total
 			for c, k := range s.Errors.ByCode {
 				t.Errors.ByCode[c] += k
@@ -434,12 +435,12 @@ func mergeBucket(b *bucket, originUS int64, pct float64, acc *histogram.Accumula
 	}
 	lat := acc.Histogram()
 	out := Interval{
-		AtS: round(float64(b.endUS-originUS)/1e6, 3), Threads: threads,
-		TPS: round(tps, 2), ReadQPS: round(read, 2), WriteQPS: round(write, 2), OtherQPS: round(other, 2),
-		ErrorsPS: round(errPS, 2), ReconnPS: round(reconn, 2),
+		AtS: stats.Round(float64(b.endUS-originUS)/1e6, 3), Threads: threads,
+		TPS: stats.Round(tps, 2), ReadQPS: stats.Round(read, 2), WriteQPS: stats.Round(write, 2), OtherQPS: stats.Round(other, 2),
+		ErrorsPS: stats.Round(errPS, 2), ReconnPS: stats.Round(reconn, 2),
 		LatencyPct: msr(lat.Percentile(pct)), LatencyAvg: msr(lat.Mean()), LatencyMax: msr(lat.Max()),
 	}
-	out.QPS = round(read+write+other, 2)
+	out.QPS = stats.Round(read+write+other, 2)
 	return out, nil
 }
 

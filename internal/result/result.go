@@ -13,6 +13,7 @@ import (
 
 	"github.com/shakedown/shakedown/internal/histogram"
 	"github.com/shakedown/shakedown/internal/runner"
+	"github.com/shakedown/shakedown/internal/stats"
 )
 
 // SchemaVersion is the version of the result document's layout.
@@ -215,14 +216,14 @@ func Build(o *runner.Outcome, workload string, threads int, pct float64) (*Resul
 		SchemaVersion: SchemaVersion,
 		Workload:      workload,
 		Threads:       threads,
-		TimeS:         round(sec, 4),
+		TimeS:         stats.Round(sec, 4),
 		Interrupted:   o.Interrupted,
 		Queries:       Queries{Read: o.Reads, Write: o.Writes, Other: o.Others, Total: o.Queries()},
 		Transactions:  o.Events,
 		Errors:        Errors{Total: o.ErrorCount(), ByCode: map[string]int64{}},
 		Reconnects:    o.Reconnects,
-		QPS:           round(per(o.Queries()), 2),
-		TPS:           round(per(o.Events), 2),
+		QPS:           stats.Round(per(o.Queries()), 2),
+		TPS:           stats.Round(per(o.Events), 2),
 		Percentile:    pct,
 		Intervals:     make([]Interval, len(o.Intervals)),
 	}
@@ -235,7 +236,7 @@ func Build(o *runner.Outcome, workload string, threads int, pct float64) (*Resul
 	if a := o.Availability; a.ReconnectAttempts > 0 || a.ReconnectFailures > 0 {
 		r.Degraded = o.Degraded()
 		r.Availability = &Availability{ReconnectAttempts: a.ReconnectAttempts, ReconnectFailures: a.ReconnectFailures,
-			UnavailableS: round(a.Unavailable.Seconds(), 3)}
+			UnavailableS: stats.Round(a.Unavailable.Seconds(), 3)}
 		if a.FirstError != nil {
 			r.Availability.FirstError = a.FirstError.Error()
 		}
@@ -279,19 +280,14 @@ func fairness(o *runner.Outcome) Fairness {
 		vt += sq(o.ThreadTime[i].Seconds() - mt)
 	}
 	return Fairness{
-		EventsAvg: round(me, 4), EventsStddev: round(math.Sqrt(ve/n), 2),
-		TimeAvgS: round(mt, 4), TimeStddevS: round(math.Sqrt(vt/n), 2),
+		EventsAvg: stats.Round(me, 4), EventsStddev: stats.Round(math.Sqrt(ve/n), 2),
+		TimeAvgS: stats.Round(mt, 4), TimeStddevS: stats.Round(math.Sqrt(vt/n), 2),
 	}
 }
 
 func sq(x float64) float64 { return x * x }
 
-func msr(d time.Duration) float64 { return round(float64(d)/float64(time.Millisecond), 3) }
-
-func round(x float64, digits int) float64 {
-	p := math.Pow(10, float64(digits))
-	return math.Round(x*p) / p
-}
+func msr(d time.Duration) float64 { return stats.Round(float64(d)/float64(time.Millisecond), 3) }
 
 // WriteJSON writes r to w, indented.
 func (r *Result) WriteJSON(w io.Writer) error {

@@ -3,6 +3,8 @@ package result
 import (
 	"math"
 	"time"
+
+	"github.com/shakedown/shakedown/internal/stats"
 )
 
 // Sample is the figures of one interval: per-second rates over the real
@@ -112,7 +114,7 @@ func (s *Series) Mean(key string, from, to float64) (mean float64, covered float
 func (s *Series) Shift(start time.Time) {
 	for i := range s.Samples {
 		if !s.Samples[i].Wall.IsZero() {
-			s.Samples[i].AtS = round3(s.Samples[i].Wall.Sub(start).Seconds())
+			s.Samples[i].AtS = stats.Round(s.Samples[i].Wall.Sub(start).Seconds(), 3)
 		}
 	}
 	s.Start = start

@@ -73,7 +73,7 @@ func (r *Result) LostServer() int64 {
 	var n int64
 	for code, count := range r.Errors.ByCode {
 		c, err := strconv.ParseUint(code, 10, 16)
-		if err == nil && (target.ConnLostCode(uint16(c)) || c == target.CodeConnError) {
+		if err == nil && (target.ConnLostCode(uint16(c)) || c == target.CRConnectionError) {
 			n += count
 		}
 	}

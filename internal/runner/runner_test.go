@@ -251,7 +251,7 @@ func TestLostConnectionReconnects(t *testing.T) {
 			t.Errorf("got %d events, want 20", o.Events)
 		}
 		// 24 statements for 20 events: the 5th, 10th, 15th and 20th fail.
-		if o.Reconnects != 4 || o.Errors[target.CodeServerLost] != 4 {
+		if o.Reconnects != 4 || o.Errors[target.CRServerLost] != 4 {
 			t.Errorf("got %d reconnects and errors %v, want 4 and 2013: 4", o.Reconnects, o.Errors)
 		}
 		if n := srv.Connections(); n != 5 {

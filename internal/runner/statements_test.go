@@ -83,7 +83,7 @@ func TestStatementErrorsAreTheRunsErrors(t *testing.T) {
 		if o.Errors[1242] == 0 {
 			t.Errorf("got errors %v, want 1242 counted", o.Errors)
 		}
-		if n := o.Statements[1].Errors[target.CodeServerLost]; n != 0 {
+		if n := o.Statements[1].Errors[target.CRServerLost]; n != 0 {
 			t.Errorf("the abandoned statements count %d errors, want 0", n)
 		}
 		if o.Statements[1].Latency.Count() == 0 {

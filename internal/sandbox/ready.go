@@ -2,14 +2,11 @@ package sandbox
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
-	"net"
-	"strconv"
 	"time"
 
-	"github.com/go-sql-driver/mysql"
+	"github.com/shakedown/shakedown/internal/target"
 )
 
 // readyTimeout bounds how long a started server may take to answer. A fresh
@@ -23,20 +20,14 @@ var errExited = errors.New("server exited during startup")
 // probe connects as the sandbox user over TCP and returns VERSION() and
 // @@socket; the socket tells our server from another one on the same port.
 func probe(ctx context.Context, port int) (version, socket string, err error) {
-	cfg := mysql.NewConfig()
-	cfg.User = User
-	cfg.Net = "tcp"
-	cfg.Addr = net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-	cfg.DBName = Database
-	cfg.Timeout = 2 * time.Second
+	t := &target.Target{User: User, Hosts: []string{"127.0.0.1"}, Ports: []int{port}, ConnectTimeout: 2 * time.Second}
+	cfg := t.Config(t.Endpoints()[0], Database)
 	cfg.ReadTimeout = 5 * time.Second
 	cfg.WriteTimeout = 5 * time.Second
-	cfg.Logger = &mysql.NopLogger{} // refused connections while starting are expected
-	conn, err := mysql.NewConnector(cfg)
+	db, err := t.OpenConfig(cfg, 1)
 	if err != nil {
 		return "", "", err
 	}
-	db := sql.OpenDB(conn)
 	defer db.Close()
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()

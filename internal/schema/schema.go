@@ -8,7 +8,9 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -109,7 +111,7 @@ func loadSchema(ctx context.Context, s *Side, dbs []string) (map[string]*Table, 
 		}
 		tables[t.FullName()] = t
 	}
-	if err := closeRows(rows); err != nil {
+	if err := target.CloseRows(rows); err != nil {
 		return nil, fmt.Errorf("list %s tables: %w", s.Role, err)
 	}
 
@@ -155,8 +157,8 @@ func loadSchema(ctx context.Context, s *Side, dbs []string) (map[string]*Table, 
 			Name:      name,
 			DataType:  strings.ToLower(dataType),
 			Nullable:  nullable == "YES",
-			Charset:   normCharset(cs.String),
-			Collation: normCharset(coll.String),
+			Charset:   NormCharset(cs.String),
+			Collation: NormCharset(coll.String),
 			Precision: int(prec.Int64),
 			Scale:     int(scale.Int64),
 			TimePrec:  int(tprec.Int64),
@@ -173,7 +175,7 @@ func loadSchema(ctx context.Context, s *Side, dbs []string) (map[string]*Table, 
 		t.Columns = append(t.Columns, c)
 		t.byName[strings.ToLower(name)] = c
 	}
-	if err := closeRows(rows); err != nil {
+	if err := target.CloseRows(rows); err != nil {
 		return nil, fmt.Errorf("read %s columns: %w", s.Role, err)
 	}
 
@@ -217,21 +219,13 @@ func loadSchema(ctx context.Context, s *Side, dbs []string) (map[string]*Table, 
 			ix.Nullable = true
 		}
 	}
-	if err := closeRows(rows); err != nil {
+	if err := target.CloseRows(rows); err != nil {
 		return nil, fmt.Errorf("read %s indexes: %w", s.Role, err)
 	}
 	for _, t := range tables {
 		sort.SliceStable(t.Indexes, func(i, j int) bool { return t.Indexes[i].Primary && !t.Indexes[j].Primary })
 	}
 	return tables, nil
-}
-
-func closeRows(rows *sql.Rows) error {
-	err := rows.Err()
-	if cerr := rows.Close(); err == nil {
-		err = cerr
-	}
-	return err
 }
 
 var (
@@ -251,7 +245,10 @@ func normType(t string) string {
 	return intWidthRE.ReplaceAllString(t, "$1")
 }
 
-func normCharset(s string) string {
+// NormCharset spells a character set or collation of utf8 as utf8mb3, as
+// newer servers do, so that the same definition compares equal across
+// versions.
+func NormCharset(s string) string {
 	switch {
 	case s == "utf8":
 		return "utf8mb3"
@@ -375,12 +372,12 @@ func compareSchema(src, dst *Table) []Diff {
 		out = append(out, Diff{Kind: "primary_key", Source: sig(sp), Target: sig(dp)})
 	}
 	sIdx, dIdx := indexSigs(src), indexSigs(dst)
-	for _, s := range sortedKeys(sIdx) {
+	for _, s := range slices.Sorted(maps.Keys(sIdx)) {
 		if _, ok := dIdx[s]; !ok {
 			out = append(out, Diff{Kind: "index_missing_on_target", Object: sIdx[s].Name + " " + s})
 		}
 	}
-	for _, s := range sortedKeys(dIdx) {
+	for _, s := range slices.Sorted(maps.Keys(dIdx)) {
 		if _, ok := sIdx[s]; !ok {
 			out = append(out, Diff{Kind: "index_extra_on_target", Object: dIdx[s].Name + " " + s})
 		}
@@ -420,15 +417,6 @@ func indexSigs(t *Table) map[string]*Index {
 		}
 	}
 	return m
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // Load reads the base tables of the databases dbs on s (columns and

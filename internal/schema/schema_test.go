@@ -46,8 +46,8 @@ func TestNormalize(t *testing.T) {
 		}
 	}
 	for in, want := range map[string]string{"utf8": "utf8mb3", "utf8_general_ci": "utf8mb3_general_ci", "utf8mb4_bin": "utf8mb4_bin", "latin1": "latin1"} {
-		if got := normCharset(in); got != want {
-			t.Errorf("normCharset(%q): got %q, want %q", in, got, want)
+		if got := NormCharset(in); got != want {
+			t.Errorf("NormCharset(%q): got %q, want %q", in, got, want)
 		}
 	}
 }

@@ -153,11 +153,11 @@ func (s *session) verbose(n int, format string, args ...any) {
 // post-queries, without a default database (as mysqlslap's).
 func (s *session) connectMain(ctx context.Context) error {
 	cfg := s.config("")
-	conn, err := s.b.tgt.Connector(cfg)
+	db, err := s.b.tgt.OpenConfig(cfg, 1)
 	if err != nil {
 		return fmt.Errorf("connect to %s: %w", s.b.ep, err)
 	}
-	s.mainDB = sql.OpenDB(conn)
+	s.mainDB = db
 	s.mainDB.SetMaxOpenConns(1)
 	cctx, cancel := context.WithTimeout(ctx, s.b.tgt.ConnectTimeout+time.Second)
 	defer cancel()
@@ -189,12 +189,12 @@ func (s *session) explain(ep target.Endpoint, err error) error {
 	var me *mysql.MySQLError
 	if errors.As(err, &me) {
 		switch me.Number {
-		case 1045:
-			return client.Explained(fmt.Sprintf("connect to %s: access denied for user %q: check -u and -p (or --target)", ep, s.b.tgt.User), err)
-		case 1049:
-			return client.Explained(fmt.Sprintf("connect to %s: database %q does not exist: create it, name another with --create-schema, or have slap make it with --create or --auto-generate-sql", ep, s.b.o.CreateSchema), err)
-		case 1044:
-			return client.Explained(fmt.Sprintf("connect to %s: user %q may not use database %q: grant it or name another with --create-schema", ep, s.b.tgt.User, s.b.o.CreateSchema), err)
+		case target.ERAccessDenied:
+			return target.Explained(fmt.Sprintf("connect to %s: access denied for user %q: check -u and -p (or --target)", ep, s.b.tgt.User), err)
+		case target.ERBadDB:
+			return target.Explained(fmt.Sprintf("connect to %s: database %q does not exist: create it, name another with --create-schema, or have slap make it with --create or --auto-generate-sql", ep, s.b.o.CreateSchema), err)
+		case target.ERDBAccessDenied:
+			return target.Explained(fmt.Sprintf("connect to %s: user %q may not use database %q: grant it or name another with --create-schema", ep, s.b.tgt.User, s.b.o.CreateSchema), err)
 		}
 	}
 	return s.b.tgt.Explain(ep, err)
@@ -246,7 +246,7 @@ func (s *session) createSchema(ctx context.Context, eng engineOpt) error {
 	}
 	s.verbose(2, "Loading Pre-data\n")
 	if err := s.mainExec(ctx, "CREATE SCHEMA `"+schema+"`"); err != nil {
-		if target.Code(err) == 1007 {
+		if target.Code(err) == target.ERDBCreateExists {
 			return fmt.Errorf("create schema %s: it exists already: drop it, or leave out --no-drop so that slap drops it first", schema)
 		}
 		return fmt.Errorf("create schema %s: %w", schema, err)

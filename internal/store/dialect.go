@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/go-sql-driver/mysql"
+
+	"github.com/shakedown/shakedown/internal/target"
 )
 
 // dialect is what differs between the two backends: the tables' DDL and
@@ -80,7 +82,7 @@ func (mysqlDialect) hasColumn(ctx context.Context, db *sql.DB, table, column str
 
 func (mysqlDialect) duplicate(err error) bool {
 	var me *mysql.MySQLError
-	return errors.As(err, &me) && me.Number == 1062
+	return errors.As(err, &me) && me.Number == target.ERDupEntry
 }
 
 func (mysqlDialect) now(ctx context.Context, db *sql.DB) (time.Time, error) {

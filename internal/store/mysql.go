@@ -53,7 +53,7 @@ func OpenMySQL(ctx context.Context, t *target.Target) (*Store, error) {
 	}
 	err = db.PingContext(cctx)
 	var me *mysql.MySQLError
-	if errors.As(err, &me) && me.Number == 1049 {
+	if errors.As(err, &me) && me.Number == target.ERBadDB {
 		db.Close()
 		if err = createDatabase(cctx, t, ep); err != nil {
 			return nil, fmt.Errorf("open store %s: %w", where, err)
@@ -80,13 +80,11 @@ func OpenMySQL(ctx context.Context, t *target.Target) (*Store, error) {
 func openPool(t *target.Target, ep target.Endpoint, db string) (*sql.DB, error) {
 	cfg := t.Config(ep, db)
 	cfg.ReadTimeout, cfg.WriteTimeout = ioTimeout, ioTimeout
-	conn, err := t.Connector(cfg)
+	pool, err := t.OpenConfig(cfg, 4)
 	if err != nil {
 		return nil, err
 	}
-	pool := sql.OpenDB(conn)
 	pool.SetMaxOpenConns(4)
-	pool.SetMaxIdleConns(4)
 	pool.SetConnMaxIdleTime(time.Minute)
 	return pool, nil
 }

@@ -175,48 +175,63 @@ func CheckData(ctx context.Context, p *plan.Plan, envs []Env) error {
 // tablesWithRows lists the base tables of t's database that hold at least
 // one row.
 func tablesWithRows(ctx context.Context, t *plan.Target) ([]string, error) {
+	var full []string
+	err := withDB(ctx, t, func(ctx context.Context, db *sql.DB, ep target.Endpoint) error {
+		names, err := queryNames(ctx, db, `SELECT TABLE_NAME FROM information_schema.TABLES
+		WHERE TABLE_SCHEMA = DATABASE() AND TABLE_TYPE = 'BASE TABLE' ORDER BY TABLE_NAME`)
+		if err != nil {
+			return fmt.Errorf("list tables: %w", t.Target.Explain(ep, err))
+		}
+		for i, n := range names {
+			if i == maxTablesChecked {
+				full = append(full, fmt.Sprintf("and %d more tables not looked into", len(names)-i))
+				break
+			}
+			var one int
+			err := db.QueryRowContext(ctx, "SELECT 1 FROM `"+strings.ReplaceAll(n, "`", "``")+"` LIMIT 1").Scan(&one)
+			switch {
+			case errors.Is(err, sql.ErrNoRows):
+			case err != nil:
+				return fmt.Errorf("look into table %s: %w", n, err)
+			default:
+				full = append(full, n)
+			}
+		}
+		return nil
+	})
+	return full, err
+}
+
+// withDB runs f on a one-connection pool on t's first endpoint, with a
+// context that ends after the connect timeout and 10 seconds more: the
+// bound of every read the sweep's checks make.
+func withDB(ctx context.Context, t *plan.Target, f func(ctx context.Context, db *sql.DB, ep target.Endpoint) error) error {
 	tg := t.Target
 	ep := tg.Endpoints()[0]
 	db, err := tg.Open(ep, 1)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer db.Close()
 	cctx, cancel := context.WithTimeout(ctx, tg.ConnectTimeout+10*time.Second)
 	defer cancel()
-	rows, err := db.QueryContext(cctx, `SELECT TABLE_NAME FROM information_schema.TABLES
-		WHERE TABLE_SCHEMA = DATABASE() AND TABLE_TYPE = 'BASE TABLE' ORDER BY TABLE_NAME`)
+	return f(cctx, db, ep)
+}
+
+// queryNames returns the first column of query's rows.
+func queryNames(ctx context.Context, db *sql.DB, query string, args ...any) ([]string, error) {
+	rows, err := db.QueryContext(ctx, query, args...)
 	if err != nil {
-		return nil, fmt.Errorf("list tables: %w", tg.Explain(ep, err))
+		return nil, err
 	}
 	var names []string
 	for rows.Next() {
 		var n string
 		if err := rows.Scan(&n); err != nil {
 			rows.Close()
-			return nil, fmt.Errorf("list tables: %w", err)
+			return nil, err
 		}
 		names = append(names, n)
 	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("list tables: %w", err)
-	}
-	var full []string
-	for i, n := range names {
-		if i == maxTablesChecked {
-			full = append(full, fmt.Sprintf("and %d more tables not looked into", len(names)-i))
-			break
-		}
-		var one int
-		err := db.QueryRowContext(cctx, "SELECT 1 FROM `"+strings.ReplaceAll(n, "`", "``")+"` LIMIT 1").Scan(&one)
-		switch {
-		case errors.Is(err, sql.ErrNoRows):
-		case err != nil:
-			return nil, fmt.Errorf("look into table %s: %w", n, err)
-		default:
-			full = append(full, n)
-		}
-	}
-	return full, nil
+	return names, target.CloseRows(rows)
 }

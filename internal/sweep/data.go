@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"io"
 	"slices"
@@ -17,6 +18,7 @@ import (
 	"github.com/shakedown/shakedown/internal/runner"
 	"github.com/shakedown/shakedown/internal/segment"
 	"github.com/shakedown/shakedown/internal/store"
+	"github.com/shakedown/shakedown/internal/target"
 	"github.com/shakedown/shakedown/internal/vars"
 	"github.com/shakedown/shakedown/internal/workload"
 )
@@ -344,43 +346,29 @@ func existingTables(ctx context.Context, t *plan.Target, names []string) ([]stri
 	if len(names) == 0 {
 		return nil, nil
 	}
-	tg := t.Target
-	ep := tg.Endpoints()[0]
-	db, err := tg.Open(ep, 1)
-	if err != nil {
-		return nil, err
-	}
-	defer db.Close()
-	cctx, cancel := context.WithTimeout(ctx, tg.ConnectTimeout+10*time.Second)
-	defer cancel()
 	args := make([]any, len(names))
 	for i, n := range names {
 		args[i] = n
 	}
-	rows, err := db.QueryContext(cctx, `SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME IN (?`+
-		strings.Repeat(", ?", len(names)-1)+`)`, args...)
-	if err != nil {
-		return nil, fmt.Errorf("list tables on %s: %w", t.Name, tg.Explain(ep, err))
-	}
-	defer rows.Close()
-	found := map[string]bool{}
-	for rows.Next() {
-		var n string
-		if err := rows.Scan(&n); err != nil {
-			return nil, fmt.Errorf("list tables on %s: %w", t.Name, err)
-		}
-		found[strings.ToLower(n)] = true
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("list tables on %s: %w", t.Name, err)
-	}
 	var out []string
-	for _, n := range names {
-		if found[strings.ToLower(n)] {
-			out = append(out, n)
+	err := withDB(ctx, t, func(ctx context.Context, db *sql.DB, ep target.Endpoint) error {
+		have, err := queryNames(ctx, db, `SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME IN (?`+
+			strings.Repeat(", ?", len(names)-1)+`)`, args...)
+		if err != nil {
+			return fmt.Errorf("list tables on %s: %w", t.Name, t.Target.Explain(ep, err))
 		}
-	}
-	return out, nil
+		found := map[string]bool{}
+		for _, n := range have {
+			found[strings.ToLower(n)] = true
+		}
+		for _, n := range names {
+			if found[strings.ToLower(n)] {
+				out = append(out, n)
+			}
+		}
+		return nil
+	})
+	return out, err
 }
 
 // checkData asks ds's workload whether its data on t is there and whole;

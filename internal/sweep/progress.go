@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/shakedown/shakedown/internal/plan"
+	prog "github.com/shakedown/shakedown/internal/progress"
 	"github.com/shakedown/shakedown/internal/result"
 	"github.com/shakedown/shakedown/internal/runner"
 )
@@ -44,16 +45,6 @@ func newProgress(w io.Writer, live, verbose bool, now func() time.Time, total in
 	return &progress{w: w, live: live, verbose: verbose, now: now, total: total, nominal: nominal, start: now()}
 }
 
-// clock writes d as m:ss or h:mm:ss.
-func clock(d time.Duration) string {
-	d = d.Round(time.Second)
-	h, m, s := int(d/time.Hour), int(d/time.Minute)%60, int(d/time.Second)%60
-	if h > 0 {
-		return fmt.Sprintf("%d:%02d:%02d", h, m, s)
-	}
-	return fmt.Sprintf("%d:%02d", m, s)
-}
-
 // left estimates the time the sweep still needs: the average wall time of
 // the finished steps (prepare and cool-down included), or the nominal step
 // time before any finished, times the steps to go, less what the current
@@ -83,7 +74,7 @@ func (p *progress) line(now time.Time) string {
 	default:
 		b.WriteString("  " + p.phase)
 	}
-	fmt.Fprintf(&b, "  elapsed %s  ~%s left", clock(now.Sub(p.start)), clock(p.left(now)))
+	fmt.Fprintf(&b, "  elapsed %s  ~%s left", prog.Clock(now.Sub(p.start)), prog.Clock(p.left(now)))
 	return b.String()
 }
 
@@ -150,7 +141,7 @@ func (p *progress) finishStep(s plan.Step, status, msg string) {
 	if status != "ok" || !p.live || p.verbose {
 		now := p.now()
 		p.above(fmt.Sprintf("step %d/%d  %s  %s  %d thr  #%d: %s  (elapsed %s, ~%s left)",
-			s.Index, p.total, s.Target.Name, s.Workload.Label(), s.Threads, s.Repeat, msg, clock(now.Sub(p.start)), clock(p.left(now))))
+			s.Index, p.total, s.Target.Name, s.Workload.Label(), s.Threads, s.Repeat, msg, prog.Clock(now.Sub(p.start)), prog.Clock(p.left(now))))
 		return
 	}
 	p.redraw()

@@ -20,23 +20,6 @@ func testStep(i, threads int) plan.Step {
 	return plan.Step{Index: i, Target: &plan.Target{Name: "relaxed"}, Workload: &plan.Workload{Name: "oltp_write_only"}, Threads: threads, Repeat: 1}
 }
 
-func TestClock(t *testing.T) {
-	tests := []struct {
-		d    time.Duration
-		want string
-	}{
-		{0, "0:00"},
-		{61 * time.Second, "1:01"},
-		{59*time.Minute + 59600*time.Millisecond, "1:00:00"},
-		{2*time.Hour + 3*time.Minute + 4*time.Second, "2:03:04"},
-	}
-	for _, tc := range tests {
-		if got := clock(tc.d); got != tc.want {
-			t.Errorf("clock(%s): got %s, want %s", tc.d, got, tc.want)
-		}
-	}
-}
-
 func TestProgressLive(t *testing.T) {
 	c := newClock()
 	var b bytes.Buffer

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/shakedown/shakedown/internal/clock"
 	"github.com/shakedown/shakedown/internal/plan"
 	"github.com/shakedown/shakedown/internal/store"
 )
@@ -299,7 +300,7 @@ func waitFor(ctx context.Context, t *plan.Target, wait time.Duration) error {
 		if left <= 0 {
 			return err
 		}
-		if !sleep(ctx, min(time.Second, left)) {
+		if !clock.Sleep(ctx, clock.Real{}, min(time.Second, left)) {
 			return ctx.Err()
 		}
 	}
@@ -331,7 +332,7 @@ func CheckWait(ctx context.Context, p *plan.Plan, wait time.Duration, w io.Write
 					said = true
 				}
 				mu.Unlock()
-				if !sleep(ctx, min(time.Second, time.Until(deadline))) {
+				if !clock.Sleep(ctx, clock.Real{}, min(time.Second, time.Until(deadline))) {
 					return
 				}
 			}

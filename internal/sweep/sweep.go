@@ -33,6 +33,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/shakedown/shakedown/internal/clock"
 	"github.com/shakedown/shakedown/internal/engine"
 	"github.com/shakedown/shakedown/internal/plan"
 	"github.com/shakedown/shakedown/internal/result"
@@ -221,7 +222,7 @@ func Run(ctx context.Context, p *plan.Plan, envs []Env, opt Options) (*Summary, 
 			}
 			if sum.OK+sum.Failed > 0 && p.CooldownS > 0 {
 				pr.startStep(step, "cooling down")
-				if !sleep(ctx, time.Duration(p.CooldownS)*time.Second) {
+				if !clock.Sleep(ctx, clock.Real{}, time.Duration(p.CooldownS)*time.Second) {
 					interrupted = true
 					return
 				}
@@ -361,18 +362,6 @@ func startTicker(pr *progress, live bool) func() {
 	return func() {
 		close(done)
 		wg.Wait()
-	}
-}
-
-// sleep waits d or until ctx ends; it reports whether d passed.
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
 	}
 }
 

@@ -6,7 +6,6 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"syscall"
@@ -14,70 +13,6 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 )
-
-// Client error codes (CR_*) used for failures the server never reports.
-const (
-	CodeServerGone = 2006 // CR_SERVER_GONE_ERROR
-	CodeServerLost = 2013 // CR_SERVER_LOST
-	CodeConnError  = 2002 // CR_CONNECTION_ERROR
-)
-
-// CodeBadDB is the server's answer to a connection whose default database
-// does not exist.
-const CodeBadDB = 1049 // ER_BAD_DB_ERROR
-
-// Code returns the MySQL error number of err: the server's code, or a client
-// code for a failure of the connection itself; 0 when err is not a database
-// error at all.
-func Code(err error) uint16 {
-	var me *mysql.MySQLError
-	if errors.As(err, &me) {
-		return me.Number
-	}
-	if IsConnLost(err) {
-		return CodeServerLost
-	}
-	return 0
-}
-
-// ConnLostCode reports whether an error number means the connection is
-// gone: what IsConnLost says of a server's or client's error, for a run's
-// errors counted by code (Code gives CodeServerLost for a connection that
-// broke without a number).
-func ConnLostCode(code uint16) bool {
-	switch code {
-	case 1053, // ER_SERVER_SHUTDOWN
-		1927, // ER_CONNECTION_KILLED (MariaDB)
-		4031, // ER_CLIENT_INTERACTION_TIMEOUT (MySQL 8)
-		CodeServerGone, CodeServerLost, 2011, 2055:
-		return true
-	}
-	return false
-}
-
-// IsConnLost reports whether err means the connection is gone and the only
-// way on is to reconnect.
-func IsConnLost(err error) bool {
-	if err == nil {
-		return false
-	}
-	var me *mysql.MySQLError
-	if errors.As(err, &me) {
-		return ConnLostCode(me.Number)
-	}
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return false
-	}
-	var ne net.Error
-	return errors.Is(err, driver.ErrBadConn) ||
-		errors.Is(err, mysql.ErrInvalidConn) ||
-		errors.Is(err, io.EOF) ||
-		errors.Is(err, io.ErrUnexpectedEOF) ||
-		errors.Is(err, syscall.ECONNRESET) ||
-		errors.Is(err, syscall.EPIPE) ||
-		errors.Is(err, syscall.ECONNREFUSED) ||
-		errors.As(err, &ne)
-}
 
 // Explain turns a connection failure into one line that says what went wrong
 // and what to do. It never includes the password. The error it returns
@@ -105,23 +40,23 @@ func (e *explained) Unwrap() error { return e.err }
 
 // Usage reports whether the failure is bad input (package usage's test):
 // a database the URL or an option names that does not exist.
-func (e *explained) Usage() bool { return Code(e.err) == CodeBadDB }
+func (e *explained) Usage() bool { return Code(e.err) == ERBadDB }
 
 func (t *Target) explain(ep Endpoint, err error) string {
 	var me *mysql.MySQLError
 	if errors.As(err, &me) {
 		switch me.Number {
-		case 1045:
+		case ERAccessDenied:
 			from := "no password given"
 			if t.PasswordFrom != "" {
 				from = "password from " + t.PasswordFrom
 			}
 			return fmt.Sprintf("connect to %s: access denied for user %q (%s): check the user and its password; a password comes from the URL, --password-file, MYSQL_PWD or ~/.my.cnf (shakedown help targets)", ep, t.User, from)
-		case CodeBadDB:
+		case ERBadDB:
 			return fmt.Sprintf("connect to %s: database %q does not exist: create it (CREATE DATABASE %s) or name another database", ep, t.DB, t.DB)
-		case 1044:
+		case ERDBAccessDenied:
 			return fmt.Sprintf("connect to %s: user %q may not use database %q: GRANT it access or name another database", ep, t.User, t.DB)
-		case 1040:
+		case ERConCount:
 			return fmt.Sprintf("connect to %s: too many connections: raise max_connections on the server or use fewer connections", ep)
 		}
 		return fmt.Sprintf("connect to %s: %s", ep, me.Message)

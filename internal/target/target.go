@@ -1,7 +1,9 @@
 // Package target parses where load goes (a mysql:// URL or sysbench's
-// --mysql-* options), opens connection pools to it, and detects the server's
-// flavour and version. A Target's password never leaves this package in
-// printable form: String and Redacted omit it.
+// --mysql-* options), opens every connection pool to a server (with
+// target/dial for the wire connections of the load), explains a failed
+// connect, detects the server's flavour and version, and names the MySQL
+// error numbers with their meaning (errcode.go). A Target's password never
+// leaves this package in printable form: String and Redacted omit it.
 package target
 
 import (
@@ -622,10 +624,10 @@ func (t *Target) OpenNoDB(ep Endpoint, size int) (*sql.DB, error) {
 	return t.open(ep, "", size)
 }
 
-// Connector is the driver's connector for cfg (one of t's Configs, that a
+// connector is the driver's connector for cfg (one of t's Configs, that a
 // caller may have changed) whose every connect ends with the connect
 // timeout if the server has not answered: see boundedConnector.
-func (t *Target) Connector(cfg *mysql.Config) (driver.Connector, error) {
+func (t *Target) connector(cfg *mysql.Config) (driver.Connector, error) {
 	conn, err := newRetryConnector(cfg)
 	if err != nil {
 		return nil, err
@@ -634,9 +636,21 @@ func (t *Target) Connector(cfg *mysql.Config) (driver.Connector, error) {
 }
 
 func (t *Target) open(ep Endpoint, db string, size int) (*sql.DB, error) {
-	conn, err := t.Connector(t.Config(ep, db))
+	pool, err := t.OpenConfig(t.Config(ep, db), size)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", ep, err)
+	}
+	return pool, nil
+}
+
+// OpenConfig returns a pool on cfg, one of t's Configs that the caller has
+// changed (its own timeouts, statements or default database), keeping
+// size connections idle. Every connect of the pool is bounded by the
+// connect timeout. The caller closes it and may size it further.
+func (t *Target) OpenConfig(cfg *mysql.Config, size int) (*sql.DB, error) {
+	conn, err := t.connector(cfg)
+	if err != nil {
+		return nil, err
 	}
 	pool := sql.OpenDB(conn)
 	if size < 1 {

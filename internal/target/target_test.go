@@ -127,7 +127,7 @@ func TestConnLost(t *testing.T) {
 	}{
 		{"deadlock", &mysql.MySQLError{Number: 1213}, false, 1213},
 		{"killed", &mysql.MySQLError{Number: 1927}, true, 1927},
-		{"invalid conn", mysql.ErrInvalidConn, true, CodeServerLost},
+		{"invalid conn", mysql.ErrInvalidConn, true, CRServerLost},
 		{"plain", errors.New("x"), false, 0},
 	}
 	for _, tc := range cases {
@@ -156,7 +156,7 @@ func TestExplainWrapsTheCause(t *testing.T) {
 		text  string
 	}{
 		{"access denied", &mysql.MySQLError{Number: 1045, Message: "Access denied"}, 1045, "access denied for user"},
-		{"refused", syscall.ECONNREFUSED, CodeServerLost, "connection refused"},
+		{"refused", syscall.ECONNREFUSED, CRServerLost, "connection refused"},
 		{"other", errors.New("boom"), 0, "boom"},
 	}
 	for _, tc := range cases {

@@ -6,7 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
+
+	"github.com/shakedown/shakedown/internal/schema"
+	"github.com/shakedown/shakedown/internal/target"
 )
 
 // AnalyzeOptions say which tables Analyze refreshes.
@@ -27,12 +32,12 @@ var ErrAnalyze = errors.New("analyze failed")
 // a time, and writes the server's answer for each. Unlike verify, this
 // writes: it stores fresh index statistics (and, unless Local, the
 // statement goes to the binary log).
-func Analyze(ctx context.Context, s *Side, opts AnalyzeOptions) (int, error) {
+func Analyze(ctx context.Context, s *schema.Side, opts AnalyzeOptions) (int, error) {
 	dbs := opts.Databases
 	if len(dbs) == 0 {
 		dbs = []string{s.Target.DB}
 	}
-	tables, err := loadSchema(ctx, s, dbs)
+	tables, err := schema.Load(ctx, s, dbs)
 	if err != nil {
 		return 0, err
 	}
@@ -43,7 +48,7 @@ func Analyze(ctx context.Context, s *Side, opts AnalyzeOptions) (int, error) {
 	}
 	var failed []string
 	n := 0
-	for _, name := range sortedKeys(tables) {
+	for _, name := range slices.Sorted(maps.Keys(tables)) {
 		t := tables[name]
 		if !sel.selected(t.DB, t.Name) {
 			continue
@@ -89,5 +94,5 @@ func analyzeOne(ctx context.Context, db *sql.DB, stmt string) (string, bool, err
 			msgs = append(msgs, typ.String+": "+text.String)
 		}
 	}
-	return strings.Join(msgs, "; "), bad, closeRows(rows)
+	return strings.Join(msgs, "; "), bad, target.CloseRows(rows)
 }

@@ -7,6 +7,8 @@ import (
 	"math/big"
 	"strings"
 	"sync"
+
+	"github.com/shakedown/shakedown/internal/target"
 )
 
 // sums is a chunk's checksum on one side.
@@ -248,7 +250,7 @@ func (t *tableJob) split(ctx context.Context, txS *sql.Tx, c *chunk, sourceRows 
 	}
 	defer rows.Close()
 	if !rows.Next() {
-		return nil, nil, closeRows(rows)
+		return nil, nil, target.CloseRows(rows)
 	}
 	raw := make([]sql.RawBytes, len(t.key.cols))
 	dest := make([]any, len(raw))
@@ -262,5 +264,5 @@ func (t *tableJob) split(ctx context.Context, txS *sql.Tx, c *chunk, sourceRows 
 	for i, b := range raw {
 		mid[i] = Value{B: append([]byte{}, b...), Null: b == nil}
 	}
-	return &chunk{WLo: c.WLo, WHi: mid}, &chunk{WLo: mid, WHi: c.WHi}, closeRows(rows)
+	return &chunk{WLo: c.WLo, WHi: mid}, &chunk{WLo: mid, WHi: c.WHi}, target.CloseRows(rows)
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/shakedown/shakedown/internal/target"
 )
 
 // scheme is how a table is split into chunks.
@@ -356,7 +358,7 @@ func (p *planner) walk(ctx context.Context, lo []Value, n int64) ([]Value, error
 	}
 	defer rows.Close()
 	if !rows.Next() {
-		return nil, closeRows(rows)
+		return nil, target.CloseRows(rows)
 	}
 	vals := make([]any, len(t.key.cols))
 	raw := make([]sql.RawBytes, len(t.key.cols))
@@ -370,7 +372,7 @@ func (p *planner) walk(ctx context.Context, lo []Value, n int64) ([]Value, error
 	for i, b := range raw {
 		out[i] = Value{B: append([]byte{}, b...), Null: b == nil}
 	}
-	return out, closeRows(rows)
+	return out, target.CloseRows(rows)
 }
 
 // nativeOrder is ORDER BY the key's columns as stored: the index order.

@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"fmt"
+	"github.com/shakedown/shakedown/internal/schema"
 	"hash/crc32"
 	"math/big"
 	"strconv"
@@ -31,7 +32,7 @@ const (
 	famOther
 )
 
-func familyOf(c *Column) family {
+func familyOf(c *schema.Column) family {
 	switch c.DataType {
 	case "tinyint", "smallint", "mediumint", "int", "integer", "bigint", "year":
 		return famInt
@@ -65,7 +66,7 @@ func familyOf(c *Column) family {
 // isLOB says a column's values can be large enough that they are hashed on
 // their own rather than concatenated into the row (which must stay under
 // max_allowed_packet).
-func isLOB(c *Column) bool {
+func isLOB(c *schema.Column) bool {
 	switch c.DataType {
 	case "mediumtext", "longtext", "mediumblob", "longblob", "json":
 		return true
@@ -95,7 +96,7 @@ const (
 // Every SQL expression in it is the same text on both sides.
 type colSpec struct {
 	Name     string
-	src, dst *Column
+	src, dst *schema.Column
 	fam      family
 	frag     []string // CONCAT arguments encoding the value inside the row hash
 	cmp      string   // canonical form compared in the row phase
@@ -112,7 +113,7 @@ type colSpec struct {
 func quoteIdent(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" }
 
 // newColSpec decides the comparison for a column present on both sides.
-func newColSpec(src, dst *Column) *colSpec {
+func newColSpec(src, dst *schema.Column) *colSpec {
 	c := quoteIdent(src.Name)
 	fs, fd := familyOf(src), familyOf(dst)
 	fam := commonFamily(fs, fd)

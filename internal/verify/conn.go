@@ -7,6 +7,7 @@ import (
 	"maps"
 	"time"
 
+	"github.com/shakedown/shakedown/internal/schema"
 	"github.com/shakedown/shakedown/internal/target"
 )
 
@@ -23,7 +24,7 @@ var sessionParams = map[string]string{
 // endpoint) with verify's session settings, checks that it answers and
 // asks the server's flavour and version. role names the side in errors.
 // The caller closes Side.DB.
-func Connect(ctx context.Context, role string, t *target.Target, size int) (*Side, error) {
+func Connect(ctx context.Context, role string, t *target.Target, size int) (*schema.Side, error) {
 	tt := *t
 	tt.Params = maps.Clone(t.Params)
 	if tt.Params == nil {
@@ -52,7 +53,7 @@ func Connect(ctx context.Context, role string, t *target.Target, size int) (*Sid
 		db.Close()
 		return nil, fmt.Errorf("%s: detect server: %w", role, err)
 	}
-	return &Side{Role: role, Target: t, DB: db, Server: srv}, nil
+	return &schema.Side{Role: role, Target: t, DB: db, Server: srv}, nil
 }
 
 // querier is what both *sql.DB and *sql.Tx offer.

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/shakedown/shakedown/internal/sandbox/sandboxtest"
+	"github.com/shakedown/shakedown/internal/schema"
 	"github.com/shakedown/shakedown/internal/target"
 )
 
@@ -23,7 +24,7 @@ func TestMain(m *testing.M) { os.Exit(sandboxtest.Main(m)) }
 type pair struct {
 	src, dst       *target.Target
 	srcDB, dstDB   *sql.DB // plain pools, for building the data
-	srcSide, dstSd *Side
+	srcSide, dstSd *schema.Side
 }
 
 var dbSeq atomic.Int64

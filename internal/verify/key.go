@@ -2,6 +2,7 @@ package verify
 
 import (
 	"bytes"
+	"github.com/shakedown/shakedown/internal/schema"
 	"math/big"
 	"strconv"
 	"strings"
@@ -51,7 +52,7 @@ func (k *keyInfo) Names() []string {
 // chooseKey picks the source's primary key, else its first unique key on
 // non-NULL columns, provided every column of it exists on the target;
 // else none.
-func chooseKey(src, dst *Table, specs map[string]*colSpec) *keyInfo {
+func chooseKey(src, dst *schema.Table, specs map[string]*colSpec) *keyInfo {
 	for _, ix := range src.Indexes {
 		if !ix.Unique || ix.Nullable || ix.Type == "FULLTEXT" || ix.Type == "SPATIAL" {
 			continue
@@ -84,7 +85,7 @@ func chooseKey(src, dst *Table, specs map[string]*colSpec) *keyInfo {
 }
 
 // matchingIndex names the target index over exactly cols, if any.
-func matchingIndex(t *Table, cols []string) string {
+func matchingIndex(t *schema.Table, cols []string) string {
 	for _, ix := range t.Indexes {
 		if len(ix.Columns) != len(cols) {
 			continue
@@ -105,7 +106,7 @@ func matchingIndex(t *Table, cols []string) string {
 
 // sameOrder says the servers sort and compare values of the two columns
 // the same way, so that a key range selects the same rows on both.
-func sameOrder(a, b *Column) bool {
+func sameOrder(a, b *schema.Column) bool {
 	fa, fb := familyOf(a), familyOf(b)
 	switch {
 	case a.DataType == "enum" || a.DataType == "set" || b.DataType == "enum" || b.DataType == "set":

@@ -5,8 +5,12 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/shakedown/shakedown/internal/target"
 )
 
 // keylessDiff compares a table without a usable key as two multisets of
@@ -37,7 +41,7 @@ func (t *tableJob) keylessDiff(ctx context.Context, qS, qD querier) ([]*RowDiff,
 	read := func(rows *sql.Rows, into *hc) error {
 		if !rows.Next() {
 			into.done = true
-			return closeRows(rows)
+			return target.CloseRows(rows)
 		}
 		return rows.Scan(&into.h, &into.n)
 	}
@@ -76,18 +80,24 @@ func (t *tableJob) keylessDiff(ctx context.Context, qS, qD querier) ([]*RowDiff,
 		}
 	}
 	var srcRows, dstRows map[string]*fetchedRow
-	if err := both(func() (err error) { srcRows, err = t.rowsByHash(ctx, qS, true, sortedKeys(missing)); return },
-		func() (err error) { dstRows, err = t.rowsByHash(ctx, qD, false, sortedKeys(extra)); return }); err != nil {
+	if err := both(func() (err error) {
+		srcRows, err = t.rowsByHash(ctx, qS, true, slices.Sorted(maps.Keys(missing)))
+		return
+	},
+		func() (err error) {
+			dstRows, err = t.rowsByHash(ctx, qD, false, slices.Sorted(maps.Keys(extra)))
+			return
+		}); err != nil {
 		return nil, err
 	}
 	t.pairWithinRules(missing, extra, srcRows, dstRows)
 	var out []*RowDiff
-	for _, h := range sortedKeys(missing) {
+	for _, h := range slices.Sorted(maps.Keys(missing)) {
 		if r := srcRows[h]; r != nil {
 			out = append(out, t.keylessRowDiff(KindMissing, h, r, missing[h]))
 		}
 	}
-	for _, h := range sortedKeys(extra) {
+	for _, h := range slices.Sorted(maps.Keys(extra)) {
 		if r := dstRows[h]; r != nil {
 			out = append(out, t.keylessRowDiff(KindExtra, h, r, extra[h]))
 		}
@@ -106,8 +116,8 @@ func (t *tableJob) pairWithinRules(missing, extra map[string]int64, srcRows, dst
 	if !loose || len(missing)*len(extra) > 1_000_000 {
 		return
 	}
-	for _, hs := range sortedKeys(missing) {
-		for _, hd := range sortedKeys(extra) {
+	for _, hs := range slices.Sorted(maps.Keys(missing)) {
+		for _, hd := range slices.Sorted(maps.Keys(extra)) {
 			if missing[hs] == 0 || extra[hd] == 0 || srcRows[hs] == nil || dstRows[hd] == nil {
 				continue
 			}
@@ -187,7 +197,7 @@ func (t *tableJob) rowsByHash(ctx context.Context, q querier, src bool, hashes [
 				out[h] = t.scanRow(raw[1:])
 			}
 		}
-		if err := closeRows(rows); err != nil {
+		if err := target.CloseRows(rows); err != nil {
 			return nil, fmt.Errorf("read differing rows of %s on the %s: %w", t.name, role(src), err)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/shakedown/shakedown/internal/schema"
 	"github.com/shakedown/shakedown/internal/target"
 )
 
@@ -44,24 +45,24 @@ type Report struct {
 
 // TableReport is one table's outcome.
 type TableReport struct {
-	Table             string       `json:"table"`                  // db.table on the source
-	TargetTable       string       `json:"target_table,omitempty"` // when the target's database is named differently
-	RowsSource        int64        `json:"rows_source"`
-	RowsTarget        int64        `json:"rows_target"`
-	Chunks            int          `json:"chunks"`
-	ChunksResumed     int          `json:"chunks_resumed,omitempty"`
-	Equal             bool         `json:"equal"`
-	DifferingRows     int64        `json:"differing_rows"`
-	SchemaDifferences []SchemaDiff `json:"schema_differences"`
-	Key               []string     `json:"key"`                 // the columns rows are matched by; empty: whole rows
-	KeyIndex          string       `json:"key_index,omitempty"` // PRIMARY or the unique key used
-	Compared          []string     `json:"columns_compared"`
-	NotCompared       []string     `json:"columns_not_compared,omitempty"`
-	Notes             []string     `json:"notes,omitempty"`
-	Rows              []*RowDiff   `json:"rows"`
-	RowsNotListed     int64        `json:"rows_not_listed,omitempty"`
-	Seconds           float64      `json:"seconds"`
-	Error             string       `json:"error,omitempty"`
+	Table             string        `json:"table"`                  // db.table on the source
+	TargetTable       string        `json:"target_table,omitempty"` // when the target's database is named differently
+	RowsSource        int64         `json:"rows_source"`
+	RowsTarget        int64         `json:"rows_target"`
+	Chunks            int           `json:"chunks"`
+	ChunksResumed     int           `json:"chunks_resumed,omitempty"`
+	Equal             bool          `json:"equal"`
+	DifferingRows     int64         `json:"differing_rows"`
+	SchemaDifferences []schema.Diff `json:"schema_differences"`
+	Key               []string      `json:"key"`                 // the columns rows are matched by; empty: whole rows
+	KeyIndex          string        `json:"key_index,omitempty"` // PRIMARY or the unique key used
+	Compared          []string      `json:"columns_compared"`
+	NotCompared       []string      `json:"columns_not_compared,omitempty"`
+	Notes             []string      `json:"notes,omitempty"`
+	Rows              []*RowDiff    `json:"rows"`
+	RowsNotListed     int64         `json:"rows_not_listed,omitempty"`
+	Seconds           float64       `json:"seconds"`
+	Error             string        `json:"error,omitempty"`
 }
 
 // RowDiff is one differing row: its key (for a table without a key, the

@@ -9,6 +9,7 @@ import (
 
 	"github.com/shakedown/shakedown/internal/golden"
 
+	"github.com/shakedown/shakedown/internal/schema"
 	"github.com/shakedown/shakedown/internal/target"
 )
 
@@ -30,7 +31,7 @@ func sampleReport() *Report {
 		Tables: []*TableReport{
 			{
 				Table: "shop.orders", RowsSource: 1000000, RowsTarget: 999999, Chunks: 8, DifferingRows: 3,
-				SchemaDifferences: []SchemaDiff{{Kind: "column_type", Object: "total", Source: "decimal(10,2)", Target: "double"}},
+				SchemaDifferences: []schema.Diff{{Kind: "column_type", Object: "total", Source: "decimal(10,2)", Target: "double"}},
 				Key:               []string{"id"}, KeyIndex: "PRIMARY", Compared: []string{"id", "total", "note"}, Seconds: 9.5,
 				Rows: []*RowDiff{
 					{Key: []KeyPart{{"id", strp("7")}}, Kind: KindChanged, Columns: []string{"total", "note"}, Count: 1},
@@ -40,23 +41,23 @@ func sampleReport() *Report {
 			},
 			{
 				Table: "shop.log", RowsSource: 10, RowsTarget: 10, Chunks: 1, DifferingRows: 1,
-				SchemaDifferences: []SchemaDiff{}, Key: []string{}, Compared: []string{"at", "msg"}, Seconds: 0.1,
+				SchemaDifferences: []schema.Diff{}, Key: []string{}, Compared: []string{"at", "msg"}, Seconds: 0.1,
 				Notes: []string{"no primary key or NOT NULL unique key: compared as whole rows, duplicates counted, in one chunk"},
 				Rows:  []*RowDiff{{Key: []KeyPart{{"at", strp("2026-01-01 00:00:00")}, {"msg", nil}}, Kind: KindExtra, Count: 2}},
 			},
 			{
 				Table: "shop.users", RowsSource: 50, RowsTarget: 50, Chunks: 1, Equal: true,
-				SchemaDifferences: []SchemaDiff{}, Key: []string{"id"}, KeyIndex: "PRIMARY", Compared: []string{"id", "name"},
+				SchemaDifferences: []schema.Diff{}, Key: []string{"id"}, KeyIndex: "PRIMARY", Compared: []string{"id", "name"},
 				Rows: []*RowDiff{}, Seconds: 0.2,
 			},
 			{
 				Table: "shop.old", RowsSource: 5, Chunks: 0,
-				SchemaDifferences: []SchemaDiff{{Kind: "table_missing_on_target"}},
+				SchemaDifferences: []schema.Diff{{Kind: "table_missing_on_target"}},
 				Key:               []string{}, Compared: []string{}, Rows: []*RowDiff{},
 			},
 			{
 				Table: "shop.<script>", RowsSource: 1, RowsTarget: 1, Chunks: 1,
-				SchemaDifferences: []SchemaDiff{{Kind: "index_missing_on_target", Object: "k INDEX (a)"}},
+				SchemaDifferences: []schema.Diff{{Kind: "index_missing_on_target", Object: "k INDEX (a)"}},
 				Key:               []string{"id"}, Compared: []string{"id"}, Rows: []*RowDiff{},
 			},
 		},

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/shakedown/shakedown/internal/target"
 )
 
 // rowStream reads one side's rows of a range: key and row hash, in key
@@ -40,7 +42,7 @@ func (t *tableJob) openStream(ctx context.Context, q querier, src bool, c *chunk
 func (s *rowStream) next(k *keyInfo) error {
 	if !s.rows.Next() {
 		s.done = true
-		return closeRows(s.rows)
+		return target.CloseRows(s.rows)
 	}
 	if err := s.rows.Scan(s.dest...); err != nil {
 		return err
@@ -199,7 +201,7 @@ func (t *tableJob) fetchRows(ctx context.Context, q querier, src bool, keys []*k
 			r := t.scanRow(raw)
 			out[t.key.canonKey(r.key)] = r
 		}
-		if err := closeRows(rows); err != nil {
+		if err := target.CloseRows(rows); err != nil {
 			return nil, fmt.Errorf("read differing rows of %s on the %s: %w", t.name, role(src), err)
 		}
 	}

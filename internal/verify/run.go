@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/shakedown/shakedown/internal/schema"
 	"io"
 	"math/big"
 	"sort"
@@ -94,7 +95,7 @@ var ErrInterrupted = errors.New("verify interrupted")
 
 // runner is one verify run.
 type runner struct {
-	src, dst *Side
+	src, dst *schema.Side
 	opts     Options
 	checksum checksum
 	fix      *fixWriter
@@ -143,7 +144,7 @@ type job struct {
 // report. The error is non-nil when the check itself failed (for some
 // tables, or was interrupted); the report then holds what was found.
 // Differences are not an error: see Report.Equal.
-func Run(ctx context.Context, src, dst *Side, opts Options) (*Report, error) {
+func Run(ctx context.Context, src, dst *schema.Side, opts Options) (*Report, error) {
 	opts.defaults()
 	started := time.Now()
 	rep := &Report{

@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/shakedown/shakedown/internal/schema"
+	"maps"
 	"path"
+	"slices"
 	"strings"
 )
 
@@ -45,9 +48,9 @@ func (r *runner) plan(ctx context.Context, rep *Report) ([]*tableJob, error) {
 			return nil, fmt.Errorf("%w: the source has no database %q", ErrNothingToCompare, db)
 		}
 	}
-	var st, dt map[string]*Table
-	if err := both(func() (err error) { st, err = loadSchema(ctx, r.src, srcDBs); return },
-		func() (err error) { dt, err = loadSchema(ctx, r.dst, dstDBs); return }); err != nil {
+	var st, dt map[string]*schema.Table
+	if err := both(func() (err error) { st, err = schema.Load(ctx, r.src, srcDBs); return },
+		func() (err error) { dt, err = schema.Load(ctx, r.dst, dstDBs); return }); err != nil {
 		return nil, err
 	}
 	toSrc := map[string]string{}
@@ -61,7 +64,7 @@ func (r *runner) plan(ctx context.Context, rep *Report) ([]*tableJob, error) {
 			names[n] = true
 		}
 	}
-	dstByName := map[string]*Table{}
+	dstByName := map[string]*schema.Table{}
 	for _, t := range dt {
 		sdb := toSrc[t.DB]
 		if r.selected(sdb, t.Name) {
@@ -73,19 +76,19 @@ func (r *runner) plan(ctx context.Context, rep *Report) ([]*tableJob, error) {
 		return nil, fmt.Errorf("%w: no tables in %s match --tables and --exclude", ErrNothingToCompare, strings.Join(srcDBs, ", "))
 	}
 	var jobs []*tableJob
-	for _, n := range sortedKeys(names) {
+	for _, n := range slices.Sorted(maps.Keys(names)) {
 		s, d := st[n], dstByName[n]
-		tr := &TableReport{Table: n, SchemaDifferences: []SchemaDiff{}, Rows: []*RowDiff{}, Key: []string{}, Compared: []string{}}
+		tr := &TableReport{Table: n, SchemaDifferences: []schema.Diff{}, Rows: []*RowDiff{}, Key: []string{}, Compared: []string{}}
 		rep.Tables = append(rep.Tables, tr)
 		switch {
 		case d == nil:
-			tr.SchemaDifferences = append(tr.SchemaDifferences, SchemaDiff{Kind: "table_missing_on_target"})
+			tr.SchemaDifferences = append(tr.SchemaDifferences, schema.Diff{Kind: "table_missing_on_target"})
 			tr.RowsSource = r.count(ctx, r.src, s)
 			r.fix.comment(fmt.Sprintf("%s: table missing on the target (%s on the source): create it and copy its rows, e.g. with a dump",
 				n, plural(int(tr.RowsSource), "row")))
 			continue
 		case s == nil:
-			tr.SchemaDifferences = append(tr.SchemaDifferences, SchemaDiff{Kind: "table_extra_on_target"})
+			tr.SchemaDifferences = append(tr.SchemaDifferences, schema.Diff{Kind: "table_extra_on_target"})
 			tr.RowsTarget = r.count(ctx, r.dst, d)
 			tr.Table = d.FullName()
 			r.fix.comment(fmt.Sprintf("%s: table only on the target (%s); not dropped: DROP TABLE %s if it should go",
@@ -95,7 +98,7 @@ func (r *runner) plan(ctx context.Context, rep *Report) ([]*tableJob, error) {
 		if d.FullName() != n {
 			tr.TargetTable = d.FullName()
 		}
-		tr.SchemaDifferences = append(tr.SchemaDifferences, compareSchema(s, d)...)
+		tr.SchemaDifferences = append(tr.SchemaDifferences, schema.Compare(s, d)...)
 		for _, sd := range tr.SchemaDifferences {
 			r.fix.comment(n + ": schema: " + sd.String())
 		}
@@ -106,7 +109,7 @@ func (r *runner) plan(ctx context.Context, rep *Report) ([]*tableJob, error) {
 
 // count is a table's row count, for tables on one side only; -1 when it
 // cannot be read.
-func (r *runner) count(ctx context.Context, s *Side, t *Table) int64 {
+func (r *runner) count(ctx context.Context, s *schema.Side, t *schema.Table) int64 {
 	var n int64
 	q := "SELECT COUNT(*) FROM " + quoteIdent(t.DB) + "." + quoteIdent(t.Name)
 	if err := s.DB.QueryRowContext(ctx, q).Scan(&n); err != nil {
@@ -137,7 +140,7 @@ func (r *runner) selected(db, table string) bool {
 	return !match(r.opts.Exclude)
 }
 
-func (r *runner) newTableJob(s, d *Table, tr *TableReport) *tableJob {
+func (r *runner) newTableJob(s, d *schema.Table, tr *TableReport) *tableJob {
 	t := &tableJob{
 		r:       r,
 		opts:    &r.opts,

@@ -2,6 +2,7 @@ package verify
 
 import (
 	"encoding/json"
+	"github.com/shakedown/shakedown/internal/schema"
 	"math/big"
 	"strings"
 	"testing"
@@ -159,12 +160,12 @@ func TestChunkPredicate(t *testing.T) {
 }
 
 func TestColumnEncoding(t *testing.T) {
-	col := func(dataType, colType, charset string, nullable bool) *Column {
-		return &Column{Name: "c", DataType: dataType, Type: colType, Charset: charset, Nullable: nullable}
+	col := func(dataType, colType, charset string, nullable bool) *schema.Column {
+		return &schema.Column{Name: "c", DataType: dataType, Type: colType, Charset: charset, Nullable: nullable}
 	}
 	tests := []struct {
 		name     string
-		src, dst *Column
+		src, dst *schema.Column
 		want     string // the row hash's CONCAT arguments for the column
 	}{
 		{"int", col("int", "int", "", false), col("bigint", "bigint", "", false), "`c`,','"},

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -127,7 +129,7 @@ func TestEveryColumnType(t *testing.T) {
 		"ip": "'::2'", "uu": "'123e4567-e89b-12d3-a456-426614174001'",
 	}
 	cols := []string{"gen"}
-	for _, col := range sortedKeys(changes) {
+	for _, col := range slices.Sorted(maps.Keys(changes)) {
 		mustExec(t, p.dstDB, fmt.Sprintf("UPDATE every SET %s = %s WHERE id = 1", quoteIdent(col), changes[col]))
 		cols = append(cols, col)
 	}
@@ -157,7 +159,7 @@ func mergeByKey(lines []string) []string {
 		cols[head] = append(cols[head], strings.Split(strings.TrimSuffix(rest, "]"), ",")...)
 	}
 	var out []string
-	for _, head := range sortedKeys(cols) {
+	for _, head := range slices.Sorted(maps.Keys(cols)) {
 		c := cols[head]
 		sort.Strings(c)
 		out = append(out, head+" ["+strings.Join(c, ",")+"]")
@@ -228,11 +230,11 @@ func TestSchemaDifferences(t *testing.T) {
 		"index_missing_on_target ka INDEX (a)", "index_missing_on_target ub UNIQUE (b)", "index_extra_on_target kb INDEX (b)",
 	} {
 		if !kinds[want] {
-			t.Errorf("no schema difference %q; got %v", want, sortedKeys(kinds))
+			t.Errorf("no schema difference %q; got %v", want, slices.Sorted(maps.Keys(kinds)))
 		}
 	}
 	if len(kinds) != 12 {
-		t.Errorf("got %d schema differences, want 12: %v", len(kinds), sortedKeys(kinds))
+		t.Errorf("got %d schema differences, want 12: %v", len(kinds), slices.Sorted(maps.Keys(kinds)))
 	}
 	tr := table(t, r, "t")
 	wantRows(t, tr, "changed id=2 [c]")

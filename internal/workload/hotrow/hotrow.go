@@ -81,7 +81,7 @@ func (g *generator) Prepare(ctx context.Context, env *workload.PrepareEnv) error
 	fmt.Fprintf(env.Out, "Creating table '%s' with %d hot rows of stock %d...\n", g.table, g.rows, g.stock)
 	ddl := fmt.Sprintf("CREATE TABLE `%s` (id INT NOT NULL, num BIGINT NOT NULL, PRIMARY KEY (id)) ENGINE=%s", g.table, g.engine)
 	if _, err := env.DB.ExecContext(ctx, ddl); err != nil {
-		if target.Code(err) == 1050 {
+		if target.Code(err) == target.ERTableExists {
 			return fmt.Errorf("create table %s: it exists already: run cleanup first", g.table)
 		}
 		return fmt.Errorf("create table %s: %w", g.table, err)

@@ -15,6 +15,8 @@ import (
 
 	"github.com/shakedown/shakedown/internal/randgen"
 	"github.com/shakedown/shakedown/internal/workload"
+
+	"github.com/shakedown/shakedown/internal/target"
 )
 
 // Prepare creates the workload's tables and rows: what sysbench's prepare
@@ -184,7 +186,7 @@ func (l *loader) fill(ctx context.Context) error {
 			l.printf("Creating table 'sbtest%d'...\n", t)
 			if _, err := l.env.DB.ExecContext(ctx, createTableSQL(t, o)); err != nil {
 				var me *mysql.MySQLError
-				if errors.As(err, &me) && me.Number == 1050 { // ER_TABLE_EXISTS_ERROR
+				if errors.As(err, &me) && me.Number == target.ERTableExists {
 					return fmt.Errorf("create table sbtest%d: it exists already: run cleanup first (with the same --tables), or prepare into another database", t)
 				}
 				return fmt.Errorf("create table sbtest%d: %w", t, err)
@@ -385,14 +387,10 @@ func (l *loader) loadData(ctx context.Context, conn *sql.Conn, rnd *randgen.Rand
 func loadDataRefused(err error) bool {
 	var me *mysql.MySQLError
 	if errors.As(err, &me) {
-		switch me.Number {
-		case 1148, // ER_NOT_ALLOWED_COMMAND
-			4166, // ER_LOAD_INFILE_CAPABILITY_DISABLED (MariaDB 10.5+)
-			3948, // ER_CLIENT_LOCAL_FILES_DISABLED (MySQL 8)
-			2068: // CR_LOAD_DATA_LOCAL_INFILE_REJECTED
+		if target.LoadDataRefusedCode(me.Number) {
 			return true
 		}
-		if me.Number != 1105 { // ER_UNKNOWN_ERROR: read the text
+		if me.Number != target.ERUnknown { // read the text
 			return false
 		}
 	}
@@ -540,7 +538,7 @@ func (g *generator) CheckData(ctx context.Context, env *workload.PrepareEnv) err
 		err := env.DB.QueryRowContext(ctx, "SELECT MAX(id) FROM "+tableName(t)).Scan(&maxID)
 		var me *mysql.MySQLError
 		switch {
-		case errors.As(err, &me) && me.Number == 1146: // ER_NO_SUCH_TABLE
+		case errors.As(err, &me) && me.Number == target.ERNoSuchTable:
 			maxIDs[t-1] = -1
 		case err != nil:
 			return fmt.Errorf("check %s: %w", tableName(t), err)

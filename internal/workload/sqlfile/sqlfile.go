@@ -238,7 +238,7 @@ func (g *generator) NewWorker(ctx context.Context, env *workload.WorkerEnv) (wor
 	for i, s := range p.stmts {
 		st, err := env.Conn.Prepare(ctx, s.sql)
 		if err != nil {
-			if target.Code(err) == 1295 { // ER_UNSUPPORTED_PS: runs as text
+			if target.Code(err) == target.ERUnsupportedPS { // runs as text
 				continue
 			}
 			w.Finish(ctx)

@@ -1,0 +1,288 @@
+package layers
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// The owners of two concepts, kept by scanning the source rather than the
+// imports: package target opens every server session and names every MySQL
+// error number, so that how a connect is bounded and explained, and what an
+// error number means, are decided in one place.
+
+// errcodeFile is the one file where MySQL error numbers are written.
+const errcodeFile = "target/errcode.go"
+
+// connectOwners may open server connections: target (with target/dial,
+// its dialer of wire connections), and wire, the protocol client itself.
+var connectOwners = map[string]bool{"target": true, "wire": true}
+
+// source is one parsed non-test file of an internal package.
+type source struct {
+	rel  string // path below internal/, slash-separated
+	pkg  string // its package's directory below internal/
+	fset *token.FileSet
+	file *ast.File
+}
+
+// sources parses every non-test Go file below internal/ except those of the
+// packages that exist to serve tests (wire/wiretest, sandbox/gmstest,
+// sandbox/sandboxtest, browsertest): they play servers and start them.
+func sources(t *testing.T) []source {
+	t.Helper()
+	var out []source
+	err := filepath.WalkDir("..", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			n := d.Name()
+			if path != ".." && (n == "testdata" || strings.HasPrefix(n, ".") || strings.HasPrefix(n, "_") || strings.HasSuffix(n, "test")) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		rel, err := filepath.Rel("..", path)
+		if err != nil {
+			return err
+		}
+		fset := token.NewFileSet()
+		f, err := parser.ParseFile(fset, path, nil, parser.ParseComments)
+		if err != nil {
+			return err
+		}
+		rel = filepath.ToSlash(rel)
+		out = append(out, source{rel: rel, pkg: filepath.ToSlash(filepath.Dir(rel)), fset: fset, file: f})
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("parse sources: %v", err)
+	}
+	if len(out) < 100 {
+		t.Fatalf("parsed %d files, want at least 100: is the test run from internal/layers?", len(out))
+	}
+	return out
+}
+
+// importNames maps the names a file refers to its imports by to their paths.
+func importNames(f *ast.File) map[string]string {
+	m := map[string]string{}
+	for _, imp := range f.Imports {
+		p, _ := strconv.Unquote(imp.Path.Value)
+		name := p[strings.LastIndex(p, "/")+1:]
+		if imp.Name != nil {
+			name = imp.Name.Name
+		}
+		m[name] = p
+	}
+	return m
+}
+
+// opener names the calls that open a server connection, by import path and
+// function.
+var opener = map[string]map[string]bool{
+	"database/sql":                   {"Open": true, "OpenDB": true},
+	"github.com/go-sql-driver/mysql": {"NewConnector": true},
+	module + "wire":                  {"Dial": true},
+	"net":                            {"Dial": true, "DialTimeout": true},
+}
+
+// opens lists the calls in s that open a server connection: "file:line
+// pkg.Func". sql.Open of the sqlite driver opens a file, not a server.
+func opens(s source) []string {
+	names := importNames(s.file)
+	var out []string
+	ast.Inspect(s.file, func(n ast.Node) bool {
+		call, ok := n.(*ast.CallExpr)
+		if !ok {
+			return true
+		}
+		sel, ok := call.Fun.(*ast.SelectorExpr)
+		if !ok {
+			return true
+		}
+		if sel.Sel.Name == "DialContext" {
+			out = append(out, where(s, call)+" DialContext")
+			return true
+		}
+		x, ok := sel.X.(*ast.Ident)
+		if !ok || !opener[names[x.Name]][sel.Sel.Name] {
+			return true
+		}
+		if sel.Sel.Name == "Open" && len(call.Args) > 0 {
+			if lit, ok := call.Args[0].(*ast.BasicLit); ok && lit.Value == `"sqlite"` {
+				return true
+			}
+		}
+		out = append(out, where(s, call)+" "+x.Name+"."+sel.Sel.Name)
+		return true
+	})
+	return out
+}
+
+func where(s source, n ast.Node) string {
+	return s.rel + ":" + strconv.Itoa(s.fset.Position(n.Pos()).Line)
+}
+
+func TestOnlyTargetConnects(t *testing.T) {
+	var bad []string
+	for _, s := range sources(t) {
+		top := strings.SplitN(s.pkg, "/", 2)[0]
+		if connectOwners[top] {
+			continue
+		}
+		bad = append(bad, opens(s)...)
+	}
+	sort.Strings(bad)
+	for _, b := range bad {
+		t.Errorf("%s opens a server connection: got a connect outside target, want target's Open or OpenConfig, or dial.Wire", b)
+	}
+}
+
+// isCode reports whether e reads as a MySQL error number: a driver error's
+// Number, a call of target.Code, or a name that says code or errno.
+func isCode(e ast.Expr) bool {
+	switch e := e.(type) {
+	case *ast.SelectorExpr:
+		return e.Sel.Name == "Number" || codeName(e.Sel.Name)
+	case *ast.Ident:
+		return codeName(e.Name)
+	case *ast.CallExpr:
+		switch f := e.Fun.(type) {
+		case *ast.Ident:
+			return f.Name == "Code"
+		case *ast.SelectorExpr:
+			return f.Sel.Name == "Code"
+		}
+	case *ast.ParenExpr:
+		return isCode(e.X)
+	}
+	return false
+}
+
+func codeName(name string) bool {
+	n := strings.ToLower(name)
+	return strings.Contains(n, "code") || strings.Contains(n, "errno")
+}
+
+// errNumber reports whether lit is an integer (or a string of one) in the
+// ranges of MySQL's and MariaDB's error numbers.
+func errNumber(lit ast.Expr) bool {
+	b, ok := lit.(*ast.BasicLit)
+	if !ok {
+		return false
+	}
+	v := b.Value
+	if b.Kind == token.STRING {
+		v, _ = strconv.Unquote(v)
+	} else if b.Kind != token.INT {
+		return false
+	}
+	n, err := strconv.Atoi(v)
+	return err == nil && n >= 1000 && n < 5000
+}
+
+// errComment matches a comment that names an error: ER_NO_SUCH_TABLE,
+// CR_SERVER_LOST.
+var errComment = regexp.MustCompile(`\b(ER|CR|WARN)_[A-Z0-9_]+`)
+
+// codeLiterals lists the error numbers written as literals in s: compared
+// with a code, a case of a switch on a code, a key of a map literal keyed by
+// error numbers, a constant or variable named as an error, or any number
+// whose line's comment names an error.
+func codeLiterals(s source) []string {
+	var out []string
+	seen := map[token.Pos]bool{}
+	add := func(lit ast.Expr, why string) {
+		if errNumber(lit) && !seen[lit.Pos()] {
+			seen[lit.Pos()] = true
+			out = append(out, where(s, lit)+" "+lit.(*ast.BasicLit).Value+" ("+why+")")
+		}
+	}
+	commented := map[int]bool{}
+	for _, cg := range s.file.Comments {
+		if errComment.MatchString(cg.Text()) {
+			commented[s.fset.Position(cg.Pos()).Line] = true
+		}
+	}
+	ast.Inspect(s.file, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.BinaryExpr:
+			if n.Op == token.EQL || n.Op == token.NEQ {
+				if isCode(n.X) {
+					add(n.Y, "compared with a code")
+				}
+				if isCode(n.Y) {
+					add(n.X, "compared with a code")
+				}
+			}
+		case *ast.SwitchStmt:
+			if n.Tag != nil && isCode(n.Tag) {
+				for _, c := range n.Body.List {
+					for _, e := range c.(*ast.CaseClause).List {
+						add(e, "a case of a switch on a code")
+					}
+				}
+			}
+		case *ast.CompositeLit:
+			if _, ok := n.Type.(*ast.MapType); ok {
+				var keys []ast.Expr
+				for _, e := range n.Elts {
+					if kv, ok := e.(*ast.KeyValueExpr); ok && errNumber(kv.Key) {
+						keys = append(keys, kv.Key)
+					}
+				}
+				if len(keys) >= 3 {
+					for _, k := range keys {
+						add(k, "a key of a map of error numbers")
+					}
+				}
+			}
+		case *ast.ValueSpec:
+			for i, name := range n.Names {
+				if i < len(n.Values) && (strings.HasPrefix(strings.ToLower(name.Name), "err") || codeName(name.Name)) {
+					add(n.Values[i], "a constant named as an error")
+				}
+			}
+		case *ast.BasicLit:
+			if commented[s.fset.Position(n.Pos()).Line] {
+				add(n, "its comment names an error")
+			}
+		}
+		return true
+	})
+	return out
+}
+
+func TestErrorNumbersNamedOnce(t *testing.T) {
+	var bad []string
+	found := false
+	for _, s := range sources(t) {
+		if s.rel == errcodeFile {
+			found = true
+			if len(codeLiterals(s)) == 0 {
+				t.Errorf("%s names no error numbers: is the scan still finding them?", errcodeFile)
+			}
+			continue
+		}
+		bad = append(bad, codeLiterals(s)...)
+	}
+	if !found {
+		t.Fatalf("%s not found: the constants file moved; update errcodeFile", errcodeFile)
+	}
+	sort.Strings(bad)
+	for _, b := range bad {
+		t.Errorf("%s: got a MySQL error number as a literal, want a constant of %s", b, errcodeFile)
+	}
+}
