@@ -13,6 +13,7 @@ import (
 
 	"github.com/shakedown/shakedown/internal/result"
 	"github.com/shakedown/shakedown/internal/runner"
+	"github.com/shakedown/shakedown/internal/stall"
 	"github.com/shakedown/shakedown/internal/target"
 )
 
@@ -35,6 +36,9 @@ type RunConfig struct {
 	Info RunInfo
 	// Proc is the proc file system's root; "" means /proc.
 	Proc string
+	// Stall, when set, captures what the server is doing when one of its
+	// triggers holds (--stall); it needs Sample.
+	Stall *stall.Config
 	// Counter is the server counter the client vs server cross-check
 	// compares the client's statements with: "" means Questions; a
 	// workload that sends what Questions does not count names another,
@@ -56,6 +60,8 @@ type Run struct {
 	notes    []string
 	local    bool
 	pid      int
+	stall    *stall.Watcher
+	stallDB  *sql.DB
 
 	mu         sync.Mutex
 	measureAt  time.Time // start of measurement, from the first interval
@@ -121,9 +127,19 @@ func StartRun(ctx context.Context, cfg RunConfig) (*Run, error) {
 		opt.Host = &HostOptions{Proc: cfg.Proc, ServerPID: r.pid, Client: true}
 	}
 	s := NewSampler(db, opt)
-	var onSample func(Sample)
-	if r.exp != nil {
-		onSample = func(smp Sample) { r.exp.ObserveSample(smp, s.Statuses()) }
+	if cfg.Stall != nil {
+		if err := r.startStall(ctx, ep); err != nil {
+			r.Close()
+			return nil, err
+		}
+	}
+	onSample := func(smp Sample) {
+		if r.exp != nil {
+			r.exp.ObserveSample(smp, s.Statuses())
+		}
+		if r.stall != nil {
+			r.stall.Observe(ctx, smp)
+		}
 	}
 	r.rec = s.Record(ctx, cfg.Interval, onSample)
 	note := fmt.Sprintf("Monitor: server status every %s on a connection of its own", cfg.Interval)
@@ -181,6 +197,15 @@ func (r *Run) ObserveInterval(iv runner.Interval) {
 	if r.exp != nil {
 		r.exp.ObserveInterval(iv)
 	}
+	if r.stall != nil && iv.Latency != nil {
+		h := iv.Latency
+		r.stall.ObserveLatency(func(p float64) (float64, bool) {
+			if h.Count() == 0 {
+				return 0, false
+			}
+			return float64(h.Percentile(p)) / float64(time.Millisecond), true
+		})
+	}
 }
 
 // MeasureStart says measurement starts now (after a warm-up): the client's
@@ -217,6 +242,14 @@ func (r *Run) Finish(o *runner.Outcome) *Report {
 			rep.CrossCheck = &CrossCheck{Note: "the server could not be reached for part of the run"}
 		} else {
 			rep.CrossCheck = result.CheckCounter(rep.Server, o.Intervals, r.cfg.Counter)
+		}
+	}
+	if r.stall != nil {
+		var note string
+		rep.Stalls, note = r.stall.Finish()
+		shiftStalls(rep.Stalls, start.Truncate(time.Millisecond))
+		if note != "" {
+			rep.Checks = append(rep.Checks, note)
 		}
 	}
 	if r.exp != nil {
@@ -257,6 +290,12 @@ func (r *Run) Close() {
 		if !finished {
 			r.exp.EndRun(nil, nil)
 		}
+	}
+	if r.stall != nil {
+		r.stall.Finish() // a capture under way uses stallDB
+	}
+	if r.stallDB != nil {
+		r.stallDB.Close()
 	}
 	if r.metrics != nil {
 		r.metrics.Close()

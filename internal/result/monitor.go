@@ -16,6 +16,7 @@ func (r *Result) AddMonitor(rep *Monitor) {
 	r.Host = rep.Host
 	r.CrossCheck = rep.CrossCheck
 	r.Checks = append(r.Checks, rep.Checks...)
+	r.Stalls = rep.Stalls
 }
 
 // writeMonitor prints the monitor's lines of the "Beyond sysbench" section.

@@ -70,6 +70,8 @@ type Result struct {
 	// Checks are warnings about the run: pre-flight findings, a client /
 	// server mismatch.
 	Checks []string `json:"checks,omitempty"`
+	// Stalls are the stall captures taken during the run (--stall).
+	Stalls []Stall `json:"stalls,omitempty"`
 	// Segment is set on the result of one runner of a split load: which
 	// part of the load it drove.
 	Segment *Segment `json:"segment,omitempty"`

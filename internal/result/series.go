@@ -125,6 +125,8 @@ type Monitor struct {
 	CrossCheck *CrossCheck
 	// Checks are one-line warnings: pre-flight findings and a mismatch.
 	Checks []string
+	// Stalls are the stall captures (--stall).
+	Stalls []Stall
 }
 
 // HostSummary is the run's CPU cost on this host.

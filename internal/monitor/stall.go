@@ -1,0 +1,53 @@
+package monitor
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/shakedown/shakedown/internal/result"
+	"github.com/shakedown/shakedown/internal/stall"
+	"github.com/shakedown/shakedown/internal/target"
+)
+
+// startStall opens the stall captures' connection, apart from the
+// sampler's so that a capture never delays a sample, and connects it now:
+// a stalled server may not take new connections.
+func (r *Run) startStall(ctx context.Context, ep target.Endpoint) error {
+	db, err := r.cfg.Target.OpenNoDB(ep, 1)
+	if err != nil {
+		return fmt.Errorf("open stall capture connection: %w", err)
+	}
+	db.SetMaxOpenConns(1)
+	r.stallDB = db
+	pctx, cancel := context.WithTimeout(ctx, readTimeout(r.cfg.Interval))
+	defer cancel()
+	if err := db.PingContext(pctx); err != nil {
+		return fmt.Errorf("open stall capture connection: %w", err)
+	}
+	sc := *r.cfg.Stall
+	sc.Interval = r.cfg.Interval
+	r.stall = stall.NewWatcher(sc, db)
+	texts := make([]string, len(sc.Triggers))
+	for i, t := range sc.Triggers {
+		texts[i] = t.Text
+	}
+	r.notes = append(r.notes, fmt.Sprintf("Stall capture: when %s (at most %d, %s apart), on a connection of its own; reads only",
+		strings.Join(texts, " or "), max(sc.Max, 1), sc.Cooldown))
+	return nil
+}
+
+// shiftStalls dates the captures and the samples before them from the
+// start of measurement, as the series is.
+func shiftStalls(stalls []result.Stall, start time.Time) {
+	for i := range stalls {
+		st := &stalls[i]
+		st.AtS = round3(st.At.Sub(start).Seconds())
+		for j := range st.Before {
+			if w := st.Before[j].Wall; !w.IsZero() {
+				st.Before[j].AtS = round3(w.Sub(start).Seconds())
+			}
+		}
+	}
+}
