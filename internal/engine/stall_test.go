@@ -86,6 +86,13 @@ func TestStallCaptureNamesTheBlocker(t *testing.T) {
 	if len(st.Before) == 0 {
 		t.Errorf("got no samples before the trigger, want the ring buffer's")
 	}
+	// The run records its host's facts, read once at its start: the
+	// sandbox is local, so its process is found.
+	if f := res.HostFacts; f == nil || f.Subject.PID == 0 {
+		t.Errorf("host facts: got %+v, want the local server's, with its process", f)
+	} else if _, ok := f.Get("cgroup.cpu.max"); !ok {
+		t.Errorf("host facts: got no cgroup.cpu.max row, want every row, known or saying why not")
+	}
 	if !strings.Contains(out.String(), "Stall captures: 1") {
 		t.Errorf("summary: got\n%s\nwant the capture printed", out.String())
 	}

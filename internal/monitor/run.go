@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/shakedown/shakedown/internal/host"
 	"github.com/shakedown/shakedown/internal/result"
 	"github.com/shakedown/shakedown/internal/runner"
 	"github.com/shakedown/shakedown/internal/stall"
@@ -62,6 +63,8 @@ type Run struct {
 	pid      int
 	stall    *stall.Watcher
 	stallDB  *sql.DB
+	facts    *host.Facts // the server's host, read at the start
+	client   *host.Facts // this host, when the server is on another
 
 	mu         sync.Mutex
 	measureAt  time.Time // start of measurement, from the first interval
@@ -102,6 +105,7 @@ func StartRun(ctx context.Context, cfg RunConfig) (*Run, error) {
 	for _, f := range r.findings {
 		r.notes = append(r.notes, "Pre-flight "+f.String())
 	}
+	r.facts, r.client = r.collectFacts(ctx, ep)
 	r.exp = cfg.Exporter
 	if r.exp == nil && cfg.MetricsAddr != "" {
 		r.exp = NewExporter()
@@ -269,6 +273,7 @@ func (r *Run) Finish(o *runner.Outcome) *Report {
 		}
 	}
 	rep.Host = h
+	rep.HostFacts, rep.ClientFacts = r.facts, r.client
 	for _, f := range r.findings {
 		rep.Checks = append(rep.Checks, "pre-flight "+f.String())
 	}

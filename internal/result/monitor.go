@@ -17,6 +17,7 @@ func (r *Result) AddMonitor(rep *Monitor) {
 	r.CrossCheck = rep.CrossCheck
 	r.Checks = append(r.Checks, rep.Checks...)
 	r.Stalls = rep.Stalls
+	r.HostFacts, r.ClientFacts = rep.HostFacts, rep.ClientFacts
 }
 
 // writeMonitor prints the monitor's lines of the "Beyond sysbench" section.

@@ -3,6 +3,8 @@ package result
 import (
 	"math"
 	"time"
+
+	"github.com/shakedown/shakedown/internal/host"
 )
 
 // Sample is the figures of one interval: per-second rates over the real
@@ -127,6 +129,8 @@ type Monitor struct {
 	Checks []string
 	// Stalls are the stall captures (--stall).
 	Stalls []Stall
+	// HostFacts and ClientFacts are the host facts read at the start.
+	HostFacts, ClientFacts *host.Facts
 }
 
 // HostSummary is the run's CPU cost on this host.
