@@ -135,6 +135,7 @@ func WriteHTML(w io.Writer, r *Report) error {
 	}
 	h.timelines()
 	h.environment()
+	h.stallsHTML()
 	if len(r.Unfinished) > 0 {
 		h.p("<h2 id=\"unfinished\">Failed, interrupted and partial steps</h2>\n<p>They are left out of every figure and chart.</p>\n")
 		h.table(r.unfinishedTable(), map[int]string{6: "err"})
@@ -389,6 +390,7 @@ func (h *htmlWriter) environment() {
 		// Which of those differences matter, right after them.
 		_ = bisectresult.WriteHTML(h, r.Bisect) // a write error stays in h's bufio.Writer and is returned by its Flush
 	}
+	h.hostHTML()
 	for _, t := range r.Targets {
 		names := make([]string, 0, len(t.Variables))
 		for k := range t.Variables {
