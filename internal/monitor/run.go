@@ -272,6 +272,7 @@ func (r *Run) Finish(o *runner.Outcome) *Report {
 			h.ServerCPUPerQueryUS = round2(cpu / 100 / cc.ServerQPS * 1e6)
 		}
 	}
+	h.Throttling = result.ThrottlingOf(rep.Server)
 	rep.Host = h
 	rep.HostFacts, rep.ClientFacts = r.facts, r.client
 	for _, f := range r.findings {

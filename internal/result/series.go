@@ -150,4 +150,53 @@ type HostSummary struct {
 	// ServerCPUPerQueryUS is the server process's CPU per statement over the
 	// cross-checked span (local servers only).
 	ServerCPUPerQueryUS float64 `json:"server_cpu_us_per_query,omitempty"`
+	// Throttling is what the server's cgroup CPU quota did while measuring
+	// (local servers whose cgroup counters could be read).
+	Throttling *Throttling `json:"throttling,omitempty"`
+}
+
+// Throttling sums the server cgroup's throttling over the measured samples.
+type Throttling struct {
+	// ThrottledMS is the time the cgroup was throttled, in milliseconds.
+	ThrottledMS float64 `json:"throttled_ms"`
+	// PeriodsPct is the share of the quota's periods in which it was
+	// throttled, averaged over the samples that counted periods; NoQuota
+	// is set when none did (no quota: nothing to throttle).
+	PeriodsPct float64 `json:"throttled_periods_pct"`
+	NoQuota    bool    `json:"no_quota,omitempty"`
+	// Samples is how many samples had the counters.
+	Samples int `json:"samples"`
+}
+
+// ThrottlingOf sums the throttling columns of the measured samples (t_s >
+// 0), or returns nil when the series has none.
+func ThrottlingOf(s *Series) *Throttling {
+	if s == nil {
+		return nil
+	}
+	t := &Throttling{}
+	var pct float64
+	n := 0
+	for _, smp := range s.Samples {
+		ms, ok := smp.Values["throttled_ms"]
+		if !ok || smp.AtS <= 0 {
+			continue
+		}
+		t.Samples++
+		t.ThrottledMS += ms * smp.ElapsedS
+		if p, ok := smp.Values["throttled_pct"]; ok {
+			pct += p
+			n++
+		}
+	}
+	if t.Samples == 0 {
+		return nil
+	}
+	t.ThrottledMS = round3(t.ThrottledMS)
+	if n == 0 {
+		t.NoQuota = true
+	} else {
+		t.PeriodsPct = round3(pct / float64(n))
+	}
+	return t
 }
