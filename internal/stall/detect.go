@@ -8,8 +8,13 @@ import (
 )
 
 // minHistory is how many samples a relative trigger waits for before the
-// median it compares with means anything.
-const minHistory = 5
+// median it compares with means anything; maxHistory bounds the samples
+// the median is taken over (the latest hour at one a second), so that a
+// long run costs no more per sample than an hour does.
+const (
+	minHistory = 5
+	maxHistory = 3600
+)
 
 // Detector decides, sample by sample, which triggers hold. It is not safe
 // for concurrent use.
@@ -17,7 +22,8 @@ type Detector struct {
 	triggers []Trigger
 	interval time.Duration
 	streak   []int
-	qps      []float64 // every qps seen, sorted, for the median
+	qps      []float64 // the latest qps seen, sorted, for the median
+	order    []float64 // the same, oldest first
 }
 
 // NewDetector returns a detector over samples taken every interval.
@@ -66,10 +72,7 @@ func (d *Detector) Observe(v map[string]float64) []string {
 		fired = append(fired, why)
 	}
 	if q, ok := v["qps"]; ok {
-		at := sort.SearchFloat64s(d.qps, q)
-		d.qps = append(d.qps, 0)
-		copy(d.qps[at+1:], d.qps[at:])
-		d.qps[at] = q
+		d.remember(q)
 	}
 	return fired
 }
@@ -80,6 +83,21 @@ func (d *Detector) Reset() {
 	for i := range d.streak {
 		d.streak[i] = 0
 	}
+}
+
+// remember adds q to the history, dropping the oldest past maxHistory.
+func (d *Detector) remember(q float64) {
+	if len(d.order) == maxHistory {
+		old := d.order[0]
+		d.order = append(d.order[:0], d.order[1:]...)
+		at := sort.SearchFloat64s(d.qps, old)
+		d.qps = append(d.qps[:at], d.qps[at+1:]...)
+	}
+	d.order = append(d.order, q)
+	at := sort.SearchFloat64s(d.qps, q)
+	d.qps = append(d.qps, 0)
+	copy(d.qps[at+1:], d.qps[at:])
+	d.qps[at] = q
 }
 
 func (d *Detector) median() float64 {

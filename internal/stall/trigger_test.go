@@ -122,3 +122,28 @@ func TestDetector(t *testing.T) {
 		})
 	}
 }
+
+// The median a relative trigger compares with is the latest hour's: a run
+// that sped up long ago is judged by its new speed.
+func TestDetectorMedianIsTheLatestHour(t *testing.T) {
+	ts, err := Parse("qps<50%")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := NewDetector(ts, time.Second)
+	for i := 0; i < 2*maxHistory; i++ {
+		q := 100.0
+		if i >= maxHistory {
+			q = 1000
+		}
+		if why := d.Observe(map[string]float64{"qps": q}); why != nil {
+			t.Fatalf("sample %d (qps %g): got a fire %v, want none", i, q, why)
+		}
+	}
+	if got := d.median(); got != 1000 {
+		t.Errorf("got median %g, want 1000, the latest hour's", got)
+	}
+	if why := d.Observe(map[string]float64{"qps": 400}); why == nil {
+		t.Errorf("qps 400 against the latest hour's 1000: got no fire, want one")
+	}
+}
