@@ -70,15 +70,11 @@ func TestStallCaptureNamesTheBlocker(t *testing.T) {
 	}
 	// Waiters queued behind the holder block one another too; the one
 	// blocking session that waits for nothing is the holder.
-	waiting := column(t, st.Section("lock_waits"), "waiting_id")
-	var roots []string
-	for _, b := range column(t, st.Section("lock_waits"), "blocking_id") {
-		if !slices.Contains(waiting, b) && !slices.Contains(roots, b) {
-			roots = append(roots, b)
-		}
+	if got := column(t, st.Section("lock_waits"), "blocking_id"); !slices.Contains(got, want) {
+		t.Errorf("lock waits' blocking sessions: got %v, want %s among them", got, want)
 	}
-	if len(roots) != 1 || roots[0] != want {
-		t.Errorf("lock waits' blocking sessions that wait for nothing: got %v, want [%s]", roots, want)
+	if len(st.Blockers) != 1 || !strings.HasPrefix(st.Blockers[0], want+" (") {
+		t.Errorf("blockers waiting for nothing: got %q, want session %s alone", st.Blockers, want)
 	}
 	if st.Section("innodb_status") == nil || !strings.Contains(st.Section("innodb_status").Text, "TRANSACTIONS") {
 		t.Errorf("got no InnoDB status text, want SHOW ENGINE INNODB STATUS kept")

@@ -249,12 +249,8 @@ func (r *Run) Finish(o *runner.Outcome) *Report {
 		}
 	}
 	if r.stall != nil {
-		var note string
-		rep.Stalls, note = r.stall.Finish()
+		rep.Stalls, rep.StallsSkipped = r.stall.Finish()
 		shiftStalls(rep.Stalls, start.Truncate(time.Millisecond))
-		if note != "" {
-			rep.Checks = append(rep.Checks, note)
-		}
 	}
 	if r.exp != nil {
 		codes := map[string]int64{}

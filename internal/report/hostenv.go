@@ -214,6 +214,9 @@ func (h *htmlWriter) stallsHTML() {
 		st := s.Stall
 		h.p("<section class=\"stall\">\n<h3>%s</h3>\n<p><b>Why:</b> %s (captured in %.0f ms)</p>\n",
 			esc(r.stallTitle(s)), esc(strings.Join(st.Reasons, "; ")), st.CaptureMS)
+		for _, b := range st.Blockers {
+			h.p("<p class=\"blocker\"><b>Blocking, waiting for nothing:</b> %s</p>\n", esc(b))
+		}
 		if len(st.Before) > 0 {
 			t := &table{header: []string{"t (s)", "qps", "threads_running"}, right: []bool{true, true, true}}
 			for _, b := range st.Before {

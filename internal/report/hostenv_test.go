@@ -40,6 +40,7 @@ func withHost(t *testing.T) *Report {
 				Reasons:   []string{"threads_running>2 for 2s: threads_running 5, 2 samples in a row"},
 				Before:    []result.Sample{{AtS: 2, Values: map[string]float64{"qps": 0, "threads_running": 5}}},
 				CaptureMS: 14,
+				Blockers:  []string{"41 (RUNNING since 2026-03-01 10:00:09: NULL), blocking 1 sessions"},
 				Sections: []result.StallSection{
 					{Name: "processlist", Columns: []string{"Id", "Command", "Info"}, Rows: [][]string{{"41", "Sleep", "NULL"}, {"42", "Query", "UPDATE hotrow SET num=num-1 WHERE id=1"}}},
 					{Name: "innodb_status", Text: "TRANSACTIONS\n---TRANSACTION 99, ACTIVE 3 sec\n"},
@@ -60,7 +61,8 @@ func TestHostAndStallsInEveryFormat(t *testing.T) {
 		format string
 		want   []string
 	}{
-		{"text", []string{"cgroup.cpu.max", "max 100000", "200000 100000", "Stall captures (1)", "41 | Sleep", "42 | 41", "transactions (0 ms): not read: timed out"}},
+		{"text", []string{"cgroup.cpu.max", "max 100000", "200000 100000", "Stall captures (1)", "41 | Sleep", "42 | 41", "transactions (0 ms): not read: timed out",
+			"blocking, waiting for nothing: 41 (RUNNING"}},
 		{"md", []string{"## Host", "cgroup.cpu.max", "## Stall captures (1)", "42 | 41"}},
 		{"json", []string{`"host_differences"`, `"200000 100000"`, `"stalls"`, `"blocking_id"`}},
 	}
@@ -105,7 +107,7 @@ func TestHostAndStallsHTMLInChromium(t *testing.T) {
 		t.Errorf("script error: %s", m[1])
 	}
 	for _, part := range []string{`<h3 id="host">Host</h3>`, `<td class="l">cgroup.cpu.max</td>`, `<td class="l">200000 100000</td>`,
-		`<h2 id="stalls">Stall captures</h2>`, "lock_waits (1 rows)", `<td class="l">41</td>`, "transactions: not read: timed out"} {
+		`<h2 id="stalls">Stall captures</h2>`, "lock_waits (1 rows)", "<b>Blocking, waiting for nothing:</b> 41 (RUNNING", `<td class="l">41</td>`, "transactions: not read: timed out"} {
 		if !strings.Contains(dom, part) {
 			t.Errorf("the page as the browser built it: got no %q", part)
 		}

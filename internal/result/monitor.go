@@ -16,7 +16,7 @@ func (r *Result) AddMonitor(rep *Monitor) {
 	r.Host = rep.Host
 	r.CrossCheck = rep.CrossCheck
 	r.Checks = append(r.Checks, rep.Checks...)
-	r.Stalls = rep.Stalls
+	r.Stalls, r.StallsSkipped = rep.Stalls, rep.StallsSkipped
 	r.HostFacts, r.ClientFacts = rep.HostFacts, rep.ClientFacts
 }
 

@@ -73,6 +73,9 @@ type Result struct {
 	Checks []string `json:"checks,omitempty"`
 	// Stalls are the stall captures taken during the run (--stall).
 	Stalls []Stall `json:"stalls,omitempty"`
+	// StallsSkipped counts the times a trigger held but no capture was
+	// taken: within the cooldown, during a capture or past --stall-max.
+	StallsSkipped int `json:"stalls_skipped,omitempty"`
 	// HostFacts are the facts of the server's host, read at the start of
 	// the run (host facts' JSON document): all of them for a server on
 	// this host, the SQL rows alone for one on another. ClientFacts are

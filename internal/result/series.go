@@ -127,8 +127,10 @@ type Monitor struct {
 	CrossCheck *CrossCheck
 	// Checks are one-line warnings: pre-flight findings and a mismatch.
 	Checks []string
-	// Stalls are the stall captures (--stall).
-	Stalls []Stall
+	// Stalls are the stall captures (--stall); StallsSkipped counts the
+	// times a trigger held and no capture was taken.
+	Stalls        []Stall
+	StallsSkipped int
 	// HostFacts and ClientFacts are the host facts read at the start.
 	HostFacts, ClientFacts *host.Facts
 }

@@ -22,6 +22,10 @@ type Stall struct {
 	Before []Sample `json:"before"`
 	// Sections are what the capture read, in order.
 	Sections []StallSection `json:"sections"`
+	// Blockers are the sessions that block others in the lock waits and
+	// wait for nothing themselves: where a pile-up starts. Each is the
+	// session's id, then what the lock waits say of it.
+	Blockers []string `json:"blockers,omitempty"`
 	// CaptureMS is how long the whole capture took.
 	CaptureMS float64 `json:"capture_ms"`
 }
@@ -63,7 +67,11 @@ func (r *Result) WriteStalls(w io.Writer) {
 	if len(r.Stalls) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "\nStall captures: %d\n", len(r.Stalls))
+	fmt.Fprintf(w, "\nStall captures: %d", len(r.Stalls))
+	if r.StallsSkipped > 0 {
+		fmt.Fprintf(w, " (the triggers held %d more times: within the cooldown, during a capture or past --stall-max)", r.StallsSkipped)
+	}
+	fmt.Fprintln(w)
 	for i := range r.Stalls {
 		r.Stalls[i].Write(w, i+1)
 	}
@@ -78,6 +86,9 @@ func (s *Stall) Write(w io.Writer, n int) {
 			fmt.Fprintf(w, " %.0f/%.0f", b.Values["qps"], b.Values["threads_running"])
 		}
 		fmt.Fprintln(w)
+	}
+	for _, b := range s.Blockers {
+		fmt.Fprintf(w, "    blocking, waiting for nothing: %s\n", b)
 	}
 	for _, sec := range s.Sections {
 		head := fmt.Sprintf("    %s (%.0f ms)", sec.Name, sec.ReadMS)

@@ -163,3 +163,51 @@ func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 func msSince(t time.Time) float64 {
 	return float64(time.Since(t).Microseconds()) / 1000
 }
+
+// Blockers reads the lock waits for the sessions that block others and
+// wait for nothing themselves, each as "ID (STATE since STARTED: QUERY),
+// blocking N sessions", in the order the lock waits first name them. Waiters
+// queued for one row block one another too; these are where the queue
+// starts.
+func Blockers(lw *result.StallSection) []string {
+	if lw == nil || lw.Error != "" {
+		return nil
+	}
+	col := func(name string) int {
+		for i, c := range lw.Columns {
+			if c == name {
+				return i
+			}
+		}
+		return -1
+	}
+	wi, bi, bq, bs, bst := col("waiting_id"), col("blocking_id"), col("blocking_query"), col("blocking_started"), col("blocking_state")
+	if wi < 0 || bi < 0 || bq < 0 || bs < 0 || bst < 0 {
+		return nil
+	}
+	waiting := map[string]bool{}
+	for _, r := range lw.Rows {
+		waiting[r[wi]] = true
+	}
+	var order []string
+	blocked := map[string]map[string]bool{}
+	first := map[string][]string{}
+	for _, r := range lw.Rows {
+		id := r[bi]
+		if waiting[id] {
+			continue
+		}
+		if blocked[id] == nil {
+			blocked[id] = map[string]bool{}
+			first[id] = r
+			order = append(order, id)
+		}
+		blocked[id][r[wi]] = true
+	}
+	out := make([]string, 0, len(order))
+	for _, id := range order {
+		r := first[id]
+		out = append(out, fmt.Sprintf("%s (%s since %s: %s), blocking %d sessions", id, r[bst], r[bs], r[bq], len(blocked[id])))
+	}
+	return out
+}

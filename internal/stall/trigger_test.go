@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/shakedown/shakedown/internal/result"
 )
 
 func TestParse(t *testing.T) {
@@ -145,5 +147,33 @@ func TestDetectorMedianIsTheLatestHour(t *testing.T) {
 	}
 	if why := d.Observe(map[string]float64{"qps": 400}); why == nil {
 		t.Errorf("qps 400 against the latest hour's 1000: got no fire, want one")
+	}
+}
+
+func TestBlockers(t *testing.T) {
+	cols := []string{"waiting_id", "waiting_query", "wait_started", "blocking_id", "blocking_query", "blocking_started", "blocking_state"}
+	row := func(w, b, state string) []string {
+		return []string{w, "UPDATE t", "12:00:01", b, "q" + b, "12:00:00", state}
+	}
+	tests := []struct {
+		name string
+		sec  *result.StallSection
+		want []string
+	}{
+		{"none read", nil, nil},
+		{"not read", &result.StallSection{Columns: cols, Error: "timed out"}, nil},
+		{"a queue behind one holder", &result.StallSection{Columns: cols, Rows: [][]string{
+			row("34", "35", "LOCK WAIT"), row("33", "28", "RUNNING"), row("34", "28", "RUNNING"), row("35", "28", "RUNNING"), row("35", "33", "LOCK WAIT")}},
+			[]string{"28 (RUNNING since 12:00:00: q28), blocking 3 sessions"}},
+		{"two holders", &result.StallSection{Columns: cols, Rows: [][]string{row("2", "1", "RUNNING"), row("4", "3", "RUNNING")}},
+			[]string{"1 (RUNNING since 12:00:00: q1), blocking 1 sessions", "3 (RUNNING since 12:00:00: q3), blocking 1 sessions"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := Blockers(tt.sec)
+			if strings.Join(got, "|") != strings.Join(tt.want, "|") {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
 	}
 }

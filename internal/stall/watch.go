@@ -2,7 +2,6 @@ package stall
 
 import (
 	"context"
-	"fmt"
 	"sort"
 	"sync"
 	"time"
@@ -120,6 +119,7 @@ func (w *Watcher) Observe(ctx context.Context, smp result.Sample) {
 		defer w.wg.Done()
 		start := time.Now()
 		st.Sections = Capture(context.WithoutCancel(ctx), w.q, w.cfg.Bounds)
+		st.Blockers = Blockers(st.Section("lock_waits"))
 		st.CaptureMS = msSince(start)
 		w.mu.Lock()
 		w.stalls = append(w.stalls, st)
@@ -129,16 +129,12 @@ func (w *Watcher) Observe(ctx context.Context, smp result.Sample) {
 }
 
 // Finish waits for a capture under way and returns the captures in time
-// order, with a note when triggers fired that the bounds kept from
-// capturing ("" when none).
-func (w *Watcher) Finish() ([]result.Stall, string) {
+// order, and how many times a trigger held but the bounds (cooldown, one
+// capture at a time, Max) kept it from capturing.
+func (w *Watcher) Finish() ([]result.Stall, int) {
 	w.wg.Wait()
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	sort.Slice(w.stalls, func(i, j int) bool { return w.stalls[i].At.Before(w.stalls[j].At) })
-	note := ""
-	if w.skipped > 0 {
-		note = fmt.Sprintf("stall triggers held %d more times within the %s cooldown, during a capture or past the %d captures allowed", w.skipped, w.cfg.Cooldown, w.cfg.Max)
-	}
-	return w.stalls, note
+	return w.stalls, w.skipped
 }
