@@ -79,6 +79,11 @@ func TestStallCaptureNamesTheBlocker(t *testing.T) {
 	if st.Section("innodb_status") == nil || !strings.Contains(st.Section("innodb_status").Text, "TRANSACTIONS") {
 		t.Errorf("got no InnoDB status text, want SHOW ENGINE INNODB STATUS kept")
 	}
+	for _, sec := range st.Sections {
+		if sec.ReadMS <= 0 {
+			t.Errorf("section %s: got read time %g ms, want the time its read took", sec.Name, sec.ReadMS)
+		}
+	}
 	if len(st.Before) == 0 {
 		t.Errorf("got no samples before the trigger, want the ring buffer's")
 	}

@@ -87,10 +87,10 @@ func Capture(ctx context.Context, q Querier, b Bounds) []result.StallSection {
 }
 
 // readTable reads one statement's rows as text, within the bounds.
-func readTable(ctx context.Context, q Querier, b Bounds, name, query string) result.StallSection {
-	sec := result.StallSection{Name: name, Source: oneLine(query)}
+func readTable(ctx context.Context, q Querier, b Bounds, name, query string) (sec result.StallSection) {
+	sec = result.StallSection{Name: name, Source: oneLine(query)}
 	start := time.Now()
-	defer func() { sec.ReadMS = msSince(start) }()
+	defer func() { sec.ReadMS = msSince(start) }() // sec is the named result: the time reaches the caller
 	ctx, cancel := context.WithTimeout(ctx, b.ReadTimeout)
 	defer cancel()
 	rows, err := q.QueryContext(ctx, query)
