@@ -92,8 +92,7 @@ func (e *HostEnv) note() string {
 	case len(e.Diffs) == 0:
 		return fmt.Sprintf("No host setting differs between %s (as their first runs found them).", strings.Join(e.Targets, ", "))
 	}
-	return "Host settings that differ, as each target's first run found them; " +
-		"shakedown host diff explains each."
+	return "Host settings that differ, as each target's first run found them (host diff explains each)."
 }
 
 func (e *HostEnv) table() *table {
