@@ -87,8 +87,9 @@ func TestHostAndStallsInEveryFormat(t *testing.T) {
 	}
 }
 
-// TestHostAndStallsHTMLInChromium: the environment's host table and the
-// stall captures are laid out in the page the browser builds.
+// TestHostAndStallsHTMLInChromium: the environment's host table, the
+// stall captures and their marks on the timeline are laid out in the page
+// the browser builds.
 func TestHostAndStallsHTMLInChromium(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a browser: skipped with -short")
@@ -107,7 +108,7 @@ func TestHostAndStallsHTMLInChromium(t *testing.T) {
 		t.Errorf("script error: %s", m[1])
 	}
 	for _, part := range []string{`<h3 id="host">Host</h3>`, `<td class="l">cgroup.cpu.max</td>`, `<td class="l">200000 100000</td>`,
-		`<h2 id="stalls">Stall captures</h2>`, "lock_waits (1 rows)", "<b>Blocking, waiting for nothing:</b> 41 (RUNNING", `<td class="l">41</td>`, "transactions: not read: timed out"} {
+		`<h2 id="stalls">Stall captures</h2>`, "lock_waits (1 rows)", ">stall: relaxed</text>", "<b>Blocking, waiting for nothing:</b> 41 (RUNNING", `<td class="l">41</td>`, "transactions: not read: timed out"} {
 		if !strings.Contains(dom, part) {
 			t.Errorf("the page as the browser built it: got no %q", part)
 		}

@@ -358,6 +358,9 @@ func (h *htmlWriter) timelines() {
 						s.Points = append(s.Points, xy{X: iv.AtS, Y: iv.QPS, Tip: fmt.Sprintf("%s #%d at %gs: %s qps", t.Name, run.Repeat, iv.AtS, f1(iv.QPS))})
 					}
 					c.Series = append(c.Series, s)
+					for _, st := range run.Result.Stalls {
+						c.Marks = append(c.Marks, mark{X: st.AtS, Label: "stall: " + t.Name})
+					}
 				}
 			}
 			h.p("<figure>%s</figure>", c.svg())
