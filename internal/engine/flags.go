@@ -51,6 +51,7 @@ type Job struct {
 	stallSpec      string
 	stallCooldown  time.Duration
 	stallMax       int
+	stallStacks    bool
 	stall          []stall.Trigger
 	verbosity      int
 	help           bool
@@ -89,6 +90,7 @@ func (j *Job) bind(fs *pflag.FlagSet) {
 	fs.Lookup("stall").NoOptDefVal = "default"
 	fs.DurationVar(&j.stallCooldown, "stall-cooldown", 60*time.Second, "quiet period after a stall capture in which no other is taken")
 	fs.IntVar(&j.stallMax, "stall-max", 5, "most stall captures in one run")
+	sbflag.BoolVar(fs, &j.stallStacks, "stall-stacks", false, "with --stall, also read the server's thread stacks with gdb, aggregated as pt-pmp does; this STOPS the server while gdb reads them (the pause is shown); a server on this machine only")
 	fs.StringVar(&j.metricsAddr, "metrics-addr", "", "serve Prometheus metrics at HOST:PORT/metrics during the run (port 0 picks a free one)")
 	fs.IntVar(&j.verbosity, "verbosity", 3, "accepted for sysbench compatibility")
 	fs.BoolVarP(&j.help, "help", "h", false, "show the options")
@@ -286,7 +288,7 @@ func (j *Job) Options() map[string]string {
 		switch f.Name {
 		case "mysql-password", "target", "help", "json", "store", "segment", "segment-sequence", "segments", "segment-index-env", "start-at":
 			return
-		case "stall", "stall-cooldown", "stall-max":
+		case "stall", "stall-cooldown", "stall-max", "stall-stacks":
 			if j.stallSpec == "" { // runs without --stall keep the options they always had
 				return
 			}
@@ -319,6 +321,9 @@ func Takes(wl, option string) bool {
 // validateStall parses --stall and checks its bounds.
 func (j *Job) validateStall() error {
 	if j.stallSpec == "" {
+		if j.stallStacks {
+			return usagef("--stall-stacks needs --stall: stacks are read when a trigger fires")
+		}
 		return nil
 	}
 	switch {

@@ -232,7 +232,7 @@ func (j *Job) monitorConfig(opt RunOptions) monitor.RunConfig {
 		Info: monitor.RunInfo{Workload: j.Workload, Target: j.Target.String(), Threads: j.rc.Threads},
 	}
 	if j.stall != nil && cfg.Sample {
-		cfg.Stall = &stall.Config{Triggers: j.stall, Cooldown: j.stallCooldown, Max: j.stallMax}
+		cfg.Stall = &stall.Config{Triggers: j.stall, Cooldown: j.stallCooldown, Max: j.stallMax, Stacks: j.stallStacks}
 	}
 	if j.split.On {
 		cfg.Info.Segment = j.split.Label()

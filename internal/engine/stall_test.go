@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 	"context"
+	"os/exec"
 	"slices"
 	"strconv"
 	"strings"
@@ -54,9 +55,14 @@ func TestStallCaptureNamesTheBlocker(t *testing.T) {
 	}
 	defer blocker.ExecContext(ctx, "ROLLBACK")
 
+	args := []string{"hotrow", "--table=stall_hot", "--threads=3", "--time=3", "--stall=threads_running>2 for 2s", "--stall-cooldown=1h"}
+	_, lookErr := exec.LookPath("gdb")
+	stacks := lookErr == nil // the sandbox is local: its stacks can be read where gdb is
+	if stacks {
+		args = append(args, "--stall-stacks")
+	}
 	var out bytes.Buffer
-	res, err := job(t, "run", "", "hotrow", "--table=stall_hot", "--threads=3", "--time=3",
-		"--stall=threads_running>2 for 2s", "--stall-cooldown=1h").Run(ctx, RunOptions{Out: &out})
+	res, err := job(t, "run", "", args...).Run(ctx, RunOptions{Out: &out})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out.String())
 	}
@@ -83,6 +89,11 @@ func TestStallCaptureNamesTheBlocker(t *testing.T) {
 		if sec.ReadMS <= 0 {
 			t.Errorf("section %s: got read time %g ms, want the time its read took", sec.Name, sec.ReadMS)
 		}
+	}
+	if sec := st.Section("stacks"); stacks && (sec == nil || sec.Error != "" || len(sec.Rows) == 0 || sec.PauseMS <= 0) {
+		t.Errorf("stacks: got %+v, want the server's thread stacks aggregated, with the pause they cost", sec)
+	} else if !stacks {
+		t.Log("gdb is not installed: --stall-stacks not checked")
 	}
 	if len(st.Before) == 0 {
 		t.Errorf("got no samples before the trigger, want the ring buffer's")

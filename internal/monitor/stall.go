@@ -28,13 +28,22 @@ func (r *Run) startStall(ctx context.Context, ep target.Endpoint) error {
 	}
 	sc := *r.cfg.Stall
 	sc.Interval = r.cfg.Interval
-	r.stall = stall.NewWatcher(sc, db)
 	texts := make([]string, len(sc.Triggers))
 	for i, t := range sc.Triggers {
 		texts[i] = t.Text
 	}
 	r.notes = append(r.notes, fmt.Sprintf("Stall capture: when %s (at most %d, %s apart), on a connection of its own; reads only",
 		strings.Join(texts, " or "), max(sc.Max, 1), sc.Cooldown))
+	// Stacks only of a server process on this machine: gdb stops it.
+	switch {
+	case !sc.Stacks:
+	case r.local && r.pid > 0:
+		sc.StacksPID = r.pid
+		r.notes = append(r.notes, fmt.Sprintf("Stall stacks: each capture reads process %d's thread stacks with gdb, which STOPS the server while it reads them (the pause is shown)", r.pid))
+	default:
+		r.notes = append(r.notes, "Stall stacks: not read: the server is not a process found on this machine")
+	}
+	r.stall = stall.NewWatcher(sc, db)
 	return nil
 }
 

@@ -237,6 +237,9 @@ func (h *htmlWriter) stallsHTML() {
 					t.add(row...)
 				}
 				h.p("<h4>%s (%d rows)</h4>\n", esc(sec.Name), len(sec.Rows))
+				if sec.PauseMS > 0 {
+					h.p("<p>The server stopped %.0f ms while gdb read them.</p>\n", sec.PauseMS)
+				}
 				h.table(t, nil)
 			}
 		}

@@ -45,6 +45,8 @@ type StallSection struct {
 	Truncated bool    `json:"truncated,omitempty"`
 	Error     string  `json:"error,omitempty"`
 	ReadMS    float64 `json:"read_ms"`
+	// PauseMS is how long the read stopped the server (stacks only).
+	PauseMS float64 `json:"pause_ms,omitempty"`
 }
 
 // Section returns the capture's section of that name, or nil.
@@ -92,6 +94,9 @@ func (s *Stall) Write(w io.Writer, n int) {
 	}
 	for _, sec := range s.Sections {
 		head := fmt.Sprintf("    %s (%.0f ms)", sec.Name, sec.ReadMS)
+		if sec.PauseMS > 0 {
+			head = fmt.Sprintf("    %s (the server stopped %.0f ms while gdb read them)", sec.Name, sec.PauseMS)
+		}
 		switch {
 		case sec.Error != "":
 			fmt.Fprintf(w, "%s: not read: %s\n", head, sec.Error)

@@ -23,6 +23,11 @@ type Config struct {
 	Max int
 	// Bounds bound each capture's reads.
 	Bounds Bounds
+	// Stacks asks for the server's thread stacks after the other reads
+	// (--stall-stacks); StacksPID is the local server process they are
+	// read from, 0 when the server is not on this machine (then none are).
+	Stacks    bool
+	StacksPID int
 }
 
 // Watcher checks each sample against the triggers and captures on a
@@ -120,6 +125,9 @@ func (w *Watcher) Observe(ctx context.Context, smp result.Sample) {
 		start := time.Now()
 		st.Sections = Capture(context.WithoutCancel(ctx), w.q, w.cfg.Bounds)
 		st.Blockers = Blockers(st.Section("lock_waits"))
+		if w.cfg.StacksPID > 0 {
+			st.Sections = append(st.Sections, Stacks(context.WithoutCancel(ctx), w.cfg.StacksPID)) // last: it stops the server
+		}
 		st.CaptureMS = msSince(start)
 		w.mu.Lock()
 		w.stalls = append(w.stalls, st)
