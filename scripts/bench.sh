@@ -41,6 +41,11 @@
 #                  16 threads, --monitor=on and --monitor=off alternately
 #                  (the order flips every round); medians, on/off ratio, and
 #                  the server time of one SHOW GLOBAL STATUS
+#   stall          a stall trigger that never fires: shakedown run
+#                  oltp_point_select, 16 threads, with --stall (pt-stalk's
+#                  threads_running>25 for 5s, which 16 threads cannot reach)
+#                  and without, alternately (the order flips every round);
+#                  medians and the median of each round's on/off ratio
 #
 # Knobs (environment): ROUNDS (5), SECONDS_PER_RUN (15), PREP_ROUNDS (1),
 # PREP_TABLES (4), PREP_ROWS (1000000), BIN (bin/shakedown), SLAP_QUERIES
@@ -412,6 +417,35 @@ for c in $CASES; do
 				"$per_sample_ms" "$srv_us" "$load_qps" "$cost_pct"
 		} >>"$work/summary.md"
 		;;
+	stall)
+		echo "== stall trigger that never fires: oltp_point_select, 16 threads, --stall vs none"
+		prepare_rows 100000
+		out=$work/stall.txt
+		: >"$out"
+		for r in $(seq "$ROUNDS"); do
+			order="on off"
+			[ $((r % 2)) -eq 0 ] && order="off on"
+			for m in $order; do
+				stall=()
+				[ "$m" = on ] && stall=(--stall)
+				measure "$m" "$out" "$BIN" run oltp_point_select --target="$url" --tables=1 --table-size=100000 --threads=16 "--time=$SECS" "${stall[@]}"
+				if grep -q "^Stall captures" "$work/log.$$"; then
+					echo "bench.sh: the stall trigger fired; this case measures one that does not" >&2
+					exit 1
+				fi
+			done
+			echo "  round $r: $(tail -2 "$out" | awk '{printf "stall=%s %.0f qps  ", $1, $2}')"
+		done
+		qon=$(med_col on 2 "$out"); qoff=$(med_col off 2 "$out")
+		paired=$(awk '$1=="on"{on[++n]=$2} $1=="off"{off[++m]=$2} END{for(i=1;i<=n&&i<=m;i++) if (off[i]>0) print on[i]/off[i]}' "$out" | median)
+		{
+			echo ""
+			echo "| stall trigger that never fires, oltp_point_select 16 threads | QPS without --stall | QPS with --stall | on/off (medians) | on/off (median of paired rounds) |"
+			echo "|---|---|---|---|---|"
+			printf '| %d rounds x %ss | %.0f | %.0f | %s | %.4f |\n' "$ROUNDS" "$SECS" "$qoff" "$qon" \
+				"$(awk -v a="$qon" -v b="$qoff" 'BEGIN{ if (b==0) print "n/a"; else printf "%.4f", a/b }')" "$paired"
+		} >>"$work/summary.md"
+		;;
 	slap)
 		echo "== slap vs mysqlslap: --concurrency=$SLAP_CONCURRENCY --iterations=$SLAP_ITERATIONS --number-of-queries=$SLAP_QUERIES, hot row"
 		mariadb "${my_conn[@]}" -e "CREATE DATABASE IF NOT EXISTS test; CREATE TABLE IF NOT EXISTS test.seckill (id INT PRIMARY KEY, num INT NOT NULL); REPLACE INTO test.seckill VALUES (1, 2000000000)"
@@ -453,7 +487,7 @@ for c in $CASES; do
 		} >>"$work/summary.md"
 		;;
 	*)
-		echo "bench.sh: unknown case $c (point_select read_write floor threads1000 threads prepare tls base monitor slap)" >&2
+		echo "bench.sh: unknown case $c (point_select read_write floor threads1000 threads prepare tls base monitor stall slap)" >&2
 		exit 2
 		;;
 	esac

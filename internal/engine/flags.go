@@ -16,6 +16,7 @@ import (
 	"github.com/shakedown/shakedown/internal/runner"
 	"github.com/shakedown/shakedown/internal/sbflag"
 	"github.com/shakedown/shakedown/internal/segment"
+	"github.com/shakedown/shakedown/internal/stall"
 	"github.com/shakedown/shakedown/internal/suggest"
 	"github.com/shakedown/shakedown/internal/target"
 	"github.com/shakedown/shakedown/internal/usage"
@@ -47,6 +48,11 @@ type Job struct {
 	connectMode    string
 	monitorOn      bool
 	metricsAddr    string
+	stallSpec      string
+	stallCooldown  time.Duration
+	stallMax       int
+	stallStacks    bool
+	stall          []stall.Trigger
 	verbosity      int
 	help           bool
 	tflags         target.Flags
@@ -80,6 +86,11 @@ func (j *Job) bind(fs *pflag.FlagSet) {
 	fs.StringVar(&j.connectMode, "connect-mode", "persistent", "when threads connect: persistent (one connection per thread), transaction (a new one for every event) or query (a new one for every statement); connect time is reported apart from latency")
 	fs.StringVar(&j.clientIO, "client-io", "auto", "how client threads wait for the server: loop (threads as tasks of one epoll loop per core: the least CPU per query), blocking (a blocking system call per read), polled (Go's poller) or auto (loop)")
 	sbflag.BoolVar(fs, &j.monitorOn, "monitor", true, "sample the server's status every second on a connection of its own and store the series with the result")
+	fs.StringVar(&j.stallSpec, "stall", "", "capture the processlist, InnoDB status, lock waits and transactions when a trigger holds: comma-separated, e.g. 'threads_running>25 for 5s,qps<50%,p99>200ms' (alone: "+stall.DefaultSpec+"); reads only")
+	fs.Lookup("stall").NoOptDefVal = "default"
+	fs.DurationVar(&j.stallCooldown, "stall-cooldown", 60*time.Second, "quiet period after a stall capture in which no other is taken")
+	fs.IntVar(&j.stallMax, "stall-max", 5, "most stall captures in one run")
+	sbflag.BoolVar(fs, &j.stallStacks, "stall-stacks", false, "with --stall, also read the server's thread stacks with gdb, aggregated as pt-pmp does; this STOPS the server while gdb reads them (the pause is shown); a server on this machine only")
 	fs.StringVar(&j.metricsAddr, "metrics-addr", "", "serve Prometheus metrics at HOST:PORT/metrics during the run (port 0 picks a free one)")
 	fs.IntVar(&j.verbosity, "verbosity", 3, "accepted for sysbench compatibility")
 	fs.BoolVarP(&j.help, "help", "h", false, "show the options")
@@ -233,6 +244,9 @@ func (j *Job) validate() error {
 			return usagef("--metrics-addr must be HOST:PORT, e.g. 127.0.0.1:9100 (got %q)", j.metricsAddr)
 		}
 	}
+	if err := j.validateStall(); err != nil {
+		return err
+	}
 	if err := j.rand.Validate(); err != nil {
 		return &usage.Error{Msg: err.Error()}
 	}
@@ -274,6 +288,10 @@ func (j *Job) Options() map[string]string {
 		switch f.Name {
 		case "mysql-password", "target", "help", "json", "store", "segment", "segment-sequence", "segments", "segment-index-env", "start-at":
 			return
+		case "stall", "stall-cooldown", "stall-max", "stall-stacks":
+			if j.stallSpec == "" { // runs without --stall keep the options they always had
+				return
+			}
 		}
 		m[f.Name] = f.Value.String()
 	})
@@ -298,4 +316,28 @@ func Takes(wl, option string) bool {
 		fs.AddFlagSet(f.Flags())
 	}
 	return fs.Lookup(string(sbflag.Normalize(fs, option))) != nil
+}
+
+// validateStall parses --stall and checks its bounds.
+func (j *Job) validateStall() error {
+	if j.stallSpec == "" {
+		if j.stallStacks {
+			return usagef("--stall-stacks needs --stall: stacks are read when a trigger fires")
+		}
+		return nil
+	}
+	switch {
+	case !j.monitorOn:
+		return usagef("--stall needs the sampler: drop --monitor=off")
+	case j.stallCooldown <= 0:
+		return usagef("--stall-cooldown must be > 0")
+	case j.stallMax < 1:
+		return usagef("--stall-max must be >= 1")
+	}
+	t, err := stall.Parse(j.stallSpec)
+	if err != nil {
+		return &usage.Error{Msg: err.Error()}
+	}
+	j.stall = t
+	return nil
 }

@@ -54,6 +54,10 @@ func TestParseBadInput(t *testing.T) {
 		{"connect mode", []string{"ping", "--connect-mode=pooled"}, "--connect-mode"},
 		{"metrics address", []string{"ping", "--metrics-addr=9100"}, "--metrics-addr must be HOST:PORT"},
 		{"workload option", []string{"ping", "--ping-mode=loud"}, "--ping-mode"},
+		{"stall trigger", []string{"ping", "--stall=threads_running>25,qps<fast"}, `--stall: trigger "qps<fast"`},
+		{"stall without the sampler", []string{"ping", "--stall", "--monitor=off"}, "--stall needs the sampler"},
+		{"stacks without stall", []string{"ping", "--stall-stacks"}, "--stall-stacks needs --stall"},
+		{"stall cooldown", []string{"ping", "--stall", "--stall-cooldown=0s"}, "--stall-cooldown must be > 0"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -13,6 +13,7 @@ import (
 	"github.com/shakedown/shakedown/internal/monitor"
 	"github.com/shakedown/shakedown/internal/result"
 	"github.com/shakedown/shakedown/internal/runner"
+	"github.com/shakedown/shakedown/internal/stall"
 	"github.com/shakedown/shakedown/internal/target"
 	"github.com/shakedown/shakedown/internal/workload"
 )
@@ -231,6 +232,9 @@ func (j *Job) monitorConfig(opt RunOptions) monitor.RunConfig {
 	cfg := monitor.RunConfig{
 		Target: j.Target, Sample: j.samples(), MetricsAddr: j.metricsAddr, Exporter: opt.Metrics, Needs: n,
 		Info: monitor.RunInfo{Workload: j.Workload, Target: j.Target.String(), Threads: j.rc.Threads},
+	}
+	if j.stall != nil && cfg.Sample {
+		cfg.Stall = &stall.Config{Triggers: j.stall, Cooldown: j.stallCooldown, Max: j.stallMax, Stacks: j.stallStacks}
 	}
 	if j.split.On {
 		cfg.Info.Segment = j.split.Label()

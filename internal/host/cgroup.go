@@ -265,3 +265,30 @@ func memoryMax(s string) string {
 	}
 	return s
 }
+
+// CgroupCounters reads the CPU counters of process pid's cgroup (the
+// cgroup rows of kind Counter: nr_periods, nr_throttled, throttled_usec,
+// usage_usec), keyed by their fact names, for a sampler to read once per
+// interval. root is as Options.Root. It fails, saying why, only when none
+// could be read.
+func CgroupCounters(ctx context.Context, root string, pid int) (map[string]float64, error) {
+	e := &env{opts: Options{Root: root, PID: pid}, r: reader{root: root}}
+	out := map[string]float64{}
+	var why []string
+	for _, f := range cgroupFacts(ctx, e) {
+		if f.Kind != Counter {
+			continue
+		}
+		if !f.Known() {
+			why = append(why, f.Name+": "+f.Reason)
+			continue
+		}
+		if v, err := strconv.ParseFloat(f.Value, 64); err == nil {
+			out[f.Name] = v
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("read cgroup counters: %s", strings.Join(why, "; "))
+	}
+	return out, nil
+}

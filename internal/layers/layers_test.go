@@ -38,8 +38,9 @@ var order = [][]string{
 		"workload/ping", "workload/sqlfile", "result", "bisectresult"},
 	// The runner, the store, the plan (which does not import the engine),
 	// the workload set and the tools that compare servers: verify, check
-	// (which does not import verify) and replay.
-	{"runner", "store", "plan", "workload/all", "verify", "check", "replay"},
+	// (which does not import verify) and replay; stall capture, which the
+	// monitor drives.
+	{"runner", "store", "plan", "workload/all", "verify", "check", "replay", "stall"},
 	// Producers above the runner.
 	{"monitor", "slap", "schedule"},
 	// The load engine.

@@ -323,6 +323,23 @@ var columns = []Column{
 	{Key: "net_rx_bytes", Head: "rxKB", Group: "host net", Unit: "B/s", Prom: "shakedown_host_network_received_bytes_per_second", Help: "bytes received by the host's network interfaces other than loopback", calc: rateOf("host.net.rx_bytes")},
 	{Key: "net_tx_bytes", Head: "txKB", Group: "host net", Unit: "B/s", Prom: "shakedown_host_network_sent_bytes_per_second", Help: "bytes sent by the host's network interfaces other than loopback", calc: rateOf("host.net.tx_bytes")},
 	{Key: "server_cpu", Head: "srv%", Group: "process cpu%", Unit: "%", Prom: "shakedown_server_process_cpu_percent", Help: "the server process's CPU (user + system), % of one core", calc: cpuPercent("proc.server.cpu_s")},
+	{Key: "throttled_pct", Head: "thr%", Group: "cgroup", Unit: "%", Prom: "shakedown_server_cgroup_throttled_periods_percent",
+		Help: "periods in which the server's cgroup spent its CPU quota and was throttled: nr_throttled / nr_periods over the interval",
+		calc: func(d *delta) (float64, bool) {
+			p, ok := d.counter("cgroup.cpu.nr_periods")
+			if !ok || p <= 0 {
+				return 0, false // no quota: the cgroup counts no periods
+			}
+			t, _ := d.counter("cgroup.cpu.nr_throttled")
+			return 100 * t / p, true
+		},
+		attn: above(10, "the server's cgroup CPU quota throttled it in over 10% of periods")},
+	{Key: "throttled_ms", Head: "thrms", Group: "cgroup", Unit: "/s", Prom: "shakedown_server_cgroup_throttled_ms_per_second",
+		Help: "time the server's cgroup was throttled, ms per second (throttled_usec)",
+		calc: func(d *delta) (float64, bool) {
+			v, ok := d.rate("cgroup.cpu.throttled_usec")
+			return v / 1000, ok
+		}},
 	{Key: "client_cpu", Head: "cli%", Group: "process cpu%", Unit: "%", Prom: "shakedown_client_process_cpu_percent", Help: "shakedown's own CPU (user + system), % of one core", calc: cpuPercent("proc.client.cpu_s")},
 }
 

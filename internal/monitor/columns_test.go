@@ -58,6 +58,13 @@ func TestCompute(t *testing.T) {
 			want: map[string]float64{"sel": 0, "threads_running": 2},
 		},
 		{
+			name:      "a cgroup quota biting: throttled periods and time",
+			prev:      reading(0, "cgroup.cpu.nr_periods", 1000, "cgroup.cpu.nr_throttled", 100, "cgroup.cpu.throttled_usec", 5_000_000),
+			cur:       reading(2*time.Second, "cgroup.cpu.nr_periods", 1020, "cgroup.cpu.nr_throttled", 115, "cgroup.cpu.throttled_usec", 5_600_000),
+			want:      map[string]float64{"throttled_pct": 75, "throttled_ms": 300},
+			attention: []string{"throttled_pct"},
+		},
+		{
 			name: "tps from commits, else from writes",
 			prev: reading(0, "Com_commit", 0, "Com_rollback", 0, "Com_insert", 0, "Com_update", 0, "Com_delete", 0),
 			cur:  reading(time.Second, "Com_commit", 0, "Com_rollback", 0, "Com_insert", 5, "Com_update", 3, "Com_delete", 2),

@@ -10,8 +10,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/shakedown/shakedown/internal/host"
 	"github.com/shakedown/shakedown/internal/result"
 	"github.com/shakedown/shakedown/internal/runner"
+	"github.com/shakedown/shakedown/internal/stall"
 	"github.com/shakedown/shakedown/internal/stats"
 	"github.com/shakedown/shakedown/internal/target"
 )
@@ -35,6 +37,9 @@ type RunConfig struct {
 	Info RunInfo
 	// Proc is the proc file system's root; "" means /proc.
 	Proc string
+	// Stall, when set, captures what the server is doing when one of its
+	// triggers holds (--stall); it needs Sample.
+	Stall *stall.Config
 	// Counter is the server counter the client vs server cross-check
 	// compares the client's statements with: "" means Questions; a
 	// workload that sends what Questions does not count names another,
@@ -56,6 +61,10 @@ type Run struct {
 	notes    []string
 	local    bool
 	pid      int
+	stall    *stall.Watcher
+	stallDB  *sql.DB
+	facts    *host.Facts // the server's host, read at the start
+	client   *host.Facts // this host, when the server is on another
 
 	mu         sync.Mutex
 	measureAt  time.Time // start of measurement, from the first interval
@@ -96,6 +105,7 @@ func StartRun(ctx context.Context, cfg RunConfig) (*Run, error) {
 	for _, f := range r.findings {
 		r.notes = append(r.notes, "Pre-flight "+f.String())
 	}
+	r.facts, r.client = r.collectFacts(ctx, ep)
 	r.exp = cfg.Exporter
 	if r.exp == nil && cfg.MetricsAddr != "" {
 		r.exp = NewExporter()
@@ -121,9 +131,19 @@ func StartRun(ctx context.Context, cfg RunConfig) (*Run, error) {
 		opt.Host = &HostOptions{Proc: cfg.Proc, ServerPID: r.pid, Client: true}
 	}
 	s := NewSampler(db, opt)
-	var onSample func(result.Sample)
-	if r.exp != nil {
-		onSample = func(smp result.Sample) { r.exp.ObserveSample(smp, s.Statuses()) }
+	if cfg.Stall != nil {
+		if err := r.startStall(ctx, ep); err != nil {
+			r.Close()
+			return nil, err
+		}
+	}
+	onSample := func(smp result.Sample) {
+		if r.exp != nil {
+			r.exp.ObserveSample(smp, s.Statuses())
+		}
+		if r.stall != nil {
+			r.stall.Observe(ctx, smp)
+		}
 	}
 	r.rec = s.Record(ctx, cfg.Interval, onSample)
 	note := fmt.Sprintf("Monitor: server status every %s on a connection of its own", cfg.Interval)
@@ -181,6 +201,15 @@ func (r *Run) ObserveInterval(iv runner.Interval) {
 	if r.exp != nil {
 		r.exp.ObserveInterval(iv)
 	}
+	if r.stall != nil && iv.Latency != nil {
+		h := iv.Latency
+		r.stall.ObserveLatency(func(p float64) (float64, bool) {
+			if h.Count() == 0 {
+				return 0, false
+			}
+			return float64(h.Percentile(p)) / float64(time.Millisecond), true
+		})
+	}
 }
 
 // MeasureStart says measurement starts now (after a warm-up): the client's
@@ -219,6 +248,10 @@ func (r *Run) Finish(o *runner.Outcome) *result.Monitor {
 			rep.CrossCheck = result.CheckCounter(rep.Server, o.Intervals, r.cfg.Counter)
 		}
 	}
+	if r.stall != nil {
+		rep.Stalls, rep.StallsSkipped = r.stall.Finish()
+		shiftStalls(rep.Stalls, start.Truncate(time.Millisecond))
+	}
 	if r.exp != nil {
 		codes := map[string]int64{}
 		for c, n := range o.Errors {
@@ -235,7 +268,9 @@ func (r *Run) Finish(o *runner.Outcome) *result.Monitor {
 			h.ServerCPUPerQueryUS = stats.Round(cpu/100/cc.ServerQPS*1e6, 2)
 		}
 	}
+	h.Throttling = result.ThrottlingOf(rep.Server)
 	rep.Host = h
+	rep.HostFacts, rep.ClientFacts = r.facts, r.client
 	for _, f := range r.findings {
 		rep.Checks = append(rep.Checks, "pre-flight "+f.String())
 	}
@@ -257,6 +292,12 @@ func (r *Run) Close() {
 		if !finished {
 			r.exp.EndRun(nil, nil)
 		}
+	}
+	if r.stall != nil {
+		r.stall.Finish() // a capture under way uses stallDB
+	}
+	if r.stallDB != nil {
+		r.stallDB.Close()
 	}
 	if r.metrics != nil {
 		r.metrics.Close()

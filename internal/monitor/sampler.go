@@ -58,6 +58,11 @@ func NewSampler(q Querier, opt Options) *Sampler {
 			sources = append(sources, ProcessSource{Proc: proc, ServerPID: h.ServerPID, Client: h.Client})
 		}
 		sources = append(sources, HostSource{Proc: proc})
+		// The server's cgroup counters, where they can be read (a live
+		// /proc: the cgroup files are found through it and /sys).
+		if cg := (CgroupSource{ServerPID: h.ServerPID}); h.ServerPID > 0 && proc == "/proc" && cg.Read(context.Background(), nil, &Reading{Values: map[string]float64{}}) == nil {
+			sources = append(sources, cg)
+		}
 	}
 	return NewSamplerWith(q, opt, sources...)
 }

@@ -45,6 +45,11 @@ type jsonReport struct {
 	// QPS, for workloads of at least 6 thread levels (added without
 	// changing any other field).
 	Scalability []jsonScaling `json:"scalability,omitempty"`
+	// HostDifferences are the host settings that differ between the
+	// targets' first runs, and Stalls the runs' stall captures (added
+	// without changing any other field).
+	HostDifferences []jsonHostDiff `json:"host_differences,omitempty"`
+	Stalls          []jsonStall    `json:"stalls,omitempty"`
 }
 
 type jsonMethod struct {
@@ -277,6 +282,7 @@ func WriteJSON(w io.Writer, r *Report) error {
 		}
 		doc.Differing = append(doc.Differing, v)
 	}
+	doc.HostDifferences, doc.Stalls = r.jsonHost()
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(doc)

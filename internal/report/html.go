@@ -135,6 +135,7 @@ func WriteHTML(w io.Writer, r *Report) error {
 	}
 	h.timelines()
 	h.environment()
+	h.stallsHTML()
 	if len(r.Unfinished) > 0 {
 		h.p("<h2 id=\"unfinished\">Failed, interrupted and partial steps</h2>\n<p>They are left out of every figure and chart.</p>\n")
 		h.table(r.unfinishedTable(), map[int]string{6: "err"})
@@ -357,6 +358,9 @@ func (h *htmlWriter) timelines() {
 						s.Points = append(s.Points, xy{X: iv.AtS, Y: iv.QPS, Tip: fmt.Sprintf("%s #%d at %gs: %s qps", t.Name, run.Repeat, iv.AtS, f1(iv.QPS))})
 					}
 					c.Series = append(c.Series, s)
+					for _, st := range run.Result.Stalls {
+						c.Marks = append(c.Marks, mark{X: st.AtS, Label: "stall: " + t.Name})
+					}
 				}
 			}
 			h.p("<figure>%s</figure>", c.svg())
@@ -389,6 +393,7 @@ func (h *htmlWriter) environment() {
 		// Which of those differences matter, right after them.
 		_ = bisectresult.WriteHTML(h, r.Bisect) // a write error stays in h's bufio.Writer and is returned by its Flush
 	}
+	h.hostHTML()
 	for _, t := range r.Targets {
 		names := make([]string, 0, len(t.Variables))
 		for k := range t.Variables {

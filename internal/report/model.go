@@ -144,6 +144,11 @@ type Report struct {
 	// Connections say how each target's runs connected (client path and
 	// TLS), for the targets whose results recorded it.
 	Connections map[string]string
+	// Host is the targets' host facts and the settings that differ; nil
+	// when no run recorded host facts.
+	Host *HostEnv
+	// Stalls are the runs' stall captures (--stall), in run order.
+	Stalls []StallRun
 	// Threshold and Confidence are what the comparisons used.
 	Threshold, Confidence float64
 	// AAPairs maps each candidate that is the same server and database as
@@ -274,6 +279,8 @@ func Build(d *store.SweepData) *Report {
 	r.Splits = splitRuns(d.Runs)
 	r.Differing = differing(d.Targets)
 	r.Connections = connections(d.Runs)
+	r.Host = hostEnv(d.Runs, d.Targets, r.Control)
+	r.Stalls = stallRuns(d.Runs)
 	r.AAPairs = sameServers(d.Targets, r.Control)
 	var series [][]float64
 	for _, w := range r.Workloads {

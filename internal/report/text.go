@@ -498,6 +498,7 @@ func WriteText(w io.Writer, r *Report) error {
 	if r.Bisect != nil {
 		r.writeBisectText(bw)
 	}
+	r.writeHostText(bw)
 	if len(r.Unfinished) > 0 {
 		fmt.Fprintln(bw, "\nFailed, interrupted and partial steps (left out of every figure)")
 		r.unfinishedTable().writeText(bw, "  ")
@@ -569,6 +570,7 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 	if r.Bisect != nil {
 		r.writeBisectMarkdown(bw)
 	}
+	r.writeHostMarkdown(bw)
 	if len(r.Unfinished) > 0 {
 		fmt.Fprintln(bw, "\n## Failed, interrupted and partial steps")
 		fmt.Fprintln(bw)

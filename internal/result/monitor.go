@@ -16,6 +16,8 @@ func (r *Result) AddMonitor(rep *Monitor) {
 	r.Host = rep.Host
 	r.CrossCheck = rep.CrossCheck
 	r.Checks = append(r.Checks, rep.Checks...)
+	r.Stalls, r.StallsSkipped = rep.Stalls, rep.StallsSkipped
+	r.HostFacts, r.ClientFacts = rep.HostFacts, rep.ClientFacts
 }
 
 // writeMonitor prints the monitor's lines of the "Beyond sysbench" section.
@@ -42,6 +44,12 @@ func (r *Result) writeMonitor(w io.Writer) {
 		}
 		fmt.Fprintf(w, "    CPU per query:                 %s (%d cores here)\n", line, h.Cores)
 	}
+	if t := r.Host.throttling(); t != nil && t.NoQuota {
+		fmt.Fprintf(w, "    cgroup CPU throttling:         none: the server's cgroup has no CPU quota (%d samples)\n", t.Samples)
+	} else if t != nil {
+		fmt.Fprintf(w, "    cgroup CPU throttling:         %.0f ms throttled, in %.1f%% of the quota's periods (server's cgroup, %d samples)\n",
+			t.ThrottledMS, t.PeriodsPct, t.Samples)
+	}
 	if s := r.Server; s != nil {
 		fmt.Fprintf(w, "    server samples:                %d (every %gs, %d statements of the sampler's own left out)\n",
 			len(s.Samples), s.IntervalS, s.OwnStatements)
@@ -49,4 +57,11 @@ func (r *Result) writeMonitor(w io.Writer) {
 	for _, c := range r.Checks {
 		fmt.Fprintf(w, "    CHECK:                         %s\n", c)
 	}
+}
+
+func (h *HostSummary) throttling() *Throttling {
+	if h == nil {
+		return nil
+	}
+	return h.Throttling
 }

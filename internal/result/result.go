@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/shakedown/shakedown/internal/histogram"
+	"github.com/shakedown/shakedown/internal/host"
 	"github.com/shakedown/shakedown/internal/runner"
 	"github.com/shakedown/shakedown/internal/stats"
 )
@@ -71,6 +72,17 @@ type Result struct {
 	// Checks are warnings about the run: pre-flight findings, a client /
 	// server mismatch.
 	Checks []string `json:"checks,omitempty"`
+	// Stalls are the stall captures taken during the run (--stall).
+	Stalls []Stall `json:"stalls,omitempty"`
+	// StallsSkipped counts the times a trigger held but no capture was
+	// taken: within the cooldown, during a capture or past --stall-max.
+	StallsSkipped int `json:"stalls_skipped,omitempty"`
+	// HostFacts are the facts of the server's host, read at the start of
+	// the run (host facts' JSON document): all of them for a server on
+	// this host, the SQL rows alone for one on another. ClientFacts are
+	// this host's then, recorded apart only when the server is elsewhere.
+	HostFacts   *host.Facts `json:"host_facts,omitempty"`
+	ClientFacts *host.Facts `json:"client_facts,omitempty"`
 	// Segment is set on the result of one runner of a split load: which
 	// part of the load it drove.
 	Segment *Segment `json:"segment,omitempty"`

@@ -4,6 +4,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/shakedown/shakedown/internal/host"
 	"github.com/shakedown/shakedown/internal/stats"
 )
 
@@ -127,6 +128,12 @@ type Monitor struct {
 	CrossCheck *CrossCheck
 	// Checks are one-line warnings: pre-flight findings and a mismatch.
 	Checks []string
+	// Stalls are the stall captures (--stall); StallsSkipped counts the
+	// times a trigger held and no capture was taken.
+	Stalls        []Stall
+	StallsSkipped int
+	// HostFacts and ClientFacts are the host facts read at the start.
+	HostFacts, ClientFacts *host.Facts
 }
 
 // HostSummary is the run's CPU cost on this host.
@@ -146,4 +153,53 @@ type HostSummary struct {
 	// ServerCPUPerQueryUS is the server process's CPU per statement over the
 	// cross-checked span (local servers only).
 	ServerCPUPerQueryUS float64 `json:"server_cpu_us_per_query,omitempty"`
+	// Throttling is what the server's cgroup CPU quota did while measuring
+	// (local servers whose cgroup counters could be read).
+	Throttling *Throttling `json:"throttling,omitempty"`
+}
+
+// Throttling sums the server cgroup's throttling over the measured samples.
+type Throttling struct {
+	// ThrottledMS is the time the cgroup was throttled, in milliseconds.
+	ThrottledMS float64 `json:"throttled_ms"`
+	// PeriodsPct is the share of the quota's periods in which it was
+	// throttled, averaged over the samples that counted periods; NoQuota
+	// is set when none did (no quota: nothing to throttle).
+	PeriodsPct float64 `json:"throttled_periods_pct"`
+	NoQuota    bool    `json:"no_quota,omitempty"`
+	// Samples is how many samples had the counters.
+	Samples int `json:"samples"`
+}
+
+// ThrottlingOf sums the throttling columns of the measured samples (t_s >
+// 0), or returns nil when the series has none.
+func ThrottlingOf(s *Series) *Throttling {
+	if s == nil {
+		return nil
+	}
+	t := &Throttling{}
+	var pct float64
+	n := 0
+	for _, smp := range s.Samples {
+		ms, ok := smp.Values["throttled_ms"]
+		if !ok || smp.AtS <= 0 {
+			continue
+		}
+		t.Samples++
+		t.ThrottledMS += ms * smp.ElapsedS
+		if p, ok := smp.Values["throttled_pct"]; ok {
+			pct += p
+			n++
+		}
+	}
+	if t.Samples == 0 {
+		return nil
+	}
+	t.ThrottledMS = stats.Round(t.ThrottledMS, 3)
+	if n == 0 {
+		t.NoQuota = true
+	} else {
+		t.PeriodsPct = stats.Round(pct / float64(n), 3)
+	}
+	return t
 }

@@ -92,6 +92,7 @@ func (r *Result) WriteSummary(w io.Writer) {
 		fmt.Fprintln(w)
 		WriteStatementTable(w, r.Statements)
 	}
+	r.WriteStalls(w)
 }
 
 func ordinal(p float64) string {
