@@ -62,14 +62,10 @@ func (m missingStep) Run(context.Context) (Result, error) {
 	return Result{}, fmt.Errorf("the %s step is not available in this build", m.name)
 }
 
-// connect opens a side the way check and verify do; the caller closes
-// its DB.
+// connect opens a side the way check and verify do (its errors name the
+// role and the server); the caller closes its DB.
 func connect(ctx context.Context, role string, t *target.Target, size int) (*verify.Side, error) {
-	s, err := verify.Connect(ctx, role, t, size)
-	if err != nil {
-		return nil, fmt.Errorf("connect %s %s: %w", role, t.Name, err)
-	}
-	return s, nil
+	return verify.Connect(ctx, role, t, size)
 }
 
 // databases are the plan's databases, else the source URL's, else every
@@ -181,9 +177,13 @@ func (s verifyStep) Run(ctx context.Context) (Result, error) {
 		return Result{}, err
 	}
 	defer src.DB.Close()
-	dbs, err := src.Target.Databases(ctx, src.DB, c.p.Databases, target.EveryDatabase, c.p.Path+": databases")
-	if err != nil {
-		return Result{}, err
+	// As verify does: without databases: each side's URL names its own,
+	// so that a copy under another name is compared.
+	var dbs []string
+	if len(c.p.Databases) > 0 || !src.Target.NamesDB() {
+		if dbs, err = src.Target.Databases(ctx, src.DB, c.p.Databases, target.EveryDatabase, c.p.Path+": databases"); err != nil {
+			return Result{}, err
+		}
 	}
 	return c.perCandidate(ctx, func(ctx context.Context, cand *plan.Target) (Result, error) {
 		dst, err := connect(ctx, "target", cand.Target, threads+2)
