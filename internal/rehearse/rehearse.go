@@ -281,6 +281,9 @@ func (c *chain) runStep(ctx context.Context, i int, s Step, line *chainLine) (st
 
 // status is a row's status in a word, with the outcome when it has one.
 func status(r store.RehearsalStep) string {
+	if r.Error != "" {
+		return store.StepFailed
+	}
 	if r.Outcome != "" && r.Status != store.StepSkipped {
 		return r.Outcome
 	}
@@ -297,6 +300,9 @@ func describe(r store.RehearsalStep) string {
 	}
 	if r.Ref != "" {
 		s += " [" + r.Ref + "]"
+	}
+	if r.Status == store.StepDone && (r.Error != "" || r.Outcome == store.OutcomeFail) {
+		s += " (continue_on_failure: going on)"
 	}
 	return s
 }

@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/shakedown/shakedown/internal/browsertest"
 	"github.com/shakedown/shakedown/internal/capture"
 	"github.com/shakedown/shakedown/internal/plan"
 	"github.com/shakedown/shakedown/internal/readiness"
@@ -142,7 +144,7 @@ func openStore(t *testing.T) *store.Store {
 }
 
 // TestRehearsal runs a rehearsal end to end, then a second one that is
-// killed after its second finished step and resumed: the resume does not
+// killed after its verify and resumed: the resume does not
 // run the finished steps again, and both end on a page that says the
 // candidate is not ready because it lacks an index.
 func TestRehearsal(t *testing.T) {
@@ -160,15 +162,17 @@ func TestRehearsal(t *testing.T) {
 			t.Fatalf("Run: %v\n%s", err, out.String())
 		}
 		checkSummary(t, st, sum, out.String())
+		pageInChromium(t, sum.Pages[0].Path)
 	})
 
 	t.Run("killed and resumed", func(t *testing.T) {
 		kctx, kill := context.WithCancel(ctx)
 		defer kill()
-		finished := 0
+		// Killed once its second step that does work (verify; copy is
+		// skipped) is stored.
 		o := opts
 		o.AfterStep = func(r store.RehearsalStep) {
-			if finished++; finished == 2 {
+			if r.Name == plan.StepVerify {
 				kill()
 			}
 		}
@@ -180,10 +184,10 @@ func TestRehearsal(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(before) != 2 || before[0].Name != plan.StepCheck || before[1].Name != plan.StepCopy {
-			t.Fatalf("killed run: got rows %v, want check and copy only", names(before))
+		if got := strings.Join(names(before), " "); got != "check copy verify" {
+			t.Fatalf("killed run: got rows %s, want check copy verify", got)
 		}
-		checks := evidenceCount(t, st, store.KindCheck)
+		checks, verifies := evidenceCount(t, st, store.KindCheck), evidenceCount(t, st, store.KindVerify)
 
 		o = opts
 		o.Resume = sum.ID
@@ -202,6 +206,12 @@ func TestRehearsal(t *testing.T) {
 		}
 		if got := evidenceCount(t, st, store.KindCheck); got != checks {
 			t.Errorf("check evidence after the resume: got %d, want %d (the check is not run again)", got, checks)
+		}
+		if got := evidenceCount(t, st, store.KindVerify); got != verifies {
+			t.Errorf("verify evidence after the resume: got %d, want %d (the verify is not run again)", got, verifies)
+		}
+		if got := evidenceCount(t, st, store.KindReplay); got != 2 {
+			t.Errorf("replay evidence: got %d, want 2 (one per rehearsal: the killed one never replayed)", got)
 		}
 		if !strings.Contains(out.String(), "(finished before the resume)") {
 			t.Errorf("resume output: want the finished steps said so, got\n%s", out.String())
@@ -225,9 +235,6 @@ func checkSummary(t *testing.T, st *store.Store, sum *Summary, out string) {
 		if r.Status != want[r.Name] {
 			t.Errorf("step %s: got %s (%s %s), want %s", r.Name, r.Status, r.Summary, r.Error, want[r.Name])
 		}
-		if r.Name == plan.StepCheck {
-			t.Logf("check: %s", r.Summary)
-		}
 		if r.Name == plan.StepVerify && r.Outcome != store.OutcomeFail {
 			t.Errorf("verify: got outcome %s (%s), want fail: the candidate lacks an index", r.Outcome, r.Summary)
 		}
@@ -246,6 +253,39 @@ func checkSummary(t *testing.T, st *store.Store, sum *Summary, out string) {
 	r, err := st.GetRehearsal(context.Background(), sum.ID)
 	if err != nil || r.Status != store.RehearsalDone || r.Verdict != readiness.NotReady {
 		t.Errorf("stored rehearsal: got %+v, %v; want done, not ready", r, err)
+	}
+}
+
+// pageInChromium renders the rehearsal's page in headless Chromium: it
+// must say NOT READY and show every piece of evidence the rehearsal
+// stored with its status.
+func pageInChromium(t *testing.T, path string) {
+	t.Helper()
+	browsertest.Need(t)
+	dom := browsertest.DOM(t, "file://"+path)
+	if !regexp.MustCompile(`<div class="verdict not-ready" id="verdict">NOT READY</div>`).MatchString(dom) {
+		t.Errorf("rendered page: want the NOT READY verdict")
+	}
+	rows := []struct{ id, status, shows string }{
+		{"check", readiness.StatusFail, "error"},
+		{"variables", readiness.StatusPass, "differing"},
+		{"sweep", "", "sweep"},
+		{"replay", readiness.StatusPass, "3 statements replayed: 0 differing, 0 new errors"},
+		{"verify", readiness.StatusFail, "1 of 2 tables differ"},
+	}
+	for _, r := range rows {
+		m := regexp.MustCompile(`(?s)<tr id="ev-` + r.id + `" data-status="([a-z]+)">(.*?)</tr>`).FindStringSubmatch(dom)
+		if m == nil {
+			t.Errorf("evidence %s: no row in the rendered page", r.id)
+			continue
+		}
+		text := regexp.MustCompile(`<[^>]+>`).ReplaceAllString(m[2], "")
+		if r.status != "" && m[1] != r.status || !strings.Contains(text, r.shows) {
+			t.Errorf("evidence %s: got status %q and %q, want %q and %q", r.id, m[1], text, r.status, r.shows)
+		}
+		if m[1] == readiness.StatusMissing {
+			t.Errorf("evidence %s: missing, want the rehearsal's", r.id)
+		}
 	}
 }
 
