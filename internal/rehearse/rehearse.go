@@ -134,47 +134,11 @@ func Run(ctx context.Context, p *plan.Rehearsal, opts Options) (*Summary, error)
 	if err := preflight(p); err != nil {
 		return nil, err
 	}
-	st := opts.Store
-	done := map[string]store.RehearsalStep{}
-	sum := &Summary{Name: p.Name, Pages: []Page{}, Steps: []store.RehearsalStep{}}
-	if opts.Resume != 0 {
-		rows, err := st.RehearsalSteps(ctx, opts.Resume)
-		if err != nil {
-			return nil, err
-		}
-		for _, r := range rows {
-			if r.Name == plan.StepSweep && r.Status == store.StepInterrupted {
-				fmt.Sscanf(r.Ref, "sweep %d", &c.resumeSweep)
-			}
-			switch r.Status {
-			case store.StepDone, store.StepSkipped:
-				done[r.Name] = r
-			default:
-				delete(done, r.Name)
-			}
-		}
-		sum.ID = opts.Resume
-		if err := st.SetRehearsalStatus(ctx, sum.ID, store.RehearsalRunning, ""); err != nil {
-			return nil, err
-		}
-	} else {
-		// The stored path is absolute, so that a resume from another
-		// directory finds the plan's capture where the plan said.
-		path, err := filepath.Abs(p.Path)
-		if err != nil {
-			return nil, fmt.Errorf("record rehearsal: %w", err)
-		}
-		r := &store.Rehearsal{Name: p.Name, PlanPath: path, Plan: string(p.Text), Tool: opts.Version, StartedAt: opts.Now()}
-		if _, err := st.AddRehearsal(ctx, r); err != nil {
-			return nil, err
-		}
-		sum.ID = r.ID
+	done, err := c.begin(ctx)
+	if err != nil {
+		return nil, err
 	}
-	c.id = sum.ID
-	if r, ok := done[plan.StepSweep]; ok {
-		fmt.Sscanf(r.Ref, "sweep %d", &c.sweepID)
-	}
-
+	sum := &Summary{ID: c.id, Name: p.Name, Pages: []Page{}, Steps: []store.RehearsalStep{}}
 	started := opts.Now()
 	line := newLine(opts, steps, p, started)
 	defer line.clear()
@@ -217,8 +181,58 @@ func Run(ctx context.Context, p *plan.Rehearsal, opts Options) (*Summary, error)
 	if ctx.Err() != nil && runErr == nil {
 		runErr = ErrInterrupted
 	}
-	sum.Verdict = worst(sum.Pages)
 	sum.Elapsed = opts.Now().Sub(started)
+	return sum, c.finish(ctx, sum, runErr)
+}
+
+// begin records a new rehearsal, or reads the one to resume: its finished
+// steps by name, and the sweep it ran or began.
+func (c *chain) begin(ctx context.Context) (map[string]store.RehearsalStep, error) {
+	st, p := c.opts.Store, c.p
+	done := map[string]store.RehearsalStep{}
+	if c.opts.Resume == 0 {
+		// The stored path is absolute, so that a resume from another
+		// directory finds the plan's capture where the plan said.
+		path, err := filepath.Abs(p.Path)
+		if err != nil {
+			return nil, fmt.Errorf("record rehearsal: %w", err)
+		}
+		r := &store.Rehearsal{Name: p.Name, PlanPath: path, Plan: string(p.Text), Tool: c.opts.Version, StartedAt: c.opts.Now()}
+		if _, err := st.AddRehearsal(ctx, r); err != nil {
+			return nil, err
+		}
+		c.id = r.ID
+		return done, nil
+	}
+	rows, err := st.RehearsalSteps(ctx, c.opts.Resume)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range rows {
+		if r.Name == plan.StepSweep && r.Status == store.StepInterrupted {
+			fmt.Sscanf(r.Ref, "sweep %d", &c.resumeSweep)
+		}
+		switch r.Status {
+		case store.StepDone, store.StepSkipped:
+			done[r.Name] = r
+		default:
+			delete(done, r.Name)
+		}
+	}
+	if r, ok := done[plan.StepSweep]; ok {
+		fmt.Sscanf(r.Ref, "sweep %d", &c.sweepID)
+	}
+	c.id = c.opts.Resume
+	if err := st.SetRehearsalStatus(ctx, c.id, store.RehearsalRunning, ""); err != nil {
+		return nil, err
+	}
+	return done, nil
+}
+
+// finish records how the rehearsal ended and returns runErr, or the
+// store's error.
+func (c *chain) finish(ctx context.Context, sum *Summary, runErr error) error {
+	sum.Verdict = worst(sum.Pages)
 	sum.Status = store.RehearsalDone
 	switch {
 	case errors.Is(runErr, ErrInterrupted):
@@ -226,10 +240,10 @@ func Run(ctx context.Context, p *plan.Rehearsal, opts Options) (*Summary, error)
 	case sum.StoppedBy != "" || runErr != nil:
 		sum.Status = store.RehearsalStopped
 	}
-	if err := st.SetRehearsalStatus(context.WithoutCancel(ctx), sum.ID, sum.Status, sum.Verdict); err != nil && runErr == nil {
-		runErr = err
+	if err := c.opts.Store.SetRehearsalStatus(context.WithoutCancel(ctx), sum.ID, sum.Status, sum.Verdict); err != nil && runErr == nil {
+		return err
 	}
-	return sum, runErr
+	return runErr
 }
 
 // runStep runs one step and stores its row. The error is ErrInterrupted
@@ -269,7 +283,11 @@ func (c *chain) runStep(ctx context.Context, i int, s Step, line *chainLine) (st
 		return row, serr
 	}
 	line.done(i, row.WallS)
-	c.printf("%-10s %-11s %s", s.Name(), status(row), describe(row))
+	note := ""
+	if row.Status == store.StepDone && (err != nil || res.Outcome == store.OutcomeFail) && c.p.Steps[s.Name()].ContinueOnFailure {
+		note = " (continue_on_failure: going on)"
+	}
+	c.printf("%-10s %-11s %s%s", s.Name(), status(row), describe(row), note)
 	if c.opts.AfterStep != nil {
 		c.opts.AfterStep(row)
 	}
@@ -300,9 +318,6 @@ func describe(r store.RehearsalStep) string {
 	}
 	if r.Ref != "" {
 		s += " [" + r.Ref + "]"
-	}
-	if r.Status == store.StepDone && (r.Error != "" || r.Outcome == store.OutcomeFail) {
-		s += " (continue_on_failure: going on)"
 	}
 	return s
 }
