@@ -95,8 +95,10 @@ type Summary struct {
 	Steps   []store.RehearsalStep `json:"steps"`
 	Pages   []Page                `json:"pages"`
 	// StoppedBy is the step that stopped the chain, if one did.
-	StoppedBy string        `json:"stopped_by,omitempty"`
-	Elapsed   time.Duration `json:"elapsed_ns"`
+	StoppedBy string `json:"stopped_by,omitempty"`
+	// Elapsed is this run's time: after a resume, the time since it.
+	Elapsed time.Duration `json:"-"`
+	Seconds float64       `json:"seconds"`
 }
 
 // Page is one candidate's readiness page.
@@ -151,7 +153,7 @@ func Run(ctx context.Context, p *plan.Rehearsal, opts Options) (*Summary, error)
 		if r, ok := done[s.Name()]; ok {
 			sum.Steps = append(sum.Steps, r)
 			line.done(i, 0)
-			c.printf("%-10s %-11s %s (finished before the resume)", s.Name(), r.Status, describe(r))
+			c.printf("%-10s %-11s %s (finished before the resume)", s.Name(), status(r), describe(r))
 			continue
 		}
 		row, err := c.runStep(ctx, i, s, line)
@@ -182,6 +184,7 @@ func Run(ctx context.Context, p *plan.Rehearsal, opts Options) (*Summary, error)
 		runErr = ErrInterrupted
 	}
 	sum.Elapsed = opts.Now().Sub(started)
+	sum.Seconds = sum.Elapsed.Seconds()
 	return sum, c.finish(ctx, sum, runErr)
 }
 
@@ -299,6 +302,9 @@ func (c *chain) runStep(ctx context.Context, i int, s Step, line *chainLine) (st
 
 // status is a row's status in a word, with the outcome when it has one.
 func status(r store.RehearsalStep) string {
+	if r.Status == store.StepInterrupted {
+		return r.Status
+	}
 	if r.Error != "" {
 		return store.StepFailed
 	}

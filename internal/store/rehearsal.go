@@ -103,17 +103,17 @@ type Rehearsal struct {
 // RehearsalStep is one finished (or failed) step of a rehearsal. Ref says
 // where its result is: "evidence 12", "sweep 3", a page's path.
 type RehearsalStep struct {
-	ID          int64
-	RehearsalID int64
-	Position    int
-	Name        string
-	Status      string
-	Outcome     string // an evidence outcome (OutcomePass...), or empty
-	Ref         string
-	Summary     string
-	Error       string
-	StartedAt   time.Time
-	WallS       float64
+	ID          int64     `json:"id"`
+	RehearsalID int64     `json:"rehearsal"`
+	Position    int       `json:"position"`
+	Name        string    `json:"name"`
+	Status      string    `json:"status"`
+	Outcome     string    `json:"outcome,omitempty"` // an evidence outcome (OutcomePass...), or empty
+	Ref         string    `json:"ref,omitempty"`
+	Summary     string    `json:"summary,omitempty"`
+	Error       string    `json:"error,omitempty"`
+	StartedAt   time.Time `json:"started"`
+	WallS       float64   `json:"wall_s"`
 }
 
 // AddRehearsal records a new rehearsal and sets r.ID.
