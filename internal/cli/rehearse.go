@@ -30,7 +30,7 @@ continue_on_failure: true; the pages are made either way.
 
 analyze writes index statistics on the candidates; replay runs only
 statements that cannot write unless the plan says allow_writes: true; the
-source is only read. copy and capacity are not in this build: a plan that
+sweep loads the source and the candidates as sweep does. copy and capacity are not in this build: a plan that
 asks for them is refused (use data: present).
 
 Plan:
