@@ -30,7 +30,13 @@ func TestChainLine(t *testing.T) {
 		{"start", func() { cl.mu.Lock(); cl.cur, cl.curStart = 0, now; cl.mu.Unlock() },
 			"rehearse: step 1 of 4: check · 0:00 so far · about 0:35 left"},
 		// check took 10 s: the steps nothing foretells now take 10 s each.
-		{"after check", func() { now = now.Add(10 * time.Second); cl.done(0, 10); cl.mu.Lock(); cl.cur, cl.curStart = 1, now; cl.mu.Unlock() },
+		{"after check", func() {
+			now = now.Add(10 * time.Second)
+			cl.done(0, 10)
+			cl.mu.Lock()
+			cl.cur, cl.curStart = 1, now
+			cl.mu.Unlock()
+		},
 			"rehearse: step 2 of 4: verify · 0:10 so far · about 0:40 left"},
 		{"in verify", func() { now = now.Add(4 * time.Second) },
 			"rehearse: step 2 of 4: verify · 0:14 so far · about 0:36 left"},
