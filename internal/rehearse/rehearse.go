@@ -153,6 +153,7 @@ func Run(ctx context.Context, p *plan.Rehearsal, opts Options) (*Summary, error)
 		if r, ok := done[s.Name()]; ok {
 			sum.Steps = append(sum.Steps, r)
 			line.done(i, 0)
+			line.clear()
 			c.printf("%-10s %-11s %s (finished before the resume)", s.Name(), status(r), describe(r))
 			continue
 		}
@@ -286,6 +287,9 @@ func (c *chain) runStep(ctx context.Context, i int, s Step, line *chainLine) (st
 		return row, serr
 	}
 	line.done(i, row.WallS)
+	// The step's line goes above the live line, which the next redraw
+	// puts back.
+	line.clear()
 	note := ""
 	if row.Status == store.StepDone && (err != nil || res.Outcome == store.OutcomeFail) && c.p.Steps[s.Name()].ContinueOnFailure {
 		note = " (continue_on_failure: going on)"
