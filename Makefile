@@ -11,7 +11,7 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 # make image IMAGE=registry.example.com/team/shakedown:v1.
 IMAGE ?= shakedown:$(VERSION)
 
-.PHONY: all build image deps test test-bisect check demo demo-placement bench clean
+.PHONY: all build image deps test test-bisect check demo demo-placement demo-rehearse bench clean
 
 all: build
 
@@ -64,6 +64,13 @@ demo: deps build
 # writable cgroup (root).
 demo-placement: deps build
 	$(BIN) demo --placement --out out/demo-placement
+
+# A rehearsal (shakedown rehearse) of examples/rehearsal/'s application from
+# one sandbox to a candidate that differs in a setting and lacks an index,
+# ending on a readiness page that says why it is not ready:
+# out/demo-rehearse/app-new.readiness.html.
+demo-rehearse: deps build
+	bash scripts/demo-rehearse.sh
 
 bench: build
 	@if [ -f scripts/bench.sh ]; then bash scripts/bench.sh; else echo "make bench: no scripts/bench.sh yet"; fi

@@ -104,6 +104,9 @@ func commands() map[string]command {
 		"replay": {"replay a capture on a control and candidates; compare results, errors, latency", func(ctx context.Context, env *Env, args []string) error {
 			return (&replayCmd{}).run(ctx, env, args)
 		}},
+		"rehearse": {"one plan rehearses a migration: check, verify, analyze, vars, replay, sweep, then the readiness page", func(ctx context.Context, env *Env, args []string) error {
+			return (&rehearseCmd{}).run(ctx, env, args)
+		}},
 		"version":  {"print the version and the commit it was built from", runVersion},
 		"sysbench": {"a sysbench command line: sysbench WORKLOAD [options] prepare|run|cleanup", runSysbench},
 	}

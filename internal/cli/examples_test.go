@@ -86,6 +86,15 @@ func newExampleRunner(t *testing.T) *exampleRunner {
 		t.Fatal(err)
 	}
 	x.write("mysql.txt", string(dump))
+	// The README's rehearsal runs the example plan, its servers down.
+	rehearsal, err := os.ReadFile(filepath.Join(wd, "..", "..", "examples", "rehearsal", "rehearsal.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	x.write("rehearsal.yaml", urlHostRE.ReplaceAllString(string(rehearsal), "${1}"+x.down))
+	x.write("copy.yaml", strings.Replace(urlHostRE.ReplaceAllString(string(rehearsal), "${1}"+x.down),
+		"data: present", "data:\n  copy: {where: \"app.orders: id < 100\"}\n#", 1))
+	x.write("queries.sql", "SELECT 1;\n")
 	x.store = filepath.Join(x.dir, "fixture.db")
 	for _, name := range []string{"today", "tomorrow"} {
 		must("run", "ping", "--target", live, "--name", name, "--time", "1", "--store", x.store)

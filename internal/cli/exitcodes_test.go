@@ -56,6 +56,8 @@ type exitFixture struct {
 	garbage     string // a file in no format capture reads
 	capture     string // slowLog's capture file
 	emptyLog    string // a slow log whose one entry has no statement
+	rehearsal   string // a rehearsal plan of diffSrc to diffDst
+	downRehears string // a rehearsal plan whose candidate is down
 }
 
 // unwritable is an output path that cannot be written, even by root: its
@@ -104,6 +106,9 @@ func newExitFixture(t *testing.T) *exitFixture {
 	f.downPlan = write("down.yaml", fmt.Sprintf(plan, f.down))
 	f.noDBPlan = write("nodb.yaml", fmt.Sprintf(plan, f.noDB))
 	f.badPlan = write("bad.yaml", "targets:\n  - name: a\n\turl: x\n")
+	rehearsal := "source: {name: a, url: %q}\ncandidates: [{name: b, url: %q}]\nsteps: {verify: {continue_on_failure: true}}\n"
+	f.rehearsal = write("rehearsal.yaml", fmt.Sprintf(rehearsal, f.diffSrc, f.diffDst))
+	f.downRehears = write("rehearsal-down.yaml", fmt.Sprintf(rehearsal, f.diffSrc, f.down))
 	f.slowLog = write("slow.log", "# Time: 261122 21:56:55\n# User@Host: a[a] @  [127.0.0.1]\n# Thread_id: 4  Schema: exitcodes  QC_hit: No\n"+
 		"# Query_time: 0.1  Lock_time: 0.0  Rows_sent: 1  Rows_examined: 1\nSET timestamp=1;\nSELECT COUNT(*) FROM t;\n")
 	f.garbage = write("garbage.txt", "this is no log\n")
@@ -285,6 +290,13 @@ func TestExitCodes(t *testing.T) {
 		{"baseline", "unknown subcommand", usage, nil, func(f *exitFixture) []string { return []string{"baseline", "sav", "x"} }},
 		{"baseline", "no such store", usage, nil, func(f *exitFixture) []string {
 			return []string{"baseline", "list", "--store", filepath.Join(f.dir, "nope.db")}
+		}},
+		{"rehearse", "not ready", differs, nil, func(f *exitFixture) []string {
+			return []string{"rehearse", f.rehearsal, "--store", filepath.Join(f.dir, "rehearse.db"), "--pages", f.dir}
+		}},
+		{"rehearse", "bad plan", usage, nil, func(f *exitFixture) []string { return []string{"rehearse", f.badPlan, "--store", f.store} }},
+		{"rehearse", "server down", failed, nil, func(f *exitFixture) []string {
+			return []string{"rehearse", f.downRehears, "--store", filepath.Join(f.dir, "rehearse.db"), "--pages", f.dir}
 		}},
 		{"readiness", "one side", usage, nil, func(f *exitFixture) []string { return []string{"readiness", f.diffSrc} }},
 

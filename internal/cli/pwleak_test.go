@@ -78,6 +78,10 @@ func TestNoPasswordInOutputs(t *testing.T) {
 	if code, _, errOut := runCLI(ctx, "capture", slowLog, "-o", capFile); code != ExitOK {
 		t.Fatalf("capture the slow log: exit %d: %s", code, errOut)
 	}
+	rehearsal := write("rehearsal.yaml", fmt.Sprintf("source: {name: src, url: %q, password_env: PWLEAK}\n"+
+		"candidates: [{name: dst, url: %q, password_env: PWLEAK}]\nreplay: {capture: slow.capture}\n"+
+		"sweep: {workloads: [ping], threads: [1], time: 1}\nsteps: {check: {continue_on_failure: true}, verify: {continue_on_failure: true}}\n",
+		withUser(srcURL), withUser(dstURL)))
 
 	st := o("store.db")
 	// A store on a server, its password in its URL, as --store takes it.
@@ -116,6 +120,8 @@ func TestNoPasswordInOutputs(t *testing.T) {
 		{"report --history", ExitOK, []string{"report", "--store", st, "--history", "-o", o("history.html")}},
 		{"report --bisect", ExitOK, []string{"report", "--store", st, "--bisect", o("bisect.json"), "-o", o("bisect-report.html")}},
 		{"readiness", ExitDifferences, []string{"readiness", srcPW, dstPW, "--store", st}},
+		{"rehearse", ExitDifferences, []string{"rehearse", rehearsal, "--store", st, "--pages", out}},
+		{"rehearse --json", ExitDifferences, []string{"rehearse", rehearsal, "--store", st, "--pages", out, "--json"}},
 
 		{"run, MySQL store", ExitOK, []string{"run", "ping", "--target", srcPW, "--time", "1", "--store", mst}},
 		{"sweep, MySQL store", ExitOK, []string{"sweep", plan, "--store", mst}},
@@ -125,6 +131,7 @@ func TestNoPasswordInOutputs(t *testing.T) {
 		{"report --list, MySQL store", ExitOK, []string{"report", "--list", "--store", mst}},
 		{"report, MySQL store", ExitOK, []string{"report", "--store", mst, "-o", o("mstore-report.html")}},
 		{"readiness, MySQL store", ExitDifferences, []string{"readiness", srcPW, dstPW, "--store", mst}},
+		{"rehearse, MySQL store", ExitDifferences, []string{"rehearse", rehearsal, "--store", mst, "--pages", out}},
 		{"readiness html, MySQL store", ExitDifferences, []string{"readiness", srcPW, dstPW, "--store", mst, "-o", o("mstore-readiness.html")}},
 		{"readiness md, MySQL store", ExitDifferences, []string{"readiness", srcPW, dstPW, "--store", mst, "-o", o("mstore-readiness.md")}},
 		{"baseline save, MySQL store", ExitOK, []string{"baseline", "save", "pw", "--store", mst}},
@@ -208,9 +215,10 @@ func TestNoPasswordInOutputs(t *testing.T) {
 		t.Fatal(err)
 	}
 	// verify, check, replay, bisect, report (sweep, runs, history, with a
-	// bisect; from the MySQL store, the runs and history too) and readiness
-	// (from each store).
-	if want := 14; pages != want {
+	// bisect; from the MySQL store, the runs and history too), readiness
+	// (from each store) and the rehearsal's page (one file, written by each
+	// rehearsal).
+	if want := 15; pages != want {
 		t.Errorf("got %d HTML pages written, want %d", pages, want)
 	}
 }

@@ -51,6 +51,9 @@ var order = [][]string{
 	{"sweep", "bisect", "report"},
 	// Readiness reads the evidence of the tools below it.
 	{"readiness"},
+	// A rehearsal chains the tools and workflows below it and ends on the
+	// readiness page.
+	{"rehearse"},
 	// The command layer.
 	{"cli"},
 }

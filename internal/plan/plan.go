@@ -220,16 +220,7 @@ func (ps *parser) addf(line int, format string, args ...any) {
 // Parse reads a plan. path names it in messages; getenv looks up the
 // password variables. The error is an *Error listing every problem found.
 func Parse(path string, src []byte, getenv func(string) string) (*Plan, error) {
-	p := &Plan{
-		Path:           path,
-		Source:         src,
-		Name:           strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)),
-		TimeS:          -1,
-		Repeats:        DefaultRepeats,
-		NoiseThreshold: DefaultNoiseThreshold,
-		PrepareThreads: DefaultPrepareThreads,
-		Order:          Counterbalanced,
-	}
+	p := newPlan(path, src)
 	ps := &parser{p: p, getenv: getenv}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(src, &doc); err != nil {
@@ -246,6 +237,32 @@ func Parse(path string, src []byte, getenv func(string) string) (*Plan, error) {
 		ps.addf(root.Line, "the plan must be a mapping of keys such as targets:, workloads:, threads:")
 		return nil, ps.err()
 	}
+	ps.plan(root)
+	if len(ps.problems) > 0 {
+		return nil, ps.err()
+	}
+	return p, nil
+}
+
+// newPlan is a plan with the defaults, before its keys are read.
+func newPlan(path string, src []byte) *Plan {
+	return &Plan{
+		Path:           path,
+		Source:         src,
+		Name:           strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)),
+		TimeS:          -1,
+		Repeats:        DefaultRepeats,
+		NoiseThreshold: DefaultNoiseThreshold,
+		PrepareThreads: DefaultPrepareThreads,
+		Order:          Counterbalanced,
+	}
+}
+
+// plan reads a sweep plan's mapping into ps.p. A rehearsal plan's sweep:
+// section comes here too, with its targets added, so that its problems
+// are told with the lines of the rehearsal's file.
+func (ps *parser) plan(root *yaml.Node) {
+	p := ps.p
 	seen := map[string]*yaml.Node{}
 	ps.mapping(root, keys, "plan", func(k string, key, v *yaml.Node) {
 		seen[k] = key
@@ -352,10 +369,6 @@ func Parse(path string, src []byte, getenv func(string) string) (*Plan, error) {
 	}
 	ps.checkRoles(seen["targets"])
 	ps.checkEngine(len(ps.problems) == 0)
-	if len(ps.problems) > 0 {
-		return nil, ps.err()
-	}
-	return p, nil
 }
 
 func (ps *parser) err() error {

@@ -47,7 +47,7 @@ type sqliteDialect struct{}
 func (sqliteDialect) name() string { return "sqlite" }
 
 func (sqliteDialect) schema() []string {
-	return statements(schema + evidenceSchema + baselineSchema + splitSchema + notesSchema)
+	return statements(schema + evidenceSchema + baselineSchema + splitSchema + notesSchema + rehearsalSchema)
 }
 
 func (sqliteDialect) hasColumn(ctx context.Context, db *sql.DB, table, column string) (bool, error) {
@@ -71,7 +71,9 @@ type mysqlDialect struct{}
 
 func (mysqlDialect) name() string { return "mysql" }
 
-func (mysqlDialect) schema() []string { return statements(mysqlSchema + mysqlNotesSchema) }
+func (mysqlDialect) schema() []string {
+	return statements(mysqlSchema + mysqlNotesSchema + mysqlRehearsalSchema)
+}
 
 func (mysqlDialect) hasColumn(ctx context.Context, db *sql.DB, table, column string) (bool, error) {
 	var n int

@@ -11,6 +11,9 @@ const (
 	KindCheck  = "check"  // shakedown check --store
 	KindVerify = "verify" // shakedown verify --store
 	KindReplay = "replay" // shakedown replay --store
+	// KindVars is a variables comparison a rehearsal stored; the page
+	// reads the check's, which holds the same comparison.
+	KindVars = "vars"
 )
 
 // Evidence outcomes, in words every kind shares so that a readiness page

@@ -1,0 +1,407 @@
+package plan
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/shakedown/shakedown/internal/suggest"
+)
+
+// A rehearsal plan names the source, the candidates and what to rehearse
+// on them, for shakedown rehearse:
+//
+//	name: app-move                    # optional; default: the file's base name
+//	source:                           # today's database: the control
+//	  name: prod
+//	  url: mysql://shakedown@10.0.0.1:3306/app
+//	  password_env: PROD_PW
+//	candidates:                       # one or more
+//	  - name: new
+//	    url: mysql://shakedown@10.0.0.2:3306/app
+//	databases: [app]                  # optional; default: the source URL's
+//	data: present                     # the data is there; or copy: {...}
+//	replay:                           # optional: the canary
+//	  capture: app.capture            # relative to the plan's directory
+//	  speed: 0                        # as replay --speed; also concurrency,
+//	                                  # timeout, allow_writes
+//	sweep:                            # optional: a sweep plan without targets
+//	  workloads: [oltp_point_select]
+//	  threads: [1, 4]
+//	  time: 10
+//	capacity: {slo: "p99 < 20ms"}     # the capacity step (when the build has it)
+//	production_peak: 1200 qps         # for the capacity step
+//	steps:                            # per step: continue_on_failure, skip
+//	  check: {continue_on_failure: true}
+//
+// ParseRehearsal reports every problem at once with its line, as Parse
+// does; the sweep: section is read by the sweep plan's own parser, with
+// the source as its control and the candidates as its candidates.
+
+// Step names of a rehearsal, in the order they run.
+const (
+	StepCheck     = "check"
+	StepCopy      = "copy"
+	StepVerify    = "verify"
+	StepAnalyze   = "analyze"
+	StepVars      = "vars"
+	StepReplay    = "replay"
+	StepSweep     = "sweep"
+	StepCapacity  = "capacity"
+	StepReadiness = "readiness"
+)
+
+// StepNames are the steps of a rehearsal in order.
+var StepNames = []string{StepCheck, StepCopy, StepVerify, StepAnalyze, StepVars, StepReplay, StepSweep, StepCapacity, StepReadiness}
+
+// Data modes.
+const (
+	DataPresent = "present" // the candidates hold the data already
+	DataCopy    = "copy"    // the copy step puts it there
+)
+
+// Rehearsal is a parsed, validated rehearsal plan.
+type Rehearsal struct {
+	Name       string
+	Source     *Target // the control
+	Candidates []*Target
+	Databases  []string
+	Data       Data
+	// Replay is nil when the plan replays nothing.
+	Replay *Replay
+	// Sweep is the sweep plan, with the source and the candidates as
+	// its targets; nil when the plan sweeps nothing.
+	Sweep *Plan
+	// Capacity is nil when the plan does not ask for the capacity step.
+	Capacity *Capacity
+	// ProductionPeak is the production peak as written, for capacity.
+	ProductionPeak     string
+	ProductionPeakLine int
+	// Steps holds each step's settings; a step not named has the zero
+	// settings.
+	Steps map[string]StepOptions
+
+	Path string // the file name used in messages
+	Text []byte // the plan as read; it holds no password
+}
+
+// Data is where the candidates' data comes from.
+type Data struct {
+	Mode string // DataPresent or DataCopy
+	// Options are copy's, as written; the copy step checks them.
+	Options []Option
+	Line    int
+}
+
+// Replay is the capture to replay on the source and the candidates.
+type Replay struct {
+	Capture     string // the file, relative paths taken from the plan's directory
+	Speed       float64
+	Concurrency int
+	TimeoutS    int
+	AllowWrites bool
+	Line        int
+}
+
+// Capacity is what the capacity step is asked to prove.
+type Capacity struct {
+	SLO  string
+	Line int
+}
+
+// StepOptions are a step's settings in the plan.
+type StepOptions struct {
+	// ContinueOnFailure lets the chain go on after the step failed.
+	ContinueOnFailure bool
+	// Skip leaves the step out.
+	Skip bool
+	Line int
+}
+
+var rehearsalKeys = []string{"name", "source", "candidates", "databases", "data", "replay", "sweep", "capacity", "production_peak", "steps"}
+
+var replayKeys = []string{"capture", "speed", "concurrency", "timeout", "allow_writes"}
+
+var stepKeys = []string{"continue_on_failure", "skip"}
+
+// ParseRehearsal reads a rehearsal plan; path names it in messages and
+// is the directory relative capture paths are taken from; getenv looks up
+// the password variables. The error is an *Error listing every problem.
+func ParseRehearsal(path string, src []byte, getenv func(string) string) (*Rehearsal, error) {
+	r := &Rehearsal{
+		Name: strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)),
+		Data: Data{Mode: DataPresent}, Steps: map[string]StepOptions{}, Path: path, Text: src,
+	}
+	ps := &parser{p: newPlan(path, src), getenv: getenv}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(src, &doc); err != nil {
+		line, msg := yamlError(src, err)
+		ps.addf(line, "%s", msg)
+		return nil, ps.err()
+	}
+	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
+		ps.addf(0, "the plan must be a mapping with source:, candidates: and the steps' keys at least")
+		return nil, ps.err()
+	}
+	var source, candidates, sweepNode *yaml.Node
+	ps.mapping(doc.Content[0], rehearsalKeys, "rehearsal plan", func(k string, key, v *yaml.Node) {
+		switch k {
+		case "name":
+			if s, ok := ps.str(v, "name"); ok {
+				r.Name = s
+			}
+		case "source":
+			source = v
+		case "candidates":
+			candidates = v
+		case "databases":
+			r.Databases = ps.names(v, "databases")
+		case "data":
+			r.Data = ps.data(v)
+		case "replay":
+			r.Replay = ps.replay(v, filepath.Dir(path))
+		case "sweep":
+			sweepNode = v
+		case "capacity":
+			r.Capacity = &Capacity{Line: key.Line}
+			ps.mapping(v, []string{"slo"}, "capacity", func(_ string, _, val *yaml.Node) {
+				r.Capacity.SLO, _ = ps.str(val, "capacity slo")
+			})
+		case "production_peak":
+			r.ProductionPeak, _ = ps.str(v, "production_peak")
+			r.ProductionPeakLine = v.Line
+		case "steps":
+			ps.stepOptions(v, r.Steps)
+		}
+	})
+	targets := ps.rehearsalTargets(source, candidates)
+	if sweepNode != nil {
+		r.Sweep = ps.sweepSection(r.Name, sweepNode, targets)
+	} else if targets != nil {
+		ps.targets(targets)
+		ps.checkRoles(targets)
+	}
+	if len(ps.problems) > 0 {
+		return nil, ps.err()
+	}
+	all := ps.p.Targets
+	if r.Sweep != nil {
+		all = r.Sweep.Targets
+	}
+	r.Source, r.Candidates = all[0], all[1:]
+	return r, nil
+}
+
+// rehearsalTargets turns source: and candidates: into a targets: list as
+// a sweep plan has, with the roles set, keeping the nodes' lines.
+func (ps *parser) rehearsalTargets(source, candidates *yaml.Node) *yaml.Node {
+	if source == nil {
+		ps.addf(0, "missing source: the database of today (name, url, password_env)")
+	}
+	if candidates == nil {
+		ps.addf(0, "missing candidates: a list of the databases to move to (name, url, password_env)")
+	}
+	if source == nil || candidates == nil {
+		return nil
+	}
+	seq := &yaml.Node{Kind: yaml.SequenceNode, Line: source.Line}
+	withRole := func(n *yaml.Node, what string, role Role) {
+		if n.Kind != yaml.MappingNode {
+			ps.addf(n.Line, "%s: want a mapping with name, url and password_env", what)
+			return
+		}
+		c := &yaml.Node{Kind: yaml.MappingNode, Line: n.Line, Column: n.Column}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Value == "role" {
+				ps.addf(n.Content[i].Line, "%s: leave role: out: the source is the control and the candidates are candidates", what)
+				continue
+			}
+			c.Content = append(c.Content, n.Content[i], n.Content[i+1])
+		}
+		c.Content = append(c.Content, scalar("role", n.Line), scalar(string(role), n.Line))
+		seq.Content = append(seq.Content, c)
+	}
+	withRole(source, "source", Control)
+	if candidates.Kind != yaml.SequenceNode || len(candidates.Content) == 0 {
+		ps.addf(candidates.Line, "candidates: want a list of targets, each with name and url")
+		return nil
+	}
+	for _, c := range candidates.Content {
+		withRole(c, "candidates", Candidate)
+	}
+	return seq
+}
+
+func scalar(s string, line int) *yaml.Node {
+	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s, Line: line}
+}
+
+// sweepSection reads sweep: as a sweep plan whose targets are the
+// rehearsal's. Its problems join the rehearsal's, with their lines.
+func (ps *parser) sweepSection(name string, v *yaml.Node, targets *yaml.Node) *Plan {
+	if v.Kind != yaml.MappingNode {
+		ps.addf(v.Line, "sweep: want a mapping with workloads:, threads: and the sweep plan's other keys")
+		return nil
+	}
+	root := &yaml.Node{Kind: yaml.MappingNode, Line: v.Line}
+	for i := 0; i+1 < len(v.Content); i += 2 {
+		switch k := v.Content[i]; k.Value {
+		case "targets", "name":
+			ps.addf(k.Line, "sweep: leave %s: out: the sweep runs on the rehearsal's source and candidates, under its name", k.Value)
+		default:
+			root.Content = append(root.Content, k, v.Content[i+1])
+		}
+	}
+	if targets == nil {
+		return nil
+	}
+	root.Content = append([]*yaml.Node{scalar("name", v.Line), scalar(name, v.Line), scalar("targets", targets.Line), targets}, root.Content...)
+	text, err := yaml.Marshal(root)
+	if err != nil {
+		ps.addf(v.Line, "sweep: %v", err)
+		return nil
+	}
+	sp := &parser{p: newPlan(ps.p.Path, text), getenv: ps.getenv}
+	sp.p.Name = name
+	sp.plan(root)
+	for _, pr := range sp.problems {
+		if pr.Line == 0 {
+			pr.Msg = "sweep: " + pr.Msg
+		}
+		ps.problems = append(ps.problems, pr)
+	}
+	if len(sp.problems) > 0 {
+		return nil
+	}
+	return sp.p
+}
+
+// names reads a list of names, or one name.
+func (ps *parser) names(v *yaml.Node, what string) []string {
+	items := []*yaml.Node{v}
+	if v.Kind == yaml.SequenceNode {
+		items = v.Content
+	}
+	var out []string
+	for _, n := range items {
+		if s, ok := ps.str(n, what); ok && s != "" {
+			out = append(out, s)
+		}
+	}
+	if len(out) == 0 {
+		ps.addf(v.Line, "%s: want a list of names such as [app, billing]", what)
+	}
+	return out
+}
+
+// data reads data: present, data: copy, or data: {copy: {options}}.
+func (ps *parser) data(v *yaml.Node) Data {
+	d := Data{Mode: DataPresent, Line: v.Line}
+	want := "data: want present (the candidates hold the data) or copy (with its options under copy:)"
+	switch v.Kind {
+	case yaml.ScalarNode:
+		switch v.Value {
+		case DataPresent, DataCopy:
+			d.Mode = v.Value
+		default:
+			msg := fmt.Sprintf("data: %q", v.Value)
+			if s := suggest.Closest(v.Value, []string{DataPresent, DataCopy}); s != "" {
+				msg += fmt.Sprintf(" (did you mean %q?)", s)
+			}
+			ps.addf(v.Line, "%s: %s", msg, strings.TrimPrefix(want, "data: "))
+		}
+	case yaml.MappingNode:
+		ps.mapping(v, []string{DataCopy}, "data", func(_ string, key, val *yaml.Node) {
+			d.Mode, d.Line = DataCopy, key.Line
+			if val.Kind == yaml.ScalarNode && val.Tag == "!!null" {
+				return
+			}
+			if val.Kind != yaml.MappingNode {
+				ps.addf(val.Line, "data: copy: want a mapping of copy's options, such as {where: \"app.orders: id < 1000\"}")
+				return
+			}
+			for i := 0; i+1 < len(val.Content); i += 2 {
+				k, o := val.Content[i], val.Content[i+1]
+				if o.Kind != yaml.ScalarNode {
+					ps.addf(o.Line, "data: copy: option %s: want a single value", k.Value)
+					continue
+				}
+				d.Options = append(d.Options, Option{Key: strings.ReplaceAll(k.Value, "_", "-"), Value: o.Value, Line: k.Line})
+			}
+		})
+	default:
+		ps.addf(v.Line, "%s", want)
+	}
+	return d
+}
+
+func (ps *parser) replay(v *yaml.Node, dir string) *Replay {
+	r := &Replay{Line: v.Line, TimeoutS: 60}
+	if v.Kind != yaml.MappingNode {
+		ps.addf(v.Line, "replay: want a mapping with capture: FILE at least")
+		return r
+	}
+	ps.mapping(v, replayKeys, "replay", func(k string, _, val *yaml.Node) {
+		switch k {
+		case "capture":
+			if s, ok := ps.str(val, "replay capture"); ok {
+				r.Capture = s
+				if !filepath.IsAbs(s) {
+					r.Capture = filepath.Join(dir, s)
+				}
+			}
+		case "speed":
+			if f, ok := ps.fraction(val, "replay speed"); ok {
+				if f < 0 {
+					ps.addf(val.Line, "replay speed: want >= 0 (0: as fast as possible)")
+				}
+				r.Speed = f
+			}
+		case "concurrency":
+			if n, ok := ps.integer(val, "replay concurrency"); ok {
+				if n < 0 || n > 100000 {
+					ps.addf(val.Line, "replay concurrency: %d: want 0 (no cap) to 100000", n)
+				}
+				r.Concurrency = int(n)
+			}
+		case "timeout":
+			if r.TimeoutS = ps.seconds(val, "replay timeout"); r.TimeoutS == 0 {
+				ps.addf(val.Line, "replay timeout: want a time > 0, such as 1m")
+			}
+		case "allow_writes":
+			r.AllowWrites = ps.boolean(val, "replay allow_writes")
+		}
+	})
+	if r.Capture == "" {
+		ps.addf(v.Line, "replay: needs capture: FILE (made by shakedown capture)")
+	}
+	return r
+}
+
+func (ps *parser) stepOptions(v *yaml.Node, into map[string]StepOptions) {
+	if v.Kind != yaml.MappingNode {
+		ps.addf(v.Line, "steps: want a mapping of step names to settings, such as check: {continue_on_failure: true}")
+		return
+	}
+	ps.mapping(v, StepNames, "steps", func(name string, key, val *yaml.Node) {
+		o := StepOptions{Line: key.Line}
+		if val.Kind != yaml.MappingNode {
+			ps.addf(val.Line, "steps: %s: want a mapping such as {continue_on_failure: true}", name)
+			return
+		}
+		ps.mapping(val, stepKeys, "steps: "+name, func(k string, _, b *yaml.Node) {
+			switch k {
+			case "continue_on_failure":
+				o.ContinueOnFailure = ps.boolean(b, "steps: "+name+": continue_on_failure")
+			case "skip":
+				o.Skip = ps.boolean(b, "steps: "+name+": skip")
+			}
+		})
+		if name == StepReadiness && o.Skip {
+			ps.addf(key.Line, "steps: readiness: the rehearsal ends on the readiness page; it cannot be skipped")
+		}
+		into[name] = o
+	})
+}

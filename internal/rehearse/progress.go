@@ -1,0 +1,135 @@
+package rehearse
+
+import (
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/shakedown/shakedown/internal/plan"
+	"github.com/shakedown/shakedown/internal/progress"
+)
+
+// plainEvery is how often the progress line is written where it cannot be
+// redrawn (a log, a pipe).
+const plainEvery = 10 * time.Second
+
+// defaultStepEstimate is what a step whose length nothing foretells is
+// taken to need, until steps of this run say better.
+const defaultStepEstimate = 5 * time.Second
+
+// chainLine is the rehearsal's one progress line: the step running, the
+// time so far and an estimate of the time left. Its methods are safe for
+// concurrent use.
+type chainLine struct {
+	l     *progress.Line
+	names []string
+	now   func() time.Time
+	start time.Time
+
+	mu       sync.Mutex
+	est      []time.Duration // foretold per step; 0: not foretold
+	took     []time.Duration // measured, once done
+	finished []bool
+	cur      int
+	curStart time.Time
+}
+
+func newLine(opts Options, steps []Step, p *plan.Rehearsal, started time.Time) *chainLine {
+	cl := &chainLine{now: opts.Now, start: started, est: make([]time.Duration, len(steps)),
+		took: make([]time.Duration, len(steps)), finished: make([]bool, len(steps)), cur: -1}
+	for i, s := range steps {
+		cl.names = append(cl.names, s.Name())
+		if s.Name() == plan.StepSweep && p.Sweep != nil {
+			// The one step whose length the plan foretells: its load
+			// steps, and a second each to connect.
+			per := p.Sweep.TimeS + p.Sweep.WarmupS + p.Sweep.CooldownS + 1
+			cl.est[i] = time.Duration(per*len(p.Sweep.Steps())) * time.Second
+		}
+	}
+	if opts.Progress != nil {
+		cl.l = progress.New(opts.Progress, opts.Live, plainEvery, opts.Now)
+	}
+	return cl
+}
+
+// running shows step i as running and redraws the line every second
+// until the returned stop is called; stop returns once the redrawing has
+// ended.
+func (cl *chainLine) running(i int) (stop func()) {
+	cl.mu.Lock()
+	cl.cur, cl.curStart = i, cl.now()
+	cl.mu.Unlock()
+	cl.l.Set(cl.text())
+	quit, ended := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(ended)
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		for {
+			select {
+			case <-quit:
+				return
+			case <-t.C:
+				cl.l.Set(cl.text())
+			}
+		}
+	}()
+	return func() { close(quit); <-ended }
+}
+
+// done records that step i finished (or was finished before a resume,
+// with no time of its own in this run).
+func (cl *chainLine) done(i int, wallS float64) {
+	cl.mu.Lock()
+	defer cl.mu.Unlock()
+	cl.finished[i] = true
+	cl.took[i] = time.Duration(wallS * float64(time.Second))
+	cl.cur = -1
+}
+
+func (cl *chainLine) clear() { cl.l.Clear() }
+
+// text is the line: "step 3 of 9: verify · 0:12 so far · about 0:40 left".
+func (cl *chainLine) text() string {
+	cl.mu.Lock()
+	defer cl.mu.Unlock()
+	now := cl.now()
+	guess := cl.guess()
+	var left time.Duration
+	for i := range cl.names {
+		if cl.finished[i] {
+			continue
+		}
+		e := cl.est[i]
+		if e == 0 {
+			e = guess
+		}
+		if i == cl.cur {
+			e = max(e-now.Sub(cl.curStart), 0)
+		}
+		left += e
+	}
+	name := "starting"
+	if cl.cur >= 0 {
+		name = cl.names[cl.cur]
+	}
+	return fmt.Sprintf("rehearse: step %d of %d: %s · %s so far · about %s left",
+		cl.cur+1, len(cl.names), name, progress.Clock(now.Sub(cl.start)), progress.Clock(left))
+}
+
+// guess is the time a step nothing foretells is taken to need: the mean
+// of such steps finished in this run, else defaultStepEstimate.
+func (cl *chainLine) guess() time.Duration {
+	var sum time.Duration
+	n := 0
+	for i := range cl.names {
+		if cl.finished[i] && cl.est[i] == 0 && cl.took[i] > 0 {
+			sum += cl.took[i]
+			n++
+		}
+	}
+	if n == 0 {
+		return defaultStepEstimate
+	}
+	return sum / time.Duration(n)
+}

@@ -1,0 +1,309 @@
+package rehearse
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/shakedown/shakedown/internal/check"
+	"github.com/shakedown/shakedown/internal/plan"
+	"github.com/shakedown/shakedown/internal/store"
+	"github.com/shakedown/shakedown/internal/target"
+	"github.com/shakedown/shakedown/internal/vars"
+	"github.com/shakedown/shakedown/internal/verify"
+)
+
+// steps is the chain, in the order it runs; the readiness page is last.
+// Copy and capacity are not in this build: wiring one is replacing its
+// missing entry with the step.
+func (c *chain) steps() []Step {
+	copyLine := 0
+	if c.p.Data.Mode == plan.DataCopy {
+		copyLine = c.p.Data.Line
+	}
+	capacityLine := 0
+	if c.p.Capacity != nil {
+		capacityLine = c.p.Capacity.Line
+	}
+	return []Step{
+		checkStep{c},
+		missingStep{name: plan.StepCopy, line: copyLine, notAsked: "data: present: the candidates hold the data already"},
+		verifyStep{c},
+		analyzeStep{c},
+		varsStep{c},
+		replayStep{c},
+		sweepStep{c},
+		missingStep{name: plan.StepCapacity, line: capacityLine, notAsked: "the plan has no capacity: section"},
+		readinessStep{c},
+	}
+}
+
+// missingStep stands for a step this build lacks. A plan that asks for it
+// is refused before the chain starts (see unavailable); one that does not
+// skips it.
+type missingStep struct {
+	name     string
+	line     int // where the plan asks for it; 0: it does not
+	notAsked string
+}
+
+func (m missingStep) Name() string    { return m.name }
+func (m missingStep) Asked() int      { return m.line }
+func (m missingStep) Available() bool { return false }
+
+func (m missingStep) Run(context.Context) (Result, error) {
+	if m.line == 0 {
+		return Result{Skipped: true, Summary: "skipped: " + m.notAsked}, nil
+	}
+	return Result{}, fmt.Errorf("the %s step is not available in this build", m.name)
+}
+
+// connect opens a side the way check and verify do (its errors name the
+// role and the server); the caller closes its DB.
+func connect(ctx context.Context, role string, t *target.Target, size int) (*verify.Side, error) {
+	return verify.Connect(ctx, role, t, size)
+}
+
+// databases are the plan's databases, else the source URL's, else every
+// user database of the source (nil: the command's own rule).
+func (c *chain) databases(ctx context.Context, src *verify.Side) ([]string, error) {
+	if len(c.p.Databases) == 0 && !src.Target.NamesDB() {
+		return nil, nil
+	}
+	return src.Target.Databases(ctx, src.DB, c.p.Databases, target.EveryDatabase, c.p.Path+": databases")
+}
+
+// evidence stores one command's document as evidence for the pair.
+func (c *chain) evidence(ctx context.Context, e *store.Evidence, write func(io.Writer) error) (int64, error) {
+	var doc bytes.Buffer
+	if err := write(&doc); err != nil {
+		return 0, err
+	}
+	e.Document, e.Tool = doc.Bytes(), c.opts.Version
+	return c.opts.Store.AddEvidence(context.WithoutCancel(ctx), e)
+}
+
+// perCandidate runs fn for each candidate and gathers what it found into
+// one result: the worst outcome, every reference, one summary per
+// candidate.
+func (c *chain) perCandidate(ctx context.Context, fn func(ctx context.Context, cand *plan.Target) (Result, error)) (Result, error) {
+	var out Result
+	var refs, sums []string
+	for _, cand := range c.p.Candidates {
+		r, err := fn(ctx, cand)
+		if r.Ref != "" {
+			refs = append(refs, r.Ref)
+		}
+		if r.Summary != "" {
+			s := r.Summary
+			if len(c.p.Candidates) > 1 {
+				s = cand.Name + ": " + s
+			}
+			sums = append(sums, s)
+		}
+		out.Outcome = worse(out.Outcome, r.Outcome)
+		out.Ref, out.Summary = strings.Join(refs, ", "), strings.Join(sums, "; ")
+		if err != nil {
+			return out, fmt.Errorf("%s: %w", cand.Name, err)
+		}
+	}
+	return out, nil
+}
+
+// worse is the worse of two outcomes.
+func worse(a, b string) string {
+	rank := map[string]int{store.OutcomePass: 1, store.OutcomeWarn: 2, store.OutcomeIncomplete: 3, store.OutcomeFail: 4}
+	if rank[b] > rank[a] {
+		return b
+	}
+	return a
+}
+
+type checkStep struct{ c *chain }
+
+func (checkStep) Name() string { return plan.StepCheck }
+
+func (s checkStep) Run(ctx context.Context) (Result, error) {
+	c := s.c
+	src, err := connect(ctx, "source", c.p.Source.Target, 2)
+	if err != nil {
+		return Result{}, err
+	}
+	defer src.DB.Close()
+	dbs, err := c.databases(ctx, src)
+	if err != nil {
+		return Result{}, err
+	}
+	return c.perCandidate(ctx, func(ctx context.Context, cand *plan.Target) (Result, error) {
+		dst, err := connect(ctx, "target", cand.Target, 2)
+		if err != nil {
+			return Result{}, err
+		}
+		defer dst.DB.Close()
+		rep, err := check.Run(ctx, src, dst, check.Options{Databases: dbs, CopyTime: 24 * time.Hour,
+			SkipAccounts: check.DefaultSkipAccounts, MaxScanRows: 1000000, QueryTimeout: 30 * time.Second})
+		if err != nil {
+			return Result{}, err
+		}
+		outcome := store.OutcomePass
+		switch {
+		case rep.Errors > 0:
+			outcome = store.OutcomeFail
+		case rep.Warnings > 0 || len(rep.NotChecked) > 0:
+			outcome = store.OutcomeWarn
+		}
+		id, err := c.evidence(ctx, &store.Evidence{Kind: store.KindCheck, Source: rep.Source.URL, Target: rep.Target.URL,
+			At: rep.Started, Outcome: outcome, Summary: rep.Summary()}, func(w io.Writer) error { return check.WriteJSON(w, rep) })
+		if err != nil {
+			return Result{}, err
+		}
+		return Result{Outcome: outcome, Summary: rep.Summary(), Ref: fmt.Sprintf("evidence %d", id)}, nil
+	})
+}
+
+type verifyStep struct{ c *chain }
+
+func (verifyStep) Name() string { return plan.StepVerify }
+
+func (s verifyStep) Run(ctx context.Context) (Result, error) {
+	c := s.c
+	const threads = 2
+	src, err := connect(ctx, "source", c.p.Source.Target, threads+2)
+	if err != nil {
+		return Result{}, err
+	}
+	defer src.DB.Close()
+	// As verify does: without databases: each side's URL names its own,
+	// so that a copy under another name is compared.
+	var dbs []string
+	if len(c.p.Databases) > 0 || !src.Target.NamesDB() {
+		if dbs, err = src.Target.Databases(ctx, src.DB, c.p.Databases, target.EveryDatabase, c.p.Path+": databases"); err != nil {
+			return Result{}, err
+		}
+	}
+	return c.perCandidate(ctx, func(ctx context.Context, cand *plan.Target) (Result, error) {
+		dst, err := connect(ctx, "target", cand.Target, threads+2)
+		if err != nil {
+			return Result{}, err
+		}
+		defer dst.DB.Close()
+		rep, runErr := verify.Run(ctx, src, dst, verify.Options{Databases: dbs, Threads: threads, Recheck: 3,
+			Progress: io.Discard, ProgressInterval: 1000 * time.Hour})
+		if rep == nil {
+			return Result{}, runErr
+		}
+		outcome, summary := verifyOutcome(rep, runErr)
+		id, err := c.evidence(ctx, &store.Evidence{Kind: store.KindVerify, Source: rep.Source, Target: rep.Target,
+			At: rep.Started, Outcome: outcome, Summary: summary}, func(w io.Writer) error { return verify.WriteJSON(w, rep) })
+		if err != nil {
+			return Result{}, err
+		}
+		return Result{Outcome: outcome, Summary: summary, Ref: fmt.Sprintf("evidence %d", id)}, runErr
+	})
+}
+
+// verifyOutcome weighs a verify as verify --store does.
+func verifyOutcome(rep *verify.Report, runErr error) (string, string) {
+	switch {
+	case rep.Interrupted || rep.Failed > 0 || runErr != nil:
+		if rep.Interrupted {
+			return store.OutcomeIncomplete, "interrupted before every table was checked"
+		}
+		return store.OutcomeIncomplete, fmt.Sprintf("incomplete: %d of %d tables could not be checked", rep.Failed, len(rep.Tables))
+	case !rep.Equal:
+		differing := 0
+		for _, t := range rep.Tables {
+			if !t.Equal {
+				differing++
+			}
+		}
+		return store.OutcomeFail, fmt.Sprintf("%d of %d tables differ: %d differing rows, %d schema differences",
+			differing, len(rep.Tables), rep.DifferingRows, rep.SchemaDifferences)
+	}
+	return store.OutcomePass, fmt.Sprintf("%d tables equal", len(rep.Tables))
+}
+
+type analyzeStep struct{ c *chain }
+
+func (analyzeStep) Name() string { return plan.StepAnalyze }
+
+// Run refreshes the candidates' index statistics, as a migration's last
+// step does, so that the replay and the sweep measure the plans the
+// candidate will really choose. It writes statistics only.
+func (s analyzeStep) Run(ctx context.Context) (Result, error) {
+	c := s.c
+	return c.perCandidate(ctx, func(ctx context.Context, cand *plan.Target) (Result, error) {
+		dst, err := connect(ctx, "target", cand.Target, 1)
+		if err != nil {
+			return Result{}, err
+		}
+		defer dst.DB.Close()
+		dbs, err := cand.Target.Databases(ctx, dst.DB, c.p.Databases, target.EveryDatabase, c.p.Path+": databases")
+		if err != nil {
+			return Result{}, err
+		}
+		n, err := verify.Analyze(ctx, dst, verify.AnalyzeOptions{Databases: dbs, Out: io.Discard})
+		if err != nil {
+			return Result{}, err
+		}
+		if n == 0 {
+			return Result{}, errors.New("analyze: no table to analyze in " + strings.Join(dbs, ", "))
+		}
+		return Result{Summary: fmt.Sprintf("analyzed %d tables in %s", n, strings.Join(dbs, ", "))}, nil
+	})
+}
+
+type varsStep struct{ c *chain }
+
+func (varsStep) Name() string { return plan.StepVars }
+
+// Run compares the global variables of the source and each candidate and
+// stores the comparison as evidence of kind vars.
+func (s varsStep) Run(ctx context.Context) (Result, error) {
+	c := s.c
+	collect := func(ctx context.Context, role string, t *target.Target) (map[string]string, error) {
+		side, err := connect(ctx, role, t, 1)
+		if err != nil {
+			return nil, err
+		}
+		defer side.DB.Close()
+		return vars.Collect(ctx, side.DB)
+	}
+	srcVars, err := collect(ctx, "source", c.p.Source.Target)
+	if err != nil {
+		return Result{}, err
+	}
+	return c.perCandidate(ctx, func(ctx context.Context, cand *plan.Target) (Result, error) {
+		v, err := collect(ctx, "target", cand.Target)
+		if err != nil {
+			return Result{}, err
+		}
+		diffs := vars.Compare([]map[string]string{srcVars, v}, false)
+		differing, relevant := 0, 0
+		for _, d := range diffs {
+			if !d.Equal && !d.OneSide {
+				differing++
+				if d.Relevant {
+					relevant++
+				}
+			}
+		}
+		outcome := store.OutcomePass
+		if relevant > 0 {
+			outcome = store.OutcomeWarn
+		}
+		summary := fmt.Sprintf("%d differing, %d of them known to change behaviour or performance", differing, relevant)
+		names := []string{c.p.Source.Target.String(), cand.Target.String()}
+		id, err := c.evidence(ctx, &store.Evidence{Kind: store.KindVars, Source: c.p.Source.Target.Redacted(),
+			Target: cand.Target.Redacted(), Outcome: outcome, Summary: summary},
+			func(w io.Writer) error { return vars.WriteJSON(w, names, diffs) })
+		if err != nil {
+			return Result{}, err
+		}
+		return Result{Outcome: outcome, Summary: summary, Ref: fmt.Sprintf("evidence %d", id)}, nil
+	})
+}

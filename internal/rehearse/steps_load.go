@@ -1,0 +1,216 @@
+package rehearse
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/shakedown/shakedown/internal/capture"
+	"github.com/shakedown/shakedown/internal/plan"
+	"github.com/shakedown/shakedown/internal/readiness"
+	"github.com/shakedown/shakedown/internal/replay"
+	"github.com/shakedown/shakedown/internal/store"
+	"github.com/shakedown/shakedown/internal/sweep"
+	"github.com/shakedown/shakedown/internal/usage"
+)
+
+// The steps that put load on the servers (replay, sweep) and the page.
+
+// preflight refuses, before anything runs, what the plan names that is
+// not there: a step an hour into the chain should not be the first to
+// find that a file is missing.
+func preflight(p *plan.Rehearsal) error {
+	if p.Replay == nil || p.Steps[plan.StepReplay].Skip {
+		return nil
+	}
+	if _, err := os.Stat(p.Replay.Capture); err != nil {
+		return usage.Errorf("%s:%d: replay: capture %s cannot be read (%v): make it with shakedown capture, or fix the path (relative paths are from the plan's directory)",
+			p.Path, p.Replay.Line, p.Replay.Capture, errors.Unwrap(err))
+	}
+	return nil
+}
+
+type replayStep struct{ c *chain }
+
+func (replayStep) Name() string { return plan.StepReplay }
+
+// Run replays the plan's capture on the source (the control) and the
+// candidates and stores one piece of evidence per candidate, as replay
+// --store does. Statements that may write are skipped unless the plan
+// says allow_writes.
+func (s replayStep) Run(ctx context.Context) (Result, error) {
+	c := s.c
+	rp := c.p.Replay
+	if rp == nil {
+		return Result{Skipped: true, Summary: "skipped: the plan has no replay: section"}, nil
+	}
+	f, err := os.Open(rp.Capture)
+	if err != nil {
+		return Result{}, fmt.Errorf("open capture: %w", err)
+	}
+	defer f.Close()
+	rd, err := capture.NewReader(f)
+	if err != nil {
+		return Result{}, fmt.Errorf("%s: %w", rp.Capture, err)
+	}
+	targets := []replay.Target{{Name: c.p.Source.Name, Target: c.p.Source.Target, FixedDB: c.p.Source.Target.NamesDB()}}
+	for _, cand := range c.p.Candidates {
+		targets = append(targets, replay.Target{Name: cand.Name, Target: cand.Target, FixedDB: cand.Target.NamesDB()})
+	}
+	rep, runErr := replay.Run(ctx, rd, targets, replay.Options{Speed: rp.Speed, Concurrency: rp.Concurrency,
+		AllowWrites: rp.AllowWrites, Timeout: time.Duration(rp.TimeoutS) * time.Second})
+	if rep == nil {
+		return Result{}, runErr
+	}
+	rep.Capture = rp.Capture
+	var out Result
+	var refs, sums []string
+	for i, cand := range rep.Candidates {
+		outcome, summary := replayOutcome(rep, i)
+		id, err := c.evidence(ctx, &store.Evidence{Kind: store.KindReplay, Source: rep.Control.URL, Target: cand.URL,
+			At: rep.Started, Outcome: outcome, Summary: summary}, func(w io.Writer) error { return replay.WriteJSON(w, rep) })
+		if err != nil {
+			return out, err
+		}
+		out.Outcome = worse(out.Outcome, outcome)
+		refs = append(refs, fmt.Sprintf("evidence %d", id))
+		if len(rep.Candidates) > 1 {
+			summary = cand.Name + ": " + summary
+		}
+		sums = append(sums, summary)
+	}
+	out.Ref, out.Summary = strings.Join(refs, ", "), strings.Join(sums, "; ")
+	return out, runErr
+}
+
+// replayOutcome weighs candidate i of a replay as replay --store does.
+func replayOutcome(rep *replay.Report, i int) (string, string) {
+	var diffs, newErrs, slower int64
+	for _, f := range rep.Fingerprints {
+		if i >= len(f.Candidates) {
+			continue
+		}
+		cf := f.Candidates[i]
+		diffs += cf.Differences
+		newErrs += cf.NewErrors
+		if cf.Verdict == "slower" {
+			slower++
+		}
+	}
+	outcome := store.OutcomePass
+	switch {
+	case rep.Interrupted:
+		outcome = store.OutcomeIncomplete
+	case diffs > 0 || newErrs > 0:
+		outcome = store.OutcomeFail
+	case slower > 0 || rep.LostConns > 0:
+		outcome = store.OutcomeWarn
+	}
+	summary := fmt.Sprintf("%d statements replayed: %d differing, %d new errors, %d slower fingerprints", rep.Statements, diffs, newErrs, slower)
+	if rep.Interrupted {
+		summary += " (interrupted)"
+	}
+	return outcome, summary
+}
+
+type sweepStep struct{ c *chain }
+
+func (sweepStep) Name() string { return plan.StepSweep }
+
+// Run runs the plan's sweep and stores it as a sweep of its own; the
+// readiness page weighs its verdicts. A sweep this rehearsal began before
+// it was killed is continued, not begun again.
+func (s sweepStep) Run(ctx context.Context) (Result, error) {
+	c := s.c
+	p := c.p.Sweep
+	if p == nil {
+		return Result{Skipped: true, Summary: "skipped: the plan has no sweep: section"}, nil
+	}
+	envs, err := sweep.Check(ctx, p)
+	if err != nil {
+		return Result{}, err
+	}
+	if c.resumeSweep == 0 {
+		if err := sweep.CheckData(ctx, p, envs); err != nil {
+			return Result{}, err
+		}
+	}
+	sum, err := sweep.Run(ctx, p, envs, sweep.Options{Store: c.opts.Store, Host: c.opts.Host, Version: c.opts.Version, Resume: c.resumeSweep})
+	if sum == nil || sum.SweepID == 0 {
+		return Result{}, err
+	}
+	c.sweepID = sum.SweepID
+	res := Result{Ref: fmt.Sprintf("sweep %d", sum.SweepID),
+		Summary: fmt.Sprintf("%d of %d load steps ok in %s", sum.OK, sum.Steps, sum.Elapsed.Round(time.Second))}
+	if sum.Failed > 0 {
+		res.Outcome = store.OutcomeIncomplete
+		res.Summary += fmt.Sprintf(", %d failed", sum.Failed)
+	}
+	return res, err
+}
+
+type readinessStep struct{ c *chain }
+
+func (readinessStep) Name() string { return plan.StepReadiness }
+
+var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
+
+// Run makes a readiness page per candidate from what the store holds,
+// with this rehearsal's sweep, and writes it as HTML to the page
+// directory.
+func (s readinessStep) Run(ctx context.Context) (Result, error) {
+	c := s.c
+	c.pages = nil
+	var out Result
+	var refs, sums []string
+	for _, cand := range c.p.Candidates {
+		pg, err := readiness.Build(ctx, c.opts.Store, readiness.Options{Source: c.p.Source.Target, Target: cand.Target,
+			SweepID: c.sweepID, StoreFlag: c.opts.StoreFlag, Now: c.opts.Now().UTC()})
+		if err != nil {
+			return out, fmt.Errorf("readiness page for %s: %w", cand.Name, err)
+		}
+		name := unsafeName.ReplaceAllString(c.p.Name+"-"+cand.Name, "_") + ".readiness.html"
+		path := filepath.Join(c.opts.PageDir, name)
+		if err := writePage(path, pg); err != nil {
+			return out, err
+		}
+		page := Page{Candidate: cand.Name, Path: path, Verdict: pg.Verdict, Reasons: []string{}}
+		for _, r := range pg.Reasons {
+			page.Reasons = append(page.Reasons, r.Weight+": "+r.Text)
+		}
+		c.pages = append(c.pages, page)
+		outcome := store.OutcomePass
+		switch pg.Verdict {
+		case readiness.NotReady:
+			outcome = store.OutcomeFail
+		case readiness.ReadyWithWarnings:
+			outcome = store.OutcomeWarn
+		}
+		out.Outcome = worse(out.Outcome, outcome)
+		refs = append(refs, path)
+		sums = append(sums, fmt.Sprintf("%s: %s, %d reason(s)", cand.Name, pg.Verdict, len(pg.Reasons)))
+	}
+	out.Ref, out.Summary = strings.Join(refs, ", "), strings.Join(sums, "; ")
+	return out, nil
+}
+
+func writePage(path string, pg *readiness.Page) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("write readiness page: %w", err)
+	}
+	if err := readiness.WriteHTML(f, pg); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("write readiness page: %w", err)
+	}
+	return nil
+}
