@@ -199,7 +199,7 @@ func ThrottlingOf(s *Series) *Throttling {
 	if n == 0 {
 		t.NoQuota = true
 	} else {
-		t.PeriodsPct = stats.Round(pct / float64(n), 3)
+		t.PeriodsPct = stats.Round(pct/float64(n), 3)
 	}
 	return t
 }
