@@ -43,8 +43,9 @@ var order = [][]string{
 	// another; report renders what bisect and sweep stored without linking
 	// them.
 	{"sweep", "bisect", "report"},
-	// Readiness reads the evidence of the tools below it.
-	{"readiness"},
+	// Readiness reads the evidence of the tools below it; demo runs a
+	// sweep of its own sandboxes and reports it.
+	{"readiness", "demo"},
 	// The command layer.
 	{"cli"},
 }
