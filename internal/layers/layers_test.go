@@ -35,8 +35,8 @@ var order = [][]string{
 	// the workload set and the tools that compare servers: verify, check
 	// (which does not import verify) and replay.
 	{"runner", "store", "plan", "workload/all", "verify", "check", "replay"},
-	// Producers above the runner.
-	{"monitor", "slap", "schedule"},
+	// Producers above the runner, and a split load's runner.
+	{"monitor", "slap", "schedule", "splitload"},
 	// The load engine.
 	{"engine"},
 	// Workflows and the renderer of stored documents: peers, none imports
