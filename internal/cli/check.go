@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -11,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/shakedown/shakedown/internal/check"
+	"github.com/shakedown/shakedown/internal/readiness"
 	"github.com/shakedown/shakedown/internal/sbflag"
 	"github.com/shakedown/shakedown/internal/store"
 	"github.com/shakedown/shakedown/internal/target"
@@ -213,29 +213,9 @@ func connectChecked(ctx context.Context, role string, t *target.Target) (*verify
 
 // storeCheck saves a check's result for readiness pages.
 func storeCheck(ctx context.Context, path string, rep *check.Report) error {
-	ctx = context.WithoutCancel(ctx) // an interrupted run is saved too
-	st, err := openStoreFlag(ctx, "--store", path)
+	ev, err := readiness.CheckEvidence(rep, Version)
 	if err != nil {
 		return err
 	}
-	defer st.Close()
-	var doc bytes.Buffer
-	if err := check.WriteJSON(&doc, rep); err != nil {
-		return err
-	}
-	outcome := store.OutcomePass
-	switch {
-	case rep.Errors > 0:
-		outcome = store.OutcomeFail
-	case rep.Warnings > 0 || len(rep.NotChecked) > 0:
-		outcome = store.OutcomeWarn
-	}
-	_, err = st.AddEvidence(ctx, &store.Evidence{
-		Kind: store.KindCheck, Source: rep.Source.URL, Target: rep.Target.URL, At: rep.Started, Tool: Version,
-		Outcome: outcome, Summary: rep.Summary(), Document: doc.Bytes(),
-	})
-	if err != nil {
-		return fmt.Errorf("--store: %w", err)
-	}
-	return nil
+	return addEvidence(ctx, path, ev)
 }

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/shakedown/shakedown/internal/capture"
 	"github.com/shakedown/shakedown/internal/fingerprint"
+	"github.com/shakedown/shakedown/internal/readiness"
 	"github.com/shakedown/shakedown/internal/replay"
 	"github.com/shakedown/shakedown/internal/sbflag"
 	"github.com/shakedown/shakedown/internal/store"
@@ -285,46 +285,15 @@ func urlNamesDB(raw string) bool {
 	return i >= 0 && i < len(rest)-1
 }
 
-// storeReplay saves the replay as evidence for readiness pages: one piece
-// per candidate, against the control. A candidate fails on a differing
-// result or a new error, warns on a slower fingerprint or a lost
-// connection, and an interrupted replay is incomplete.
+// storeReplay saves the replay as evidence for readiness pages.
 func storeReplay(ctx context.Context, st *store.Store, rep *replay.Report) error {
 	ctx = context.WithoutCancel(ctx) // an interrupted replay is saved too
-	var doc bytes.Buffer
-	if err := replay.WriteJSON(&doc, rep); err != nil {
+	evs, err := readiness.ReplayEvidence(rep, Version)
+	if err != nil {
 		return err
 	}
-	for i, cand := range rep.Candidates {
-		var diffs, newErrs, slower int64
-		for _, f := range rep.Fingerprints {
-			if i >= len(f.Candidates) {
-				continue
-			}
-			cf := f.Candidates[i]
-			diffs += cf.Differences
-			newErrs += cf.NewErrors
-			if cf.Verdict == "slower" {
-				slower++
-			}
-		}
-		outcome := store.OutcomePass
-		switch {
-		case rep.Interrupted:
-			outcome = store.OutcomeIncomplete
-		case diffs > 0 || newErrs > 0:
-			outcome = store.OutcomeFail
-		case slower > 0 || rep.LostConns > 0:
-			outcome = store.OutcomeWarn
-		}
-		summary := fmt.Sprintf("%d statements replayed: %d differing, %d new errors, %d slower fingerprints", rep.Statements, diffs, newErrs, slower)
-		if rep.Interrupted {
-			summary += " (interrupted)"
-		}
-		if _, err := st.AddEvidence(ctx, &store.Evidence{
-			Kind: store.KindReplay, Source: rep.Control.URL, Target: cand.URL, At: rep.Started, Tool: Version,
-			Outcome: outcome, Summary: summary, Document: doc.Bytes(),
-		}); err != nil {
+	for _, ev := range evs {
+		if _, err := st.AddEvidence(ctx, ev); err != nil {
 			return err
 		}
 	}

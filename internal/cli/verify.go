@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/shakedown/shakedown/internal/readiness"
 	"github.com/shakedown/shakedown/internal/sbflag"
 	"github.com/shakedown/shakedown/internal/store"
 	"github.com/shakedown/shakedown/internal/target"
@@ -262,45 +262,28 @@ func writeFile(path string, write func(io.Writer) error) error {
 	return nil
 }
 
-// storeVerify saves a verify result for readiness pages. A run that was
-// interrupted or failed on some table proves nothing about the rest: it is
-// stored as incomplete.
+// storeVerify saves a verify result for readiness pages.
 func storeVerify(ctx context.Context, path string, rep *verify.Report, runErr error) error {
-	ctx = context.WithoutCancel(ctx) // an interrupted run is saved too
+	ev, err := readiness.VerifyEvidence(rep, runErr, Version)
+	if err != nil {
+		return err
+	}
+	return addEvidence(ctx, path, ev)
+}
+
+// addEvidence saves what a tool found in the store --store names, for
+// readiness pages; an interrupted run is saved too.
+func addEvidence(ctx context.Context, path string, evs ...*store.Evidence) error {
+	ctx = context.WithoutCancel(ctx)
 	st, err := openStoreFlag(ctx, "--store", path)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	var doc bytes.Buffer
-	if err := verify.WriteJSON(&doc, rep); err != nil {
-		return err
-	}
-	outcome, summary := store.OutcomePass, fmt.Sprintf("%d tables equal", len(rep.Tables))
-	switch {
-	case rep.Interrupted || rep.Failed > 0 || runErr != nil:
-		outcome = store.OutcomeIncomplete
-		summary = fmt.Sprintf("incomplete: %d of %d tables could not be checked", rep.Failed, len(rep.Tables))
-		if rep.Interrupted {
-			summary = "interrupted before every table was checked"
+	for _, ev := range evs {
+		if _, err := st.AddEvidence(ctx, ev); err != nil {
+			return fmt.Errorf("--store: %w", err)
 		}
-	case !rep.Equal:
-		outcome = store.OutcomeFail
-		differing := 0
-		for _, t := range rep.Tables {
-			if !t.Equal {
-				differing++
-			}
-		}
-		summary = fmt.Sprintf("%d of %d tables differ: %d differing rows, %d schema differences",
-			differing, len(rep.Tables), rep.DifferingRows, rep.SchemaDifferences)
-	}
-	_, err = st.AddEvidence(ctx, &store.Evidence{
-		Kind: store.KindVerify, Source: rep.Source, Target: rep.Target, At: rep.Started, Tool: Version,
-		Outcome: outcome, Summary: summary, Document: doc.Bytes(),
-	})
-	if err != nil {
-		return fmt.Errorf("--store: %w", err)
 	}
 	return nil
 }
