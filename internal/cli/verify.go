@@ -95,23 +95,8 @@ func (c *verifyCmd) run(ctx context.Context, env *Env, args []string) error {
 	if len(rest) != 2 {
 		return usagef("verify: want SOURCE and TARGET, got %d argument(s): shakedown verify mysql://user@source/db mysql://user@target/db", len(rest))
 	}
-	switch {
-	case c.threads < 1:
-		return usagef("verify: --threads must be >= 1")
-	case c.chunkTime <= 0:
-		return usagef("verify: --chunk-time must be > 0, e.g. 100ms")
-	case c.maxLoad < 0:
-		return usagef("verify: --max-load must be >= 0")
-	case c.recheck < 0:
-		return usagef("verify: --recheck must be >= 0")
-	case c.recheckWait < 0:
-		return usagef("verify: --recheck-wait must be >= 0")
-	case c.maxRows < 1:
-		return usagef("verify: --max-rows must be >= 1")
-	case c.progress < 0:
-		return usagef("verify: --progress must be >= 0")
-	case strings.Contains(c.where, ";"):
-		return usagef("verify: --where is one condition, without ';'")
+	if err := c.validate(); err != nil {
+		return err
 	}
 	src, err := parseURL(env, &c.creds, "verify: SOURCE", rest[0])
 	if err != nil {
@@ -155,55 +140,10 @@ func (c *verifyCmd) run(ctx context.Context, env *Env, args []string) error {
 		}
 	}
 
-	opts := verify.Options{
-		Databases:   databases,
-		Tables:      c.tables,
-		Exclude:     c.exclude,
-		Where:       c.where,
-		Threads:     c.threads,
-		ChunkTime:   c.chunkTime,
-		MaxLoad:     c.maxLoad,
-		Recheck:     c.recheck,
-		RecheckWait: c.recheckWait,
-		MaxRows:     c.maxRows,
-		Progress:    env.Stderr,
-	}
-	if c.recheckWait == 0 {
-		opts.RecheckWait = time.Nanosecond
-	}
-	if c.progress > 0 {
-		opts.ProgressInterval = c.progress
-	} else {
-		opts.ProgressInterval = 1000 * time.Hour
-	}
-	if c.fixSQL != "" {
-		f, err := os.Create(c.fixSQL)
-		if err != nil {
-			return fmt.Errorf("create --fix-sql file: %w", err)
-		}
-		defer f.Close()
-		opts.Fix = f
-	}
-	if c.resume != "" {
-		ck, err := verify.OpenCheckpoint(c.resume, verify.Fingerprint{
-			Source:    src.Redacted(),
-			Target:    dst.Redacted(),
-			Databases: c.databases,
-			Tables:    c.tables,
-			Exclude:   c.exclude,
-			Where:     c.where,
-		})
-		if errors.Is(err, verify.ErrCheckpointMismatch) {
-			return usagef("verify: --resume: %v", err)
-		}
-		if err != nil {
-			return err
-		}
-		defer ck.Close()
-		opts.Checkpoint = ck
-		if ck.Resumed() {
-			fmt.Fprintf(env.Stderr, "verify: resuming from %s\n", c.resume)
-		}
+	opts, closeAll, err := c.options(env, databases, src, dst)
+	defer closeAll()
+	if err != nil {
+		return err
 	}
 
 	rep, runErr := verify.Run(ctx, sSide, dSide, opts)
@@ -216,34 +156,10 @@ func (c *verifyCmd) run(ctx context.Context, env *Env, args []string) error {
 	if err := verify.WriteText(env.Stdout, rep, min(c.maxRows, 50)); err != nil {
 		return err
 	}
-	if c.jsonFile != "" {
-		if err := writeFile(c.jsonFile, func(w io.Writer) error { return verify.WriteJSON(w, rep) }); err != nil {
-			return err
-		}
+	if err := c.keep(ctx, env, rep, runErr); err != nil {
+		return err
 	}
-	if c.htmlFile != "" {
-		if err := writeFile(c.htmlFile, func(w io.Writer) error { return verify.WriteHTML(w, rep, c.maxRows) }); err != nil {
-			return err
-		}
-	}
-	if c.storePath != "" {
-		if err := storeVerify(ctx, c.storePath, rep, runErr); err != nil {
-			return err
-		}
-		fmt.Fprintf(env.Stdout, "stored in %s (shakedown readiness)\n", store.Display(c.storePath))
-	}
-	switch {
-	case errors.Is(runErr, verify.ErrInterrupted):
-		if c.resume != "" {
-			return fmt.Errorf("interrupted: finished chunks are recorded in %s; run the same command again to resume", c.resume)
-		}
-		return errors.New("interrupted: the results above cover what was checked; use --resume FILE to be able to continue")
-	case runErr != nil:
-		return runErr
-	case !rep.Equal:
-		return ErrDifferences
-	}
-	return nil
+	return c.outcome(rep, runErr)
 }
 
 // writeFile creates path and fills it with write.
@@ -284,6 +200,128 @@ func addEvidence(ctx context.Context, path string, evs ...*store.Evidence) error
 		if _, err := st.AddEvidence(ctx, ev); err != nil {
 			return fmt.Errorf("--store: %w", err)
 		}
+	}
+	return nil
+}
+
+// validate checks the flags' values.
+func (c *verifyCmd) validate() error {
+	switch {
+	case c.threads < 1:
+		return usagef("verify: --threads must be >= 1")
+	case c.chunkTime <= 0:
+		return usagef("verify: --chunk-time must be > 0, e.g. 100ms")
+	case c.maxLoad < 0:
+		return usagef("verify: --max-load must be >= 0")
+	case c.recheck < 0:
+		return usagef("verify: --recheck must be >= 0")
+	case c.recheckWait < 0:
+		return usagef("verify: --recheck-wait must be >= 0")
+	case c.maxRows < 1:
+		return usagef("verify: --max-rows must be >= 1")
+	case c.progress < 0:
+		return usagef("verify: --progress must be >= 0")
+	case strings.Contains(c.where, ";"):
+		return usagef("verify: --where is one condition, without ';'")
+	}
+	return nil
+}
+
+// options are verify's options from the flags, with the --fix-sql file
+// and the --resume checkpoint open; closeAll closes them.
+func (c *verifyCmd) options(env *Env, databases []string, src, dst *target.Target) (opts verify.Options, closeAll func(), err error) {
+	var closers []func()
+	closeAll = func() {
+		for i := len(closers) - 1; i >= 0; i-- {
+			closers[i]()
+		}
+	}
+	opts = verify.Options{
+		Databases:   databases,
+		Tables:      c.tables,
+		Exclude:     c.exclude,
+		Where:       c.where,
+		Threads:     c.threads,
+		ChunkTime:   c.chunkTime,
+		MaxLoad:     c.maxLoad,
+		Recheck:     c.recheck,
+		RecheckWait: c.recheckWait,
+		MaxRows:     c.maxRows,
+		Progress:    env.Stderr,
+	}
+	if c.recheckWait == 0 {
+		opts.RecheckWait = time.Nanosecond
+	}
+	if c.progress > 0 {
+		opts.ProgressInterval = c.progress
+	} else {
+		opts.ProgressInterval = 1000 * time.Hour
+	}
+	if c.fixSQL != "" {
+		f, err := os.Create(c.fixSQL)
+		if err != nil {
+			return opts, closeAll, fmt.Errorf("create --fix-sql file: %w", err)
+		}
+		closers = append(closers, func() { f.Close() })
+		opts.Fix = f
+	}
+	if c.resume != "" {
+		ck, err := verify.OpenCheckpoint(c.resume, verify.Fingerprint{
+			Source:    src.Redacted(),
+			Target:    dst.Redacted(),
+			Databases: c.databases,
+			Tables:    c.tables,
+			Exclude:   c.exclude,
+			Where:     c.where,
+		})
+		if errors.Is(err, verify.ErrCheckpointMismatch) {
+			return opts, closeAll, usagef("verify: --resume: %v", err)
+		}
+		if err != nil {
+			return opts, closeAll, err
+		}
+		closers = append(closers, func() { ck.Close() })
+		opts.Checkpoint = ck
+		if ck.Resumed() {
+			fmt.Fprintf(env.Stderr, "verify: resuming from %s\n", c.resume)
+		}
+	}
+	return opts, closeAll, nil
+}
+
+// outcome is how the command ends once the results are out.
+func (c *verifyCmd) outcome(rep *verify.Report, runErr error) error {
+	switch {
+	case errors.Is(runErr, verify.ErrInterrupted):
+		if c.resume != "" {
+			return fmt.Errorf("interrupted: finished chunks are recorded in %s; run the same command again to resume", c.resume)
+		}
+		return errors.New("interrupted: the results above cover what was checked; use --resume FILE to be able to continue")
+	case runErr != nil:
+		return runErr
+	case !rep.Equal:
+		return ErrDifferences
+	}
+	return nil
+}
+
+// keep writes the result to the files and the store the flags name.
+func (c *verifyCmd) keep(ctx context.Context, env *Env, rep *verify.Report, runErr error) error {
+	if c.jsonFile != "" {
+		if err := writeFile(c.jsonFile, func(w io.Writer) error { return verify.WriteJSON(w, rep) }); err != nil {
+			return err
+		}
+	}
+	if c.htmlFile != "" {
+		if err := writeFile(c.htmlFile, func(w io.Writer) error { return verify.WriteHTML(w, rep, c.maxRows) }); err != nil {
+			return err
+		}
+	}
+	if c.storePath != "" {
+		if err := storeVerify(ctx, c.storePath, rep, runErr); err != nil {
+			return err
+		}
+		fmt.Fprintf(env.Stdout, "stored in %s (shakedown readiness)\n", store.Display(c.storePath))
 	}
 	return nil
 }
