@@ -6,14 +6,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sort"
 	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/shakedown/shakedown/internal/capture"
-	"github.com/shakedown/shakedown/internal/fingerprint"
 	"github.com/shakedown/shakedown/internal/readiness"
 	"github.com/shakedown/shakedown/internal/replay"
 	"github.com/shakedown/shakedown/internal/sbflag"
@@ -93,53 +91,13 @@ func (c *replayCmd) run(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	rest := fs.Args()
-	switch {
-	case len(rest) != 1:
-		return usagef("replay: want one CAPTURE file, got %d argument(s): shakedown replay app.capture --control URL --candidate URL", len(rest))
-	case c.control == "":
-		return usagef("replay: --control URL is required")
-	case len(c.candidates) == 0:
-		return usagef("replay: --candidate URL is required (repeat it for more candidates)")
-	case c.speed < 0:
-		return usagef("replay: --speed must be >= 0 (0: as fast as possible)")
-	case c.concurrency < 0:
-		return usagef("replay: --concurrency must be >= 0")
-	case c.timeout <= 0:
-		return usagef("replay: --timeout must be > 0")
-	case c.top < 1:
-		return usagef("replay: --top must be >= 1")
-	case c.progress < 0:
-		return usagef("replay: --progress must be >= 0")
+	if err := c.validate(rest); err != nil {
+		return err
 	}
 	path := rest[0]
-	targets := make([]replay.Target, 0, 1+len(c.candidates))
-	for i, raw := range append([]string{c.control}, c.candidates...) {
-		what, name := "--control", "control"
-		if i > 0 {
-			what, name = "--candidate", "candidate"
-			if len(c.candidates) > 1 {
-				name = fmt.Sprintf("candidate%d", i)
-			}
-		}
-		if n, u, ok := strings.Cut(raw, "="); ok && !strings.Contains(n, "://") {
-			name, raw = n, u
-		}
-		if !strings.HasPrefix(raw, "mysql://") {
-			return usagef("replay: %s must be a URL mysql://user@host:port/db (optionally NAME=URL)", what)
-		}
-		t, err := parseURL(env, &c.creds, "replay: "+what, raw)
-		if err != nil {
-			return err
-		}
-		t.Name = name
-		targets = append(targets, replay.Target{Name: name, Target: t, FixedDB: urlNamesDB(raw)})
-	}
-	seen := map[string]bool{}
-	for _, t := range targets {
-		if seen[t.Name] {
-			return usagef("replay: two targets are named %q: name them NAME=URL", t.Name)
-		}
-		seen[t.Name] = true
+	targets, err := c.targets(env)
+	if err != nil {
+		return err
 	}
 
 	// Where the results go is checked before anything runs.
@@ -148,24 +106,19 @@ func (c *replayCmd) run(ctx context.Context, env *Env, args []string) error {
 	}
 	var st *store.Store
 	if c.storePath != "" {
-		var err error
 		if st, err = openStoreFlag(ctx, "--store", c.storePath); err != nil {
 			return err
 		}
 		defer st.Close()
 	}
 
-	f, err := os.Open(path)
+	f, rd, err := openCapture(path)
 	if err != nil {
-		return usagef("replay: %v", err)
+		return err
 	}
 	defer f.Close()
-	rd, err := capture.NewReader(f)
-	if err != nil {
-		return usagef("replay: %s: %v", path, err)
-	}
 	if c.allowWrites {
-		if err := announceWrites(ctx, env.Stderr, path, targets); err != nil {
+		if err := replay.AnnounceWrites(ctx, env.Stderr, path, targets); err != nil {
 			return err
 		}
 	}
@@ -181,21 +134,8 @@ func (c *replayCmd) run(ctx context.Context, env *Env, args []string) error {
 	if err := replay.WriteText(env.Stdout, rep, c.top); err != nil {
 		return err
 	}
-	if c.jsonFile != "" {
-		if err := writeFile(c.jsonFile, func(w io.Writer) error { return replay.WriteJSON(w, rep) }); err != nil {
-			return err
-		}
-	}
-	if c.htmlFile != "" {
-		if err := writeFile(c.htmlFile, func(w io.Writer) error { return replay.WriteHTML(w, rep) }); err != nil {
-			return err
-		}
-	}
-	if st != nil {
-		if err := storeReplay(ctx, st, rep); err != nil {
-			return fmt.Errorf("--store %s: %w", store.Display(c.storePath), err)
-		}
-		fmt.Fprintf(env.Stdout, "stored in %s (shakedown readiness)\n", store.Display(c.storePath))
+	if err := c.keep(ctx, env, st, rep); err != nil {
+		return err
 	}
 	switch {
 	case errors.Is(runErr, replay.ErrInterrupted):
@@ -204,73 +144,6 @@ func (c *replayCmd) run(ctx context.Context, env *Env, args []string) error {
 		return runErr
 	case rep.Differences > 0 || rep.NewErrors > 0:
 		return ErrDifferences
-	}
-	return nil
-}
-
-// announceWrites reads the capture once and says which statements that may
-// write will run on which targets.
-func announceWrites(ctx context.Context, w io.Writer, path string, targets []replay.Target) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return usagef("replay: %v", err)
-	}
-	defer f.Close()
-	rd, err := capture.NewReader(f)
-	if err != nil {
-		return usagef("replay: %s: %v", path, err)
-	}
-	an := fingerprint.NewAnalyzer()
-	byVerb := map[string]int64{}
-	var total int64
-	var rec capture.Record
-	for {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		err := rd.Next(&rec)
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return err
-		}
-		if rec.Kind != "" || rec.SQL == "" {
-			continue
-		}
-		info, _ := an.Analyze(rec.SQL)
-		if !info.ReadOnly {
-			byVerb[info.Verb]++
-			total++
-		}
-	}
-	verbs := make([]string, 0, len(byVerb))
-	for v := range byVerb {
-		verbs = append(verbs, v)
-	}
-	sort.Slice(verbs, func(i, j int) bool {
-		a, b := byVerb[verbs[i]], byVerb[verbs[j]]
-		return a > b || a == b && verbs[i] < verbs[j]
-	})
-	parts := make([]string, len(verbs))
-	for i, v := range verbs {
-		name := v
-		if name == "" {
-			name = "unparsed"
-		}
-		parts[i] = fmt.Sprintf("%s %d", name, byVerb[v])
-	}
-	fmt.Fprintf(w, "replay: --allow-writes: %d statements that may write will run on EVERY target", total)
-	if total > 0 {
-		fmt.Fprintf(w, " (%s)", strings.Join(parts, ", "))
-	}
-	fmt.Fprintln(w, ":")
-	for i, t := range targets {
-		role := "candidate"
-		if i == 0 {
-			role = "control"
-		}
-		fmt.Fprintf(w, "  %-9s %s  %s\n", role, t.Name, t.Target.Redacted())
 	}
 	return nil
 }
@@ -296,6 +169,98 @@ func storeReplay(ctx context.Context, st *store.Store, rep *replay.Report) error
 		if _, err := st.AddEvidence(ctx, ev); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// validate checks the arguments and the flags' values.
+func (c *replayCmd) validate(rest []string) error {
+	switch {
+	case len(rest) != 1:
+		return usagef("replay: want one CAPTURE file, got %d argument(s): shakedown replay app.capture --control URL --candidate URL", len(rest))
+	case c.control == "":
+		return usagef("replay: --control URL is required")
+	case len(c.candidates) == 0:
+		return usagef("replay: --candidate URL is required (repeat it for more candidates)")
+	case c.speed < 0:
+		return usagef("replay: --speed must be >= 0 (0: as fast as possible)")
+	case c.concurrency < 0:
+		return usagef("replay: --concurrency must be >= 0")
+	case c.timeout <= 0:
+		return usagef("replay: --timeout must be > 0")
+	case c.top < 1:
+		return usagef("replay: --top must be >= 1")
+	case c.progress < 0:
+		return usagef("replay: --progress must be >= 0")
+	}
+	return nil
+}
+
+// targets are the control and the candidates, named.
+func (c *replayCmd) targets(env *Env) ([]replay.Target, error) {
+	targets := make([]replay.Target, 0, 1+len(c.candidates))
+	for i, raw := range append([]string{c.control}, c.candidates...) {
+		what, name := "--control", "control"
+		if i > 0 {
+			what, name = "--candidate", "candidate"
+			if len(c.candidates) > 1 {
+				name = fmt.Sprintf("candidate%d", i)
+			}
+		}
+		if n, u, ok := strings.Cut(raw, "="); ok && !strings.Contains(n, "://") {
+			name, raw = n, u
+		}
+		if !strings.HasPrefix(raw, "mysql://") {
+			return nil, usagef("replay: %s must be a URL mysql://user@host:port/db (optionally NAME=URL)", what)
+		}
+		t, err := parseURL(env, &c.creds, "replay: "+what, raw)
+		if err != nil {
+			return nil, err
+		}
+		t.Name = name
+		targets = append(targets, replay.Target{Name: name, Target: t, FixedDB: urlNamesDB(raw)})
+	}
+	seen := map[string]bool{}
+	for _, t := range targets {
+		if seen[t.Name] {
+			return nil, usagef("replay: two targets are named %q: name them NAME=URL", t.Name)
+		}
+		seen[t.Name] = true
+	}
+	return targets, nil
+}
+
+// openCapture opens the capture file to replay; faults are bad input.
+func openCapture(path string) (*os.File, *capture.Reader, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, usagef("replay: %v", err)
+	}
+	rd, err := capture.NewReader(f)
+	if err != nil {
+		f.Close()
+		return nil, nil, usagef("replay: %s: %v", path, err)
+	}
+	return f, rd, nil
+}
+
+// keep writes the report to the files and the store the flags name.
+func (c *replayCmd) keep(ctx context.Context, env *Env, st *store.Store, rep *replay.Report) error {
+	if c.jsonFile != "" {
+		if err := writeFile(c.jsonFile, func(w io.Writer) error { return replay.WriteJSON(w, rep) }); err != nil {
+			return err
+		}
+	}
+	if c.htmlFile != "" {
+		if err := writeFile(c.htmlFile, func(w io.Writer) error { return replay.WriteHTML(w, rep) }); err != nil {
+			return err
+		}
+	}
+	if st != nil {
+		if err := storeReplay(ctx, st, rep); err != nil {
+			return fmt.Errorf("--store %s: %w", store.Display(c.storePath), err)
+		}
+		fmt.Fprintf(env.Stdout, "stored in %s (shakedown readiness)\n", store.Display(c.storePath))
 	}
 	return nil
 }
