@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"github.com/shakedown/shakedown/internal/bisectresult"
@@ -11,15 +10,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/pflag"
 
 	"github.com/shakedown/shakedown/internal/report"
-	"github.com/shakedown/shakedown/internal/result"
 	"github.com/shakedown/shakedown/internal/sbflag"
 	"github.com/shakedown/shakedown/internal/store"
 )
@@ -169,21 +165,19 @@ func (c *reportCmd) run(ctx context.Context, env *Env, args []string) error {
 		c.bisected = res
 	}
 	if len(files) > 0 {
-		d, err := c.fromFiles(files)
+		d, err := report.FromFiles(files, c.control)
 		if err != nil {
 			return err
 		}
 		return c.write(env, d, fmt.Sprintf("%d result files", len(files)))
 	}
 	var runIDs []int64
-	if c.runs != "" && c.runs != "all" {
-		for _, f := range strings.Split(c.runs, ",") {
-			n, err := strconv.ParseInt(strings.TrimSpace(f), 10, 64)
-			if err != nil || n < 1 {
-				return usagef("report: --runs %q: want all, or run IDs such as 4,5,7 (see --list)", c.runs)
-			}
-			runIDs = append(runIDs, n)
+	if c.runs != "" {
+		ids, ok := report.ParseRunIDs(c.runs)
+		if !ok {
+			return usagef("report: --runs %q: want all, or run IDs such as 4,5,7 (see --list)", c.runs)
 		}
+		runIDs = ids
 	}
 	var id int64
 	if c.sweep != "latest" {
@@ -209,7 +203,7 @@ func (c *reportCmd) run(ctx context.Context, env *Env, args []string) error {
 	}
 	var base store.Baseline
 	if c.baseline != "" {
-		if base, err = lookupBaseline(ctx, st, c.baseline, "report --baseline"); err != nil {
+		if base, err = report.LookupBaseline(ctx, st, c.baseline, "report --baseline"); err != nil {
 			return err
 		}
 	}
@@ -316,20 +310,12 @@ func (c *reportCmd) writeBaseline(ctx context.Context, env *Env, st *store.Store
 
 // writeHistory reports every stored sweep as a history.
 func (c *reportCmd) writeHistory(ctx context.Context, env *Env, st *store.Store) error {
-	sweeps, err := st.Sweeps(ctx)
+	all, err := report.LoadAll(ctx, st)
 	if err != nil {
 		return err
 	}
-	if len(sweeps) == 0 {
+	if len(all) == 0 {
 		return c.noSweeps(ctx, st)
-	}
-	var all []*store.SweepData
-	for _, sw := range sweeps {
-		d, err := st.Load(ctx, sw.ID)
-		if err != nil {
-			return err
-		}
-		all = append(all, d)
 	}
 	h := report.BuildHistory(store.Display(c.storePath), all, report.HistoryFilter{Workload: c.workload, Target: c.target, Threads: c.threads})
 	if len(h.Series) == 0 {
@@ -359,18 +345,7 @@ func (c *reportCmd) emit(env *Env, fn func(io.Writer) error, what string) error 
 func (c *reportCmd) write(env *Env, d *store.SweepData, what string) error {
 	rep := report.Build(d)
 	rep.Bisect = c.bisected
-	if c.out == "" {
-		return report.Write(env.Stdout, c.format, rep)
-	}
-	var b bytes.Buffer
-	if err := report.Write(&b, c.format, rep); err != nil {
-		return err
-	}
-	if err := writeFileAtomic(c.out, b.Bytes()); err != nil {
-		return err
-	}
-	fmt.Fprintf(env.Stderr, "report of %s written to %s\n", what, c.out)
-	return nil
+	return c.emit(env, func(w io.Writer) error { return report.Write(w, c.format, rep) }, what)
 }
 
 // readBisect reads the file --bisect names; any fault is bad usage.
@@ -387,48 +362,6 @@ func readBisect(path string) (*bisectresult.Result, error) {
 	return res, nil
 }
 
-// fromFiles reads result documents ("shakedown run --json", or the lists
-// "shakedown slap --json" writes) as runs.
-func (c *reportCmd) fromFiles(files []string) (*store.SweepData, error) {
-	var runs []store.Run
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			return nil, usagef("report: %v", err)
-		}
-		var docs []*result.Result
-		if err := json.Unmarshal(b, &docs); err != nil {
-			var one result.Result
-			if json.Unmarshal(b, &one) == nil {
-				docs = []*result.Result{&one}
-			}
-		}
-		if len(docs) == 0 || slices.ContainsFunc(docs, func(r *result.Result) bool { return r == nil || r.Workload == "" || r.Threads == 0 }) {
-			return nil, usagef("report: %s is not a result document (shakedown run --json FILE and shakedown slap --json FILE write them)", f)
-		}
-		for _, res := range docs {
-			status, why := res.Status()
-			runs = append(runs, store.Run{
-				Target: res.Target.Name, Workload: res.Workload, Threads: res.Threads, Command: f,
-				Status: status, Error: errText(why), StartedAt: res.StartedAt, WallS: res.TimeS + res.WarmupS, Result: res,
-			})
-		}
-	}
-	d, err := report.FromRuns(strings.Join(files, ", "), runs, c.control)
-	if err != nil {
-		return nil, usagef("report: --control: %v", err)
-	}
-	return d, nil
-}
-
-// errText is an error's text, "" for none.
-func errText(err error) string {
-	if err == nil {
-		return ""
-	}
-	return err.Error()
-}
-
 func (c *reportCmd) listSweeps(ctx context.Context, env *Env, st *store.Store) error {
 	sweeps, err := st.Sweeps(ctx)
 	if err != nil {
@@ -438,34 +371,7 @@ func (c *reportCmd) listSweeps(ctx context.Context, env *Env, st *store.Store) e
 	if err != nil {
 		return err
 	}
-	if len(sweeps) == 0 {
-		fmt.Fprintf(env.Stdout, "no sweeps in %s\n", store.Display(c.storePath))
-	} else {
-		tw := tabwriter.NewWriter(env.Stdout, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "ID\tNAME\tSTATUS\tSTARTED\tSTEPS\tWORKLOADS")
-		for _, s := range sweeps {
-			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%s\n", s.ID, s.Name, s.Status, s.StartedAt.Local().Format("2006-01-02 15:04"), s.Steps,
-				strings.Join(s.Settings.Workloads, ","))
-		}
-		if err := tw.Flush(); err != nil {
-			return err
-		}
-	}
-	if len(runs) == 0 {
-		return nil
-	}
-	fmt.Fprintf(env.Stdout, "\nRuns outside sweeps (shakedown report --runs ID,...):\n")
-	tw := tabwriter.NewWriter(env.Stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "RUN\tTARGET\tWORKLOAD\tTHREADS\tSTATUS\tSTARTED\tQPS")
-	for _, r := range runs {
-		qps := "-"
-		if r.Result != nil {
-			qps = strconv.FormatFloat(r.Result.QPS, 'f', 1, 64)
-		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%d\t%s\t%s\t%s\n", r.ID, r.Target, r.Workload, r.Threads, r.Status,
-			r.StartedAt.Local().Format("2006-01-02 15:04"), qps)
-	}
-	return tw.Flush()
+	return report.WriteList(env.Stdout, store.Display(c.storePath), sweeps, runs)
 }
 
 // writeFileAtomic writes data to path through a temporary file, so that a

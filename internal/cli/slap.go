@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/shakedown/shakedown/internal/report"
 	"github.com/shakedown/shakedown/internal/result"
 	"github.com/shakedown/shakedown/internal/sbflag"
 	"github.com/shakedown/shakedown/internal/slap"
@@ -146,7 +147,7 @@ func (c *slapCmd) saveResults(ctx context.Context, env *Env, out io.Writer, st *
 		for _, r := range levels {
 			status, why := r.Status()
 			run := &store.Run{Target: r.Target.Name, Workload: r.Workload, Threads: r.Threads, Command: slapCommand(r.Options),
-				Status: status, Error: errText(why), StartedAt: r.StartedAt, WallS: r.TimeS, Result: r}
+				Status: status, Error: report.ErrText(why), StartedAt: r.StartedAt, WallS: r.TimeS, Result: r}
 			if _, err := st.AddRun(ctx, run); err != nil {
 				errs = append(errs, fmt.Errorf("--store %s: %w", st.Path(), err))
 				break

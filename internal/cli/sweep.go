@@ -157,7 +157,7 @@ func (c *sweepCmd) run(ctx context.Context, env *Env, args []string) error {
 			return err
 		}
 		defer st.Close()
-		if _, err := lookupBaseline(ctx, st, c.baseline, "sweep"); err != nil {
+		if _, err := report.LookupBaseline(ctx, st, c.baseline, "sweep"); err != nil {
 			return err
 		}
 	}
