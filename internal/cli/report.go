@@ -130,39 +130,8 @@ func (c *reportCmd) run(ctx context.Context, env *Env, args []string) error {
 		}
 		return c.importFiles(ctx, env)
 	}
-	switch {
-	case len(files) > 0 && (c.runs != "" || fset.Changed("sweep") || c.list):
-		return usagef("report: result files are reported on their own: leave out --runs, --sweep and --list")
-	case c.runs != "" && fset.Changed("sweep"):
-		return usagef("report: --runs and --sweep: choose one")
-	case c.control != "" && len(files) == 0 && c.runs == "":
-		return usagef("report: --control is for --runs or result files; a sweep's plan names its control")
-	case c.history && (c.runs != "" || fset.Changed("sweep") || c.baseline != "" || len(files) > 0 || c.list):
-		return usagef("report: --history covers every stored sweep: leave out --sweep, --runs, --baseline, --list and files")
-	case !c.history && (c.workload != "" || c.target != "" || c.threads != 0):
-		return usagef("report: --workload, --target and --threads are for --history")
-	case c.baseline != "" && (len(files) > 0 || c.list):
-		return usagef("report: --baseline compares stored results: name them with --sweep or --runs")
-	}
-	if !fset.Changed("format") && c.out != "" {
-		f, err := formatOfOutput("report", c.out, c.format, report.Formats)
-		if err != nil {
-			return err
-		}
-		c.format = f
-	}
-	if !oneOf(report.Formats, c.format) {
-		return usagef("report: --format %q: want one of %s", c.format, strings.Join(report.Formats, ", "))
-	}
-	if c.bisect != "" {
-		if c.history || c.list || c.baseline != "" {
-			return usagef("report: --bisect goes with a sweep, runs or result files: leave out --history, --list and --baseline")
-		}
-		res, err := readBisect(c.bisect)
-		if err != nil {
-			return err
-		}
-		c.bisected = res
+	if err := c.validate(fset, files); err != nil {
+		return err
 	}
 	if len(files) > 0 {
 		d, err := report.FromFiles(files, c.control)
@@ -171,26 +140,7 @@ func (c *reportCmd) run(ctx context.Context, env *Env, args []string) error {
 		}
 		return c.write(env, d, fmt.Sprintf("%d result files", len(files)))
 	}
-	var runIDs []int64
-	if c.runs != "" {
-		ids, ok := report.ParseRunIDs(c.runs)
-		if !ok {
-			return usagef("report: --runs %q: want all, or run IDs such as 4,5,7 (see --list)", c.runs)
-		}
-		runIDs = ids
-	}
-	var id int64
-	if c.sweep != "latest" {
-		n, err := strconv.ParseInt(c.sweep, 10, 64)
-		if err != nil || n < 1 {
-			return usagef("report: --sweep %q: want a sweep ID (see --list) or latest", c.sweep)
-		}
-		id = n
-	}
-	if _, err := os.Stat(c.storePath); !store.IsURL(c.storePath) && errors.Is(err, fs.ErrNotExist) {
-		return usagef("report: no store at %s: run a sweep (or shakedown run --store) first, or name the store with --store", c.storePath)
-	}
-	st, err := openStore(ctx, env, "--store", c.storePath)
+	st, runIDs, id, err := c.open(ctx, env)
 	if err != nil {
 		return err
 	}
@@ -208,24 +158,7 @@ func (c *reportCmd) run(ctx context.Context, env *Env, args []string) error {
 		}
 	}
 	if c.runs != "" {
-		runs, err := st.LooseRuns(ctx, runIDs)
-		if errors.Is(err, store.ErrNotFound) {
-			return usagef("report: --runs: %v in %s (see shakedown report --list)", err, store.Display(c.storePath))
-		}
-		if err != nil {
-			return err
-		}
-		if len(runs) == 0 {
-			return usagef("report: %s holds no runs made outside sweeps: store some with shakedown run ... --store %s", store.Display(c.storePath), store.Display(c.storePath))
-		}
-		if c.baseline != "" {
-			return c.writeBaseline(ctx, env, st, base, runs)
-		}
-		d, err := report.FromRuns(store.Display(c.storePath), runs, c.control)
-		if err != nil {
-			return usagef("report: --control: %v", err)
-		}
-		return c.write(env, d, fmt.Sprintf("%d runs", len(runs)))
+		return c.writeRuns(ctx, env, st, base, runIDs)
 	}
 	if id == 0 {
 		if id, err = st.Latest(ctx); err != nil {
@@ -402,4 +335,90 @@ func oneOf(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// validate checks which flags go together, and reads --format and
+// --bisect.
+func (c *reportCmd) validate(fset *pflag.FlagSet, files []string) error {
+	switch {
+	case len(files) > 0 && (c.runs != "" || fset.Changed("sweep") || c.list):
+		return usagef("report: result files are reported on their own: leave out --runs, --sweep and --list")
+	case c.runs != "" && fset.Changed("sweep"):
+		return usagef("report: --runs and --sweep: choose one")
+	case c.control != "" && len(files) == 0 && c.runs == "":
+		return usagef("report: --control is for --runs or result files; a sweep's plan names its control")
+	case c.history && (c.runs != "" || fset.Changed("sweep") || c.baseline != "" || len(files) > 0 || c.list):
+		return usagef("report: --history covers every stored sweep: leave out --sweep, --runs, --baseline, --list and files")
+	case !c.history && (c.workload != "" || c.target != "" || c.threads != 0):
+		return usagef("report: --workload, --target and --threads are for --history")
+	case c.baseline != "" && (len(files) > 0 || c.list):
+		return usagef("report: --baseline compares stored results: name them with --sweep or --runs")
+	}
+	if !fset.Changed("format") && c.out != "" {
+		f, err := formatOfOutput("report", c.out, c.format, report.Formats)
+		if err != nil {
+			return err
+		}
+		c.format = f
+	}
+	if !oneOf(report.Formats, c.format) {
+		return usagef("report: --format %q: want one of %s", c.format, strings.Join(report.Formats, ", "))
+	}
+	if c.bisect != "" {
+		if c.history || c.list || c.baseline != "" {
+			return usagef("report: --bisect goes with a sweep, runs or result files: leave out --history, --list and --baseline")
+		}
+		res, err := readBisect(c.bisect)
+		if err != nil {
+			return err
+		}
+		c.bisected = res
+	}
+	return nil
+}
+
+// open reads --runs and --sweep and opens the store they are read from.
+func (c *reportCmd) open(ctx context.Context, env *Env) (st *store.Store, runIDs []int64, id int64, err error) {
+	if c.runs != "" {
+		ids, ok := report.ParseRunIDs(c.runs)
+		if !ok {
+			return nil, nil, 0, usagef("report: --runs %q: want all, or run IDs such as 4,5,7 (see --list)", c.runs)
+		}
+		runIDs = ids
+	}
+	if c.sweep != "latest" {
+		n, err := strconv.ParseInt(c.sweep, 10, 64)
+		if err != nil || n < 1 {
+			return nil, nil, 0, usagef("report: --sweep %q: want a sweep ID (see --list) or latest", c.sweep)
+		}
+		id = n
+	}
+	if _, err := os.Stat(c.storePath); !store.IsURL(c.storePath) && errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, 0, usagef("report: no store at %s: run a sweep (or shakedown run --store) first, or name the store with --store", c.storePath)
+	}
+	st, err = openStore(ctx, env, "--store", c.storePath)
+	return st, runIDs, id, err
+}
+
+// writeRuns reports runs made outside sweeps, or judges them against
+// base when --baseline is given.
+func (c *reportCmd) writeRuns(ctx context.Context, env *Env, st *store.Store, base store.Baseline, runIDs []int64) error {
+	runs, err := st.LooseRuns(ctx, runIDs)
+	if errors.Is(err, store.ErrNotFound) {
+		return usagef("report: --runs: %v in %s (see shakedown report --list)", err, store.Display(c.storePath))
+	}
+	if err != nil {
+		return err
+	}
+	if len(runs) == 0 {
+		return usagef("report: %s holds no runs made outside sweeps: store some with shakedown run ... --store %s", store.Display(c.storePath), store.Display(c.storePath))
+	}
+	if c.baseline != "" {
+		return c.writeBaseline(ctx, env, st, base, runs)
+	}
+	d, err := report.FromRuns(store.Display(c.storePath), runs, c.control)
+	if err != nil {
+		return usagef("report: --control: %v", err)
+	}
+	return c.write(env, d, fmt.Sprintf("%d runs", len(runs)))
 }
