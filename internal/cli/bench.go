@@ -11,6 +11,7 @@ import (
 
 	"github.com/shakedown/shakedown/internal/engine"
 	"github.com/shakedown/shakedown/internal/result"
+	"github.com/shakedown/shakedown/internal/segment"
 	"github.com/shakedown/shakedown/internal/splitload"
 	"github.com/shakedown/shakedown/internal/store"
 )
@@ -64,23 +65,14 @@ func (c *benchCmd) run(ctx context.Context, env *Env, args []string) error {
 	if jsonOut.path == "-" {
 		out = env.Stderr // standard output is the document's
 	}
-	var sr *splitload.Runner
 	var ivs []result.IntervalHDR
 	opt := engine.RunOptions{Out: out, Version: Version}
-	if sp.On {
-		switch {
-		case st == nil:
-			fmt.Fprintln(env.Stderr, "shakedown: --segment without --store: this runner's result will not be merged with the others'; give every runner the same --store (mysql://... or a shared file)")
-		case sp.StartAt.IsZero():
-			return usagef("run: --segment with --store needs --start-at, the same for every runner, e.g. --start-at %s", time.Now().UTC().Add(time.Minute).Truncate(time.Minute).Format(time.RFC3339))
-		default:
-			parts := splitload.LoadParts(job.Workload, job.Target.Redacted(), job.Options())
-			if sr, err = splitload.Join(ctx, env.Stderr, filepath.Dir(store.DefaultPath(env.Getenv)), st, sp, store.SplitRun, publicCommand(append([]string{"run"}, args...)), parts, nil, nil); err != nil {
-				return err
-			}
-			fmt.Fprintf(out, "shakedown: %s\n", sr.Describe())
-			opt.Intervals = &ivs
-		}
+	sr, err := joinSplit(ctx, env, out, job, st, sp, args)
+	if err != nil {
+		return err
+	}
+	if sr != nil {
+		opt.Intervals = &ivs
 	}
 	started := time.Now()
 	res, err := job.Run(ctx, opt)
@@ -209,4 +201,25 @@ func publicArgs(args []string) []string {
 		out = append(out, a)
 	}
 	return out
+}
+
+// joinSplit registers this process as a runner of a split load, when
+// --segment and --store ask for one: nil when not.
+func joinSplit(ctx context.Context, env *Env, out io.Writer, job *engine.Job, st *store.Store, sp segment.Split, args []string) (*splitload.Runner, error) {
+	switch {
+	case !sp.On:
+		return nil, nil
+	case st == nil:
+		fmt.Fprintln(env.Stderr, "shakedown: --segment without --store: this runner's result will not be merged with the others'; give every runner the same --store (mysql://... or a shared file)")
+		return nil, nil
+	case sp.StartAt.IsZero():
+		return nil, usagef("run: --segment with --store needs --start-at, the same for every runner, e.g. --start-at %s", time.Now().UTC().Add(time.Minute).Truncate(time.Minute).Format(time.RFC3339))
+	}
+	parts := splitload.LoadParts(job.Workload, job.Target.Redacted(), job.Options())
+	sr, err := splitload.Join(ctx, env.Stderr, filepath.Dir(store.DefaultPath(env.Getenv)), st, sp, store.SplitRun, publicCommand(append([]string{"run"}, args...)), parts, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(out, "shakedown: %s\n", sr.Describe())
+	return sr, nil
 }

@@ -92,15 +92,8 @@ func (c *checkCmd) run(ctx context.Context, env *Env, args []string) error {
 	if len(rest) != 2 {
 		return usagef("check: want SOURCE and TARGET, got %d argument(s): shakedown check mysql://user@source/db mysql://user@target/db", len(rest))
 	}
-	switch {
-	case c.copyTime <= 0:
-		return usagef("check: --copy-time must be > 0, e.g. 6h")
-	case c.maxScanRows < 0:
-		return usagef("check: --max-scan-rows must be >= 0")
-	case c.queryTimeout <= 0:
-		return usagef("check: --query-timeout must be > 0, e.g. 30s")
-	case c.migrationUser != "" && !strings.Contains(c.migrationUser, "@"):
-		return usagef("check: --migration-user must be 'user'@'host', e.g. 'dm'@'%%'")
+	if err := c.validate(); err != nil {
+		return err
 	}
 	src, err := parseURL(env, &c.creds, "check: SOURCE", rest[0])
 	if err != nil {
@@ -151,21 +144,8 @@ func (c *checkCmd) run(ctx context.Context, env *Env, args []string) error {
 	if err := check.WriteText(env.Stdout, rep); err != nil {
 		return err
 	}
-	if c.jsonFile != "" {
-		if err := writeFile(c.jsonFile, func(w io.Writer) error { return check.WriteJSON(w, rep) }); err != nil {
-			return err
-		}
-	}
-	if c.htmlFile != "" {
-		if err := writeFile(c.htmlFile, func(w io.Writer) error { return check.WriteHTML(w, rep) }); err != nil {
-			return err
-		}
-	}
-	if c.storePath != "" {
-		if err := storeCheck(ctx, c.storePath, rep); err != nil {
-			return err
-		}
-		fmt.Fprintf(env.Stdout, "stored in %s (shakedown readiness)\n", store.Display(c.storePath))
+	if err := c.keep(ctx, env, rep); err != nil {
+		return err
 	}
 	if rep.Errors > 0 {
 		return ErrDifferences
@@ -218,4 +198,40 @@ func storeCheck(ctx context.Context, path string, rep *check.Report) error {
 		return err
 	}
 	return addEvidence(ctx, path, ev)
+}
+
+// validate checks the flags' values.
+func (c *checkCmd) validate() error {
+	switch {
+	case c.copyTime <= 0:
+		return usagef("check: --copy-time must be > 0, e.g. 6h")
+	case c.maxScanRows < 0:
+		return usagef("check: --max-scan-rows must be >= 0")
+	case c.queryTimeout <= 0:
+		return usagef("check: --query-timeout must be > 0, e.g. 30s")
+	case c.migrationUser != "" && !strings.Contains(c.migrationUser, "@"):
+		return usagef("check: --migration-user must be 'user'@'host', e.g. 'dm'@'%%'")
+	}
+	return nil
+}
+
+// keep writes the report to the files and the store the flags name.
+func (c *checkCmd) keep(ctx context.Context, env *Env, rep *check.Report) error {
+	if c.jsonFile != "" {
+		if err := writeFile(c.jsonFile, func(w io.Writer) error { return check.WriteJSON(w, rep) }); err != nil {
+			return err
+		}
+	}
+	if c.htmlFile != "" {
+		if err := writeFile(c.htmlFile, func(w io.Writer) error { return check.WriteHTML(w, rep) }); err != nil {
+			return err
+		}
+	}
+	if c.storePath != "" {
+		if err := storeCheck(ctx, c.storePath, rep); err != nil {
+			return err
+		}
+		fmt.Fprintf(env.Stdout, "stored in %s (shakedown readiness)\n", store.Display(c.storePath))
+	}
+	return nil
 }
