@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/shakedown/shakedown/internal/engine"
+	"github.com/shakedown/shakedown/internal/outfile"
 	"github.com/shakedown/shakedown/internal/result"
 	"github.com/shakedown/shakedown/internal/segment"
 	"github.com/shakedown/shakedown/internal/splitload"
@@ -50,8 +51,8 @@ func (c *benchCmd) run(ctx context.Context, env *Env, args []string) error {
 	}
 	// Where the result goes is checked before the load: nothing is
 	// measured that cannot be kept.
-	jsonOut := outputFile{"--json", job.JSONPath()}
-	if err := checkOutputs(jsonOut); err != nil {
+	jsonOut := outfile.File{Flag: "--json", Path: job.JSONPath()}
+	if err := outfile.Check(jsonOut); err != nil {
 		return err
 	}
 	var st *store.Store
@@ -62,7 +63,7 @@ func (c *benchCmd) run(ctx context.Context, env *Env, args []string) error {
 		defer st.Close()
 	}
 	out := env.Stdout
-	if jsonOut.path == "-" {
+	if jsonOut.Path == "-" {
 		out = env.Stderr // standard output is the document's
 	}
 	var ivs []result.IntervalHDR
@@ -110,7 +111,7 @@ func (c *benchCmd) save(ctx context.Context, env *Env, out io.Writer, job *engin
 	res *result.Result, runErr error, started time.Time, args []string) error {
 	var errs []error
 	if p := job.JSONPath(); p != "" {
-		if err := writeOutput(env.Stdout, outputFile{"--json", p}, resultJSON(res)); err != nil {
+		if err := outfile.Write(env.Stdout, outfile.File{Flag: "--json", Path: p}, resultJSON(res)); err != nil {
 			errs = append(errs, err)
 		} else if p != "-" {
 			fmt.Fprintf(out, "\nResult written to %s\n", p)

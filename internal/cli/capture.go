@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/shakedown/shakedown/internal/capture"
+	"github.com/shakedown/shakedown/internal/outfile"
 	"github.com/shakedown/shakedown/internal/sbflag"
 	"github.com/shakedown/shakedown/internal/target"
 )
@@ -88,7 +89,7 @@ func (c *captureCmd) run(ctx context.Context, env *Env, args []string) error {
 	// Where the results go is checked before anything is read: an output
 	// that cannot be written is the tool's failure (exit 1), as in every
 	// command.
-	if err := checkOutputs(outputFile{"-o", c.output}, outputFile{"--to-workload", c.toWorkload}); err != nil {
+	if err := outfile.Check(outfile.File{Flag: "-o", Path: c.output}, outfile.File{Flag: "--to-workload", Path: c.toWorkload}); err != nil {
 		return fmt.Errorf("capture: %w", err)
 	}
 	var sources []capture.Source
@@ -214,7 +215,7 @@ func (c *captureCmd) create(names []string) (*capture.Writer, *os.File, error) {
 	}
 	f, err := os.Create(c.output)
 	if err != nil {
-		return nil, nil, fmt.Errorf("capture: -o %s: %w", c.output, plainPathError(err))
+		return nil, nil, fmt.Errorf("capture: -o %s: %w", c.output, outfile.PlainPathError(err))
 	}
 	// No creation time: the same input gives the same capture.
 	w, err := capture.NewWriter(f, names, time.Time{})

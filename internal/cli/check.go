@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/shakedown/shakedown/internal/check"
+	"github.com/shakedown/shakedown/internal/outfile"
 	"github.com/shakedown/shakedown/internal/readiness"
 	"github.com/shakedown/shakedown/internal/sbflag"
 	"github.com/shakedown/shakedown/internal/store"
@@ -104,7 +105,7 @@ func (c *checkCmd) run(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	// Where the results go is checked before anything is read.
-	if err := checkOutputs(outputFile{"--json", c.jsonFile}, outputFile{"--html", c.htmlFile}); err != nil {
+	if err := outfile.Check(outfile.File{Flag: "--json", Path: c.jsonFile}, outfile.File{Flag: "--html", Path: c.htmlFile}); err != nil {
 		return err
 	}
 	if err := checkStore(ctx, env, "--store", c.storePath); err != nil {
@@ -218,12 +219,12 @@ func (c *checkCmd) validate() error {
 // keep writes the report to the files and the store the flags name.
 func (c *checkCmd) keep(ctx context.Context, env *Env, rep *check.Report) error {
 	if c.jsonFile != "" {
-		if err := writeFile(c.jsonFile, func(w io.Writer) error { return check.WriteJSON(w, rep) }); err != nil {
+		if err := outfile.Create(c.jsonFile, func(w io.Writer) error { return check.WriteJSON(w, rep) }); err != nil {
 			return err
 		}
 	}
 	if c.htmlFile != "" {
-		if err := writeFile(c.htmlFile, func(w io.Writer) error { return check.WriteHTML(w, rep) }); err != nil {
+		if err := outfile.Create(c.htmlFile, func(w io.Writer) error { return check.WriteHTML(w, rep) }); err != nil {
 			return err
 		}
 	}

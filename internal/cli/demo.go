@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/shakedown/shakedown/internal/demo"
+	"github.com/shakedown/shakedown/internal/outfile"
 	"github.com/shakedown/shakedown/internal/sandbox"
 	"github.com/shakedown/shakedown/internal/sbflag"
 )
@@ -137,7 +138,7 @@ func (c *demoCmd) run(ctx context.Context, env *Env, args []string) error {
 		return fmt.Errorf("demo: %w", err)
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("demo: --out %s: cannot be created: %w", c.out, plainPathError(err))
+		return fmt.Errorf("demo: --out %s: cannot be created: %w", c.out, outfile.PlainPathError(err))
 	}
 	var ts []demo.Target
 	for _, t := range targets {
@@ -151,7 +152,7 @@ func (c *demoCmd) options(env *Env, dir string, targets []demo.Target) demo.Opti
 	return demo.Options{
 		Dir: dir, Basedir: c.basedir, Placement: c.placement, TimeS: c.timeS, MaxRepeats: c.maxRepeats, Threads: c.threads,
 		Targets: targets, Out: env.Stdout, Progress: env.Stderr, Live: isTerminal(env.Stderr), Getenv: env.Getenv,
-		Version: Version, WriteFile: writeFileAtomic,
+		Version: Version,
 	}
 }
 

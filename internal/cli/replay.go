@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/shakedown/shakedown/internal/capture"
+	"github.com/shakedown/shakedown/internal/outfile"
 	"github.com/shakedown/shakedown/internal/readiness"
 	"github.com/shakedown/shakedown/internal/replay"
 	"github.com/shakedown/shakedown/internal/sbflag"
@@ -101,7 +102,7 @@ func (c *replayCmd) run(ctx context.Context, env *Env, args []string) error {
 	}
 
 	// Where the results go is checked before anything runs.
-	if err := checkOutputs(outputFile{"--json", c.jsonFile}, outputFile{"--html", c.htmlFile}); err != nil {
+	if err := outfile.Check(outfile.File{Flag: "--json", Path: c.jsonFile}, outfile.File{Flag: "--html", Path: c.htmlFile}); err != nil {
 		return err
 	}
 	var st *store.Store
@@ -247,12 +248,12 @@ func openCapture(path string) (*os.File, *capture.Reader, error) {
 // keep writes the report to the files and the store the flags name.
 func (c *replayCmd) keep(ctx context.Context, env *Env, st *store.Store, rep *replay.Report) error {
 	if c.jsonFile != "" {
-		if err := writeFile(c.jsonFile, func(w io.Writer) error { return replay.WriteJSON(w, rep) }); err != nil {
+		if err := outfile.Create(c.jsonFile, func(w io.Writer) error { return replay.WriteJSON(w, rep) }); err != nil {
 			return err
 		}
 	}
 	if c.htmlFile != "" {
-		if err := writeFile(c.htmlFile, func(w io.Writer) error { return replay.WriteHTML(w, rep) }); err != nil {
+		if err := outfile.Create(c.htmlFile, func(w io.Writer) error { return replay.WriteHTML(w, rep) }); err != nil {
 			return err
 		}
 	}

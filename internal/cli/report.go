@@ -15,6 +15,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/shakedown/shakedown/internal/outfile"
 	"github.com/shakedown/shakedown/internal/report"
 	"github.com/shakedown/shakedown/internal/sbflag"
 	"github.com/shakedown/shakedown/internal/store"
@@ -187,7 +188,7 @@ func (c *reportCmd) importFiles(ctx context.Context, env *Env) error {
 	for _, f := range c.imports {
 		fh, err := os.Open(f)
 		if err != nil {
-			return usagef("report --import: %v", plainPathError(err))
+			return usagef("report --import: %v", outfile.PlainPathError(err))
 		}
 		u, err := store.ReadUnsaved(fh)
 		fh.Close()
@@ -266,7 +267,7 @@ func (c *reportCmd) emit(env *Env, fn func(io.Writer) error, what string) error 
 	if err := fn(&b); err != nil {
 		return err
 	}
-	if err := writeFileAtomic(c.out, b.Bytes()); err != nil {
+	if err := outfile.WriteAtomic(c.out, b.Bytes()); err != nil {
 		return err
 	}
 	fmt.Fprintf(env.Stderr, "report of %s written to %s\n", what, c.out)
@@ -285,7 +286,7 @@ func (c *reportCmd) write(env *Env, d *store.SweepData, what string) error {
 func readBisect(path string) (*bisectresult.Result, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, usagef("report --bisect %s: %v", path, plainPathError(err))
+		return nil, usagef("report --bisect %s: %v", path, outfile.PlainPathError(err))
 	}
 	defer f.Close()
 	res, err := bisectresult.ReadJSON(f)
@@ -305,27 +306,6 @@ func (c *reportCmd) listSweeps(ctx context.Context, env *Env, st *store.Store) e
 		return err
 	}
 	return report.WriteList(env.Stdout, store.Display(c.storePath), sweeps, runs)
-}
-
-// writeFileAtomic writes data to path through a temporary file, so that a
-// failed write leaves no half file.
-func writeFileAtomic(path string, data []byte) error {
-	if dir := filepath.Dir(path); dir != "" {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return fmt.Errorf("write %s: %w", path, err)
-		}
-	}
-	// Errors name path, never the temporary file beside it.
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, plainPathError(err))
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, plainPathError(err))
-	}
-	return nil
 }
 
 func oneOf(list []string, s string) bool {

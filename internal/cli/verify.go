@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/shakedown/shakedown/internal/outfile"
 	"github.com/shakedown/shakedown/internal/readiness"
 	"github.com/shakedown/shakedown/internal/sbflag"
 	"github.com/shakedown/shakedown/internal/store"
@@ -107,7 +108,7 @@ func (c *verifyCmd) run(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	// Where the results go is checked before anything is read.
-	if err := checkOutputs(outputFile{"--fix-sql", c.fixSQL}, outputFile{"--json", c.jsonFile}, outputFile{"--html", c.htmlFile}); err != nil {
+	if err := outfile.Check(outfile.File{Flag: "--fix-sql", Path: c.fixSQL}, outfile.File{Flag: "--json", Path: c.jsonFile}, outfile.File{Flag: "--html", Path: c.htmlFile}); err != nil {
 		return err
 	}
 	if err := checkStore(ctx, env, "--store", c.storePath); err != nil {
@@ -160,22 +161,6 @@ func (c *verifyCmd) run(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	return c.outcome(rep, runErr)
-}
-
-// writeFile creates path and fills it with write.
-func writeFile(path string, write func(io.Writer) error) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return fmt.Errorf("create %s: %w", path, err)
-	}
-	if err := write(f); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
 }
 
 // storeVerify saves a verify result for readiness pages.
@@ -308,12 +293,12 @@ func (c *verifyCmd) outcome(rep *verify.Report, runErr error) error {
 // keep writes the result to the files and the store the flags name.
 func (c *verifyCmd) keep(ctx context.Context, env *Env, rep *verify.Report, runErr error) error {
 	if c.jsonFile != "" {
-		if err := writeFile(c.jsonFile, func(w io.Writer) error { return verify.WriteJSON(w, rep) }); err != nil {
+		if err := outfile.Create(c.jsonFile, func(w io.Writer) error { return verify.WriteJSON(w, rep) }); err != nil {
 			return err
 		}
 	}
 	if c.htmlFile != "" {
-		if err := writeFile(c.htmlFile, func(w io.Writer) error { return verify.WriteHTML(w, rep, c.maxRows) }); err != nil {
+		if err := outfile.Create(c.htmlFile, func(w io.Writer) error { return verify.WriteHTML(w, rep, c.maxRows) }); err != nil {
 			return err
 		}
 	}

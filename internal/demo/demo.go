@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/shakedown/shakedown/internal/outfile"
 	"github.com/shakedown/shakedown/internal/plan"
 	"github.com/shakedown/shakedown/internal/report"
 	"github.com/shakedown/shakedown/internal/sandbox"
@@ -45,8 +46,6 @@ type Options struct {
 	Live          bool      // Progress is a terminal
 	Getenv        func(string) string
 	Version       string
-	// WriteFile keeps the report, atomically.
-	WriteFile func(path string, data []byte) error
 }
 
 // common are settings both sandboxes share: the binary log on, and
@@ -127,7 +126,7 @@ func writeReport(ctx context.Context, o Options, st *store.Store, id int64) erro
 	if err := report.WriteHTML(&b, rep); err != nil {
 		return err
 	}
-	if err := o.WriteFile(filepath.Join(o.Dir, "report.html"), b.Bytes()); err != nil {
+	if err := outfile.WriteAtomic(filepath.Join(o.Dir, "report.html"), b.Bytes()); err != nil {
 		return err
 	}
 	fmt.Fprintln(o.Out)

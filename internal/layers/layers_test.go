@@ -18,7 +18,7 @@ const module = "github.com/shakedown/shakedown/internal/"
 var order = [][]string{
 	// Leaves: no internal imports.
 	{"version", "usage", "suggest", "clock", "stats", "sqlsplit", "progress", "histogram",
-		"randgen", "vars", "fingerprint", "golden", "browsertest", "host"},
+		"randgen", "vars", "fingerprint", "golden", "browsertest", "host", "outfile"},
 	// Flags, run segments, the wire protocol and the sandboxes.
 	{"sbflag", "segment", "wire", "wire/wiretest", "sandbox", "sandbox/gmstest",
 		"sandbox/gmstest/gmsserver"},
