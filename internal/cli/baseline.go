@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
-	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -104,7 +102,7 @@ func (c *baselineCmd) run(ctx context.Context, env *Env, args []string) error {
 	case "save":
 		return c.save(ctx, env, st, rest[0])
 	case "delete":
-		if _, err := lookupBaseline(ctx, st, rest[0], "baseline delete"); err != nil {
+		if _, err := report.LookupBaseline(ctx, st, rest[0], "baseline delete"); err != nil {
 			return err
 		}
 		if err := st.DeleteBaseline(ctx, rest[0]); err != nil {
@@ -117,45 +115,9 @@ func (c *baselineCmd) run(ctx context.Context, env *Env, args []string) error {
 }
 
 func (c *baselineCmd) save(ctx context.Context, env *Env, st *store.Store, name string) error {
-	var runs []store.Run
-	var source, control string
-	if c.runs != "" {
-		var ids []int64
-		if c.runs != "all" {
-			for _, f := range strings.Split(c.runs, ",") {
-				n, err := strconv.ParseInt(strings.TrimSpace(f), 10, 64)
-				if err != nil || n < 1 {
-					return usagef("baseline save: --runs %q: want all, or run IDs such as 4,5,7 (see shakedown report --list)", c.runs)
-				}
-				ids = append(ids, n)
-			}
-		}
-		loose, err := st.LooseRuns(ctx, ids)
-		if errors.Is(err, store.ErrNotFound) {
-			return usagef("baseline save: --runs: %v in %s (see shakedown report --list)", err, store.Display(c.storePath))
-		}
-		if err != nil {
-			return err
-		}
-		runs, source = loose, "runs "+c.runs
-		if len(runs) > 0 {
-			control = runs[0].Target
-		}
-	} else {
-		id, err := sweepID(ctx, st, c.sweep, store.Display(c.storePath), "baseline save")
-		if err != nil {
-			return err
-		}
-		d, err := st.Load(ctx, id)
-		if err != nil {
-			return err
-		}
-		runs, source = d.Runs, fmt.Sprintf("sweep %d", id)
-		for _, t := range d.Targets {
-			if t.Role == "control" {
-				control = t.Name
-			}
-		}
+	runs, source, control, err := report.BaselineRuns(ctx, st, c.runs, c.sweep, store.Display(c.storePath))
+	if err != nil {
+		return err
 	}
 	tg := c.target
 	if tg == "" {
@@ -180,57 +142,7 @@ func (c *baselineCmd) list(ctx context.Context, env *Env, st *store.Store) error
 	if err != nil {
 		return err
 	}
-	if len(bs) == 0 {
-		fmt.Fprintf(env.Stdout, "no baselines in %s: save one with shakedown baseline save NAME\n", store.Display(c.storePath))
-		return nil
-	}
-	tw := tabwriter.NewWriter(env.Stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tSAVED\tTARGET\tFROM\tRUNS")
-	for _, b := range bs {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\n", b.Name, b.CreatedAt.Local().Format("2006-01-02 15:04"), b.Target, b.Source, len(b.RunIDs))
-	}
-	return tw.Flush()
-}
-
-// sweepID resolves "latest" or an ID to a stored sweep's ID.
-func sweepID(ctx context.Context, st *store.Store, s, path, what string) (int64, error) {
-	if s == "latest" {
-		id, err := st.Latest(ctx)
-		if errors.Is(err, store.ErrNoSweeps) {
-			return 0, usagef("%s: %s holds no sweeps", what, path)
-		}
-		return id, err
-	}
-	id, err := strconv.ParseInt(s, 10, 64)
-	if err != nil || id < 1 {
-		return 0, usagef("%s: --sweep %q: want a sweep ID (see shakedown report --list) or latest", what, s)
-	}
-	if _, err := st.Sweep(ctx, id); errors.Is(err, store.ErrNotFound) {
-		return 0, usagef("%s: no sweep %d in %s (see shakedown report --list)", what, id, path)
-	} else if err != nil {
-		return 0, err
-	}
-	return id, nil
-}
-
-// lookupBaseline finds a baseline by name; a name not there is bad input
-// that lists those there are.
-func lookupBaseline(ctx context.Context, st *store.Store, name, what string) (store.Baseline, error) {
-	bs, err := st.Baselines(ctx)
-	if err != nil {
-		return store.Baseline{}, err
-	}
-	var names []string
-	for _, b := range bs {
-		if b.Name == name {
-			return b, nil
-		}
-		names = append(names, b.Name)
-	}
-	if len(names) == 0 {
-		return store.Baseline{}, usagef("%s: no baseline %q in %s: there are none yet; save one with shakedown baseline save NAME", what, name, st.Path())
-	}
-	return store.Baseline{}, usagef("%s: no baseline %q in %s; baselines: %s", what, name, st.Path(), strings.Join(names, ", "))
+	return report.WriteBaselines(env.Stdout, store.Display(c.storePath), bs)
 }
 
 // sayJudgement writes what a comparison with a baseline found to stderr:
@@ -253,7 +165,7 @@ func sayJudgement(env *Env, j *report.BaselineJudgement) error {
 // judges it.
 func compareWithBaseline(ctx context.Context, env *Env, st *store.Store, name string, sweepID int64) error {
 	rec := context.WithoutCancel(ctx)
-	b, err := lookupBaseline(rec, st, name, "sweep --baseline")
+	b, err := report.LookupBaseline(rec, st, name, "sweep --baseline")
 	if err != nil {
 		return err
 	}

@@ -5,11 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/shakedown/shakedown/internal/engine"
+	"github.com/shakedown/shakedown/internal/outfile"
 	"github.com/shakedown/shakedown/internal/result"
+	"github.com/shakedown/shakedown/internal/segment"
+	"github.com/shakedown/shakedown/internal/splitload"
 	"github.com/shakedown/shakedown/internal/store"
 )
 
@@ -47,8 +51,8 @@ func (c *benchCmd) run(ctx context.Context, env *Env, args []string) error {
 	}
 	// Where the result goes is checked before the load: nothing is
 	// measured that cannot be kept.
-	jsonOut := outputFile{"--json", job.JSONPath()}
-	if err := checkOutputs(jsonOut); err != nil {
+	jsonOut := outfile.File{Flag: "--json", Path: job.JSONPath()}
+	if err := outfile.Check(jsonOut); err != nil {
 		return err
 	}
 	var st *store.Store
@@ -59,35 +63,26 @@ func (c *benchCmd) run(ctx context.Context, env *Env, args []string) error {
 		defer st.Close()
 	}
 	out := env.Stdout
-	if jsonOut.path == "-" {
+	if jsonOut.Path == "-" {
 		out = env.Stderr // standard output is the document's
 	}
-	var sr *splitRunner
 	var ivs []result.IntervalHDR
 	opt := engine.RunOptions{Out: out, Version: Version}
-	if sp.On {
-		switch {
-		case st == nil:
-			fmt.Fprintln(env.Stderr, "shakedown: --segment without --store: this runner's result will not be merged with the others'; give every runner the same --store (mysql://... or a shared file)")
-		case sp.StartAt.IsZero():
-			return usagef("run: --segment with --store needs --start-at, the same for every runner, e.g. --start-at %s", time.Now().UTC().Add(time.Minute).Truncate(time.Minute).Format(time.RFC3339))
-		default:
-			parts := loadParts(job.Workload, job.Target.Redacted(), job.Options())
-			if sr, err = joinLoad(ctx, env, st, sp, store.SplitRun, publicCommand(append([]string{"run"}, args...)), parts, nil, nil); err != nil {
-				return err
-			}
-			fmt.Fprintf(out, "shakedown: %s\n", describeSplit(sr))
-			opt.Intervals = &ivs
-		}
+	sr, err := joinSplit(ctx, env, out, job, st, sp, args)
+	if err != nil {
+		return err
+	}
+	if sr != nil {
+		opt.Intervals = &ivs
 	}
 	started := time.Now()
 	res, err := job.Run(ctx, opt)
 	if res != nil && sr != nil {
-		res.Segment.Host = sr.me.Host
+		res.Segment.Host = sr.Host()
 	}
 	if sr != nil {
 		status, _ := result.StatusOf(res, err, errors.Is(err, engine.ErrInterrupted) || res == nil && ctx.Err() != nil)
-		defer sr.finish(context.WithoutCancel(ctx), status)
+		defer sr.Finish(context.WithoutCancel(ctx), status)
 	}
 	if res != nil {
 		// Kept even when interrupted or failed: nothing measured is lost.
@@ -112,11 +107,11 @@ func runError(err error) error {
 // save writes the result to --json and records it in the store, saying so
 // on out. What cannot be saved goes to standard error as JSON, and the
 // command fails.
-func (c *benchCmd) save(ctx context.Context, env *Env, out io.Writer, job *engine.Job, st *store.Store, sr *splitRunner, ivs []result.IntervalHDR,
+func (c *benchCmd) save(ctx context.Context, env *Env, out io.Writer, job *engine.Job, st *store.Store, sr *splitload.Runner, ivs []result.IntervalHDR,
 	res *result.Result, runErr error, started time.Time, args []string) error {
 	var errs []error
 	if p := job.JSONPath(); p != "" {
-		if err := writeOutput(env.Stdout, outputFile{"--json", p}, resultJSON(res)); err != nil {
+		if err := outfile.Write(env.Stdout, outfile.File{Flag: "--json", Path: p}, resultJSON(res)); err != nil {
 			errs = append(errs, err)
 		} else if p != "-" {
 			fmt.Fprintf(out, "\nResult written to %s\n", p)
@@ -126,14 +121,14 @@ func (c *benchCmd) save(ctx context.Context, env *Env, out io.Writer, job *engin
 	case sr != nil:
 		run := newRun(job, res, runErr, started, args)
 		run.Command = publicCommand(append([]string{"run"}, args...))
-		run.Part = &store.Part{SplitID: sr.load.ID, Index: sr.me.Index, Intervals: ivs}
-		if err := sr.save(ctx, run); err != nil {
+		run.Part = sr.Part(ivs)
+		if err := sr.Save(ctx, run); err != nil {
 			// The result is safe in the runner's own file: say where,
 			// and fail, without printing it all again.
 			fmt.Fprintln(env.Stderr, "shakedown:", err)
 			return errSilent
 		}
-		fmt.Fprintf(out, "Result stored in %s as segment %s; shakedown report --store %s --runs all merges the runners\n", st.Path(), sr.me.Label, st.Path())
+		fmt.Fprintf(out, "Result stored in %s as segment %s; shakedown report --store %s --runs all merges the runners\n", st.Path(), sr.Label(), st.Path())
 	case st != nil:
 		run := newRun(job, res, runErr, started, args)
 		if _, err := st.AddRun(ctx, run); err != nil {
@@ -207,4 +202,25 @@ func publicArgs(args []string) []string {
 		out = append(out, a)
 	}
 	return out
+}
+
+// joinSplit registers this process as a runner of a split load, when
+// --segment and --store ask for one: nil when not.
+func joinSplit(ctx context.Context, env *Env, out io.Writer, job *engine.Job, st *store.Store, sp segment.Split, args []string) (*splitload.Runner, error) {
+	switch {
+	case !sp.On:
+		return nil, nil
+	case st == nil:
+		fmt.Fprintln(env.Stderr, "shakedown: --segment without --store: this runner's result will not be merged with the others'; give every runner the same --store (mysql://... or a shared file)")
+		return nil, nil
+	case sp.StartAt.IsZero():
+		return nil, usagef("run: --segment with --store needs --start-at, the same for every runner, e.g. --start-at %s", time.Now().UTC().Add(time.Minute).Truncate(time.Minute).Format(time.RFC3339))
+	}
+	parts := splitload.LoadParts(job.Workload, job.Target.Redacted(), job.Options())
+	sr, err := splitload.Join(ctx, env.Stderr, filepath.Dir(store.DefaultPath(env.Getenv)), st, sp, store.SplitRun, publicCommand(append([]string{"run"}, args...)), parts, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(out, "shakedown: %s\n", sr.Describe())
+	return sr, nil
 }

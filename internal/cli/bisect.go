@@ -12,6 +12,7 @@ import (
 
 	"github.com/shakedown/shakedown/internal/bisect"
 	"github.com/shakedown/shakedown/internal/bisectresult"
+	"github.com/shakedown/shakedown/internal/outfile"
 	"github.com/shakedown/shakedown/internal/sandbox"
 	"github.com/shakedown/shakedown/internal/sbflag"
 	"github.com/shakedown/shakedown/internal/target"
@@ -178,11 +179,11 @@ func (c *bisectCmd) run(ctx context.Context, env *Env, args []string) error {
 	}
 	// Where the results go is checked before anything is read, measured
 	// or changed: a bisect measures for minutes.
-	outs := []outputFile{{"--json", c.jsonPath}, {"--html", c.htmlPath}}
+	outs := []outfile.File{{Flag: "--json", Path: c.jsonPath}, {Flag: "--html", Path: c.htmlPath}}
 	if c.allow {
-		outs = append(outs, outputFile{"--undo", c.undo})
+		outs = append(outs, outfile.File{Flag: "--undo", Path: c.undo})
 	}
-	if err := checkOutputs(outs...); err != nil {
+	if err := outfile.Check(outs...); err != nil {
 		return err
 	}
 	home := c.sandboxHome
@@ -239,7 +240,7 @@ func (c *bisectCmd) write(env *Env, res *bisectresult.Result) error {
 		if err := bisectresult.WriteJSON(&b, res); err != nil {
 			return err
 		}
-		if err := writeFileAtomic(c.jsonPath, b.Bytes()); err != nil {
+		if err := outfile.WriteAtomic(c.jsonPath, b.Bytes()); err != nil {
 			return err
 		}
 		fmt.Fprintf(env.Stdout, "Result written to %s\n", c.jsonPath)
@@ -249,7 +250,7 @@ func (c *bisectCmd) write(env *Env, res *bisectresult.Result) error {
 		if err := bisectresult.WriteHTMLPage(&b, res); err != nil {
 			return err
 		}
-		if err := writeFileAtomic(c.htmlPath, b.Bytes()); err != nil {
+		if err := outfile.WriteAtomic(c.htmlPath, b.Bytes()); err != nil {
 			return err
 		}
 		fmt.Fprintf(env.Stdout, "HTML written to %s\n", c.htmlPath)

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -12,7 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/shakedown/shakedown/internal/capture"
-	"github.com/shakedown/shakedown/internal/fingerprint"
+	"github.com/shakedown/shakedown/internal/outfile"
 	"github.com/shakedown/shakedown/internal/sbflag"
 	"github.com/shakedown/shakedown/internal/target"
 )
@@ -84,25 +83,13 @@ func (c *captureCmd) run(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	srcArgs := fs.Args()
-	switch {
-	case len(srcArgs) == 0:
-		return usagef("capture: name at least one SOURCE: a slow log, a general log, a pcap, or mysql://.../mysql for the general_log table")
-	case c.output == "" && !c.summary && c.toWorkload == "":
-		return usagef("capture: say what to make: -o CAPTURE, --summary or --to-workload FILE")
-	case c.format != "" && c.format != "slow" && c.format != "general" && c.format != "pcap" && c.format != "tcpdump-text":
-		return usagef("capture: --format %q: read formats are %s", c.format, strings.Join(capture.Formats, ", "))
-	case c.port < 1 || c.port > 65535:
-		return usagef("capture: --port must be 1-65535")
-	case c.top < 1:
-		return usagef("capture: --top must be >= 1")
-	case c.readsOnly && c.toWorkload == "":
-		return usagef("capture: --reads-only goes with --to-workload")
+	if err := c.validate(srcArgs); err != nil {
+		return err
 	}
-
 	// Where the results go is checked before anything is read: an output
 	// that cannot be written is the tool's failure (exit 1), as in every
 	// command.
-	if err := checkOutputs(outputFile{"-o", c.output}, outputFile{"--to-workload", c.toWorkload}); err != nil {
+	if err := outfile.Check(outfile.File{Flag: "-o", Path: c.output}, outfile.File{Flag: "--to-workload", Path: c.toWorkload}); err != nil {
 		return fmt.Errorf("capture: %w", err)
 	}
 	var sources []capture.Source
@@ -117,61 +104,15 @@ func (c *captureCmd) run(ctx context.Context, env *Env, args []string) error {
 		names = append(names, src.Name)
 	}
 
-	var w *capture.Writer
-	var outFile *os.File
-	if c.output != "" {
-		f, err := os.Create(c.output)
-		if err != nil {
-			return fmt.Errorf("capture: -o %s: %w", c.output, plainPathError(err))
-		}
-		outFile = f
-		defer f.Close()
-		// No creation time: the same input gives the same capture.
-		if w, err = capture.NewWriter(f, names, time.Time{}); err != nil {
-			return err
-		}
+	w, outFile, err := c.create(names)
+	if err != nil {
+		return err
 	}
-	emit := func(r *capture.Record) error {
-		if w == nil {
-			return nil
-		}
-		return w.Write(r)
+	if outFile != nil {
+		defer outFile.Close()
 	}
-	cp := capture.NewCapturer(emit)
-	sum := capture.NewSummary()
-	var wl *capture.WorkloadBuilder
-	if c.toWorkload != "" {
-		wl = capture.NewWorkloadBuilder(c.readsOnly)
-	}
-	cp.OnRecord = func(r *capture.Record, info *fingerprint.Info) {
-		sum.Add(r, info)
-		if wl != nil {
-			wl.Add(r, info)
-		}
-	}
-	shown := 0
-	cp.OnProblem = func(p capture.Problem) {
-		if shown < 20 {
-			if p.Kept {
-				fmt.Fprintf(env.Stderr, "capture: %s\n", p)
-			} else {
-				fmt.Fprintf(env.Stderr, "capture: %s (skipped)\n", p)
-			}
-		}
-		shown++
-	}
-	runErr := cp.Run(ctx, sources)
-	st := cp.Stats
-	// Never a silent zero: a source from which no statement was read fails
-	// the capture, once every source has been read.
-	var empty []string
-	if runErr == nil {
-		for i := range st.Sources {
-			if why := st.Sources[i].Empty(); why != "" {
-				empty = append(empty, st.Sources[i].Name+": "+why)
-			}
-		}
-	}
+	m, runErr := capture.Make(ctx, sources, w, c.toWorkload != "", c.readsOnly, env.Stderr)
+	st, empty, wl := m.Stats, m.Empty, m.Workload
 	if errors.Is(runErr, capture.ErrNoTraffic) || errors.Is(runErr, capture.ErrUnknownFormat) || (len(empty) > 0 && st.Statements == 0) {
 		if outFile != nil {
 			outFile.Close()
@@ -191,29 +132,16 @@ func (c *captureCmd) run(ctx context.Context, env *Env, args []string) error {
 		}
 	}
 	if c.summary {
-		if err := capture.WriteSummary(env.Stdout, sum, &st, c.top); err != nil {
+		if err := capture.WriteSummary(env.Stdout, m.Summary, &st, c.top); err != nil {
 			return err
 		}
 	}
 	if wl != nil && runErr == nil {
-		n, err := wl.Write(c.toWorkload, strings.Join(names, ", "))
-		switch {
-		case errors.Is(err, capture.ErrNoWorkload):
-			return usagef("capture: %v", err)
-		case err != nil:
-			return fmt.Errorf("capture: %w", err)
-		}
-		fmt.Fprintf(env.Stderr, "capture: workload of %d statements written to %s (values in %s.values/); run it with: shakedown run sql --file %s --target URL\n", n, c.toWorkload, c.toWorkload, c.toWorkload)
-	}
-	for i := range st.Sources {
-		s := &st.Sources[i]
-		if n := s.SkippedCount(); n > 0 {
-			fmt.Fprintf(env.Stderr, "capture: %s: %d of %d entries skipped: %s\n", s.Name, n, s.Entries(), s.SkipText())
-		}
-		if s.ValuesLost > 0 {
-			fmt.Fprintf(env.Stderr, "capture: %s: %d unreadable values dropped, their statements kept\n", s.Name, s.ValuesLost)
+		if err := c.writeWorkload(env, wl, names); err != nil {
+			return err
 		}
 	}
+	capture.WriteNotes(env.Stderr, &st)
 	if c.output != "" {
 		fmt.Fprintf(env.Stderr, "capture: %d statements in %d sessions written to %s\n", st.Statements, st.Sessions, c.output)
 	}
@@ -257,27 +185,56 @@ func (c *captureCmd) openSource(ctx context.Context, env *Env, arg string) (capt
 		}
 		return capture.Source{Name: t.Redacted() + " (mysql.general_log)", Format: "general", FormatWhy: "the mysql.general_log table", Table: tbl}, func() { tbl.Close(); db.Close() }, nil
 	}
-	f, err := os.Open(arg)
+	return capture.OpenFile(arg, c.format, c.port)
+}
+
+// validate checks the arguments and flags before anything is opened.
+func (c *captureCmd) validate(srcArgs []string) error {
+	switch {
+	case len(srcArgs) == 0:
+		return usagef("capture: name at least one SOURCE: a slow log, a general log, a pcap, or mysql://.../mysql for the general_log table")
+	case c.output == "" && !c.summary && c.toWorkload == "":
+		return usagef("capture: say what to make: -o CAPTURE, --summary or --to-workload FILE")
+	case c.format != "" && c.format != "slow" && c.format != "general" && c.format != "pcap" && c.format != "tcpdump-text":
+		return usagef("capture: --format %q: read formats are %s", c.format, strings.Join(capture.Formats, ", "))
+	case c.port < 1 || c.port > 65535:
+		return usagef("capture: --port must be 1-65535")
+	case c.top < 1:
+		return usagef("capture: --top must be >= 1")
+	case c.readsOnly && c.toWorkload == "":
+		return usagef("capture: --reads-only goes with --to-workload")
+	}
+	return nil
+}
+
+// create makes the capture file -o names, if any, for the records of
+// the sources names.
+func (c *captureCmd) create(names []string) (*capture.Writer, *os.File, error) {
+	if c.output == "" {
+		return nil, nil, nil
+	}
+	f, err := os.Create(c.output)
 	if err != nil {
-		return capture.Source{}, nop, usagef("capture: %v", err)
+		return nil, nil, fmt.Errorf("capture: -o %s: %w", c.output, outfile.PlainPathError(err))
 	}
-	br := bufio.NewReaderSize(f, 1<<20)
-	head, _ := br.Peek(64 << 10)
-	format := c.format
-	if strings.HasPrefix(string(head), `{"shakedown_capture"`) {
-		rd, err := capture.NewReader(br)
-		if err != nil {
-			f.Close()
-			return capture.Source{}, nop, usagef("capture: %s: %v", arg, err)
-		}
-		return capture.Source{Name: arg, Format: "capture", FormatWhy: "a capture file header", Replay: rd}, func() { f.Close() }, nil
+	// No creation time: the same input gives the same capture.
+	w, err := capture.NewWriter(f, names, time.Time{})
+	if err != nil {
+		f.Close()
+		return nil, nil, err
 	}
-	why := "--format"
-	if format == "" {
-		if format, why, err = capture.DetectWhy(head); err != nil {
-			f.Close()
-			return capture.Source{}, nop, usagef("capture: %s: %v", arg, err)
-		}
+	return w, f, nil
+}
+
+// writeWorkload writes the workload --to-workload names.
+func (c *captureCmd) writeWorkload(env *Env, wl *capture.WorkloadBuilder, names []string) error {
+	n, err := wl.Write(c.toWorkload, strings.Join(names, ", "))
+	switch {
+	case errors.Is(err, capture.ErrNoWorkload):
+		return usagef("capture: %v", err)
+	case err != nil:
+		return fmt.Errorf("capture: %w", err)
 	}
-	return capture.Source{Name: arg, Format: format, FormatWhy: why, R: br, Port: c.port}, func() { f.Close() }, nil
+	fmt.Fprintf(env.Stderr, "capture: workload of %d statements written to %s (values in %s.values/); run it with: shakedown run sql --file %s --target URL\n", n, c.toWorkload, c.toWorkload, c.toWorkload)
+	return nil
 }

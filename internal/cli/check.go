@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -11,6 +10,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/shakedown/shakedown/internal/check"
+	"github.com/shakedown/shakedown/internal/outfile"
+	"github.com/shakedown/shakedown/internal/readiness"
 	"github.com/shakedown/shakedown/internal/sbflag"
 	"github.com/shakedown/shakedown/internal/schema"
 	"github.com/shakedown/shakedown/internal/store"
@@ -93,15 +94,8 @@ func (c *checkCmd) run(ctx context.Context, env *Env, args []string) error {
 	if len(rest) != 2 {
 		return usagef("check: want SOURCE and TARGET, got %d argument(s): shakedown check mysql://user@source/db mysql://user@target/db", len(rest))
 	}
-	switch {
-	case c.copyTime <= 0:
-		return usagef("check: --copy-time must be > 0, e.g. 6h")
-	case c.maxScanRows < 0:
-		return usagef("check: --max-scan-rows must be >= 0")
-	case c.queryTimeout <= 0:
-		return usagef("check: --query-timeout must be > 0, e.g. 30s")
-	case c.migrationUser != "" && !strings.Contains(c.migrationUser, "@"):
-		return usagef("check: --migration-user must be 'user'@'host', e.g. 'dm'@'%%'")
+	if err := c.validate(); err != nil {
+		return err
 	}
 	src, err := parseURL(env, &c.creds, "check: SOURCE", rest[0])
 	if err != nil {
@@ -112,7 +106,7 @@ func (c *checkCmd) run(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	// Where the results go is checked before anything is read.
-	if err := checkOutputs(outputFile{"--json", c.jsonFile}, outputFile{"--html", c.htmlFile}); err != nil {
+	if err := outfile.Check(outfile.File{Flag: "--json", Path: c.jsonFile}, outfile.File{Flag: "--html", Path: c.htmlFile}); err != nil {
 		return err
 	}
 	if err := checkStore(ctx, env, "--store", c.storePath); err != nil {
@@ -152,21 +146,8 @@ func (c *checkCmd) run(ctx context.Context, env *Env, args []string) error {
 	if err := check.WriteText(env.Stdout, rep); err != nil {
 		return err
 	}
-	if c.jsonFile != "" {
-		if err := writeFile(c.jsonFile, func(w io.Writer) error { return check.WriteJSON(w, rep) }); err != nil {
-			return err
-		}
-	}
-	if c.htmlFile != "" {
-		if err := writeFile(c.htmlFile, func(w io.Writer) error { return check.WriteHTML(w, rep) }); err != nil {
-			return err
-		}
-	}
-	if c.storePath != "" {
-		if err := storeCheck(ctx, c.storePath, rep); err != nil {
-			return err
-		}
-		fmt.Fprintf(env.Stdout, "stored in %s (shakedown readiness)\n", store.Display(c.storePath))
+	if err := c.keep(ctx, env, rep); err != nil {
+		return err
 	}
 	if rep.Errors > 0 {
 		return ErrDifferences
@@ -214,29 +195,45 @@ func connectChecked(ctx context.Context, role string, t *target.Target) (*schema
 
 // storeCheck saves a check's result for readiness pages.
 func storeCheck(ctx context.Context, path string, rep *check.Report) error {
-	ctx = context.WithoutCancel(ctx) // an interrupted run is saved too
-	st, err := openStoreFlag(ctx, "--store", path)
+	ev, err := readiness.CheckEvidence(rep, Version)
 	if err != nil {
 		return err
 	}
-	defer st.Close()
-	var doc bytes.Buffer
-	if err := check.WriteJSON(&doc, rep); err != nil {
-		return err
-	}
-	outcome := store.OutcomePass
+	return addEvidence(ctx, path, ev)
+}
+
+// validate checks the flags' values.
+func (c *checkCmd) validate() error {
 	switch {
-	case rep.Errors > 0:
-		outcome = store.OutcomeFail
-	case rep.Warnings > 0 || len(rep.NotChecked) > 0:
-		outcome = store.OutcomeWarn
+	case c.copyTime <= 0:
+		return usagef("check: --copy-time must be > 0, e.g. 6h")
+	case c.maxScanRows < 0:
+		return usagef("check: --max-scan-rows must be >= 0")
+	case c.queryTimeout <= 0:
+		return usagef("check: --query-timeout must be > 0, e.g. 30s")
+	case c.migrationUser != "" && !strings.Contains(c.migrationUser, "@"):
+		return usagef("check: --migration-user must be 'user'@'host', e.g. 'dm'@'%%'")
 	}
-	_, err = st.AddEvidence(ctx, &store.Evidence{
-		Kind: store.KindCheck, Source: rep.Source.URL, Target: rep.Target.URL, At: rep.Started, Tool: Version,
-		Outcome: outcome, Summary: rep.Summary(), Document: doc.Bytes(),
-	})
-	if err != nil {
-		return fmt.Errorf("--store: %w", err)
+	return nil
+}
+
+// keep writes the report to the files and the store the flags name.
+func (c *checkCmd) keep(ctx context.Context, env *Env, rep *check.Report) error {
+	if c.jsonFile != "" {
+		if err := outfile.Create(c.jsonFile, func(w io.Writer) error { return check.WriteJSON(w, rep) }); err != nil {
+			return err
+		}
+	}
+	if c.htmlFile != "" {
+		if err := outfile.Create(c.htmlFile, func(w io.Writer) error { return check.WriteHTML(w, rep) }); err != nil {
+			return err
+		}
+	}
+	if c.storePath != "" {
+		if err := storeCheck(ctx, c.storePath, rep); err != nil {
+			return err
+		}
+		fmt.Fprintf(env.Stdout, "stored in %s (shakedown readiness)\n", store.Display(c.storePath))
 	}
 	return nil
 }

@@ -1,24 +1,18 @@
 package cli
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
-	"time"
 
 	"github.com/spf13/pflag"
 
-	"github.com/shakedown/shakedown/internal/plan"
-	"github.com/shakedown/shakedown/internal/report"
+	"github.com/shakedown/shakedown/internal/demo"
+	"github.com/shakedown/shakedown/internal/outfile"
 	"github.com/shakedown/shakedown/internal/sandbox"
 	"github.com/shakedown/shakedown/internal/sbflag"
-	"github.com/shakedown/shakedown/internal/store"
-	"github.com/shakedown/shakedown/internal/sweep"
 )
 
 const demoUsage = `usage: shakedown demo [--out DIR] [--placement]
@@ -108,18 +102,6 @@ func (c *demoCmd) targets() ([]demoTarget, error) {
 	}, nil
 }
 
-// demoCommon are settings both sandboxes share: the binary log on, and
-// sizes that suit a small demo on a small machine.
-var demoCommon = []string{"log_bin=ON", "innodb_buffer_pool_size=256M", "innodb_log_file_size=128M", "max_connections=500"}
-
-// demoMariaDB is added for MariaDB: its thread pool, which runs about one
-// statement per core at a time. Without it, 64 threads on a small machine
-// measure InnoDB's lock contention more than durability: on 2 cores the
-// durable server, its threads parked in fsync, often kept pace with the
-// relaxed one or beat it, while with the pool the relaxed one was 1.4x
-// faster at 64 threads as at 16.
-var demoMariaDB = []string{"thread_handling=pool-of-threads"}
-
 func (c *demoCmd) run(ctx context.Context, env *Env, args []string) error {
 	fs := c.flags()
 	if err := fs.Parse(args); err != nil {
@@ -156,216 +138,25 @@ func (c *demoCmd) run(ctx context.Context, env *Env, args []string) error {
 		return fmt.Errorf("demo: %w", err)
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("demo: --out %s: cannot be created: %w", c.out, plainPathError(err))
+		return fmt.Errorf("demo: --out %s: cannot be created: %w", c.out, outfile.PlainPathError(err))
 	}
-	start := time.Now()
-	home := filepath.Join(dir, "sandboxes")
-
-	insts, err := c.startSandboxes(ctx, env, home, targets)
-	// The sandboxes go, however the demo ends: error, Ctrl-C or success.
-	defer c.stopSandboxes(ctx, env, home, targets)
-	if err != nil {
-		return err
-	}
-
-	planPath := filepath.Join(dir, "plan.yaml")
-	src := c.planText(insts)
-	if err := os.WriteFile(planPath, src, 0o644); err != nil {
-		return fmt.Errorf("write demo plan: %w", err)
-	}
-	p, err := plan.Parse(planPath, src, env.Getenv)
-	if err != nil {
-		return fmt.Errorf("demo plan: %w", err)
-	}
-	envs, err := sweep.Check(ctx, p)
-	if err != nil {
-		return err
-	}
-	st, err := store.Open(ctx, filepath.Join(dir, "shakedown.db"))
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	fmt.Fprintf(env.Stdout, "sweeping %s at %s threads, %d s steps: %d steps (3 repeats), then more where a verdict is still inconclusive, up to %d repeats\n",
-		strings.Join(workloadNames(p), ", "), joinInts(c.threads), c.timeS, len(p.Steps()), c.maxRepeats)
-	host, _ := os.Hostname()
-	throttledBefore := throttling(insts)
-	sum, runErr := sweep.Run(ctx, p, envs, sweep.Options{
-		Store: st, Progress: env.Stderr, Live: isTerminal(env.Stderr), Host: host, Version: Version,
-	})
-	if sum != nil && sum.SweepID != 0 {
-		rec := context.WithoutCancel(ctx)
-		d, err := st.Load(rec, sum.SweepID)
-		if err != nil {
-			return err
-		}
-		rep := report.Build(d)
-		var b bytes.Buffer
-		if err := report.WriteHTML(&b, rep); err != nil {
-			return err
-		}
-		if err := writeFileAtomic(filepath.Join(dir, "report.html"), b.Bytes()); err != nil {
-			return err
-		}
-		fmt.Fprintln(env.Stdout)
-		if err := report.WriteSummary(env.Stdout, rep); err != nil {
-			return err
-		}
-		writeThrottling(env, insts, throttledBefore)
-		fmt.Fprintf(env.Stdout, "\nreport:  %s\nstore:   %s (sweep %d)\nplan:    %s\n",
-			filepath.Join(dir, "report.html"), st.Path(), sum.SweepID, planPath)
-	}
-	switch {
-	case errors.Is(runErr, sweep.ErrInterrupted):
-		return fmt.Errorf("demo interrupted: the report covers the %d of %d steps that finished", sum.OK+sum.Failed, sum.Steps)
-	case runErr != nil:
-		return runErr
-	case sum.Failed > 0:
-		return fmt.Errorf("demo: %d of %d steps failed; the report lists them", sum.Failed, sum.Steps)
-	}
-	fmt.Fprintf(env.Stdout, "demo done in %s\n", time.Since(start).Round(time.Second))
-	return nil
-}
-
-// startSandboxes creates both sandboxes, after removing any that an
-// interrupted demo left. They start one after the other, each with a
-// temporary directory of its own: a starting server clears the #sql temp
-// files of its tmpdir, which breaks another server (or bootstrap) that
-// shares it.
-func (c *demoCmd) startSandboxes(ctx context.Context, env *Env, home string, targets []demoTarget) ([]*sandbox.Instance, error) {
+	var ts []demo.Target
 	for _, t := range targets {
-		if err := sandbox.Down(ctx, home, t.name); err != nil && !errors.Is(err, sandbox.ErrNotFound) {
-			return nil, fmt.Errorf("remove the old %s sandbox: %w", t.name, err)
-		}
+		ts = append(ts, demo.Target{Name: t.name, Role: t.role, Set: t.set, Place: t.place})
 	}
-	srv, err := sandbox.FindServer(ctx, c.basedir)
-	if err != nil {
-		return nil, fmt.Errorf("start the demo sandboxes: %w", err)
-	}
-	common := demoCommon
-	if srv.Flavour == "mariadb" {
-		common = append(append([]string(nil), demoCommon...), demoMariaDB...)
-	}
-	fmt.Fprintf(env.Stdout, "starting sandboxes %s and %s in %s\n", targets[0].name, targets[1].name, home)
-	insts := make([]*sandbox.Instance, len(targets))
-	for i, t := range targets {
-		tmp := demoTmp(home, t.name)
-		if err := os.MkdirAll(tmp, 0o755); err != nil {
-			return nil, fmt.Errorf("start the demo sandboxes: %w", err)
-		}
-		set := append([]string(nil), common...)
-		if t.place.IsZero() {
-			set = append(set, t.set...)
-		}
-		inst, err := sandbox.Up(ctx, sandbox.Options{
-			Name: t.name, Home: home, Basedir: c.basedir, Set: append(set, "tmpdir="+tmp), Placement: t.place,
-			// The demo's servers must not outlive it, even if it is
-			// killed before it can stop them.
-			DieWithParent: true,
-		})
-		if err != nil {
-			return nil, fmt.Errorf("start the demo sandboxes: %w", err)
-		}
-		insts[i] = inst
-		fmt.Fprintf(env.Stdout, "  %-8s %-9s %s on 127.0.0.1:%d  %s\n", inst.Name, t.role, inst.Product(), inst.Port, strings.Join(t.set, " "))
-	}
-	return insts, nil
+	return demo.Run(ctx, c.options(env, dir, ts))
 }
 
-// demoTmp is a sandbox's temporary directory, beside the sandboxes.
-func demoTmp(home, name string) string { return filepath.Join(home, ".tmp-"+name) }
-
-// stopSandboxes removes both sandboxes, also after Ctrl-C.
-func (c *demoCmd) stopSandboxes(ctx context.Context, env *Env, home string, targets []demoTarget) {
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
-	defer cancel()
-	var stopped []string
-	for _, t := range targets {
-		err := sandbox.Down(sctx, home, t.name)
-		os.RemoveAll(demoTmp(home, t.name))
-		switch {
-		case err == nil:
-			stopped = append(stopped, t.name)
-		case errors.Is(err, sandbox.ErrNotFound):
-		default:
-			fmt.Fprintf(env.Stderr, "shakedown: stop sandbox %s: %v\n", t.name, err)
-		}
-	}
-	_ = os.Remove(home) // only if empty: nothing else of ours is in it
-	if len(stopped) > 0 {
-		fmt.Fprintf(env.Stdout, "stopped the sandboxes (%s)\n", strings.Join(stopped, ", "))
+// options are the demo's settings from the flags.
+func (c *demoCmd) options(env *Env, dir string, targets []demo.Target) demo.Options {
+	return demo.Options{
+		Dir: dir, Basedir: c.basedir, Placement: c.placement, TimeS: c.timeS, MaxRepeats: c.maxRepeats, Threads: c.threads,
+		Targets: targets, Out: env.Stdout, Progress: env.Stderr, Live: isTerminal(env.Stderr), Getenv: env.Getenv,
+		Version: Version,
 	}
 }
 
-// planText is the demo's plan, saved beside the report so that it can be
-// read and run again.
+// planText is the plan the demo runs on insts.
 func (c *demoCmd) planText(insts []*sandbox.Instance) []byte {
-	var b strings.Builder
-	b.WriteString("# The plan \"shakedown demo\" ran. The sandboxes it names are gone when the\n")
-	b.WriteString("# demo ends; with servers of your own, edit the urls and run:\n")
-	b.WriteString("#   shakedown sweep plan.yaml --store shakedown.db\n")
-	b.WriteString("name: demo\ntargets:\n")
-	for i, inst := range insts {
-		fmt.Fprintf(&b, "  - name: %s\n    url: %s\n    role: %s\n", inst.Name, inst.URL(), demoTargets[i].role) // control first in either demo
-	}
-	b.WriteString("options: {tables: 4, table-size: 10000}\n")
-	if c.placement {
-		b.WriteString("workloads: [oltp_point_select, oltp_read_only]\n")
-	} else {
-		b.WriteString("workloads: [oltp_point_select, oltp_write_only]\n")
-	}
-	fmt.Fprintf(&b, "threads: [%s]\n", joinInts(c.threads))
-	fmt.Fprintf(&b, "time: %d\nwarmup: 1\nrepeats: auto\nmax_repeats: %d\nnoise_threshold: 2%%\ncooldown: 0\nprepare: true\ncleanup: false\norder: counterbalanced\n",
-		c.timeS, c.maxRepeats)
-	return []byte(b.String())
-}
-
-// throttling reads the CPU throttling counters of the sandboxes with a
-// cgroup, by name.
-func throttling(insts []*sandbox.Instance) map[string]sandbox.CPUStat {
-	out := map[string]sandbox.CPUStat{}
-	for _, i := range insts {
-		if i.Cgroup == "" {
-			continue
-		}
-		if s, err := sandbox.ReadCPUStat(i.Cgroup); err == nil {
-			out[i.Name] = s
-		}
-	}
-	return out
-}
-
-// writeThrottling prints how often a quota stopped each sandbox that has
-// one during the sweep: what explains a quota's slower, burstier runs.
-func writeThrottling(env *Env, insts []*sandbox.Instance, before map[string]sandbox.CPUStat) {
-	for name, now := range throttling(insts) {
-		was := before[name]
-		periods, throttled := now.Periods-was.Periods, now.Throttled-was.Throttled
-		pct := 0.0
-		if periods > 0 {
-			pct = 100 * float64(throttled) / float64(periods)
-		}
-		fmt.Fprintf(env.Stdout, "\nCPU quota of %s during the sweep (cgroup cpu.stat): throttled in %d of %d periods (%.1f%%), %s in all\n",
-			name, throttled, periods, pct, (now.ThrottledTime - was.ThrottledTime).Round(time.Millisecond))
-		if throttled == 0 {
-			fmt.Fprintf(env.Stdout, "The quota never bit: %s never used all of its CPU time in a %d ms period, so the two placements differ only in where threads may run.\n",
-				name, 100)
-		}
-	}
-}
-
-func workloadNames(p *plan.Plan) []string {
-	names := make([]string, len(p.Workloads))
-	for i, w := range p.Workloads {
-		names[i] = w.Name
-	}
-	return names
-}
-
-func joinInts(xs []int) string {
-	parts := make([]string, len(xs))
-	for i, x := range xs {
-		parts[i] = strconv.Itoa(x)
-	}
-	return strings.Join(parts, ", ")
+	return demo.PlanText(insts, c.options(&Env{}, "", nil))
 }

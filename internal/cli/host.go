@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/shakedown/shakedown/internal/outfile"
 	"net"
 	"os"
 	"strings"
@@ -104,7 +105,7 @@ func (c *hostCmd) run(ctx context.Context, env *Env, args []string) error {
 	if fs.NArg() == 1 {
 		src.url = fs.Arg(0)
 	}
-	if err := checkOutputs(outputFile{"--json", c.json}); err != nil {
+	if err := outfile.Check(outfile.File{Flag: "--json", Path: c.json}); err != nil {
 		return err
 	}
 	facts, err := src.collect(ctx, env, &c.creds, "host facts")

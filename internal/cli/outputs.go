@@ -10,63 +10,11 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/shakedown/shakedown/internal/outfile"
 	"github.com/shakedown/shakedown/internal/store"
 	"github.com/shakedown/shakedown/internal/sweep"
 	"github.com/shakedown/shakedown/internal/target"
 )
-
-// outputFile is a file a command writes when it ends, named by its flag.
-// An empty path is not asked for; "-" is standard output.
-type outputFile struct {
-	flag, path string
-}
-
-// checkOutputs proves, before any load starts, that every file can be
-// written where its flag says, so that nothing is measured that cannot be
-// kept. It creates nothing that stays: an existing file is opened for
-// writing without being changed, a missing one is tried as a temporary
-// file beside it. The error names the flag and the path.
-func checkOutputs(files ...outputFile) error {
-	var errs []error
-	for _, f := range files {
-		if f.path == "" || f.path == "-" {
-			continue
-		}
-		if err := checkWritable(f.path); err != nil {
-			errs = append(errs, fmt.Errorf("%s %s: cannot be written: %w", f.flag, f.path, err))
-		}
-	}
-	return errors.Join(errs...)
-}
-
-func checkWritable(path string) error {
-	fi, err := os.Stat(path)
-	switch {
-	case err == nil && fi.IsDir():
-		return errors.New("it is a directory")
-	case err == nil:
-		f, err := os.OpenFile(path, os.O_WRONLY, 0)
-		if err != nil {
-			return plainPathError(err)
-		}
-		return f.Close()
-	case !errors.Is(err, fs.ErrNotExist):
-		return plainPathError(err)
-	}
-	dir := filepath.Dir(path)
-	if fi, err := os.Stat(dir); err != nil {
-		return fmt.Errorf("its directory %s: %w", dir, plainPathError(err))
-	} else if !fi.IsDir() {
-		return fmt.Errorf("%s is not a directory", dir)
-	}
-	f, err := os.CreateTemp(dir, ".shakedown-check-*")
-	if err != nil {
-		return fmt.Errorf("its directory %s: %w", dir, plainPathError(err))
-	}
-	name := f.Name()
-	f.Close()
-	return os.Remove(name)
-}
 
 // checkStore proves, before any work starts, that the store a flag names
 // can be used, as checkOutputs does for files: a SQLite file that can be
@@ -96,7 +44,7 @@ func checkStore(ctx context.Context, env *Env, flag, path string) error {
 	if dir != filepath.Dir(path) {
 		probe = filepath.Join(dir, "probe")
 	}
-	if err := checkWritable(probe); err != nil {
+	if err := outfile.Writable(probe); err != nil {
 		return fmt.Errorf("%s %s: cannot be written: %w", flag, path, err)
 	}
 	return nil
@@ -113,20 +61,6 @@ func storeFlagUsage(env *Env, what string) string {
 // storeArg is --store PATH as a command line the tool prints should
 // write it: a word the shell reads back as PATH.
 func storeArg(path string) string { return "--store " + sweep.Quote(path) }
-
-// plainPathError drops the path a *fs.PathError carries: the message
-// names the flag's path itself, never a temporary one.
-func plainPathError(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	var le *os.LinkError
-	if errors.As(err, &le) {
-		return le.Err
-	}
-	return err
-}
 
 // openStoreFlag opens the store a flag names before the load starts: a
 // store that cannot be opened or written stops the command (exit 1) before
@@ -173,19 +107,6 @@ func openStore(ctx context.Context, env *Env, flag, where string) (*store.Store,
 		return nil, fmt.Errorf("%s: cannot be used: %w", flag, err)
 	}
 	return st, nil
-}
-
-// writeOutput writes data to the file a flag names, atomically, or to
-// stdout for "-".
-func writeOutput(stdout io.Writer, f outputFile, data []byte) error {
-	if f.path == "-" {
-		_, err := stdout.Write(data)
-		return err
-	}
-	if err := writeFileAtomic(f.path, data); err != nil {
-		return fmt.Errorf("%s: %w", f.flag, err)
-	}
-	return nil
 }
 
 // errNotSaved is a failure to keep what a command measured; the caller has

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/shakedown/shakedown/internal/browsertest"
 	"github.com/shakedown/shakedown/internal/sandbox/sandboxtest"
 	"github.com/shakedown/shakedown/internal/target"
 )
@@ -195,6 +196,7 @@ func TestNoPasswordInOutputs(t *testing.T) {
 	}
 
 	pages := 0
+	var html []string
 	err = filepath.WalkDir(out, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
@@ -205,6 +207,7 @@ func TestNoPasswordInOutputs(t *testing.T) {
 		}
 		if strings.Contains(string(b), "<html") {
 			pages++
+			html = append(html, path)
 		}
 		if leak := findLeak(string(b)); leak != "" {
 			t.Errorf("%s holds %q", filepath.Base(path), leak)
@@ -220,6 +223,19 @@ func TestNoPasswordInOutputs(t *testing.T) {
 	// rehearsal).
 	if want := 15; pages != want {
 		t.Errorf("got %d HTML pages written, want %d", pages, want)
+	}
+	// Each page as a browser shows it, after its scripts ran: it renders
+	// without a console message, shows something, and shows no password.
+	browsertest.Need(t)
+	tags := regexp.MustCompile(`(?s)<style.*?</style>|<script.*?</script>|<[^>]+>`)
+	for _, page := range html {
+		dom := browsertest.DOM(t, "file://"+page)
+		if leak := findLeak(dom); leak != "" {
+			t.Errorf("%s in Chromium: holds %q", filepath.Base(page), leak)
+		}
+		if text := strings.TrimSpace(tags.ReplaceAllString(dom, "")); len(text) < 20 {
+			t.Errorf("%s in Chromium: got text %q, want the page's content", filepath.Base(page), text)
+		}
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/shakedown/shakedown/internal/outfile"
 	"github.com/shakedown/shakedown/internal/readiness"
 	"github.com/shakedown/shakedown/internal/sbflag"
 	"github.com/shakedown/shakedown/internal/store"
@@ -108,7 +109,7 @@ func (c *readinessCmd) run(ctx context.Context, env *Env, args []string) error {
 	}
 	write := func(w io.Writer) error { return readiness.Write(w, c.format, page) }
 	if c.out != "" {
-		err = writeFile(c.out, write)
+		err = outfile.Create(c.out, write)
 	} else {
 		err = write(env.Stdout)
 	}

@@ -1,13 +1,11 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"sort"
 	"strings"
 	"time"
 
@@ -15,10 +13,10 @@ import (
 
 	"github.com/shakedown/shakedown/internal/capture"
 	"github.com/shakedown/shakedown/internal/client"
-	"github.com/shakedown/shakedown/internal/fingerprint"
+	"github.com/shakedown/shakedown/internal/outfile"
+	"github.com/shakedown/shakedown/internal/readiness"
 	"github.com/shakedown/shakedown/internal/replay"
 	"github.com/shakedown/shakedown/internal/sbflag"
-	"github.com/shakedown/shakedown/internal/stats"
 	"github.com/shakedown/shakedown/internal/store"
 	"github.com/shakedown/shakedown/internal/target"
 )
@@ -97,6 +95,90 @@ func (c *replayCmd) run(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	rest := fs.Args()
+	if err := c.validate(rest); err != nil {
+		return err
+	}
+	path := rest[0]
+	targets, err := c.targets(env)
+	if err != nil {
+		return err
+	}
+
+	// Where the results go is checked before anything runs.
+	if err := outfile.Check(outfile.File{Flag: "--json", Path: c.jsonFile}, outfile.File{Flag: "--html", Path: c.htmlFile}); err != nil {
+		return err
+	}
+	var st *store.Store
+	if c.storePath != "" {
+		if st, err = openStoreFlag(ctx, "--store", c.storePath); err != nil {
+			return err
+		}
+		defer st.Close()
+	}
+
+	f, rd, err := openCapture(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if c.allowWrites {
+		if err := replay.AnnounceWrites(ctx, env.Stderr, path, targets); err != nil {
+			return err
+		}
+	}
+	opts := replay.Options{
+		Speed: c.speed, Concurrency: c.concurrency, AllowWrites: c.allowWrites, Timeout: c.timeout,
+		Progress: env.Stderr, ProgressInterval: c.progress, ClientIO: c.clientIO,
+	}
+	rep, runErr := replay.Run(ctx, rd, targets, opts)
+	if rep == nil {
+		return runErr
+	}
+	rep.Capture = path
+	if err := replay.WriteText(env.Stdout, rep, c.top); err != nil {
+		return err
+	}
+	if err := c.keep(ctx, env, st, rep); err != nil {
+		return err
+	}
+	switch {
+	case errors.Is(runErr, replay.ErrInterrupted):
+		return errors.New("replay interrupted: the report above covers the statements that ran")
+	case runErr != nil:
+		return runErr
+	case rep.Differences > 0 || rep.NewErrors > 0:
+		return ErrDifferences
+	}
+	return nil
+}
+
+// urlNamesDB reports whether a mysql:// URL has a database path.
+func urlNamesDB(raw string) bool {
+	rest := strings.TrimPrefix(raw, "mysql://")
+	if i := strings.IndexByte(rest, '?'); i >= 0 {
+		rest = rest[:i]
+	}
+	i := strings.IndexByte(rest, '/')
+	return i >= 0 && i < len(rest)-1
+}
+
+// storeReplay saves the replay as evidence for readiness pages.
+func storeReplay(ctx context.Context, st *store.Store, rep *replay.Report) error {
+	ctx = context.WithoutCancel(ctx) // an interrupted replay is saved too
+	evs, err := readiness.ReplayEvidence(rep, Version)
+	if err != nil {
+		return err
+	}
+	for _, ev := range evs {
+		if _, err := st.AddEvidence(ctx, ev); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// validate checks the arguments and the flags' values.
+func (c *replayCmd) validate(rest []string) error {
 	switch {
 	case len(rest) != 1:
 		return usagef("replay: want one CAPTURE file, got %d argument(s): shakedown replay app.capture --control URL --candidate URL", len(rest))
@@ -117,7 +199,11 @@ func (c *replayCmd) run(ctx context.Context, env *Env, args []string) error {
 	case c.progress < 0:
 		return usagef("replay: --progress must be >= 0")
 	}
-	path := rest[0]
+	return nil
+}
+
+// targets are the control and the candidates, named.
+func (c *replayCmd) targets(env *Env) ([]replay.Target, error) {
 	targets := make([]replay.Target, 0, 1+len(c.candidates))
 	for i, raw := range append([]string{c.control}, c.candidates...) {
 		what, name := "--control", "control"
@@ -131,11 +217,11 @@ func (c *replayCmd) run(ctx context.Context, env *Env, args []string) error {
 			name, raw = n, u
 		}
 		if !strings.HasPrefix(raw, "mysql://") {
-			return usagef("replay: %s must be a URL mysql://user@host:port/db (optionally NAME=URL)", what)
+			return nil, usagef("replay: %s must be a URL mysql://user@host:port/db (optionally NAME=URL)", what)
 		}
 		t, err := parseURL(env, &c.creds, "replay: "+what, raw)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		t.Name = name
 		targets = append(targets, replay.Target{Name: name, Target: t, FixedDB: urlNamesDB(raw)})
@@ -143,57 +229,36 @@ func (c *replayCmd) run(ctx context.Context, env *Env, args []string) error {
 	seen := map[string]bool{}
 	for _, t := range targets {
 		if seen[t.Name] {
-			return usagef("replay: two targets are named %q: name them NAME=URL", t.Name)
+			return nil, usagef("replay: two targets are named %q: name them NAME=URL", t.Name)
 		}
 		seen[t.Name] = true
 	}
+	return targets, nil
+}
 
-	// Where the results go is checked before anything runs.
-	if err := checkOutputs(outputFile{"--json", c.jsonFile}, outputFile{"--html", c.htmlFile}); err != nil {
-		return err
-	}
-	var st *store.Store
-	if c.storePath != "" {
-		var err error
-		if st, err = openStoreFlag(ctx, "--store", c.storePath); err != nil {
-			return err
-		}
-		defer st.Close()
-	}
-
+// openCapture opens the capture file to replay; faults are bad input.
+func openCapture(path string) (*os.File, *capture.Reader, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return usagef("replay: %v", err)
+		return nil, nil, usagef("replay: %v", err)
 	}
-	defer f.Close()
 	rd, err := capture.NewReader(f)
 	if err != nil {
-		return usagef("replay: %s: %v", path, err)
+		f.Close()
+		return nil, nil, usagef("replay: %s: %v", path, err)
 	}
-	if c.allowWrites {
-		if err := announceWrites(ctx, env.Stderr, path, targets); err != nil {
-			return err
-		}
-	}
-	opts := replay.Options{
-		Speed: c.speed, Concurrency: c.concurrency, AllowWrites: c.allowWrites, Timeout: c.timeout,
-		Progress: env.Stderr, ProgressInterval: c.progress, ClientIO: c.clientIO,
-	}
-	rep, runErr := replay.Run(ctx, rd, targets, opts)
-	if rep == nil {
-		return runErr
-	}
-	rep.Capture = path
-	if err := replay.WriteText(env.Stdout, rep, c.top); err != nil {
-		return err
-	}
+	return f, rd, nil
+}
+
+// keep writes the report to the files and the store the flags name.
+func (c *replayCmd) keep(ctx context.Context, env *Env, st *store.Store, rep *replay.Report) error {
 	if c.jsonFile != "" {
-		if err := writeFile(c.jsonFile, func(w io.Writer) error { return replay.WriteJSON(w, rep) }); err != nil {
+		if err := outfile.Create(c.jsonFile, func(w io.Writer) error { return replay.WriteJSON(w, rep) }); err != nil {
 			return err
 		}
 	}
 	if c.htmlFile != "" {
-		if err := writeFile(c.htmlFile, func(w io.Writer) error { return replay.WriteHTML(w, rep) }); err != nil {
+		if err := outfile.Create(c.htmlFile, func(w io.Writer) error { return replay.WriteHTML(w, rep) }); err != nil {
 			return err
 		}
 	}
@@ -202,137 +267,6 @@ func (c *replayCmd) run(ctx context.Context, env *Env, args []string) error {
 			return fmt.Errorf("--store %s: %w", store.Display(c.storePath), err)
 		}
 		fmt.Fprintf(env.Stdout, "stored in %s (shakedown readiness)\n", store.Display(c.storePath))
-	}
-	switch {
-	case errors.Is(runErr, replay.ErrInterrupted):
-		return errors.New("replay interrupted: the report above covers the statements that ran")
-	case runErr != nil:
-		return runErr
-	case rep.Differences > 0 || rep.NewErrors > 0:
-		return ErrDifferences
-	}
-	return nil
-}
-
-// announceWrites reads the capture once and says which statements that may
-// write will run on which targets.
-func announceWrites(ctx context.Context, w io.Writer, path string, targets []replay.Target) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return usagef("replay: %v", err)
-	}
-	defer f.Close()
-	rd, err := capture.NewReader(f)
-	if err != nil {
-		return usagef("replay: %s: %v", path, err)
-	}
-	an := fingerprint.NewAnalyzer()
-	byVerb := map[string]int64{}
-	var total int64
-	var rec capture.Record
-	for {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		err := rd.Next(&rec)
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return err
-		}
-		if rec.Kind != "" || rec.SQL == "" {
-			continue
-		}
-		info, _ := an.Analyze(rec.SQL)
-		if !info.ReadOnly {
-			byVerb[info.Verb]++
-			total++
-		}
-	}
-	verbs := make([]string, 0, len(byVerb))
-	for v := range byVerb {
-		verbs = append(verbs, v)
-	}
-	sort.Slice(verbs, func(i, j int) bool {
-		a, b := byVerb[verbs[i]], byVerb[verbs[j]]
-		return a > b || a == b && verbs[i] < verbs[j]
-	})
-	parts := make([]string, len(verbs))
-	for i, v := range verbs {
-		name := v
-		if name == "" {
-			name = "unparsed"
-		}
-		parts[i] = fmt.Sprintf("%s %d", name, byVerb[v])
-	}
-	fmt.Fprintf(w, "replay: --allow-writes: %d statements that may write will run on EVERY target", total)
-	if total > 0 {
-		fmt.Fprintf(w, " (%s)", strings.Join(parts, ", "))
-	}
-	fmt.Fprintln(w, ":")
-	for i, t := range targets {
-		role := "candidate"
-		if i == 0 {
-			role = "control"
-		}
-		fmt.Fprintf(w, "  %-9s %s  %s\n", role, t.Name, t.Target.Redacted())
-	}
-	return nil
-}
-
-// urlNamesDB reports whether a mysql:// URL has a database path.
-func urlNamesDB(raw string) bool {
-	rest := strings.TrimPrefix(raw, "mysql://")
-	if i := strings.IndexByte(rest, '?'); i >= 0 {
-		rest = rest[:i]
-	}
-	i := strings.IndexByte(rest, '/')
-	return i >= 0 && i < len(rest)-1
-}
-
-// storeReplay saves the replay as evidence for readiness pages: one piece
-// per candidate, against the control. A candidate fails on a differing
-// result or a new error, warns on a slower fingerprint or a lost
-// connection, and an interrupted replay is incomplete.
-func storeReplay(ctx context.Context, st *store.Store, rep *replay.Report) error {
-	ctx = context.WithoutCancel(ctx) // an interrupted replay is saved too
-	var doc bytes.Buffer
-	if err := replay.WriteJSON(&doc, rep); err != nil {
-		return err
-	}
-	for i, cand := range rep.Candidates {
-		var diffs, newErrs, slower int64
-		for _, f := range rep.Fingerprints {
-			if i >= len(f.Candidates) {
-				continue
-			}
-			cf := f.Candidates[i]
-			diffs += cf.Differences
-			newErrs += cf.NewErrors
-			if cf.Verdict == stats.Slower {
-				slower++
-			}
-		}
-		outcome := store.OutcomePass
-		switch {
-		case rep.Interrupted:
-			outcome = store.OutcomeIncomplete
-		case diffs > 0 || newErrs > 0:
-			outcome = store.OutcomeFail
-		case slower > 0 || rep.LostConns > 0:
-			outcome = store.OutcomeWarn
-		}
-		summary := fmt.Sprintf("%d statements replayed: %d differing, %d new errors, %d slower fingerprints", rep.Statements, diffs, newErrs, slower)
-		if rep.Interrupted {
-			summary += " (interrupted)"
-		}
-		if _, err := st.AddEvidence(ctx, &store.Evidence{
-			Kind: store.KindReplay, Source: rep.Control.URL, Target: cand.URL, At: rep.Started, Tool: Version,
-			Outcome: outcome, Summary: summary, Document: doc.Bytes(),
-		}); err != nil {
-			return err
-		}
 	}
 	return nil
 }

@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"github.com/shakedown/shakedown/internal/bisectresult"
@@ -11,15 +10,13 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/pflag"
 
+	"github.com/shakedown/shakedown/internal/outfile"
 	"github.com/shakedown/shakedown/internal/report"
-	"github.com/shakedown/shakedown/internal/result"
 	"github.com/shakedown/shakedown/internal/sbflag"
 	"github.com/shakedown/shakedown/internal/store"
 )
@@ -134,69 +131,17 @@ func (c *reportCmd) run(ctx context.Context, env *Env, args []string) error {
 		}
 		return c.importFiles(ctx, env)
 	}
-	switch {
-	case len(files) > 0 && (c.runs != "" || fset.Changed("sweep") || c.list):
-		return usagef("report: result files are reported on their own: leave out --runs, --sweep and --list")
-	case c.runs != "" && fset.Changed("sweep"):
-		return usagef("report: --runs and --sweep: choose one")
-	case c.control != "" && len(files) == 0 && c.runs == "":
-		return usagef("report: --control is for --runs or result files; a sweep's plan names its control")
-	case c.history && (c.runs != "" || fset.Changed("sweep") || c.baseline != "" || len(files) > 0 || c.list):
-		return usagef("report: --history covers every stored sweep: leave out --sweep, --runs, --baseline, --list and files")
-	case !c.history && (c.workload != "" || c.target != "" || c.threads != 0):
-		return usagef("report: --workload, --target and --threads are for --history")
-	case c.baseline != "" && (len(files) > 0 || c.list):
-		return usagef("report: --baseline compares stored results: name them with --sweep or --runs")
-	}
-	if !fset.Changed("format") && c.out != "" {
-		f, err := formatOfOutput("report", c.out, c.format, report.Formats)
-		if err != nil {
-			return err
-		}
-		c.format = f
-	}
-	if !oneOf(report.Formats, c.format) {
-		return usagef("report: --format %q: want one of %s", c.format, strings.Join(report.Formats, ", "))
-	}
-	if c.bisect != "" {
-		if c.history || c.list || c.baseline != "" {
-			return usagef("report: --bisect goes with a sweep, runs or result files: leave out --history, --list and --baseline")
-		}
-		res, err := readBisect(c.bisect)
-		if err != nil {
-			return err
-		}
-		c.bisected = res
+	if err := c.validate(fset, files); err != nil {
+		return err
 	}
 	if len(files) > 0 {
-		d, err := c.fromFiles(files)
+		d, err := report.FromFiles(files, c.control)
 		if err != nil {
 			return err
 		}
 		return c.write(env, d, fmt.Sprintf("%d result files", len(files)))
 	}
-	var runIDs []int64
-	if c.runs != "" && c.runs != "all" {
-		for _, f := range strings.Split(c.runs, ",") {
-			n, err := strconv.ParseInt(strings.TrimSpace(f), 10, 64)
-			if err != nil || n < 1 {
-				return usagef("report: --runs %q: want all, or run IDs such as 4,5,7 (see --list)", c.runs)
-			}
-			runIDs = append(runIDs, n)
-		}
-	}
-	var id int64
-	if c.sweep != "latest" {
-		n, err := strconv.ParseInt(c.sweep, 10, 64)
-		if err != nil || n < 1 {
-			return usagef("report: --sweep %q: want a sweep ID (see --list) or latest", c.sweep)
-		}
-		id = n
-	}
-	if _, err := os.Stat(c.storePath); !store.IsURL(c.storePath) && errors.Is(err, fs.ErrNotExist) {
-		return usagef("report: no store at %s: run a sweep (or shakedown run --store) first, or name the store with --store", c.storePath)
-	}
-	st, err := openStore(ctx, env, "--store", c.storePath)
+	st, runIDs, id, err := c.open(ctx, env)
 	if err != nil {
 		return err
 	}
@@ -209,29 +154,12 @@ func (c *reportCmd) run(ctx context.Context, env *Env, args []string) error {
 	}
 	var base store.Baseline
 	if c.baseline != "" {
-		if base, err = lookupBaseline(ctx, st, c.baseline, "report --baseline"); err != nil {
+		if base, err = report.LookupBaseline(ctx, st, c.baseline, "report --baseline"); err != nil {
 			return err
 		}
 	}
 	if c.runs != "" {
-		runs, err := st.LooseRuns(ctx, runIDs)
-		if errors.Is(err, store.ErrNotFound) {
-			return usagef("report: --runs: %v in %s (see shakedown report --list)", err, store.Display(c.storePath))
-		}
-		if err != nil {
-			return err
-		}
-		if len(runs) == 0 {
-			return usagef("report: %s holds no runs made outside sweeps: store some with shakedown run ... --store %s", store.Display(c.storePath), store.Display(c.storePath))
-		}
-		if c.baseline != "" {
-			return c.writeBaseline(ctx, env, st, base, runs)
-		}
-		d, err := report.FromRuns(store.Display(c.storePath), runs, c.control)
-		if err != nil {
-			return usagef("report: --control: %v", err)
-		}
-		return c.write(env, d, fmt.Sprintf("%d runs", len(runs)))
+		return c.writeRuns(ctx, env, st, base, runIDs)
 	}
 	if id == 0 {
 		if id, err = st.Latest(ctx); err != nil {
@@ -260,7 +188,7 @@ func (c *reportCmd) importFiles(ctx context.Context, env *Env) error {
 	for _, f := range c.imports {
 		fh, err := os.Open(f)
 		if err != nil {
-			return usagef("report --import: %v", plainPathError(err))
+			return usagef("report --import: %v", outfile.PlainPathError(err))
 		}
 		u, err := store.ReadUnsaved(fh)
 		fh.Close()
@@ -316,20 +244,12 @@ func (c *reportCmd) writeBaseline(ctx context.Context, env *Env, st *store.Store
 
 // writeHistory reports every stored sweep as a history.
 func (c *reportCmd) writeHistory(ctx context.Context, env *Env, st *store.Store) error {
-	sweeps, err := st.Sweeps(ctx)
+	all, err := report.LoadAll(ctx, st)
 	if err != nil {
 		return err
 	}
-	if len(sweeps) == 0 {
+	if len(all) == 0 {
 		return c.noSweeps(ctx, st)
-	}
-	var all []*store.SweepData
-	for _, sw := range sweeps {
-		d, err := st.Load(ctx, sw.ID)
-		if err != nil {
-			return err
-		}
-		all = append(all, d)
 	}
 	h := report.BuildHistory(store.Display(c.storePath), all, report.HistoryFilter{Workload: c.workload, Target: c.target, Threads: c.threads})
 	if len(h.Series) == 0 {
@@ -347,7 +267,7 @@ func (c *reportCmd) emit(env *Env, fn func(io.Writer) error, what string) error 
 	if err := fn(&b); err != nil {
 		return err
 	}
-	if err := writeFileAtomic(c.out, b.Bytes()); err != nil {
+	if err := outfile.WriteAtomic(c.out, b.Bytes()); err != nil {
 		return err
 	}
 	fmt.Fprintf(env.Stderr, "report of %s written to %s\n", what, c.out)
@@ -359,25 +279,14 @@ func (c *reportCmd) emit(env *Env, fn func(io.Writer) error, what string) error 
 func (c *reportCmd) write(env *Env, d *store.SweepData, what string) error {
 	rep := report.Build(d)
 	rep.Bisect = c.bisected
-	if c.out == "" {
-		return report.Write(env.Stdout, c.format, rep)
-	}
-	var b bytes.Buffer
-	if err := report.Write(&b, c.format, rep); err != nil {
-		return err
-	}
-	if err := writeFileAtomic(c.out, b.Bytes()); err != nil {
-		return err
-	}
-	fmt.Fprintf(env.Stderr, "report of %s written to %s\n", what, c.out)
-	return nil
+	return c.emit(env, func(w io.Writer) error { return report.Write(w, c.format, rep) }, what)
 }
 
 // readBisect reads the file --bisect names; any fault is bad usage.
 func readBisect(path string) (*bisectresult.Result, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, usagef("report --bisect %s: %v", path, plainPathError(err))
+		return nil, usagef("report --bisect %s: %v", path, outfile.PlainPathError(err))
 	}
 	defer f.Close()
 	res, err := bisectresult.ReadJSON(f)
@@ -385,48 +294,6 @@ func readBisect(path string) (*bisectresult.Result, error) {
 		return nil, usagef("report --bisect %s: %v: give the file shakedown vars bisect --json wrote", path, err)
 	}
 	return res, nil
-}
-
-// fromFiles reads result documents ("shakedown run --json", or the lists
-// "shakedown slap --json" writes) as runs.
-func (c *reportCmd) fromFiles(files []string) (*store.SweepData, error) {
-	var runs []store.Run
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			return nil, usagef("report: %v", err)
-		}
-		var docs []*result.Result
-		if err := json.Unmarshal(b, &docs); err != nil {
-			var one result.Result
-			if json.Unmarshal(b, &one) == nil {
-				docs = []*result.Result{&one}
-			}
-		}
-		if len(docs) == 0 || slices.ContainsFunc(docs, func(r *result.Result) bool { return r == nil || r.Workload == "" || r.Threads == 0 }) {
-			return nil, usagef("report: %s is not a result document (shakedown run --json FILE and shakedown slap --json FILE write them)", f)
-		}
-		for _, res := range docs {
-			status, why := res.Status()
-			runs = append(runs, store.Run{
-				Target: res.Target.Name, Workload: res.Workload, Threads: res.Threads, Command: f,
-				Status: status, Error: errText(why), StartedAt: res.StartedAt, WallS: res.TimeS + res.WarmupS, Result: res,
-			})
-		}
-	}
-	d, err := report.FromRuns(strings.Join(files, ", "), runs, c.control)
-	if err != nil {
-		return nil, usagef("report: --control: %v", err)
-	}
-	return d, nil
-}
-
-// errText is an error's text, "" for none.
-func errText(err error) string {
-	if err == nil {
-		return ""
-	}
-	return err.Error()
 }
 
 func (c *reportCmd) listSweeps(ctx context.Context, env *Env, st *store.Store) error {
@@ -438,55 +305,7 @@ func (c *reportCmd) listSweeps(ctx context.Context, env *Env, st *store.Store) e
 	if err != nil {
 		return err
 	}
-	if len(sweeps) == 0 {
-		fmt.Fprintf(env.Stdout, "no sweeps in %s\n", store.Display(c.storePath))
-	} else {
-		tw := tabwriter.NewWriter(env.Stdout, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "ID\tNAME\tSTATUS\tSTARTED\tSTEPS\tWORKLOADS")
-		for _, s := range sweeps {
-			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%s\n", s.ID, s.Name, s.Status, s.StartedAt.Local().Format("2006-01-02 15:04"), s.Steps,
-				strings.Join(s.Settings.Workloads, ","))
-		}
-		if err := tw.Flush(); err != nil {
-			return err
-		}
-	}
-	if len(runs) == 0 {
-		return nil
-	}
-	fmt.Fprintf(env.Stdout, "\nRuns outside sweeps (shakedown report --runs ID,...):\n")
-	tw := tabwriter.NewWriter(env.Stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "RUN\tTARGET\tWORKLOAD\tTHREADS\tSTATUS\tSTARTED\tQPS")
-	for _, r := range runs {
-		qps := "-"
-		if r.Result != nil {
-			qps = strconv.FormatFloat(r.Result.QPS, 'f', 1, 64)
-		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%d\t%s\t%s\t%s\n", r.ID, r.Target, r.Workload, r.Threads, r.Status,
-			r.StartedAt.Local().Format("2006-01-02 15:04"), qps)
-	}
-	return tw.Flush()
-}
-
-// writeFileAtomic writes data to path through a temporary file, so that a
-// failed write leaves no half file.
-func writeFileAtomic(path string, data []byte) error {
-	if dir := filepath.Dir(path); dir != "" {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return fmt.Errorf("write %s: %w", path, err)
-		}
-	}
-	// Errors name path, never the temporary file beside it.
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, plainPathError(err))
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, plainPathError(err))
-	}
-	return nil
+	return report.WriteList(env.Stdout, store.Display(c.storePath), sweeps, runs)
 }
 
 func oneOf(list []string, s string) bool {
@@ -496,4 +315,90 @@ func oneOf(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// validate checks which flags go together, and reads --format and
+// --bisect.
+func (c *reportCmd) validate(fset *pflag.FlagSet, files []string) error {
+	switch {
+	case len(files) > 0 && (c.runs != "" || fset.Changed("sweep") || c.list):
+		return usagef("report: result files are reported on their own: leave out --runs, --sweep and --list")
+	case c.runs != "" && fset.Changed("sweep"):
+		return usagef("report: --runs and --sweep: choose one")
+	case c.control != "" && len(files) == 0 && c.runs == "":
+		return usagef("report: --control is for --runs or result files; a sweep's plan names its control")
+	case c.history && (c.runs != "" || fset.Changed("sweep") || c.baseline != "" || len(files) > 0 || c.list):
+		return usagef("report: --history covers every stored sweep: leave out --sweep, --runs, --baseline, --list and files")
+	case !c.history && (c.workload != "" || c.target != "" || c.threads != 0):
+		return usagef("report: --workload, --target and --threads are for --history")
+	case c.baseline != "" && (len(files) > 0 || c.list):
+		return usagef("report: --baseline compares stored results: name them with --sweep or --runs")
+	}
+	if !fset.Changed("format") && c.out != "" {
+		f, err := formatOfOutput("report", c.out, c.format, report.Formats)
+		if err != nil {
+			return err
+		}
+		c.format = f
+	}
+	if !oneOf(report.Formats, c.format) {
+		return usagef("report: --format %q: want one of %s", c.format, strings.Join(report.Formats, ", "))
+	}
+	if c.bisect != "" {
+		if c.history || c.list || c.baseline != "" {
+			return usagef("report: --bisect goes with a sweep, runs or result files: leave out --history, --list and --baseline")
+		}
+		res, err := readBisect(c.bisect)
+		if err != nil {
+			return err
+		}
+		c.bisected = res
+	}
+	return nil
+}
+
+// open reads --runs and --sweep and opens the store they are read from.
+func (c *reportCmd) open(ctx context.Context, env *Env) (st *store.Store, runIDs []int64, id int64, err error) {
+	if c.runs != "" {
+		ids, ok := report.ParseRunIDs(c.runs)
+		if !ok {
+			return nil, nil, 0, usagef("report: --runs %q: want all, or run IDs such as 4,5,7 (see --list)", c.runs)
+		}
+		runIDs = ids
+	}
+	if c.sweep != "latest" {
+		n, err := strconv.ParseInt(c.sweep, 10, 64)
+		if err != nil || n < 1 {
+			return nil, nil, 0, usagef("report: --sweep %q: want a sweep ID (see --list) or latest", c.sweep)
+		}
+		id = n
+	}
+	if _, err := os.Stat(c.storePath); !store.IsURL(c.storePath) && errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, 0, usagef("report: no store at %s: run a sweep (or shakedown run --store) first, or name the store with --store", c.storePath)
+	}
+	st, err = openStore(ctx, env, "--store", c.storePath)
+	return st, runIDs, id, err
+}
+
+// writeRuns reports runs made outside sweeps, or judges them against
+// base when --baseline is given.
+func (c *reportCmd) writeRuns(ctx context.Context, env *Env, st *store.Store, base store.Baseline, runIDs []int64) error {
+	runs, err := st.LooseRuns(ctx, runIDs)
+	if errors.Is(err, store.ErrNotFound) {
+		return usagef("report: --runs: %v in %s (see shakedown report --list)", err, store.Display(c.storePath))
+	}
+	if err != nil {
+		return err
+	}
+	if len(runs) == 0 {
+		return usagef("report: %s holds no runs made outside sweeps: store some with shakedown run ... --store %s", store.Display(c.storePath), store.Display(c.storePath))
+	}
+	if c.baseline != "" {
+		return c.writeBaseline(ctx, env, st, base, runs)
+	}
+	d, err := report.FromRuns(store.Display(c.storePath), runs, c.control)
+	if err != nil {
+		return usagef("report: --control: %v", err)
+	}
+	return c.write(env, d, fmt.Sprintf("%d runs", len(runs)))
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/pflag"
 
@@ -172,7 +171,7 @@ func (c *sandboxCmd) up(ctx context.Context, env *Env, args []string) error {
 			return err
 		}
 		_, err = fmt.Fprintf(env.Stdout, "sandbox %s already up: %s on 127.0.0.1:%d (socket %s)%s; target %s\n",
-			old.Name, old.Product(), old.Port, old.Socket, placed(old), old.URL())
+			old.Name, old.Product(), old.Port, old.Socket, old.Where(), old.URL())
 		return err
 	}
 	inst, err := sandbox.Up(ctx, sandbox.Options{
@@ -194,28 +193,8 @@ func (c *sandboxCmd) up(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	_, err = fmt.Fprintf(env.Stdout, "sandbox %s up: %s on 127.0.0.1:%d (socket %s)%s; target %s\n",
-		inst.Name, inst.Product(), inst.Port, inst.Socket, placed(inst), inst.URL())
+		inst.Name, inst.Product(), inst.Port, inst.Socket, inst.Where(), inst.URL())
 	return err
-}
-
-// placed says where a sandbox's server runs, for "up": "" when the
-// kernel places it.
-func placed(i *sandbox.Instance) string {
-	var parts []string
-	p := i.Placement
-	if p.CPUs != "" {
-		parts = append(parts, "on CPUs "+p.CPUs)
-	}
-	if p.CPUQuota != 0 {
-		parts = append(parts, "under a "+p.QuotaString()+" CPU quota (cgroup "+i.Cgroup+")")
-	}
-	if p.NUMA != "" {
-		parts = append(parts, "with NUMA memory policy "+p.NUMA)
-	}
-	if len(parts) == 0 {
-		return ""
-	}
-	return ", " + strings.Join(parts, ", ")
 }
 
 // restart starts a stopped sandbox again with its data.
@@ -232,7 +211,7 @@ func (c *sandboxCmd) restart(ctx context.Context, env *Env, home, name string) e
 		return err
 	}
 	_, err = fmt.Fprintf(env.Stdout, "sandbox %s started again with its data: %s on 127.0.0.1:%d%s; target %s\n",
-		inst.Name, inst.Product(), inst.Port, placed(inst), inst.URL())
+		inst.Name, inst.Product(), inst.Port, inst.Where(), inst.URL())
 	return err
 }
 
@@ -311,26 +290,7 @@ func (c *sandboxCmd) list(env *Env, args []string) error {
 		_, err := fmt.Fprintf(env.Stdout, "no sandboxes in %s\n", home)
 		return err
 	}
-	tw := tabwriter.NewWriter(env.Stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tSTATUS\tSERVER\tPORT\tCPUS\tQUOTA\tNUMA\tTARGET")
-	for _, i := range all {
-		status := "stopped"
-		if i.Running {
-			status = "running"
-		}
-		p := i.Placement
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n", i.Name, status, i.Product(), i.Port,
-			dash(p.CPUs), dash(p.QuotaString()), dash(p.NUMA), i.URL())
-	}
-	return tw.Flush()
-}
-
-// dash is s, or "-" for nothing.
-func dash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
+	return sandbox.WriteList(env.Stdout, all)
 }
 
 // sandboxHelpOK turns errSandboxHelp into success.

@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/shakedown/shakedown/internal/outfile"
+	"github.com/shakedown/shakedown/internal/report"
 	"github.com/shakedown/shakedown/internal/result"
 	"github.com/shakedown/shakedown/internal/sbflag"
 	"github.com/shakedown/shakedown/internal/slap"
@@ -72,7 +74,7 @@ func (c *slapCmd) run(ctx context.Context, env *Env, args []string) error {
 	if csv == "-" {
 		csv = ""
 	}
-	if err := checkOutputs(outputFile{"--json", o.JSON}, outputFile{"--csv", csv}); err != nil {
+	if err := outfile.Check(outfile.File{Flag: "--json", Path: o.JSON}, outfile.File{Flag: "--csv", Path: csv}); err != nil {
 		return err
 	}
 	var st *store.Store
@@ -137,7 +139,7 @@ func (c *slapCmd) saveResults(ctx context.Context, env *Env, out io.Writer, st *
 		if err != nil {
 			return err
 		}
-		if err := writeOutput(env.Stdout, outputFile{"--json", o.JSON}, append(b, '\n')); err != nil {
+		if err := outfile.Write(env.Stdout, outfile.File{Flag: "--json", Path: o.JSON}, append(b, '\n')); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -146,7 +148,7 @@ func (c *slapCmd) saveResults(ctx context.Context, env *Env, out io.Writer, st *
 		for _, r := range levels {
 			status, why := r.Status()
 			run := &store.Run{Target: r.Target.Name, Workload: r.Workload, Threads: r.Threads, Command: slapCommand(r.Options),
-				Status: status, Error: errText(why), StartedAt: r.StartedAt, WallS: r.TimeS, Result: r}
+				Status: status, Error: report.ErrText(why), StartedAt: r.StartedAt, WallS: r.TimeS, Result: r}
 			if _, err := st.AddRun(ctx, run); err != nil {
 				errs = append(errs, fmt.Errorf("--store %s: %w", st.Path(), err))
 				break

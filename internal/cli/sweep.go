@@ -17,7 +17,6 @@ import (
 	"github.com/shakedown/shakedown/internal/plan"
 	"github.com/shakedown/shakedown/internal/report"
 	"github.com/shakedown/shakedown/internal/sbflag"
-	"github.com/shakedown/shakedown/internal/schedule"
 	"github.com/shakedown/shakedown/internal/segment"
 	"github.com/shakedown/shakedown/internal/store"
 	"github.com/shakedown/shakedown/internal/sweep"
@@ -127,27 +126,9 @@ func (c *sweepCmd) run(ctx context.Context, env *Env, args []string) error {
 		}
 		return c.runResume(ctx, env, fs.Args())
 	}
-	if fs.NArg() != 1 {
-		return usagef("sweep: name one plan file, e.g. shakedown sweep plan.yaml (see shakedown sweep --help)")
-	}
-	path := fs.Arg(0)
-	src, err := os.ReadFile(path)
-	if err != nil {
-		return usagef("sweep: read plan: %v", err)
-	}
-	p, err := plan.Parse(path, src, env.Getenv)
+	p, err := c.loadPlan(env, fs.Args(), sp)
 	if err != nil {
 		return err
-	}
-	if err := sweep.CheckSplit(p, sp); err != nil {
-		return err
-	}
-	for _, t := range p.Targets {
-		// password_env, when a target names one, has given its password;
-		// the others look where every command looks.
-		if err := c.creds.Fill(t.Target, env.Getenv); err != nil {
-			return err
-		}
 	}
 	var st *store.Store
 	if c.baseline != "" {
@@ -157,7 +138,7 @@ func (c *sweepCmd) run(ctx context.Context, env *Env, args []string) error {
 			return err
 		}
 		defer st.Close()
-		if _, err := lookupBaseline(ctx, st, c.baseline, "sweep"); err != nil {
+		if _, err := report.LookupBaseline(ctx, st, c.baseline, "sweep"); err != nil {
 			return err
 		}
 	}
@@ -167,32 +148,12 @@ func (c *sweepCmd) run(ctx context.Context, env *Env, args []string) error {
 			return err
 		}
 	}
-	steps := p.Steps()
-	reps := strconv.Itoa(p.Repeats) + " repeats"
-	if p.AutoRepeats {
-		reps = fmt.Sprintf("%d repeats, auto: more where inconclusive, up to %d", p.Repeats, p.MaxRepeats)
-	}
-	fmt.Fprintf(env.Stdout, "plan %s: %d steps (%d targets x %d workloads x %d thread levels x %s), about %s, order %s\n",
-		path, len(steps), len(p.Targets), len(p.Workloads), len(p.Threads), reps, estimate(p, sp), p.Order)
-	envs, err := sweep.Check(ctx, p)
+	envs, err := c.preflight(ctx, env, p, sp)
 	if err != nil {
 		return err
 	}
-	for _, e := range envs {
-		fmt.Fprintf(env.Stdout, "  %-10s %-9s %s %s at %s\n", e.Target.Name, e.Target.Role, e.Server.Flavour, e.Server.Version, e.Target.Target.Redacted())
-	}
-	for _, line := range sweep.SameServers(envs) {
-		fmt.Fprintf(env.Stdout, "  %s\n", line)
-	}
-	// In a split sweep only the first runner prepares: the others find the
-	// data it made, not data in the way.
-	if !sp.On || sp.First() {
-		if err := sweep.CheckData(ctx, p, envs); err != nil {
-			return err
-		}
-	}
 	if c.dryRun {
-		for _, s := range steps {
+		for _, s := range p.Steps() {
 			fmt.Fprintf(env.Stdout, "%4d  %-10s %s\n", s.Index, s.Target.Name, strings.Join(p.Args(s.Workload, s.Threads), " "))
 		}
 		return nil
@@ -234,19 +195,8 @@ func (c *sweepCmd) runResume(ctx context.Context, env *Env, args []string) error
 	defer st.Close()
 	var id int64
 	if c.resume == "latest" {
-		sweeps, err := st.Sweeps(ctx)
-		if err != nil {
+		if id, err = sweep.Resumable(ctx, st); err != nil {
 			return err
-		}
-		for _, s := range sweeps {
-			if s.Status == store.SweepInterrupted || s.Status == store.SweepRunning {
-				id = s.ID
-				break
-			}
-			if n, err := st.FailedSteps(ctx, s.ID); err == nil && n > 0 {
-				id = s.ID
-				break
-			}
 		}
 		if id == 0 {
 			return usagef("sweep --resume: %s holds no interrupted sweep and none with failed steps (see shakedown report --list)", store.Display(c.storePath))
@@ -339,39 +289,8 @@ func finishSweep(ctx context.Context, env *Env, st *store.Store, sum *sweep.Summ
 	return nil
 }
 
-// estimate is the sweep's nominal duration; with repeats: auto, of its
-// first round and at most.
-func estimate(p *plan.Plan, sp segment.Split) string {
-	per := p.TimeS + p.WarmupS + p.CooldownS
-	if p.TimeS == 0 {
-		return "an unknown time (steps are limited by events)"
-	}
-	mmss := func(s int) string { return fmt.Sprintf("%dm%02ds", s/60, s%60) }
-	if sp.On {
-		// The runners keep to a timetable, margins included; preparing
-		// data comes on top, and so does waiting for --start-at.
-		tt, err := schedule.Sweep(p, schedule.NameKey(p), schedule.DefaultMargins)
-		if err == nil {
-			var d time.Duration
-			for _, b := range tt.Blocks {
-				d += b.Done
-				if b.Prepare != nil {
-					d += schedule.DefaultMargins.Ready
-				}
-			}
-			s := mmss(int(d.Round(time.Second).Seconds())) + " from --start-at"
-			if p.Prepare {
-				s += " plus preparing the data"
-			}
-			return s
-		}
-	}
-	total := per * len(p.Steps())
-	if p.AutoRepeats {
-		return mmss(total) + " for the first round, " + mmss(total*p.MaxRepeats/p.Repeats) + " at most"
-	}
-	return mmss(total)
-}
+// estimate is the sweep's nominal duration, as the plan's line says it.
+var estimate = sweep.Estimate
 
 // isTerminal reports whether w is a terminal, for a progress line redrawn
 // in place.
@@ -382,4 +301,62 @@ func isTerminal(w io.Writer) bool {
 	}
 	fi, err := f.Stat()
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// loadPlan reads the plan args name, checks it can be split as sp, and
+// finds every target's password.
+func (c *sweepCmd) loadPlan(env *Env, args []string, sp segment.Split) (*plan.Plan, error) {
+	if len(args) != 1 {
+		return nil, usagef("sweep: name one plan file, e.g. shakedown sweep plan.yaml (see shakedown sweep --help)")
+	}
+	path := args[0]
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return nil, usagef("sweep: read plan: %v", err)
+	}
+	p, err := plan.Parse(path, src, env.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	if err := sweep.CheckSplit(p, sp); err != nil {
+		return nil, err
+	}
+	for _, t := range p.Targets {
+		// password_env, when a target names one, has given its password;
+		// the others look where every command looks.
+		if err := c.creds.Fill(t.Target, env.Getenv); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
+}
+
+// preflight says what the plan will run, connects to every target and
+// checks the data, before anything runs.
+func (c *sweepCmd) preflight(ctx context.Context, env *Env, p *plan.Plan, sp segment.Split) ([]sweep.Env, error) {
+	steps := p.Steps()
+	reps := strconv.Itoa(p.Repeats) + " repeats"
+	if p.AutoRepeats {
+		reps = fmt.Sprintf("%d repeats, auto: more where inconclusive, up to %d", p.Repeats, p.MaxRepeats)
+	}
+	fmt.Fprintf(env.Stdout, "plan %s: %d steps (%d targets x %d workloads x %d thread levels x %s), about %s, order %s\n",
+		p.Path, len(steps), len(p.Targets), len(p.Workloads), len(p.Threads), reps, estimate(p, sp), p.Order)
+	envs, err := sweep.Check(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range envs {
+		fmt.Fprintf(env.Stdout, "  %-10s %-9s %s %s at %s\n", e.Target.Name, e.Target.Role, e.Server.Flavour, e.Server.Version, e.Target.Target.Redacted())
+	}
+	for _, line := range sweep.SameServers(envs) {
+		fmt.Fprintf(env.Stdout, "  %s\n", line)
+	}
+	// In a split sweep only the first runner prepares: the others find the
+	// data it made, not data in the way.
+	if !sp.On || sp.First() {
+		if err := sweep.CheckData(ctx, p, envs); err != nil {
+			return nil, err
+		}
+	}
+	return envs, nil
 }

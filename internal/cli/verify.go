@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -12,6 +11,8 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/shakedown/shakedown/internal/outfile"
+	"github.com/shakedown/shakedown/internal/readiness"
 	"github.com/shakedown/shakedown/internal/sbflag"
 	"github.com/shakedown/shakedown/internal/schema"
 	"github.com/shakedown/shakedown/internal/store"
@@ -96,23 +97,8 @@ func (c *verifyCmd) run(ctx context.Context, env *Env, args []string) error {
 	if len(rest) != 2 {
 		return usagef("verify: want SOURCE and TARGET, got %d argument(s): shakedown verify mysql://user@source/db mysql://user@target/db", len(rest))
 	}
-	switch {
-	case c.threads < 1:
-		return usagef("verify: --threads must be >= 1")
-	case c.chunkTime <= 0:
-		return usagef("verify: --chunk-time must be > 0, e.g. 100ms")
-	case c.maxLoad < 0:
-		return usagef("verify: --max-load must be >= 0")
-	case c.recheck < 0:
-		return usagef("verify: --recheck must be >= 0")
-	case c.recheckWait < 0:
-		return usagef("verify: --recheck-wait must be >= 0")
-	case c.maxRows < 1:
-		return usagef("verify: --max-rows must be >= 1")
-	case c.progress < 0:
-		return usagef("verify: --progress must be >= 0")
-	case strings.Contains(c.where, ";"):
-		return usagef("verify: --where is one condition, without ';'")
+	if err := c.validate(); err != nil {
+		return err
 	}
 	src, err := parseURL(env, &c.creds, "verify: SOURCE", rest[0])
 	if err != nil {
@@ -123,7 +109,7 @@ func (c *verifyCmd) run(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	// Where the results go is checked before anything is read.
-	if err := checkOutputs(outputFile{"--fix-sql", c.fixSQL}, outputFile{"--json", c.jsonFile}, outputFile{"--html", c.htmlFile}); err != nil {
+	if err := outfile.Check(outfile.File{Flag: "--fix-sql", Path: c.fixSQL}, outfile.File{Flag: "--json", Path: c.jsonFile}, outfile.File{Flag: "--html", Path: c.htmlFile}); err != nil {
 		return err
 	}
 	if err := checkStore(ctx, env, "--store", c.storePath); err != nil {
@@ -156,7 +142,87 @@ func (c *verifyCmd) run(ctx context.Context, env *Env, args []string) error {
 		}
 	}
 
-	opts := verify.Options{
+	opts, closeAll, err := c.options(env, databases, src, dst)
+	defer closeAll()
+	if err != nil {
+		return err
+	}
+
+	rep, runErr := verify.Run(ctx, sSide, dSide, opts)
+	if errors.Is(runErr, verify.ErrNothingToCompare) {
+		return usagef("verify: %v", runErr)
+	}
+	if rep == nil {
+		return runErr
+	}
+	if err := verify.WriteText(env.Stdout, rep, min(c.maxRows, 50)); err != nil {
+		return err
+	}
+	if err := c.keep(ctx, env, rep, runErr); err != nil {
+		return err
+	}
+	return c.outcome(rep, runErr)
+}
+
+// storeVerify saves a verify result for readiness pages.
+func storeVerify(ctx context.Context, path string, rep *verify.Report, runErr error) error {
+	ev, err := readiness.VerifyEvidence(rep, runErr, Version)
+	if err != nil {
+		return err
+	}
+	return addEvidence(ctx, path, ev)
+}
+
+// addEvidence saves what a tool found in the store --store names, for
+// readiness pages; an interrupted run is saved too.
+func addEvidence(ctx context.Context, path string, evs ...*store.Evidence) error {
+	ctx = context.WithoutCancel(ctx)
+	st, err := openStoreFlag(ctx, "--store", path)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	for _, ev := range evs {
+		if _, err := st.AddEvidence(ctx, ev); err != nil {
+			return fmt.Errorf("--store: %w", err)
+		}
+	}
+	return nil
+}
+
+// validate checks the flags' values.
+func (c *verifyCmd) validate() error {
+	switch {
+	case c.threads < 1:
+		return usagef("verify: --threads must be >= 1")
+	case c.chunkTime <= 0:
+		return usagef("verify: --chunk-time must be > 0, e.g. 100ms")
+	case c.maxLoad < 0:
+		return usagef("verify: --max-load must be >= 0")
+	case c.recheck < 0:
+		return usagef("verify: --recheck must be >= 0")
+	case c.recheckWait < 0:
+		return usagef("verify: --recheck-wait must be >= 0")
+	case c.maxRows < 1:
+		return usagef("verify: --max-rows must be >= 1")
+	case c.progress < 0:
+		return usagef("verify: --progress must be >= 0")
+	case strings.Contains(c.where, ";"):
+		return usagef("verify: --where is one condition, without ';'")
+	}
+	return nil
+}
+
+// options are verify's options from the flags, with the --fix-sql file
+// and the --resume checkpoint open; closeAll closes them.
+func (c *verifyCmd) options(env *Env, databases []string, src, dst *target.Target) (opts verify.Options, closeAll func(), err error) {
+	var closers []func()
+	closeAll = func() {
+		for i := len(closers) - 1; i >= 0; i-- {
+			closers[i]()
+		}
+	}
+	opts = verify.Options{
 		Databases:   databases,
 		Tables:      c.tables,
 		Exclude:     c.exclude,
@@ -180,9 +246,9 @@ func (c *verifyCmd) run(ctx context.Context, env *Env, args []string) error {
 	if c.fixSQL != "" {
 		f, err := os.Create(c.fixSQL)
 		if err != nil {
-			return fmt.Errorf("create --fix-sql file: %w", err)
+			return opts, closeAll, fmt.Errorf("create --fix-sql file: %w", err)
 		}
-		defer f.Close()
+		closers = append(closers, func() { f.Close() })
 		opts.Fix = f
 	}
 	if c.resume != "" {
@@ -195,44 +261,22 @@ func (c *verifyCmd) run(ctx context.Context, env *Env, args []string) error {
 			Where:     c.where,
 		})
 		if errors.Is(err, verify.ErrCheckpointMismatch) {
-			return usagef("verify: --resume: %v", err)
+			return opts, closeAll, usagef("verify: --resume: %v", err)
 		}
 		if err != nil {
-			return err
+			return opts, closeAll, err
 		}
-		defer ck.Close()
+		closers = append(closers, func() { ck.Close() })
 		opts.Checkpoint = ck
 		if ck.Resumed() {
 			fmt.Fprintf(env.Stderr, "verify: resuming from %s\n", c.resume)
 		}
 	}
+	return opts, closeAll, nil
+}
 
-	rep, runErr := verify.Run(ctx, sSide, dSide, opts)
-	if errors.Is(runErr, verify.ErrNothingToCompare) {
-		return usagef("verify: %v", runErr)
-	}
-	if rep == nil {
-		return runErr
-	}
-	if err := verify.WriteText(env.Stdout, rep, min(c.maxRows, 50)); err != nil {
-		return err
-	}
-	if c.jsonFile != "" {
-		if err := writeFile(c.jsonFile, func(w io.Writer) error { return verify.WriteJSON(w, rep) }); err != nil {
-			return err
-		}
-	}
-	if c.htmlFile != "" {
-		if err := writeFile(c.htmlFile, func(w io.Writer) error { return verify.WriteHTML(w, rep, c.maxRows) }); err != nil {
-			return err
-		}
-	}
-	if c.storePath != "" {
-		if err := storeVerify(ctx, c.storePath, rep, runErr); err != nil {
-			return err
-		}
-		fmt.Fprintf(env.Stdout, "stored in %s (shakedown readiness)\n", store.Display(c.storePath))
-	}
+// outcome is how the command ends once the results are out.
+func (c *verifyCmd) outcome(rep *verify.Report, runErr error) error {
 	switch {
 	case errors.Is(runErr, verify.ErrInterrupted):
 		if c.resume != "" {
@@ -247,61 +291,23 @@ func (c *verifyCmd) run(ctx context.Context, env *Env, args []string) error {
 	return nil
 }
 
-// writeFile creates path and fills it with write.
-func writeFile(path string, write func(io.Writer) error) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return fmt.Errorf("create %s: %w", path, err)
-	}
-	if err := write(f); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
-}
-
-// storeVerify saves a verify result for readiness pages. A run that was
-// interrupted or failed on some table proves nothing about the rest: it is
-// stored as incomplete.
-func storeVerify(ctx context.Context, path string, rep *verify.Report, runErr error) error {
-	ctx = context.WithoutCancel(ctx) // an interrupted run is saved too
-	st, err := openStoreFlag(ctx, "--store", path)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	var doc bytes.Buffer
-	if err := verify.WriteJSON(&doc, rep); err != nil {
-		return err
-	}
-	outcome, summary := store.OutcomePass, fmt.Sprintf("%d tables equal", len(rep.Tables))
-	switch {
-	case rep.Interrupted || rep.Failed > 0 || runErr != nil:
-		outcome = store.OutcomeIncomplete
-		summary = fmt.Sprintf("incomplete: %d of %d tables could not be checked", rep.Failed, len(rep.Tables))
-		if rep.Interrupted {
-			summary = "interrupted before every table was checked"
+// keep writes the result to the files and the store the flags name.
+func (c *verifyCmd) keep(ctx context.Context, env *Env, rep *verify.Report, runErr error) error {
+	if c.jsonFile != "" {
+		if err := outfile.Create(c.jsonFile, func(w io.Writer) error { return verify.WriteJSON(w, rep) }); err != nil {
+			return err
 		}
-	case !rep.Equal:
-		outcome = store.OutcomeFail
-		differing := 0
-		for _, t := range rep.Tables {
-			if !t.Equal {
-				differing++
-			}
-		}
-		summary = fmt.Sprintf("%d of %d tables differ: %d differing rows, %d schema differences",
-			differing, len(rep.Tables), rep.DifferingRows, rep.SchemaDifferences)
 	}
-	_, err = st.AddEvidence(ctx, &store.Evidence{
-		Kind: store.KindVerify, Source: rep.Source, Target: rep.Target, At: rep.Started, Tool: Version,
-		Outcome: outcome, Summary: summary, Document: doc.Bytes(),
-	})
-	if err != nil {
-		return fmt.Errorf("--store: %w", err)
+	if c.htmlFile != "" {
+		if err := outfile.Create(c.htmlFile, func(w io.Writer) error { return verify.WriteHTML(w, rep, c.maxRows) }); err != nil {
+			return err
+		}
+	}
+	if c.storePath != "" {
+		if err := storeVerify(ctx, c.storePath, rep, runErr); err != nil {
+			return err
+		}
+		fmt.Fprintf(env.Stdout, "stored in %s (shakedown readiness)\n", store.Display(c.storePath))
 	}
 	return nil
 }

@@ -89,9 +89,11 @@ func (c *watchCmd) run(ctx context.Context, env *Env, args []string) error {
 		opt.Limits.Cores = c.cores
 	}
 	s := monitor.NewSampler(db, opt)
-	var out sampleWriter
+	var write func(result.Sample, time.Time) error
 	if c.json {
-		out = jsonSamples{enc: json.NewEncoder(env.Stdout)}
+		enc := json.NewEncoder(env.Stdout)
+		// Each sample as JSON, with the time its reading came back.
+		write = func(smp result.Sample, _ time.Time) error { return enc.Encode(monitor.Record(smp)) }
 	} else {
 		fmt.Fprintf(env.Stdout, "watching %s every %s\n", tgt, c.interval)
 		width := 0
@@ -100,58 +102,10 @@ func (c *watchCmd) run(ctx context.Context, env *Env, args []string) error {
 		}
 		tb := monitor.NewTableWidth(env.Stdout, local, width)
 		tb.Interval = c.interval
-		out = tableSamples{tb}
+		write = tb.WriteAt
 	}
-	read := func() (result.Sample, bool) {
-		rctx, cancel := context.WithTimeout(ctx, 5*c.interval+5*time.Second)
-		defer cancel()
-		return s.Next(rctx)
-	}
-	read() // the baseline
-	start := time.Now()
-	tick := time.NewTicker(c.interval)
-	defer tick.Stop()
-	for n := 0; c.count == 0 || n < c.count; n++ {
-		var due time.Time
-		select {
-		case <-ctx.Done():
-			return nil // Ctrl-C is how watch normally ends
-		case due = <-tick.C:
-		}
-		smp, ok := read()
-		if !ok {
-			continue
-		}
-		smp.AtS = float64(smp.At().Sub(start).Round(time.Millisecond)) / float64(time.Second)
-		// The line's label is when its interval was due to end, not when
-		// the reading came back, which a loaded server delays.
-		if err := out.Write(smp, due.Round(c.interval)); err != nil {
-			return err
-		}
-		if ctx.Err() != nil {
-			return nil
-		}
-	}
-	return nil
+	return monitor.Watch(ctx, s, c.interval, c.count, write)
 }
-
-// sampleWriter prints one sample; label is the end of its interval as
-// scheduled.
-type sampleWriter interface {
-	Write(s result.Sample, label time.Time) error
-}
-
-type jsonSamples struct{ enc *json.Encoder }
-
-// Write prints the sample as JSON, with the time its reading came back.
-func (j jsonSamples) Write(s result.Sample, _ time.Time) error {
-	return j.enc.Encode(monitor.Record(s))
-}
-
-// tableSamples adapts a monitor.Table.
-type tableSamples struct{ t *monitor.Table }
-
-func (t tableSamples) Write(s result.Sample, label time.Time) error { return t.t.WriteAt(s, label) }
 
 // terminalWidth is the width watch fits its table to: $COLUMNS, else the
 // terminal's when standard output is one, else 80.

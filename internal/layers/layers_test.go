@@ -18,7 +18,7 @@ const module = "github.com/shakedown/shakedown/internal/"
 var order = [][]string{
 	// Leaves: no internal imports.
 	{"version", "usage", "suggest", "clock", "ioloop", "stats", "sqlsplit", "progress", "histogram",
-		"randgen", "vars", "fingerprint", "golden", "browsertest", "host"},
+		"randgen", "vars", "fingerprint", "golden", "browsertest", "host", "outfile"},
 	// Flags, run segments, the wire protocol and the in-process test server.
 	{"sbflag", "segment", "wire", "wire/wiretest", "sandbox/gmstest",
 		"sandbox/gmstest/gmsserver"},
@@ -41,16 +41,17 @@ var order = [][]string{
 	// (which does not import verify) and replay; stall capture, which the
 	// monitor drives.
 	{"runner", "store", "plan", "workload/all", "verify", "check", "replay", "stall"},
-	// Producers above the runner.
-	{"monitor", "slap", "schedule"},
+	// Producers above the runner, and a split load's runner.
+	{"monitor", "slap", "schedule", "splitload"},
 	// The load engine.
 	{"engine"},
 	// Workflows and the renderer of stored documents: peers, none imports
 	// another; report renders what bisect and sweep stored without linking
 	// them.
 	{"sweep", "bisect", "report"},
-	// Readiness reads the evidence of the tools below it.
-	{"readiness"},
+	// Readiness reads the evidence of the tools below it; demo runs a
+	// sweep of its own sandboxes and reports it.
+	{"readiness", "demo"},
 	// A rehearsal chains the tools and workflows below it and ends on the
 	// readiness page.
 	{"rehearse"},

@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/shakedown/shakedown/internal/readiness"
+	"github.com/shakedown/shakedown/internal/schema"
 	"io"
 	"strings"
 	"time"
@@ -64,26 +66,25 @@ func (m missingStep) Run(context.Context) (Result, error) {
 
 // connect opens a side the way check and verify do (its errors name the
 // role and the server); the caller closes its DB.
-func connect(ctx context.Context, role string, t *target.Target, size int) (*verify.Side, error) {
+func connect(ctx context.Context, role string, t *target.Target, size int) (*schema.Side, error) {
 	return verify.Connect(ctx, role, t, size)
 }
 
 // databases are the plan's databases, else the source URL's, else every
 // user database of the source (nil: the command's own rule).
-func (c *chain) databases(ctx context.Context, src *verify.Side) ([]string, error) {
+func (c *chain) databases(ctx context.Context, src *schema.Side) ([]string, error) {
 	if len(c.p.Databases) == 0 && !src.Target.NamesDB() {
 		return nil, nil
 	}
 	return src.Target.Databases(ctx, src.DB, c.p.Databases, target.EveryDatabase, c.p.Path+": databases")
 }
 
-// evidence stores one command's document as evidence for the pair.
-func (c *chain) evidence(ctx context.Context, e *store.Evidence, write func(io.Writer) error) (int64, error) {
-	var doc bytes.Buffer
-	if err := write(&doc); err != nil {
+// evidence stores a command's result as evidence for the pair, weighed
+// and written as the command's --store does (package readiness).
+func (c *chain) evidence(ctx context.Context, e *store.Evidence, err error) (int64, error) {
+	if err != nil {
 		return 0, err
 	}
-	e.Document, e.Tool = doc.Bytes(), c.opts.Version
 	return c.opts.Store.AddEvidence(context.WithoutCancel(ctx), e)
 }
 
@@ -149,19 +150,12 @@ func (s checkStep) Run(ctx context.Context) (Result, error) {
 		if err != nil {
 			return Result{}, err
 		}
-		outcome := store.OutcomePass
-		switch {
-		case rep.Errors > 0:
-			outcome = store.OutcomeFail
-		case rep.Warnings > 0 || len(rep.NotChecked) > 0:
-			outcome = store.OutcomeWarn
-		}
-		id, err := c.evidence(ctx, &store.Evidence{Kind: store.KindCheck, Source: rep.Source.URL, Target: rep.Target.URL,
-			At: rep.Started, Outcome: outcome, Summary: rep.Summary()}, func(w io.Writer) error { return check.WriteJSON(w, rep) })
+		e, err := readiness.CheckEvidence(rep, c.opts.Version)
+		id, err := c.evidence(ctx, e, err)
 		if err != nil {
 			return Result{}, err
 		}
-		return Result{Outcome: outcome, Summary: rep.Summary(), Ref: fmt.Sprintf("evidence %d", id)}, nil
+		return Result{Outcome: e.Outcome, Summary: e.Summary, Ref: fmt.Sprintf("evidence %d", id)}, nil
 	})
 }
 
@@ -196,35 +190,14 @@ func (s verifyStep) Run(ctx context.Context) (Result, error) {
 		if rep == nil {
 			return Result{}, runErr
 		}
-		outcome, summary := verifyOutcome(rep, runErr)
-		id, err := c.evidence(ctx, &store.Evidence{Kind: store.KindVerify, Source: rep.Source, Target: rep.Target,
-			At: rep.Started, Outcome: outcome, Summary: summary}, func(w io.Writer) error { return verify.WriteJSON(w, rep) })
+		e, err := readiness.VerifyEvidence(rep, runErr, c.opts.Version)
+		id, err := c.evidence(ctx, e, err)
 		if err != nil {
 			return Result{}, err
 		}
+		outcome, summary := e.Outcome, e.Summary
 		return Result{Outcome: outcome, Summary: summary, Ref: fmt.Sprintf("evidence %d", id)}, runErr
 	})
-}
-
-// verifyOutcome weighs a verify as verify --store does.
-func verifyOutcome(rep *verify.Report, runErr error) (string, string) {
-	switch {
-	case rep.Interrupted || rep.Failed > 0 || runErr != nil:
-		if rep.Interrupted {
-			return store.OutcomeIncomplete, "interrupted before every table was checked"
-		}
-		return store.OutcomeIncomplete, fmt.Sprintf("incomplete: %d of %d tables could not be checked", rep.Failed, len(rep.Tables))
-	case !rep.Equal:
-		differing := 0
-		for _, t := range rep.Tables {
-			if !t.Equal {
-				differing++
-			}
-		}
-		return store.OutcomeFail, fmt.Sprintf("%d of %d tables differ: %d differing rows, %d schema differences",
-			differing, len(rep.Tables), rep.DifferingRows, rep.SchemaDifferences)
-	}
-	return store.OutcomePass, fmt.Sprintf("%d tables equal", len(rep.Tables))
 }
 
 type analyzeStep struct{ c *chain }
@@ -298,9 +271,10 @@ func (s varsStep) Run(ctx context.Context) (Result, error) {
 		}
 		summary := fmt.Sprintf("%d differing, %d of them known to change behaviour or performance", differing, relevant)
 		names := []string{c.p.Source.Target.String(), cand.Target.String()}
+		var doc bytes.Buffer
+		err = vars.WriteJSON(&doc, names, diffs)
 		id, err := c.evidence(ctx, &store.Evidence{Kind: store.KindVars, Source: c.p.Source.Target.Redacted(),
-			Target: cand.Target.Redacted(), Outcome: outcome, Summary: summary},
-			func(w io.Writer) error { return vars.WriteJSON(w, names, diffs) })
+			Target: cand.Target.Redacted(), Outcome: outcome, Summary: summary, Tool: c.opts.Version, Document: doc.Bytes()}, err)
 		if err != nil {
 			return Result{}, err
 		}

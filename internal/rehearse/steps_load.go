@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -71,10 +70,13 @@ func (s replayStep) Run(ctx context.Context) (Result, error) {
 	rep.Capture = rp.Capture
 	var out Result
 	var refs, sums []string
+	evs, err := readiness.ReplayEvidence(rep, c.opts.Version)
+	if err != nil {
+		return out, err
+	}
 	for i, cand := range rep.Candidates {
-		outcome, summary := replayOutcome(rep, i)
-		id, err := c.evidence(ctx, &store.Evidence{Kind: store.KindReplay, Source: rep.Control.URL, Target: cand.URL,
-			At: rep.Started, Outcome: outcome, Summary: summary}, func(w io.Writer) error { return replay.WriteJSON(w, rep) })
+		outcome, summary := evs[i].Outcome, evs[i].Summary
+		id, err := c.evidence(ctx, evs[i], nil)
 		if err != nil {
 			return out, err
 		}
@@ -87,36 +89,6 @@ func (s replayStep) Run(ctx context.Context) (Result, error) {
 	}
 	out.Ref, out.Summary = strings.Join(refs, ", "), strings.Join(sums, "; ")
 	return out, runErr
-}
-
-// replayOutcome weighs candidate i of a replay as replay --store does.
-func replayOutcome(rep *replay.Report, i int) (string, string) {
-	var diffs, newErrs, slower int64
-	for _, f := range rep.Fingerprints {
-		if i >= len(f.Candidates) {
-			continue
-		}
-		cf := f.Candidates[i]
-		diffs += cf.Differences
-		newErrs += cf.NewErrors
-		if cf.Verdict == "slower" {
-			slower++
-		}
-	}
-	outcome := store.OutcomePass
-	switch {
-	case rep.Interrupted:
-		outcome = store.OutcomeIncomplete
-	case diffs > 0 || newErrs > 0:
-		outcome = store.OutcomeFail
-	case slower > 0 || rep.LostConns > 0:
-		outcome = store.OutcomeWarn
-	}
-	summary := fmt.Sprintf("%d statements replayed: %d differing, %d new errors, %d slower fingerprints", rep.Statements, diffs, newErrs, slower)
-	if rep.Interrupted {
-		summary += " (interrupted)"
-	}
-	return outcome, summary
 }
 
 type sweepStep struct{ c *chain }

@@ -1,0 +1,45 @@
+package monitor
+
+import (
+	"context"
+	"github.com/shakedown/shakedown/internal/result"
+	"time"
+)
+
+// Watch reads s every interval, count times (0: until ctx ends), after a
+// first reading kept as the baseline, and hands each sample to write with
+// the time its interval was due to end: the line's label is that, not
+// when the reading came back, which a loaded server delays. A reading
+// that fails is skipped. The end of ctx is how watching normally ends:
+// it returns nil.
+func Watch(ctx context.Context, s *Sampler, interval time.Duration, count int, write func(result.Sample, time.Time) error) error {
+	read := func() (result.Sample, bool) {
+		rctx, cancel := context.WithTimeout(ctx, 5*interval+5*time.Second)
+		defer cancel()
+		return s.Next(rctx)
+	}
+	read() // the baseline
+	start := time.Now()
+	tick := time.NewTicker(interval)
+	defer tick.Stop()
+	for n := 0; count == 0 || n < count; n++ {
+		var due time.Time
+		select {
+		case <-ctx.Done():
+			return nil
+		case due = <-tick.C:
+		}
+		smp, ok := read()
+		if !ok {
+			continue
+		}
+		smp.AtS = float64(smp.At().Sub(start).Round(time.Millisecond)) / float64(time.Second)
+		if err := write(smp, due.Round(interval)); err != nil {
+			return err
+		}
+		if ctx.Err() != nil {
+			return nil
+		}
+	}
+	return nil
+}

@@ -1,0 +1,132 @@
+// Package outfile is how commands write the files their flags name:
+// each is checked before any work starts, so that nothing is measured
+// that cannot be kept, and errors name the flag's path, never a
+// temporary file beside it.
+package outfile
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// File is a file a command writes when it ends, named by its flag.
+// An empty path is not asked for; "-" is standard output.
+type File struct {
+	Flag, Path string
+}
+
+// Check proves, before any load starts, that every file can be
+// written where its flag says, so that nothing is measured that cannot be
+// kept. It creates nothing that stays: an existing file is opened for
+// writing without being changed, a missing one is tried as a temporary
+// file beside it. The error names the flag and the path.
+func Check(files ...File) error {
+	var errs []error
+	for _, f := range files {
+		if f.Path == "" || f.Path == "-" {
+			continue
+		}
+		if err := Writable(f.Path); err != nil {
+			errs = append(errs, fmt.Errorf("%s %s: cannot be written: %w", f.Flag, f.Path, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Writable says why path cannot be written, or nil, changing nothing.
+func Writable(path string) error {
+	fi, err := os.Stat(path)
+	switch {
+	case err == nil && fi.IsDir():
+		return errors.New("it is a directory")
+	case err == nil:
+		f, err := os.OpenFile(path, os.O_WRONLY, 0)
+		if err != nil {
+			return PlainPathError(err)
+		}
+		return f.Close()
+	case !errors.Is(err, fs.ErrNotExist):
+		return PlainPathError(err)
+	}
+	dir := filepath.Dir(path)
+	if fi, err := os.Stat(dir); err != nil {
+		return fmt.Errorf("its directory %s: %w", dir, PlainPathError(err))
+	} else if !fi.IsDir() {
+		return fmt.Errorf("%s is not a directory", dir)
+	}
+	f, err := os.CreateTemp(dir, ".shakedown-check-*")
+	if err != nil {
+		return fmt.Errorf("its directory %s: %w", dir, PlainPathError(err))
+	}
+	name := f.Name()
+	f.Close()
+	return os.Remove(name)
+}
+
+// PlainPathError drops the path a *fs.PathError carries: the message
+// names the flag's path itself, never a temporary one.
+func PlainPathError(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		return le.Err
+	}
+	return err
+}
+
+// Write writes data to the file a flag names, atomically, or to
+// stdout for "-".
+func Write(stdout io.Writer, f File, data []byte) error {
+	if f.Path == "-" {
+		_, err := stdout.Write(data)
+		return err
+	}
+	if err := WriteAtomic(f.Path, data); err != nil {
+		return fmt.Errorf("%s: %w", f.Flag, err)
+	}
+	return nil
+}
+
+// WriteAtomic writes data to path through a temporary file, so that a
+// failed write leaves no half file.
+func WriteAtomic(path string, data []byte) error {
+	if dir := filepath.Dir(path); dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("write %s: %w", path, err)
+		}
+	}
+	// Errors name path, never the temporary file beside it.
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", path, PlainPathError(err))
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", path, PlainPathError(err))
+	}
+	return nil
+}
+
+// Create creates path and fills it with write.
+func Create(path string, write func(io.Writer) error) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("create %s: %w", path, err)
+	}
+	if err := write(f); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}

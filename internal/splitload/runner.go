@@ -1,0 +1,151 @@
+// Package splitload is one runner's side of a load split over many
+// processes (run --segment): registering in the store the runners share,
+// keeping the steps the store did not take, and saying how it ended.
+package splitload
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"time"
+
+	"github.com/shakedown/shakedown/internal/result"
+	"github.com/shakedown/shakedown/internal/segment"
+	"github.com/shakedown/shakedown/internal/store"
+	"github.com/shakedown/shakedown/internal/usage"
+)
+
+// Runner is this process as one runner of a load split over many,
+// registered in the store they share. The store is its only link with
+// the others: no runner waits for or talks to another.
+type Runner struct {
+	st    *store.Store
+	load  *store.Split
+	me    store.Runner
+	sp    segment.Split
+	where string // the store, without password, for messages
+	// unsaved holds the steps the store did not take, once it was lost,
+	// in the file named path.
+	unsaved *store.Unsaved
+	path    string
+	stderr  io.Writer
+}
+
+// splitKey identifies a load: what its runners run and when they start.
+// Every runner computes the same key from the same command (or plan) and
+// --start-at, whatever its segment.
+func splitKey(kind string, parts []string, startAt time.Time) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%s\x00", kind, startAt.UTC().Format(time.RFC3339Nano))
+	for _, p := range parts {
+		fmt.Fprintf(h, "%s\x00", p)
+	}
+	return hex.EncodeToString(h.Sum(nil))[:32]
+}
+
+// presentational are options that may differ between the runners of one
+// load without changing the load.
+var presentational = map[string]bool{"metrics-addr": true, "verbosity": true, "histogram": true, "monitor": true}
+
+// LoadParts is a run's options as the key of its load: sorted, without
+// those that only change what a runner shows.
+func LoadParts(workload, target string, opts map[string]string) []string {
+	parts := []string{workload, target}
+	keys := make([]string, 0, len(opts))
+	for k := range opts {
+		if !presentational[k] {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		parts = append(parts, k+"="+opts[k])
+	}
+	return parts
+}
+
+// Join registers this runner: it finds or records the load (with
+// sweep as the sweep the runners share, when not nil) and registers its
+// segment, refusing one that another runner has. It measures its clock
+// against the store's, for the report's skew check.
+func Join(ctx context.Context, stderr io.Writer, unsavedDir string, st *store.Store, sp segment.Split, kind, description string, parts []string,
+	sweep *store.Sweep, targets []store.Target) (*Runner, error) {
+	load := &store.Split{Key: splitKey(kind, parts, sp.StartAt), Kind: kind, Sequence: sp.Sequence.String(), Runners: sp.Sequence.Len(),
+		StartAt: sp.StartAt, Description: description}
+	if err := st.JoinSplit(ctx, load, sweep, targets); err != nil {
+		if errors.Is(err, store.ErrOtherSequence) {
+			return nil, usage.Errorf("--segment %s: %v: every runner of a load must be given the same --segment-sequence (or the same N)", sp.Label(), err)
+		}
+		return nil, err
+	}
+	offset, err := st.ClockOffset(ctx)
+	if err != nil {
+		return nil, err
+	}
+	host, _ := os.Hostname()
+	me := store.Runner{SplitID: load.ID, Index: sp.Index(), Segment: sp.Segment.String(), Label: sp.Label(), Host: host,
+		RegisteredAt: time.Now(), ClockOffset: offset}
+	if err := st.Register(ctx, &me); err != nil {
+		if errors.Is(err, store.ErrSegmentTaken) {
+			return nil, usage.Errorf("--segment %s: %v: each segment of a load runs once; give this runner another segment, or give the load another --start-at", sp.Label(), err)
+		}
+		return nil, err
+	}
+	r := &Runner{st: st, load: load, me: me, sp: sp, where: st.Path(), stderr: stderr,
+		path: store.UnsavedPath(unsavedDir, load.Key, me.Index)}
+	if offset > result.MaxSkew || -offset > result.MaxSkew {
+		fmt.Fprintf(stderr, "shakedown: this host's clock is %s off the store's: the runners may not start together; synchronise the clocks (NTP)\n", offset.Round(time.Millisecond))
+	}
+	return r, nil
+}
+
+// Save records one step this runner measured. Once the store is lost, it
+// keeps the step, and every later one, in a file of its own and says so:
+// the measurement goes on, and report --import adds it later.
+func (r *Runner) Save(ctx context.Context, run *store.Run) error {
+	if r.unsaved == nil {
+		if res := run.Result; res != nil && res.Segment != nil {
+			_ = r.st.RunnerStarted(ctx, r.load.ID, r.me.Index, res.Segment.Started)
+		}
+		_, err := r.st.AddRun(ctx, run)
+		if err == nil || errors.Is(err, store.ErrReported) {
+			return err
+		}
+		r.unsaved = store.NewUnsaved(r.where, r.load, &r.me)
+		fmt.Fprintf(r.stderr, "shakedown: the store %s could not take the result (%v): this runner keeps measuring and keeps its results in %s\n",
+			r.where, err, r.path)
+	}
+	r.unsaved.Add(run)
+	if err := r.unsaved.Write(r.path); err != nil {
+		return fmt.Errorf("keep the results the store did not take: %w", err)
+	}
+	return store.ErrUnsaved(r.unsaved, r.path)
+}
+
+// Finish records how the runner ended, if the store is still there.
+func (r *Runner) Finish(ctx context.Context, status string) {
+	if r.unsaved == nil {
+		_ = r.st.RunnerFinished(ctx, r.load.ID, r.me.Index, status, time.Now())
+	}
+}
+
+// Describe is the one line a runner prints about its part.
+func (r *Runner) Describe() string {
+	return fmt.Sprintf("runner %s of %d (load %s in %s)", r.me.Label, r.load.Runners, r.load.Key[:12], r.where)
+}
+
+// Host is the host this runner registered as.
+func (r *Runner) Host() string { return r.me.Host }
+
+// Part is where a step this runner measured belongs in the split load.
+func (r *Runner) Part(ivs []result.IntervalHDR) *store.Part {
+	return &store.Part{SplitID: r.load.ID, Index: r.me.Index, Intervals: ivs}
+}
+
+// Label is this runner's segment, as the user gave it.
+func (r *Runner) Label() string { return r.me.Label }

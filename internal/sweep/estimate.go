@@ -1,0 +1,44 @@
+package sweep
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/shakedown/shakedown/internal/plan"
+	"github.com/shakedown/shakedown/internal/schedule"
+	"github.com/shakedown/shakedown/internal/segment"
+)
+
+// Estimate is the sweep's nominal duration; with repeats: auto, of its
+// first round and at most.
+func Estimate(p *plan.Plan, sp segment.Split) string {
+	per := p.TimeS + p.WarmupS + p.CooldownS
+	if p.TimeS == 0 {
+		return "an unknown time (steps are limited by events)"
+	}
+	mmss := func(s int) string { return fmt.Sprintf("%dm%02ds", s/60, s%60) }
+	if sp.On {
+		// The runners keep to a timetable, margins included; preparing
+		// data comes on top, and so does waiting for --start-at.
+		tt, err := schedule.Sweep(p, schedule.NameKey(p), schedule.DefaultMargins)
+		if err == nil {
+			var d time.Duration
+			for _, b := range tt.Blocks {
+				d += b.Done
+				if b.Prepare != nil {
+					d += schedule.DefaultMargins.Ready
+				}
+			}
+			s := mmss(int(d.Round(time.Second).Seconds())) + " from --start-at"
+			if p.Prepare {
+				s += " plus preparing the data"
+			}
+			return s
+		}
+	}
+	total := per * len(p.Steps())
+	if p.AutoRepeats {
+		return mmss(total) + " for the first round, " + mmss(total*p.MaxRepeats/p.Repeats) + " at most"
+	}
+	return mmss(total)
+}
