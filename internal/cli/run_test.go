@@ -262,7 +262,7 @@ func TestRunInterruptedKeepsPartialResults(t *testing.T) {
 	done := make(chan int)
 	go func() {
 		done <- runCLIWith(ctx, &out, &errOut, "run", "oltp_read_write", "--target="+url, "--tables=1", "--table-size=2000",
-			"--threads=4", "--time=60", "--report-interval=1", "--json="+path)
+			"--threads=4", "--time=60", "--report-interval=1", "--json="+path, "--client-io=loop")
 	}()
 	deadline := time.Now().Add(20 * time.Second)
 	for !strings.Contains(out.String(), "[ 1s ]") {
@@ -300,6 +300,9 @@ func TestRunInterruptedKeepsPartialResults(t *testing.T) {
 // away, marked degraded in the result and the store, and exits 1. Before,
 // such a run exited 0 with "reconnects: 0" and a cross-check blaming a
 // short run.
+//
+// It runs on the I/O loops: against a sandbox on this machine's cores,
+// auto would choose blocking reads, which the wire tests cover.
 func TestRunServerKilledIsDegraded(t *testing.T) {
 	inst := sandboxtest.Start(t)
 	url := inst.URL()
@@ -310,7 +313,7 @@ func TestRunServerKilledIsDegraded(t *testing.T) {
 	done := make(chan int)
 	go func() {
 		done <- runCLIWith(context.Background(), &out, &errOut, "run", "oltp_read_write", "--target="+url, "--tables=1", "--table-size=2000",
-			"--threads=4", "--time=8", "--report-interval=1", "--json="+path, "--store="+dbPath)
+			"--threads=4", "--time=8", "--report-interval=1", "--json="+path, "--store="+dbPath, "--client-io=loop")
 	}()
 	deadline := time.Now().Add(30 * time.Second)
 	for !strings.Contains(out.String(), "[ 1s ]") {

@@ -153,7 +153,7 @@ func TestSplitRun(t *testing.T) {
 	env := []string{"SHAKEDOWN_HOME=" + home}
 	load := func(threads, seconds int, start string) []string {
 		return []string{"run", "oltp_point_select", "--target", tgt, "--tables=1", "--table-size=1000",
-			"--threads=" + strconv.Itoa(threads), "--time=" + strconv.Itoa(seconds), "--start-at=" + start, "--store=" + sto}
+			"--threads=" + strconv.Itoa(threads), "--time=" + strconv.Itoa(seconds), "--start-at=" + start, "--store=" + sto, "--client-io=loop"}
 	}
 	db := openDB(t, tgt)
 	openStoreT := func() *store.Store {

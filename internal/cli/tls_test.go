@@ -41,7 +41,7 @@ func TestTLSTargetFromTheURL(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "run.json")
-			code, stdout, stderr := runCLI(context.Background(), "run", "ping", "--target", inst.URL()+tc.query, "--time", "1", "--threads", "2", "--json", out)
+			code, stdout, stderr := runCLI(context.Background(), "run", "ping", "--target", inst.URL()+tc.query, "--time", "1", "--threads", "2", "--json", out, "--client-io", "loop")
 			if code != tc.code {
 				t.Fatalf("exit: got %d, want %d\n%s\n%s", code, tc.code, stdout, stderr)
 			}
