@@ -174,26 +174,7 @@ func (s *sock) rawRead(p []byte) (int, error) {
 		}
 		return s.nc.Read(p)
 	}
-	if s.lf != nil {
-		return s.loopRead(p)
-	}
-	for {
-		n, err := syscall.Read(s.fd, p)
-		switch {
-		case err == syscall.EINTR:
-			continue
-		case err == syscall.EAGAIN:
-			return 0, s.errTimeout("read") // SO_RCVTIMEO
-		case err != nil:
-			return 0, &net.OpError{Op: "read", Net: s.network, Source: s.local, Addr: s.remote, Err: err}
-		case n == 0 && len(p) > 0:
-			if s.interrupted.Load() {
-				return 0, s.errTimeout("read")
-			}
-			return 0, io.EOF
-		}
-		return n, nil
-	}
+	return s.fdRead(p)
 }
 
 func (s *sock) rawWrite(p []byte) error {
@@ -207,25 +188,7 @@ func (s *sock) rawWrite(p []byte) error {
 		_, err := s.nc.Write(p)
 		return err
 	}
-	if s.lf != nil {
-		return s.loopWrite(p)
-	}
-	for len(p) > 0 {
-		n, err := syscall.Write(s.fd, p)
-		switch {
-		case err == syscall.EINTR:
-			continue
-		case err == syscall.EAGAIN:
-			return s.errTimeout("write") // SO_SNDTIMEO
-		case err != nil:
-			if s.interrupted.Load() {
-				return s.errTimeout("write")
-			}
-			return &net.OpError{Op: "write", Net: s.network, Source: s.local, Addr: s.remote, Err: err}
-		}
-		p = p[n:]
-	}
-	return nil
+	return s.fdWrite(p)
 }
 
 // interrupt makes every pending and later read and write fail at once.
@@ -301,10 +264,12 @@ func untilDeadline(t time.Time) time.Duration {
 	return max(time.Until(t), time.Microsecond)
 }
 
-// loopRead is rawRead in looped mode.
-func (s *sock) loopRead(p []byte) (int, error) {
+// fdRead is rawRead on the descriptor, in blocking and looped modes. A
+// read that finds nothing has met SO_RCVTIMEO in blocking mode; in looped
+// mode it waits in the loop.
+func (s *sock) fdRead(p []byte) (int, error) {
 	f := s.lf
-	if f.Tracked() && !f.ReadReady() {
+	if f != nil && f.Tracked() && !f.ReadReady() {
 		// The loop saw no input since the last read drained the socket:
 		// wait for it rather than try a read that would fail.
 		if err := s.loopWait(false); err != nil {
@@ -316,6 +281,8 @@ func (s *sock) loopRead(p []byte) (int, error) {
 		switch {
 		case err == syscall.EINTR:
 			continue
+		case err == syscall.EAGAIN && f == nil:
+			return 0, s.errTimeout("read") // SO_RCVTIMEO
 		case err == syscall.EAGAIN:
 			f.Drained(false)
 			if err := s.loopWait(false); err != nil {
@@ -323,30 +290,29 @@ func (s *sock) loopRead(p []byte) (int, error) {
 			}
 			continue
 		case err != nil:
-			if s.interrupted.Load() {
-				return 0, s.errTimeout("read")
-			}
-			return 0, &net.OpError{Op: "read", Net: s.network, Source: s.local, Addr: s.remote, Err: err}
+			return 0, s.failed("read", err)
 		case n == 0 && len(p) > 0:
 			if s.interrupted.Load() {
 				return 0, s.errTimeout("read")
 			}
 			return 0, io.EOF
 		}
-		if n < len(p) {
+		if f != nil && n < len(p) {
 			f.Drained(false) // a short read emptied the socket
 		}
 		return n, nil
 	}
 }
 
-// loopWrite is rawWrite in looped mode.
-func (s *sock) loopWrite(p []byte) error {
+// fdWrite is rawWrite on the descriptor, in blocking and looped modes.
+func (s *sock) fdWrite(p []byte) error {
 	for len(p) > 0 {
 		n, err := syscall.Write(s.fd, p)
 		switch {
 		case err == syscall.EINTR:
 			continue
+		case err == syscall.EAGAIN && s.lf == nil:
+			return s.errTimeout("write") // SO_SNDTIMEO
 		case err == syscall.EAGAIN:
 			s.lf.Drained(true)
 			if err := s.loopWait(true); err != nil {
@@ -354,14 +320,20 @@ func (s *sock) loopWrite(p []byte) error {
 			}
 			continue
 		case err != nil:
-			if s.interrupted.Load() {
-				return s.errTimeout("write")
-			}
-			return &net.OpError{Op: "write", Net: s.network, Source: s.local, Addr: s.remote, Err: err}
+			return s.failed("write", err)
 		}
 		p = p[n:]
 	}
 	return nil
+}
+
+// failed is the error of a read or write that failed with err: a timeout
+// when the connection was interrupted.
+func (s *sock) failed(op string, err error) error {
+	if s.interrupted.Load() {
+		return s.errTimeout(op)
+	}
+	return &net.OpError{Op: op, Net: s.network, Source: s.local, Addr: s.remote, Err: err}
 }
 
 // loopWait waits for the socket to become readable (writable), bounded by
