@@ -136,6 +136,24 @@ func TestRateAndIntervals(t *testing.T) {
 	})
 }
 
+// With many more threads than arrivals in flight, each thread holds an
+// arrival it waits for: the one that first takes an arrival past the limit
+// must not drop the others', which fall within it.
+func TestRateWithManyThreadsRunsEveryArrival(t *testing.T) {
+	simulate(t, func(ctx context.Context, clk *clock.Fake) {
+		cfg := config(&fakeconn.Server{Latency: time.Millisecond}, clk, 100)
+		cfg.Time = 2 * time.Second
+		cfg.Rate = 100
+		o, err := runner.Run(ctx, cfg, oneStatement{"SELECT 1"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o.Events < 170 || o.Events > 230 {
+			t.Errorf("at 100/s for 2s on 100 threads: got %d events, want about 200", o.Events)
+		}
+	})
+}
+
 // With a rate the threads cannot keep up with, latency must include the
 // time events waited for a free thread: no coordinated omission.
 func TestRateLatencyIncludesQueueing(t *testing.T) {
