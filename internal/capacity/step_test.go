@@ -1,0 +1,161 @@
+package capacity
+
+import (
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/shakedown/shakedown/internal/histogram"
+	"github.com/shakedown/shakedown/internal/stats"
+)
+
+// uniform is a histogram of n values 1..n milliseconds.
+func uniform(n int) *histogram.Histogram {
+	h := histogram.New()
+	for i := 1; i <= n; i++ {
+		h.Record(time.Duration(i) * time.Millisecond)
+	}
+	return h
+}
+
+func TestUpperBound(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		n        int
+		q        float64
+		min, max time.Duration // the bound's range
+		bounded  bool
+	}{
+		// n=1000, q=0.99: rank ceil(990+1.645*3.146)+1 = 997.
+		{"p99 of 1000", 1000, 0.99, 996 * time.Millisecond, 998 * time.Millisecond, true},
+		// n=10000, q=0.5: rank ceil(5000+1.645*50)+1 = 5084.
+		{"median of 10000", 10000, 0.5, 5080 * time.Millisecond, 5090 * time.Millisecond, true},
+		{"p99 of 100: too few", 100, 0.99, 0, 0, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, ok := UpperBound(uniform(tc.n), tc.q)
+			if ok != tc.bounded {
+				t.Fatalf("got bounded %v, want %v", ok, tc.bounded)
+			}
+			if ok && (got < tc.min || got > tc.max) {
+				t.Errorf("got %v, want within [%v, %v]", got, tc.min, tc.max)
+			}
+		})
+	}
+}
+
+func TestMinEvents(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		slo  SLO
+	}{
+		{"p95", SLO{Latency: []Limit{{95, time.Second}}}},
+		{"p99 and p50", SLO{Latency: []Limit{{50, time.Second}, {99, time.Second}}}},
+		{"p99.9", SLO{Latency: []Limit{{99.9, time.Second}}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			n := MinEvents(tc.slo)
+			for _, l := range tc.slo.Latency {
+				if _, ok := UpperBound(uniform(int(n)), l.Percentile/100); !ok {
+					t.Errorf("got %d events, too few for a p%g bound", n, l.Percentile)
+				}
+			}
+			worst := tc.slo.Latency[len(tc.slo.Latency)-1].Percentile / 100
+			if _, ok := UpperBound(uniform(int(n-1)), worst); ok {
+				t.Errorf("got %d events, want the fewest: %d already bound p%g", n, n-1, 100*worst)
+			}
+		})
+	}
+}
+
+func TestJudge(t *testing.T) {
+	slo := SLO{Latency: []Limit{{99, 2 * time.Second}}, ErrorPct: 1, ErrorSet: true}
+	good := Measure{Offered: 100, Achieved: 99, Events: 1000, Latency: uniform(1000), Backlog: []int64{0, 3, 1}}
+	for _, tc := range []struct {
+		name string
+		edit func(*Measure)
+		why  string // "" holds
+	}{
+		{"holds", func(*Measure) {}, ""},
+		{"short of the rate", func(m *Measure) { m.Achieved = 97.9 }, "achieved 97.9/s of 100.0/s"},
+		{"backlog grows", func(m *Measure) { m.Backlog = []int64{0, 4, 8} }, "backlog grew by 8"},
+		{"breathing backlog", func(m *Measure) { m.Backlog = []int64{2, 9, 6} }, ""},
+		{"latency", func(m *Measure) { m.Latency = uniform(3000) }, "p99 upper bound"},
+		{"too few", func(m *Measure) { m.Latency, m.Events = uniform(50), 50 }, "too few events (50)"},
+		{"errors", func(m *Measure) { m.Errors = 11 }, "errors 1.09% above 1%"},
+		{"client-bound", func(m *Measure) { m.ClientBound = true }, "client-bound"},
+		{"ended early", func(m *Measure) { m.EndedEarly = true }, "overloaded"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := good
+			tc.edit(&m)
+			v := Judge(m, slo)
+			if v.Held != (tc.why == "") {
+				t.Fatalf("got held %v (%v), want %v", v.Held, v.Why, tc.why == "")
+			}
+			if got := strings.Join(v.Why, "; "); !strings.Contains(got, tc.why) {
+				t.Errorf("got why %q, want it to hold %q", got, tc.why)
+			}
+		})
+	}
+}
+
+func TestOverloaded(t *testing.T) {
+	slo := SLO{Latency: []Limit{{99, 20 * time.Millisecond}}} // ten times: 200ms
+	for _, tc := range []struct {
+		name    string
+		backlog []int64
+		rate    float64
+		want    bool
+	}{
+		{"one reading", []int64{500}, 1000, false},
+		{"grew past 200ms of arrivals", []int64{100, 201}, 1000, true},
+		{"grew, within 200ms", []int64{100, 199}, 1000, false},
+		{"large but shrinking", []int64{900, 800}, 1000, false},
+		{"closed loop", []int64{0, 900}, 0, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Overloaded(tc.backlog, tc.rate, slo); got != tc.want {
+				t.Errorf("got %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestVersus(t *testing.T) {
+	ctl := &Result{Target: "a", Outcome: Found, Capacity: 1000, Low: 1000, High: 1020}
+	for _, tc := range []struct {
+		name     string
+		cand     Result
+		want     stats.State
+		low, hi  float64
+		unbound  bool
+		reasonIn string
+	}{
+		{"faster", Result{Target: "b", Outcome: Found, Capacity: 1300, Low: 1300, High: 1326}, stats.Faster, 1300.0 / 1020, 1.326, false, ""},
+		{"slower", Result{Target: "b", Outcome: Found, Capacity: 700, Low: 700, High: 714}, stats.Slower, 700.0 / 1020, 0.714, false, ""},
+		{"overlapping", Result{Target: "b", Outcome: Found, Capacity: 1010, Low: 1010, High: 1030}, stats.Inconclusive, 1010.0 / 1020, 1.03, false, ""},
+		{"never failed", Result{Target: "b", Outcome: Found, Capacity: 2000, Low: 2000}, stats.Faster, 2000.0 / 1020, 0, true, ""},
+		{"client-bound", Result{Target: "b", Outcome: ClientBound}, stats.Inconclusive, 0, 0, false, "client-bound"},
+		{"not met", Result{Target: "b", Outcome: NotMet}, stats.Slower, 0, 0, false, "did not meet"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := &Report{Control: "a", Targets: []*Result{ctl, &tc.cand}}
+			r.Compare()
+			if len(r.Versus) != 1 {
+				t.Fatalf("got %d comparisons, want 1", len(r.Versus))
+			}
+			v := r.Versus[0]
+			if v.State != tc.want || !strings.Contains(v.Reason, tc.reasonIn) {
+				t.Errorf("got %s (%s), want %s (%s)", v.State, v.Reason, tc.want, tc.reasonIn)
+			}
+			if v.Ratio == 0 {
+				return
+			}
+			if math.Abs(v.Low-tc.low) > 1e-9 || (tc.unbound != math.IsInf(v.High, 1)) || (!tc.unbound && math.Abs(v.High-tc.hi) > 1e-9) {
+				t.Errorf("got interval [%g, %g], want [%g, %g] (unbounded %v)", v.Low, v.High, tc.low, tc.hi, tc.unbound)
+			}
+		})
+	}
+}
