@@ -74,17 +74,19 @@ func (e *EngineStepper) Step(ctx context.Context, rate float64, seconds int, wat
 	if rate > 0 && !early {
 		span = max(span, float64(seconds))
 	}
-	achieved := 0.0
+	achieved, due := 0.0, 0.0
 	if span > 0 {
-		achieved = float64(res.Transactions) / span
+		achieved, due = float64(res.Transactions)/span, float64(res.Arrivals)/span
 	}
-	m := Measure{Offered: rate, Achieved: achieved, Events: res.Transactions, Errors: res.Errors.Total,
+	m := Measure{Offered: rate, Achieved: achieved, Due: due, Events: res.Transactions, Errors: res.Errors.Total,
 		ClientBound: res.Client != nil && res.Client.Bound, EndedEarly: early,
 		Elapsed: time.Duration((res.TimeS + res.WarmupS) * float64(time.Second))}
 	// The backlog of whole intervals only: the short last one ends after
 	// the threads stopped taking events, when arrivals still fall due.
+	// The exact backlog at the end (arrivals due that no thread started)
+	// is the last reading.
 	mu.Lock()
-	m.Backlog = append([]int64(nil), backlog...)
+	m.Backlog = append(append([]int64(nil), backlog...), res.Unstarted)
 	mu.Unlock()
 	if m.Latency, err = histogram.FromSnapshot(res.Histogram); err != nil {
 		return Measure{}, fmt.Errorf("step at %s: read latency: %w", rateText(rate), err)

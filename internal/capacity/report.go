@@ -164,10 +164,16 @@ func writeSteps(w io.Writer, t *Result) {
 	fmt.Fprintln(tw, "  step\tphase\toffered/s\tachieved/s\tp50 ms\tp95 ms\tp99 ms\terrors\theld\t")
 	for _, s := range t.Steps {
 		off, held := fmt.Sprintf("%.1f", s.Offered), "no"
-		if s.Offered == 0 {
-			off, held = "closed", "-"
-		} else if s.Held {
+		switch {
+		case s.ClientBound:
+			held = "client-bound"
+		case s.Offered == 0:
+			held = "-"
+		case s.Held:
 			held = "yes"
+		}
+		if s.Offered == 0 {
+			off = "closed"
 		}
 		fmt.Fprintf(tw, "  %d\t%s\t%s\t%.1f\t%.2f\t%.2f\t%.2f\t%d\t%s\t\n", s.N, s.Phase, off, s.Achieved, s.P50MS, s.P95MS, s.P99MS, s.Errors, held)
 	}

@@ -222,7 +222,7 @@ func (s *search) bracket(ctx context.Context, peak float64) (lo, hi float64, err
 		return lo, hi, nil
 	}
 	hi = peak
-	for r := peak / 2; r >= peak*s.o.MinShare; r /= 2 {
+	for r := peak / 2; r >= s.lowest(peak); r /= 2 {
 		if held, err = s.try(ctx, "search", r); err != nil {
 			return 0, 0, err
 		}
@@ -292,7 +292,7 @@ func (s *search) step(ctx context.Context, phase string, rate float64) (Step, er
 	if m.Latency != nil {
 		st.P50MS, st.P95MS, st.P99MS = ms(m.Latency.Percentile(50)), ms(m.Latency.Percentile(95)), ms(m.Latency.Percentile(99))
 	}
-	if rate == 0 {
+	if rate == 0 && !m.ClientBound {
 		st.Why = nil // the probe measures the peak; it is not judged
 	}
 	s.res.Steps = append(s.res.Steps, st)
@@ -317,8 +317,9 @@ func (s *search) progress(phase string, rate float64) {
 }
 
 // maxStretch caps how many times its time a step at a low rate may run
-// to gather the events its percentiles need.
-const maxStretch = 5
+// to gather the events its percentiles need; rates lower than those it
+// allows are not tried (see lowest).
+const maxStretch = 8
 
 // seconds is how long a step at rate measures: the step time, or longer at
 // a low rate, so that the step has the events an upper bound of its
@@ -330,6 +331,13 @@ func (s *search) seconds(rate float64) int {
 	}
 	need := int(math.Ceil(1.2 * float64(MinEvents(s.o.SLO)) / rate))
 	return min(max(secs, need), maxStretch*secs)
+}
+
+// lowest is the lowest rate tried: MinShare of the peak, and no lower than
+// a step stretched maxStretch times can gather its percentiles' events at.
+func (s *search) lowest(peak float64) float64 {
+	secs := max(1, math.Round(s.o.StepTime.Seconds()))
+	return max(peak*s.o.MinShare, 1.2*float64(MinEvents(s.o.SLO))/(maxStretch*secs))
 }
 
 func seenText(st Step) string {

@@ -78,7 +78,9 @@ func TestJudge(t *testing.T) {
 		why  string // "" holds
 	}{
 		{"holds", func(*Measure) {}, ""},
-		{"short of the rate", func(m *Measure) { m.Achieved = 97.9 }, "achieved 97.9/s of 100.0/s"},
+		{"short of the rate", func(m *Measure) { m.Achieved = 97.9 }, "achieved 97.9/s of 100.0/s offered"},
+		{"short of what fell due", func(m *Measure) { m.Due = 103 }, "achieved 99.0/s of the 103.0/s that fell due"},
+		{"fewer fell due", func(m *Measure) { m.Achieved, m.Due = 95, 96 }, ""},
 		{"backlog grows", func(m *Measure) { m.Backlog = []int64{0, 4, 8} }, "backlog grew by 8"},
 		{"breathing backlog", func(m *Measure) { m.Backlog = []int64{2, 9, 6} }, ""},
 		{"latency", func(m *Measure) { m.Latency = uniform(3000) }, "p99 upper bound"},

@@ -10,7 +10,9 @@ import (
 	"time"
 
 	"github.com/shakedown/shakedown/internal/capacity"
+	"github.com/shakedown/shakedown/internal/sandbox/gmstest"
 	"github.com/shakedown/shakedown/internal/sandbox/sandboxtest"
+	"github.com/shakedown/shakedown/internal/store"
 )
 
 // TestCapacityBadInput: nothing runs, exit 2, and the message names what
@@ -98,5 +100,61 @@ func TestCapacityStarvedClientIsClientBound(t *testing.T) {
 	}
 	if n := len(r.Steps); n != 1 || !r.Steps[0].ClientBound {
 		t.Errorf("got %d steps (%+v), want the search to stop at its client-bound probe", n, r.Steps)
+	}
+}
+
+// TestCapacityFindsCeiling runs the command against go-mysql-server, which
+// runs one statement at a time, with every event sleeping 5ms there: a
+// ceiling under 200/s. Short steps and a wide bracket keep it to seconds;
+// the search against a scan in 2% steps is make test-capacity's.
+func TestCapacityFindsCeiling(t *testing.T) {
+	srv := gmstest.Start(t)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "sleep.sql")
+	if err := os.WriteFile(file, []byte("SELECT SLEEP(0.005);\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	jsonPath, storePath := filepath.Join(dir, "cap.json"), filepath.Join(dir, "runs.db")
+	code, out, errOut := runCLI(t.Context(), "capacity", "sql", "--file="+file, "--target="+srv.URL, "--threads=16",
+		"--slo", "p95<=1s", "--step-time=1", "--step-warmup=0", "--bracket=10", "--repeats=1", "--peak=50",
+		"--json="+jsonPath, "--store="+storePath)
+	t.Logf("output:\n%s%s", out, errOut)
+	if code != ExitOK {
+		t.Fatalf("got exit %d, want %d", code, ExitOK)
+	}
+	var rep capacity.Report
+	b, err := os.ReadFile(jsonPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Targets) != 1 {
+		t.Fatalf("got %d targets, want 1", len(rep.Targets))
+	}
+	r := rep.Targets[0]
+	if r.Outcome != capacity.Found || r.Capacity < 50 || r.Capacity > 200 {
+		t.Errorf("got outcome %q capacity %.1f/s, want %q between 50 and 200/s (5ms a statement, one at a time)", r.Outcome, r.Capacity, capacity.Found)
+	}
+	if r.High > 0 && (r.High-r.Low)/r.Low > 0.1 {
+		t.Errorf("got bracket %.1f-%.1f/s, want it within 10%%", r.Low, r.High)
+	}
+	for _, want := range []string{"headroom x", "offered/s", "confirmed by 1 of 1 repeats", "Stored in"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q", want)
+		}
+	}
+	st, err := store.Open(t.Context(), storePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	e, err := st.LatestEvidence(t.Context(), capacity.KindCapacity, nil)
+	if err != nil {
+		t.Fatalf("got %v, want the search stored as evidence", err)
+	}
+	if e.Outcome != store.OutcomePass || e.Target != r.Target {
+		t.Errorf("got stored outcome %q for %q, want %q for %q", e.Outcome, e.Target, store.OutcomePass, r.Target)
 	}
 }
