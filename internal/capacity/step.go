@@ -17,8 +17,8 @@ type Measure struct {
 	// Due is the rate of the arrivals that fell due in the step: Poisson
 	// arrivals offer Offered on average only, and over a short step the
 	// count alone strays by several percent. 0 when unknown.
-	Due               float64
-	Events, Errors    int64
+	Due            float64
+	Events, Errors int64
 	// Latency is the step's distribution, counted (under a rate) from
 	// each event's intended start.
 	Latency *histogram.Histogram
