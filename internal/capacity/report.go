@@ -143,12 +143,14 @@ func (r *Report) WriteText(w io.Writer) error {
 		fmt.Fprintf(w, "\nAgainst the control (%s):\n", r.Control)
 	}
 	for _, v := range r.Versus {
-		fmt.Fprintf(w, "  %s: %s\n", v.Candidate, v.text())
+		fmt.Fprintf(w, "  %s: %s\n", v.Candidate, v.Text())
 	}
 	return nil
 }
 
-func (v Versus) text() string {
+// Text is the comparison in a few words: the ratio, its interval and its
+// state.
+func (v Versus) Text() string {
 	if v.Ratio == 0 {
 		return fmt.Sprintf("%s (%s)", v.State, v.Reason)
 	}

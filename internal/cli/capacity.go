@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/shakedown/shakedown/internal/capacity"
 	"github.com/shakedown/shakedown/internal/progress"
+	"github.com/shakedown/shakedown/internal/report"
 	"github.com/shakedown/shakedown/internal/store"
 )
 
@@ -20,6 +22,7 @@ type capacityCmd struct {
 	slo                      []string
 	targets                  []string
 	control, jsonPath, store string
+	htmlPath                 string
 	bracketPct, peak         float64
 	repeats, stepTime, warm  int
 	budget                   time.Duration
@@ -51,6 +54,7 @@ func (c *capacityCmd) flags() *pflag.FlagSet {
 	fs.DurationVar(&c.budget, "budget", 0, "cap the search's time, e.g. 15m (0: no cap)")
 	fs.Float64Var(&c.peak, "peak", 0, "the production peak in events per second: adds the headroom, capacity over peak")
 	fs.StringVar(&c.jsonPath, "json", "", "write the report as JSON to this file (- for standard output)")
+	fs.StringVar(&c.htmlPath, "html", "", "write the latency-against-rate curves of every target as an HTML page to this file")
 	fs.StringVar(&c.store, "store", "", "also record each target's capacity in this results store")
 	return fs
 }
@@ -78,8 +82,7 @@ func (c *capacityCmd) run(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	jsonOut := outputFile{"--json", c.jsonPath}
-	if err := checkOutputs(jsonOut); err != nil {
+	if err := checkOutputs(outputFile{"--json", c.jsonPath}, outputFile{"--html", c.htmlPath}); err != nil {
 		return err
 	}
 	var st *store.Store
@@ -111,6 +114,15 @@ func (c *capacityCmd) finish(ctx context.Context, env *Env, out io.Writer, st *s
 			return err
 		}
 	}
+	if c.htmlPath != "" {
+		var b bytes.Buffer
+		if err := report.WriteCapacityHTML(&b, capacityPage(rep)); err != nil {
+			return err
+		}
+		if err := writeOutput(env.Stdout, outputFile{"--html", c.htmlPath}, b.Bytes()); err != nil {
+			return err
+		}
+	}
 	if st != nil {
 		if err := rep.Save(context.WithoutCancel(ctx), st, Version); err != nil {
 			return err
@@ -138,4 +150,22 @@ func (c *capacityCmd) finish(ctx context.Context, env *Env, out io.Writer, st *s
 		return ErrDifferences
 	}
 	return nil
+}
+
+// capacityPage is the report's plain figures of rep, for its HTML page.
+func capacityPage(rep *capacity.Report) report.CapacityPage {
+	p := report.CapacityPage{Title: "capacity of " + rep.Workload, SLO: rep.SLO, Tool: "shakedown " + Version}
+	for _, t := range rep.Targets {
+		ct := report.CapacityTarget{Name: t.Target, Summary: t.Message, Rate: t.Capacity}
+		for _, s := range t.Steps {
+			if s.Offered > 0 {
+				ct.Steps = append(ct.Steps, report.CapacityStep{Offered: s.Offered, Achieved: s.Achieved, P50: s.P50MS, P95: s.P95MS, P99: s.P99MS, Held: s.Held})
+			}
+		}
+		p.Targets = append(p.Targets, ct)
+	}
+	for _, v := range rep.Versus {
+		p.Versus = append(p.Versus, v.Candidate+": "+v.Text())
+	}
+	return p
 }

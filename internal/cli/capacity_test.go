@@ -114,10 +114,10 @@ func TestCapacityFindsCeiling(t *testing.T) {
 	if err := os.WriteFile(file, []byte("SELECT SLEEP(0.005);\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	jsonPath, storePath := filepath.Join(dir, "cap.json"), filepath.Join(dir, "runs.db")
+	jsonPath, storePath, htmlPath := filepath.Join(dir, "cap.json"), filepath.Join(dir, "runs.db"), filepath.Join(dir, "cap.html")
 	code, out, errOut := runCLI(t.Context(), "capacity", "sql", "--file="+file, "--target="+srv.URL, "--threads=16",
 		"--slo", "p95<=1s", "--step-time=1", "--step-warmup=0", "--bracket=10", "--repeats=1", "--peak=50",
-		"--json="+jsonPath, "--store="+storePath)
+		"--json="+jsonPath, "--store="+storePath, "--html="+htmlPath)
 	t.Logf("output:\n%s%s", out, errOut)
 	if code != ExitOK {
 		t.Fatalf("got exit %d, want %d", code, ExitOK)
@@ -144,6 +144,13 @@ func TestCapacityFindsCeiling(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q", want)
 		}
+	}
+	page, err := os.ReadFile(htmlPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Count(string(page), `<svg class="chart"`); got != 2 {
+		t.Errorf("--html: got %d charts, want 2 (latency and achieved against the offered rate)", got)
 	}
 	st, err := store.Open(t.Context(), storePath)
 	if err != nil {
