@@ -184,6 +184,7 @@ func (s *search) run(ctx context.Context) error {
 			return err
 		}
 		if round == maxRounds {
+			s.res.Capacity = 0 // none was confirmed
 			s.res.Outcome = Unconfirmed
 			s.res.Message = fmt.Sprintf("no rate held on every repeat after %d rounds: the last, %.1f/s, held %d of %d repeats; the target's capacity moves more than the bracket",
 				round, lo, s.res.Confirmed, s.res.Repeats)

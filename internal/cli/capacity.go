@@ -134,7 +134,7 @@ func (c *capacityCmd) finish(ctx context.Context, env *Env, out io.Writer, st *s
 	}
 	for _, t := range rep.Targets {
 		switch t.Outcome {
-		case capacity.ClientBound, capacity.Interrupted:
+		case capacity.ClientBound, capacity.Interrupted, capacity.Unconfirmed:
 			return fmt.Errorf("%s: %s", t.Target, t.Message)
 		}
 	}
