@@ -3,7 +3,6 @@ package capacity
 import (
 	"fmt"
 	"math"
-	"strings"
 	"time"
 
 	"github.com/shakedown/shakedown/internal/histogram"
@@ -201,5 +200,3 @@ func roundDur(d time.Duration) time.Duration {
 	}
 	return d.Round(time.Microsecond)
 }
-
-func (v Verdict) reason() string { return strings.Join(v.Why, "; ") }
