@@ -18,7 +18,9 @@ import (
 type Config struct {
 	// Args is a run command line without the verb and without a target
 	// when Targets names them; it must not choose the rate or the time.
-	Args    []string
+	Args []string
+	// Targets are URLs or NAME=URL; a name is the target's in the
+	// report (else its URL without password).
 	Targets []string
 	// Control names the target the others are compared with; empty is
 	// the first.
@@ -65,7 +67,12 @@ func Plan(cfg Config) ([]Target, error) {
 	if len(cfg.Targets) > 0 {
 		lines = nil
 		for _, t := range cfg.Targets {
-			lines = append(lines, append(append([]string{}, cfg.Args...), "--target="+t))
+			l := append([]string{}, cfg.Args...)
+			if name, url, ok := strings.Cut(t, "="); ok && !strings.ContainsAny(name, ":/@") && strings.Contains(url, "://") {
+				l = append(l, "--name="+name)
+				t = url
+			}
+			lines = append(lines, append(l, "--target="+t))
 		}
 	}
 	var out []Target

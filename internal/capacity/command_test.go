@@ -46,3 +46,18 @@ func TestPlanBadInput(t *testing.T) {
 		})
 	}
 }
+
+func TestPlanNamesTargets(t *testing.T) {
+	slo := SLO{Latency: []Limit{{99, time.Millisecond}}}
+	got, err := Plan(Config{Args: []string{"oltp_point_select"}, Targets: []string{"durable=mysql://u@h:1/db", "mysql://u@h:2/db"}, Options: Options{SLO: slo}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tg := range got {
+		names = append(names, tg.Name)
+	}
+	if want := []string{"durable", "mysql://u@h:2/db"}; !reflect.DeepEqual(names, want) {
+		t.Errorf("got names %q, want %q", names, want)
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"github.com/shakedown/shakedown/internal/capacity"
 	"github.com/shakedown/shakedown/internal/progress"
 	"github.com/shakedown/shakedown/internal/report"
+	"github.com/shakedown/shakedown/internal/sbflag"
 	"github.com/shakedown/shakedown/internal/store"
 )
 
@@ -28,7 +29,7 @@ type capacityCmd struct {
 	budget                   time.Duration
 }
 
-const capacityUsage = `usage: shakedown capacity WORKLOAD --slo 'p99<=20ms' [--target URL]... [run options]
+const capacityUsage = `usage: shakedown capacity WORKLOAD --slo 'p99<=20ms' [--target [NAME=]URL]... [run options]
 
 Finds the highest rate each target sustains within the SLO: a closed-loop
 probe for the peak, then bisection on the offered rate (Poisson arrivals,
@@ -43,9 +44,9 @@ the SLO is not met at any rate tried.
 `
 
 func (c *capacityCmd) flags() *pflag.FlagSet {
-	fs := pflag.NewFlagSet("capacity", pflag.ContinueOnError)
+	fs := sbflag.NewFlagSet("capacity")
 	fs.StringArrayVar(&c.slo, "slo", nil, "objective(s): "+capacity.SLOForm)
-	fs.StringArrayVar(&c.targets, "target", nil, "a target URL; repeat for several (the first is the control)")
+	fs.StringArrayVar(&c.targets, "target", nil, "a target, URL or NAME=URL; repeat for several (the first is the control)")
 	fs.StringVar(&c.control, "control", "", "the target the others are compared with (default: the first)")
 	fs.Float64Var(&c.bracketPct, "bracket", 2, "stop bisecting when the failing rate is within this many percent of the holding one")
 	fs.IntVar(&c.repeats, "repeats", 2, "run the answer this many more times to confirm it")
