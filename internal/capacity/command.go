@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/shakedown/shakedown/internal/engine"
+	"github.com/shakedown/shakedown/internal/stats"
 	"github.com/shakedown/shakedown/internal/store"
 	"github.com/shakedown/shakedown/internal/usage"
 )
@@ -28,6 +29,9 @@ type Config struct {
 	Options Options
 	// Warmup and Time are each step's, in seconds.
 	Warmup, Time int
+	// Searches is how many times each target is searched, in rounds
+	// that take the targets in turn; 0 is once.
+	Searches int
 	// Peak is the production peak in events per second; 0 is none.
 	Peak     float64
 	Password func(string) string
@@ -99,32 +103,38 @@ func Plan(cfg Config) ([]Target, error) {
 	return out, nil
 }
 
-// Run searches every target in turn and compares them with the control.
-// It returns the report of what ran also when a search failed.
+// Run searches every target in turn, cfg.Searches rounds, and compares
+// them with the control. It returns the report of what ran also when a
+// search failed.
 func Run(ctx context.Context, cfg Config, targets []Target, progress func(target string, p Progress)) (*Report, error) {
 	r := &Report{Workload: targets[0].Workload, SLO: cfg.Options.SLO.String(), Bracket: cfg.Options.Bracket, Peak: cfg.Peak, Control: cfg.Control}
 	if r.Control == "" {
 		r.Control = targets[0].Name
 	}
-	for _, t := range targets {
-		o := cfg.Options
-		o.StepTime, o.Warmup = time.Duration(cfg.Time)*time.Second, time.Duration(cfg.Warmup)*time.Second
-		if progress != nil {
-			name := t.Name
-			o.Progress = func(p Progress) { progress(name, p) }
-		}
-		st := &EngineStepper{Args: t.Args, Password: cfg.Password, Warmup: cfg.Warmup}
-		res, err := Search(ctx, t.Name, st, o)
-		r.Targets = append(r.Targets, res)
-		if err != nil {
-			r.Compare()
-			return r, fmt.Errorf("capacity of %s: %w", t.Name, err)
-		}
-		if res.Outcome == Interrupted || res.Outcome == ClientBound {
-			break
+	defer r.Compare()
+	for round := 1; round <= max(1, cfg.Searches); round++ {
+		for _, t := range targets {
+			o := cfg.Options
+			o.StepTime, o.Warmup = time.Duration(cfg.Time)*time.Second, time.Duration(cfg.Warmup)*time.Second
+			if progress != nil {
+				name := t.Name
+				if cfg.Searches > 1 {
+					name = fmt.Sprintf("%s (search %d of %d)", t.Name, round, cfg.Searches)
+				}
+				o.Progress = func(p Progress) { progress(name, p) }
+			}
+			st := &EngineStepper{Args: t.Args, Password: cfg.Password, Warmup: cfg.Warmup}
+			res, err := Search(ctx, t.Name, st, o)
+			res.Search = round
+			r.Targets = append(r.Targets, res)
+			if err != nil {
+				return r, fmt.Errorf("capacity of %s: %w", t.Name, err)
+			}
+			if res.Outcome == Interrupted || res.Outcome == ClientBound {
+				return r, nil
+			}
 		}
 	}
-	r.Compare()
 	return r, nil
 }
 
@@ -159,7 +169,7 @@ func (r *Report) outcome(t *Result) string {
 		return store.OutcomeFail
 	}
 	for _, v := range r.Versus {
-		if v.Candidate == t.Target && v.State == "slower" {
+		if v.Candidate == t.Target && v.State == stats.Slower {
 			return store.OutcomeWarn
 		}
 	}

@@ -1,10 +1,8 @@
 package capacity
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"strings"
 	"text/tabwriter"
 
@@ -27,71 +25,73 @@ type Report struct {
 	Versus []Versus `json:"versus,omitempty"`
 }
 
-// Versus is a candidate's capacity over the control's. The interval comes
-// from the two brackets: the lowest ratio is the candidate's held rate
-// over the control's failed one, the highest the candidate's failed rate
-// over the control's held one (unbounded when the candidate never
-// failed). Its state is the sweep's (stats.StateOf) at the default 2%
-// threshold.
+// Versus is a candidate's capacity over the control's, by the sweep's
+// statistics (stats.Compare) over the capacities of their searches
+// (--searches): the ratio of the medians, its 95% interval and its state.
+// One search a side gives a ratio and no verdict, as one run a side does in
+// a sweep: a bracket says how finely one search placed the rate, not how
+// much the rate moves from one search to the next, which on a busy host is
+// far more.
 type Versus struct {
-	Candidate string      `json:"candidate"`
-	Ratio     float64     `json:"ratio"`
-	Low       float64     `json:"low"`
-	High      float64     `json:"high"` // +Inf is written as 0 in JSON
-	State     stats.State `json:"state"`
-	Reason    string      `json:"reason,omitempty"`
+	Candidate string           `json:"candidate"`
+	Ratio     float64          `json:"ratio"`
+	Low       float64          `json:"low"`
+	High      float64          `json:"high"`
+	State     stats.State      `json:"state"`
+	Note      string           `json:"note"`
+	Compare   stats.Comparison `json:"comparison"`
 }
 
-// MarshalJSON writes an unbounded High as 0.
-func (v Versus) MarshalJSON() ([]byte, error) {
-	type plain Versus
-	if math.IsInf(v.High, 1) {
-		v.High = 0
-	}
-	return json.Marshal(plain(v))
-}
-
-// Compare fills r.Versus, comparing every target with the control.
+// Compare fills r.Versus, comparing every candidate with the control.
 func (r *Report) Compare() {
-	var ctl *Result
-	for _, t := range r.Targets {
-		if t.Target == r.Control {
-			ctl = t
-		}
-	}
 	r.Versus = nil
-	if ctl == nil {
+	byTarget := map[string][]*Result{}
+	var order []string
+	for _, t := range r.Targets {
+		if _, ok := byTarget[t.Target]; !ok {
+			order = append(order, t.Target)
+		}
+		byTarget[t.Target] = append(byTarget[t.Target], t)
+	}
+	ctl, ok := byTarget[r.Control]
+	if !ok {
 		return
 	}
-	for _, t := range r.Targets {
-		if t != ctl {
-			r.Versus = append(r.Versus, versus(ctl, t))
+	for _, name := range order {
+		if name != r.Control {
+			r.Versus = append(r.Versus, versus(ctl, byTarget[name], name))
 		}
 	}
 }
 
-func versus(ctl, c *Result) Versus {
-	v := Versus{Candidate: c.Target, State: stats.NoVerdict}
+func versus(ctl, cand []*Result, name string) Versus {
+	v := Versus{Candidate: name}
+	caps := func(rs []*Result) (xs []float64, bound, notMet bool) {
+		for _, r := range rs {
+			switch r.Outcome {
+			case Found:
+				xs = append(xs, r.Capacity)
+			case ClientBound:
+				bound = true
+			case NotMet:
+				notMet = true
+			}
+		}
+		return xs, bound, notMet
+	}
+	cx, cb, _ := caps(ctl)
+	xx, xb, xnm := caps(cand)
+	c := stats.Compare(cx, xx, stats.Options{})
 	switch {
-	case ctl.Outcome == ClientBound || c.Outcome == ClientBound:
-		v.State, v.Reason = stats.Inconclusive, stats.ReasonClientBound
-		return v
-	case c.Outcome == NotMet && ctl.Capacity > 0:
-		v.State, v.Reason = stats.Slower, "the candidate did not meet the SLO at any rate tried"
-		return v
-	case ctl.Capacity <= 0 || c.Capacity <= 0:
-		v.Reason = "no capacity on one side"
-		return v
+	case cb || xb:
+		c = c.ClientBound()
+	case xnm && len(xx) == 0 && len(cx) > 0:
+		c.State, c.Reason = stats.Slower, "the candidate did not meet the SLO at any rate tried"
 	}
-	v.Ratio = c.Capacity / ctl.Capacity
-	v.Low, v.High = 0, math.Inf(1)
-	if ctl.High > 0 {
-		v.Low = c.Low / ctl.High
+	v.Compare, v.Ratio, v.Low, v.High, v.State, v.Note = c, c.Ratio, c.Low, c.High, c.State, c.Note()
+	if v.Note == "1 run: no verdict" {
+		v.Note = "1 search a side: no verdict (--searches 4 gives a 95% interval)"
 	}
-	if c.High > 0 {
-		v.High = c.High / ctl.Low
-	}
-	v.State = stats.StateOf(v.Low, v.High, stats.DefaultThreshold)
 	return v
 }
 
@@ -131,7 +131,11 @@ func (r *Report) WriteText(w io.Writer) error {
 		if t.Target == r.Control {
 			role = "control"
 		}
-		fmt.Fprintf(w, "\n%s (%s): %s\n", t.Target, role, t.Message)
+		name := t.Target
+		if t.Search > 1 || r.searches(t.Target) > 1 {
+			name = fmt.Sprintf("%s, search %d", t.Target, t.Search)
+		}
+		fmt.Fprintf(w, "\n%s (%s): %s\n", name, role, t.Message)
 		if h := r.Headroom(t); h > 0 {
 			fmt.Fprintf(w, "  headroom x%.2f over the production peak of %.1f/s\n", h, r.Peak)
 		} else if r.Peak > 0 {
@@ -148,17 +152,27 @@ func (r *Report) WriteText(w io.Writer) error {
 	return nil
 }
 
+// searches is how many searches of target the report holds.
+func (r *Report) searches(target string) int {
+	n := 0
+	for _, t := range r.Targets {
+		if t.Target == target {
+			n++
+		}
+	}
+	return n
+}
+
 // Text is the comparison in a few words: the ratio, its interval and its
 // state.
 func (v Versus) Text() string {
-	if v.Ratio == 0 {
-		return fmt.Sprintf("%s (%s)", v.State, v.Reason)
+	switch {
+	case v.Ratio == 0:
+		return v.Note
+	case v.Compare.Interval:
+		return fmt.Sprintf("x%.3f [%.3f, %.3f] %s", v.Ratio, v.Low, v.High, v.Note)
 	}
-	hi := "unbounded"
-	if !math.IsInf(v.High, 1) {
-		hi = fmt.Sprintf("%.3f", v.High)
-	}
-	return fmt.Sprintf("x%.3f [%.3f, %s] %s", v.Ratio, v.Low, hi, v.State)
+	return fmt.Sprintf("x%.3f, %s", v.Ratio, v.Note)
 }
 
 func writeSteps(w io.Writer, t *Result) {

@@ -88,6 +88,8 @@ type Step struct {
 // Result is a search's answer for one target.
 type Result struct {
 	Target string `json:"target"`
+	// Search numbers the target's searches from 1 (--searches).
+	Search int    `json:"search"`
 	SLO    string `json:"slo"`
 	// Peak is the closed-loop probe's achieved rate.
 	Peak float64 `json:"peak"`

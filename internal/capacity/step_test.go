@@ -1,7 +1,6 @@
 package capacity
 
 import (
-	"math"
 	"strings"
 	"testing"
 	"time"
@@ -126,37 +125,41 @@ func TestOverloaded(t *testing.T) {
 }
 
 func TestVersus(t *testing.T) {
-	ctl := &Result{Target: "a", Outcome: Found, Capacity: 1000, Low: 1000, High: 1020}
+	found := func(name string, caps ...float64) []*Result {
+		var out []*Result
+		for i, c := range caps {
+			out = append(out, &Result{Target: name, Search: i + 1, Outcome: Found, Capacity: c, Low: c, High: c * 1.02})
+		}
+		return out
+	}
+	ctl := found("a", 1000, 1004, 998, 1002)
 	for _, tc := range []struct {
-		name     string
-		cand     Result
-		want     stats.State
-		low, hi  float64
-		unbound  bool
-		reasonIn string
+		name   string
+		cand   []*Result
+		state  stats.State
+		noteIn string
 	}{
-		{"faster", Result{Target: "b", Outcome: Found, Capacity: 1300, Low: 1300, High: 1326}, stats.Faster, 1300.0 / 1020, 1.326, false, ""},
-		{"slower", Result{Target: "b", Outcome: Found, Capacity: 700, Low: 700, High: 714}, stats.Slower, 700.0 / 1020, 0.714, false, ""},
-		{"overlapping", Result{Target: "b", Outcome: Found, Capacity: 1010, Low: 1010, High: 1030}, stats.Inconclusive, 1010.0 / 1020, 1.03, false, ""},
-		{"never failed", Result{Target: "b", Outcome: Found, Capacity: 2000, Low: 2000}, stats.Faster, 2000.0 / 1020, 0, true, ""},
-		{"client-bound", Result{Target: "b", Outcome: ClientBound}, stats.Inconclusive, 0, 0, false, "client-bound"},
-		{"not met", Result{Target: "b", Outcome: NotMet}, stats.Slower, 0, 0, false, "did not meet"},
+		{"faster", found("b", 1300, 1310, 1290, 1305), stats.Faster, "faster"},
+		{"slower", found("b", 700, 710, 690, 705), stats.Slower, "slower"},
+		{"same", found("b", 1001, 1003, 999, 1002), stats.Same, "same"},
+		{"one search", found("b", 1300), stats.NoVerdict, "--searches 4"},
+		{"client-bound", []*Result{{Target: "b", Outcome: ClientBound}}, stats.Inconclusive, "client-bound"},
+		{"not met", []*Result{{Target: "b", Outcome: NotMet}}, stats.Slower, "did not meet the SLO"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := &Report{Control: "a", Targets: []*Result{ctl, &tc.cand}}
+			r := &Report{Control: "a", Targets: append(append([]*Result{}, ctl...), tc.cand...)}
 			r.Compare()
 			if len(r.Versus) != 1 {
 				t.Fatalf("got %d comparisons, want 1", len(r.Versus))
 			}
 			v := r.Versus[0]
-			if v.State != tc.want || !strings.Contains(v.Reason, tc.reasonIn) {
-				t.Errorf("got %s (%s), want %s (%s)", v.State, v.Reason, tc.want, tc.reasonIn)
+			if v.State != tc.state || !strings.Contains(v.Note, tc.noteIn) {
+				t.Errorf("got %s (%s), want %s (%s)", v.State, v.Note, tc.state, tc.noteIn)
 			}
-			if v.Ratio == 0 {
-				return
-			}
-			if math.Abs(v.Low-tc.low) > 1e-9 || (tc.unbound != math.IsInf(v.High, 1)) || (!tc.unbound && math.Abs(v.High-tc.hi) > 1e-9) {
-				t.Errorf("got interval [%g, %g], want [%g, %g] (unbounded %v)", v.Low, v.High, tc.low, tc.hi, tc.unbound)
+			if v.State == stats.Faster || v.State == stats.Slower && v.Ratio > 0 {
+				if !v.Compare.Interval || (v.Low-1)*(v.High-1) <= 0 {
+					t.Errorf("got interval [%g, %g], want one that excludes 1", v.Low, v.High)
+				}
 			}
 		})
 	}

@@ -26,6 +26,7 @@ type capacityCmd struct {
 	htmlPath                 string
 	bracketPct, peak         float64
 	repeats, stepTime, warm  int
+	searches                 int
 	budget                   time.Duration
 }
 
@@ -50,6 +51,7 @@ func (c *capacityCmd) flags() *pflag.FlagSet {
 	fs.StringVar(&c.control, "control", "", "the target the others are compared with (default: the first)")
 	fs.Float64Var(&c.bracketPct, "bracket", 2, "stop bisecting when the failing rate is within this many percent of the holding one")
 	fs.IntVar(&c.repeats, "repeats", 2, "run the answer this many more times to confirm it")
+	fs.IntVar(&c.searches, "searches", 1, "search each target this many times, in rounds; 4 a side give a 95% interval of the capacity ratio")
 	fs.IntVar(&c.stepTime, "step-time", 10, "seconds each step measures")
 	fs.IntVar(&c.warm, "step-warmup", 2, "seconds of warm-up before each step measures")
 	fs.DurationVar(&c.budget, "budget", 0, "cap the search's time, e.g. 15m (0: no cap)")
@@ -73,10 +75,12 @@ func (c *capacityCmd) run(ctx context.Context, env *Env, args []string) error {
 	switch {
 	case c.bracketPct <= 0 || c.bracketPct >= 50:
 		return usagef("capacity: --bracket must be above 0 and below 50 (percent)")
+	case c.searches < 1:
+		return usagef("capacity: --searches must be >= 1")
 	case c.repeats < 0 || c.stepTime < 1 || c.warm < 0 || c.budget < 0 || c.peak < 0:
 		return usagef("capacity: --repeats, --step-warmup, --budget and --peak must be >= 0, --step-time >= 1")
 	}
-	cfg := capacity.Config{Args: rest, Targets: c.targets, Control: c.control, Warmup: c.warm, Time: c.stepTime,
+	cfg := capacity.Config{Args: rest, Targets: c.targets, Control: c.control, Warmup: c.warm, Time: c.stepTime, Searches: c.searches,
 		Peak: c.peak, Password: env.Getenv, Version: Version,
 		Options: capacity.Options{SLO: slo, Bracket: c.bracketPct / 100, Repeats: c.repeats, Budget: c.budget}}
 	targets, err := capacity.Plan(cfg)
