@@ -89,8 +89,13 @@ func versus(ctl, cand []*Result, name string) Versus {
 		c.State, c.Reason = stats.Slower, "the candidate did not meet the SLO at any rate tried"
 	}
 	v.Compare, v.Ratio, v.Low, v.High, v.State, v.Note = c, c.Ratio, c.Low, c.High, c.State, c.Note()
-	if v.Note == "1 run: no verdict" {
+	switch {
+	case v.Note == "1 run: no verdict":
 		v.Note = "1 search a side: no verdict (--searches 4 gives a 95% interval)"
+	case len(cx) == 0 && c.Reason == "":
+		v.Note = "no verdict: the control has no capacity"
+	case len(xx) == 0 && c.Reason == "":
+		v.Note = "no verdict: the candidate has no capacity"
 	}
 	return v
 }
