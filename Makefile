@@ -46,8 +46,9 @@ BISECT_FULL = SHAKEDOWN_TEST_BISECT_FULL=1 $(GO) test -race -count=1 -run 'TestB
 test-bisect: deps
 	$(BISECT_FULL) -timeout 6m -v ./internal/bisect/
 
-# capacity's search against a brute-force scan of rates in 2% steps, twice
-# (done-when 1 of issue 25): about three minutes of steps, alone.
+# capacity's search against a brute-force scan of rates in 2% steps, twice:
+# about two and a half minutes of steps. Alone: with other work on a 2-core
+# host (load average near 14) the two searches were 40% apart.
 test-capacity: deps
 	SHAKEDOWN_TEST_CAPACITY_FULL=1 $(GO) test -count=1 -timeout 8m -v -run TestSearchMatchesScan ./internal/capacity/
 
