@@ -11,7 +11,7 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 # make image IMAGE=registry.example.com/team/shakedown:v1.
 IMAGE ?= shakedown:$(VERSION)
 
-.PHONY: all build image deps test test-bisect check demo demo-placement demo-rehearse bench clean
+.PHONY: all build image deps test test-bisect test-capacity check demo demo-placement demo-rehearse bench clean
 
 all: build
 
@@ -45,6 +45,12 @@ BISECT_FULL = SHAKEDOWN_TEST_BISECT_FULL=1 $(GO) test -race -count=1 -run 'TestB
 
 test-bisect: deps
 	$(BISECT_FULL) -timeout 6m -v ./internal/bisect/
+
+# capacity's search against a brute-force scan of rates in 2% steps, twice:
+# about two and a half minutes of steps. Alone: with other work on a 2-core
+# host (load average near 14) the two searches were 40% apart.
+test-capacity: deps
+	SHAKEDOWN_TEST_CAPACITY_FULL=1 $(GO) test -count=1 -timeout 8m -v -run TestSearchMatchesScan ./internal/capacity/
 
 check:
 	@out="$$(gofmt -l .)"; if [ -n "$$out" ]; then echo "gofmt -l reports:"; echo "$$out"; exit 1; fi

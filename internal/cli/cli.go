@@ -65,6 +65,9 @@ func commands() map[string]command {
 		"sandbox": {"start, stop and list throwaway local servers", func(ctx context.Context, env *Env, args []string) error {
 			return (&sandboxCmd{}).run(ctx, env, args)
 		}},
+		"capacity": {"the highest rate each target sustains within a latency SLO (--slo 'p99<=20ms')", func(ctx context.Context, env *Env, args []string) error {
+			return (&capacityCmd{}).run(ctx, env, args)
+		}},
 		"sweep": {"run a plan: targets x workloads x thread levels x repeats, stored", func(ctx context.Context, env *Env, args []string) error {
 			return (&sweepCmd{}).run(ctx, env, args)
 		}},

@@ -176,6 +176,15 @@ func TestExitCodes(t *testing.T) {
 			return []string{"sysbench", "oltp_read_only", "--target", f.noDB, "--time", "1", "run"}
 		}},
 		{"sysbench", "no command at the end", usage, nil, func(f *exitFixture) []string { return []string{"sysbench", "ping", "--time", "1"} }},
+		{"capacity", "bad SLO", usage, nil, func(f *exitFixture) []string {
+			return []string{"capacity", "ping", "--target", f.live, "--slo", "p99<20ms"}
+		}},
+		{"capacity", "--rate", usage, nil, func(f *exitFixture) []string {
+			return []string{"capacity", "ping", "--target", f.live, "--slo", "p99<=20ms", "--rate=10"}
+		}},
+		{"capacity", "server down", failed, nil, func(f *exitFixture) []string {
+			return []string{"capacity", "ping", "--target", f.down, "--slo", "p99<=20ms", "--step-time=1", "--step-warmup=0"}
+		}},
 		{"slap", "ok", ok, nil, func(f *exitFixture) []string {
 			return []string{"slap", "--target", f.live, "--create-schema=sbtest", "--query=select 1", "--concurrency=1", "--iterations=1", "--silent"}
 		}},

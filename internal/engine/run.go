@@ -186,6 +186,7 @@ func (j *Job) Run(ctx context.Context, opt RunOptions) (*result.Result, error) {
 	res.StartedAt = time.Now().Add(-o.Elapsed).UTC().Truncate(time.Second)
 	res.WarmupS = rc.Warmup.Seconds()
 	res.Rate = rc.Rate
+	res.Arrivals, res.Unstarted = o.Arrivals, o.Unstarted
 	if sp := j.split; sp.On {
 		res.StartedAt = o.Measured.UTC().Truncate(time.Second)
 		res.Segment = &result.Segment{Label: sp.Label(), Range: sp.Segment.String(), Sequence: sp.Sequence.String(),

@@ -47,8 +47,8 @@ var order = [][]string{
 	{"engine"},
 	// Workflows and the renderer of stored documents: peers, none imports
 	// another; report renders what bisect and sweep stored without linking
-	// them.
-	{"sweep", "bisect", "report"},
+	// them. capacity searches a target's rate with the engine's runs.
+	{"sweep", "bisect", "report", "capacity"},
 	// Readiness reads the evidence of the tools below it; demo runs a
 	// sweep of its own sandboxes and reports it.
 	{"readiness", "demo"},

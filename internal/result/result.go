@@ -32,7 +32,13 @@ type Result struct {
 	TimeS         float64           `json:"time_s"`
 	WarmupS       float64           `json:"warmup_s"`
 	Rate          float64           `json:"rate,omitempty"`
-	Interrupted   bool              `json:"interrupted"`
+	// Arrivals is, under a rate, the arrivals that fell due while
+	// measuring: the load actually offered.
+	Arrivals int64 `json:"arrivals,omitempty"`
+	// Unstarted is, under a rate, the arrivals due by the end that no
+	// thread started: the backlog the run ended with.
+	Unstarted   int64 `json:"unstarted,omitempty"`
+	Interrupted bool  `json:"interrupted"`
 	// Degraded is set when the server could not be reached for a while
 	// during the run: its figures do not measure the server, and reports
 	// leave it out of their verdicts.

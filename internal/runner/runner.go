@@ -155,6 +155,16 @@ type Outcome struct {
 	// Client is what the client itself spent while measuring, and
 	// Client.Bound says whether it limited the run.
 	Client ClientLoad
+	// Arrivals is, under a rate, how many arrivals of the schedule fell
+	// due while measuring (from the end of the warm-up to the time
+	// limit): the load actually offered, which with Poisson arrivals
+	// differs from Rate times Elapsed by chance.
+	Arrivals int64
+	// Unstarted is, under a rate with a time limit, how many arrivals
+	// fell due before the run ended that no thread started: the backlog
+	// at the end, which grows when the threads or the server cannot keep
+	// up.
+	Unstarted int64
 	// Interrupted is set when the context was cancelled before the limits
 	// were reached.
 	Interrupted bool
@@ -374,6 +384,7 @@ func (r *run) run(parent context.Context) (*Outcome, error) {
 	}
 	if r.cfg.Rate > 0 {
 		r.sched = newSchedule(start, r.cfg.Rate, r.cfg.Rand.Seed, r.cfg.Stream)
+		r.sched.from, r.sched.to = start.Add(r.cfg.Warmup), r.deadline
 	}
 	var done sync.WaitGroup
 	if loops != nil {
@@ -566,6 +577,9 @@ loop:
 	for i := range r.threads {
 		out.ThreadEvents[i] = final.perThread[i] - base.perThread[i]
 		out.ThreadTime[i] = time.Duration(final.busy[i] - base.busy[i])
+	}
+	if r.sched != nil && !r.deadline.IsZero() {
+		out.Unstarted, out.Arrivals = r.sched.drain(minTime(end, r.deadline))
 	}
 	out.Interrupted = interrupted
 	r.fatalMu.Lock()

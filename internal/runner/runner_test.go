@@ -136,6 +136,28 @@ func TestRateAndIntervals(t *testing.T) {
 	})
 }
 
+// With many more threads than arrivals in flight, each thread holds an
+// arrival it waits for: the one that first takes an arrival past the limit
+// must not drop the others', which fall within it.
+func TestRateWithManyThreadsRunsEveryArrival(t *testing.T) {
+	simulate(t, func(ctx context.Context, clk *clock.Fake) {
+		cfg := config(&fakeconn.Server{Latency: time.Millisecond}, clk, 100)
+		cfg.Time = 2 * time.Second
+		cfg.Rate = 100
+		o, err := runner.Run(ctx, cfg, oneStatement{"SELECT 1"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o.Events < 170 || o.Events > 230 {
+			t.Errorf("at 100/s for 2s on 100 threads: got %d events, want about 200", o.Events)
+		}
+		// 1ms a statement: every arrival due by the limit has run.
+		if o.Arrivals != o.Events || o.Unstarted != 0 {
+			t.Errorf("got %d arrivals due, %d events run and %d not started, want all run", o.Arrivals, o.Events, o.Unstarted)
+		}
+	})
+}
+
 // With a rate the threads cannot keep up with, latency must include the
 // time events waited for a free thread: no coordinated omission.
 func TestRateLatencyIncludesQueueing(t *testing.T) {
@@ -150,6 +172,11 @@ func TestRateLatencyIncludesQueueing(t *testing.T) {
 		// 50/s offered, 25/s served: the queue grows, so late events wait long.
 		if p := o.Latency.Percentile(95); p < 200*time.Millisecond {
 			t.Errorf("p95 under overload: got %v, want well above the 40ms service time", p)
+		}
+		// What fell due and did not start is the backlog: the arrivals
+		// less the events that ran (and the one in flight at the end).
+		if got := o.Arrivals - o.Events - o.Unstarted; o.Unstarted < 15 || got < 0 || got > 1 {
+			t.Errorf("got %d arrivals, %d events, %d not started, want about 25 not started and the rest run", o.Arrivals, o.Events, o.Unstarted)
 		}
 	})
 }

@@ -120,7 +120,12 @@ func (r *run) next(ctx context.Context) (time.Time, bool) {
 		return now, true
 	}
 	at := r.sched.take()
-	if r.pastDeadline(at) {
+	if !r.deadline.IsZero() && !at.Before(r.deadline) {
+		// This thread's next arrival falls past the limit, so it ends;
+		// the run does not stop (r.stop): the other threads still run the
+		// arrivals they took before it, which fall within the limit.
+		// Stopping here dropped them, and with more threads than arrivals
+		// in flight the run came out short of its rate.
 		return time.Time{}, false
 	}
 	if !clock.Sleep(ctx, r.clock, at.Sub(r.clock.Now())) {

@@ -1,0 +1,218 @@
+package capacity
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/shakedown/shakedown/internal/engine"
+	"github.com/shakedown/shakedown/internal/stats"
+	"github.com/shakedown/shakedown/internal/store"
+	"github.com/shakedown/shakedown/internal/usage"
+)
+
+// Config is one capacity command.
+type Config struct {
+	// Args is a run command line without the verb and without a target
+	// when Targets names them; it must not choose the rate or the time.
+	Args []string
+	// Targets are URLs or NAME=URL; a name is the target's in the
+	// report (else its URL without password).
+	Targets []string
+	// Control names the target the others are compared with; empty is
+	// the first.
+	Control string
+	Options Options
+	// Warmup and Time are each step's, in seconds.
+	Warmup, Time int
+	// Searches is how many times each target is searched, in rounds
+	// that take the targets in turn; 0 is once.
+	Searches int
+	// Peak is the production peak in events per second; 0 is none.
+	Peak     float64
+	Password func(string) string
+	// Version is shakedown's, stored with the evidence.
+	Version string
+}
+
+// chosen are the run options a search sets itself.
+var chosen = map[string]string{
+	"rate":        "capacity chooses the rate: it is what the search varies",
+	"time":        "use --step-time, the length of each step",
+	"events":      "each step is limited by --step-time",
+	"warmup-time": "use --step-warmup, the warm-up of each step",
+}
+
+// Target is one target to search, as a run line resolved it.
+type Target struct {
+	Name     string
+	Args     []string
+	Workload string
+}
+
+// Plan checks cfg before any load runs and resolves each target's name
+// and run line: a bad option is bad usage (exit 2) before anything is
+// measured.
+func Plan(cfg Config) ([]Target, error) {
+	for _, a := range cfg.Args {
+		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if why, ok := chosen[name]; ok && strings.HasPrefix(a, "--") {
+			return nil, usage.Errorf("capacity: --%s cannot be given: %s", name, why)
+		}
+	}
+	if len(cfg.Options.SLO.Latency) == 0 {
+		return nil, usage.Errorf("capacity: --slo is required, e.g. --slo 'p99<=20ms'; accepted: %s", SLOForm)
+	}
+	lines := [][]string{cfg.Args}
+	if len(cfg.Targets) > 0 {
+		lines = nil
+		for _, t := range cfg.Targets {
+			l := append([]string{}, cfg.Args...)
+			if name, url, ok := strings.Cut(t, "="); ok && !strings.ContainsAny(name, ":/@") && strings.Contains(url, "://") {
+				l = append(l, "--name="+name)
+				t = url
+			}
+			lines = append(lines, append(l, "--target="+t))
+		}
+	}
+	var out []Target
+	seen := map[string]bool{}
+	for _, l := range lines {
+		job, err := engine.Parse("run", append(append([]string{}, l...), "--time=1"), nil)
+		if err != nil {
+			return nil, err
+		}
+		t := Target{Name: job.Target.String(), Args: l, Workload: job.Workload}
+		if seen[t.Name] {
+			return nil, usage.Errorf("capacity: target %s given twice", t.Name)
+		}
+		seen[t.Name] = true
+		out = append(out, t)
+	}
+	if cfg.Control != "" && !seen[cfg.Control] {
+		names := make([]string, len(out))
+		for i, t := range out {
+			names[i] = t.Name
+		}
+		return nil, usage.Errorf("capacity: --control %q is not a target; targets: %s", cfg.Control, strings.Join(names, ", "))
+	}
+	return out, nil
+}
+
+// Run searches every target in turn, cfg.Searches rounds, and compares
+// them with the control. It returns the report of what ran also when a
+// search failed.
+func Run(ctx context.Context, cfg Config, targets []Target, progress func(target string, p Progress)) (*Report, error) {
+	r := &Report{Workload: targets[0].Workload, SLO: cfg.Options.SLO.String(), Bracket: cfg.Options.Bracket, Peak: cfg.Peak, Control: cfg.Control}
+	if r.Control == "" {
+		r.Control = targets[0].Name
+	}
+	defer r.Compare()
+	for round := 1; round <= max(1, cfg.Searches); round++ {
+		for _, t := range targets {
+			o := cfg.Options
+			o.StepTime, o.Warmup = time.Duration(cfg.Time)*time.Second, time.Duration(cfg.Warmup)*time.Second
+			if progress != nil {
+				name := t.Name
+				if cfg.Searches > 1 {
+					name = fmt.Sprintf("%s (search %d of %d)", t.Name, round, cfg.Searches)
+				}
+				o.Progress = func(p Progress) { progress(name, p) }
+			}
+			st := &EngineStepper{Args: t.Args, Password: cfg.Password, Warmup: cfg.Warmup}
+			res, err := Search(ctx, t.Name, st, o)
+			res.Search = round
+			r.Targets = append(r.Targets, res)
+			if err != nil {
+				return r, fmt.Errorf("capacity of %s: %w", t.Name, err)
+			}
+			if res.Outcome == Interrupted || res.Outcome == ClientBound {
+				return r, nil
+			}
+		}
+	}
+	return r, nil
+}
+
+// KindCapacity is the kind of the evidence a capacity search stores.
+const KindCapacity = "capacity"
+
+// Save stores each target's search as evidence, with the control as its
+// source and the whole report as its document.
+func (r *Report) Save(ctx context.Context, st *store.Store, version string) error {
+	doc, err := json.Marshal(r)
+	if err != nil {
+		return fmt.Errorf("store capacity: %w", err)
+	}
+	for _, t := range r.Targets {
+		e := &store.Evidence{Kind: KindCapacity, Source: r.Control, Target: t.Target, At: time.Now().UTC(),
+			Tool: "shakedown " + version, Outcome: r.outcome(t), Summary: t.Message, Document: doc}
+		if _, err := st.AddEvidence(ctx, e); err != nil {
+			return fmt.Errorf("store capacity of %s: %w", t.Target, err)
+		}
+	}
+	return nil
+}
+
+// outcome weighs one target's search as the store's evidence does.
+func (r *Report) outcome(t *Result) string {
+	switch {
+	case t.Outcome == NotMet:
+		return store.OutcomeFail
+	case t.Outcome != Found:
+		return store.OutcomeIncomplete
+	case r.Peak > 0 && t.Capacity < r.Peak:
+		return store.OutcomeFail
+	}
+	for _, v := range r.Versus {
+		if v.Candidate == t.Target && v.State == stats.Slower {
+			return store.OutcomeWarn
+		}
+	}
+	return store.OutcomePass
+}
+
+// SplitArgs separates the options fs defines from the rest, which is the
+// run line: "--name=value" and "--name value" alike, and --help.
+func SplitArgs(fs *pflag.FlagSet, args []string) (own, rest []string) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--help" || a == "-h" {
+			own = append(own, a)
+			continue
+		}
+		if !strings.HasPrefix(a, "--") {
+			rest = append(rest, a)
+			continue
+		}
+		name, _, hasValue := strings.Cut(a[2:], "=")
+		if fs.Lookup(name) == nil {
+			rest = append(rest, a)
+			continue
+		}
+		own = append(own, a)
+		if !hasValue && i+1 < len(args) {
+			i++
+			own = append(own, args[i])
+		}
+	}
+	return own, rest
+}
+
+// ProgressText is a search's progress line.
+func ProgressText(target string, p Progress) string {
+	s := fmt.Sprintf("capacity %s: step %d (%s at %s)", target, p.Step, p.Phase, rateText(p.Rate))
+	if p.Low > 0 && p.High > 0 {
+		s += fmt.Sprintf(", bracket %.1f-%.1f/s", p.Low, p.High)
+	} else if p.Low > 0 {
+		s += fmt.Sprintf(", held %.1f/s", p.Low)
+	}
+	if p.LeftKnow {
+		s += ", ETA " + p.Left.Round(time.Second).String()
+	}
+	return s
+}

@@ -1,0 +1,129 @@
+// Package capacity finds the highest rate a target sustains within a
+// latency SLO: a closed-loop probe for the peak, then bisection on the
+// offered (open-loop, Poisson) rate to a bracket, then repeats of the
+// answer. A step holds only when the rate offered was achieved, the
+// backlog did not grow, each percentile's upper 95% confidence bound is
+// within its limit, errors are within theirs, and the client was not the
+// limit. The runs themselves are the runner's (through a Stepper); this
+// package decides what to run next and what the steps mean.
+package capacity
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// SLOForm is the accepted form, shown with every SLO that does not parse.
+const SLOForm = "pNN<=DURATION (p99<=20ms, p99.9<=5ms) or errors<=PERCENT (errors<=0.1%), several separated by commas"
+
+// Limit is one latency objective: the Percentile of a step's latency must
+// be at most Max.
+type Limit struct {
+	Percentile float64       `json:"percentile"`
+	Max        time.Duration `json:"max_ns"`
+}
+
+// String is the limit as it is written: p99<=20ms.
+func (l Limit) String() string {
+	return "p" + strconv.FormatFloat(l.Percentile, 'f', -1, 64) + "<=" + l.Max.String()
+}
+
+// SLO is what a step must meet.
+type SLO struct {
+	// Latency holds the percentile limits, in the order given.
+	Latency []Limit `json:"latency"`
+	// ErrorPct is the most errors a step may have, in percent of the
+	// events it ran and the errors it had; ErrorSet says whether one was
+	// given (without it, any error fails a step).
+	ErrorPct float64 `json:"error_pct"`
+	ErrorSet bool    `json:"error_set"`
+}
+
+// String is the SLO as it is written.
+func (s SLO) String() string {
+	var parts []string
+	for _, l := range s.Latency {
+		parts = append(parts, l.String())
+	}
+	if s.ErrorSet {
+		parts = append(parts, "errors<="+strconv.FormatFloat(s.ErrorPct, 'f', -1, 64)+"%")
+	}
+	return strings.Join(parts, ",")
+}
+
+// SLOError is an SLO that does not parse: the token, why, and the form.
+type SLOError struct {
+	Token string
+	Why   string
+}
+
+func (e *SLOError) Error() string {
+	return fmt.Sprintf("--slo %q: %s; accepted: %s", e.Token, e.Why, SLOForm)
+}
+
+// ParseSLO reads the values of --slo, each one or more objectives
+// separated by commas. A percentile given twice is an error, as is an SLO
+// with no latency limit: a capacity needs a latency to hold.
+func ParseSLO(values []string) (SLO, error) {
+	var s SLO
+	seen := map[float64]bool{}
+	for _, v := range values {
+		for _, tok := range strings.Split(v, ",") {
+			tok = strings.TrimSpace(tok)
+			if tok == "" {
+				return SLO{}, &SLOError{Token: v, Why: "empty objective"}
+			}
+			if err := s.add(tok, seen); err != nil {
+				return SLO{}, err
+			}
+		}
+	}
+	if len(s.Latency) == 0 {
+		tok := strings.Join(values, ",")
+		return SLO{}, &SLOError{Token: tok, Why: "no latency objective: name at least one percentile"}
+	}
+	return s, nil
+}
+
+func (s *SLO) add(tok string, seen map[float64]bool) error {
+	name, val, ok := strings.Cut(tok, "<=")
+	if !ok {
+		return &SLOError{Token: tok, Why: "no <= between the figure and its limit"}
+	}
+	name, val = strings.TrimSpace(strings.ToLower(name)), strings.TrimSpace(val)
+	switch {
+	case name == "errors":
+		if s.ErrorSet {
+			return &SLOError{Token: tok, Why: "errors given twice"}
+		}
+		num, ok := strings.CutSuffix(val, "%")
+		if !ok {
+			return &SLOError{Token: tok, Why: "the error limit is a percentage and ends in %"}
+		}
+		pct, err := strconv.ParseFloat(num, 64)
+		if err != nil || math.IsNaN(pct) || pct < 0 || pct > 100 {
+			return &SLOError{Token: tok, Why: "the error limit must be a number from 0 to 100"}
+		}
+		s.ErrorPct, s.ErrorSet = pct, true
+	case strings.HasPrefix(name, "p"):
+		p, err := strconv.ParseFloat(name[1:], 64)
+		if err != nil || math.IsNaN(p) || p <= 0 || p >= 100 {
+			return &SLOError{Token: tok, Why: fmt.Sprintf("%q is not a percentile: write p and a number above 0 and below 100", name)}
+		}
+		if seen[p] {
+			return &SLOError{Token: tok, Why: name + " given twice"}
+		}
+		d, err := time.ParseDuration(val)
+		if err != nil || d <= 0 {
+			return &SLOError{Token: tok, Why: fmt.Sprintf("%q is not a positive duration such as 20ms", val)}
+		}
+		seen[p] = true
+		s.Latency = append(s.Latency, Limit{Percentile: p, Max: d})
+	default:
+		return &SLOError{Token: tok, Why: fmt.Sprintf("unknown figure %q", name)}
+	}
+	return nil
+}

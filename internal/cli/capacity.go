@@ -1,0 +1,177 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"github.com/shakedown/shakedown/internal/outfile"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/shakedown/shakedown/internal/capacity"
+	"github.com/shakedown/shakedown/internal/progress"
+	"github.com/shakedown/shakedown/internal/report"
+	"github.com/shakedown/shakedown/internal/sbflag"
+	"github.com/shakedown/shakedown/internal/store"
+)
+
+// capacityCmd is "shakedown capacity WORKLOAD --slo ... [run options]".
+type capacityCmd struct {
+	slo                      []string
+	targets                  []string
+	control, jsonPath, store string
+	htmlPath                 string
+	bracketPct, peak         float64
+	repeats, stepTime, warm  int
+	searches                 int
+	budget                   time.Duration
+}
+
+const capacityUsage = `usage: shakedown capacity WORKLOAD --slo 'p99<=20ms' [--target [NAME=]URL]... [run options]
+
+Finds the highest rate each target sustains within the SLO: a closed-loop
+probe for the peak, then bisection on the offered rate (Poisson arrivals,
+latency from each event's intended start, as run --rate) to a bracket, then
+repeats of the answer. A step holds when the offered rate was achieved, the
+backlog did not grow, each percentile's upper 95% bound is within the SLO,
+errors are within theirs, and the client was not the limit. Every other
+option is run's (shakedown help run); --rate, --time and --events are the
+search's own. Exit 3 when a candidate's capacity is below the control's or
+the SLO is not met at any rate tried.
+
+`
+
+func (c *capacityCmd) flags() *pflag.FlagSet {
+	fs := sbflag.NewFlagSet("capacity")
+	fs.StringArrayVar(&c.slo, "slo", nil, "objective(s): "+capacity.SLOForm)
+	fs.StringArrayVar(&c.targets, "target", nil, "a target, URL or NAME=URL; repeat for several (the first is the control)")
+	fs.StringVar(&c.control, "control", "", "the target the others are compared with (default: the first)")
+	fs.Float64Var(&c.bracketPct, "bracket", 2, "stop bisecting when the failing rate is within this many percent of the holding one")
+	fs.IntVar(&c.repeats, "repeats", 2, "run the answer this many more times to confirm it")
+	fs.IntVar(&c.searches, "searches", 1, "search each target this many times, in rounds; 4 a side give a 95% interval of the capacity ratio")
+	fs.IntVar(&c.stepTime, "step-time", 10, "seconds each step measures")
+	fs.IntVar(&c.warm, "step-warmup", 2, "seconds of warm-up before each step measures")
+	fs.DurationVar(&c.budget, "budget", 0, "cap the search's time, e.g. 15m (0: no cap)")
+	fs.Float64Var(&c.peak, "peak", 0, "the production peak in events per second: adds the headroom, capacity over peak")
+	fs.StringVar(&c.jsonPath, "json", "", "write the report as JSON to this file (- for standard output)")
+	fs.StringVar(&c.htmlPath, "html", "", "write the latency-against-rate curves of every target as an HTML page to this file")
+	fs.StringVar(&c.store, "store", "", "also record each target's capacity in this results store")
+	return fs
+}
+
+func (c *capacityCmd) run(ctx context.Context, env *Env, args []string) error {
+	fs := c.flags()
+	own, rest := capacity.SplitArgs(fs, args)
+	if help, err := parseFlags(env, fs, own, "capacity", capacityUsage); help || err != nil {
+		return err
+	}
+	slo, err := capacity.ParseSLO(c.slo)
+	if err != nil {
+		return usagef("capacity: %v", err)
+	}
+	switch {
+	case c.bracketPct <= 0 || c.bracketPct >= 50:
+		return usagef("capacity: --bracket must be above 0 and below 50 (percent)")
+	case c.searches < 1:
+		return usagef("capacity: --searches must be >= 1")
+	case c.repeats < 0 || c.stepTime < 1 || c.warm < 0 || c.budget < 0 || c.peak < 0:
+		return usagef("capacity: --repeats, --step-warmup, --budget and --peak must be >= 0, --step-time >= 1")
+	}
+	cfg := capacity.Config{Args: rest, Targets: c.targets, Control: c.control, Warmup: c.warm, Time: c.stepTime, Searches: c.searches,
+		Peak: c.peak, Password: env.Getenv, Version: Version,
+		Options: capacity.Options{SLO: slo, Bracket: c.bracketPct / 100, Repeats: c.repeats, Budget: c.budget}}
+	targets, err := capacity.Plan(cfg)
+	if err != nil {
+		return err
+	}
+	if err := outfile.Check(outfile.File{Flag: "--json", Path: c.jsonPath}, outfile.File{Flag: "--html", Path: c.htmlPath}); err != nil {
+		return err
+	}
+	var st *store.Store
+	if c.store != "" {
+		if st, err = openStore(ctx, env, "--store", c.store); err != nil {
+			return err
+		}
+		defer st.Close()
+	}
+	out := env.Stdout
+	if c.jsonPath == "-" {
+		out = env.Stderr
+	}
+	line := progress.New(env.Stderr, isTerminal(env.Stderr), 10*time.Second, time.Now)
+	rep, runErr := capacity.Run(ctx, cfg, targets, func(t string, p capacity.Progress) { line.Set(capacity.ProgressText(t, p)) })
+	line.Clear()
+	return c.finish(ctx, env, out, st, rep, runErr)
+}
+
+// finish prints, writes and stores the report, and says how it ended.
+func (c *capacityCmd) finish(ctx context.Context, env *Env, out io.Writer, st *store.Store, rep *capacity.Report, runErr error) error {
+	rep.WriteText(out)
+	if c.jsonPath != "" {
+		b, err := json.MarshalIndent(rep, "", "  ")
+		if err != nil {
+			return err
+		}
+		if err := outfile.Write(env.Stdout, outfile.File{Flag: "--json", Path: c.jsonPath}, append(b, '\n')); err != nil {
+			return err
+		}
+	}
+	if c.htmlPath != "" {
+		var b bytes.Buffer
+		if err := report.WriteCapacityHTML(&b, capacityPage(rep)); err != nil {
+			return err
+		}
+		if err := outfile.Write(env.Stdout, outfile.File{Flag: "--html", Path: c.htmlPath}, b.Bytes()); err != nil {
+			return err
+		}
+	}
+	if st != nil {
+		if err := rep.Save(context.WithoutCancel(ctx), st, Version); err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "\nStored in %s\n", st.Path())
+	}
+	if runErr != nil {
+		return runErr
+	}
+	for _, t := range rep.Targets {
+		switch t.Outcome {
+		case capacity.ClientBound, capacity.Interrupted, capacity.Unconfirmed:
+			return fmt.Errorf("%s: %s", t.Target, t.Message)
+		}
+	}
+	if rep.Slower() || rep.NotMet() {
+		var why []string
+		if rep.Slower() {
+			why = append(why, "a candidate's capacity is below the control's")
+		}
+		if rep.NotMet() {
+			why = append(why, "the SLO was not met at any rate tried")
+		}
+		fmt.Fprintf(env.Stderr, "shakedown: capacity: %s\n", strings.Join(why, "; "))
+		return ErrDifferences
+	}
+	return nil
+}
+
+// capacityPage is the report's plain figures of rep, for its HTML page.
+func capacityPage(rep *capacity.Report) report.CapacityPage {
+	p := report.CapacityPage{Title: "capacity of " + rep.Workload, SLO: rep.SLO, Tool: "shakedown " + Version}
+	for _, t := range rep.Targets {
+		ct := report.CapacityTarget{Name: t.Target, Summary: t.Message, Rate: t.Capacity}
+		for _, s := range t.Steps {
+			if s.Offered > 0 {
+				ct.Steps = append(ct.Steps, report.CapacityStep{Offered: s.Offered, Achieved: s.Achieved, P50: s.P50MS, P95: s.P95MS, P99: s.P99MS, Held: s.Held})
+			}
+		}
+		p.Targets = append(p.Targets, ct)
+	}
+	for _, v := range rep.Versus {
+		p.Versus = append(p.Versus, v.Candidate+": "+v.Text())
+	}
+	return p
+}

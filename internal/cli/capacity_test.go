@@ -1,0 +1,167 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/shakedown/shakedown/internal/capacity"
+	"github.com/shakedown/shakedown/internal/sandbox/gmstest"
+	"github.com/shakedown/shakedown/internal/sandbox/sandboxtest"
+	"github.com/shakedown/shakedown/internal/store"
+)
+
+// TestCapacityBadInput: nothing runs, exit 2, and the message names what
+// was wrong.
+func TestCapacityBadInput(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"slo without <=", []string{"--slo", "p99<20ms"}, []string{`--slo "p99<20ms"`, "no <=", capacity.SLOForm}},
+		{"slo unit", []string{"--slo=p99<=20ms,errors<=1"}, []string{`"errors<=1"`, "ends in %", capacity.SLOForm}},
+		{"rate", []string{"--slo", "p99<=20ms", "--rate=100"}, []string{"--rate cannot be given", "capacity chooses the rate"}},
+		{"bracket", []string{"--slo", "p99<=20ms", "--bracket=0"}, []string{"--bracket must be above 0"}},
+		{"unknown option", []string{"--slo", "p99<=20ms", "--tabels=2"}, []string{"--tabels"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append([]string{"capacity", "oltp_point_select", "--target=mysql://u@127.0.0.1:1/db"}, tc.args...)
+			code, out, errOut := runCLI(t.Context(), args...)
+			if code != ExitUsage {
+				t.Fatalf("got exit %d, want %d\n%s%s", code, ExitUsage, out, errOut)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(errOut, w) {
+					t.Errorf("got %q, want it to say %q", errOut, w)
+				}
+			}
+		})
+	}
+}
+
+// TestCapacityStarvedClientIsClientBound starves the client as
+// TestStarvedClientIsMarked does (one CPU shared with a spinning process,
+// sixteen Go processors, hundreds of threads): the search stops at its
+// probe with "client-bound" and reports no capacity.
+func TestCapacityStarvedClientIsClientBound(t *testing.T) {
+	if _, err := exec.LookPath("taskset"); err != nil {
+		t.Skip("taskset is not installed")
+	}
+	url := sandboxtest.URL(t)
+	mustExec(t, adminDB(t, url), "CREATE DATABASE IF NOT EXISTS starvedcap")
+	spin := exec.Command("taskset", "-c", "0", "sh", "-c", "while :; do :; done")
+	if err := spin.Start(); err != nil {
+		t.Fatalf("start a process spinning on CPU 0: %v", err)
+	}
+	t.Cleanup(func() {
+		spin.Process.Kill()
+		spin.Wait()
+	})
+	url = strings.TrimSuffix(url, "/sbtest") + "/starvedcap"
+	prepareSmall(t, url)
+	path := filepath.Join(t.TempDir(), "cap.json")
+	args, err := json.Marshal([]string{"capacity", "oltp_point_select", "--target=" + url, "--tables=1", "--table-size=2000",
+		"--threads=400", "--slo", "p99<=50ms", "--step-time=3", "--step-warmup=0", "--json=" + path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out syncBuffer
+	cmd := exec.CommandContext(t.Context(), "taskset", "-c", "0", os.Args[0])
+	cmd.Env = append(os.Environ(), mainArgsEnv+"="+string(args), "GOMAXPROCS=16")
+	cmd.Stdout, cmd.Stderr = &out, &out
+	cmd.WaitDelay = 10 * time.Second
+	err = cmd.Run()
+	t.Logf("output:\n%s", out.String())
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != ExitFailure {
+		t.Fatalf("got %v, want exit %d", err, ExitFailure)
+	}
+	if !strings.Contains(out.String(), "client-bound") {
+		t.Errorf("output lacks \"client-bound\"")
+	}
+	var rep capacity.Report
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Targets) != 1 {
+		t.Fatalf("got %d targets in the report, want 1", len(rep.Targets))
+	}
+	r := rep.Targets[0]
+	if r.Outcome != capacity.ClientBound || r.Capacity != 0 {
+		t.Errorf("got outcome %q, capacity %g, want %q and no capacity", r.Outcome, r.Capacity, capacity.ClientBound)
+	}
+	if n := len(r.Steps); n != 1 || !r.Steps[0].ClientBound {
+		t.Errorf("got %d steps (%+v), want the search to stop at its client-bound probe", n, r.Steps)
+	}
+}
+
+// TestCapacityFindsCeiling runs the command against go-mysql-server, which
+// runs one statement at a time, with every event sleeping 5ms there: a
+// ceiling under 200/s. Short steps and a wide bracket keep it to seconds;
+// the search against a scan in 2% steps is make test-capacity's.
+func TestCapacityFindsCeiling(t *testing.T) {
+	srv := gmstest.Start(t)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "sleep.sql")
+	if err := os.WriteFile(file, []byte("SELECT SLEEP(0.005);\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	jsonPath, storePath, htmlPath := filepath.Join(dir, "cap.json"), filepath.Join(dir, "runs.db"), filepath.Join(dir, "cap.html")
+	code, out, errOut := runCLI(t.Context(), "capacity", "sql", "--file="+file, "--target="+srv.URL, "--threads=16",
+		"--slo", "p95<=1s", "--step-time=1", "--step-warmup=0", "--bracket=10", "--repeats=1", "--peak=50",
+		"--json="+jsonPath, "--store="+storePath, "--html="+htmlPath)
+	t.Logf("output:\n%s%s", out, errOut)
+	if code != ExitOK {
+		t.Fatalf("got exit %d, want %d", code, ExitOK)
+	}
+	var rep capacity.Report
+	b, err := os.ReadFile(jsonPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Targets) != 1 {
+		t.Fatalf("got %d targets, want 1", len(rep.Targets))
+	}
+	r := rep.Targets[0]
+	if r.Outcome != capacity.Found || r.Capacity < 50 || r.Capacity > 200 {
+		t.Errorf("got outcome %q capacity %.1f/s, want %q between 50 and 200/s (5ms a statement, one at a time)", r.Outcome, r.Capacity, capacity.Found)
+	}
+	if r.High > 0 && (r.High-r.Low)/r.Low > 0.1 {
+		t.Errorf("got bracket %.1f-%.1f/s, want it within 10%%", r.Low, r.High)
+	}
+	for _, want := range []string{"headroom x", "offered/s", "confirmed by 1 of 1 repeats", "Stored in"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q", want)
+		}
+	}
+	page, err := os.ReadFile(htmlPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Count(string(page), `<svg class="chart"`); got != 2 {
+		t.Errorf("--html: got %d charts, want 2 (latency and achieved against the offered rate)", got)
+	}
+	st, err := store.Open(t.Context(), storePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	e, err := st.LatestEvidence(t.Context(), capacity.KindCapacity, nil)
+	if err != nil {
+		t.Fatalf("got %v, want the search stored as evidence", err)
+	}
+	if e.Outcome != store.OutcomePass || e.Target != r.Target {
+		t.Errorf("got stored outcome %q for %q, want %q for %q", e.Outcome, e.Target, store.OutcomePass, r.Target)
+	}
+}
