@@ -1,6 +1,7 @@
 package result
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -45,21 +46,25 @@ func TestCheckQPS(t *testing.T) {
 		wantServer float64
 		wantFrom   float64
 		wantTo     float64
+		wantNote   string // a part of the note, when set
 	}{
 		// Samples at -0.3+1k: the first and last straddle the edges and are
 		// left out; the ramp (low figures) does not count.
-		{"agree", seriesOf(-0.3, 1, 10, 1000, 1010, 990, 1000, 20), steadyIntervals(5, 1000), false, 1000, 0.7, 4.7},
-		{"within noise", seriesOf(0, 1, 1030, 1030), steadyIntervals(2, 1000), false, 1030, 0, 2},
-		{"another client", seriesOf(0, 1, 1300, 1300, 1300), steadyIntervals(3, 1000), true, 1300, 0, 3},
-		{"a proxy answers some", seriesOf(0, 1, 500, 500, 500), steadyIntervals(3, 1000), true, 500, 0, 3},
-		{"idle", seriesOf(0, 1, 1, 1), steadyIntervals(2, 0), false, 1, 0, 2},
+		{"agree", seriesOf(-0.3, 1, 10, 1000, 1010, 990, 1000, 20), steadyIntervals(5, 1000), false, 1000, 0.7, 4.7, ""},
+		{"within noise", seriesOf(0, 1, 1030, 1030), steadyIntervals(2, 1000), false, 1030, 0, 2, ""},
+		{"another client", seriesOf(0, 1, 1300, 1300, 1300), steadyIntervals(3, 1000), true, 1300, 0, 3, ""},
+		{"a proxy answers some", seriesOf(0, 1, 500, 500, 500), steadyIntervals(3, 1000), true, 500, 0, 3, ""},
+		// Near idle, the two rates are too small to compare: not
+		// "agree within 25%" when they are 0.01 and 0.57 a second.
+		{"idle", seriesOf(0, 1, 1, 1), steadyIntervals(2, 0), false, 1, 0, 2, "too few statements"},
+		{"near idle, far apart", seriesOf(0, 1, 0.57, 0.57), steadyIntervals(2, 0.01), false, 0.57, 0, 2, "too few statements"},
 		// A load whose rate swings from second to second (CV about 40%):
 		// 12% apart is within the blur of the sample edges, ...
-		{"unsteady, 12% apart", seriesOf(0, 1, 1120, 1120, 1120, 1120), swingingIntervals(4, 1000), false, 1120, 0, 4},
+		{"unsteady, 12% apart", seriesOf(0, 1, 1120, 1120, 1120, 1120), swingingIntervals(4, 1000), false, 1120, 0, 4, ""},
 		// ... but a proxy answering half is not.
-		{"unsteady, half missing", seriesOf(0, 1, 500, 500, 500, 500), swingingIntervals(4, 1000), true, 500, 0, 4},
+		{"unsteady, half missing", seriesOf(0, 1, 500, 500, 500, 500), swingingIntervals(4, 1000), true, 500, 0, 4, ""},
 		// A steady load 12% apart is a mismatch.
-		{"steady, 12% apart", seriesOf(0, 1, 1120, 1120, 1120), steadyIntervals(3, 1000), true, 1120, 0, 3},
+		{"steady, 12% apart", seriesOf(0, 1, 1120, 1120, 1120), steadyIntervals(3, 1000), true, 1120, 0, 3, ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -70,8 +75,8 @@ func TestCheckQPS(t *testing.T) {
 			if cc.Mismatch != tc.mismatch || cc.ServerQPS != tc.wantServer || cc.FromS != tc.wantFrom || cc.ToS != tc.wantTo {
 				t.Errorf("got %+v, want mismatch=%v server=%g over %g-%g", cc, tc.mismatch, tc.wantServer, tc.wantFrom, tc.wantTo)
 			}
-			if cc.Note == "" {
-				t.Errorf("got no note")
+			if cc.Note == "" || !strings.Contains(cc.Note, tc.wantNote) {
+				t.Errorf("got note %q, want one with %q", cc.Note, tc.wantNote)
 			}
 		})
 	}
