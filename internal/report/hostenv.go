@@ -117,6 +117,9 @@ func (e *HostEnv) table() *table {
 }
 
 func (r *Report) stallTitle(s StallRun) string {
+	if s.Run.ID > 0 { // report --stall ID prints it in full
+		return fmt.Sprintf("run %d: step %d, %s, %s, %d threads, repeat %d, at %.1fs", s.Run.ID, s.Run.Step, s.Run.Target, s.Run.Workload, s.Run.Threads, s.Run.Repeat, s.Stall.AtS)
+	}
 	return fmt.Sprintf("step %d, %s, %s, %d threads, repeat %d, at %.1fs", s.Run.Step, s.Run.Target, s.Run.Workload, s.Run.Threads, s.Run.Repeat, s.Stall.AtS)
 }
 
