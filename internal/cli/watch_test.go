@@ -318,13 +318,13 @@ func TestWatchStallPrintsCaptures(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	for _, want := range []string{"stall capture: when threads_running>0 (at most 1", "stall capture #1", "#1 at ", "threads_running>0: threads_running",
+	for _, want := range []string{"stall capture: when threads_running>0 (at most 1", "\n  #1 at ", "threads_running>0: threads_running",
 		"processlist (", "innodb_status (", "END OF INNODB MONITOR OUTPUT"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("got no %q in\n%s", want, out)
 		}
 	}
-	if n := strings.Count(out, "stall capture #"); n != 1 {
+	if n := strings.Count(out, "\n  #"); n != 1 {
 		t.Errorf("got %d captures, want 1 (--stall-max 1)", n)
 	}
 }

@@ -119,7 +119,7 @@ func (s *WatchStall) print(stalls []result.Stall) error {
 			}
 			continue
 		}
-		fmt.Fprintf(s.out, "\nstall capture #%d\n", s.n)
+		fmt.Fprintln(s.out)
 		st.WriteFull(s.out, s.n)
 		fmt.Fprintln(s.out)
 	}

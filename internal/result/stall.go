@@ -110,7 +110,7 @@ func (s *Stall) write(w io.Writer, n int, full bool) {
 		case sec.Columns == nil && full:
 			fmt.Fprintf(w, "%s: %d lines\n", head, strings.Count(sec.Text, "\n"))
 			for _, line := range strings.Split(strings.TrimRight(sec.Text, "\n"), "\n") {
-				fmt.Fprintf(w, "      %s\n", line)
+				fmt.Fprintln(w, strings.TrimRight("      "+line, " "))
 			}
 		case sec.Columns == nil:
 			fmt.Fprintf(w, "%s: %d lines, kept with the result\n", head, strings.Count(sec.Text, "\n"))
