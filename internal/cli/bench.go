@@ -131,8 +131,10 @@ func (c *benchCmd) save(ctx context.Context, env *Env, out io.Writer, job *engin
 		fmt.Fprintf(out, "Result stored in %s as segment %s; shakedown report --store %s --runs all merges the runners\n", st.Path(), sr.Label(), st.Path())
 	case st != nil:
 		run := newRun(job, res, runErr, started, args)
-		if _, err := st.AddRun(ctx, run); err != nil {
+		if id, err := st.AddRun(ctx, run); err != nil {
 			errs = append(errs, fmt.Errorf("--store %s: %w", st.Path(), err))
+		} else if res != nil && len(res.Stalls) > 0 {
+			fmt.Fprintf(out, "Result stored in %s as run %d (%s); shakedown report --stall %d prints its stall captures in full\n", st.Path(), id, run.Status, id)
 		} else if runErr == nil && run.Status != store.RunOK {
 			// It ran its course, but reports will leave it out: say why.
 			fmt.Fprintf(out, "Result stored in %s as %s: %s\n", st.Path(), run.Status, run.Error)

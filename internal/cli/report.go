@@ -25,6 +25,7 @@ const reportUsage = `usage: shakedown report [--store FILE] [--sweep ID|latest] 
        shakedown report [--store FILE] --runs all|ID,... [--control NAME] [--format ...] [-o FILE]
        shakedown report [--control NAME] RESULT.json... [--format ...] [-o FILE]
        shakedown report --list [--store FILE]
+       shakedown report --stall RUN_ID [--store FILE] [--format text|json]
        shakedown report --baseline NAME [--sweep ID|latest | --runs all|ID,...] [--format ...] [-o FILE]
        shakedown report --history [--workload W] [--target T] [--threads N] [--format ...] [-o FILE]
 
@@ -39,7 +40,8 @@ The HTML report is one file that opens offline, with charts.
 --baseline NAME compares new results (the latest sweep, --sweep or --runs)
 with a saved baseline (shakedown baseline) and exits with 3 when anything is
 slower. --history shows each workload, target and thread level across every
-stored sweep, with its change points.
+stored sweep, with its change points. --stall prints one run's stall
+captures (run --stall) in full: the reports name each capture's run.
 
 Runs made one by one are reported the same way: those stored by "shakedown
 run --store" (--runs, IDs from --list), or result documents written by
@@ -65,6 +67,7 @@ type reportCmd struct {
 	threads   int
 	imports   []string
 	bisect    string
+	stall     int64
 	help      bool
 	// bisected is the result --bisect names, read before anything else.
 	bisected *bisectresult.Result
@@ -86,6 +89,7 @@ func (c *reportCmd) flags(env *Env) *pflag.FlagSet {
 	fs.IntVar(&c.threads, "threads", 0, "with --history: only this thread level")
 	fs.StringSliceVar(&c.imports, "import", nil, "add the results a runner of a split load kept in FILE when it lost the store (it names the file), then stop")
 	fs.StringVar(&c.bisect, "bisect", "", "show the result of a vars bisect (the JSON vars bisect --json wrote) right after the variables that differ")
+	fs.Int64Var(&c.stall, "stall", 0, "print this run's stall captures in full (the run IDs are in the reports' stall captures and in --list)")
 	fs.BoolVarP(&c.help, "help", "h", false, "show this help")
 	return fs
 }
@@ -148,6 +152,9 @@ func (c *reportCmd) run(ctx context.Context, env *Env, args []string) error {
 	defer st.Close()
 	if c.list {
 		return c.listSweeps(ctx, env, st)
+	}
+	if c.stall != 0 {
+		return c.writeStalls(ctx, env, st)
 	}
 	if c.history {
 		return c.writeHistory(ctx, env, st)
@@ -333,6 +340,9 @@ func (c *reportCmd) validate(fset *pflag.FlagSet, files []string) error {
 		return usagef("report: --workload, --target and --threads are for --history")
 	case c.baseline != "" && (len(files) > 0 || c.list):
 		return usagef("report: --baseline compares stored results: name them with --sweep or --runs")
+	}
+	if fset.Changed("stall") {
+		return c.validateStall(fset, files)
 	}
 	if !fset.Changed("format") && c.out != "" {
 		f, err := formatOfOutput("report", c.out, c.format, report.Formats)

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"runtime"
 	"strconv"
@@ -13,10 +14,11 @@ import (
 	"github.com/shakedown/shakedown/internal/monitor"
 	"github.com/shakedown/shakedown/internal/result"
 	"github.com/shakedown/shakedown/internal/sbflag"
+	"github.com/shakedown/shakedown/internal/stall"
 	"github.com/shakedown/shakedown/internal/target"
 )
 
-const watchUsage = `usage: shakedown watch TARGET [--interval 1s] [--count N] [--wide] [--json] [--cores N]
+const watchUsage = `usage: shakedown watch TARGET [--interval 1s] [--count N] [--wide] [--json] [--cores N] [--stall[=TRIGGERS]]
 
 Per-second server status, orzdba / mysqladmin ext -i1 -r style: statements,
 transactions, threads, rows, buffer pool, redo, network and InnoDB figures,
@@ -29,7 +31,8 @@ all. Figures that need attention
 are marked with '*' and explained once. TARGET is a URL such as
 mysql://user@host:port/ (no database needed: the figures are server-wide;
 one that is named must exist). Passwords: shakedown help targets. Ctrl-C
-stops.
+stops. --stall takes run's triggers on the server's figures
+(threads_running, qps) and prints each capture in full as it is taken.
 
 Options:
 `
@@ -42,6 +45,7 @@ type watchCmd struct {
 	wide     bool
 	cores    int
 	creds    target.Credentials
+	stall    monitor.WatchStallOptions
 }
 
 func (c *watchCmd) flags() *pflag.FlagSet {
@@ -51,6 +55,11 @@ func (c *watchCmd) flags() *pflag.FlagSet {
 	fs.BoolVar(&c.json, "json", false, "print one JSON object per sample instead of the table")
 	fs.BoolVar(&c.wide, "wide", false, "print every column, however wide the lines")
 	fs.IntVar(&c.cores, "cores", -1, "the server host's CPU cores, to mark threads running above them (default: this host's when the server is local, else not judged)")
+	fs.StringVar(&c.stall.Spec, "stall", "", "capture the processlist, InnoDB status, lock waits and transactions when a trigger holds, e.g. 'threads_running>25 for 5s,qps<50%' (alone: "+stall.DefaultSpec+"); reads only")
+	fs.Lookup("stall").NoOptDefVal = "default"
+	fs.DurationVar(&c.stall.Cooldown, "stall-cooldown", 60*time.Second, "quiet period after a stall capture in which no other is taken")
+	fs.IntVar(&c.stall.Max, "stall-max", 5, "most stall captures")
+	fs.BoolVar(&c.stall.Stacks, "stall-stacks", false, "with --stall, also read the server's thread stacks with gdb; this STOPS the server while gdb reads them; a server on this machine only")
 	c.creds.Bind(fs)
 	return fs
 }
@@ -69,6 +78,15 @@ func (c *watchCmd) run(ctx context.Context, env *Env, args []string) error {
 		return usagef("watch: --interval must be at least 10ms")
 	case c.count < 0:
 		return usagef("watch: --count must be >= 0")
+	case c.stall.Spec == "" && c.stall.Stacks:
+		return usagef("watch: --stall-stacks needs --stall: stacks are read when a trigger fires")
+	case c.stall.Spec != "" && (c.stall.Cooldown <= 0 || c.stall.Max < 1):
+		return usagef("watch: --stall-cooldown must be > 0 and --stall-max >= 1")
+	}
+	if c.stall.Spec != "" {
+		if _, err := monitor.ParseWatchStall(c.stall.Spec); err != nil {
+			return usagef("watch: %v", err)
+		}
 	}
 	tgt, db, err := connectURL(ctx, env, &c.creds, "watch", fs.Arg(0), 1)
 	if err != nil {
@@ -83,6 +101,7 @@ func (c *watchCmd) run(ctx context.Context, env *Env, args []string) error {
 	if local {
 		pid, _ := monitor.FindServerPID("/proc", ep.Port, monitor.PIDFile(ctx, db))
 		opt.Host = &monitor.HostOptions{ServerPID: pid}
+		c.stall.PID = pid
 		opt.Limits.Cores = runtime.NumCPU()
 	}
 	if c.cores >= 0 {
@@ -104,7 +123,21 @@ func (c *watchCmd) run(ctx context.Context, env *Env, args []string) error {
 		tb.Interval = c.interval
 		write = tb.WriteAt
 	}
-	return monitor.Watch(ctx, s, c.interval, c.count, write)
+	if c.stall.Spec == "" {
+		return monitor.Watch(ctx, s, c.interval, c.count, write)
+	}
+	c.stall.JSON = c.json
+	sw, err := monitor.StartWatchStall(ctx, tgt, ep, c.interval, c.stall, env.Stdout)
+	if err != nil {
+		return err
+	}
+	err = monitor.Watch(ctx, s, c.interval, c.count, func(smp result.Sample, due time.Time) error {
+		if err := write(smp, due); err != nil {
+			return err
+		}
+		return sw.Observe(ctx, smp)
+	})
+	return errors.Join(err, sw.Close())
 }
 
 // terminalWidth is the width watch fits its table to: $COLUMNS, else the

@@ -31,6 +31,9 @@ func TestWatchBadInput(t *testing.T) {
 		{"bad interval", []string{"watch", "mysql://a@127.0.0.1:1/", "--interval", "0s"}, "--interval"},
 		{"bad count", []string{"watch", "mysql://a@127.0.0.1:1/", "--count", "-1"}, "--count"},
 		{"unknown flag", []string{"watch", "mysql://a@127.0.0.1:1/", "--bogus"}, "--bogus: unknown option"},
+		{"stall trigger that does not parse", []string{"watch", "mysql://a@127.0.0.1:1/", "--stall=threads_running>>3"}, `"threads_running>>3"`},
+		{"stall on latency", []string{"watch", "mysql://a@127.0.0.1:1/", "--stall=p99>200ms"}, "sees no client latency"},
+		{"stall stacks alone", []string{"watch", "mysql://a@127.0.0.1:1/", "--stall-stacks"}, "--stall-stacks needs --stall"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -304,4 +307,24 @@ func statusValue(t *testing.T, db *sql.DB, name string) float64 {
 		t.Fatal(err)
 	}
 	return v
+}
+
+// TestWatchStallPrintsCaptures: the sampler's own SHOW GLOBAL STATUS keeps
+// Threads_running at 1 or more, so threads_running>0 fires on the first
+// sample, and the capture is printed in full while watch goes on.
+func TestWatchStallPrintsCaptures(t *testing.T) {
+	url := sandboxtest.URL(t)
+	code, out, stderr := runCLI(context.Background(), "watch", url, "--interval", "200ms", "--count", "3", "--stall=threads_running>0", "--stall-max", "1")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"stall capture: when threads_running>0 (at most 1", "\n  #1 at ", "threads_running>0: threads_running",
+		"processlist (", "innodb_status (", "END OF INNODB MONITOR OUTPUT"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("got no %q in\n%s", want, out)
+		}
+	}
+	if n := strings.Count(out, "\n  #"); n != 1 {
+		t.Errorf("got %d captures, want 1 (--stall-max 1)", n)
+	}
 }

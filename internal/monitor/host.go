@@ -12,10 +12,11 @@ import (
 	"strings"
 )
 
-// HostSource reads the host's CPU, disk and network counters from /proc:
-// the cpu line of stat, the whole disks of diskstats (partitions, loop, ram
-// and device-mapper devices left out so nothing counts twice), and every
-// interface of net/dev but loopback. It is only meaningful when the server
+// HostSource reads the host's CPU, disk, network and kernel counters from
+// /proc: the cpu and ctxt lines of stat, the whole disks of diskstats
+// (partitions, loop, ram and device-mapper devices left out so nothing
+// counts twice), every interface of net/dev but loopback, pswpin of vmstat
+// and TcpExt's SYN cookie and listen-queue counters of net/netstat. It is only meaningful when the server
 // runs on this host.
 type HostSource struct {
 	// Proc is the proc file system's root, normally "/proc".
@@ -25,13 +26,14 @@ type HostSource struct {
 // Name is "host".
 func (HostSource) Name() string { return "host" }
 
-// Read reads the three files; one that cannot be read is reported and the
+// Read reads the five files; one that cannot be read is reported and the
 // others still count.
 func (h HostSource) Read(_ context.Context, _ *OwnQuerier, r *Reading) error {
 	return errors.Join(
 		h.readStat(r),
 		h.readDisks(r),
 		h.readNet(r),
+		h.readKernel(r),
 	)
 }
 
@@ -51,6 +53,9 @@ func (h HostSource) readStat(r *Reading) error {
 			return fmt.Errorf("read host cpu: %s: %w", s, err)
 		}
 		r.Values["host.cpu."+s] = v
+	}
+	if v, ok := parseCtxt(b); ok {
+		r.Values[kCtxt] = v
 	}
 	return nil
 }

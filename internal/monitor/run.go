@@ -269,6 +269,7 @@ func (r *Run) Finish(o *runner.Outcome) *result.Monitor {
 		}
 	}
 	h.Throttling = result.ThrottlingOf(rep.Server)
+	h.Kernel = result.KernelOf(rep.Server)
 	rep.Host = h
 	rep.HostFacts, rep.ClientFacts = r.facts, r.client
 	for _, f := range r.findings {

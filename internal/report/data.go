@@ -50,6 +50,9 @@ type jsonReport struct {
 	// without changing any other field).
 	HostDifferences []jsonHostDiff `json:"host_differences,omitempty"`
 	Stalls          []jsonStall    `json:"stalls,omitempty"`
+	// HostCounters are the host's counters during each target's runs
+	// (added without changing any other field).
+	HostCounters []HostCounters `json:"host_counters,omitempty"`
 }
 
 type jsonMethod struct {
@@ -283,6 +286,9 @@ func WriteJSON(w io.Writer, r *Report) error {
 		doc.Differing = append(doc.Differing, v)
 	}
 	doc.HostDifferences, doc.Stalls = r.jsonHost()
+	if r.Host != nil {
+		doc.HostCounters = r.Host.Counters
+	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(doc)

@@ -21,6 +21,8 @@ type HostEnv struct {
 	Targets []string
 	// Diffs are the settings every such target knows and that differ.
 	Diffs []host.Difference
+	// Counters are the host's counters during each target's runs.
+	Counters []HostCounters
 }
 
 // StallRun is one stall capture with the run that took it.
@@ -31,7 +33,7 @@ type StallRun struct {
 
 // hostEnv gathers the runs' host facts and compares them.
 func hostEnv(runs []store.Run, targets []store.Target, control string) *HostEnv {
-	env := &HostEnv{Facts: map[string]*host.Facts{}}
+	env := &HostEnv{Facts: map[string]*host.Facts{}, Counters: hostCounters(runs, targets, control)}
 	for _, run := range runs {
 		if run.Result == nil || run.Result.HostFacts == nil {
 			continue
@@ -40,7 +42,7 @@ func hostEnv(runs []store.Run, targets []store.Target, control string) *HostEnv 
 			env.Facts[run.Target] = run.Result.HostFacts
 		}
 	}
-	if len(env.Facts) == 0 {
+	if len(env.Facts) == 0 && len(env.Counters) == 0 {
 		return nil
 	}
 	var order []string
@@ -85,7 +87,7 @@ func stallRuns(runs []store.Run) []StallRun {
 // hostNote says what the host table rests on, or "" when there is no table.
 func (e *HostEnv) note() string {
 	switch {
-	case e == nil:
+	case e == nil || len(e.Targets) == 0:
 		return ""
 	case len(e.Targets) < 2:
 		return fmt.Sprintf("Host facts were recorded for %s only: nothing to compare.", strings.Join(e.Targets, ", "))
@@ -115,6 +117,9 @@ func (e *HostEnv) table() *table {
 }
 
 func (r *Report) stallTitle(s StallRun) string {
+	if s.Run.ID > 0 { // report --stall ID prints it in full
+		return fmt.Sprintf("run %d: step %d, %s, %s, %d threads, repeat %d, at %.1fs", s.Run.ID, s.Run.Step, s.Run.Target, s.Run.Workload, s.Run.Threads, s.Run.Repeat, s.Stall.AtS)
+	}
 	return fmt.Sprintf("step %d, %s, %s, %d threads, repeat %d, at %.1fs", s.Run.Step, s.Run.Target, s.Run.Workload, s.Run.Threads, s.Run.Repeat, s.Stall.AtS)
 }
 
@@ -126,6 +131,11 @@ func (r *Report) writeHostText(w io.Writer) {
 		if len(r.Host.Diffs) > 0 {
 			r.Host.table().writeText(w, "  ")
 		}
+	}
+	if e := r.Host; e != nil && len(e.Counters) > 0 {
+		fmt.Fprintln(w, "\nHost counters")
+		wrap(w, countersNote, 100, "  ")
+		e.countersTable().writeText(w, "  ")
 	}
 	if len(r.Stalls) > 0 {
 		fmt.Fprintf(w, "\nStall captures (%d)\n", len(r.Stalls))
@@ -144,6 +154,10 @@ func (r *Report) writeHostMarkdown(w io.Writer) {
 			fmt.Fprintln(w)
 			r.Host.table().writeMarkdown(w)
 		}
+	}
+	if e := r.Host; e != nil && len(e.Counters) > 0 {
+		fmt.Fprintf(w, "\n## Host counters\n\n%s\n\n", mdEscape(countersNote))
+		e.countersTable().writeMarkdown(w)
 	}
 	if len(r.Stalls) > 0 {
 		fmt.Fprintf(w, "\n## Stall captures (%d)\n", len(r.Stalls))
@@ -198,6 +212,10 @@ func (h *htmlWriter) hostHTML() {
 		if len(e.Diffs) > 0 {
 			h.table(e.table(), nil)
 		}
+	}
+	if e != nil && len(e.Counters) > 0 {
+		h.p("<h3 id=\"host-counters\">Host counters</h3>\n<p>%s</p>\n", esc(countersNote))
+		h.table(e.countersTable(), nil)
 	}
 }
 

@@ -34,6 +34,11 @@ func withHost(t *testing.T) *Report {
 			continue
 		}
 		run.Result.HostFacts = &host.Facts{Version: host.Version, Host: "bench-01", Facts: facts[run.Target]}
+		run.Result.Host = &result.HostSummary{Local: true, Kernel: &result.KernelCounters{ContextSwitchesPerS: 21000, Samples: 5}}
+		if run.Target == "relaxed" {
+			run.Result.Host.Kernel.ListenOverflows = 37
+			run.Result.Host.Throttling = &result.Throttling{ThrottledMS: 250, PeriodsPct: 12, Samples: 5}
+		}
 		if run.Target == "relaxed" && !stalled {
 			stalled = true
 			run.Result.Stalls = []result.Stall{{At: time.Date(2026, 3, 1, 10, 0, 12, 0, time.UTC), AtS: 3,
@@ -61,10 +66,10 @@ func TestHostAndStallsInEveryFormat(t *testing.T) {
 		format string
 		want   []string
 	}{
-		{"text", []string{"cgroup.cpu.max", "max 100000", "200000 100000", "Stall captures (1)", "41 | Sleep", "42 | 41", "transactions (0 ms): not read: timed out",
+		{"text", []string{"Host counters", "ctx switches/s", "no quota", "cgroup.cpu.max", "max 100000", "200000 100000", "Stall captures (1)", "41 | Sleep", "42 | 41", "transactions (0 ms): not read: timed out",
 			"blocking, waiting for nothing: 41 (RUNNING"}},
-		{"md", []string{"## Host", "cgroup.cpu.max", "## Stall captures (1)", "42 | 41"}},
-		{"json", []string{`"host_differences"`, `"200000 100000"`, `"stalls"`, `"blocking_id"`}},
+		{"md", []string{"## Host counters", "| 21000 |", "## Host", "cgroup.cpu.max", "## Stall captures (1)", "42 | 41"}},
+		{"json", []string{`"host_counters"`, `"listen_overflows":`, `"host_differences"`, `"200000 100000"`, `"stalls"`, `"blocking_id"`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.format, func(t *testing.T) {
@@ -107,7 +112,8 @@ func TestHostAndStallsHTMLInChromium(t *testing.T) {
 	if m := attrRE("data-js-error").FindStringSubmatch(dom); m != nil {
 		t.Errorf("script error: %s", m[1])
 	}
-	for _, part := range []string{`<h3 id="host">Host</h3>`, `<td class="l">cgroup.cpu.max</td>`, `<td class="l">200000 100000</td>`,
+	for _, part := range []string{`<h3 id="host-counters">Host counters</h3>`, `<th>listen overflows</th>`, `<td>21000</td>`,
+		`<h3 id="host">Host</h3>`, `<td class="l">cgroup.cpu.max</td>`, `<td class="l">200000 100000</td>`,
 		`<h2 id="stalls">Stall captures</h2>`, "lock_waits (1 rows)", ">stall: relaxed</text>", "<b>Blocking, waiting for nothing:</b> 41 (RUNNING", `<td class="l">41</td>`, "transactions: not read: timed out"} {
 		if !strings.Contains(dom, part) {
 			t.Errorf("the page as the browser built it: got no %q", part)
@@ -115,5 +121,39 @@ func TestHostAndStallsHTMLInChromium(t *testing.T) {
 	}
 	if e, s := strings.Index(dom, `id="environment"`), strings.Index(dom, `<h3 id="host">`); e < 0 || s < e {
 		t.Errorf("host section at %d, environment at %d: want it inside the environment", s, e)
+	}
+}
+
+func TestHostCountersPerTarget(t *testing.T) {
+	rep := withHost(t)
+	if rep.Host == nil {
+		t.Fatal("got no host environment, want one")
+	}
+	got := map[string]HostCounters{}
+	for _, c := range rep.Host.Counters {
+		got[c.Target] = c
+	}
+	// Each target's runs add up: one fixture run per workload and thread
+	// level, each with 5 samples.
+	for _, tc := range []struct {
+		name     string
+		overflow float64
+		quota    bool
+	}{{"durable", 0, false}, {"relaxed", 37, true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, ok := got[tc.name]
+			if !ok {
+				t.Fatalf("got no counters for %s, want them", tc.name)
+			}
+			if c.Kernel.ContextSwitchesPerS != 21000 || c.Kernel.Samples != 5*c.Runs {
+				t.Errorf("context switches: got %g/s over %d samples in %d runs, want 21000/s over 5 a run", c.Kernel.ContextSwitchesPerS, c.Kernel.Samples, c.Runs)
+			}
+			if want := tc.overflow * float64(c.Runs); c.Kernel.ListenOverflows != want || c.Quota != tc.quota {
+				t.Errorf("got %g overflows, quota %v, want %g, %v", c.Kernel.ListenOverflows, c.Quota, want, tc.quota)
+			}
+		})
+	}
+	if rep.Host.Counters[0].Target != rep.Control {
+		t.Errorf("first row: got %s, want the control %s", rep.Host.Counters[0].Target, rep.Control)
 	}
 }

@@ -50,6 +50,9 @@ func (r *Result) writeMonitor(w io.Writer) {
 		fmt.Fprintf(w, "    cgroup CPU throttling:         %.0f ms throttled, in %.1f%% of the quota's periods (server's cgroup, %d samples)\n",
 			t.ThrottledMS, t.PeriodsPct, t.Samples)
 	}
+	if h := r.Host; h != nil && h.Kernel != nil {
+		fmt.Fprintf(w, "    host kernel counters:          %s\n", h.Kernel.Line())
+	}
 	if s := r.Server; s != nil {
 		fmt.Fprintf(w, "    server samples:                %d (every %gs, %d statements of the sampler's own left out)\n",
 			len(s.Samples), s.IntervalS, s.OwnStatements)

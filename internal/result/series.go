@@ -156,6 +156,9 @@ type HostSummary struct {
 	// Throttling is what the server's cgroup CPU quota did while measuring
 	// (local servers whose cgroup counters could be read).
 	Throttling *Throttling `json:"throttling,omitempty"`
+	// Kernel is what the host's kernel counted while measuring: swap-ins,
+	// SYN cookies, listen-queue overflows, context switches (local servers).
+	Kernel *KernelCounters `json:"kernel,omitempty"`
 }
 
 // Throttling sums the server cgroup's throttling over the measured samples.

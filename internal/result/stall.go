@@ -79,8 +79,15 @@ func (r *Result) WriteStalls(w io.Writer) {
 	}
 }
 
-// Write prints one capture, numbered n.
-func (s *Stall) Write(w io.Writer, n int) {
+// Write prints one capture, numbered n, its tables cut to their first
+// rows and its texts left out (they stay with the result).
+func (s *Stall) Write(w io.Writer, n int) { s.write(w, n, false) }
+
+// WriteFull prints one capture, numbered n, with every row and text it
+// holds (report --stall, watch --stall).
+func (s *Stall) WriteFull(w io.Writer, n int) { s.write(w, n, true) }
+
+func (s *Stall) write(w io.Writer, n int, full bool) {
 	fmt.Fprintf(w, "  #%d at %.1fs (%s), captured in %.0f ms: %s\n", n, s.AtS, s.At.UTC().Format("15:04:05"), s.CaptureMS, strings.Join(s.Reasons, "; "))
 	if len(s.Before) > 0 {
 		fmt.Fprintf(w, "    seconds before (qps / threads_running):")
@@ -100,6 +107,11 @@ func (s *Stall) Write(w io.Writer, n int) {
 		switch {
 		case sec.Error != "":
 			fmt.Fprintf(w, "%s: not read: %s\n", head, sec.Error)
+		case sec.Columns == nil && full:
+			fmt.Fprintf(w, "%s: %d lines\n", head, strings.Count(sec.Text, "\n"))
+			for _, line := range strings.Split(strings.TrimRight(sec.Text, "\n"), "\n") {
+				fmt.Fprintln(w, strings.TrimRight("      "+line, " "))
+			}
 		case sec.Columns == nil:
 			fmt.Fprintf(w, "%s: %d lines, kept with the result\n", head, strings.Count(sec.Text, "\n"))
 		case len(sec.Rows) == 0:
@@ -108,7 +120,7 @@ func (s *Stall) Write(w io.Writer, n int) {
 			fmt.Fprintf(w, "%s: %d rows\n", head, len(sec.Rows))
 			fmt.Fprintf(w, "      %s\n", strings.Join(sec.Columns, " | "))
 			for j, row := range sec.Rows {
-				if j == stallRowsShown {
+				if j == stallRowsShown && !full {
 					fmt.Fprintf(w, "      ... %d more, kept with the result\n", len(sec.Rows)-j)
 					break
 				}

@@ -46,6 +46,7 @@ type Watcher struct {
 	taken   int
 	skipped int
 	stalls  []result.Stall
+	drained int
 	wg      sync.WaitGroup
 }
 
@@ -145,4 +146,15 @@ func (w *Watcher) Finish() ([]result.Stall, int) {
 	defer w.mu.Unlock()
 	sort.Slice(w.stalls, func(i, j int) bool { return w.stalls[i].At.Before(w.stalls[j].At) })
 	return w.stalls, w.skipped
+}
+
+// Drain returns the captures finished since the last Drain, oldest first,
+// for a caller that shows them as they are taken (watch). Captures are
+// taken one at a time, so they finish in the order they fired.
+func (w *Watcher) Drain() []result.Stall {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	out := append([]result.Stall(nil), w.stalls[w.drained:]...)
+	w.drained = len(w.stalls)
+	return out
 }
