@@ -285,3 +285,36 @@ func TestGoWaitWake(t *testing.T) {
 		t.Fatal("Go on an ended loop: got true, want false")
 	}
 }
+
+// TestReadyAfterSleep: a wait that ends because its descriptor is ready
+// says so, whatever ended the task's wait before (here a sleep that ran
+// its course, which once made the next read report a timeout).
+func TestReadyAfterSleep(t *testing.T) {
+	a, b := pair(t)
+	l, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	task := l.NewTask()
+	var n int
+	var rerr error
+	l.Start(context.Background(), task, func(ctx context.Context) {
+		f := NewFD(task, a)
+		defer f.Forget()
+		buf := make([]byte, 8)
+		for i := range 3 {
+			if !task.Sleep(ctx, time.Millisecond) {
+				rerr = errors.New("sleep cut short")
+				return
+			}
+			go unix.Write(b, []byte{byte(i)})
+			if n, rerr = read(f, buf, time.Now().Add(10*time.Second)); rerr != nil {
+				return
+			}
+		}
+	})
+	runLoop(t, l)
+	if rerr != nil || n != 1 {
+		t.Fatalf("got %d bytes, %v; want 1 byte and no error after each sleep", n, rerr)
+	}
+}

@@ -111,6 +111,7 @@ func (t *Task) Wake() {
 func (t *Task) park(f *FD, want uint32, deadline time.Time) int {
 	t.seq++
 	t.waiting, t.fd, t.want = true, f, want
+	t.why = becameReady // unless a timer or a wake from outside says otherwise
 	if !deadline.IsZero() {
 		t.when = deadline
 		heap.Push(&t.l.timers, t)
