@@ -46,7 +46,6 @@ func (c *copier) copyData(ctx context.Context) error {
 		return err
 	}
 	defer snap.close()
-	c.logf("consistency: %s", c.res.Consistency)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	jobs := make(chan job)

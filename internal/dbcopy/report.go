@@ -64,6 +64,8 @@ func WriteText(w io.Writer, r *Result) error {
 		fmt.Fprintf(&b, "source position: %s:%d gtid %q\n", r.BinlogFile, r.BinlogPos, r.GTID)
 	case r.GTID != "":
 		fmt.Fprintf(&b, "source position: gtid %q (binary log off)\n", r.GTID)
+	case r.LockSeconds > 0:
+		b.WriteString("source position: none (the source's binary log is off)\n")
 	}
 	if r.Resumed {
 		b.WriteString("resumed: ranges finished before the resume come from the first run's snapshot\n")
