@@ -166,7 +166,7 @@ func (d *dataRun) copyRange(ctx context.Context, sc, dc *sql.Conn, j job) (rows,
 		if err != nil {
 			return 0, 0, fmt.Errorf("source: read %s %s: %w", j.p.res.Table, j.r.Label, err)
 		}
-		s := newRowScanner(rs, len(j.p.binary))
+		s := newRowScanner(rs, len(j.p.literal))
 		if loadData {
 			rows, n, err = j.p.loadChunk(ctx, dc, s)
 		} else {

@@ -23,7 +23,7 @@ type tablePlan struct {
 	selectList string // source expressions, one per loaded column
 	loadList   string // LOAD DATA's column list and SET clause
 	insertCols string // INSERT's column list
-	binary     []bool // per loaded column: send as a hex literal in INSERTs
+	literal    []byte // per loaded column, its form in INSERTs: 'x' hex, 'n' number, 's' string
 	res        *TableResult
 }
 
@@ -43,11 +43,15 @@ func newTablePlan(t *schema.Table, dstDB, cond string) *tablePlan {
 			v := fmt.Sprintf("@c%d", i)
 			sel, load = append(sel, "CAST("+q+" AS UNSIGNED)"), append(load, v)
 			set = append(set, q+" = CAST("+v+" AS UNSIGNED)")
-			p.binary = append(p.binary, false)
+			p.literal = append(p.literal, 'n')
 			continue
 		}
 		sel, load = append(sel, q), append(load, q)
-		p.binary = append(p.binary, isBinary(c.DataType))
+		lit := byte('s')
+		if isBinary(c.DataType) {
+			lit = 'x'
+		}
+		p.literal = append(p.literal, lit)
 	}
 	p.selectList = strings.Join(sel, ", ")
 	p.loadList = "(" + strings.Join(load, ", ") + ")"
@@ -256,7 +260,7 @@ func (p *tablePlan) insertChunk(ctx context.Context, dst *sql.Conn, s *rowScanne
 			if i > 0 {
 				buf = append(buf, ',')
 			}
-			buf = appendLiteral(buf, v, p.binary[i])
+			buf = appendLiteral(buf, v, p.literal[i])
 		}
 		buf = append(buf, ')')
 		batch++
@@ -269,13 +273,17 @@ func (p *tablePlan) insertChunk(ctx context.Context, dst *sql.Conn, s *rowScanne
 	}
 }
 
-// appendLiteral writes v as an SQL literal for a session without
-// NO_BACKSLASH_ESCAPES (the target's sql_mode is set by copy).
-func appendLiteral(dst, v []byte, binary bool) []byte {
+// appendLiteral writes v as an SQL literal of the form lit (see
+// tablePlan.literal) for a session without NO_BACKSLASH_ESCAPES (the
+// target's sql_mode is set by copy). A BIT value goes as a number: a quoted
+// one would be stored as the bytes of its text.
+func appendLiteral(dst, v []byte, lit byte) []byte {
 	switch {
 	case v == nil:
 		return append(dst, "NULL"...)
-	case binary:
+	case lit == 'n':
+		return append(dst, v...)
+	case lit == 'x':
 		dst = append(dst, "X'"...)
 		dst = hex.AppendEncode(dst, v)
 		return append(dst, '\'')
