@@ -72,6 +72,12 @@ func (c *copier) copyData(ctx context.Context) error {
 	if d.noLoad.Load() {
 		c.res.Loader = "insert"
 	}
+	if c.res.Subset && d.rows > 0 {
+		for _, p := range c.plans {
+			c.res.FullRowsEst += max(p.t.Rows, 0)
+		}
+		c.res.FullEstimate = float64(c.res.FullRowsEst) / (float64(d.rows) / c.res.DataSeconds)
+	}
 	for p, s := range d.spans {
 		p.res.Seconds = s[1].Sub(s[0]).Seconds()
 	}

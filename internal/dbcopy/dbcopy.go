@@ -108,8 +108,10 @@ type Options struct {
 	OnProgress func(Progress)
 
 	// For tests: called after each finished range, with how many have
-	// finished.
+	// finished; and the table size from which indexes wait for the rows
+	// (0: deferIndexRows).
 	afterChunk func(n int)
+	deferRows  int64
 }
 
 func (o *Options) defaults() {
@@ -121,6 +123,9 @@ func (o *Options) defaults() {
 	}
 	if o.Consistency == "" {
 		o.Consistency = ConsistencyLock
+	}
+	if o.deferRows == 0 {
+		o.deferRows = deferIndexRows
 	}
 	if o.FKDepth <= 0 {
 		o.FKDepth = 3
@@ -148,8 +153,13 @@ type Result struct {
 	Bytes       int64          `json:"bytes"`
 	Seconds     float64        `json:"seconds"`      // the whole copy, verify excluded
 	DataSeconds float64        `json:"data_seconds"` // the rows alone
-	Verify      *VerifyResult  `json:"verify,omitempty"`
-	Notes       []string       `json:"notes"`
+	// FullEstimate is, for a subset, the seconds the rows of the whole
+	// tables (by the source's row estimates) would take at this copy's
+	// rate: a first figure for the real migration.
+	FullRowsEst  int64         `json:"full_rows_estimate,omitempty"`
+	FullEstimate float64       `json:"full_seconds_estimate,omitempty"`
+	Verify       *VerifyResult `json:"verify,omitempty"`
+	Notes        []string      `json:"notes"`
 }
 
 // DatabasePair is a source database and the target database it went to.

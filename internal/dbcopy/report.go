@@ -54,6 +54,10 @@ func WriteText(w io.Writer, r *Result) error {
 	fmt.Fprintf(&b, "copied %s rows (%.1f MB) of %d tables, %d views, %d routines, %d triggers in %.1fs (rows %.1fs: %.0f rows/s, %.2f GB/h) with %s\n",
 		thousands(r.Rows), float64(r.Bytes)/1e6, len(r.Tables), r.Views, r.Routines, r.Triggers, r.Seconds,
 		r.DataSeconds, float64(r.Rows)/secs, float64(r.Bytes)/1e9/(secs/3600), r.Loader)
+	if r.FullEstimate > 0 {
+		fmt.Fprintf(&b, "the whole tables (~%s rows by the source's estimates) would take about %s at this rate\n",
+			thousands(r.FullRowsEst), time.Duration(r.FullEstimate*float64(time.Second)).Round(time.Second))
+	}
 	fmt.Fprintf(&b, "consistency: %s", r.Consistency)
 	if r.LockSeconds > 0 {
 		fmt.Fprintf(&b, " (held %.3fs)", r.LockSeconds)

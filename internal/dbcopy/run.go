@@ -16,6 +16,11 @@ import (
 // which.
 var ErrBadOptions = errors.New("bad copy options")
 
+// deferIndexRows is the estimated size from which a table's secondary
+// indexes are built after its rows: below it, keeping them up to date as
+// the rows arrive costs less than an ALTER TABLE of its own.
+const deferIndexRows = 50_000
+
 // copier is one copy run.
 type copier struct {
 	opts     Options
@@ -131,7 +136,8 @@ func (c *copier) run(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		c.ddl[name] = splitCreateTable(retarget(m["create table"], t.DB, dstOf[t.DB]), t.Name, !c.opts.IndexesWithData)
+		deferIndexes := !c.opts.IndexesWithData && t.Rows >= c.opts.deferRows
+		c.ddl[name] = splitCreateTable(retarget(m["create table"], t.DB, dstOf[t.DB]), t.Name, deferIndexes)
 	}
 	// Largest first: the last table to finish is then a small one.
 	sort.SliceStable(c.plans, func(i, j int) bool { return c.plans[i].t.Rows > c.plans[j].t.Rows })

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/shakedown/shakedown/internal/schema"
@@ -57,7 +58,7 @@ func (c *copier) createSchema(ctx context.Context, tables map[string]*schema.Tab
 		if err != nil {
 			return err
 		}
-		err = c.createTables(ctx, conn, p.Source, tables)
+		err = c.createTables(ctx, p, tables)
 		if err == nil {
 			o := objs[p.Source]
 			err = createObjects(ctx, conn, append(append([]object{}, o[1]...), o[0]...))
@@ -70,16 +71,68 @@ func (c *copier) createSchema(ctx context.Context, tables map[string]*schema.Tab
 	return nil
 }
 
-func (c *copier) createTables(ctx context.Context, conn *sql.Conn, db string, tables map[string]*schema.Table) error {
+func (c *copier) createTables(ctx context.Context, p DatabasePair, tables map[string]*schema.Table) error {
+	var names []string
 	for _, name := range sortedNames(tables) {
-		if tables[name].DB != db {
-			continue
+		if tables[name].DB == p.Source {
+			names = append(names, name)
 		}
+	}
+	return c.eachParallel(ctx, p.Target, names, func(ctx context.Context, conn *sql.Conn, name string) error {
 		if _, err := conn.ExecContext(ctx, c.ddl[name].create); err != nil {
 			return fmt.Errorf("target: create table %s: %w", name, err)
 		}
+		return nil
+	})
+}
+
+// eachParallel runs fn for each name on up to Threads target connections
+// whose default database is db (a target database), and returns the first
+// error.
+func (c *copier) eachParallel(ctx context.Context, db string, names []string, fn func(ctx context.Context, conn *sql.Conn, name string) error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	n := min(c.opts.Threads, len(names))
+	work := make(chan string)
+	errs := make(chan error, n)
+	var wg sync.WaitGroup
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			conn, err := c.targetConn(ctx, db)
+			if err != nil {
+				errs <- err
+				cancel()
+				for range work {
+				}
+				return
+			}
+			defer conn.Close()
+			for name := range work {
+				if ctx.Err() != nil {
+					continue
+				}
+				if err := fn(ctx, conn, name); err != nil {
+					errs <- err
+					cancel()
+				}
+			}
+		}()
 	}
-	return nil
+	for _, name := range names {
+		select {
+		case work <- name:
+		case <-ctx.Done():
+		}
+	}
+	close(work)
+	wg.Wait()
+	close(errs)
+	if err := <-errs; err != nil {
+		return err
+	}
+	return ctx.Err()
 }
 
 // finishTables adds what was left until after the rows: secondary indexes,
@@ -106,22 +159,42 @@ func (c *copier) finishTables(ctx context.Context, objs map[string][3][]object) 
 	return nil
 }
 
+// finishDB adds the secondary indexes of several tables at once, then the
+// foreign keys one table at a time: adding a foreign key locks the parent
+// table's definition too, which another table's ALTER may hold.
 func (c *copier) finishDB(ctx context.Context, conn *sql.Conn, p DatabasePair) error {
+	var names []string
 	for _, name := range sortedNames(c.ddl) {
-		if !strings.HasPrefix(name, p.Source+".") || c.ck.hasPost(name) {
-			continue
+		if strings.HasPrefix(name, p.Source+".") {
+			names = append(names, name)
 		}
-		d := c.ddl[name]
-		for _, stmt := range append(append([]string{}, d.indexes...), d.fks...) {
-			if _, err := conn.ExecContext(ctx, stmt); err != nil {
-				return fmt.Errorf("target: %s: %s: %w", name, stmt, err)
-			}
-		}
-		if err := c.ck.postDone(name); err != nil {
+	}
+	err := c.eachParallel(ctx, p.Target, names, func(ctx context.Context, conn *sql.Conn, name string) error {
+		return c.alter(ctx, conn, name, "indexes", c.ddl[name].indexes)
+	})
+	if err != nil {
+		return err
+	}
+	for _, name := range names {
+		if err := c.alter(ctx, conn, name, "foreign keys", c.ddl[name].fks); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// alter runs a table's deferred statements of one kind, unless a
+// checkpoint says an earlier run did.
+func (c *copier) alter(ctx context.Context, conn *sql.Conn, name, kind string, stmts []string) error {
+	if len(stmts) == 0 || c.ck.hasPost(name+" "+kind) {
+		return nil
+	}
+	for _, stmt := range stmts {
+		if _, err := conn.ExecContext(ctx, stmt); err != nil {
+			return fmt.Errorf("target: %s: %s: %w", name, stmt, err)
+		}
+	}
+	return c.ck.postDone(name + " " + kind)
 }
 
 // analyze refreshes the target's index statistics, as a migration would.
