@@ -72,7 +72,9 @@ func (c *copier) copyData(ctx context.Context) error {
 	if d.noLoad.Load() {
 		c.res.Loader = "insert"
 	}
-	if c.res.Subset && d.rows > 0 {
+	// A small subset's rate is mostly the cost per range, not per row:
+	// too little to say what the whole would take.
+	if c.res.Subset && (d.rows >= 100_000 || c.res.DataSeconds >= 10) {
 		for _, p := range c.plans {
 			c.res.FullRowsEst += max(p.t.Rows, 0)
 		}
