@@ -93,12 +93,13 @@ func (c *copyCmd) run(ctx context.Context, env *Env, args []string) error {
 	}
 	c.opts.Databases = c.databases
 	c.opts.Log = env.Stderr
+	var line *progress.Line // nil: no progress line
 	if c.progress > 0 {
-		line := progress.New(env.Stderr, isTerminal(env.Stderr), c.progress, time.Now)
-		defer line.Clear()
+		line = progress.New(env.Stderr, isTerminal(env.Stderr), c.progress, time.Now)
 		c.opts.OnProgress = func(p dbcopy.Progress) { line.Set(p.String()) }
 	}
 	res, err := dbcopy.Run(ctx, src, dst, c.opts)
+	line.Clear()
 	switch {
 	case errors.Is(err, dbcopy.ErrWriteNotAllowed), errors.Is(err, dbcopy.ErrTargetNotEmpty),
 		errors.Is(err, dbcopy.ErrNothingToCopy), errors.Is(err, dbcopy.ErrBadOptions):
@@ -106,8 +107,10 @@ func (c *copyCmd) run(ctx context.Context, env *Env, args []string) error {
 	case res == nil:
 		return err
 	}
-	if werr := dbcopy.WriteText(env.Stdout, res); werr != nil && err == nil {
-		err = werr
+	if c.jsonFile != "-" {
+		if werr := dbcopy.WriteText(env.Stdout, res); werr != nil && err == nil {
+			err = werr
+		}
 	}
 	if c.jsonFile != "" {
 		b, jerr := json.MarshalIndent(res, "", "  ")

@@ -15,6 +15,7 @@ import (
 // job is one range of a table to copy.
 type job struct {
 	p     *tablePlan
+	sp    *verify.Splitter
 	r     *verify.Range
 	clean bool // an earlier run may have loaded part of it: empty it first
 }
@@ -124,7 +125,7 @@ func (d *dataRun) produce(ctx context.Context, jobs chan<- job) error {
 				}
 			}
 			select {
-			case jobs <- job{p: p, r: r, clean: replayed}:
+			case jobs <- job{p: p, sp: sp, r: r, clean: replayed}:
 			case <-ctx.Done():
 				return ctx.Err()
 			}
@@ -150,6 +151,7 @@ func (d *dataRun) work(ctx context.Context, sc *sql.Conn, jobs <-chan job) error
 		if err != nil {
 			return err
 		}
+		j.sp.Observe(j.r, rows)
 		if err := d.c.ck.finished(j.p.res.Table, j.r.Seq, rows, n); err != nil {
 			return err
 		}

@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"math/big"
+	"time"
 )
 
 // Splitter cuts one table of one server into the key ranges verify checks
@@ -37,6 +39,7 @@ type Range struct {
 	// takes it back.
 	Bounds json.RawMessage
 	Label  string // the range for messages
+	c      *chunk
 }
 
 // NewSplitter reads what cutting t needs from db: its key (primary key,
@@ -79,5 +82,18 @@ func (s *Splitter) Next(ctx context.Context) (*Range, error) {
 		return nil, fmt.Errorf("record range of %s: %w", s.t.name, err)
 	}
 	where, args := c.predicate(s.t.key)
-	return &Range{Seq: c.Seq, Where: where, Args: args, Bounds: b, Label: c.String()}, nil
+	return &Range{Seq: c.Seq, Where: where, Args: args, Bounds: b, Label: c.String(), c: c}, nil
+}
+
+// Observe tells the splitter how many rows a range held, so that the
+// ranges of an integer key it cuts next hold about SplitOptions.Rows even
+// where the key is sparse or Where keeps few rows. Safe to call from other
+// goroutines than the one calling Next.
+func (s *Splitter) Observe(r *Range, rows int64) {
+	if r == nil || r.c == nil || r.c.ILo == nil || r.c.IHi == nil {
+		return
+	}
+	span := new(big.Int).Sub(r.c.IHi, r.c.ILo)
+	span.Add(span, big.NewInt(1))
+	s.t.sizer.observe(max(rows, 1), span, time.Second)
 }
