@@ -90,3 +90,37 @@ func TestSubsetFollowsForeignKeys(t *testing.T) {
 		})
 	}
 }
+
+// TestSampleFollowsForeignKeys samples the tables without a foreign key of
+// their own (customers, audit); orders come with their sampled customers,
+// and no customer beyond the sample is referenced.
+func TestSampleFollowsForeignKeys(t *testing.T) {
+	p := newPair(t)
+	shop(t, p.srcDB, 60, 200)
+	res, err := Run(testCtx(t), p.src, p.dst, Options{AllowWrite: true, Threads: 2, ChunkRows: 100, Sample: 0.5, NoAnalyze: true})
+	if err != nil {
+		t.Fatalf("copy: %v", err)
+	}
+	if !res.Verify.Equal {
+		t.Errorf("verify: got %+v, want equal", res.Verify)
+	}
+	const chosen = "SELECT id FROM customers WHERE MOD(CRC32(CONCAT_WS(',', `id`)), 10000) < 5000"
+	sampled := count(t, p.srcDB, "SELECT COUNT(*) FROM ("+chosen+") s")
+	if sampled == 0 || sampled == 60 {
+		t.Fatalf("the sample condition chose %d of 60 customers: the test proves nothing", sampled)
+	}
+	checks := []struct {
+		name string
+		q    string
+		want int64
+	}{
+		{"customers: the sample", "SELECT COUNT(*) FROM customers", sampled},
+		{"orders of sampled customers", "SELECT COUNT(*) FROM orders", count(t, p.srcDB, "SELECT COUNT(*) FROM orders WHERE customer_id IN ("+chosen+")")},
+		{"dangling orders", "SELECT COUNT(*) FROM orders o LEFT JOIN customers c ON c.id = o.customer_id WHERE c.id IS NULL", 0},
+	}
+	for _, c := range checks {
+		if got := count(t, p.dstDB, c.q); got != c.want {
+			t.Errorf("%s: %s on the target: got %d, want %d", c.name, c.q, got, c.want)
+		}
+	}
+}
