@@ -39,10 +39,7 @@ func connect(ctx context.Context, role string, t *target.Target, db string, size
 	maps.Copy(tt.Params, params)
 	tt.DB = db
 	ep := tt.Endpoints()[0]
-	var pool, err = tt.Open(ep, size)
-	if db == "" {
-		pool, err = tt.OpenNoDB(ep, size)
-	}
+	pool, err := tt.Open(ep, size) // tt.DB: db, or none
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", role, err)
 	}

@@ -19,9 +19,13 @@ type snapshot struct {
 	conns []*sql.Conn
 }
 
+// close ends the snapshots, also after the copy's context is cancelled:
+// a rollback of a read-only transaction, bounded in time.
 func (s *snapshot) close() {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
 	for _, c := range s.conns {
-		c.ExecContext(context.Background(), "ROLLBACK") //nolint:errcheck // the connection is closed next anyway
+		c.ExecContext(ctx, "ROLLBACK") //nolint:errcheck // the connection is closed next anyway
 		c.Close()
 	}
 }
