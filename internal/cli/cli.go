@@ -98,6 +98,9 @@ func commands() map[string]command {
 		"readiness": {"one go/no-go page for a source and target: check, variables, sweeps, replay, verify", func(ctx context.Context, env *Env, args []string) error {
 			return (&readinessCmd{}).run(ctx, env, args)
 		}},
+		"copy": {"copy a database, or a consistent subset with its foreign keys whole, to a target; verify it", func(ctx context.Context, env *Env, args []string) error {
+			return (&copyCmd{}).run(ctx, env, args)
+		}},
 		"analyze": {"ANALYZE TABLE every table of a target (refresh statistics)", func(ctx context.Context, env *Env, args []string) error {
 			return (&analyzeCmd{}).run(ctx, env, args)
 		}},

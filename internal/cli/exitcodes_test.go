@@ -254,6 +254,8 @@ func TestExitCodes(t *testing.T) {
 		{"verify", "no such table", usage, nil, func(f *exitFixture) []string { return []string{"verify", f.diffSrc, f.diffDst, "--tables", "nosuch"} }},
 		{"verify", "server down", failed, nil, func(f *exitFixture) []string { return []string{"verify", f.down, f.diffDst} }},
 		{"verify", "access denied", failed, nil, func(f *exitFixture) []string { return []string{"verify", f.denied, f.diffDst} }},
+		{"copy", "without --allow-write", usage, nil, func(f *exitFixture) []string { return []string{"copy", f.diffSrc, f.diffSrc} }},
+		{"copy", "server down", failed, nil, func(f *exitFixture) []string { return []string{"copy", f.down, f.down, "--allow-write"} }},
 		{"analyze", "ok", ok, nil, func(f *exitFixture) []string { return []string{"analyze", f.diffSrc} }},
 		{"analyze", "no such database", usage, nil, func(f *exitFixture) []string { return []string{"analyze", f.server, "--databases", "nosuch"} }},
 		{"analyze", "no such table", usage, nil, func(f *exitFixture) []string { return []string{"analyze", f.diffSrc, "--tables", "nosuch"} }},

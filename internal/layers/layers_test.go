@@ -26,9 +26,9 @@ var order = [][]string{
 	// interface, captures.
 	{"target", "workload", "capture"},
 	// Table definitions, read and compared (for verify and check alike), the
-	// sandboxes, which connect through target, and target's dialer of wire
-	// connections.
-	{"schema", "sandbox", "target/dial"},
+	// sandboxes, which connect through target, target's dialer of wire
+	// connections, and the LOAD DATA LOCAL stream (prepare's and copy's).
+	{"schema", "sandbox", "target/dial", "loaddata"},
 	// The sandboxes tests start.
 	{"sandbox/sandboxtest"},
 	// Clients, the workloads and the stored documents (result holds every
@@ -41,8 +41,9 @@ var order = [][]string{
 	// (which does not import verify) and replay; stall capture, which the
 	// monitor drives.
 	{"runner", "store", "plan", "workload/all", "verify", "check", "replay", "stall"},
-	// Producers above the runner, and a split load's runner.
-	{"monitor", "slap", "schedule", "splitload"},
+	// Producers above the runner, a split load's runner, and copy, which
+	// verifies what it copied.
+	{"monitor", "slap", "schedule", "splitload", "dbcopy"},
 	// The load engine.
 	{"engine"},
 	// Workflows and the renderer of stored documents: peers, none imports

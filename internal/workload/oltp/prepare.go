@@ -13,6 +13,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"github.com/shakedown/shakedown/internal/loaddata"
 	"github.com/shakedown/shakedown/internal/randgen"
 	"github.com/shakedown/shakedown/internal/workload"
 
@@ -368,44 +369,16 @@ func (l *loader) load(ctx context.Context, conn *sql.Conn, rnd *randgen.Rand, c 
 	return l.insertRows(ctx, conn, rnd, c)
 }
 
-var readerSeq atomic.Int64
-
 // loadData streams the chunk's rows to the server with LOAD DATA LOCAL
 // INFILE, generating them as the driver reads.
 func (l *loader) loadData(ctx context.Context, conn *sql.Conn, rnd *randgen.Rand, c chunk) error {
-	name := fmt.Sprintf("shakedown-oltp-%d", readerSeq.Add(1))
 	rr := &rowReader{gen: rowGen{rnd: rnd, tableSize: int64(l.opts.TableSize), sep: '\t'}, next: c.from, to: c.to}
-	mysql.RegisterReaderHandler(name, func() io.Reader { return rr })
-	defer mysql.DeregisterReaderHandler(name)
-	q := "LOAD DATA LOCAL INFILE 'Reader::" + name + "' INTO TABLE " + tableName(c.table) + " (id, k, c, pad)"
-	_, err := conn.ExecContext(ctx, q)
+	_, err := loaddata.Exec(ctx, conn, "shakedown-oltp", rr, "INTO TABLE "+tableName(c.table)+" (id, k, c, pad)")
 	return err
 }
 
-// loadDataRefused reports whether err says the server (or the client
-// library) does not allow LOAD DATA LOCAL INFILE.
-func loadDataRefused(err error) bool {
-	var me *mysql.MySQLError
-	if errors.As(err, &me) {
-		if target.LoadDataRefusedCode(me.Number) {
-			return true
-		}
-		if me.Number != target.ERUnknown { // read the text
-			return false
-		}
-	}
-	return refusalText(err.Error())
-}
-
-// refusalText reports whether an error's text says LOAD DATA LOCAL is off.
-// Servers that are not MySQL or MariaDB give their own code (go-mysql-server:
-// 1105 "local_infile needs to be set to 1 to use LOCAL").
-func refusalText(msg string) bool {
-	msg = strings.ToLower(msg)
-	return strings.Contains(msg, "not allowed") ||
-		strings.Contains(msg, "local_infile") ||
-		strings.Contains(msg, "local infile") && (strings.Contains(msg, "disabled") || strings.Contains(msg, "not supported"))
-}
+// loadDataRefused reports whether err says LOAD DATA LOCAL is not allowed.
+var loadDataRefused = loaddata.Refused
 
 // insertRows inserts the chunk's rows with multi-row INSERTs of about
 // insertBatchBytes each.

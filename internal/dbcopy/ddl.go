@@ -1,0 +1,217 @@
+package dbcopy
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// object is a view, routine or trigger: its name and the statement that
+// creates it on the target, with the sql_mode it was created under.
+type object struct {
+	kind, name string
+	sqlMode    string
+	create     string
+}
+
+// tableDDL is a table's CREATE TABLE and what is added after the rows.
+type tableDDL struct {
+	create  string   // without the deferred parts
+	indexes []string // ALTER TABLE statements adding secondary indexes
+	fks     []string // ALTER TABLE statements adding foreign keys
+}
+
+func quoteIdent(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" }
+
+func qualified(db, table string) string { return quoteIdent(db) + "." + quoteIdent(table) }
+
+var definer = regexp.MustCompile("DEFINER=(`[^`]*`|[^@ ]*)@(`[^`]*`|[^ ]*) ")
+
+// retarget makes a statement read from the source work on the target: no
+// DEFINER (the creating account becomes it, as the source's may not exist
+// there) and the source database's name, where the statement spells it,
+// replaced by the target's.
+func retarget(stmt, srcDB, dstDB string) string {
+	stmt = definer.ReplaceAllString(stmt, "")
+	if srcDB != dstDB {
+		stmt = strings.ReplaceAll(stmt, quoteIdent(srcDB)+".", quoteIdent(dstDB)+".")
+	}
+	return stmt
+}
+
+// splitCreateTable takes SHOW CREATE TABLE apart: secondary indexes (when
+// deferIndexes) and foreign keys go into ALTER TABLE statements run after
+// the rows. It relies on SHOW CREATE TABLE's layout: one column, key or
+// constraint per line.
+func splitCreateTable(create, table string, deferIndexes bool) tableDDL {
+	lines := strings.Split(create, "\n")
+	if len(lines) < 3 {
+		return tableDDL{create: create}
+	}
+	var keep, idx, fulltext, fks []string
+	last := len(lines) - 1
+	for last > 0 && !strings.HasPrefix(lines[last], ")") {
+		last--
+	}
+	for _, l := range lines[1:last] {
+		item := strings.TrimSuffix(strings.TrimSpace(l), ",")
+		switch {
+		case strings.HasPrefix(item, "CONSTRAINT ") && strings.Contains(item, " FOREIGN KEY "):
+			fks = append(fks, "ADD "+item)
+		case deferIndexes && strings.HasPrefix(item, "KEY "):
+			idx = append(idx, "ADD "+item)
+		case deferIndexes && (strings.HasPrefix(item, "FULLTEXT KEY ") || strings.HasPrefix(item, "SPATIAL KEY ")):
+			fulltext = append(fulltext, "ADD "+item)
+		default:
+			keep = append(keep, "  "+item)
+		}
+	}
+	d := tableDDL{create: lines[0] + "\n" + strings.Join(keep, ",\n") + "\n" + strings.Join(lines[last:], "\n")}
+	alter := "ALTER TABLE " + quoteIdent(table) + " "
+	if len(idx) > 0 {
+		d.indexes = append(d.indexes, alter+strings.Join(idx, ", "))
+	}
+	// InnoDB builds one FULLTEXT index per statement.
+	for _, f := range fulltext {
+		d.indexes = append(d.indexes, alter+f)
+	}
+	if len(fks) > 0 {
+		d.fks = append(d.fks, alter+strings.Join(fks, ", "))
+	}
+	return d
+}
+
+// showCreate runs a SHOW CREATE statement and returns the columns named
+// want (by position: SHOW CREATE's columns differ by object kind).
+func showCreate(ctx context.Context, q querier, stmt string) (map[string]string, error) {
+	rows, err := q.QueryContext(ctx, stmt)
+	if err != nil {
+		return nil, fmt.Errorf("read definition: %s: %w", stmt, err)
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		return nil, err
+	}
+	if !rows.Next() {
+		if err := rows.Err(); err != nil {
+			return nil, fmt.Errorf("read definition: %s: %w", stmt, err)
+		}
+		return nil, fmt.Errorf("read definition: %s: no row (missing privilege?)", stmt)
+	}
+	vals := make([]sql.NullString, len(cols))
+	ptrs := make([]any, len(cols))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	if err := rows.Scan(ptrs...); err != nil {
+		return nil, fmt.Errorf("read definition: %s: %w", stmt, err)
+	}
+	out := map[string]string{}
+	for i, c := range cols {
+		out[strings.ToLower(c)] = vals[i].String
+	}
+	return out, rows.Err()
+}
+
+// querier is what *sql.DB, *sql.Conn and *sql.Tx offer for reading.
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+// names runs a query that returns one or two text columns per row.
+func names(ctx context.Context, q querier, query string, args ...any) ([][2]string, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out [][2]string
+	for rows.Next() {
+		var a, b string
+		if err := rows.Scan(&a, &b); err != nil {
+			return nil, err
+		}
+		out = append(out, [2]string{a, b})
+	}
+	return out, rows.Err()
+}
+
+// readObjects reads db's views, routines and triggers from the source,
+// retargeted to dstDB. Triggers come in their firing order.
+func readObjects(ctx context.Context, q querier, db, dstDB string) (views, routines, triggers []object, err error) {
+	vs, err := names(ctx, q, "SELECT TABLE_NAME, '' FROM information_schema.VIEWS WHERE TABLE_SCHEMA = ? ORDER BY TABLE_NAME", db)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("list views of %s: %w", db, err)
+	}
+	for _, v := range vs {
+		m, err := showCreate(ctx, q, "SHOW CREATE VIEW "+qualified(db, v[0]))
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		views = append(views, object{kind: "view", name: v[0], create: retarget(m["create view"], db, dstDB)})
+	}
+	rs, err := names(ctx, q, "SELECT ROUTINE_TYPE, ROUTINE_NAME FROM information_schema.ROUTINES WHERE ROUTINE_SCHEMA = ? AND ROUTINE_TYPE IN ('PROCEDURE','FUNCTION') ORDER BY ROUTINE_TYPE, ROUTINE_NAME", db)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("list routines of %s: %w", db, err)
+	}
+	for _, r := range rs {
+		m, err := showCreate(ctx, q, "SHOW CREATE "+r[0]+" "+qualified(db, r[1]))
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		body := m["create "+strings.ToLower(r[0])]
+		if body == "" {
+			return nil, nil, nil, fmt.Errorf("read definition of %s %s.%s: empty (the account needs SELECT on mysql.proc or SHOW_ROUTINE)", strings.ToLower(r[0]), db, r[1])
+		}
+		routines = append(routines, object{kind: strings.ToLower(r[0]), name: r[1], sqlMode: m["sql_mode"], create: retarget(body, db, dstDB)})
+	}
+	ts, err := names(ctx, q, "SELECT TRIGGER_NAME, '' FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = ? ORDER BY EVENT_OBJECT_TABLE, ACTION_ORDER", db)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("list triggers of %s: %w", db, err)
+	}
+	for _, t := range ts {
+		m, err := showCreate(ctx, q, "SHOW CREATE TRIGGER "+qualified(db, t[0]))
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		triggers = append(triggers, object{kind: "trigger", name: t[0], sqlMode: m["sql_mode"], create: retarget(m["sql original statement"], db, dstDB)})
+	}
+	return views, routines, triggers, nil
+}
+
+// execer is what *sql.Conn offers for writing.
+type execer interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
+// createObjects creates objects on conn (whose default database is the
+// target's), each under its own sql_mode. Views may use views: those that
+// fail are tried again while some succeed, which creates them in
+// dependency order without parsing them.
+func createObjects(ctx context.Context, conn execer, objs []object) error {
+	pending := objs
+	for len(pending) > 0 {
+		var failed []object
+		var lastErr error
+		for _, o := range pending {
+			if _, err := conn.ExecContext(ctx, "SET SESSION sql_mode = ?", o.sqlMode); err != nil {
+				return fmt.Errorf("set sql_mode for %s %s: %w", o.kind, o.name, err)
+			}
+			if _, err := conn.ExecContext(ctx, o.create); err != nil {
+				if o.kind != "view" || ctx.Err() != nil {
+					return fmt.Errorf("create %s %s: %w", o.kind, o.name, err)
+				}
+				failed, lastErr = append(failed, o), fmt.Errorf("create view %s: %w", o.name, err)
+			}
+		}
+		if len(failed) == len(pending) {
+			return lastErr
+		}
+		pending = failed
+	}
+	_, err := conn.ExecContext(ctx, "SET SESSION sql_mode = 'NO_AUTO_VALUE_ON_ZERO'")
+	return err
+}

@@ -1,0 +1,187 @@
+package dbcopy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/shakedown/shakedown/internal/schema"
+	"github.com/shakedown/shakedown/internal/target"
+)
+
+// ErrBadOptions means the options cannot work together; the error says
+// which.
+var ErrBadOptions = errors.New("bad copy options")
+
+// deferIndexRows is the estimated size from which a table's secondary
+// indexes are built after its rows: below it, keeping them up to date as
+// the rows arrive costs less than an ALTER TABLE of its own.
+const deferIndexRows = 50_000
+
+// copier is one copy run.
+type copier struct {
+	opts     Options
+	res      *Result
+	src, dst *schema.Side
+	pairs    []DatabasePair
+	ck       *checkpoint
+	plans    []*tablePlan
+	ddl      map[string]tableDDL // by source db.table
+	started  time.Time
+}
+
+// Run copies the source's databases to the target and verifies the
+// result. The Result is non-nil whenever anything was done, also with an
+// error; verify's findings are in Result.Verify, not in the error.
+func Run(ctx context.Context, src, dst *target.Target, opts Options) (*Result, error) {
+	opts.defaults()
+	if !opts.AllowWrite {
+		return nil, ErrWriteNotAllowed
+	}
+	c := &copier{opts: opts, started: time.Now(), ddl: map[string]tableDDL{}}
+	c.res = &Result{Source: src.Redacted(), Target: dst.Redacted(), Tables: []*TableResult{}, Notes: []string{}}
+	c.pairs = databasePairs(src, dst, opts.Databases)
+	c.res.Databases = c.pairs
+	c.res.Subset = len(opts.Where) > 0 || opts.Sample > 0
+	if c.res.Subset && len(c.pairs) != 1 {
+		return nil, fmt.Errorf("%w: --where and --sample copy one database at a time (name it in SOURCE's URL)", ErrBadOptions)
+	}
+	if opts.Resume && opts.Checkpoint == "" {
+		return nil, fmt.Errorf("%w: --resume needs --checkpoint FILE", ErrBadOptions)
+	}
+	srcDefault := ""
+	if len(c.pairs) == 1 {
+		// Subset conditions name tables without their database.
+		srcDefault = c.pairs[0].Source
+	}
+	var err error
+	if c.src, err = connect(ctx, "source", src, srcDefault, opts.Threads+2, sourceParams); err != nil {
+		return nil, err
+	}
+	defer c.src.DB.Close()
+	if c.dst, err = connect(ctx, "target", dst, "", opts.Threads+2, targetParams); err != nil {
+		return nil, err
+	}
+	defer c.dst.DB.Close()
+	if opts.Checkpoint != "" {
+		id := c.res.Source + " -> " + c.res.Target
+		if c.ck, err = openCheckpoint(opts.Checkpoint, id, opts.Resume); err != nil {
+			return nil, err
+		}
+		defer c.ck.close()
+		c.res.Resumed = opts.Resume
+	}
+	if err := c.run(ctx); err != nil {
+		c.res.Seconds = time.Since(c.started).Seconds()
+		if ctx.Err() != nil {
+			return c.res, fmt.Errorf("%w: %w", ErrInterrupted, ctx.Err())
+		}
+		return c.res, err
+	}
+	return c.res, nil
+}
+
+func databasePairs(src, dst *target.Target, dbs []string) []DatabasePair {
+	if len(dbs) > 0 {
+		out := make([]DatabasePair, len(dbs))
+		for i, d := range dbs {
+			out[i] = DatabasePair{d, d}
+		}
+		return out
+	}
+	d := dst.DB
+	if d == "" {
+		d = src.DB
+	}
+	return []DatabasePair{{src.DB, d}}
+}
+
+func (c *copier) logf(format string, args ...any) {
+	if c.opts.Log != nil {
+		fmt.Fprintf(c.opts.Log, format+"\n", args...)
+	}
+}
+
+func (c *copier) run(ctx context.Context) error {
+	var srcDBs []string
+	dstOf := map[string]string{}
+	for _, p := range c.pairs {
+		if p.Source == "" {
+			return fmt.Errorf("%w: name the database to copy in SOURCE's URL or with --databases", ErrNothingToCopy)
+		}
+		srcDBs = append(srcDBs, p.Source)
+		dstOf[p.Source] = p.Target
+	}
+	tables, err := schema.Load(ctx, c.src, srcDBs)
+	if err != nil {
+		return fmt.Errorf("read source schema: %w", err)
+	}
+	if len(tables) == 0 {
+		return fmt.Errorf("%w: the source has no tables in %s", ErrNothingToCopy, strings.Join(srcDBs, ", "))
+	}
+	conds, notes, err := c.planSubset(ctx, tables)
+	if err != nil {
+		return err
+	}
+	c.res.Notes = append(c.res.Notes, notes...)
+	for _, name := range sortedNames(tables) {
+		t := tables[name]
+		p := newTablePlan(t, dstOf[t.DB], conds[name])
+		c.plans = append(c.plans, p)
+		c.res.Tables = append(c.res.Tables, p.res)
+		m, err := showCreate(ctx, c.src.DB, "SHOW CREATE TABLE "+qualified(t.DB, t.Name))
+		if err != nil {
+			return err
+		}
+		deferIndexes := !c.opts.IndexesWithData && t.Rows >= c.opts.deferRows
+		c.ddl[name] = splitCreateTable(retarget(m["create table"], t.DB, dstOf[t.DB]), t.Name, deferIndexes)
+	}
+	// Largest first: the last table to finish is then a small one.
+	sort.SliceStable(c.plans, func(i, j int) bool { return c.plans[i].t.Rows > c.plans[j].t.Rows })
+
+	objs := map[string][3][]object{}
+	for _, p := range c.pairs {
+		v, r, t, err := readObjects(ctx, c.src.DB, p.Source, p.Target)
+		if err != nil {
+			return err
+		}
+		objs[p.Source] = [3][]object{v, r, t}
+		c.res.Views, c.res.Routines, c.res.Triggers = c.res.Views+len(v), c.res.Routines+len(r), c.res.Triggers+len(t)
+	}
+	if !c.ck.hasSchema() {
+		if err := c.createSchema(ctx, tables, objs); err != nil {
+			return err
+		}
+		if err := c.ck.schemaCreated(); err != nil {
+			return err
+		}
+	}
+	if err := c.copyData(ctx); err != nil {
+		return err
+	}
+	if err := c.finishTables(ctx, objs); err != nil {
+		return err
+	}
+	c.res.Seconds = time.Since(c.started).Seconds()
+	if !c.opts.NoAnalyze {
+		if err := c.analyze(ctx); err != nil {
+			return err
+		}
+	}
+	if !c.opts.NoVerify {
+		return c.verify(ctx)
+	}
+	return nil
+}
+
+func sortedNames[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
