@@ -6,6 +6,8 @@ import (
 	"io"
 	"strings"
 	"testing"
+
+	"github.com/shakedown/shakedown/internal/stats"
 )
 
 func TestEsc(t *testing.T) {
@@ -94,5 +96,29 @@ func TestExecute(t *testing.T) {
 	}
 	if want := "<main>\n<h1>&lt;A&gt;</h1></main>"; !strings.Contains(b.String(), want) {
 		t.Errorf("got\n%s\nwant %q in it", b.String(), want)
+	}
+}
+
+func TestStateClass(t *testing.T) {
+	cases := []struct {
+		name   string
+		state  stats.State
+		strong bool
+		want   string
+	}{
+		{"faster", stats.Faster, false, "faster"},
+		{"faster, strong", stats.Faster, true, "faster strong"},
+		{"slower, strong", stats.Slower, true, "slower strong"},
+		{"same ignores strong", stats.Same, true, "same"},
+		{"inconclusive", stats.Inconclusive, false, "inconclusive"},
+		{"no verdict", stats.NoVerdict, false, "nodata"},
+		{"empty", "", false, "nodata"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := StateClass(c.state, c.strong); got != c.want {
+				t.Errorf("StateClass(%q, %v): got %q, want %q", c.state, c.strong, got, c.want)
+			}
+		})
 	}
 }

@@ -18,8 +18,9 @@ func WriteHTML(w io.Writer, rep *Report) error {
 }
 
 var pageTmpl = render.Template("replay", template.FuncMap{
-	"join": strings.Join,
-	"ms":   func(f float64) string { return fmt.Sprintf("%.3f", f) },
+	"join":  strings.Join,
+	"class": func(s stats.State) string { return render.StateClass(s, false) },
+	"ms":    func(f float64) string { return fmt.Sprintf("%.3f", f) },
 	"ratio": func(c CandidFig) string {
 		if c.Verdict == stats.NoVerdict {
 			return "-"
@@ -61,9 +62,9 @@ var pageTmpl = render.Template("replay", template.FuncMap{
 {{range .Fingerprints}}{{$c := first .}}
 <tr><td>{{.Count}}</td><td{{if gt .Differences 0}} class="diff"{{end}}>{{.Differences}}</td><td>{{.Errors}}</td><td>{{.NonDet}}</td>
 <td>{{ms .Control.P50}}</td><td>{{ms .Control.P95}}</td><td>{{ms .Control.P99}}</td>
-<td class="l">{{$c.Name}}</td><td>{{ms $c.Latency.P50}}</td><td>{{ms $c.Latency.P95}}</td><td>{{ms $c.Latency.P99}}</td><td>{{ratio $c}}</td><td class="l {{$c.Verdict}}">{{$c.Verdict}}</td>
+<td class="l">{{$c.Name}}</td><td>{{ms $c.Latency.P50}}</td><td>{{ms $c.Latency.P95}}</td><td>{{ms $c.Latency.P99}}</td><td>{{ratio $c}}</td><td class="l {{class $c.Verdict}}">{{$c.Verdict}}</td>
 <td class="l"><code>{{.Digest}}</code> <pre>{{.Fingerprint}}</pre></td></tr>
-{{range rest .}}<tr><td colspan="7"></td><td class="l">{{.Name}}</td><td>{{ms .Latency.P50}}</td><td>{{ms .Latency.P95}}</td><td>{{ms .Latency.P99}}</td><td>{{ratio .}}</td><td class="l {{.Verdict}}">{{.Verdict}}</td><td></td></tr>{{end}}
+{{range rest .}}<tr><td colspan="7"></td><td class="l">{{.Name}}</td><td>{{ms .Latency.P50}}</td><td>{{ms .Latency.P95}}</td><td>{{ms .Latency.P99}}</td><td>{{ratio .}}</td><td class="l {{class .Verdict}}">{{.Verdict}}</td><td></td></tr>{{end}}
 {{end}}
 </table>
 <p><small>{{.VerdictRule}}.</small></p>

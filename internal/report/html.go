@@ -167,21 +167,10 @@ func (h *htmlWriter) ratioTable() {
 	h.p("</table></div>\n")
 }
 
-// stateClass is the CSS class of a comparison's cell.
+// stateClass is the CSS class of a comparison's cell: strong beyond a
+// fifth either way.
 func stateClass(c stats.Comparison) string {
-	switch c.State {
-	case stats.Faster, stats.Slower:
-		class := string(c.State)
-		if c.Ratio >= 1.2 || c.Ratio <= 0.8 {
-			class += " strong"
-		}
-		return class
-	case stats.Same:
-		return "same"
-	case stats.Inconclusive:
-		return "inconclusive"
-	}
-	return "nodata"
+	return render.StateClass(c.State, c.Ratio >= 1.2 || c.Ratio <= 0.8)
 }
 
 // findings writes the A/A noise, the control's drift and the unsteady
