@@ -9,6 +9,7 @@ package render
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"html"
 	"html/template"
@@ -76,9 +77,19 @@ func Template(name string, funcs template.FuncMap, text string) *template.Templa
 	return template.Must(template.New(name).Funcs(funcs).Parse(text))
 }
 
-// Execute writes the page with t's output, for data, as its content.
+// Execute writes the page with t's output, for data, as its content. The
+// output gets Esc's rule too: html/template escapes markup, and "://"
+// becomes "&#58;//", so that a template page holds no link either.
 func Execute(w io.Writer, p Page, t *template.Template, data any) error {
-	return Write(w, p, func(w io.Writer) error { return t.Execute(w, data) })
+	var b bytes.Buffer
+	if err := t.Execute(&b, data); err != nil {
+		return err
+	}
+	content := bytes.ReplaceAll(b.Bytes(), []byte("://"), []byte("&#58;//"))
+	return Write(w, p, func(w io.Writer) error {
+		_, err := w.Write(content)
+		return err
+	})
 }
 
 // checkScript marks the page once it has laid out: data-charts counts the

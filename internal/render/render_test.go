@@ -91,10 +91,10 @@ func (failWriter) Write([]byte) (int, error) { return 0, boom }
 func TestExecute(t *testing.T) {
 	tmpl := Template("t", map[string]any{"up": strings.ToUpper}, `<h1>{{up .}}</h1>`)
 	var b bytes.Buffer
-	if err := Execute(&b, Page{Class: "check"}, tmpl, "<a>"); err != nil {
+	if err := Execute(&b, Page{Class: "check"}, tmpl, "<a> mysql://u@h/db"); err != nil {
 		t.Fatalf("Execute: got %v, want nil", err)
 	}
-	if want := "<main>\n<h1>&lt;A&gt;</h1></main>"; !strings.Contains(b.String(), want) {
+	if want := "<main>\n<h1>&lt;A&gt; MYSQL&#58;//U@H/DB</h1></main>"; !strings.Contains(b.String(), want) {
 		t.Errorf("got\n%s\nwant %q in it", b.String(), want)
 	}
 }
