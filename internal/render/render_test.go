@@ -74,19 +74,19 @@ func TestWrite(t *testing.T) {
 
 // TestWriteErrors: the content's error and the writer's come back.
 func TestWriteErrors(t *testing.T) {
-	if err := Write(io.Discard, Page{}, func(io.Writer) error { return boom }); !errors.Is(err, boom) {
-		t.Errorf("content error: got %v, want %v", err, boom)
+	if err := Write(io.Discard, Page{}, func(io.Writer) error { return errBoom }); !errors.Is(err, errBoom) {
+		t.Errorf("content error: got %v, want %v", err, errBoom)
 	}
-	if err := Write(failWriter{}, Page{}, func(io.Writer) error { return nil }); !errors.Is(err, boom) {
-		t.Errorf("write error: got %v, want %v", err, boom)
+	if err := Write(failWriter{}, Page{}, func(io.Writer) error { return nil }); !errors.Is(err, errBoom) {
+		t.Errorf("write error: got %v, want %v", err, errBoom)
 	}
 }
 
-var boom = errors.New("boom")
+var errBoom = errors.New("errBoom")
 
 type failWriter struct{}
 
-func (failWriter) Write([]byte) (int, error) { return 0, boom }
+func (failWriter) Write([]byte) (int, error) { return 0, errBoom }
 
 func TestExecute(t *testing.T) {
 	tmpl := Template("t", map[string]any{"up": strings.ToUpper}, `<h1>{{up .}}</h1>`)
