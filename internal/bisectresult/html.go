@@ -2,42 +2,17 @@ package bisectresult
 
 import (
 	"fmt"
-	"html"
 	"io"
 	"strings"
 
+	"github.com/shakedown/shakedown/internal/render"
 	"github.com/shakedown/shakedown/internal/stats"
 )
 
-// css is the report's look (internal/report) for the parts the section
-// uses, scoped to the section so that it can sit in a report page or stand
-// alone.
-const css = `
-.vars-bisect { --fg: #1f2937; --muted: #6b7280; --line: #e5e7eb; --panel: #f9fafb; color: var(--fg); font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; }
-.vars-bisect h2 { font-size: 19px; margin: 34px 0 10px; padding-bottom: 4px; border-bottom: 2px solid var(--line); }
-.vars-bisect h3 { font-size: 15px; margin: 18px 0 6px; }
-.vars-bisect p.meta { color: var(--muted); margin: 2px 0; }
-.vars-bisect table { border-collapse: collapse; margin: 6px 0 12px; font-variant-numeric: tabular-nums; }
-.vars-bisect th, .vars-bisect td { padding: 4px 10px; border-bottom: 1px solid var(--line); text-align: right; white-space: nowrap; }
-.vars-bisect th { background: var(--panel); font-weight: 600; }
-.vars-bisect th.l, .vars-bisect td.l { text-align: left; }
-.vars-bisect td.wrap { white-space: normal; text-align: left; max-width: 560px; }
-.vars-bisect td.faster { background: #dcfce7; color: #14532d; }
-.vars-bisect td.faster.strong { background: #86efac; }
-.vars-bisect td.slower { background: #fee2e2; color: #7f1d1d; }
-.vars-bisect td.slower.strong { background: #fca5a5; }
-.vars-bisect td.noise { background: #f1f5f9; color: #334155; }
-.vars-bisect code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 12px; }
-.vars-bisect .rule { color: #374151; background: var(--panel); border-left: 3px solid #94a3b8; padding: 8px 12px; max-width: 1000px; }
-.vars-bisect details { margin: 6px 0 10px; }
-.vars-bisect summary { cursor: pointer; color: #1d4ed8; }
-`
-
-// esc escapes text for HTML, and writes "://" so that no URL becomes a link
-// (the report opens offline and refers to nothing outside itself).
-func esc(s string) string {
-	return strings.ReplaceAll(html.EscapeString(s), "://", "&#58;//")
-}
+// esc escapes text for HTML by the pages' one rule (render.Esc): no URL
+// becomes a link, since a page opens offline and refers to nothing outside
+// itself.
+func esc(s string) string { return render.Esc(s) }
 
 // effectCell is a table cell coloured by the effect's state, as the
 // report colours its verdicts.
@@ -61,11 +36,12 @@ func effectCell(e Effect) string {
 // WriteHTML writes the result as an HTML section (class "vars-bisect") for
 // a report page to place beside the variables diff: the conclusion, the
 // causes by effect, interactions, cleared and untestable variables, and
-// every round with its runs. It carries its own scoped styles.
+// every round with its runs. Its styles are the pages' one stylesheet
+// (render.Stylesheet), which the page around it carries.
 func WriteHTML(w io.Writer, r *Result) error {
 	ew := &errWriter{w: w}
 	p := ew.printf
-	p("<section class=\"vars-bisect\">\n<style>%s</style>\n", css)
+	p("<section class=\"vars-bisect\">\n")
 	p("<h2 id=\"vars-bisect\">Which differences matter: vars bisect</h2>\n")
 	p("<p class=\"meta\">%s %s, %d runs of each server, %d pairs of runs a round &middot; control <b>%s</b> &middot; candidate <b>%s</b></p>\n",
 		esc(r.Workload), esc(strings.Join(r.RunArgs, " ")), r.Repeats, r.Pairs, esc(r.Control), esc(r.Candidate))
@@ -156,12 +132,6 @@ func WriteHTML(w io.Writer, r *Result) error {
 
 // WriteHTMLPage writes the section as a page of its own.
 func WriteHTMLPage(w io.Writer, r *Result) error {
-	ew := &errWriter{w: w}
-	ew.printf("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n")
-	ew.printf("<title>shakedown: vars bisect</title>\n<style>body { margin: 0; background: #ffffff; } main { max-width: 1240px; margin: 0 auto; padding: 20px 28px 48px; }</style>\n</head>\n<body>\n<main>\n")
-	if ew.err == nil {
-		ew.err = WriteHTML(w, r)
-	}
-	ew.printf("</main>\n</body>\n</html>\n")
-	return ew.err
+	page := render.Page{Title: "shakedown: vars bisect", Class: "bisect"}
+	return render.Write(w, page, func(w io.Writer) error { return WriteHTML(w, r) })
 }

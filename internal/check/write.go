@@ -6,6 +6,8 @@ import (
 	"html/template"
 	"io"
 	"strings"
+
+	"github.com/shakedown/shakedown/internal/render"
 )
 
 // Summary is the counts in one line.
@@ -94,27 +96,13 @@ func ReadJSON(data []byte) (*Report, error) {
 
 // WriteHTML writes the report as one self-contained page.
 func WriteHTML(w io.Writer, r *Report) error {
-	return htmlPage.Execute(w, r)
+	return render.Execute(w, render.Page{Title: "shakedown check", Class: "check"}, htmlPage, r)
 }
 
-var htmlPage = template.Must(template.New("check").Funcs(template.FuncMap{
+var htmlPage = render.Template("check", template.FuncMap{
 	"describe": describe,
 	"join":     strings.Join,
-}).Parse(`<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8">
-<title>shakedown check</title>
-<style>
-body{font:14px/1.45 system-ui,sans-serif;margin:2em;color:#222;max-width:1200px}
-h1{font-size:1.4em}h2{font-size:1.15em;margin-top:1.6em}
-table{border-collapse:collapse;width:100%}
-th,td{border-bottom:1px solid #ddd;padding:.35em .5em;text-align:left;vertical-align:top}
-th{background:#f4f4f4}
-.sev{font-weight:600;text-transform:uppercase;font-size:.85em;white-space:nowrap}
-.error{color:#b00020}.warning{color:#9a6700}.notice{color:#555}
-code{font-family:ui-monospace,monospace;font-size:.92em}
-.fix{color:#333;font-size:.93em}
-</style></head><body>
-<h1>shakedown check</h1>
+}, `<h1>shakedown check</h1>
 <p>source <code>{{describe .Source}}</code><br>target <code>{{describe .Target}}</code><br>
 databases: {{if .Databases}}{{join .Databases ", "}}{{else}}(none){{end}}<br>
 {{.Summary}}, {{printf "%.1f" .Seconds}}s, {{.Started.Format "2006-01-02 15:04:05 UTC"}}</p>
@@ -129,5 +117,4 @@ databases: {{if .Databases}}{{join .Databases ", "}}{{else}}(none){{end}}<br>
 {{if .Variables}}<h2>Variables that differ</h2><table><tr><th>variable</th><th>source</th><th>target</th><th>what it changes</th></tr>
 {{range .Variables}}<tr><td><code>{{.Name}}</code></td>{{range .Values}}<td><code>{{.}}</code></td>{{end}}<td>{{.Explain}}</td></tr>
 {{end}}</table>{{end}}
-</body></html>
-`))
+`)

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/shakedown/shakedown/internal/browsertest"
+	"github.com/shakedown/shakedown/internal/render"
 	"github.com/shakedown/shakedown/internal/sandbox/sandboxtest"
 	"github.com/shakedown/shakedown/internal/target"
 )
@@ -208,6 +209,10 @@ func TestNoPasswordInOutputs(t *testing.T) {
 		if strings.Contains(string(b), "<html") {
 			pages++
 			html = append(html, path)
+			// Every page is framed by render: its one stylesheet, once.
+			if n := strings.Count(string(b), render.Stylesheet); n != 1 || strings.Count(string(b), "<style") != 1 {
+				t.Errorf("%s: got render's stylesheet %d times among %d <style> blocks, want the page framed by render.Write", filepath.Base(path), n, strings.Count(string(b), "<style"))
+			}
 		}
 		if leak := findLeak(string(b)); leak != "" {
 			t.Errorf("%s holds %q", filepath.Base(path), leak)

@@ -19,8 +19,9 @@ var order = [][]string{
 	// Leaves: no internal imports.
 	{"version", "usage", "suggest", "clock", "ioloop", "stats", "sqlsplit", "progress", "histogram",
 		"randgen", "vars", "fingerprint", "golden", "browsertest", "host", "outfile"},
-	// Flags, run segments, the wire protocol and the in-process test server.
-	{"sbflag", "segment", "wire", "wire/wiretest", "sandbox/gmstest",
+	// Flags, run segments, the wire protocol and the in-process test server;
+	// render, the one frame and stylesheet of every HTML page.
+	{"sbflag", "segment", "wire", "wire/wiretest", "sandbox/gmstest", "render",
 		"sandbox/gmstest/gmsserver"},
 	// Server sessions (target opens every connection), the workload
 	// interface, captures.

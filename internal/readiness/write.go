@@ -7,6 +7,8 @@ import (
 	"io"
 	"strings"
 	"time"
+
+	"github.com/shakedown/shakedown/internal/render"
 )
 
 // Formats are the names Write accepts.
@@ -154,34 +156,19 @@ func WriteMarkdown(w io.Writer, p *Page) error {
 
 // WriteHTML writes the page as one self-contained HTML file.
 func WriteHTML(w io.Writer, p *Page) error {
-	return htmlPage.Execute(w, struct {
+	page := render.Page{Title: "shakedown readiness: " + p.Verdict, Class: "readiness",
+		Attrs: []render.Attr{{Name: "data-verdict", Value: p.Verdict}}}
+	return render.Execute(w, page, htmlPage, struct {
 		*Page
 		Pieces []piece
 	}{p, p.pieces()})
 }
 
-var htmlPage = template.Must(template.New("readiness").Funcs(template.FuncMap{
+var htmlPage = render.Template("readiness", template.FuncMap{
 	"when":  when,
 	"upper": strings.ToUpper,
 	"class": func(s string) string { return strings.ReplaceAll(s, " ", "-") },
-}).Parse(`<!DOCTYPE html>
-<html lang="en" data-verdict="{{.Verdict}}"><head><meta charset="utf-8">
-<title>shakedown readiness: {{.Verdict}}</title>
-<style>
-body{font:14px/1.45 system-ui,sans-serif;margin:2em;color:#222;max-width:1200px}
-h1{font-size:1.4em}h2{font-size:1.15em;margin-top:1.6em}
-table{border-collapse:collapse;width:100%}
-th,td{border-bottom:1px solid #ddd;padding:.35em .5em;text-align:left;vertical-align:top}
-th{background:#f4f4f4}
-code{font-family:ui-monospace,monospace;font-size:.92em}
-.verdict{font-size:1.6em;font-weight:700;padding:.4em .7em;border-radius:6px;display:inline-block;color:#fff}
-.verdict.ready{background:#1a7f37}.verdict.ready-with-warnings{background:#9a6700}.verdict.not-ready{background:#b00020}
-.status{font-weight:600;text-transform:uppercase;font-size:.85em}
-.pass{color:#1a7f37}.warn,.incomplete,.warning{color:#9a6700}.fail,.blocking,.error{color:#b00020}.missing,.notice{color:#555}
-.cmd{background:#f6f8fa;padding:.2em .4em;border-radius:4px}
-section{margin-top:1.2em}
-</style></head><body>
-<h1>Migration readiness</h1>
+}, `<h1>Migration readiness</h1>
 <p>source <code>{{.Source}}</code><br>target <code>{{.Target}}</code><br>built {{when .Built}}</p>
 <div class="verdict {{class .Verdict}}" id="verdict">{{upper .Verdict}}</div>
 {{if .Reasons}}<h2>Reasons, in order</h2><ol id="reasons">
@@ -220,5 +207,4 @@ section{margin-top:1.2em}
 {{if eq .Verify.Status "missing"}}<p>No verify yet: run <code class="cmd">{{.Verify.Command}}</code></p>
 {{else}}<p class="{{.Verify.Status}}">{{.Verify.Summary}}</p>{{end}}
 </section>
-</body></html>
-`))
+`)

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/shakedown/shakedown/internal/render"
 	"github.com/shakedown/shakedown/internal/stats"
 )
 
@@ -13,12 +14,13 @@ import (
 // fingerprints with their latencies and verdicts, and the differing
 // results side by side.
 func WriteHTML(w io.Writer, rep *Report) error {
-	return pageTmpl.Execute(w, rep)
+	return render.Execute(w, render.Page{Title: "shakedown replay: " + rep.Capture, Class: "replay"}, pageTmpl, rep)
 }
 
-var pageTmpl = template.Must(template.New("replay").Funcs(template.FuncMap{
-	"join": strings.Join,
-	"ms":   func(f float64) string { return fmt.Sprintf("%.3f", f) },
+var pageTmpl = render.Template("replay", template.FuncMap{
+	"join":  strings.Join,
+	"class": func(s stats.State) string { return render.StateClass(s, false) },
+	"ms":    func(f float64) string { return fmt.Sprintf("%.3f", f) },
 	"ratio": func(c CandidFig) string {
 		if c.Verdict == stats.NoVerdict {
 			return "-"
@@ -38,22 +40,7 @@ var pageTmpl = template.Must(template.New("replay").Funcs(template.FuncMap{
 		return f.Candidates[1:]
 	},
 	"params": func(p []any) string { return fmt.Sprint(p) },
-}).Parse(`<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>shakedown replay: {{.Capture}}</title>
-<style>
-body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222}
-h1{font-size:20px}h2{font-size:16px;margin-top:28px}
-table{border-collapse:collapse;margin:8px 0}
-td,th{border:1px solid #ccc;padding:3px 7px;text-align:right;vertical-align:top}
-th{background:#f3f3f3}td.l,th.l{text-align:left}
-code,pre{font:12px/1.35 ui-monospace,monospace}
-pre{white-space:pre-wrap;margin:0;max-width:70ch}
-.slower{background:#fbdcdc}.faster{background:#dcf5dc}.same{background:#eef}.inconclusive{background:#fff6d6}
-.diff{color:#b00;font-weight:600}.warn{color:#a60}
-.side{display:flex;gap:16px}.side>div{flex:1;min-width:0;border:1px solid #ddd;padding:8px}
-.ex{border-top:2px solid #999;margin-top:16px;padding-top:8px}
-</style></head><body>
-<h1>shakedown replay of {{.Capture}}{{if .Interrupted}} <span class="diff">(interrupted: partial)</span>{{end}}</h1>
+}, `<h1>shakedown replay of {{.Capture}}{{if .Interrupted}} <span class="diff">(interrupted: partial)</span>{{end}}</h1>
 <table>
 <tr><th class="l">control</th><td class="l">{{.Control.Name}} <code>{{.Control.URL}}</code></td></tr>
 {{range .Candidates}}<tr><th class="l">candidate</th><td class="l">{{.Name}} <code>{{.URL}}</code></td></tr>{{end}}
@@ -75,9 +62,9 @@ pre{white-space:pre-wrap;margin:0;max-width:70ch}
 {{range .Fingerprints}}{{$c := first .}}
 <tr><td>{{.Count}}</td><td{{if gt .Differences 0}} class="diff"{{end}}>{{.Differences}}</td><td>{{.Errors}}</td><td>{{.NonDet}}</td>
 <td>{{ms .Control.P50}}</td><td>{{ms .Control.P95}}</td><td>{{ms .Control.P99}}</td>
-<td class="l">{{$c.Name}}</td><td>{{ms $c.Latency.P50}}</td><td>{{ms $c.Latency.P95}}</td><td>{{ms $c.Latency.P99}}</td><td>{{ratio $c}}</td><td class="l {{$c.Verdict}}">{{$c.Verdict}}</td>
+<td class="l">{{$c.Name}}</td><td>{{ms $c.Latency.P50}}</td><td>{{ms $c.Latency.P95}}</td><td>{{ms $c.Latency.P99}}</td><td>{{ratio $c}}</td><td class="l {{class $c.Verdict}}">{{$c.Verdict}}</td>
 <td class="l"><code>{{.Digest}}</code> <pre>{{.Fingerprint}}</pre></td></tr>
-{{range rest .}}<tr><td colspan="7"></td><td class="l">{{.Name}}</td><td>{{ms .Latency.P50}}</td><td>{{ms .Latency.P95}}</td><td>{{ms .Latency.P99}}</td><td>{{ratio .}}</td><td class="l {{.Verdict}}">{{.Verdict}}</td><td></td></tr>{{end}}
+{{range rest .}}<tr><td colspan="7"></td><td class="l">{{.Name}}</td><td>{{ms .Latency.P50}}</td><td>{{ms .Latency.P95}}</td><td>{{ms .Latency.P99}}</td><td>{{ratio .}}</td><td class="l {{class .Verdict}}">{{.Verdict}}</td><td></td></tr>{{end}}
 {{end}}
 </table>
 <p><small>{{.VerdictRule}}.</small></p>
@@ -90,9 +77,8 @@ pre{white-space:pre-wrap;margin:0;max-width:70ch}
 <div><b>{{.Candidate}}</b>{{template "result" .CandR}}</div>
 </div></div>
 {{end}}{{end}}
-</body></html>
 {{define "result"}}{{if .Error}}<p class="diff">error {{.Error}}</p>{{else}}
 <p>{{.Rows}} rows{{if gt .Warnings 0}}, <span class="warn">{{.Warnings}} warnings</span>{{end}}, {{printf "%.3f" .Ms}} ms</p>
 {{if .Columns}}<table><tr>{{range .Columns}}<th class="l">{{.}}</th>{{end}}</tr>
 {{range .Sample}}<tr>{{range .}}<td class="l"><code>{{.}}</code></td>{{end}}</tr>{{end}}</table>{{end}}{{end}}{{end}}
-`))
+`)

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/shakedown/shakedown/internal/render"
 	"github.com/shakedown/shakedown/internal/stats"
 	"github.com/shakedown/shakedown/internal/store"
 )
@@ -221,7 +222,10 @@ func WriteHistory(w io.Writer, format string, h *History) error {
 			return err
 		}
 	case "html":
-		writeHistoryHTML(bw, h)
+		page := render.Page{Title: "shakedown history", Class: "history", Scripts: true}
+		if err := render.Write(bw, page, func(w io.Writer) error { writeHistoryHTML(w, h); return nil }); err != nil {
+			return err
+		}
 	default:
 		return fmt.Errorf("write history: unknown format %q", format)
 	}
@@ -229,7 +233,6 @@ func WriteHistory(w io.Writer, format string, h *History) error {
 }
 
 func writeHistoryHTML(w io.Writer, h *History) {
-	fmt.Fprintf(w, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>shakedown history</title>\n<script>%s</script>\n<style>%s</style>\n</head>\n<body>\n<main>\n", errorScript, css)
 	fmt.Fprintf(w, "<h1>shakedown history</h1>\n<p class=\"meta\">%s &middot; %d series</p>\n", esc(h.Source), len(h.Series))
 	for i, s := range h.Series {
 		fmt.Fprintf(w, "<h2 id=\"s%d\">%s</h2>\n", i, esc(s.title()))
@@ -266,5 +269,4 @@ func writeHistoryHTML(w io.Writer, h *History) {
 		}
 	}
 	fmt.Fprintf(w, "<p class=\"rule\"><b>How change points are found.</b> %s</p>\n", esc(HistoryMethod))
-	fmt.Fprintf(w, "</main>\n<script>%s</script>\n</body>\n</html>\n", checkScript)
 }

@@ -4,90 +4,18 @@ import (
 	"bufio"
 	"fmt"
 	"github.com/shakedown/shakedown/internal/bisectresult"
-	"html"
 	"io"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/shakedown/shakedown/internal/render"
 	"github.com/shakedown/shakedown/internal/stats"
 )
 
-// esc escapes text for HTML. It also writes "://" as "&#58;//", so that no
-// URL-looking text from a server or a target lands in the file as a link:
-// the report opens offline and holds no http:// or https:// at all.
-func esc(s string) string {
-	return strings.ReplaceAll(html.EscapeString(s), "://", "&#58;//")
-}
-
-const css = `
-:root { --fg: #1f2937; --muted: #6b7280; --line: #e5e7eb; --bg: #ffffff; --panel: #f9fafb; }
-* { box-sizing: border-box; }
-body { margin: 0; font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; color: var(--fg); background: var(--bg); }
-main { max-width: 1240px; margin: 0 auto; padding: 20px 28px 48px; }
-h1 { font-size: 24px; margin: 8px 0 4px; }
-h2 { font-size: 19px; margin: 34px 0 10px; padding-bottom: 4px; border-bottom: 2px solid var(--line); }
-h3 { font-size: 15px; margin: 18px 0 6px; }
-p.meta { color: var(--muted); margin: 2px 0; }
-.badge { display: inline-block; padding: 1px 8px; border-radius: 10px; font-weight: 600; font-size: 12px; background: #e5e7eb; }
-.badge.done { background: #dcfce7; color: #166534; }
-.badge.interrupted, .badge.running { background: #fef9c3; color: #854d0e; }
-.badge.failed { background: #fee2e2; color: #991b1b; }
-table { border-collapse: collapse; margin: 6px 0 12px; font-variant-numeric: tabular-nums; }
-th, td { padding: 4px 10px; border-bottom: 1px solid var(--line); text-align: right; white-space: nowrap; }
-th { background: var(--panel); font-weight: 600; }
-th.l, td.l { text-align: left; }
-td.err { white-space: normal; text-align: left; max-width: 560px; }
-td.faster { background: #dcfce7; color: #14532d; }
-td.faster.strong { background: #86efac; }
-td.slower { background: #fee2e2; color: #7f1d1d; }
-td.slower.strong { background: #fca5a5; }
-td.noise, td.same { background: #f1f5f9; color: #334155; }
-td.inconclusive { background: #fefce8; color: #713f12; }
-td small { color: var(--muted); }
-.scroll { overflow-x: auto; max-width: 100%; }
-.finding { max-width: 1000px; }
-.finding.drift { border-left: 3px solid #f59e0b; padding-left: 10px; }
-td.nodata { color: var(--muted); font-style: italic; }
-.charts { display: grid; grid-template-columns: repeat(auto-fit, minmax(420px, 1fr)); gap: 14px; }
-.charts.small { grid-template-columns: repeat(auto-fit, minmax(330px, 1fr)); }
-.charts figure { margin: 0; padding: 6px; border: 1px solid var(--line); border-radius: 6px; background: var(--bg); }
-svg.chart { width: 100%; height: auto; display: block; }
-svg.chart text { font-family: inherit; fill: #374151; }
-svg.chart .title { font-size: 14px; font-weight: 600; }
-svg.chart .legend, svg.chart .tick { font-size: 11px; }
-svg.chart .label { font-size: 11px; fill: #6b7280; }
-svg.chart .nodata { font-size: 14px; fill: #9ca3af; }
-svg.chart .grid { stroke: #eef0f3; }
-svg.chart .axis { stroke: #9ca3af; }
-.swatch { display: inline-block; width: 10px; height: 10px; border-radius: 2px; margin-right: 6px; vertical-align: baseline; }
-p.plain { font-size: 15px; max-width: 1000px; margin: 14px 0 6px; padding: 10px 14px; background: #eff6ff; border-left: 3px solid #2563eb; }
-.rule { color: #374151; background: var(--panel); border-left: 3px solid #94a3b8; padding: 8px 12px; max-width: 1000px; }
-details { margin: 6px 0 10px; }
-summary { cursor: pointer; color: #1d4ed8; }
-.vars { columns: 2; column-gap: 28px; font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 12px; }
-.vars div { break-inside: avoid; }
-.peaks { margin: 4px 0 10px; }
-.usl-refused { color: #713f12; background: #fefce8; padding: 6px 10px; max-width: 1000px; }
-footer { margin-top: 40px; color: var(--muted); font-size: 12px; }
-`
-
-// checkScript marks the page once it has laid out: data-charts counts the
-// charts, data-charts-drawn those that were laid out with a line or a
-// "no data" mark. The browser test reads both from the DOM.
-const checkScript = `(function () {
-  var charts = document.querySelectorAll('svg.chart'), drawn = 0;
-  for (var i = 0; i < charts.length; i++) {
-    var c = charts[i], box = c.getBoundingClientRect();
-    if (box.width > 0 && box.height > 0 && c.querySelector('.series, .nodata')) { drawn++; }
-  }
-  document.documentElement.setAttribute('data-charts', String(charts.length));
-  document.documentElement.setAttribute('data-charts-drawn', String(drawn));
-})();`
-
-const errorScript = `window.addEventListener('error', function (e) {
-  document.documentElement.setAttribute('data-js-error', String(e.message));
-});`
+// esc escapes text for HTML by the pages' one rule (render.Esc): no
+// URL-looking text lands in the file as a link.
+func esc(s string) string { return render.Esc(s) }
 
 // htmlWriter writes the page; fmt errors surface from the bufio.Writer.
 type htmlWriter struct {
@@ -101,11 +29,14 @@ func (h *htmlWriter) p(format string, args ...any) { fmt.Fprintf(h, format, args
 // charts (inline SVG) and a small check script are all in the file, which
 // refers to nothing outside itself.
 func WriteHTML(w io.Writer, r *Report) error {
+	page := render.Page{Title: "shakedown: " + r.Sweep.Name, Class: "report", Scripts: true}
+	return render.Write(w, page, func(w io.Writer) error { return writeHTMLContent(w, r) })
+}
+
+// writeHTMLContent writes what lies inside the page's shell.
+func writeHTMLContent(w io.Writer, r *Report) error {
 	h := &htmlWriter{Writer: bufio.NewWriter(w), r: r}
 	sw := r.Sweep
-	h.p("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n")
-	h.p("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n")
-	h.p("<title>shakedown: %s</title>\n<script>%s</script>\n<style>%s</style>\n</head>\n<body>\n<main>\n", esc(sw.Name), errorScript, css)
 	h.p("<h1>shakedown: %s</h1>\n", esc(sw.Name))
 	if r.loose() {
 		h.p("<p class=\"meta\">Runs &middot; %s &middot; %s</p>\n", esc(timeLine(sw)), esc(r.countLine()))
@@ -159,7 +90,6 @@ func WriteHTML(w io.Writer, r *Report) error {
 		from = sw.Name
 	}
 	h.p("<footer>Made by %s from %s; the charts are drawn in the page itself and need no network.</footer>\n", esc(sw.Tool), esc(from))
-	h.p("</main>\n<script>%s</script>\n</body>\n</html>\n", checkScript)
 	return h.Flush()
 }
 
@@ -237,21 +167,10 @@ func (h *htmlWriter) ratioTable() {
 	h.p("</table></div>\n")
 }
 
-// stateClass is the CSS class of a comparison's cell.
+// stateClass is the CSS class of a comparison's cell: strong beyond a
+// fifth either way.
 func stateClass(c stats.Comparison) string {
-	switch c.State {
-	case stats.Faster, stats.Slower:
-		class := string(c.State)
-		if c.Ratio >= 1.2 || c.Ratio <= 0.8 {
-			class += " strong"
-		}
-		return class
-	case stats.Same:
-		return "same"
-	case stats.Inconclusive:
-		return "inconclusive"
-	}
-	return "nodata"
+	return render.StateClass(c.State, c.Ratio >= 1.2 || c.Ratio <= 0.8)
 }
 
 // findings writes the A/A noise, the control's drift and the unsteady

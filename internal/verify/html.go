@@ -5,6 +5,8 @@ import (
 	"html/template"
 	"io"
 	"strings"
+
+	"github.com/shakedown/shakedown/internal/render"
 )
 
 // WriteHTML writes the report as a self-contained HTML page (no scripts,
@@ -16,13 +18,14 @@ func WriteHTML(w io.Writer, r *Report, maxRows int) error {
 		Verdict string
 		MaxRows int
 	}{r, Verdict(r), maxRows}
-	if err := htmlTemplate.Execute(w, data); err != nil {
+	page := render.Page{Title: "shakedown verify", Class: "verify"}
+	if err := render.Execute(w, page, htmlTemplate, data); err != nil {
 		return fmt.Errorf("write verify HTML: %w", err)
 	}
 	return nil
 }
 
-var htmlTemplate = template.Must(template.New("verify").Funcs(template.FuncMap{
+var htmlTemplate = render.Template("verify", template.FuncMap{
 	"state":  dataState,
 	"plural": plural,
 	"words":  func(s string) string { return strings.ReplaceAll(s, "_", " ") },
@@ -55,25 +58,7 @@ var htmlTemplate = template.Must(template.New("verify").Funcs(template.FuncMap{
 		}
 		return *p
 	},
-}).Parse(`<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<title>shakedown verify</title>
-<style>
-body { font: 14px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 72em; padding: 0 1em; color: #222; }
-h1 { font-size: 1.5em; } h2 { font-size: 1.15em; margin-top: 2em; }
-table { border-collapse: collapse; margin: .5em 0 1em; }
-th, td { border-bottom: 1px solid #ddd; padding: .25em .7em; text-align: left; vertical-align: top; }
-td.n { text-align: right; font-variant-numeric: tabular-nums; }
-.equal { color: #176b2c; font-weight: 600; } .differ { color: #b3261e; font-weight: 600; }
-.verdict { padding: .6em 1em; border-radius: 4px; background: #f3f3f3; }
-code { font-family: ui-monospace, monospace; font-size: .92em; }
-ul.rules { color: #555; }
-</style>
-</head>
-<body>
-<h1>Data verification</h1>
+}, `<h1>Data verification</h1>
 <p>Source <code>{{.Source}}</code> ({{.SourceServer.Flavour}} {{.SourceServer.Version}})<br>
 Target <code>{{.Target}}</code> ({{.TargetServer.Flavour}} {{.TargetServer.Version}})<br>
 Started {{.Started.Format "2006-01-02 15:04:05 UTC"}}, took {{printf "%.1f" .Seconds}}s</p>
@@ -100,6 +85,4 @@ Started {{.Started.Format "2006-01-02 15:04:05 UTC"}}, took {{printf "%.1f" .Sec
 {{end}}{{end}}
 <h2>Comparison rules</h2>
 <ul class="rules">{{range .Rules}}<li>{{.}}</li>{{end}}</ul>
-</body>
-</html>
-`))
+`)
