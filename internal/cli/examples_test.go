@@ -180,16 +180,28 @@ func (x *exampleRunner) args(line, host string) (args []string, env map[string]s
 		}
 		args = append(args, w)
 	}
-	// A store an example names is the fixture's, under that name.
+	// A store an example names is the fixture's, under that name. One
+	// under /tmp was on the machine that ran the example: it becomes a path
+	// under the test's directory, so that the test neither depends on nor
+	// writes to what that machine had (other absolute paths, such as an
+	// unwritable one shown on purpose, stay as they are).
 	for i, a := range args {
-		path := ""
+		path, at := "", -1
 		switch {
 		case a == "--store" && i+1 < len(args):
-			path = args[i+1]
+			path, at = args[i+1], i+1
 		case strings.HasPrefix(a, "--store="):
-			path = strings.TrimPrefix(a, "--store=")
+			path, at = strings.TrimPrefix(a, "--store="), i
 		}
-		if path != "" && !strings.Contains(path, "://") && !filepath.IsAbs(path) {
+		if path != "" && !strings.Contains(path, "://") && strings.HasPrefix(path, "/tmp/") && !strings.HasPrefix(path, x.dir+string(filepath.Separator)) {
+			path = filepath.Join(x.dir, "abs", filepath.Base(filepath.Dir(path)), filepath.Base(path))
+			if at == i {
+				args[at] = "--store=" + path
+			} else {
+				args[at] = path
+			}
+		}
+		if path != "" && !strings.Contains(path, "://") {
 			if _, err := os.Stat(path); err != nil {
 				if b, err := os.ReadFile(x.store); err == nil {
 					os.MkdirAll(filepath.Dir(path), 0o755)
