@@ -216,7 +216,7 @@ func (x *exampleRunner) args(line, host string) (args []string, env map[string]s
 // dataMessages are failures of a command line that parsed, over data the
 // fixture does not hold (a bisect result, a series): bad input for the
 // user, but proof that the options and arguments were read.
-var dataMessages = []string{"--bisect", "no successful runs", "holds no interrupted sweep", "nothing to resume", "no sandbox \""}
+var dataMessages = []string{"--bisect", "no successful runs", "holds no interrupted sweep", "nothing to resume", "no sandbox \"", "among the runs; they are of"}
 
 // try runs one example and checks that it parses: exit 2 only where the
 // example shows bad usage on purpose.

@@ -3,6 +3,7 @@ package report
 import (
 	"bufio"
 	"fmt"
+	"github.com/shakedown/shakedown/internal/render"
 	"io"
 	"sort"
 )
@@ -38,27 +39,26 @@ type CapacityStep struct {
 // p95, p99) against the offered rate and the achieved rate against the
 // offered one, with the capacity marked; self-contained as WriteHTML's.
 func WriteCapacityHTML(w io.Writer, p CapacityPage) error {
-	h := &htmlWriter{Writer: bufio.NewWriter(w)}
-	h.p("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n")
-	h.p("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n")
-	h.p("<title>shakedown: %s</title>\n<script>%s</script>\n<style>%s</style>\n</head>\n<body>\n<main>\n", esc(p.Title), errorScript, css)
-	h.p("<h1>shakedown: %s</h1>\n<p class=\"meta\">SLO %s</p>\n", esc(p.Title), esc(p.SLO))
-	if len(p.Versus) > 0 {
-		h.p("<h2 id=\"verdicts\">Candidates against the control</h2>\n<ul>\n")
-		for _, v := range p.Versus {
-			h.p("<li>%s</li>\n", esc(v))
+	page := render.Page{Title: "shakedown: " + p.Title, Class: "report", Scripts: true}
+	return render.Write(w, page, func(w io.Writer) error {
+		h := &htmlWriter{Writer: bufio.NewWriter(w)}
+		h.p("<h1>shakedown: %s</h1>\n<p class=\"meta\">SLO %s</p>\n", esc(p.Title), esc(p.SLO))
+		if len(p.Versus) > 0 {
+			h.p("<h2 id=\"verdicts\">Candidates against the control</h2>\n<ul>\n")
+			for _, v := range p.Versus {
+				h.p("<li>%s</li>\n", esc(v))
+			}
+			h.p("</ul>\n")
 		}
-		h.p("</ul>\n")
-	}
-	for i, t := range p.Targets {
-		h.p("<h2 class=\"capacity\">%s</h2>\n<p class=\"plain\">%s</p>\n", esc(t.Name), esc(t.Summary))
-		lat, ach := capacityCharts(t, colour(i))
-		h.p("<div class=\"charts\"><figure>%s</figure><figure>%s</figure></div>\n", lat.svg(), ach.svg())
-	}
-	h.p("<p class=\"rule\"><b>How a step holds.</b> %s</p>\n", esc(capacityRule))
-	h.p("<footer>Made by %s; the charts are drawn in the page itself and need no network.</footer>\n", esc(p.Tool))
-	h.p("</main>\n<script>%s</script>\n</body>\n</html>\n", checkScript)
-	return h.Flush()
+		for i, t := range p.Targets {
+			h.p("<h2 class=\"capacity\">%s</h2>\n<p class=\"plain\">%s</p>\n", esc(t.Name), esc(t.Summary))
+			lat, ach := capacityCharts(t, colour(i))
+			h.p("<div class=\"charts\"><figure>%s</figure><figure>%s</figure></div>\n", lat.svg(), ach.svg())
+		}
+		h.p("<p class=\"rule\"><b>How a step holds.</b> %s</p>\n", esc(capacityRule))
+		h.p("<footer>Made by %s; the charts are drawn in the page itself and need no network.</footer>\n", esc(p.Tool))
+		return h.Flush()
+	})
 }
 
 const capacityRule = "Each step offers Poisson arrivals at a rate and counts latency from each arrival's intended start. " +
