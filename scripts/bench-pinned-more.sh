@@ -13,6 +13,9 @@
 #             shakedown run sql --db-ps-mode disable with the same statement
 #             at as many threads as the log has sessions: client CPU per
 #             execution (a statement on one target) and per query.
+#   stall     shakedown run oltp_point_select at THREADS threads with
+#             --stall (a trigger that never fires at this load) against
+#             without, alternating: the cost of watching for stalls.
 #
 #   ./bench-pinned-more.sh                    both cases
 #   CASES=replay LOG=ps.log ./bench-pinned-more.sh
@@ -27,7 +30,7 @@ B=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=scripts/bench-lib.sh
 . "$B/bench-lib.sh"
 
-CASES=${CASES:-"segments replay"}
+CASES=${CASES:-"segments replay stall"}
 SERVER_CPUS=${SERVER_CPUS:-0-7}
 CLIENT_CPUS=${CLIENT_CPUS:-8-15}
 ROUNDS=${ROUNDS:-2}
@@ -110,16 +113,30 @@ replay() {
 	record replay "run sql (text)" "$r" "$(qps_of "$log")" "$(awk -v c="$(cpu_of "$B/run/t.rs")" -v q="${q:-1}" 'BEGIN {print c / q * 1e6}')"
 }
 
+stall() {
+	local r=$1 sides="off on"
+	[ $((r % 2)) -eq 1 ] || sides="on off" # the order flips every round
+	for side in $sides; do
+		local log=$B/run/logs/stall-$side-$r.log args=()
+		[ "$side" = off ] || args=(--stall)
+		"${gnutime[@]}" -o "$B/run/t.st" -f "%U %S" "${client[@]}" "$B/bin/shakedown" run oltp_point_select --target "$url" \
+			--tables "$TABLES" --table-size "$ROWS" --threads "$THREADS" --time "$SECS" "${args[@]}" >"$log" 2>&1
+		local q
+		q=$(queries_of "$log")
+		record stall "--stall $side" "$r" "$(qps_of "$log")" "$(awk -v c="$(cpu_of "$B/run/t.st")" -v q="${q:-1}" 'BEGIN {print c / q * 1e6}')"
+	done
+}
+
 for c in $CASES; do
 	case $c in
-	segments) ;;
+	segments | stall) ;;
 	replay)
 		[ -f "$LOG" ] || { echo "bench-pinned-more.sh: no log $LOG (LOG=)" >&2; exit 2; }
 		"${client[@]}" "$B/bin/shakedown" capture "$LOG" -o "$B/run/ps.capture" 2>&1 | tail -1
 		printf 'SELECT c FROM sbtest1 WHERE id = {{uniform 1 %d}};\n' $((ROWS - 100)) >"$B/run/ps.sql"
 		;;
 	*)
-		echo "bench-pinned-more.sh: unknown case $c (segments, replay)" >&2
+		echo "bench-pinned-more.sh: unknown case $c (segments, replay, stall)" >&2
 		exit 2
 		;;
 	esac
