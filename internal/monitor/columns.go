@@ -22,8 +22,10 @@ type Column struct {
 	Unit string
 	// Help says what the figure is and where it comes from.
 	Help string
-	// Prom is the name of the Prometheus gauge that carries it.
-	Prom string
+	// Prom is the name of the Prometheus gauge that carries it, in base
+	// units: PromScale (0: 1) turns the figure into them.
+	Prom      string
+	PromScale float64
 
 	calc func(d *delta) (float64, bool)
 	attn func(v float64, d *delta, lim Limits) string
@@ -347,8 +349,8 @@ var columns = []Column{
 			return 100 * t / p, true
 		},
 		attn: above(10, "the server's cgroup CPU quota throttled it in over 10% of periods")},
-	{Key: "throttled_ms", Head: "thrms", Group: "cgroup", Unit: "/s", Prom: "shakedown_server_cgroup_throttled_ms_per_second",
-		Help: "time the server's cgroup was throttled, ms per second (throttled_usec)",
+	{Key: "throttled_ms", Head: "thrms", Group: "cgroup", Unit: "/s", Prom: "shakedown_server_cgroup_throttled_seconds_per_second", PromScale: 0.001,
+		Help: "time the server's cgroup was throttled per second (throttled_usec; ms per second in samples)",
 		calc: func(d *delta) (float64, bool) {
 			v, ok := d.rate("cgroup.cpu.throttled_usec")
 			return v / 1000, ok

@@ -242,6 +242,9 @@ func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
 			if c.Unit == "%" {
 				help += " (percent)"
 			}
+			if c.PromScale != 0 {
+				v *= c.PromScale
+			}
 			p.gauge(c.Prom, help, v)
 		}
 		for _, st := range e.sources {
