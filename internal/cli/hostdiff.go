@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/shakedown/shakedown/internal/helptext"
 	"github.com/shakedown/shakedown/internal/host"
 	"github.com/shakedown/shakedown/internal/sbflag"
 	"github.com/shakedown/shakedown/internal/target"
@@ -32,7 +33,7 @@ func (c *hostDiffCmd) flags() *pflag.FlagSet {
 
 func (c *hostDiffCmd) run(ctx context.Context, env *Env, args []string) error {
 	fs := c.flags()
-	if help, err := parseFlags(env, fs, args, "host diff", hostUsage); help || err != nil {
+	if help, err := parseFlags(env, fs, args, "host diff", helptext.Host); help || err != nil {
 		return err
 	}
 	if fs.NArg() < 2 {

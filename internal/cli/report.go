@@ -15,39 +15,12 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/shakedown/shakedown/internal/helptext"
 	"github.com/shakedown/shakedown/internal/outfile"
 	"github.com/shakedown/shakedown/internal/report"
 	"github.com/shakedown/shakedown/internal/sbflag"
 	"github.com/shakedown/shakedown/internal/store"
 )
-
-const reportUsage = `usage: shakedown report [--store FILE] [--sweep ID|latest] [--format text|md|csv|json|html] [-o FILE] [--bisect FILE]
-       shakedown report [--store FILE] --runs all|ID,... [--control NAME] [--format ...] [-o FILE]
-       shakedown report [--control NAME] RESULT.json... [--format ...] [-o FILE]
-       shakedown report --list [--store FILE]
-       shakedown report --baseline NAME [--sweep ID|latest | --runs all|ID,...] [--format ...] [-o FILE]
-       shakedown report --history [--workload W] [--target T] [--threads N] [--format ...] [-o FILE]
-
-Shows a stored sweep: for each workload a table per target, every candidate
-against the control at each thread level with the ratio of medians, its 95%
-interval and a state (faster, slower, same, inconclusive, or no verdict
-with one run), for QPS and the p95 and p99 latency; the peak QPS, unsteady
-runs, the control's drift, the noise an A/A pair measured, and the
-environment of each target. It reads the store and never runs anything.
-The HTML report is one file that opens offline, with charts.
-
---baseline NAME compares new results (the latest sweep, --sweep or --runs)
-with a saved baseline (shakedown baseline) and exits with 3 when anything is
-slower. --history shows each workload, target and thread level across every
-stored sweep, with its change points.
-
-Runs made one by one are reported the same way: those stored by "shakedown
-run --store" (--runs, IDs from --list), or result documents written by
-"shakedown run --json". Runs of one workload, target and thread level count
-as repeats; the control is --control, else the first target.
-
-Options:
-`
 
 // reportCmd is "shakedown report".
 type reportCmd struct {
@@ -120,7 +93,7 @@ func (c *reportCmd) run(ctx context.Context, env *Env, args []string) error {
 		return flagError("report", "report", fset, err)
 	}
 	if c.help {
-		fmt.Fprint(env.Stdout, reportUsage)
+		fmt.Fprint(env.Stdout, helptext.Report)
 		fmt.Fprint(env.Stdout, fset.FlagUsages())
 		return nil
 	}

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/shakedown/shakedown/internal/helptext"
 	"github.com/shakedown/shakedown/internal/outfile"
 	"github.com/shakedown/shakedown/internal/report"
 	"github.com/shakedown/shakedown/internal/result"
@@ -24,21 +25,6 @@ type slapCmd struct {
 	opts slap.Options
 }
 
-const slapUsage = `usage: shakedown slap [mysqlslap options]
-
-Runs a query, a file of queries, or auto-generated SQL at each --concurrency,
---iterations times, exactly as mysqlslap does (same options, same statements in
-the same order, the same summary lines), then prints what mysqlslap does not say:
-queries per second, latency percentiles overall and per statement, connect time
-and errors by code.
-
-  shakedown slap -h127.0.0.1 -P3306 -ubench -pSECRET --create-schema=test \
-      --concurrency=16,64 --iterations=2 --number-of-queries=20000 --delimiter=';' \
-      --query='begin;update seckill set num=num-1 where id=1 and num>1;commit;'
-
-Options:
-`
-
 func (c *slapCmd) run(ctx context.Context, env *Env, args []string) error {
 	o := &c.opts
 	if err := o.Parse(args); err != nil {
@@ -49,7 +35,7 @@ func (c *slapCmd) run(ctx context.Context, env *Env, args []string) error {
 	}
 	switch {
 	case o.Help:
-		fmt.Fprint(env.Stdout, slapUsage)
+		fmt.Fprint(env.Stdout, helptext.Slap)
 		fmt.Fprint(env.Stdout, o.Flags().FlagUsages())
 		return nil
 	case o.Version:

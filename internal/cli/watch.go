@@ -10,29 +10,12 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/shakedown/shakedown/internal/helptext"
 	"github.com/shakedown/shakedown/internal/monitor"
 	"github.com/shakedown/shakedown/internal/result"
 	"github.com/shakedown/shakedown/internal/sbflag"
 	"github.com/shakedown/shakedown/internal/target"
 )
-
-const watchUsage = `usage: shakedown watch TARGET [--interval 1s] [--count N] [--wide] [--json] [--cores N]
-
-Per-second server status, orzdba / mysqladmin ext -i1 -r style: statements,
-transactions, threads, rows, buffer pool, redo, network and InnoDB figures,
-plus host CPU and the server process's CPU when the server runs on this
-host. Rates are over the real time between two reads of SHOW GLOBAL STATUS;
-a counter that goes back (a restart) shows 0. Each line is labelled by the
-end of its own interval. The table fits the terminal's width ($COLUMNS, or
-80 columns when not known) with the most useful figures; --wide shows them
-all. Figures that need attention
-are marked with '*' and explained once. TARGET is a URL such as
-mysql://user@host:port/ (no database needed: the figures are server-wide;
-one that is named must exist). Passwords: shakedown help targets. Ctrl-C
-stops.
-
-Options:
-`
 
 // watchCmd is "shakedown watch TARGET".
 type watchCmd struct {
@@ -57,7 +40,7 @@ func (c *watchCmd) flags() *pflag.FlagSet {
 
 func (c *watchCmd) run(ctx context.Context, env *Env, args []string) error {
 	fs := c.flags()
-	if help, err := parseFlags(env, fs, args, "watch", watchUsage); help || err != nil {
+	if help, err := parseFlags(env, fs, args, "watch", helptext.Watch); help || err != nil {
 		return err
 	}
 	switch {

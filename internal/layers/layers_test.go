@@ -18,7 +18,7 @@ const module = "github.com/shakedown/shakedown/internal/"
 var order = [][]string{
 	// Leaves: no internal imports.
 	{"version", "usage", "suggest", "clock", "ioloop", "stats", "sqlsplit", "progress", "histogram",
-		"randgen", "vars", "fingerprint", "golden", "browsertest", "host", "outfile"},
+		"randgen", "vars", "fingerprint", "golden", "browsertest", "host", "outfile", "helptext"},
 	// Flags, run segments, the wire protocol and the in-process test server.
 	{"sbflag", "segment", "wire", "wire/wiretest", "sandbox/gmstest",
 		"sandbox/gmstest/gmsserver"},
