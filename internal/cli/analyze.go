@@ -40,7 +40,7 @@ func (c *analyzeCmd) run(ctx context.Context, env *Env, args []string) error {
 	if len(fs.Args()) != 1 {
 		return usagef("analyze: want one TARGET, got %d argument(s): shakedown analyze mysql://user@host/db", len(fs.Args()))
 	}
-	t, err := parseURL(env, &c.creds, "analyze", fs.Arg(0))
+	t, err := c.creds.ParseArg(env.Getenv, "analyze", fs.Arg(0))
 	if err != nil {
 		return err
 	}

@@ -55,7 +55,7 @@ func (c *bisectCmd) flags() *pflag.FlagSet {
 // target reads CONTROL or CANDIDATE with its password. The workload runs
 // in the URL's database, sbtest when it names none, as with shakedown run.
 func (c *bisectCmd) target(env *Env, what, raw string) (*target.Target, error) {
-	tgt, err := parseURL(env, &c.creds, what, raw)
+	tgt, err := c.creds.ParseArg(env.Getenv, what, raw)
 	if err != nil {
 		return nil, err
 	}

@@ -127,7 +127,7 @@ func (c *captureCmd) run(ctx context.Context, env *Env, args []string) error {
 func (c *captureCmd) openSource(ctx context.Context, env *Env, arg string) (capture.Source, func(), error) {
 	nop := func() {}
 	if strings.HasPrefix(arg, "mysql://") {
-		t, err := parseURL(env, &c.creds, "capture: SOURCE", arg)
+		t, err := c.creds.ParseArg(env.Getenv, "capture: SOURCE", arg)
 		if err != nil {
 			return capture.Source{}, nop, err
 		}

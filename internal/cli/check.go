@@ -65,11 +65,11 @@ func (c *checkCmd) run(ctx context.Context, env *Env, args []string) error {
 	if err := c.validate(); err != nil {
 		return err
 	}
-	src, err := parseURL(env, &c.creds, "check: SOURCE", rest[0])
+	src, err := c.creds.ParseArg(env.Getenv, "check: SOURCE", rest[0])
 	if err != nil {
 		return err
 	}
-	dst, err := parseURL(env, &c.creds, "check: TARGET", rest[1])
+	dst, err := c.creds.ParseArg(env.Getenv, "check: TARGET", rest[1])
 	if err != nil {
 		return err
 	}
@@ -126,7 +126,7 @@ func (c *checkCmd) run(ctx context.Context, env *Env, args []string) error {
 // sideArg reads the SOURCE or TARGET argument of a two-sided command.
 func sideArg(verb, what, raw string) (*target.Target, error) {
 	if !strings.HasPrefix(raw, "mysql://") {
-		return nil, usagef("%s: %s %q is not a target URL: use mysql://user:password@host:port/db", verb, what, redactArg(raw))
+		return nil, usagef("%s: %s %q is not a target URL: use mysql://user:password@host:port/db", verb, what, target.RedactArg(raw))
 	}
 	t, err := target.Parse(raw)
 	if err != nil {

@@ -153,7 +153,7 @@ func (s hostSource) collect(ctx context.Context, env *Env, creds *target.Credent
 		url = inst.URL()
 	}
 	if url != "" {
-		tgt, db, err := connectURL(ctx, env, creds, what, url, 1)
+		tgt, db, err := creds.ConnectArg(ctx, env.Getenv, what, url, 1)
 		if err != nil {
 			return nil, err
 		}

@@ -97,14 +97,14 @@ func parseHostArg(env *Env, creds *target.Credentials, a string) (hostSource, *h
 		}
 		return hostSource{sandbox: a[8:]}, nil, nil
 	case strings.HasPrefix(a, "mysql://"):
-		if _, err := parseURL(env, creds, "host diff", a); err != nil {
+		if _, err := creds.ParseArg(env.Getenv, "host diff", a); err != nil {
 			return hostSource{}, nil, err
 		}
 		return hostSource{url: a}, nil, nil
 	}
 	in, err := os.Open(a)
 	if errors.Is(err, fs.ErrNotExist) {
-		return hostSource{}, nil, usagef("host diff: %q is no file, pid:PID, sandbox:NAME, TARGET URL or local", redactArg(a))
+		return hostSource{}, nil, usagef("host diff: %q is no file, pid:PID, sandbox:NAME, TARGET URL or local", target.RedactArg(a))
 	}
 	if err != nil {
 		return hostSource{}, nil, usagef("host diff: %v", err)

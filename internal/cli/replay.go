@@ -187,7 +187,7 @@ func (c *replayCmd) targets(env *Env) ([]replay.Target, error) {
 		if !strings.HasPrefix(raw, "mysql://") {
 			return nil, usagef("replay: %s must be a URL mysql://user@host:port/db (optionally NAME=URL)", what)
 		}
-		t, err := parseURL(env, &c.creds, "replay: "+what, raw)
+		t, err := c.creds.ParseArg(env.Getenv, "replay: "+what, raw)
 		if err != nil {
 			return nil, err
 		}

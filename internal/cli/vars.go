@@ -49,14 +49,14 @@ func (c *varsCmd) run(ctx context.Context, env *Env, args []string) error {
 		return usagef("vars diff: give at least two TARGETs, the control first")
 	}
 	for _, raw := range fs.Args() {
-		if _, err := parseURL(env, &c.creds, "vars diff", raw); err != nil {
+		if _, err := c.creds.ParseArg(env.Getenv, "vars diff", raw); err != nil {
 			return err
 		}
 	}
 	names := make([]string, fs.NArg())
 	sets := make([]map[string]string, fs.NArg())
 	for i, raw := range fs.Args() {
-		tgt, db, err := connectURL(ctx, env, &c.creds, "vars diff", raw, 1)
+		tgt, db, err := c.creds.ConnectArg(ctx, env.Getenv, "vars diff", raw, 1)
 		if err != nil {
 			return err
 		}

@@ -78,11 +78,11 @@ func (c *verifyCmd) run(ctx context.Context, env *Env, args []string) error {
 	if err := c.validate(); err != nil {
 		return err
 	}
-	src, err := parseURL(env, &c.creds, "verify: SOURCE", rest[0])
+	src, err := c.creds.ParseArg(env.Getenv, "verify: SOURCE", rest[0])
 	if err != nil {
 		return err
 	}
-	dst, err := parseURL(env, &c.creds, "verify: TARGET", rest[1])
+	dst, err := c.creds.ParseArg(env.Getenv, "verify: TARGET", rest[1])
 	if err != nil {
 		return err
 	}

@@ -53,7 +53,7 @@ func (c *watchCmd) run(ctx context.Context, env *Env, args []string) error {
 	case c.count < 0:
 		return usagef("watch: --count must be >= 0")
 	}
-	tgt, db, err := connectURL(ctx, env, &c.creds, "watch", fs.Arg(0), 1)
+	tgt, db, err := c.creds.ConnectArg(ctx, env.Getenv, "watch", fs.Arg(0), 1)
 	if err != nil {
 		return err
 	}
