@@ -57,7 +57,7 @@ func (c *benchCmd) run(ctx context.Context, env *Env, args []string) error {
 	}
 	var st *store.Store
 	if job.StorePath() != "" {
-		if st, err = openStore(ctx, env, "--store", job.StorePath()); err != nil {
+		if st, err = store.OpenFlag(ctx, env.Getenv, "--store", job.StorePath()); err != nil {
 			return err
 		}
 		defer st.Close()

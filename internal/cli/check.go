@@ -39,7 +39,7 @@ func (c *checkCmd) flags(env *Env) *pflag.FlagSet {
 	fs.Var(&c.databases, "databases", "databases to check, the same names on both sides (default: every database of SOURCE but the system ones)")
 	fs.StringVar(&c.jsonFile, "json", "", "write the findings as JSON to FILE")
 	fs.StringVar(&c.htmlFile, "html", "", "write the findings as a self-contained HTML page to FILE")
-	fs.StringVar(&c.storePath, "store", "", storeFlagUsage(env, "save the findings for shakedown readiness"))
+	fs.StringVar(&c.storePath, "store", "", store.FlagUsage(env.Getenv, "save the findings for shakedown readiness"))
 	fs.DurationVar(&c.copyTime, "copy-time", 24*time.Hour, "how long the initial copy is expected to take: SOURCE must keep its binary logs longer")
 	fs.StringVar(&c.migrationUser, "migration-user", "", "the SOURCE account the migration tool uses, 'user'@'host' (default: the account in SOURCE's URL)")
 	fs.Var(&c.skipAccounts, "skip-accounts", "accounts not compared: user names or 'user'@'host' (comma list; replaces the default, '' compares all)")
@@ -77,7 +77,7 @@ func (c *checkCmd) run(ctx context.Context, env *Env, args []string) error {
 	if err := outfile.Check(outfile.File{Flag: "--json", Path: c.jsonFile}, outfile.File{Flag: "--html", Path: c.htmlFile}); err != nil {
 		return err
 	}
-	if err := checkStore(ctx, env, "--store", c.storePath); err != nil {
+	if err := store.CheckFlag(ctx, env.Getenv, "--store", c.storePath); err != nil {
 		return err
 	}
 	sSide, err := connectChecked(ctx, "source", src)

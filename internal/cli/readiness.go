@@ -73,7 +73,7 @@ func (c *readinessCmd) run(ctx context.Context, env *Env, args []string) error {
 		return usagef("readiness: no store at %s: save evidence first (shakedown check %s %s %s), or name the store with --store",
 			c.storePath, src.Redacted(), dst.Redacted(), storeFlag)
 	}
-	st, err := openStore(ctx, env, "--store", c.storePath)
+	st, err := store.OpenFlag(ctx, env.Getenv, "--store", c.storePath)
 	if err != nil {
 		return err
 	}

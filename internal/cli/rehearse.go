@@ -72,7 +72,7 @@ func (c *rehearseCmd) run(ctx context.Context, env *Env, args []string) error {
 		if p, err = plan.ParseRehearsal(fs.Arg(0), src, env.Getenv); err != nil {
 			return err
 		}
-		if st, err = openStore(ctx, env, "--store", c.storePath); err != nil {
+		if st, err = store.OpenFlag(ctx, env.Getenv, "--store", c.storePath); err != nil {
 			return err
 		}
 		defer st.Close()

@@ -52,7 +52,7 @@ func (c *replayCmd) flags(env *Env) *pflag.FlagSet {
 	fs.StringVar(&c.htmlFile, "html", "", "write the report as a self-contained HTML page to FILE")
 	fs.IntVar(&c.top, "top", 20, "fingerprints listed in the text report")
 	fs.DurationVar(&c.progress, "progress", 5*time.Second, "progress line interval on stderr (0: none)")
-	fs.StringVar(&c.storePath, "store", "", storeFlagUsage(env, "save the result for shakedown readiness, one piece of evidence per candidate,"))
+	fs.StringVar(&c.storePath, "store", "", store.FlagUsage(env.Getenv, "save the result for shakedown readiness, one piece of evidence per candidate,"))
 	c.creds.Bind(fs)
 	return fs
 }
@@ -78,7 +78,7 @@ func (c *replayCmd) run(ctx context.Context, env *Env, args []string) error {
 	}
 	var st *store.Store
 	if c.storePath != "" {
-		if st, err = openStoreFlag(ctx, "--store", c.storePath); err != nil {
+		if st, err = store.OpenFlag(ctx, nil, "--store", c.storePath); err != nil {
 			return err
 		}
 		defer st.Close()

@@ -349,7 +349,7 @@ func (c *reportCmd) open(ctx context.Context, env *Env) (st *store.Store, runIDs
 	if _, err := os.Stat(c.storePath); !store.IsURL(c.storePath) && errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, 0, usagef("report: no store at %s: run a sweep (or shakedown run --store) first, or name the store with --store", c.storePath)
 	}
-	st, err = openStore(ctx, env, "--store", c.storePath)
+	st, err = store.OpenFlag(ctx, env.Getenv, "--store", c.storePath)
 	return st, runIDs, id, err
 }
 

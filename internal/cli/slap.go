@@ -65,7 +65,7 @@ func (c *slapCmd) run(ctx context.Context, env *Env, args []string) error {
 	}
 	var st *store.Store
 	if o.Store != "" {
-		if st, err = openStore(ctx, env, "--store", o.Store); err != nil {
+		if st, err = store.OpenFlag(ctx, env.Getenv, "--store", o.Store); err != nil {
 			return err
 		}
 		defer st.Close()

@@ -88,7 +88,7 @@ func (c *sweepCmd) run(ctx context.Context, env *Env, args []string) error {
 	}
 	if st == nil {
 		// Where the results go is checked before any target is reached.
-		if err := checkStore(ctx, env, "--store", c.storePath); err != nil {
+		if err := store.CheckFlag(ctx, env.Getenv, "--store", c.storePath); err != nil {
 			return err
 		}
 	}
@@ -103,7 +103,7 @@ func (c *sweepCmd) run(ctx context.Context, env *Env, args []string) error {
 		return nil
 	}
 	if st == nil {
-		if st, err = openStore(ctx, env, "--store", c.storePath); err != nil {
+		if st, err = store.OpenFlag(ctx, env.Getenv, "--store", c.storePath); err != nil {
 			return err
 		}
 		defer st.Close()
@@ -196,7 +196,7 @@ func resumeID(s string) bool {
 // store on a server is made on first use by whoever writes to it.)
 func openExistingStore(ctx context.Context, env *Env, path, what string) (*store.Store, error) {
 	if store.IsURL(path) {
-		return openStore(ctx, env, "--store", path)
+		return store.OpenFlag(ctx, env.Getenv, "--store", path)
 	}
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		return nil, usagef("%s: no store at %s: name the store with --store", what, path)

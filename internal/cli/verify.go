@@ -60,7 +60,7 @@ func (c *verifyCmd) flags(env *Env) *pflag.FlagSet {
 	fs.DurationVar(&c.recheckWait, "recheck-wait", 500*time.Millisecond, "wait before each re-read of differing rows")
 	fs.IntVar(&c.maxRows, "max-rows", 1000, "differing rows listed per table (all are counted and in --fix-sql)")
 	fs.DurationVar(&c.progress, "progress", 2*time.Second, "progress line interval, on stderr (0: only a line per finished table)")
-	fs.StringVar(&c.storePath, "store", "", storeFlagUsage(env, "save the result for shakedown readiness"))
+	fs.StringVar(&c.storePath, "store", "", store.FlagUsage(env.Getenv, "save the result for shakedown readiness"))
 
 	c.creds.Bind(fs)
 	return fs
@@ -90,7 +90,7 @@ func (c *verifyCmd) run(ctx context.Context, env *Env, args []string) error {
 	if err := outfile.Check(outfile.File{Flag: "--fix-sql", Path: c.fixSQL}, outfile.File{Flag: "--json", Path: c.jsonFile}, outfile.File{Flag: "--html", Path: c.htmlFile}); err != nil {
 		return err
 	}
-	if err := checkStore(ctx, env, "--store", c.storePath); err != nil {
+	if err := store.CheckFlag(ctx, env.Getenv, "--store", c.storePath); err != nil {
 		return err
 	}
 	// A URL without a database takes the other's.
@@ -155,7 +155,7 @@ func storeVerify(ctx context.Context, path string, rep *verify.Report, runErr er
 // readiness pages; an interrupted run is saved too.
 func addEvidence(ctx context.Context, path string, evs ...*store.Evidence) error {
 	ctx = context.WithoutCancel(ctx)
-	st, err := openStoreFlag(ctx, "--store", path)
+	st, err := store.OpenFlag(ctx, nil, "--store", path)
 	if err != nil {
 		return err
 	}
