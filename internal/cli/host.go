@@ -2,19 +2,14 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"github.com/shakedown/shakedown/internal/outfile"
-	"net"
-	"os"
-	"strings"
-	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/shakedown/shakedown/internal/helptext"
 	"github.com/shakedown/shakedown/internal/host"
-	"github.com/shakedown/shakedown/internal/sandbox"
+	"github.com/shakedown/shakedown/internal/hostsource"
+	"github.com/shakedown/shakedown/internal/outfile"
 	"github.com/shakedown/shakedown/internal/sbflag"
 	"github.com/shakedown/shakedown/internal/target"
 )
@@ -68,14 +63,14 @@ func (c *hostCmd) run(ctx context.Context, env *Env, args []string) error {
 	if c.sandbox != "" && fs.NArg() > 0 {
 		return usagef("host facts: give --sandbox or a TARGET, not both (a sandbox's variables are read from it)")
 	}
-	src := hostSource{pid: c.pid, sandbox: c.sandbox, datadir: c.datadir}
+	src := hostsource.Source{PID: c.pid, Sandbox: c.sandbox, DataDir: c.datadir}
 	if fs.NArg() == 1 {
-		src.url = fs.Arg(0)
+		src.URL = fs.Arg(0)
 	}
 	if err := outfile.Check(outfile.File{Flag: "--json", Path: c.json}); err != nil {
 		return err
 	}
-	facts, err := src.collect(ctx, env, &c.creds, "host facts")
+	facts, err := src.Collect(ctx, env.Getenv, &c.creds, "host facts")
 	if err != nil {
 		return err
 	}
@@ -91,7 +86,7 @@ func (c *hostCmd) run(ctx context.Context, env *Env, args []string) error {
 	case "-":
 		err = host.WriteJSON(env.Stdout, facts)
 	default:
-		err = writeFactsFile(c.json, facts)
+		err = hostsource.WriteFile(c.json, facts)
 		if err == nil {
 			err = host.WriteText(env.Stdout, facts)
 		}
@@ -103,87 +98,4 @@ func (c *hostCmd) run(ctx context.Context, env *Env, args []string) error {
 		return fmt.Errorf("host facts: no fact could be read (each row says why)")
 	}
 	return nil
-}
-
-// writeFactsFile writes the JSON document to a file.
-func writeFactsFile(path string, f *host.Facts) error {
-	out, err := os.Create(path)
-	if err != nil {
-		return usagef("host facts: --json %s: %v", path, err)
-	}
-	if err := host.WriteJSON(out, f); err != nil {
-		out.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return out.Close()
-}
-
-// hostSource is what one set of facts is read for: a process, a sandbox, a
-// target, or none of them (this machine alone).
-type hostSource struct {
-	pid     int
-	sandbox string
-	datadir string
-	url     string
-}
-
-// collect reads the facts of the source. A sandbox or target that cannot
-// be found or reached is an error; what cannot be read on the host is a
-// row that says why.
-func (s hostSource) collect(ctx context.Context, env *Env, creds *target.Credentials, what string) (*host.Facts, error) {
-	name, _ := os.Hostname()
-	opts := host.Options{PID: s.pid, DataDir: s.datadir, Hostname: name, Now: time.Now()}
-	subject := host.Subject{Sandbox: s.sandbox}
-	url := s.url
-	if s.sandbox != "" {
-		inst, err := sandbox.Get(sandbox.DefaultHome(env.Getenv), s.sandbox)
-		if errors.Is(err, sandbox.ErrNotFound) {
-			return nil, usagef("%s: no sandbox %q (see: shakedown sandbox list)", what, s.sandbox)
-		}
-		if err != nil {
-			return nil, err
-		}
-		if !inst.Running {
-			return nil, usagef("%s: sandbox %s is not running (shakedown sandbox start %s)", what, s.sandbox, s.sandbox)
-		}
-		opts.PID = inst.PID
-		if opts.DataDir == "" {
-			opts.DataDir = inst.DataDir
-		}
-		url = inst.URL()
-	}
-	if url != "" {
-		tgt, db, err := creds.ConnectArg(ctx, env.Getenv, what, url, 1)
-		if err != nil {
-			return nil, err
-		}
-		defer db.Close()
-		opts.SQL = db
-		subject.Target = tgt.String()
-		ep := tgt.Endpoints()[0]
-		if ep.Socket == "" && !isLoopback(ep.Host) {
-			opts.Remote = ep.Host
-		} else if s.sandbox == "" {
-			pid, dir, _ := host.LocalServer(ctx, db)
-			if opts.PID == 0 {
-				opts.PID = pid
-			}
-			if opts.DataDir == "" {
-				opts.DataDir = dir
-			}
-		}
-	}
-	f := host.Collect(ctx, opts)
-	subject.PID, subject.DataDir, subject.Remote = f.Subject.PID, f.Subject.DataDir, f.Subject.Remote
-	f.Subject = subject
-	return f, nil
-}
-
-// isLoopback says whether a target host is this machine.
-func isLoopback(h string) bool {
-	if strings.EqualFold(h, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(h)
-	return ip != nil && ip.IsLoopback()
 }

@@ -29,8 +29,9 @@ var order = [][]string{
 	// sandboxes, which connect through target, and target's dialer of wire
 	// connections.
 	{"schema", "sandbox", "target/dial"},
-	// The sandboxes tests start.
-	{"sandbox/sandboxtest"},
+	// The sandboxes tests start, and the sources host facts are read for
+	// (a sandbox, a target).
+	{"sandbox/sandboxtest", "hostsource"},
 	// Clients, the workloads and the stored documents (result holds every
 	// stored document and imports no producer; bisectresult is the document
 	// vars bisect writes).
