@@ -73,7 +73,7 @@ func (c *baselineCmd) run(ctx context.Context, env *Env, args []string) error {
 	if fs.Changed("sweep") && c.runs != "" {
 		return usagef("baseline save: --sweep and --runs: choose one")
 	}
-	st, err := openExistingStore(ctx, env, c.storePath, "baseline")
+	st, err := store.OpenExisting(ctx, env.Getenv, c.storePath, "baseline")
 	if err != nil {
 		return err
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/shakedown/shakedown/internal/rehearse"
 	"github.com/shakedown/shakedown/internal/sbflag"
 	"github.com/shakedown/shakedown/internal/store"
+	"github.com/shakedown/shakedown/internal/sweep"
 )
 
 // rehearseCmd is "shakedown rehearse PLAN.yaml".
@@ -49,12 +50,12 @@ func (c *rehearseCmd) run(ctx context.Context, env *Env, args []string) error {
 	var err error
 	var resume int64
 	if c.resume != "" {
-		if c.resume == "latest" && fs.NArg() == 1 && resumeID(fs.Arg(0)) {
+		if c.resume == "latest" && fs.NArg() == 1 && sweep.IsResumeArg(fs.Arg(0)) {
 			c.resume = fs.Arg(0) // --resume 7: the ID is parsed as an argument
 		} else if fs.NArg() > 0 {
 			return usagef("rehearse --resume takes the plan from the store: leave out %s", fs.Arg(0))
 		}
-		if st, err = openExistingStore(ctx, env, c.storePath, "rehearse --resume"); err != nil {
+		if st, err = store.OpenExisting(ctx, env.Getenv, c.storePath, "rehearse --resume"); err != nil {
 			return err
 		}
 		defer st.Close()

@@ -170,7 +170,7 @@ func (c *reportCmd) importFiles(ctx context.Context, env *Env) error {
 		}
 		docs = append(docs, u)
 	}
-	st, err := openExistingStore(ctx, env, c.storePath, "report --import")
+	st, err := store.OpenExisting(ctx, env.Getenv, c.storePath, "report --import")
 	if err != nil {
 		return err
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -78,7 +77,7 @@ func (c *sweepCmd) run(ctx context.Context, env *Env, args []string) error {
 	if c.baseline != "" {
 		// A baseline that is not there is bad input: say so before the
 		// sweep, not after it.
-		if st, err = openExistingStore(ctx, env, c.storePath, "sweep: --baseline"); err != nil {
+		if st, err = store.OpenExisting(ctx, env.Getenv, c.storePath, "sweep: --baseline"); err != nil {
 			return err
 		}
 		defer st.Close()
@@ -126,44 +125,24 @@ func (c *sweepCmd) run(ctx context.Context, env *Env, args []string) error {
 func (c *sweepCmd) runResume(ctx context.Context, env *Env, args []string) error {
 	// --resume takes its value optionally, so "--resume 7" reaches here
 	// as --resume=latest and the argument 7: that is the ID.
-	if c.resume == "latest" && len(args) == 1 && resumeID(args[0]) {
+	if c.resume == "latest" && len(args) == 1 && sweep.IsResumeArg(args[0]) {
 		c.resume, args = args[0], nil
 	}
 	if len(args) > 0 {
 		return usagef("sweep --resume takes the plan from the store: leave out %s (see shakedown sweep --help)", args[0])
 	}
-	st, err := openExistingStore(ctx, env, c.storePath, "sweep --resume")
+	st, err := store.OpenExisting(ctx, env.Getenv, c.storePath, "sweep --resume")
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	var id int64
-	if c.resume == "latest" {
-		if id, err = sweep.Resumable(ctx, st); err != nil {
-			return err
-		}
-		if id == 0 {
-			return usagef("sweep --resume: %s holds no interrupted sweep and none with failed steps (see shakedown report --list)", store.Display(c.storePath))
-		}
-	} else if id, err = strconv.ParseInt(c.resume, 10, 64); err != nil || id < 1 {
-		return usagef("sweep --resume %q: want a sweep ID (see shakedown report --list) or nothing for the latest interrupted", c.resume)
-	}
-	sw, err := st.Sweep(ctx, id)
-	if errors.Is(err, store.ErrNotFound) {
-		return usagef("sweep --resume: no sweep %d in %s (see shakedown report --list)", id, store.Display(c.storePath))
-	}
+	sw, failed, err := sweep.FindResume(ctx, st, c.resume, store.Display(c.storePath))
 	if err != nil {
 		return err
 	}
-	if sw.Status == store.SweepDone {
-		n, err := st.FailedSteps(ctx, id)
-		if err != nil {
-			return err
-		}
-		if n == 0 {
-			return usagef("sweep --resume: sweep %d is done and no step of it failed: nothing to resume", id)
-		}
-		fmt.Fprintf(env.Stdout, "sweep %d ended with %d failed steps: running them again\n", id, n)
+	id := sw.ID
+	if failed > 0 {
+		fmt.Fprintf(env.Stdout, "sweep %d ended with %d failed steps: running them again\n", id, failed)
 	}
 	p, err := plan.Parse(sw.PlanPath, []byte(sw.Plan), env.Getenv)
 	if err != nil {
@@ -180,28 +159,6 @@ func (c *sweepCmd) runResume(ctx context.Context, env *Env, args []string) error
 		Host: host, Version: Version, Resume: id,
 	})
 	return finishSweep(ctx, env, st, sum, err)
-}
-
-// resumeID reports whether s is what --resume takes: a sweep ID or latest.
-func resumeID(s string) bool {
-	if s == "latest" {
-		return true
-	}
-	n, err := strconv.ParseInt(s, 10, 64)
-	return err == nil && n > 0
-}
-
-// openExistingStore opens a store that must already exist: reading a file
-// that is not there is bad input, not a reason to make an empty one. (A
-// store on a server is made on first use by whoever writes to it.)
-func openExistingStore(ctx context.Context, env *Env, path, what string) (*store.Store, error) {
-	if store.IsURL(path) {
-		return store.OpenFlag(ctx, env.Getenv, "--store", path)
-	}
-	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-		return nil, usagef("%s: no store at %s: name the store with --store", what, path)
-	}
-	return store.Open(ctx, path)
 }
 
 // finishSweep prints the comparison of a finished (or interrupted) sweep

@@ -90,3 +90,17 @@ func FlagUsage(getenv func(string) string, what string) string {
 	return fmt.Sprintf("%s in this results store: a SQLite file, or mysql://user@host:port/db (password: %s); sweep, report, baseline and readiness use %s unless given --store",
 		what, PasswordEnv, DefaultPath(getenv))
 }
+
+// OpenExisting opens a store that must already exist: reading a file that
+// is not there is bad input, not a reason to make an empty one. (A store
+// on a server is made on first use by whoever writes to it.) what names
+// the command in messages.
+func OpenExisting(ctx context.Context, getenv func(string) string, path, what string) (*Store, error) {
+	if IsURL(path) {
+		return OpenFlag(ctx, getenv, "--store", path)
+	}
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return nil, usage.Errorf("%s: no store at %s: name the store with --store", what, path)
+	}
+	return Open(ctx, path)
+}
