@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strconv"
 
 	"github.com/spf13/pflag"
 
@@ -59,7 +58,7 @@ func (c *rehearseCmd) run(ctx context.Context, env *Env, args []string) error {
 			return err
 		}
 		defer st.Close()
-		if p, resume, err = c.stored(ctx, env, st); err != nil {
+		if p, resume, err = rehearse.Stored(ctx, env.Getenv, env.Stderr, st, c.resume, store.Display(c.storePath)); err != nil {
 			return err
 		}
 	} else {
@@ -116,44 +115,4 @@ func (c *rehearseCmd) finish(env *Env, sum *rehearse.Summary, err error) error {
 		return ErrDifferences
 	}
 	return nil
-}
-
-// stored reads the rehearsal to resume and its plan from the store.
-func (c *rehearseCmd) stored(ctx context.Context, env *Env, st *store.Store) (*plan.Rehearsal, int64, error) {
-	var id int64
-	if c.resume == "latest" {
-		list, err := st.Rehearsals(ctx)
-		if err != nil {
-			return nil, 0, err
-		}
-		for _, r := range list {
-			if r.Status != store.RehearsalDone {
-				id = r.ID
-				break
-			}
-		}
-		if id == 0 {
-			return nil, 0, usagef("rehearse --resume: %s holds no unfinished rehearsal", store.Display(c.storePath))
-		}
-	} else if n, err := strconv.ParseInt(c.resume, 10, 64); err != nil || n < 1 {
-		return nil, 0, usagef("rehearse --resume %q: want a rehearsal ID, or nothing for the latest unfinished", c.resume)
-	} else {
-		id = n
-	}
-	r, err := st.GetRehearsal(ctx, id)
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, 0, usagef("rehearse --resume: no rehearsal %d in %s", id, store.Display(c.storePath))
-	}
-	if err != nil {
-		return nil, 0, err
-	}
-	if r.Status == store.RehearsalDone {
-		return nil, 0, usagef("rehearse --resume: rehearsal %d is done: nothing to resume (run the plan again for a new one)", id)
-	}
-	p, err := plan.ParseRehearsal(r.PlanPath, []byte(r.Plan), env.Getenv)
-	if err != nil {
-		return nil, 0, fmt.Errorf("rehearse --resume: the plan stored with rehearsal %d: %w", id, err)
-	}
-	fmt.Fprintf(env.Stderr, "resuming rehearsal %d %q of plan %s\n", id, r.Name, r.PlanPath)
-	return p, id, nil
 }
