@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 
 	"github.com/spf13/pflag"
 
@@ -39,45 +38,6 @@ func (c *demoCmd) flags() *pflag.FlagSet {
 	return fs
 }
 
-// demoTarget is one of the demo's two sandboxes.
-type demoTarget struct {
-	name, role string
-	set        []string
-	place      sandbox.Placement
-}
-
-// demoTargets are the two sandboxes: only the durability settings differ.
-var demoTargets = []demoTarget{
-	{"durable", "control", []string{"innodb_flush_log_at_trx_commit=1", "sync_binlog=1"}, sandbox.Placement{}},
-	{"relaxed", "candidate", []string{"innodb_flush_log_at_trx_commit=0", "sync_binlog=0"}, sandbox.Placement{}},
-}
-
-// targets are the sandboxes this demo compares: with --placement, the
-// same server bound to the first half of the CPUs this process may use
-// (at least one) against one under a quota of as much CPU time.
-func (c *demoCmd) targets() ([]demoTarget, error) {
-	if !c.placement {
-		return demoTargets, nil
-	}
-	cpus := sandbox.AllowedCPUs()
-	n := max(len(cpus)/2, 1)
-	if len(cpus) == 0 {
-		return nil, usagef("demo: --placement: cannot read which CPUs this process may use")
-	}
-	cores, err := sandbox.ParsePlacement(sandbox.FormatCPUList(cpus[:n]), "", "")
-	if err != nil {
-		return nil, usagef("demo: --placement: %v", err)
-	}
-	quota, err := sandbox.ParsePlacement("", strconv.Itoa(n*100)+"%", "")
-	if err != nil {
-		return nil, usagef("demo: --placement: %v", err)
-	}
-	return []demoTarget{
-		{"cores", "control", []string{"--cpus " + cores.CPUs}, cores},
-		{"quota", "candidate", []string{"--cpu-quota " + quota.QuotaString()}, quota},
-	}, nil
-}
-
 func (c *demoCmd) run(ctx context.Context, env *Env, args []string) error {
 	fs := c.flags()
 	if err := fs.Parse(args); err != nil {
@@ -105,7 +65,7 @@ func (c *demoCmd) run(ctx context.Context, env *Env, args []string) error {
 			return usagef("demo: --threads: %d: want levels >= 1", t)
 		}
 	}
-	targets, err := c.targets()
+	targets, err := demo.Targets(c.placement)
 	if err != nil {
 		return err
 	}
@@ -116,11 +76,7 @@ func (c *demoCmd) run(ctx context.Context, env *Env, args []string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("demo: --out %s: cannot be created: %w", c.out, outfile.PlainPathError(err))
 	}
-	var ts []demo.Target
-	for _, t := range targets {
-		ts = append(ts, demo.Target{Name: t.name, Role: t.role, Set: t.set, Place: t.place})
-	}
-	return demo.Run(ctx, c.options(env, dir, ts))
+	return demo.Run(ctx, c.options(env, dir, targets))
 }
 
 // options are the demo's settings from the flags.
