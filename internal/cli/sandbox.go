@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -119,18 +118,8 @@ func (c *sandboxCmd) up(ctx context.Context, env *Env, args []string) error {
 		// so that a script may run it every time; a stopped one starts
 		// again. Other settings are refused, saying which, since only a
 		// new sandbox (or sandbox down, which deletes the data) has them.
-		diffs, err := old.Differences(c.port, c.set, c.basedir)
-		if err != nil {
-			return usagef("sandbox up: %v", err)
-		}
-		diffs = append(diffs, old.PlacementDifferences(place)...)
-		if len(diffs) > 0 {
-			state := "runs"
-			if !old.Running {
-				state = "exists (stopped)"
-			}
-			return usagef("sandbox up: sandbox %s %s with other settings than asked: %s. Its data stays: use it as it is (shakedown sandbox up %s, without those options), or make another with these settings under a new name; only sandbox down %s, which deletes its data, frees the name",
-				name, state, strings.Join(diffs, ", "), name, name)
+		if err := old.CheckReuse(c.port, c.set, c.basedir, place); err != nil {
+			return err
 		}
 		if !old.Running {
 			return c.restart(ctx, env, home, name)
