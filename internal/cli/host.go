@@ -54,18 +54,12 @@ func (c *hostCmd) run(ctx context.Context, env *Env, args []string) error {
 	if fs.NArg() > 1 {
 		return usagef("host facts: give at most one TARGET, got %d", fs.NArg())
 	}
-	if c.pid < 0 {
-		return usagef("host facts: --pid must be a process id, got %d", c.pid)
-	}
-	if c.pid > 0 && c.sandbox != "" {
-		return usagef("host facts: give --pid or --sandbox, not both")
-	}
-	if c.sandbox != "" && fs.NArg() > 0 {
-		return usagef("host facts: give --sandbox or a TARGET, not both (a sandbox's variables are read from it)")
-	}
 	src := hostsource.Source{PID: c.pid, Sandbox: c.sandbox, DataDir: c.datadir}
 	if fs.NArg() == 1 {
 		src.URL = fs.Arg(0)
+	}
+	if err := src.Check(); err != nil {
+		return err
 	}
 	if err := outfile.Check(outfile.File{Flag: "--json", Path: c.json}); err != nil {
 		return err
@@ -73,12 +67,6 @@ func (c *hostCmd) run(ctx context.Context, env *Env, args []string) error {
 	facts, err := src.Collect(ctx, env.Getenv, &c.creds, "host facts")
 	if err != nil {
 		return err
-	}
-	known := 0
-	for _, f := range facts.Facts {
-		if f.Known() {
-			known++
-		}
 	}
 	switch c.json {
 	case "":
@@ -94,7 +82,7 @@ func (c *hostCmd) run(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if known == 0 {
+	if hostsource.Known(facts) == 0 {
 		return fmt.Errorf("host facts: no fact could be read (each row says why)")
 	}
 	return nil

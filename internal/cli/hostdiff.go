@@ -35,29 +35,11 @@ func (c *hostDiffCmd) run(ctx context.Context, env *Env, args []string) error {
 	if fs.NArg() < 2 {
 		return usagef("host diff: give at least two hosts, the control first: FILE, pid:PID, sandbox:NAME, a TARGET URL or local")
 	}
-	srcs := make([]hostsource.Source, fs.NArg())
-	files := make([]*host.Facts, fs.NArg())
-	for i, a := range fs.Args() {
-		src, f, err := hostsource.ParseDiffArg(env.Getenv, &c.creds, a)
-		if err != nil {
-			return err
-		}
-		srcs[i], files[i] = src, f
-	}
-	sets := make([]*host.Facts, len(srcs))
-	for i := range srcs {
-		if files[i] != nil {
-			sets[i] = files[i]
-			continue
-		}
-		f, err := srcs[i].Collect(ctx, env.Getenv, &c.creds, "host diff")
-		if err != nil {
-			return err
-		}
-		sets[i] = f
+	sets, err := hostsource.CollectAll(ctx, env.Getenv, &c.creds, fs.Args())
+	if err != nil {
+		return err
 	}
 	diffs := host.Compare(sets, c.all)
-	var err error
 	if c.json {
 		err = host.WriteDiffJSON(env.Stdout, sets, diffs)
 	} else {

@@ -144,3 +144,55 @@ func WriteFile(path string, f *host.Facts) error {
 	}
 	return out.Close()
 }
+
+// Check says, as bad usage, what in a host facts source cannot go
+// together: a negative --pid, --pid with --sandbox, --sandbox with a
+// TARGET.
+func (s Source) Check() error {
+	switch {
+	case s.PID < 0:
+		return usage.Errorf("host facts: --pid must be a process id, got %d", s.PID)
+	case s.PID > 0 && s.Sandbox != "":
+		return usage.Errorf("host facts: give --pid or --sandbox, not both")
+	case s.Sandbox != "" && s.URL != "":
+		return usage.Errorf("host facts: give --sandbox or a TARGET, not both (a sandbox's variables are read from it)")
+	}
+	return nil
+}
+
+// Known counts the facts of f that could be read.
+func Known(f *host.Facts) int {
+	known := 0
+	for _, x := range f.Facts {
+		if x.Known() {
+			known++
+		}
+	}
+	return known
+}
+
+// CollectAll reads the facts of every host diff argument, in order: facts
+// files are all read, and every other argument checked, before the first
+// server or process is reached.
+func CollectAll(ctx context.Context, getenv func(string) string, creds *target.Credentials, args []string) ([]*host.Facts, error) {
+	srcs := make([]Source, len(args))
+	sets := make([]*host.Facts, len(args))
+	for i, a := range args {
+		src, f, err := ParseDiffArg(getenv, creds, a)
+		if err != nil {
+			return nil, err
+		}
+		srcs[i], sets[i] = src, f
+	}
+	for i := range srcs {
+		if sets[i] != nil {
+			continue
+		}
+		f, err := srcs[i].Collect(ctx, getenv, creds, "host diff")
+		if err != nil {
+			return nil, err
+		}
+		sets[i] = f
+	}
+	return sets, nil
+}
