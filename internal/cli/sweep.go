@@ -69,7 +69,7 @@ func (c *sweepCmd) run(ctx context.Context, env *Env, args []string) error {
 		}
 		return c.runResume(ctx, env, fs.Args())
 	}
-	p, err := c.loadPlan(env, fs.Args(), sp)
+	p, err := sweep.LoadPlan(fs.Args(), env.Getenv, &c.creds, sp)
 	if err != nil {
 		return err
 	}
@@ -202,34 +202,6 @@ func isTerminal(w io.Writer) bool {
 	}
 	fi, err := f.Stat()
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
-}
-
-// loadPlan reads the plan args name, checks it can be split as sp, and
-// finds every target's password.
-func (c *sweepCmd) loadPlan(env *Env, args []string, sp segment.Split) (*plan.Plan, error) {
-	if len(args) != 1 {
-		return nil, usagef("sweep: name one plan file, e.g. shakedown sweep plan.yaml (see shakedown sweep --help)")
-	}
-	path := args[0]
-	src, err := os.ReadFile(path)
-	if err != nil {
-		return nil, usagef("sweep: read plan: %v", err)
-	}
-	p, err := plan.Parse(path, src, env.Getenv)
-	if err != nil {
-		return nil, err
-	}
-	if err := sweep.CheckSplit(p, sp); err != nil {
-		return nil, err
-	}
-	for _, t := range p.Targets {
-		// password_env, when a target names one, has given its password;
-		// the others look where every command looks.
-		if err := c.creds.Fill(t.Target, env.Getenv); err != nil {
-			return nil, err
-		}
-	}
-	return p, nil
 }
 
 // preflight says what the plan will run, connects to every target and
