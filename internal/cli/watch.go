@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"runtime"
 	"strconv"
 	"time"
 
@@ -60,18 +59,7 @@ func (c *watchCmd) run(ctx context.Context, env *Env, args []string) error {
 	defer db.Close()
 	db.SetMaxOpenConns(1)
 
-	ep := tgt.Endpoints()[0]
-	opt := monitor.Options{}
-	local := monitor.IsLocal(ep)
-	if local {
-		pid, _ := monitor.FindServerPID("/proc", ep.Port, monitor.PIDFile(ctx, db))
-		opt.Host = &monitor.HostOptions{ServerPID: pid}
-		opt.Limits.Cores = runtime.NumCPU()
-	}
-	if c.cores >= 0 {
-		opt.Limits.Cores = c.cores
-	}
-	s := monitor.NewSampler(db, opt)
+	s, local := monitor.WatchSampler(ctx, db, tgt.Endpoints()[0], c.cores)
 	var write func(result.Sample, time.Time) error
 	if c.json {
 		enc := json.NewEncoder(env.Stdout)
