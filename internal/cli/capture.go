@@ -69,7 +69,7 @@ func (c *captureCmd) run(ctx context.Context, env *Env, args []string) error {
 		names = append(names, src.Name)
 	}
 
-	w, outFile, err := c.create(names)
+	w, outFile, err := capture.Create(c.output, names)
 	if err != nil {
 		return err
 	}
@@ -170,25 +170,6 @@ func (c *captureCmd) validate(srcArgs []string) error {
 		return usagef("capture: --reads-only goes with --to-workload")
 	}
 	return nil
-}
-
-// create makes the capture file -o names, if any, for the records of
-// the sources names.
-func (c *captureCmd) create(names []string) (*capture.Writer, *os.File, error) {
-	if c.output == "" {
-		return nil, nil, nil
-	}
-	f, err := os.Create(c.output)
-	if err != nil {
-		return nil, nil, fmt.Errorf("capture: -o %s: %w", c.output, outfile.PlainPathError(err))
-	}
-	// No creation time: the same input gives the same capture.
-	w, err := capture.NewWriter(f, names, time.Time{})
-	if err != nil {
-		f.Close()
-		return nil, nil, err
-	}
-	return w, f, nil
 }
 
 // writeWorkload writes the workload --to-workload names.
