@@ -78,26 +78,12 @@ func (c *sandboxCmd) parse(env *Env, verb string, fs *pflag.FlagSet, args []stri
 // errSandboxHelp ends a sandbox subcommand after printing its help.
 var errSandboxHelp = errors.New("help printed")
 
-// sandboxName checks that rest is exactly one valid sandbox name.
-func sandboxName(verb string, rest []string) (string, error) {
-	switch {
-	case len(rest) == 0:
-		return "", usagef("sandbox %s: missing NAME, e.g. shakedown sandbox %s durable", verb, verb)
-	case len(rest) > 1:
-		return "", usagef("sandbox %s: unexpected argument %q: give one NAME", verb, rest[1])
-	}
-	if err := sandbox.ValidateName(rest[0]); err != nil {
-		return "", usagef("sandbox %s: %v", verb, err)
-	}
-	return rest[0], nil
-}
-
 func (c *sandboxCmd) up(ctx context.Context, env *Env, args []string) error {
 	rest, err := c.parse(env, "up", c.flags(), args)
 	if err != nil {
 		return sandboxHelpOK(err)
 	}
-	name, err := sandboxName("up", rest)
+	name, err := sandbox.NameArg("up", rest)
 	if err != nil {
 		return err
 	}
@@ -180,7 +166,7 @@ func (c *sandboxCmd) start(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return sandboxHelpOK(err)
 	}
-	name, err := sandboxName("start", rest)
+	name, err := sandbox.NameArg("start", rest)
 	if err != nil {
 		return err
 	}
@@ -196,7 +182,7 @@ func (c *sandboxCmd) stop(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return sandboxHelpOK(err)
 	}
-	name, err := sandboxName("stop", rest)
+	name, err := sandbox.NameArg("stop", rest)
 	if err != nil {
 		return err
 	}
@@ -216,7 +202,7 @@ func (c *sandboxCmd) down(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return sandboxHelpOK(err)
 	}
-	name, err := sandboxName("down", rest)
+	name, err := sandbox.NameArg("down", rest)
 	if err != nil {
 		return err
 	}
