@@ -186,16 +186,9 @@ func (c *bisectCmd) restore(ctx context.Context, env *Env, targets, rest []strin
 	if len(rest) > 0 {
 		return usagef("vars bisect --undo FILE [CONTROL]: unexpected %q", rest[0])
 	}
-	raw := ""
-	if len(targets) == 1 {
-		raw = targets[0]
-	} else {
-		// The file names the control without its password: find that as
-		// for a URL given here.
-		var err error
-		if raw, err = bisect.UndoControl(c.undo); err != nil {
-			return err
-		}
+	raw, err := bisect.UndoControl(c.undo, targets)
+	if err != nil {
+		return err
 	}
 	tgt, err := c.target(env, "vars bisect --undo", raw)
 	if err != nil {
