@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
@@ -190,9 +189,6 @@ func finishSweep(ctx context.Context, env *Env, st *store.Store, sum *sweep.Summ
 	return nil
 }
 
-// estimate is the sweep's nominal duration, as the plan's line says it.
-var estimate = sweep.Estimate
-
 // isTerminal reports whether w is a terminal, for a progress line redrawn
 // in place.
 func isTerminal(w io.Writer) bool {
@@ -207,13 +203,7 @@ func isTerminal(w io.Writer) bool {
 // preflight says what the plan will run, connects to every target and
 // checks the data, before anything runs.
 func (c *sweepCmd) preflight(ctx context.Context, env *Env, p *plan.Plan, sp segment.Split) ([]sweep.Env, error) {
-	steps := p.Steps()
-	reps := strconv.Itoa(p.Repeats) + " repeats"
-	if p.AutoRepeats {
-		reps = fmt.Sprintf("%d repeats, auto: more where inconclusive, up to %d", p.Repeats, p.MaxRepeats)
-	}
-	fmt.Fprintf(env.Stdout, "plan %s: %d steps (%d targets x %d workloads x %d thread levels x %s), about %s, order %s\n",
-		p.Path, len(steps), len(p.Targets), len(p.Workloads), len(p.Threads), reps, estimate(p, sp), p.Order)
+	fmt.Fprintln(env.Stdout, sweep.PlanLine(p, sp))
 	envs, err := sweep.Check(ctx, p)
 	if err != nil {
 		return nil, err
