@@ -16,11 +16,11 @@ import (
 // work creeps back into it: these limits keep it from growing.
 const (
 	// maxCLILines is the most lines of non-test Go in internal/cli. It
-	// goes down as work moves out, towards 3,200. It holds 3,562 lines
+	// goes down as work moves out, towards 3,200. It holds 3,552 lines
 	// now: the help pages are in helptext, and target, store, hostsource,
 	// engine, slap, segment, bisect, sweep, rehearse, demo, sandbox,
 	// monitor and capture own what the commands used to decide themselves.
-	maxCLILines = 3575
+	maxCLILines = 3560
 	// maxCLIFuncLines is the most lines of one function there.
 	maxCLIFuncLines = 80
 )
