@@ -127,9 +127,13 @@ func readUndo(path string) (*undoFile, error) {
 	return f, nil
 }
 
-// UndoControl returns the control's URL as the undo file at path names it:
-// without its password, which the caller finds as for any target.
-func UndoControl(path string) (string, error) {
+// UndoControl returns the control's URL to restore: the one given on the
+// command line, else the one the undo file at path names, without its
+// password, which the caller finds as for any target.
+func UndoControl(path string, given []string) (string, error) {
+	if len(given) == 1 {
+		return given[0], nil
+	}
 	f, err := readUndo(path)
 	if err != nil {
 		return "", err

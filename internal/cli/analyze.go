@@ -7,25 +7,11 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/shakedown/shakedown/internal/helptext"
 	"github.com/shakedown/shakedown/internal/sbflag"
 	"github.com/shakedown/shakedown/internal/target"
 	"github.com/shakedown/shakedown/internal/verify"
 )
-
-const analyzeUsage = `usage: shakedown analyze TARGET [--databases a,b] [--tables ...] [--local]
-
-Runs ANALYZE TABLE on every base table of TARGET's database, to refresh
-index statistics after a migration. TARGET is a URL,
-mysql://user@host:port/db: without a database (mysql://user@host:port/),
-every user database (all but mysql, sys, information_schema and
-performance_schema); --databases names others. A database that does not
-exist, or tables that match nothing, are bad usage (exit 2). Unlike verify,
-this WRITES: the server stores new statistics, and unless --local the
-statement is written to the binary log so that replicas run it too.
-Passwords: shakedown help targets.
-
-Options:
-`
 
 // analyzeCmd is "shakedown analyze TARGET".
 type analyzeCmd struct {
@@ -48,13 +34,13 @@ func (c *analyzeCmd) flags() *pflag.FlagSet {
 
 func (c *analyzeCmd) run(ctx context.Context, env *Env, args []string) error {
 	fs := c.flags()
-	if help, err := parseFlags(env, fs, args, "analyze", analyzeUsage); help || err != nil {
+	if help, err := parseFlags(env, fs, args, "analyze", helptext.Analyze); help || err != nil {
 		return err
 	}
 	if len(fs.Args()) != 1 {
 		return usagef("analyze: want one TARGET, got %d argument(s): shakedown analyze mysql://user@host/db", len(fs.Args()))
 	}
-	t, err := parseURL(env, &c.creds, "analyze", fs.Arg(0))
+	t, err := c.creds.ParseArg(env.Getenv, "analyze", fs.Arg(0))
 	if err != nil {
 		return err
 	}

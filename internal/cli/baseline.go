@@ -10,31 +10,11 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/shakedown/shakedown/internal/helptext"
 	"github.com/shakedown/shakedown/internal/report"
 	"github.com/shakedown/shakedown/internal/sbflag"
 	"github.com/shakedown/shakedown/internal/store"
 )
-
-const baselineUsage = `usage: shakedown baseline save NAME [--store FILE] [--sweep ID|latest | --runs all|ID,...] [--target NAME]
-       shakedown baseline list [--store FILE]
-       shakedown baseline delete NAME [--store FILE]
-
-A baseline is a named set of stored runs of one target: what good looked
-like. "report --baseline NAME" and "sweep PLAN --baseline NAME" compare new
-results with it by the same statistics as any comparison, and exit with 3
-when anything is slower, for cron and CI. save takes the successful runs of
-a stored sweep (the latest by default) or of runs made one by one (--runs),
-of the sweep's control or of --target. New results must be of the same
-workloads with the same options; only the thread levels may differ.
-
-save also keeps the runs of the other targets, measured beside the
-baseline's. When every one of them moved against the baseline as far as
-the baseline's target did, the machine changed, not the server: such a
-figure is "inconclusive: the machine changed (xFACTOR)", not slower. New
-results that are the baseline's own runs are the same.
-
-Options:
-`
 
 // baselineCmd is "shakedown baseline".
 type baselineCmd struct {
@@ -63,7 +43,7 @@ func (c *baselineCmd) run(ctx context.Context, env *Env, args []string) error {
 		return usagef("baseline: %v (see shakedown baseline --help)", err)
 	}
 	if c.help {
-		fmt.Fprint(env.Stdout, baselineUsage)
+		fmt.Fprint(env.Stdout, helptext.Baseline)
 		fmt.Fprint(env.Stdout, fs.FlagUsages())
 		return nil
 	}
@@ -93,7 +73,7 @@ func (c *baselineCmd) run(ctx context.Context, env *Env, args []string) error {
 	if fs.Changed("sweep") && c.runs != "" {
 		return usagef("baseline save: --sweep and --runs: choose one")
 	}
-	st, err := openExistingStore(ctx, env, c.storePath, "baseline")
+	st, err := store.OpenExisting(ctx, env.Getenv, c.storePath, "baseline")
 	if err != nil {
 		return err
 	}

@@ -57,7 +57,7 @@ func (c *benchCmd) run(ctx context.Context, env *Env, args []string) error {
 	}
 	var st *store.Store
 	if job.StorePath() != "" {
-		if st, err = openStore(ctx, env, "--store", job.StorePath()); err != nil {
+		if st, err = store.OpenFlag(ctx, env.Getenv, "--store", job.StorePath()); err != nil {
 			return err
 		}
 		defer st.Close()
@@ -119,8 +119,8 @@ func (c *benchCmd) save(ctx context.Context, env *Env, out io.Writer, job *engin
 	}
 	switch {
 	case sr != nil:
-		run := newRun(job, res, runErr, started, args)
-		run.Command = publicCommand(append([]string{"run"}, args...))
+		run := job.StoredRun(res, runErr, started, args)
+		run.Command = engine.PublicCommand(append([]string{"run"}, args...))
 		run.Part = sr.Part(ivs)
 		if err := sr.Save(ctx, run); err != nil {
 			// The result is safe in the runner's own file: say where,
@@ -130,7 +130,7 @@ func (c *benchCmd) save(ctx context.Context, env *Env, out io.Writer, job *engin
 		}
 		fmt.Fprintf(out, "Result stored in %s as segment %s; shakedown report --store %s --runs all merges the runners\n", st.Path(), sr.Label(), st.Path())
 	case st != nil:
-		run := newRun(job, res, runErr, started, args)
+		run := job.StoredRun(res, runErr, started, args)
 		if id, err := st.AddRun(ctx, run); err != nil {
 			errs = append(errs, fmt.Errorf("--store %s: %w", st.Path(), err))
 		} else if res != nil && len(res.Stalls) > 0 {
@@ -154,58 +154,6 @@ func resultJSON(res *result.Result) []byte {
 	return []byte(b.String())
 }
 
-// newRun is a run's row in the store, its status by result.StatusOf.
-func newRun(job *engine.Job, res *result.Result, runErr error, started time.Time, args []string) *store.Run {
-	status, why := result.StatusOf(res, runErr, errors.Is(runErr, engine.ErrInterrupted))
-	msg := ""
-	if status == store.RunFailed {
-		msg = why.Error()
-	}
-	return &store.Run{
-		Target:    res.Target.Name,
-		Workload:  job.Workload,
-		Threads:   job.Threads(),
-		Command:   strings.Join(publicArgs(args), " "),
-		Status:    status,
-		Error:     msg,
-		Degraded:  res.Degraded,
-		StartedAt: started,
-		WallS:     time.Since(started).Seconds(),
-		Result:    res,
-	}
-}
-
-// publicArgs drops the options that may carry a password, and names a
-// store on a server without the password its URL may hold.
-func publicArgs(args []string) []string {
-	var out []string
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		name := strings.ReplaceAll(strings.SplitN(strings.TrimLeft(a, "-"), "=", 2)[0], "_", "-")
-		if !strings.HasPrefix(a, "-") {
-			out = append(out, a)
-			continue
-		}
-		switch name {
-		case "target", "mysql-password":
-			if !strings.Contains(a, "=") {
-				i++ // the value is the next argument
-			}
-			continue
-		case "store":
-			if flag, v, ok := strings.Cut(a, "="); ok {
-				a = flag + "=" + store.Display(v)
-			} else if i+1 < len(args) {
-				i++
-				out = append(out, a, store.Display(args[i]))
-				continue
-			}
-		}
-		out = append(out, a)
-	}
-	return out
-}
-
 // joinSplit registers this process as a runner of a split load, when
 // --segment and --store ask for one: nil when not.
 func joinSplit(ctx context.Context, env *Env, out io.Writer, job *engine.Job, st *store.Store, sp segment.Split, args []string) (*splitload.Runner, error) {
@@ -219,7 +167,7 @@ func joinSplit(ctx context.Context, env *Env, out io.Writer, job *engine.Job, st
 		return nil, usagef("run: --segment with --store needs --start-at, the same for every runner, e.g. --start-at %s", time.Now().UTC().Add(time.Minute).Truncate(time.Minute).Format(time.RFC3339))
 	}
 	parts := splitload.LoadParts(job.Workload, job.Target.Redacted(), job.Options())
-	sr, err := splitload.Join(ctx, env.Stderr, filepath.Dir(store.DefaultPath(env.Getenv)), st, sp, store.SplitRun, publicCommand(append([]string{"run"}, args...)), parts, nil, nil)
+	sr, err := splitload.Join(ctx, env.Stderr, filepath.Dir(store.DefaultPath(env.Getenv)), st, sp, store.SplitRun, engine.PublicCommand(append([]string{"run"}, args...)), parts, nil, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -5,55 +5,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/shakedown/shakedown/internal/bisect"
 	"github.com/shakedown/shakedown/internal/bisectresult"
+	"github.com/shakedown/shakedown/internal/helptext"
 	"github.com/shakedown/shakedown/internal/outfile"
 	"github.com/shakedown/shakedown/internal/sandbox"
 	"github.com/shakedown/shakedown/internal/sbflag"
 	"github.com/shakedown/shakedown/internal/target"
 )
-
-const bisectUsage = `usage: shakedown vars bisect CONTROL CANDIDATE --workload W --threads N --allow-set-global
-                          [run options] [--repeats 3] [--budget 10m] [--json FILE] [--html FILE] [--undo FILE]
-       shakedown vars bisect --undo FILE [CONTROL]
-
-Finds which of the global variables that differ between CONTROL and
-CANDIDATE make their performance differ. It measures the workload on both
-sides (--repeats runs each, interleaved); if they do not differ clearly it
-says so and stops. Otherwise it applies the candidate's values on the
-control, a group at a time, and measures again, each run with the group
-applied paired with a run of the control as it is made right next to it
-(so that a machine getting busier or quieter moves both alike; a round
-makes at least 6 pairs, the fewest an exact 95% interval needs). A group
-that does not move the control is cleared, one that does is split in two, down to single
-variables (about 2 x log2(differences) rounds when one variable is the
-cause). Variables that matter only together are reported as an
-interaction. The differing variables are those of "vars diff" (per-instance
-ones left out). Variables the control cannot change at runtime are applied
-by restarting it when it is a local sandbox (see shakedown sandbox), else
-listed as not testable.
-
-It changes the control, so it runs only with --allow-set-global (without it,
-it lists what it would change and exits 2). It writes the undo file before
-the first change, restores every variable at the end, on error and on
-Ctrl-C, and reads them back to verify; it stops if another session changes
-the control's variables meanwhile. After a crash, "vars bisect --undo FILE"
-restores the control (its password is found as for any target, see
-shakedown help targets). The user needs SUPER or SYSTEM_VARIABLES_ADMIN on
-the control.
-
-Run options are those of "shakedown run WORKLOAD" (--time, --tables,
---table-size, --warmup-time, ...); the workload's data must be prepared on
-both sides. Exits 0 when done, 1 when it failed or was interrupted (the
-control restored), 2 on bad input.
-
-Options:
-`
 
 // bisectCmd is "shakedown vars bisect".
 type bisectCmd struct {
@@ -91,7 +54,7 @@ func (c *bisectCmd) flags() *pflag.FlagSet {
 // target reads CONTROL or CANDIDATE with its password. The workload runs
 // in the URL's database, sbtest when it names none, as with shakedown run.
 func (c *bisectCmd) target(env *Env, what, raw string) (*target.Target, error) {
-	tgt, err := parseURL(env, &c.creds, what, raw)
+	tgt, err := c.creds.ParseArg(env.Getenv, what, raw)
 	if err != nil {
 		return nil, err
 	}
@@ -101,49 +64,9 @@ func (c *bisectCmd) target(env *Env, what, raw string) (*target.Target, error) {
 	return tgt, nil
 }
 
-// targetOptions name the target in a run's options; bisect's targets are
-// its CONTROL and CANDIDATE.
-var targetOptions = map[string]bool{"target": true, "mysql-host": true, "mysql-port": true, "mysql-user": true,
-	"mysql-password": true, "mysql-db": true, "mysql-socket": true, "store": true}
-
-// splitArgs separates bisect's own options and the two target URLs from the
-// run options, which go to the engine as they are.
-func (c *bisectCmd) splitArgs(fs *pflag.FlagSet, args []string) (own, targets, run []string, err error) {
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if strings.HasPrefix(a, "mysql://") {
-			targets = append(targets, a)
-			continue
-		}
-		if !strings.HasPrefix(a, "-") || a == "-" {
-			run = append(run, a)
-			continue
-		}
-		name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		name = strings.ReplaceAll(name, "_", "-")
-		f := fs.Lookup(name)
-		if f == nil && len(name) == 1 {
-			f = fs.ShorthandLookup(name)
-		}
-		if f == nil {
-			if targetOptions[name] {
-				return nil, nil, nil, usagef("vars bisect: --%s: give the servers as CONTROL and CANDIDATE URLs (mysql://user:password@host:port/db); results are not stored", name)
-			}
-			run = append(run, a)
-			continue
-		}
-		own = append(own, a)
-		if !hasValue && f.NoOptDefVal == "" && f.Value.Type() != "bool" && i+1 < len(args) {
-			i++
-			own = append(own, args[i])
-		}
-	}
-	return own, targets, run, nil
-}
-
 func (c *bisectCmd) run(ctx context.Context, env *Env, args []string) error {
 	fs := c.flags()
-	own, targets, runArgs, err := c.splitArgs(fs, args)
+	own, targets, runArgs, err := bisect.SplitArgs(fs, args)
 	if err != nil {
 		return err
 	}
@@ -151,7 +74,7 @@ func (c *bisectCmd) run(ctx context.Context, env *Env, args []string) error {
 		return usagef("vars bisect: %v (see shakedown vars bisect --help)", err)
 	}
 	if c.help {
-		fmt.Fprint(env.Stdout, bisectUsage, fs.FlagUsages())
+		fmt.Fprint(env.Stdout, helptext.Bisect, fs.FlagUsages())
 		return nil
 	}
 	undoOnly := fs.Changed("undo") && len(targets) < 2
@@ -263,16 +186,9 @@ func (c *bisectCmd) restore(ctx context.Context, env *Env, targets, rest []strin
 	if len(rest) > 0 {
 		return usagef("vars bisect --undo FILE [CONTROL]: unexpected %q", rest[0])
 	}
-	raw := ""
-	if len(targets) == 1 {
-		raw = targets[0]
-	} else {
-		// The file names the control without its password: find that as
-		// for a URL given here.
-		var err error
-		if raw, err = bisect.UndoControl(c.undo); err != nil {
-			return err
-		}
+	raw, err := bisect.UndoControl(c.undo, targets)
+	if err != nil {
+		return err
 	}
 	tgt, err := c.target(env, "vars bisect --undo", raw)
 	if err != nil {

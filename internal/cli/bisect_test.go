@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/shakedown/shakedown/internal/bisect"
 )
 
 func TestBisectSplitArgs(t *testing.T) {
@@ -28,7 +30,7 @@ func TestBisectSplitArgs(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c := &bisectCmd{}
-			own, targets, rest, err := c.splitArgs(c.flags(), tt.args)
+			own, targets, rest, err := bisect.SplitArgs(c.flags(), tt.args)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("got %v, want an error containing %q", err, tt.wantErr)

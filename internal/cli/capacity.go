@@ -93,7 +93,7 @@ func (c *capacityCmd) run(ctx context.Context, env *Env, args []string) error {
 	}
 	var st *store.Store
 	if c.store != "" {
-		if st, err = openStore(ctx, env, "--store", c.store); err != nil {
+		if st, err = store.OpenFlag(ctx, env.Getenv, "--store", c.store); err != nil {
 			return err
 		}
 		defer st.Close()

@@ -11,46 +11,11 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/shakedown/shakedown/internal/capture"
+	"github.com/shakedown/shakedown/internal/helptext"
 	"github.com/shakedown/shakedown/internal/outfile"
 	"github.com/shakedown/shakedown/internal/sbflag"
 	"github.com/shakedown/shakedown/internal/target"
 )
-
-const captureUsage = `usage: shakedown capture SOURCE... [-o CAPTURE] [options]
-
-Reads what a server can give and writes a capture file for shakedown replay:
-each statement with its session, its order in the session, time, default
-database, text, and (where the source has them) duration, rows sent and
-examined, and error code. Sources, detected from their first bytes:
-
-  slow      the slow log, MySQL's or MariaDB's (set long_query_time=0 to log
-            every statement)
-  general   the general log file, or the mysql.general_log table named by a
-            URL: mysql://user@host:port/mysql?password_env=VAR
-  pcap      tcpdump -w of the server's traffic (--port, default 3306): text
-            queries and prepared statements with their parameters; pcapng too
-  tcpdump-text
-            tcpdump -x or -xx text, as pt-query-digest reads it:
-            tcpdump -s 65535 -x -nn -q -tttt -i any port 3306 > mysql.txt
-
-Passwords never reach the capture: IDENTIFIED BY, SET PASSWORD and the like
-are replaced by '<redacted>', and the general log's Connect lines are not
-kept. Reading streams: memory does not grow with the size of the input.
-
-  shakedown capture slow.log -o app.capture --summary
-  shakedown capture app.capture --summary            (a capture file is a source too)
-  shakedown capture slow.log --to-workload app.sql   (then: shakedown run sql --file app.sql)
-
-Each source's entries, statements and skipped entries (why, and on which
-lines) are said on standard error when some were skipped, and with --summary.
-
-Exit status: 0 ok, 2 bad input (unknown format, a packet capture with no
-MySQL traffic on the port, a source from which no statement could be read:
-the capture of the others is still written),
-1 the capture failed or was interrupted (what was read is written).
-
-Options:
-`
 
 // captureCmd is "shakedown capture SOURCE...".
 type captureCmd struct {
@@ -79,7 +44,7 @@ func (c *captureCmd) flags() *pflag.FlagSet {
 
 func (c *captureCmd) run(ctx context.Context, env *Env, args []string) error {
 	fs := c.flags()
-	if help, err := parseFlags(env, fs, args, "capture", captureUsage); help || err != nil {
+	if help, err := parseFlags(env, fs, args, "capture", helptext.Capture); help || err != nil {
 		return err
 	}
 	srcArgs := fs.Args()
@@ -104,7 +69,7 @@ func (c *captureCmd) run(ctx context.Context, env *Env, args []string) error {
 		names = append(names, src.Name)
 	}
 
-	w, outFile, err := c.create(names)
+	w, outFile, err := capture.Create(c.output, names)
 	if err != nil {
 		return err
 	}
@@ -162,7 +127,7 @@ func (c *captureCmd) run(ctx context.Context, env *Env, args []string) error {
 func (c *captureCmd) openSource(ctx context.Context, env *Env, arg string) (capture.Source, func(), error) {
 	nop := func() {}
 	if strings.HasPrefix(arg, "mysql://") {
-		t, err := parseURL(env, &c.creds, "capture: SOURCE", arg)
+		t, err := c.creds.ParseArg(env.Getenv, "capture: SOURCE", arg)
 		if err != nil {
 			return capture.Source{}, nop, err
 		}
@@ -205,25 +170,6 @@ func (c *captureCmd) validate(srcArgs []string) error {
 		return usagef("capture: --reads-only goes with --to-workload")
 	}
 	return nil
-}
-
-// create makes the capture file -o names, if any, for the records of
-// the sources names.
-func (c *captureCmd) create(names []string) (*capture.Writer, *os.File, error) {
-	if c.output == "" {
-		return nil, nil, nil
-	}
-	f, err := os.Create(c.output)
-	if err != nil {
-		return nil, nil, fmt.Errorf("capture: -o %s: %w", c.output, outfile.PlainPathError(err))
-	}
-	// No creation time: the same input gives the same capture.
-	w, err := capture.NewWriter(f, names, time.Time{})
-	if err != nil {
-		f.Close()
-		return nil, nil, err
-	}
-	return w, f, nil
 }
 
 // writeWorkload writes the workload --to-workload names.

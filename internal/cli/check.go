@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/shakedown/shakedown/internal/check"
+	"github.com/shakedown/shakedown/internal/helptext"
 	"github.com/shakedown/shakedown/internal/outfile"
 	"github.com/shakedown/shakedown/internal/readiness"
 	"github.com/shakedown/shakedown/internal/sbflag"
@@ -18,39 +19,6 @@ import (
 	"github.com/shakedown/shakedown/internal/target"
 	"github.com/shakedown/shakedown/internal/verify"
 )
-
-const checkUsage = `usage: shakedown check SOURCE TARGET [--json FILE] [--html FILE] [--store[=FILE]]
-
-Looks at SOURCE (the server you run today) and TARGET (where you move to)
-and lists what would break or change with the move, each finding with a
-severity (error blocks the move, warning needs a decision, notice), the
-object, why it matters and how to fix it:
-
-  - server behaviour that changes results (sql_mode, character sets and
-    collations, lower_case_table_names, time zone, explicit_defaults_for_
-    timestamp, isolation, autocommit, max_allowed_packet, group_concat_max_len,
-    authentication plugins);
-  - objects and accounts compared (databases, tables, columns, indexes, views,
-    routines, triggers, events; accounts by what each may do);
-  - what TARGET cannot hold (collations, reserved words, engines, features its
-    flavour and version lack, zero dates, AUTO_INCREMENT near its maximum);
-  - tables without a primary key, and which unique key could serve;
-  - SOURCE's replication prerequisites (binary log, ROW, FULL, server_id,
-    GTIDs, retention, the migration account's privileges);
-  - TARGET tables whose statistics are stale after the copy.
-
-check only reads (information_schema and mysql, a few bulk queries per side;
-data only to look for zero dates). Checks the user may not run are listed as
-"not checked" with the privilege they need. SOURCE and TARGET are URLs,
-mysql://user@host:port/db (passwords: shakedown help targets); a URL without
-a database means every database of SOURCE but the system ones, and a
-database that is named (or given to --databases) must exist (exit 2).
-
-Exit status: 0 no errors, 3 errors found, 1 a side could not be read, 2 bad
-usage.
-
-Options:
-`
 
 // checkCmd is "shakedown check SOURCE TARGET".
 type checkCmd struct {
@@ -71,7 +39,7 @@ func (c *checkCmd) flags(env *Env) *pflag.FlagSet {
 	fs.Var(&c.databases, "databases", "databases to check, the same names on both sides (default: every database of SOURCE but the system ones)")
 	fs.StringVar(&c.jsonFile, "json", "", "write the findings as JSON to FILE")
 	fs.StringVar(&c.htmlFile, "html", "", "write the findings as a self-contained HTML page to FILE")
-	fs.StringVar(&c.storePath, "store", "", storeFlagUsage(env, "save the findings for shakedown readiness"))
+	fs.StringVar(&c.storePath, "store", "", store.FlagUsage(env.Getenv, "save the findings for shakedown readiness"))
 	fs.DurationVar(&c.copyTime, "copy-time", 24*time.Hour, "how long the initial copy is expected to take: SOURCE must keep its binary logs longer")
 	fs.StringVar(&c.migrationUser, "migration-user", "", "the SOURCE account the migration tool uses, 'user'@'host' (default: the account in SOURCE's URL)")
 	fs.Var(&c.skipAccounts, "skip-accounts", "accounts not compared: user names or 'user'@'host' (comma list; replaces the default, '' compares all)")
@@ -84,7 +52,7 @@ func (c *checkCmd) flags(env *Env) *pflag.FlagSet {
 
 func (c *checkCmd) run(ctx context.Context, env *Env, args []string) error {
 	fs := c.flags(env)
-	if help, err := parseFlags(env, fs, args, "check", checkUsage); help || err != nil {
+	if help, err := parseFlags(env, fs, args, "check", helptext.Check); help || err != nil {
 		return err
 	}
 	if !fs.Changed("skip-accounts") {
@@ -97,11 +65,11 @@ func (c *checkCmd) run(ctx context.Context, env *Env, args []string) error {
 	if err := c.validate(); err != nil {
 		return err
 	}
-	src, err := parseURL(env, &c.creds, "check: SOURCE", rest[0])
+	src, err := c.creds.ParseArg(env.Getenv, "check: SOURCE", rest[0])
 	if err != nil {
 		return err
 	}
-	dst, err := parseURL(env, &c.creds, "check: TARGET", rest[1])
+	dst, err := c.creds.ParseArg(env.Getenv, "check: TARGET", rest[1])
 	if err != nil {
 		return err
 	}
@@ -109,7 +77,7 @@ func (c *checkCmd) run(ctx context.Context, env *Env, args []string) error {
 	if err := outfile.Check(outfile.File{Flag: "--json", Path: c.jsonFile}, outfile.File{Flag: "--html", Path: c.htmlFile}); err != nil {
 		return err
 	}
-	if err := checkStore(ctx, env, "--store", c.storePath); err != nil {
+	if err := store.CheckFlag(ctx, env.Getenv, "--store", c.storePath); err != nil {
 		return err
 	}
 	sSide, err := connectChecked(ctx, "source", src)
@@ -158,7 +126,7 @@ func (c *checkCmd) run(ctx context.Context, env *Env, args []string) error {
 // sideArg reads the SOURCE or TARGET argument of a two-sided command.
 func sideArg(verb, what, raw string) (*target.Target, error) {
 	if !strings.HasPrefix(raw, "mysql://") {
-		return nil, usagef("%s: %s %q is not a target URL: use mysql://user:password@host:port/db", verb, what, redactArg(raw))
+		return nil, usagef("%s: %s %q is not a target URL: use mysql://user:password@host:port/db", verb, what, target.RedactArg(raw))
 	}
 	t, err := target.Parse(raw)
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/shakedown/shakedown/internal/engine"
+	"github.com/shakedown/shakedown/internal/helptext"
 	"github.com/shakedown/shakedown/internal/sbflag"
 	"github.com/shakedown/shakedown/internal/suggest"
 	"github.com/shakedown/shakedown/internal/usage"
@@ -246,7 +247,7 @@ func isBenchVerb(s string) bool { return s == "prepare" || s == "run" || s == "c
 // sysbench command line with shakedown in front of it.
 func runSysbench(ctx context.Context, env *Env, args []string) error {
 	if len(args) == 0 || args[0] == "--help" || args[0] == "-h" {
-		_, err := fmt.Fprint(env.Stdout, sysbenchUsage)
+		_, err := fmt.Fprint(env.Stdout, helptext.Sysbench)
 		return err
 	}
 	if len(args) == 1 && (args[0] == "--version" || args[0] == "-v") {
@@ -263,39 +264,6 @@ func runSysbench(ctx context.Context, env *Env, args []string) error {
 	}
 	return (&benchCmd{verb: verb}).run(ctx, env, args[:len(args)-1])
 }
-
-const firstSteps = `
-First steps, on a local server of its own (URL is what sandbox up prints):
-  shakedown sandbox up test
-  shakedown prepare oltp_point_select --target URL --tables 1 --table-size 10000
-  shakedown run oltp_point_select --target URL --tables 1 --table-size 10000 --threads 4 --store runs.db
-  shakedown report --store runs.db --runs all
-
-shakedown help COMMAND shows a command's options; shakedown help targets, how
-to name a server and give its password.
-`
-
-const sysbenchUsage = `usage: shakedown sysbench WORKLOAD [options] prepare|run|cleanup
-
-A sysbench 1.0.20 command line with shakedown in front of it: the same
-workloads, option names and meaning, and the same statements in the same mix.
-The command comes last, as with sysbench. It is the same as
-shakedown prepare|run|cleanup WORKLOAD [options]; see shakedown help run.
-
-Old runbook lines run as sysbench 1.0.20 runs them, each old option with a
-WARNING that names its new spelling: --test=PATH.lua names the workload;
---num-threads, --max-time, --max-requests and --tx-rate are --threads, --time,
---events and --rate; sysbench 0.5's oltp.lua (--test=oltp.lua) runs as
-oltp_read_write, or oltp_read_only and oltp_write_only with --oltp-read-only
-and --oltp-write-only, as text statements as oltp.lua sends them, and its
---oltp-tables-count, --oltp-table-size, --oltp-point-selects and kin are
---tables, --table-size, --point-selects; --mysql-table-engine is
---mysql-storage-engine.
-
-  shakedown sysbench --test=/opt/sysbench/share/sysbench/oltp.lua \
-      --oltp-tables-count=10 --oltp-table-size=100000 --mysql-socket=/run/mysqld/mysqld.sock \
-      --max-time=300 --max-requests=0 --num-threads=16 --oltp-test-mode=complex run
-`
 
 func commandNames(cmds map[string]command) []string {
 	names := make([]string, 0, len(cmds))
@@ -316,5 +284,5 @@ func printUsage(w io.Writer, cmds map[string]command) {
 	for _, n := range commandNames(cmds) {
 		fmt.Fprintf(w, "  %-9s %s\n", n, cmds[n].summary)
 	}
-	fmt.Fprint(w, firstSteps)
+	fmt.Fprint(w, helptext.FirstSteps)
 }

@@ -81,11 +81,11 @@ func (c *copyCmd) run(ctx context.Context, env *Env, args []string) error {
 	if err := c.check(fs); err != nil {
 		return err
 	}
-	src, err := parseURL(env, &c.creds, "copy: SOURCE", fs.Arg(0))
+	src, err := c.creds.ParseArg(env.Getenv, "copy: SOURCE", fs.Arg(0))
 	if err != nil {
 		return err
 	}
-	dst, err := parseURL(env, &c.creds, "copy: TARGET", fs.Arg(1))
+	dst, err := c.creds.ParseArg(env.Getenv, "copy: TARGET", fs.Arg(1))
 	if err != nil {
 		return err
 	}

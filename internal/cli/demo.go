@@ -5,40 +5,15 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 
 	"github.com/spf13/pflag"
 
 	"github.com/shakedown/shakedown/internal/demo"
+	"github.com/shakedown/shakedown/internal/helptext"
 	"github.com/shakedown/shakedown/internal/outfile"
 	"github.com/shakedown/shakedown/internal/sandbox"
 	"github.com/shakedown/shakedown/internal/sbflag"
 )
-
-const demoUsage = `usage: shakedown demo [--out DIR] [--placement]
-
-The main job on this machine alone: starts two local sandboxes of the same
-server, "durable" (innodb_flush_log_at_trx_commit=1, sync_binlog=1) as the
-control and "relaxed" (both 0) as the candidate, both with the binary log on
-(and, for MariaDB, its thread pool) so that only the durability settings
-differ; sweeps oltp_point_select
-and oltp_write_only over 1, 4, 16 and 64 threads, short steps repeated
-(repeats: auto: 3, then more where a verdict is still inconclusive, up to
---max-repeats) in counterbalanced order; prints the comparison with each
-ratio's 95% interval and state, writes DIR/report.html, and stops the
-sandboxes. DIR also keeps the results store (shakedown.db) and the plan
-(plan.yaml). It takes about six minutes.
-
-With --placement it compares CPU placement instead: the same server,
-"cores" bound to half this machine's CPUs (sandbox up --cpus) as the
-control, against "quota" limited to as much CPU time in a cgroup (sandbox up
---cpu-quota) as the candidate, over oltp_point_select and oltp_read_only,
-and prints the quota's throttling counters (cgroup cpu.stat) beside the
-verdict: a quota lets a server's threads run on every CPU until the
-period's time is spent, then stops them all.
-
-Options:
-`
 
 // demoCmd is "shakedown demo".
 type demoCmd struct {
@@ -63,52 +38,13 @@ func (c *demoCmd) flags() *pflag.FlagSet {
 	return fs
 }
 
-// demoTarget is one of the demo's two sandboxes.
-type demoTarget struct {
-	name, role string
-	set        []string
-	place      sandbox.Placement
-}
-
-// demoTargets are the two sandboxes: only the durability settings differ.
-var demoTargets = []demoTarget{
-	{"durable", "control", []string{"innodb_flush_log_at_trx_commit=1", "sync_binlog=1"}, sandbox.Placement{}},
-	{"relaxed", "candidate", []string{"innodb_flush_log_at_trx_commit=0", "sync_binlog=0"}, sandbox.Placement{}},
-}
-
-// targets are the sandboxes this demo compares: with --placement, the
-// same server bound to the first half of the CPUs this process may use
-// (at least one) against one under a quota of as much CPU time.
-func (c *demoCmd) targets() ([]demoTarget, error) {
-	if !c.placement {
-		return demoTargets, nil
-	}
-	cpus := sandbox.AllowedCPUs()
-	n := max(len(cpus)/2, 1)
-	if len(cpus) == 0 {
-		return nil, usagef("demo: --placement: cannot read which CPUs this process may use")
-	}
-	cores, err := sandbox.ParsePlacement(sandbox.FormatCPUList(cpus[:n]), "", "")
-	if err != nil {
-		return nil, usagef("demo: --placement: %v", err)
-	}
-	quota, err := sandbox.ParsePlacement("", strconv.Itoa(n*100)+"%", "")
-	if err != nil {
-		return nil, usagef("demo: --placement: %v", err)
-	}
-	return []demoTarget{
-		{"cores", "control", []string{"--cpus " + cores.CPUs}, cores},
-		{"quota", "candidate", []string{"--cpu-quota " + quota.QuotaString()}, quota},
-	}, nil
-}
-
 func (c *demoCmd) run(ctx context.Context, env *Env, args []string) error {
 	fs := c.flags()
 	if err := fs.Parse(args); err != nil {
 		return flagError("demo", "demo", fs, err)
 	}
 	if c.help {
-		fmt.Fprint(env.Stdout, demoUsage)
+		fmt.Fprint(env.Stdout, helptext.Demo)
 		fmt.Fprint(env.Stdout, fs.FlagUsages())
 		return nil
 	}
@@ -129,7 +65,7 @@ func (c *demoCmd) run(ctx context.Context, env *Env, args []string) error {
 			return usagef("demo: --threads: %d: want levels >= 1", t)
 		}
 	}
-	targets, err := c.targets()
+	targets, err := demo.Targets(c.placement)
 	if err != nil {
 		return err
 	}
@@ -140,11 +76,7 @@ func (c *demoCmd) run(ctx context.Context, env *Env, args []string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("demo: --out %s: cannot be created: %w", c.out, outfile.PlainPathError(err))
 	}
-	var ts []demo.Target
-	for _, t := range targets {
-		ts = append(ts, demo.Target{Name: t.name, Role: t.role, Set: t.set, Place: t.place})
-	}
-	return demo.Run(ctx, c.options(env, dir, ts))
+	return demo.Run(ctx, c.options(env, dir, targets))
 }
 
 // options are the demo's settings from the flags.

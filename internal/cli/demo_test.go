@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shakedown/shakedown/internal/demo"
 	"github.com/shakedown/shakedown/internal/sandbox"
 	"github.com/shakedown/shakedown/internal/sandbox/sandboxtest"
 )
@@ -81,22 +82,22 @@ func TestDemoPlacementTargets(t *testing.T) {
 	if _, err := sandbox.ParsePlacement("", "100%", ""); err != nil {
 		t.Skipf("no writable cgroup here: %v", err)
 	}
-	targets, err := (&demoCmd{placement: true}).targets()
+	targets, err := demo.Targets(true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(targets) != 2 || targets[0].role != "control" || targets[1].role != "candidate" {
+	if len(targets) != 2 || targets[0].Role != "control" || targets[1].Role != "candidate" {
 		t.Fatalf("got targets %+v, want a control and a candidate", targets)
 	}
-	cpus, err := sandbox.ParseCPUList(targets[0].place.CPUs)
+	cpus, err := sandbox.ParseCPUList(targets[0].Place.CPUs)
 	if err != nil {
-		t.Fatalf("control's --cpus %q: %v", targets[0].place.CPUs, err)
+		t.Fatalf("control's --cpus %q: %v", targets[0].Place.CPUs, err)
 	}
 	if want := max(len(sandbox.AllowedCPUs())/2, 1); len(cpus) != want {
-		t.Errorf("got the control on %d CPUs (%s), want %d, half of those allowed", len(cpus), targets[0].place.CPUs, want)
+		t.Errorf("got the control on %d CPUs (%s), want %d, half of those allowed", len(cpus), targets[0].Place.CPUs, want)
 	}
-	if got, want := targets[1].place.CPUQuota, 100*len(cpus); got != want || targets[1].place.CPUs != "" {
-		t.Errorf("got the candidate at %d%% on CPUs %q, want %d%% on any CPU: as much CPU time as the control", got, targets[1].place.CPUs, want)
+	if got, want := targets[1].Place.CPUQuota, 100*len(cpus); got != want || targets[1].Place.CPUs != "" {
+		t.Errorf("got the candidate at %d%% on CPUs %q, want %d%% on any CPU: as much CPU time as the control", got, targets[1].Place.CPUs, want)
 	}
 	plan := string((&demoCmd{placement: true, threads: []int{4}, timeS: 2, maxRepeats: 3}).planText(nil))
 	if !strings.Contains(plan, "workloads: [oltp_point_select, oltp_read_only]") {

@@ -2,55 +2,17 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"github.com/shakedown/shakedown/internal/outfile"
-	"net"
-	"os"
-	"strings"
-	"time"
 
 	"github.com/spf13/pflag"
 
+	"github.com/shakedown/shakedown/internal/helptext"
 	"github.com/shakedown/shakedown/internal/host"
-	"github.com/shakedown/shakedown/internal/sandbox"
+	"github.com/shakedown/shakedown/internal/hostsource"
+	"github.com/shakedown/shakedown/internal/outfile"
 	"github.com/shakedown/shakedown/internal/sbflag"
 	"github.com/shakedown/shakedown/internal/target"
 )
-
-const hostUsage = `usage: shakedown host facts [--pid PID | --sandbox NAME] [--datadir DIR] [--json FILE] [TARGET]
-       shakedown host diff A B... [--all] [--json]
-
-"host facts" reads, on the machine it runs on, what changes how a server
-performs there: kernel, CPU model, virtualisation and CPU vulnerability
-mitigations; NUMA nodes, distances and numa_balancing; for the server
-process (--pid, a sandbox's, or a local TARGET's from its pid file) its
-allowed CPUs and memory nodes, memory policy and page spread over nodes,
-its cgroup's cpu.max, cpuset, memory.max and throttling counters (cgroup v2,
-else v1), its open-file and process limits and OOM score; transparent huge
-pages; swappiness and dirty page limits; the datadir disk's scheduler,
-nr_requests and read_ahead_kb; the CPU governor; the listen queue, TCP
-buffers, port range, tw_reuse and syncookies; fs.aio-max-nr, fs.file-max
-and fs.nr_open. A TARGET also gives the rows only the server can tell
-(@@back_log, @@innodb_numa_interleave, @@innodb_flush_method,
-@@thread_handling, @@version_comment); for a TARGET on another machine the
-host rows say they are unknown there: run host facts on that machine with
---json FILE and pass FILE to host diff. Every fact that cannot be read says
-why. It only reads. --json FILE writes the versioned JSON document to FILE
-(- for standard output instead of the text).
-
-"host diff" compares hosts, the first being the control. Each of A B... is
-a file written by host facts --json, pid:PID (a local server process),
-sandbox:NAME, a TARGET URL, or "local" (this machine, no server). Every
-setting that differs is listed with what it does, the workloads it affects
-and what the references recommend where they agree; where they disagree
-(transparent huge pages) it says so rather than judge. Counters (cgroup
-throttling, OOM score, page spread) are shown as evidence and facts some
-host could not read are listed apart; neither counts as a difference.
-Exits 3 when settings differ, 0 when none do.
-
-Options:
-`
 
 // hostCmd is "shakedown host facts".
 type hostCmd struct {
@@ -77,7 +39,7 @@ func (c *hostCmd) run(ctx context.Context, env *Env, args []string) error {
 	}
 	switch args[0] {
 	case "-h", "--help", "help":
-		fmt.Fprint(env.Stdout, hostUsage, c.flags().FlagUsages())
+		fmt.Fprint(env.Stdout, helptext.Host, c.flags().FlagUsages())
 		return nil
 	case "facts":
 	case "diff":
@@ -86,37 +48,25 @@ func (c *hostCmd) run(ctx context.Context, env *Env, args []string) error {
 		return usagef("host: unknown subcommand %q: use facts or diff (see shakedown host --help)", args[0])
 	}
 	fs := c.flags()
-	if help, err := parseFlags(env, fs, args[1:], "host facts", hostUsage); help || err != nil {
+	if help, err := parseFlags(env, fs, args[1:], "host facts", helptext.Host); help || err != nil {
 		return err
 	}
 	if fs.NArg() > 1 {
 		return usagef("host facts: give at most one TARGET, got %d", fs.NArg())
 	}
-	if c.pid < 0 {
-		return usagef("host facts: --pid must be a process id, got %d", c.pid)
-	}
-	if c.pid > 0 && c.sandbox != "" {
-		return usagef("host facts: give --pid or --sandbox, not both")
-	}
-	if c.sandbox != "" && fs.NArg() > 0 {
-		return usagef("host facts: give --sandbox or a TARGET, not both (a sandbox's variables are read from it)")
-	}
-	src := hostSource{pid: c.pid, sandbox: c.sandbox, datadir: c.datadir}
+	src := hostsource.Source{PID: c.pid, Sandbox: c.sandbox, DataDir: c.datadir}
 	if fs.NArg() == 1 {
-		src.url = fs.Arg(0)
+		src.URL = fs.Arg(0)
+	}
+	if err := src.Check(); err != nil {
+		return err
 	}
 	if err := outfile.Check(outfile.File{Flag: "--json", Path: c.json}); err != nil {
 		return err
 	}
-	facts, err := src.collect(ctx, env, &c.creds, "host facts")
+	facts, err := src.Collect(ctx, env.Getenv, &c.creds, "host facts")
 	if err != nil {
 		return err
-	}
-	known := 0
-	for _, f := range facts.Facts {
-		if f.Known() {
-			known++
-		}
 	}
 	switch c.json {
 	case "":
@@ -124,7 +74,7 @@ func (c *hostCmd) run(ctx context.Context, env *Env, args []string) error {
 	case "-":
 		err = host.WriteJSON(env.Stdout, facts)
 	default:
-		err = writeFactsFile(c.json, facts)
+		err = hostsource.WriteFile(c.json, facts)
 		if err == nil {
 			err = host.WriteText(env.Stdout, facts)
 		}
@@ -132,91 +82,8 @@ func (c *hostCmd) run(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if known == 0 {
+	if hostsource.Known(facts) == 0 {
 		return fmt.Errorf("host facts: no fact could be read (each row says why)")
 	}
 	return nil
-}
-
-// writeFactsFile writes the JSON document to a file.
-func writeFactsFile(path string, f *host.Facts) error {
-	out, err := os.Create(path)
-	if err != nil {
-		return usagef("host facts: --json %s: %v", path, err)
-	}
-	if err := host.WriteJSON(out, f); err != nil {
-		out.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return out.Close()
-}
-
-// hostSource is what one set of facts is read for: a process, a sandbox, a
-// target, or none of them (this machine alone).
-type hostSource struct {
-	pid     int
-	sandbox string
-	datadir string
-	url     string
-}
-
-// collect reads the facts of the source. A sandbox or target that cannot
-// be found or reached is an error; what cannot be read on the host is a
-// row that says why.
-func (s hostSource) collect(ctx context.Context, env *Env, creds *target.Credentials, what string) (*host.Facts, error) {
-	name, _ := os.Hostname()
-	opts := host.Options{PID: s.pid, DataDir: s.datadir, Hostname: name, Now: time.Now()}
-	subject := host.Subject{Sandbox: s.sandbox}
-	url := s.url
-	if s.sandbox != "" {
-		inst, err := sandbox.Get(sandbox.DefaultHome(env.Getenv), s.sandbox)
-		if errors.Is(err, sandbox.ErrNotFound) {
-			return nil, usagef("%s: no sandbox %q (see: shakedown sandbox list)", what, s.sandbox)
-		}
-		if err != nil {
-			return nil, err
-		}
-		if !inst.Running {
-			return nil, usagef("%s: sandbox %s is not running (shakedown sandbox start %s)", what, s.sandbox, s.sandbox)
-		}
-		opts.PID = inst.PID
-		if opts.DataDir == "" {
-			opts.DataDir = inst.DataDir
-		}
-		url = inst.URL()
-	}
-	if url != "" {
-		tgt, db, err := connectURL(ctx, env, creds, what, url, 1)
-		if err != nil {
-			return nil, err
-		}
-		defer db.Close()
-		opts.SQL = db
-		subject.Target = tgt.String()
-		ep := tgt.Endpoints()[0]
-		if ep.Socket == "" && !isLoopback(ep.Host) {
-			opts.Remote = ep.Host
-		} else if s.sandbox == "" {
-			pid, dir, _ := host.LocalServer(ctx, db)
-			if opts.PID == 0 {
-				opts.PID = pid
-			}
-			if opts.DataDir == "" {
-				opts.DataDir = dir
-			}
-		}
-	}
-	f := host.Collect(ctx, opts)
-	subject.PID, subject.DataDir, subject.Remote = f.Subject.PID, f.Subject.DataDir, f.Subject.Remote
-	f.Subject = subject
-	return f, nil
-}
-
-// isLoopback says whether a target host is this machine.
-func isLoopback(h string) bool {
-	if strings.EqualFold(h, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(h)
-	return ip != nil && ip.IsLoopback()
 }

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/shakedown/shakedown/internal/browsertest"
+	"github.com/shakedown/shakedown/internal/engine"
 	"github.com/shakedown/shakedown/internal/render"
 	"github.com/shakedown/shakedown/internal/sandbox/sandboxtest"
 	"github.com/shakedown/shakedown/internal/target"
@@ -299,8 +300,8 @@ func TestPublicArgs(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			if got := strings.Join(publicArgs(c.args), " "); got != c.want {
-				t.Errorf("publicArgs(%q): got %q, want %q", c.args, got, c.want)
+			if got := strings.Join(engine.PublicArgs(c.args), " "); got != c.want {
+				t.Errorf("PublicArgs(%q): got %q, want %q", c.args, got, c.want)
 			}
 		})
 	}

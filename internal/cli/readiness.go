@@ -12,32 +12,12 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/shakedown/shakedown/internal/helptext"
 	"github.com/shakedown/shakedown/internal/outfile"
 	"github.com/shakedown/shakedown/internal/readiness"
 	"github.com/shakedown/shakedown/internal/sbflag"
 	"github.com/shakedown/shakedown/internal/store"
 )
-
-const readinessUsage = `usage: shakedown readiness SOURCE TARGET [--store FILE] [--sweep ID] [--format text|md|json|html] [-o FILE]
-
-One page that says whether TARGET is ready to take over from SOURCE, from
-what the store holds about the pair: the latest check (its findings and the
-variables diff), the latest sweep with TARGET as a candidate (its verdicts
-against the control), the latest replay and the latest verify. The verdict
-is "ready", "ready with warnings" or "not ready", with the reasons in order
-and, for each missing piece of evidence, the command that produces it
-(check, verify and replay save theirs with --store FILE; the commands the
-page suggests name the store it read).
-
-readiness reads the store only: it connects to neither server, so the page
-can be rebuilt at any time. SOURCE and TARGET are the URLs given to check
-and verify; evidence is matched by host and port.
-
-Exit status: 0 ready or ready with warnings, 3 not ready, 1 failure, 2 bad
-usage.
-
-Options:
-`
 
 // readinessCmd is "shakedown readiness SOURCE TARGET".
 type readinessCmd struct {
@@ -58,7 +38,7 @@ func (c *readinessCmd) flags(env *Env) *pflag.FlagSet {
 
 func (c *readinessCmd) run(ctx context.Context, env *Env, args []string) error {
 	fset := c.flags(env)
-	if help, err := parseFlags(env, fset, args, "readiness", readinessUsage); help || err != nil {
+	if help, err := parseFlags(env, fset, args, "readiness", helptext.Readiness); help || err != nil {
 		return err
 	}
 	rest := fset.Args()
@@ -93,7 +73,7 @@ func (c *readinessCmd) run(ctx context.Context, env *Env, args []string) error {
 		return usagef("readiness: no store at %s: save evidence first (shakedown check %s %s %s), or name the store with --store",
 			c.storePath, src.Redacted(), dst.Redacted(), storeFlag)
 	}
-	st, err := openStore(ctx, env, "--store", c.storePath)
+	st, err := store.OpenFlag(ctx, env.Getenv, "--store", c.storePath)
 	if err != nil {
 		return err
 	}

@@ -6,54 +6,17 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strconv"
 
 	"github.com/spf13/pflag"
 
+	"github.com/shakedown/shakedown/internal/helptext"
 	"github.com/shakedown/shakedown/internal/plan"
 	"github.com/shakedown/shakedown/internal/readiness"
 	"github.com/shakedown/shakedown/internal/rehearse"
 	"github.com/shakedown/shakedown/internal/sbflag"
 	"github.com/shakedown/shakedown/internal/store"
+	"github.com/shakedown/shakedown/internal/sweep"
 )
-
-const rehearseUsage = `usage: shakedown rehearse PLAN.yaml [--store FILE] [--pages DIR] [--json]
-       shakedown rehearse --resume [ID|latest] [--store FILE]
-
-Rehearses a migration unattended, from one plan: check, copy, verify,
-analyze, vars diff, replay, sweep and capacity, in that order, then one
-readiness page per candidate. Each step's result is stored as it finishes
-(check, verify, vars and replay as evidence, the sweep as a sweep), so
---resume continues a killed rehearsal after its last finished step. A step
-that fails stops the chain with its reason, unless the plan gives it
-continue_on_failure: true; the pages are made either way.
-
-analyze writes index statistics on the candidates; replay runs only
-statements that cannot write unless the plan says allow_writes: true; the
-sweep loads the source and the candidates as sweep does. copy and capacity are not in this build: a plan that
-asks for them is refused (use data: present).
-
-Plan:
-  source: {name: prod, url: mysql://shakedown@10.0.0.1:3306/app, password_env: PROD_PW}
-  candidates:
-    - {name: new, url: mysql://shakedown@10.0.0.2:3306/app, password_env: NEW_PW}
-  databases: [app]                 # default: the source URL's database
-  data: present                    # or copy: {...} (not in this build)
-  replay: {capture: app.capture}   # optional; also speed, concurrency,
-                                   # timeout, allow_writes
-  sweep:                           # optional: a sweep plan without targets
-    workloads: [oltp_point_select]
-    threads: [1, 4]
-    time: 10
-  steps:                           # optional, per step
-    check: {continue_on_failure: true}
-    analyze: {skip: true}
-
-Exit status: 0 ready (or ready with warnings), 3 not ready, 1 a step or
-the tool failed, 2 bad usage or a bad plan.
-
-Options:
-`
 
 // rehearseCmd is "shakedown rehearse PLAN.yaml".
 type rehearseCmd struct {
@@ -75,7 +38,7 @@ func (c *rehearseCmd) flags(env *Env) *pflag.FlagSet {
 
 func (c *rehearseCmd) run(ctx context.Context, env *Env, args []string) error {
 	fs := c.flags(env)
-	if help, err := parseFlags(env, fs, args, "rehearse", rehearseUsage); help || err != nil {
+	if help, err := parseFlags(env, fs, args, "rehearse", helptext.Rehearse); help || err != nil {
 		return err
 	}
 	if st, err := os.Stat(c.pages); err != nil || !st.IsDir() {
@@ -86,16 +49,16 @@ func (c *rehearseCmd) run(ctx context.Context, env *Env, args []string) error {
 	var err error
 	var resume int64
 	if c.resume != "" {
-		if c.resume == "latest" && fs.NArg() == 1 && resumeID(fs.Arg(0)) {
+		if c.resume == "latest" && fs.NArg() == 1 && sweep.IsResumeArg(fs.Arg(0)) {
 			c.resume = fs.Arg(0) // --resume 7: the ID is parsed as an argument
 		} else if fs.NArg() > 0 {
 			return usagef("rehearse --resume takes the plan from the store: leave out %s", fs.Arg(0))
 		}
-		if st, err = openExistingStore(ctx, env, c.storePath, "rehearse --resume"); err != nil {
+		if st, err = store.OpenExisting(ctx, env.Getenv, c.storePath, "rehearse --resume"); err != nil {
 			return err
 		}
 		defer st.Close()
-		if p, resume, err = c.stored(ctx, env, st); err != nil {
+		if p, resume, err = rehearse.Stored(ctx, env.Getenv, env.Stderr, st, c.resume, store.Display(c.storePath)); err != nil {
 			return err
 		}
 	} else {
@@ -109,7 +72,7 @@ func (c *rehearseCmd) run(ctx context.Context, env *Env, args []string) error {
 		if p, err = plan.ParseRehearsal(fs.Arg(0), src, env.Getenv); err != nil {
 			return err
 		}
-		if st, err = openStore(ctx, env, "--store", c.storePath); err != nil {
+		if st, err = store.OpenFlag(ctx, env.Getenv, "--store", c.storePath); err != nil {
 			return err
 		}
 		defer st.Close()
@@ -152,44 +115,4 @@ func (c *rehearseCmd) finish(env *Env, sum *rehearse.Summary, err error) error {
 		return ErrDifferences
 	}
 	return nil
-}
-
-// stored reads the rehearsal to resume and its plan from the store.
-func (c *rehearseCmd) stored(ctx context.Context, env *Env, st *store.Store) (*plan.Rehearsal, int64, error) {
-	var id int64
-	if c.resume == "latest" {
-		list, err := st.Rehearsals(ctx)
-		if err != nil {
-			return nil, 0, err
-		}
-		for _, r := range list {
-			if r.Status != store.RehearsalDone {
-				id = r.ID
-				break
-			}
-		}
-		if id == 0 {
-			return nil, 0, usagef("rehearse --resume: %s holds no unfinished rehearsal", store.Display(c.storePath))
-		}
-	} else if n, err := strconv.ParseInt(c.resume, 10, 64); err != nil || n < 1 {
-		return nil, 0, usagef("rehearse --resume %q: want a rehearsal ID, or nothing for the latest unfinished", c.resume)
-	} else {
-		id = n
-	}
-	r, err := st.GetRehearsal(ctx, id)
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, 0, usagef("rehearse --resume: no rehearsal %d in %s", id, store.Display(c.storePath))
-	}
-	if err != nil {
-		return nil, 0, err
-	}
-	if r.Status == store.RehearsalDone {
-		return nil, 0, usagef("rehearse --resume: rehearsal %d is done: nothing to resume (run the plan again for a new one)", id)
-	}
-	p, err := plan.ParseRehearsal(r.PlanPath, []byte(r.Plan), env.Getenv)
-	if err != nil {
-		return nil, 0, fmt.Errorf("rehearse --resume: the plan stored with rehearsal %d: %w", id, err)
-	}
-	fmt.Fprintf(env.Stderr, "resuming rehearsal %d %q of plan %s\n", id, r.Name, r.PlanPath)
-	return p, id, nil
 }

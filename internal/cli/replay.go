@@ -13,6 +13,7 @@ import (
 
 	"github.com/shakedown/shakedown/internal/capture"
 	"github.com/shakedown/shakedown/internal/client"
+	"github.com/shakedown/shakedown/internal/helptext"
 	"github.com/shakedown/shakedown/internal/outfile"
 	"github.com/shakedown/shakedown/internal/readiness"
 	"github.com/shakedown/shakedown/internal/replay"
@@ -20,39 +21,6 @@ import (
 	"github.com/shakedown/shakedown/internal/store"
 	"github.com/shakedown/shakedown/internal/target"
 )
-
-const replayUsage = `usage: shakedown replay CAPTURE --control URL --candidate URL [--candidate URL...] [options]
-
-Replays a capture (shakedown capture) on the control and every candidate:
-each captured session on its own connection to each target, its statements
-in order with its default database, SET statements and prepared statements,
-sessions at once. Each statement's result on a candidate is compared with
-the control's: errors (on one side only, different codes), warnings, row
-count, column names and types, and a checksum of the rows that ignores their
-order unless the statement orders them. ORDER BY ... LIMIT that cuts through
-ties is "not comparable"; statements whose results cannot repeat (NOW(),
-RAND(), UUID(), LIMIT without ORDER BY, ...) are "non-deterministic", not
-different. Latency p50/p95/p99 per fingerprint and target, with the ratio of
-medians and a verdict.
-
-Read-only by default: only statements the parser shows cannot write run
-(SELECT without locking clauses or INTO, SHOW, DESCRIBE, EXPLAIN, SET of
-session variables, USE); the rest are skipped and counted. --allow-writes
-runs them too and first says what will run where.
-
-A URL that names a database replays the captured default database as that
-one (to replay on a copy under another name); without one, each session uses
-the database it used when captured. A URL may start with NAME= to name the
-target. Passwords come from the sources every command reads (shakedown help
-targets); the password_env parameter gives each target its own:
-  --candidate tidb=mysql://app@10.0.0.2:4000/shop?password_env=TIDB_PW
-
-Exit status: 0 no differences, 3 differences or new errors found, 1 the
-replay failed or was interrupted (the partial report is printed and
-saved), 2 bad usage.
-
-Options:
-`
 
 // replayCmd is "shakedown replay CAPTURE".
 type replayCmd struct {
@@ -84,14 +52,14 @@ func (c *replayCmd) flags(env *Env) *pflag.FlagSet {
 	fs.StringVar(&c.htmlFile, "html", "", "write the report as a self-contained HTML page to FILE")
 	fs.IntVar(&c.top, "top", 20, "fingerprints listed in the text report")
 	fs.DurationVar(&c.progress, "progress", 5*time.Second, "progress line interval on stderr (0: none)")
-	fs.StringVar(&c.storePath, "store", "", storeFlagUsage(env, "save the result for shakedown readiness, one piece of evidence per candidate,"))
+	fs.StringVar(&c.storePath, "store", "", store.FlagUsage(env.Getenv, "save the result for shakedown readiness, one piece of evidence per candidate,"))
 	c.creds.Bind(fs)
 	return fs
 }
 
 func (c *replayCmd) run(ctx context.Context, env *Env, args []string) error {
 	fs := c.flags(env)
-	if help, err := parseFlags(env, fs, args, "replay", replayUsage); help || err != nil {
+	if help, err := parseFlags(env, fs, args, "replay", helptext.Replay); help || err != nil {
 		return err
 	}
 	rest := fs.Args()
@@ -110,7 +78,7 @@ func (c *replayCmd) run(ctx context.Context, env *Env, args []string) error {
 	}
 	var st *store.Store
 	if c.storePath != "" {
-		if st, err = openStoreFlag(ctx, "--store", c.storePath); err != nil {
+		if st, err = store.OpenFlag(ctx, nil, "--store", c.storePath); err != nil {
 			return err
 		}
 		defer st.Close()
@@ -219,7 +187,7 @@ func (c *replayCmd) targets(env *Env) ([]replay.Target, error) {
 		if !strings.HasPrefix(raw, "mysql://") {
 			return nil, usagef("replay: %s must be a URL mysql://user@host:port/db (optionally NAME=URL)", what)
 		}
-		t, err := parseURL(env, &c.creds, "replay: "+what, raw)
+		t, err := c.creds.ParseArg(env.Getenv, "replay: "+what, raw)
 		if err != nil {
 			return nil, err
 		}

@@ -15,41 +15,12 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/shakedown/shakedown/internal/helptext"
 	"github.com/shakedown/shakedown/internal/outfile"
 	"github.com/shakedown/shakedown/internal/report"
 	"github.com/shakedown/shakedown/internal/sbflag"
 	"github.com/shakedown/shakedown/internal/store"
 )
-
-const reportUsage = `usage: shakedown report [--store FILE] [--sweep ID|latest] [--format text|md|csv|json|html] [-o FILE] [--bisect FILE]
-       shakedown report [--store FILE] --runs all|ID,... [--control NAME] [--format ...] [-o FILE]
-       shakedown report [--control NAME] RESULT.json... [--format ...] [-o FILE]
-       shakedown report --list [--store FILE]
-       shakedown report --stall RUN_ID [--store FILE] [--format text|json]
-       shakedown report --baseline NAME [--sweep ID|latest | --runs all|ID,...] [--format ...] [-o FILE]
-       shakedown report --history [--workload W] [--target T] [--threads N] [--format ...] [-o FILE]
-
-Shows a stored sweep: for each workload a table per target, every candidate
-against the control at each thread level with the ratio of medians, its 95%
-interval and a state (faster, slower, same, inconclusive, or no verdict
-with one run), for QPS and the p95 and p99 latency; the peak QPS, unsteady
-runs, the control's drift, the noise an A/A pair measured, and the
-environment of each target. It reads the store and never runs anything.
-The HTML report is one file that opens offline, with charts.
-
---baseline NAME compares new results (the latest sweep, --sweep or --runs)
-with a saved baseline (shakedown baseline) and exits with 3 when anything is
-slower. --history shows each workload, target and thread level across every
-stored sweep, with its change points. --stall prints one run's stall
-captures (run --stall) in full: the reports name each capture's run.
-
-Runs made one by one are reported the same way: those stored by "shakedown
-run --store" (--runs, IDs from --list), or result documents written by
-"shakedown run --json". Runs of one workload, target and thread level count
-as repeats; the control is --control, else the first target.
-
-Options:
-`
 
 // reportCmd is "shakedown report".
 type reportCmd struct {
@@ -124,7 +95,7 @@ func (c *reportCmd) run(ctx context.Context, env *Env, args []string) error {
 		return flagError("report", "report", fset, err)
 	}
 	if c.help {
-		fmt.Fprint(env.Stdout, reportUsage)
+		fmt.Fprint(env.Stdout, helptext.Report)
 		fmt.Fprint(env.Stdout, fset.FlagUsages())
 		return nil
 	}
@@ -204,7 +175,7 @@ func (c *reportCmd) importFiles(ctx context.Context, env *Env) error {
 		}
 		docs = append(docs, u)
 	}
-	st, err := openExistingStore(ctx, env, c.storePath, "report --import")
+	st, err := store.OpenExisting(ctx, env.Getenv, c.storePath, "report --import")
 	if err != nil {
 		return err
 	}
@@ -386,7 +357,7 @@ func (c *reportCmd) open(ctx context.Context, env *Env) (st *store.Store, runIDs
 	if _, err := os.Stat(c.storePath); !store.IsURL(c.storePath) && errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, 0, usagef("report: no store at %s: run a sweep (or shakedown run --store) first, or name the store with --store", c.storePath)
 	}
-	st, err = openStore(ctx, env, "--store", c.storePath)
+	st, err = store.OpenFlag(ctx, env.Getenv, "--store", c.storePath)
 	return st, runIDs, id, err
 }
 

@@ -5,45 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/spf13/pflag"
 
+	"github.com/shakedown/shakedown/internal/helptext"
 	"github.com/shakedown/shakedown/internal/sandbox"
 	"github.com/shakedown/shakedown/internal/sbflag"
 )
-
-const sandboxUsage = `usage: shakedown sandbox up NAME [--port P] [--set var=value ...] [--basedir DIR]
-                         [--cpus LIST] [--cpu-quota PCT] [--numa interleave] [--url-only]
-       shakedown sandbox stop NAME
-       shakedown sandbox down NAME
-       shakedown sandbox list
-
-Throwaway local MariaDB or MySQL servers for benchmarks, listening on
-127.0.0.1 only. Each has a database sbtest and a user shakedown with no
-password; "up" prints the target URL to use with --target. Sandboxes live in
-$SHAKEDOWN_HOME/sandboxes, or ~/.shakedown/sandboxes without SHAKEDOWN_HOME,
-and keep running after shakedown exits until "sandbox down".
-
-  up NAME     create and start a sandbox; NAME is letters, digits, '_' or '-'.
-              A sandbox that exists but is stopped (stopped, killed, or the
-              machine restarted) starts again with its data and settings;
-              one that runs is left running and its URL printed. Options
-              that differ from an existing sandbox's are refused, named.
-  start NAME  start a stopped sandbox again (as up NAME does)
-  stop NAME   shut a sandbox's server down cleanly, keeping its data
-  down NAME   stop a sandbox and delete it with its data
-  list        show the sandboxes, whether they run and where (CPUs, quota, NUMA)
-
---cpus, --cpu-quota and --numa place the server as production hosts do,
-to compare a server bound to cores with one under a CPU quota: --cpus binds
-it to CPUs (as taskset -c), --cpu-quota limits it to a share of CPU time in
-a cgroup of its own (cpu.max, or cpu.cfs_quota_us on cgroup v1; 200% is two
-CPUs' time), --numa interleave spreads its memory over the NUMA nodes (with
-numactl). They are kept: the sandbox starts again placed the same way.
-
-Options of up:
-`
 
 // sandboxCmd is "shakedown sandbox up|down|list".
 type sandboxCmd struct {
@@ -68,7 +36,7 @@ func (c *sandboxCmd) flags() *pflag.FlagSet {
 }
 
 func (c *sandboxCmd) usage(w io.Writer) {
-	fmt.Fprint(w, sandboxUsage)
+	fmt.Fprint(w, helptext.Sandbox)
 	fmt.Fprint(w, c.flags().FlagUsages())
 }
 
@@ -110,26 +78,12 @@ func (c *sandboxCmd) parse(env *Env, verb string, fs *pflag.FlagSet, args []stri
 // errSandboxHelp ends a sandbox subcommand after printing its help.
 var errSandboxHelp = errors.New("help printed")
 
-// sandboxName checks that rest is exactly one valid sandbox name.
-func sandboxName(verb string, rest []string) (string, error) {
-	switch {
-	case len(rest) == 0:
-		return "", usagef("sandbox %s: missing NAME, e.g. shakedown sandbox %s durable", verb, verb)
-	case len(rest) > 1:
-		return "", usagef("sandbox %s: unexpected argument %q: give one NAME", verb, rest[1])
-	}
-	if err := sandbox.ValidateName(rest[0]); err != nil {
-		return "", usagef("sandbox %s: %v", verb, err)
-	}
-	return rest[0], nil
-}
-
 func (c *sandboxCmd) up(ctx context.Context, env *Env, args []string) error {
 	rest, err := c.parse(env, "up", c.flags(), args)
 	if err != nil {
 		return sandboxHelpOK(err)
 	}
-	name, err := sandboxName("up", rest)
+	name, err := sandbox.NameArg("up", rest)
 	if err != nil {
 		return err
 	}
@@ -150,18 +104,8 @@ func (c *sandboxCmd) up(ctx context.Context, env *Env, args []string) error {
 		// so that a script may run it every time; a stopped one starts
 		// again. Other settings are refused, saying which, since only a
 		// new sandbox (or sandbox down, which deletes the data) has them.
-		diffs, err := old.Differences(c.port, c.set, c.basedir)
-		if err != nil {
-			return usagef("sandbox up: %v", err)
-		}
-		diffs = append(diffs, old.PlacementDifferences(place)...)
-		if len(diffs) > 0 {
-			state := "runs"
-			if !old.Running {
-				state = "exists (stopped)"
-			}
-			return usagef("sandbox up: sandbox %s %s with other settings than asked: %s. Its data stays: use it as it is (shakedown sandbox up %s, without those options), or make another with these settings under a new name; only sandbox down %s, which deletes its data, frees the name",
-				name, state, strings.Join(diffs, ", "), name, name)
+		if err := old.CheckReuse(c.port, c.set, c.basedir, place); err != nil {
+			return err
 		}
 		if !old.Running {
 			return c.restart(ctx, env, home, name)
@@ -222,7 +166,7 @@ func (c *sandboxCmd) start(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return sandboxHelpOK(err)
 	}
-	name, err := sandboxName("start", rest)
+	name, err := sandbox.NameArg("start", rest)
 	if err != nil {
 		return err
 	}
@@ -238,7 +182,7 @@ func (c *sandboxCmd) stop(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return sandboxHelpOK(err)
 	}
-	name, err := sandboxName("stop", rest)
+	name, err := sandbox.NameArg("stop", rest)
 	if err != nil {
 		return err
 	}
@@ -258,7 +202,7 @@ func (c *sandboxCmd) down(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return sandboxHelpOK(err)
 	}
-	name, err := sandboxName("down", rest)
+	name, err := sandbox.NameArg("down", rest)
 	if err != nil {
 		return err
 	}

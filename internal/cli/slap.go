@@ -1,20 +1,18 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"sort"
-	"strings"
 
+	"github.com/shakedown/shakedown/internal/helptext"
 	"github.com/shakedown/shakedown/internal/outfile"
 	"github.com/shakedown/shakedown/internal/report"
 	"github.com/shakedown/shakedown/internal/result"
 	"github.com/shakedown/shakedown/internal/sbflag"
+	"github.com/shakedown/shakedown/internal/segment"
 	"github.com/shakedown/shakedown/internal/slap"
 	"github.com/shakedown/shakedown/internal/store"
 )
@@ -24,32 +22,17 @@ type slapCmd struct {
 	opts slap.Options
 }
 
-const slapUsage = `usage: shakedown slap [mysqlslap options]
-
-Runs a query, a file of queries, or auto-generated SQL at each --concurrency,
---iterations times, exactly as mysqlslap does (same options, same statements in
-the same order, the same summary lines), then prints what mysqlslap does not say:
-queries per second, latency percentiles overall and per statement, connect time
-and errors by code.
-
-  shakedown slap -h127.0.0.1 -P3306 -ubench -pSECRET --create-schema=test \
-      --concurrency=16,64 --iterations=2 --number-of-queries=20000 --delimiter=';' \
-      --query='begin;update seckill set num=num-1 where id=1 and num>1;commit;'
-
-Options:
-`
-
 func (c *slapCmd) run(ctx context.Context, env *Env, args []string) error {
 	o := &c.opts
 	if err := o.Parse(args); err != nil {
-		if f := splitFlag(args); f != "" {
+		if f := segment.FlagIn(args); f != "" {
 			return usagef("slap: %s: slap cannot be split over runners: its levels end after a number of queries, not at a time every runner knows; a run with --time can be split instead (see shakedown run --help)", f)
 		}
 		return usagef("slap: %s", sbflag.Explain(o.Flags(), err, "shakedown slap --help"))
 	}
 	switch {
 	case o.Help:
-		fmt.Fprint(env.Stdout, slapUsage)
+		fmt.Fprint(env.Stdout, helptext.Slap)
 		fmt.Fprint(env.Stdout, o.Flags().FlagUsages())
 		return nil
 	case o.Version:
@@ -57,7 +40,7 @@ func (c *slapCmd) run(ctx context.Context, env *Env, args []string) error {
 		return nil
 	}
 	if o.PasswordPrompt && !o.Changed("password") {
-		pw, err := readPassword(env.Stdin)
+		pw, err := slap.ReadPassword(env.Stdin)
 		if err != nil {
 			return err
 		}
@@ -79,7 +62,7 @@ func (c *slapCmd) run(ctx context.Context, env *Env, args []string) error {
 	}
 	var st *store.Store
 	if o.Store != "" {
-		if st, err = openStore(ctx, env, "--store", o.Store); err != nil {
+		if st, err = store.OpenFlag(ctx, env.Getenv, "--store", o.Store); err != nil {
 			return err
 		}
 		defer st.Close()
@@ -99,20 +82,6 @@ func (c *slapCmd) run(ctx context.Context, env *Env, args []string) error {
 		return serr
 	}
 	return slapError(err)
-}
-
-// splitFlag is the first option of a split load among args (--segment and
-// its kin), "" when there is none.
-func splitFlag(args []string) string {
-	for _, a := range args {
-		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		switch {
-		case !strings.HasPrefix(a, "--"):
-		case name == "segment", name == "segments", name == "segment-sequence", name == "segment-index-env", name == "start-at":
-			return "--" + name
-		}
-	}
-	return ""
 }
 
 func slapError(err error) error {
@@ -147,7 +116,7 @@ func (c *slapCmd) saveResults(ctx context.Context, env *Env, out io.Writer, st *
 		stored := 0
 		for _, r := range levels {
 			status, why := r.Status()
-			run := &store.Run{Target: r.Target.Name, Workload: r.Workload, Threads: r.Threads, Command: slapCommand(r.Options),
+			run := &store.Run{Target: r.Target.Name, Workload: r.Workload, Threads: r.Threads, Command: slap.Command(r.Options),
 				Status: status, Error: report.ErrText(why), StartedAt: r.StartedAt, WallS: r.TimeS, Result: r}
 			if _, err := st.AddRun(ctx, run); err != nil {
 				errs = append(errs, fmt.Errorf("--store %s: %w", st.Path(), err))
@@ -163,43 +132,4 @@ func (c *slapCmd) saveResults(ctx context.Context, env *Env, out io.Writer, st *
 		return rescue(env.Stderr, errors.Join(errs...), levels)
 	}
 	return nil
-}
-
-// slapCommand is a stored level's command line, from its options: never
-// the password, which is not among them.
-func slapCommand(opts map[string]string) string {
-	keys := make([]string, 0, len(opts))
-	for k := range opts {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	parts := []string{"slap"}
-	for _, k := range keys {
-		parts = append(parts, "--"+k+"="+opts[k])
-	}
-	return strings.Join(parts, " ")
-}
-
-// readPassword takes the password of a bare -p from standard input, one
-// line, when that is not a terminal: there is no way to ask without echoing
-// it, and scripts have no terminal.
-func readPassword(in io.Reader) (string, error) {
-	refuse := usagef("-p without a password asks for one, but shakedown does not read passwords from a terminal: give it attached (-pSECRET), as --password=SECRET, in MYSQL_PWD, or pipe it on standard input")
-	if f, ok := in.(*os.File); ok {
-		if fi, err := f.Stat(); err != nil || fi.Mode()&os.ModeCharDevice != 0 {
-			return "", refuse
-		}
-	}
-	if in == nil {
-		return "", refuse
-	}
-	line, err := bufio.NewReader(in).ReadString('\n')
-	if err != nil && !errors.Is(err, io.EOF) {
-		return "", fmt.Errorf("read password from standard input: %w", err)
-	}
-	line = strings.TrimRight(line, "\r\n")
-	if line == "" && errors.Is(err, io.EOF) {
-		return "", refuse
-	}
-	return line, nil
 }

@@ -157,7 +157,7 @@ func TestSplitRun(t *testing.T) {
 	}
 	db := openDB(t, tgt)
 	openStoreT := func() *store.Store {
-		st, err := openStore(ctx, nil, "--store", sto)
+		st, err := store.OpenFlag(ctx, nil, "--store", sto)
 		if err != nil {
 			t.Fatal(err)
 		}

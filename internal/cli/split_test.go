@@ -8,6 +8,7 @@ import (
 
 	"github.com/shakedown/shakedown/internal/plan"
 	"github.com/shakedown/shakedown/internal/segment"
+	"github.com/shakedown/shakedown/internal/sweep"
 	"github.com/shakedown/shakedown/internal/usage"
 )
 
@@ -107,7 +108,7 @@ prepare: true
 		// after the last; 5 s for the data-ready mark.
 		{"split", split, "0m21s from --start-at plus preparing the data"},
 	} {
-		if got := estimate(p, tc.sp); got != tc.want {
+		if got := sweep.Estimate(p, tc.sp); got != tc.want {
 			t.Errorf("%s: got %q, want %q", tc.name, got, tc.want)
 		}
 	}

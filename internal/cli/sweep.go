@@ -5,15 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
 
+	"github.com/shakedown/shakedown/internal/helptext"
 	"github.com/shakedown/shakedown/internal/plan"
 	"github.com/shakedown/shakedown/internal/report"
 	"github.com/shakedown/shakedown/internal/sbflag"
@@ -22,63 +21,6 @@ import (
 	"github.com/shakedown/shakedown/internal/sweep"
 	"github.com/shakedown/shakedown/internal/target"
 )
-
-const sweepUsage = `usage: shakedown sweep PLAN.yaml [--store FILE] [--baseline NAME] [--verbose] [--dry-run]
-       shakedown sweep --resume [ID] [--store FILE]
-
-Runs every target of the plan at every workload, thread level and repeat,
-each step one "shakedown run", and stores every result. The plan is checked
-completely, and every target is connected to, before anything runs. A failed
-step is stored as failed and the sweep goes on (a target that stops
-answering is waited for 30 s, then its remaining steps are skipped); Ctrl-C
-stops it and keeps every finished step. "sweep --resume ID" (or
---resume=ID; the latest without an ID) continues it in the same store: it
-runs the interrupted, failed and skipped steps and those not run, keeps
-the data the sweep made when it is there and whole, and otherwise makes it
-again and runs a thread level begun on the old data again from its first
-repeat. Then
-"shakedown report" shows the comparison. With --baseline, the results are
-also compared with a saved baseline (shakedown baseline), and the exit code
-is 3 when anything is slower.
-
-A plan:
-
-  targets:
-    - name: durable
-      url: mysql://shakedown@127.0.0.1:3307/sbtest
-      role: control                # exactly one control
-    - name: relaxed
-      url: mysql://bench@10.0.0.2:3306/sbtest
-      password_env: RELAXED_PW     # this variable holds the password; without it: --password-file, MYSQL_PWD, ~/.my.cnf
-  options: {tables: 4, table-size: 10000}   # for every workload that has
-                                   # the option (sql has no tables: it
-                                   # runs without them); a workload's own
-                                   # options win
-  workloads:
-    - oltp_point_select
-    - name: oltp_read_write
-      options: {range-size: 50}
-    - name: sql                    # statements from a file
-      label: orders                # results are grouped by label
-      options: {file: orders.sql}
-  threads: [1, 4, 16, 64]
-  time: 10                         # seconds per step (or events: N)
-  warmup: 2                        # seconds before measuring, excluded
-  repeats: auto                    # 3, more where inconclusive; or a
-                                   # fixed number such as 5
-  max_repeats: 10                  # with repeats: auto only
-  noise_threshold: 2%              # smaller differences count as the same
-  cooldown: 1                      # seconds between steps
-  prepare: true                    # make the data once per target; refused
-                                   # if tables there hold rows, unless
-                                   # prepare: replace
-  prepare_threads: 4
-  cleanup: false                   # drop it at the end
-  order: counterbalanced           # A B B A at each level; or interleave,
-                                   # sequential
-
-Options:
-`
 
 // sweepCmd is "shakedown sweep PLAN".
 type sweepCmd struct {
@@ -112,7 +54,7 @@ func (c *sweepCmd) run(ctx context.Context, env *Env, args []string) error {
 		return flagError("sweep", "sweep", fs, err)
 	}
 	if c.help {
-		fmt.Fprint(env.Stdout, sweepUsage)
+		fmt.Fprint(env.Stdout, helptext.Sweep)
 		fmt.Fprint(env.Stdout, fs.FlagUsages())
 		return nil
 	}
@@ -126,7 +68,7 @@ func (c *sweepCmd) run(ctx context.Context, env *Env, args []string) error {
 		}
 		return c.runResume(ctx, env, fs.Args())
 	}
-	p, err := c.loadPlan(env, fs.Args(), sp)
+	p, err := sweep.LoadPlan(fs.Args(), env.Getenv, &c.creds, sp)
 	if err != nil {
 		return err
 	}
@@ -134,7 +76,7 @@ func (c *sweepCmd) run(ctx context.Context, env *Env, args []string) error {
 	if c.baseline != "" {
 		// A baseline that is not there is bad input: say so before the
 		// sweep, not after it.
-		if st, err = openExistingStore(ctx, env, c.storePath, "sweep: --baseline"); err != nil {
+		if st, err = store.OpenExisting(ctx, env.Getenv, c.storePath, "sweep: --baseline"); err != nil {
 			return err
 		}
 		defer st.Close()
@@ -144,7 +86,7 @@ func (c *sweepCmd) run(ctx context.Context, env *Env, args []string) error {
 	}
 	if st == nil {
 		// Where the results go is checked before any target is reached.
-		if err := checkStore(ctx, env, "--store", c.storePath); err != nil {
+		if err := store.CheckFlag(ctx, env.Getenv, "--store", c.storePath); err != nil {
 			return err
 		}
 	}
@@ -159,7 +101,7 @@ func (c *sweepCmd) run(ctx context.Context, env *Env, args []string) error {
 		return nil
 	}
 	if st == nil {
-		if st, err = openStore(ctx, env, "--store", c.storePath); err != nil {
+		if st, err = store.OpenFlag(ctx, env.Getenv, "--store", c.storePath); err != nil {
 			return err
 		}
 		defer st.Close()
@@ -182,44 +124,24 @@ func (c *sweepCmd) run(ctx context.Context, env *Env, args []string) error {
 func (c *sweepCmd) runResume(ctx context.Context, env *Env, args []string) error {
 	// --resume takes its value optionally, so "--resume 7" reaches here
 	// as --resume=latest and the argument 7: that is the ID.
-	if c.resume == "latest" && len(args) == 1 && resumeID(args[0]) {
+	if c.resume == "latest" && len(args) == 1 && sweep.IsResumeArg(args[0]) {
 		c.resume, args = args[0], nil
 	}
 	if len(args) > 0 {
 		return usagef("sweep --resume takes the plan from the store: leave out %s (see shakedown sweep --help)", args[0])
 	}
-	st, err := openExistingStore(ctx, env, c.storePath, "sweep --resume")
+	st, err := store.OpenExisting(ctx, env.Getenv, c.storePath, "sweep --resume")
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	var id int64
-	if c.resume == "latest" {
-		if id, err = sweep.Resumable(ctx, st); err != nil {
-			return err
-		}
-		if id == 0 {
-			return usagef("sweep --resume: %s holds no interrupted sweep and none with failed steps (see shakedown report --list)", store.Display(c.storePath))
-		}
-	} else if id, err = strconv.ParseInt(c.resume, 10, 64); err != nil || id < 1 {
-		return usagef("sweep --resume %q: want a sweep ID (see shakedown report --list) or nothing for the latest interrupted", c.resume)
-	}
-	sw, err := st.Sweep(ctx, id)
-	if errors.Is(err, store.ErrNotFound) {
-		return usagef("sweep --resume: no sweep %d in %s (see shakedown report --list)", id, store.Display(c.storePath))
-	}
+	sw, failed, err := sweep.FindResume(ctx, st, c.resume, store.Display(c.storePath))
 	if err != nil {
 		return err
 	}
-	if sw.Status == store.SweepDone {
-		n, err := st.FailedSteps(ctx, id)
-		if err != nil {
-			return err
-		}
-		if n == 0 {
-			return usagef("sweep --resume: sweep %d is done and no step of it failed: nothing to resume", id)
-		}
-		fmt.Fprintf(env.Stdout, "sweep %d ended with %d failed steps: running them again\n", id, n)
+	id := sw.ID
+	if failed > 0 {
+		fmt.Fprintf(env.Stdout, "sweep %d ended with %d failed steps: running them again\n", id, failed)
 	}
 	p, err := plan.Parse(sw.PlanPath, []byte(sw.Plan), env.Getenv)
 	if err != nil {
@@ -236,28 +158,6 @@ func (c *sweepCmd) runResume(ctx context.Context, env *Env, args []string) error
 		Host: host, Version: Version, Resume: id,
 	})
 	return finishSweep(ctx, env, st, sum, err)
-}
-
-// resumeID reports whether s is what --resume takes: a sweep ID or latest.
-func resumeID(s string) bool {
-	if s == "latest" {
-		return true
-	}
-	n, err := strconv.ParseInt(s, 10, 64)
-	return err == nil && n > 0
-}
-
-// openExistingStore opens a store that must already exist: reading a file
-// that is not there is bad input, not a reason to make an empty one. (A
-// store on a server is made on first use by whoever writes to it.)
-func openExistingStore(ctx context.Context, env *Env, path, what string) (*store.Store, error) {
-	if store.IsURL(path) {
-		return openStore(ctx, env, "--store", path)
-	}
-	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-		return nil, usagef("%s: no store at %s: name the store with --store", what, path)
-	}
-	return store.Open(ctx, path)
 }
 
 // finishSweep prints the comparison of a finished (or interrupted) sweep
@@ -289,9 +189,6 @@ func finishSweep(ctx context.Context, env *Env, st *store.Store, sum *sweep.Summ
 	return nil
 }
 
-// estimate is the sweep's nominal duration, as the plan's line says it.
-var estimate = sweep.Estimate
-
 // isTerminal reports whether w is a terminal, for a progress line redrawn
 // in place.
 func isTerminal(w io.Writer) bool {
@@ -303,44 +200,10 @@ func isTerminal(w io.Writer) bool {
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
-// loadPlan reads the plan args name, checks it can be split as sp, and
-// finds every target's password.
-func (c *sweepCmd) loadPlan(env *Env, args []string, sp segment.Split) (*plan.Plan, error) {
-	if len(args) != 1 {
-		return nil, usagef("sweep: name one plan file, e.g. shakedown sweep plan.yaml (see shakedown sweep --help)")
-	}
-	path := args[0]
-	src, err := os.ReadFile(path)
-	if err != nil {
-		return nil, usagef("sweep: read plan: %v", err)
-	}
-	p, err := plan.Parse(path, src, env.Getenv)
-	if err != nil {
-		return nil, err
-	}
-	if err := sweep.CheckSplit(p, sp); err != nil {
-		return nil, err
-	}
-	for _, t := range p.Targets {
-		// password_env, when a target names one, has given its password;
-		// the others look where every command looks.
-		if err := c.creds.Fill(t.Target, env.Getenv); err != nil {
-			return nil, err
-		}
-	}
-	return p, nil
-}
-
 // preflight says what the plan will run, connects to every target and
 // checks the data, before anything runs.
 func (c *sweepCmd) preflight(ctx context.Context, env *Env, p *plan.Plan, sp segment.Split) ([]sweep.Env, error) {
-	steps := p.Steps()
-	reps := strconv.Itoa(p.Repeats) + " repeats"
-	if p.AutoRepeats {
-		reps = fmt.Sprintf("%d repeats, auto: more where inconclusive, up to %d", p.Repeats, p.MaxRepeats)
-	}
-	fmt.Fprintf(env.Stdout, "plan %s: %d steps (%d targets x %d workloads x %d thread levels x %s), about %s, order %s\n",
-		p.Path, len(steps), len(p.Targets), len(p.Workloads), len(p.Threads), reps, estimate(p, sp), p.Order)
+	fmt.Fprintln(env.Stdout, sweep.PlanLine(p, sp))
 	envs, err := sweep.Check(ctx, p)
 	if err != nil {
 		return nil, err

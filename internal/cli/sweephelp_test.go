@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/shakedown/shakedown/internal/helptext"
 	"github.com/shakedown/shakedown/internal/plan"
 )
 
@@ -14,7 +15,7 @@ import (
 // beside plan-level options for the sysbench ones, and max_repeats with
 // repeats: auto.
 func TestSweepHelpPlanParses(t *testing.T) {
-	_, after, ok := strings.Cut(sweepUsage, "A plan:\n\n")
+	_, after, ok := strings.Cut(helptext.Sweep, "A plan:\n\n")
 	if !ok {
 		t.Fatal(`got no "A plan:" in sweep --help, want an example plan`)
 	}

@@ -6,31 +6,11 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/shakedown/shakedown/internal/helptext"
 	"github.com/shakedown/shakedown/internal/sbflag"
 	"github.com/shakedown/shakedown/internal/target"
 	"github.com/shakedown/shakedown/internal/vars"
 )
-
-const varsUsage = `usage: shakedown vars diff TARGET TARGET... [--all] [--json]
-       shakedown vars bisect CONTROL CANDIDATE --workload W --threads N --allow-set-global [...]
-
-Compares the servers' global variables (SHOW GLOBAL VARIABLES), the first
-TARGET being the control. Values are normalised before comparing (ON, YES
-and TRUE are 1; numbers compare numerically; case is ignored) and
-per-instance values (server_id, ports, paths, host names) are ignored. The
-variables known to change performance or behaviour come first, each with a
-line saying what it changes. Variables that only some servers have (across
-versions or flavours: MariaDB's wsrep_*, TiDB's tidb_*) are summed up in a
-section of their own; --all lists them one by one. Exits 3 when differences
-are shown, 0 when there are none. TARGET is a URL such as
-mysql://user@host:port/ (no database needed: variables are server-wide; one
-that is named must exist). Passwords: shakedown help targets.
-
-"vars bisect" finds which of the differences make performance differ
-(shakedown vars bisect --help).
-
-Options:
-`
 
 // varsCmd is "shakedown vars diff".
 type varsCmd struct {
@@ -54,7 +34,7 @@ func (c *varsCmd) run(ctx context.Context, env *Env, args []string) error {
 	fs := c.flags()
 	switch args[0] {
 	case "-h", "--help", "help":
-		fmt.Fprint(env.Stdout, varsUsage, fs.FlagUsages())
+		fmt.Fprint(env.Stdout, helptext.Vars, fs.FlagUsages())
 		return nil
 	case "diff":
 	case "bisect":
@@ -62,21 +42,21 @@ func (c *varsCmd) run(ctx context.Context, env *Env, args []string) error {
 	default:
 		return usagef("vars: unknown subcommand %q: use diff or bisect (see shakedown vars --help)", args[0])
 	}
-	if help, err := parseFlags(env, fs, args[1:], "vars diff", varsUsage); help || err != nil {
+	if help, err := parseFlags(env, fs, args[1:], "vars diff", helptext.Vars); help || err != nil {
 		return err
 	}
 	if fs.NArg() < 2 {
 		return usagef("vars diff: give at least two TARGETs, the control first")
 	}
 	for _, raw := range fs.Args() {
-		if _, err := parseURL(env, &c.creds, "vars diff", raw); err != nil {
+		if _, err := c.creds.ParseArg(env.Getenv, "vars diff", raw); err != nil {
 			return err
 		}
 	}
 	names := make([]string, fs.NArg())
 	sets := make([]map[string]string, fs.NArg())
 	for i, raw := range fs.Args() {
-		tgt, db, err := connectURL(ctx, env, &c.creds, "vars diff", raw, 1)
+		tgt, db, err := c.creds.ConnectArg(ctx, env.Getenv, "vars diff", raw, 1)
 		if err != nil {
 			return err
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/shakedown/shakedown/internal/helptext"
 	"github.com/shakedown/shakedown/internal/outfile"
 	"github.com/shakedown/shakedown/internal/readiness"
 	"github.com/shakedown/shakedown/internal/sbflag"
@@ -19,29 +20,6 @@ import (
 	"github.com/shakedown/shakedown/internal/target"
 	"github.com/shakedown/shakedown/internal/verify"
 )
-
-const verifyUsage = `usage: shakedown verify SOURCE TARGET [options]
-
-Proves that TARGET holds exactly SOURCE's data: tables, columns, types,
-nullability, defaults, character sets, collations and indexes, then row
-counts and chunked checksums, then the rows that differ (key; missing on
-target, extra on target, or changed, with the columns) and, with --fix-sql,
-the SQL that would make TARGET equal to SOURCE. verify never writes to either
-server and takes no locks: each chunk is read in a read-only consistent
-snapshot.
-
-SOURCE and TARGET are URLs, mysql://user@host:port/db. Which databases:
---databases when given (the same names on both sides); else the URLs'
-databases (a URL without one takes the other's); else, when neither names
-one, every user database of SOURCE (all but mysql, sys, information_schema
-and performance_schema), by the same names on TARGET. A database that SOURCE
-does not have is bad usage (exit 2); one that TARGET lacks is a difference.
-Passwords: shakedown help targets.
-
-Exit status: 0 equal, 3 differences found, 1 the check failed, 2 bad usage.
-
-Options:
-`
 
 // verifyCmd is "shakedown verify SOURCE TARGET".
 type verifyCmd struct {
@@ -82,7 +60,7 @@ func (c *verifyCmd) flags(env *Env) *pflag.FlagSet {
 	fs.DurationVar(&c.recheckWait, "recheck-wait", 500*time.Millisecond, "wait before each re-read of differing rows")
 	fs.IntVar(&c.maxRows, "max-rows", 1000, "differing rows listed per table (all are counted and in --fix-sql)")
 	fs.DurationVar(&c.progress, "progress", 2*time.Second, "progress line interval, on stderr (0: only a line per finished table)")
-	fs.StringVar(&c.storePath, "store", "", storeFlagUsage(env, "save the result for shakedown readiness"))
+	fs.StringVar(&c.storePath, "store", "", store.FlagUsage(env.Getenv, "save the result for shakedown readiness"))
 
 	c.creds.Bind(fs)
 	return fs
@@ -90,7 +68,7 @@ func (c *verifyCmd) flags(env *Env) *pflag.FlagSet {
 
 func (c *verifyCmd) run(ctx context.Context, env *Env, args []string) error {
 	fs := c.flags(env)
-	if help, err := parseFlags(env, fs, args, "verify", verifyUsage); help || err != nil {
+	if help, err := parseFlags(env, fs, args, "verify", helptext.Verify); help || err != nil {
 		return err
 	}
 	rest := fs.Args()
@@ -100,11 +78,11 @@ func (c *verifyCmd) run(ctx context.Context, env *Env, args []string) error {
 	if err := c.validate(); err != nil {
 		return err
 	}
-	src, err := parseURL(env, &c.creds, "verify: SOURCE", rest[0])
+	src, err := c.creds.ParseArg(env.Getenv, "verify: SOURCE", rest[0])
 	if err != nil {
 		return err
 	}
-	dst, err := parseURL(env, &c.creds, "verify: TARGET", rest[1])
+	dst, err := c.creds.ParseArg(env.Getenv, "verify: TARGET", rest[1])
 	if err != nil {
 		return err
 	}
@@ -112,7 +90,7 @@ func (c *verifyCmd) run(ctx context.Context, env *Env, args []string) error {
 	if err := outfile.Check(outfile.File{Flag: "--fix-sql", Path: c.fixSQL}, outfile.File{Flag: "--json", Path: c.jsonFile}, outfile.File{Flag: "--html", Path: c.htmlFile}); err != nil {
 		return err
 	}
-	if err := checkStore(ctx, env, "--store", c.storePath); err != nil {
+	if err := store.CheckFlag(ctx, env.Getenv, "--store", c.storePath); err != nil {
 		return err
 	}
 	// A URL without a database takes the other's.
@@ -177,7 +155,7 @@ func storeVerify(ctx context.Context, path string, rep *verify.Report, runErr er
 // readiness pages; an interrupted run is saved too.
 func addEvidence(ctx context.Context, path string, evs ...*store.Evidence) error {
 	ctx = context.WithoutCancel(ctx)
-	st, err := openStoreFlag(ctx, "--store", path)
+	st, err := store.OpenFlag(ctx, nil, "--store", path)
 	if err != nil {
 		return err
 	}

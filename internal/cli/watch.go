@@ -5,37 +5,18 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"runtime"
 	"strconv"
 	"time"
 
 	"github.com/spf13/pflag"
 
+	"github.com/shakedown/shakedown/internal/helptext"
 	"github.com/shakedown/shakedown/internal/monitor"
 	"github.com/shakedown/shakedown/internal/result"
 	"github.com/shakedown/shakedown/internal/sbflag"
 	"github.com/shakedown/shakedown/internal/stall"
 	"github.com/shakedown/shakedown/internal/target"
 )
-
-const watchUsage = `usage: shakedown watch TARGET [--interval 1s] [--count N] [--wide] [--json] [--cores N] [--stall[=TRIGGERS]]
-
-Per-second server status, orzdba / mysqladmin ext -i1 -r style: statements,
-transactions, threads, rows, buffer pool, redo, network and InnoDB figures,
-plus host CPU and the server process's CPU when the server runs on this
-host. Rates are over the real time between two reads of SHOW GLOBAL STATUS;
-a counter that goes back (a restart) shows 0. Each line is labelled by the
-end of its own interval. The table fits the terminal's width ($COLUMNS, or
-80 columns when not known) with the most useful figures; --wide shows them
-all. Figures that need attention
-are marked with '*' and explained once. TARGET is a URL such as
-mysql://user@host:port/ (no database needed: the figures are server-wide;
-one that is named must exist). Passwords: shakedown help targets. Ctrl-C
-stops. --stall takes run's triggers on the server's figures
-(threads_running, qps) and prints each capture in full as it is taken.
-
-Options:
-`
 
 // watchCmd is "shakedown watch TARGET".
 type watchCmd struct {
@@ -66,7 +47,7 @@ func (c *watchCmd) flags() *pflag.FlagSet {
 
 func (c *watchCmd) run(ctx context.Context, env *Env, args []string) error {
 	fs := c.flags()
-	if help, err := parseFlags(env, fs, args, "watch", watchUsage); help || err != nil {
+	if help, err := parseFlags(env, fs, args, "watch", helptext.Watch); help || err != nil {
 		return err
 	}
 	switch {
@@ -88,7 +69,7 @@ func (c *watchCmd) run(ctx context.Context, env *Env, args []string) error {
 			return usagef("watch: %v", err)
 		}
 	}
-	tgt, db, err := connectURL(ctx, env, &c.creds, "watch", fs.Arg(0), 1)
+	tgt, db, err := c.creds.ConnectArg(ctx, env.Getenv, "watch", fs.Arg(0), 1)
 	if err != nil {
 		return err
 	}
@@ -96,18 +77,8 @@ func (c *watchCmd) run(ctx context.Context, env *Env, args []string) error {
 	db.SetMaxOpenConns(1)
 
 	ep := tgt.Endpoints()[0]
-	opt := monitor.Options{}
-	local := monitor.IsLocal(ep)
-	if local {
-		pid, _ := monitor.FindServerPID("/proc", ep.Port, monitor.PIDFile(ctx, db))
-		opt.Host = &monitor.HostOptions{ServerPID: pid}
-		c.stall.PID = pid
-		opt.Limits.Cores = runtime.NumCPU()
-	}
-	if c.cores >= 0 {
-		opt.Limits.Cores = c.cores
-	}
-	s := monitor.NewSampler(db, opt)
+	s, pid, local := monitor.WatchSampler(ctx, db, ep, c.cores)
+	c.stall.PID = pid
 	var write func(result.Sample, time.Time) error
 	if c.json {
 		enc := json.NewEncoder(env.Stdout)

@@ -21,6 +21,7 @@ import (
 	"github.com/shakedown/shakedown/internal/sandbox"
 	"github.com/shakedown/shakedown/internal/store"
 	"github.com/shakedown/shakedown/internal/sweep"
+	"github.com/shakedown/shakedown/internal/usage"
 )
 
 // Target is one of the demo's two sandboxes: the control first.
@@ -275,4 +276,37 @@ func joinInts(xs []int) string {
 		parts[i] = strconv.Itoa(x)
 	}
 	return strings.Join(parts, ", ")
+}
+
+// durableRelaxed are the demo's two sandboxes without --placement: only
+// the durability settings differ.
+var durableRelaxed = []Target{
+	{"durable", "control", []string{"innodb_flush_log_at_trx_commit=1", "sync_binlog=1"}, sandbox.Placement{}},
+	{"relaxed", "candidate", []string{"innodb_flush_log_at_trx_commit=0", "sync_binlog=0"}, sandbox.Placement{}},
+}
+
+// Targets are the sandboxes the demo compares: with placement, the same
+// server bound to the first half of the CPUs this process may use (at
+// least one) against one under a quota of as much CPU time.
+func Targets(placement bool) ([]Target, error) {
+	if !placement {
+		return durableRelaxed, nil
+	}
+	cpus := sandbox.AllowedCPUs()
+	n := max(len(cpus)/2, 1)
+	if len(cpus) == 0 {
+		return nil, usage.Errorf("demo: --placement: cannot read which CPUs this process may use")
+	}
+	cores, err := sandbox.ParsePlacement(sandbox.FormatCPUList(cpus[:n]), "", "")
+	if err != nil {
+		return nil, usage.Errorf("demo: --placement: %v", err)
+	}
+	quota, err := sandbox.ParsePlacement("", strconv.Itoa(n*100)+"%", "")
+	if err != nil {
+		return nil, usage.Errorf("demo: --placement: %v", err)
+	}
+	return []Target{
+		{"cores", "control", []string{"--cpus " + cores.CPUs}, cores},
+		{"quota", "candidate", []string{"--cpu-quota " + quota.QuotaString()}, quota},
+	}, nil
 }

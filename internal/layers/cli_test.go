@@ -16,11 +16,11 @@ import (
 // work creeps back into it: these limits keep it from growing.
 const (
 	// maxCLILines is the most lines of non-test Go in internal/cli. It
-	// goes down as work moves out, towards 3,200. It holds 4,623 lines
-	// now, and room for the three commands being added (copy, rehearse,
-	// capacity), each a small file that keeps its logic in a package of
-	// its own.
-	maxCLILines = 5100
+	// goes down as work moves out, towards 3,200. It holds 3,552 lines
+	// now: the help pages are in helptext, and target, store, hostsource,
+	// engine, slap, segment, bisect, sweep, rehearse, demo, sandbox,
+	// monitor and capture own what the commands used to decide themselves.
+	maxCLILines = 3560
 	// maxCLIFuncLines is the most lines of one function there.
 	maxCLIFuncLines = 80
 )

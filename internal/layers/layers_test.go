@@ -18,7 +18,7 @@ const module = "github.com/shakedown/shakedown/internal/"
 var order = [][]string{
 	// Leaves: no internal imports.
 	{"version", "usage", "suggest", "clock", "ioloop", "stats", "sqlsplit", "progress", "histogram",
-		"randgen", "vars", "fingerprint", "golden", "browsertest", "host", "outfile"},
+		"randgen", "vars", "fingerprint", "golden", "browsertest", "host", "outfile", "helptext"},
 	// Flags, run segments, the wire protocol and the in-process test server;
 	// render, the one frame and stylesheet of every HTML page.
 	{"sbflag", "segment", "wire", "wire/wiretest", "sandbox/gmstest", "render",
@@ -30,8 +30,9 @@ var order = [][]string{
 	// sandboxes, which connect through target, target's dialer of wire
 	// connections, and the LOAD DATA LOCAL stream (prepare's and copy's).
 	{"schema", "sandbox", "target/dial", "loaddata"},
-	// The sandboxes tests start.
-	{"sandbox/sandboxtest"},
+	// The sandboxes tests start, and the sources host facts are read for
+	// (a sandbox, a target).
+	{"sandbox/sandboxtest", "hostsource"},
 	// Clients, the workloads and the stored documents (result holds every
 	// stored document and imports no producer; bisectresult is the document
 	// vars bisect writes).

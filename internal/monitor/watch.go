@@ -2,8 +2,11 @@ package monitor
 
 import (
 	"context"
-	"github.com/shakedown/shakedown/internal/result"
+	"runtime"
 	"time"
+
+	"github.com/shakedown/shakedown/internal/result"
+	"github.com/shakedown/shakedown/internal/target"
 )
 
 // Watch reads s every interval, count times (0: until ctx ends), after a
@@ -42,4 +45,24 @@ func Watch(ctx context.Context, s *Sampler, interval time.Duration, count int, w
 		}
 	}
 	return nil
+}
+
+// WatchSampler is the sampler watch reads q with, q being a session on
+// the target's endpoint ep. For a server on this machine it finds the
+// server's process, for its CPU and memory, and sizes the CPU limits to
+// this machine's cores; cores >= 0 says how many the server has instead.
+// pid is the server process found (0: none); local says whether the
+// host columns are there.
+func WatchSampler(ctx context.Context, q Querier, ep target.Endpoint, cores int) (s *Sampler, pid int, local bool) {
+	opt := Options{}
+	local = IsLocal(ep)
+	if local {
+		pid, _ = FindServerPID("/proc", ep.Port, PIDFile(ctx, q))
+		opt.Host = &HostOptions{ServerPID: pid}
+		opt.Limits.Cores = runtime.NumCPU()
+	}
+	if cores >= 0 {
+		opt.Limits.Cores = cores
+	}
+	return NewSampler(q, opt), pid, local
 }

@@ -31,6 +31,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/shakedown/shakedown/internal/usage"
 )
 
 // User and Database are what every sandbox has for clients.
@@ -565,4 +567,19 @@ func (e *outcome) Unwrap() error { return e.kind }
 
 func outcomef(kind error, format string, args ...any) error {
 	return &outcome{kind: kind, msg: fmt.Sprintf(format, args...)}
+}
+
+// NameArg is the one sandbox NAME a "sandbox verb" command line holds in
+// args; a missing, extra or invalid name is bad usage.
+func NameArg(verb string, args []string) (string, error) {
+	switch {
+	case len(args) == 0:
+		return "", usage.Errorf("sandbox %s: missing NAME, e.g. shakedown sandbox %s durable", verb, verb)
+	case len(args) > 1:
+		return "", usage.Errorf("sandbox %s: unexpected argument %q: give one NAME", verb, args[1])
+	}
+	if err := ValidateName(args[0]); err != nil {
+		return "", usage.Errorf("sandbox %s: %v", verb, err)
+	}
+	return args[0], nil
 }

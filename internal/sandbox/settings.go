@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/shakedown/shakedown/internal/usage"
 )
 
 // setting is one server variable. key is canonical: lower case, '_' for '-'.
@@ -233,4 +235,24 @@ func sameValue(key, a, b string) bool {
 		return errA == nil && errB == nil && ma == mb
 	}
 	return strings.EqualFold(strings.TrimSpace(a), strings.TrimSpace(b))
+}
+
+// CheckReuse says, as bad usage, why "sandbox up" cannot use sandbox i as
+// it is: it differs from what port, set, basedir and place ask for. Its
+// data stays either way; nil when i is what was asked for.
+func (i *Instance) CheckReuse(port int, set []string, basedir string, place Placement) error {
+	diffs, err := i.Differences(port, set, basedir)
+	if err != nil {
+		return usage.Errorf("sandbox up: %v", err)
+	}
+	diffs = append(diffs, i.PlacementDifferences(place)...)
+	if len(diffs) == 0 {
+		return nil
+	}
+	state := "runs"
+	if !i.Running {
+		state = "exists (stopped)"
+	}
+	return usage.Errorf("sandbox up: sandbox %s %s with other settings than asked: %s. Its data stays: use it as it is (shakedown sandbox up %s, without those options), or make another with these settings under a new name; only sandbox down %s, which deletes its data, frees the name",
+		i.Name, state, strings.Join(diffs, ", "), i.Name, i.Name)
 }

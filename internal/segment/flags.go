@@ -143,3 +143,18 @@ func (s Split) Share(what string, v int64) (int64, error) {
 	}
 	return n, nil
 }
+
+// FlagIn is the first option of a split load among args (--segment and
+// its kin), "" when there is none: for a command that cannot be split, to
+// say why.
+func FlagIn(args []string) string {
+	for _, a := range args {
+		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		switch {
+		case !strings.HasPrefix(a, "--"):
+		case name == "segment", name == "segments", name == "segment-sequence", name == "segment-index-env", name == "start-at":
+			return "--" + name
+		}
+	}
+	return ""
+}

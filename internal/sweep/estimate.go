@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/shakedown/shakedown/internal/plan"
@@ -41,4 +42,15 @@ func Estimate(p *plan.Plan, sp segment.Split) string {
 		return mmss(total) + " for the first round, " + mmss(total*p.MaxRepeats/p.Repeats) + " at most"
 	}
 	return mmss(total)
+}
+
+// PlanLine is the line a sweep starts with: what the plan runs, about how
+// long it takes, in what order.
+func PlanLine(p *plan.Plan, sp segment.Split) string {
+	reps := strconv.Itoa(p.Repeats) + " repeats"
+	if p.AutoRepeats {
+		reps = fmt.Sprintf("%d repeats, auto: more where inconclusive, up to %d", p.Repeats, p.MaxRepeats)
+	}
+	return fmt.Sprintf("plan %s: %d steps (%d targets x %d workloads x %d thread levels x %s), about %s, order %s",
+		p.Path, len(p.Steps()), len(p.Targets), len(p.Workloads), len(p.Threads), reps, Estimate(p, sp), p.Order)
 }

@@ -1,4 +1,4 @@
-package cli
+package target
 
 import (
 	"context"
@@ -6,41 +6,42 @@ import (
 	"strings"
 	"time"
 
-	"github.com/shakedown/shakedown/internal/target"
+	"github.com/shakedown/shakedown/internal/usage"
 )
 
 // The commands that take target URLs as arguments (verify, analyze, vars,
-// watch) read them here, with the password options every command has.
+// watch, host, check, capture, replay) read them here, with the password
+// options every command has.
 
-// parseURL reads a target URL argument and finds its password (see
-// target.Credentials); a malformed URL or an unreadable password file is
-// bad usage. what names the command, or the argument, in messages.
-func parseURL(env *Env, creds *target.Credentials, what, raw string) (*target.Target, error) {
+// ParseArg reads a target URL argument and finds its password (see
+// Credentials); a malformed URL or an unreadable password file is bad
+// usage. what names the command, or the argument, in messages.
+func (c *Credentials) ParseArg(getenv func(string) string, what, raw string) (*Target, error) {
 	if !strings.HasPrefix(raw, "mysql://") {
-		return nil, usagef("%s: %q is not a target URL: use mysql://user@host:port/db (shakedown help targets)", what, redactArg(raw))
+		return nil, usage.Errorf("%s: %q is not a target URL: use mysql://user@host:port/db (shakedown help targets)", what, RedactArg(raw))
 	}
-	tgt, err := target.Parse(raw)
+	tgt, err := Parse(raw)
 	if err != nil {
-		return nil, usagef("%s: %v", what, err)
+		return nil, usage.Errorf("%s: %v", what, err)
 	}
-	if err := creds.Fill(tgt, env.Getenv); err != nil {
+	if err := c.Fill(tgt, getenv); err != nil {
 		return nil, err
 	}
 	if !tgt.NamesDB() {
 		// No default database here: each command says what a URL
-		// without one means (target.DatabaseRule).
+		// without one means (DatabaseRule).
 		tgt.DB = ""
 	}
 	return tgt, nil
 }
 
-// connectURL parses a target URL and opens a checked pool of size
+// ConnectArg parses a target URL argument and opens a checked pool of size
 // connections on its first endpoint, without a default database: watch
 // and vars read server-wide figures. A database the URL names must exist
 // all the same, so that a typo is not silently ignored. Connection
 // failures come back explained.
-func connectURL(ctx context.Context, env *Env, creds *target.Credentials, verb, raw string, size int) (*target.Target, *sql.DB, error) {
-	tgt, err := parseURL(env, creds, verb, raw)
+func (c *Credentials) ConnectArg(ctx context.Context, getenv func(string) string, verb, raw string, size int) (*Target, *sql.DB, error) {
+	tgt, err := c.ParseArg(getenv, verb, raw)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -55,16 +56,16 @@ func connectURL(ctx context.Context, env *Env, creds *target.Credentials, verb, 
 		db.Close()
 		return nil, nil, tgt.Explain(ep, err)
 	}
-	if _, err := tgt.Databases(cctx, db, nil, target.ServerWide, verb); err != nil {
+	if _, err := tgt.Databases(cctx, db, nil, ServerWide, verb); err != nil {
 		db.Close()
 		return nil, nil, err
 	}
 	return tgt, db, nil
 }
 
-// redactArg keeps what looks like a password out of an error about a
+// RedactArg keeps what looks like a password out of an error about a
 // malformed argument.
-func redactArg(s string) string {
+func RedactArg(s string) string {
 	if at := strings.LastIndex(s, "@"); at >= 0 {
 		if i := strings.Index(s, "://"); i >= 0 && i < at {
 			return s[:i+3] + "...@" + s[at+1:]

@@ -1,0 +1,50 @@
+package bisect
+
+import (
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/shakedown/shakedown/internal/usage"
+)
+
+// targetOptions name the target in a run's options; bisect's targets are
+// its CONTROL and CANDIDATE.
+var targetOptions = map[string]bool{"target": true, "mysql-host": true, "mysql-port": true, "mysql-user": true,
+	"mysql-password": true, "mysql-db": true, "mysql-socket": true, "store": true}
+
+// SplitArgs separates bisect's own options and the two target URLs from the
+// run options, which go to the engine as they are. fs is bisect's own
+// flag set.
+func SplitArgs(fs *pflag.FlagSet, args []string) (own, targets, run []string, err error) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if strings.HasPrefix(a, "mysql://") {
+			targets = append(targets, a)
+			continue
+		}
+		if !strings.HasPrefix(a, "-") || a == "-" {
+			run = append(run, a)
+			continue
+		}
+		name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		name = strings.ReplaceAll(name, "_", "-")
+		f := fs.Lookup(name)
+		if f == nil && len(name) == 1 {
+			f = fs.ShorthandLookup(name)
+		}
+		if f == nil {
+			if targetOptions[name] {
+				return nil, nil, nil, usage.Errorf("vars bisect: --%s: give the servers as CONTROL and CANDIDATE URLs (mysql://user:password@host:port/db); results are not stored", name)
+			}
+			run = append(run, a)
+			continue
+		}
+		own = append(own, a)
+		if !hasValue && f.NoOptDefVal == "" && f.Value.Type() != "bool" && i+1 < len(args) {
+			i++
+			own = append(own, args[i])
+		}
+	}
+	return own, targets, run, nil
+}

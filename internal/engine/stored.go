@@ -1,0 +1,85 @@
+package engine
+
+import (
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/shakedown/shakedown/internal/result"
+	"github.com/shakedown/shakedown/internal/store"
+)
+
+// StoredRun is the run's row in the store, its status by result.StatusOf;
+// args is the command line after the command, stored without what may
+// carry a password.
+func (j *Job) StoredRun(res *result.Result, runErr error, started time.Time, args []string) *store.Run {
+	status, why := result.StatusOf(res, runErr, errors.Is(runErr, ErrInterrupted))
+	msg := ""
+	if status == store.RunFailed {
+		msg = why.Error()
+	}
+	return &store.Run{
+		Target:    res.Target.Name,
+		Workload:  j.Workload,
+		Threads:   j.Threads(),
+		Command:   strings.Join(PublicArgs(args), " "),
+		Status:    status,
+		Error:     msg,
+		Degraded:  res.Degraded,
+		StartedAt: started,
+		WallS:     time.Since(started).Seconds(),
+		Result:    res,
+	}
+}
+
+// PublicArgs drops the options that may carry a password, and names a
+// store on a server without the password its URL may hold.
+func PublicArgs(args []string) []string {
+	var out []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		name := strings.ReplaceAll(strings.SplitN(strings.TrimLeft(a, "-"), "=", 2)[0], "_", "-")
+		if !strings.HasPrefix(a, "-") {
+			out = append(out, a)
+			continue
+		}
+		switch name {
+		case "target", "mysql-password":
+			if !strings.Contains(a, "=") {
+				i++ // the value is the next argument
+			}
+			continue
+		case "store":
+			if flag, v, ok := strings.Cut(a, "="); ok {
+				a = flag + "=" + store.Display(v)
+			} else if i+1 < len(args) {
+				i++
+				out = append(out, a, store.Display(args[i]))
+				continue
+			}
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// PublicCommand is a command line for the store: without the options
+// that may carry a password, nor those that differ between the runners of
+// a split load.
+func PublicCommand(args []string) string {
+	var out []string
+	skip := map[string]bool{"segment": true, "segment-index-env": true, "start-at": true}
+	pub := PublicArgs(args)
+	for i := 0; i < len(pub); i++ {
+		a := pub[i]
+		name := strings.SplitN(strings.TrimLeft(a, "-"), "=", 2)[0]
+		if strings.HasPrefix(a, "--") && skip[name] {
+			if !strings.Contains(a, "=") {
+				i++
+			}
+			continue
+		}
+		out = append(out, a)
+	}
+	return strings.Join(out, " ")
+}

@@ -1,0 +1,23 @@
+package helptext
+
+// Readiness is the help of shakedown readiness.
+const Readiness = `usage: shakedown readiness SOURCE TARGET [--store FILE] [--sweep ID] [--format text|md|json|html] [-o FILE]
+
+One page that says whether TARGET is ready to take over from SOURCE, from
+what the store holds about the pair: the latest check (its findings and the
+variables diff), the latest sweep with TARGET as a candidate (its verdicts
+against the control), the latest replay and the latest verify. The verdict
+is "ready", "ready with warnings" or "not ready", with the reasons in order
+and, for each missing piece of evidence, the command that produces it
+(check, verify and replay save theirs with --store FILE; the commands the
+page suggests name the store it read).
+
+readiness reads the store only: it connects to neither server, so the page
+can be rebuilt at any time. SOURCE and TARGET are the URLs given to check
+and verify; evidence is matched by host and port.
+
+Exit status: 0 ready or ready with warnings, 3 not ready, 1 failure, 2 bad
+usage.
+
+Options:
+`
