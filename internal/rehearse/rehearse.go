@@ -11,8 +11,8 @@
 // the chain with its reason, unless the plan lets it go on; the readiness
 // page is made in either case, from what the store then holds.
 //
-// Steps this build lacks (copy, capacity) are in the chain already, as
-// steps that say so: a plan that asks for one is refused before anything
+// A step this build lacks (capacity) is in the chain already, as a step
+// that says so: a plan that asks for one is refused before anything
 // runs. Wiring one is replacing its entry in chain.
 package rehearse
 
@@ -24,6 +24,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/shakedown/shakedown/internal/dbcopy"
 	"github.com/shakedown/shakedown/internal/plan"
 	"github.com/shakedown/shakedown/internal/readiness"
 	"github.com/shakedown/shakedown/internal/store"
@@ -134,6 +135,10 @@ func Run(ctx context.Context, p *plan.Rehearsal, opts Options) (*Summary, error)
 		return nil, err
 	}
 	if err := preflight(p); err != nil {
+		return nil, err
+	}
+	var err error
+	if c.copyOpts, err = copyOptions(p); err != nil {
 		return nil, err
 	}
 	done, err := c.begin(ctx)
@@ -377,6 +382,9 @@ type chain struct {
 	sweepID, resumeSweep int64
 	pages                []Page
 	stepNames            []string
+	// copyOpts are the plan's data: copy options, read before the chain
+	// starts.
+	copyOpts dbcopy.Options
 }
 
 func (c *chain) printf(format string, args ...any) {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/shakedown/shakedown/internal/check"
+	"github.com/shakedown/shakedown/internal/dbcopy"
 	"github.com/shakedown/shakedown/internal/plan"
 	"github.com/shakedown/shakedown/internal/store"
 	"github.com/shakedown/shakedown/internal/target"
@@ -20,20 +21,16 @@ import (
 )
 
 // steps is the chain, in the order it runs; the readiness page is last.
-// Copy and capacity are not in this build: wiring one is replacing its
-// missing entry with the step.
+// Capacity is not in this build: wiring it is replacing its missing
+// entry with the step.
 func (c *chain) steps() []Step {
-	copyLine := 0
-	if c.p.Data.Mode == plan.DataCopy {
-		copyLine = c.p.Data.Line
-	}
 	capacityLine := 0
 	if c.p.Capacity != nil {
 		capacityLine = c.p.Capacity.Line
 	}
 	return []Step{
 		checkStep{c},
-		missingStep{name: plan.StepCopy, line: copyLine, notAsked: "data: present: the candidates hold the data already"},
+		copyStep{c},
 		verifyStep{c},
 		analyzeStep{c},
 		varsStep{c},
@@ -185,8 +182,22 @@ func (s verifyStep) Run(ctx context.Context) (Result, error) {
 			return Result{}, err
 		}
 		defer dst.DB.Close()
-		rep, runErr := verify.Run(ctx, src, dst, verify.Options{Databases: dbs, Threads: threads, Recheck: 3,
-			Progress: io.Discard, ProgressInterval: 1000 * time.Hour})
+		// A subset copy is compared on the rows it chose only.
+		sub, err := c.copied(ctx, cand)
+		if err != nil {
+			return Result{}, err
+		}
+		var rep *verify.Report
+		var runErr error
+		if sub != nil {
+			rep, runErr = dbcopy.VerifyCopied(ctx, c.p.Source.Target, cand.Target, sub, threads)
+			if rep == nil && runErr == nil {
+				runErr = errors.New("verify: the stored copy lists no table to compare")
+			}
+		} else {
+			rep, runErr = verify.Run(ctx, src, dst, verify.Options{Databases: dbs, Threads: threads, Recheck: 3,
+				Progress: io.Discard, ProgressInterval: 1000 * time.Hour})
+		}
 		if rep == nil {
 			return Result{}, runErr
 		}
