@@ -10,7 +10,7 @@ import (
 
 // Plans that cannot be rehearsed are refused before anything connects,
 // with exit 2 and the file and line: copy's options that are wrong or
-// missing, and the step this build lacks (capacity), among them.
+// missing, and a capacity step without a workload, among them.
 func TestRehearseRefuses(t *testing.T) {
 	const base = "source: {name: old, url: \"mysql://u@127.0.0.1:1/app\"}\ncandidates: [{name: new, url: \"mysql://u@127.0.0.1:2/app\"}]\n"
 	cases := []struct {
@@ -24,7 +24,7 @@ func TestRehearseRefuses(t *testing.T) {
 			"p.yaml:6: data: copy: thread: unknown option (did you mean threads?)"},
 		{"copy option bad", base + "data:\n  copy:\n    allow-write: true\n    sample: lots\n", nil,
 			"p.yaml:6: data: copy: sample: "},
-		{"capacity", base + "capacity: {slo: \"p99 < 20ms\"}\n", nil, "p.yaml:3: the capacity step is not available in this build of shakedown"},
+		{"capacity without a sweep", base + "capacity: {slo: \"p99 < 20ms\"}\n", nil, "p.yaml:3: capacity: needs a sweep: section"},
 		{"missing capture", base + "replay: {capture: nowhere.capture}\n", nil, "p.yaml:3: replay: capture "},
 		{"bad plan", base + "steps:\n  verfy: {skip: true}\n", nil, `p.yaml:4: unknown key "verfy" in steps (did you mean "verify"?)`},
 		{"no plan", "", []string{}, "rehearse: name one plan file"},

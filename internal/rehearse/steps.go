@@ -21,13 +21,7 @@ import (
 )
 
 // steps is the chain, in the order it runs; the readiness page is last.
-// Capacity is not in this build: wiring it is replacing its missing
-// entry with the step.
 func (c *chain) steps() []Step {
-	capacityLine := 0
-	if c.p.Capacity != nil {
-		capacityLine = c.p.Capacity.Line
-	}
 	return []Step{
 		checkStep{c},
 		copyStep{c},
@@ -36,29 +30,9 @@ func (c *chain) steps() []Step {
 		varsStep{c},
 		replayStep{c},
 		sweepStep{c},
-		missingStep{name: plan.StepCapacity, line: capacityLine, notAsked: "the plan has no capacity: section"},
+		capacityStep{c},
 		readinessStep{c},
 	}
-}
-
-// missingStep stands for a step this build lacks. A plan that asks for it
-// is refused before the chain starts (see unavailable); one that does not
-// skips it.
-type missingStep struct {
-	name     string
-	line     int // where the plan asks for it; 0: it does not
-	notAsked string
-}
-
-func (m missingStep) Name() string    { return m.name }
-func (m missingStep) Asked() int      { return m.line }
-func (m missingStep) Available() bool { return false }
-
-func (m missingStep) Run(context.Context) (Result, error) {
-	if m.line == 0 {
-		return Result{Skipped: true, Summary: "skipped: " + m.notAsked}, nil
-	}
-	return Result{}, fmt.Errorf("the %s step is not available in this build", m.name)
 }
 
 // connect opens a side the way check and verify do (its errors name the
