@@ -31,7 +31,7 @@ import (
 //	  workloads: [oltp_point_select]
 //	  threads: [1, 4]
 //	  time: 10
-//	capacity: {slo: "p99 < 20ms"}     # the capacity step: the sweep's first
+//	capacity: {slo: "p99<=20ms"}      # the capacity step: the sweep's first
 //	                                  # workload; also step_time, warmup, searches
 //	production_peak: 1200 qps         # for the capacity step
 //	steps:                            # per step: continue_on_failure, skip
