@@ -94,6 +94,8 @@ func newExampleRunner(t *testing.T) *exampleRunner {
 	x.write("rehearsal.yaml", urlHostRE.ReplaceAllString(string(rehearsal), "${1}"+x.down))
 	x.write("copy.yaml", strings.Replace(urlHostRE.ReplaceAllString(string(rehearsal), "${1}"+x.down),
 		"data: present", "data:\n  copy: {where: \"app.orders: id < 100\"}\n#", 1))
+	x.write("copy2.yaml", strings.Replace(urlHostRE.ReplaceAllString(string(rehearsal), "${1}"+x.down),
+		"data: present", "data:\n  copy: {allow-write: true, thread: 4, where: \"app.orders: id < 100\"}\n#", 1))
 	x.write("queries.sql", "SELECT 1;\n")
 	x.store = filepath.Join(x.dir, "fixture.db")
 	for _, name := range []string{"today", "tomorrow"} {

@@ -9,8 +9,8 @@ import (
 )
 
 // Plans that cannot be rehearsed are refused before anything connects,
-// with exit 2 and the file and line: the steps this build lacks (copy,
-// capacity) among them.
+// with exit 2 and the file and line: copy's options that are wrong or
+// missing, and a capacity step without a workload, among them.
 func TestRehearseRefuses(t *testing.T) {
 	const base = "source: {name: old, url: \"mysql://u@127.0.0.1:1/app\"}\ncandidates: [{name: new, url: \"mysql://u@127.0.0.1:2/app\"}]\n"
 	cases := []struct {
@@ -18,9 +18,13 @@ func TestRehearseRefuses(t *testing.T) {
 		args       []string
 		want       string
 	}{
-		{"copy", base + "data:\n  copy: {where: \"app.orders: id < 10\"}\n", nil,
-			"p.yaml:4: the copy step is not available in this build of shakedown; put the data on the candidates another way and use data: present"},
-		{"capacity", base + "capacity: {slo: \"p99 < 20ms\"}\n", nil, "p.yaml:3: the capacity step is not available in this build of shakedown"},
+		{"copy without allow-write", base + "data:\n  copy: {where: \"app.orders: id < 10\"}\n", nil,
+			"p.yaml:4: data: copy writes the candidates (tables created, rows loaded): add allow-write: true"},
+		{"copy option unknown", base + "data:\n  copy:\n    allow-write: true\n    thread: 4\n", nil,
+			"p.yaml:6: data: copy: thread: unknown option (did you mean threads?)"},
+		{"copy option bad", base + "data:\n  copy:\n    allow-write: true\n    sample: lots\n", nil,
+			"p.yaml:6: data: copy: sample: "},
+		{"capacity without a sweep", base + "capacity: {slo: \"p99 < 20ms\"}\n", nil, "p.yaml:3: capacity: needs a sweep: section"},
 		{"missing capture", base + "replay: {capture: nowhere.capture}\n", nil, "p.yaml:3: replay: capture "},
 		{"bad plan", base + "steps:\n  verfy: {skip: true}\n", nil, `p.yaml:4: unknown key "verfy" in steps (did you mean "verify"?)`},
 		{"no plan", "", []string{}, "rehearse: name one plan file"},

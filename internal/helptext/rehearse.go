@@ -14,21 +14,24 @@ continue_on_failure: true; the pages are made either way.
 
 analyze writes index statistics on the candidates; replay runs only
 statements that cannot write unless the plan says allow_writes: true; the
-sweep loads the source and the candidates as sweep does. copy and capacity are not in this build: a plan that
-asks for them is refused (use data: present).
+sweep loads the source and the candidates as sweep does. data: copy
+writes the candidates as shakedown copy does (it needs allow-write: true);
+capacity searches the sweep's first workload as shakedown capacity does.
 
 Plan:
   source: {name: prod, url: mysql://shakedown@10.0.0.1:3306/app, password_env: PROD_PW}
   candidates:
     - {name: new, url: mysql://shakedown@10.0.0.2:3306/app, password_env: NEW_PW}
   databases: [app]                 # default: the source URL's database
-  data: present                    # or copy: {...} (not in this build)
+  data: present                    # or copy: {allow-write: true, where: ...}
   replay: {capture: app.capture}   # optional; also speed, concurrency,
                                    # timeout, allow_writes
   sweep:                           # optional: a sweep plan without targets
     workloads: [oltp_point_select]
     threads: [1, 4]
     time: 10
+  capacity: {slo: "p99<=20ms"}     # optional; also step_time, warmup, searches
+  production_peak: 1200 qps        # optional, for capacity
   steps:                           # optional, per step
     check: {continue_on_failure: true}
     analyze: {skip: true}

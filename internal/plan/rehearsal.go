@@ -31,7 +31,8 @@ import (
 //	  workloads: [oltp_point_select]
 //	  threads: [1, 4]
 //	  time: 10
-//	capacity: {slo: "p99 < 20ms"}     # the capacity step (when the build has it)
+//	capacity: {slo: "p99<=20ms"}      # the capacity step: the sweep's first
+//	                                  # workload; also step_time, warmup, searches
 //	production_peak: 1200 qps         # for the capacity step
 //	steps:                            # per step: continue_on_failure, skip
 //	  check: {continue_on_failure: true}
@@ -105,10 +106,14 @@ type Replay struct {
 	Line        int
 }
 
-// Capacity is what the capacity step is asked to prove.
+// Capacity is what the capacity step is asked to prove, and how long
+// each of its steps runs (0: the step's defaults).
 type Capacity struct {
-	SLO  string
-	Line int
+	SLO       string
+	StepTimeS int
+	WarmupS   int
+	Searches  int
+	Line      int
 }
 
 // StepOptions are a step's settings in the plan.
@@ -165,10 +170,7 @@ func ParseRehearsal(path string, src []byte, getenv func(string) string) (*Rehea
 		case "sweep":
 			sweepNode = v
 		case "capacity":
-			r.Capacity = &Capacity{Line: key.Line}
-			ps.mapping(v, []string{"slo"}, "capacity", func(_ string, _, val *yaml.Node) {
-				r.Capacity.SLO, _ = ps.str(val, "capacity slo")
-			})
+			r.Capacity = ps.capacity(key, v)
 		case "production_peak":
 			r.ProductionPeak, _ = ps.str(v, "production_peak")
 			r.ProductionPeakLine = v.Line
@@ -378,6 +380,33 @@ func (ps *parser) replay(v *yaml.Node, dir string) *Replay {
 		ps.addf(v.Line, "replay: needs capture: FILE (made by shakedown capture)")
 	}
 	return r
+}
+
+func (ps *parser) capacity(key, v *yaml.Node) *Capacity {
+	c := &Capacity{Line: key.Line}
+	ps.mapping(v, []string{"slo", "step_time", "warmup", "searches"}, "capacity", func(k string, _, val *yaml.Node) {
+		switch k {
+		case "slo":
+			c.SLO, _ = ps.str(val, "capacity slo")
+		case "step_time":
+			if c.StepTimeS = ps.seconds(val, "capacity step_time"); c.StepTimeS < 1 {
+				ps.addf(val.Line, "capacity step_time: want a time of 1s or more")
+			}
+		case "warmup":
+			c.WarmupS = ps.seconds(val, "capacity warmup")
+		case "searches":
+			if n, ok := ps.integer(val, "capacity searches"); ok {
+				if n < 1 || n > 20 {
+					ps.addf(val.Line, "capacity searches: %d: want 1 to 20", n)
+				}
+				c.Searches = int(n)
+			}
+		}
+	})
+	if c.SLO == "" {
+		ps.addf(key.Line, "capacity: needs slo:, such as {slo: \"p99<=20ms\"}")
+	}
+	return c
 }
 
 func (ps *parser) stepOptions(v *yaml.Node, into map[string]StepOptions) {

@@ -11,9 +11,9 @@
 // the chain with its reason, unless the plan lets it go on; the readiness
 // page is made in either case, from what the store then holds.
 //
-// Steps this build lacks (copy, capacity) are in the chain already, as
-// steps that say so: a plan that asks for one is refused before anything
-// runs. Wiring one is replacing its entry in chain.
+// The options of the steps that take the plan's settings (copy,
+// capacity) are checked before anything runs: a bad one is a usage error
+// naming its line.
 package rehearse
 
 import (
@@ -24,10 +24,11 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/shakedown/shakedown/internal/capacity"
+	"github.com/shakedown/shakedown/internal/dbcopy"
 	"github.com/shakedown/shakedown/internal/plan"
 	"github.com/shakedown/shakedown/internal/readiness"
 	"github.com/shakedown/shakedown/internal/store"
-	"github.com/shakedown/shakedown/internal/usage"
 )
 
 // Step is one step of a rehearsal.
@@ -51,13 +52,6 @@ type Result struct {
 	Summary string
 	// Skipped: the plan gives the step nothing to do.
 	Skipped bool
-}
-
-// asker is a step that the plan may ask for, and that this build may
-// lack: Asked returns the line of the plan that asks for it, or 0.
-type asker interface {
-	Asked() int
-	Available() bool
 }
 
 // Options are the rehearsal's surroundings.
@@ -118,8 +112,8 @@ var ErrStepFailed = errors.New("step failed")
 
 // Run carries out the rehearsal p. It returns the summary also with an
 // error: ErrInterrupted when ctx ended, ErrStepFailed when a step could
-// not do its work and stopped the chain, a usage error (exit 2) when the
-// plan asks for a step this build lacks. A step that found something
+// not do its work and stopped the chain, a usage error (exit 2) when a
+// step's settings in the plan are wrong. A step that found something
 // against the move is no error: the verdict says it.
 func Run(ctx context.Context, p *plan.Rehearsal, opts Options) (*Summary, error) {
 	if opts.Now == nil {
@@ -130,10 +124,14 @@ func Run(ctx context.Context, p *plan.Rehearsal, opts Options) (*Summary, error)
 	for _, s := range steps {
 		c.stepNames = append(c.stepNames, s.Name())
 	}
-	if err := unavailable(p, steps); err != nil {
+	if err := preflight(p); err != nil {
 		return nil, err
 	}
-	if err := preflight(p); err != nil {
+	var err error
+	if c.copyOpts, err = copyOptions(p); err != nil {
+		return nil, err
+	}
+	if c.capCfg, c.capTargets, err = capacityPlan(p, opts.Version); err != nil {
 		return nil, err
 	}
 	done, err := c.begin(ctx)
@@ -332,27 +330,6 @@ func describe(r store.RehearsalStep) string {
 	return s
 }
 
-// unavailable refuses a plan that asks for a step this build lacks.
-func unavailable(p *plan.Rehearsal, steps []Step) error {
-	for _, s := range steps {
-		a, ok := s.(asker)
-		if !ok || a.Available() {
-			continue
-		}
-		if line := a.Asked(); line > 0 && !p.Steps[s.Name()].Skip {
-			return usage.Errorf("%s:%d: the %s step is not available in this build of shakedown; %s", p.Path, line, s.Name(), hint(s.Name()))
-		}
-	}
-	return nil
-}
-
-func hint(step string) string {
-	if step == plan.StepCopy {
-		return "put the data on the candidates another way and use data: present"
-	}
-	return "leave " + step + ": out of the plan"
-}
-
 // worst is the worst verdict of the pages: not ready over ready with
 // warnings over ready; "" without pages.
 func worst(pages []Page) string {
@@ -377,6 +354,12 @@ type chain struct {
 	sweepID, resumeSweep int64
 	pages                []Page
 	stepNames            []string
+	// copyOpts are the plan's data: copy options, read before the chain
+	// starts.
+	copyOpts dbcopy.Options
+	// capCfg and capTargets are the capacity step's, nil without one.
+	capCfg     *capacity.Config
+	capTargets []capacity.Target
 }
 
 func (c *chain) printf(format string, args ...any) {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/shakedown/shakedown/internal/check"
+	"github.com/shakedown/shakedown/internal/dbcopy"
 	"github.com/shakedown/shakedown/internal/plan"
 	"github.com/shakedown/shakedown/internal/store"
 	"github.com/shakedown/shakedown/internal/target"
@@ -20,48 +21,18 @@ import (
 )
 
 // steps is the chain, in the order it runs; the readiness page is last.
-// Copy and capacity are not in this build: wiring one is replacing its
-// missing entry with the step.
 func (c *chain) steps() []Step {
-	copyLine := 0
-	if c.p.Data.Mode == plan.DataCopy {
-		copyLine = c.p.Data.Line
-	}
-	capacityLine := 0
-	if c.p.Capacity != nil {
-		capacityLine = c.p.Capacity.Line
-	}
 	return []Step{
 		checkStep{c},
-		missingStep{name: plan.StepCopy, line: copyLine, notAsked: "data: present: the candidates hold the data already"},
+		copyStep{c},
 		verifyStep{c},
 		analyzeStep{c},
 		varsStep{c},
 		replayStep{c},
 		sweepStep{c},
-		missingStep{name: plan.StepCapacity, line: capacityLine, notAsked: "the plan has no capacity: section"},
+		capacityStep{c},
 		readinessStep{c},
 	}
-}
-
-// missingStep stands for a step this build lacks. A plan that asks for it
-// is refused before the chain starts (see unavailable); one that does not
-// skips it.
-type missingStep struct {
-	name     string
-	line     int // where the plan asks for it; 0: it does not
-	notAsked string
-}
-
-func (m missingStep) Name() string    { return m.name }
-func (m missingStep) Asked() int      { return m.line }
-func (m missingStep) Available() bool { return false }
-
-func (m missingStep) Run(context.Context) (Result, error) {
-	if m.line == 0 {
-		return Result{Skipped: true, Summary: "skipped: " + m.notAsked}, nil
-	}
-	return Result{}, fmt.Errorf("the %s step is not available in this build", m.name)
 }
 
 // connect opens a side the way check and verify do (its errors name the
@@ -185,8 +156,22 @@ func (s verifyStep) Run(ctx context.Context) (Result, error) {
 			return Result{}, err
 		}
 		defer dst.DB.Close()
-		rep, runErr := verify.Run(ctx, src, dst, verify.Options{Databases: dbs, Threads: threads, Recheck: 3,
-			Progress: io.Discard, ProgressInterval: 1000 * time.Hour})
+		// A subset copy is compared on the rows it chose only.
+		sub, err := c.copied(ctx, cand)
+		if err != nil {
+			return Result{}, err
+		}
+		var rep *verify.Report
+		var runErr error
+		if sub != nil {
+			rep, runErr = dbcopy.VerifyCopied(ctx, c.p.Source.Target, cand.Target, sub, threads)
+			if rep == nil && runErr == nil {
+				runErr = errors.New("verify: the stored copy lists no table to compare")
+			}
+		} else {
+			rep, runErr = verify.Run(ctx, src, dst, verify.Options{Databases: dbs, Threads: threads, Recheck: 3,
+				Progress: io.Discard, ProgressInterval: 1000 * time.Hour})
+		}
 		if rep == nil {
 			return Result{}, runErr
 		}
