@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/shakedown/shakedown/internal/helptext"
 	"github.com/shakedown/shakedown/internal/outfile"
 	"io"
 	"strings"
@@ -31,20 +32,6 @@ type capacityCmd struct {
 	budget                   time.Duration
 }
 
-const capacityUsage = `usage: shakedown capacity WORKLOAD --slo 'p99<=20ms' [--target [NAME=]URL]... [run options]
-
-Finds the highest rate each target sustains within the SLO: a closed-loop
-probe for the peak, then bisection on the offered rate (Poisson arrivals,
-latency from each event's intended start, as run --rate) to a bracket, then
-repeats of the answer. A step holds when the offered rate was achieved, the
-backlog did not grow, each percentile's upper 95% bound is within the SLO,
-errors are within theirs, and the client was not the limit. Every other
-option is run's (shakedown help run); --rate, --time and --events are the
-search's own. Exit 3 when a candidate's capacity is below the control's or
-the SLO is not met at any rate tried.
-
-`
-
 func (c *capacityCmd) flags() *pflag.FlagSet {
 	fs := sbflag.NewFlagSet("capacity")
 	fs.StringArrayVar(&c.slo, "slo", nil, "objective(s): "+capacity.SLOForm)
@@ -66,7 +53,7 @@ func (c *capacityCmd) flags() *pflag.FlagSet {
 func (c *capacityCmd) run(ctx context.Context, env *Env, args []string) error {
 	fs := c.flags()
 	own, rest := capacity.SplitArgs(fs, args)
-	if help, err := parseFlags(env, fs, own, "capacity", capacityUsage); help || err != nil {
+	if help, err := parseFlags(env, fs, own, "capacity", helptext.Capacity); help || err != nil {
 		return err
 	}
 	slo, err := capacity.ParseSLO(c.slo)

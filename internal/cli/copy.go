@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/shakedown/shakedown/internal/helptext"
 	"github.com/shakedown/shakedown/internal/outfile"
 	"time"
 
@@ -15,28 +16,6 @@ import (
 	"github.com/shakedown/shakedown/internal/sbflag"
 	"github.com/shakedown/shakedown/internal/target"
 )
-
-const copyUsage = `usage: shakedown copy SOURCE TARGET --allow-write [options]
-
-Copies SOURCE's database (or --databases) to TARGET: tables, routines and
-views first, then the rows in parallel by key ranges (LOAD DATA LOCAL, or
-multi-row INSERTs where the target refuses it), then secondary indexes,
-foreign keys and triggers, then ANALYZE TABLE and verify on what was
-copied. The source is only read: a brief global lock (backup stage or
-FLUSH TABLES WITH READ LOCK) while every worker opens a consistent
-snapshot, released at once; --consistency none skips it. A target database
-that holds tables is refused unless --replace, which drops it first.
-
-Subsets: --where 'db.table: condition' (repeatable), --sample 10% (tables
-without a foreign key of their own); with --follow-fk (the default) rows
-referencing the chosen ones come along down to --fk-depth, and every row
-they reference, so that no foreign key dangles.
-
-Exit status: 0 copied and equal, 3 verify found differences, 1 the copy
-failed, 2 bad usage.
-
-Options:
-`
 
 // copyCmd is "shakedown copy SOURCE TARGET".
 type copyCmd struct {
@@ -75,7 +54,7 @@ func (c *copyCmd) flags() *pflag.FlagSet {
 
 func (c *copyCmd) run(ctx context.Context, env *Env, args []string) error {
 	fs := c.flags()
-	if help, err := parseFlags(env, fs, args, "copy", copyUsage); help || err != nil {
+	if help, err := parseFlags(env, fs, args, "copy", helptext.Copy); help || err != nil {
 		return err
 	}
 	if err := c.check(fs); err != nil {
