@@ -13,7 +13,8 @@ import (
 // TestConnectModes checks that the server's Connections counter grows by
 // what --connect-mode implies: the fixed connections of a run (checking the
 // target, monitoring) plus one per thread, one per event, or one per
-// statement (3 per hotrow event).
+// statement (3 per hotrow event). It runs on the I/O loops, where a
+// connection per event or statement is dialled off the loop (Offload).
 func TestConnectModes(t *testing.T) {
 	url := sandboxtest.URL(t)
 	admin := adminDB(t, url)
@@ -34,7 +35,7 @@ func TestConnectModes(t *testing.T) {
 			var code int
 			var errOut string
 			code, out, errOut = runCLI(context.Background(), "run", "hotrow", "--target="+url, "--rows=8", "--threads=2", "--time=0",
-				"--events=60", "--connect-mode="+mode, "--json="+path)
+				"--events=60", "--connect-mode="+mode, "--json="+path, "--client-io=loop")
 			if code != 0 {
 				t.Fatalf("run --connect-mode=%s: exit %d\n%s\n%s", mode, code, out, errOut)
 			}
