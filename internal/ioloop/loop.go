@@ -364,35 +364,77 @@ func (h *timerHeap) Pop() any {
 	return t
 }
 
-// Spread runs body(ctx, i) for every i in [0, n) as tasks spread evenly
-// over k loops (k at most n), each loop on a goroutine of its own, and
-// returns when every body has. Each body's ctx carries its task.
-func Spread(ctx context.Context, k, n int, body func(ctx context.Context, i int)) error {
-	k = max(1, min(k, n))
-	loops := make([]*Loop, 0, k)
-	for range k {
+// Group is loops run together, each on a goroutine of its own; item i of
+// a load goes to loop i mod len, so that every loop drives about as many
+// connections as the others.
+type Group []*Loop
+
+// NewGroup makes n loops; on an error none is left open.
+func NewGroup(n int) (Group, error) {
+	g := make(Group, 0, n)
+	for range n {
 		l, err := New()
 		if err != nil {
-			for _, l := range loops {
-				l.Run() // no task: it only closes
-			}
-			return err
+			g.Close()
+			return nil, err
 		}
-		loops = append(loops, l)
+		g = append(g, l)
 	}
-	for i := range n {
-		l := loops[i%k]
-		t := l.NewTask()
-		l.Start(With(ctx, t), t, func(ctx context.Context) { body(ctx, i) })
-	}
-	var wg sync.WaitGroup
-	for _, l := range loops {
+	return g, nil
+}
+
+// Of is the loop of item i.
+func (g Group) Of(i int) *Loop { return g[i%len(g)] }
+
+// Go runs every loop on a goroutine of its own, counted in wg.
+func (g Group) Go(wg *sync.WaitGroup) {
+	for _, l := range g {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			l.Run()
 		}()
 	}
+}
+
+// Close releases loops that never ran: with no task and no hold, Run
+// returns at once, closing the loop.
+func (g Group) Close() {
+	for _, l := range g {
+		l.Run()
+	}
+}
+
+// Lag is the mean of the loops' Lag over all their resumes; valid once
+// they have ended.
+func (g Group) Lag() time.Duration {
+	var sum time.Duration
+	var n int64
+	for _, l := range g {
+		sum += l.Lag
+		n += l.Resumes
+	}
+	if n == 0 {
+		return 0
+	}
+	return sum / time.Duration(n)
+}
+
+// Spread runs body(ctx, i) for every i in [0, n) as tasks spread evenly
+// over k loops (k at most n), each loop on a goroutine of its own, and
+// returns when every body has. Each body's ctx carries its task.
+func Spread(ctx context.Context, k, n int, body func(ctx context.Context, i int)) error {
+	g, err := NewGroup(max(1, min(k, n)))
+	if err != nil {
+		return err
+	}
+	for i := range n {
+		l := g.Of(i)
+		t := l.NewTask()
+		l.Start(With(ctx, t), t, func(ctx context.Context) { body(ctx, i) })
+	}
+	var wg sync.WaitGroup
+	g.Go(&wg)
 	wg.Wait()
 	return nil
 }

@@ -85,7 +85,7 @@ func StartRun(ctx context.Context, cfg RunConfig) (*Run, error) {
 	}
 	r := &Run{cfg: cfg}
 	ep := cfg.Target.Endpoints()[0]
-	r.local = IsLocal(ep)
+	r.local = ep.Local()
 	db, err := cfg.Target.OpenNoDB(ep, 1)
 	if err != nil {
 		return nil, err
@@ -308,5 +308,3 @@ func (r *Run) Close() {
 	}
 }
 
-// IsLocal reports whether an endpoint is on this host (target.Endpoint.Local).
-func IsLocal(ep target.Endpoint) bool { return ep.Local() }

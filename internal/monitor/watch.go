@@ -55,7 +55,7 @@ func Watch(ctx context.Context, s *Sampler, interval time.Duration, count int, w
 // host columns are there.
 func WatchSampler(ctx context.Context, q Querier, ep target.Endpoint, cores int) (s *Sampler, pid int, local bool) {
 	opt := Options{}
-	local = IsLocal(ep)
+	local = ep.Local()
 	if local {
 		pid, _ = FindServerPID("/proc", ep.Port, PIDFile(ctx, q))
 		opt.Host = &HostOptions{ServerPID: pid}

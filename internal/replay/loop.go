@@ -21,26 +21,14 @@ func (e *engine) startLoops() (stop func(), err error) {
 	if !e.io.Looped {
 		return func() {}, nil
 	}
-	for range runtime.GOMAXPROCS(0) {
-		l, err := ioloop.New()
-		if err != nil {
-			for _, l := range e.loops {
-				l.Run() // with no task and no hold, it only closes
-			}
-			e.loops = nil
-			return nil, err
-		}
+	if e.loops, err = ioloop.NewGroup(runtime.GOMAXPROCS(0)); err != nil {
+		return nil, err
+	}
+	for _, l := range e.loops {
 		l.Hold()
-		e.loops = append(e.loops, l)
 	}
 	var wg sync.WaitGroup
-	for _, l := range e.loops {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			l.Run()
-		}()
-	}
+	e.loops.Go(&wg)
 	return func() {
 		for _, l := range e.loops {
 			l.Release()
@@ -56,7 +44,7 @@ func (e *engine) start(ctx context.Context, name string, ch chan *stmt) {
 		go e.session(ctx, name, ch)
 		return
 	}
-	l := e.loops[e.next%len(e.loops)]
+	l := e.loops.Of(e.next)
 	e.next++
 	if !l.Go(ctx, func(ctx context.Context) { e.loopSession(ctx, name, ch) }) {
 		e.wg.Done() // cannot happen while the loop is held

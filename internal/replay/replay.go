@@ -91,8 +91,8 @@ type engine struct {
 	sem   chan struct{} // when Concurrency caps the statements
 	wg    sync.WaitGroup
 	io    wire.Options
-	loops []*ioloop.Loop // with I/O loops; session i runs on loops[i%len]
-	next  int            // the loop of the next session
+	loops ioloop.Group // with I/O loops; session i runs on loops.Of(i)
+	next  int          // the loop of the next session
 }
 
 // A session without a statement for idleSession of capture time (µs), or

@@ -389,12 +389,12 @@ func (r *run) run(parent context.Context) (*Outcome, error) {
 	var done sync.WaitGroup
 	if loops != nil {
 		for i := range r.threads {
-			l := loops.of(i)
+			l := loops.Of(i)
 			l.Start(tctx(hard, i), loops.tasks[i], func(ctx context.Context) {
 				r.loop(ctx, i, conns[i], workers[i], rands[i])
 			})
 		}
-		loops.run(&done)
+		loops.Go(&done)
 	} else {
 		for i := range r.threads {
 			done.Add(1)
@@ -497,7 +497,7 @@ loop:
 	end := r.clock.Now()
 	client := load.finish(time.Now())
 	if loops != nil {
-		client.ReplyLag, _ = loops.lag()
+		client.ReplyLag = loops.Lag()
 	}
 	// Cancelled, the threads may all end before the loop above sees it.
 	interrupted = interrupted || ctx.Err() != nil
