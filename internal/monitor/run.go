@@ -307,4 +307,3 @@ func (r *Run) Close() {
 		r.db.Close()
 	}
 }
-
