@@ -15,19 +15,41 @@ import (
 
 func TestMain(m *testing.M) { os.Exit(sandboxtest.Main(m)) }
 
-// sleepServer is a go-mysql-server, which runs one statement at a time,
-// and the run line of a workload whose every event sleeps sleep seconds on
-// the server: a ceiling of about 1/sleep events per second, whatever the
-// client's threads.
-func sleepServer(t *testing.T, sleep string) []string {
-	t.Helper()
-	srv := gmstest.Start(t)
-	file := filepath.Join(t.TempDir(), "sleep.sql")
-	if err := os.WriteFile(file, []byte("SELECT SLEEP("+sleep+");\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return []string{"sql", "--file=" + file, "--target=" + srv.URL, "--threads=16", "--rand-seed=7"}
+// ceiling is a server with a known ceiling and how to search it.
+type ceiling struct {
+	args     []string
+	slo      string
+	step     time.Duration
+	describe string
 }
+
+// sleepServer is a go-mysql-server, which runs one statement at a time,
+// and the run line of a workload whose every event sleeps 10ms on the
+// server: a ceiling of about 100 events per second, whatever the client's
+// threads. With SHAKEDOWN_TEST_CAPACITY_SLEEP_URL set (the device script
+// does), it is that server instead, with one connection whose every event
+// sleeps 2ms: a ceiling near 500 events per second.
+func sleepServer(t *testing.T) ceiling {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "sleep.sql")
+	write := func(sleep string) {
+		if err := os.WriteFile(file, []byte("SELECT SLEEP("+sleep+");\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if url := os.Getenv(sleepURLEnv); url != "" {
+		write("0.002")
+		return ceiling{args: []string{"sql", "--file=" + file, "--target=" + url, "--threads=1", "--rand-seed=7"},
+			slo: "p95<=40ms", step: time.Second, describe: "one connection, 2ms a statement"}
+	}
+	srv := gmstest.Start(t)
+	write("0.01")
+	return ceiling{args: []string{"sql", "--file=" + file, "--target=" + srv.URL, "--threads=16", "--rand-seed=7"},
+		slo: "p95<=200ms", step: 2 * time.Second, describe: "go-mysql-server, 10ms a statement"}
+}
+
+// sleepURLEnv names a server for TestSearchMatchesScan (see sleepServer).
+const sleepURLEnv = "SHAKEDOWN_TEST_CAPACITY_SLEEP_URL"
 
 // fullEnv runs the searches of done-when 1 against a brute-force scan:
 // two minutes of steps, so not part of make test (make test-capacity).
@@ -38,16 +60,17 @@ const fullEnv = "SHAKEDOWN_TEST_CAPACITY_FULL"
 // search finds a rate within 5% of the highest rate at which a scan in 2%
 // steps holds (twice), and two searches agree within 5%.
 func TestSearchMatchesScan(t *testing.T) {
-	if os.Getenv(fullEnv) == "" {
+	if os.Getenv(fullEnv) == "" && os.Getenv(sleepURLEnv) == "" {
 		t.Skip("set " + fullEnv + "=1 (make test-capacity): two minutes of steps")
 	}
-	args := sleepServer(t, "0.01")
-	slo, err := ParseSLO([]string{"p95<=200ms"})
+	srv := sleepServer(t)
+	t.Logf("server: %s, SLO %s", srv.describe, srv.slo)
+	slo, err := ParseSLO([]string{srv.slo})
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := Options{SLO: slo, Repeats: 1, StepTime: 2 * time.Second, Warmup: time.Second}
-	st := &EngineStepper{Args: args, Warmup: 1}
+	o := Options{SLO: slo, Repeats: 1, StepTime: srv.step, Warmup: time.Second}
+	st := &EngineStepper{Args: srv.args, Warmup: 1}
 	var found []float64
 	var peak float64
 	for run := range 2 {
@@ -64,13 +87,14 @@ func TestSearchMatchesScan(t *testing.T) {
 		found = append(found, res.Capacity)
 		peak = res.Peak
 	}
-	// The scan: every rate from 84% to 110% of the peak in 2% steps. A
-	// rate counts when it holds twice, as the search's answer must (its
-	// step and a repeat): one lucky step near the ceiling is noise.
+	// The scan: every rate in 2% steps of the peak from 10% below the
+	// lower answer to 10% above the higher. A rate counts when it holds
+	// twice, as the search's answer must (its step and a repeat): one
+	// lucky step near the ceiling is noise. The highest rate scanned
+	// must fail, else the scan did not reach the ceiling.
 	s := &search{st: st, o: o, res: &Result{}}
-	best := 0.0
-	for share := 0.84; share <= 1.10; share += 0.02 {
-		rate := peak * share
+	best, lastHeld := 0.0, false
+	for rate := 0.9 * min(found[0], found[1]); rate <= 1.1*max(found[0], found[1]); rate += 0.02 * peak {
 		held := true
 		for range 2 {
 			st, err := s.step(t.Context(), "scan", rate)
@@ -85,10 +109,15 @@ func TestSearchMatchesScan(t *testing.T) {
 		if held {
 			best = rate
 		}
+		lastHeld = held
 	}
 	if best == 0 {
-		t.Fatalf("the scan found no rate that held from 80%% of the peak %.1f/s", peak)
+		t.Fatalf("the scan found no rate that held from 90%% of the lower answer %.1f/s", min(found[0], found[1]))
 	}
+	if lastHeld {
+		t.Fatalf("the scan's highest rate held: it did not reach the ceiling above %.1f/s", best)
+	}
+	t.Logf("scan: highest rate held twice %.1f/s; searches %.1f/s and %.1f/s", best, found[0], found[1])
 	for i, c := range found {
 		if d := math.Abs(c/best - 1); d > 0.05 {
 			t.Errorf("search %d: got %.1f/s, want within 5%% of the scan's %.1f/s (off by %.1f%%)", i+1, c, best, 100*d)
