@@ -20,7 +20,9 @@
 #   OUT=/tmp/b.tar.gz scripts/bundle.sh
 #
 # Knobs (environment): OUT, PREPARED (0), TABLES (4) and ROWS (100000) for
-# PREPARED=1, MARIADBD, SYSBENCH,
+# PREPARED=1, CAPACITY_TEST (0; 1 adds bin/capacity.test, the static and
+# stripped test binary of internal/capacity that scripts/device-capacity.sh
+# runs, about 8 MB more packed), MARIADBD, SYSBENCH,
 # INSTALL_DB (mariadb-install-db), SYSBENCH_LUA (/usr/share/sysbench),
 # MYSQL_SHARE (/usr/share/mysql). It needs this machine's MariaDB server
 # and sysbench (make deps).
@@ -53,6 +55,9 @@ echo "bundle: binaries and libraries"
 commit=$(git describe --always --dirty --abbrev=12 --match=NONE 2>/dev/null || echo unknown)
 CGO_ENABLED=0 go build -buildvcs=false -ldflags "-X github.com/shakedown/shakedown/internal/version.commit=$commit" \
 	-o "$B/bin/shakedown" ./cmd/shakedown
+if [ "${CAPACITY_TEST:-0}" = 1 ]; then
+	CGO_ENABLED=0 go test -c -buildvcs=false -ldflags '-s -w' -o "$B/bin/capacity.test" ./internal/capacity/
+fi
 cp -L "$MARIADBD" "$B/bin/mariadbd"
 cp -L "$SYSBENCH" "$B/bin/sysbench"
 cp -L "$GNU_TIME" "$B/bin/time"
@@ -74,7 +79,7 @@ done
 cp "$SYSBENCH_LUA"/*.lua "$B/share/sysbench/"
 cp "$MYSQL_SHARE/english/errmsg.sys" "$B/share/mysql/english/"
 cp -r "$MYSQL_SHARE/charsets" "$B/share/mysql/"
-cp scripts/bench-pinned.sh scripts/bench-pinned-more.sh scripts/bench-lib.sh "$B/"
+cp scripts/bench-pinned.sh scripts/bench-pinned-more.sh scripts/bench-lib.sh scripts/device-capacity.sh "$B/"
 
 # The settings of `shakedown sandbox up`: internal/sandbox/settings.go
 # (defaultSettings) and the sandbox's own options in sandbox.go
@@ -140,6 +145,14 @@ Built $(date -u +%Y-%m-%dT%H:%MZ) from shakedown $commit.
 Knobs and what it measures: the comment at the top of bench-pinned.sh.
 Results: results.tsv (one line per run), logs in run/logs, the server's log in run/error.log.
 EOF
+if [ -x "$B/bin/capacity.test" ]; then
+	cat >>"$B/README" <<'EOF'
+
+capacity's checks on a durable and a relaxed server, about 160 s (the comment at the top of device-capacity.sh):
+
+  cd shakedown-bench && OUT=/somewhere ./device-capacity.sh
+EOF
+fi
 
 mkdir -p "$(dirname "$OUT")"
 tar -C "$work" --sparse -czf "$OUT" shakedown-bench

@@ -90,8 +90,12 @@ func versus(ctl, cand []*Result, name string) Versus {
 	}
 	v.Compare, v.Ratio, v.Low, v.High, v.State, v.Note = c, c.Ratio, c.Low, c.High, c.State, c.Note()
 	switch {
-	case v.Note == "1 run: no verdict":
+	case v.Note == "1 run: no verdict" && len(cx) == len(ctl) && len(xx) == len(cand):
 		v.Note = "1 search a side: no verdict (--searches 4 gives a 95% interval)"
+	case v.Note == "1 run: no verdict":
+		// More searches ran, but only one on a side found a capacity.
+		v.Note = fmt.Sprintf("no verdict: %d of the control's %d searches and %d of the candidate's %d found a capacity",
+			len(cx), len(ctl), len(xx), len(cand))
 	case len(cx) == 0 && c.Reason == "":
 		v.Note = "no verdict: the control has no capacity"
 	case len(xx) == 0 && c.Reason == "":

@@ -69,17 +69,18 @@ func TestSearchMatchesScan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := Options{SLO: slo, Repeats: 1, StepTime: srv.step, Warmup: time.Second}
+	o := Options{SLO: slo, Repeats: 1, StepTime: srv.step, Warmup: time.Second,
+		Progress: func(p Progress) { t.Log(ProgressText("ceiling", p)) }}
 	st := &EngineStepper{Args: srv.args, Warmup: 1}
 	var found []float64
 	var peak float64
 	for run := range 2 {
-		res, err := Search(t.Context(), "gms", st, o)
+		res, err := Search(t.Context(), "ceiling", st, o)
 		if err != nil {
 			t.Fatal(err)
 		}
 		var b strings.Builder
-		(&Report{Workload: "sql", SLO: res.SLO, Bracket: 0.02, Control: "gms", Targets: []*Result{res}}).WriteText(&b)
+		(&Report{Workload: "sql", SLO: res.SLO, Bracket: 0.02, Control: "ceiling", Targets: []*Result{res}}).WriteText(&b)
 		t.Logf("search %d:\n%s", run+1, b.String())
 		if res.Outcome != Found {
 			t.Fatalf("search %d: got outcome %q (%s), want %q", run+1, res.Outcome, res.Message, Found)

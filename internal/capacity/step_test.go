@@ -143,6 +143,9 @@ func TestVersus(t *testing.T) {
 		{"slower", found("b", 700, 710, 690, 705), stats.Slower, "slower"},
 		{"same", found("b", 1001, 1003, 999, 1002), stats.Same, "same"},
 		{"one search", found("b", 1300), stats.NoVerdict, "--searches 4"},
+		{"one search of four with a capacity", append(found("b", 1300), &Result{Target: "b", Search: 2, Outcome: NotMet},
+			&Result{Target: "b", Search: 3, Outcome: NotMet}, &Result{Target: "b", Search: 4, Outcome: NotMet}),
+			stats.NoVerdict, "1 of the candidate's 4 found a capacity"},
 		{"client-bound", []*Result{{Target: "b", Outcome: ClientBound}}, stats.Inconclusive, "client-bound"},
 		{"not met", []*Result{{Target: "b", Outcome: NotMet}}, stats.Slower, "did not meet the SLO"},
 	} {
