@@ -148,7 +148,7 @@ EOF
 if [ -x "$B/bin/capacity.test" ]; then
 	cat >>"$B/README" <<'EOF'
 
-capacity's checks on a durable and a relaxed server, about 160 s (the comment at the top of device-capacity.sh):
+capacity's checks on a durable and a relaxed server, about 140 s (the comment at the top of device-capacity.sh):
 
   cd shakedown-bench && OUT=/somewhere ./device-capacity.sh
 EOF

@@ -16,9 +16,9 @@
 #
 #  1. TestSearchMatchesScan against the relaxed server, one connection whose
 #     every event sleeps 2ms (a ceiling near 500/s), SLO p95<=40ms, steps of
-#     1 s after 1 s of warm-up: two searches to a 2% bracket, each within 5%
+#     1 s with no warm-up: two searches to a 2% bracket, each within 5%
 #     of the highest rate that a scan in 2% steps holds twice, and within 5%
-#     of each other. About 80 s.
+#     of each other. About 50 s.
 #  2. TestDurableAgainstRelaxed: oltp_write_only, 16 threads, 4 tables of
 #     ROWS rows, SLO p95<=100ms with errors<=1%, four searches a side in
 #     turn to a 10% bracket: the relaxed server is "faster" with a 95%
