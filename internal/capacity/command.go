@@ -49,7 +49,10 @@ var chosen = map[string]string{
 
 // Target is one target to search, as a run line resolved it.
 type Target struct {
-	Name     string
+	Name string
+	// URL is the target's without its password: evidence is stored under
+	// it, so that readiness finds it by the servers it names.
+	URL      string
 	Args     []string
 	Workload string
 }
@@ -86,7 +89,7 @@ func Plan(cfg Config) ([]Target, error) {
 		if err != nil {
 			return nil, err
 		}
-		t := Target{Name: job.Target.String(), Args: l, Workload: job.Workload}
+		t := Target{Name: job.Target.String(), URL: job.Target.Redacted(), Args: l, Workload: job.Workload}
 		if seen[t.Name] {
 			return nil, usage.Errorf("capacity: target %s given twice", t.Name)
 		}
@@ -125,7 +128,7 @@ func Run(ctx context.Context, cfg Config, targets []Target, progress func(target
 			}
 			st := &EngineStepper{Args: t.Args, Password: cfg.Password, Warmup: cfg.Warmup}
 			res, err := Search(ctx, t.Name, st, o)
-			res.Search = round
+			res.Search, res.URL = round, t.URL
 			r.Targets = append(r.Targets, res)
 			if err != nil {
 				return r, fmt.Errorf("capacity of %s: %w", t.Name, err)
@@ -139,18 +142,30 @@ func Run(ctx context.Context, cfg Config, targets []Target, progress func(target
 }
 
 // KindCapacity is the kind of the evidence a capacity search stores.
-const KindCapacity = "capacity"
+const KindCapacity = store.KindCapacity
 
 // Save stores each target's search as evidence, with the control as its
-// source and the whole report as its document.
+// source, under the URLs of both (their names when a report has none),
+// and the whole report as its document. The summary holds the headroom
+// and the comparison with the control, which a readiness page shows.
 func (r *Report) Save(ctx context.Context, st *store.Store, version string) error {
 	doc, err := json.Marshal(r)
 	if err != nil {
 		return fmt.Errorf("store capacity: %w", err)
 	}
+	source := r.Control
 	for _, t := range r.Targets {
-		e := &store.Evidence{Kind: KindCapacity, Source: r.Control, Target: t.Target, At: time.Now().UTC(),
-			Tool: "shakedown " + version, Outcome: r.outcome(t), Summary: t.Message, Document: doc}
+		if t.Target == r.Control && t.URL != "" {
+			source = t.URL
+		}
+	}
+	for _, t := range r.Targets {
+		tgt := t.Target
+		if t.URL != "" {
+			tgt = t.URL
+		}
+		e := &store.Evidence{Kind: KindCapacity, Source: source, Target: tgt, At: time.Now().UTC(),
+			Tool: "shakedown " + version, Outcome: r.outcome(t), Summary: r.Summary(t), Document: doc}
 		if _, err := st.AddEvidence(ctx, e); err != nil {
 			return fmt.Errorf("store capacity of %s: %w", t.Target, err)
 		}

@@ -124,6 +124,24 @@ func (r *Report) NotMet() bool {
 	return false
 }
 
+// Summary is one search's answer in a line: its message, the headroom
+// over the production peak and the comparison with the control.
+func (r *Report) Summary(t *Result) string {
+	s := t.Message
+	switch h := r.Headroom(t); {
+	case h > 0:
+		s += fmt.Sprintf("; headroom x%.2f over the production peak of %.1f/s", h, r.Peak)
+	case r.Peak > 0:
+		s += fmt.Sprintf("; no headroom over the production peak of %.1f/s", r.Peak)
+	}
+	for _, v := range r.Versus {
+		if v.Candidate == t.Target {
+			s += fmt.Sprintf("; against the control %s: %s", r.Control, v.Text())
+		}
+	}
+	return s
+}
+
 // Headroom is capacity over the production peak; 0 without either.
 func (r *Report) Headroom(t *Result) float64 {
 	if r.Peak <= 0 || t.Capacity <= 0 {

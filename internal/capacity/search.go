@@ -88,6 +88,9 @@ type Step struct {
 // Result is a search's answer for one target.
 type Result struct {
 	Target string `json:"target"`
+	// URL is the target's, without its password; empty where a search
+	// was not given one.
+	URL string `json:"url,omitempty"`
 	// Search numbers the target's searches from 1 (--searches).
 	Search int    `json:"search"`
 	SLO    string `json:"slo"`

@@ -6,11 +6,13 @@ const Readiness = `usage: shakedown readiness SOURCE TARGET [--store FILE] [--sw
 One page that says whether TARGET is ready to take over from SOURCE, from
 what the store holds about the pair: the latest check (its findings and the
 variables diff), the latest sweep with TARGET as a candidate (its verdicts
-against the control), the latest replay and the latest verify. The verdict
-is "ready", "ready with warnings" or "not ready", with the reasons in order
-and, for each missing piece of evidence, the command that produces it
-(check, verify and replay save theirs with --store FILE; the commands the
-page suggests name the store it read).
+against the control), the latest replay, the latest verify and the latest
+capacity search with SOURCE as its control (its headroom over the
+production peak; below the peak or the source's capacity is "not ready").
+The verdict is "ready", "ready with warnings" or "not ready", with the
+reasons in order and, for each missing piece of evidence, the command that
+produces it (check, verify, replay and capacity save theirs with --store
+FILE; the commands the page suggests name the store it read).
 
 readiness reads the store only: it connects to neither server, so the page
 can be rebuilt at any time. SOURCE and TARGET are the URLs given to check

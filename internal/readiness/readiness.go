@@ -8,7 +8,8 @@
 // time.
 //
 // Verdict rules: anything that blocks (check errors, a verify that found
-// differences, a workload slower on the target, a failed replay) makes it
+// differences, a workload slower on the target, a failed replay, a
+// capacity below the production peak or the source's) makes it
 // "not ready"; so does the lack of a check or a verify, without which
 // nothing is proven. Otherwise warnings (check warnings or checks not run,
 // inconclusive sweep levels, incomplete evidence) and a missing sweep or
@@ -102,6 +103,10 @@ type Page struct {
 	Levels     []SweepLevel       `json:"sweep_levels"`
 	Replay     Piece              `json:"replay"`
 	Verify     Piece              `json:"verify"`
+	// Capacity is the latest capacity search of the target with the
+	// source as its control: its capacity, its headroom over the
+	// production peak and its ratio to the source's.
+	Capacity Piece `json:"capacity"`
 }
 
 // Options say which pair the page is about.
@@ -136,6 +141,7 @@ func Build(ctx context.Context, st *store.Store, opts Options) (*Page, error) {
 	// source (the control) and target: see store.KindReplay.
 	p.Replay.Command = fmt.Sprintf("shakedown capture SOURCE-LOG -o app.capture; shakedown replay app.capture --control %s --candidate %s %s", src, dst, sf)
 	p.Sweep.Command = fmt.Sprintf("shakedown sweep PLAN.yaml %s", sf)
+	p.Capacity.Command = fmt.Sprintf("shakedown capacity WORKLOAD --slo 'p99<=20ms' --target %s --target %s --peak QPS %s", src, dst, sf)
 
 	if err := p.readCheck(ctx, st, match); err != nil {
 		return nil, err
@@ -144,6 +150,9 @@ func Build(ctx context.Context, st *store.Store, opts Options) (*Page, error) {
 		return nil, err
 	}
 	if err := p.readEvidence(ctx, st, store.KindReplay, match, &p.Replay); err != nil {
+		return nil, err
+	}
+	if err := p.readEvidence(ctx, st, store.KindCapacity, match, &p.Capacity); err != nil {
 		return nil, err
 	}
 	if err := p.readSweep(ctx, st, opts); err != nil {
@@ -251,18 +260,25 @@ func (p *Page) decide() {
 			missing = append(missing, r)
 		}
 	}
-	pieces := []struct {
+	type rule struct {
 		name    string
 		piece   *Piece
 		vital   bool // without it nothing is proven
 		missing string
-	}{
+	}
+	pieces := []rule{
 		{"check", &p.Check, true, "no check yet: compatibility, accounts and the source's replication prerequisites are unknown"},
 		{"sweep", &p.Sweep, false, "no sweep with this target yet: its speed against the control is unknown " +
 			"(a plan with the source, or a copy of it, as the control and " + p.Target + " as a candidate)"},
 		{"replay", &p.Replay, false, "no replay yet: whether the application's own statements return the same on the target is unknown " +
 			"(capture the source's traffic with shakedown capture, then replay it on the source and the target)"},
 		{"verify", &p.Verify, true, "no verify yet: whether the target holds exactly the source's data is unknown"},
+	}
+	// A capacity search is weighed when there is one: a capacity below the
+	// production peak or the source's, or an SLO met at no rate, blocks;
+	// without one the page says how to make it but is not held back.
+	if p.Capacity.Status != StatusMissing {
+		pieces = append(pieces, rule{name: "capacity", piece: &p.Capacity})
 	}
 	for _, pc := range pieces {
 		switch pc.piece.Status {

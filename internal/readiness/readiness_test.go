@@ -31,6 +31,7 @@ type seed struct {
 	verify      string  // "", or verify's outcome
 	replay      string  // "", or replay's outcome
 	sweepFactor float64 // 0: no sweep; else the candidate's speed against the control
+	capacity    string  // "", or a capacity search's outcome: pass (headroom) or fail (below the peak)
 }
 
 func openStore(t *testing.T, s seed) *store.Store {
@@ -74,6 +75,18 @@ func openStore(t *testing.T, s seed) *store.Store {
 	}
 	if s.sweepFactor > 0 {
 		addSweep(t, st, s.sweepFactor)
+	}
+	if s.capacity != "" {
+		// As capacity --store writes it: the user and database differ
+		// from the page's, the servers are the same.
+		summary := map[string]string{
+			store.OutcomePass: "capacity 1840.2/s under p99<=20ms, between 1840.2/s (held) and 1872.0/s (failed), confirmed by 2 of 2 repeats; headroom x1.53 over the production peak of 1200.0/s",
+			store.OutcomeFail: "capacity 910.4/s under p99<=20ms, between 910.4/s (held) and 930.1/s (failed), confirmed by 2 of 2 repeats; no headroom over the production peak of 1200.0/s",
+		}[s.capacity]
+		if _, err := st.AddEvidence(ctx, &store.Evidence{Kind: store.KindCapacity, Source: "mysql://shakedown@10.0.0.1:3306/sbtest",
+			Target: "mysql://shakedown@10.0.0.2:4000/sbtest", At: at.Add(2 * time.Hour), Outcome: s.capacity, Summary: summary}); err != nil {
+			t.Fatal(err)
+		}
 	}
 	return st
 }
@@ -161,6 +174,9 @@ func TestVerdict(t *testing.T) {
 		{"data differs", seed{check: "pass", verify: "fail", replay: "pass", sweepFactor: 1.5}, NotReady, "verify: 1 of 12 tables differ"},
 		{"verify interrupted", seed{check: "pass", verify: "incomplete", replay: "pass", sweepFactor: 1.5}, ReadyWithWarnings, "verify is incomplete"},
 		{"nothing yet", seed{}, NotReady, "no check yet"},
+		{"capacity with headroom", seed{check: "pass", verify: "pass", replay: "pass", sweepFactor: 1.5, capacity: "pass"}, Ready, ""},
+		{"capacity below the production peak", seed{check: "pass", verify: "pass", replay: "pass", sweepFactor: 1.5, capacity: "fail"}, NotReady,
+			"capacity: capacity 910.4/s under p99<=20ms"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -206,7 +222,7 @@ func TestSweepChoice(t *testing.T) {
 }
 
 func TestWriters(t *testing.T) {
-	p := build(t, openStore(t, seed{check: "fail", verify: "pass", sweepFactor: 1.5}), 0)
+	p := build(t, openStore(t, seed{check: "fail", verify: "pass", sweepFactor: 1.5, capacity: "pass"}), 0)
 	for _, f := range []struct{ format, file string }{{"text", "page.txt"}, {"md", "page.md"}, {"json", "page.json"}, {"html", "page.html"}} {
 		var b bytes.Buffer
 		if err := Write(&b, f.format, p); err != nil {

@@ -55,6 +55,7 @@ func (p *Page) pieces() []piece {
 		{"sweep", "sweep verdicts", p.Sweep},
 		{"replay", "replay", p.Replay},
 		{"verify", "verify", p.Verify},
+		{"capacity", "capacity", p.Capacity},
 	}
 }
 
@@ -206,5 +207,9 @@ var htmlPage = render.Template("readiness", template.FuncMap{
 <section id="verify"><h2>Verify</h2>
 {{if eq .Verify.Status "missing"}}<p>No verify yet: run <code class="cmd">{{.Verify.Command}}</code></p>
 {{else}}<p class="{{.Verify.Status}}">{{.Verify.Summary}}</p>{{end}}
+</section>
+<section id="capacity"><h2>Capacity</h2>
+{{if eq .Capacity.Status "missing"}}<p>No capacity search yet: run <code class="cmd">{{.Capacity.Command}}</code></p>
+{{else}}<p class="{{.Capacity.Status}}">{{.Capacity.Summary}}</p>{{end}}
 </section>
 `)

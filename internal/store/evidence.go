@@ -11,6 +11,10 @@ const (
 	KindCheck  = "check"  // shakedown check --store
 	KindVerify = "verify" // shakedown verify --store
 	KindReplay = "replay" // shakedown replay --store
+	// KindCapacity is a capacity search's, one per target and search,
+	// with the control's URL as its source and the target's as its
+	// target.
+	KindCapacity = "capacity"
 	// KindVars is a variables comparison a rehearsal stored; the page
 	// reads the check's, which holds the same comparison.
 	KindVars = "vars"
