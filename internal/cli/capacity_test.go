@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -163,5 +164,11 @@ func TestCapacityFindsCeiling(t *testing.T) {
 	}
 	if e.Outcome != store.OutcomePass || e.Target != r.Target {
 		t.Errorf("got stored outcome %q for %q, want %q for %q", e.Outcome, e.Target, store.OutcomePass, r.Target)
+	}
+	// readiness finds the search by the server's URL and shows its
+	// headroom over the production peak.
+	_, out, errOut = runCLI(t.Context(), "readiness", srv.URL, srv.URL, "--store="+storePath)
+	if !regexp.MustCompile(`capacity +pass +capacity [0-9.]+/s .*; headroom x[0-9.]+ over the production peak of 50\.0/s`).MatchString(out) {
+		t.Errorf("readiness: got %q%q, want the capacity passed with its headroom over 50/s", out, errOut)
 	}
 }
