@@ -82,6 +82,9 @@ type Options struct {
 	AllowWrite bool
 	// Replace drops a target database that holds tables.
 	Replace bool
+	// Schema is SchemaCreate (default) or SchemaExisting: load into the
+	// target's own tables.
+	Schema string
 	// IndexesWithData creates secondary indexes with the tables instead of
 	// after the rows.
 	IndexesWithData bool
@@ -124,6 +127,9 @@ func (o *Options) defaults() {
 	if o.Consistency == "" {
 		o.Consistency = ConsistencyLock
 	}
+	if o.Schema == "" {
+		o.Schema = SchemaCreate
+	}
 	if o.deferRows == 0 {
 		o.deferRows = deferIndexRows
 	}
@@ -138,6 +144,7 @@ type Result struct {
 	Target      string         `json:"target"`
 	Databases   []DatabasePair `json:"databases"`
 	Consistency string         `json:"consistency"` // how: the lock taken, or "none"
+	Schema      string         `json:"schema"`      // create, or existing: the target's own tables
 	LockSeconds float64        `json:"lock_seconds"`
 	BinlogFile  string         `json:"binlog_file,omitempty"`
 	BinlogPos   int64          `json:"binlog_pos,omitempty"`

@@ -49,6 +49,10 @@ func Run(ctx context.Context, src, dst *target.Target, opts Options) (*Result, e
 	if c.res.Subset && len(c.pairs) != 1 {
 		return nil, fmt.Errorf("%w: --where and --sample copy one database at a time (name it in SOURCE's URL)", ErrBadOptions)
 	}
+	if opts.Schema != SchemaCreate && opts.Schema != SchemaExisting {
+		return nil, fmt.Errorf("%w: --schema %q: want create or existing", ErrBadOptions, opts.Schema)
+	}
+	c.res.Schema = opts.Schema
 	if opts.Resume && opts.Checkpoint == "" {
 		return nil, fmt.Errorf("%w: --resume needs --checkpoint FILE", ErrBadOptions)
 	}
@@ -132,6 +136,11 @@ func (c *copier) run(ctx context.Context) error {
 		p := newTablePlan(t, dstOf[t.DB], conds[name])
 		c.plans = append(c.plans, p)
 		c.res.Tables = append(c.res.Tables, p.res)
+		if c.opts.Schema == SchemaExisting {
+			// The target's tables are the DBA's: nothing is added to them.
+			c.ddl[name] = tableDDL{}
+			continue
+		}
 		m, err := showCreate(ctx, c.src.DB, "SHOW CREATE TABLE "+qualified(t.DB, t.Name))
 		if err != nil {
 			return err
@@ -152,7 +161,11 @@ func (c *copier) run(ctx context.Context) error {
 		c.res.Views, c.res.Routines, c.res.Triggers = c.res.Views+len(v), c.res.Routines+len(r), c.res.Triggers+len(t)
 	}
 	if !c.ck.hasSchema() {
-		if err := c.createSchema(ctx, tables, objs); err != nil {
+		create := c.createSchema
+		if c.opts.Schema == SchemaExisting {
+			create = c.checkExisting
+		}
+		if err := create(ctx, tables, objs); err != nil {
 			return err
 		}
 		if err := c.ck.schemaCreated(); err != nil {

@@ -147,8 +147,13 @@ func (c *copier) finishTables(ctx context.Context, objs map[string][3][]object) 
 			return err
 		}
 		err = c.finishDB(ctx, conn, p)
+		var triggers []object
 		if err == nil {
-			err = createObjects(ctx, conn, objs[p.Source][2])
+			// A resumed copy may have made some already.
+			triggers, err = c.missing(ctx, p.Target, objs[p.Source][2])
+		}
+		if err == nil {
+			err = createObjects(ctx, conn, triggers)
 		}
 		conn.Close()
 		if err != nil {

@@ -12,6 +12,13 @@ FLUSH TABLES WITH READ LOCK) while every worker opens a consistent
 snapshot, released at once; --consistency none skips it. A target database
 that holds tables is refused unless --replace, which drops it first.
 
+--schema existing loads the rows into tables made on TARGET beforehand (a
+schema for the new server: other indexes, engine, partitioning) and
+changes none of them: every table must exist and be empty (--replace
+empties it), views and routines TARGET lacks are created, and the
+source's triggers after the rows (a trigger on TARGET is refused: it would
+fire on every copied row).
+
 Subsets: --where 'db.table: condition' (repeatable), --sample 10% (tables
 without a foreign key of their own); with --follow-fk (the default) rows
 referencing the chosen ones come along down to --fk-depth, and every row
