@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -21,7 +23,7 @@ import (
 const KindCopy = "copy"
 
 // copyKeys are the options data: copy takes, as copy's flags.
-var copyKeys = []string{"threads", "chunk-rows", "consistency", "replace", "allow-write", "indexes-with-data", "where", "sample", "follow-fk", "fk-depth"}
+var copyKeys = []string{"schema", "threads", "chunk-rows", "consistency", "replace", "allow-write", "indexes-with-data", "where", "sample", "follow-fk", "fk-depth"}
 
 // copyOptions reads the plan's data: copy options into dbcopy's, before
 // anything runs: a bad one is a usage error naming its line. The copy
@@ -53,6 +55,11 @@ func copyOptions(p *plan.Rehearsal) (dbcopy.Options, error) {
 			default:
 				o.ChunkRows = int64(n)
 			}
+		case "schema":
+			if v != dbcopy.SchemaCreate && v != dbcopy.SchemaExisting {
+				return o, bad(opt, "%q: want create (the candidate's tables from the source's) or existing (load into tables the candidate has)", v)
+			}
+			o.Schema = v
 		case "consistency":
 			if v != dbcopy.ConsistencyLock && v != dbcopy.ConsistencyNone {
 				return o, bad(opt, "%q: want lock or none", v)
@@ -121,9 +128,17 @@ func (s copyStep) Run(ctx context.Context) (Result, error) {
 	if c.p.Data.Mode != plan.DataCopy {
 		return Result{Skipped: true, Summary: "skipped: data: present: the candidates hold the data already"}, nil
 	}
-	return c.perCandidate(ctx, func(ctx context.Context, cand *plan.Target) (Result, error) {
+	var checkpoints []string
+	r, err := c.perCandidate(ctx, func(ctx context.Context, cand *plan.Target) (Result, error) {
 		o := c.copyOpts
 		o.NoVerify, o.NoAnalyze = true, true
+		o.OnProgress = c.opts.copyProgress
+		o.Checkpoint = c.checkpoint(cand)
+		checkpoints = append(checkpoints, o.Checkpoint)
+		// A checkpoint of this rehearsal is left by a copy that was
+		// killed: the resumed rehearsal continues it.
+		_, serr := os.Stat(o.Checkpoint)
+		o.Resume = serr == nil
 		res, err := dbcopy.Run(ctx, c.p.Source.Target, cand.Target, o)
 		if res == nil {
 			return Result{}, err
@@ -131,6 +146,12 @@ func (s copyStep) Run(ctx context.Context) (Result, error) {
 		summary := fmt.Sprintf("copied %d rows of %d tables in %.1f s", res.Rows, len(res.Tables), res.Seconds)
 		if res.Subset {
 			summary += " (a subset)"
+		}
+		if res.Schema == dbcopy.SchemaExisting {
+			summary += " into the candidate's own tables"
+		}
+		if res.Resumed {
+			summary += ", resumed from its checkpoint"
 		}
 		outcome := store.OutcomePass
 		if err != nil {
@@ -144,6 +165,22 @@ func (s copyStep) Run(ctx context.Context) (Result, error) {
 		}
 		return Result{Outcome: outcome, Summary: summary, Ref: fmt.Sprintf("evidence %d", id)}, err
 	})
+	if err == nil {
+		// Done: a later resume of this rehearsal has no copy to continue.
+		for _, ck := range checkpoints {
+			os.Remove(ck)
+		}
+	}
+	return r, err
+}
+
+// checkpoint is the copy's checkpoint file for cand, beside the store and
+// named by the rehearsal, so that only a resume of this rehearsal finds
+// it.
+func (c *chain) checkpoint(cand *plan.Target) string {
+	st := c.opts.Store.Path()
+	name := fmt.Sprintf("%s.rehearsal-%d.copy-%s.ckpt", filepath.Base(st), c.id, unsafeName.ReplaceAllString(cand.Name, "_"))
+	return filepath.Join(filepath.Dir(st), name)
 }
 
 // copied is the copy this rehearsal made onto cand when it was a subset:
