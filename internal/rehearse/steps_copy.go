@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/shakedown/shakedown/internal/check"
 	"github.com/shakedown/shakedown/internal/dbcopy"
 	"github.com/shakedown/shakedown/internal/plan"
 	"github.com/shakedown/shakedown/internal/store"
@@ -206,4 +207,34 @@ func (c *chain) copied(ctx context.Context, cand *plan.Target) (*dbcopy.Result, 
 		return nil, nil
 	}
 	return &res, nil
+}
+
+// copyResolves makes notices of the check's findings that the plan's copy
+// step puts right, as the check runs before it: views, routines and
+// triggers the candidate lacks (the copy creates them, triggers after the
+// rows, as loaders do), and with schema: create the database and its
+// tables. The message says so.
+func (c *chain) copyResolves(rep *check.Report) {
+	if c.p.Data.Mode != plan.DataCopy || c.p.Steps[plan.StepCopy].Skip {
+		return
+	}
+	kinds := map[string]bool{"missing_view": true, "missing_routine": true, "missing_trigger": true}
+	if c.copyOpts.Schema != dbcopy.SchemaExisting {
+		kinds["missing_database"], kinds["missing_table"] = true, true
+	}
+	for i := range rep.Findings {
+		f := &rep.Findings[i]
+		if !kinds[f.Check] || f.Severity == check.Notice {
+			continue
+		}
+		switch f.Severity {
+		case check.Error:
+			rep.Errors--
+		case check.Warning:
+			rep.Warnings--
+		}
+		rep.Notices++
+		f.Severity = check.Notice
+		f.Message += " (before the copy: the rehearsal's copy step creates it)"
+	}
 }
