@@ -31,6 +31,13 @@
 #   PORT [13316] (the target: PORT+1)  OUT [the bundle's run dir]: RESULTS
 #     (copy-results.tsv) and LOG (bench-copy.log) go there
 #   SHAKEDOWN_ARGS [""] more options for shakedown copy
+#   COPY_VARIANTS ["--chunk-rows 50000|--threads 16"]: more runs of shakedown
+#     copy without verify, one per |-separated set of options, as tools
+#     copy_v1, copy_v2...: chunk sizes and stream counts side by side
+#
+# For shakedown's runs, RESULTS also has the seconds of the rows alone
+# (data_s) and of the indexes, keys and triggers added after them (post_s),
+# from copy's own output.
 set -uo pipefail
 B=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=scripts/bench-lib.sh
@@ -68,6 +75,8 @@ pin=("${LD[@]}" "$B/bin/taskset" -c "$CLIENT_CPUS")
 gnutime=("${LD[@]}" "$B/bin/time")
 have() { [ -x "$B/bin/$1" ]; }
 tools=(copy copy_verify)
+IFS='|' read -r -a variants <<<"${COPY_VARIANTS---chunk-rows 50000|--threads 16}"
+for i in "${!variants[@]}"; do tools+=("copy_v$((i + 1))"); done
 if have mariadb-dump && have mariadb; then tools+=(dump); else echo "# no mariadb-dump or mariadb in the bundle (COPY_TOOLS=1 adds them): dump | load skipped"; fi
 if have mydumper && have myloader && have mariadb; then tools+=(mydumper); else echo "# no mydumper or myloader in the bundle (COPY_TOOLS=1 adds them): mydumper skipped"; fi
 
@@ -114,7 +123,7 @@ p0=$SECONDS
 }
 prep=$((SECONDS - p0))
 echo "# prepared $TABLES x $ROWS rows in ${prep}s"
-[ -s "$RESULTS" ] || printf 'tool\tround\twall_s\tclient_cpu_s\tsrc_cpu_s\tdst_cpu_s\trows\ttables\trow_s_threads\n' >"$RESULTS"
+[ -s "$RESULTS" ] || printf 'tool\tround\twall_s\tclient_cpu_s\tsrc_cpu_s\tdst_cpu_s\trows\ttables\tthreads\tdata_s\tpost_s\toptions\n' >"$RESULTS"
 
 sql() { "${LD[@]}" "$B/bin/mariadb" --no-defaults -ushakedown -h127.0.0.1 -P"$((PORT + 1))" "$@"; }
 # rows_on DB: the rows of DB's sbtest tables on the target, counted; "-"
@@ -144,9 +153,14 @@ run() {
 	fi
 	local s0 d0 s1 d1 rc=0 cmd
 	case $tool in
-	copy | copy_verify)
+	copy | copy_verify | copy_v*)
 		local v=(--no-verify)
-		[ "$tool" = copy ] || v=()
+		[ "$tool" != copy_verify ] || v=()
+		if [[ $tool == copy_v[0-9]* ]]; then
+			local extra
+			read -r -a extra <<<"${variants[$((${tool#copy_v} - 1))]}"
+			v+=("${extra[@]}")
+		fi
 		cmd=("$B/bin/shakedown" copy "$src_url" "$dst_base/$db" --allow-write --replace --threads "$THREADS" --progress 0 "${v[@]}" "${shakedown_args[@]}")
 		;;
 	dump)
@@ -177,10 +191,15 @@ run() {
 		return
 	fi
 	last[$tool]=$(awk -v e="$e" 'BEGIN{printf "%d", e + 1}')
-	printf '%s\t%d\t%.2f\t%.2f\t%.2f\t%.2f\t%s\t%d\t%d\n' "$tool" "$r" "$e" "$(awk -v u="$u" -v s="$s" 'BEGIN{print u+s}')" \
+	# copy prints "... (rows 3.2s: ...)" and logs "... added in 1.1s".
+	local data_s post_s opts=-
+	data_s=$(grep -o '(rows [0-9.]*s' "$log" | tr -dc '0-9.' || true)
+	post_s=$(grep -o 'triggers added in [0-9.]*s' "$log" | tr -dc '0-9.' || true)
+	[ "${cmd[0]}" != "$B/bin/shakedown" ] || opts="${cmd[*]:4}"
+	printf '%s\t%d\t%.2f\t%.2f\t%.2f\t%.2f\t%s\t%d\t%d\t%s\t%s\t%s\n' "$tool" "$r" "$e" "$(awk -v u="$u" -v s="$s" 'BEGIN{print u+s}')" \
 		"$(awk -v a="$s0" -v b="$s1" -v hz="$hz" 'BEGIN{print (b-a)/hz}')" "$(awk -v a="$d0" -v b="$d1" -v hz="$hz" 'BEGIN{print (b-a)/hz}')" \
-		"$rows" "$TABLES" "$THREADS" >>"$RESULTS"
-	echo "  $(tail -1 "$RESULTS" | awk -F'\t' '{printf "%-12s round %s: %6.2fs wall, client CPU %6.2fs, source CPU %6.2fs, target CPU %6.2fs", $1, $2, $3, $4, $5, $6}')"
+		"$rows" "$TABLES" "$THREADS" "${data_s:--}" "${post_s:--}" "$opts" >>"$RESULTS"
+	echo "  $(tail -1 "$RESULTS" | awk -F'\t' '{printf "%-12s round %s: %6.2fs wall, client CPU %6.2fs, source CPU %6.2fs, target CPU %6.2fs, rows %ss, indexes %ss", $1, $2, $3, $4, $5, $6, $10, $11}')"
 }
 
 for r in $(seq 1 "$ROUNDS"); do
@@ -196,7 +215,7 @@ col() { awk -F'\t' -v t="$1" -v n="$2" 'NR>1 && $1==t && $8==T && ($7=="-" || $7
 d=$(col dump 3)
 m=$(col mydumper 3)
 printf '%-14s %5s %8s %10s %10s %10s %8s %8s\n' tool runs "wall s" "client s" "source s" "target s" "vs dump" "vs myd"
-for t in copy copy_verify dump mydumper; do
+for t in "${tools[@]}"; do
 	n=$(awk -F'\t' -v t="$t" 'NR>1 && $1==t' "$RESULTS" | wc -l)
 	[ "$n" -gt 0 ] || continue
 	w=$(col "$t" 3)
