@@ -156,6 +156,7 @@ type Result struct {
 	Views       int            `json:"views"`
 	Routines    int            `json:"routines"`
 	Triggers    int            `json:"triggers"`
+	Events      int            `json:"events"` // created disabled
 	Rows        int64          `json:"rows"`
 	Bytes       int64          `json:"bytes"`
 	Seconds     float64        `json:"seconds"`      // the whole copy, verify excluded

@@ -26,7 +26,7 @@ const (
 // is empty (with Replace, empties it), and that no target trigger would
 // fire on the copied rows. It then creates the views and routines the
 // target lacks.
-func (c *copier) checkExisting(ctx context.Context, tables map[string]*schema.Table, objs map[string][3][]object) error {
+func (c *copier) checkExisting(ctx context.Context, tables map[string]*schema.Table, objs map[string][4][]object) error {
 	for _, p := range c.pairs {
 		have, err := names(ctx, c.dst.DB, "SELECT TABLE_NAME, TABLE_TYPE FROM information_schema.TABLES WHERE TABLE_SCHEMA = ?", p.Target)
 		if err != nil {
@@ -113,6 +113,7 @@ func (c *copier) missing(ctx context.Context, db string, objs []object) ([]objec
 		"SELECT 'view', TABLE_NAME FROM information_schema.VIEWS WHERE TABLE_SCHEMA = ?",
 		"SELECT LOWER(ROUTINE_TYPE), ROUTINE_NAME FROM information_schema.ROUTINES WHERE ROUTINE_SCHEMA = ?",
 		"SELECT 'trigger', TRIGGER_NAME FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = ?",
+		"SELECT 'event', EVENT_NAME FROM information_schema.EVENTS WHERE EVENT_SCHEMA = ?",
 	}
 	for _, q := range queries {
 		got, err := names(ctx, c.dst.DB, q, db)

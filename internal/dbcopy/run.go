@@ -151,14 +151,22 @@ func (c *copier) run(ctx context.Context) error {
 	// Largest first: the last table to finish is then a small one.
 	sort.SliceStable(c.plans, func(i, j int) bool { return c.plans[i].t.Rows > c.plans[j].t.Rows })
 
-	objs := map[string][3][]object{}
+	objs := map[string][4][]object{}
 	for _, p := range c.pairs {
 		v, r, t, err := readObjects(ctx, c.src.DB, p.Source, p.Target)
 		if err != nil {
 			return err
 		}
-		objs[p.Source] = [3][]object{v, r, t}
+		e, err := readEvents(ctx, c.src.DB, p.Source, p.Target)
+		if err != nil {
+			return err
+		}
+		objs[p.Source] = [4][]object{v, r, t, e}
 		c.res.Views, c.res.Routines, c.res.Triggers = c.res.Views+len(v), c.res.Routines+len(r), c.res.Triggers+len(t)
+		c.res.Events += len(e)
+	}
+	if c.res.Events > 0 {
+		c.res.Notes = append(c.res.Notes, fmt.Sprintf("%d events created disabled, so that they change nothing on the target before the move: ALTER EVENT ... ENABLE at the cutover", c.res.Events))
 	}
 	if !c.ck.hasSchema() {
 		create := c.createSchema

@@ -6,8 +6,8 @@ const Copy = `usage: shakedown copy SOURCE TARGET --allow-write [options]
 Copies SOURCE's database (or --databases) to TARGET: tables, routines and
 views first, then the rows in parallel by key ranges (LOAD DATA LOCAL, or
 multi-row INSERTs where the target refuses it), then secondary indexes,
-foreign keys and triggers, then ANALYZE TABLE and verify on what was
-copied. The source is only read: a brief global lock (backup stage or
+foreign keys, triggers and events (created disabled), then ANALYZE TABLE
+and verify on what was copied. The source is only read: a brief global lock (backup stage or
 FLUSH TABLES WITH READ LOCK) while every worker opens a consistent
 snapshot, released at once; --consistency none skips it. A target database
 that holds tables is refused unless --replace, which drops it first.
