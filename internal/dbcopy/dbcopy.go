@@ -85,6 +85,9 @@ type Options struct {
 	// Schema is SchemaCreate (default) or SchemaExisting: load into the
 	// target's own tables.
 	Schema string
+	// Accounts copies the accounts with privileges on the copied
+	// databases and those privileges (not global ones).
+	Accounts bool
 	// IndexesWithData creates secondary indexes with the tables instead of
 	// after the rows.
 	IndexesWithData bool
@@ -157,6 +160,7 @@ type Result struct {
 	Routines    int            `json:"routines"`
 	Triggers    int            `json:"triggers"`
 	Events      int            `json:"events"` // created disabled
+	Accounts    int            `json:"accounts"`
 	Rows        int64          `json:"rows"`
 	Bytes       int64          `json:"bytes"`
 	Seconds     float64        `json:"seconds"`      // the whole copy, verify excluded

@@ -186,6 +186,12 @@ func (c *copier) run(ctx context.Context) error {
 	if err := c.finishTables(ctx, objs); err != nil {
 		return err
 	}
+	if c.opts.Accounts {
+		if err := c.copyAccounts(ctx); err != nil {
+			return err
+		}
+		c.res.Notes = append(c.res.Notes, fmt.Sprintf("%d accounts with privileges on the copied databases created (those the target had kept) and granted them", c.res.Accounts))
+	}
 	c.res.Seconds = time.Since(c.started).Seconds()
 	if !c.opts.NoAnalyze {
 		if err := c.analyze(ctx); err != nil {

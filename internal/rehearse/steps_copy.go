@@ -24,7 +24,7 @@ import (
 const KindCopy = "copy"
 
 // copyKeys are the options data: copy takes, as copy's flags.
-var copyKeys = []string{"schema", "threads", "chunk-rows", "consistency", "replace", "allow-write", "indexes-with-data", "where", "sample", "follow-fk", "fk-depth"}
+var copyKeys = []string{"schema", "accounts", "threads", "chunk-rows", "consistency", "replace", "allow-write", "indexes-with-data", "where", "sample", "follow-fk", "fk-depth"}
 
 // copyOptions reads the plan's data: copy options into dbcopy's, before
 // anything runs: a bad one is a usage error naming its line. The copy
@@ -66,7 +66,7 @@ func copyOptions(p *plan.Rehearsal) (dbcopy.Options, error) {
 				return o, bad(opt, "%q: want lock or none", v)
 			}
 			o.Consistency = v
-		case "replace", "allow-write", "indexes-with-data", "follow-fk":
+		case "replace", "allow-write", "indexes-with-data", "follow-fk", "accounts":
 			b, cerr := strconv.ParseBool(v)
 			if cerr != nil {
 				return o, bad(opt, "%q: want true or false", v)
@@ -78,6 +78,8 @@ func copyOptions(p *plan.Rehearsal) (dbcopy.Options, error) {
 				o.AllowWrite = b
 			case "indexes-with-data":
 				o.IndexesWithData = b
+			case "accounts":
+				o.Accounts = b
 			default:
 				followFK = b
 			}
