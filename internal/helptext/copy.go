@@ -19,6 +19,10 @@ empties it), views and routines TARGET lacks are created, and the
 source's triggers after the rows (a trigger on TARGET is refused: it would
 fire on every copied row).
 
+--accounts also copies the accounts with privileges on the copied
+databases (their authentication as SHOW CREATE USER gives it) and those
+privileges; global privileges are not copied.
+
 Subsets: --where 'db.table: condition' (repeatable), --sample 10% (tables
 without a foreign key of their own); with --follow-fk (the default) rows
 referencing the chosen ones come along down to --fk-depth, and every row
