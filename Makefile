@@ -11,7 +11,7 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 # make image IMAGE=registry.example.com/team/shakedown:v1.
 IMAGE ?= shakedown:$(VERSION)
 
-.PHONY: all build image deps test test-bisect test-capacity check demo demo-placement demo-rehearse bench clean
+.PHONY: all build image deps test test-bisect test-capacity check demo demo-placement bench clean
 
 all: build
 
@@ -63,8 +63,10 @@ check:
 	$(GO) run $(STATICCHECK) ./...
 	$(GO) test -race -short ./...
 
-# Two local sandboxes (durable vs relaxed), a sweep and a report, in a few
-# minutes: out/demo/report.html, out/demo/shakedown.db, out/demo/plan.yaml.
+# Two local sandboxes (durable vs relaxed), a sweep and a report, then a
+# rehearsal of moving a small application from one to the other, in a few
+# minutes: out/demo/report.html, out/demo/shakedown.db, out/demo/plan.yaml,
+# out/demo/rehearsal/ (the plan, its files and the readiness page).
 demo: deps build
 	$(BIN) demo --out out/demo
 
@@ -73,13 +75,6 @@ demo: deps build
 # writable cgroup (root).
 demo-placement: deps build
 	$(BIN) demo --placement --out out/demo-placement
-
-# A rehearsal (shakedown rehearse) of examples/rehearsal/'s application from
-# one sandbox to a candidate that differs in a setting and lacks an index,
-# ending on a readiness page that says why it is not ready:
-# out/demo-rehearse/app-new.readiness.html.
-demo-rehearse: deps build
-	bash scripts/demo-rehearse.sh
 
 bench: build
 	@if [ -f scripts/bench.sh ]; then bash scripts/bench.sh; else echo "make bench: no scripts/bench.sh yet"; fi

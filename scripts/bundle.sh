@@ -19,10 +19,14 @@
 #   scripts/bundle.sh                      writes out/shakedown-bench-linux-amd64.tar.gz
 #   OUT=/tmp/b.tar.gz scripts/bundle.sh
 #
+# COPY_TOOLS=1 adds mariadb-dump, mariadb, mydumper and myloader with their
+# libraries (about 5 MB more packed), for scripts/bench-copy-pinned.sh
+# (needs the mydumper package here: apt-get install mydumper).
+#
 # Knobs (environment): OUT, PREPARED (0), TABLES (4) and ROWS (100000) for
 # PREPARED=1, CAPACITY_TEST (0; 1 adds bin/capacity.test, the static and
 # stripped test binary of internal/capacity that scripts/device-capacity.sh
-# runs, about 8 MB more packed), MARIADBD, SYSBENCH,
+# runs, about 8 MB more packed), COPY_TOOLS (0), MARIADBD, SYSBENCH,
 # INSTALL_DB (mariadb-install-db), SYSBENCH_LUA (/usr/share/sysbench),
 # MYSQL_SHARE (/usr/share/mysql). It needs this machine's MariaDB server
 # and sysbench (make deps).
@@ -62,7 +66,15 @@ cp -L "$MARIADBD" "$B/bin/mariadbd"
 cp -L "$SYSBENCH" "$B/bin/sysbench"
 cp -L "$GNU_TIME" "$B/bin/time"
 cp -L "$TASKSET" "$B/bin/taskset"
-for prog in mariadbd sysbench time taskset; do
+progs=(mariadbd sysbench time taskset)
+if [ "${COPY_TOOLS:-0}" = 1 ]; then
+	for prog in mariadb-dump mariadb mydumper myloader; do
+		path=$(command -v "$prog") || { echo "bundle.sh: COPY_TOOLS=1: $prog is missing (apt-get install mariadb-client mydumper)" >&2; exit 1; }
+		cp -L "$path" "$B/bin/$prog"
+		progs+=("$prog")
+	done
+fi
+for prog in "${progs[@]}"; do
 	if ldd "$B/bin/$prog" | grep -q "not found"; then
 		echo "bundle.sh: $prog links a library this machine lacks:" >&2
 		ldd "$B/bin/$prog" | grep "not found" >&2
@@ -79,7 +91,7 @@ done
 cp "$SYSBENCH_LUA"/*.lua "$B/share/sysbench/"
 cp "$MYSQL_SHARE/english/errmsg.sys" "$B/share/mysql/english/"
 cp -r "$MYSQL_SHARE/charsets" "$B/share/mysql/"
-cp scripts/bench-pinned.sh scripts/bench-pinned-more.sh scripts/bench-lib.sh scripts/device-capacity.sh "$B/"
+cp scripts/bench-pinned.sh scripts/bench-pinned-more.sh scripts/bench-copy-pinned.sh scripts/device-capacity.sh scripts/bench-lib.sh "$B/"
 
 # The settings of `shakedown sandbox up`: internal/sandbox/settings.go
 # (defaultSettings) and the sandbox's own options in sandbox.go

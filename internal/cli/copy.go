@@ -38,6 +38,8 @@ func (c *copyCmd) flags() *pflag.FlagSet {
 	fs.IntVar(&o.Threads, "threads", 4, "ranges copied at once (each holds a connection on both servers)")
 	fs.Int64Var(&o.ChunkRows, "chunk-rows", 10_000, "rows per range")
 	fs.StringVar(&o.Consistency, "consistency", dbcopy.ConsistencyLock, "lock: one point in time for every table, by a brief global lock; none: no lock, each range as read")
+	fs.StringVar(&o.Schema, "schema", dbcopy.SchemaCreate, "create: TARGET's tables from SOURCE's; existing: load into the empty tables TARGET has (made beforehand)")
+	fs.BoolVar(&o.Accounts, "accounts", false, "also copy the accounts with privileges on the copied databases, and those privileges")
 	fs.BoolVar(&o.IndexesWithData, "indexes-with-data", false, "create secondary indexes with the tables, not after the rows")
 	fs.StringArrayVar(&c.where, "where", nil, "copy the rows of a table matching a condition: 'db.table: condition' (repeatable)")
 	fs.StringVar(&c.sample, "sample", "", "copy this share of rows, e.g. 10%, of every table without --where and without a foreign key")

@@ -27,7 +27,8 @@ func TestDemo(t *testing.T) {
 		t.Fatalf("demo: exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
 	}
 	for _, w := range []string{"Candidates against the control (durable)", "oltp_write_only", "oltp_point_select", "95% interval",
-		"report:", "stopped the sandboxes (durable, relaxed)", "demo done in"} {
+		"report:", "stopped the sandboxes (durable, relaxed)", "demo done in",
+		"into the candidate's own tables", "relaxed: not ready:", "rehearsal done in"} {
 		if !strings.Contains(stdout, w) {
 			t.Errorf("stdout: want %q in\n%s", w, stdout)
 		}
@@ -39,7 +40,7 @@ func TestDemo(t *testing.T) {
 	if strings.Contains(string(page), "http://") || strings.Contains(string(page), "https://") {
 		t.Errorf("report.html refers to the network")
 	}
-	for _, f := range []string{"shakedown.db", "plan.yaml"} {
+	for _, f := range []string{"shakedown.db", "plan.yaml", "rehearsal/rehearsal.yaml", "rehearsal/app-relaxed.readiness.html"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Errorf("demo left no %s: %v", f, err)
 		}

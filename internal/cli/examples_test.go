@@ -87,15 +87,18 @@ func newExampleRunner(t *testing.T) *exampleRunner {
 	}
 	x.write("mysql.txt", string(dump))
 	// The README's rehearsal runs the example plan, its servers down.
-	rehearsal, err := os.ReadFile(filepath.Join(wd, "..", "..", "examples", "rehearsal", "rehearsal.yaml"))
+	rehearsal, err := os.ReadFile(filepath.Join(wd, "..", "demo", "rehearsal", "rehearsal.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	x.write("rehearsal.yaml", urlHostRE.ReplaceAllString(string(rehearsal), "${1}"+x.down))
-	x.write("copy.yaml", strings.Replace(urlHostRE.ReplaceAllString(string(rehearsal), "${1}"+x.down),
-		"data: present", "data:\n  copy: {where: \"app.orders: id < 100\"}\n#", 1))
-	x.write("copy2.yaml", strings.Replace(urlHostRE.ReplaceAllString(string(rehearsal), "${1}"+x.down),
-		"data: present", "data:\n  copy: {allow-write: true, thread: 4, where: \"app.orders: id < 100\"}\n#", 1))
+	// The plan's copy: section, in one line of its own, without allow-write
+	// and with a misspelt option.
+	copyRE := regexp.MustCompile(`(?m)^  copy:.*\n(    .*\n)*`)
+	x.write("copy.yaml", copyRE.ReplaceAllString(urlHostRE.ReplaceAllString(string(rehearsal), "${1}"+x.down),
+		"  copy: {where: \"app.orders: id < 100\"}\n"))
+	x.write("copy2.yaml", copyRE.ReplaceAllString(urlHostRE.ReplaceAllString(string(rehearsal), "${1}"+x.down),
+		"  copy: {allow-write: true, thread: 4, where: \"app.orders: id < 100\"}\n"))
 	x.write("queries.sql", "SELECT 1;\n")
 	x.store = filepath.Join(x.dir, "fixture.db")
 	for _, name := range []string{"today", "tomorrow"} {

@@ -2,6 +2,7 @@ package dbcopy
 
 import (
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -10,6 +11,7 @@ import (
 func TestCopyWholeSchema(t *testing.T) {
 	p := newPair(t)
 	shop(t, p.srcDB, 60, 200)
+	mustExec(t, p.srcDB, "CREATE EVENT purge_audit ON SCHEDULE EVERY 1 DAY DO DELETE FROM audit WHERE at < 0")
 	ctx := testCtx(t)
 	const objects = "SELECT (SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE()) * 1000000 + " +
 		"(SELECT COUNT(*) FROM information_schema.ROUTINES WHERE ROUTINE_SCHEMA = DATABASE()) * 1000 + " +
@@ -25,6 +27,9 @@ func TestCopyWholeSchema(t *testing.T) {
 	}
 	if res.Rows != 60+200+203 {
 		t.Errorf("rows copied: got %d, want %d", res.Rows, 60+200+203)
+	}
+	if res.Events != 1 || !strings.Contains(strings.Join(res.Notes, "\n"), "1 events created disabled") {
+		t.Errorf("events %d, notes %q: want 1 and a note that it was created disabled", res.Events, res.Notes)
 	}
 	if res.Consistency == "" || res.Loader != "load data local" {
 		t.Errorf("consistency %q, loader %q: want a lock and load data local", res.Consistency, res.Loader)
@@ -42,6 +47,7 @@ func TestCopyWholeSchema(t *testing.T) {
 		{"foreign key", "SELECT COUNT(*) FROM information_schema.REFERENTIAL_CONSTRAINTS WHERE CONSTRAINT_SCHEMA = DATABASE()", 1},
 		{"secondary indexes", "SELECT COUNT(DISTINCT INDEX_NAME) FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = DATABASE() AND INDEX_NAME IN ('name_ix', 'cust_ix')", 2},
 		{"trigger", "SELECT COUNT(*) FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = DATABASE()", 1},
+		{"event, disabled", "SELECT COUNT(*) FROM information_schema.EVENTS WHERE EVENT_SCHEMA = DATABASE() AND STATUS = 'DISABLED'", 1},
 	}
 	for _, c := range checks {
 		t.Run(c.name, func(t *testing.T) {

@@ -97,41 +97,79 @@ func (d *dataRun) fail(err error) {
 	d.failOnce.Do(func() { d.err = err })
 }
 
-// produce cuts each table into ranges and hands them out; ranges a
-// checkpoint finished are counted and skipped.
+// cursor is a table whose ranges are being handed out.
+type cursor struct {
+	p      *tablePlan
+	sp     *verify.Splitter
+	replay int            // ranges the checkpoint planned, cut again first
+	done   map[int]ckDone // ranges the checkpoint finished
+	n      int            // ranges cut so far
+}
+
+// produce cuts the tables into ranges and hands them out, one range of
+// each of up to Threads tables in turn (largest tables first): loads into
+// several tables at once contend less on the target than as many into one
+// table, where every page split of an index waits for the others. Ranges
+// a checkpoint finished are counted and skipped.
 func (d *dataRun) produce(ctx context.Context, jobs chan<- job) error {
-	for _, p := range d.c.plans {
-		replay, done := d.c.ck.replay(p.res.Table)
-		sp, err := verify.NewSplitter(ctx, d.c.src.DB, p.t, verify.SplitOptions{Where: p.cond, Rows: d.c.opts.ChunkRows, Replay: replay})
-		if err != nil {
-			return fmt.Errorf("plan ranges of %s: %w", p.res.Table, err)
-		}
-		for n := 0; ; n++ {
-			r, err := sp.Next(ctx)
+	next := 0
+	var active []*cursor
+	for {
+		for len(active) < d.c.opts.Threads && next < len(d.c.plans) {
+			p := d.c.plans[next]
+			next++
+			replay, done := d.c.ck.replay(p.res.Table)
+			sp, err := verify.NewSplitter(ctx, d.c.src.DB, p.t, verify.SplitOptions{Where: p.cond, Rows: d.c.opts.ChunkRows, Replay: replay})
 			if err != nil {
 				return fmt.Errorf("plan ranges of %s: %w", p.res.Table, err)
 			}
-			if r == nil {
-				break
+			active = append(active, &cursor{p: p, sp: sp, replay: len(replay), done: done})
+		}
+		if len(active) == 0 {
+			return nil
+		}
+		kept := active[:0]
+		for _, cur := range active {
+			more, err := d.handOut(ctx, cur, jobs)
+			if err != nil {
+				return err
 			}
-			if f, ok := done[r.Seq]; ok {
-				d.record(p, f.Rows, f.Bytes, time.Time{})
-				continue
-			}
-			replayed := n < len(replay)
-			if !replayed {
-				if err := d.c.ck.plan(p.res.Table, r.Seq, r.Bounds); err != nil {
-					return err
-				}
-			}
-			select {
-			case jobs <- job{p: p, sp: sp, r: r, clean: replayed}:
-			case <-ctx.Done():
-				return ctx.Err()
+			if more {
+				kept = append(kept, cur)
 			}
 		}
+		active = kept
 	}
-	return nil
+}
+
+// handOut cuts cur's next range and hands it out (or counts it, when the
+// checkpoint says it is done); false after the table's last range.
+func (d *dataRun) handOut(ctx context.Context, cur *cursor, jobs chan<- job) (bool, error) {
+	p := cur.p
+	r, err := cur.sp.Next(ctx)
+	if err != nil {
+		return false, fmt.Errorf("plan ranges of %s: %w", p.res.Table, err)
+	}
+	if r == nil {
+		return false, nil
+	}
+	replayed := cur.n < cur.replay
+	cur.n++
+	if f, ok := cur.done[r.Seq]; ok {
+		d.record(p, f.Rows, f.Bytes, time.Time{})
+		return true, nil
+	}
+	if !replayed {
+		if err := d.c.ck.plan(p.res.Table, r.Seq, r.Bounds); err != nil {
+			return false, err
+		}
+	}
+	select {
+	case jobs <- job{p: p, sp: cur.sp, r: r, clean: replayed}:
+		return true, nil
+	case <-ctx.Done():
+		return false, ctx.Err()
+	}
 }
 
 // work copies ranges until jobs closes, reading through sc (the worker's

@@ -82,6 +82,12 @@ type Options struct {
 	AllowWrite bool
 	// Replace drops a target database that holds tables.
 	Replace bool
+	// Schema is SchemaCreate (default) or SchemaExisting: load into the
+	// target's own tables.
+	Schema string
+	// Accounts copies the accounts with privileges on the copied
+	// databases and those privileges (not global ones).
+	Accounts bool
 	// IndexesWithData creates secondary indexes with the tables instead of
 	// after the rows.
 	IndexesWithData bool
@@ -124,6 +130,9 @@ func (o *Options) defaults() {
 	if o.Consistency == "" {
 		o.Consistency = ConsistencyLock
 	}
+	if o.Schema == "" {
+		o.Schema = SchemaCreate
+	}
 	if o.deferRows == 0 {
 		o.deferRows = deferIndexRows
 	}
@@ -138,6 +147,7 @@ type Result struct {
 	Target      string         `json:"target"`
 	Databases   []DatabasePair `json:"databases"`
 	Consistency string         `json:"consistency"` // how: the lock taken, or "none"
+	Schema      string         `json:"schema"`      // create, or existing: the target's own tables
 	LockSeconds float64        `json:"lock_seconds"`
 	BinlogFile  string         `json:"binlog_file,omitempty"`
 	BinlogPos   int64          `json:"binlog_pos,omitempty"`
@@ -149,6 +159,8 @@ type Result struct {
 	Views       int            `json:"views"`
 	Routines    int            `json:"routines"`
 	Triggers    int            `json:"triggers"`
+	Events      int            `json:"events"` // created disabled
+	Accounts    int            `json:"accounts"`
 	Rows        int64          `json:"rows"`
 	Bytes       int64          `json:"bytes"`
 	Seconds     float64        `json:"seconds"`      // the whole copy, verify excluded

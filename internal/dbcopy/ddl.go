@@ -215,3 +215,35 @@ func createObjects(ctx context.Context, conn execer, objs []object) error {
 	_, err := conn.ExecContext(ctx, "SET SESSION sql_mode = 'NO_AUTO_VALUE_ON_ZERO'")
 	return err
 }
+
+// readEvents reads db's events from the source, retargeted to dstDB.
+func readEvents(ctx context.Context, q querier, db, dstDB string) ([]object, error) {
+	es, err := names(ctx, q, "SELECT EVENT_NAME, '' FROM information_schema.EVENTS WHERE EVENT_SCHEMA = ? ORDER BY EVENT_NAME", db)
+	if err != nil {
+		return nil, fmt.Errorf("list events of %s: %w", db, err)
+	}
+	var events []object
+	for _, e := range es {
+		m, err := showCreate(ctx, q, "SHOW CREATE EVENT "+qualified(db, e[0]))
+		if err != nil {
+			return nil, err
+		}
+		events = append(events, object{kind: "event", name: e[0], sqlMode: m["sql_mode"], create: retarget(m["create event"], db, dstDB)})
+	}
+	return events, nil
+}
+
+// disableEvents turns off the events among objs, just created on the
+// target: an event copied enabled would change the target's rows on its
+// schedule (and its verify would differ) before the move.
+func disableEvents(ctx context.Context, conn execer, objs []object) error {
+	for _, o := range objs {
+		if o.kind != "event" {
+			continue
+		}
+		if _, err := conn.ExecContext(ctx, "ALTER EVENT "+quoteIdent(o.name)+" DISABLE"); err != nil {
+			return fmt.Errorf("disable event %s: %w", o.name, err)
+		}
+	}
+	return nil
+}

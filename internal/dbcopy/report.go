@@ -58,6 +58,9 @@ func WriteText(w io.Writer, r *Result) error {
 		fmt.Fprintf(&b, "the whole tables (~%s rows by the source's estimates) would take about %s at this rate\n",
 			thousands(r.FullRowsEst), time.Duration(r.FullEstimate*float64(time.Second)).Round(time.Second))
 	}
+	if r.Schema == SchemaExisting {
+		b.WriteString("schema: existing: the rows went into the target's own tables, unchanged\n")
+	}
 	fmt.Fprintf(&b, "consistency: %s", r.Consistency)
 	if r.LockSeconds > 0 {
 		fmt.Fprintf(&b, " (held %.3fs)", r.LockSeconds)

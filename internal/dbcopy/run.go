@@ -49,6 +49,10 @@ func Run(ctx context.Context, src, dst *target.Target, opts Options) (*Result, e
 	if c.res.Subset && len(c.pairs) != 1 {
 		return nil, fmt.Errorf("%w: --where and --sample copy one database at a time (name it in SOURCE's URL)", ErrBadOptions)
 	}
+	if opts.Schema != SchemaCreate && opts.Schema != SchemaExisting {
+		return nil, fmt.Errorf("%w: --schema %q: want create or existing", ErrBadOptions, opts.Schema)
+	}
+	c.res.Schema = opts.Schema
 	if opts.Resume && opts.Checkpoint == "" {
 		return nil, fmt.Errorf("%w: --resume needs --checkpoint FILE", ErrBadOptions)
 	}
@@ -132,6 +136,11 @@ func (c *copier) run(ctx context.Context) error {
 		p := newTablePlan(t, dstOf[t.DB], conds[name])
 		c.plans = append(c.plans, p)
 		c.res.Tables = append(c.res.Tables, p.res)
+		if c.opts.Schema == SchemaExisting {
+			// The target's tables are the DBA's: nothing is added to them.
+			c.ddl[name] = tableDDL{}
+			continue
+		}
 		m, err := showCreate(ctx, c.src.DB, "SHOW CREATE TABLE "+qualified(t.DB, t.Name))
 		if err != nil {
 			return err
@@ -142,17 +151,29 @@ func (c *copier) run(ctx context.Context) error {
 	// Largest first: the last table to finish is then a small one.
 	sort.SliceStable(c.plans, func(i, j int) bool { return c.plans[i].t.Rows > c.plans[j].t.Rows })
 
-	objs := map[string][3][]object{}
+	objs := map[string][4][]object{}
 	for _, p := range c.pairs {
 		v, r, t, err := readObjects(ctx, c.src.DB, p.Source, p.Target)
 		if err != nil {
 			return err
 		}
-		objs[p.Source] = [3][]object{v, r, t}
+		e, err := readEvents(ctx, c.src.DB, p.Source, p.Target)
+		if err != nil {
+			return err
+		}
+		objs[p.Source] = [4][]object{v, r, t, e}
 		c.res.Views, c.res.Routines, c.res.Triggers = c.res.Views+len(v), c.res.Routines+len(r), c.res.Triggers+len(t)
+		c.res.Events += len(e)
+	}
+	if c.res.Events > 0 {
+		c.res.Notes = append(c.res.Notes, fmt.Sprintf("%d events created disabled, so that they change nothing on the target before the move: ALTER EVENT ... ENABLE at the cutover", c.res.Events))
 	}
 	if !c.ck.hasSchema() {
-		if err := c.createSchema(ctx, tables, objs); err != nil {
+		create := c.createSchema
+		if c.opts.Schema == SchemaExisting {
+			create = c.checkExisting
+		}
+		if err := create(ctx, tables, objs); err != nil {
 			return err
 		}
 		if err := c.ck.schemaCreated(); err != nil {
@@ -164,6 +185,12 @@ func (c *copier) run(ctx context.Context) error {
 	}
 	if err := c.finishTables(ctx, objs); err != nil {
 		return err
+	}
+	if c.opts.Accounts {
+		if err := c.copyAccounts(ctx); err != nil {
+			return err
+		}
+		c.res.Notes = append(c.res.Notes, fmt.Sprintf("%d accounts with privileges on the copied databases created (those the target had kept) and granted them", c.res.Accounts))
 	}
 	c.res.Seconds = time.Since(c.started).Seconds()
 	if !c.opts.NoAnalyze {

@@ -29,7 +29,7 @@ func (c *copier) targetConn(ctx context.Context, db string) (*sql.Conn, error) {
 // createSchema makes each target database (refusing one that holds tables
 // unless --replace), then its tables, routines and views: routines before
 // views, which may call them.
-func (c *copier) createSchema(ctx context.Context, tables map[string]*schema.Table, objs map[string][3][]object) error {
+func (c *copier) createSchema(ctx context.Context, tables map[string]*schema.Table, objs map[string][4][]object) error {
 	for _, p := range c.pairs {
 		var n int
 		if err := c.dst.DB.QueryRowContext(ctx, "SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = ?", p.Target).Scan(&n); err != nil {
@@ -139,7 +139,7 @@ func (c *copier) eachParallel(ctx context.Context, db string, names []string, fn
 // then foreign keys (not checked again: foreign_key_checks is off, the
 // rows come from a server that checked them), then triggers, which would
 // have fired on every loaded row.
-func (c *copier) finishTables(ctx context.Context, objs map[string][3][]object) error {
+func (c *copier) finishTables(ctx context.Context, objs map[string][4][]object) error {
 	started := time.Now()
 	for _, p := range c.pairs {
 		conn, err := c.targetConn(ctx, p.Target)
@@ -147,8 +147,17 @@ func (c *copier) finishTables(ctx context.Context, objs map[string][3][]object) 
 			return err
 		}
 		err = c.finishDB(ctx, conn, p)
+		var after []object
 		if err == nil {
-			err = createObjects(ctx, conn, objs[p.Source][2])
+			// A resumed copy may have made some already.
+			o := objs[p.Source]
+			after, err = c.missing(ctx, p.Target, append(append([]object{}, o[2]...), o[3]...))
+		}
+		if err == nil {
+			err = createObjects(ctx, conn, after)
+		}
+		if err == nil {
+			err = disableEvents(ctx, conn, after)
 		}
 		conn.Close()
 		if err != nil {

@@ -1,6 +1,8 @@
 // Package demo is "shakedown demo"'s workflow: two local sandboxes that
-// differ in one respect, a sweep of them, the report, and the sandboxes
-// gone at the end, however it ends.
+// differ in one respect, a sweep of them, the report, a rehearsal of
+// moving a small application from one to the other (shakedown rehearse,
+// ending on a readiness page), and the sandboxes gone at the end, however
+// it ends.
 package demo
 
 import (
@@ -111,6 +113,15 @@ func Run(ctx context.Context, o Options) error {
 		return runErr
 	case sum.Failed > 0:
 		return fmt.Errorf("demo: %d of %d steps failed; the report lists them", sum.Failed, sum.Steps)
+	}
+	if !o.Placement {
+		// The second half: a migration rehearsed from the control to the
+		// candidate, ending on a page that says why it is not ready.
+		_, err := Rehearse(ctx, RehearseOptions{Dir: filepath.Join(o.Dir, "rehearsal"), Source: insts[0], Candidate: insts[1],
+			Out: o.Out, Progress: o.Progress, Live: o.Live, Getenv: o.Getenv, Version: o.Version, Host: host})
+		if err != nil {
+			return err
+		}
 	}
 	fmt.Fprintf(o.Out, "demo done in %s\n", time.Since(start).Round(time.Second))
 	return nil

@@ -13,7 +13,16 @@ and oltp_write_only over 1, 4, 16 and 64 threads, short steps repeated
 --max-repeats) in counterbalanced order; prints the comparison with each
 ratio's 95% interval and state, writes DIR/report.html, and stops the
 sandboxes. DIR also keeps the results store (shakedown.db) and the plan
-(plan.yaml). It takes about six minutes.
+(plan.yaml).
+
+Then it rehearses a migration from durable to relaxed (shakedown rehearse):
+a small application (customers, orders with a foreign key, a trigger, a
+view) on durable, its tables made on relaxed beforehand without the index
+on customers.email, the rows copied into them (copy --schema existing),
+then verify, analyze, vars diff, a replay and a short sweep, ending on a
+readiness page that says why relaxed is not ready. DIR/rehearsal/ keeps the
+plan, its files, its store and the page. It takes about six minutes in
+all; the rehearsal a quarter of a minute of it.
 
 With --placement it compares CPU placement instead: the same server,
 "cores" bound to half this machine's CPUs (sandbox up --cpus) as the

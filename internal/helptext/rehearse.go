@@ -15,7 +15,9 @@ continue_on_failure: true; the pages are made either way.
 analyze writes index statistics on the candidates; replay runs only
 statements that cannot write unless the plan says allow_writes: true; the
 sweep loads the source and the candidates as sweep does. data: copy
-writes the candidates as shakedown copy does (it needs allow-write: true);
+writes the candidates as shakedown copy does (it needs allow-write: true;
+schema: existing loads into tables made on the candidates beforehand), and
+a copy killed mid-way continues from its checkpoint on --resume;
 capacity searches the sweep's first workload as shakedown capacity does.
 
 Plan:

@@ -78,6 +78,9 @@ type Options struct {
 	AfterStep func(store.RehearsalStep)
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+
+	// For tests: called after each range the copy step copies.
+	copyProgress func(dbcopy.Progress)
 }
 
 // Summary says how a rehearsal went.

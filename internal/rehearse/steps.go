@@ -121,6 +121,7 @@ func (s checkStep) Run(ctx context.Context) (Result, error) {
 		if err != nil {
 			return Result{}, err
 		}
+		c.copyResolves(rep)
 		e, err := readiness.CheckEvidence(rep, c.opts.Version)
 		id, err := c.evidence(ctx, e, err)
 		if err != nil {

@@ -5,9 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
+	"github.com/shakedown/shakedown/internal/check"
 	"github.com/shakedown/shakedown/internal/dbcopy"
 	"github.com/shakedown/shakedown/internal/plan"
 	"github.com/shakedown/shakedown/internal/store"
@@ -21,7 +24,7 @@ import (
 const KindCopy = "copy"
 
 // copyKeys are the options data: copy takes, as copy's flags.
-var copyKeys = []string{"threads", "chunk-rows", "consistency", "replace", "allow-write", "indexes-with-data", "where", "sample", "follow-fk", "fk-depth"}
+var copyKeys = []string{"schema", "accounts", "threads", "chunk-rows", "consistency", "replace", "allow-write", "indexes-with-data", "where", "sample", "follow-fk", "fk-depth"}
 
 // copyOptions reads the plan's data: copy options into dbcopy's, before
 // anything runs: a bad one is a usage error naming its line. The copy
@@ -53,12 +56,17 @@ func copyOptions(p *plan.Rehearsal) (dbcopy.Options, error) {
 			default:
 				o.ChunkRows = int64(n)
 			}
+		case "schema":
+			if v != dbcopy.SchemaCreate && v != dbcopy.SchemaExisting {
+				return o, bad(opt, "%q: want create (the candidate's tables from the source's) or existing (load into tables the candidate has)", v)
+			}
+			o.Schema = v
 		case "consistency":
 			if v != dbcopy.ConsistencyLock && v != dbcopy.ConsistencyNone {
 				return o, bad(opt, "%q: want lock or none", v)
 			}
 			o.Consistency = v
-		case "replace", "allow-write", "indexes-with-data", "follow-fk":
+		case "replace", "allow-write", "indexes-with-data", "follow-fk", "accounts":
 			b, cerr := strconv.ParseBool(v)
 			if cerr != nil {
 				return o, bad(opt, "%q: want true or false", v)
@@ -70,6 +78,8 @@ func copyOptions(p *plan.Rehearsal) (dbcopy.Options, error) {
 				o.AllowWrite = b
 			case "indexes-with-data":
 				o.IndexesWithData = b
+			case "accounts":
+				o.Accounts = b
 			default:
 				followFK = b
 			}
@@ -121,9 +131,17 @@ func (s copyStep) Run(ctx context.Context) (Result, error) {
 	if c.p.Data.Mode != plan.DataCopy {
 		return Result{Skipped: true, Summary: "skipped: data: present: the candidates hold the data already"}, nil
 	}
-	return c.perCandidate(ctx, func(ctx context.Context, cand *plan.Target) (Result, error) {
+	var checkpoints []string
+	r, err := c.perCandidate(ctx, func(ctx context.Context, cand *plan.Target) (Result, error) {
 		o := c.copyOpts
 		o.NoVerify, o.NoAnalyze = true, true
+		o.OnProgress = c.opts.copyProgress
+		o.Checkpoint = c.checkpoint(cand)
+		checkpoints = append(checkpoints, o.Checkpoint)
+		// A checkpoint of this rehearsal is left by a copy that was
+		// killed: the resumed rehearsal continues it.
+		_, serr := os.Stat(o.Checkpoint)
+		o.Resume = serr == nil
 		res, err := dbcopy.Run(ctx, c.p.Source.Target, cand.Target, o)
 		if res == nil {
 			return Result{}, err
@@ -131,6 +149,12 @@ func (s copyStep) Run(ctx context.Context) (Result, error) {
 		summary := fmt.Sprintf("copied %d rows of %d tables in %.1f s", res.Rows, len(res.Tables), res.Seconds)
 		if res.Subset {
 			summary += " (a subset)"
+		}
+		if res.Schema == dbcopy.SchemaExisting {
+			summary += " into the candidate's own tables"
+		}
+		if res.Resumed {
+			summary += ", resumed from its checkpoint"
 		}
 		outcome := store.OutcomePass
 		if err != nil {
@@ -144,6 +168,22 @@ func (s copyStep) Run(ctx context.Context) (Result, error) {
 		}
 		return Result{Outcome: outcome, Summary: summary, Ref: fmt.Sprintf("evidence %d", id)}, err
 	})
+	if err == nil {
+		// Done: a later resume of this rehearsal has no copy to continue.
+		for _, ck := range checkpoints {
+			os.Remove(ck)
+		}
+	}
+	return r, err
+}
+
+// checkpoint is the copy's checkpoint file for cand, beside the store and
+// named by the rehearsal, so that only a resume of this rehearsal finds
+// it.
+func (c *chain) checkpoint(cand *plan.Target) string {
+	st := c.opts.Store.Path()
+	name := fmt.Sprintf("%s.rehearsal-%d.copy-%s.ckpt", filepath.Base(st), c.id, unsafeName.ReplaceAllString(cand.Name, "_"))
+	return filepath.Join(filepath.Dir(st), name)
 }
 
 // copied is the copy this rehearsal made onto cand when it was a subset:
@@ -169,4 +209,34 @@ func (c *chain) copied(ctx context.Context, cand *plan.Target) (*dbcopy.Result, 
 		return nil, nil
 	}
 	return &res, nil
+}
+
+// copyResolves makes notices of the check's findings that the plan's copy
+// step puts right, as the check runs before it: views, routines and
+// triggers the candidate lacks (the copy creates them, triggers after the
+// rows, as loaders do), and with schema: create the database and its
+// tables. The message says so.
+func (c *chain) copyResolves(rep *check.Report) {
+	if c.p.Data.Mode != plan.DataCopy || c.p.Steps[plan.StepCopy].Skip {
+		return
+	}
+	kinds := map[string]bool{"missing_view": true, "missing_routine": true, "missing_trigger": true}
+	if c.copyOpts.Schema != dbcopy.SchemaExisting {
+		kinds["missing_database"], kinds["missing_table"] = true, true
+	}
+	for i := range rep.Findings {
+		f := &rep.Findings[i]
+		if !kinds[f.Check] || f.Severity == check.Notice {
+			continue
+		}
+		switch f.Severity {
+		case check.Error:
+			rep.Errors--
+		case check.Warning:
+			rep.Warnings--
+		}
+		rep.Notices++
+		f.Severity = check.Notice
+		f.Message += " (before the copy: the rehearsal's copy step creates it)"
+	}
 }
