@@ -11,16 +11,20 @@
 # checked against the accuracy capture promises; a JSON summary is written.
 #
 #   scripts/real-logs.sh DIR...
-#   BIN=bin/shakedown RUNS=3 JSON=/tmp/real-logs.json DIFF=3 scripts/real-logs.sh DIR...
+#   BIN=bin/shakedown RUNS=3 PORT=3306 JSON=/tmp/real-logs.json DIFF=3 scripts/real-logs.sh DIR...
 #
 # The kind is told here from each file's content, independently of
 # capture's own detection: a pcap or pcapng magic number; hex lines
 # ("	0x0000:") or tcpdump's packet lines; slow log headers ("# Time:",
 # "# User@Host:", "# Query_time:"); a general log's command lines. Gzipped
 # files are read through gunzip by both tools. pt-query-digest reads packet
-# captures as tcpdump -x text, which it needs. Administrator commands
-# (Connect, Quit, Init DB...), which pt-query-digest reports as classes and
-# capture as no statement, are left out of both counts. DIFF=N prints the
+# captures as tcpdump -x text, which it needs (PORT, the server's port, is
+# given to both: --port, and --watch-server with the first address seen on
+# it). Administrator commands (Connect, Quit, Init DB...) and, on the wire,
+# prepares, closes and resets of prepared statements, which
+# pt-query-digest reports as classes and capture as no statement, are left
+# out of both counts; a prepared statement's execution is compared as
+# pt-query-digest writes it, "EXECUTE" and the text with its values. DIFF=N prints the
 # first N of pt-query-digest's statements that capture lacks, per file.
 # Exit status: 0 when every threshold holds, 3 when one does not, 2 on bad
 # arguments.
@@ -41,6 +45,9 @@ if [ ! -x "$BIN" ]; then make -s -C "$here" build; fi
 RUNS=${RUNS:-3}
 JSON=${JSON:-${TMPDIR:-/tmp}/real-logs.json}
 LIMIT=${LIMIT:-300} # seconds any one tool may take on one file
+PORT=${PORT:-3306}  # the server's port in packet captures
+port=()
+[ "$PORT" = 3306 ] || port=(--port "$PORT")
 for t in pt-query-digest tcpdump python3; do
 	command -v "$t" >/dev/null || {
 		echo "real-logs: $t is needed" >&2
@@ -97,13 +104,19 @@ while IFS= read -r -d '' f; do
 		timeout "$LIMIT" tcpdump -r "$in" -x -nn -q -tttt >"$d/pt.txt" 2>/dev/null || true
 		ptin=$d/pt.txt ptype=tcpdump
 	fi
-	timeout "$LIMIT" pt-query-digest --type "$ptype" --no-report --filter "$filter" "$ptin" \
+	watch=()
+	if [ "$ptype" = tcpdump ] && [ "$PORT" != 3306 ]; then
+		# pt-query-digest watches another port only on a named server.
+		host=$(grep -aoEm1 "[0-9a-f.:]+\.$PORT[ :]" "$ptin" | head -1 | sed -E "s/\.$PORT[ :]\$//") || true
+		[ -n "$host" ] && watch=(--watch-server "$host:$PORT")
+	fi
+	timeout "$LIMIT" pt-query-digest --type "$ptype" --no-report "${watch[@]}" --filter "$filter" "$ptin" \
 		>"$d/pt" 2>"$d/pt.err" </dev/null || echo $? >"$d/pt.rc"
 	runs=1
 	[ "$k" = pcap ] && runs=$RUNS
 	for i in $(seq 1 "$runs"); do
 		rc=0
-		timeout "$LIMIT" "$BIN" capture "$in" -o "$d/c$i" 2>"$d/err$i" </dev/null || rc=$?
+		timeout "$LIMIT" "$BIN" capture "$in" "${port[@]}" -o "$d/c$i" 2>"$d/err$i" </dev/null || rc=$?
 		echo "$rc" >"$d/rc$i"
 	done
 done < <(find "$@" -type f -print0 | sort -z)
@@ -117,7 +130,7 @@ ws = re.compile(r"\s+")
 def norm(s):
     return ws.sub(" ", s).strip().rstrip(";").rstrip()
 
-def pt_events(path):
+def pt_events(path, kind):
     evs = []
     try:
         data = open(path, "rb").read().decode("utf-8", "replace")
@@ -130,8 +143,37 @@ def pt_events(path):
         fp, _, arg = rec[i + 1:].partition("\x1f")
         if arg.startswith("administrator command:"):
             continue
+        # On the wire, pt-query-digest names a statement prepared, closed
+        # or reset as such; capture counts none of them as a statement.
+        if kind in ("tcpdump", "pcap") and arg.startswith(("PREPARE ", "DEALLOCATE PREPARE ", "RESET ")):
+            continue
         evs.append((fp, norm(arg)))
     return evs
+
+def value(v):
+    if v is None:
+        return "NULL"
+    if isinstance(v, bool):
+        return str(int(v))
+    if isinstance(v, (int, float)):
+        return repr(v)
+    if isinstance(v, str):
+        return '"' + v + '"'
+    return "?"
+
+def executed(sql, params):
+    # pt-query-digest's text of a prepared statement's execution: EXECUTE
+    # and the statement with its values in place of the '?'.
+    out, it, quote = [], iter(params or []), None
+    for ch in sql:
+        if quote:
+            quote = None if ch == quote else quote
+        elif ch in "'\"`":
+            quote = ch
+        elif ch == "?":
+            ch = value(next(it, None))
+        out.append(ch)
+    return "EXECUTE " + "".join(out)
 
 def ours(path):
     stmts = []
@@ -142,7 +184,8 @@ def ours(path):
                     continue
                 r = json.loads(line)
                 if r.get("sql"):
-                    stmts.append((r.get("digest", ""), norm(r["sql"])))
+                    sql = executed(r["sql"], r.get("params")) if r.get("prepared") else r["sql"]
+                    stmts.append((r.get("digest", ""), norm(sql)))
     except (OSError, ValueError):
         pass
     return stmts
@@ -165,7 +208,7 @@ for line in open(os.path.join(work, "files")):
         unknown.append(path)
         continue
     d = os.path.join(work, n)
-    pt = pt_events(os.path.join(d, "pt"))
+    pt = pt_events(os.path.join(d, "pt"), kind)
     runs = sorted(int(x[2:]) for x in os.listdir(d) if x.startswith("rc"))
     caps = [ours(os.path.join(d, "c%d" % i)) for i in runs]
     rcs = [int(open(os.path.join(d, "rc%d" % i)).read()) for i in runs]
