@@ -12,6 +12,7 @@
 #
 #   scripts/real-logs.sh DIR...
 #   BIN=bin/shakedown RUNS=3 PORT=3306 JSON=/tmp/real-logs.json DIFF=3 scripts/real-logs.sh DIR...
+#   AS_PCAP=1 scripts/real-logs.sh DIR...   # tcpdump -x text read as pcaps
 #
 # The kind is told here from each file's content, independently of
 # capture's own detection: a pcap or pcapng magic number; hex lines
@@ -61,6 +62,34 @@ trap 'rm -rf "$work"' EXIT
 # event's class and text, one record a NUL.
 filter='print(STDOUT "\x1e" . ($event->{fingerprint} // "") . "\x1f" . ($event->{arg} // "") . "\x00")'
 
+# text2pcap TEXT PCAP writes the packets of tcpdump -x text as a pcap of
+# raw IP packets, their times kept (AS_PCAP=1: a directory of text dumps
+# read as the packet captures they were).
+text2pcap() {
+	python3 - "$1" "$2" <<'PY'
+import calendar, re, struct, sys, time
+head = re.compile(r"^(?:(\d{4}-\d\d-\d\d) )?(\d\d):(\d\d):(\d\d)\.(\d+) IP6? ")
+hexl = re.compile(r"^\s+0x[0-9a-f]{4}:\s+((?:[0-9a-f]{2,4} ?)+)")
+pkts, cur = [], None
+for line in open(sys.argv[1], errors="replace"):
+    m = head.match(line)
+    if m:
+        day = m.group(1) or "1970-01-01"
+        secs = calendar.timegm(time.strptime(day, "%Y-%m-%d")) + int(m.group(2)) * 3600 + int(m.group(3)) * 60 + int(m.group(4))
+        cur = [secs, int(m.group(5)[:6].ljust(6, "0")), bytearray()]
+        pkts.append(cur)
+        continue
+    m = hexl.match(line)
+    if m and cur is not None:
+        cur[2] += bytes.fromhex(m.group(1).replace(" ", ""))
+with open(sys.argv[2], "wb") as f:
+    f.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 101))
+    for secs, us, data in pkts:
+        if data:
+            f.write(struct.pack("<IIII", secs, us, len(data), len(data)) + bytes(data))
+PY
+}
+
 # kind FILE: pcap, tcpdump, slowlog, genlog, or unknown.
 kind() {
 	local magic
@@ -97,6 +126,10 @@ while IFS= read -r -d '' f; do
 		;;
 	esac
 	k=$(kind "$in")
+	if [ "$k" = tcpdump ] && [ -n "${AS_PCAP:-}" ]; then
+		text2pcap "$in" "$d/log.pcap"
+		in=$d/log.pcap k=pcap
+	fi
 	printf '%s\t%s\t%s\n' "$n" "$k" "$f" >>"$work/files"
 	[ "$k" = unknown ] && continue
 	ptin=$in ptype=$k
@@ -254,6 +287,10 @@ for line in open(os.path.join(work, "files")):
             print("           missing: %s" % t[:160])
         if rec["source"]:
             print("           %s" % rec["source"][:300])
+    if ndiff:
+        for fp, v in sorted(classes.items()):
+            if len(v) > 1:
+                print("           class in %d fingerprints: %s" % (len(v), fp[:160]))
 
 print()
 ok = True
