@@ -189,9 +189,10 @@ func (c *Capturer) readSlow(ctx context.Context, r io.Reader) error {
 // slowHeaderish reports a "# Key: value" line whose key slowKeyOf does not
 // know ("# User: u[u] @ [ip]", "# Bytes_sent: 10"): inside an entry's
 // headers it is one more header; right after a statement's ";" it starts
-// the next entry, as it does for pt-query-digest.
+// the next entry, as it does for pt-query-digest. Servers' keys start with
+// a capital; "# note: ..." in a procedure's body stays a comment.
 func slowHeaderish(line []byte) bool {
-	if len(line) < 4 || line[1] != ' ' {
+	if len(line) < 4 || line[1] != ' ' || line[2] < 'A' || line[2] > 'Z' {
 		return false
 	}
 	for i, b := range line[2:] {
