@@ -271,6 +271,10 @@ for line in open(os.path.join(work, "files")):
         "silent_zero": bool(pt) and rcs[0] == 0 and not mine,
         "source": first_line(os.path.join(d, "err1"), "source ") or first_line(os.path.join(d, "err1"), "capture:"),
     }
+    try:
+        rec["pt_exit"] = int(open(os.path.join(d, "pt.rc")).read())
+    except OSError:
+        rec["pt_exit"] = 0
     if kind == "pcap":
         rec["runs"] = [len(c) for c in caps]
     files.append(rec)
@@ -278,6 +282,10 @@ for line in open(os.path.join(work, "files")):
     extra = ""
     if rec["silent_zero"]:
         extra += "  SILENT ZERO"
+    if rec["pt_exit"] == 124:
+        extra += "  (pt-query-digest ran past LIMIT: compared on what it read)"
+    elif rec["pt_exit"]:
+        extra += "  (pt-query-digest exit %d)" % rec["pt_exit"]
     if "runs" in rec:
         extra += "  runs %s" % ",".join(map(str, rec["runs"]))
     print("%-8s %s: pt %d, capture %d (exit %d), same text %d (%s), classes %d, one fingerprint %d%s" % (
