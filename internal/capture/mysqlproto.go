@@ -104,6 +104,10 @@ type mysqlConn struct {
 	lastID   uint32
 	emitted  bool
 	closed   bool
+	// lastTS is the start of the statement handed on last: a connection
+	// closed at the end of the capture, with no packet to time its end,
+	// quits then.
+	lastTS int64
 }
 
 const (

@@ -225,6 +225,7 @@ func (mc *mysqlConn) prepDone(q *pending, seq byte) bool {
 // begin makes the record of a statement command when its response starts.
 func (mc *mysqlConn) begin(q *pending) *Record {
 	r := &Record{Session: mc.session, TS: q.start.UnixMicro(), DB: mc.db}
+	mc.lastTS = r.TS
 	p := q.payload
 	switch q.cmd {
 	case comQuery:
@@ -249,8 +250,9 @@ func (mc *mysqlConn) begin(q *pending) *Record {
 		}
 		st := mc.stmts[id]
 		if st == nil {
+			// Skipped, in the source's count as on its packet line.
 			mc.c.Stats.Packets.skip(skipPreparedOld, 1)
-			mc.c.Stats.Ignored++
+			mc.c.skipCount(0, skipPreparedOld)
 			r.Kind = "skip"
 			return r
 		}
@@ -344,7 +346,11 @@ func (mc *mysqlConn) quit(seen time.Time) error {
 	if !mc.emitted {
 		return nil
 	}
-	return mc.c.add(&Record{Session: mc.session, TS: seen.UnixMicro(), Kind: KindQuit})
+	ts := mc.lastTS
+	if !seen.IsZero() {
+		ts = seen.UnixMicro()
+	}
+	return mc.c.add(&Record{Session: mc.session, TS: ts, Kind: KindQuit})
 }
 
 func (mc *mysqlConn) close() error {

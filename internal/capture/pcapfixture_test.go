@@ -132,6 +132,13 @@ func TestPcapFixtures(t *testing.T) {
 					t.Errorf("captured %d times a statement not sent: %s", n, k)
 				}
 			}
+			for _, r := range got {
+				// A connection still open at the end quits at its last
+				// statement's time, never at the zero time.
+				if r.TS <= 0 {
+					t.Errorf("%s %s #%d: got ts %d, want its time", r.Session, r.Kind, r.Seq, r.TS)
+				}
+			}
 			share := float64(same) / float64(len(sent))
 			t.Logf("%d of %d statements sent captured with the same text (%.1f%%); %d were executions of statements prepared before the capture", same, len(sent), 100*share, len(sent)-knowable)
 			if same != knowable {
@@ -142,6 +149,10 @@ func TestPcapFixtures(t *testing.T) {
 			}
 			if n := c.Stats.Packets.Skipped[skipPreparedOld]; n != tc.old {
 				t.Errorf("executions of statements prepared before the capture: got %d, want %d (%s)", n, tc.old, &c.Stats.Packets)
+			}
+			// The source's line and the packet line agree.
+			if src := c.Stats.Sources[0]; src.SkippedCount() != c.Stats.Packets.Skipped[skipPreparedOld] {
+				t.Errorf("source's skipped entries: got %d (%s), want the %d executions of statements prepared before the capture", src.SkippedCount(), src.SkipText(), tc.old)
 			}
 			if c.Stats.Statements != int64(same) {
 				t.Errorf("statements counted: got %d, want %d", c.Stats.Statements, same)

@@ -28,8 +28,9 @@ type slowEntry struct {
 	errno    int
 	admin    string // the "# administrator command:" it holds
 	hasAdmin bool
-	uses     int  // "use db;" lines before the statement
-	hasSetTS bool // a SET timestamp line was read: the statement follows
+	uses     int    // "use db;" lines before the statement
+	useLine  []byte // the last of them, as written
+	hasSetTS bool   // a SET timestamp line was read: the statement follows
 	inBody   bool
 	body     []byte // the statement's lines
 }
@@ -114,8 +115,11 @@ func (c *Capturer) readSlow(ctx context.Context, r io.Reader) error {
 		}
 		if len(line) > 0 && line[0] == '#' {
 			k := slowKeyOf(line)
-			if open && e.inBody && k == keyOther {
-				// A comment line inside the statement.
+			if open && e.inBody && k == keyOther && !(slowHeaderish(line) && bytes.HasSuffix(bytes.TrimRight(e.body, " \t\r"), []byte(";"))) {
+				// A comment line inside the statement. After a ";", a
+				// "# Key: value" line is the next entry's header instead:
+				// some servers and tools start an entry at a header of
+				// their own ("# User: ...").
 				e.body = append(append(e.body, '\n'), line...)
 				continue
 			}
@@ -130,6 +134,8 @@ func (c *Capturer) readSlow(ctx context.Context, r io.Reader) error {
 				next = e.inBody || e.hasQuery || e.hasAdmin
 			case keyThread:
 				next = e.inBody || e.hasAdmin
+			case keyOther:
+				next = e.inBody // a "# Key: value" after a statement's ";"
 			case keyAdmin:
 				// It comes after SET timestamp, in place of a statement.
 				next = len(e.body) > 0 || e.hasAdmin
@@ -140,7 +146,7 @@ func (c *Capturer) readSlow(ctx context.Context, r io.Reader) error {
 				}
 			}
 			if !open {
-				if k == keyOther {
+				if k == keyOther && !slowHeaderish(line) {
 					c.skip(lr.line, "line not part of a slow log entry", "(no # Time:, # User@Host: or # Query_time: before it)")
 					continue
 				}
@@ -180,6 +186,27 @@ func (c *Capturer) readSlow(ctx context.Context, r io.Reader) error {
 	}
 }
 
+// slowHeaderish reports a "# Key: value" line whose key slowKeyOf does not
+// know ("# User: u[u] @ [ip]", "# Bytes_sent: 10"): inside an entry's
+// headers it is one more header; right after a statement's ";" it starts
+// the next entry, as it does for pt-query-digest. Servers' keys start with
+// a capital; "# note: ..." in a procedure's body stays a comment.
+func slowHeaderish(line []byte) bool {
+	if len(line) < 4 || line[1] != ' ' || line[2] < 'A' || line[2] > 'Z' {
+		return false
+	}
+	for i, b := range line[2:] {
+		switch {
+		case b == ':':
+			return i > 0
+		case b == '_' || b == '@' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || i > 0 && b >= '0' && b <= '9':
+		default:
+			return false
+		}
+	}
+	return false
+}
+
 // isServerHeader reports the lines a server writes when it opens the log.
 func isServerHeader(line []byte) bool {
 	return bytes.Contains(line, []byte(", Version: ")) && bytes.Contains(line, []byte("started with:")) ||
@@ -197,6 +224,7 @@ func (e *slowEntry) slowPreamble(line []byte) bool {
 	if db, ok := slowUse(line); ok {
 		e.db = db
 		e.uses++
+		e.useLine = append(e.useLine[:0], line...)
 		return true
 	}
 	s := line
@@ -243,10 +271,12 @@ func (c *Capturer) slowEmit(e *slowEntry, lastDB *string) error {
 	body := bytes.TrimSpace(e.body)
 	body = bytes.TrimSpace(bytes.TrimSuffix(body, []byte(";")))
 	sql := string(body)
-	if sql == "" && e.uses > 0 && !e.hasSetTS {
+	if sql == "" && e.uses > 0 && !e.hasSetTS && !e.hasAdmin {
 		// "use db;" alone: a USE statement, with no SET timestamp line
-		// (which every server writes) to tell it from the preamble.
-		sql = "use `" + strings.ReplaceAll(e.db, "`", "``") + "`"
+		// (which every server writes) to tell it from the preamble; the
+		// last one is the statement, as written. Before an administrator
+		// command it is that command's preamble.
+		sql = string(bytes.TrimSpace(bytes.TrimSuffix(e.useLine, []byte(";"))))
 	}
 	if e.db != "" {
 		*lastDB = e.db

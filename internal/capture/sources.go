@@ -118,6 +118,13 @@ func (c *Capturer) skip(line int64, reason, detail string) {
 }
 
 func (c *Capturer) skipMsg(line int64, reason, msg string) {
+	c.skipCount(line, reason)
+	c.problem(Problem{Source: c.source, Line: line, Msg: msg})
+}
+
+// skipCount counts a skipped entry without a message of its own: a packet
+// capture's skips are said on its packet line.
+func (c *Capturer) skipCount(line int64, reason string) {
 	c.Stats.Bad++
 	s := c.src()
 	i := 0
@@ -132,7 +139,6 @@ func (c *Capturer) skipMsg(line int64, reason, msg string) {
 	if len(k.Lines) < maxSkipLines {
 		k.Lines = append(k.Lines, line)
 	}
-	c.problem(Problem{Source: c.source, Line: line, Msg: msg})
 }
 
 // lose records a value that could not be read; its statement is kept.
