@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -208,9 +209,16 @@ func TestSplitRun(t *testing.T) {
 		if want := result.LatencyOf(all, m.Percentile); m.LatencyMS.P99 != want.P99 || m.LatencyMS.P95 != want.P95 {
 			t.Errorf("merged p95/p99 %g/%g, want %g/%g: those of one histogram holding every runner's samples", m.LatencyMS.P95, m.LatencyMS.P99, want.P95, want.P99)
 		}
+		// The server also counts what falls outside the measured window:
+		// each runner's SELECTs while it connects and detects the server,
+		// and per connection at most one statement still in flight when
+		// the time is up. On a loaded host the window holds few enough
+		// statements that those alone reach 1%, so they are allowed on
+		// top of it.
 		server := after - before
-		if d := float64(server-m.Queries.Read) / float64(m.Queries.Read); d < -0.01 || d > 0.01 {
-			t.Errorf("server counted %d SELECTs, the merged runners %d: %.2f%% apart, want within 1%%", server, m.Queries.Read, d*100)
+		const connections = 4 * 8
+		if slack := 0.01*float64(m.Queries.Read) + 2*connections; math.Abs(float64(server-m.Queries.Read)) > slack {
+			t.Errorf("server counted %d SELECTs, the merged runners %d: %d apart, want within %.0f (1%% and 2 a connection)", server, m.Queries.Read, server-m.Queries.Read, slack)
 		}
 		// The first runner sampled the server; its samples are compared
 		// with the merged rate (whether they agree over a second or two of
