@@ -209,9 +209,9 @@ func (l *Loop) Run() {
 	}
 }
 
-// HoldProcessor says whether the loops of a Group keep their processor
-// while they wait for the kernel (see wait). It is on by default; a
-// benchmark turns it off to measure what it saves.
+// HoldProcessor says whether the loops that HoldProcessors chose keep
+// their processor while they wait for the kernel (see wait). It is on by
+// default; a benchmark turns it off to measure what it saves.
 var HoldProcessor = true
 
 // holdMillis is how long a loop waits with its processor kept before it
@@ -230,8 +230,8 @@ const (
 // work, and the loop's thread must find a processor again when epoll
 // returns. With a reply due every few tens of microseconds that hand-off
 // happens per reply and costs more CPU than the loop's own work (futex
-// wake-ups, context switches, a scheduler pass). A held loop (one of a
-// Group with no more loops than processors) first waits up to holdMillis
+// wake-ups, context switches, a scheduler pass). A held loop (see
+// Group.HoldProcessors) first waits up to holdMillis
 // in a system call the runtime does not see, so the processor stays with
 // the loop; only a loop that found nothing waits the ordinary way. The
 // thread sleeps in the kernel either way: no CPU is spent waiting. Other
@@ -433,23 +433,33 @@ func (h *timerHeap) Pop() any {
 // connections as the others.
 type Group []*Loop
 
-// NewGroup makes n loops; on an error none is left open. With no more
-// loops than processors each loop holds its processor while it waits
-// (see Loop.wait); with more, a held one would keep another loop from
-// running.
+// NewGroup makes n loops; on an error none is left open.
 func NewGroup(n int) (Group, error) {
 	g := make(Group, 0, n)
-	hold := n <= runtime.GOMAXPROCS(0)
 	for range n {
 		l, err := New()
 		if err != nil {
 			g.Close()
 			return nil, err
 		}
-		l.hold = hold
 		g = append(g, l)
 	}
 	return g, nil
+}
+
+// HoldProcessors makes g's loops keep their processor while they wait
+// (see Loop.wait), unless there are more loops than processors: then a
+// held loop would keep another from running. Call it before Go. It is for
+// a server on other cores than the client's: where the two share cores,
+// holding measured no gain in CPU per query and lost QPS
+// (docs/PERFORMANCE.md).
+func (g Group) HoldProcessors() {
+	if len(g) > runtime.GOMAXPROCS(0) {
+		return
+	}
+	for _, l := range g {
+		l.hold = true
+	}
 }
 
 // Of is the loop of item i.

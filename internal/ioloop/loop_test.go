@@ -331,6 +331,7 @@ func TestHeldLoopLetsOthersRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	g.HoldProcessors()
 	if !g[0].hold || !HoldProcessor {
 		t.Fatalf("got hold %v (HoldProcessor %v), want a loop of a group of one that holds its processor", g[0].hold, HoldProcessor)
 	}
