@@ -231,13 +231,13 @@ const (
 // returns. With a reply due every few tens of microseconds that hand-off
 // happens per reply and costs more CPU than the loop's own work (futex
 // wake-ups, context switches, a scheduler pass). A held loop (see
-// Group.HoldProcessors) first waits up to holdMillis
-// in a system call the runtime does not see, so the processor stays with
-// the loop; only a loop that found nothing waits the ordinary way. The
-// thread sleeps in the kernel either way: no CPU is spent waiting. Other
-// goroutines (timers, dials, the sampler) get the processor at least
-// every holdMillis, and the runtime's preemption signal interrupts the
-// wait (EINTR) when the garbage collector must stop the world.
+// Group.HoldProcessors) first waits up to holdMillis in a system call the
+// runtime does not see, so the processor stays with the loop; only a loop
+// that found nothing waits the ordinary way. The thread sleeps in the
+// kernel either way: no CPU is spent waiting. Other goroutines (timers,
+// dials, the sampler) wait for the processor at most yieldEvery plus
+// holdMillis, and the runtime's preemption signal interrupts the wait
+// (EINTR) when the garbage collector must stop the world.
 func (l *Loop) wait() (int, error) {
 	if l.hold && HoldProcessor {
 		now := time.Now()
