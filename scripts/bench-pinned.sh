@@ -21,6 +21,10 @@
 # Knobs (environment), defaults in brackets:
 #   SERVER_CPUS [0-7]  CLIENT_CPUS [8-15]  THREADS ["1 16 64 256 1024 3000"]
 #   WORKLOADS ["oltp_point_select oltp_read_write"]  CLIENT_IO ["auto polled"]
+#     An item MODE+VAR=VALUE[,VAR=VALUE] runs MODE with those variables
+#     set, as a client of its own: "auto auto+SHAKEDOWN_IOLOOP_HOLD=off"
+#     compares the I/O loops with and without holding their processor,
+#     "auto+SHAKEDOWN_IOLOOP_BURST=32" a smaller burst of statements.
 #   ROUNDS [2]  SECS [5] seconds per run  PORT [13306]
 #   TABLES [4] ROWS [100000]: sbtest's size; the first start makes it with
 #     shakedown prepare (unless the bundle was packed with PREPARED=1), and
@@ -162,8 +166,13 @@ for w in $WORKLOADS; do
 						"--threads=$t" "--time=$SECS" "${sysbench_args[@]}" run
 				else
 					mode=${c#shakedown:}
-					measure shakedown "$mode" "$w" "$t" "$r" "$B/bin/shakedown" run "$w" "${conn[@]}" \
-						"--threads=$t" "--time=$SECS" "--client-io=$mode" "${shakedown_args[@]}"
+					pre=()
+					if [[ $mode == *+* ]]; then
+						IFS=, read -r -a pre <<<"${mode#*+}"
+						pre=(env "${pre[@]}")
+					fi
+					measure shakedown "$mode" "$w" "$t" "$r" "${pre[@]}" "$B/bin/shakedown" run "$w" "${conn[@]}" \
+						"--threads=$t" "--time=$SECS" "--client-io=${mode%%+*}" "${shakedown_args[@]}"
 				fi
 			done
 		done

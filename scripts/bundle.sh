@@ -91,7 +91,7 @@ done
 cp "$SYSBENCH_LUA"/*.lua "$B/share/sysbench/"
 cp "$MYSQL_SHARE/english/errmsg.sys" "$B/share/mysql/english/"
 cp -r "$MYSQL_SHARE/charsets" "$B/share/mysql/"
-cp scripts/bench-pinned.sh scripts/bench-pinned-more.sh scripts/bench-copy-pinned.sh scripts/device-capacity.sh scripts/bench-lib.sh "$B/"
+cp scripts/bench-pinned.sh scripts/bench-pinned-more.sh scripts/bench-core.sh scripts/bench-copy-pinned.sh scripts/device-capacity.sh scripts/bench-lib.sh "$B/"
 
 # The settings of `shakedown sandbox up`: internal/sandbox/settings.go
 # (defaultSettings) and the sandbox's own options in sandbox.go

@@ -5,13 +5,25 @@ import (
 	"context"
 	"os"
 	"os/signal"
+	"strconv"
 	"syscall"
 
 	"github.com/shakedown/shakedown/internal/cli"
+	"github.com/shakedown/shakedown/internal/ioloop"
 	_ "github.com/shakedown/shakedown/internal/workload/all"
 )
 
 func main() {
+	// A benchmark's baseline: the I/O loops wait the ordinary way,
+	// giving their processor away (see ioloop.HoldProcessor).
+	if os.Getenv("SHAKEDOWN_IOLOOP_HOLD") == "off" {
+		ioloop.HoldProcessor = false
+	}
+	// How many replies a loop turns into statements at once (see
+	// ioloop.Burst), for a benchmark that compares bursts.
+	if n, err := strconv.Atoi(os.Getenv("SHAKEDOWN_IOLOOP_BURST")); err == nil && n > 0 {
+		ioloop.Burst = n
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := cli.Main(ctx, &cli.Env{
 		Stdin:  os.Stdin,

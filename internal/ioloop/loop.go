@@ -27,8 +27,10 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"runtime"
 	"sync"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -47,6 +49,11 @@ type Loop struct {
 	timers timerHeap
 	live   int // tasks started and not yet ended
 	events []unix.EpollEvent
+
+	// hold: wait for the kernel a while with the processor kept (see
+	// wait); heldSince is when the loop last let other goroutines run.
+	hold      bool
+	heldSince time.Time
 
 	mu      sync.Mutex
 	closed  bool
@@ -74,13 +81,19 @@ type started struct {
 	body func(ctx context.Context)
 }
 
+// Burst is how many ready descriptors one epoll_wait of a loop takes, and
+// so how many tasks at most send their next statements back to back before
+// the loop asks the kernel again. A benchmark sets it to see whether the
+// bursts make a server's threads contend (docs/PERFORMANCE.md).
+var Burst = 256
+
 // New makes a loop.
 func New() (*Loop, error) {
 	epfd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
 	if err != nil {
 		return nil, fmt.Errorf("epoll_create1: %w", err)
 	}
-	l := &Loop{epfd: epfd, wakefd: -1, timerfd: -1, fds: map[int32]*FD{}, events: make([]unix.EpollEvent, 256)}
+	l := &Loop{epfd: epfd, wakefd: -1, timerfd: -1, fds: map[int32]*FD{}, events: make([]unix.EpollEvent, max(1, Burst))}
 	if l.wakefd, err = unix.Eventfd(0, unix.EFD_CLOEXEC|unix.EFD_NONBLOCK); err != nil {
 		l.close()
 		return nil, fmt.Errorf("eventfd: %w", err)
@@ -185,7 +198,7 @@ func (l *Loop) Run() {
 			break
 		}
 		l.arm()
-		n, err := unix.EpollWait(l.epfd, l.events, -1)
+		n, err := l.wait()
 		if err != nil {
 			if errors.Is(err, unix.EINTR) {
 				continue
@@ -194,6 +207,57 @@ func (l *Loop) Run() {
 		}
 		l.dispatch(l.events[:n])
 	}
+}
+
+// HoldProcessor says whether the loops that HoldProcessors chose keep
+// their processor while they wait for the kernel (see wait). It is on by
+// default; a benchmark turns it off to measure what it saves.
+var HoldProcessor = true
+
+// holdMillis is how long a loop waits with its processor kept before it
+// waits the ordinary way: longer than a round trip to a busy server, and
+// well under the 10 ms after which the runtime preempts a goroutine that
+// keeps its processor. yieldEvery is how long a loop keeps its processor
+// before it lets other goroutines run.
+const (
+	holdMillis = 4
+	yieldEvery = time.Millisecond
+)
+
+// wait is epoll_wait. A system call the runtime knows of gives the
+// processor (P) away when it blocks for more than about 20 us: the
+// runtime's monitor takes it back, wakes another OS thread to look for
+// work, and the loop's thread must find a processor again when epoll
+// returns. With a reply due every few tens of microseconds that hand-off
+// happens per reply and costs more CPU than the loop's own work (futex
+// wake-ups, context switches, a scheduler pass). A held loop (see
+// Group.HoldProcessors) first waits up to holdMillis in a system call the
+// runtime does not see, so the processor stays with the loop; only a loop
+// that found nothing waits the ordinary way. The thread sleeps in the
+// kernel either way: no CPU is spent waiting. Other goroutines (timers,
+// dials, the sampler) wait for the processor at most yieldEvery plus
+// holdMillis, and the runtime's preemption signal interrupts the wait
+// (EINTR) when the garbage collector must stop the world.
+func (l *Loop) wait() (int, error) {
+	if l.hold && HoldProcessor {
+		now := time.Now()
+		if l.heldSince.IsZero() {
+			l.heldSince = now
+		} else if now.Sub(l.heldSince) >= yieldEvery {
+			runtime.Gosched()
+			l.heldSince = time.Now()
+		}
+		r, _, errno := unix.RawSyscall6(unix.SYS_EPOLL_PWAIT, uintptr(l.epfd),
+			uintptr(unsafe.Pointer(&l.events[0])), uintptr(len(l.events)), holdMillis, 0, 0)
+		switch {
+		case errno != 0:
+			return 0, errno
+		case r > 0:
+			return int(r), nil
+		}
+		l.heldSince = time.Time{}
+	}
+	return unix.EpollWait(l.epfd, l.events, -1)
 }
 
 func (l *Loop) runReady() {
@@ -381,6 +445,21 @@ func NewGroup(n int) (Group, error) {
 		g = append(g, l)
 	}
 	return g, nil
+}
+
+// HoldProcessors makes g's loops keep their processor while they wait
+// (see Loop.wait), unless there are more loops than processors: then a
+// held loop would keep another from running. Call it before Go. It is for
+// a server on other cores than the client's: where the two share cores,
+// holding measured no gain in CPU per query and lost QPS
+// (docs/PERFORMANCE.md).
+func (g Group) HoldProcessors() {
+	if len(g) > runtime.GOMAXPROCS(0) {
+		return
+	}
+	for _, l := range g {
+		l.hold = true
+	}
 }
 
 // Of is the loop of item i.

@@ -3,6 +3,8 @@ package ioloop
 import (
 	"context"
 	"errors"
+	"runtime"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -316,5 +318,71 @@ func TestReadyAfterSleep(t *testing.T) {
 	runLoop(t, l)
 	if rerr != nil || n != 1 {
 		t.Fatalf("got %d bytes, %v; want 1 byte and no error after each sleep", n, rerr)
+	}
+}
+
+// TestHeldLoopLetsOthersRun: a loop of a Group that holds its processor
+// while it waits, busy with replies that never stop, still lets other
+// goroutines run and the garbage collector stop the world, with one
+// processor for all of them.
+func TestHeldLoopLetsOthersRun(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	g, err := NewGroup(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.HoldProcessors()
+	if !g[0].hold || !HoldProcessor {
+		t.Fatalf("got hold %v (HoldProcessor %v), want a loop of a group of one that holds its processor", g[0].hold, HoldProcessor)
+	}
+	var stop atomic.Bool
+	var rounds atomic.Int64
+	capped := false
+	a, b := pair(t)
+	l := g[0]
+	ping, echo := l.NewTask(), l.NewTask()
+	ctx := context.Background()
+	// The cap only keeps a failing test from running for ever.
+	limit := time.Now().Add(15 * time.Second)
+	l.Start(ctx, ping, func(context.Context) {
+		f := NewFD(ping, a)
+		defer f.Forget()
+		buf := make([]byte, 1)
+		for !stop.Load() {
+			if time.Now().After(limit) {
+				capped = true
+				break
+			}
+			unix.Write(a, []byte{1})
+			if _, err := read(f, buf, time.Time{}); err != nil {
+				t.Errorf("ping read: %v", err)
+				break
+			}
+			rounds.Add(1)
+		}
+		unix.Write(a, []byte{0}) // tells the echo to end
+	})
+	l.Start(ctx, echo, func(context.Context) {
+		f := NewFD(echo, b)
+		defer f.Forget()
+		buf := make([]byte, 1)
+		for {
+			n, err := read(f, buf, time.Time{})
+			if err != nil || n == 0 || buf[0] == 0 {
+				return
+			}
+			unix.Write(b, buf[:n])
+		}
+	})
+	var wg sync.WaitGroup
+	g.Go(&wg)
+	runtime.GC()
+	other := make(chan struct{})
+	go func() { close(other) }()
+	<-other
+	stop.Store(true)
+	wg.Wait()
+	if capped {
+		t.Fatalf("got the busy loop running to its cap (%d round trips), want the collector and another goroutine to run while it held its processor", rounds.Load())
 	}
 }

@@ -14,10 +14,13 @@ type loopSet struct {
 	tasks []*ioloop.Task
 }
 
-func newLoopSet(n, threads int) (*loopSet, error) {
+func newLoopSet(n, threads int, hold bool) (*loopSet, error) {
 	g, err := ioloop.NewGroup(min(n, threads))
 	if err != nil {
 		return nil, err
+	}
+	if hold {
+		g.HoldProcessors()
 	}
 	ls := &loopSet{Group: g, tasks: make([]*ioloop.Task, threads)}
 	for i := range ls.tasks {

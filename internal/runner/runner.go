@@ -60,6 +60,10 @@ type Config struct {
 	// dial looped connections (wire.Options.Looped). It needs the system's
 	// clock.
 	IOLoops int
+	// IOHold makes the I/O loops keep their processor while they wait for
+	// replies (ioloop.Group.HoldProcessors): for a server that does not
+	// share the client's cores.
+	IOHold bool
 
 	// The fields below make the run one runner's share of a load split
 	// over many processes (package segment); their zero values are a run
@@ -321,7 +325,7 @@ func (r *run) run(parent context.Context) (*Outcome, error) {
 	var loops *loopSet
 	if r.cfg.IOLoops > 0 {
 		var err error
-		if loops, err = newLoopSet(r.cfg.IOLoops, len(r.threads)); err != nil {
+		if loops, err = newLoopSet(r.cfg.IOLoops, len(r.threads), r.cfg.IOHold); err != nil {
 			return nil, err
 		}
 		tctx = loops.context
