@@ -70,11 +70,6 @@ var exceptions = map[string]string{
 	// which options each workload takes: the engine's parser has to be
 	// handed to the plan (or its flag set moved below it) first.
 	"plan -> engine": "known wrong-way import, issue 24",
-	// result.Build, IntervalOf, IntervalHDROf, WriteInterval,
-	// KeepHistograms and CheckCounter read runner.Outcome and
-	// runner.Interval: the runner should convert its outcome into the
-	// document instead.
-	"result -> runner": "known wrong-way import, issue 24",
 }
 
 // layerOf maps each package to its layer.

@@ -117,7 +117,7 @@ func (p *progress) interval(iv runner.Interval) {
 	p.phase, p.qps = "running", iv.QPS
 	if p.verbose {
 		var b strings.Builder
-		result.WriteInterval(&b, iv, 95)
+		result.WriteInterval(&b, iv.Stored(), 95)
 		p.above(fmt.Sprintf("  %s %s %d: %s", p.step.Target.Name, p.step.Workload.Label(), p.step.Threads, strings.TrimRight(b.String(), "\n")))
 		return
 	}
