@@ -76,7 +76,7 @@ func Run(ctx context.Context, o Options) error {
 	if err := os.WriteFile(planPath, src, 0o644); err != nil {
 		return fmt.Errorf("write demo plan: %w", err)
 	}
-	p, err := plan.Parse(planPath, src, o.Getenv)
+	p, err := sweep.ParsePlan(planPath, src, o.Getenv)
 	if err != nil {
 		return fmt.Errorf("demo plan: %w", err)
 	}

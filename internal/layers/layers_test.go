@@ -62,16 +62,6 @@ var order = [][]string{
 	{"cli"},
 }
 
-// exceptions are imports against the order that are known and still to be
-// turned around, each "from -> to". The test fails when one of them is no
-// longer there, so that this list only shrinks.
-var exceptions = map[string]string{
-	// plan.Parse and Plan.EffectiveOptions ask engine.Parse and engine.Takes
-	// which options each workload takes: the engine's parser has to be
-	// handed to the plan (or its flag set moved below it) first.
-	"plan -> engine": "known wrong-way import, issue 24",
-}
-
 // layerOf maps each package to its layer.
 func layerOf(t *testing.T) map[string]int {
 	t.Helper()
@@ -144,7 +134,6 @@ func TestLayers(t *testing.T) {
 			t.Errorf("package %s is in the order but not in internal/: remove it from the order", p)
 		}
 	}
-	used := map[string]bool{}
 	names := make([]string, 0, len(pkgs))
 	for p := range pkgs {
 		names = append(names, p)
@@ -161,22 +150,11 @@ func TestLayers(t *testing.T) {
 			if !ok || li < lp {
 				continue
 			}
-			key := p + " -> " + imp
-			if why, ok := exceptions[key]; ok {
-				used[key] = true
-				t.Logf("%s: %s", key, why)
-				continue
-			}
 			if li == lp {
 				t.Errorf("%s imports its peer %s (layer %d): got an import within a layer, want imports of lower layers only", p, imp, lp+1)
 			} else {
 				t.Errorf("%s (layer %d) imports %s (layer %d): got an import up the order, want imports of lower layers only", p, lp+1, imp, li+1)
 			}
-		}
-	}
-	for key := range exceptions {
-		if !used[key] {
-			t.Errorf("exception %q no longer holds: remove it from the exceptions", key)
 		}
 	}
 }
