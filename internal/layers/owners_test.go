@@ -429,3 +429,51 @@ func TestOwnerScansSee(t *testing.T) {
 		})
 	}
 }
+
+// eraseLine is what a live status line is redrawn with: a carriage return
+// and the terminal's erase-line sequence. Only package progress writes it,
+// so that sweep, copy, capacity, slap and rehearse keep their lines one
+// way.
+var eraseLine = []string{"\r\033[K", "\r\x1b[K"}
+
+// redraws lists the string literals in s that redraw a line in place.
+func redraws(s source) []string {
+	var out []string
+	ast.Inspect(s.file, func(n ast.Node) bool {
+		lit, ok := n.(*ast.BasicLit)
+		if !ok || lit.Kind != token.STRING {
+			return true
+		}
+		v, err := strconv.Unquote(lit.Value)
+		if err != nil {
+			return true
+		}
+		for _, e := range eraseLine {
+			if strings.Contains(v, e) {
+				out = append(out, where(s, lit)+" "+lit.Value)
+				break
+			}
+		}
+		return true
+	})
+	return out
+}
+
+func TestOnlyProgressRedrawsLines(t *testing.T) {
+	var bad []string
+	owned := 0
+	for _, s := range sources(t) {
+		if s.pkg == "progress" {
+			owned += len(redraws(s))
+			continue
+		}
+		bad = append(bad, redraws(s)...)
+	}
+	if owned == 0 {
+		t.Errorf("got no line redrawn in package progress, want its erase-line writes: is the scan blind?")
+	}
+	sort.Strings(bad)
+	for _, b := range bad {
+		t.Errorf("%s: got a status line redrawn by hand, want a progress.Line", b)
+	}
+}
