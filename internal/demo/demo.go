@@ -73,7 +73,7 @@ func Run(ctx context.Context, o Options) error {
 	}
 	planPath := filepath.Join(o.Dir, "plan.yaml")
 	src := PlanText(insts, o)
-	if err := os.WriteFile(planPath, src, 0o644); err != nil {
+	if err := outfile.WriteAtomic(planPath, src); err != nil {
 		return fmt.Errorf("write demo plan: %w", err)
 	}
 	p, err := sweep.ParsePlan(planPath, src, o.Getenv)
