@@ -3,6 +3,7 @@ package layers
 import (
 	"go/build"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -154,6 +155,37 @@ func TestLayers(t *testing.T) {
 				t.Errorf("%s imports its peer %s (layer %d): got an import within a layer, want imports of lower layers only", p, imp, lp+1)
 			} else {
 				t.Errorf("%s (layer %d) imports %s (layer %d): got an import up the order, want imports of lower layers only", p, lp+1, imp, li+1)
+			}
+		}
+	}
+}
+
+// TestReadmeLayout fails when the README's layout section leaves out a
+// package of the order (as `name`, or `parent/*` for a family such as
+// the workloads), so that it describes the packages as they are.
+func TestReadmeLayout(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(b)
+	start := strings.Index(text, "\n## Layout\n")
+	if start < 0 {
+		t.Fatal("README.md has no \"## Layout\" section")
+	}
+	section := text[start+1:]
+	if end := strings.Index(section[1:], "\n## "); end >= 0 {
+		section = section[:end+1]
+	}
+	for _, layer := range order {
+		for _, p := range layer {
+			name := p[strings.LastIndex(p, "/")+1:]
+			family := ""
+			if i := strings.Index(p, "/"); i >= 0 {
+				family = "`" + p[:i] + "/*`"
+			}
+			if !strings.Contains(section, "`"+p+"`") && !strings.Contains(section, "`"+name+"`") && (family == "" || !strings.Contains(section, family)) {
+				t.Errorf("README's layout section does not name %s: got it missing, want it described where it sits", p)
 			}
 		}
 	}
