@@ -477,3 +477,29 @@ func TestOnlyProgressRedrawsLines(t *testing.T) {
 		t.Errorf("%s: got a status line redrawn by hand, want a progress.Line", b)
 	}
 }
+
+// joinCalls are the store's calls by which a runner joins a split load;
+// only splitload makes them (splitload.Register), so that run and sweep
+// runners join one way, with one key and one set of refusals.
+var joinCalls = map[string]bool{"JoinSplit": true, "ClockOffset": true}
+
+func TestOnlySplitloadJoins(t *testing.T) {
+	var bad []string
+	for _, s := range sources(t) {
+		if s.pkg == "splitload" || s.pkg == "store" {
+			continue
+		}
+		ast.Inspect(s.file, func(n ast.Node) bool {
+			if call, ok := n.(*ast.CallExpr); ok {
+				if sel, ok := call.Fun.(*ast.SelectorExpr); ok && joinCalls[sel.Sel.Name] {
+					bad = append(bad, where(s, call)+" "+sel.Sel.Name)
+				}
+			}
+			return true
+		})
+	}
+	sort.Strings(bad)
+	for _, b := range bad {
+		t.Errorf("%s: got a split load joined by hand, want splitload.Register", b)
+	}
+}
