@@ -17,9 +17,9 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/shakedown/shakedown/internal/cli"
-	"github.com/shakedown/shakedown/internal/plan"
 	"github.com/shakedown/shakedown/internal/schedule"
 	"github.com/shakedown/shakedown/internal/segment"
+	"github.com/shakedown/shakedown/internal/sweep"
 	_ "github.com/shakedown/shakedown/internal/workload/all"
 )
 
@@ -302,7 +302,7 @@ func checkPlan(t *testing.T, m *manifests, pod corev1.PodSpec, c corev1.Containe
 	if src == "" {
 		t.Fatalf("the plan %s is in no ConfigMap mounted in the container", path)
 	}
-	p, err := plan.Parse(path, []byte(src), func(k string) string { return env[k] })
+	p, err := sweep.ParsePlan(path, []byte(src), func(k string) string { return env[k] })
 	if err != nil {
 		t.Fatalf("plan in the ConfigMap: %v", err)
 	}

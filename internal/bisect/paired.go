@@ -4,6 +4,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/shakedown/shakedown/internal/bisectresult"
 	"github.com/shakedown/shakedown/internal/stats"
 )
 
@@ -27,7 +28,7 @@ const MinPairs = 6
 
 // comparePaired judges candidate[i] against control[i], pair by pair, with
 // the same states as compare. threshold is relative.
-func comparePaired(control, candidate []float64, threshold float64) Comparison {
+func comparePaired(control, candidate []float64, threshold float64) bisectresult.Effect {
 	n := min(len(control), len(candidate))
 	var d []float64
 	for i := 0; i < n; i++ {
@@ -36,7 +37,7 @@ func comparePaired(control, candidate []float64, threshold float64) Comparison {
 		}
 	}
 	if len(d) == 0 {
-		return Comparison{State: stats.NoVerdict}
+		return bisectresult.Effect{State: stats.NoVerdict}
 	}
 	walsh := make([]float64, 0, len(d)*(len(d)+1)/2)
 	for i := range d {
@@ -46,7 +47,7 @@ func comparePaired(control, candidate []float64, threshold float64) Comparison {
 	}
 	slices.Sort(walsh)
 	est := median(walsh)
-	c := Comparison{Ratio: math.Exp(est), Lo: math.Exp(est), Hi: math.Exp(est), State: stats.NoVerdict}
+	c := bisectresult.Effect{Ratio: math.Exp(est), Lo: math.Exp(est), Hi: math.Exp(est), State: stats.NoVerdict}
 	if len(d) < 2 || len(d) != n {
 		return c
 	}
@@ -56,15 +57,8 @@ func comparePaired(control, candidate []float64, threshold float64) Comparison {
 		return c
 	}
 	c.Lo, c.Hi = math.Exp(walsh[k-1]), math.Exp(walsh[len(walsh)-k])
-	c.State = verdict(c.Lo, c.Hi, threshold)
+	c.State = stats.StateOf(c.Lo, c.Hi, threshold)
 	return c
-}
-
-// verdict is the state of a ratio whose interval is [lo, hi]: beyond the
-// threshold (relative) on either side, within it, or neither, by the same
-// rule as the sweeps' comparisons.
-func verdict(lo, hi, threshold float64) stats.State {
-	return stats.StateOf(lo, hi, threshold)
 }
 
 // signedRankK is the largest k with P(W <= k-1) <= alpha/2, W the

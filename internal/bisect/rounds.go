@@ -65,9 +65,9 @@ func (s *session) bisect(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	e := effect(r.vs)
+	e := r.vs
 	s.res.All = &e
-	if d := s.res.Difference; r.vs.Differs() && d != nil && s.smaller(Comparison(*d), r.vs) {
+	if d := s.res.Difference; r.vs.Differs() && d != nil && s.smaller(*d, r.vs) {
 		// What the search can explain is this difference, clearly smaller
 		// than the servers' (the rest lies elsewhere: hardware, version,
 		// data). Else the servers' difference, measured with as many runs
@@ -251,8 +251,8 @@ func (s *session) test(ctx context.Context, set, on []int, left int) (*round, er
 		return nil, err
 	}
 	samples, control, vs := m.samples, m.control, m.vs
-	s.res.Rounds = append(s.res.Rounds, bisectresult.Round{N: s.round, Applied: names, On: onNames, QPS: samples, Control: control, Vs: effect(vs), Restart: restart})
-	s.printf("  %s qps against the control's %s: %s\n", joinQPS(samples), joinQPS(control), effect(vs).String())
+	s.res.Rounds = append(s.res.Rounds, bisectresult.Round{N: s.round, Applied: names, On: onNames, QPS: samples, Control: control, Vs: vs, Restart: restart})
+	s.printf("  %s qps against the control's %s: %s\n", joinQPS(samples), joinQPS(control), vs.String())
 	leans := vs.State == stats.Inconclusive && math.Abs(math.Log(vs.Ratio)) > math.Log(1+s.threshold)
 	return &round{set: sorted(set), on: sorted(on), samples: samples, vs: vs, leans: leans}, nil
 }
@@ -269,7 +269,7 @@ func (s *session) beyond(a, b *round) bool {
 
 // smaller reports whether b's effect is clearly smaller than a's (nearer
 // 1x, the interval of their ratio beyond the threshold).
-func (s *session) smaller(a, b Comparison) bool {
+func (s *session) smaller(a, b bisectresult.Effect) bool {
 	e := s.relative(a, b)
 	if a.Ratio >= 1 {
 		return e.State == stats.Slower
@@ -305,10 +305,10 @@ func (s *session) fill(ctx context.Context, oc *outcome, all *round) error {
 		switch c {
 		case classCause:
 			c := bisectresult.Cause{Variable: v.Name, ControlValue: v.Control, CandidateValue: v.Candidate,
-				Aliases: v.Aliases, Effect: effect(oc.round([]int{i}, nil).vs)}
+				Aliases: v.Aliases, Effect: oc.round([]int{i}, nil).vs}
 			for _, g := range oc.eliminated {
 				if g.vars[0] == i {
-					e := effect(g.r.vs)
+					e := g.r.vs
 					c.ByElimination = &e
 				}
 			}
@@ -328,10 +328,10 @@ func (s *session) fill(ctx context.Context, oc *outcome, all *round) error {
 		return math.Abs(math.Log(s.res.Causes[i].Effect.Ratio)) > math.Abs(math.Log(s.res.Causes[j].Effect.Ratio))
 	})
 	for _, g := range oc.interactions {
-		s.res.Interactions = append(s.res.Interactions, bisectresult.Interaction{Variables: s.names(g.vars), Effect: effect(g.r.vs), Alone: bisectresult.AloneCleared})
+		s.res.Interactions = append(s.res.Interactions, bisectresult.Interaction{Variables: s.names(g.vars), Effect: g.r.vs, Alone: bisectresult.AloneCleared})
 	}
 	for _, g := range oc.together {
-		s.res.Interactions = append(s.res.Interactions, bisectresult.Interaction{Variables: s.names(g.vars), Effect: effect(g.r.vs), Alone: bisectresult.AloneOpen})
+		s.res.Interactions = append(s.res.Interactions, bisectresult.Interaction{Variables: s.names(g.vars), Effect: g.r.vs, Alone: bisectresult.AloneOpen})
 	}
 	for _, g := range oc.onTop {
 		alone := bisectresult.AloneCleared
@@ -340,10 +340,10 @@ func (s *session) fill(ctx context.Context, oc *outcome, all *round) error {
 				alone = bisectresult.AloneOpen
 			}
 		}
-		s.res.Interactions = append(s.res.Interactions, bisectresult.Interaction{Variables: s.names(g.vars), On: s.names(oc.on), Effect: effect(g.r.vs), Alone: alone})
+		s.res.Interactions = append(s.res.Interactions, bisectresult.Interaction{Variables: s.names(g.vars), On: s.names(oc.on), Effect: g.r.vs, Alone: alone})
 	}
 	if oc.rest != nil {
-		e := effect(oc.rest.vs)
+		e := oc.rest.vs
 		s.res.RestOnTop = &e
 	}
 	s.res.Outcome = bisectresult.OutcomeBisected
@@ -371,13 +371,13 @@ func (s *session) fill(ctx context.Context, oc *outcome, all *round) error {
 // relative compares two rounds' effects, each against its own control runs
 // (rounds minutes apart compare through them: drift cancels): b's ratio
 // over a's, the interval combined from theirs the conservative way.
-func (s *session) relative(a, b Comparison) bisectresult.Effect {
+func (s *session) relative(a, b bisectresult.Effect) bisectresult.Effect {
 	e := bisectresult.Effect{Ratio: b.Ratio / a.Ratio, Lo: b.Lo / a.Hi, Hi: b.Hi / a.Lo, State: stats.Inconclusive}
 	if a.Lo == a.Hi || b.Lo == b.Hi {
 		// Too few runs gave either round no interval: no verdict.
 		return e
 	}
-	e.State = verdict(e.Lo, e.Hi, s.threshold)
+	e.State = stats.StateOf(e.Lo, e.Hi, s.threshold)
 	return e
 }
 

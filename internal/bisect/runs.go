@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/shakedown/shakedown/internal/bisectresult"
 	"github.com/shakedown/shakedown/internal/stats"
 )
 
@@ -17,7 +18,7 @@ type roundRuns struct {
 	// same settings in place.
 	fresh            bool
 	samples, control []float64
-	vs               Comparison
+	vs               bisectresult.Effect
 }
 
 // base measures the control as the set's runs are compared with: as it

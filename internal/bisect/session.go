@@ -167,7 +167,7 @@ func (s *session) measureBoth(ctx context.Context) error {
 		}
 	}
 	var ctl, cand []float64
-	var c Comparison
+	var c bisectresult.Effect
 	for i := 0; ; i++ {
 		order := []string{"control", "candidate"}
 		if i%2 == 1 {
@@ -195,7 +195,7 @@ func (s *session) measureBoth(ctx context.Context) error {
 	}
 	s.base = append(s.base, ctl...)
 	s.res.ControlQPS, s.res.CandidateQPS = ctl, cand
-	d := effect(c)
+	d := c
 	s.res.Difference = &d
 	s.printf("control %.1f qps, candidate %.1f qps: %s\n", stats.Median(ctl), stats.Median(cand), d.String())
 	s.setThresholds(d.Ratio)

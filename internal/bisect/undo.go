@@ -8,12 +8,12 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/shakedown/shakedown/internal/outfile"
 	"github.com/shakedown/shakedown/internal/sandbox"
 	"github.com/shakedown/shakedown/internal/target"
 	"github.com/shakedown/shakedown/internal/usage"
@@ -81,23 +81,7 @@ func (f *undoFile) write(path string) error {
 	if err != nil {
 		return fmt.Errorf("write undo file: %w", err)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".bisect-undo-*")
-	if err != nil {
-		return fmt.Errorf("write undo file: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(append(b, '\n')); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write undo file: %w", err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write undo file: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("write undo file: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
+	if err := outfile.WriteAtomic(path, append(b, '\n')); err != nil {
 		return fmt.Errorf("write undo file: %w", err)
 	}
 	return nil

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/shakedown/shakedown/internal/demo"
+	"github.com/shakedown/shakedown/internal/host"
 	"github.com/shakedown/shakedown/internal/sandbox"
 	"github.com/shakedown/shakedown/internal/sandbox/sandboxtest"
 )
@@ -90,7 +91,7 @@ func TestDemoPlacementTargets(t *testing.T) {
 	if len(targets) != 2 || targets[0].Role != "control" || targets[1].Role != "candidate" {
 		t.Fatalf("got targets %+v, want a control and a candidate", targets)
 	}
-	cpus, err := sandbox.ParseCPUList(targets[0].Place.CPUs)
+	cpus, err := host.ParseCPUList(targets[0].Place.CPUs)
 	if err != nil {
 		t.Fatalf("control's --cpus %q: %v", targets[0].Place.CPUs, err)
 	}

@@ -69,7 +69,7 @@ func (c *rehearseCmd) run(ctx context.Context, env *Env, args []string) error {
 		if err != nil {
 			return usagef("rehearse: read plan: %v", err)
 		}
-		if p, err = plan.ParseRehearsal(fs.Arg(0), src, env.Getenv); err != nil {
+		if p, err = rehearse.ParsePlan(fs.Arg(0), src, env.Getenv); err != nil {
 			return err
 		}
 		if st, err = store.OpenFlag(ctx, env.Getenv, "--store", c.storePath); err != nil {

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shakedown/shakedown/internal/engine"
 	"github.com/shakedown/shakedown/internal/plan"
 	"github.com/shakedown/shakedown/internal/segment"
 	"github.com/shakedown/shakedown/internal/sweep"
@@ -93,7 +94,7 @@ threads: [2, 4]
 time: 1
 prepare: true
 `)
-	p, err := plan.Parse("e.yaml", src, func(string) string { return "" })
+	p, err := plan.Parse("e.yaml", src, func(string) string { return "" }, engine.Grammar{})
 	if err != nil {
 		t.Fatal(err)
 	}

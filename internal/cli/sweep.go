@@ -143,7 +143,7 @@ func (c *sweepCmd) runResume(ctx context.Context, env *Env, args []string) error
 	if failed > 0 {
 		fmt.Fprintf(env.Stdout, "sweep %d ended with %d failed steps: running them again\n", id, failed)
 	}
-	p, err := plan.Parse(sw.PlanPath, []byte(sw.Plan), env.Getenv)
+	p, err := sweep.ParsePlan(sw.PlanPath, []byte(sw.Plan), env.Getenv)
 	if err != nil {
 		return fmt.Errorf("sweep --resume: the plan stored with sweep %d: %w", id, err)
 	}

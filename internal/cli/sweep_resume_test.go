@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shakedown/shakedown/internal/engine"
 	"github.com/shakedown/shakedown/internal/plan"
 	"github.com/shakedown/shakedown/internal/report"
 	"github.com/shakedown/shakedown/internal/runner"
@@ -55,7 +56,7 @@ time: 2
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := plan.Parse(path, src, func(string) string { return "" })
+	p, err := plan.Parse(path, src, func(string) string { return "" }, engine.Grammar{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +161,7 @@ func TestDemoPlanResumedTwice(t *testing.T) {
 		src = strings.Replace(src, old, small, 1)
 	}
 	path := writePlan(t, src)
-	p, err := plan.Parse(path, []byte(src), func(string) string { return "" })
+	p, err := plan.Parse(path, []byte(src), func(string) string { return "" }, engine.Grammar{})
 	if err != nil {
 		t.Fatal(err)
 	}

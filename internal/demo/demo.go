@@ -75,10 +75,10 @@ func Run(ctx context.Context, o Options) error {
 	}
 	planPath := filepath.Join(o.Dir, "plan.yaml")
 	src := PlanText(insts, o)
-	if err := os.WriteFile(planPath, src, 0o644); err != nil {
+	if err := outfile.WriteAtomic(planPath, src); err != nil {
 		return fmt.Errorf("write demo plan: %w", err)
 	}
-	p, err := plan.Parse(planPath, src, o.Getenv)
+	p, err := sweep.ParsePlan(planPath, src, o.Getenv)
 	if err != nil {
 		return fmt.Errorf("demo plan: %w", err)
 	}

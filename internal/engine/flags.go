@@ -301,6 +301,19 @@ func (j *Job) Options() map[string]string {
 	return m
 }
 
+// Grammar is the engine's command line as a sweep plan asks about it: a
+// plan.Engine, handed to plan.Parse, since the plan lies below the engine.
+type Grammar struct{}
+
+// Takes is the package's Takes.
+func (Grammar) Takes(wl, option string) bool { return Takes(wl, option) }
+
+// Check is the error Parse gives the command line args of verb, or nil.
+func (Grammar) Check(verb string, args []string) error {
+	_, err := Parse(verb, args, io.Discard)
+	return err
+}
+
 // Takes reports whether workload wl accepts option (named without dashes,
 // '-' or '_' alike) on its command line: an option every workload takes,
 // or one of its own. An unknown workload takes nothing.

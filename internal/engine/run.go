@@ -135,7 +135,7 @@ func (j *Job) Run(ctx context.Context, opt RunOptions) (*result.Result, error) {
 		if opt.Intervals == nil {
 			return
 		}
-		h, err := result.IntervalHDROf(iv)
+		h, err := iv.HDR()
 		if err != nil && snapErr == nil {
 			snapErr = err
 		}
@@ -152,7 +152,7 @@ func (j *Job) Run(ctx context.Context, opt RunOptions) (*result.Result, error) {
 	rc.Connect = dialer.Connect
 	rc.OnInterval = func(iv runner.Interval) {
 		if j.reportInterval > 0 {
-			result.WriteInterval(out, iv, j.percentile)
+			result.WriteInterval(out, iv.Stored(), j.percentile)
 		}
 		mon.ObserveInterval(iv)
 		keep(iv)
@@ -177,7 +177,7 @@ func (j *Job) Run(ctx context.Context, opt RunOptions) (*result.Result, error) {
 		}
 		return nil, err
 	}
-	res, err := result.Build(o, j.Workload, rc.Threads, j.percentile)
+	res, err := o.Document(j.Workload, rc.Threads, j.percentile)
 	if err != nil {
 		return nil, err
 	}
@@ -195,7 +195,7 @@ func (j *Job) Run(ctx context.Context, opt RunOptions) (*result.Result, error) {
 		res.StartedAt = o.Measured.UTC().Truncate(time.Second)
 		res.Segment = &result.Segment{Label: sp.Label(), Range: sp.Segment.String(), Sequence: sp.Sequence.String(),
 			Index: sp.Index(), Runners: sp.Sequence.Len(), StartAt: sp.StartAt.UTC(), Started: o.Started.UTC(), Measured: o.Measured.UTC()}
-		if err := res.KeepHistograms(o); err != nil {
+		if err := o.KeepHistograms(res); err != nil {
 			return nil, err
 		}
 	}

@@ -59,7 +59,7 @@ func FuzzProcText(f *testing.F) {
 			t.Errorf("spread %q: want N<node>=<pct>%%", sp)
 		}
 		_, _ = parseCPUInfo(s)
-		if l, err := parseCPUList(s); err == nil && len(l) > 1<<17 {
+		if l, err := ParseCPUList(s); err == nil && len(l) > 1<<17 {
 			t.Errorf("cpu list of %d items from %d bytes", len(l), len(s))
 		}
 		if v, ok := parseSelected(s); ok && (v == "" || strings.ContainsAny(v, "[]")) {

@@ -33,7 +33,7 @@ func SharesCPUs(proc string, pid int) (shared, ok bool) {
 	if !found {
 		return false, false
 	}
-	cpus, err := parseCPUList(list)
+	cpus, err := ParseCPUList(list)
 	if err != nil {
 		return false, false
 	}

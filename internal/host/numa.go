@@ -16,7 +16,7 @@ func numaFacts(ctx context.Context, e *env) []Fact {
 	if !nodes.Known() {
 		out = append(out, unknown("numa.distances", "numa", Setting, nodes.Reason))
 	} else {
-		ids, err := parseCPUList(nodes.Value)
+		ids, err := ParseCPUList(nodes.Value)
 		var parts []string
 		reason := ""
 		if err != nil {
@@ -37,35 +37,6 @@ func numaFacts(ctx context.Context, e *env) []Fact {
 		bal.Reason = "absent on this kernel (built without CONFIG_NUMA_BALANCING, or one node only)"
 	}
 	return append(out, bal)
-}
-
-// parseCPUList parses a kernel list such as "0-3,8,10-11".
-func parseCPUList(s string) ([]int, error) {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return nil, nil
-	}
-	var out []int
-	for _, part := range strings.Split(s, ",") {
-		lo, hi, isRange := strings.Cut(part, "-")
-		a, err := strconv.Atoi(lo)
-		if err != nil || a < 0 {
-			return nil, fmt.Errorf("bad item %q", part)
-		}
-		b := a
-		if isRange {
-			if b, err = strconv.Atoi(hi); err != nil || b < a {
-				return nil, fmt.Errorf("bad range %q", part)
-			}
-		}
-		if b-a > 1<<16 || len(out) > 1<<16 {
-			return nil, fmt.Errorf("list too long at %q", part)
-		}
-		for i := a; i <= b; i++ {
-			out = append(out, i)
-		}
-	}
-	return out, nil
 }
 
 // numaMaps is what /proc/PID/numa_maps says of a process's memory: the

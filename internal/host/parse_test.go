@@ -177,8 +177,8 @@ func TestSmallParsers(t *testing.T) {
 		})
 	}
 	for _, bad := range []string{"3-1", "a", "1,,2", "-1"} {
-		if _, err := parseCPUList(bad); err == nil {
-			t.Errorf("parseCPUList(%q): got no error, want one", bad)
+		if _, err := ParseCPUList(bad); err == nil {
+			t.Errorf("ParseCPUList(%q): got no error, want one", bad)
 		}
 	}
 }
@@ -186,7 +186,7 @@ func TestSmallParsers(t *testing.T) {
 func first(s string, _ bool) string { return s }
 
 func mustList(s string) []int {
-	l, err := parseCPUList(s)
+	l, err := ParseCPUList(s)
 	if err != nil {
 		return nil
 	}

@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"net"
 	"os"
@@ -17,6 +18,7 @@ import (
 	"time"
 
 	"github.com/shakedown/shakedown/internal/host"
+	"github.com/shakedown/shakedown/internal/outfile"
 	"github.com/shakedown/shakedown/internal/sandbox"
 	"github.com/shakedown/shakedown/internal/target"
 	"github.com/shakedown/shakedown/internal/usage"
@@ -134,15 +136,10 @@ func ParseDiffArg(getenv func(string) string, creds *target.Credentials, a strin
 // WriteFile writes the facts' JSON document to a file, for host diff on
 // another machine.
 func WriteFile(path string, f *host.Facts) error {
-	out, err := os.Create(path)
-	if err != nil {
-		return usage.Errorf("host facts: --json %s: %v", path, err)
+	if err := outfile.Create(path, func(w io.Writer) error { return host.WriteJSON(w, f) }); err != nil {
+		return fmt.Errorf("host facts: --json: %w", err)
 	}
-	if err := host.WriteJSON(out, f); err != nil {
-		out.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return out.Close()
+	return nil
 }
 
 // Check says, as bad usage, what in a host facts source cannot go

@@ -3,6 +3,7 @@ package layers
 import (
 	"go/build"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -60,21 +61,6 @@ var order = [][]string{
 	{"rehearse"},
 	// The command layer.
 	{"cli"},
-}
-
-// exceptions are imports against the order that are known and still to be
-// turned around, each "from -> to". The test fails when one of them is no
-// longer there, so that this list only shrinks.
-var exceptions = map[string]string{
-	// plan.Parse and Plan.EffectiveOptions ask engine.Parse and engine.Takes
-	// which options each workload takes: the engine's parser has to be
-	// handed to the plan (or its flag set moved below it) first.
-	"plan -> engine": "known wrong-way import, issue 24",
-	// result.Build, IntervalOf, IntervalHDROf, WriteInterval,
-	// KeepHistograms and CheckCounter read runner.Outcome and
-	// runner.Interval: the runner should convert its outcome into the
-	// document instead.
-	"result -> runner": "known wrong-way import, issue 24",
 }
 
 // layerOf maps each package to its layer.
@@ -149,7 +135,6 @@ func TestLayers(t *testing.T) {
 			t.Errorf("package %s is in the order but not in internal/: remove it from the order", p)
 		}
 	}
-	used := map[string]bool{}
 	names := make([]string, 0, len(pkgs))
 	for p := range pkgs {
 		names = append(names, p)
@@ -166,12 +151,6 @@ func TestLayers(t *testing.T) {
 			if !ok || li < lp {
 				continue
 			}
-			key := p + " -> " + imp
-			if why, ok := exceptions[key]; ok {
-				used[key] = true
-				t.Logf("%s: %s", key, why)
-				continue
-			}
 			if li == lp {
 				t.Errorf("%s imports its peer %s (layer %d): got an import within a layer, want imports of lower layers only", p, imp, lp+1)
 			} else {
@@ -179,9 +158,35 @@ func TestLayers(t *testing.T) {
 			}
 		}
 	}
-	for key := range exceptions {
-		if !used[key] {
-			t.Errorf("exception %q no longer holds: remove it from the exceptions", key)
+}
+
+// TestReadmeLayout fails when the README's layout section leaves out a
+// package of the order (as `name`, or `parent/*` for a family such as
+// the workloads), so that it describes the packages as they are.
+func TestReadmeLayout(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(b)
+	start := strings.Index(text, "\n## Layout\n")
+	if start < 0 {
+		t.Fatal("README.md has no \"## Layout\" section")
+	}
+	section := text[start+1:]
+	if end := strings.Index(section[1:], "\n## "); end >= 0 {
+		section = section[:end+1]
+	}
+	for _, layer := range order {
+		for _, p := range layer {
+			name := p[strings.LastIndex(p, "/")+1:]
+			family := ""
+			if i := strings.Index(p, "/"); i >= 0 {
+				family = "`" + p[:i] + "/*`"
+			}
+			if !strings.Contains(section, "`"+p+"`") && !strings.Contains(section, "`"+name+"`") && (family == "" || !strings.Contains(section, family)) {
+				t.Errorf("README's layout section does not name %s: got it missing, want it described where it sits", p)
+			}
 		}
 	}
 }

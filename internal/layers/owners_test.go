@@ -286,3 +286,220 @@ func TestErrorNumbersNamedOnce(t *testing.T) {
 		t.Errorf("%s: got a MySQL error number as a literal, want a constant of %s", b, errcodeFile)
 	}
 }
+
+// stateWords are the words of stats.State: a verdict is a stats.State
+// wherever it travels, so no package compares one with a string of its
+// own (a comparison made as `v == "slower"` breaks silently when stats
+// words it anew).
+var stateWords = map[string]bool{"faster": true, "slower": true, "same": true, "inconclusive": true, "no verdict": true, "no data": true}
+
+// stateLiterals lists the string literals in s that a verdict is compared
+// with: an operand of == or != or a case of a switch.
+func stateLiterals(s source) []string {
+	var out []string
+	check := func(e ast.Expr, why string) {
+		lit, ok := e.(*ast.BasicLit)
+		if !ok || lit.Kind != token.STRING {
+			return
+		}
+		if v, err := strconv.Unquote(lit.Value); err == nil && stateWords[v] {
+			out = append(out, where(s, lit)+" "+lit.Value+" ("+why+")")
+		}
+	}
+	ast.Inspect(s.file, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.BinaryExpr:
+			if n.Op == token.EQL || n.Op == token.NEQ {
+				check(n.X, "compared")
+				check(n.Y, "compared")
+			}
+		case *ast.CaseClause:
+			for _, e := range n.List {
+				check(e, "a case of a switch")
+			}
+		}
+		return true
+	})
+	return out
+}
+
+func TestVerdictsAreStates(t *testing.T) {
+	var bad []string
+	for _, s := range sources(t) {
+		if s.pkg == "stats" {
+			continue
+		}
+		bad = append(bad, stateLiterals(s)...)
+	}
+	sort.Strings(bad)
+	for _, b := range bad {
+		t.Errorf("%s: got a verdict compared with a string, want a stats.State constant", b)
+	}
+}
+
+// okStatus names the ok status of a stored run: result.StatusOK and the
+// store's RunOK, which is it.
+var okStatus = map[string]bool{"StatusOK": true, "RunOK": true}
+
+// setsOK reports whether e is the ok status: one of okStatus, plain or
+// qualified, or the literal "ok".
+func setsOK(e ast.Expr) bool {
+	switch e := e.(type) {
+	case *ast.Ident:
+		return okStatus[e.Name]
+	case *ast.SelectorExpr:
+		return okStatus[e.Sel.Name]
+	case *ast.BasicLit:
+		return e.Kind == token.STRING && e.Value == `"ok"`
+	}
+	return false
+}
+
+// isStatusField reports whether e names a field called Status.
+func isStatusField(e ast.Expr) bool {
+	sel, ok := e.(*ast.SelectorExpr)
+	return ok && sel.Sel.Name == "Status"
+}
+
+// okStatuses lists where s stores the ok status in a Status field: a
+// field of a composite literal or an assignment. Only result.StatusOf says
+// a run is ok, so that run, sweep, a split load's merge and report cannot
+// disagree about one run again.
+func okStatuses(s source) []string {
+	var out []string
+	ast.Inspect(s.file, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.KeyValueExpr:
+			if k, ok := n.Key.(*ast.Ident); ok && k.Name == "Status" && setsOK(n.Value) {
+				out = append(out, where(s, n)+" Status: ok")
+			}
+		case *ast.AssignStmt:
+			if len(n.Lhs) != len(n.Rhs) {
+				return true
+			}
+			for i, l := range n.Lhs {
+				if isStatusField(l) && setsOK(n.Rhs[i]) {
+					out = append(out, where(s, n)+" .Status = ok")
+				}
+			}
+		}
+		return true
+	})
+	return out
+}
+
+func TestOnlyStatusOfSaysOK(t *testing.T) {
+	var bad []string
+	for _, s := range sources(t) {
+		if s.pkg == "result" {
+			continue
+		}
+		bad = append(bad, okStatuses(s)...)
+	}
+	sort.Strings(bad)
+	for _, b := range bad {
+		t.Errorf("%s: got a run's status set to ok, want the status result.StatusOf gives", b)
+	}
+}
+
+// TestOwnerScansSee proves the scans above find what they look for, so
+// that a clean run means a clean tree and not a blind scan.
+func TestOwnerScansSee(t *testing.T) {
+	for _, tc := range []struct {
+		name, src string
+		scan      func(source) []string
+		want      int
+	}{
+		{"verdict compared with a string", `package p; func f(v string) bool { return v == "slower" }`, stateLiterals, 1},
+		{"verdict switched on strings", `package p; func f(v string) int { switch v { case "same", "faster": return 1 }; return 0 }`, stateLiterals, 2},
+		{"verdict compared with a state", `package p; func f(v stats.State) bool { return v == stats.Slower }`, stateLiterals, 0},
+		{"status set to ok", `package p; func f(m *Run) { m.Status, m.Error = RunOK, "" }`, okStatuses, 1},
+		{"status ok in a literal", `package p; var r = Run{Status: store.RunOK}`, okStatuses, 1},
+		{"status from StatusOf", `package p; func f(m *Run) { m.Status, _ = result.StatusOf(nil, nil, false) }`, okStatuses, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fset := token.NewFileSet()
+			f, err := parser.ParseFile(fset, "p.go", tc.src, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := tc.scan(source{rel: "p/p.go", pkg: "p", fset: fset, file: f}); len(got) != tc.want {
+				t.Errorf("got %d findings %v, want %d", len(got), got, tc.want)
+			}
+		})
+	}
+}
+
+// eraseLine is what a live status line is redrawn with: a carriage return
+// and the terminal's erase-line sequence. Only package progress writes it,
+// so that sweep, copy, capacity, slap and rehearse keep their lines one
+// way.
+var eraseLine = []string{"\r\033[K", "\r\x1b[K"}
+
+// redraws lists the string literals in s that redraw a line in place.
+func redraws(s source) []string {
+	var out []string
+	ast.Inspect(s.file, func(n ast.Node) bool {
+		lit, ok := n.(*ast.BasicLit)
+		if !ok || lit.Kind != token.STRING {
+			return true
+		}
+		v, err := strconv.Unquote(lit.Value)
+		if err != nil {
+			return true
+		}
+		for _, e := range eraseLine {
+			if strings.Contains(v, e) {
+				out = append(out, where(s, lit)+" "+lit.Value)
+				break
+			}
+		}
+		return true
+	})
+	return out
+}
+
+func TestOnlyProgressRedrawsLines(t *testing.T) {
+	var bad []string
+	owned := 0
+	for _, s := range sources(t) {
+		if s.pkg == "progress" {
+			owned += len(redraws(s))
+			continue
+		}
+		bad = append(bad, redraws(s)...)
+	}
+	if owned == 0 {
+		t.Errorf("got no line redrawn in package progress, want its erase-line writes: is the scan blind?")
+	}
+	sort.Strings(bad)
+	for _, b := range bad {
+		t.Errorf("%s: got a status line redrawn by hand, want a progress.Line", b)
+	}
+}
+
+// joinCalls are the store's calls by which a runner joins a split load;
+// only splitload makes them (splitload.Register), so that run and sweep
+// runners join one way, with one key and one set of refusals.
+var joinCalls = map[string]bool{"JoinSplit": true, "ClockOffset": true}
+
+func TestOnlySplitloadJoins(t *testing.T) {
+	var bad []string
+	for _, s := range sources(t) {
+		if s.pkg == "splitload" || s.pkg == "store" {
+			continue
+		}
+		ast.Inspect(s.file, func(n ast.Node) bool {
+			if call, ok := n.(*ast.CallExpr); ok {
+				if sel, ok := call.Fun.(*ast.SelectorExpr); ok && joinCalls[sel.Sel.Name] {
+					bad = append(bad, where(s, call)+" "+sel.Sel.Name)
+				}
+			}
+			return true
+		})
+	}
+	sort.Strings(bad)
+	for _, b := range bad {
+		t.Errorf("%s: got a split load joined by hand, want splitload.Register", b)
+	}
+}

@@ -245,7 +245,7 @@ func (r *Run) Finish(o *runner.Outcome) *result.Monitor {
 			// verdict, and not "too short" either.
 			rep.CrossCheck = &result.CrossCheck{Note: "the server could not be reached for part of the run"}
 		} else {
-			rep.CrossCheck = result.CheckCounter(rep.Server, o.Intervals, r.cfg.Counter)
+			rep.CrossCheck = result.CheckCounter(rep.Server, runner.Rates(o.Intervals), r.cfg.Counter)
 		}
 	}
 	if r.stall != nil {

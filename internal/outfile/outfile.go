@@ -5,6 +5,7 @@
 package outfile
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -94,8 +95,9 @@ func Write(stdout io.Writer, f File, data []byte) error {
 	return nil
 }
 
-// WriteAtomic writes data to path through a temporary file, so that a
-// failed write leaves no half file.
+// WriteAtomic writes data to path through a temporary file, synced
+// before it takes path's place, so that a failed write or a crash leaves
+// the old file or the new one, never half of one.
 func WriteAtomic(path string, data []byte) error {
 	if dir := filepath.Dir(path); dir != "" {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -104,7 +106,7 @@ func WriteAtomic(path string, data []byte) error {
 	}
 	// Errors name path, never the temporary file beside it.
 	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+	if err := writeSynced(tmp, data); err != nil {
 		os.Remove(tmp)
 		return fmt.Errorf("write %s: %w", path, PlainPathError(err))
 	}
@@ -115,18 +117,29 @@ func WriteAtomic(path string, data []byte) error {
 	return nil
 }
 
-// Create creates path and fills it with write.
-func Create(path string, write func(io.Writer) error) error {
-	f, err := os.Create(path)
+// writeSynced writes data to a new file at path and syncs it to disk.
+func writeSynced(path string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
-		return fmt.Errorf("create %s: %w", path, err)
+		return err
 	}
-	if err := write(f); err != nil {
+	if _, err := f.Write(data); err != nil {
 		f.Close()
 		return err
 	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
 	}
-	return nil
+	return f.Close()
+}
+
+// Create fills path with what write writes, atomically (WriteAtomic): a
+// write that fails leaves no half file.
+func Create(path string, write func(io.Writer) error) error {
+	var b bytes.Buffer
+	if err := write(&b); err != nil {
+		return err
+	}
+	return WriteAtomic(path, b.Bytes())
 }

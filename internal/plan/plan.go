@@ -117,6 +117,19 @@ type Plan struct {
 	Path string
 	// Source is the plan text as read. It holds no password.
 	Source []byte
+	// engine answers which options each workload takes; nil in a plan
+	// not made by Parse.
+	engine Engine
+}
+
+// Engine is what a plan asks of the load engine, which lies above it:
+// whether a workload takes an option, so that a plan-level option reaches
+// only the workloads that have it, and what is wrong, if anything, with
+// the command line of a step (verb is run or prepare). The caller hands
+// it over (engine.Grammar), so that the plan does not import the engine.
+type Engine interface {
+	Takes(workload, option string) bool
+	Check(verb string, args []string) error
 }
 
 // Target is one database of the comparison.
@@ -218,9 +231,10 @@ func (ps *parser) addf(line int, format string, args ...any) {
 }
 
 // Parse reads a plan. path names it in messages; getenv looks up the
-// password variables. The error is an *Error listing every problem found.
-func Parse(path string, src []byte, getenv func(string) string) (*Plan, error) {
-	p := newPlan(path, src)
+// password variables; eng checks each step's command line. The error is
+// an *Error listing every problem found.
+func Parse(path string, src []byte, getenv func(string) string, eng Engine) (*Plan, error) {
+	p := newPlan(path, src, eng)
 	ps := &parser{p: p, getenv: getenv}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(src, &doc); err != nil {
@@ -245,8 +259,9 @@ func Parse(path string, src []byte, getenv func(string) string) (*Plan, error) {
 }
 
 // newPlan is a plan with the defaults, before its keys are read.
-func newPlan(path string, src []byte) *Plan {
+func newPlan(path string, src []byte, eng Engine) *Plan {
 	return &Plan{
+		engine:         eng,
 		Path:           path,
 		Source:         src,
 		Name:           strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)),

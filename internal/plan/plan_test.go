@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	_ "github.com/shakedown/shakedown/internal/workload/all"
+
+	"github.com/shakedown/shakedown/internal/engine"
 )
 
 const good = `name: durability
@@ -44,7 +46,7 @@ func env(vars map[string]string) func(string) string {
 }
 
 func TestParseGood(t *testing.T) {
-	p, err := Parse("good.yaml", []byte(good), env(map[string]string{"RELAXED_PW": "s3cret"}))
+	p, err := Parse("good.yaml", []byte(good), env(map[string]string{"RELAXED_PW": "s3cret"}), engine.Grammar{})
 	if err != nil {
 		t.Fatalf("Parse: %v", err)
 	}
@@ -88,7 +90,7 @@ threads: [1, 8]
 repeats: 2
 `
 	steps := func(order string) []string {
-		p, err := Parse("p.yaml", []byte(src+order), env(nil))
+		p, err := Parse("p.yaml", []byte(src+order), env(nil), engine.Grammar{})
 		if err != nil {
 			t.Fatalf("Parse: %v", err)
 		}
@@ -147,7 +149,7 @@ threads: [1]
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			p, err := Parse("p.yaml", []byte(base+tc.extra), env(nil))
+			p, err := Parse("p.yaml", []byte(base+tc.extra), env(nil), engine.Grammar{})
 			if err != nil {
 				t.Fatalf("Parse: %v", err)
 			}
@@ -169,7 +171,7 @@ workloads: [oltp_point_select]
 threads: [1, 8]
 repeats: auto
 `
-	p, err := Parse("p.yaml", []byte(src), env(nil))
+	p, err := Parse("p.yaml", []byte(src), env(nil), engine.Grammar{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -250,7 +252,7 @@ threads: [1, 4]
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := Parse("p.yaml", []byte(tc.src), env(nil))
+			_, err := Parse("p.yaml", []byte(tc.src), env(nil), engine.Grammar{})
 			if err == nil {
 				t.Fatalf("got no error, want one containing %q", tc.want)
 			}
@@ -293,10 +295,10 @@ workloads:
 threads: [1]
 `
 	}
-	if _, err := Parse("p.yaml", []byte(plan("{file: "+sqlFile+", mix: sequence}")), env(nil)); err != nil {
+	if _, err := Parse("p.yaml", []byte(plan("{file: "+sqlFile+", mix: sequence}")), env(nil), engine.Grammar{}); err != nil {
 		t.Errorf("sql with --file and --mix: got %v, want no error", err)
 	}
-	_, err := Parse("p.yaml", []byte(plan("{mix: sequence}")), env(nil))
+	_, err := Parse("p.yaml", []byte(plan("{mix: sequence}")), env(nil), engine.Grammar{})
 	if err == nil || !strings.Contains(err.Error(), "p.yaml:6: workload sql:") || !strings.Contains(err.Error(), "--file") {
 		t.Errorf("sql without --file: got %v, want an error on line 6 naming --file", err)
 	}
@@ -325,7 +327,7 @@ prepare: true
 	if err := os.WriteFile(file, []byte("SELECT 1;\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	p, err := Parse("p.yaml", []byte(strings.Replace(src, "FILE", file, 1)), env(nil))
+	p, err := Parse("p.yaml", []byte(strings.Replace(src, "FILE", file, 1)), env(nil), engine.Grammar{})
 	if err != nil {
 		t.Fatalf("Parse: %v", err)
 	}

@@ -133,13 +133,14 @@ var stepKeys = []string{"continue_on_failure", "skip"}
 
 // ParseRehearsal reads a rehearsal plan; path names it in messages and
 // is the directory relative capture paths are taken from; getenv looks up
-// the password variables. The error is an *Error listing every problem.
-func ParseRehearsal(path string, src []byte, getenv func(string) string) (*Rehearsal, error) {
+// the password variables; eng checks the sweep's command lines. The error
+// is an *Error listing every problem.
+func ParseRehearsal(path string, src []byte, getenv func(string) string, eng Engine) (*Rehearsal, error) {
 	r := &Rehearsal{
 		Name: strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)),
 		Data: Data{Mode: DataPresent}, Steps: map[string]StepOptions{}, Path: path, Text: src,
 	}
-	ps := &parser{p: newPlan(path, src), getenv: getenv}
+	ps := &parser{p: newPlan(path, src, eng), getenv: getenv}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(src, &doc); err != nil {
 		line, msg := yamlError(src, err)
@@ -265,7 +266,7 @@ func (ps *parser) sweepSection(name string, v *yaml.Node, targets *yaml.Node) *P
 		ps.addf(v.Line, "sweep: %v", err)
 		return nil
 	}
-	sp := &parser{p: newPlan(ps.p.Path, text), getenv: ps.getenv}
+	sp := &parser{p: newPlan(ps.p.Path, text, ps.p.engine), getenv: ps.getenv}
 	sp.p.Name = name
 	sp.plan(root)
 	for _, pr := range sp.problems {

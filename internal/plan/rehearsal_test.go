@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	_ "github.com/shakedown/shakedown/internal/workload/all"
+
+	"github.com/shakedown/shakedown/internal/engine"
 )
 
 const goodRehearsal = `name: app-move
@@ -34,7 +36,7 @@ steps:
 
 func TestParseRehearsal(t *testing.T) {
 	getenv := func(string) string { return "pw" }
-	r, err := ParseRehearsal("plans/app.yaml", []byte(goodRehearsal), getenv)
+	r, err := ParseRehearsal("plans/app.yaml", []byte(goodRehearsal), getenv, engine.Grammar{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +69,7 @@ func TestParseRehearsal(t *testing.T) {
 	}
 	// The sweep's plan text is stored with the sweep and parsed again on
 	// its resume: it must stand alone.
-	if _, err := Parse(r.Sweep.Path, r.Sweep.Source, getenv); err != nil {
+	if _, err := Parse(r.Sweep.Path, r.Sweep.Source, getenv, engine.Grammar{}); err != nil {
 		t.Errorf("the sweep's own plan text does not parse: %v\n%s", err, r.Sweep.Source)
 	}
 }
@@ -79,7 +81,7 @@ data:
   copy: {where: "app.orders: id < 10", follow_fk: true}
 capacity: {slo: "p99 < 20ms"}
 `
-	r, err := ParseRehearsal("p.yaml", []byte(src), func(string) string { return "" })
+	r, err := ParseRehearsal("p.yaml", []byte(src), func(string) string { return "" }, engine.Grammar{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +118,7 @@ func TestParseRehearsalErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := ParseRehearsal("p.yaml", []byte(c.src), func(string) string { return "" })
+			_, err := ParseRehearsal("p.yaml", []byte(c.src), func(string) string { return "" }, engine.Grammar{})
 			var pe *Error
 			if !errors.As(err, &pe) {
 				t.Fatalf("got %v, want a plan error", err)
@@ -138,7 +140,7 @@ func FuzzParseRehearsal(f *testing.F) {
 	f.Add("source: {name: a, url: \"mysql://u@h:1/app\"}\ncandidates: [{name: b}]\ndata: {copy: }\n")
 	f.Add("source: []\ncandidates: {}\nsweep: [1]\nsteps: {check: 1}\n")
 	f.Fuzz(func(t *testing.T, src string) {
-		r, err := ParseRehearsal("p.yaml", []byte(src), func(string) string { return "pw" })
+		r, err := ParseRehearsal("p.yaml", []byte(src), func(string) string { return "pw" }, engine.Grammar{})
 		if err != nil {
 			if !strings.Contains(err.Error(), "p.yaml") {
 				t.Errorf("error %q does not name the file", err)

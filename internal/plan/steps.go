@@ -2,13 +2,11 @@ package plan
 
 import (
 	"errors"
-	"io"
 	"strconv"
 	"strings"
 
 	"github.com/spf13/pflag"
 
-	"github.com/shakedown/shakedown/internal/engine"
 	"github.com/shakedown/shakedown/internal/suggest"
 	"github.com/shakedown/shakedown/internal/usage"
 	"github.com/shakedown/shakedown/internal/workload"
@@ -118,7 +116,8 @@ func (p *Plan) Control() *Target {
 // makes sense for, as a DBA writes "tables: 4" once for all the sysbench
 // workloads beside a sql one that has no tables option: a workload without
 // the option runs without it. An option no workload of the plan takes is a
-// mistake, which Parse reports.
+// mistake, which Parse reports. A plan not made by Parse has no engine to
+// ask, and gives its options to every workload.
 func (p *Plan) EffectiveOptions(w *Workload) []Option {
 	out := make([]Option, 0, len(p.Options)+len(w.Options))
 	own := map[string]bool{}
@@ -126,7 +125,7 @@ func (p *Plan) EffectiveOptions(w *Workload) []Option {
 		own[o.Key] = true
 	}
 	for _, o := range p.Options {
-		if !own[o.Key] && engine.Takes(w.Name, o.Key) {
+		if !own[o.Key] && (p.engine == nil || p.engine.Takes(w.Name, o.Key)) {
 			out = append(out, o)
 		}
 	}
@@ -188,7 +187,7 @@ func (ps *parser) checkEngine(whole bool) {
 		for _, o := range opts {
 			args = append(args, "--"+o.Key+"="+o.Value)
 		}
-		if _, err := engine.Parse("run", args, io.Discard); err != nil {
+		if err := p.engine.Check("run", args); err != nil {
 			bad = true
 			placed := false
 			for _, o := range opts {
@@ -205,12 +204,12 @@ func (ps *parser) checkEngine(whole bool) {
 		if bad || !whole {
 			continue
 		}
-		if _, err := engine.Parse("run", p.Args(w, p.Threads[0]), io.Discard); err != nil {
+		if err := p.engine.Check("run", p.Args(w, p.Threads[0])); err != nil {
 			ps.addf(w.Line, "workload %s: %s", w.Name, strings.TrimPrefix(engineMsg(err), w.Name+": "))
 			continue
 		}
 		if p.Prepare {
-			if _, err := engine.Parse("prepare", p.PrepareArgs(w), io.Discard); err != nil {
+			if err := p.engine.Check("prepare", p.PrepareArgs(w)); err != nil {
 				ps.addf(w.Line, "workload %s: prepare: %s", w.Name, strings.TrimPrefix(engineMsg(err), w.Name+": "))
 			}
 		}
@@ -249,7 +248,7 @@ func (ps *parser) checkPlanOptions() {
 	for _, o := range p.Options {
 		taken := false
 		for _, w := range p.Workloads {
-			if engine.Takes(w.Name, o.Key) {
+			if p.engine.Takes(w.Name, o.Key) {
 				taken = true
 				break
 			}

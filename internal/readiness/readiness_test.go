@@ -235,11 +235,11 @@ func TestWriters(t *testing.T) {
 	}
 }
 
-// TestVerdictWords maps the report's verdicts, before and after it names
-// them anew, onto the four states the page weighs.
+// TestVerdictWords maps the report's verdicts onto the four states the
+// page weighs.
 func TestVerdictWords(t *testing.T) {
-	for in, want := range map[string]stats.State{"faster": stats.Faster, "slower": stats.Slower, "within noise": stats.Same, "same": stats.Same,
-		"no data": stats.Inconclusive, "inconclusive": stats.Inconclusive, "no verdict": stats.Inconclusive} {
+	for in, want := range map[stats.State]stats.State{stats.Faster: stats.Faster, stats.Slower: stats.Slower, stats.Same: stats.Same,
+		stats.NoData: stats.Inconclusive, stats.Inconclusive: stats.Inconclusive, stats.NoVerdict: stats.Inconclusive} {
 		if got := verdictOf(in); got != want {
 			t.Errorf("verdictOf(%q): got %q, want %q", in, got, want)
 		}

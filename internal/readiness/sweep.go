@@ -17,8 +17,8 @@ var ErrNoCandidate = errors.New("the sweep has no candidate at the target's addr
 
 // readSweep finds the sweep and reads the target's verdicts against the
 // control from the report's model. Only the verdict of each comparison is
-// used, as a word: faster and slower, "same" (or "within noise"), and
-// anything else (no data, inconclusive) as inconclusive.
+// used: faster, slower and same, and anything else (no data, no verdict,
+// inconclusive) as inconclusive.
 func (p *Page) readSweep(ctx context.Context, st *store.Store, opts Options) error {
 	want := endpointOf(opts.Target)
 	candidateIn := func(id int64) (string, error) {
@@ -78,7 +78,7 @@ func (p *Page) readSweep(ctx context.Context, st *store.Store, opts Options) err
 				continue
 			}
 			v := verdictOf(c.Verdict)
-			p.Levels = append(p.Levels, SweepLevel{Workload: w.Name, Threads: c.Threads, Verdict: c.Verdict})
+			p.Levels = append(p.Levels, SweepLevel{Workload: w.Name, Threads: c.Threads, Verdict: string(c.Verdict)})
 			counts[v]++
 			where := fmt.Sprintf("%s at %d threads", w.Name, c.Threads)
 			switch v {
@@ -111,14 +111,11 @@ func (p *Page) readSweep(ctx context.Context, st *store.Store, opts Options) err
 }
 
 // verdictOf maps the report's verdict to the four states the page weighs:
-// "within noise" (a candidate measured against its own A/A noise) is the
-// same, anything that is not a verdict is inconclusive.
-func verdictOf(v string) stats.State {
-	switch st := stats.State(strings.ToLower(v)); st {
+// anything that is not a verdict (no data, no verdict) is inconclusive.
+func verdictOf(v stats.State) stats.State {
+	switch v {
 	case stats.Faster, stats.Slower, stats.Same:
-		return st
-	case "within noise":
-		return stats.Same
+		return v
 	}
 	return stats.Inconclusive
 }

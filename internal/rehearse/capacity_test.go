@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/shakedown/shakedown/internal/engine"
 	"github.com/shakedown/shakedown/internal/plan"
 	"github.com/shakedown/shakedown/internal/target"
 	"github.com/shakedown/shakedown/internal/usage"
@@ -29,7 +30,7 @@ func TestCapacityPlan(t *testing.T) {
 	env := map[string]string{"OLD_PW": "old-secret", "NEW_PW": "new-secret"}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			p, err := plan.ParseRehearsal("p.yaml", []byte(c.plan), func(k string) string { return env[k] })
+			p, err := plan.ParseRehearsal("p.yaml", []byte(c.plan), func(k string) string { return env[k] }, engine.Grammar{})
 			if err != nil {
 				t.Fatalf("parse: %v", err)
 			}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/shakedown/shakedown/internal/browsertest"
 	"github.com/shakedown/shakedown/internal/capture"
+	"github.com/shakedown/shakedown/internal/engine"
 	"github.com/shakedown/shakedown/internal/plan"
 	"github.com/shakedown/shakedown/internal/readiness"
 	"github.com/shakedown/shakedown/internal/sandbox"
@@ -126,7 +127,7 @@ func parse(t *testing.T, path string) *plan.Rehearsal {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := plan.ParseRehearsal(path, src, func(string) string { return "" })
+	p, err := plan.ParseRehearsal(path, src, func(string) string { return "" }, engine.Grammar{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,10 +7,17 @@ import (
 	"io"
 	"strconv"
 
+	"github.com/shakedown/shakedown/internal/engine"
 	"github.com/shakedown/shakedown/internal/plan"
 	"github.com/shakedown/shakedown/internal/store"
 	"github.com/shakedown/shakedown/internal/usage"
 )
+
+// ParsePlan reads a rehearsal plan (plan.ParseRehearsal) and checks its
+// sweep's command lines against the engine's.
+func ParsePlan(path string, src []byte, getenv func(string) string) (*plan.Rehearsal, error) {
+	return plan.ParseRehearsal(path, src, getenv, engine.Grammar{})
+}
 
 // Stored reads the rehearsal that --resume names (an ID, or latest for
 // the latest unfinished) and its plan from the store, and says on progress
@@ -47,7 +54,7 @@ func Stored(ctx context.Context, getenv func(string) string, progress io.Writer,
 	if r.Status == store.RehearsalDone {
 		return nil, 0, usage.Errorf("rehearse --resume: rehearsal %d is done: nothing to resume (run the plan again for a new one)", id)
 	}
-	p, err := plan.ParseRehearsal(r.PlanPath, []byte(r.Plan), getenv)
+	p, err := ParsePlan(r.PlanPath, []byte(r.Plan), getenv)
 	if err != nil {
 		return nil, 0, fmt.Errorf("rehearse --resume: the plan stored with rehearsal %d: %w", id, err)
 	}

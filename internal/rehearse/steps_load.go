@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/shakedown/shakedown/internal/capture"
+	"github.com/shakedown/shakedown/internal/outfile"
 	"github.com/shakedown/shakedown/internal/plan"
 	"github.com/shakedown/shakedown/internal/readiness"
 	"github.com/shakedown/shakedown/internal/replay"
@@ -173,15 +175,7 @@ func (s readinessStep) Run(ctx context.Context) (Result, error) {
 }
 
 func writePage(path string, pg *readiness.Page) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return fmt.Errorf("write readiness page: %w", err)
-	}
-	if err := readiness.WriteHTML(f, pg); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
+	if err := outfile.Create(path, func(w io.Writer) error { return readiness.WriteHTML(w, pg) }); err != nil {
 		return fmt.Errorf("write readiness page: %w", err)
 	}
 	return nil

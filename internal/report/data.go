@@ -213,8 +213,8 @@ func (r *Report) jsonRows() []jsonRow {
 				jr.LatencyMS = jsonLatency{Avg: stats.Round(row.LatAvg, 3), P95: stats.Round(row.LatP95, 3), P99: stats.Round(row.LatP99, 3), Max: stats.Round(row.LatMax, 3)}
 			}
 			if c := row.Compared; c != nil {
-				jr.Verdict = c.Verdict
-				if c.Verdict != NoData {
+				jr.Verdict = string(c.Verdict)
+				if c.Verdict != stats.NoData {
 					jr.Ratio = ptr(stats.Round(c.Ratio, 4))
 				}
 				_, jr.AA = r.AAPairs[row.Target]

@@ -149,7 +149,7 @@ func (h *htmlWriter) ratioTable() {
 			for _, c := range cands {
 				row := wl.Row(c, th)
 				h.p("<td>%s</td>", esc(qpsCell(row)))
-				if row == nil || row.Compared == nil || row.Compared.Verdict == NoData {
+				if row == nil || row.Compared == nil || row.Compared.Verdict == stats.NoData {
 					h.p("<td class=\"l nodata\">no data</td><td class=\"l nodata\">-</td>")
 					continue
 				}

@@ -110,8 +110,8 @@ func JudgeBaseline(ctx context.Context, st *store.Store, b store.Baseline, fresh
 					f.c.Reason = fmt.Sprintf("the machine changed (x%s)", f3(wit[0].moved.Ratio))
 				}
 			}
-			if c.Verdict != NoData {
-				c.Verdict = string(c.QPS.State)
+			if c.Verdict != stats.NoData {
+				c.Verdict = c.QPS.State
 			}
 		}
 	}
@@ -153,7 +153,7 @@ func (c *Comparison) own() {
 		*s = stats.Comparison{Control: s.Control, Candidate: s.Candidate, Ratio: 1, Low: 1, High: 1, Interval: true, Confidence: 1, P: 1,
 			State: stats.Same, Threshold: s.Threshold, Reason: "the baseline's own runs"}
 	}
-	c.Ratio, c.Verdict = 1, string(stats.Same)
+	c.Ratio, c.Verdict = 1, stats.Same
 }
 
 // figure is one figure of a comparison and how to read it from a result.

@@ -22,9 +22,6 @@ import (
 	"github.com/shakedown/shakedown/internal/vars"
 )
 
-// NoData is the verdict when either side has no successful run.
-const NoData = "no data"
-
 // Stat summarises one figure across repeats.
 type Stat = stats.Summary
 
@@ -88,8 +85,8 @@ type Comparison struct {
 	// QPS, TPS, P95 and P99 are the comparisons of each figure.
 	QPS, TPS, P95, P99 stats.Comparison
 	Ratio              float64 // of QPS; 0 when either side has no data
-	// Verdict is the state of the QPS comparison, or NoData.
-	Verdict string
+	// Verdict is the state of the QPS comparison, or stats.NoData.
+	Verdict stats.State
 }
 
 // Peak is where a target's QPS was highest.
@@ -342,7 +339,7 @@ func (r *Report) newRow(workload, target, role string, threads int, runs []store
 
 // compare compares a candidate's row with the control's, figure by figure.
 func (r *Report) compare(cand, ctl *Row) *Comparison {
-	c := &Comparison{Candidate: cand.Target, Control: r.Control, Threads: cand.Threads, Verdict: NoData}
+	c := &Comparison{Candidate: cand.Target, Control: r.Control, Threads: cand.Threads, Verdict: stats.NoData}
 	if ctl == nil {
 		ctl = &Row{}
 	}
@@ -364,7 +361,7 @@ func (r *Report) compare(cand, ctl *Row) *Comparison {
 		}
 	}
 	c.Ratio = c.QPS.Ratio
-	c.Verdict = string(c.QPS.State)
+	c.Verdict = c.QPS.State
 	return c
 }
 

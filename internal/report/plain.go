@@ -44,7 +44,7 @@ func (r *Report) candidateSentence(cand string, first bool) string {
 			}
 			total++
 			st := row.Compared.QPS.State
-			if row.Compared.Verdict == NoData {
+			if row.Compared.Verdict == stats.NoData {
 				st = stats.NoVerdict
 			}
 			by[st] = append(by[st], place{wl.Name, th, row.Compared.Ratio})

@@ -14,7 +14,7 @@ func targetNamed(name, role string) store.Target { return store.Target{Name: nam
 // comparison found.
 func TestPlainSummary(t *testing.T) {
 	cmp := func(st stats.State, ratio float64) *Comparison {
-		return &Comparison{QPS: stats.Comparison{State: st, Ratio: ratio}, Ratio: ratio, Verdict: string(st)}
+		return &Comparison{QPS: stats.Comparison{State: st, Ratio: ratio}, Ratio: ratio, Verdict: st}
 	}
 	type cell struct {
 		wl      string

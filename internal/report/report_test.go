@@ -143,7 +143,7 @@ func TestVerdict(t *testing.T) {
 	tests := []struct {
 		name      string
 		cand, ctl *Row
-		want      string
+		want      stats.State
 	}{
 		{"single runs: no verdict, however far apart", row(150), row(100), "no verdict"},
 		{"3 repeats a side are too few for a 95% interval", row(110, 111, 110.5), row(100, 100.5, 100.2), "inconclusive"},
@@ -151,8 +151,8 @@ func TestVerdict(t *testing.T) {
 		{"5 repeats, clearly slower", row(80, 81, 80.5, 80.2, 80.8), row(100, 101, 100.5, 100.2, 100.8), "slower"},
 		{"5 repeats, the same within 1%", row(100.3, 100.8, 100.1, 100.6, 100.4), row(100, 100.5, 100.2, 100.7, 100.3), "same"},
 		{"5 repeats, a wide spread covers the gap", row(110, 95, 125, 102, 118), row(100, 90, 112, 98, 105), "inconclusive"},
-		{"candidate failed", row(), row(100), NoData},
-		{"control failed", row(100), row(), NoData},
+		{"candidate failed", row(), row(100), stats.NoData},
+		{"control failed", row(100), row(), stats.NoData},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -175,14 +175,14 @@ func TestBuild(t *testing.T) {
 	if row.QPS.N != 0 || row.Failed != 1 || row.Interrupted != 1 {
 		t.Errorf("tuned at 16: got %d ok, %d failed, %d interrupted; want 0, 1, 1", row.QPS.N, row.Failed, row.Interrupted)
 	}
-	if got := row.Compared.Verdict; got != NoData {
-		t.Errorf("tuned at 16: got %s, want %s", got, NoData)
+	if got := row.Compared.Verdict; got != stats.NoData {
+		t.Errorf("tuned at 16: got %s, want %s", got, stats.NoData)
 	}
 	r = Build(fixture(5))
 	if got, want := r.Differing, []string{"innodb_flush_log_at_trx_commit", "sync_binlog", "version_comment"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("differing variables: got %v, want %v", got, want)
 	}
-	if got := r.Workloads[0].Row("relaxed", 4).Compared.Verdict; got != string(stats.Faster) {
+	if got := r.Workloads[0].Row("relaxed", 4).Compared.Verdict; got != stats.Faster {
 		t.Errorf("relaxed write_only at 4: got %s, want faster", got)
 	}
 	if p := r.Workloads[0].Peaks[1]; p.Target != "relaxed" || p.Threads != 16 {
@@ -263,8 +263,8 @@ func TestDegradedLeftOut(t *testing.T) {
 	}
 	r := Build(d)
 	row := r.Workloads[0].Row("relaxed", 4)
-	if row.QPS.N != 0 || row.Failed != 2 || row.Compared.Verdict != NoData {
-		t.Errorf("relaxed at 4: got %d counted, %d left out, verdict %s; want 0, 2 and %s", row.QPS.N, row.Failed, row.Compared.Verdict, NoData)
+	if row.QPS.N != 0 || row.Failed != 2 || row.Compared.Verdict != stats.NoData {
+		t.Errorf("relaxed at 4: got %d counted, %d left out, verdict %s; want 0, 2 and %s", row.QPS.N, row.Failed, row.Compared.Verdict, stats.NoData)
 	}
 	var b bytes.Buffer
 	if err := Write(&b, "text", r); err != nil {
@@ -529,7 +529,7 @@ func TestClientBoundInconclusive(t *testing.T) {
 					t.Errorf("%s: got %q, want \"inconclusive (client-bound)\"", name, f.Note())
 				}
 			}
-			if c.Verdict != string(stats.Inconclusive) {
+			if c.Verdict != stats.Inconclusive {
 				t.Errorf("verdict: got %q, want inconclusive", c.Verdict)
 			}
 			for _, format := range []string{"text", "md", "json", "html"} {

@@ -86,7 +86,7 @@ func f1(x float64) string { return strconv.FormatFloat(x, 'f', 1, 64) }
 func f2(x float64) string { return strconv.FormatFloat(x, 'f', 2, 64) }
 func f3(x float64) string { return strconv.FormatFloat(x, 'f', 3, 64) }
 func ratioText(c *Comparison) string {
-	if c.Verdict == NoData {
+	if c.Verdict == stats.NoData {
 		return "-"
 	}
 	return f3(c.Ratio)
@@ -102,8 +102,8 @@ func intervalText(c stats.Comparison) string {
 
 // verdictText is the QPS verdict as a table shows it.
 func verdictText(c *Comparison) string {
-	if c.Verdict == NoData {
-		return NoData
+	if c.Verdict == stats.NoData {
+		return string(stats.NoData)
 	}
 	return c.QPS.Note()
 }

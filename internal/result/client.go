@@ -3,14 +3,10 @@ package result
 import (
 	"fmt"
 	"io"
-	"time"
-
-	"github.com/shakedown/shakedown/internal/runner"
-	"github.com/shakedown/shakedown/internal/stats"
 )
 
 // Client is what the client itself spent while the run measured, and
-// whether that limited the run (runner.ClientLoad.Bound holds the rule).
+// whether that limited the run (the runner's ClientLoad.Bound holds the rule).
 type Client struct {
 	// Bound is set when the client, not the server, limited the run: its
 	// figures measure the client too, and a comparison with it is
@@ -36,26 +32,6 @@ type Client struct {
 	QueryLatencyMS float64 `json:"query_latency_ms"`
 	// QueueLagS is, under --rate, the longest the schedule fell behind.
 	QueueLagS float64 `json:"queue_lag_s,omitempty"`
-}
-
-// ClientOf is the stored form of the runner's client figures; nil when
-// the runner measured nothing (no span).
-func ClientOf(c runner.ClientLoad) *Client {
-	if c.Wall <= 0 {
-		return nil
-	}
-	return &Client{
-		Bound:          c.Bound(),
-		CPUPct:         stats.Round(c.CPUShare()*100, 1),
-		CPUS:           stats.Round(c.CPU.Seconds(), 3),
-		WaitPct:        stats.Round((c.DemandShare()-c.CPUShare())*100, 1),
-		Cores:          c.Cores,
-		LagP50MS:       msr(c.Lag),
-		LagP99MS:       msr(c.LagP99),
-		ReplyLagMS:     msr(c.ReplyLag),
-		QueryLatencyMS: stats.Round(float64(c.QueryLatency)/float64(time.Millisecond), 4),
-		QueueLagS:      stats.Round(c.QueueLag.Seconds(), 3),
-	}
 }
 
 // ClientBound reports whether the client limited the run.

@@ -8,8 +8,6 @@ import (
 	"strings"
 
 	"github.com/shakedown/shakedown/internal/histogram"
-	"github.com/shakedown/shakedown/internal/runner"
-	"github.com/shakedown/shakedown/internal/stats"
 )
 
 // ConnectStats are the connections a run opened while measuring and how
@@ -27,6 +25,10 @@ type ConnectStats struct {
 	Histogram *histogram.Snapshot `json:"histogram,omitempty"`
 }
 
+// ConnectPersistent is ConnectStats.Mode of a run that kept one
+// connection per thread (--connect-mode=persistent).
+const ConnectPersistent = "persistent"
+
 // StatementStats are one statement's figures in a workload that reports per
 // statement.
 type StatementStats struct {
@@ -40,36 +42,13 @@ type StatementStats struct {
 	Histogram *histogram.Snapshot `json:"histogram,omitempty"`
 }
 
-// KeepHistograms adds the connect and per-statement histograms of o to r,
-// which a merge of split runners needs.
-func (r *Result) KeepHistograms(o *runner.Outcome) error {
-	if r.Connect != nil && o.ConnectLatency != nil {
-		s, err := o.ConnectLatency.Snapshot()
-		if err != nil {
-			return err
-		}
-		r.Connect.Histogram = &s
-	}
-	for i, st := range o.Statements {
-		if i >= len(r.Statements) || st.Latency == nil {
-			break
-		}
-		s, err := st.Latency.Snapshot()
-		if err != nil {
-			return err
-		}
-		r.Statements[i].Histogram = &s
-	}
-	return nil
-}
-
 // LatencyOf summarises h in milliseconds, with pct as the requested
 // percentile.
 func LatencyOf(h *histogram.Histogram, pct float64) Latency {
 	return Latency{
-		Min: msr(h.Min()), Avg: msr(h.Mean()), Max: msr(h.Max()), Sum: msr(h.Sum()),
-		P50: msr(h.Percentile(50)), P95: msr(h.Percentile(95)), P99: msr(h.Percentile(99)),
-		P999: msr(h.Percentile(99.9)), Pct: msr(h.Percentile(pct)),
+		Min: Millis(h.Min()), Avg: Millis(h.Mean()), Max: Millis(h.Max()), Sum: Millis(h.Sum()),
+		P50: Millis(h.Percentile(50)), P95: Millis(h.Percentile(95)), P99: Millis(h.Percentile(99)),
+		P999: Millis(h.Percentile(99.9)), Pct: Millis(h.Percentile(pct)),
 	}
 }
 
@@ -83,39 +62,6 @@ func ErrorsOf(m map[uint16]int64) Errors {
 	return e
 }
 
-func (r *Result) buildConnectAndStatements(o *runner.Outcome) error {
-	sec := o.Elapsed.Seconds()
-	per := func(n int64) float64 {
-		if sec <= 0 {
-			return 0
-		}
-		return stats.Round(float64(n)/sec, 2)
-	}
-	if o.ConnectMode != runner.Persistent || o.Connects > 0 {
-		h := o.ConnectLatency
-		if h == nil {
-			h = histogram.New()
-		}
-		r.Connect = &ConnectStats{
-			Mode:      o.ConnectMode.String(),
-			Count:     o.Connects,
-			PerSec:    per(o.Connects),
-			LatencyMS: LatencyOf(h, r.Percentile),
-		}
-	}
-	for _, s := range o.Statements {
-		n := s.Latency.Count()
-		r.Statements = append(r.Statements, StatementStats{
-			Name:      s.Name,
-			Count:     n,
-			QPS:       per(n),
-			Errors:    ErrorsOf(s.Errors),
-			LatencyMS: LatencyOf(s.Latency, r.Percentile),
-		})
-	}
-	return nil
-}
-
 // writeConnect prints the connect figures, when the run has them.
 func (r *Result) writeConnect(w io.Writer) {
 	if c := r.Connect; c != nil {
@@ -125,7 +71,7 @@ func (r *Result) writeConnect(w io.Writer) {
 			fmt.Fprintf(w, "    connect latency (ms):          avg %.3f  p50 %.3f  p95 %.3f  p99 %.3f  max %.3f\n",
 				c.LatencyMS.Avg, c.LatencyMS.P50, c.LatencyMS.P95, c.LatencyMS.P99, c.LatencyMS.Max)
 		}
-		if c.Mode != runner.Persistent.String() {
+		if c.Mode != ConnectPersistent {
 			fmt.Fprintln(w, "    (event latency above leaves connecting and disconnecting out)")
 		}
 	}

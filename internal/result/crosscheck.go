@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"time"
 
-	"github.com/shakedown/shakedown/internal/runner"
 	"github.com/shakedown/shakedown/internal/stats"
 )
 
@@ -35,6 +35,13 @@ type CrossCheck struct {
 	NotApplicable bool `json:"not_applicable,omitempty"`
 }
 
+// Rate is the client's rate over one interval that ends At after the start
+// of measurement (exactly, not rounded as Interval.AtS is).
+type Rate struct {
+	At  time.Duration
+	QPS float64
+}
+
 // NoCounter is RunConfig.Counter for a workload whose statements no
 // server counter matches: the cross-check does not apply.
 const NoCounter = "-"
@@ -48,7 +55,7 @@ var counterKeys = map[string]string{"": "qps", "Questions": "qps", "Com_admin_co
 // sampler's own). With NoCounter, or a counter the sampler does not
 // follow, it says the check does not apply. It returns nil when either
 // side is missing.
-func CheckCounter(s *Series, intervals []runner.Interval, counter string) *CrossCheck {
+func CheckCounter(s *Series, intervals []Rate, counter string) *CrossCheck {
 	if s == nil || len(intervals) == 0 {
 		return nil
 	}
@@ -109,7 +116,7 @@ const minQPSDiff = 2.0
 // CheckQPS cross-checks the client's intervals (from the runner, times from
 // the start of measurement) against the server series (shifted to the same
 // origin). It returns nil when either side is missing.
-func CheckQPS(s *Series, intervals []runner.Interval) *CrossCheck {
+func CheckQPS(s *Series, intervals []Rate) *CrossCheck {
 	if s == nil || len(intervals) == 0 {
 		return nil
 	}
@@ -117,7 +124,7 @@ func CheckQPS(s *Series, intervals []runner.Interval) *CrossCheck {
 }
 
 // checkKey compares the client's QPS with the sample figure key.
-func checkKey(s *Series, intervals []runner.Interval, key string) *CrossCheck {
+func checkKey(s *Series, intervals []Rate, key string) *CrossCheck {
 	end := intervals[len(intervals)-1].At.Seconds()
 	from, to := math.Inf(1), math.Inf(-1)
 	var sq, st float64

@@ -4,27 +4,25 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/shakedown/shakedown/internal/runner"
 )
 
-func steadyIntervals(n int, qps float64) []runner.Interval {
-	ivs := make([]runner.Interval, n)
+func steadyIntervals(n int, qps float64) []Rate {
+	ivs := make([]Rate, n)
 	for i := range ivs {
-		ivs[i] = runner.Interval{At: time.Duration(i+1) * time.Second, QPS: qps}
+		ivs[i] = Rate{At: time.Duration(i+1) * time.Second, QPS: qps}
 	}
 	return ivs
 }
 
 // swingingIntervals alternate between 0.6 and 1.4 times qps.
-func swingingIntervals(n int, qps float64) []runner.Interval {
-	ivs := make([]runner.Interval, n)
+func swingingIntervals(n int, qps float64) []Rate {
+	ivs := make([]Rate, n)
 	for i := range ivs {
 		f := 0.6
 		if i%2 == 1 {
 			f = 1.4
 		}
-		ivs[i] = runner.Interval{At: time.Duration(i+1) * time.Second, QPS: qps * f}
+		ivs[i] = Rate{At: time.Duration(i+1) * time.Second, QPS: qps * f}
 	}
 	return ivs
 }
@@ -41,7 +39,7 @@ func TestCheckQPS(t *testing.T) {
 	cases := []struct {
 		name       string
 		series     *Series
-		intervals  []runner.Interval
+		intervals  []Rate
 		mismatch   bool
 		wantServer float64
 		wantFrom   float64

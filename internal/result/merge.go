@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/shakedown/shakedown/internal/histogram"
-	"github.com/shakedown/shakedown/internal/runner"
 	"github.com/shakedown/shakedown/internal/segment"
 	"github.com/shakedown/shakedown/internal/stats"
 )
@@ -438,7 +437,7 @@ func mergeBucket(b *bucket, originUS int64, pct float64, acc *histogram.Accumula
 		AtS: stats.Round(float64(b.endUS-originUS)/1e6, 3), Threads: threads,
 		TPS: stats.Round(tps, 2), ReadQPS: stats.Round(read, 2), WriteQPS: stats.Round(write, 2), OtherQPS: stats.Round(other, 2),
 		ErrorsPS: stats.Round(errPS, 2), ReconnPS: stats.Round(reconn, 2),
-		LatencyPct: msr(lat.Percentile(pct)), LatencyAvg: msr(lat.Mean()), LatencyMax: msr(lat.Max()),
+		LatencyPct: Millis(lat.Percentile(pct)), LatencyAvg: Millis(lat.Mean()), LatencyMax: Millis(lat.Max()),
 	}
 	out.QPS = stats.Round(read+write+other, 2)
 	return out, nil
@@ -456,9 +455,9 @@ func crossCheck(base *Result, ivs []Interval, origin time.Time) *CrossCheck {
 		}
 		s.Start = origin
 	}
-	client := make([]runner.Interval, len(ivs))
+	client := make([]Rate, len(ivs))
 	for i, iv := range ivs {
-		client[i] = runner.Interval{At: time.Duration(iv.AtS * float64(time.Second)), QPS: iv.QPS}
+		client[i] = Rate{At: time.Duration(iv.AtS * float64(time.Second)), QPS: iv.QPS}
 	}
 	counter := ""
 	if cc := base.CrossCheck; cc != nil {

@@ -6,14 +6,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"sort"
 	"strconv"
 	"time"
 
 	"github.com/shakedown/shakedown/internal/histogram"
 	"github.com/shakedown/shakedown/internal/host"
-	"github.com/shakedown/shakedown/internal/runner"
 	"github.com/shakedown/shakedown/internal/stats"
 )
 
@@ -116,16 +114,6 @@ type Interval struct {
 	Queue      int64   `json:"queue,omitempty"`
 }
 
-// IntervalOf is the stored form of a runner's interval.
-func IntervalOf(iv runner.Interval) Interval {
-	return Interval{
-		AtS: iv.AtS, Threads: iv.Threads, TPS: iv.TPS, QPS: iv.QPS,
-		ReadQPS: iv.ReadQPS, WriteQPS: iv.WriteQPS, OtherQPS: iv.OtherQPS,
-		LatencyPct: iv.LatencyPct, LatencyAvg: iv.LatencyAvg, LatencyMax: iv.LatencyMax,
-		ErrorsPS: iv.ErrorsPS, ReconnPS: iv.ReconnPS, ConnPS: iv.ConnPS, Queue: iv.Queue,
-	}
-}
-
 // Availability is what a run saw of the server going away while it
 // measured.
 type Availability struct {
@@ -221,91 +209,13 @@ type Fairness struct {
 	TimeStddevS  float64 `json:"time_stddev_s"`
 }
 
-// Build makes the document from what the runner measured.
-func Build(o *runner.Outcome, workload string, threads int, pct float64) (*Result, error) {
-	sec := o.Elapsed.Seconds()
-	per := func(n int64) float64 {
-		if sec <= 0 {
-			return 0
-		}
-		return float64(n) / sec
-	}
-	r := &Result{
-		SchemaVersion: SchemaVersion,
-		Workload:      workload,
-		Threads:       threads,
-		TimeS:         stats.Round(sec, 4),
-		Interrupted:   o.Interrupted,
-		Queries:       Queries{Read: o.Reads, Write: o.Writes, Other: o.Others, Total: o.Queries()},
-		Transactions:  o.Events,
-		Errors:        Errors{Total: o.ErrorCount(), ByCode: map[string]int64{}},
-		Reconnects:    o.Reconnects,
-		QPS:           stats.Round(per(o.Queries()), 2),
-		TPS:           stats.Round(per(o.Events), 2),
-		Percentile:    pct,
-		Intervals:     make([]Interval, len(o.Intervals)),
-	}
-	for i, iv := range o.Intervals {
-		r.Intervals[i] = IntervalOf(iv)
-	}
-	if o.Err != nil {
-		r.Error = o.Err.Error()
-	}
-	if a := o.Availability; a.ReconnectAttempts > 0 || a.ReconnectFailures > 0 {
-		r.Degraded = o.Degraded()
-		r.Availability = &Availability{ReconnectAttempts: a.ReconnectAttempts, ReconnectFailures: a.ReconnectFailures,
-			UnavailableS: stats.Round(a.Unavailable.Seconds(), 3)}
-		if a.FirstError != nil {
-			r.Availability.FirstError = a.FirstError.Error()
-		}
-	}
-	for code, n := range o.Errors {
-		r.Errors.ByCode[strconv.Itoa(int(code))] = n
-	}
-	h := o.Latency
-	r.LatencyMS = Latency{
-		Min: msr(h.Min()), Avg: msr(h.Mean()), Max: msr(h.Max()), Sum: msr(h.Sum()),
-		P50: msr(h.Percentile(50)), P95: msr(h.Percentile(95)), P99: msr(h.Percentile(99)),
-		P999: msr(h.Percentile(99.9)), Pct: msr(h.Percentile(pct)),
-	}
-	snap, err := h.Snapshot()
-	if err != nil {
-		return nil, err
-	}
-	r.Histogram = snap
-	r.Fairness = fairness(o)
-	r.Client = ClientOf(o.Client)
-	if err := r.buildConnectAndStatements(o); err != nil {
-		return nil, err
-	}
-	return r, nil
-}
-
-func fairness(o *runner.Outcome) Fairness {
-	n := float64(len(o.ThreadEvents))
-	if n == 0 {
-		return Fairness{}
-	}
-	var se, st float64
-	for i := range o.ThreadEvents {
-		se += float64(o.ThreadEvents[i])
-		st += o.ThreadTime[i].Seconds()
-	}
-	me, mt := se/n, st/n
-	var ve, vt float64
-	for i := range o.ThreadEvents {
-		ve += sq(float64(o.ThreadEvents[i]) - me)
-		vt += sq(o.ThreadTime[i].Seconds() - mt)
-	}
-	return Fairness{
-		EventsAvg: stats.Round(me, 4), EventsStddev: stats.Round(math.Sqrt(ve/n), 2),
-		TimeAvgS: stats.Round(mt, 4), TimeStddevS: stats.Round(math.Sqrt(vt/n), 2),
-	}
-}
-
 func sq(x float64) float64 { return x * x }
 
-func msr(d time.Duration) float64 { return stats.Round(float64(d)/float64(time.Millisecond), 3) }
+// Millis is d in milliseconds, rounded to microseconds, as the document
+// stores latencies.
+func Millis(d time.Duration) float64 {
+	return stats.Round(float64(d)/float64(time.Millisecond), 3)
+}
 
 // WriteJSON writes r to w, indented.
 func (r *Result) WriteJSON(w io.Writer) error {

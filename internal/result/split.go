@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/shakedown/shakedown/internal/histogram"
-	"github.com/shakedown/shakedown/internal/runner"
 )
 
 // Segment says which part of a load split over many runners a result is
@@ -47,24 +46,6 @@ type IntervalHDR struct {
 	Errors     int64              `json:"errors"`
 	Reconnects int64              `json:"reconnects"`
 	Latency    histogram.Snapshot `json:"latency"`
-}
-
-// IntervalHDROf records a runner's interval while its latency histogram is
-// valid (during OnInterval or OnLastInterval).
-func IntervalHDROf(iv runner.Interval) (IntervalHDR, error) {
-	h := IntervalHDR{
-		StartUS: iv.Began.UnixMicro(), EndUS: iv.Ended.UnixMicro(), Threads: iv.Threads,
-		Events: iv.Events, Reads: iv.Reads, Writes: iv.Writes, Others: iv.Others, Errors: iv.Errors, Reconnects: iv.Reconnects,
-	}
-	if iv.Latency == nil {
-		iv.Latency = histogram.New()
-	}
-	snap, err := iv.Latency.Snapshot()
-	if err != nil {
-		return IntervalHDR{}, err
-	}
-	h.Latency = snap
-	return h, nil
 }
 
 // Duration is the interval's length.

@@ -6,11 +6,10 @@ import (
 	"strings"
 
 	"github.com/shakedown/shakedown/internal/histogram"
-	"github.com/shakedown/shakedown/internal/runner"
 )
 
 // WriteInterval prints one interval line the way sysbench does.
-func WriteInterval(w io.Writer, iv runner.Interval, pct float64) {
+func WriteInterval(w io.Writer, iv Interval, pct float64) {
 	fmt.Fprintf(w, "[ %.0fs ] thds: %d tps: %.2f qps: %.2f (r/w/o: %.2f/%.2f/%.2f) lat (ms,%s%%): %.2f err/s: %.2f reconn/s: %.2f\n",
 		iv.AtS, iv.Threads, iv.TPS, iv.QPS, iv.ReadQPS, iv.WriteQPS, iv.OtherQPS,
 		trimFloat(pct), iv.LatencyPct, iv.ErrorsPS, iv.ReconnPS)

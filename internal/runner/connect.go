@@ -3,6 +3,8 @@ package runner
 import (
 	"fmt"
 	"strings"
+
+	"github.com/shakedown/shakedown/internal/result"
 )
 
 // ConnectMode says when the threads of a run open connections.
@@ -19,7 +21,7 @@ const (
 	PerStatement
 )
 
-var connectModeNames = [...]string{"persistent", "transaction", "query"}
+var connectModeNames = [...]string{result.ConnectPersistent, "transaction", "query"}
 
 // String is the mode's name on the command line.
 func (m ConnectMode) String() string {

@@ -4,9 +4,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/shakedown/shakedown/internal/host"
 )
 
 // Placement says where a sandbox's server runs: on which CPUs, under what
@@ -30,56 +31,8 @@ func (p Placement) QuotaString() string {
 	return strconv.Itoa(p.CPUQuota) + "%"
 }
 
-// maxCPU bounds CPU numbers: it is far above any machine's and keeps a
-// typo such as 0-99999999 from building a huge list.
-const maxCPU = 8191
-
-// ParseCPUList reads a CPU list as taskset -c and cpuset files write it:
-// "0-3,6,8-9". It returns the CPUs in order without repeats.
-func ParseCPUList(s string) ([]int, error) {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return nil, fmt.Errorf("empty CPU list: want CPU numbers and ranges, e.g. 0-3 or 0,2")
-	}
-	seen := map[int]bool{}
-	for _, part := range strings.Split(s, ",") {
-		part = strings.TrimSpace(part)
-		lo, hi, isRange := strings.Cut(part, "-")
-		a, err := cpuNumber(lo, part)
-		if err != nil {
-			return nil, err
-		}
-		b := a
-		if isRange {
-			if b, err = cpuNumber(hi, part); err != nil {
-				return nil, err
-			}
-			if b < a {
-				return nil, fmt.Errorf("range %q runs backwards: write it low-high, e.g. %d-%d", part, b, a)
-			}
-		}
-		for c := a; c <= b; c++ {
-			seen[c] = true
-		}
-	}
-	out := make([]int, 0, len(seen))
-	for c := range seen {
-		out = append(out, c)
-	}
-	sort.Ints(out)
-	return out, nil
-}
-
-func cpuNumber(s, part string) (int, error) {
-	n, err := strconv.Atoi(strings.TrimSpace(s))
-	if err != nil || n < 0 {
-		return 0, fmt.Errorf("%q is not a CPU number or range (e.g. 0-3 or 0,2)", part)
-	}
-	if n > maxCPU {
-		return 0, fmt.Errorf("CPU %d in %q: no machine has that many", n, part)
-	}
-	return n, nil
-}
+// maxCPU bounds CPU numbers (host.ParseCPUList's bound).
+const maxCPU = host.MaxCPU
 
 // FormatCPUList writes sorted CPUs as ranges: [0 1 2 3 6] is "0-3,6".
 func FormatCPUList(cpus []int) string {
@@ -159,7 +112,7 @@ func numaNodes() int {
 	if err != nil {
 		return 0
 	}
-	nodes, err := ParseCPUList(string(b)) // node lists are written as CPU lists are
+	nodes, err := host.ParseCPUList(string(b)) // node lists are written as CPU lists are
 	if err != nil {
 		return 0
 	}
@@ -181,7 +134,7 @@ func ParsePlacement(cpus, quota, numa string) (Placement, error) {
 func parsePlacement(cpus, quota, numa string, m machine) (Placement, error) {
 	var p Placement
 	if cpus != "" {
-		list, err := ParseCPUList(cpus)
+		list, err := host.ParseCPUList(cpus)
 		if err != nil {
 			return p, outcomef(ErrInvalid, "--cpus %s: %v", cpus, err)
 		}
@@ -246,7 +199,7 @@ func (p Placement) cpuList() []int {
 	if p.CPUs == "" {
 		return nil
 	}
-	l, _ := ParseCPUList(p.CPUs)
+	l, _ := host.ParseCPUList(p.CPUs)
 	return l
 }
 

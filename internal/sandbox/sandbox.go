@@ -32,6 +32,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/shakedown/shakedown/internal/outfile"
 	"github.com/shakedown/shakedown/internal/usage"
 )
 
@@ -495,11 +496,7 @@ func (r *record) save() error {
 	if err != nil {
 		return fmt.Errorf("save sandbox: %w", err)
 	}
-	tmp := r.path("sandbox.json.tmp")
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
-		return fmt.Errorf("save sandbox: %w", err)
-	}
-	if err := os.Rename(tmp, r.path("sandbox.json")); err != nil {
+	if err := outfile.WriteAtomic(r.path("sandbox.json"), append(b, '\n')); err != nil {
 		return fmt.Errorf("save sandbox: %w", err)
 	}
 	return nil

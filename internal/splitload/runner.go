@@ -36,10 +36,10 @@ type Runner struct {
 	stderr  io.Writer
 }
 
-// splitKey identifies a load: what its runners run and when they start.
+// Key identifies a load: what its runners run and when they start.
 // Every runner computes the same key from the same command (or plan) and
 // --start-at, whatever its segment.
-func splitKey(kind string, parts []string, startAt time.Time) string {
+func Key(kind string, parts []string, startAt time.Time) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00%s\x00", kind, startAt.UTC().Format(time.RFC3339Nano))
 	for _, p := range parts {
@@ -75,33 +75,50 @@ func LoadParts(workload, target string, opts map[string]string) []string {
 // against the store's, for the report's skew check.
 func Join(ctx context.Context, stderr io.Writer, unsavedDir string, st *store.Store, sp segment.Split, kind, description string, parts []string,
 	sweep *store.Sweep, targets []store.Target) (*Runner, error) {
-	load := &store.Split{Key: splitKey(kind, parts, sp.StartAt), Kind: kind, Sequence: sp.Sequence.String(), Runners: sp.Sequence.Len(),
+	load := &store.Split{Key: Key(kind, parts, sp.StartAt), Kind: kind, Sequence: sp.Sequence.String(), Runners: sp.Sequence.Len(),
 		StartAt: sp.StartAt, Description: description}
-	if err := st.JoinSplit(ctx, load, sweep, targets); err != nil {
-		if errors.Is(err, store.ErrOtherSequence) {
-			return nil, usage.Errorf("--segment %s: %v: every runner of a load must be given the same --segment-sequence (or the same N)", sp.Label(), err)
-		}
-		return nil, err
-	}
-	offset, err := st.ClockOffset(ctx)
-	if err != nil {
-		return nil, err
-	}
 	host, _ := os.Hostname()
-	me := store.Runner{SplitID: load.ID, Index: sp.Index(), Segment: sp.Segment.String(), Label: sp.Label(), Host: host,
-		RegisteredAt: time.Now(), ClockOffset: offset}
-	if err := st.Register(ctx, &me); err != nil {
-		if errors.Is(err, store.ErrSegmentTaken) {
-			return nil, usage.Errorf("--segment %s: %v: each segment of a load runs once; give this runner another segment, or give the load another --start-at", sp.Label(), err)
-		}
+	me := store.Runner{Host: host, RegisteredAt: time.Now()}
+	if err := Register(ctx, st, load, sweep, targets, sp, &me); err != nil {
 		return nil, err
 	}
 	r := &Runner{st: st, load: load, me: me, sp: sp, where: st.Path(), stderr: stderr,
 		path: store.UnsavedPath(unsavedDir, load.Key, me.Index)}
-	if offset > result.MaxSkew || -offset > result.MaxSkew {
+	if offset := me.ClockOffset; offset > result.MaxSkew || -offset > result.MaxSkew {
 		fmt.Fprintf(stderr, "shakedown: this host's clock is %s off the store's: the runners may not start together; synchronise the clocks (NTP)\n", offset.Round(time.Millisecond))
 	}
 	return r, nil
+}
+
+// Register records load in the store its runners share, or finds it when
+// another runner recorded it first (with sweep and its targets, for a
+// split sweep), and registers me, this runner, as segment sp of it,
+// refusing a segment another runner has. It sets me's place in the load
+// and its clock's offset from the store's; the caller sets its host and
+// when it registered. Run and sweep runners alike join this way.
+func Register(ctx context.Context, st *store.Store, load *store.Split, sweep *store.Sweep, targets []store.Target, sp segment.Split, me *store.Runner) error {
+	what := "load"
+	if load.Kind == store.SplitSweep {
+		what = "sweep"
+	}
+	if err := st.JoinSplit(ctx, load, sweep, targets); err != nil {
+		if errors.Is(err, store.ErrOtherSequence) {
+			return usage.Errorf("--segment %s: %v: every runner of a %s must be given the same --segment-sequence (or the same N)", sp.Label(), err, what)
+		}
+		return err
+	}
+	offset, err := st.ClockOffset(ctx)
+	if err != nil {
+		return err
+	}
+	me.SplitID, me.Index, me.Segment, me.Label, me.ClockOffset = load.ID, sp.Index(), sp.Segment.String(), sp.Label(), offset
+	if err := st.Register(ctx, me); err != nil {
+		if errors.Is(err, store.ErrSegmentTaken) {
+			return usage.Errorf("--segment %s: %v: each segment of a %s runs once; give this runner another segment, or give the %s another --start-at", sp.Label(), err, what, what)
+		}
+		return err
+	}
+	return nil
 }
 
 // Save records one step this runner measured. Once the store is lost, it

@@ -53,6 +53,9 @@ const (
 	Same         State = "same"
 	Inconclusive State = "inconclusive"
 	NoVerdict    State = "no verdict"
+	// NoData is the verdict of a comparison in which a side has no
+	// successful run: there is nothing to compare.
+	NoData State = "no data"
 )
 
 // MinRuns is the fewest runs on each side for any verdict: with one run

@@ -159,7 +159,14 @@ func (s *Store) mergeStep(ctx context.Context, c *mergeCache, parts []Run) (Run,
 		return Run{}, fmt.Errorf("merge the runners of split %d step %d: %w", id, m.Step, err)
 	}
 	m.Result, m.Degraded = res, res.Degraded
-	m.Status, m.Error = RunOK, ""
+	// Every runner's part was judged by result.StatusOf when it was
+	// stored; the merged whole is judged by it too (ok when each part
+	// was), unless runners are missing from it.
+	status, why := result.StatusOf(res, nil, false)
+	m.Status, m.Error = status, ""
+	if why != nil {
+		m.Error = why.Error()
+	}
 	if res.Split.Partial {
 		m.Status = RunPartial
 		m.Error = res.Split.Label()

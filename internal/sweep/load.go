@@ -3,11 +3,18 @@ package sweep
 import (
 	"os"
 
+	"github.com/shakedown/shakedown/internal/engine"
 	"github.com/shakedown/shakedown/internal/plan"
 	"github.com/shakedown/shakedown/internal/segment"
 	"github.com/shakedown/shakedown/internal/target"
 	"github.com/shakedown/shakedown/internal/usage"
 )
+
+// ParsePlan reads a sweep plan (plan.Parse) and checks each step's
+// command line against the engine's.
+func ParsePlan(path string, src []byte, getenv func(string) string) (*plan.Plan, error) {
+	return plan.Parse(path, src, getenv, engine.Grammar{})
+}
 
 // LoadPlan reads the one plan file args name, checks it can be split as
 // sp, and finds every target's password: password_env, when a target
@@ -22,7 +29,7 @@ func LoadPlan(args []string, getenv func(string) string, creds *target.Credentia
 	if err != nil {
 		return nil, usage.Errorf("sweep: read plan: %v", err)
 	}
-	p, err := plan.Parse(path, src, getenv)
+	p, err := ParsePlan(path, src, getenv)
 	if err != nil {
 		return nil, err
 	}

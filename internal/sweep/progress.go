@@ -14,14 +14,14 @@ import (
 )
 
 // progress shows where the sweep is. On a terminal (live) it keeps one line
-// up to date in place: step i/n, target, workload, threads, live QPS,
-// elapsed and estimated time left. Elsewhere it writes one line per finished
-// step. Lines that must stay (failures, --verbose intervals) are written
-// above the live line. Its methods are safe for concurrent use: intervals
-// arrive from the runner's reporting goroutine.
+// up to date in place (progress.Line): step i/n, target, workload, threads,
+// live QPS, elapsed and estimated time left. Elsewhere it writes one line
+// per finished step. Lines that must stay (failures, --verbose intervals)
+// are written above the live line. Its methods are safe for concurrent use:
+// intervals arrive from the runner's reporting goroutine.
 type progress struct {
 	mu      sync.Mutex
-	w       io.Writer
+	l       *prog.Line
 	live    bool
 	verbose bool
 	now     func() time.Time
@@ -35,14 +35,15 @@ type progress struct {
 	stepStart time.Time
 	phase     string // "warming up", "running", "preparing ..."
 	qps       float64
-	shown     bool // the live line is on screen
 }
 
 func newProgress(w io.Writer, live, verbose bool, now func() time.Time, total int, nominal time.Duration) *progress {
 	if w == nil {
 		w = io.Discard
 	}
-	return &progress{w: w, live: live, verbose: verbose, now: now, total: total, nominal: nominal, start: now()}
+	// Off a terminal the line is never set, only written above: one
+	// line per finished step, not one per interval.
+	return &progress{l: prog.New(w, live, 0, now), live: live, verbose: verbose, now: now, total: total, nominal: nominal, start: now()}
 }
 
 // left estimates the time the sweep still needs: the average wall time of
@@ -83,17 +84,12 @@ func (p *progress) redraw() {
 	if !p.live || p.step.Target == nil || p.stepStart.IsZero() {
 		return
 	}
-	fmt.Fprintf(p.w, "\r\033[K%s", p.line(p.now()))
-	p.shown = true
+	p.l.Set(p.line(p.now()))
 }
 
 // above writes a line that stays, above the live line; p.mu is held.
 func (p *progress) above(line string) {
-	if p.live && p.shown {
-		fmt.Fprint(p.w, "\r\033[K")
-		p.shown = false
-	}
-	fmt.Fprintln(p.w, line)
+	p.l.Println(line)
 	p.redraw()
 }
 
@@ -117,7 +113,7 @@ func (p *progress) interval(iv runner.Interval) {
 	p.phase, p.qps = "running", iv.QPS
 	if p.verbose {
 		var b strings.Builder
-		result.WriteInterval(&b, iv, 95)
+		result.WriteInterval(&b, iv.Stored(), 95)
 		p.above(fmt.Sprintf("  %s %s %d: %s", p.step.Target.Name, p.step.Workload.Label(), p.step.Threads, strings.TrimRight(b.String(), "\n")))
 		return
 	}
@@ -138,7 +134,7 @@ func (p *progress) finishStep(s plan.Step, status, msg string) {
 	defer p.mu.Unlock()
 	p.done++
 	p.stepStart = time.Time{}
-	if status != "ok" || !p.live || p.verbose {
+	if status != result.StatusOK || !p.live || p.verbose {
 		now := p.now()
 		p.above(fmt.Sprintf("step %d/%d  %s  %s  %d thr  #%d: %s  (elapsed %s, ~%s left)",
 			s.Index, p.total, s.Target.Name, s.Workload.Label(), s.Threads, s.Repeat, msg, prog.Clock(now.Sub(p.start)), prog.Clock(p.left(now))))
@@ -176,9 +172,6 @@ func (p *progress) addSteps(n int) {
 func (p *progress) close() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.live && p.shown {
-		fmt.Fprint(p.w, "\r\033[K")
-		p.shown = false
-	}
+	p.l.Clear()
 	p.step = plan.Step{}
 }

@@ -2,8 +2,6 @@ package sweep
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -13,6 +11,7 @@ import (
 	"github.com/shakedown/shakedown/internal/result"
 	"github.com/shakedown/shakedown/internal/schedule"
 	"github.com/shakedown/shakedown/internal/segment"
+	"github.com/shakedown/shakedown/internal/splitload"
 	"github.com/shakedown/shakedown/internal/store"
 	"github.com/shakedown/shakedown/internal/usage"
 )
@@ -63,31 +62,23 @@ func runSplit(ctx context.Context, p *plan.Plan, envs []Env, opt Options) (*Summ
 	defer s.pr.close()
 
 	sw, targets := newSweep(p, envs, opt, started)
-	load := &store.Split{Key: sweepKey(p, sp), Kind: store.SplitSweep, Sequence: sp.Sequence.String(), Runners: sp.Sequence.Len(),
-		StartAt: sp.StartAt, Description: p.Path}
-	if err := opt.Store.JoinSplit(rec, load, sw, targets); err != nil {
-		if errors.Is(err, store.ErrOtherSequence) {
-			return nil, usage.Errorf("--segment %s: %v: every runner of a sweep must be given the same --segment-sequence (or the same N)", sp.Label(), err)
-		}
-		return nil, err
-	}
-	sum.SweepID = load.SweepID
-	offset, err := opt.Store.ClockOffset(rec)
-	if err != nil {
-		return sum, err
-	}
+	// The plan's text is what the runners run: every runner computes the
+	// same key from it and the start time.
+	load := &store.Split{Key: splitload.Key(store.SplitSweep, []string{string(p.Source)}, sp.StartAt), Kind: store.SplitSweep,
+		Sequence: sp.Sequence.String(), Runners: sp.Sequence.Len(), StartAt: sp.StartAt, Description: p.Path}
 	host := opt.Host
 	if host == "" {
 		host, _ = os.Hostname()
 	}
-	me := store.Runner{SplitID: load.ID, Index: sp.Index(), Segment: sp.Segment.String(), Label: sp.Label(), Host: host,
-		RegisteredAt: now(), ClockOffset: offset}
-	if err := opt.Store.Register(rec, &me); err != nil {
-		if errors.Is(err, store.ErrSegmentTaken) {
-			return sum, usage.Errorf("--segment %s: %v: each segment of a sweep runs once; give this runner another segment, or the sweep another --start-at", sp.Label(), err)
+	me := store.Runner{Host: host, RegisteredAt: now()}
+	if err := splitload.Register(rec, opt.Store, load, sw, targets, sp, &me); err != nil {
+		if load.SweepID == 0 {
+			return nil, err
 		}
+		sum.SweepID = load.SweepID
 		return sum, err
 	}
+	sum.SweepID = load.SweepID
 	s.pr.Printf("runner %s of %d of sweep %d, first step at %s", sp.Label(), load.Runners, load.SweepID, sp.StartAt.UTC().Format(time.RFC3339))
 
 	s.unsavedPath = store.UnsavedPath(opt.UnsavedDir, load.Key, me.Index)
@@ -288,14 +279,4 @@ func later(a, b time.Time) time.Time {
 		return a
 	}
 	return b
-}
-
-// sweepKey identifies a split sweep: every runner of it computes the same
-// key from the same plan and start time. The segment sequence is left out
-// so that a runner given another one finds the sweep and is refused.
-func sweepKey(p *plan.Plan, sp segment.Split) string {
-	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00%s\x00", store.SplitSweep, sp.StartAt.UTC().Format(time.RFC3339Nano))
-	h.Write(p.Source)
-	return hex.EncodeToString(h.Sum(nil))[:32]
 }

@@ -372,6 +372,8 @@ func (s *sweeper) step(ctx context.Context, step plan.Step, now func() time.Time
 		Step: step.Index, Target: step.Target.Name, Role: string(step.Target.Role), Workload: step.Workload.Label(),
 		Threads: step.Threads, Repeat: step.Repeat, Command: strings.Join(args, " "), StartedAt: now(),
 	}
+	// A step that fails before its run is stored with the status
+	// result.StatusOf gives too.
 	finish := func(status string, err error) store.Run {
 		run.Status = status
 		if err != nil {
@@ -383,9 +385,9 @@ func (s *sweeper) step(ctx context.Context, step plan.Step, now func() time.Time
 	if s.p.Prepare && s.split == nil {
 		if err := s.ensureData(ctx, step); err != nil {
 			if ctx.Err() != nil {
-				return finish(store.RunInterrupted, ErrInterrupted)
+				return finish(result.StatusOf(nil, ErrInterrupted, true))
 			}
-			return finish(store.RunFailed, err)
+			return finish(result.StatusOf(nil, err, false))
 		}
 	}
 	phase := "connecting"
@@ -396,7 +398,7 @@ func (s *sweeper) step(ctx context.Context, step plan.Step, now func() time.Time
 	run.StartedAt = now()
 	j, err := job("run", args, step.Target)
 	if err != nil {
-		return finish(store.RunFailed, err)
+		return finish(result.StatusOf(nil, err, false))
 	}
 	var ivs *[]result.IntervalHDR
 	if s.split != nil {
@@ -404,7 +406,7 @@ func (s *sweeper) step(ctx context.Context, step plan.Step, now func() time.Time
 		sp := *s.split
 		sp.StartAt = s.loadAt
 		if err := j.SetSplit(sp); err != nil {
-			return finish(store.RunFailed, err)
+			return finish(result.StatusOf(nil, err, false))
 		}
 		ivs = &s.intervals
 		s.intervals = nil

@@ -1,4 +1,4 @@
-package result
+package runner_test
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/shakedown/shakedown/internal/golden"
 	"github.com/shakedown/shakedown/internal/histogram"
+	"github.com/shakedown/shakedown/internal/result"
 	"github.com/shakedown/shakedown/internal/runner"
 	"github.com/shakedown/shakedown/internal/workload"
 )
@@ -46,15 +47,15 @@ func outcome() *runner.Outcome {
 	}
 }
 
-// The stored document is result's, converted from the runner's types: a
-// change to the runner must not change what is stored.
+// The stored document is result's, converted here from the runner's
+// types: a change to the runner must not change what is stored.
 func TestStoredDocument(t *testing.T) {
-	r, err := Build(outcome(), "oltp_read_write", 4, 95)
+	r, err := outcome().Document("oltp_read_write", 4, 95)
 	if err != nil {
 		t.Fatal(err)
 	}
 	r.Tool = "shakedown test"
-	r.Target = Target{Name: "control", URL: "mysql://bench@127.0.0.1:3306/sbtest", Version: "10.11.9-MariaDB", Flavour: "mariadb"}
+	r.Target = result.Target{Name: "control", URL: "mysql://bench@127.0.0.1:3306/sbtest", Version: "10.11.9-MariaDB", Flavour: "mariadb"}
 	r.StartedAt = time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
 	r.WarmupS = 5
 	r.Rate = 100
@@ -65,7 +66,7 @@ func TestStoredDocument(t *testing.T) {
 	}
 	golden.Check(t, "result.json", b.Bytes())
 
-	back, err := Read(&b)
+	back, err := result.Read(&b)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +81,7 @@ func TestDegradedDocument(t *testing.T) {
 	o.Err = nil
 	o.Availability = runner.Availability{ReconnectAttempts: 14, ReconnectFailures: 12, Unavailable: 2500 * time.Millisecond,
 		FirstError: errors.New("connect to 127.0.0.1:3306: connection refused: is the server running and listening there?")}
-	r, err := Build(o, "oltp_read_write", 4, 95)
+	r, err := o.Document("oltp_read_write", 4, 95)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +119,7 @@ func TestClientBoundDocument(t *testing.T) {
 			o := outcome()
 			o.Err = nil
 			o.Client = tc.load
-			r, err := Build(o, "oltp_point_select", 400, 95)
+			r, err := o.Document("oltp_point_select", 400, 95)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -126,7 +127,7 @@ func TestClientBoundDocument(t *testing.T) {
 			if err := r.WriteJSON(&b); err != nil {
 				t.Fatal(err)
 			}
-			back, err := Read(&b)
+			back, err := result.Read(&b)
 			if err != nil {
 				t.Fatal(err)
 			}
