@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"strings"
 	"time"
@@ -11,7 +10,6 @@ import (
 
 	"github.com/shakedown/shakedown/internal/check"
 	"github.com/shakedown/shakedown/internal/helptext"
-	"github.com/shakedown/shakedown/internal/outfile"
 	"github.com/shakedown/shakedown/internal/readiness"
 	"github.com/shakedown/shakedown/internal/sbflag"
 	"github.com/shakedown/shakedown/internal/schema"
@@ -23,9 +21,7 @@ import (
 // checkCmd is "shakedown check SOURCE TARGET".
 type checkCmd struct {
 	databases     sbflag.Strings
-	jsonFile      string
-	htmlFile      string
-	storePath     string
+	out           findings
 	copyTime      time.Duration
 	migrationUser string
 	skipAccounts  sbflag.Strings
@@ -37,9 +33,8 @@ type checkCmd struct {
 func (c *checkCmd) flags(env *Env) *pflag.FlagSet {
 	fs := sbflag.NewFlagSet("check")
 	fs.Var(&c.databases, "databases", "databases to check, the same names on both sides (default: every database of SOURCE but the system ones)")
-	fs.StringVar(&c.jsonFile, "json", "", "write the findings as JSON to FILE")
-	fs.StringVar(&c.htmlFile, "html", "", "write the findings as a self-contained HTML page to FILE")
-	fs.StringVar(&c.storePath, "store", "", store.FlagUsage(env.Getenv, "save the findings for shakedown readiness"))
+	c.out.bindFiles(fs, "findings")
+	c.out.bindStore(fs, env, "save the findings for shakedown readiness")
 	fs.DurationVar(&c.copyTime, "copy-time", 24*time.Hour, "how long the initial copy is expected to take: SOURCE must keep its binary logs longer")
 	fs.StringVar(&c.migrationUser, "migration-user", "", "the SOURCE account the migration tool uses, 'user'@'host' (default: the account in SOURCE's URL)")
 	fs.Var(&c.skipAccounts, "skip-accounts", "accounts not compared: user names or 'user'@'host' (comma list; replaces the default, '' compares all)")
@@ -74,10 +69,7 @@ func (c *checkCmd) run(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	// Where the results go is checked before anything is read.
-	if err := outfile.Check(outfile.File{Flag: "--json", Path: c.jsonFile}, outfile.File{Flag: "--html", Path: c.htmlFile}); err != nil {
-		return err
-	}
-	if err := store.CheckFlag(ctx, env.Getenv, "--store", c.storePath); err != nil {
+	if err := c.out.check(ctx, env); err != nil {
 		return err
 	}
 	sSide, err := connectChecked(ctx, "source", src)
@@ -114,7 +106,10 @@ func (c *checkCmd) run(ctx context.Context, env *Env, args []string) error {
 	if err := check.WriteText(env.Stdout, rep); err != nil {
 		return err
 	}
-	if err := c.keep(ctx, env, rep); err != nil {
+	err = c.out.keep(ctx, env, func(w io.Writer) error { return check.WriteJSON(w, rep) },
+		func(w io.Writer) error { return check.WriteHTML(w, rep) },
+		func() ([]*store.Evidence, error) { return one(readiness.CheckEvidence(rep, Version)) })
+	if err != nil {
 		return err
 	}
 	if rep.Errors > 0 {
@@ -161,15 +156,6 @@ func connectChecked(ctx context.Context, role string, t *target.Target) (*schema
 	return s, nil
 }
 
-// storeCheck saves a check's result for readiness pages.
-func storeCheck(ctx context.Context, path string, rep *check.Report) error {
-	ev, err := readiness.CheckEvidence(rep, Version)
-	if err != nil {
-		return err
-	}
-	return addEvidence(ctx, path, ev)
-}
-
 // validate checks the flags' values.
 func (c *checkCmd) validate() error {
 	switch {
@@ -181,27 +167,6 @@ func (c *checkCmd) validate() error {
 		return usagef("check: --query-timeout must be > 0, e.g. 30s")
 	case c.migrationUser != "" && !strings.Contains(c.migrationUser, "@"):
 		return usagef("check: --migration-user must be 'user'@'host', e.g. 'dm'@'%%'")
-	}
-	return nil
-}
-
-// keep writes the report to the files and the store the flags name.
-func (c *checkCmd) keep(ctx context.Context, env *Env, rep *check.Report) error {
-	if c.jsonFile != "" {
-		if err := outfile.Create(c.jsonFile, func(w io.Writer) error { return check.WriteJSON(w, rep) }); err != nil {
-			return err
-		}
-	}
-	if c.htmlFile != "" {
-		if err := outfile.Create(c.htmlFile, func(w io.Writer) error { return check.WriteHTML(w, rep) }); err != nil {
-			return err
-		}
-	}
-	if c.storePath != "" {
-		if err := storeCheck(ctx, c.storePath, rep); err != nil {
-			return err
-		}
-		fmt.Fprintf(env.Stdout, "stored in %s (shakedown readiness)\n", store.Display(c.storePath))
 	}
 	return nil
 }

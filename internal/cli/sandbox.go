@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -53,9 +54,9 @@ func (c *sandboxCmd) run(ctx context.Context, env *Env, args []string) error {
 	case "start":
 		return c.start(ctx, env, args[1:])
 	case "stop":
-		return c.stop(ctx, env, args[1:])
+		return c.stop(ctx, env, "stop", args[1:], sandbox.Stop, "sandbox NAME stopped; its data stays (shakedown sandbox up NAME starts it again, sandbox down NAME deletes it)")
 	case "down":
-		return c.down(ctx, env, args[1:])
+		return c.stop(ctx, env, "down", args[1:], sandbox.Down, "sandbox NAME down")
 	case "list", "ls":
 		return c.list(env, args[1:])
 	}
@@ -79,12 +80,8 @@ func (c *sandboxCmd) parse(env *Env, verb string, fs *pflag.FlagSet, args []stri
 var errSandboxHelp = errors.New("help printed")
 
 func (c *sandboxCmd) up(ctx context.Context, env *Env, args []string) error {
-	rest, err := c.parse(env, "up", c.flags(), args)
-	if err != nil {
-		return sandboxHelpOK(err)
-	}
-	name, err := sandbox.NameArg("up", rest)
-	if err != nil {
+	name, err := c.nameArg(env, "up", c.flags(), args)
+	if name == "" {
 		return err
 	}
 	if c.port < 0 || c.port > 65535 {
@@ -110,13 +107,7 @@ func (c *sandboxCmd) up(ctx context.Context, env *Env, args []string) error {
 		if !old.Running {
 			return c.restart(ctx, env, home, name)
 		}
-		if c.urlOnly {
-			_, err = fmt.Fprintln(env.Stdout, old.URL())
-			return err
-		}
-		_, err = fmt.Fprintf(env.Stdout, "sandbox %s already up: %s on 127.0.0.1:%d (socket %s)%s; target %s\n",
-			old.Name, old.Product(), old.Port, old.Socket, old.Where(), old.URL())
-		return err
+		return c.say(env, old, "already up", true)
 	}
 	inst, err := sandbox.Up(ctx, sandbox.Options{
 		Name:      name,
@@ -132,12 +123,20 @@ func (c *sandboxCmd) up(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	return c.say(env, inst, "up", true)
+}
+
+// say prints where inst listens, or with --url-only its target URL alone.
+func (c *sandboxCmd) say(env *Env, inst *sandbox.Instance, state string, socket bool) error {
 	if c.urlOnly {
-		_, err = fmt.Fprintln(env.Stdout, inst.URL())
+		_, err := fmt.Fprintln(env.Stdout, inst.URL())
 		return err
 	}
-	_, err = fmt.Fprintf(env.Stdout, "sandbox %s up: %s on 127.0.0.1:%d (socket %s)%s; target %s\n",
-		inst.Name, inst.Product(), inst.Port, inst.Socket, inst.Where(), inst.URL())
+	addr := fmt.Sprintf("127.0.0.1:%d", inst.Port)
+	if socket {
+		addr += fmt.Sprintf(" (socket %s)", inst.Socket)
+	}
+	_, err := fmt.Fprintf(env.Stdout, "sandbox %s %s: %s on %s%s; target %s\n", inst.Name, state, inst.Product(), addr, inst.Where(), inst.URL())
 	return err
 }
 
@@ -150,24 +149,14 @@ func (c *sandboxCmd) restart(ctx context.Context, env *Env, home, name string) e
 	if err != nil {
 		return err
 	}
-	if c.urlOnly {
-		_, err = fmt.Fprintln(env.Stdout, inst.URL())
-		return err
-	}
-	_, err = fmt.Fprintf(env.Stdout, "sandbox %s started again with its data: %s on 127.0.0.1:%d%s; target %s\n",
-		inst.Name, inst.Product(), inst.Port, inst.Where(), inst.URL())
-	return err
+	return c.say(env, inst, "started again with its data", false)
 }
 
 func (c *sandboxCmd) start(ctx context.Context, env *Env, args []string) error {
 	fs := sbflag.NewFlagSet("sandbox start")
 	fs.BoolVar(&c.urlOnly, "url-only", false, "print only the target URL, for scripts")
-	rest, err := c.parse(env, "start", fs, args)
-	if err != nil {
-		return sandboxHelpOK(err)
-	}
-	name, err := sandbox.NameArg("start", rest)
-	if err != nil {
+	name, err := c.nameArg(env, "start", fs, args)
+	if name == "" {
 		return err
 	}
 	home := sandbox.DefaultHome(env.Getenv)
@@ -177,43 +166,21 @@ func (c *sandboxCmd) start(ctx context.Context, env *Env, args []string) error {
 	return c.restart(ctx, env, home, name)
 }
 
-func (c *sandboxCmd) stop(ctx context.Context, env *Env, args []string) error {
-	rest, err := c.parse(env, "stop", sbflag.NewFlagSet("sandbox stop"), args)
-	if err != nil {
-		return sandboxHelpOK(err)
-	}
-	name, err := sandbox.NameArg("stop", rest)
-	if err != nil {
+// stop is "sandbox stop" and "sandbox down": end one sandbox's server
+// (with stop, the data stays), and say so with done.
+func (c *sandboxCmd) stop(ctx context.Context, env *Env, verb string, args []string, end func(ctx context.Context, home, name string) error, done string) error {
+	name, err := c.nameArg(env, verb, sbflag.NewFlagSet("sandbox "+verb), args)
+	if name == "" {
 		return err
 	}
-	err = sandbox.Stop(ctx, sandbox.DefaultHome(env.Getenv), name)
+	err = end(ctx, sandbox.DefaultHome(env.Getenv), name)
 	if errors.Is(err, sandbox.ErrNotFound) {
-		return usagef("sandbox stop: %v", err)
+		return usagef("sandbox %s: %v", verb, err)
 	}
 	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(env.Stdout, "sandbox %s stopped; its data stays (shakedown sandbox up %s starts it again, sandbox down %s deletes it)\n", name, name, name)
-	return err
-}
-
-func (c *sandboxCmd) down(ctx context.Context, env *Env, args []string) error {
-	rest, err := c.parse(env, "down", sbflag.NewFlagSet("sandbox down"), args)
-	if err != nil {
-		return sandboxHelpOK(err)
-	}
-	name, err := sandbox.NameArg("down", rest)
-	if err != nil {
-		return err
-	}
-	err = sandbox.Down(ctx, sandbox.DefaultHome(env.Getenv), name)
-	if errors.Is(err, sandbox.ErrNotFound) {
-		return usagef("sandbox down: %v", err)
-	}
-	if err != nil {
-		return err
-	}
-	_, err = fmt.Fprintf(env.Stdout, "sandbox %s down\n", name)
+	_, err = fmt.Fprintln(env.Stdout, strings.ReplaceAll(done, "NAME", name))
 	return err
 }
 
@@ -235,6 +202,16 @@ func (c *sandboxCmd) list(env *Env, args []string) error {
 		return err
 	}
 	return sandbox.WriteList(env.Stdout, all)
+}
+
+// nameArg parses a subcommand's flags and returns the one sandbox NAME it
+// takes; "" when help was asked for and printed (err nil) or on a fault.
+func (c *sandboxCmd) nameArg(env *Env, verb string, fs *pflag.FlagSet, args []string) (string, error) {
+	rest, err := c.parse(env, verb, fs, args)
+	if err != nil {
+		return "", sandboxHelpOK(err)
+	}
+	return sandbox.NameArg(verb, rest)
 }
 
 // sandboxHelpOK turns errSandboxHelp into success.
