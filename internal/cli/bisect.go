@@ -1,10 +1,10 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -158,25 +158,20 @@ func (c *bisectCmd) write(env *Env, res *bisectresult.Result) error {
 	if err := bisectresult.WriteText(env.Stdout, res); err != nil {
 		return err
 	}
-	if c.jsonPath != "" {
-		var b bytes.Buffer
-		if err := bisectresult.WriteJSON(&b, res); err != nil {
+	for _, f := range []struct {
+		path, what string
+		write      func(io.Writer) error
+	}{
+		{c.jsonPath, "Result", func(w io.Writer) error { return bisectresult.WriteJSON(w, res) }},
+		{c.htmlPath, "HTML", func(w io.Writer) error { return bisectresult.WriteHTMLPage(w, res) }},
+	} {
+		if f.path == "" {
+			continue
+		}
+		if err := outfile.Render(f.path, f.write); err != nil {
 			return err
 		}
-		if err := outfile.WriteAtomic(c.jsonPath, b.Bytes()); err != nil {
-			return err
-		}
-		fmt.Fprintf(env.Stdout, "Result written to %s\n", c.jsonPath)
-	}
-	if c.htmlPath != "" {
-		var b bytes.Buffer
-		if err := bisectresult.WriteHTMLPage(&b, res); err != nil {
-			return err
-		}
-		if err := outfile.WriteAtomic(c.htmlPath, b.Bytes()); err != nil {
-			return err
-		}
-		fmt.Fprintf(env.Stdout, "HTML written to %s\n", c.htmlPath)
+		fmt.Fprintf(env.Stdout, "%s written to %s\n", f.what, f.path)
 	}
 	return nil
 }

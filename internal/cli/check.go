@@ -12,7 +12,6 @@ import (
 	"github.com/shakedown/shakedown/internal/helptext"
 	"github.com/shakedown/shakedown/internal/readiness"
 	"github.com/shakedown/shakedown/internal/sbflag"
-	"github.com/shakedown/shakedown/internal/schema"
 	"github.com/shakedown/shakedown/internal/store"
 	"github.com/shakedown/shakedown/internal/target"
 	"github.com/shakedown/shakedown/internal/verify"
@@ -72,7 +71,7 @@ func (c *checkCmd) run(ctx context.Context, env *Env, args []string) error {
 	if err := c.out.check(ctx, env); err != nil {
 		return err
 	}
-	sSide, err := connectChecked(ctx, "source", src)
+	sSide, err := verify.ConnectFreshStats(ctx, "source", src, 2)
 	if err != nil {
 		return err
 	}
@@ -86,7 +85,7 @@ func (c *checkCmd) run(ctx context.Context, env *Env, args []string) error {
 	if len(c.databases) == 0 && !src.NamesDB() {
 		databases = nil // check's own rule: every user database of SOURCE
 	}
-	dSide, err := connectChecked(ctx, "target", dst)
+	dSide, err := verify.ConnectFreshStats(ctx, "target", dst, 2)
 	if err != nil {
 		return err
 	}
@@ -128,32 +127,6 @@ func sideArg(verb, what, raw string) (*target.Target, error) {
 		return nil, usagef("%s: %s: %v", verb, what, err)
 	}
 	return t, nil
-}
-
-// connectChecked connects to one side. MySQL 8 is asked for
-// information_schema_stats_expiry = 0 on every session: otherwise
-// information_schema serves row counts and AUTO_INCREMENT values cached for
-// up to a day. Other servers have no such cache (nor the variable).
-func connectChecked(ctx context.Context, role string, t *target.Target) (*schema.Side, error) {
-	s, err := verify.Connect(ctx, role, t, 2)
-	if err != nil {
-		return nil, err
-	}
-	if (s.Server.Flavour != "mysql" && s.Server.Flavour != "percona") || strings.HasPrefix(s.Server.Version, "5.") {
-		return s, nil
-	}
-	s.DB.Close()
-	tt := *t
-	tt.Params = map[string]string{"information_schema_stats_expiry": "0"}
-	for k, v := range t.Params {
-		tt.Params[k] = v
-	}
-	s, err = verify.Connect(ctx, role, &tt, 2)
-	if err != nil {
-		return nil, err
-	}
-	s.Target = t
-	return s, nil
 }
 
 // validate checks the flags' values.

@@ -7,7 +7,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -45,15 +44,8 @@ func (c *readinessCmd) run(ctx context.Context, env *Env, args []string) error {
 	if len(rest) != 2 {
 		return usagef("readiness: want SOURCE and TARGET, got %d argument(s): shakedown readiness mysql://user@source/db mysql://user@target/db", len(rest))
 	}
-	if !fset.Changed("format") && c.out != "" {
-		f, err := formatOfOutput("readiness", c.out, c.format, readiness.Formats)
-		if err != nil {
-			return err
-		}
-		c.format = f
-	}
-	if !oneOf(readiness.Formats, c.format) {
-		return usagef("readiness: --format %q: want one of %s", c.format, strings.Join(readiness.Formats, ", "))
+	if err := chooseFormat("readiness", fset, c.out, &c.format, readiness.Formats); err != nil {
+		return err
 	}
 	if c.sweep < 0 {
 		return usagef("readiness: --sweep must be a sweep ID (see shakedown report --list)")

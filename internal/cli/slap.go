@@ -9,7 +9,6 @@ import (
 
 	"github.com/shakedown/shakedown/internal/helptext"
 	"github.com/shakedown/shakedown/internal/outfile"
-	"github.com/shakedown/shakedown/internal/report"
 	"github.com/shakedown/shakedown/internal/result"
 	"github.com/shakedown/shakedown/internal/sbflag"
 	"github.com/shakedown/shakedown/internal/segment"
@@ -116,8 +115,7 @@ func (c *slapCmd) saveResults(ctx context.Context, env *Env, out io.Writer, st *
 		stored := 0
 		for _, r := range levels {
 			status, why := r.Status()
-			run := &store.Run{Target: r.Target.Name, Workload: r.Workload, Threads: r.Threads, Command: slap.Command(r.Options),
-				Status: status, Error: report.ErrText(why), StartedAt: r.StartedAt, WallS: r.TimeS, Result: r}
+			run := store.NewRun(r, status, why, r.Workload, r.Threads, slap.Command(r.Options), r.StartedAt, r.TimeS)
 			if _, err := st.AddRun(ctx, run); err != nil {
 				errs = append(errs, fmt.Errorf("--store %s: %w", st.Path(), err))
 				break

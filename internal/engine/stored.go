@@ -14,22 +14,7 @@ import (
 // carry a password.
 func (j *Job) StoredRun(res *result.Result, runErr error, started time.Time, args []string) *store.Run {
 	status, why := result.StatusOf(res, runErr, errors.Is(runErr, ErrInterrupted))
-	msg := ""
-	if status == store.RunFailed {
-		msg = why.Error()
-	}
-	return &store.Run{
-		Target:    res.Target.Name,
-		Workload:  j.Workload,
-		Threads:   j.Threads(),
-		Command:   strings.Join(PublicArgs(args), " "),
-		Status:    status,
-		Error:     msg,
-		Degraded:  res.Degraded,
-		StartedAt: started,
-		WallS:     time.Since(started).Seconds(),
-		Result:    res,
-	}
+	return store.NewRun(res, status, why, j.Workload, j.Threads(), strings.Join(PublicArgs(args), " "), started, time.Since(started).Seconds())
 }
 
 // PublicArgs drops the options that may carry a password, and names a
