@@ -48,3 +48,17 @@ func SplitArgs(fs *pflag.FlagSet, args []string) (own, targets, run []string, er
 	}
 	return own, targets, run, nil
 }
+
+// Validate checks what vars bisect's flags set in the configuration,
+// before anything is read: a fault is bad usage that names the flag.
+func (cfg *Config) Validate() error {
+	switch {
+	case cfg.Workload == "":
+		return usage.Errorf("vars bisect: --workload is required, e.g. --workload oltp_write_only")
+	case cfg.Repeats < MinRepeats:
+		return usage.Errorf("vars bisect: --repeats must be >= %d: with fewer runs per side no 95%% interval exists", MinRepeats)
+	case cfg.Budget < 0:
+		return usage.Errorf("vars bisect: --budget must be >= 0")
+	}
+	return nil
+}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"time"
 
 	"github.com/spf13/pflag"
 
@@ -20,32 +19,28 @@ import (
 
 // bisectCmd is "shakedown vars bisect".
 type bisectCmd struct {
-	workload    string
-	threads     int
-	allow       bool
-	repeats     int
-	maxRepeats  int
-	budget      time.Duration
-	jsonPath    string
-	htmlPath    string
-	undo        string
-	sandboxHome string
-	creds       target.Credentials
-	help        bool
+	cfg      bisect.Config
+	threads  int
+	allow    bool
+	jsonPath string
+	htmlPath string
+	creds    target.Credentials
+	help     bool
 }
 
 func (c *bisectCmd) flags() *pflag.FlagSet {
 	fs := sbflag.NewFlagSet("vars bisect")
-	fs.StringVar(&c.workload, "workload", "", "workload to measure (as shakedown run takes it), e.g. oltp_write_only")
+	cfg := &c.cfg
+	fs.StringVar(&cfg.Workload, "workload", "", "workload to measure (as shakedown run takes it), e.g. oltp_write_only")
 	fs.IntVar(&c.threads, "threads", 0, "client threads for every measurement")
 	fs.BoolVar(&c.allow, "allow-set-global", false, "allow changing the control's global variables (restored at the end)")
-	fs.IntVar(&c.repeats, "repeats", bisect.DefaultRepeats, "runs of each server as it is, and pairs of runs a round (>= 4: fewer give no 95% interval; a round makes 6 pairs at least)")
-	fs.IntVar(&c.maxRepeats, "max-repeats", 0, "runs (pairs) at most when the first ones leave the answer open (default twice --repeats)")
-	fs.DurationVar(&c.budget, "budget", 0, "stop with the answer so far when the next round would end after this long (e.g. 10m; 0 = no limit)")
+	fs.IntVar(&cfg.Repeats, "repeats", bisect.DefaultRepeats, "runs of each server as it is, and pairs of runs a round (>= 4: fewer give no 95% interval; a round makes 6 pairs at least)")
+	fs.IntVar(&cfg.MaxRepeats, "max-repeats", 0, "runs (pairs) at most when the first ones leave the answer open (default twice --repeats)")
+	fs.DurationVar(&cfg.Budget, "budget", 0, "stop with the answer so far when the next round would end after this long (e.g. 10m; 0 = no limit)")
 	fs.StringVar(&c.jsonPath, "json", "", "also write the result as JSON to this file")
 	fs.StringVar(&c.htmlPath, "html", "", "also write the result as an HTML page to this file")
-	fs.StringVar(&c.undo, "undo", "bisect-undo.json", "undo file: written before the first change; with no CANDIDATE, restore the control from it")
-	fs.StringVar(&c.sandboxHome, "sandbox-home", "", "where to look for the control as a sandbox to restart (default: $SHAKEDOWN_HOME/sandboxes or ~/.shakedown/sandboxes)")
+	fs.StringVar(&cfg.UndoPath, "undo", "bisect-undo.json", "undo file: written before the first change; with no CANDIDATE, restore the control from it")
+	fs.StringVar(&cfg.SandboxHome, "sandbox-home", "", "where to look for the control as a sandbox to restart (default: $SHAKEDOWN_HOME/sandboxes or ~/.shakedown/sandboxes)")
 	c.creds.Bind(fs)
 	fs.BoolVarP(&c.help, "help", "h", false, "show this help")
 	return fs
@@ -84,41 +79,33 @@ func (c *bisectCmd) run(ctx context.Context, env *Env, args []string) error {
 	if len(targets) != 2 {
 		return usagef("vars bisect: give two target URLs, CONTROL then CANDIDATE (got %d)", len(targets))
 	}
-	switch {
-	case c.workload == "":
-		return usagef("vars bisect: --workload is required, e.g. --workload oltp_write_only")
-	case c.threads < 1:
+	if c.threads < 1 && c.cfg.Workload != "" {
 		return usagef("vars bisect: --threads must be >= 1")
-	case c.repeats < bisect.MinRepeats:
-		return usagef("vars bisect: --repeats must be >= %d: with fewer runs per side no 95%% interval exists", bisect.MinRepeats)
-	case c.budget < 0:
-		return usagef("vars bisect: --budget must be >= 0")
 	}
-	var tgts [2]*target.Target
-	for i, raw := range targets {
-		if tgts[i], err = c.target(env, "vars bisect", raw); err != nil {
-			return err
-		}
+	if err := c.cfg.Validate(); err != nil {
+		return err
+	}
+	cfg := c.cfg
+	if cfg.Control, err = c.target(env, "vars bisect", targets[0]); err != nil {
+		return err
+	}
+	if cfg.Candidate, err = c.target(env, "vars bisect", targets[1]); err != nil {
+		return err
 	}
 	// Where the results go is checked before anything is read, measured
 	// or changed: a bisect measures for minutes.
 	outs := []outfile.File{{Flag: "--json", Path: c.jsonPath}, {Flag: "--html", Path: c.htmlPath}}
 	if c.allow {
-		outs = append(outs, outfile.File{Flag: "--undo", Path: c.undo})
+		outs = append(outs, outfile.File{Flag: "--undo", Path: cfg.UndoPath})
 	}
 	if err := outfile.Check(outs...); err != nil {
 		return err
 	}
-	home := c.sandboxHome
-	if home == "" {
-		home = sandbox.DefaultHome(env.Getenv)
+	if cfg.SandboxHome == "" {
+		cfg.SandboxHome = sandbox.DefaultHome(env.Getenv)
 	}
-	cfg := bisect.Config{
-		Control: tgts[0], Candidate: tgts[1], Workload: c.workload,
-		RunArgs: append([]string{fmt.Sprintf("--threads=%d", c.threads)}, runArgs...),
-		Repeats: c.repeats, MaxRepeats: c.maxRepeats, Budget: c.budget, UndoPath: c.undo, SandboxHome: home,
-		Progress: env.Stderr, Tool: "shakedown " + Version, Version: Version,
-	}
+	cfg.RunArgs = append([]string{fmt.Sprintf("--threads=%d", c.threads)}, runArgs...)
+	cfg.Progress, cfg.Tool, cfg.Version = env.Stderr, "shakedown "+Version, Version
 	if !c.allow {
 		return c.dryRun(ctx, env, cfg)
 	}
@@ -181,7 +168,7 @@ func (c *bisectCmd) restore(ctx context.Context, env *Env, targets, rest []strin
 	if len(rest) > 0 {
 		return usagef("vars bisect --undo FILE [CONTROL]: unexpected %q", rest[0])
 	}
-	raw, err := bisect.UndoControl(c.undo, targets)
+	raw, err := bisect.UndoControl(c.cfg.UndoPath, targets)
 	if err != nil {
 		return err
 	}
@@ -189,7 +176,7 @@ func (c *bisectCmd) restore(ctx context.Context, env *Env, targets, rest []strin
 	if err != nil {
 		return err
 	}
-	r, err := bisect.Undo(ctx, c.undo, tgt, env.Stdout)
+	r, err := bisect.Undo(ctx, c.cfg.UndoPath, tgt, env.Stdout)
 	if r != nil {
 		for _, s := range r.Set {
 			fmt.Fprintf(env.Stdout, "  set back %s\n", s)
@@ -203,6 +190,6 @@ func (c *bisectCmd) restore(ctx context.Context, env *Env, targets, rest []strin
 		how = " (the sandbox was restarted with its own settings)"
 	}
 	fmt.Fprintf(env.Stdout, "restored %s%s: %d variables set back, %d read back at their original values; %s removed\n",
-		r.Control, how, len(r.Set), r.Checked, c.undo)
+		r.Control, how, len(r.Set), r.Checked, c.cfg.UndoPath)
 	return nil
 }

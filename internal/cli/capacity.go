@@ -8,7 +8,6 @@ import (
 	"github.com/shakedown/shakedown/internal/helptext"
 	"github.com/shakedown/shakedown/internal/outfile"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -125,21 +124,11 @@ func (c *capacityCmd) finish(ctx context.Context, env *Env, out io.Writer, st *s
 	if runErr != nil {
 		return runErr
 	}
-	for _, t := range rep.Targets {
-		switch t.Outcome {
-		case capacity.ClientBound, capacity.Interrupted, capacity.Unconfirmed:
-			return fmt.Errorf("%s: %s", t.Target, t.Message)
-		}
+	if err := rep.Unfinished(); err != nil {
+		return err
 	}
-	if rep.Slower() || rep.NotMet() {
-		var why []string
-		if rep.Slower() {
-			why = append(why, "a candidate's capacity is below the control's")
-		}
-		if rep.NotMet() {
-			why = append(why, "the SLO was not met at any rate tried")
-		}
-		fmt.Fprintf(env.Stderr, "shakedown: capacity: %s\n", strings.Join(why, "; "))
+	if why := rep.Shortfall(); why != "" {
+		fmt.Fprintf(env.Stderr, "shakedown: capacity: %s\n", why)
 		return ErrDifferences
 	}
 	return nil

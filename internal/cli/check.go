@@ -19,27 +19,25 @@ import (
 
 // checkCmd is "shakedown check SOURCE TARGET".
 type checkCmd struct {
-	databases     sbflag.Strings
-	out           findings
-	copyTime      time.Duration
-	migrationUser string
-	skipAccounts  sbflag.Strings
-	maxScanRows   int64
-	queryTimeout  time.Duration
-	creds         target.Credentials
+	databases    sbflag.Strings
+	skipAccounts sbflag.Strings
+	opts         check.Options
+	out          findings
+	creds        target.Credentials
 }
 
 func (c *checkCmd) flags(env *Env) *pflag.FlagSet {
 	fs := sbflag.NewFlagSet("check")
+	o := &c.opts
 	fs.Var(&c.databases, "databases", "databases to check, the same names on both sides (default: every database of SOURCE but the system ones)")
 	c.out.bindFiles(fs, "findings")
 	c.out.bindStore(fs, env, "save the findings for shakedown readiness")
-	fs.DurationVar(&c.copyTime, "copy-time", 24*time.Hour, "how long the initial copy is expected to take: SOURCE must keep its binary logs longer")
-	fs.StringVar(&c.migrationUser, "migration-user", "", "the SOURCE account the migration tool uses, 'user'@'host' (default: the account in SOURCE's URL)")
+	fs.DurationVar(&o.CopyTime, "copy-time", 24*time.Hour, "how long the initial copy is expected to take: SOURCE must keep its binary logs longer")
+	fs.StringVar(&o.MigrationUser, "migration-user", "", "the SOURCE account the migration tool uses, 'user'@'host' (default: the account in SOURCE's URL)")
 	fs.Var(&c.skipAccounts, "skip-accounts", "accounts not compared: user names or 'user'@'host' (comma list; replaces the default, '' compares all)")
 	fs.Lookup("skip-accounts").DefValue = strings.Join(check.DefaultSkipAccounts, ",")
-	fs.Int64Var(&c.maxScanRows, "max-scan-rows", 1000000, "look for zero dates in the data of tables up to this many (estimated) rows; larger ones are listed as not checked (0: no limit)")
-	fs.DurationVar(&c.queryTimeout, "query-timeout", 30*time.Second, "give up a query after this long and list what it would have checked as not checked")
+	fs.Int64Var(&o.MaxScanRows, "max-scan-rows", 1000000, "look for zero dates in the data of tables up to this many (estimated) rows; larger ones are listed as not checked (0: no limit)")
+	fs.DurationVar(&o.QueryTimeout, "query-timeout", 30*time.Second, "give up a query after this long and list what it would have checked as not checked")
 	c.creds.Bind(fs)
 	return fs
 }
@@ -52,18 +50,7 @@ func (c *checkCmd) run(ctx context.Context, env *Env, args []string) error {
 	if !fs.Changed("skip-accounts") {
 		c.skipAccounts = append(sbflag.Strings{}, check.DefaultSkipAccounts...)
 	}
-	rest := fs.Args()
-	if len(rest) != 2 {
-		return usagef("check: want SOURCE and TARGET, got %d argument(s): shakedown check mysql://user@source/db mysql://user@target/db", len(rest))
-	}
-	if err := c.validate(); err != nil {
-		return err
-	}
-	src, err := c.creds.ParseArg(env.Getenv, "check: SOURCE", rest[0])
-	if err != nil {
-		return err
-	}
-	dst, err := c.creds.ParseArg(env.Getenv, "check: TARGET", rest[1])
+	src, dst, err := sides(env, &c.creds, "check", fs.Args(), c.opts.Validate)
 	if err != nil {
 		return err
 	}
@@ -91,14 +78,9 @@ func (c *checkCmd) run(ctx context.Context, env *Env, args []string) error {
 	}
 	defer dSide.DB.Close()
 
-	rep, err := check.Run(ctx, sSide, dSide, check.Options{
-		Databases:     databases,
-		CopyTime:      c.copyTime,
-		MigrationUser: c.migrationUser,
-		SkipAccounts:  c.skipAccounts,
-		MaxScanRows:   c.maxScanRows,
-		QueryTimeout:  c.queryTimeout,
-	})
+	opts := c.opts
+	opts.Databases, opts.SkipAccounts = databases, c.skipAccounts
+	rep, err := check.Run(ctx, sSide, dSide, opts)
 	if err != nil {
 		return err
 	}
@@ -129,17 +111,19 @@ func sideArg(verb, what, raw string) (*target.Target, error) {
 	return t, nil
 }
 
-// validate checks the flags' values.
-func (c *checkCmd) validate() error {
-	switch {
-	case c.copyTime <= 0:
-		return usagef("check: --copy-time must be > 0, e.g. 6h")
-	case c.maxScanRows < 0:
-		return usagef("check: --max-scan-rows must be >= 0")
-	case c.queryTimeout <= 0:
-		return usagef("check: --query-timeout must be > 0, e.g. 30s")
-	case c.migrationUser != "" && !strings.Contains(c.migrationUser, "@"):
-		return usagef("check: --migration-user must be 'user'@'host', e.g. 'dm'@'%%'")
+// sides reads the SOURCE and TARGET arguments of a two-sided command (verb)
+// with their passwords: their count first, then the flags' values
+// (validate), then the URLs.
+func sides(env *Env, creds *target.Credentials, verb string, args []string, validate func() error) (src, dst *target.Target, err error) {
+	if len(args) != 2 {
+		return nil, nil, usagef("%s: want SOURCE and TARGET, got %d argument(s): shakedown %s mysql://user@source/db mysql://user@target/db", verb, len(args), verb)
 	}
-	return nil
+	if err := validate(); err != nil {
+		return nil, nil, err
+	}
+	if src, err = creds.ParseArg(env.Getenv, verb+": SOURCE", args[0]); err != nil {
+		return nil, nil, err
+	}
+	dst, err = creds.ParseArg(env.Getenv, verb+": TARGET", args[1])
+	return src, dst, err
 }

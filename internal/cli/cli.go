@@ -187,20 +187,27 @@ func flagError(what, cmd string, fs *pflag.FlagSet, err error) error {
 func parseFlags(env *Env, fs *pflag.FlagSet, args []string, cmd, usage string) (help bool, err error) {
 	err = fs.Parse(args)
 	switch {
-	case err == nil:
+	case err == nil && !helpFlag(fs):
 		return false, nil
-	case errors.Is(err, pflag.ErrHelp):
+	case err == nil || errors.Is(err, pflag.ErrHelp):
 		_, err = fmt.Fprint(env.Stdout, usage, fs.FlagUsages())
 		return true, err
 	}
 	return false, flagError(cmd, cmd, fs, err)
 }
 
+// helpFlag reports whether fs has a --help flag of its own, listed in
+// its usage, and it was given.
+func helpFlag(fs *pflag.FlagSet) bool {
+	h := fs.Lookup("help")
+	return h != nil && h.Value.String() == "true"
+}
+
 // runVersion is "shakedown version" (also --version, -v).
 func runVersion(ctx context.Context, env *Env, args []string) error {
 	if len(args) > 0 {
 		if args[0] == "--help" || args[0] == "-h" {
-			_, err := fmt.Fprintln(env.Stdout, "usage: shakedown version (also --version, -v)\n\nPrints the release number, the commit shakedown was built from, and the Go version.")
+			_, err := fmt.Fprint(env.Stdout, helptext.Version)
 			return err
 		}
 		return usagef("version: unexpected argument %q: version takes none", args[0])
@@ -243,12 +250,7 @@ func commandNames(cmds map[string]command) []string {
 }
 
 func printUsage(w io.Writer, cmds map[string]command) {
-	fmt.Fprintln(w, "usage: shakedown COMMAND [options]")
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "shakedown proves a MySQL-compatible database before you move to it: the same")
-	fmt.Fprintln(w, "load on the database you run today and on the candidates, compared.")
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Commands:")
+	fmt.Fprint(w, helptext.Usage)
 	for _, n := range commandNames(cmds) {
 		fmt.Fprintf(w, "  %-9s %s\n", n, cmds[n].summary)
 	}

@@ -64,13 +64,8 @@ func (c *reportCmd) flags(env *Env) *pflag.FlagSet {
 
 func (c *reportCmd) run(ctx context.Context, env *Env, args []string) error {
 	fset := c.flags(env)
-	if err := fset.Parse(args); err != nil {
-		return flagError("report", "report", fset, err)
-	}
-	if c.help {
-		fmt.Fprint(env.Stdout, helptext.Report)
-		fmt.Fprint(env.Stdout, fset.FlagUsages())
-		return nil
+	if help, err := parseFlags(env, fset, args, "report", helptext.Report); help || err != nil {
+		return err
 	}
 	files := fset.Args()
 	if len(c.imports) > 0 {
@@ -112,18 +107,7 @@ func (c *reportCmd) run(ctx context.Context, env *Env, args []string) error {
 	if c.runs != "" {
 		return c.writeRuns(ctx, env, st, base, runIDs)
 	}
-	if id == 0 {
-		if id, err = st.Latest(ctx); err != nil {
-			if errors.Is(err, store.ErrNoSweeps) {
-				return report.NoSweeps(ctx, st, store.Display(c.storePath))
-			}
-			return err
-		}
-	}
-	d, err := st.Load(ctx, id)
-	if errors.Is(err, store.ErrNotFound) {
-		return usagef("report: no sweep %d in %s (see shakedown report --list)", id, store.Display(c.storePath))
-	}
+	d, id, err := report.LoadSweep(ctx, st, id, store.Display(c.storePath))
 	if err != nil {
 		return err
 	}
@@ -148,16 +132,9 @@ func (c *reportCmd) writeBaseline(ctx context.Context, env *Env, st *store.Store
 
 // writeHistory reports every stored sweep as a history.
 func (c *reportCmd) writeHistory(ctx context.Context, env *Env, st *store.Store) error {
-	all, err := report.LoadAll(ctx, st)
+	h, err := report.StoredHistory(ctx, st, store.Display(c.storePath), report.HistoryFilter{Workload: c.workload, Target: c.target, Threads: c.threads})
 	if err != nil {
 		return err
-	}
-	if len(all) == 0 {
-		return report.NoSweeps(ctx, st, store.Display(c.storePath))
-	}
-	h := report.BuildHistory(store.Display(c.storePath), all, report.HistoryFilter{Workload: c.workload, Target: c.target, Threads: c.threads})
-	if len(h.Series) == 0 {
-		return usagef("report --history: no successful runs in %s match --workload %q --target %q --threads %d", store.Display(c.storePath), c.workload, c.target, c.threads)
 	}
 	return c.emit(env, func(w io.Writer) error { return report.WriteHistory(w, c.format, h) }, "the history")
 }

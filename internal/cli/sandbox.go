@@ -63,21 +63,17 @@ func (c *sandboxCmd) run(ctx context.Context, env *Env, args []string) error {
 	return usagef("sandbox: unknown subcommand %q: use up, start, stop, down or list (see shakedown sandbox --help)", args[0])
 }
 
-// parse parses args with fs and returns the positional arguments, or
-// errSandboxHelp when help was asked for and printed.
-func (c *sandboxCmd) parse(env *Env, verb string, fs *pflag.FlagSet, args []string) ([]string, error) {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			c.usage(env.Stdout)
-			return nil, errSandboxHelp
-		}
-		return nil, flagError("sandbox "+verb, "sandbox", fs, err)
+// parse parses a subcommand's flags and returns its arguments; help
+// reports that help was asked for, and printed.
+func (c *sandboxCmd) parse(env *Env, verb string, fs *pflag.FlagSet, args []string) (rest []string, help bool, err error) {
+	if err := fs.Parse(args); errors.Is(err, pflag.ErrHelp) {
+		c.usage(env.Stdout)
+		return nil, true, nil
+	} else if err != nil {
+		return nil, false, flagError("sandbox "+verb, "sandbox", fs, err)
 	}
-	return fs.Args(), nil
+	return fs.Args(), false, nil
 }
-
-// errSandboxHelp ends a sandbox subcommand after printing its help.
-var errSandboxHelp = errors.New("help printed")
 
 func (c *sandboxCmd) up(ctx context.Context, env *Env, args []string) error {
 	name, err := c.nameArg(env, "up", c.flags(), args)
@@ -185,9 +181,9 @@ func (c *sandboxCmd) stop(ctx context.Context, env *Env, verb string, args []str
 }
 
 func (c *sandboxCmd) list(env *Env, args []string) error {
-	rest, err := c.parse(env, "list", sbflag.NewFlagSet("sandbox list"), args)
-	if err != nil {
-		return sandboxHelpOK(err)
+	rest, help, err := c.parse(env, "list", sbflag.NewFlagSet("sandbox list"), args)
+	if help || err != nil {
+		return err
 	}
 	if len(rest) > 0 {
 		return usagef("sandbox list: unexpected argument %q: list takes none", rest[0])
@@ -207,17 +203,9 @@ func (c *sandboxCmd) list(env *Env, args []string) error {
 // nameArg parses a subcommand's flags and returns the one sandbox NAME it
 // takes; "" when help was asked for and printed (err nil) or on a fault.
 func (c *sandboxCmd) nameArg(env *Env, verb string, fs *pflag.FlagSet, args []string) (string, error) {
-	rest, err := c.parse(env, verb, fs, args)
-	if err != nil {
-		return "", sandboxHelpOK(err)
+	rest, help, err := c.parse(env, verb, fs, args)
+	if help || err != nil {
+		return "", err
 	}
 	return sandbox.NameArg(verb, rest)
-}
-
-// sandboxHelpOK turns errSandboxHelp into success.
-func sandboxHelpOK(err error) error {
-	if errors.Is(err, errSandboxHelp) {
-		return nil
-	}
-	return err
 }

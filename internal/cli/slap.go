@@ -112,17 +112,9 @@ func (c *slapCmd) saveResults(ctx context.Context, env *Env, out io.Writer, st *
 		}
 	}
 	if st != nil {
-		stored := 0
-		for _, r := range levels {
-			status, why := r.Status()
-			run := store.NewRun(r, status, why, r.Workload, r.Threads, slap.Command(r.Options), r.StartedAt, r.TimeS)
-			if _, err := st.AddRun(ctx, run); err != nil {
-				errs = append(errs, fmt.Errorf("--store %s: %w", st.Path(), err))
-				break
-			}
-			stored++
-		}
-		if stored == len(levels) && !o.Silent {
+		if err := slap.Store(ctx, st, levels); err != nil {
+			errs = append(errs, fmt.Errorf("--store %s: %w", st.Path(), err))
+		} else if !o.Silent {
 			fmt.Fprintf(out, "%d concurrency level(s) stored in %s (shakedown report --runs)\n", len(levels), o.Store)
 		}
 	}

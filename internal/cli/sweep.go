@@ -2,12 +2,10 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -49,13 +47,8 @@ func (c *sweepCmd) flags(env *Env) *pflag.FlagSet {
 
 func (c *sweepCmd) run(ctx context.Context, env *Env, args []string) error {
 	fs := c.flags(env)
-	if err := fs.Parse(args); err != nil {
-		return flagError("sweep", "sweep", fs, err)
-	}
-	if c.help {
-		fmt.Fprint(env.Stdout, helptext.Sweep)
-		fmt.Fprint(env.Stdout, fs.FlagUsages())
-		return nil
+	if help, err := parseFlags(env, fs, args, "sweep", helptext.Sweep); help || err != nil {
+		return err
 	}
 	sp, err := c.split.Resolve(env.Getenv, time.Now())
 	if err != nil {
@@ -94,10 +87,7 @@ func (c *sweepCmd) run(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	if c.dryRun {
-		for _, s := range p.Steps() {
-			fmt.Fprintf(env.Stdout, "%4d  %-10s %s\n", s.Index, s.Target.Name, strings.Join(p.Args(s.Workload, s.Threads), " "))
-		}
-		return nil
+		return sweep.WriteSteps(env.Stdout, p)
 	}
 	if st == nil {
 		if st, err = store.OpenFlag(ctx, env.Getenv, "--store", c.storePath); err != nil {
@@ -155,20 +145,7 @@ func finishSweep(ctx context.Context, env *Env, st *store.Store, sum *sweep.Summ
 			return err
 		}
 	}
-	fmt.Fprintf(env.Stdout, "\nsweep %d: %d of %d steps ok in %s; stored in %s\n", sum.SweepID, sum.OK, sum.Steps,
-		sum.Elapsed.Round(time.Second), st.Path())
-	fmt.Fprintf(env.Stdout, "full report: shakedown report %s --sweep %d --format html -o report.html\n", storeArg(st.Path()), sum.SweepID)
-	switch {
-	case errors.Is(runErr, sweep.ErrInterrupted):
-		return fmt.Errorf("interrupted: %d of %d steps finished and are stored as sweep %d; continue it with shakedown sweep --resume %d %s",
-			sum.OK+sum.Failed, sum.Steps, sum.SweepID, sum.SweepID, storeArg(st.Path()))
-	case runErr != nil:
-		return runErr
-	case sum.Failed > 0:
-		return fmt.Errorf("%d of %d steps failed (stored as failed in sweep %d; the report lists them); once the cause is fixed, run them again with shakedown sweep --resume %d --store %s",
-			sum.Failed, sum.Steps, sum.SweepID, sum.SweepID, sweep.Quote(st.Path()))
-	}
-	return nil
+	return sum.Finish(env.Stdout, st.Path(), runErr)
 }
 
 // isTerminal reports whether w is a terminal, for a progress line redrawn

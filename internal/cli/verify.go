@@ -60,18 +60,7 @@ func (c *verifyCmd) run(ctx context.Context, env *Env, args []string) error {
 	if help, err := parseFlags(env, fs, args, "verify", helptext.Verify); help || err != nil {
 		return err
 	}
-	rest := fs.Args()
-	if len(rest) != 2 {
-		return usagef("verify: want SOURCE and TARGET, got %d argument(s): shakedown verify mysql://user@source/db mysql://user@target/db", len(rest))
-	}
-	if err := c.opts.Validate(); err != nil {
-		return err
-	}
-	src, err := c.creds.ParseArg(env.Getenv, "verify: SOURCE", rest[0])
-	if err != nil {
-		return err
-	}
-	dst, err := c.creds.ParseArg(env.Getenv, "verify: TARGET", rest[1])
+	src, dst, err := sides(env, &c.creds, "verify", fs.Args(), c.opts.Validate)
 	if err != nil {
 		return err
 	}

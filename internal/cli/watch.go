@@ -59,15 +59,9 @@ func (c *watchCmd) run(ctx context.Context, env *Env, args []string) error {
 		return usagef("watch: --interval must be at least 10ms")
 	case c.count < 0:
 		return usagef("watch: --count must be >= 0")
-	case c.stall.Spec == "" && c.stall.Stacks:
-		return usagef("watch: --stall-stacks needs --stall: stacks are read when a trigger fires")
-	case c.stall.Spec != "" && (c.stall.Cooldown <= 0 || c.stall.Max < 1):
-		return usagef("watch: --stall-cooldown must be > 0 and --stall-max >= 1")
 	}
-	if c.stall.Spec != "" {
-		if _, err := monitor.ParseWatchStall(c.stall.Spec); err != nil {
-			return usagef("watch: %v", err)
-		}
+	if err := c.stall.Validate(); err != nil {
+		return err
 	}
 	tgt, db, err := c.creds.ConnectArg(ctx, env.Getenv, "watch", fs.Arg(0), 1)
 	if err != nil {

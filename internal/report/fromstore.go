@@ -108,3 +108,38 @@ func ReadBisect(path string) (*bisectresult.Result, error) {
 	}
 	return res, nil
 }
+
+// LoadSweep loads the sweep id from st, the latest one when id is 0. A
+// store without sweeps, or without that one, is bad usage (NoSweeps).
+func LoadSweep(ctx context.Context, st *store.Store, id int64, where string) (*store.SweepData, int64, error) {
+	if id == 0 {
+		var err error
+		if id, err = st.Latest(ctx); errors.Is(err, store.ErrNoSweeps) {
+			return nil, 0, NoSweeps(ctx, st, where)
+		} else if err != nil {
+			return nil, 0, err
+		}
+	}
+	d, err := st.Load(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, 0, usage.Errorf("report: no sweep %d in %s (see shakedown report --list)", id, where)
+	}
+	return d, id, err
+}
+
+// StoredHistory is the history of every sweep in st that f lets
+// through; no sweep, or no successful run that f matches, is bad usage.
+func StoredHistory(ctx context.Context, st *store.Store, where string, f HistoryFilter) (*History, error) {
+	all, err := LoadAll(ctx, st)
+	if err != nil {
+		return nil, err
+	}
+	if len(all) == 0 {
+		return nil, NoSweeps(ctx, st, where)
+	}
+	h := BuildHistory(where, all, f)
+	if len(h.Series) == 0 {
+		return nil, usage.Errorf("report --history: no successful runs in %s match --workload %q --target %q --threads %d", where, f.Workload, f.Target, f.Threads)
+	}
+	return h, nil
+}

@@ -2,8 +2,11 @@ package sweep
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"strings"
+	"time"
 
 	"github.com/shakedown/shakedown/internal/plan"
 	"github.com/shakedown/shakedown/internal/segment"
@@ -65,4 +68,37 @@ func Resume(ctx context.Context, out, progress io.Writer, st *store.Store, resum
 		return nil, err
 	}
 	return &Resumed{ID: id, Plan: p, Envs: envs}, nil
+}
+
+// Finish says on out how the sweep ended and where its report is, and
+// returns how the command ends: runErr, or what to do about an
+// interrupted sweep or failed steps. storePath is the store the sweep is
+// stored in.
+func (sum *Summary) Finish(out io.Writer, storePath string, runErr error) error {
+	storeArg := "--store " + Quote(storePath)
+	fmt.Fprintf(out, "\nsweep %d: %d of %d steps ok in %s; stored in %s\n", sum.SweepID, sum.OK, sum.Steps,
+		sum.Elapsed.Round(time.Second), storePath)
+	fmt.Fprintf(out, "full report: shakedown report %s --sweep %d --format html -o report.html\n", storeArg, sum.SweepID)
+	switch {
+	case errors.Is(runErr, ErrInterrupted):
+		return fmt.Errorf("interrupted: %d of %d steps finished and are stored as sweep %d; continue it with shakedown sweep --resume %d %s",
+			sum.OK+sum.Failed, sum.Steps, sum.SweepID, sum.SweepID, storeArg)
+	case runErr != nil:
+		return runErr
+	case sum.Failed > 0:
+		return fmt.Errorf("%d of %d steps failed (stored as failed in sweep %d; the report lists them); once the cause is fixed, run them again with shakedown sweep --resume %d %s",
+			sum.Failed, sum.Steps, sum.SweepID, sum.SweepID, storeArg)
+	}
+	return nil
+}
+
+// WriteSteps lists the plan's steps, one line each, as sweep --dry-run
+// does.
+func WriteSteps(w io.Writer, p *plan.Plan) error {
+	for _, s := range p.Steps() {
+		if _, err := fmt.Fprintf(w, "%4d  %-10s %s\n", s.Index, s.Target.Name, strings.Join(p.Args(s.Workload, s.Threads), " ")); err != nil {
+			return err
+		}
+	}
+	return nil
 }
