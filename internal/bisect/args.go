@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/shakedown/shakedown/internal/target"
 	"github.com/shakedown/shakedown/internal/usage"
 )
 
@@ -61,4 +62,18 @@ func (cfg *Config) Validate() error {
 		return usage.Errorf("vars bisect: --budget must be >= 0")
 	}
 	return nil
+}
+
+// ParseTarget reads CONTROL or CANDIDATE with its password (creds). The
+// workload runs in the URL's database, sbtest when it names none, as with
+// shakedown run.
+func ParseTarget(creds *target.Credentials, getenv func(string) string, what, raw string) (*target.Target, error) {
+	tgt, err := creds.ParseArg(getenv, what, raw)
+	if err != nil {
+		return nil, err
+	}
+	if !tgt.NamesDB() {
+		tgt.DB = target.DefaultDB
+	}
+	return tgt, nil
 }

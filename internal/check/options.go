@@ -1,8 +1,11 @@
 package check
 
 import (
+	"context"
 	"strings"
 
+	"github.com/shakedown/shakedown/internal/schema"
+	"github.com/shakedown/shakedown/internal/target"
 	"github.com/shakedown/shakedown/internal/usage"
 )
 
@@ -21,4 +24,16 @@ func (o *Options) Validate() error {
 		return usage.Errorf("check: --migration-user must be 'user'@'host', e.g. 'dm'@'%%'")
 	}
 	return nil
+}
+
+// Databases are the databases check compares: those named (--databases)
+// or the one the source's URL names, each of which must exist on the
+// source; nil when neither names one, which Run reads as every user
+// database of the source.
+func Databases(ctx context.Context, src *schema.Side, named []string) ([]string, error) {
+	dbs, err := src.Target.Databases(ctx, src.DB, named, target.EveryDatabase, "check: SOURCE")
+	if err != nil || len(named) == 0 && !src.Target.NamesDB() {
+		return nil, err
+	}
+	return dbs, nil
 }

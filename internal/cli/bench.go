@@ -116,29 +116,14 @@ func (c *benchCmd) save(ctx context.Context, env *Env, out io.Writer, job *engin
 			fmt.Fprintf(out, "\nResult written to %s\n", p)
 		}
 	}
-	switch {
-	case sr != nil:
-		run := job.StoredRun(res, runErr, started, args)
-		run.Command = engine.PublicCommand(append([]string{"run"}, args...))
-		run.Part = sr.Part(ivs)
-		if err := sr.Save(ctx, run); err != nil {
+	if st != nil {
+		if err := job.Keep(ctx, out, st, sr, ivs, res, runErr, started, args); err != nil && sr != nil {
 			// The result is safe in the runner's own file: say where,
 			// and fail, without printing it all again.
 			fmt.Fprintln(env.Stderr, "shakedown:", err)
 			return errSilent
-		}
-		fmt.Fprintf(out, "Result stored in %s as segment %s; shakedown report --store %s --runs all merges the runners\n", st.Path(), sr.Label(), st.Path())
-	case st != nil:
-		run := job.StoredRun(res, runErr, started, args)
-		if id, err := st.AddRun(ctx, run); err != nil {
-			errs = append(errs, fmt.Errorf("--store %s: %w", st.Path(), err))
-		} else if res != nil && len(res.Stalls) > 0 {
-			fmt.Fprintf(out, "Result stored in %s as run %d (%s); shakedown report --stall %d prints its stall captures in full\n", st.Path(), id, run.Status, id)
-		} else if runErr == nil && run.Status != store.RunOK {
-			// It ran its course, but reports will leave it out: say why.
-			fmt.Fprintf(out, "Result stored in %s as %s: %s\n", st.Path(), run.Status, run.Error)
-		} else {
-			fmt.Fprintf(out, "Result stored in %s\n", st.Path())
+		} else if err != nil {
+			errs = append(errs, err)
 		}
 	}
 	if len(errs) > 0 {

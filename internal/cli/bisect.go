@@ -46,19 +46,6 @@ func (c *bisectCmd) flags() *pflag.FlagSet {
 	return fs
 }
 
-// target reads CONTROL or CANDIDATE with its password. The workload runs
-// in the URL's database, sbtest when it names none, as with shakedown run.
-func (c *bisectCmd) target(env *Env, what, raw string) (*target.Target, error) {
-	tgt, err := c.creds.ParseArg(env.Getenv, what, raw)
-	if err != nil {
-		return nil, err
-	}
-	if !tgt.NamesDB() {
-		tgt.DB = target.DefaultDB
-	}
-	return tgt, nil
-}
-
 func (c *bisectCmd) run(ctx context.Context, env *Env, args []string) error {
 	fs := c.flags()
 	own, targets, runArgs, err := bisect.SplitArgs(fs, args)
@@ -86,10 +73,10 @@ func (c *bisectCmd) run(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	cfg := c.cfg
-	if cfg.Control, err = c.target(env, "vars bisect", targets[0]); err != nil {
+	if cfg.Control, err = bisect.ParseTarget(&c.creds, env.Getenv, "vars bisect", targets[0]); err != nil {
 		return err
 	}
-	if cfg.Candidate, err = c.target(env, "vars bisect", targets[1]); err != nil {
+	if cfg.Candidate, err = bisect.ParseTarget(&c.creds, env.Getenv, "vars bisect", targets[1]); err != nil {
 		return err
 	}
 	// Where the results go is checked before anything is read, measured
@@ -133,10 +120,7 @@ func (c *bisectCmd) dryRun(ctx context.Context, env *Env, cfg bisect.Config) err
 		fmt.Fprintln(env.Stdout, "No differing variables between the control and the candidate (per-instance values such as server_id, ports and paths are ignored): nothing to bisect.")
 		return nil
 	}
-	fmt.Fprintf(env.Stderr, "vars bisect would set these on the control %s, one group at a time (SET GLOBAL, or a restart when the control is a sandbox), and restore them at the end:\n", cfg.Control)
-	for _, d := range diffs {
-		fmt.Fprintf(env.Stderr, "  %s: %s -> %s\n", d.Name, d.Control, d.Candidate)
-	}
+	bisect.WritePlan(env.Stderr, cfg.Control, diffs)
 	return usagef("vars bisect: it changes the control's global variables (%d listed above): pass --allow-set-global to let it", len(diffs))
 }
 
@@ -172,24 +156,13 @@ func (c *bisectCmd) restore(ctx context.Context, env *Env, targets, rest []strin
 	if err != nil {
 		return err
 	}
-	tgt, err := c.target(env, "vars bisect --undo", raw)
+	tgt, err := bisect.ParseTarget(&c.creds, env.Getenv, "vars bisect --undo", raw)
 	if err != nil {
 		return err
 	}
 	r, err := bisect.Undo(ctx, c.cfg.UndoPath, tgt, env.Stdout)
 	if r != nil {
-		for _, s := range r.Set {
-			fmt.Fprintf(env.Stdout, "  set back %s\n", s)
-		}
+		r.Write(env.Stdout, c.cfg.UndoPath, err == nil)
 	}
-	if err != nil {
-		return err
-	}
-	how := ""
-	if r.Restarted {
-		how = " (the sandbox was restarted with its own settings)"
-	}
-	fmt.Fprintf(env.Stdout, "restored %s%s: %d variables set back, %d read back at their original values; %s removed\n",
-		r.Control, how, len(r.Set), r.Checked, c.cfg.UndoPath)
-	return nil
+	return err
 }

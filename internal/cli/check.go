@@ -65,12 +65,9 @@ func (c *checkCmd) run(ctx context.Context, env *Env, args []string) error {
 	defer sSide.DB.Close()
 	// A URL without a database means every user database of SOURCE; one
 	// that is named, or --databases, must exist there.
-	databases, err := src.Databases(ctx, sSide.DB, c.databases, target.EveryDatabase, "check: SOURCE")
+	databases, err := check.Databases(ctx, sSide, c.databases)
 	if err != nil {
 		return err
-	}
-	if len(c.databases) == 0 && !src.NamesDB() {
-		databases = nil // check's own rule: every user database of SOURCE
 	}
 	dSide, err := verify.ConnectFreshStats(ctx, "target", dst, 2)
 	if err != nil {

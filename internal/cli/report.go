@@ -2,12 +2,9 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"github.com/shakedown/shakedown/internal/bisectresult"
 	"io"
-	"io/fs"
-	"os"
 	"strconv"
 
 	"github.com/spf13/pflag"
@@ -211,7 +208,7 @@ func (c *reportCmd) open(ctx context.Context, env *Env) (st *store.Store, runIDs
 		}
 		id = n
 	}
-	if _, err := os.Stat(c.storePath); !store.IsURL(c.storePath) && errors.Is(err, fs.ErrNotExist) {
+	if store.Missing(c.storePath) {
 		return nil, nil, 0, usagef("report: no store at %s: run a sweep (or shakedown run --store) first, or name the store with --store", c.storePath)
 	}
 	st, err = store.OpenFlag(ctx, env.Getenv, "--store", c.storePath)

@@ -16,9 +16,7 @@ import (
 
 // sandboxCmd is "shakedown sandbox up|down|list".
 type sandboxCmd struct {
-	port    int
-	set     []string
-	basedir string
+	opts    sandbox.Options
 	urlOnly bool
 
 	cpus, cpuQuota, numa string
@@ -26,9 +24,9 @@ type sandboxCmd struct {
 
 func (c *sandboxCmd) flags() *pflag.FlagSet {
 	fs := sbflag.NewFlagSet("sandbox up")
-	fs.IntVar(&c.port, "port", 0, "TCP port on 127.0.0.1 (default: a free one)")
-	fs.StringArrayVar(&c.set, "set", nil, "server setting var=value, overriding the benchmark defaults; repeat for more (e.g. --set log_bin=ON --set sync_binlog=1)")
-	fs.StringVar(&c.basedir, "basedir", "", "unpacked MariaDB/MySQL tarball to run (default: mariadbd or mysqld from PATH, /usr/sbin)")
+	fs.IntVar(&c.opts.Port, "port", 0, "TCP port on 127.0.0.1 (default: a free one)")
+	fs.StringArrayVar(&c.opts.Set, "set", nil, "server setting var=value, overriding the benchmark defaults; repeat for more (e.g. --set log_bin=ON --set sync_binlog=1)")
+	fs.StringVar(&c.opts.Basedir, "basedir", "", "unpacked MariaDB/MySQL tarball to run (default: mariadbd or mysqld from PATH, /usr/sbin)")
 	fs.StringVar(&c.cpus, "cpus", "", "bind the server to these CPUs, e.g. 0-3 or 0,2 (CPU affinity)")
 	fs.StringVar(&c.cpuQuota, "cpu-quota", "", "limit the server to this share of CPU time in a cgroup, e.g. 200% (two CPUs) or 0.5")
 	fs.StringVar(&c.numa, "numa", "", "interleave: spread the server's memory over all NUMA nodes (needs numactl and 2+ nodes)")
@@ -80,14 +78,14 @@ func (c *sandboxCmd) up(ctx context.Context, env *Env, args []string) error {
 	if name == "" {
 		return err
 	}
-	if c.port < 0 || c.port > 65535 {
-		return usagef("sandbox up: --port %d: want 1-65535, or leave it out to pick a free port", c.port)
+	o := c.opts
+	if o.Port < 0 || o.Port > 65535 {
+		return usagef("sandbox up: --port %d: want 1-65535, or leave it out to pick a free port", o.Port)
 	}
-	if err := sandbox.ValidateSet(c.set); err != nil {
+	if err := sandbox.ValidateSet(o.Set); err != nil {
 		return usagef("sandbox up: %v", err)
 	}
-	place, err := sandbox.ParsePlacement(c.cpus, c.cpuQuota, c.numa)
-	if err != nil {
+	if o.Placement, err = sandbox.ParsePlacement(c.cpus, c.cpuQuota, c.numa); err != nil {
 		return usagef("sandbox up: %v", err)
 	}
 	home := sandbox.DefaultHome(env.Getenv)
@@ -97,7 +95,7 @@ func (c *sandboxCmd) up(ctx context.Context, env *Env, args []string) error {
 		// so that a script may run it every time; a stopped one starts
 		// again. Other settings are refused, saying which, since only a
 		// new sandbox (or sandbox down, which deletes the data) has them.
-		if err := old.CheckReuse(c.port, c.set, c.basedir, place); err != nil {
+		if err := old.CheckReuse(o.Port, o.Set, o.Basedir, o.Placement); err != nil {
 			return err
 		}
 		if !old.Running {
@@ -105,14 +103,8 @@ func (c *sandboxCmd) up(ctx context.Context, env *Env, args []string) error {
 		}
 		return c.say(env, old, "already up", true)
 	}
-	inst, err := sandbox.Up(ctx, sandbox.Options{
-		Name:      name,
-		Port:      c.port,
-		Set:       c.set,
-		Basedir:   c.basedir,
-		Home:      home,
-		Placement: place,
-	})
+	o.Name, o.Home = name, home
+	inst, err := sandbox.Up(ctx, o)
 	if errors.Is(err, sandbox.ErrInvalid) {
 		return usagef("sandbox up: %v", err)
 	}

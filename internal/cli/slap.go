@@ -38,14 +38,8 @@ func (c *slapCmd) run(ctx context.Context, env *Env, args []string) error {
 		fmt.Fprintf(env.Stdout, "shakedown slap %s (mysqlslap-compatible, Ver 1.0)\n", Version)
 		return nil
 	}
-	if o.PasswordPrompt && !o.Changed("password") {
-		pw, err := slap.ReadPassword(env.Stdin)
-		if err != nil {
-			return err
-		}
-		if err := o.Flags().Set("password", pw); err != nil {
-			return err
-		}
+	if err := o.Prompt(env.Stdin); err != nil {
+		return err
 	}
 	b, err := slap.Load(o, env.Getenv)
 	if err != nil {

@@ -13,7 +13,6 @@ import (
 	"github.com/shakedown/shakedown/internal/outfile"
 	"github.com/shakedown/shakedown/internal/readiness"
 	"github.com/shakedown/shakedown/internal/sbflag"
-	"github.com/shakedown/shakedown/internal/schema"
 	"github.com/shakedown/shakedown/internal/store"
 	"github.com/shakedown/shakedown/internal/target"
 	"github.com/shakedown/shakedown/internal/verify"
@@ -68,33 +67,22 @@ func (c *verifyCmd) run(ctx context.Context, env *Env, args []string) error {
 	if err := c.out.check(ctx, env, outfile.File{Flag: "--fix-sql", Path: c.fixSQL}); err != nil {
 		return err
 	}
-	// A URL without a database takes the other's.
-	switch {
-	case src.NamesDB() && !dst.NamesDB():
-		dst.DB = src.DB
-	case dst.NamesDB() && !src.NamesDB():
-		src.DB = dst.DB
-	}
-
-	size := c.opts.Threads + 2
-	var sSide, dSide *schema.Side
-	if sSide, err = verify.Connect(ctx, "source", src, size); err != nil {
+	sSide, dSide, err := verify.Sides(ctx, src, dst, c.opts.Threads+2)
+	if err != nil {
 		return err
 	}
 	defer sSide.DB.Close()
-	if dSide, err = verify.Connect(ctx, "target", dst, size); err != nil {
+	defer dSide.DB.Close()
+	databases, err := verify.Databases(ctx, sSide, c.databases)
+	if err != nil {
 		return err
 	}
-	defer dSide.DB.Close()
-	databases := []string(c.databases)
-	if len(databases) > 0 || src.DB == "" {
-		// The URLs' databases are checked by verify itself, which also
-		// pairs two different names.
-		if databases, err = src.Databases(ctx, sSide.DB, c.databases, target.EveryDatabase, "verify: SOURCE"); err != nil {
-			return err
-		}
-	}
-	opts, closeAll, err := c.options(env, databases, src, dst)
+	opts := c.opts
+	opts.Databases, opts.Tables, opts.Exclude, opts.Progress = databases, c.tables, c.exclude, env.Stderr
+	opts.FromFlags()
+	closeAll, err := opts.OpenFiles(c.fixSQL, c.resume, verify.Fingerprint{
+		Source: src.Redacted(), Target: dst.Redacted(), Databases: c.databases, Tables: c.tables, Exclude: c.exclude, Where: opts.Where,
+	})
 	defer closeAll()
 	if err != nil {
 		return err
@@ -117,21 +105,6 @@ func (c *verifyCmd) run(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	return c.outcome(rep, runErr)
-}
-
-// options are verify's options from the flags, with the --fix-sql file
-// and the --resume checkpoint open; closeAll closes them.
-func (c *verifyCmd) options(env *Env, databases []string, src, dst *target.Target) (verify.Options, func(), error) {
-	opts := c.opts
-	opts.Databases, opts.Tables, opts.Exclude, opts.Progress = databases, c.tables, c.exclude, env.Stderr
-	opts.FromFlags()
-	closeAll, err := opts.OpenFiles(c.fixSQL, c.resume, verify.Fingerprint{
-		Source: src.Redacted(), Target: dst.Redacted(), Databases: c.databases, Tables: c.tables, Exclude: c.exclude, Where: opts.Where,
-	})
-	if err == nil && opts.Checkpoint != nil && opts.Checkpoint.Resumed() {
-		fmt.Fprintf(env.Stderr, "verify: resuming from %s\n", c.resume)
-	}
-	return opts, closeAll, err
 }
 
 // outcome is how the command ends once the results are out.

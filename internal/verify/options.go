@@ -1,12 +1,15 @@
 package verify
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"strings"
 	"time"
 
+	"github.com/shakedown/shakedown/internal/schema"
+	"github.com/shakedown/shakedown/internal/target"
 	"github.com/shakedown/shakedown/internal/usage"
 )
 
@@ -51,7 +54,8 @@ func (o *Options) FromFlags() {
 
 // OpenFiles opens the repair SQL file fix and the checkpoint resume (each
 // when not ""), recorded for the check fp describes, and sets Fix and
-// Checkpoint. closeAll closes what was opened, even after an error. A
+// Checkpoint; a checkpoint that resumes an earlier check is said on
+// Progress. closeAll closes what was opened, even after an error. A
 // checkpoint of another check is bad usage.
 func (o *Options) OpenFiles(fix, resume string, fp Fingerprint) (closeAll func(), err error) {
 	var closers []func()
@@ -78,6 +82,39 @@ func (o *Options) OpenFiles(fix, resume string, fp Fingerprint) (closeAll func()
 		}
 		closers = append(closers, func() { ck.Close() })
 		o.Checkpoint = ck
+		if ck.Resumed() && o.Progress != nil {
+			fmt.Fprintf(o.Progress, "verify: resuming from %s\n", resume)
+		}
 	}
 	return closeAll, nil
+}
+
+// Sides connects to both sides with pools of size connections, after
+// giving a URL without a database the other's. The caller closes both
+// Side.DB; on an error neither is left open.
+func Sides(ctx context.Context, src, dst *target.Target, size int) (s, d *schema.Side, err error) {
+	switch {
+	case src.NamesDB() && !dst.NamesDB():
+		dst.DB = src.DB
+	case dst.NamesDB() && !src.NamesDB():
+		src.DB = dst.DB
+	}
+	if s, err = Connect(ctx, "source", src, size); err != nil {
+		return nil, nil, err
+	}
+	if d, err = Connect(ctx, "target", dst, size); err != nil {
+		s.DB.Close()
+		return nil, nil, err
+	}
+	return s, d, nil
+}
+
+// Databases are the databases verify compares: those named (--databases)
+// as the source has them, else every user database when the source's URL
+// names none; nil leaves it to Run, which pairs the URLs' databases.
+func Databases(ctx context.Context, src *schema.Side, named []string) ([]string, error) {
+	if len(named) == 0 && src.Target.DB != "" {
+		return nil, nil
+	}
+	return src.Target.Databases(ctx, src.DB, named, target.EveryDatabase, "verify: SOURCE")
 }
