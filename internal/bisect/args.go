@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/shakedown/shakedown/internal/target"
 	"github.com/shakedown/shakedown/internal/usage"
 )
 
@@ -47,4 +48,32 @@ func SplitArgs(fs *pflag.FlagSet, args []string) (own, targets, run []string, er
 		}
 	}
 	return own, targets, run, nil
+}
+
+// Validate checks what vars bisect's flags set in the configuration,
+// before anything is read: a fault is bad usage that names the flag.
+func (cfg *Config) Validate() error {
+	switch {
+	case cfg.Workload == "":
+		return usage.Errorf("vars bisect: --workload is required, e.g. --workload oltp_write_only")
+	case cfg.Repeats < MinRepeats:
+		return usage.Errorf("vars bisect: --repeats must be >= %d: with fewer runs per side no 95%% interval exists", MinRepeats)
+	case cfg.Budget < 0:
+		return usage.Errorf("vars bisect: --budget must be >= 0")
+	}
+	return nil
+}
+
+// ParseTarget reads CONTROL or CANDIDATE with its password (creds). The
+// workload runs in the URL's database, sbtest when it names none, as with
+// shakedown run.
+func ParseTarget(creds *target.Credentials, getenv func(string) string, what, raw string) (*target.Target, error) {
+	tgt, err := creds.ParseArg(getenv, what, raw)
+	if err != nil {
+		return nil, err
+	}
+	if !tgt.NamesDB() {
+		tgt.DB = target.DefaultDB
+	}
+	return tgt, nil
 }

@@ -141,9 +141,6 @@ func Run(ctx context.Context, cfg Config, targets []Target, progress func(target
 	return r, nil
 }
 
-// KindCapacity is the kind of the evidence a capacity search stores.
-const KindCapacity = store.KindCapacity
-
 // Save stores each target's search as evidence, with the control as its
 // source, under the URLs of both (their names when a report has none),
 // and the whole report as its document. The summary holds the headroom
@@ -164,7 +161,7 @@ func (r *Report) Save(ctx context.Context, st *store.Store, version string) erro
 		if t.URL != "" {
 			tgt = t.URL
 		}
-		e := &store.Evidence{Kind: KindCapacity, Source: source, Target: tgt, At: time.Now().UTC(),
+		e := &store.Evidence{Kind: store.KindCapacity, Source: source, Target: tgt, At: time.Now().UTC(),
 			Tool: "shakedown " + version, Outcome: r.outcome(t), Summary: r.Summary(t), Document: doc}
 		if _, err := st.AddEvidence(ctx, e); err != nil {
 			return fmt.Errorf("store capacity of %s: %w", t.Target, err)

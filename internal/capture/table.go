@@ -55,3 +55,16 @@ func parseMicros(s string) int64 {
 	f, _ := strconv.ParseInt(frac, 10, 64)
 	return n*1e6 + f
 }
+
+// GeneralLogSource is the mysql.general_log table of the server db is a
+// pool on, as a source named name (the server's URL without password).
+// Closing it ends the read and closes db: the source owns the pool.
+func GeneralLogSource(ctx context.Context, db *sql.DB, name string) (Source, func(), error) {
+	tbl, err := OpenGeneralLogTable(ctx, db)
+	if err != nil {
+		db.Close()
+		return Source{}, nil, fmt.Errorf("%s: %w", name, err)
+	}
+	src := Source{Name: name + " (mysql.general_log)", Format: "general", FormatWhy: "the mysql.general_log table", Table: tbl}
+	return src, func() { tbl.Close(); db.Close() }, nil
+}

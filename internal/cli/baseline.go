@@ -126,40 +126,10 @@ func (c *baselineCmd) list(ctx context.Context, env *Env, st *store.Store) error
 }
 
 // sayJudgement writes what a comparison with a baseline found to stderr:
-// ErrDifferences (exit 3) when anything came out slower; figures that
-// moved only with the machine are said, and are no regression.
+// ErrDifferences (exit 3) when anything came out slower.
 func sayJudgement(env *Env, j *report.BaselineJudgement) error {
-	name := j.Baseline.Name
-	if len(j.Moved) > 0 {
-		fmt.Fprintf(env.Stderr, "inconclusive against baseline %s: the machine changed, not the server: %s\n", name, strings.Join(j.Moved, "; "))
+	if j.Say(env.Stderr) {
+		return ErrDifferences
 	}
-	if len(j.Slower) == 0 {
-		fmt.Fprintf(env.Stderr, "nothing is slower than baseline %s\n", name)
-		return nil
-	}
-	fmt.Fprintf(env.Stderr, "slower than baseline %s: %s\n", name, strings.Join(j.Slower, "; "))
-	return ErrDifferences
-}
-
-// compareWithBaseline prints a finished sweep against a baseline and
-// judges it.
-func compareWithBaseline(ctx context.Context, env *Env, st *store.Store, name string, sweepID int64) error {
-	rec := context.WithoutCancel(ctx)
-	b, err := report.LookupBaseline(rec, st, name, "sweep --baseline")
-	if err != nil {
-		return err
-	}
-	runs, err := st.Runs(rec, sweepID)
-	if err != nil {
-		return err
-	}
-	j, err := report.JudgeBaseline(rec, st, b, runs)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(env.Stdout, "\nAgainst baseline %s (%s of %s):\n\n", b.Name, b.Source, b.Target)
-	if err := report.WriteSummary(env.Stdout, j.Report); err != nil {
-		return err
-	}
-	return sayJudgement(env, j)
+	return nil
 }

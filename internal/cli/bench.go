@@ -12,7 +12,6 @@ import (
 	"github.com/shakedown/shakedown/internal/engine"
 	"github.com/shakedown/shakedown/internal/outfile"
 	"github.com/shakedown/shakedown/internal/result"
-	"github.com/shakedown/shakedown/internal/segment"
 	"github.com/shakedown/shakedown/internal/splitload"
 	"github.com/shakedown/shakedown/internal/store"
 )
@@ -68,7 +67,7 @@ func (c *benchCmd) run(ctx context.Context, env *Env, args []string) error {
 	}
 	var ivs []result.IntervalHDR
 	opt := engine.RunOptions{Out: out, Version: Version}
-	sr, err := joinSplit(ctx, env, out, job, st, sp, args)
+	sr, err := job.SplitRunner(ctx, out, env.Stderr, st, sp, filepath.Dir(store.DefaultPath(env.Getenv)), args)
 	if err != nil {
 		return err
 	}
@@ -117,29 +116,14 @@ func (c *benchCmd) save(ctx context.Context, env *Env, out io.Writer, job *engin
 			fmt.Fprintf(out, "\nResult written to %s\n", p)
 		}
 	}
-	switch {
-	case sr != nil:
-		run := job.StoredRun(res, runErr, started, args)
-		run.Command = engine.PublicCommand(append([]string{"run"}, args...))
-		run.Part = sr.Part(ivs)
-		if err := sr.Save(ctx, run); err != nil {
+	if st != nil {
+		if err := job.Keep(ctx, out, st, sr, ivs, res, runErr, started, args); err != nil && sr != nil {
 			// The result is safe in the runner's own file: say where,
 			// and fail, without printing it all again.
 			fmt.Fprintln(env.Stderr, "shakedown:", err)
 			return errSilent
-		}
-		fmt.Fprintf(out, "Result stored in %s as segment %s; shakedown report --store %s --runs all merges the runners\n", st.Path(), sr.Label(), st.Path())
-	case st != nil:
-		run := job.StoredRun(res, runErr, started, args)
-		if id, err := st.AddRun(ctx, run); err != nil {
-			errs = append(errs, fmt.Errorf("--store %s: %w", st.Path(), err))
-		} else if res != nil && len(res.Stalls) > 0 {
-			fmt.Fprintf(out, "Result stored in %s as run %d (%s); shakedown report --stall %d prints its stall captures in full\n", st.Path(), id, run.Status, id)
-		} else if runErr == nil && run.Status != store.RunOK {
-			// It ran its course, but reports will leave it out: say why.
-			fmt.Fprintf(out, "Result stored in %s as %s: %s\n", st.Path(), run.Status, run.Error)
-		} else {
-			fmt.Fprintf(out, "Result stored in %s\n", st.Path())
+		} else if err != nil {
+			errs = append(errs, err)
 		}
 	}
 	if len(errs) > 0 {
@@ -152,25 +136,4 @@ func resultJSON(res *result.Result) []byte {
 	var b strings.Builder
 	res.WriteJSON(&b) // a result always encodes: its floats are finite
 	return []byte(b.String())
-}
-
-// joinSplit registers this process as a runner of a split load, when
-// --segment and --store ask for one: nil when not.
-func joinSplit(ctx context.Context, env *Env, out io.Writer, job *engine.Job, st *store.Store, sp segment.Split, args []string) (*splitload.Runner, error) {
-	switch {
-	case !sp.On:
-		return nil, nil
-	case st == nil:
-		fmt.Fprintln(env.Stderr, "shakedown: --segment without --store: this runner's result will not be merged with the others'; give every runner the same --store (mysql://... or a shared file)")
-		return nil, nil
-	case sp.StartAt.IsZero():
-		return nil, usagef("run: --segment with --store needs --start-at, the same for every runner, e.g. --start-at %s", time.Now().UTC().Add(time.Minute).Truncate(time.Minute).Format(time.RFC3339))
-	}
-	parts := splitload.LoadParts(job.Workload, job.Target.Redacted(), job.Options())
-	sr, err := splitload.Join(ctx, env.Stderr, filepath.Dir(store.DefaultPath(env.Getenv)), st, sp, store.SplitRun, engine.PublicCommand(append([]string{"run"}, args...)), parts, nil, nil)
-	if err != nil {
-		return nil, err
-	}
-	fmt.Fprintf(out, "shakedown: %s\n", sr.Describe())
-	return sr, nil
 }

@@ -1,11 +1,10 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"time"
+	"io"
 
 	"github.com/spf13/pflag"
 
@@ -20,48 +19,31 @@ import (
 
 // bisectCmd is "shakedown vars bisect".
 type bisectCmd struct {
-	workload    string
-	threads     int
-	allow       bool
-	repeats     int
-	maxRepeats  int
-	budget      time.Duration
-	jsonPath    string
-	htmlPath    string
-	undo        string
-	sandboxHome string
-	creds       target.Credentials
-	help        bool
+	cfg      bisect.Config
+	threads  int
+	allow    bool
+	jsonPath string
+	htmlPath string
+	creds    target.Credentials
+	help     bool
 }
 
 func (c *bisectCmd) flags() *pflag.FlagSet {
 	fs := sbflag.NewFlagSet("vars bisect")
-	fs.StringVar(&c.workload, "workload", "", "workload to measure (as shakedown run takes it), e.g. oltp_write_only")
+	cfg := &c.cfg
+	fs.StringVar(&cfg.Workload, "workload", "", "workload to measure (as shakedown run takes it), e.g. oltp_write_only")
 	fs.IntVar(&c.threads, "threads", 0, "client threads for every measurement")
 	fs.BoolVar(&c.allow, "allow-set-global", false, "allow changing the control's global variables (restored at the end)")
-	fs.IntVar(&c.repeats, "repeats", bisect.DefaultRepeats, "runs of each server as it is, and pairs of runs a round (>= 4: fewer give no 95% interval; a round makes 6 pairs at least)")
-	fs.IntVar(&c.maxRepeats, "max-repeats", 0, "runs (pairs) at most when the first ones leave the answer open (default twice --repeats)")
-	fs.DurationVar(&c.budget, "budget", 0, "stop with the answer so far when the next round would end after this long (e.g. 10m; 0 = no limit)")
+	fs.IntVar(&cfg.Repeats, "repeats", bisect.DefaultRepeats, "runs of each server as it is, and pairs of runs a round (>= 4: fewer give no 95% interval; a round makes 6 pairs at least)")
+	fs.IntVar(&cfg.MaxRepeats, "max-repeats", 0, "runs (pairs) at most when the first ones leave the answer open (default twice --repeats)")
+	fs.DurationVar(&cfg.Budget, "budget", 0, "stop with the answer so far when the next round would end after this long (e.g. 10m; 0 = no limit)")
 	fs.StringVar(&c.jsonPath, "json", "", "also write the result as JSON to this file")
 	fs.StringVar(&c.htmlPath, "html", "", "also write the result as an HTML page to this file")
-	fs.StringVar(&c.undo, "undo", "bisect-undo.json", "undo file: written before the first change; with no CANDIDATE, restore the control from it")
-	fs.StringVar(&c.sandboxHome, "sandbox-home", "", "where to look for the control as a sandbox to restart (default: $SHAKEDOWN_HOME/sandboxes or ~/.shakedown/sandboxes)")
+	fs.StringVar(&cfg.UndoPath, "undo", "bisect-undo.json", "undo file: written before the first change; with no CANDIDATE, restore the control from it")
+	fs.StringVar(&cfg.SandboxHome, "sandbox-home", "", "where to look for the control as a sandbox to restart (default: $SHAKEDOWN_HOME/sandboxes or ~/.shakedown/sandboxes)")
 	c.creds.Bind(fs)
 	fs.BoolVarP(&c.help, "help", "h", false, "show this help")
 	return fs
-}
-
-// target reads CONTROL or CANDIDATE with its password. The workload runs
-// in the URL's database, sbtest when it names none, as with shakedown run.
-func (c *bisectCmd) target(env *Env, what, raw string) (*target.Target, error) {
-	tgt, err := c.creds.ParseArg(env.Getenv, what, raw)
-	if err != nil {
-		return nil, err
-	}
-	if !tgt.NamesDB() {
-		tgt.DB = target.DefaultDB
-	}
-	return tgt, nil
 }
 
 func (c *bisectCmd) run(ctx context.Context, env *Env, args []string) error {
@@ -84,41 +66,33 @@ func (c *bisectCmd) run(ctx context.Context, env *Env, args []string) error {
 	if len(targets) != 2 {
 		return usagef("vars bisect: give two target URLs, CONTROL then CANDIDATE (got %d)", len(targets))
 	}
-	switch {
-	case c.workload == "":
-		return usagef("vars bisect: --workload is required, e.g. --workload oltp_write_only")
-	case c.threads < 1:
+	if c.threads < 1 && c.cfg.Workload != "" {
 		return usagef("vars bisect: --threads must be >= 1")
-	case c.repeats < bisect.MinRepeats:
-		return usagef("vars bisect: --repeats must be >= %d: with fewer runs per side no 95%% interval exists", bisect.MinRepeats)
-	case c.budget < 0:
-		return usagef("vars bisect: --budget must be >= 0")
 	}
-	var tgts [2]*target.Target
-	for i, raw := range targets {
-		if tgts[i], err = c.target(env, "vars bisect", raw); err != nil {
-			return err
-		}
+	if err := c.cfg.Validate(); err != nil {
+		return err
+	}
+	cfg := c.cfg
+	if cfg.Control, err = bisect.ParseTarget(&c.creds, env.Getenv, "vars bisect", targets[0]); err != nil {
+		return err
+	}
+	if cfg.Candidate, err = bisect.ParseTarget(&c.creds, env.Getenv, "vars bisect", targets[1]); err != nil {
+		return err
 	}
 	// Where the results go is checked before anything is read, measured
 	// or changed: a bisect measures for minutes.
 	outs := []outfile.File{{Flag: "--json", Path: c.jsonPath}, {Flag: "--html", Path: c.htmlPath}}
 	if c.allow {
-		outs = append(outs, outfile.File{Flag: "--undo", Path: c.undo})
+		outs = append(outs, outfile.File{Flag: "--undo", Path: cfg.UndoPath})
 	}
 	if err := outfile.Check(outs...); err != nil {
 		return err
 	}
-	home := c.sandboxHome
-	if home == "" {
-		home = sandbox.DefaultHome(env.Getenv)
+	if cfg.SandboxHome == "" {
+		cfg.SandboxHome = sandbox.DefaultHome(env.Getenv)
 	}
-	cfg := bisect.Config{
-		Control: tgts[0], Candidate: tgts[1], Workload: c.workload,
-		RunArgs: append([]string{fmt.Sprintf("--threads=%d", c.threads)}, runArgs...),
-		Repeats: c.repeats, MaxRepeats: c.maxRepeats, Budget: c.budget, UndoPath: c.undo, SandboxHome: home,
-		Progress: env.Stderr, Tool: "shakedown " + Version, Version: Version,
-	}
+	cfg.RunArgs = append([]string{fmt.Sprintf("--threads=%d", c.threads)}, runArgs...)
+	cfg.Progress, cfg.Tool, cfg.Version = env.Stderr, "shakedown "+Version, Version
 	if !c.allow {
 		return c.dryRun(ctx, env, cfg)
 	}
@@ -146,10 +120,7 @@ func (c *bisectCmd) dryRun(ctx context.Context, env *Env, cfg bisect.Config) err
 		fmt.Fprintln(env.Stdout, "No differing variables between the control and the candidate (per-instance values such as server_id, ports and paths are ignored): nothing to bisect.")
 		return nil
 	}
-	fmt.Fprintf(env.Stderr, "vars bisect would set these on the control %s, one group at a time (SET GLOBAL, or a restart when the control is a sandbox), and restore them at the end:\n", cfg.Control)
-	for _, d := range diffs {
-		fmt.Fprintf(env.Stderr, "  %s: %s -> %s\n", d.Name, d.Control, d.Candidate)
-	}
+	bisect.WritePlan(env.Stderr, cfg.Control, diffs)
 	return usagef("vars bisect: it changes the control's global variables (%d listed above): pass --allow-set-global to let it", len(diffs))
 }
 
@@ -158,25 +129,20 @@ func (c *bisectCmd) write(env *Env, res *bisectresult.Result) error {
 	if err := bisectresult.WriteText(env.Stdout, res); err != nil {
 		return err
 	}
-	if c.jsonPath != "" {
-		var b bytes.Buffer
-		if err := bisectresult.WriteJSON(&b, res); err != nil {
+	for _, f := range []struct {
+		path, what string
+		write      func(io.Writer) error
+	}{
+		{c.jsonPath, "Result", func(w io.Writer) error { return bisectresult.WriteJSON(w, res) }},
+		{c.htmlPath, "HTML", func(w io.Writer) error { return bisectresult.WriteHTMLPage(w, res) }},
+	} {
+		if f.path == "" {
+			continue
+		}
+		if err := outfile.Render(f.path, f.write); err != nil {
 			return err
 		}
-		if err := outfile.WriteAtomic(c.jsonPath, b.Bytes()); err != nil {
-			return err
-		}
-		fmt.Fprintf(env.Stdout, "Result written to %s\n", c.jsonPath)
-	}
-	if c.htmlPath != "" {
-		var b bytes.Buffer
-		if err := bisectresult.WriteHTMLPage(&b, res); err != nil {
-			return err
-		}
-		if err := outfile.WriteAtomic(c.htmlPath, b.Bytes()); err != nil {
-			return err
-		}
-		fmt.Fprintf(env.Stdout, "HTML written to %s\n", c.htmlPath)
+		fmt.Fprintf(env.Stdout, "%s written to %s\n", f.what, f.path)
 	}
 	return nil
 }
@@ -186,28 +152,17 @@ func (c *bisectCmd) restore(ctx context.Context, env *Env, targets, rest []strin
 	if len(rest) > 0 {
 		return usagef("vars bisect --undo FILE [CONTROL]: unexpected %q", rest[0])
 	}
-	raw, err := bisect.UndoControl(c.undo, targets)
+	raw, err := bisect.UndoControl(c.cfg.UndoPath, targets)
 	if err != nil {
 		return err
 	}
-	tgt, err := c.target(env, "vars bisect --undo", raw)
+	tgt, err := bisect.ParseTarget(&c.creds, env.Getenv, "vars bisect --undo", raw)
 	if err != nil {
 		return err
 	}
-	r, err := bisect.Undo(ctx, c.undo, tgt, env.Stdout)
+	r, err := bisect.Undo(ctx, c.cfg.UndoPath, tgt, env.Stdout)
 	if r != nil {
-		for _, s := range r.Set {
-			fmt.Fprintf(env.Stdout, "  set back %s\n", s)
-		}
+		r.Write(env.Stdout, c.cfg.UndoPath, err == nil)
 	}
-	if err != nil {
-		return err
-	}
-	how := ""
-	if r.Restarted {
-		how = " (the sandbox was restarted with its own settings)"
-	}
-	fmt.Fprintf(env.Stdout, "restored %s%s: %d variables set back, %d read back at their original values; %s removed\n",
-		r.Control, how, len(r.Set), r.Checked, c.undo)
-	return nil
+	return err
 }

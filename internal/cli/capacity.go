@@ -8,7 +8,6 @@ import (
 	"github.com/shakedown/shakedown/internal/helptext"
 	"github.com/shakedown/shakedown/internal/outfile"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -60,17 +59,12 @@ func (c *capacityCmd) run(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return usagef("capacity: %v", err)
 	}
-	switch {
-	case c.bracketPct <= 0 || c.bracketPct >= 50:
-		return usagef("capacity: --bracket must be above 0 and below 50 (percent)")
-	case c.searches < 1:
-		return usagef("capacity: --searches must be >= 1")
-	case c.repeats < 0 || c.stepTime < 1 || c.warm < 0 || c.budget < 0 || c.peak < 0:
-		return usagef("capacity: --repeats, --step-warmup, --budget and --peak must be >= 0, --step-time >= 1")
-	}
 	cfg := capacity.Config{Args: rest, Targets: c.targets, Control: c.control, Warmup: c.warm, Time: c.stepTime, Searches: c.searches,
 		Peak: c.peak, Password: env.Getenv, Version: Version,
 		Options: capacity.Options{SLO: slo, Bracket: c.bracketPct / 100, Repeats: c.repeats, Budget: c.budget}}
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
 	targets, err := capacity.Plan(cfg)
 	if err != nil {
 		return err
@@ -125,21 +119,11 @@ func (c *capacityCmd) finish(ctx context.Context, env *Env, out io.Writer, st *s
 	if runErr != nil {
 		return runErr
 	}
-	for _, t := range rep.Targets {
-		switch t.Outcome {
-		case capacity.ClientBound, capacity.Interrupted, capacity.Unconfirmed:
-			return fmt.Errorf("%s: %s", t.Target, t.Message)
-		}
+	if err := rep.Unfinished(); err != nil {
+		return err
 	}
-	if rep.Slower() || rep.NotMet() {
-		var why []string
-		if rep.Slower() {
-			why = append(why, "a candidate's capacity is below the control's")
-		}
-		if rep.NotMet() {
-			why = append(why, "the SLO was not met at any rate tried")
-		}
-		fmt.Fprintf(env.Stderr, "shakedown: capacity: %s\n", strings.Join(why, "; "))
+	if why := rep.Shortfall(); why != "" {
+		fmt.Fprintf(env.Stderr, "shakedown: capacity: %s\n", why)
 		return ErrDifferences
 	}
 	return nil

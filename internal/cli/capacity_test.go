@@ -158,7 +158,7 @@ func TestCapacityFindsCeiling(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	e, err := st.LatestEvidence(t.Context(), capacity.KindCapacity, nil)
+	e, err := st.LatestEvidence(t.Context(), store.KindCapacity, nil)
 	if err != nil {
 		t.Fatalf("got %v, want the search stored as evidence", err)
 	}

@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
-	"time"
 
 	"github.com/spf13/pflag"
 
@@ -69,33 +67,11 @@ func (c *captureCmd) run(ctx context.Context, env *Env, args []string) error {
 		names = append(names, src.Name)
 	}
 
-	w, outFile, err := capture.Create(c.output, names)
-	if err != nil {
-		return err
+	m, runErr := capture.MakeFile(ctx, sources, names, c.output, c.toWorkload != "", c.readsOnly, env.Stderr)
+	if m == nil {
+		return runErr
 	}
-	if outFile != nil {
-		defer outFile.Close()
-	}
-	m, runErr := capture.Make(ctx, sources, w, c.toWorkload != "", c.readsOnly, env.Stderr)
 	st, empty, wl := m.Stats, m.Empty, m.Workload
-	if errors.Is(runErr, capture.ErrNoTraffic) || errors.Is(runErr, capture.ErrUnknownFormat) || (len(empty) > 0 && st.Statements == 0) {
-		if outFile != nil {
-			outFile.Close()
-			os.Remove(c.output)
-		}
-		if runErr == nil {
-			return usagef("capture: %s", strings.Join(empty, "; "))
-		}
-		return usagef("capture: %v", runErr)
-	}
-	if w != nil {
-		if err := w.Flush(); err != nil {
-			return err
-		}
-		if err := outFile.Close(); err != nil {
-			return fmt.Errorf("write %s: %w", c.output, err)
-		}
-	}
 	if c.summary {
 		if err := capture.WriteSummary(env.Stdout, m.Summary, &st, c.top); err != nil {
 			return err
@@ -131,24 +107,15 @@ func (c *captureCmd) openSource(ctx context.Context, env *Env, arg string) (capt
 		if err != nil {
 			return capture.Source{}, nop, err
 		}
-		ep := t.Endpoints()[0]
-		db, err := t.Open(ep, 1)
+		db, err := t.Connect(ctx, 1)
+		if err != nil {
+			return capture.Source{}, nop, fmt.Errorf("capture: %w", err)
+		}
+		src, closeFn, err := capture.GeneralLogSource(ctx, db, t.Redacted())
 		if err != nil {
 			return capture.Source{}, nop, err
 		}
-		cctx, cancel := context.WithTimeout(ctx, t.ConnectTimeout+time.Second)
-		err = db.PingContext(cctx)
-		cancel()
-		if err != nil {
-			db.Close()
-			return capture.Source{}, nop, fmt.Errorf("capture: %w", t.Explain(ep, err))
-		}
-		tbl, err := capture.OpenGeneralLogTable(ctx, db)
-		if err != nil {
-			db.Close()
-			return capture.Source{}, nop, fmt.Errorf("%s: %w", t.Redacted(), err)
-		}
-		return capture.Source{Name: t.Redacted() + " (mysql.general_log)", Format: "general", FormatWhy: "the mysql.general_log table", Table: tbl}, func() { tbl.Close(); db.Close() }, nil
+		return src, closeFn, nil
 	}
 	return capture.OpenFile(arg, c.format, c.port)
 }

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"strings"
 	"time"
@@ -11,10 +10,8 @@ import (
 
 	"github.com/shakedown/shakedown/internal/check"
 	"github.com/shakedown/shakedown/internal/helptext"
-	"github.com/shakedown/shakedown/internal/outfile"
 	"github.com/shakedown/shakedown/internal/readiness"
 	"github.com/shakedown/shakedown/internal/sbflag"
-	"github.com/shakedown/shakedown/internal/schema"
 	"github.com/shakedown/shakedown/internal/store"
 	"github.com/shakedown/shakedown/internal/target"
 	"github.com/shakedown/shakedown/internal/verify"
@@ -22,30 +19,25 @@ import (
 
 // checkCmd is "shakedown check SOURCE TARGET".
 type checkCmd struct {
-	databases     sbflag.Strings
-	jsonFile      string
-	htmlFile      string
-	storePath     string
-	copyTime      time.Duration
-	migrationUser string
-	skipAccounts  sbflag.Strings
-	maxScanRows   int64
-	queryTimeout  time.Duration
-	creds         target.Credentials
+	databases    sbflag.Strings
+	skipAccounts sbflag.Strings
+	opts         check.Options
+	out          findings
+	creds        target.Credentials
 }
 
 func (c *checkCmd) flags(env *Env) *pflag.FlagSet {
 	fs := sbflag.NewFlagSet("check")
+	o := &c.opts
 	fs.Var(&c.databases, "databases", "databases to check, the same names on both sides (default: every database of SOURCE but the system ones)")
-	fs.StringVar(&c.jsonFile, "json", "", "write the findings as JSON to FILE")
-	fs.StringVar(&c.htmlFile, "html", "", "write the findings as a self-contained HTML page to FILE")
-	fs.StringVar(&c.storePath, "store", "", store.FlagUsage(env.Getenv, "save the findings for shakedown readiness"))
-	fs.DurationVar(&c.copyTime, "copy-time", 24*time.Hour, "how long the initial copy is expected to take: SOURCE must keep its binary logs longer")
-	fs.StringVar(&c.migrationUser, "migration-user", "", "the SOURCE account the migration tool uses, 'user'@'host' (default: the account in SOURCE's URL)")
+	c.out.bindFiles(fs, "findings")
+	c.out.bindStore(fs, env, "save the findings for shakedown readiness")
+	fs.DurationVar(&o.CopyTime, "copy-time", 24*time.Hour, "how long the initial copy is expected to take: SOURCE must keep its binary logs longer")
+	fs.StringVar(&o.MigrationUser, "migration-user", "", "the SOURCE account the migration tool uses, 'user'@'host' (default: the account in SOURCE's URL)")
 	fs.Var(&c.skipAccounts, "skip-accounts", "accounts not compared: user names or 'user'@'host' (comma list; replaces the default, '' compares all)")
 	fs.Lookup("skip-accounts").DefValue = strings.Join(check.DefaultSkipAccounts, ",")
-	fs.Int64Var(&c.maxScanRows, "max-scan-rows", 1000000, "look for zero dates in the data of tables up to this many (estimated) rows; larger ones are listed as not checked (0: no limit)")
-	fs.DurationVar(&c.queryTimeout, "query-timeout", 30*time.Second, "give up a query after this long and list what it would have checked as not checked")
+	fs.Int64Var(&o.MaxScanRows, "max-scan-rows", 1000000, "look for zero dates in the data of tables up to this many (estimated) rows; larger ones are listed as not checked (0: no limit)")
+	fs.DurationVar(&o.QueryTimeout, "query-timeout", 30*time.Second, "give up a query after this long and list what it would have checked as not checked")
 	c.creds.Bind(fs)
 	return fs
 }
@@ -58,63 +50,44 @@ func (c *checkCmd) run(ctx context.Context, env *Env, args []string) error {
 	if !fs.Changed("skip-accounts") {
 		c.skipAccounts = append(sbflag.Strings{}, check.DefaultSkipAccounts...)
 	}
-	rest := fs.Args()
-	if len(rest) != 2 {
-		return usagef("check: want SOURCE and TARGET, got %d argument(s): shakedown check mysql://user@source/db mysql://user@target/db", len(rest))
-	}
-	if err := c.validate(); err != nil {
-		return err
-	}
-	src, err := c.creds.ParseArg(env.Getenv, "check: SOURCE", rest[0])
-	if err != nil {
-		return err
-	}
-	dst, err := c.creds.ParseArg(env.Getenv, "check: TARGET", rest[1])
+	src, dst, err := sides(env, &c.creds, "check", fs.Args(), c.opts.Validate)
 	if err != nil {
 		return err
 	}
 	// Where the results go is checked before anything is read.
-	if err := outfile.Check(outfile.File{Flag: "--json", Path: c.jsonFile}, outfile.File{Flag: "--html", Path: c.htmlFile}); err != nil {
+	if err := c.out.check(ctx, env); err != nil {
 		return err
 	}
-	if err := store.CheckFlag(ctx, env.Getenv, "--store", c.storePath); err != nil {
-		return err
-	}
-	sSide, err := connectChecked(ctx, "source", src)
+	sSide, err := verify.ConnectFreshStats(ctx, "source", src, 2)
 	if err != nil {
 		return err
 	}
 	defer sSide.DB.Close()
 	// A URL without a database means every user database of SOURCE; one
 	// that is named, or --databases, must exist there.
-	databases, err := src.Databases(ctx, sSide.DB, c.databases, target.EveryDatabase, "check: SOURCE")
+	databases, err := check.Databases(ctx, sSide, c.databases)
 	if err != nil {
 		return err
 	}
-	if len(c.databases) == 0 && !src.NamesDB() {
-		databases = nil // check's own rule: every user database of SOURCE
-	}
-	dSide, err := connectChecked(ctx, "target", dst)
+	dSide, err := verify.ConnectFreshStats(ctx, "target", dst, 2)
 	if err != nil {
 		return err
 	}
 	defer dSide.DB.Close()
 
-	rep, err := check.Run(ctx, sSide, dSide, check.Options{
-		Databases:     databases,
-		CopyTime:      c.copyTime,
-		MigrationUser: c.migrationUser,
-		SkipAccounts:  c.skipAccounts,
-		MaxScanRows:   c.maxScanRows,
-		QueryTimeout:  c.queryTimeout,
-	})
+	opts := c.opts
+	opts.Databases, opts.SkipAccounts = databases, c.skipAccounts
+	rep, err := check.Run(ctx, sSide, dSide, opts)
 	if err != nil {
 		return err
 	}
 	if err := check.WriteText(env.Stdout, rep); err != nil {
 		return err
 	}
-	if err := c.keep(ctx, env, rep); err != nil {
+	err = c.out.keep(ctx, env, func(w io.Writer) error { return check.WriteJSON(w, rep) },
+		func(w io.Writer) error { return check.WriteHTML(w, rep) },
+		func() ([]*store.Evidence, error) { return one(readiness.CheckEvidence(rep, Version)) })
+	if err != nil {
 		return err
 	}
 	if rep.Errors > 0 {
@@ -135,73 +108,19 @@ func sideArg(verb, what, raw string) (*target.Target, error) {
 	return t, nil
 }
 
-// connectChecked connects to one side. MySQL 8 is asked for
-// information_schema_stats_expiry = 0 on every session: otherwise
-// information_schema serves row counts and AUTO_INCREMENT values cached for
-// up to a day. Other servers have no such cache (nor the variable).
-func connectChecked(ctx context.Context, role string, t *target.Target) (*schema.Side, error) {
-	s, err := verify.Connect(ctx, role, t, 2)
-	if err != nil {
-		return nil, err
+// sides reads the SOURCE and TARGET arguments of a two-sided command (verb)
+// with their passwords: their count first, then the flags' values
+// (validate), then the URLs.
+func sides(env *Env, creds *target.Credentials, verb string, args []string, validate func() error) (src, dst *target.Target, err error) {
+	if len(args) != 2 {
+		return nil, nil, usagef("%s: want SOURCE and TARGET, got %d argument(s): shakedown %s mysql://user@source/db mysql://user@target/db", verb, len(args), verb)
 	}
-	if (s.Server.Flavour != "mysql" && s.Server.Flavour != "percona") || strings.HasPrefix(s.Server.Version, "5.") {
-		return s, nil
+	if err := validate(); err != nil {
+		return nil, nil, err
 	}
-	s.DB.Close()
-	tt := *t
-	tt.Params = map[string]string{"information_schema_stats_expiry": "0"}
-	for k, v := range t.Params {
-		tt.Params[k] = v
+	if src, err = creds.ParseArg(env.Getenv, verb+": SOURCE", args[0]); err != nil {
+		return nil, nil, err
 	}
-	s, err = verify.Connect(ctx, role, &tt, 2)
-	if err != nil {
-		return nil, err
-	}
-	s.Target = t
-	return s, nil
-}
-
-// storeCheck saves a check's result for readiness pages.
-func storeCheck(ctx context.Context, path string, rep *check.Report) error {
-	ev, err := readiness.CheckEvidence(rep, Version)
-	if err != nil {
-		return err
-	}
-	return addEvidence(ctx, path, ev)
-}
-
-// validate checks the flags' values.
-func (c *checkCmd) validate() error {
-	switch {
-	case c.copyTime <= 0:
-		return usagef("check: --copy-time must be > 0, e.g. 6h")
-	case c.maxScanRows < 0:
-		return usagef("check: --max-scan-rows must be >= 0")
-	case c.queryTimeout <= 0:
-		return usagef("check: --query-timeout must be > 0, e.g. 30s")
-	case c.migrationUser != "" && !strings.Contains(c.migrationUser, "@"):
-		return usagef("check: --migration-user must be 'user'@'host', e.g. 'dm'@'%%'")
-	}
-	return nil
-}
-
-// keep writes the report to the files and the store the flags name.
-func (c *checkCmd) keep(ctx context.Context, env *Env, rep *check.Report) error {
-	if c.jsonFile != "" {
-		if err := outfile.Create(c.jsonFile, func(w io.Writer) error { return check.WriteJSON(w, rep) }); err != nil {
-			return err
-		}
-	}
-	if c.htmlFile != "" {
-		if err := outfile.Create(c.htmlFile, func(w io.Writer) error { return check.WriteHTML(w, rep) }); err != nil {
-			return err
-		}
-	}
-	if c.storePath != "" {
-		if err := storeCheck(ctx, c.storePath, rep); err != nil {
-			return err
-		}
-		fmt.Fprintf(env.Stdout, "stored in %s (shakedown readiness)\n", store.Display(c.storePath))
-	}
-	return nil
+	dst, err = creds.ParseArg(env.Getenv, verb+": TARGET", args[1])
+	return src, dst, err
 }

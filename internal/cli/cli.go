@@ -49,73 +49,41 @@ type command struct {
 	run     func(ctx context.Context, env *Env, args []string) error
 }
 
+// subcommand is a subcommand's struct: it owns its flags and runs once.
+type subcommand interface {
+	run(ctx context.Context, env *Env, args []string) error
+}
+
+// cmd is a command that runs a fresh struct from newCmd each time.
+func cmd(summary string, newCmd func() subcommand) command {
+	return command{summary, func(ctx context.Context, env *Env, args []string) error { return newCmd().run(ctx, env, args) }}
+}
+
 func commands() map[string]command {
 	return map[string]command{
-		"prepare": {"create a workload's tables and data", func(ctx context.Context, env *Env, args []string) error {
-			return (&benchCmd{verb: "prepare"}).run(ctx, env, args)
-		}},
-		"run": {"run a workload and report throughput and latency", func(ctx context.Context, env *Env, args []string) error {
-			return (&benchCmd{verb: "run"}).run(ctx, env, args)
-		}},
-		"cleanup": {"drop a workload's tables", func(ctx context.Context, env *Env, args []string) error {
-			return (&benchCmd{verb: "cleanup"}).run(ctx, env, args)
-		}},
-		"slap": {"mysqlslap's options and summary, plus QPS, percentiles and errors", func(ctx context.Context, env *Env, args []string) error {
-			return (&slapCmd{}).run(ctx, env, args)
-		}},
-		"sandbox": {"start, stop and list throwaway local servers", func(ctx context.Context, env *Env, args []string) error {
-			return (&sandboxCmd{}).run(ctx, env, args)
-		}},
-		"capacity": {"the highest rate each target sustains within a latency SLO (--slo 'p99<=20ms')", func(ctx context.Context, env *Env, args []string) error {
-			return (&capacityCmd{}).run(ctx, env, args)
-		}},
-		"sweep": {"run a plan: targets x workloads x thread levels x repeats, stored", func(ctx context.Context, env *Env, args []string) error {
-			return (&sweepCmd{}).run(ctx, env, args)
-		}},
-		"report": {"compare stored results: tables, ratios, verdicts, charts", func(ctx context.Context, env *Env, args []string) error {
-			return (&reportCmd{}).run(ctx, env, args)
-		}},
-		"baseline": {"save, list and delete baselines that later results are compared with", func(ctx context.Context, env *Env, args []string) error {
-			return (&baselineCmd{}).run(ctx, env, args)
-		}},
-		"demo": {"two local sandboxes, a sweep and a report, in a few minutes", func(ctx context.Context, env *Env, args []string) error {
-			return (&demoCmd{}).run(ctx, env, args)
-		}},
-		"watch": {"per-second server status, orzdba style", func(ctx context.Context, env *Env, args []string) error {
-			return (&watchCmd{}).run(ctx, env, args)
-		}},
-		"vars": {"compare servers' global variables (vars diff A B...)", func(ctx context.Context, env *Env, args []string) error {
-			return (&varsCmd{}).run(ctx, env, args)
-		}},
-		"host": {"host facts that change performance, and their differences (host facts, host diff A B...)", func(ctx context.Context, env *Env, args []string) error {
-			return (&hostCmd{}).run(ctx, env, args)
-		}},
-		"verify": {"prove a target holds exactly the source's data; print repair SQL", func(ctx context.Context, env *Env, args []string) error {
-			return (&verifyCmd{}).run(ctx, env, args)
-		}},
-		"check": {"pre-migration findings: settings, objects, accounts, flavour gaps, binlog prerequisites", func(ctx context.Context, env *Env, args []string) error {
-			return (&checkCmd{}).run(ctx, env, args)
-		}},
-		"readiness": {"one go/no-go page for a source and target: check, variables, sweeps, replay, verify", func(ctx context.Context, env *Env, args []string) error {
-			return (&readinessCmd{}).run(ctx, env, args)
-		}},
-		"copy": {"copy a database, or a consistent subset with its foreign keys whole, to a target; verify it", func(ctx context.Context, env *Env, args []string) error {
-			return (&copyCmd{}).run(ctx, env, args)
-		}},
-		"analyze": {"ANALYZE TABLE every table of a target (refresh statistics)", func(ctx context.Context, env *Env, args []string) error {
-			return (&analyzeCmd{}).run(ctx, env, args)
-		}},
-		"capture": {"slow log, general log or pcap into a capture file; fingerprints; --to-workload", func(ctx context.Context, env *Env, args []string) error {
-			return (&captureCmd{}).run(ctx, env, args)
-		}},
-		"replay": {"replay a capture on a control and candidates; compare results, errors, latency", func(ctx context.Context, env *Env, args []string) error {
-			return (&replayCmd{}).run(ctx, env, args)
-		}},
-		"rehearse": {"one plan rehearses a migration: check, verify, analyze, vars, replay, sweep, then the readiness page", func(ctx context.Context, env *Env, args []string) error {
-			return (&rehearseCmd{}).run(ctx, env, args)
-		}},
-		"version":  {"print the version and the commit it was built from", runVersion},
-		"sysbench": {"a sysbench command line: sysbench WORKLOAD [options] prepare|run|cleanup", runSysbench},
+		"prepare":   cmd("create a workload's tables and data", func() subcommand { return &benchCmd{verb: "prepare"} }),
+		"run":       cmd("run a workload and report throughput and latency", func() subcommand { return &benchCmd{verb: "run"} }),
+		"cleanup":   cmd("drop a workload's tables", func() subcommand { return &benchCmd{verb: "cleanup"} }),
+		"slap":      cmd("mysqlslap's options and summary, plus QPS, percentiles and errors", func() subcommand { return &slapCmd{} }),
+		"sandbox":   cmd("start, stop and list throwaway local servers", func() subcommand { return &sandboxCmd{} }),
+		"capacity":  cmd("the highest rate each target sustains within a latency SLO (--slo 'p99<=20ms')", func() subcommand { return &capacityCmd{} }),
+		"sweep":     cmd("run a plan: targets x workloads x thread levels x repeats, stored", func() subcommand { return &sweepCmd{} }),
+		"report":    cmd("compare stored results: tables, ratios, verdicts, charts", func() subcommand { return &reportCmd{} }),
+		"baseline":  cmd("save, list and delete baselines that later results are compared with", func() subcommand { return &baselineCmd{} }),
+		"demo":      cmd("two local sandboxes, a sweep and a report, in a few minutes", func() subcommand { return &demoCmd{} }),
+		"watch":     cmd("per-second server status, orzdba style", func() subcommand { return &watchCmd{} }),
+		"vars":      cmd("compare servers' global variables (vars diff A B...)", func() subcommand { return &varsCmd{} }),
+		"host":      cmd("host facts that change performance, and their differences (host facts, host diff A B...)", func() subcommand { return &hostCmd{} }),
+		"verify":    cmd("prove a target holds exactly the source's data; print repair SQL", func() subcommand { return &verifyCmd{} }),
+		"check":     cmd("pre-migration findings: settings, objects, accounts, flavour gaps, binlog prerequisites", func() subcommand { return &checkCmd{} }),
+		"readiness": cmd("one go/no-go page for a source and target: check, variables, sweeps, replay, verify", func() subcommand { return &readinessCmd{} }),
+		"copy":      cmd("copy a database, or a consistent subset with its foreign keys whole, to a target; verify it", func() subcommand { return &copyCmd{} }),
+		"analyze":   cmd("ANALYZE TABLE every table of a target (refresh statistics)", func() subcommand { return &analyzeCmd{} }),
+		"capture":   cmd("slow log, general log or pcap into a capture file; fingerprints; --to-workload", func() subcommand { return &captureCmd{} }),
+		"replay":    cmd("replay a capture on a control and candidates; compare results, errors, latency", func() subcommand { return &replayCmd{} }),
+		"rehearse":  cmd("one plan rehearses a migration: check, verify, analyze, vars, replay, sweep, then the readiness page", func() subcommand { return &rehearseCmd{} }),
+		"version":   {"print the version and the commit it was built from", runVersion},
+		"sysbench":  {"a sysbench command line: sysbench WORKLOAD [options] prepare|run|cleanup", runSysbench},
 	}
 }
 
@@ -219,20 +187,27 @@ func flagError(what, cmd string, fs *pflag.FlagSet, err error) error {
 func parseFlags(env *Env, fs *pflag.FlagSet, args []string, cmd, usage string) (help bool, err error) {
 	err = fs.Parse(args)
 	switch {
-	case err == nil:
+	case err == nil && !helpFlag(fs):
 		return false, nil
-	case errors.Is(err, pflag.ErrHelp):
+	case err == nil || errors.Is(err, pflag.ErrHelp):
 		_, err = fmt.Fprint(env.Stdout, usage, fs.FlagUsages())
 		return true, err
 	}
 	return false, flagError(cmd, cmd, fs, err)
 }
 
+// helpFlag reports whether fs has a --help flag of its own, listed in
+// its usage, and it was given.
+func helpFlag(fs *pflag.FlagSet) bool {
+	h := fs.Lookup("help")
+	return h != nil && h.Value.String() == "true"
+}
+
 // runVersion is "shakedown version" (also --version, -v).
 func runVersion(ctx context.Context, env *Env, args []string) error {
 	if len(args) > 0 {
 		if args[0] == "--help" || args[0] == "-h" {
-			_, err := fmt.Fprintln(env.Stdout, "usage: shakedown version (also --version, -v)\n\nPrints the release number, the commit shakedown was built from, and the Go version.")
+			_, err := fmt.Fprint(env.Stdout, helptext.Version)
 			return err
 		}
 		return usagef("version: unexpected argument %q: version takes none", args[0])
@@ -275,12 +250,7 @@ func commandNames(cmds map[string]command) []string {
 }
 
 func printUsage(w io.Writer, cmds map[string]command) {
-	fmt.Fprintln(w, "usage: shakedown COMMAND [options]")
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "shakedown proves a MySQL-compatible database before you move to it: the same")
-	fmt.Fprintln(w, "load on the database you run today and on the candidates, compared.")
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Commands:")
+	fmt.Fprint(w, helptext.Usage)
 	for _, n := range commandNames(cmds) {
 		fmt.Fprintf(w, "  %-9s %s\n", n, cmds[n].summary)
 	}

@@ -5,13 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/shakedown/shakedown/internal/helptext"
-	"github.com/shakedown/shakedown/internal/outfile"
 	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/shakedown/shakedown/internal/dbcopy"
+	"github.com/shakedown/shakedown/internal/helptext"
+	"github.com/shakedown/shakedown/internal/outfile"
 	"github.com/shakedown/shakedown/internal/progress"
 	"github.com/shakedown/shakedown/internal/sbflag"
 	"github.com/shakedown/shakedown/internal/target"
@@ -116,21 +116,11 @@ func (c *copyCmd) run(ctx context.Context, env *Env, args []string) error {
 // check validates the flags before anything connects.
 func (c *copyCmd) check(fs *pflag.FlagSet) error {
 	o := &c.opts
-	switch {
-	case fs.NArg() != 2:
+	if fs.NArg() != 2 {
 		return usagef("copy: want SOURCE and TARGET, got %d argument(s): shakedown copy mysql://user@source/db mysql://user@target/db --allow-write", fs.NArg())
-	case !o.AllowWrite:
-		return usagef("copy: %v: TARGET is written (tables created, rows loaded); add --allow-write", dbcopy.ErrWriteNotAllowed)
-	case o.Threads < 1:
-		return usagef("copy: --threads must be >= 1")
-	case o.ChunkRows < 100:
-		return usagef("copy: --chunk-rows must be >= 100")
-	case o.Consistency != dbcopy.ConsistencyLock && o.Consistency != dbcopy.ConsistencyNone:
-		return usagef("copy: --consistency must be lock or none, got %q", o.Consistency)
-	case o.FKDepth < 1:
-		return usagef("copy: --fk-depth must be >= 1")
-	case o.Resume && o.Checkpoint == "":
-		return usagef("copy: --resume needs --checkpoint FILE")
+	}
+	if err := o.Validate(); err != nil {
+		return err
 	}
 	for _, w := range c.where {
 		table, cond, err := dbcopy.ParseWhere(w)

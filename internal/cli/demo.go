@@ -40,13 +40,8 @@ func (c *demoCmd) flags() *pflag.FlagSet {
 
 func (c *demoCmd) run(ctx context.Context, env *Env, args []string) error {
 	fs := c.flags()
-	if err := fs.Parse(args); err != nil {
-		return flagError("demo", "demo", fs, err)
-	}
-	if c.help {
-		fmt.Fprint(env.Stdout, helptext.Demo)
-		fmt.Fprint(env.Stdout, fs.FlagUsages())
-		return nil
+	if help, err := parseFlags(env, fs, args, "demo", helptext.Demo); help || err != nil {
+		return err
 	}
 	if fs.NArg() > 0 {
 		return usagef("demo: unexpected argument %q (see shakedown demo --help)", fs.Arg(0))

@@ -7,7 +7,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/shakedown/shakedown/internal/helptext"
-	"github.com/shakedown/shakedown/internal/host"
 	"github.com/shakedown/shakedown/internal/hostsource"
 	"github.com/shakedown/shakedown/internal/outfile"
 	"github.com/shakedown/shakedown/internal/sbflag"
@@ -68,18 +67,7 @@ func (c *hostCmd) run(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	switch c.json {
-	case "":
-		err = host.WriteText(env.Stdout, facts)
-	case "-":
-		err = host.WriteJSON(env.Stdout, facts)
-	default:
-		err = hostsource.WriteFile(c.json, facts)
-		if err == nil {
-			err = host.WriteText(env.Stdout, facts)
-		}
-	}
-	if err != nil {
+	if err := hostsource.Write(env.Stdout, c.json, facts); err != nil {
 		return err
 	}
 	if hostsource.Known(facts) == 0 {

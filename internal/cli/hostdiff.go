@@ -48,10 +48,8 @@ func (c *hostDiffCmd) run(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	for _, d := range diffs {
-		if d.Counts() {
-			return ErrDifferences
-		}
+	if host.Differ(diffs) {
+		return ErrDifferences
 	}
 	return nil
 }

@@ -1,11 +1,19 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
+	"slices"
+	"strings"
 
+	"github.com/spf13/pflag"
+
+	"github.com/shakedown/shakedown/internal/outfile"
+	"github.com/shakedown/shakedown/internal/store"
 	"github.com/shakedown/shakedown/internal/sweep"
 )
 
@@ -27,4 +35,114 @@ func rescue(stderr io.Writer, why error, doc any) error {
 	}
 	fmt.Fprintf(stderr, "%s\n", b)
 	return errNotSaved
+}
+
+// findings are the --json, --html and --store flags of the tools whose
+// results are evidence for readiness pages: verify, check and replay.
+type findings struct {
+	json, html, store string
+}
+
+// bindFiles declares --json and --html; what names the document in their
+// help.
+func (f *findings) bindFiles(fs *pflag.FlagSet, what string) {
+	fs.StringVar(&f.json, "json", "", "write the "+what+" as JSON to FILE")
+	fs.StringVar(&f.html, "html", "", "write the "+what+" as a self-contained HTML page to FILE")
+}
+
+// bindStore declares --store; why says what is saved there.
+func (f *findings) bindStore(fs *pflag.FlagSet, env *Env, why string) {
+	fs.StringVar(&f.store, "store", "", store.FlagUsage(env.Getenv, why))
+}
+
+// check makes sure, before anything is read, that every file and the
+// store the flags name can be written.
+func (f *findings) check(ctx context.Context, env *Env, more ...outfile.File) error {
+	files := append([]outfile.File{{Flag: "--json", Path: f.json}, {Flag: "--html", Path: f.html}}, more...)
+	if err := outfile.Check(files...); err != nil {
+		return err
+	}
+	return store.CheckFlag(ctx, env.Getenv, "--store", f.store)
+}
+
+// keep writes the document to --json and --html through writeJSON and
+// writeHTML, and saves the evidence that evidence makes in --store. An
+// interrupted run is saved too.
+func (f *findings) keep(ctx context.Context, env *Env, writeJSON, writeHTML func(io.Writer) error, evidence func() ([]*store.Evidence, error)) error {
+	if f.json != "" {
+		if err := outfile.Create(f.json, writeJSON); err != nil {
+			return err
+		}
+	}
+	if f.html != "" {
+		if err := outfile.Create(f.html, writeHTML); err != nil {
+			return err
+		}
+	}
+	if f.store == "" {
+		return nil
+	}
+	evs, err := evidence()
+	if err != nil {
+		return err
+	}
+	ctx = context.WithoutCancel(ctx)
+	st, err := store.OpenFlag(ctx, env.Getenv, "--store", f.store)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	for _, ev := range evs {
+		if _, err := st.AddEvidence(ctx, ev); err != nil {
+			return fmt.Errorf("--store %s: %w", store.Display(f.store), err)
+		}
+	}
+	_, err = fmt.Fprintf(env.Stdout, "stored in %s (shakedown readiness)\n", store.Display(f.store))
+	return err
+}
+
+// one is a single piece of evidence as evidence wants it.
+func one(ev *store.Evidence, err error) ([]*store.Evidence, error) {
+	return []*store.Evidence{ev}, err
+}
+
+var formatByExt = map[string]string{".txt": "text", ".md": "md", ".csv": "csv", ".json": "json", ".html": "html", ".htm": "html"}
+
+// formatOfOutput is the format that -o FILE's extension asks for, given
+// the formats cmd writes; a file without an extension keeps format. An
+// extension of no format (report.xlsx) is bad usage rather than text
+// under a name that promises something else.
+func formatOfOutput(cmd, out, format string, formats []string) (string, error) {
+	ext := strings.ToLower(filepath.Ext(out))
+	if ext == "" {
+		return format, nil
+	}
+	if f, ok := formatByExt[ext]; ok && slices.Contains(formats, f) {
+		return f, nil
+	}
+	var exts []string
+	for _, e := range []string{".txt", ".md", ".csv", ".json", ".html"} {
+		if slices.Contains(formats, formatByExt[e]) {
+			exts = append(exts, e)
+		}
+	}
+	return "", usagef("%s: -o %s: %s is not a format %s writes: name the file %s, or give --format (%s)",
+		cmd, out, ext, cmd, strings.Join(exts, ", "), strings.Join(formats, ", "))
+}
+
+// chooseFormat settles a command's --format: with -o FILE and no
+// --format, FILE's extension says it; it must be one of formats. cmd
+// names the command in messages.
+func chooseFormat(cmd string, fs *pflag.FlagSet, out string, format *string, formats []string) error {
+	if !fs.Changed("format") && out != "" {
+		f, err := formatOfOutput(cmd, out, *format, formats)
+		if err != nil {
+			return err
+		}
+		*format = f
+	}
+	if !slices.Contains(formats, *format) {
+		return usagef("%s: --format %q: want one of %s", cmd, *format, strings.Join(formats, ", "))
+	}
+	return nil
 }

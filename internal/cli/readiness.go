@@ -5,9 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
-	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -45,15 +42,8 @@ func (c *readinessCmd) run(ctx context.Context, env *Env, args []string) error {
 	if len(rest) != 2 {
 		return usagef("readiness: want SOURCE and TARGET, got %d argument(s): shakedown readiness mysql://user@source/db mysql://user@target/db", len(rest))
 	}
-	if !fset.Changed("format") && c.out != "" {
-		f, err := formatOfOutput("readiness", c.out, c.format, readiness.Formats)
-		if err != nil {
-			return err
-		}
-		c.format = f
-	}
-	if !oneOf(readiness.Formats, c.format) {
-		return usagef("readiness: --format %q: want one of %s", c.format, strings.Join(readiness.Formats, ", "))
+	if err := chooseFormat("readiness", fset, c.out, &c.format, readiness.Formats); err != nil {
+		return err
 	}
 	if c.sweep < 0 {
 		return usagef("readiness: --sweep must be a sweep ID (see shakedown report --list)")
@@ -69,7 +59,7 @@ func (c *readinessCmd) run(ctx context.Context, env *Env, args []string) error {
 	// The commands the page suggests name this very store, so that what
 	// they save is what readiness reads next time.
 	storeFlag := storeArg(store.Display(c.storePath))
-	if _, err := os.Stat(c.storePath); !store.IsURL(c.storePath) && errors.Is(err, fs.ErrNotExist) {
+	if store.Missing(c.storePath) {
 		return usagef("readiness: no store at %s: save evidence first (shakedown check %s %s %s), or name the store with --store",
 			c.storePath, src.Redacted(), dst.Redacted(), storeFlag)
 	}
@@ -87,17 +77,13 @@ func (c *readinessCmd) run(ctx context.Context, env *Env, args []string) error {
 	case err != nil:
 		return err
 	}
-	write := func(w io.Writer) error { return readiness.Write(w, c.format, page) }
-	if c.out != "" {
-		err = outfile.Create(c.out, write)
-	} else {
-		err = write(env.Stdout)
+	if c.out == "" {
+		err = readiness.Write(env.Stdout, c.format, page)
+	} else if err = outfile.Create(c.out, func(w io.Writer) error { return readiness.Write(w, c.format, page) }); err == nil {
+		fmt.Fprintf(env.Stdout, "%s: %s, %d reason(s)\n", c.out, page.Verdict, len(page.Reasons))
 	}
 	if err != nil {
 		return err
-	}
-	if c.out != "" {
-		fmt.Fprintf(env.Stdout, "%s: %s, %d reason(s)\n", c.out, page.Verdict, len(page.Reasons))
 	}
 	if page.Verdict == readiness.NotReady {
 		return ErrDifferences

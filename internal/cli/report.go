@@ -1,17 +1,11 @@
 package cli
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"github.com/shakedown/shakedown/internal/bisectresult"
 	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"strconv"
-	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -65,46 +59,17 @@ func (c *reportCmd) flags(env *Env) *pflag.FlagSet {
 	return fs
 }
 
-var formatByExt = map[string]string{".txt": "text", ".md": "md", ".csv": "csv", ".json": "json", ".html": "html", ".htm": "html"}
-
-// formatOfOutput is the format that -o FILE's extension asks for, given
-// the formats cmd writes; a file without an extension keeps format. An
-// extension of no format (report.xlsx) is bad usage rather than text
-// under a name that promises something else.
-func formatOfOutput(cmd, out, format string, formats []string) (string, error) {
-	ext := strings.ToLower(filepath.Ext(out))
-	if ext == "" {
-		return format, nil
-	}
-	if f, ok := formatByExt[ext]; ok && oneOf(formats, f) {
-		return f, nil
-	}
-	var exts []string
-	for _, e := range []string{".txt", ".md", ".csv", ".json", ".html"} {
-		if oneOf(formats, formatByExt[e]) {
-			exts = append(exts, e)
-		}
-	}
-	return "", usagef("%s: -o %s: %s is not a format %s writes: name the file %s, or give --format (%s)",
-		cmd, out, ext, cmd, strings.Join(exts, ", "), strings.Join(formats, ", "))
-}
-
 func (c *reportCmd) run(ctx context.Context, env *Env, args []string) error {
 	fset := c.flags(env)
-	if err := fset.Parse(args); err != nil {
-		return flagError("report", "report", fset, err)
-	}
-	if c.help {
-		fmt.Fprint(env.Stdout, helptext.Report)
-		fmt.Fprint(env.Stdout, fset.FlagUsages())
-		return nil
+	if help, err := parseFlags(env, fset, args, "report", helptext.Report); help || err != nil {
+		return err
 	}
 	files := fset.Args()
 	if len(c.imports) > 0 {
 		if len(files) > 0 || c.list || c.history || c.baseline != "" || c.runs != "" {
 			return usagef("report --import adds files to the store and reports nothing: give it alone, with --store")
 		}
-		return c.importFiles(ctx, env)
+		return report.Import(ctx, env.Stdout, env.Getenv, c.storePath, c.imports)
 	}
 	if err := c.validate(fset, files); err != nil {
 		return err
@@ -122,7 +87,7 @@ func (c *reportCmd) run(ctx context.Context, env *Env, args []string) error {
 	}
 	defer st.Close()
 	if c.list {
-		return c.listSweeps(ctx, env, st)
+		return report.List(ctx, env.Stdout, st, store.Display(c.storePath))
 	}
 	if c.stall != 0 {
 		return c.writeStalls(ctx, env, st)
@@ -139,18 +104,7 @@ func (c *reportCmd) run(ctx context.Context, env *Env, args []string) error {
 	if c.runs != "" {
 		return c.writeRuns(ctx, env, st, base, runIDs)
 	}
-	if id == 0 {
-		if id, err = st.Latest(ctx); err != nil {
-			if errors.Is(err, store.ErrNoSweeps) {
-				return c.noSweeps(ctx, st)
-			}
-			return err
-		}
-	}
-	d, err := st.Load(ctx, id)
-	if errors.Is(err, store.ErrNotFound) {
-		return usagef("report: no sweep %d in %s (see shakedown report --list)", id, store.Display(c.storePath))
-	}
+	d, id, err := report.LoadSweep(ctx, st, id, store.Display(c.storePath))
 	if err != nil {
 		return err
 	}
@@ -158,53 +112,6 @@ func (c *reportCmd) run(ctx context.Context, env *Env, args []string) error {
 		return c.writeBaseline(ctx, env, st, base, d.Runs)
 	}
 	return c.write(env, d, fmt.Sprintf("sweep %d", id))
-}
-
-// importFiles adds runners' unsaved results to the store.
-func (c *reportCmd) importFiles(ctx context.Context, env *Env) error {
-	var docs []*store.Unsaved
-	for _, f := range c.imports {
-		fh, err := os.Open(f)
-		if err != nil {
-			return usagef("report --import: %v", outfile.PlainPathError(err))
-		}
-		u, err := store.ReadUnsaved(fh)
-		fh.Close()
-		if err != nil {
-			return usagef("report --import %s: %v (a runner that lost its store writes such a file and names it)", f, err)
-		}
-		docs = append(docs, u)
-	}
-	st, err := store.OpenExisting(ctx, env.Getenv, c.storePath, "report --import")
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	for i, u := range docs {
-		n, err := st.Import(ctx, u)
-		if errors.Is(err, store.ErrReported) {
-			return usagef("report --import %s: %v: it is in the store already (imported before?)", c.imports[i], err)
-		}
-		if err != nil {
-			return fmt.Errorf("report --import %s: %w", c.imports[i], err)
-		}
-		fmt.Fprintf(env.Stdout, "imported %d step(s) of segment %s (%s) from %s into %s\n", n, u.Runner.Label, u.Runner.Host, c.imports[i], st.Path())
-	}
-	return nil
-}
-
-// noSweeps is the error for a store without sweeps: it points to the runs
-// made one by one when there are some.
-func (c *reportCmd) noSweeps(ctx context.Context, st *store.Store) error {
-	runs, err := st.LooseRuns(ctx, nil)
-	if err != nil {
-		return err
-	}
-	if len(runs) > 0 {
-		return usagef("report: %s holds no sweeps, but %d runs made one by one: report them with shakedown report --store %s --runs all (or pick some: --runs ID,... from --list)",
-			store.Display(c.storePath), len(runs), store.Display(c.storePath))
-	}
-	return usagef("report: %s holds no sweeps yet: run shakedown sweep PLAN.yaml --store %s", store.Display(c.storePath), store.Display(c.storePath))
 }
 
 // writeBaseline reports fresh runs against a baseline and exits with 3
@@ -222,16 +129,9 @@ func (c *reportCmd) writeBaseline(ctx context.Context, env *Env, st *store.Store
 
 // writeHistory reports every stored sweep as a history.
 func (c *reportCmd) writeHistory(ctx context.Context, env *Env, st *store.Store) error {
-	all, err := report.LoadAll(ctx, st)
+	h, err := report.StoredHistory(ctx, st, store.Display(c.storePath), report.HistoryFilter{Workload: c.workload, Target: c.target, Threads: c.threads})
 	if err != nil {
 		return err
-	}
-	if len(all) == 0 {
-		return c.noSweeps(ctx, st)
-	}
-	h := report.BuildHistory(store.Display(c.storePath), all, report.HistoryFilter{Workload: c.workload, Target: c.target, Threads: c.threads})
-	if len(h.Series) == 0 {
-		return usagef("report --history: no successful runs in %s match --workload %q --target %q --threads %d", store.Display(c.storePath), c.workload, c.target, c.threads)
 	}
 	return c.emit(env, func(w io.Writer) error { return report.WriteHistory(w, c.format, h) }, "the history")
 }
@@ -241,11 +141,7 @@ func (c *reportCmd) emit(env *Env, fn func(io.Writer) error, what string) error 
 	if c.out == "" {
 		return fn(env.Stdout)
 	}
-	var b bytes.Buffer
-	if err := fn(&b); err != nil {
-		return err
-	}
-	if err := outfile.WriteAtomic(c.out, b.Bytes()); err != nil {
+	if err := outfile.Render(c.out, fn); err != nil {
 		return err
 	}
 	fmt.Fprintf(env.Stderr, "report of %s written to %s\n", what, c.out)
@@ -258,41 +154,6 @@ func (c *reportCmd) write(env *Env, d *store.SweepData, what string) error {
 	rep := report.Build(d)
 	rep.Bisect = c.bisected
 	return c.emit(env, func(w io.Writer) error { return report.Write(w, c.format, rep) }, what)
-}
-
-// readBisect reads the file --bisect names; any fault is bad usage.
-func readBisect(path string) (*bisectresult.Result, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, usagef("report --bisect %s: %v", path, outfile.PlainPathError(err))
-	}
-	defer f.Close()
-	res, err := bisectresult.ReadJSON(f)
-	if err != nil {
-		return nil, usagef("report --bisect %s: %v: give the file shakedown vars bisect --json wrote", path, err)
-	}
-	return res, nil
-}
-
-func (c *reportCmd) listSweeps(ctx context.Context, env *Env, st *store.Store) error {
-	sweeps, err := st.Sweeps(ctx)
-	if err != nil {
-		return err
-	}
-	runs, err := st.LooseRuns(ctx, nil)
-	if err != nil {
-		return err
-	}
-	return report.WriteList(env.Stdout, store.Display(c.storePath), sweeps, runs)
-}
-
-func oneOf(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // validate checks which flags go together, and reads --format and
@@ -315,21 +176,14 @@ func (c *reportCmd) validate(fset *pflag.FlagSet, files []string) error {
 	if fset.Changed("stall") {
 		return c.validateStall(fset, files)
 	}
-	if !fset.Changed("format") && c.out != "" {
-		f, err := formatOfOutput("report", c.out, c.format, report.Formats)
-		if err != nil {
-			return err
-		}
-		c.format = f
-	}
-	if !oneOf(report.Formats, c.format) {
-		return usagef("report: --format %q: want one of %s", c.format, strings.Join(report.Formats, ", "))
+	if err := chooseFormat("report", fset, c.out, &c.format, report.Formats); err != nil {
+		return err
 	}
 	if c.bisect != "" {
 		if c.history || c.list || c.baseline != "" {
 			return usagef("report: --bisect goes with a sweep, runs or result files: leave out --history, --list and --baseline")
 		}
-		res, err := readBisect(c.bisect)
+		res, err := report.ReadBisect(c.bisect)
 		if err != nil {
 			return err
 		}
@@ -354,7 +208,7 @@ func (c *reportCmd) open(ctx context.Context, env *Env) (st *store.Store, runIDs
 		}
 		id = n
 	}
-	if _, err := os.Stat(c.storePath); !store.IsURL(c.storePath) && errors.Is(err, fs.ErrNotExist) {
+	if store.Missing(c.storePath) {
 		return nil, nil, 0, usagef("report: no store at %s: run a sweep (or shakedown run --store) first, or name the store with --store", c.storePath)
 	}
 	st, err = store.OpenFlag(ctx, env.Getenv, "--store", c.storePath)
@@ -364,15 +218,9 @@ func (c *reportCmd) open(ctx context.Context, env *Env) (st *store.Store, runIDs
 // writeRuns reports runs made outside sweeps, or judges them against
 // base when --baseline is given.
 func (c *reportCmd) writeRuns(ctx context.Context, env *Env, st *store.Store, base store.Baseline, runIDs []int64) error {
-	runs, err := st.LooseRuns(ctx, runIDs)
-	if errors.Is(err, store.ErrNotFound) {
-		return usagef("report: --runs: %v in %s (see shakedown report --list)", err, store.Display(c.storePath))
-	}
+	runs, err := report.LooseRuns(ctx, st, runIDs, store.Display(c.storePath))
 	if err != nil {
 		return err
-	}
-	if len(runs) == 0 {
-		return usagef("report: %s holds no runs made outside sweeps: store some with shakedown run ... --store %s", store.Display(c.storePath), store.Display(c.storePath))
 	}
 	if c.baseline != "" {
 		return c.writeBaseline(ctx, env, st, base, runs)

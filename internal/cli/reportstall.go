@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -21,15 +20,8 @@ func (c *reportCmd) validateStall(fset *pflag.FlagSet, files []string) error {
 	case len(files) > 0 || c.list || c.history || c.runs != "" || fset.Changed("sweep") || c.baseline != "" || c.bisect != "" || c.control != "":
 		return usagef("report: --stall prints one run's captures: leave out files, --list, --history, --runs, --sweep, --baseline, --bisect and --control")
 	}
-	if !fset.Changed("format") && c.out != "" {
-		f, err := formatOfOutput("report --stall", c.out, c.format, report.StallFormats)
-		if err != nil {
-			return err
-		}
-		c.format = f
-	}
-	if !oneOf(report.StallFormats, c.format) {
-		return usagef("report --stall: --format %q: want one of %s", c.format, strings.Join(report.StallFormats, ", "))
+	if err := chooseFormat("report --stall", fset, c.out, &c.format, report.StallFormats); err != nil {
+		return err
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -15,9 +16,7 @@ import (
 
 // sandboxCmd is "shakedown sandbox up|down|list".
 type sandboxCmd struct {
-	port    int
-	set     []string
-	basedir string
+	opts    sandbox.Options
 	urlOnly bool
 
 	cpus, cpuQuota, numa string
@@ -25,9 +24,9 @@ type sandboxCmd struct {
 
 func (c *sandboxCmd) flags() *pflag.FlagSet {
 	fs := sbflag.NewFlagSet("sandbox up")
-	fs.IntVar(&c.port, "port", 0, "TCP port on 127.0.0.1 (default: a free one)")
-	fs.StringArrayVar(&c.set, "set", nil, "server setting var=value, overriding the benchmark defaults; repeat for more (e.g. --set log_bin=ON --set sync_binlog=1)")
-	fs.StringVar(&c.basedir, "basedir", "", "unpacked MariaDB/MySQL tarball to run (default: mariadbd or mysqld from PATH, /usr/sbin)")
+	fs.IntVar(&c.opts.Port, "port", 0, "TCP port on 127.0.0.1 (default: a free one)")
+	fs.StringArrayVar(&c.opts.Set, "set", nil, "server setting var=value, overriding the benchmark defaults; repeat for more (e.g. --set log_bin=ON --set sync_binlog=1)")
+	fs.StringVar(&c.opts.Basedir, "basedir", "", "unpacked MariaDB/MySQL tarball to run (default: mariadbd or mysqld from PATH, /usr/sbin)")
 	fs.StringVar(&c.cpus, "cpus", "", "bind the server to these CPUs, e.g. 0-3 or 0,2 (CPU affinity)")
 	fs.StringVar(&c.cpuQuota, "cpu-quota", "", "limit the server to this share of CPU time in a cgroup, e.g. 200% (two CPUs) or 0.5")
 	fs.StringVar(&c.numa, "numa", "", "interleave: spread the server's memory over all NUMA nodes (needs numactl and 2+ nodes)")
@@ -53,48 +52,40 @@ func (c *sandboxCmd) run(ctx context.Context, env *Env, args []string) error {
 	case "start":
 		return c.start(ctx, env, args[1:])
 	case "stop":
-		return c.stop(ctx, env, args[1:])
+		return c.stop(ctx, env, "stop", args[1:], sandbox.Stop, "sandbox NAME stopped; its data stays (shakedown sandbox up NAME starts it again, sandbox down NAME deletes it)")
 	case "down":
-		return c.down(ctx, env, args[1:])
+		return c.stop(ctx, env, "down", args[1:], sandbox.Down, "sandbox NAME down")
 	case "list", "ls":
 		return c.list(env, args[1:])
 	}
 	return usagef("sandbox: unknown subcommand %q: use up, start, stop, down or list (see shakedown sandbox --help)", args[0])
 }
 
-// parse parses args with fs and returns the positional arguments, or
-// errSandboxHelp when help was asked for and printed.
-func (c *sandboxCmd) parse(env *Env, verb string, fs *pflag.FlagSet, args []string) ([]string, error) {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			c.usage(env.Stdout)
-			return nil, errSandboxHelp
-		}
-		return nil, flagError("sandbox "+verb, "sandbox", fs, err)
+// parse parses a subcommand's flags and returns its arguments; help
+// reports that help was asked for, and printed.
+func (c *sandboxCmd) parse(env *Env, verb string, fs *pflag.FlagSet, args []string) (rest []string, help bool, err error) {
+	if err := fs.Parse(args); errors.Is(err, pflag.ErrHelp) {
+		c.usage(env.Stdout)
+		return nil, true, nil
+	} else if err != nil {
+		return nil, false, flagError("sandbox "+verb, "sandbox", fs, err)
 	}
-	return fs.Args(), nil
+	return fs.Args(), false, nil
 }
 
-// errSandboxHelp ends a sandbox subcommand after printing its help.
-var errSandboxHelp = errors.New("help printed")
-
 func (c *sandboxCmd) up(ctx context.Context, env *Env, args []string) error {
-	rest, err := c.parse(env, "up", c.flags(), args)
-	if err != nil {
-		return sandboxHelpOK(err)
-	}
-	name, err := sandbox.NameArg("up", rest)
-	if err != nil {
+	name, err := c.nameArg(env, "up", c.flags(), args)
+	if name == "" {
 		return err
 	}
-	if c.port < 0 || c.port > 65535 {
-		return usagef("sandbox up: --port %d: want 1-65535, or leave it out to pick a free port", c.port)
+	o := c.opts
+	if o.Port < 0 || o.Port > 65535 {
+		return usagef("sandbox up: --port %d: want 1-65535, or leave it out to pick a free port", o.Port)
 	}
-	if err := sandbox.ValidateSet(c.set); err != nil {
+	if err := sandbox.ValidateSet(o.Set); err != nil {
 		return usagef("sandbox up: %v", err)
 	}
-	place, err := sandbox.ParsePlacement(c.cpus, c.cpuQuota, c.numa)
-	if err != nil {
+	if o.Placement, err = sandbox.ParsePlacement(c.cpus, c.cpuQuota, c.numa); err != nil {
 		return usagef("sandbox up: %v", err)
 	}
 	home := sandbox.DefaultHome(env.Getenv)
@@ -104,40 +95,36 @@ func (c *sandboxCmd) up(ctx context.Context, env *Env, args []string) error {
 		// so that a script may run it every time; a stopped one starts
 		// again. Other settings are refused, saying which, since only a
 		// new sandbox (or sandbox down, which deletes the data) has them.
-		if err := old.CheckReuse(c.port, c.set, c.basedir, place); err != nil {
+		if err := old.CheckReuse(o.Port, o.Set, o.Basedir, o.Placement); err != nil {
 			return err
 		}
 		if !old.Running {
 			return c.restart(ctx, env, home, name)
 		}
-		if c.urlOnly {
-			_, err = fmt.Fprintln(env.Stdout, old.URL())
-			return err
-		}
-		_, err = fmt.Fprintf(env.Stdout, "sandbox %s already up: %s on 127.0.0.1:%d (socket %s)%s; target %s\n",
-			old.Name, old.Product(), old.Port, old.Socket, old.Where(), old.URL())
-		return err
+		return c.say(env, old, "already up", true)
 	}
-	inst, err := sandbox.Up(ctx, sandbox.Options{
-		Name:      name,
-		Port:      c.port,
-		Set:       c.set,
-		Basedir:   c.basedir,
-		Home:      home,
-		Placement: place,
-	})
+	o.Name, o.Home = name, home
+	inst, err := sandbox.Up(ctx, o)
 	if errors.Is(err, sandbox.ErrInvalid) {
 		return usagef("sandbox up: %v", err)
 	}
 	if err != nil {
 		return err
 	}
+	return c.say(env, inst, "up", true)
+}
+
+// say prints where inst listens, or with --url-only its target URL alone.
+func (c *sandboxCmd) say(env *Env, inst *sandbox.Instance, state string, socket bool) error {
 	if c.urlOnly {
-		_, err = fmt.Fprintln(env.Stdout, inst.URL())
+		_, err := fmt.Fprintln(env.Stdout, inst.URL())
 		return err
 	}
-	_, err = fmt.Fprintf(env.Stdout, "sandbox %s up: %s on 127.0.0.1:%d (socket %s)%s; target %s\n",
-		inst.Name, inst.Product(), inst.Port, inst.Socket, inst.Where(), inst.URL())
+	addr := fmt.Sprintf("127.0.0.1:%d", inst.Port)
+	if socket {
+		addr += fmt.Sprintf(" (socket %s)", inst.Socket)
+	}
+	_, err := fmt.Fprintf(env.Stdout, "sandbox %s %s: %s on %s%s; target %s\n", inst.Name, state, inst.Product(), addr, inst.Where(), inst.URL())
 	return err
 }
 
@@ -150,24 +137,14 @@ func (c *sandboxCmd) restart(ctx context.Context, env *Env, home, name string) e
 	if err != nil {
 		return err
 	}
-	if c.urlOnly {
-		_, err = fmt.Fprintln(env.Stdout, inst.URL())
-		return err
-	}
-	_, err = fmt.Fprintf(env.Stdout, "sandbox %s started again with its data: %s on 127.0.0.1:%d%s; target %s\n",
-		inst.Name, inst.Product(), inst.Port, inst.Where(), inst.URL())
-	return err
+	return c.say(env, inst, "started again with its data", false)
 }
 
 func (c *sandboxCmd) start(ctx context.Context, env *Env, args []string) error {
 	fs := sbflag.NewFlagSet("sandbox start")
 	fs.BoolVar(&c.urlOnly, "url-only", false, "print only the target URL, for scripts")
-	rest, err := c.parse(env, "start", fs, args)
-	if err != nil {
-		return sandboxHelpOK(err)
-	}
-	name, err := sandbox.NameArg("start", rest)
-	if err != nil {
+	name, err := c.nameArg(env, "start", fs, args)
+	if name == "" {
 		return err
 	}
 	home := sandbox.DefaultHome(env.Getenv)
@@ -177,50 +154,28 @@ func (c *sandboxCmd) start(ctx context.Context, env *Env, args []string) error {
 	return c.restart(ctx, env, home, name)
 }
 
-func (c *sandboxCmd) stop(ctx context.Context, env *Env, args []string) error {
-	rest, err := c.parse(env, "stop", sbflag.NewFlagSet("sandbox stop"), args)
-	if err != nil {
-		return sandboxHelpOK(err)
-	}
-	name, err := sandbox.NameArg("stop", rest)
-	if err != nil {
+// stop is "sandbox stop" and "sandbox down": end one sandbox's server
+// (with stop, the data stays), and say so with done.
+func (c *sandboxCmd) stop(ctx context.Context, env *Env, verb string, args []string, end func(ctx context.Context, home, name string) error, done string) error {
+	name, err := c.nameArg(env, verb, sbflag.NewFlagSet("sandbox "+verb), args)
+	if name == "" {
 		return err
 	}
-	err = sandbox.Stop(ctx, sandbox.DefaultHome(env.Getenv), name)
+	err = end(ctx, sandbox.DefaultHome(env.Getenv), name)
 	if errors.Is(err, sandbox.ErrNotFound) {
-		return usagef("sandbox stop: %v", err)
+		return usagef("sandbox %s: %v", verb, err)
 	}
 	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(env.Stdout, "sandbox %s stopped; its data stays (shakedown sandbox up %s starts it again, sandbox down %s deletes it)\n", name, name, name)
-	return err
-}
-
-func (c *sandboxCmd) down(ctx context.Context, env *Env, args []string) error {
-	rest, err := c.parse(env, "down", sbflag.NewFlagSet("sandbox down"), args)
-	if err != nil {
-		return sandboxHelpOK(err)
-	}
-	name, err := sandbox.NameArg("down", rest)
-	if err != nil {
-		return err
-	}
-	err = sandbox.Down(ctx, sandbox.DefaultHome(env.Getenv), name)
-	if errors.Is(err, sandbox.ErrNotFound) {
-		return usagef("sandbox down: %v", err)
-	}
-	if err != nil {
-		return err
-	}
-	_, err = fmt.Fprintf(env.Stdout, "sandbox %s down\n", name)
+	_, err = fmt.Fprintln(env.Stdout, strings.ReplaceAll(done, "NAME", name))
 	return err
 }
 
 func (c *sandboxCmd) list(env *Env, args []string) error {
-	rest, err := c.parse(env, "list", sbflag.NewFlagSet("sandbox list"), args)
-	if err != nil {
-		return sandboxHelpOK(err)
+	rest, help, err := c.parse(env, "list", sbflag.NewFlagSet("sandbox list"), args)
+	if help || err != nil {
+		return err
 	}
 	if len(rest) > 0 {
 		return usagef("sandbox list: unexpected argument %q: list takes none", rest[0])
@@ -237,10 +192,12 @@ func (c *sandboxCmd) list(env *Env, args []string) error {
 	return sandbox.WriteList(env.Stdout, all)
 }
 
-// sandboxHelpOK turns errSandboxHelp into success.
-func sandboxHelpOK(err error) error {
-	if errors.Is(err, errSandboxHelp) {
-		return nil
+// nameArg parses a subcommand's flags and returns the one sandbox NAME it
+// takes; "" when help was asked for and printed (err nil) or on a fault.
+func (c *sandboxCmd) nameArg(env *Env, verb string, fs *pflag.FlagSet, args []string) (string, error) {
+	rest, help, err := c.parse(env, verb, fs, args)
+	if help || err != nil {
+		return "", err
 	}
-	return err
+	return sandbox.NameArg(verb, rest)
 }

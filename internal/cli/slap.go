@@ -9,7 +9,6 @@ import (
 
 	"github.com/shakedown/shakedown/internal/helptext"
 	"github.com/shakedown/shakedown/internal/outfile"
-	"github.com/shakedown/shakedown/internal/report"
 	"github.com/shakedown/shakedown/internal/result"
 	"github.com/shakedown/shakedown/internal/sbflag"
 	"github.com/shakedown/shakedown/internal/segment"
@@ -39,14 +38,8 @@ func (c *slapCmd) run(ctx context.Context, env *Env, args []string) error {
 		fmt.Fprintf(env.Stdout, "shakedown slap %s (mysqlslap-compatible, Ver 1.0)\n", Version)
 		return nil
 	}
-	if o.PasswordPrompt && !o.Changed("password") {
-		pw, err := slap.ReadPassword(env.Stdin)
-		if err != nil {
-			return err
-		}
-		if err := o.Flags().Set("password", pw); err != nil {
-			return err
-		}
+	if err := o.Prompt(env.Stdin); err != nil {
+		return err
 	}
 	b, err := slap.Load(o, env.Getenv)
 	if err != nil {
@@ -113,18 +106,9 @@ func (c *slapCmd) saveResults(ctx context.Context, env *Env, out io.Writer, st *
 		}
 	}
 	if st != nil {
-		stored := 0
-		for _, r := range levels {
-			status, why := r.Status()
-			run := &store.Run{Target: r.Target.Name, Workload: r.Workload, Threads: r.Threads, Command: slap.Command(r.Options),
-				Status: status, Error: report.ErrText(why), StartedAt: r.StartedAt, WallS: r.TimeS, Result: r}
-			if _, err := st.AddRun(ctx, run); err != nil {
-				errs = append(errs, fmt.Errorf("--store %s: %w", st.Path(), err))
-				break
-			}
-			stored++
-		}
-		if stored == len(levels) && !o.Silent {
+		if err := slap.Store(ctx, st, levels); err != nil {
+			errs = append(errs, fmt.Errorf("--store %s: %w", st.Path(), err))
+		} else if !o.Silent {
 			fmt.Fprintf(out, "%d concurrency level(s) stored in %s (shakedown report --runs)\n", len(levels), o.Store)
 		}
 	}

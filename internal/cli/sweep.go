@@ -2,18 +2,15 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/shakedown/shakedown/internal/helptext"
-	"github.com/shakedown/shakedown/internal/plan"
 	"github.com/shakedown/shakedown/internal/report"
 	"github.com/shakedown/shakedown/internal/sbflag"
 	"github.com/shakedown/shakedown/internal/segment"
@@ -50,13 +47,8 @@ func (c *sweepCmd) flags(env *Env) *pflag.FlagSet {
 
 func (c *sweepCmd) run(ctx context.Context, env *Env, args []string) error {
 	fs := c.flags(env)
-	if err := fs.Parse(args); err != nil {
-		return flagError("sweep", "sweep", fs, err)
-	}
-	if c.help {
-		fmt.Fprint(env.Stdout, helptext.Sweep)
-		fmt.Fprint(env.Stdout, fs.FlagUsages())
-		return nil
+	if help, err := parseFlags(env, fs, args, "sweep", helptext.Sweep); help || err != nil {
+		return err
 	}
 	sp, err := c.split.Resolve(env.Getenv, time.Now())
 	if err != nil {
@@ -90,15 +82,12 @@ func (c *sweepCmd) run(ctx context.Context, env *Env, args []string) error {
 			return err
 		}
 	}
-	envs, err := c.preflight(ctx, env, p, sp)
+	envs, err := sweep.Preflight(ctx, env.Stdout, p, sp)
 	if err != nil {
 		return err
 	}
 	if c.dryRun {
-		for _, s := range p.Steps() {
-			fmt.Fprintf(env.Stdout, "%4d  %-10s %s\n", s.Index, s.Target.Name, strings.Join(p.Args(s.Workload, s.Threads), " "))
-		}
-		return nil
+		return sweep.WriteSteps(env.Stdout, p)
 	}
 	if st == nil {
 		if st, err = store.OpenFlag(ctx, env.Getenv, "--store", c.storePath); err != nil {
@@ -106,16 +95,16 @@ func (c *sweepCmd) run(ctx context.Context, env *Env, args []string) error {
 		}
 		defer st.Close()
 	}
-	host, _ := os.Hostname()
-	sum, err := sweep.Run(ctx, p, envs, sweep.Options{
-		Store: st, Progress: env.Stderr, Live: isTerminal(env.Stderr), Verbose: c.verbose,
-		Host: host, Version: Version, Split: &sp, UnsavedDir: filepath.Dir(store.DefaultPath(env.Getenv)),
-	})
+	sum, err := sweep.Run(ctx, p, envs, c.options(env, st, sweep.Options{Split: &sp, UnsavedDir: filepath.Dir(store.DefaultPath(env.Getenv))}))
 	if err := finishSweep(ctx, env, st, sum, err); err != nil {
 		return err
 	}
 	if c.baseline != "" {
-		return compareWithBaseline(ctx, env, st, c.baseline, sum.SweepID)
+		j, err := report.JudgeSweep(ctx, env.Stdout, st, c.baseline, sum.SweepID)
+		if err != nil {
+			return err
+		}
+		return sayJudgement(env, j)
 	}
 	return nil
 }
@@ -135,28 +124,11 @@ func (c *sweepCmd) runResume(ctx context.Context, env *Env, args []string) error
 		return err
 	}
 	defer st.Close()
-	sw, failed, err := sweep.FindResume(ctx, st, c.resume, store.Display(c.storePath))
+	r, err := sweep.Resume(ctx, env.Stdout, env.Stderr, st, c.resume, store.Display(c.storePath), env.Getenv)
 	if err != nil {
 		return err
 	}
-	id := sw.ID
-	if failed > 0 {
-		fmt.Fprintf(env.Stdout, "sweep %d ended with %d failed steps: running them again\n", id, failed)
-	}
-	p, err := sweep.ParsePlan(sw.PlanPath, []byte(sw.Plan), env.Getenv)
-	if err != nil {
-		return fmt.Errorf("sweep --resume: the plan stored with sweep %d: %w", id, err)
-	}
-	fmt.Fprintf(env.Stdout, "resuming sweep %d %q of plan %s in %s\n", id, sw.Name, sw.PlanPath, store.Display(c.storePath))
-	envs, err := sweep.CheckWait(ctx, p, sweep.DefaultDownWait, env.Stderr)
-	if err != nil {
-		return err
-	}
-	host, _ := os.Hostname()
-	sum, err := sweep.Run(ctx, p, envs, sweep.Options{
-		Store: st, Progress: env.Stderr, Live: isTerminal(env.Stderr), Verbose: c.verbose,
-		Host: host, Version: Version, Resume: id,
-	})
+	sum, err := sweep.Run(ctx, r.Plan, r.Envs, c.options(env, st, sweep.Options{Resume: r.ID}))
 	return finishSweep(ctx, env, st, sum, err)
 }
 
@@ -173,20 +145,7 @@ func finishSweep(ctx context.Context, env *Env, st *store.Store, sum *sweep.Summ
 			return err
 		}
 	}
-	fmt.Fprintf(env.Stdout, "\nsweep %d: %d of %d steps ok in %s; stored in %s\n", sum.SweepID, sum.OK, sum.Steps,
-		sum.Elapsed.Round(time.Second), st.Path())
-	fmt.Fprintf(env.Stdout, "full report: shakedown report %s --sweep %d --format html -o report.html\n", storeArg(st.Path()), sum.SweepID)
-	switch {
-	case errors.Is(runErr, sweep.ErrInterrupted):
-		return fmt.Errorf("interrupted: %d of %d steps finished and are stored as sweep %d; continue it with shakedown sweep --resume %d %s",
-			sum.OK+sum.Failed, sum.Steps, sum.SweepID, sum.SweepID, storeArg(st.Path()))
-	case runErr != nil:
-		return runErr
-	case sum.Failed > 0:
-		return fmt.Errorf("%d of %d steps failed (stored as failed in sweep %d; the report lists them); once the cause is fixed, run them again with shakedown sweep --resume %d --store %s",
-			sum.Failed, sum.Steps, sum.SweepID, sum.SweepID, sweep.Quote(st.Path()))
-	}
-	return nil
+	return sum.Finish(env.Stdout, st.Path(), runErr)
 }
 
 // isTerminal reports whether w is a terminal, for a progress line redrawn
@@ -200,26 +159,9 @@ func isTerminal(w io.Writer) bool {
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
-// preflight says what the plan will run, connects to every target and
-// checks the data, before anything runs.
-func (c *sweepCmd) preflight(ctx context.Context, env *Env, p *plan.Plan, sp segment.Split) ([]sweep.Env, error) {
-	fmt.Fprintln(env.Stdout, sweep.PlanLine(p, sp))
-	envs, err := sweep.Check(ctx, p)
-	if err != nil {
-		return nil, err
-	}
-	for _, e := range envs {
-		fmt.Fprintf(env.Stdout, "  %-10s %-9s %s %s at %s\n", e.Target.Name, e.Target.Role, e.Server.Flavour, e.Server.Version, e.Target.Target.Redacted())
-	}
-	for _, line := range sweep.SameServers(envs) {
-		fmt.Fprintf(env.Stdout, "  %s\n", line)
-	}
-	// In a split sweep only the first runner prepares: the others find the
-	// data it made, not data in the way.
-	if !sp.On || sp.First() {
-		if err := sweep.CheckData(ctx, p, envs); err != nil {
-			return nil, err
-		}
-	}
-	return envs, nil
+// options are the sweep's options from the flags and env, added to o.
+func (c *sweepCmd) options(env *Env, st *store.Store, o sweep.Options) sweep.Options {
+	o.Store, o.Progress, o.Live, o.Verbose, o.Version = st, env.Stderr, isTerminal(env.Stderr), c.verbose, Version
+	o.Host, _ = os.Hostname()
+	return o
 }

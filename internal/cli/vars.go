@@ -77,10 +77,8 @@ func (c *varsCmd) run(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	for _, d := range diffs {
-		if !d.Equal {
-			return ErrDifferences
-		}
+	if vars.Differ(diffs) {
+		return ErrDifferences
 	}
 	return nil
 }

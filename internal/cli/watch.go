@@ -2,9 +2,7 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"strconv"
 	"time"
 
@@ -59,15 +57,9 @@ func (c *watchCmd) run(ctx context.Context, env *Env, args []string) error {
 		return usagef("watch: --interval must be at least 10ms")
 	case c.count < 0:
 		return usagef("watch: --count must be >= 0")
-	case c.stall.Spec == "" && c.stall.Stacks:
-		return usagef("watch: --stall-stacks needs --stall: stacks are read when a trigger fires")
-	case c.stall.Spec != "" && (c.stall.Cooldown <= 0 || c.stall.Max < 1):
-		return usagef("watch: --stall-cooldown must be > 0 and --stall-max >= 1")
 	}
-	if c.stall.Spec != "" {
-		if _, err := monitor.ParseWatchStall(c.stall.Spec); err != nil {
-			return usagef("watch: %v", err)
-		}
+	if err := c.stall.Validate(); err != nil {
+		return err
 	}
 	tgt, db, err := c.creds.ConnectArg(ctx, env.Getenv, "watch", fs.Arg(0), 1)
 	if err != nil {
@@ -79,21 +71,11 @@ func (c *watchCmd) run(ctx context.Context, env *Env, args []string) error {
 	ep := tgt.Endpoints()[0]
 	s, pid, local := monitor.WatchSampler(ctx, db, ep, c.cores)
 	c.stall.PID = pid
-	var write func(result.Sample, time.Time) error
-	if c.json {
-		enc := json.NewEncoder(env.Stdout)
-		// Each sample as JSON, with the time its reading came back.
-		write = func(smp result.Sample, _ time.Time) error { return enc.Encode(monitor.Record(smp)) }
-	} else {
-		fmt.Fprintf(env.Stdout, "watching %s every %s\n", tgt, c.interval)
-		width := 0
-		if !c.wide {
-			width = terminalWidth(env)
-		}
-		tb := monitor.NewTableWidth(env.Stdout, local, width)
-		tb.Interval = c.interval
-		write = tb.WriteAt
+	width := 0
+	if !c.wide && !c.json {
+		width = terminalWidth(env)
 	}
+	write := monitor.WatchWriter(env.Stdout, c.json, tgt.String(), c.interval, local, width)
 	if c.stall.Spec == "" {
 		return monitor.Watch(ctx, s, c.interval, c.count, write)
 	}

@@ -51,6 +51,8 @@ import (
 	"errors"
 	"io"
 	"time"
+
+	"github.com/shakedown/shakedown/internal/usage"
 )
 
 // Consistency modes.
@@ -118,6 +120,27 @@ type Options struct {
 	// (0: deferIndexRows).
 	afterChunk func(n int)
 	deferRows  int64
+}
+
+// Validate checks the options as the flags of copy's command line set
+// them, before anything connects: a fault is bad usage that names the
+// flag.
+func (o *Options) Validate() error {
+	switch {
+	case !o.AllowWrite:
+		return usage.Errorf("copy: %v: TARGET is written (tables created, rows loaded); add --allow-write", ErrWriteNotAllowed)
+	case o.Threads < 1:
+		return usage.Errorf("copy: --threads must be >= 1")
+	case o.ChunkRows < 100:
+		return usage.Errorf("copy: --chunk-rows must be >= 100")
+	case o.Consistency != ConsistencyLock && o.Consistency != ConsistencyNone:
+		return usage.Errorf("copy: --consistency must be lock or none, got %q", o.Consistency)
+	case o.FKDepth < 1:
+		return usage.Errorf("copy: --fk-depth must be >= 1")
+	case o.Resume && o.Checkpoint == "":
+		return usage.Errorf("copy: --resume needs --checkpoint FILE")
+	}
+	return nil
 }
 
 func (o *Options) defaults() {

@@ -11,8 +11,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/shakedown/shakedown/internal/plan"
 	"github.com/shakedown/shakedown/internal/readiness"
+	"github.com/shakedown/shakedown/internal/outfile"
 	"github.com/shakedown/shakedown/internal/rehearse"
 	"github.com/shakedown/shakedown/internal/sandbox"
 	"github.com/shakedown/shakedown/internal/sqlsplit"
@@ -66,7 +66,7 @@ func Rehearse(ctx context.Context, o RehearseOptions) (*rehearse.Summary, error)
 		if name == "rehearsal.yaml" {
 			b = planFor(b, o)
 		}
-		if err := os.WriteFile(filepath.Join(o.Dir, name), b, 0o644); err != nil {
+		if err := outfile.WriteAtomic(filepath.Join(o.Dir, name), b); err != nil {
 			return nil, fmt.Errorf("demo rehearsal: %w", err)
 		}
 	}
@@ -83,7 +83,7 @@ func Rehearse(ctx context.Context, o RehearseOptions) (*rehearse.Summary, error)
 	if err != nil {
 		return nil, fmt.Errorf("demo rehearsal: %w", err)
 	}
-	p, err := plan.ParseRehearsal(planPath, src, o.Getenv)
+	p, err := rehearse.ParsePlan(planPath, src, o.Getenv)
 	if err != nil {
 		return nil, fmt.Errorf("demo rehearsal plan: %w", err)
 	}

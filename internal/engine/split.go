@@ -1,11 +1,15 @@
 package engine
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"time"
 
 	"github.com/shakedown/shakedown/internal/segment"
+	"github.com/shakedown/shakedown/internal/splitload"
+	"github.com/shakedown/shakedown/internal/store"
+	"github.com/shakedown/shakedown/internal/usage"
 )
 
 // ResolveSplit resolves the split options (--segment, --segment-index-env,
@@ -85,4 +89,28 @@ func (j *Job) splitHeader(w io.Writer) {
 	if !sp.StartAt.IsZero() {
 		fmt.Fprintf(w, "Start: %s, once every thread has connected\n", sp.StartAt.UTC().Format(time.RFC3339Nano))
 	}
+}
+
+// SplitRunner registers this process as a runner of a split load in st
+// when sp and a store ask for one: nil when not. Without a store the
+// runner runs alone, as stderr is told; a split with a store needs
+// --start-at. args is the command line after "run", kept without what may
+// carry a password; the runners' unsaved results go to unsavedDir.
+func (j *Job) SplitRunner(ctx context.Context, out, stderr io.Writer, st *store.Store, sp segment.Split, unsavedDir string, args []string) (*splitload.Runner, error) {
+	switch {
+	case !sp.On:
+		return nil, nil
+	case st == nil:
+		fmt.Fprintln(stderr, "shakedown: --segment without --store: this runner's result will not be merged with the others'; give every runner the same --store (mysql://... or a shared file)")
+		return nil, nil
+	case sp.StartAt.IsZero():
+		return nil, usage.Errorf("run: --segment with --store needs --start-at, the same for every runner, e.g. --start-at %s", time.Now().UTC().Add(time.Minute).Truncate(time.Minute).Format(time.RFC3339))
+	}
+	parts := splitload.LoadParts(j.Workload, j.Target.Redacted(), j.Options())
+	sr, err := splitload.Join(ctx, stderr, unsavedDir, st, sp, store.SplitRun, PublicCommand(append([]string{"run"}, args...)), parts, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(out, "shakedown: %s\n", sr.Describe())
+	return sr, nil
 }

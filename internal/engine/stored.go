@@ -1,11 +1,15 @@
 package engine
 
 import (
+	"context"
 	"errors"
+	"fmt"
+	"io"
 	"strings"
 	"time"
 
 	"github.com/shakedown/shakedown/internal/result"
+	"github.com/shakedown/shakedown/internal/splitload"
 	"github.com/shakedown/shakedown/internal/store"
 )
 
@@ -14,22 +18,7 @@ import (
 // carry a password.
 func (j *Job) StoredRun(res *result.Result, runErr error, started time.Time, args []string) *store.Run {
 	status, why := result.StatusOf(res, runErr, errors.Is(runErr, ErrInterrupted))
-	msg := ""
-	if status == store.RunFailed {
-		msg = why.Error()
-	}
-	return &store.Run{
-		Target:    res.Target.Name,
-		Workload:  j.Workload,
-		Threads:   j.Threads(),
-		Command:   strings.Join(PublicArgs(args), " "),
-		Status:    status,
-		Error:     msg,
-		Degraded:  res.Degraded,
-		StartedAt: started,
-		WallS:     time.Since(started).Seconds(),
-		Result:    res,
-	}
+	return store.NewRun(res, status, why, j.Workload, j.Threads(), strings.Join(PublicArgs(args), " "), started, time.Since(started).Seconds())
 }
 
 // PublicArgs drops the options that may carry a password, and names a
@@ -82,4 +71,35 @@ func PublicCommand(args []string) string {
 		out = append(out, a)
 	}
 	return strings.Join(out, " ")
+}
+
+// Keep records the run in st as a run of its own, or, when sr is not
+// nil, as this runner's part of a split load; it says on out where the
+// result went. A runner's part the store would not take is kept in the
+// runner's own file, and the error (from splitload.Runner.Save) says so.
+func (j *Job) Keep(ctx context.Context, out io.Writer, st *store.Store, sr *splitload.Runner, ivs []result.IntervalHDR,
+	res *result.Result, runErr error, started time.Time, args []string) error {
+	run := j.StoredRun(res, runErr, started, args)
+	if sr != nil {
+		run.Command = PublicCommand(append([]string{"run"}, args...))
+		run.Part = sr.Part(ivs)
+		if err := sr.Save(ctx, run); err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "Result stored in %s as segment %s; shakedown report --store %s --runs all merges the runners\n", st.Path(), sr.Label(), st.Path())
+		return nil
+	}
+	id, err := st.AddRun(ctx, run)
+	switch {
+	case err != nil:
+		return fmt.Errorf("--store %s: %w", st.Path(), err)
+	case len(res.Stalls) > 0:
+		fmt.Fprintf(out, "Result stored in %s as run %d (%s); shakedown report --stall %d prints its stall captures in full\n", st.Path(), id, run.Status, id)
+	case runErr == nil && run.Status != store.RunOK:
+		// It ran its course, but reports will leave it out: say why.
+		fmt.Fprintf(out, "Result stored in %s as %s: %s\n", st.Path(), run.Status, run.Error)
+	default:
+		fmt.Fprintf(out, "Result stored in %s\n", st.Path())
+	}
+	return nil
 }

@@ -4,6 +4,21 @@
 // that the command layer holds flags, calls and printing only.
 package helptext
 
+// Usage opens shakedown's own help, before the list of commands.
+const Usage = `usage: shakedown COMMAND [options]
+
+shakedown proves a MySQL-compatible database before you move to it: the same
+load on the database you run today and on the candidates, compared.
+
+Commands:
+`
+
+// Version is the help of shakedown version.
+const Version = `usage: shakedown version (also --version, -v)
+
+Prints the release number, the commit shakedown was built from, and the Go version.
+`
+
 // FirstSteps ends the list of commands that shakedown help prints.
 const FirstSteps = `
 First steps, on a local server of its own (URL is what sandbox up prints):

@@ -53,12 +53,14 @@ var order = [][]string{
 	// another; report renders what bisect and sweep stored without linking
 	// them. capacity searches a target's rate with the engine's runs.
 	{"sweep", "bisect", "report", "capacity"},
-	// Readiness reads the evidence of the tools below it; demo runs a
-	// sweep of its own sandboxes and reports it.
-	{"readiness", "demo"},
+	// Readiness reads the evidence of the tools below it.
+	{"readiness"},
 	// A rehearsal chains the tools and workflows below it and ends on the
 	// readiness page.
 	{"rehearse"},
+	// demo runs a sweep of its own sandboxes, reports it, and rehearses a
+	// migration between them.
+	{"demo"},
 	// The command layer.
 	{"cli"},
 }

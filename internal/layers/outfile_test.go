@@ -22,7 +22,7 @@ var fileWriters = map[string]string{
 	"capture/workload.go":  "--to-workload writes a workload and a file of values per statement beside it (to move to outfile)",
 	"verify/checkpoint.go": "the checkpoint journal, appended to as chunks finish",
 	"dbcopy/checkpoint.go": "the checkpoint journal, appended to as ranges finish",
-	"cli/verify.go":        "--fix-sql (the command layer's, to move to outfile)",
+	"verify/options.go":    "--fix-sql streams the repair statements as differences are found (to move to outfile)",
 }
 
 // writesFile names the calls that create or write a file.
@@ -53,12 +53,11 @@ func fileWrites(s source) []string {
 func TestOneWayToWriteAFile(t *testing.T) {
 	var bad []string
 	seen := map[string]bool{}
+	owner := 0
 	for _, s := range sources(t) {
 		w := fileWrites(s)
 		if s.pkg == "outfile" {
-			if len(w) == 0 {
-				t.Errorf("got no file written in package outfile, want its writes: is the scan blind?")
-			}
+			owner += len(w)
 			continue
 		}
 		if _, ok := fileWriters[s.rel]; ok {
@@ -66,6 +65,9 @@ func TestOneWayToWriteAFile(t *testing.T) {
 			continue
 		}
 		bad = append(bad, w...)
+	}
+	if owner == 0 {
+		t.Errorf("got no file written in package outfile, want its writes: is the scan blind?")
 	}
 	sort.Strings(bad)
 	for _, b := range bad {

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"maps"
+	"strings"
 	"time"
 
 	"github.com/shakedown/shakedown/internal/schema"
@@ -54,6 +55,32 @@ func Connect(ctx context.Context, role string, t *target.Target, size int) (*sch
 		return nil, fmt.Errorf("%s: detect server: %w", role, err)
 	}
 	return &schema.Side{Role: role, Target: t, DB: db, Server: srv}, nil
+}
+
+// ConnectFreshStats is Connect for check's sides. MySQL 8 is asked for
+// information_schema_stats_expiry = 0 on every session: otherwise
+// information_schema serves row counts and AUTO_INCREMENT values cached for
+// up to a day. Other servers have no such cache (nor the variable).
+func ConnectFreshStats(ctx context.Context, role string, t *target.Target, size int) (*schema.Side, error) {
+	s, err := Connect(ctx, role, t, size)
+	if err != nil {
+		return nil, err
+	}
+	if (s.Server.Flavour != "mysql" && s.Server.Flavour != "percona") || strings.HasPrefix(s.Server.Version, "5.") {
+		return s, nil
+	}
+	s.DB.Close()
+	tt := *t
+	tt.Params = map[string]string{"information_schema_stats_expiry": "0"}
+	for k, v := range t.Params {
+		tt.Params[k] = v
+	}
+	s, err = Connect(ctx, role, &tt, size)
+	if err != nil {
+		return nil, err
+	}
+	s.Target = t
+	return s, nil
 }
 
 // querier is what both *sql.DB and *sql.Tx offer.
