@@ -11,8 +11,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/shakedown/shakedown/internal/readiness"
 	"github.com/shakedown/shakedown/internal/outfile"
+	"github.com/shakedown/shakedown/internal/readiness"
 	"github.com/shakedown/shakedown/internal/rehearse"
 	"github.com/shakedown/shakedown/internal/sandbox"
 	"github.com/shakedown/shakedown/internal/sqlsplit"
