@@ -82,7 +82,7 @@ func (c *sweepCmd) run(ctx context.Context, env *Env, args []string) error {
 			return err
 		}
 	}
-	envs, err := sweep.Preflight(ctx, env.Stdout, p, sp)
+	envs, err := sweep.Preflight(ctx, env.Stdout, p, sp, false)
 	if err != nil {
 		return err
 	}

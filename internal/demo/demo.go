@@ -21,6 +21,7 @@ import (
 	"github.com/shakedown/shakedown/internal/plan"
 	"github.com/shakedown/shakedown/internal/report"
 	"github.com/shakedown/shakedown/internal/sandbox"
+	"github.com/shakedown/shakedown/internal/segment"
 	"github.com/shakedown/shakedown/internal/store"
 	"github.com/shakedown/shakedown/internal/sweep"
 	"github.com/shakedown/shakedown/internal/usage"
@@ -82,7 +83,7 @@ func Run(ctx context.Context, o Options) error {
 	if err != nil {
 		return fmt.Errorf("demo plan: %w", err)
 	}
-	envs, err := sweep.Check(ctx, p)
+	envs, err := sweep.Preflight(ctx, io.Discard, p, segment.Split{}, false)
 	if err != nil {
 		return err
 	}

@@ -503,3 +503,43 @@ func TestOnlySplitloadJoins(t *testing.T) {
 		t.Errorf("%s: got a split load joined by hand, want splitload.Register", b)
 	}
 }
+
+// TestSweepsBeginInPreflight keeps one way into a sweep: whoever starts one
+// (the command, the demo, a rehearsal) reaches its targets and checks its
+// data through sweep.Preflight, so that a check added there holds for all.
+func TestSweepsBeginInPreflight(t *testing.T) {
+	var bad []string
+	calls := 0
+	for _, s := range sources(t) {
+		if s.pkg == "sweep" {
+			continue
+		}
+		names := importNames(s.file)
+		ast.Inspect(s.file, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			if !ok {
+				return true
+			}
+			sel, ok := call.Fun.(*ast.SelectorExpr)
+			if !ok {
+				return true
+			}
+			if x, ok := sel.X.(*ast.Ident); ok && strings.HasSuffix(names[x.Name], "/internal/sweep") {
+				switch sel.Sel.Name {
+				case "Preflight":
+					calls++
+				case "Check", "CheckData":
+					bad = append(bad, where(s, call)+" sweep."+sel.Sel.Name)
+				}
+			}
+			return true
+		})
+	}
+	if calls == 0 {
+		t.Errorf("got no call of sweep.Preflight, want the command's, the demo's and the rehearsal's: is the scan blind?")
+	}
+	sort.Strings(bad)
+	for _, b := range bad {
+		t.Errorf("%s: got a sweep begun by hand, want sweep.Preflight", b)
+	}
+}

@@ -16,6 +16,7 @@ import (
 	"github.com/shakedown/shakedown/internal/plan"
 	"github.com/shakedown/shakedown/internal/readiness"
 	"github.com/shakedown/shakedown/internal/replay"
+	"github.com/shakedown/shakedown/internal/segment"
 	"github.com/shakedown/shakedown/internal/store"
 	"github.com/shakedown/shakedown/internal/sweep"
 	"github.com/shakedown/shakedown/internal/usage"
@@ -106,14 +107,9 @@ func (s sweepStep) Run(ctx context.Context) (Result, error) {
 	if p == nil {
 		return Result{Skipped: true, Summary: "skipped: the plan has no sweep: section"}, nil
 	}
-	envs, err := sweep.Check(ctx, p)
+	envs, err := sweep.Preflight(ctx, io.Discard, p, segment.Split{}, c.resumeSweep != 0)
 	if err != nil {
 		return Result{}, err
-	}
-	if c.resumeSweep == 0 {
-		if err := sweep.CheckData(ctx, p, envs); err != nil {
-			return Result{}, err
-		}
 	}
 	sum, err := sweep.Run(ctx, p, envs, sweep.Options{Store: c.opts.Store, Host: c.opts.Host, Version: c.opts.Version, Resume: c.resumeSweep})
 	if sum == nil || sum.SweepID == 0 {

@@ -14,8 +14,11 @@ import (
 )
 
 // Preflight says on out what the plan will run, connects to every target
-// and checks the data, before anything runs.
-func Preflight(ctx context.Context, out io.Writer, p *plan.Plan, sp segment.Split) ([]Env, error) {
+// and checks the data (CheckData), before anything runs: every sweep,
+// whoever starts it, begins here. The data is checked once: in a split
+// sweep by the first runner only (the others find the data it made, not
+// data in the way), and not when resuming a sweep that made it.
+func Preflight(ctx context.Context, out io.Writer, p *plan.Plan, sp segment.Split, resuming bool) ([]Env, error) {
 	fmt.Fprintln(out, PlanLine(p, sp))
 	envs, err := Check(ctx, p)
 	if err != nil {
@@ -27,9 +30,7 @@ func Preflight(ctx context.Context, out io.Writer, p *plan.Plan, sp segment.Spli
 	for _, line := range SameServers(envs) {
 		fmt.Fprintf(out, "  %s\n", line)
 	}
-	// In a split sweep only the first runner prepares: the others find the
-	// data it made, not data in the way.
-	if !sp.On || sp.First() {
+	if !resuming && (!sp.On || sp.First()) {
 		if err := CheckData(ctx, p, envs); err != nil {
 			return nil, err
 		}
