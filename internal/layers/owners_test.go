@@ -543,3 +543,35 @@ func TestSweepsBeginInPreflight(t *testing.T) {
 		t.Errorf("%s: got a sweep begun by hand, want sweep.Preflight", b)
 	}
 }
+
+// TestOnlyKeeperKeepsUnsavedSteps keeps one way for a split runner to
+// keep the steps a lost store did not take: splitload.Keeper, used by run
+// and sweep runners alike.
+func TestOnlyKeeperKeepsUnsavedSteps(t *testing.T) {
+	var bad []string
+	owned := 0
+	for _, s := range sources(t) {
+		if s.pkg == "store" {
+			continue
+		}
+		ast.Inspect(s.file, func(n ast.Node) bool {
+			if call, ok := n.(*ast.CallExpr); ok {
+				if sel, ok := call.Fun.(*ast.SelectorExpr); ok && sel.Sel.Name == "NewUnsaved" {
+					if s.rel == "splitload/keeper.go" {
+						owned++
+					} else {
+						bad = append(bad, where(s, call)+" NewUnsaved")
+					}
+				}
+			}
+			return true
+		})
+	}
+	if owned == 0 {
+		t.Errorf("got no store.NewUnsaved in splitload/keeper.go: is the scan blind?")
+	}
+	sort.Strings(bad)
+	for _, b := range bad {
+		t.Errorf("%s: got a runner keeping unsaved steps by hand, want splitload.Keeper", b)
+	}
+}

@@ -29,11 +29,9 @@ type Runner struct {
 	me    store.Runner
 	sp    segment.Split
 	where string // the store, without password, for messages
-	// unsaved holds the steps the store did not take, once it was lost,
-	// in the file named path.
-	unsaved *store.Unsaved
-	path    string
-	stderr  io.Writer
+	keep  *Keeper
+	// stderr hears of a store that was lost.
+	stderr io.Writer
 }
 
 // Key identifies a load: what its runners run and when they start.
@@ -82,8 +80,8 @@ func Join(ctx context.Context, stderr io.Writer, unsavedDir string, st *store.St
 	if err := Register(ctx, st, load, sweep, targets, sp, &me); err != nil {
 		return nil, err
 	}
-	r := &Runner{st: st, load: load, me: me, sp: sp, where: st.Path(), stderr: stderr,
-		path: store.UnsavedPath(unsavedDir, load.Key, me.Index)}
+	r := &Runner{st: st, load: load, me: me, sp: sp, where: st.Path(), stderr: stderr}
+	r.keep = NewKeeper(st, load, &r.me, store.UnsavedPath(unsavedDir, load.Key, me.Index))
 	if offset := me.ClockOffset; offset > result.MaxSkew || -offset > result.MaxSkew {
 		fmt.Fprintf(stderr, "shakedown: this host's clock is %s off the store's: the runners may not start together; synchronise the clocks (NTP)\n", offset.Round(time.Millisecond))
 	}
@@ -122,31 +120,25 @@ func Register(ctx context.Context, st *store.Store, load *store.Split, sweep *st
 }
 
 // Save records one step this runner measured. Once the store is lost, it
-// keeps the step, and every later one, in a file of its own and says so:
-// the measurement goes on, and report --import adds it later.
+// keeps the step, and every later one, in a file of its own and says so
+// (Keeper): the measurement goes on, and report --import adds it later.
+// The error then says where the steps are.
 func (r *Runner) Save(ctx context.Context, run *store.Run) error {
-	if r.unsaved == nil {
+	if r.keep.Lost() == nil {
 		if res := run.Result; res != nil && res.Segment != nil {
 			_ = r.st.RunnerStarted(ctx, r.load.ID, r.me.Index, res.Segment.Started)
 		}
-		_, err := r.st.AddRun(ctx, run)
-		if err == nil || errors.Is(err, store.ErrReported) {
-			return err
-		}
-		r.unsaved = store.NewUnsaved(r.where, r.load, &r.me)
-		fmt.Fprintf(r.stderr, "shakedown: the store %s could not take the result (%v): this runner keeps measuring and keeps its results in %s\n",
-			r.where, err, r.path)
 	}
-	r.unsaved.Add(run)
-	if err := r.unsaved.Write(r.path); err != nil {
-		return fmt.Errorf("keep the results the store did not take: %w", err)
+	say := func(line string) { fmt.Fprintf(r.stderr, "shakedown: %s\n", line) }
+	if err := r.keep.Keep(ctx, run, say); err != nil {
+		return err
 	}
-	return store.ErrUnsaved(r.unsaved, r.path)
+	return r.keep.Lost()
 }
 
 // Finish records how the runner ended, if the store is still there.
 func (r *Runner) Finish(ctx context.Context, status string) {
-	if r.unsaved == nil {
+	if r.keep.Lost() == nil {
 		_ = r.st.RunnerFinished(ctx, r.load.ID, r.me.Index, status, time.Now())
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/shakedown/shakedown/internal/result"
 	"github.com/shakedown/shakedown/internal/runner"
 	"github.com/shakedown/shakedown/internal/segment"
+	"github.com/shakedown/shakedown/internal/splitload"
 	"github.com/shakedown/shakedown/internal/store"
 	"github.com/shakedown/shakedown/internal/target"
 	"github.com/shakedown/shakedown/internal/vars"
@@ -59,10 +60,9 @@ type sweeper struct {
 	split     *segment.Split
 	loadAt    time.Time
 	intervals []result.IntervalHDR
-	// unsaved holds the steps of a split runner that the store did not
-	// take, once it was lost, in the file unsavedPath.
-	unsaved     *store.Unsaved
-	unsavedPath string
+	// keep records a split runner's steps, in the store or, once it was
+	// lost, in a file of the runner's own.
+	keep *splitload.Keeper
 	// down are the targets found not answering, with why; their steps are
 	// skipped. downWait is how long a target is waited for.
 	down     map[string]string

@@ -2,7 +2,6 @@ package sweep
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"time"
@@ -81,16 +80,16 @@ func runSplit(ctx context.Context, p *plan.Plan, envs []Env, opt Options) (*Summ
 	sum.SweepID = load.SweepID
 	s.pr.Printf("runner %s of %d of sweep %d, first step at %s", sp.Label(), load.Runners, load.SweepID, sp.StartAt.UTC().Format(time.RFC3339))
 
-	s.unsavedPath = store.UnsavedPath(opt.UnsavedDir, load.Key, me.Index)
+	s.keep = splitload.NewKeeper(opt.Store, load, &me, store.UnsavedPath(opt.UnsavedDir, load.Key, me.Index))
 	interrupted, runErr := s.runBlocks(ctx, opt.Store, load, &me, tt, m, now, sum)
-	if s.unsaved != nil {
+	if lost := s.keep.Lost(); lost != nil {
 		// The store is gone: what this runner measured is in the file.
 		sum.Elapsed = now().Sub(started)
 		sum.Interrupted = interrupted || ctx.Err() != nil
 		if runErr != nil {
-			return sum, fmt.Errorf("%w; then: %v", store.ErrUnsaved(s.unsaved, s.unsavedPath), runErr)
+			return sum, fmt.Errorf("%w; then: %v", lost, runErr)
 		}
-		return sum, store.ErrUnsaved(s.unsaved, s.unsavedPath)
+		return sum, lost
 	}
 	// A runner ends as a run does, by the same rule.
 	status, _ := result.StatusOf(nil, runErr, interrupted || ctx.Err() != nil)
@@ -204,7 +203,9 @@ func (s *sweeper) runBlocks(ctx context.Context, st *store.Store, load *store.Sp
 			run.SweepID = load.SweepID
 			run.Part = &store.Part{SplitID: load.ID, Index: s.split.Index(), Intervals: s.intervals}
 			s.intervals = nil
-			if err := s.record(rec, st, load, me, &run); err != nil {
+			// Once the store is lost the steps go to the runner's own
+			// file, as long as it needs no word from the others.
+			if err := s.keep.Keep(rec, &run, func(line string) { s.pr.Printf("%s", line) }); err != nil {
 				return false, err
 			}
 			switch run.Status {
@@ -228,26 +229,6 @@ func (s *sweeper) runBlocks(ctx context.Context, st *store.Store, load *store.Sp
 		s.cleanupAll(ctx)
 	}
 	return false, nil
-}
-
-// record stores a step. Once the store is lost, it keeps the step, and
-// every later one, in a file of its own and says so: the measurement goes
-// on (as long as the runner needs no word from the others), and report
-// --import adds the steps later.
-func (s *sweeper) record(ctx context.Context, st *store.Store, load *store.Split, me *store.Runner, run *store.Run) error {
-	if s.unsaved == nil {
-		_, err := st.AddRun(ctx, run)
-		if err == nil || errors.Is(err, store.ErrReported) {
-			return err
-		}
-		s.unsaved = store.NewUnsaved(st.Path(), load, me)
-		s.pr.Printf("the store %s could not take the result (%v): this runner keeps measuring and keeps its results in %s", st.Path(), err, s.unsavedPath)
-	}
-	s.unsaved.Add(run)
-	if err := s.unsaved.Write(s.unsavedPath); err != nil {
-		return fmt.Errorf("keep the results the store did not take: %w", err)
-	}
-	return nil
 }
 
 // waitMark polls the store for a mark until it is there, ctx ends or
