@@ -14,11 +14,12 @@
 # log, 0 and 0), both with the thread pool. The test binary runs pinned to
 # CLIENT_CPUS:
 #
-#  1. TestSearchMatchesScan against the relaxed server, one connection whose
-#     every event sleeps 2ms (a ceiling near 500/s), SLO p95<=40ms, steps of
-#     1 s with no warm-up: two searches to a 2% bracket, each within 5%
-#     of the highest rate that a scan in 2% steps holds twice, and within 5%
-#     of each other. About 50 s.
+#  1. TestSearchMatchesScan against the relaxed server, four connections
+#     whose every event sleeps 2ms (a ceiling near 2,000/s), SLO p95<=40ms,
+#     steps of 1 s with no warm-up: two searches to a 2% bracket, each
+#     within 5% of the highest rate that a scan in 2% steps holds twice,
+#     and within 5% of each other. About 60 s, at most 100 s (a narrow
+#     miss is measured again). CHECKS=scan BUDGET=120 runs it alone.
 #  2. TestDurableAgainstRelaxed: oltp_write_only, 16 threads, 4 tables of
 #     ROWS rows, SLO p95<=100ms with errors<=1%, four searches a side in
 #     turn to a 10% bracket: the relaxed server is "faster" with a 95%
@@ -26,7 +27,8 @@
 #
 # Everything it prints is appended to $OUT/capacity-device.txt as it goes;
 # the servers' logs go to $OUT too. At most BUDGET seconds in all: each
-# test gets what is left of it. It exits non-zero when a check failed.
+# test gets what is left of it, the scan test 100 s at most and the other
+# 120 s. It exits non-zero when a check failed.
 #
 # Knobs (environment), defaults in brackets: OUT [./out] SERVER_CPUS [0-7]
 # CLIENT_CPUS [8-15] ROWS [10000] BUDGET [195] PORT [13316, and the next]
@@ -91,11 +93,13 @@ up relaxed "$((PORT + 1))" --innodb-flush-log-at-trx-commit=0 --sync-binlog=0 ||
 say "# servers up in $((SECONDS - t0)) s"
 url() { echo "mysql://shakedown@127.0.0.1:$1/capdev"; }
 
-# check NAME TEST: runs one test of the binary pinned to CLIENT_CPUS with
-# what is left of the budget, its output appended to RES as it comes.
+# check NAME TEST CAP: runs one test of the binary pinned to CLIENT_CPUS
+# with what is left of the budget, CAP seconds at most, its output
+# appended to RES as it comes.
 failed=0
 check() {
 	local name=$1 test=$2 left=$((BUDGET - SECONDS)) rc
+	[ "$left" -le "$3" ] || left=$3
 	if [ "$left" -lt 30 ]; then
 		say "# $name: skipped, $left s of the budget left"
 		failed=1
@@ -116,8 +120,8 @@ SHAKEDOWN_TEST_CAPACITY_DURABLE_URL=$(url "$PORT")
 SHAKEDOWN_TEST_CAPACITY_RELAXED_URL=$(url "$((PORT + 1))")
 for c in $CHECKS; do
 	case $c in
-	scan) check "done-when 1: search against a scan" TestSearchMatchesScan ;;
-	durable) check "done-when 2: durable against relaxed" TestDurableAgainstRelaxed ;;
+	scan) check "done-when 1: search against a scan" TestSearchMatchesScan 100 ;;
+	durable) check "done-when 2: durable against relaxed" TestDurableAgainstRelaxed 120 ;;
 	*) say "# unknown check $c (want scan or durable)"; failed=1 ;;
 	esac
 done

@@ -80,7 +80,8 @@ func (e *EngineStepper) Step(ctx context.Context, rate float64, seconds int, wat
 	}
 	m := Measure{Offered: rate, Achieved: achieved, Due: due, Events: res.Transactions, Errors: res.Errors.Total,
 		ClientBound: res.Client != nil && res.Client.Bound, EndedEarly: early,
-		Elapsed: time.Duration((res.TimeS + res.WarmupS) * float64(time.Second))}
+		Elapsed: time.Duration((res.TimeS + res.WarmupS) * float64(time.Second)),
+		Span:    time.Duration(span * float64(time.Second))}
 	// The backlog of whole intervals only: the short last one ends after
 	// the threads stopped taking events, when arrivals still fall due.
 	// The exact backlog at the end (arrivals due that no thread started)

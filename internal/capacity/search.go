@@ -67,7 +67,7 @@ var ErrClientBound = errors.New("client-bound")
 // Step is one step of a search as reported.
 type Step struct {
 	N           int      `json:"n"`
-	Phase       string   `json:"phase"` // probe, search or confirm
+	Phase       string   `json:"phase"` // probe, search, confirm, or again (pooled with the narrow miss before it)
 	Offered     float64  `json:"offered"`
 	Achieved    float64  `json:"achieved"`
 	P50MS       float64  `json:"p50_ms"`
@@ -279,19 +279,51 @@ func (s *search) try(ctx context.Context, phase string, rate float64) (bool, err
 }
 
 // step runs one step, records it and reports progress. A client-bound
-// step ends the search.
+// step ends the search. A step that missed narrowly (Verdict.Narrow) is
+// not yet a verdict on its rate: near the ceiling one short step is a
+// coin toss, where a burst of a few events decides the percentile's bound
+// and the queue at the step's end. It is recorded, run
+// again, and the rate is judged on both together (Pool), with twice the
+// events: the same care the answer gets from its repeats, given to a
+// rate before the bracket's top moves down on it. The scan of the tests
+// judges its steps by this same rule.
 func (s *search) step(ctx context.Context, phase string, rate float64) (Step, error) {
-	secs := s.seconds(rate)
-	if s.o.Budget > 0 && s.o.Now().Sub(s.started)+s.o.Warmup+time.Duration(secs)*time.Second > s.o.Budget {
-		return Step{}, errBudget
-	}
-	s.progress(phase, rate)
-	watch := func(b []int64) bool { return Overloaded(b, rate, s.o.SLO) }
-	m, err := s.st.Step(ctx, rate, secs, watch)
+	m, err := s.measure(ctx, phase, rate)
 	if err != nil {
 		return Step{}, err
 	}
 	v := Judge(m, s.o.SLO)
+	if v.Narrow && rate > 0 {
+		first := s.record(phase, rate, m, v)
+		s.res.Steps[len(s.res.Steps)-1].Why = append(first.Why, "a narrow miss: measured again and judged with the next step")
+		again, err := s.measure(ctx, "again", rate)
+		if err != nil {
+			return Step{}, err
+		}
+		m = Pool(m, again)
+		v = Judge(m, s.o.SLO)
+		phase = "again"
+	}
+	st := s.record(phase, rate, m, v)
+	if m.ClientBound {
+		return st, ErrClientBound
+	}
+	return st, nil
+}
+
+// measure runs one step at rate, within the budget.
+func (s *search) measure(ctx context.Context, phase string, rate float64) (Measure, error) {
+	secs := s.seconds(rate)
+	if s.o.Budget > 0 && s.o.Now().Sub(s.started)+s.o.Warmup+time.Duration(secs)*time.Second > s.o.Budget {
+		return Measure{}, errBudget
+	}
+	s.progress(phase, rate)
+	watch := func(b []int64) bool { return Overloaded(b, rate, s.o.SLO) }
+	return s.st.Step(ctx, rate, secs, watch)
+}
+
+// record adds a step judged v to the result.
+func (s *search) record(phase string, rate float64, m Measure, v Verdict) Step {
 	st := Step{N: len(s.res.Steps) + 1, Phase: phase, Offered: rate, Achieved: m.Achieved, Events: m.Events, Errors: m.Errors,
 		ErrorPct: v.ErrorPct, Growth: v.Growth, ClientBound: m.ClientBound, EndedEarly: m.EndedEarly,
 		Held: v.Held && rate > 0, Why: v.Why, Seen: v.Seen, ElapsedS: m.Elapsed.Seconds()}
@@ -302,10 +334,7 @@ func (s *search) step(ctx context.Context, phase string, rate float64) (Step, er
 		st.Why = nil // the probe measures the peak; it is not judged
 	}
 	s.res.Steps = append(s.res.Steps, st)
-	if m.ClientBound {
-		return st, ErrClientBound
-	}
-	return st, nil
+	return st
 }
 
 // progress reports the step about to run and an estimate of the time

@@ -4,8 +4,15 @@
 // answer. A step holds only when the rate offered was achieved, the
 // backlog did not grow, each percentile's upper 95% confidence bound is
 // within its limit, errors are within theirs, and the client was not the
-// limit. The runs themselves are the runner's (through a Stepper); this
-// package decides what to run next and what the steps mean.
+// limit. The achieved rate is judged against the arrivals that fell due
+// less those still queued at the step's end, which are the backlog rule's
+// to judge. A step that missed only within its noise (each percentile
+// within its limit and only its bound above, or the achieved rate short by
+// at most twice the allowance, and nothing else broken) is measured again
+// and the rate judged on both steps pooled, before the bisection moves
+// down on it: near the ceiling one short step's verdict turns on a burst
+// of a few events. The runs themselves are the runner's (through a
+// Stepper); this package decides what to run next and what the steps mean.
 package capacity
 
 import (
