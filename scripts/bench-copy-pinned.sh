@@ -31,6 +31,8 @@
 #   PORT [13316] (the target: PORT+1)  OUT [the bundle's run dir]: RESULTS
 #     (copy-results.tsv) and LOG (bench-copy.log) go there
 #   SHAKEDOWN_ARGS [""] more options for shakedown copy
+#   TOOLS [all]: the tools to run and their first round's order, e.g.
+#     "dump copy mydumper"; DUMP_RATE [60000] rows/s, dump | load's guess
 #   COPY_VARIANTS ["--chunk-rows 50000|--threads 16"]: more runs of shakedown
 #     copy without verify, one per |-separated set of options, as tools
 #     copy_v1, copy_v2...: chunk sizes and stream counts side by side
@@ -79,6 +81,8 @@ IFS='|' read -r -a variants <<<"${COPY_VARIANTS---chunk-rows 50000|--threads 16}
 for i in "${!variants[@]}"; do tools+=("copy_v$((i + 1))"); done
 if have mariadb-dump && have mariadb; then tools+=(dump); else echo "# no mariadb-dump or mariadb in the bundle (COPY_TOOLS=1 adds them): dump | load skipped"; fi
 if have mydumper && have myloader && have mariadb; then tools+=(mydumper); else echo "# no mydumper or myloader in the bundle (COPY_TOOLS=1 adds them): mydumper skipped"; fi
+# TOOLS, when given, picks the tools and the first round's order.
+if [ -n "${TOOLS:-}" ]; then read -r -a tools <<<"$TOOLS"; fi
 
 # Two servers, each in a directory of its own that shares the bundle's
 # programs and settings and holds a copy of its data directory (copied
@@ -145,7 +149,7 @@ run() {
 	# Until a tool has run, guess: dump | load at 60,000 rows/s, the rest
 	# at 150,000 rows/s, plus 5 s.
 	local rate=150000
-	[ "$tool" != dump ] || rate=60000
+	[ "$tool" != dump ] || rate=${DUMP_RATE:-60000}
 	local est=${last[$tool]:-$((TABLES * ROWS / rate + 5))}
 	if [ $((SECONDS - started + est)) -gt "$BUDGET" ]; then
 		skipped+=("$tool round $r (~${est}s)")
