@@ -235,6 +235,21 @@ func IOFor(mode string, threads int, shared bool) wire.Options {
 	return wire.Options{Looped: true}
 }
 
+// HoldsProcessors reports whether a run's I/O loops keep their processor
+// while they wait for replies (ioloop.Group.HoldProcessors): always under
+// --client-io=loop; under auto only where the server is on other cores
+// (shared false) and the client has more than one processor. With one, a
+// held loop keeps the runner's other goroutines waiting, and with the
+// server pinned to one CPU and the client to the other, 16 threads of
+// point selects made 0.92x the QPS they made without holding, in each of
+// 3 alternating rounds (docs/PERFORMANCE.md).
+func HoldsProcessors(mode string, shared bool) bool {
+	if mode == "loop" {
+		return true
+	}
+	return !shared && runtime.GOMAXPROCS(0) > 1
+}
+
 // SharesCores reports whether t's server runs on this host on CPUs this
 // process may use too: its first endpoint is local, and the process that
 // listens on its port may run on one of our CPUs. A local server whose
