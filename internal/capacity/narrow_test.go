@@ -25,8 +25,11 @@ func TestJudgeNarrow(t *testing.T) {
 		{"short within twice the allowance", func(m *Measure) { m.Achieved, m.Latency = 96.5, uniform(900) }, false, true},
 		{"short by more", func(m *Measure) { m.Achieved, m.Latency = 95.5, uniform(900) }, false, false},
 		{"queued at the end is no shortfall", func(m *Measure) {
-			m.Achieved, m.Backlog, m.Latency = 97, []int64{18, 20}, uniform(900) // 97+20/10 >= 98
+			m.Achieved, m.Backlog, m.Latency = 97.6, []int64{0, 5}, uniform(900) // 97.6+5/10 >= 98
 		}, true, false},
+		{"a backlog carried in is a shortfall", func(m *Measure) {
+			m.Achieved, m.Backlog, m.Latency = 97, []int64{18, 20}, uniform(900) // 97+2/10 < 98
+		}, false, true},
 		{"a growing backlog", func(m *Measure) { m.Backlog = []int64{0, 9} }, false, false},
 		{"errors", func(m *Measure) { m.Errors = 20 }, false, false},
 		{"ended early", func(m *Measure) { m.EndedEarly = true }, false, false},

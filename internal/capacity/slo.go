@@ -5,8 +5,9 @@
 // backlog did not grow, each percentile's upper 95% confidence bound is
 // within its limit, errors are within theirs, and the client was not the
 // limit. The achieved rate is judged against the arrivals that fell due
-// less those still queued at the step's end, which are the backlog rule's
-// to judge. A step that missed only within its noise (each percentile
+// less those that fell due in the step and were still queued at its end,
+// which are the backlog rule's to judge (a backlog the step began with
+// counts as a shortfall). A step that missed only within its noise (each percentile
 // within its limit and only its bound above, or the achieved rate short by
 // at most twice the allowance, and nothing else broken) is measured again
 // and the rate judged on both steps pooled, before the bisection moves

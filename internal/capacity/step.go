@@ -34,13 +34,22 @@ type Measure struct {
 	Span time.Duration
 }
 
-// queued is the last backlog reading, the events due but not started at
-// the end of the step, as a rate over the step's span: 0 when unknown.
+// queued is what the backlog grew by over the step (its last reading less
+// its first; with one reading, the step began with none), the events that
+// fell due in the step and had not started at its end, as a rate over the
+// step's span: 0 when unknown. A backlog the step began with fell due
+// before it and is no part of its rate: counting it let a server that
+// completed 160 events a second hold at 312 offered.
 func (m Measure) queued() float64 {
-	if n := len(m.Backlog); n > 0 && m.Span > 0 {
-		return float64(m.Backlog[n-1]) / m.Span.Seconds()
+	n := len(m.Backlog)
+	if n == 0 || m.Span <= 0 {
+		return 0
 	}
-	return 0
+	grown := m.Backlog[n-1]
+	if n > 1 {
+		grown -= m.Backlog[0]
+	}
+	return float64(max(grown, 0)) / m.Span.Seconds()
 }
 
 // oneSidedZ95 is the normal quantile of a one-sided 95% bound.
