@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/shakedown/shakedown/internal/result"
 	"github.com/shakedown/shakedown/internal/target"
 )
 
@@ -14,27 +15,10 @@ var errorsNote = "Errors counted during the measured runs: each was an error the
 	fmt.Sprintf("(--mysql-ignore-errors; by default %d, %d and %d) or a lost connection, ", target.ERLockDeadlock, target.ERCheckRead, target.ERLockWaitTimeout) +
 	"counted and its event tried again. Any other error stops a run, which then appears among the failed steps."
 
-// codeOrder sorts error codes numerically.
-func codeOrder(m map[string]int64) []string {
-	codes := make([]string, 0, len(m))
-	for c := range m {
-		codes = append(codes, c)
-	}
-	sort.Slice(codes, func(i, j int) bool {
-		a, _ := strconv.Atoi(codes[i])
-		b, _ := strconv.Atoi(codes[j])
-		if a != b {
-			return a < b
-		}
-		return codes[i] < codes[j]
-	})
-	return codes
-}
-
 // byCodeText is a row's errors by code: "1213 deadlock: 3, 1205 lock wait
 // timeout: 1", most frequent first.
 func byCodeText(m map[string]int64) string {
-	codes := codeOrder(m)
+	codes := result.SortedCodes(m)
 	sort.SliceStable(codes, func(i, j int) bool { return m[codes[i]] > m[codes[j]] })
 	parts := make([]string, 0, len(codes))
 	for _, c := range codes {

@@ -156,8 +156,7 @@ func (r *Report) writeHostMarkdown(w io.Writer) {
 		}
 	}
 	if e := r.Host; e != nil && len(e.Counters) > 0 {
-		fmt.Fprintf(w, "\n## Host counters\n\n%s\n\n", mdEscape(countersNote))
-		e.countersTable().writeMarkdown(w)
+		e.countersTable().writeMarkdownSection(w, "Host counters", mdEscape(countersNote))
 	}
 	if len(r.Stalls) > 0 {
 		fmt.Fprintf(w, "\n## Stall captures (%d)\n", len(r.Stalls))

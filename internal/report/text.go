@@ -56,6 +56,16 @@ func (t *table) writeText(w io.Writer, indent string) {
 	}
 }
 
+// writeMarkdownSection writes the table as a "## title" section of the
+// Markdown report, after its lead paragraph when it has one.
+func (t *table) writeMarkdownSection(w io.Writer, title, lead string) {
+	fmt.Fprintf(w, "\n## %s\n\n", title)
+	if lead != "" {
+		fmt.Fprintf(w, "%s\n\n", lead)
+	}
+	t.writeMarkdown(w)
+}
+
 func (t *table) writeMarkdown(w io.Writer) {
 	cell := func(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
 	var b strings.Builder
@@ -539,13 +549,9 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 	if s := r.plainSummary(); s != "" {
 		fmt.Fprintf(bw, "\n**In short:** %s\n", mdEscape(s))
 	}
-	fmt.Fprintln(bw)
-	fmt.Fprintln(bw, "## Targets")
-	fmt.Fprintln(bw)
-	r.targetsTable().writeMarkdown(bw)
+	r.targetsTable().writeMarkdownSection(bw, "Targets", "")
 	if len(r.Candidates()) > 0 {
-		fmt.Fprintf(bw, "\n## Candidates against the control (%s)\n\n", mdEscape(r.Control))
-		r.summaryTable().writeMarkdown(bw)
+		r.summaryTable().writeMarkdownSection(bw, "Candidates against the control ("+mdEscape(r.Control)+")", "")
 	}
 	for _, wl := range r.Workloads {
 		fmt.Fprintf(bw, "\n## %s\n", mdEscape(wl.Name))
@@ -557,26 +563,18 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 		r.writeScalingMarkdown(bw, wl)
 	}
 	if r.hasErrors() {
-		fmt.Fprintln(bw, "\n## Errors by code")
-		fmt.Fprintln(bw)
-		r.errorsTable().writeMarkdown(bw)
+		r.errorsTable().writeMarkdownSection(bw, "Errors by code", "")
 		fmt.Fprintf(bw, "\n%s\n", mdEscape(errorsNote))
 	}
 	if len(r.Differing) > 0 {
-		fmt.Fprintln(bw, "\n## Server variables that differ")
-		fmt.Fprintln(bw)
-		r.differingTable().writeMarkdown(bw)
+		r.differingTable().writeMarkdownSection(bw, "Server variables that differ", "")
 	}
 	if r.Bisect != nil {
 		r.writeBisectMarkdown(bw)
 	}
 	r.writeHostMarkdown(bw)
 	if len(r.Unfinished) > 0 {
-		fmt.Fprintln(bw, "\n## Failed, interrupted and partial steps")
-		fmt.Fprintln(bw)
-		fmt.Fprintln(bw, "They are left out of every figure.")
-		fmt.Fprintln(bw)
-		r.unfinishedTable().writeMarkdown(bw)
+		r.unfinishedTable().writeMarkdownSection(bw, "Failed, interrupted and partial steps", "They are left out of every figure.")
 	}
 	if lines := r.dataLines(); len(lines) > 0 {
 		fmt.Fprintln(bw, "\n## Data and resumes")
@@ -586,11 +584,7 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 		}
 	}
 	if len(r.Splits) > 0 {
-		fmt.Fprintln(bw, "\n## Split loads")
-		fmt.Fprintln(bw)
-		fmt.Fprintln(bw, "Each step merged from its runners: counts and histograms added.")
-		fmt.Fprintln(bw)
-		r.splitTable().writeMarkdown(bw)
+		r.splitTable().writeMarkdownSection(bw, "Split loads", "Each step merged from its runners: counts and histograms added.")
 		for _, w := range r.splitWarnings() {
 			fmt.Fprintf(bw, "\n**Warning:** %s\n", mdEscape(w))
 		}

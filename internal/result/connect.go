@@ -3,7 +3,6 @@ package result
 import (
 	"fmt"
 	"io"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -86,15 +85,7 @@ func WriteStatementTable(w io.Writer, stmts []StatementStats) {
 		fmt.Fprintf(w, "    %10d %10.2f %9.3f %9.3f %9.3f %9.3f %9.3f %7d  %s\n",
 			s.Count, s.QPS, s.LatencyMS.Avg, s.LatencyMS.P50, s.LatencyMS.P95, s.LatencyMS.P99, s.LatencyMS.Max, s.Errors.Total, s.Name)
 		if s.Errors.Total > 0 {
-			codes := make([]string, 0, len(s.Errors.ByCode))
-			for c := range s.Errors.ByCode {
-				codes = append(codes, c)
-			}
-			sort.Slice(codes, func(i, j int) bool {
-				a, _ := strconv.Atoi(codes[i])
-				b, _ := strconv.Atoi(codes[j])
-				return a < b
-			})
+			codes := SortedCodes(s.Errors.ByCode)
 			parts := make([]string, len(codes))
 			for i, c := range codes {
 				parts[i] = fmt.Sprintf("%s: %d", c, s.Errors.ByCode[c])

@@ -234,15 +234,23 @@ func Read(rd io.Reader) (*Result, error) {
 }
 
 // ErrorCodes returns the error codes in r, sorted.
-func (r *Result) ErrorCodes() []string {
-	codes := make([]string, 0, len(r.Errors.ByCode))
-	for c := range r.Errors.ByCode {
+func (r *Result) ErrorCodes() []string { return SortedCodes(r.Errors.ByCode) }
+
+// SortedCodes returns the keys of counts by error code in numeric order,
+// codes that are not numbers by their text, so that every listing of
+// errors by code reads the same.
+func SortedCodes(byCode map[string]int64) []string {
+	codes := make([]string, 0, len(byCode))
+	for c := range byCode {
 		codes = append(codes, c)
 	}
 	sort.Slice(codes, func(i, j int) bool {
 		a, _ := strconv.Atoi(codes[i])
 		b, _ := strconv.Atoi(codes[j])
-		return a < b
+		if a != b {
+			return a < b
+		}
+		return codes[i] < codes[j]
 	})
 	return codes
 }
