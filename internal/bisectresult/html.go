@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/shakedown/shakedown/internal/docout"
 	"github.com/shakedown/shakedown/internal/render"
 	"github.com/shakedown/shakedown/internal/stats"
 )
@@ -39,8 +40,8 @@ func effectCell(e Effect) string {
 // every round with its runs. Its styles are the pages' one stylesheet
 // (render.Stylesheet), which the page around it carries.
 func WriteHTML(w io.Writer, r *Result) error {
-	ew := &errWriter{w: w}
-	p := ew.printf
+	ew := &docout.Sticky{W: w}
+	p := ew.Printf
 	p("<section class=\"vars-bisect\">\n")
 	p("<h2 id=\"vars-bisect\">Which differences matter: vars bisect</h2>\n")
 	p("<p class=\"meta\">%s %s, %d runs of each server, %d pairs of runs a round &middot; control <b>%s</b> &middot; candidate <b>%s</b></p>\n",
@@ -127,7 +128,7 @@ func WriteHTML(w io.Writer, r *Result) error {
 		p("</table>\n</details>\n")
 	}
 	p("</section>\n")
-	return ew.err
+	return ew.Err
 }
 
 // WriteHTMLPage writes the section as a page of its own.

@@ -10,15 +10,12 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/shakedown/shakedown/internal/docout"
 	"github.com/shakedown/shakedown/internal/stats"
 )
 
 // WriteJSON writes the result as one indented JSON document.
-func WriteJSON(w io.Writer, r *Result) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(r)
-}
+func WriteJSON(w io.Writer, r *Result) error { return docout.WriteJSON(w, r) }
 
 // ReadJSON reads a result as WriteJSON wrote it (vars bisect --json). A
 // document that is not one, or holds no outcome, is an error.
@@ -75,22 +72,22 @@ func (r *Result) Summary() string {
 // effect with intervals, interactions, what was cleared or left open, what
 // could not be tested, and every measurement.
 func WriteText(w io.Writer, r *Result) error {
-	ew := &errWriter{w: w}
-	ew.printf("vars bisect: %s %s, %d runs of each server, %d pairs of runs a round\n", r.Workload, strings.Join(r.RunArgs, " "), r.Repeats, r.Pairs)
-	ew.printf("control:   %s\ncandidate: %s\n\n", r.Control, r.Candidate)
+	ew := &docout.Sticky{W: w}
+	ew.Printf("vars bisect: %s %s, %d runs of each server, %d pairs of runs a round\n", r.Workload, strings.Join(r.RunArgs, " "), r.Repeats, r.Pairs)
+	ew.Printf("control:   %s\ncandidate: %s\n\n", r.Control, r.Candidate)
 	if r.Difference != nil {
-		ew.printf("The candidate against the control: %s (median %.1f vs %.1f qps)\n", r.Difference, stats.Median(r.CandidateQPS), stats.Median(r.ControlQPS))
+		ew.Printf("The candidate against the control: %s (median %.1f vs %.1f qps)\n", r.Difference, stats.Median(r.CandidateQPS), stats.Median(r.ControlQPS))
 	}
 	if r.All != nil {
-		ew.printf("All %d testable differences applied on the control: %s\n", len(r.Tested), r.All)
+		ew.Printf("All %d testable differences applied on the control: %s\n", len(r.Tested), r.All)
 	}
 	if r.Threshold > 0 && r.All != nil {
-		ew.printf("A set of variables matters when the whole 95%% interval of its effect lies beyond %.0f%% (a fifth of the whole difference, on a log scale), and is cleared when it lies within it.\n", r.Threshold*100)
+		ew.Printf("A set of variables matters when the whole 95%% interval of its effect lies beyond %.0f%% (a fifth of the whole difference, on a log scale), and is cleared when it lies within it.\n", r.Threshold*100)
 	}
-	ew.printf("\n%s\n", r.Summary())
+	ew.Printf("\n%s\n", r.Summary())
 
 	if len(r.Causes) > 0 {
-		ew.printf("\nCauses, by effect (the candidate's value alone on the control):\n")
+		ew.Printf("\nCauses, by effect (the candidate's value alone on the control):\n")
 		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "  variable\tcontrol\tcandidate\teffect")
 		for _, c := range r.Causes {
@@ -99,37 +96,37 @@ func WriteText(w io.Writer, r *Result) error {
 		tw.Flush()
 		for _, c := range r.Causes {
 			if c.ByElimination != nil {
-				ew.printf("  %s is named by elimination: its group moved the control %s and the rest of the group was cleared.\n", c.Variable, c.ByElimination)
+				ew.Printf("  %s is named by elimination: its group moved the control %s and the rest of the group was cleared.\n", c.Variable, c.ByElimination)
 			}
 		}
 	}
 	if r.Together != nil {
-		ew.printf("Causes together against all differences applied: %s\n", r.Together)
+		ew.Printf("Causes together against all differences applied: %s\n", r.Together)
 	}
 	if len(r.Interactions) > 0 {
-		ew.printf("\nVariables that matter together with others, not alone:\n")
+		ew.Printf("\nVariables that matter together with others, not alone:\n")
 		for _, in := range r.Interactions {
-			ew.printf("  %s: %s (%s)\n", in.Label(), in.Effect, aloneText(in.Alone))
+			ew.Printf("  %s: %s (%s)\n", in.Label(), in.Effect, aloneText(in.Alone))
 		}
 	}
 	if r.RestOnTop != nil {
-		ew.printf("Everything else applied on top of them: %s\n", r.RestOnTop)
+		ew.Printf("Everything else applied on top of them: %s\n", r.RestOnTop)
 	}
 	list := func(title string, names []string) {
 		if len(names) > 0 {
-			ew.printf("\n%s (%d): %s\n", title, len(names), strings.Join(names, ", "))
+			ew.Printf("\n%s (%d): %s\n", title, len(names), strings.Join(names, ", "))
 		}
 	}
 	list("Cleared, shown not to matter", r.Cleared)
 	list("Inconclusive, neither shown to matter nor not to", r.Inconclusive)
 	if hint := r.SettleHint(); hint != "" {
-		ew.printf("  %s\n", hint)
+		ew.Printf("  %s\n", hint)
 	}
 	list("Not resolved before the budget ran out", r.Unresolved)
 	if len(r.NotTestable) > 0 {
-		ew.printf("\nNot testable (%d):\n", len(r.NotTestable))
+		ew.Printf("\nNot testable (%d):\n", len(r.NotTestable))
 		for _, n := range r.NotTestable {
-			ew.printf("  %s: %s\n", n.Name, n.Reason)
+			ew.Printf("  %s: %s\n", n.Name, n.Reason)
 		}
 	}
 	if len(r.Measurements) > 0 {
@@ -139,7 +136,7 @@ func WriteText(w io.Writer, r *Result) error {
 				warm++
 			}
 		}
-		ew.printf("\nMeasurements (%d runs, %d of them to warm a server up, in %d rounds, %s; qps):\n", len(r.Measurements), warm, len(r.Rounds), MinSec(secondsDur(r.Elapsed)))
+		ew.Printf("\nMeasurements (%d runs, %d of them to warm a server up, in %d rounds, %s; qps):\n", len(r.Measurements), warm, len(r.Rounds), MinSec(secondsDur(r.Elapsed)))
 		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "  round\tapplied on the control\tqps\tcontrol qps\tagainst the control")
 		if len(r.ControlQPS) > 0 {
@@ -159,12 +156,12 @@ func WriteText(w io.Writer, r *Result) error {
 	}
 	if r.Outcome != OutcomeNoDifferences && r.Outcome != OutcomeSamePerf && len(r.Rounds) > 0 {
 		if r.Restored {
-			ew.printf("\nThe control was restored: every variable reads back as it was before.\n")
+			ew.Printf("\nThe control was restored: every variable reads back as it was before.\n")
 		} else {
-			ew.printf("\nThe control was NOT restored: see the message above and run shakedown vars bisect --undo FILE.\n")
+			ew.Printf("\nThe control was NOT restored: see the message above and run shakedown vars bisect --undo FILE.\n")
 		}
 	}
-	return ew.err
+	return ew.Err
 }
 
 // SettleHint says, when variables were left inconclusive, how far two runs
@@ -241,24 +238,3 @@ func short(v string) string {
 }
 
 func secondsDur(s float64) time.Duration { return time.Duration(math.Round(s * float64(time.Second))) }
-
-type errWriter struct {
-	w   io.Writer
-	err error
-}
-
-func (e *errWriter) Write(p []byte) (int, error) {
-	if e.err != nil {
-		return 0, e.err
-	}
-	n, err := e.w.Write(p)
-	e.err = err
-	return n, err
-}
-
-func (e *errWriter) printf(format string, args ...any) {
-	if e.err != nil {
-		return
-	}
-	_, e.err = fmt.Fprintf(e.w, format, args...)
-}

@@ -2,6 +2,7 @@ package monitor
 
 import (
 	"fmt"
+	"github.com/shakedown/shakedown/internal/docout"
 	"github.com/shakedown/shakedown/internal/result"
 	"io"
 	"math"
@@ -40,7 +41,7 @@ var (
 // every so many lines. A figure that needs attention carries a '*', and the
 // first time a reason (or a failing source) shows, a note line says it.
 type Table struct {
-	w     *stickyWriter
+	w     *docout.Sticky
 	cols  []Column
 	lines int
 	// Every is how many lines go between headings (0: only the first).
@@ -66,7 +67,7 @@ func NewTableWidth(w io.Writer, host bool, width int) *Table {
 	if width > 0 {
 		keys = fitColumns(keys, width)
 	}
-	t := &Table{w: &stickyWriter{w: w}, Every: 20, seen: map[string]bool{}, width: width}
+	t := &Table{w: &docout.Sticky{W: w}, Every: 20, seen: map[string]bool{}, width: width}
 	for _, k := range keys {
 		if c, ok := LookupColumn(k); ok {
 			t.cols = append(t.cols, c)
@@ -206,22 +207,7 @@ func (t *Table) WriteAt(s result.Sample, label time.Time) error {
 	}
 	fmt.Fprintln(t.w, strings.TrimRight(b.String(), " "))
 	t.notes(s)
-	return t.w.err
-}
-
-// stickyWriter keeps the first write error and drops later writes.
-type stickyWriter struct {
-	w   io.Writer
-	err error
-}
-
-func (s *stickyWriter) Write(p []byte) (int, error) {
-	if s.err != nil {
-		return 0, s.err
-	}
-	n, err := s.w.Write(p)
-	s.err = err
-	return n, err
+	return t.w.Err
 }
 
 func (t *Table) notes(s result.Sample) {

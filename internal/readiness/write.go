@@ -1,46 +1,35 @@
 package readiness
 
 import (
-	"encoding/json"
 	"fmt"
 	"html/template"
 	"io"
 	"strings"
 	"time"
 
+	"github.com/shakedown/shakedown/internal/docout"
 	"github.com/shakedown/shakedown/internal/render"
 )
 
+// formats are the ways Write writes a page, in the order Formats names
+// them.
+var formats = []docout.Format[*Page]{
+	{Name: "text", Write: WriteText},
+	{Name: "md", Write: WriteMarkdown},
+	{Name: "json", Write: WriteJSON},
+	{Name: "html", Write: WriteHTML},
+}
+
 // Formats are the names Write accepts.
-var Formats = []string{"text", "md", "json", "html"}
+var Formats = docout.Names(formats)
 
 // Write writes the page in format.
 func Write(w io.Writer, format string, p *Page) error {
-	var err error
-	switch format {
-	case "text":
-		err = WriteText(w, p)
-	case "md":
-		err = WriteMarkdown(w, p)
-	case "json":
-		err = WriteJSON(w, p)
-	case "html":
-		err = WriteHTML(w, p)
-	default:
-		return fmt.Errorf("write readiness page: unknown format %q; formats: %s", format, strings.Join(Formats, ", "))
-	}
-	if err != nil {
-		return fmt.Errorf("write %s readiness page: %w", format, err)
-	}
-	return nil
+	return docout.Write(w, "readiness page", format, formats, p)
 }
 
 // WriteJSON writes the page as a JSON document.
-func WriteJSON(w io.Writer, p *Page) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(p)
-}
+func WriteJSON(w io.Writer, p *Page) error { return docout.WriteJSON(w, p) }
 
 // piece is one row of the evidence list.
 type piece struct {

@@ -1,7 +1,6 @@
 package replay
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"sort"
@@ -10,6 +9,7 @@ import (
 	"time"
 
 	"github.com/shakedown/shakedown/internal/capture"
+	"github.com/shakedown/shakedown/internal/docout"
 	"github.com/shakedown/shakedown/internal/stats"
 )
 
@@ -244,11 +244,7 @@ func clip(s string, n int) string {
 }
 
 // WriteJSON writes the report as indented JSON.
-func WriteJSON(w io.Writer, rep *Report) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(rep)
-}
+func WriteJSON(w io.Writer, rep *Report) error { return docout.WriteJSON(w, rep) }
 
 // WriteText writes the report for a terminal: totals, then the
 // fingerprints (at most top), then examples of differences.

@@ -2,11 +2,11 @@ package report
 
 import (
 	"encoding/csv"
-	"encoding/json"
 	"io"
 	"strconv"
 	"time"
 
+	"github.com/shakedown/shakedown/internal/docout"
 	"github.com/shakedown/shakedown/internal/stats"
 )
 
@@ -289,9 +289,7 @@ func WriteJSON(w io.Writer, r *Report) error {
 	if r.Host != nil {
 		doc.HostCounters = r.Host.Counters
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(doc)
+	return docout.WriteJSON(w, doc)
 }
 
 // WriteCSV writes one row per target, workload and thread level.

@@ -3,13 +3,13 @@ package report
 import (
 	"bufio"
 	"encoding/csv"
-	"encoding/json"
 	"fmt"
 	"io"
 	"sort"
 	"strconv"
 	"time"
 
+	"github.com/shakedown/shakedown/internal/docout"
 	"github.com/shakedown/shakedown/internal/render"
 	"github.com/shakedown/shakedown/internal/stats"
 	"github.com/shakedown/shakedown/internal/store"
@@ -192,8 +192,6 @@ func WriteHistory(w io.Writer, format string, h *History) error {
 			wrap(bw, "How change points are found: "+HistoryMethod, 100, "")
 		}
 	case "json":
-		enc := json.NewEncoder(bw)
-		enc.SetIndent("", "  ")
 		doc := struct {
 			*History
 			Method string `json:"method"`
@@ -201,7 +199,7 @@ func WriteHistory(w io.Writer, format string, h *History) error {
 		if doc.Series == nil {
 			doc.Series = []*HistorySeries{}
 		}
-		if err := enc.Encode(doc); err != nil {
+		if err := docout.WriteJSON(bw, doc); err != nil {
 			return err
 		}
 	case "csv":

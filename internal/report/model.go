@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/shakedown/shakedown/internal/docout"
 	"github.com/shakedown/shakedown/internal/stats"
 	"github.com/shakedown/shakedown/internal/store"
 	"github.com/shakedown/shakedown/internal/vars"
@@ -454,28 +455,20 @@ func (r *Report) Candidates() []string {
 	return out
 }
 
+// formats are the ways Write writes a report, in the order Formats names
+// them.
+var formats = []docout.Format[*Report]{
+	{Name: "text", Write: WriteText},
+	{Name: "md", Write: WriteMarkdown},
+	{Name: "csv", Write: WriteCSV},
+	{Name: "json", Write: WriteJSON},
+	{Name: "html", Write: WriteHTML},
+}
+
 // Formats are the names Write accepts.
-var Formats = []string{"text", "md", "csv", "json", "html"}
+var Formats = docout.Names(formats)
 
 // Write writes r in format to w.
 func Write(w io.Writer, format string, r *Report) error {
-	var err error
-	switch format {
-	case "text":
-		err = WriteText(w, r)
-	case "md":
-		err = WriteMarkdown(w, r)
-	case "csv":
-		err = WriteCSV(w, r)
-	case "json":
-		err = WriteJSON(w, r)
-	case "html":
-		err = WriteHTML(w, r)
-	default:
-		return fmt.Errorf("write report: unknown format %q; formats: %s", format, strings.Join(Formats, ", "))
-	}
-	if err != nil {
-		return fmt.Errorf("write %s report: %w", format, err)
-	}
-	return nil
+	return docout.Write(w, "report", format, formats, r)
 }

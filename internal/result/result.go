@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/shakedown/shakedown/internal/docout"
 	"github.com/shakedown/shakedown/internal/histogram"
 	"github.com/shakedown/shakedown/internal/host"
 	"github.com/shakedown/shakedown/internal/stats"
@@ -218,11 +219,7 @@ func Millis(d time.Duration) float64 {
 }
 
 // WriteJSON writes r to w, indented.
-func (r *Result) WriteJSON(w io.Writer) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(r)
-}
+func (r *Result) WriteJSON(w io.Writer) error { return docout.WriteJSON(w, r) }
 
 // Read loads a result document.
 func Read(rd io.Reader) (*Result, error) {
