@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/shakedown/shakedown/internal/target"
 )
 
 // object is a view, routine or trigger: its name and the statement that
@@ -123,20 +125,11 @@ type querier interface {
 
 // names runs a query that returns one or two text columns per row.
 func names(ctx context.Context, q querier, query string, args ...any) ([][2]string, error) {
-	rows, err := q.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out [][2]string
-	for rows.Next() {
-		var a, b string
-		if err := rows.Scan(&a, &b); err != nil {
-			return nil, err
-		}
-		out = append(out, [2]string{a, b})
-	}
-	return out, rows.Err()
+	return target.QueryAll(ctx, q, func(row target.Scanner) ([2]string, error) {
+		var n [2]string
+		err := row.Scan(&n[0], &n[1])
+		return n, err
+	}, query, args...)
 }
 
 // readObjects reads db's views, routines and triggers from the source,
