@@ -2,7 +2,6 @@ package dbcopy
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"regexp"
 	"strings"
@@ -89,8 +88,8 @@ func (c *copier) grantees(ctx context.Context) ([]string, error) {
 	return out, nil
 }
 
-func showGrants(ctx context.Context, db *sql.DB, grantee string) ([]string, error) {
-	out, err := target.QueryAll(ctx, db, target.ScanString, "SHOW GRANTS FOR "+grantee)
+func showGrants(ctx context.Context, q target.Querier, grantee string) ([]string, error) {
+	out, err := target.QueryAll(ctx, q, target.ScanString, "SHOW GRANTS FOR "+grantee)
 	if err != nil {
 		return nil, fmt.Errorf("source: read grants of %s: %w", grantee, err)
 	}
