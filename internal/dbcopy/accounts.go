@@ -2,10 +2,11 @@ package dbcopy
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/shakedown/shakedown/internal/target"
 )
 
 // copyAccounts creates on the target the accounts that hold privileges on
@@ -87,21 +88,12 @@ func (c *copier) grantees(ctx context.Context) ([]string, error) {
 	return out, nil
 }
 
-func showGrants(ctx context.Context, db *sql.DB, grantee string) ([]string, error) {
-	rows, err := db.QueryContext(ctx, "SHOW GRANTS FOR "+grantee)
+func showGrants(ctx context.Context, q target.Querier, grantee string) ([]string, error) {
+	out, err := target.QueryAll(ctx, q, target.ScanString, "SHOW GRANTS FOR "+grantee)
 	if err != nil {
 		return nil, fmt.Errorf("source: read grants of %s: %w", grantee, err)
 	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var g string
-		if err := rows.Scan(&g); err != nil {
-			return nil, fmt.Errorf("source: read grants of %s: %w", grantee, err)
-		}
-		out = append(out, g)
-	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // grantOnDB finds the database a GRANT line is on: "GRANT ... ON `db`.*

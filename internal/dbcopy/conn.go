@@ -3,8 +3,6 @@ package dbcopy
 import (
 	"context"
 	"fmt"
-	"maps"
-	"time"
 
 	"github.com/shakedown/shakedown/internal/schema"
 	"github.com/shakedown/shakedown/internal/target"
@@ -31,32 +29,9 @@ var (
 // db as the default database ("" for none) and params set on every
 // connection, and asks what the server is. The caller closes Side.DB.
 func connect(ctx context.Context, role string, t *target.Target, db string, size int, params map[string]string) (*schema.Side, error) {
-	tt := *t
-	tt.Params = maps.Clone(t.Params)
-	if tt.Params == nil {
-		tt.Params = map[string]string{}
-	}
-	maps.Copy(tt.Params, params)
-	tt.DB = db
-	ep := tt.Endpoints()[0]
-	pool, err := tt.Open(ep, size) // tt.DB: db, or none
+	pool, tt, srv, err := t.ConnectSession(ctx, db, size, params)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", role, err)
 	}
-	pool.SetMaxOpenConns(size)
-	pctx, cancel := context.WithTimeout(ctx, tt.ConnectTimeout+time.Second)
-	defer cancel()
-	if err := pool.PingContext(pctx); err != nil {
-		pool.Close()
-		if ctx.Err() != nil {
-			return nil, fmt.Errorf("%s: %w", role, ctx.Err())
-		}
-		return nil, fmt.Errorf("%s: %w", role, t.Explain(ep, err))
-	}
-	srv, err := target.Detect(pctx, pool)
-	if err != nil {
-		pool.Close()
-		return nil, fmt.Errorf("%s: detect server: %w", role, err)
-	}
-	return &schema.Side{Role: role, Target: &tt, DB: pool, Server: srv}, nil
+	return &schema.Side{Role: role, Target: tt, DB: pool, Server: srv}, nil
 }

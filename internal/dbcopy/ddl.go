@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/shakedown/shakedown/internal/target"
 )
 
 // object is a view, routine or trigger: its name and the statement that
@@ -85,7 +87,7 @@ func splitCreateTable(create, table string, deferIndexes bool) tableDDL {
 
 // showCreate runs a SHOW CREATE statement and returns the columns named
 // want (by position: SHOW CREATE's columns differ by object kind).
-func showCreate(ctx context.Context, q querier, stmt string) (map[string]string, error) {
+func showCreate(ctx context.Context, q target.Querier, stmt string) (map[string]string, error) {
 	rows, err := q.QueryContext(ctx, stmt)
 	if err != nil {
 		return nil, fmt.Errorf("read definition: %s: %w", stmt, err)
@@ -116,32 +118,18 @@ func showCreate(ctx context.Context, q querier, stmt string) (map[string]string,
 	return out, rows.Err()
 }
 
-// querier is what *sql.DB, *sql.Conn and *sql.Tx offer for reading.
-type querier interface {
-	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-}
-
 // names runs a query that returns one or two text columns per row.
-func names(ctx context.Context, q querier, query string, args ...any) ([][2]string, error) {
-	rows, err := q.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out [][2]string
-	for rows.Next() {
-		var a, b string
-		if err := rows.Scan(&a, &b); err != nil {
-			return nil, err
-		}
-		out = append(out, [2]string{a, b})
-	}
-	return out, rows.Err()
+func names(ctx context.Context, q target.Querier, query string, args ...any) ([][2]string, error) {
+	return target.QueryAll(ctx, q, func(row target.Scanner) ([2]string, error) {
+		var n [2]string
+		err := row.Scan(&n[0], &n[1])
+		return n, err
+	}, query, args...)
 }
 
 // readObjects reads db's views, routines and triggers from the source,
 // retargeted to dstDB. Triggers come in their firing order.
-func readObjects(ctx context.Context, q querier, db, dstDB string) (views, routines, triggers []object, err error) {
+func readObjects(ctx context.Context, q target.Querier, db, dstDB string) (views, routines, triggers []object, err error) {
 	vs, err := names(ctx, q, "SELECT TABLE_NAME, '' FROM information_schema.VIEWS WHERE TABLE_SCHEMA = ? ORDER BY TABLE_NAME", db)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("list views of %s: %w", db, err)
@@ -217,7 +205,7 @@ func createObjects(ctx context.Context, conn execer, objs []object) error {
 }
 
 // readEvents reads db's events from the source, retargeted to dstDB.
-func readEvents(ctx context.Context, q querier, db, dstDB string) ([]object, error) {
+func readEvents(ctx context.Context, q target.Querier, db, dstDB string) ([]object, error) {
 	es, err := names(ctx, q, "SELECT EVENT_NAME, '' FROM information_schema.EVENTS WHERE EVENT_SCHEMA = ? ORDER BY EVENT_NAME", db)
 	if err != nil {
 		return nil, fmt.Errorf("list events of %s: %w", db, err)

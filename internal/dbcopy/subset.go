@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/shakedown/shakedown/internal/schema"
+	"github.com/shakedown/shakedown/internal/target"
 )
 
 // fkEdge is one foreign key: child's cols reference parent's pcols.
@@ -16,7 +17,7 @@ type fkEdge struct {
 }
 
 // readFKs lists the foreign keys between tables of db.
-func readFKs(ctx context.Context, q querier, db string) ([]*fkEdge, error) {
+func readFKs(ctx context.Context, q target.Querier, db string) ([]*fkEdge, error) {
 	rows, err := q.QueryContext(ctx, `SELECT CONSTRAINT_NAME, TABLE_NAME, COLUMN_NAME, REFERENCED_TABLE_NAME, REFERENCED_COLUMN_NAME
 		FROM information_schema.KEY_COLUMN_USAGE
 		WHERE TABLE_SCHEMA = ? AND REFERENCED_TABLE_SCHEMA = ? AND REFERENCED_TABLE_NAME IS NOT NULL

@@ -32,6 +32,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/shakedown/shakedown/internal/home"
 	"github.com/shakedown/shakedown/internal/outfile"
 	"github.com/shakedown/shakedown/internal/usage"
 )
@@ -112,14 +113,11 @@ type record struct {
 	Tied bool     `json:"tied,omitempty"`
 }
 
-// DefaultHome is $SHAKEDOWN_HOME/sandboxes, else $HOME/.shakedown/sandboxes,
-// else "" (no home known).
+// DefaultHome is sandboxes in shakedown's home (home.Dir), else "" (no
+// home known).
 func DefaultHome(getenv func(string) string) string {
-	if h := getenv("SHAKEDOWN_HOME"); h != "" {
+	if h := home.Dir(getenv); h != "" {
 		return filepath.Join(h, "sandboxes")
-	}
-	if h := getenv("HOME"); h != "" {
-		return filepath.Join(h, ".shakedown", "sandboxes")
 	}
 	return ""
 }

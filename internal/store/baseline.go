@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/shakedown/shakedown/internal/target"
 )
 
 // baselineSchema is the table of baselines, added beside the others.
@@ -68,31 +70,30 @@ func (s *Store) SaveBaseline(ctx context.Context, b *Baseline) error {
 
 // Baselines lists the baselines by name.
 func (s *Store) Baselines(ctx context.Context) ([]Baseline, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT name, created_at, target, source, run_ids, witness_run_ids FROM baselines ORDER BY name`)
+	out, err := target.QueryAll(ctx, s.db, scanBaseline, `SELECT name, created_at, target, source, run_ids, witness_run_ids FROM baselines ORDER BY name`)
 	if err != nil {
 		return nil, fmt.Errorf("list baselines: %w", err)
 	}
-	defer rows.Close()
-	var out []Baseline
-	for rows.Next() {
-		var b Baseline
-		var created, ids string
-		var witnesses sql.NullString
-		if err := rows.Scan(&b.Name, &created, &b.Target, &b.Source, &ids, &witnesses); err != nil {
-			return nil, fmt.Errorf("list baselines: %w", err)
-		}
-		b.CreatedAt = parseTime(created)
-		if err := json.Unmarshal([]byte(ids), &b.RunIDs); err != nil {
-			return nil, fmt.Errorf("baseline %s: %w", b.Name, err)
-		}
-		if witnesses.Valid && witnesses.String != "" {
-			if err := json.Unmarshal([]byte(witnesses.String), &b.WitnessRunIDs); err != nil {
-				return nil, fmt.Errorf("baseline %s: %w", b.Name, err)
-			}
-		}
-		out = append(out, b)
+	return out, nil
+}
+
+func scanBaseline(row target.Scanner) (Baseline, error) {
+	var b Baseline
+	var created, ids string
+	var witnesses sql.NullString
+	if err := row.Scan(&b.Name, &created, &b.Target, &b.Source, &ids, &witnesses); err != nil {
+		return Baseline{}, err
 	}
-	return out, rows.Err()
+	b.CreatedAt = parseTime(created)
+	if err := json.Unmarshal([]byte(ids), &b.RunIDs); err != nil {
+		return Baseline{}, fmt.Errorf("baseline %s: %w", b.Name, err)
+	}
+	if witnesses.Valid && witnesses.String != "" {
+		if err := json.Unmarshal([]byte(witnesses.String), &b.WitnessRunIDs); err != nil {
+			return Baseline{}, fmt.Errorf("baseline %s: %w", b.Name, err)
+		}
+	}
+	return b, nil
 }
 
 // DeleteBaseline removes a baseline (not its runs); a name not there is

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/shakedown/shakedown/internal/target"
 )
 
 // notesSchema is the table of what a sweep did to the data besides its
@@ -78,22 +80,14 @@ func (s *Store) AddNote(ctx context.Context, sweepID int64, n Note) error {
 
 // Notes returns a sweep's notes in the order they were made.
 func (s *Store) Notes(ctx context.Context, sweepID int64) ([]Note, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT at, step, kind, target, workload, text FROM sweep_notes WHERE sweep_id = ? ORDER BY id`, sweepID)
-	if err != nil {
-		return nil, fmt.Errorf("read notes of sweep %d: %w", sweepID, err)
-	}
-	defer rows.Close()
-	var out []Note
-	for rows.Next() {
+	out, err := target.QueryAll(ctx, s.db, func(row target.Scanner) (Note, error) {
 		var n Note
 		var at string
-		if err := rows.Scan(&at, &n.Step, &n.Kind, &n.Target, &n.Workload, &n.Text); err != nil {
-			return nil, fmt.Errorf("read notes of sweep %d: %w", sweepID, err)
-		}
+		err := row.Scan(&at, &n.Step, &n.Kind, &n.Target, &n.Workload, &n.Text)
 		n.At = parseTime(at)
-		out = append(out, n)
-	}
-	if err := rows.Err(); err != nil {
+		return n, err
+	}, `SELECT at, step, kind, target, workload, text FROM sweep_notes WHERE sweep_id = ? ORDER BY id`, sweepID)
+	if err != nil {
 		return nil, fmt.Errorf("read notes of sweep %d: %w", sweepID, err)
 	}
 	return out, nil

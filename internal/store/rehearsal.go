@@ -2,10 +2,10 @@ package store
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
 	"time"
+
+	"github.com/shakedown/shakedown/internal/target"
 )
 
 // rehearsalSchema holds rehearsals (shakedown rehearse) and their steps.
@@ -165,44 +165,25 @@ func (s *Store) AddRehearsalStep(ctx context.Context, st *RehearsalStep) (int64,
 
 const rehearsalColumns = `id, name, plan_path, plan, started_at, finished_at, status, verdict, tool`
 
-func scanRehearsal(row interface{ Scan(...any) error }) (*Rehearsal, error) {
+func scanRehearsal(row target.Scanner) (Rehearsal, error) {
 	var r Rehearsal
 	var started, finished string
 	if err := row.Scan(&r.ID, &r.Name, &r.PlanPath, &r.Plan, &started, &finished, &r.Status, &r.Verdict, &r.Tool); err != nil {
-		return nil, err
+		return Rehearsal{}, err
 	}
 	r.StartedAt, r.FinishedAt = parseTime(started), parseTime(finished)
-	return &r, nil
+	return r, nil
 }
 
 // GetRehearsal reads one rehearsal, or an error wrapping ErrNotFound.
 func (s *Store) GetRehearsal(ctx context.Context, id int64) (*Rehearsal, error) {
-	r, err := scanRehearsal(s.db.QueryRowContext(ctx, `SELECT `+rehearsalColumns+` FROM rehearsals WHERE id = ?`, id))
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("rehearsal %d: %w", id, ErrNotFound)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read rehearsal %d: %w", id, err)
-	}
-	return r, nil
+	return queryOne(ctx, s.db, fmt.Sprintf("rehearsal %d", id), scanRehearsal, `SELECT `+rehearsalColumns+` FROM rehearsals WHERE id = ?`, id)
 }
 
 // Rehearsals lists the stored rehearsals, newest first.
 func (s *Store) Rehearsals(ctx context.Context) ([]Rehearsal, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT `+rehearsalColumns+` FROM rehearsals ORDER BY id DESC`)
+	out, err := target.QueryAll(ctx, s.db, scanRehearsal, `SELECT `+rehearsalColumns+` FROM rehearsals ORDER BY id DESC`)
 	if err != nil {
-		return nil, fmt.Errorf("read rehearsals: %w", err)
-	}
-	defer rows.Close()
-	var out []Rehearsal
-	for rows.Next() {
-		r, err := scanRehearsal(rows)
-		if err != nil {
-			return nil, fmt.Errorf("read rehearsals: %w", err)
-		}
-		out = append(out, *r)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("read rehearsals: %w", err)
 	}
 	return out, nil
@@ -211,24 +192,16 @@ func (s *Store) Rehearsals(ctx context.Context) ([]Rehearsal, error) {
 // RehearsalSteps lists a rehearsal's step rows in the order they were
 // written: a step run again after a resume has a row per run.
 func (s *Store) RehearsalSteps(ctx context.Context, id int64) ([]RehearsalStep, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT id, rehearsal_id, position, name, status, outcome, ref, summary, error, started_at, wall_s
-		FROM rehearsal_steps WHERE rehearsal_id = ? ORDER BY id`, id)
-	if err != nil {
-		return nil, fmt.Errorf("read rehearsal %d steps: %w", id, err)
-	}
-	defer rows.Close()
-	var out []RehearsalStep
-	for rows.Next() {
+	out, err := target.QueryAll(ctx, s.db, func(row target.Scanner) (RehearsalStep, error) {
 		var st RehearsalStep
 		var started string
-		if err := rows.Scan(&st.ID, &st.RehearsalID, &st.Position, &st.Name, &st.Status, &st.Outcome, &st.Ref, &st.Summary,
-			&st.Error, &started, &st.WallS); err != nil {
-			return nil, fmt.Errorf("read rehearsal %d steps: %w", id, err)
-		}
+		err := row.Scan(&st.ID, &st.RehearsalID, &st.Position, &st.Name, &st.Status, &st.Outcome, &st.Ref, &st.Summary,
+			&st.Error, &started, &st.WallS)
 		st.StartedAt = parseTime(started)
-		out = append(out, st)
-	}
-	if err := rows.Err(); err != nil {
+		return st, err
+	}, `SELECT id, rehearsal_id, position, name, status, outcome, ref, summary, error, started_at, wall_s
+		FROM rehearsal_steps WHERE rehearsal_id = ? ORDER BY id`, id)
+	if err != nil {
 		return nil, fmt.Errorf("read rehearsal %d steps: %w", id, err)
 	}
 	return out, nil

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/shakedown/shakedown/internal/histogram"
 	"github.com/shakedown/shakedown/internal/result"
+	"github.com/shakedown/shakedown/internal/target"
 )
 
 // splitSchema holds the tables of loads split over many runners, which
@@ -198,40 +198,26 @@ func (s *Store) joinExisting(ctx context.Context, sp *Split) error {
 
 const splitSelect = `SELECT id, run_key, kind, sweep_id, seg_sequence, runners, start_at, created_at, description FROM splits`
 
-func scanSplit(row interface{ Scan(...any) error }) (*Split, error) {
+func scanSplit(row target.Scanner) (Split, error) {
 	var sp Split
 	var sweep sql.NullInt64
 	var start, created string
 	if err := row.Scan(&sp.ID, &sp.Key, &sp.Kind, &sweep, &sp.Sequence, &sp.Runners, &start, &created, &sp.Description); err != nil {
-		return nil, err
+		return Split{}, err
 	}
 	sp.SweepID, sp.StartAt, sp.CreatedAt = sweep.Int64, parseTime(start), parseTime(created)
-	return &sp, nil
+	return sp, nil
 }
 
 // SplitByKey returns the split load with key, or an error wrapping
 // ErrNotFound.
 func (s *Store) SplitByKey(ctx context.Context, key string) (*Split, error) {
-	sp, err := scanSplit(s.db.QueryRowContext(ctx, splitSelect+` WHERE run_key = ?`, key))
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("split load %s: %w", key, ErrNotFound)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read split load %s: %w", key, err)
-	}
-	return sp, nil
+	return queryOne(ctx, s.db, "split load "+key, scanSplit, splitSelect+` WHERE run_key = ?`, key)
 }
 
 // SplitByID returns a split load, or an error wrapping ErrNotFound.
 func (s *Store) SplitByID(ctx context.Context, id int64) (*Split, error) {
-	sp, err := scanSplit(s.db.QueryRowContext(ctx, splitSelect+` WHERE id = ?`, id))
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("split load %d: %w", id, ErrNotFound)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read split load %d: %w", id, err)
-	}
-	return sp, nil
+	return queryOne(ctx, s.db, fmt.Sprintf("split load %d", id), scanSplit, splitSelect+` WHERE id = ?`, id)
 }
 
 // Register records a runner of a split load. A segment registered before
@@ -282,25 +268,20 @@ func (s *Store) RunnerFinished(ctx context.Context, splitID int64, index int, st
 
 // Runners lists the registered runners of a split load by segment.
 func (s *Store) Runners(ctx context.Context, splitID int64) ([]Runner, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT seg_index, segment, label, host, registered_at, first_start_at, finished_at, status, clock_offset_us
+	out, err := target.QueryAll(ctx, s.db, func(row target.Scanner) (Runner, error) {
+		r := Runner{SplitID: splitID}
+		var reg, first, fin string
+		var off int64
+		err := row.Scan(&r.Index, &r.Segment, &r.Label, &r.Host, &reg, &first, &fin, &r.Status, &off)
+		r.RegisteredAt, r.FirstStartAt, r.FinishedAt = parseTime(reg), parseTime(first), parseTime(fin)
+		r.ClockOffset = time.Duration(off) * time.Microsecond
+		return r, err
+	}, `SELECT seg_index, segment, label, host, registered_at, first_start_at, finished_at, status, clock_offset_us
 		FROM runners WHERE split_id = ? ORDER BY seg_index`, splitID)
 	if err != nil {
 		return nil, fmt.Errorf("read runners of split %d: %w", splitID, err)
 	}
-	defer rows.Close()
-	var out []Runner
-	for rows.Next() {
-		r := Runner{SplitID: splitID}
-		var reg, first, fin string
-		var off int64
-		if err := rows.Scan(&r.Index, &r.Segment, &r.Label, &r.Host, &reg, &first, &fin, &r.Status, &off); err != nil {
-			return nil, fmt.Errorf("read runners of split %d: %w", splitID, err)
-		}
-		r.RegisteredAt, r.FirstStartAt, r.FinishedAt = parseTime(reg), parseTime(first), parseTime(fin)
-		r.ClockOffset = time.Duration(off) * time.Microsecond
-		out = append(out, r)
-	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // Now is the store's clock: the server's for a shared store, this host's
@@ -404,22 +385,23 @@ func (s *Store) intervalHDR(ctx context.Context, runIDs []int64) (map[int64][]re
 	for i, id := range runIDs {
 		args[i] = id
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT run_id, t_start_us, t_end_us, n_threads, n_events, n_reads, n_writes, n_others, n_errors,
+	type runInterval struct {
+		run int64
+		iv  result.IntervalHDR
+	}
+	ivs, err := target.QueryAll(ctx, s.db, func(row target.Scanner) (runInterval, error) {
+		var r runInterval
+		iv, l := &r.iv, &r.iv.Latency
+		err := row.Scan(&r.run, &iv.StartUS, &iv.EndUS, &iv.Threads, &iv.Events, &iv.Reads, &iv.Writes, &iv.Others, &iv.Errors,
+			&iv.Reconnects, &l.Count, &l.SumNS, &l.MinNS, &l.MaxNS, &l.Encoded)
+		return r, err
+	}, `SELECT run_id, t_start_us, t_end_us, n_threads, n_events, n_reads, n_writes, n_others, n_errors,
 		n_reconnects, lat_count, lat_sum_ns, lat_min_ns, lat_max_ns, hdr FROM interval_hdr WHERE run_id IN (`+marks+`) ORDER BY run_id, seq`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("read interval histograms: %w", err)
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var id int64
-		var iv result.IntervalHDR
-		var l histogram.Snapshot
-		if err := rows.Scan(&id, &iv.StartUS, &iv.EndUS, &iv.Threads, &iv.Events, &iv.Reads, &iv.Writes, &iv.Others, &iv.Errors,
-			&iv.Reconnects, &l.Count, &l.SumNS, &l.MinNS, &l.MaxNS, &l.Encoded); err != nil {
-			return nil, fmt.Errorf("read interval histograms: %w", err)
-		}
-		iv.Latency = l
-		out[id] = append(out[id], iv)
+	for _, r := range ivs {
+		out[r.run] = append(out[r.run], r.iv)
 	}
-	return out, rows.Err()
+	return out, nil
 }

@@ -23,6 +23,7 @@ import (
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 
+	"github.com/shakedown/shakedown/internal/home"
 	"github.com/shakedown/shakedown/internal/result"
 )
 
@@ -136,14 +137,11 @@ type Store struct {
 	dialect dialect
 }
 
-// DefaultPath is $SHAKEDOWN_HOME/shakedown.db, else
-// $HOME/.shakedown/shakedown.db, else shakedown.db.
+// DefaultPath is shakedown.db in shakedown's home (home.Dir), else
+// shakedown.db.
 func DefaultPath(getenv func(string) string) string {
-	if h := getenv("SHAKEDOWN_HOME"); h != "" {
+	if h := home.Dir(getenv); h != "" {
 		return filepath.Join(h, "shakedown.db")
-	}
-	if h := getenv("HOME"); h != "" {
-		return filepath.Join(h, ".shakedown", "shakedown.db")
 	}
 	return "shakedown.db"
 }

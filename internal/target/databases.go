@@ -80,20 +80,7 @@ func (t *Target) Databases(ctx context.Context, q Querier, named []string, rule 
 // ListDatabases lists every database on the server, system ones too, in
 // the server's order.
 func ListDatabases(ctx context.Context, q Querier) ([]string, error) {
-	rows, err := q.QueryContext(ctx, "SELECT SCHEMA_NAME FROM information_schema.SCHEMATA ORDER BY SCHEMA_NAME")
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			return nil, err
-		}
-		out = append(out, s)
-	}
-	return out, rows.Err()
+	return QueryAll(ctx, q, ScanString, "SELECT SCHEMA_NAME FROM information_schema.SCHEMATA ORDER BY SCHEMA_NAME")
 }
 
 // UserDatabases is dbs without the system databases.

@@ -1,6 +1,9 @@
 package target
 
-import "database/sql"
+import (
+	"context"
+	"database/sql"
+)
 
 // CloseRows closes rows that have been read to their end and returns the
 // first error of the reading (which rows.Next hides until rows.Err) or of
@@ -11,4 +14,41 @@ func CloseRows(rows *sql.Rows) error {
 		err = cerr
 	}
 	return err
+}
+
+// Scanner is one row to read: both *sql.Row and *sql.Rows are, so one
+// function reads a row of either.
+type Scanner interface {
+	Scan(dest ...any) error
+}
+
+// QueryAll runs query on q and reads every row with scan, in order. The
+// first error ends it and comes back as it is, for the caller to wrap: the
+// query's, scan's, or the reading's, which rows.Next hides until rows.Err
+// (a result cut short is not a short result). No rows is a nil slice.
+func QueryAll[T any](ctx context.Context, q Querier, scan func(Scanner) (T, error), query string, args ...any) ([]T, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ScanString reads a row of one text column.
+func ScanString(row Scanner) (string, error) {
+	var s string
+	err := row.Scan(&s)
+	return s, err
 }

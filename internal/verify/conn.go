@@ -4,9 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"maps"
 	"strings"
-	"time"
 
 	"github.com/shakedown/shakedown/internal/schema"
 	"github.com/shakedown/shakedown/internal/target"
@@ -26,33 +24,9 @@ var sessionParams = map[string]string{
 // asks the server's flavour and version. role names the side in errors.
 // The caller closes Side.DB.
 func Connect(ctx context.Context, role string, t *target.Target, size int) (*schema.Side, error) {
-	tt := *t
-	tt.Params = maps.Clone(t.Params)
-	if tt.Params == nil {
-		tt.Params = map[string]string{}
-	}
-	maps.Copy(tt.Params, sessionParams)
-	ep := tt.Endpoints()[0]
-	db, err := tt.OpenNoDB(ep, size)
+	db, _, srv, err := t.ConnectSession(ctx, "", size, sessionParams)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", role, err)
-	}
-	db.SetMaxOpenConns(size)
-	// A server that accepts the connection and never answers would hold
-	// the handshake forever: the connect timeout bounds it too.
-	pctx, cancel := context.WithTimeout(ctx, tt.ConnectTimeout+time.Second)
-	defer cancel()
-	if err := db.PingContext(pctx); err != nil {
-		db.Close()
-		if ctx.Err() != nil {
-			return nil, fmt.Errorf("%s: %w", role, ctx.Err())
-		}
-		return nil, fmt.Errorf("%s: %w", role, t.Explain(ep, err))
-	}
-	srv, err := target.Detect(pctx, db)
-	if err != nil {
-		db.Close()
-		return nil, fmt.Errorf("%s: detect server: %w", role, err)
 	}
 	return &schema.Side{Role: role, Target: t, DB: db, Server: srv}, nil
 }
