@@ -31,23 +31,13 @@
 # (bin/shakedown), KEEP=1 keeps the sandboxes and files.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=scripts/bench-lib.sh
+. scripts/bench-lib.sh
 
-ROUNDS=${ROUNDS:-3}
-SESSIONS=${SESSIONS:-8}
-STATEMENTS=${STATEMENTS:-40000}
-SECONDS_PER_RUN=${SECONDS_PER_RUN:-10}
-PT_STATEMENTS=${PT_STATEMENTS:-2000}
+knobs ROUNDS=3 SESSIONS=8 STATEMENTS=40000 SECONDS_PER_RUN=10 PT_STATEMENTS=2000 CAPTURE_SIZE=1000 REPLAY_BIG=0 ROWS=100000
+# Empty SIZES means no memory runs, so only an unset one takes the default.
 SIZES=${SIZES-5 20 50}
-CAPTURE_SIZE=${CAPTURE_SIZE:-1000}
-REPLAY_BIG=${REPLAY_BIG:-0}
-ROWS=${ROWS:-100000}
-BIN=${BIN:-bin/shakedown}
-own_home=
-if [ -z "${SHAKEDOWN_HOME:-}" ]; then
-	SHAKEDOWN_HOME=$(mktemp -d /tmp/shakedown-bench-replay.XXXXXX)
-	own_home=$SHAKEDOWN_HOME
-fi
-export SHAKEDOWN_HOME
+bench_home replay
 
 bash scripts/deps.sh
 # jq reads the result documents; GNU time measures wall time and memory.
@@ -55,28 +45,12 @@ command -v jq >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -q
 [ -x /usr/bin/time ] || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq time >/dev/null
 make -s build
 
-work=$(mktemp -d /tmp/shakedown-bench-replay-out.XXXXXX)
-ctl=rbctl$$
-cand=rbcand$$
-cleanup() {
-	if [ "${KEEP:-0}" != 1 ]; then
-		"$BIN" sandbox down "$ctl" >/dev/null 2>&1 || true
-		"$BIN" sandbox down "$cand" >/dev/null 2>&1 || true
-		[ -z "$own_home" ] || rm -rf "$own_home"
-		rm -rf "$work"
-	else
-		echo "kept: $work, sandboxes $ctl $cand in $SHAKEDOWN_HOME" >&2
-	fi
-}
-trap cleanup EXIT
-ctl_url=$("$BIN" sandbox up "$ctl" --url-only)
-cand_url=$("$BIN" sandbox up "$cand" --url-only --set div_precision_increment=8)
-port() { local p=${1##*:}; echo "${p%%/*}"; }
-cp_=$(port "$ctl_url")
-kp=$(port "$cand_url")
+keep_work=1
+bench_pair replay "rbctl$$" "rbcand$$" -- --set div_precision_increment=8
+ctl_url=$src_url cand_url=$dst_url cp_=$sp kp=$dp
 
 echo "# shakedown $("$BIN" version | cut -d' ' -f2) replay vs run sql and $(pt-upgrade --version 2>&1 | head -1)"
-echo "# $("$BIN" sandbox list 2>/dev/null | grep -m1 -o 'MariaDB [0-9.]*' || true), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+bench_machine
 echo "# sessions=$SESSIONS statements=$STATEMENTS rounds=$ROUNDS rows=$ROWS"
 # The same data on both: sysbench's rows are random, so the candidate gets a
 # copy of the control's.
@@ -114,8 +88,6 @@ SELECT SUM(k) FROM sbtest1 WHERE id BETWEEN {{b = uniform 1 $((ROWS - 100))}} AN
 -- @weight 1
 SELECT k / 7 FROM sbtest1 WHERE id = {{uniform 1 $((ROWS - 100))}};
 SQL
-
-median() { sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
 
 # 1. Speed.
 genlog "$STATEMENTS" 1 >"$work/speed.log"

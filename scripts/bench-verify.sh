@@ -17,19 +17,11 @@
 # verify's --threads), BIN (bin/shakedown), KEEP=1 keeps the sandboxes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=scripts/bench-lib.sh
+. scripts/bench-lib.sh
 
-ROUNDS=${ROUNDS:-3}
-TABLES=${TABLES:-4}
-ROWS=${ROWS:-1000000}
-THREADS=${THREADS:-4}
-BIN=${BIN:-bin/shakedown}
-own_home=
-if [ -z "${SHAKEDOWN_HOME:-}" ]; then
-	SHAKEDOWN_HOME=$(mktemp -d /tmp/shakedown-bench-verify.XXXXXX)
-	own_home=$SHAKEDOWN_HOME
-fi
-export SHAKEDOWN_HOME
-
+knobs ROUNDS=3 TABLES=4 ROWS=1000000 THREADS=4
+bench_home verify
 bash scripts/deps.sh
 need=()
 command -v pt-table-sync >/dev/null 2>&1 || need+=(percona-toolkit)
@@ -42,27 +34,11 @@ if [ "${#need[@]}" -gt 0 ]; then
 fi
 make -s build
 
-work=$(mktemp -d /tmp/shakedown-bench-verify-out.XXXXXX)
-src=vbsrc$$
-dst=vbdst$$
-cleanup() {
-	if [ "${KEEP:-0}" != 1 ]; then
-		"$BIN" sandbox down "$src" >/dev/null 2>&1 || true
-		"$BIN" sandbox down "$dst" >/dev/null 2>&1 || true
-		[ -z "$own_home" ] || rm -rf "$own_home"
-	fi
-	rm -rf "$work"
-}
-trap cleanup EXIT
-src_url=$("$BIN" sandbox up "$src" --url-only)
-dst_url=$("$BIN" sandbox up "$dst" --url-only)
-port() { local p=${1##*:}; echo "${p%%/*}"; }
-sp=$(port "$src_url")
-dp=$(port "$dst_url")
+bench_pair verify "vbsrc$$" "vbdst$$"
 client() { mariadb -ushakedown -h127.0.0.1 -P"$1" sbtest; }
 
 echo "# shakedown $("$BIN" version | cut -d' ' -f2) verify vs $(pt-table-sync --version 2>&1 | head -1)"
-echo "# $("$BIN" sandbox list 2>/dev/null | grep -m1 -o 'MariaDB [0-9.]*' || true), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+bench_machine
 echo "# $TABLES tables x $ROWS rows, rounds=$ROUNDS"
 
 start=$(date +%s)
@@ -94,16 +70,13 @@ rows_from() {
 
 # server_ticks: CPU time (clock ticks) both servers have used so far.
 server_ticks() {
-	local t=0 p
-	for n in "$src" "$dst"; do
-		p=$(cat "$SHAKEDOWN_HOME/sandboxes/$n/mysqld.pid")
-		t=$((t + $(awk '{print $14 + $15}' "/proc/$p/stat")))
+	local t=0 n
+	for n in "${pair[@]}"; do
+		t=$((t + $(proc_ticks "$(cat "$SHAKEDOWN_HOME/sandboxes/$n/mysqld.pid")")))
 	done
 	echo "$t"
 }
 hz=$(getconf CLK_TCK)
-
-median() { sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
 
 : >"$work/sd.times"
 : >"$work/pt.times"
