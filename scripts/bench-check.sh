@@ -20,9 +20,7 @@ cd "$(dirname "$0")/.."
 . scripts/bench-lib.sh
 
 knobs ROUNDS=3 DBS=20 TABLES_PER_DB=100 ACCOUNTS=500
-bench_home check
-bash scripts/deps.sh
-make -s build
+bench_local check
 
 bench_pair check "cbsrc$$" "cbdst$$" --set innodb_buffer_pool_size=256M -- \
 	--set sql_mode=STRICT_TRANS_TABLES,NO_ZERO_IN_DATE,NO_ZERO_DATE,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION

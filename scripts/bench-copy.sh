@@ -22,15 +22,13 @@ cd "$(dirname "$0")/.."
 . scripts/bench-lib.sh
 
 knobs ROUNDS=3 TABLES=8 ROWS=1000000 THREADS=4
-bench_home copy
-bash scripts/deps.sh
+bench_local copy
 if ! command -v mydumper >/dev/null 2>&1; then
 	sudo=()
 	[ "$(id -u)" -eq 0 ] || sudo=(sudo)
 	echo "bench-copy: installing mydumper" >&2
 	"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends mydumper >/dev/null
 fi
-make -s build
 
 bench_pair copy "cbsrc$$" "cbdst$$"
 dst_base=${dst_url%/*}

@@ -46,10 +46,12 @@ round_order() {
 	fi
 }
 
-# bench_home NAME: BIN (bin/shakedown unless set), and SHAKEDOWN_HOME
-# exported: the environment's, or a new /tmp/shakedown-bench-NAME.*, named
-# in own_home for the cleanup to remove.
-bench_home() {
+# bench_local NAME: what a benchmark on local sandboxes needs first, run
+# from the repository's root: BIN (bin/shakedown unless set), SHAKEDOWN_HOME
+# exported (the environment's, or a new /tmp/shakedown-bench-NAME.*, named
+# in own_home for the cleanup to remove), the programs scripts/deps.sh
+# installs, and bin/shakedown built.
+bench_local() {
 	BIN=${BIN:-bin/shakedown}
 	own_home=
 	if [ -z "${SHAKEDOWN_HOME:-}" ]; then
@@ -57,6 +59,8 @@ bench_home() {
 		own_home=$SHAKEDOWN_HOME
 	fi
 	export SHAKEDOWN_HOME
+	bash scripts/deps.sh
+	make -s build
 }
 
 # port_of URL: the port of a mysql:// URL.

@@ -155,12 +155,7 @@ for mode in $CLIENT_IO; do clients+=("shakedown:$mode"); done
 for w in $WORKLOADS; do
 	for t in $THREADS; do
 		for r in $(seq "$ROUNDS"); do
-			order=("${clients[@]}")
-			if [ $((r % 2)) -eq 0 ]; then
-				order=()
-				for ((i = ${#clients[@]} - 1; i >= 0; i--)); do order+=("${clients[i]}"); done
-			fi
-			for c in "${order[@]}"; do
+			for c in $(round_order "$r" "${clients[@]}"); do
 				if [ "$c" = sysbench ]; then
 					measure sysbench - "$w" "$t" "$r" "${LD[@]}" "$B/bin/sysbench" "$B/share/sysbench/$w.lua" "${conn[@]}" \
 						"--threads=$t" "--time=$SECS" "${sysbench_args[@]}" run

@@ -37,13 +37,10 @@ cd "$(dirname "$0")/.."
 knobs ROUNDS=3 SESSIONS=8 STATEMENTS=40000 SECONDS_PER_RUN=10 PT_STATEMENTS=2000 CAPTURE_SIZE=1000 REPLAY_BIG=0 ROWS=100000
 # Empty SIZES means no memory runs, so only an unset one takes the default.
 SIZES=${SIZES-5 20 50}
-bench_home replay
-
-bash scripts/deps.sh
+bench_local replay
 # jq reads the result documents; GNU time measures wall time and memory.
 command -v jq >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq jq >/dev/null
 [ -x /usr/bin/time ] || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq time >/dev/null
-make -s build
 
 keep_work=1
 bench_pair replay "rbctl$$" "rbcand$$" -- --set div_precision_increment=8
@@ -92,15 +89,12 @@ SQL
 # 1. Speed.
 genlog "$STATEMENTS" 1 >"$work/speed.log"
 "$BIN" capture "$work/speed.log" -o "$work/speed.capture" 2>/dev/null
-: >"$work/replay.sps"
-: >"$work/replay2.sps"
-: >"$work/run.qps"
-: >"$work/runtext.qps"
+for f in replay.sps replay2.sps run.qps runtext.qps; do : >"$work/$f"; done
 # run sql prepares its statements by default; the captured statements are
 # text, which costs the server a parse each: run sql --db-ps-mode disable
 # sends them as replay does.
 for r in $(seq 1 "$ROUNDS"); do
-	for tool in $([ $((r % 2)) = 1 ] && echo "replay run runtext" || echo "runtext run replay"); do
+	for tool in $(round_order "$r" replay run runtext); do
 		case $tool in
 		replay)
 			"$BIN" replay "$work/speed.capture" --control "$ctl_url" --candidate "$ctl_url" --speed 0 \
@@ -140,7 +134,7 @@ for i in $(seq 1 "$SESSIONS"); do printf '\t\t%6d Quit\t\n' "$i"; done >>"$work/
 : >"$work/sd.wall"
 : >"$work/pt.wall"
 for r in $(seq 1 "$ROUNDS"); do
-	for tool in $([ $((r % 2)) = 1 ] && echo "sd pt" || echo "pt sd"); do
+	for tool in $(round_order "$r" sd pt); do
 		if [ "$tool" = sd ]; then
 			/usr/bin/time -f %e -o "$work/t" "$BIN" replay "$work/pt.capture" --control "$ctl_url" --candidate "$cand_url" \
 				--json "$work/pt-replay.json" --progress 0 >/dev/null 2>&1 || [ $? = 3 ]

@@ -21,8 +21,7 @@ cd "$(dirname "$0")/.."
 . scripts/bench-lib.sh
 
 knobs ROUNDS=3 TABLES=4 ROWS=1000000 THREADS=4
-bench_home verify
-bash scripts/deps.sh
+bench_local verify
 need=()
 command -v pt-table-sync >/dev/null 2>&1 || need+=(percona-toolkit)
 [ -x /usr/bin/time ] || need+=(time)
@@ -32,7 +31,6 @@ if [ "${#need[@]}" -gt 0 ]; then
 	echo "bench-verify: installing ${need[*]}" >&2
 	"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${need[@]}" >/dev/null
 fi
-make -s build
 
 bench_pair verify "vbsrc$$" "vbdst$$"
 client() { mariadb -ushakedown -h127.0.0.1 -P"$1" sbtest; }
@@ -78,13 +76,9 @@ server_ticks() {
 }
 hz=$(getconf CLK_TCK)
 
-: >"$work/sd.times"
-: >"$work/pt.times"
-: >"$work/sd.cpu"
-: >"$work/pt.cpu"
+for f in sd.times pt.times sd.cpu pt.cpu; do : >"$work/$f"; done
 for r in $(seq 1 "$ROUNDS"); do
-	# Alternate which tool goes first.
-	for tool in $([ $((r % 2)) = 1 ] && echo "sd pt" || echo "pt sd"); do
+	for tool in $(round_order "$r" sd pt); do
 		before=$(server_ticks)
 		if [ "$tool" = sd ]; then
 			/usr/bin/time -f %e -o "$work/t" "$BIN" verify "$src_url" "$dst_url" --threads "$THREADS" --tables "$tables" \
