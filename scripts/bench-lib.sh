@@ -110,6 +110,22 @@ bench_machine() {
 	echo "# $("$BIN" sandbox list 2>/dev/null | grep -m1 -o 'MariaDB [0-9.]*' || true), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 }
 
+# same_found LABEL SAME PEER MINE THEIRS: what shakedown found (the lines
+# of MINE) against what PEER found (THEIRS): "LABEL: shakedown N, PEER M",
+# then "SAME: yes" with MINE's lines, or "SAME: NO" with the difference, and
+# a non-zero return.
+same_found() {
+	echo "$1: shakedown $(wc -l <"$4"), $3 $(wc -l <"$5")"
+	if cmp -s "$4" "$5"; then
+		echo "$2: yes"
+		sed 's/^/  /' "$4"
+		return 0
+	fi
+	echo "$2: NO"
+	diff "$4" "$5" | sed 's/^/  /' || true
+	return 1
+}
+
 # median: the median of the numbers on stdin, 0 when there are none.
 median() { sort -g | awk '{a[NR]=$1} END {if (NR==0) {print 0} else if (NR%2) {print a[(NR+1)/2]} else {print (a[NR/2]+a[NR/2+1])/2}}'; }
 

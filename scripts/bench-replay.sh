@@ -159,14 +159,7 @@ jq -r '.fingerprints[] | select(.differences > 0) | .fingerprint' "$work/pt-repl
 awk '/^# Query class/ {c=1; keep=0; next} c && /^Reporting class because/ {keep = ($0 ~ /row diff|row count|warning|error/)}
 	c && /^Discarded queries/ {getline; getline; if (keep) print; c=0}' "$work/pt.out" | canon | sort -u >"$work/pt.diff"
 echo "pt-upgrade: shakedown replay ${sd_wall}s, pt-upgrade ${pt_wall}s on $PT_STATEMENTS statements (medians); ratio $(awk -v a="$sd_wall" -v b="$pt_wall" 'BEGIN {printf "%.3f", a / b}') (goal <= 0.20)"
-echo "differing fingerprints: shakedown $(wc -l <"$work/sd.diff"), pt-upgrade $(wc -l <"$work/pt.diff")"
-if cmp -s "$work/sd.diff" "$work/pt.diff"; then
-	echo "same differing fingerprints: yes"
-	sed 's/^/  /' "$work/sd.diff"
-else
-	echo "same differing fingerprints: NO"
-	diff "$work/sd.diff" "$work/pt.diff" | sed 's/^/  /' || true
-fi
+same_found "differing fingerprints" "same differing fingerprints" pt-upgrade "$work/sd.diff" "$work/pt.diff" || true
 
 # 3. Memory.
 bytes_per=$(( $(stat -c %s "$work/speed.log") / STATEMENTS ))

@@ -103,12 +103,4 @@ echo "shakedown verify:      median ${sd}s  (times: $(tr '\n' ' ' <"$work/sd.tim
 echo "pt-table-sync --print: median ${pt}s  (times: $(tr '\n' ' ' <"$work/pt.times"))"
 echo "servers' CPU time:     shakedown median $(median <"$work/sd.cpu")s, pt-table-sync median $(median <"$work/pt.cpu")s"
 echo "ratio shakedown/pt:    $(awk -v a="$sd" -v b="$pt" 'BEGIN {printf "%.2f", a / b}')  (target <= 0.50)"
-echo "rows found: shakedown $(wc -l <"$work/sd.rows"), pt-table-sync $(wc -l <"$work/pt.rows")"
-if cmp -s "$work/sd.rows" "$work/pt.rows"; then
-	echo "same rows: yes"
-	sed 's/^/  /' "$work/sd.rows"
-else
-	echo "same rows: NO"
-	diff "$work/sd.rows" "$work/pt.rows" | sed 's/^/  /' || true
-	exit 1
-fi
+same_found "rows found" "same rows" pt-table-sync "$work/sd.rows" "$work/pt.rows" || exit 1
