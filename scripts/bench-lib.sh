@@ -46,12 +46,10 @@ round_order() {
 	fi
 }
 
-# bench_local NAME: what a benchmark on local sandboxes needs first, run
-# from the repository's root: BIN (bin/shakedown unless set), SHAKEDOWN_HOME
-# exported (the environment's, or a new /tmp/shakedown-bench-NAME.*, named
-# in own_home for the cleanup to remove), the programs scripts/deps.sh
-# installs, and bin/shakedown built.
-bench_local() {
+# bench_home NAME: BIN (bin/shakedown unless set), and SHAKEDOWN_HOME
+# exported: the environment's, or a new /tmp/shakedown-bench-NAME.*, named
+# in own_home for the cleanup to remove.
+bench_home() {
 	BIN=${BIN:-bin/shakedown}
 	own_home=
 	if [ -z "${SHAKEDOWN_HOME:-}" ]; then
@@ -59,6 +57,13 @@ bench_local() {
 		own_home=$SHAKEDOWN_HOME
 	fi
 	export SHAKEDOWN_HOME
+}
+
+# bench_local NAME: what a benchmark on local sandboxes needs first, run
+# from the repository's root: bench_home NAME, the programs scripts/deps.sh
+# installs, and bin/shakedown built.
+bench_local() {
+	bench_home "$1"
 	bash scripts/deps.sh
 	make -s build
 }
