@@ -31,23 +31,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/bench-lib.sh
 
-BIN=${BIN:-bin/shakedown}
-WORKLOAD=${WORKLOAD:-oltp_point_select}
-SLO=${SLO:-p99<=20ms}
-THREADS=${THREADS:-8}
-TABLES=${TABLES:-4}
-ROWS=${ROWS:-10000}
-STEP=${STEP:-2}
-WARM=${WARM:-1}
-CLIENT_THREADS=${CLIENT_THREADS:-16}
-RATES=${RATES:-250 500 1000 2000 4000 8000 16000 32000 64000}
-RATE_TIME=${RATE_TIME:-3}
-own_home=
-if [ -z "${SHAKEDOWN_HOME:-}" ]; then
-	SHAKEDOWN_HOME=$(mktemp -d /tmp/shakedown-bench-capacity.XXXXXX)
-	own_home=$SHAKEDOWN_HOME
-fi
-export SHAKEDOWN_HOME
+knobs WORKLOAD=oltp_point_select SLO="p99<=20ms" THREADS=8 TABLES=4 ROWS=10000 STEP=2 WARM=1 CLIENT_THREADS=16 \
+	RATES="250 500 1000 2000 4000 8000 16000 32000 64000" RATE_TIME=3
+bench_home capacity
 
 [ "$BIN" != bin/shakedown ] || make -s build
 work=$(mktemp -d /tmp/shakedown-bench-capacity-out.XXXXXX)
@@ -62,8 +48,7 @@ trap cleanup EXIT
 up=(sandbox up "$name" --url-only)
 [ -z "${SERVER_CPUS:-}" ] || up+=(--cpus "$SERVER_CPUS")
 url=$("$BIN" "${up[@]}")
-port=${url##*:}
-port=${port%%/*}
+port=$(port_of "$url")
 server_pid=$(pgrep -o -f -- "--port=$port" || true)
 client=("$BIN")
 [ -z "${CLIENT_CPUS:-}" ] || client=(taskset -c "$CLIENT_CPUS" "$BIN")

@@ -16,44 +16,18 @@
 # (500), BIN (bin/shakedown), KEEP=1 keeps the sandboxes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=scripts/bench-lib.sh
+. scripts/bench-lib.sh
 
-ROUNDS=${ROUNDS:-3}
-DBS=${DBS:-20}
-TABLES_PER_DB=${TABLES_PER_DB:-100}
-ACCOUNTS=${ACCOUNTS:-500}
-BIN=${BIN:-bin/shakedown}
-own_home=
-if [ -z "${SHAKEDOWN_HOME:-}" ]; then
-	SHAKEDOWN_HOME=$(mktemp -d /tmp/shakedown-bench-check.XXXXXX)
-	own_home=$SHAKEDOWN_HOME
-fi
-export SHAKEDOWN_HOME
+knobs ROUNDS=3 DBS=20 TABLES_PER_DB=100 ACCOUNTS=500
+bench_local check
 
-bash scripts/deps.sh
-make -s build
-
-work=$(mktemp -d /tmp/shakedown-bench-check-out.XXXXXX)
-src=cbsrc$$
-dst=cbdst$$
-cleanup() {
-	if [ "${KEEP:-0}" != 1 ]; then
-		"$BIN" sandbox down "$src" >/dev/null 2>&1 || true
-		"$BIN" sandbox down "$dst" >/dev/null 2>&1 || true
-		[ -z "$own_home" ] || rm -rf "$own_home"
-	fi
-	rm -rf "$work"
-}
-trap cleanup EXIT
-src_url=$("$BIN" sandbox up "$src" --url-only --set innodb_buffer_pool_size=256M)
-dst_url=$("$BIN" sandbox up "$dst" --url-only --set innodb_buffer_pool_size=256M \
-	--set sql_mode=STRICT_TRANS_TABLES,NO_ZERO_IN_DATE,NO_ZERO_DATE,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION)
-port() { local p=${1##*:}; echo "${p%%/*}"; }
-sp=$(port "$src_url")
-dp=$(port "$dst_url")
+bench_pair check "cbsrc$$" "cbdst$$" --set innodb_buffer_pool_size=256M -- \
+	--set sql_mode=STRICT_TRANS_TABLES,NO_ZERO_IN_DATE,NO_ZERO_DATE,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION
 client() { mariadb -ushakedown -h127.0.0.1 -P"$1" "${@:2}"; }
 
 echo "# shakedown $("$BIN" version | cut -d' ' -f2) check"
-echo "# $("$BIN" sandbox list 2>/dev/null | grep -m1 -o 'MariaDB [0-9.]*' || true), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+bench_machine
 echo "# $DBS databases x $TABLES_PER_DB tables = $((DBS * TABLES_PER_DB)) tables, $ACCOUNTS accounts, rounds=$ROUNDS"
 
 start=$(date +%s)
@@ -99,7 +73,7 @@ for r in $(seq 1 "$ROUNDS"); do
 	times+=("$s")
 	printf 'round %d: %.2fs (exit %d)\n' "$r" "$s" "$code"
 done
-median=$(printf '%s\n' "${times[@]}" | sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}')
+median=$(printf '%s\n' "${times[@]}" | median)
 printf 'check median: %.2fs over %d rounds\n' "$median" "$ROUNDS"
 sed -n '3,4p' "$work/check.txt"
 python3 - "$work/check.json" <<'PY'

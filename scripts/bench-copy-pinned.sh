@@ -45,22 +45,9 @@ B=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=scripts/bench-lib.sh
 . "$B/bench-lib.sh"
 
-SERVER_CPUS=${SERVER_CPUS:-0-7}
-CLIENT_CPUS=${CLIENT_CPUS:-8-15}
-THREADS=${THREADS:-8}
-ROUNDS=${ROUNDS:-2}
-TABLES=${TABLES:-8}
-ROWS=${ROWS:-250000}
-BUDGET=${BUDGET:-200}
-PORT=${PORT:-13316}
-OUT=${OUT:-$B/copybench}
+knobs SERVER_CPUS=0-7 CLIENT_CPUS=8-15 THREADS=8 ROUNDS=2 TABLES=8 ROWS=250000 BUDGET=200 PORT=13316 OUT="$B/copybench"
 read -r -a shakedown_args <<<"${SHAKEDOWN_ARGS:-}"
-for v in THREADS ROUNDS TABLES ROWS BUDGET PORT; do
-	if ! [[ ${!v} =~ ^[0-9]+$ ]] || [ "${!v}" -eq 0 ]; then
-		echo "bench-copy-pinned.sh: $v=${!v}: want a whole number above 0" >&2
-		exit 2
-	fi
-done
+whole_numbers bench-copy-pinned.sh THREADS ROUNDS TABLES ROWS BUDGET PORT
 started=$SECONDS
 W=$B/copybench
 mkdir -p "$OUT" "$W/logs"

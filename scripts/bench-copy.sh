@@ -18,50 +18,24 @@
 # BIN (bin/shakedown), KEEP=1 keeps the sandboxes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=scripts/bench-lib.sh
+. scripts/bench-lib.sh
 
-ROUNDS=${ROUNDS:-3}
-TABLES=${TABLES:-8}
-ROWS=${ROWS:-1000000}
-THREADS=${THREADS:-4}
-BIN=${BIN:-bin/shakedown}
-own_home=
-if [ -z "${SHAKEDOWN_HOME:-}" ]; then
-	SHAKEDOWN_HOME=$(mktemp -d /tmp/shakedown-bench-copy.XXXXXX)
-	own_home=$SHAKEDOWN_HOME
-fi
-export SHAKEDOWN_HOME
-
-bash scripts/deps.sh
+knobs ROUNDS=3 TABLES=8 ROWS=1000000 THREADS=4
+bench_local copy
 if ! command -v mydumper >/dev/null 2>&1; then
 	sudo=()
 	[ "$(id -u)" -eq 0 ] || sudo=(sudo)
 	echo "bench-copy: installing mydumper" >&2
 	"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends mydumper >/dev/null
 fi
-make -s build
 
-work=$(mktemp -d /tmp/shakedown-bench-copy-out.XXXXXX)
-src=cbsrc$$
-dst=cbdst$$
-cleanup() {
-	if [ "${KEEP:-0}" != 1 ]; then
-		"$BIN" sandbox down "$src" >/dev/null 2>&1 || true
-		"$BIN" sandbox down "$dst" >/dev/null 2>&1 || true
-		[ -z "$own_home" ] || rm -rf "$own_home"
-	fi
-	rm -rf "$work"
-}
-trap cleanup EXIT
-src_url=$("$BIN" sandbox up "$src" --url-only)
-dst_url=$("$BIN" sandbox up "$dst" --url-only)
-port() { local p=${1##*:}; echo "${p%%/*}"; }
-sp=$(port "$src_url")
-dp=$(port "$dst_url")
+bench_pair copy "cbsrc$$" "cbdst$$"
 dst_base=${dst_url%/*}
 target() { mariadb -ushakedown -h127.0.0.1 -P"$dp" "$@"; }
 
 echo "# shakedown $("$BIN" version | cut -d' ' -f2) copy vs $(mariadb-dump --version | cut -d' ' -f1-6) and $(mydumper --version 2>&1 | head -1)"
-echo "# $("$BIN" sandbox list 2>/dev/null | grep -m1 -o 'MariaDB [0-9.]*' || true), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+bench_machine
 echo "# $TABLES tables x $ROWS rows, threads=$THREADS, rounds=$ROUNDS"
 
 start=$(date +%s)
@@ -112,7 +86,6 @@ for d in cp_shk cp_dump cp_myd; do
 	echo "# $d: tables present: $rows"
 done
 
-median() { sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
 c=$(median <"$work/copy"); cv=$(median <"$work/copyv"); d=$(median <"$work/dump"); m=$(median <"$work/mydumper")
 printf '%-28s %10s %14s %18s\n' tool "median s" "vs dump|load" "vs mydumper+loader"
 for row in "shakedown copy (no verify):$c" "shakedown copy + verify:$cv" "mariadb-dump | mariadb:$d" "mydumper + myloader:$m"; do

@@ -1,12 +1,135 @@
 # shellcheck shell=bash
-# Functions shared by the benchmark scripts (sourced, not run):
-# scripts/bench.sh, scripts/bench-pinned.sh and scripts/bundle.sh.
+# Functions shared by the benchmark scripts (sourced, not run): those that
+# start local sandboxes (scripts/bench*.sh), those that run in a bundle
+# (scripts/bench-pinned*.sh, bench-core.sh, bench-copy-pinned.sh,
+# device-capacity.sh) and scripts/bundle.sh.
 #
 # A "bundle" is the directory scripts/bundle.sh packs: bin/ (shakedown,
 # mariadbd, sysbench, GNU time, taskset), lib/ (every library they link,
 # with the dynamic loader, so that they run through lib/ld-linux-x86-64.so.2
 # and need nothing of the host's), share/ (sysbench's Lua scripts, the
 # server's messages and character sets), my.cnf and data/.
+
+# knobs NAME=DEFAULT...: each NAME keeps the value the environment gives
+# it, or takes DEFAULT when that is unset or empty.
+knobs() {
+	local kv k
+	for kv; do
+		k=${kv%%=*}
+		[ -n "${!k:-}" ] || printf -v "$k" '%s' "${kv#*=}"
+	done
+}
+
+# whole_numbers SCRIPT NAME...: exits 2, naming SCRIPT and the knob, unless
+# every NAME holds a whole number above 0.
+whole_numbers() {
+	local script=$1 v
+	shift
+	for v; do
+		if ! [[ ${!v} =~ ^[0-9]+$ ]] || [ "${!v}" -eq 0 ]; then
+			echo "$script: $v=${!v}: want a whole number above 0" >&2
+			exit 2
+		fi
+	done
+}
+
+# round_order ROUND ITEM...: the items in ROUND's order, one a line: as
+# given in odd rounds, reversed in even ones, so that no tool always runs
+# first on a shared machine.
+round_order() {
+	local r=$1 i
+	shift
+	if [ $((r % 2)) -eq 0 ]; then
+		for ((i = $#; i >= 1; i--)); do echo "${!i}"; done
+	else
+		printf '%s\n' "$@"
+	fi
+}
+
+# bench_home NAME: BIN (bin/shakedown unless set), and SHAKEDOWN_HOME
+# exported: the environment's, or a new /tmp/shakedown-bench-NAME.*, named
+# in own_home for the cleanup to remove.
+bench_home() {
+	BIN=${BIN:-bin/shakedown}
+	own_home=
+	if [ -z "${SHAKEDOWN_HOME:-}" ]; then
+		SHAKEDOWN_HOME=$(mktemp -d "/tmp/shakedown-bench-$1.XXXXXX")
+		own_home=$SHAKEDOWN_HOME
+	fi
+	export SHAKEDOWN_HOME
+}
+
+# bench_local NAME: what a benchmark on local sandboxes needs first, run
+# from the repository's root: bench_home NAME, the programs scripts/deps.sh
+# installs, and bin/shakedown built.
+bench_local() {
+	bench_home "$1"
+	bash scripts/deps.sh
+	make -s build
+}
+
+# port_of URL: the port of a mysql:// URL.
+port_of() {
+	local p=${1##*:}
+	echo "${p%%/*}"
+}
+
+# bench_pair NAME SRC DST [ARGS...] [-- DST_ARGS...]: a work directory (work,
+# /tmp/shakedown-bench-NAME-out.*) and two sandboxes, SRC and DST, each
+# started with ARGS and DST also with DST_ARGS: their URLs in src_url and
+# dst_url, their ports in sp and dp. At exit both sandboxes, own_home and
+# work go, unless KEEP=1: then the sandboxes and own_home stay, and work
+# too where keep_work=1 (the script sets it), which is then named.
+bench_pair() {
+	local name=$1 a=() b=()
+	pair=("$2" "$3")
+	shift 3
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do
+		a+=("$1")
+		shift
+	done
+	[ $# -eq 0 ] || b=("${@:2}")
+	work=$(mktemp -d "/tmp/shakedown-bench-$name-out.XXXXXX")
+	trap bench_pair_cleanup EXIT
+	src_url=$("$BIN" sandbox up "${pair[0]}" --url-only "${a[@]}")
+	dst_url=$("$BIN" sandbox up "${pair[1]}" --url-only "${a[@]}" "${b[@]}")
+	sp=$(port_of "$src_url")
+	dp=$(port_of "$dst_url")
+}
+
+bench_pair_cleanup() {
+	if [ "${KEEP:-0}" != 1 ]; then
+		"$BIN" sandbox down "${pair[0]}" >/dev/null 2>&1 || true
+		"$BIN" sandbox down "${pair[1]}" >/dev/null 2>&1 || true
+		[ -z "$own_home" ] || rm -rf "$own_home"
+	elif [ "${keep_work:-0}" = 1 ]; then
+		echo "kept: $work, sandboxes ${pair[*]} in $SHAKEDOWN_HOME" >&2
+		return
+	fi
+	rm -rf "$work"
+}
+
+# bench_machine: a comment line on the server version, the cores and the
+# load, for the head of a local benchmark's output.
+bench_machine() {
+	echo "# $("$BIN" sandbox list 2>/dev/null | grep -m1 -o 'MariaDB [0-9.]*' || true), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+}
+
+# same_found LABEL SAME PEER MINE THEIRS: what shakedown found (the lines
+# of MINE) against what PEER found (THEIRS): "LABEL: shakedown N, PEER M",
+# then "SAME: yes" with MINE's lines, or "SAME: NO" with the difference, and
+# a non-zero return.
+same_found() {
+	echo "$1: shakedown $(wc -l <"$4"), $3 $(wc -l <"$5")"
+	if cmp -s "$4" "$5"; then
+		echo "$2: yes"
+		sed 's/^/  /' "$4"
+		return 0
+	fi
+	echo "$2: NO"
+	diff "$4" "$5" | sed 's/^/  /' || true
+	return 1
+}
 
 # median: the median of the numbers on stdin, 0 when there are none.
 median() { sort -g | awk '{a[NR]=$1} END {if (NR==0) {print 0} else if (NR%2) {print a[(NR+1)/2]} else {print (a[NR/2]+a[NR/2+1])/2}}'; }

@@ -30,19 +30,8 @@ B=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=scripts/bench-lib.sh
 . "$B/bench-lib.sh"
 
-CASES=${CASES:-"segments replay stall"}
-SERVER_CPUS=${SERVER_CPUS:-0-7}
-CLIENT_CPUS=${CLIENT_CPUS:-8-15}
-ROUNDS=${ROUNDS:-2}
-SECS=${SECS:-5}
-THREADS=${THREADS:-64}
-SEGMENTS=${SEGMENTS:-4}
-LOG=${LOG:-$B/ps.log}
-SESSIONS=${SESSIONS:-64}
-PORT=${PORT:-13306}
-TABLES=${TABLES:-4}
-ROWS=${ROWS:-100000}
-RESULTS=${RESULTS:-$B/more.tsv}
+knobs CASES="segments replay stall" SERVER_CPUS=0-7 CLIENT_CPUS=8-15 ROUNDS=2 SECS=5 THREADS=64 SEGMENTS=4 LOG="$B/ps.log" \
+	SESSIONS=64 PORT=13306 TABLES=4 ROWS=100000 RESULTS="$B/more.tsv"
 
 export SHAKEDOWN_HOME=$B/run/home HOME=$B/run/home
 mkdir -p "$SHAKEDOWN_HOME" "$B/run/logs"

@@ -43,27 +43,11 @@ B=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=scripts/bench-lib.sh
 . "$B/bench-lib.sh"
 
-SERVER_CPUS=${SERVER_CPUS:-0-7}
-CLIENT_CPUS=${CLIENT_CPUS:-8-15}
-THREADS=${THREADS:-"1 16 64 256 1024 3000"}
-WORKLOADS=${WORKLOADS:-"oltp_point_select oltp_read_write"}
-CLIENT_IO=${CLIENT_IO:-"auto polled"}
-ROUNDS=${ROUNDS:-2}
-SECS=${SECS:-5}
-PORT=${PORT:-13306}
-BUDGET=${BUDGET:-540}
-RESULTS=${RESULTS:-$B/results.tsv}
+knobs SERVER_CPUS=0-7 CLIENT_CPUS=8-15 THREADS="1 16 64 256 1024 3000" WORKLOADS="oltp_point_select oltp_read_write" \
+	CLIENT_IO="auto polled" ROUNDS=2 SECS=5 PORT=13306 BUDGET=540 RESULTS="$B/results.tsv" TABLES=4 ROWS=100000
 read -r -a shakedown_args <<<"${SHAKEDOWN_ARGS:-}"
 read -r -a sysbench_args <<<"${SYSBENCH_ARGS:-}"
-TABLES=${TABLES:-4}
-ROWS=${ROWS:-100000}
-
-for v in ROUNDS SECS PORT BUDGET TABLES ROWS; do
-	if ! [[ ${!v} =~ ^[0-9]+$ ]] || [ "${!v}" -eq 0 ]; then
-		echo "bench-pinned.sh: $v=${!v}: want a whole number above 0" >&2
-		exit 2
-	fi
-done
+whole_numbers bench-pinned.sh ROUNDS SECS PORT BUDGET TABLES ROWS
 
 started=$SECONDS
 # A HOME of its own: no option file of the host's reaches a client.
@@ -155,12 +139,7 @@ for mode in $CLIENT_IO; do clients+=("shakedown:$mode"); done
 for w in $WORKLOADS; do
 	for t in $THREADS; do
 		for r in $(seq "$ROUNDS"); do
-			order=("${clients[@]}")
-			if [ $((r % 2)) -eq 0 ]; then
-				order=()
-				for ((i = ${#clients[@]} - 1; i >= 0; i--)); do order+=("${clients[i]}"); done
-			fi
-			for c in "${order[@]}"; do
+			for c in $(round_order "$r" "${clients[@]}"); do
 				if [ "$c" = sysbench ]; then
 					measure sysbench - "$w" "$t" "$r" "${LD[@]}" "$B/bin/sysbench" "$B/share/sysbench/$w.lua" "${conn[@]}" \
 						"--threads=$t" "--time=$SECS" "${sysbench_args[@]}" run

@@ -31,52 +31,23 @@
 # (bin/shakedown), KEEP=1 keeps the sandboxes and files.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=scripts/bench-lib.sh
+. scripts/bench-lib.sh
 
-ROUNDS=${ROUNDS:-3}
-SESSIONS=${SESSIONS:-8}
-STATEMENTS=${STATEMENTS:-40000}
-SECONDS_PER_RUN=${SECONDS_PER_RUN:-10}
-PT_STATEMENTS=${PT_STATEMENTS:-2000}
+knobs ROUNDS=3 SESSIONS=8 STATEMENTS=40000 SECONDS_PER_RUN=10 PT_STATEMENTS=2000 CAPTURE_SIZE=1000 REPLAY_BIG=0 ROWS=100000
+# Empty SIZES means no memory runs, so only an unset one takes the default.
 SIZES=${SIZES-5 20 50}
-CAPTURE_SIZE=${CAPTURE_SIZE:-1000}
-REPLAY_BIG=${REPLAY_BIG:-0}
-ROWS=${ROWS:-100000}
-BIN=${BIN:-bin/shakedown}
-own_home=
-if [ -z "${SHAKEDOWN_HOME:-}" ]; then
-	SHAKEDOWN_HOME=$(mktemp -d /tmp/shakedown-bench-replay.XXXXXX)
-	own_home=$SHAKEDOWN_HOME
-fi
-export SHAKEDOWN_HOME
-
-bash scripts/deps.sh
+bench_local replay
 # jq reads the result documents; GNU time measures wall time and memory.
 command -v jq >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq jq >/dev/null
 [ -x /usr/bin/time ] || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq time >/dev/null
-make -s build
 
-work=$(mktemp -d /tmp/shakedown-bench-replay-out.XXXXXX)
-ctl=rbctl$$
-cand=rbcand$$
-cleanup() {
-	if [ "${KEEP:-0}" != 1 ]; then
-		"$BIN" sandbox down "$ctl" >/dev/null 2>&1 || true
-		"$BIN" sandbox down "$cand" >/dev/null 2>&1 || true
-		[ -z "$own_home" ] || rm -rf "$own_home"
-		rm -rf "$work"
-	else
-		echo "kept: $work, sandboxes $ctl $cand in $SHAKEDOWN_HOME" >&2
-	fi
-}
-trap cleanup EXIT
-ctl_url=$("$BIN" sandbox up "$ctl" --url-only)
-cand_url=$("$BIN" sandbox up "$cand" --url-only --set div_precision_increment=8)
-port() { local p=${1##*:}; echo "${p%%/*}"; }
-cp_=$(port "$ctl_url")
-kp=$(port "$cand_url")
+keep_work=1
+bench_pair replay "rbctl$$" "rbcand$$" -- --set div_precision_increment=8
+ctl_url=$src_url cand_url=$dst_url cp_=$sp kp=$dp
 
 echo "# shakedown $("$BIN" version | cut -d' ' -f2) replay vs run sql and $(pt-upgrade --version 2>&1 | head -1)"
-echo "# $("$BIN" sandbox list 2>/dev/null | grep -m1 -o 'MariaDB [0-9.]*' || true), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+bench_machine
 echo "# sessions=$SESSIONS statements=$STATEMENTS rounds=$ROUNDS rows=$ROWS"
 # The same data on both: sysbench's rows are random, so the candidate gets a
 # copy of the control's.
@@ -115,20 +86,15 @@ SELECT SUM(k) FROM sbtest1 WHERE id BETWEEN {{b = uniform 1 $((ROWS - 100))}} AN
 SELECT k / 7 FROM sbtest1 WHERE id = {{uniform 1 $((ROWS - 100))}};
 SQL
 
-median() { sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
-
 # 1. Speed.
 genlog "$STATEMENTS" 1 >"$work/speed.log"
 "$BIN" capture "$work/speed.log" -o "$work/speed.capture" 2>/dev/null
-: >"$work/replay.sps"
-: >"$work/replay2.sps"
-: >"$work/run.qps"
-: >"$work/runtext.qps"
+for f in replay.sps replay2.sps run.qps runtext.qps; do : >"$work/$f"; done
 # run sql prepares its statements by default; the captured statements are
 # text, which costs the server a parse each: run sql --db-ps-mode disable
 # sends them as replay does.
 for r in $(seq 1 "$ROUNDS"); do
-	for tool in $([ $((r % 2)) = 1 ] && echo "replay run runtext" || echo "runtext run replay"); do
+	for tool in $(round_order "$r" replay run runtext); do
 		case $tool in
 		replay)
 			"$BIN" replay "$work/speed.capture" --control "$ctl_url" --candidate "$ctl_url" --speed 0 \
@@ -168,7 +134,7 @@ for i in $(seq 1 "$SESSIONS"); do printf '\t\t%6d Quit\t\n' "$i"; done >>"$work/
 : >"$work/sd.wall"
 : >"$work/pt.wall"
 for r in $(seq 1 "$ROUNDS"); do
-	for tool in $([ $((r % 2)) = 1 ] && echo "sd pt" || echo "pt sd"); do
+	for tool in $(round_order "$r" sd pt); do
 		if [ "$tool" = sd ]; then
 			/usr/bin/time -f %e -o "$work/t" "$BIN" replay "$work/pt.capture" --control "$ctl_url" --candidate "$cand_url" \
 				--json "$work/pt-replay.json" --progress 0 >/dev/null 2>&1 || [ $? = 3 ]
@@ -193,14 +159,7 @@ jq -r '.fingerprints[] | select(.differences > 0) | .fingerprint' "$work/pt-repl
 awk '/^# Query class/ {c=1; keep=0; next} c && /^Reporting class because/ {keep = ($0 ~ /row diff|row count|warning|error/)}
 	c && /^Discarded queries/ {getline; getline; if (keep) print; c=0}' "$work/pt.out" | canon | sort -u >"$work/pt.diff"
 echo "pt-upgrade: shakedown replay ${sd_wall}s, pt-upgrade ${pt_wall}s on $PT_STATEMENTS statements (medians); ratio $(awk -v a="$sd_wall" -v b="$pt_wall" 'BEGIN {printf "%.3f", a / b}') (goal <= 0.20)"
-echo "differing fingerprints: shakedown $(wc -l <"$work/sd.diff"), pt-upgrade $(wc -l <"$work/pt.diff")"
-if cmp -s "$work/sd.diff" "$work/pt.diff"; then
-	echo "same differing fingerprints: yes"
-	sed 's/^/  /' "$work/sd.diff"
-else
-	echo "same differing fingerprints: NO"
-	diff "$work/sd.diff" "$work/pt.diff" | sed 's/^/  /' || true
-fi
+same_found "differing fingerprints" "same differing fingerprints" pt-upgrade "$work/sd.diff" "$work/pt.diff" || true
 
 # 3. Memory.
 bytes_per=$(( $(stat -c %s "$work/speed.log") / STATEMENTS ))

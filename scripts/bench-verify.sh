@@ -17,20 +17,11 @@
 # verify's --threads), BIN (bin/shakedown), KEEP=1 keeps the sandboxes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=scripts/bench-lib.sh
+. scripts/bench-lib.sh
 
-ROUNDS=${ROUNDS:-3}
-TABLES=${TABLES:-4}
-ROWS=${ROWS:-1000000}
-THREADS=${THREADS:-4}
-BIN=${BIN:-bin/shakedown}
-own_home=
-if [ -z "${SHAKEDOWN_HOME:-}" ]; then
-	SHAKEDOWN_HOME=$(mktemp -d /tmp/shakedown-bench-verify.XXXXXX)
-	own_home=$SHAKEDOWN_HOME
-fi
-export SHAKEDOWN_HOME
-
-bash scripts/deps.sh
+knobs ROUNDS=3 TABLES=4 ROWS=1000000 THREADS=4
+bench_local verify
 need=()
 command -v pt-table-sync >/dev/null 2>&1 || need+=(percona-toolkit)
 [ -x /usr/bin/time ] || need+=(time)
@@ -40,29 +31,12 @@ if [ "${#need[@]}" -gt 0 ]; then
 	echo "bench-verify: installing ${need[*]}" >&2
 	"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${need[@]}" >/dev/null
 fi
-make -s build
 
-work=$(mktemp -d /tmp/shakedown-bench-verify-out.XXXXXX)
-src=vbsrc$$
-dst=vbdst$$
-cleanup() {
-	if [ "${KEEP:-0}" != 1 ]; then
-		"$BIN" sandbox down "$src" >/dev/null 2>&1 || true
-		"$BIN" sandbox down "$dst" >/dev/null 2>&1 || true
-		[ -z "$own_home" ] || rm -rf "$own_home"
-	fi
-	rm -rf "$work"
-}
-trap cleanup EXIT
-src_url=$("$BIN" sandbox up "$src" --url-only)
-dst_url=$("$BIN" sandbox up "$dst" --url-only)
-port() { local p=${1##*:}; echo "${p%%/*}"; }
-sp=$(port "$src_url")
-dp=$(port "$dst_url")
+bench_pair verify "vbsrc$$" "vbdst$$"
 client() { mariadb -ushakedown -h127.0.0.1 -P"$1" sbtest; }
 
 echo "# shakedown $("$BIN" version | cut -d' ' -f2) verify vs $(pt-table-sync --version 2>&1 | head -1)"
-echo "# $("$BIN" sandbox list 2>/dev/null | grep -m1 -o 'MariaDB [0-9.]*' || true), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+bench_machine
 echo "# $TABLES tables x $ROWS rows, rounds=$ROUNDS"
 
 start=$(date +%s)
@@ -94,24 +68,17 @@ rows_from() {
 
 # server_ticks: CPU time (clock ticks) both servers have used so far.
 server_ticks() {
-	local t=0 p
-	for n in "$src" "$dst"; do
-		p=$(cat "$SHAKEDOWN_HOME/sandboxes/$n/mysqld.pid")
-		t=$((t + $(awk '{print $14 + $15}' "/proc/$p/stat")))
+	local t=0 n
+	for n in "${pair[@]}"; do
+		t=$((t + $(proc_ticks "$(cat "$SHAKEDOWN_HOME/sandboxes/$n/mysqld.pid")")))
 	done
 	echo "$t"
 }
 hz=$(getconf CLK_TCK)
 
-median() { sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
-
-: >"$work/sd.times"
-: >"$work/pt.times"
-: >"$work/sd.cpu"
-: >"$work/pt.cpu"
+for f in sd.times pt.times sd.cpu pt.cpu; do : >"$work/$f"; done
 for r in $(seq 1 "$ROUNDS"); do
-	# Alternate which tool goes first.
-	for tool in $([ $((r % 2)) = 1 ] && echo "sd pt" || echo "pt sd"); do
+	for tool in $(round_order "$r" sd pt); do
 		before=$(server_ticks)
 		if [ "$tool" = sd ]; then
 			/usr/bin/time -f %e -o "$work/t" "$BIN" verify "$src_url" "$dst_url" --threads "$THREADS" --tables "$tables" \
@@ -136,12 +103,4 @@ echo "shakedown verify:      median ${sd}s  (times: $(tr '\n' ' ' <"$work/sd.tim
 echo "pt-table-sync --print: median ${pt}s  (times: $(tr '\n' ' ' <"$work/pt.times"))"
 echo "servers' CPU time:     shakedown median $(median <"$work/sd.cpu")s, pt-table-sync median $(median <"$work/pt.cpu")s"
 echo "ratio shakedown/pt:    $(awk -v a="$sd" -v b="$pt" 'BEGIN {printf "%.2f", a / b}')  (target <= 0.50)"
-echo "rows found: shakedown $(wc -l <"$work/sd.rows"), pt-table-sync $(wc -l <"$work/pt.rows")"
-if cmp -s "$work/sd.rows" "$work/pt.rows"; then
-	echo "same rows: yes"
-	sed 's/^/  /' "$work/sd.rows"
-else
-	echo "same rows: NO"
-	diff "$work/sd.rows" "$work/pt.rows" | sed 's/^/  /' || true
-	exit 1
-fi
+same_found "rows found" "same rows" pt-table-sync "$work/sd.rows" "$work/pt.rows" || exit 1

@@ -186,6 +186,34 @@ run_case() {
 		"$workload" "$threads" "$sq" "$dq" "$(ratio "$dq" "$sq")" "$sc" "$dc" "$(ratio "$dc" "$sc")" "$sm" "$dm" "$(ratio "$dm" "$sm")" >>"$work/summary.md"
 }
 
+# on_off NAME ON [OFF]: ROUNDS rounds of shakedown run oltp_point_select at
+# 16 threads into $work/NAME.txt (out), alternately with the option ON (the
+# runs tagged on) and with OFF (tagged off; no option where it is empty).
+# Sets qon and qoff, the median QPS of each, onoff, their ratio, and
+# paired, the median of each round's on/off, in which a shared machine's
+# slow drift cancels.
+on_off() {
+	local name=$1 on=$2 off=${3:-} r m opt
+	out=$work/$name.txt
+	: >"$out"
+	for r in $(seq "$ROUNDS"); do
+		for m in $(round_order "$r" on off); do
+			opt=()
+			if [ "$m" = on ]; then opt=("$on"); elif [ -n "$off" ]; then opt=("$off"); fi
+			measure "$m" "$out" "$BIN" run oltp_point_select --target="$url" --tables=1 --table-size=100000 --threads=16 "--time=$SECS" "${opt[@]}"
+			# Only --stall prints this; its case measures a trigger that does not fire.
+			if grep -q "^Stall captures" "$work/log.$$"; then
+				echo "bench.sh: the stall trigger fired; this case measures one that does not" >&2
+				exit 1
+			fi
+		done
+		echo "  round $r: $(tail -2 "$out" | awk -v n="$name" '{printf "%s=%s %.0f qps  ", n, $1, $2}')"
+	done
+	qon=$(med_col on 2 "$out"); qoff=$(med_col off 2 "$out")
+	onoff=$(awk -v a="$qon" -v b="$qoff" 'BEGIN{ if (b==0) print "n/a"; else printf "%.4f", a/b }')
+	paired=$(awk '$1=="on"{on[++n]=$2} $1=="off"{off[++m]=$2} END{for(i=1;i<=n&&i<=m;i++) if (off[i]>0) print on[i]/off[i]}' "$out" | median)
+}
+
 prepare_rows() {
 	"$BIN" cleanup oltp_read_write --target="$url" "--tables=$PREP_TABLES" >/dev/null
 	"$BIN" prepare oltp_read_write --target="$url" --tables=1 "--table-size=$1" >/dev/null
@@ -261,12 +289,7 @@ for c in $CASES; do
 		for w in oltp_point_select oltp_read_write; do
 			for t in $THREADS_LIST; do
 				for r in $(seq "$ROUNDS"); do
-					order=("${clients[@]}")
-					if [ $((r % 2)) -eq 0 ]; then
-						order=()
-						for ((i = ${#clients[@]} - 1; i >= 0; i--)); do order+=("${clients[i]}"); done
-					fi
-					for cl in "${order[@]}"; do
+					for cl in $(round_order "$r" "${clients[@]}"); do
 						if [ "$cl" = sysbench ]; then
 							measure_row sysbench - "$w" "$t" "$r" sysbench "$w" "${sb_conn[@]}" --tables=4 --table-size=100000 "--threads=$t" "--time=$SECS" run
 						else
@@ -311,9 +334,7 @@ for c in $CASES; do
 		ssl_accepts() { mariadb -h127.0.0.1 -P"$port" -ushakedown -N -e "SHOW GLOBAL STATUS LIKE 'Ssl_accepts'" | cut -f2; }
 		a0=$(ssl_accepts)
 		for r in $(seq "$ROUNDS"); do
-			order="plain tls"
-			[ $((r % 2)) -eq 0 ] && order="tls plain"
-			for m in $order; do
+			for m in $(round_order "$r" plain tls); do
 				u=$url
 				[ "$m" = tls ] && u="$url?tls=skip-verify"
 				measure "$m" "$out" "$BIN" run oltp_point_select --target="$u" --tables=1 --table-size=100000 --threads=16 "--time=$SECS"
@@ -347,9 +368,7 @@ for c in $CASES; do
 			out=$work/base-$w.txt
 			: >"$out"
 			for r in $(seq "$ROUNDS"); do
-				order="base new"
-				[ $((r % 2)) -eq 0 ] && order="new base"
-				for m in $order; do
+				for m in $(round_order "$r" base new); do
 					b=$BIN
 					[ "$m" = base ] && b=$work/shakedown-base
 					measure "$m" "$out" "$b" run "$w" --target="$url" --tables=1 --table-size=100000 --threads=16 "--time=$SECS"
@@ -366,19 +385,7 @@ for c in $CASES; do
 	monitor)
 		echo "== sampler cost: oltp_point_select, 16 threads, --monitor=on vs off"
 		prepare_rows 100000
-		out=$work/monitor.txt
-		: >"$out"
-		for r in $(seq "$ROUNDS"); do
-			order="on off"
-			[ $((r % 2)) -eq 0 ] && order="off on"
-			for m in $order; do
-				measure "$m" "$out" "$BIN" run oltp_point_select --target="$url" --tables=1 --table-size=100000 --threads=16 "--time=$SECS" "--monitor=$m"
-			done
-			echo "  round $r: $(tail -2 "$out" | awk '{printf "monitor=%s %.0f qps  ", $1, $2}')"
-		done
-		qon=$(med_col on 2 "$out"); qoff=$(med_col off 2 "$out")
-		# Paired: each round's on/off ratio, so slow drift of a shared machine cancels.
-		paired=$(awk '$1=="on"{on[++n]=$2} $1=="off"{off[++m]=$2} END{for(i=1;i<=n&&i<=m;i++) if (off[i]>0) print on[i]/off[i]}' "$out" | median)
+		on_off monitor --monitor=on --monitor=off
 		# One SHOW GLOBAL STATUS, timed over 200 in one session: the server
 		# time the sampler takes each second.
 		start=$(date +%s%N)
@@ -413,37 +420,18 @@ for c in $CASES; do
 			echo "| sampler cost, oltp_point_select 16 threads | QPS monitor=off | QPS monitor=on | on/off (medians) | on/off (median of paired rounds) | one SHOW GLOBAL STATUS, ms (client wall) | server CPU per sample, ms | server CPU under load, us/query x QPS | sampler share of server CPU, % |"
 			echo "|---|---|---|---|---|---|---|---|---|"
 			printf '| %d rounds x %ss | %.0f | %.0f | %s | %.4f | %s | %s | %s x %s | %s |\n' "$ROUNDS" "$SECS" "$qoff" "$qon" \
-				"$(awk -v a="$qon" -v b="$qoff" 'BEGIN{ if (b==0) print "n/a"; else printf "%.4f", a/b }')" "$paired" "$show_ms" \
-				"$per_sample_ms" "$srv_us" "$load_qps" "$cost_pct"
+				"$onoff" "$paired" "$show_ms" "$per_sample_ms" "$srv_us" "$load_qps" "$cost_pct"
 		} >>"$work/summary.md"
 		;;
 	stall)
 		echo "== stall trigger that never fires: oltp_point_select, 16 threads, --stall vs none"
 		prepare_rows 100000
-		out=$work/stall.txt
-		: >"$out"
-		for r in $(seq "$ROUNDS"); do
-			order="on off"
-			[ $((r % 2)) -eq 0 ] && order="off on"
-			for m in $order; do
-				stall=()
-				[ "$m" = on ] && stall=(--stall)
-				measure "$m" "$out" "$BIN" run oltp_point_select --target="$url" --tables=1 --table-size=100000 --threads=16 "--time=$SECS" "${stall[@]}"
-				if grep -q "^Stall captures" "$work/log.$$"; then
-					echo "bench.sh: the stall trigger fired; this case measures one that does not" >&2
-					exit 1
-				fi
-			done
-			echo "  round $r: $(tail -2 "$out" | awk '{printf "stall=%s %.0f qps  ", $1, $2}')"
-		done
-		qon=$(med_col on 2 "$out"); qoff=$(med_col off 2 "$out")
-		paired=$(awk '$1=="on"{on[++n]=$2} $1=="off"{off[++m]=$2} END{for(i=1;i<=n&&i<=m;i++) if (off[i]>0) print on[i]/off[i]}' "$out" | median)
+		on_off stall --stall
 		{
 			echo ""
 			echo "| stall trigger that never fires, oltp_point_select 16 threads | QPS without --stall | QPS with --stall | on/off (medians) | on/off (median of paired rounds) |"
 			echo "|---|---|---|---|---|"
-			printf '| %d rounds x %ss | %.0f | %.0f | %s | %.4f |\n' "$ROUNDS" "$SECS" "$qoff" "$qon" \
-				"$(awk -v a="$qon" -v b="$qoff" 'BEGIN{ if (b==0) print "n/a"; else printf "%.4f", a/b }')" "$paired"
+			printf '| %d rounds x %ss | %.0f | %.0f | %s | %.4f |\n' "$ROUNDS" "$SECS" "$qoff" "$qon" "$onoff" "$paired"
 		} >>"$work/summary.md"
 		;;
 	slap)

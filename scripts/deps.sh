@@ -19,16 +19,31 @@ have() {
 	command -v "$1" >/dev/null 2>&1 || [ -x "/usr/sbin/$1" ] || [ -x "/usr/bin/$1" ]
 }
 
-pkgs=()
-{ have mariadbd && have mariadb-install-db; } || pkgs+=(mariadb-server)
-have mysqlslap || pkgs+=(mariadb-client)
-have sysbench || pkgs+=(sysbench)
-have chromium || pkgs+=(chromium)
-have promtool || pkgs+=(prometheus)
-have openssl || pkgs+=(openssl)
+# The programs (comma-separated) and the package that brings them.
+wanted="mariadbd,mariadb-install-db mariadb-server
+mysqlslap mariadb-client
+sysbench sysbench
+chromium chromium
+promtool prometheus
+openssl openssl
+tcpdump tcpdump
+pt-upgrade percona-toolkit"
 
-have tcpdump || pkgs+=(tcpdump)
-have pt-upgrade || pkgs+=(percona-toolkit)
+# absent FIELD: for each package in wanted with a program missing, its name
+# (FIELD 2) or that of its first program (FIELD 1), one a line.
+absent() {
+	local progs pkg p
+	while read -r progs pkg; do
+		for p in ${progs//,/ }; do
+			if ! have "$p"; then
+				if [ "$1" = 2 ]; then echo "$pkg"; else echo "${progs%%,*}"; fi
+				break
+			fi
+		done
+	done <<<"$wanted"
+}
+
+mapfile -t pkgs < <(absent 2)
 
 if [ "${#pkgs[@]}" -eq 0 ]; then
 	exit 0
@@ -68,16 +83,7 @@ if ! "${sudo[@]}" apt-get install -y -q --no-install-recommends "${pkgs[@]}"; th
 	"${sudo[@]}" dpkg --configure -a || true
 fi
 
-missing=()
-{ have mariadbd && have mariadb-install-db; } || missing+=(mariadbd)
-have mysqlslap || missing+=(mysqlslap)
-have sysbench || missing+=(sysbench)
-have chromium || missing+=(chromium)
-have promtool || missing+=(promtool)
-have openssl || missing+=(openssl)
-
-have tcpdump || missing+=(tcpdump)
-have pt-upgrade || missing+=(pt-upgrade)
+mapfile -t missing < <(absent 1)
 if [ "${#missing[@]}" -ne 0 ]; then
 	echo "deps.sh: still missing after install: ${missing[*]}" >&2
 	exit 1
