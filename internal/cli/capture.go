@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/shakedown/shakedown/internal/capture"
-	"github.com/shakedown/shakedown/internal/helptext"
 	"github.com/shakedown/shakedown/internal/outfile"
 	"github.com/shakedown/shakedown/internal/sbflag"
 	"github.com/shakedown/shakedown/internal/target"
@@ -27,7 +26,7 @@ type captureCmd struct {
 	creds      target.Credentials
 }
 
-func (c *captureCmd) flags() *pflag.FlagSet {
+func (c *captureCmd) flags(_ *Env) *pflag.FlagSet {
 	fs := sbflag.NewFlagSet("capture")
 	fs.StringVarP(&c.output, "output", "o", "", "write the capture file to FILE")
 	fs.StringVar(&c.format, "format", "", "read every SOURCE as this format: slow, general, pcap or tcpdump-text (default: detected)")
@@ -40,11 +39,7 @@ func (c *captureCmd) flags() *pflag.FlagSet {
 	return fs
 }
 
-func (c *captureCmd) run(ctx context.Context, env *Env, args []string) error {
-	fs := c.flags()
-	if help, err := parseFlags(env, fs, args, "capture", helptext.Capture); help || err != nil {
-		return err
-	}
+func (c *captureCmd) exec(ctx context.Context, env *Env, fs *pflag.FlagSet) error {
 	srcArgs := fs.Args()
 	if err := c.validate(srcArgs); err != nil {
 		return err

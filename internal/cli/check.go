@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/shakedown/shakedown/internal/check"
-	"github.com/shakedown/shakedown/internal/helptext"
 	"github.com/shakedown/shakedown/internal/readiness"
 	"github.com/shakedown/shakedown/internal/sbflag"
 	"github.com/shakedown/shakedown/internal/store"
@@ -42,11 +41,7 @@ func (c *checkCmd) flags(env *Env) *pflag.FlagSet {
 	return fs
 }
 
-func (c *checkCmd) run(ctx context.Context, env *Env, args []string) error {
-	fs := c.flags(env)
-	if help, err := parseFlags(env, fs, args, "check", helptext.Check); help || err != nil {
-		return err
-	}
+func (c *checkCmd) exec(ctx context.Context, env *Env, fs *pflag.FlagSet) error {
 	if !fs.Changed("skip-accounts") {
 		c.skipAccounts = append(sbflag.Strings{}, check.DefaultSkipAccounts...)
 	}

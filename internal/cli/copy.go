@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/shakedown/shakedown/internal/dbcopy"
-	"github.com/shakedown/shakedown/internal/helptext"
 	"github.com/shakedown/shakedown/internal/outfile"
 	"github.com/shakedown/shakedown/internal/progress"
 	"github.com/shakedown/shakedown/internal/sbflag"
@@ -29,7 +28,7 @@ type copyCmd struct {
 	creds     target.Credentials
 }
 
-func (c *copyCmd) flags() *pflag.FlagSet {
+func (c *copyCmd) flags(_ *Env) *pflag.FlagSet {
 	fs := sbflag.NewFlagSet("copy")
 	o := &c.opts
 	fs.Var(&c.databases, "databases", "databases to copy, by the same names on TARGET (default: SOURCE's database into TARGET's)")
@@ -54,11 +53,7 @@ func (c *copyCmd) flags() *pflag.FlagSet {
 	return fs
 }
 
-func (c *copyCmd) run(ctx context.Context, env *Env, args []string) error {
-	fs := c.flags()
-	if help, err := parseFlags(env, fs, args, "copy", helptext.Copy); help || err != nil {
-		return err
-	}
+func (c *copyCmd) exec(ctx context.Context, env *Env, fs *pflag.FlagSet) error {
 	if err := c.check(fs); err != nil {
 		return err
 	}

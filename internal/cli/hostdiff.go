@@ -5,7 +5,6 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/shakedown/shakedown/internal/helptext"
 	"github.com/shakedown/shakedown/internal/host"
 	"github.com/shakedown/shakedown/internal/hostsource"
 	"github.com/shakedown/shakedown/internal/sbflag"
@@ -19,7 +18,7 @@ type hostDiffCmd struct {
 	creds target.Credentials
 }
 
-func (c *hostDiffCmd) flags() *pflag.FlagSet {
+func (c *hostDiffCmd) flags(_ *Env) *pflag.FlagSet {
 	fs := sbflag.NewFlagSet("host diff")
 	fs.BoolVar(&c.all, "all", false, "list every fact: equal ones too, after the differences")
 	fs.BoolVar(&c.json, "json", false, "print the comparison as JSON")
@@ -27,11 +26,7 @@ func (c *hostDiffCmd) flags() *pflag.FlagSet {
 	return fs
 }
 
-func (c *hostDiffCmd) run(ctx context.Context, env *Env, args []string) error {
-	fs := c.flags()
-	if help, err := parseFlags(env, fs, args, "host diff", helptext.Host); help || err != nil {
-		return err
-	}
+func (c *hostDiffCmd) exec(ctx context.Context, env *Env, fs *pflag.FlagSet) error {
 	if fs.NArg() < 2 {
 		return usagef("host diff: give at least two hosts, the control first: FILE, pid:PID, sandbox:NAME, a TARGET URL or local")
 	}

@@ -9,7 +9,6 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/shakedown/shakedown/internal/helptext"
 	"github.com/shakedown/shakedown/internal/outfile"
 	"github.com/shakedown/shakedown/internal/readiness"
 	"github.com/shakedown/shakedown/internal/sbflag"
@@ -33,11 +32,7 @@ func (c *readinessCmd) flags(env *Env) *pflag.FlagSet {
 	return fs
 }
 
-func (c *readinessCmd) run(ctx context.Context, env *Env, args []string) error {
-	fset := c.flags(env)
-	if help, err := parseFlags(env, fset, args, "readiness", helptext.Readiness); help || err != nil {
-		return err
-	}
+func (c *readinessCmd) exec(ctx context.Context, env *Env, fset *pflag.FlagSet) error {
 	rest := fset.Args()
 	if len(rest) != 2 {
 		return usagef("readiness: want SOURCE and TARGET, got %d argument(s): shakedown readiness mysql://user@source/db mysql://user@target/db", len(rest))

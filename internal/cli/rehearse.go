@@ -9,7 +9,6 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/shakedown/shakedown/internal/helptext"
 	"github.com/shakedown/shakedown/internal/plan"
 	"github.com/shakedown/shakedown/internal/readiness"
 	"github.com/shakedown/shakedown/internal/rehearse"
@@ -36,11 +35,7 @@ func (c *rehearseCmd) flags(env *Env) *pflag.FlagSet {
 	return fs
 }
 
-func (c *rehearseCmd) run(ctx context.Context, env *Env, args []string) error {
-	fs := c.flags(env)
-	if help, err := parseFlags(env, fs, args, "rehearse", helptext.Rehearse); help || err != nil {
-		return err
-	}
+func (c *rehearseCmd) exec(ctx context.Context, env *Env, fs *pflag.FlagSet) error {
 	if st, err := os.Stat(c.pages); err != nil || !st.IsDir() {
 		return usagef("rehearse: --pages %s: not a directory", c.pages)
 	}

@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/shakedown/shakedown/internal/capture"
-	"github.com/shakedown/shakedown/internal/helptext"
 	"github.com/shakedown/shakedown/internal/readiness"
 	"github.com/shakedown/shakedown/internal/replay"
 	"github.com/shakedown/shakedown/internal/sbflag"
@@ -46,11 +45,7 @@ func (c *replayCmd) flags(env *Env) *pflag.FlagSet {
 	return fs
 }
 
-func (c *replayCmd) run(ctx context.Context, env *Env, args []string) error {
-	fs := c.flags(env)
-	if help, err := parseFlags(env, fs, args, "replay", helptext.Replay); help || err != nil {
-		return err
-	}
+func (c *replayCmd) exec(ctx context.Context, env *Env, fs *pflag.FlagSet) error {
 	rest := fs.Args()
 	switch {
 	case len(rest) != 1:

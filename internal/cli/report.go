@@ -9,7 +9,6 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/shakedown/shakedown/internal/helptext"
 	"github.com/shakedown/shakedown/internal/outfile"
 	"github.com/shakedown/shakedown/internal/report"
 	"github.com/shakedown/shakedown/internal/sbflag"
@@ -59,11 +58,7 @@ func (c *reportCmd) flags(env *Env) *pflag.FlagSet {
 	return fs
 }
 
-func (c *reportCmd) run(ctx context.Context, env *Env, args []string) error {
-	fset := c.flags(env)
-	if help, err := parseFlags(env, fset, args, "report", helptext.Report); help || err != nil {
-		return err
-	}
+func (c *reportCmd) exec(ctx context.Context, env *Env, fset *pflag.FlagSet) error {
 	files := fset.Args()
 	if len(c.imports) > 0 {
 		if len(files) > 0 || c.list || c.history || c.baseline != "" || c.runs != "" {

@@ -10,7 +10,6 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/shakedown/shakedown/internal/helptext"
 	"github.com/shakedown/shakedown/internal/report"
 	"github.com/shakedown/shakedown/internal/sbflag"
 	"github.com/shakedown/shakedown/internal/segment"
@@ -45,11 +44,7 @@ func (c *sweepCmd) flags(env *Env) *pflag.FlagSet {
 	return fs
 }
 
-func (c *sweepCmd) run(ctx context.Context, env *Env, args []string) error {
-	fs := c.flags(env)
-	if help, err := parseFlags(env, fs, args, "sweep", helptext.Sweep); help || err != nil {
-		return err
-	}
+func (c *sweepCmd) exec(ctx context.Context, env *Env, fs *pflag.FlagSet) error {
 	sp, err := c.split.Resolve(env.Getenv, time.Now())
 	if err != nil {
 		return err

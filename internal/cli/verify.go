@@ -9,7 +9,6 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/shakedown/shakedown/internal/helptext"
 	"github.com/shakedown/shakedown/internal/outfile"
 	"github.com/shakedown/shakedown/internal/readiness"
 	"github.com/shakedown/shakedown/internal/sbflag"
@@ -54,11 +53,7 @@ func (c *verifyCmd) flags(env *Env) *pflag.FlagSet {
 	return fs
 }
 
-func (c *verifyCmd) run(ctx context.Context, env *Env, args []string) error {
-	fs := c.flags(env)
-	if help, err := parseFlags(env, fs, args, "verify", helptext.Verify); help || err != nil {
-		return err
-	}
+func (c *verifyCmd) exec(ctx context.Context, env *Env, fs *pflag.FlagSet) error {
 	src, dst, err := sides(env, &c.creds, "verify", fs.Args(), c.opts.Validate)
 	if err != nil {
 		return err

@@ -8,7 +8,6 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/shakedown/shakedown/internal/helptext"
 	"github.com/shakedown/shakedown/internal/monitor"
 	"github.com/shakedown/shakedown/internal/result"
 	"github.com/shakedown/shakedown/internal/sbflag"
@@ -27,7 +26,7 @@ type watchCmd struct {
 	stall    monitor.WatchStallOptions
 }
 
-func (c *watchCmd) flags() *pflag.FlagSet {
+func (c *watchCmd) flags(_ *Env) *pflag.FlagSet {
 	fs := sbflag.NewFlagSet("watch")
 	fs.DurationVar(&c.interval, "interval", time.Second, "time between samples")
 	fs.IntVar(&c.count, "count", 0, "stop after this many samples (0 = until Ctrl-C)")
@@ -43,11 +42,7 @@ func (c *watchCmd) flags() *pflag.FlagSet {
 	return fs
 }
 
-func (c *watchCmd) run(ctx context.Context, env *Env, args []string) error {
-	fs := c.flags()
-	if help, err := parseFlags(env, fs, args, "watch", helptext.Watch); help || err != nil {
-		return err
-	}
+func (c *watchCmd) exec(ctx context.Context, env *Env, fs *pflag.FlagSet) error {
 	switch {
 	case fs.NArg() == 0:
 		return usagef("watch: missing TARGET, e.g. shakedown watch mysql://user@127.0.0.1:3306/")
