@@ -14,18 +14,14 @@ import (
 
 // analyzeCmd is "shakedown analyze TARGET".
 type analyzeCmd struct {
-	databases sbflag.Strings
-	tables    sbflag.Strings
-	exclude   sbflag.Strings
-	local     bool
-	creds     target.Credentials
+	tableChoice
+	local bool
+	creds target.Credentials
 }
 
 func (c *analyzeCmd) flags(_ *Env) *pflag.FlagSet {
 	fs := sbflag.NewFlagSet("analyze")
-	fs.Var(&c.databases, "databases", "databases whose tables to analyze (default: TARGET's database, or every user database when the URL names none)")
-	fs.Var(&c.tables, "tables", "only these tables: db.table or table, * and ? allowed (comma list)")
-	fs.Var(&c.exclude, "exclude", "skip these tables: same forms as --tables")
+	c.tableChoice.bind(fs, "databases whose tables to analyze (default: TARGET's database, or every user database when the URL names none)")
 	fs.BoolVar(&c.local, "local", false, "ANALYZE NO_WRITE_TO_BINLOG: replicas do not repeat it")
 	c.creds.Bind(fs)
 	return fs

@@ -8,21 +8,16 @@ import (
 	"github.com/shakedown/shakedown/internal/host"
 	"github.com/shakedown/shakedown/internal/hostsource"
 	"github.com/shakedown/shakedown/internal/sbflag"
-	"github.com/shakedown/shakedown/internal/target"
 )
 
 // hostDiffCmd is "shakedown host diff".
 type hostDiffCmd struct {
-	all   bool
-	json  bool
-	creds target.Credentials
+	serverDiff
 }
 
 func (c *hostDiffCmd) flags(_ *Env) *pflag.FlagSet {
 	fs := sbflag.NewFlagSet("host diff")
-	fs.BoolVar(&c.all, "all", false, "list every fact: equal ones too, after the differences")
-	fs.BoolVar(&c.json, "json", false, "print the comparison as JSON")
-	c.creds.Bind(fs)
+	c.serverDiff.bind(fs, "list every fact: equal ones too, after the differences")
 	return fs
 }
 

@@ -25,7 +25,7 @@ type readinessCmd struct {
 
 func (c *readinessCmd) flags(env *Env) *pflag.FlagSet {
 	fs := sbflag.NewFlagSet("readiness")
-	fs.StringVar(&c.storePath, "store", store.DefaultPath(env.Getenv), "results store: a SQLite file, or mysql://user@host:port/db (password: SHAKEDOWN_STORE_PASSWORD)")
+	bindStorePath(fs, env, &c.storePath, "")
 	fs.Int64Var(&c.sweep, "sweep", 0, "sweep whose verdicts to show (default: the latest with TARGET as a candidate)")
 	fs.StringVar(&c.format, "format", "text", "text, md, json or html; with -o and no --format, taken from the file's extension")
 	fs.StringVarP(&c.out, "output", "o", "", "write to FILE instead of standard output")

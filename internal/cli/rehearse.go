@@ -27,7 +27,7 @@ type rehearseCmd struct {
 
 func (c *rehearseCmd) flags(env *Env) *pflag.FlagSet {
 	fs := sbflag.NewFlagSet("rehearse")
-	fs.StringVar(&c.storePath, "store", store.DefaultPath(env.Getenv), "results store: a SQLite file, or mysql://user@host:port/db (password: SHAKEDOWN_STORE_PASSWORD)")
+	bindStorePath(fs, env, &c.storePath, "")
 	fs.StringVar(&c.pages, "pages", ".", "directory the readiness pages are written to")
 	fs.StringVar(&c.resume, "resume", "", "continue a stored rehearsal after its last finished step: its ID, or latest")
 	fs.Lookup("resume").NoOptDefVal = "latest"

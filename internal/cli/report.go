@@ -39,7 +39,7 @@ type reportCmd struct {
 
 func (c *reportCmd) flags(env *Env) *pflag.FlagSet {
 	fs := sbflag.NewFlagSet("report")
-	fs.StringVar(&c.storePath, "store", store.DefaultPath(env.Getenv), "results store: a SQLite file, or mysql://user@host:port/db (password: SHAKEDOWN_STORE_PASSWORD)")
+	bindStorePath(fs, env, &c.storePath, "")
 	fs.StringVar(&c.sweep, "sweep", "latest", "sweep to report: its ID, or latest")
 	fs.StringVar(&c.format, "format", "text", "text, md, csv, json or html; with -o and no --format, taken from the file's extension")
 	fs.StringVarP(&c.out, "output", "o", "", "write to FILE instead of standard output")

@@ -32,7 +32,7 @@ type sweepCmd struct {
 
 func (c *sweepCmd) flags(env *Env) *pflag.FlagSet {
 	fs := sbflag.NewFlagSet("sweep")
-	fs.StringVar(&c.storePath, "store", store.DefaultPath(env.Getenv), "results store: a SQLite file, or mysql://user@host:port/db shared by split runners (password: SHAKEDOWN_STORE_PASSWORD)")
+	bindStorePath(fs, env, &c.storePath, " shared by split runners")
 	fs.BoolVarP(&c.verbose, "verbose", "v", false, "print every second of every run, and prepare's progress")
 	fs.BoolVar(&c.dryRun, "dry-run", false, "check the plan and the targets, list the steps, run nothing")
 	fs.StringVar(&c.resume, "resume", "", "continue an interrupted sweep, or run a sweep's failed steps again: its ID (--resume ID or --resume=ID), or latest")

@@ -8,22 +8,17 @@ import (
 
 	"github.com/shakedown/shakedown/internal/helptext"
 	"github.com/shakedown/shakedown/internal/sbflag"
-	"github.com/shakedown/shakedown/internal/target"
 	"github.com/shakedown/shakedown/internal/vars"
 )
 
 // varsCmd is "shakedown vars diff".
 type varsCmd struct {
-	all   bool
-	json  bool
-	creds target.Credentials
+	serverDiff
 }
 
 func (c *varsCmd) flags(_ *Env) *pflag.FlagSet {
 	fs := sbflag.NewFlagSet("vars diff")
-	fs.BoolVar(&c.all, "all", false, "list every variable: equal ones too (after the differences), and each of those only some servers have")
-	fs.BoolVar(&c.json, "json", false, "print the comparison as JSON")
-	c.creds.Bind(fs)
+	c.serverDiff.bind(fs, "list every variable: equal ones too (after the differences), and each of those only some servers have")
 	return fs
 }
 

@@ -19,13 +19,11 @@ import (
 
 // verifyCmd is "shakedown verify SOURCE TARGET".
 type verifyCmd struct {
-	databases sbflag.Strings
-	tables    sbflag.Strings
-	exclude   sbflag.Strings
-	opts      verify.Options
-	fixSQL    string
-	resume    string
-	out       findings
+	tableChoice
+	opts   verify.Options
+	fixSQL string
+	resume string
+	out    findings
 
 	creds target.Credentials
 }
@@ -33,9 +31,7 @@ type verifyCmd struct {
 func (c *verifyCmd) flags(env *Env) *pflag.FlagSet {
 	fs := sbflag.NewFlagSet("verify")
 	o := &c.opts
-	fs.Var(&c.databases, "databases", "databases to compare, the same names on both sides (default: SOURCE's database against TARGET's; every user database when the URLs name none)")
-	fs.Var(&c.tables, "tables", "only these tables: db.table or table, * and ? allowed (comma list)")
-	fs.Var(&c.exclude, "exclude", "skip these tables: same forms as --tables")
+	c.tableChoice.bind(fs, "databases to compare, the same names on both sides (default: SOURCE's database against TARGET's; every user database when the URLs name none)")
 	fs.StringVar(&o.Where, "where", "", "compare only rows matching this SQL condition, on both sides")
 	fs.IntVar(&o.Threads, "threads", 4, "chunks checked at once (each uses a connection on both servers)")
 	fs.DurationVar(&o.ChunkTime, "chunk-time", 100*time.Millisecond, "target time per chunk checksum; chunk sizes adapt to it (smaller chunks: less to read again when one differs, shorter snapshots)")
