@@ -8,11 +8,13 @@ import (
 	"github.com/shakedown/shakedown/internal/target"
 )
 
-// bindStorePath declares --store for the commands that read the results
-// store, defaulting to the user's; note, when not empty, follows the forms
-// in the help (sweep says that split runners share it).
-func bindStorePath(fs *pflag.FlagSet, env *Env, p *string, note string) {
+// storeFlagSet is the flag set of a command that reads the results store,
+// with its --store, which defaults to the user's; note, when not empty,
+// follows the forms in the help (sweep says that split runners share it).
+func storeFlagSet(name string, env *Env, p *string, note string) *pflag.FlagSet {
+	fs := sbflag.NewFlagSet(name)
 	fs.StringVar(p, "store", store.DefaultPath(env.Getenv), "results store: a SQLite file, or mysql://user@host:port/db"+note+" (password: SHAKEDOWN_STORE_PASSWORD)")
+	return fs
 }
 
 // tableChoice is --databases, --tables and --exclude of the commands that
@@ -36,9 +38,12 @@ type serverDiff struct {
 	creds     target.Credentials
 }
 
-// bind declares them; all is --all's help, which says what it adds.
-func (d *serverDiff) bind(fs *pflag.FlagSet, all string) {
+// flagSet is the command name's flag set, which has these options alone;
+// all is --all's help, which says what it adds.
+func (d *serverDiff) flagSet(name, all string) *pflag.FlagSet {
+	fs := sbflag.NewFlagSet(name)
 	fs.BoolVar(&d.all, "all", false, all)
 	fs.BoolVar(&d.json, "json", false, "print the comparison as JSON")
 	d.creds.Bind(fs)
+	return fs
 }

@@ -7,7 +7,6 @@ import (
 
 	"github.com/shakedown/shakedown/internal/host"
 	"github.com/shakedown/shakedown/internal/hostsource"
-	"github.com/shakedown/shakedown/internal/sbflag"
 )
 
 // hostDiffCmd is "shakedown host diff".
@@ -16,9 +15,7 @@ type hostDiffCmd struct {
 }
 
 func (c *hostDiffCmd) flags(_ *Env) *pflag.FlagSet {
-	fs := sbflag.NewFlagSet("host diff")
-	c.serverDiff.bind(fs, "list every fact: equal ones too, after the differences")
-	return fs
+	return c.serverDiff.flagSet("host diff", "list every fact: equal ones too, after the differences")
 }
 
 func (c *hostDiffCmd) exec(ctx context.Context, env *Env, fs *pflag.FlagSet) error {

@@ -11,7 +11,6 @@ import (
 
 	"github.com/shakedown/shakedown/internal/outfile"
 	"github.com/shakedown/shakedown/internal/readiness"
-	"github.com/shakedown/shakedown/internal/sbflag"
 	"github.com/shakedown/shakedown/internal/store"
 )
 
@@ -24,8 +23,7 @@ type readinessCmd struct {
 }
 
 func (c *readinessCmd) flags(env *Env) *pflag.FlagSet {
-	fs := sbflag.NewFlagSet("readiness")
-	bindStorePath(fs, env, &c.storePath, "")
+	fs := storeFlagSet("readiness", env, &c.storePath, "")
 	fs.Int64Var(&c.sweep, "sweep", 0, "sweep whose verdicts to show (default: the latest with TARGET as a candidate)")
 	fs.StringVar(&c.format, "format", "text", "text, md, json or html; with -o and no --format, taken from the file's extension")
 	fs.StringVarP(&c.out, "output", "o", "", "write to FILE instead of standard output")

@@ -12,7 +12,6 @@ import (
 	"github.com/shakedown/shakedown/internal/plan"
 	"github.com/shakedown/shakedown/internal/readiness"
 	"github.com/shakedown/shakedown/internal/rehearse"
-	"github.com/shakedown/shakedown/internal/sbflag"
 	"github.com/shakedown/shakedown/internal/store"
 	"github.com/shakedown/shakedown/internal/sweep"
 )
@@ -26,8 +25,7 @@ type rehearseCmd struct {
 }
 
 func (c *rehearseCmd) flags(env *Env) *pflag.FlagSet {
-	fs := sbflag.NewFlagSet("rehearse")
-	bindStorePath(fs, env, &c.storePath, "")
+	fs := storeFlagSet("rehearse", env, &c.storePath, "")
 	fs.StringVar(&c.pages, "pages", ".", "directory the readiness pages are written to")
 	fs.StringVar(&c.resume, "resume", "", "continue a stored rehearsal after its last finished step: its ID, or latest")
 	fs.Lookup("resume").NoOptDefVal = "latest"

@@ -11,7 +11,6 @@ import (
 
 	"github.com/shakedown/shakedown/internal/outfile"
 	"github.com/shakedown/shakedown/internal/report"
-	"github.com/shakedown/shakedown/internal/sbflag"
 	"github.com/shakedown/shakedown/internal/store"
 )
 
@@ -38,8 +37,7 @@ type reportCmd struct {
 }
 
 func (c *reportCmd) flags(env *Env) *pflag.FlagSet {
-	fs := sbflag.NewFlagSet("report")
-	bindStorePath(fs, env, &c.storePath, "")
+	fs := storeFlagSet("report", env, &c.storePath, "")
 	fs.StringVar(&c.sweep, "sweep", "latest", "sweep to report: its ID, or latest")
 	fs.StringVar(&c.format, "format", "text", "text, md, csv, json or html; with -o and no --format, taken from the file's extension")
 	fs.StringVarP(&c.out, "output", "o", "", "write to FILE instead of standard output")

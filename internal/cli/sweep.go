@@ -11,7 +11,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/shakedown/shakedown/internal/report"
-	"github.com/shakedown/shakedown/internal/sbflag"
 	"github.com/shakedown/shakedown/internal/segment"
 	"github.com/shakedown/shakedown/internal/store"
 	"github.com/shakedown/shakedown/internal/sweep"
@@ -31,8 +30,7 @@ type sweepCmd struct {
 }
 
 func (c *sweepCmd) flags(env *Env) *pflag.FlagSet {
-	fs := sbflag.NewFlagSet("sweep")
-	bindStorePath(fs, env, &c.storePath, " shared by split runners")
+	fs := storeFlagSet("sweep", env, &c.storePath, " shared by split runners")
 	fs.BoolVarP(&c.verbose, "verbose", "v", false, "print every second of every run, and prepare's progress")
 	fs.BoolVar(&c.dryRun, "dry-run", false, "check the plan and the targets, list the steps, run nothing")
 	fs.StringVar(&c.resume, "resume", "", "continue an interrupted sweep, or run a sweep's failed steps again: its ID (--resume ID or --resume=ID), or latest")

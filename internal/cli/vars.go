@@ -7,7 +7,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/shakedown/shakedown/internal/helptext"
-	"github.com/shakedown/shakedown/internal/sbflag"
 	"github.com/shakedown/shakedown/internal/vars"
 )
 
@@ -17,9 +16,7 @@ type varsCmd struct {
 }
 
 func (c *varsCmd) flags(_ *Env) *pflag.FlagSet {
-	fs := sbflag.NewFlagSet("vars diff")
-	c.serverDiff.bind(fs, "list every variable: equal ones too (after the differences), and each of those only some servers have")
-	return fs
+	return c.serverDiff.flagSet("vars diff", "list every variable: equal ones too (after the differences), and each of those only some servers have")
 }
 
 func (c *varsCmd) run(ctx context.Context, env *Env, args []string) error {
