@@ -54,13 +54,11 @@ func (c *benchCmd) run(ctx context.Context, env *Env, args []string) error {
 	if err := outfile.Check(jsonOut); err != nil {
 		return err
 	}
-	st, out, err := loadOutputs(ctx, env, job.StorePath(), jsonOut.Path)
+	st, out, closeStore, err := loadOutputs(ctx, env, job.StorePath(), jsonOut.Path)
 	if err != nil {
 		return err
 	}
-	if st != nil {
-		defer st.Close()
-	}
+	defer closeStore()
 	var ivs []result.IntervalHDR
 	opt := engine.RunOptions{Out: out, Version: Version}
 	sr, err := job.SplitRunner(ctx, out, env.Stderr, st, sp, filepath.Dir(store.DefaultPath(env.Getenv)), args)

@@ -148,19 +148,21 @@ func chooseFormat(cmd string, fs *pflag.FlagSet, out string, format *string, for
 }
 
 // loadOutputs opens the results store a load command's --store names
-// (none when storePath is empty; the caller closes it) and says where its
-// summary goes: standard error when --json - gives standard output to the
-// document.
-func loadOutputs(ctx context.Context, env *Env, storePath, jsonPath string) (*store.Store, io.Writer, error) {
-	out := env.Stdout
+// (none when storePath is empty; the caller defers closeStore) and says
+// where its summary goes: standard error when --json - gives standard
+// output to the document.
+func loadOutputs(ctx context.Context, env *Env, storePath, jsonPath string) (st *store.Store, out io.Writer, closeStore func(), err error) {
+	out = env.Stdout
 	if jsonPath == "-" {
 		out = env.Stderr
 	}
 	if storePath == "" {
-		return nil, out, nil
+		return nil, out, func() {}, nil
 	}
-	st, err := store.OpenFlag(ctx, env.Getenv, "--store", storePath)
-	return st, out, err
+	if st, err = store.OpenFlag(ctx, env.Getenv, "--store", storePath); err != nil {
+		return nil, nil, nil, err
+	}
+	return st, out, func() { st.Close() }, nil
 }
 
 // loadEnd is how a load command ends once what it measured was saved:

@@ -53,13 +53,11 @@ func (c *slapCmd) run(ctx context.Context, env *Env, args []string) error {
 	if err := outfile.Check(outfile.File{Flag: "--json", Path: o.JSON}, outfile.File{Flag: "--csv", Path: csv}); err != nil {
 		return err
 	}
-	st, out, err := loadOutputs(ctx, env, o.Store, o.JSON)
+	st, out, closeStore, err := loadOutputs(ctx, env, o.Store, o.JSON)
 	if err != nil {
 		return err
 	}
-	if st != nil {
-		defer st.Close()
-	}
+	defer closeStore()
 	// The status line goes to standard error, so that standard output
 	// stays mysqlslap's.
 	err = b.Run(ctx, slap.Env{Out: out, Err: env.Stderr, Progress: env.Stderr, Live: isTerminal(env.Stderr)})
