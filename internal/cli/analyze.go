@@ -15,15 +15,14 @@ import (
 // analyzeCmd is "shakedown analyze TARGET".
 type analyzeCmd struct {
 	tableChoice
+	withCreds
 	local bool
-	creds target.Credentials
 }
 
 func (c *analyzeCmd) flags(_ *Env) *pflag.FlagSet {
 	fs := sbflag.NewFlagSet("analyze")
 	c.tableChoice.bind(fs, "databases whose tables to analyze (default: TARGET's database, or every user database when the URL names none)")
 	fs.BoolVar(&c.local, "local", false, "ANALYZE NO_WRITE_TO_BINLOG: replicas do not repeat it")
-	c.creds.Bind(fs)
 	return fs
 }
 

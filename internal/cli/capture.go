@@ -11,11 +11,11 @@ import (
 	"github.com/shakedown/shakedown/internal/capture"
 	"github.com/shakedown/shakedown/internal/outfile"
 	"github.com/shakedown/shakedown/internal/sbflag"
-	"github.com/shakedown/shakedown/internal/target"
 )
 
 // captureCmd is "shakedown capture SOURCE...".
 type captureCmd struct {
+	withCreds
 	output     string
 	format     string
 	port       int
@@ -23,7 +23,6 @@ type captureCmd struct {
 	top        int
 	toWorkload string
 	readsOnly  bool
-	creds      target.Credentials
 }
 
 func (c *captureCmd) flags(_ *Env) *pflag.FlagSet {
@@ -35,7 +34,6 @@ func (c *captureCmd) flags(_ *Env) *pflag.FlagSet {
 	fs.IntVar(&c.top, "top", 10, "fingerprints listed by --summary")
 	fs.StringVar(&c.toWorkload, "to-workload", "", "write a weighted statement file for the sql workload to FILE (values in FILE.values/)")
 	sbflag.BoolVar(fs, &c.readsOnly, "reads-only", false, "with --to-workload: read-only statements only")
-	c.creds.Bind(fs)
 	return fs
 }
 

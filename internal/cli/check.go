@@ -18,11 +18,11 @@ import (
 
 // checkCmd is "shakedown check SOURCE TARGET".
 type checkCmd struct {
+	withCreds
 	databases    sbflag.Strings
 	skipAccounts sbflag.Strings
 	opts         check.Options
 	out          findings
-	creds        target.Credentials
 }
 
 func (c *checkCmd) flags(env *Env) *pflag.FlagSet {
@@ -37,7 +37,6 @@ func (c *checkCmd) flags(env *Env) *pflag.FlagSet {
 	fs.Lookup("skip-accounts").DefValue = strings.Join(check.DefaultSkipAccounts, ",")
 	fs.Int64Var(&o.MaxScanRows, "max-scan-rows", 1000000, "look for zero dates in the data of tables up to this many (estimated) rows; larger ones are listed as not checked (0: no limit)")
 	fs.DurationVar(&o.QueryTimeout, "query-timeout", 30*time.Second, "give up a query after this long and list what it would have checked as not checked")
-	c.creds.Bind(fs)
 	return fs
 }
 

@@ -77,7 +77,7 @@ func parsed(summary, name, usage string, newCmd func() parsedCmd) command {
 // runParsed parses c's flags from args and runs c; --help prints usage and
 // the flags instead.
 func runParsed(ctx context.Context, env *Env, args []string, name, usage string, c parsedCmd) error {
-	fs := c.flags(env)
+	fs := commandFlags(env, c)
 	if help, err := parseFlags(env, fs, args, name, usage); help || err != nil {
 		return err
 	}

@@ -13,11 +13,11 @@ import (
 	"github.com/shakedown/shakedown/internal/outfile"
 	"github.com/shakedown/shakedown/internal/progress"
 	"github.com/shakedown/shakedown/internal/sbflag"
-	"github.com/shakedown/shakedown/internal/target"
 )
 
 // copyCmd is "shakedown copy SOURCE TARGET".
 type copyCmd struct {
+	withCreds
 	databases sbflag.Strings
 	where     []string
 	sample    string
@@ -25,7 +25,6 @@ type copyCmd struct {
 	followFK  bool
 	jsonFile  string
 	progress  time.Duration
-	creds     target.Credentials
 }
 
 func (c *copyCmd) flags(_ *Env) *pflag.FlagSet {
@@ -49,7 +48,6 @@ func (c *copyCmd) flags(_ *Env) *pflag.FlagSet {
 	fs.BoolVar(&o.NoVerify, "no-verify", false, "skip the final verify")
 	fs.StringVar(&c.jsonFile, "json", "", "write the result as JSON to FILE (- for standard output)")
 	fs.DurationVar(&c.progress, "progress", 2*time.Second, "progress line interval on standard error (0: none)")
-	c.creds.Bind(fs)
 	return fs
 }
 

@@ -8,6 +8,25 @@ import (
 	"github.com/shakedown/shakedown/internal/target"
 )
 
+// withCreds gives a command the credential options of the URLs it takes
+// (--password-file and the option files): commandFlags declares them after
+// the command's own.
+type withCreds struct {
+	creds target.Credentials
+}
+
+func (w *withCreds) credentials() *target.Credentials { return &w.creds }
+
+// commandFlags is c's flag set: its own flags, then the credential options
+// when it takes URLs.
+func commandFlags(env *Env, c parsedCmd) *pflag.FlagSet {
+	fs := c.flags(env)
+	if wc, ok := c.(interface{ credentials() *target.Credentials }); ok {
+		wc.credentials().Bind(fs)
+	}
+	return fs
+}
+
 // storeFlagSet is the flag set of a command that reads the results store,
 // with its --store, which defaults to the user's; note, when not empty,
 // follows the forms in the help (sweep says that split runners share it).
@@ -34,8 +53,8 @@ func (t *tableChoice) bind(fs *pflag.FlagSet, databases string) {
 // serverDiff is the options of the commands that compare servers (vars
 // diff, host diff): --all, --json and the credentials of their URLs.
 type serverDiff struct {
+	withCreds
 	all, json bool
-	creds     target.Credentials
 }
 
 // flagSet is the command name's flag set, which has these options alone;
@@ -44,6 +63,5 @@ func (d *serverDiff) flagSet(name, all string) *pflag.FlagSet {
 	fs := sbflag.NewFlagSet(name)
 	fs.BoolVar(&d.all, "all", false, all)
 	fs.BoolVar(&d.json, "json", false, "print the comparison as JSON")
-	d.creds.Bind(fs)
 	return fs
 }

@@ -10,16 +10,15 @@ import (
 	"github.com/shakedown/shakedown/internal/hostsource"
 	"github.com/shakedown/shakedown/internal/outfile"
 	"github.com/shakedown/shakedown/internal/sbflag"
-	"github.com/shakedown/shakedown/internal/target"
 )
 
 // hostCmd is "shakedown host facts".
 type hostCmd struct {
+	withCreds
 	pid     int
 	sandbox string
 	datadir string
 	json    string
-	creds   target.Credentials
 }
 
 func (c *hostCmd) flags(_ *Env) *pflag.FlagSet {
@@ -28,12 +27,11 @@ func (c *hostCmd) flags(_ *Env) *pflag.FlagSet {
 	fs.StringVar(&c.sandbox, "sandbox", "", "a sandbox `NAME`: its server process, datadir and variables")
 	fs.StringVar(&c.datadir, "datadir", "", "the server's data directory `DIR`, for the disk rows (a sandbox's or a local target's is found)")
 	fs.StringVar(&c.json, "json", "", "write the facts as JSON to `FILE` (- for standard output)")
-	c.creds.Bind(fs)
 	return fs
 }
 
 func (c *hostCmd) run(ctx context.Context, env *Env, args []string) error {
-	return runVerbs(env, args, "host", helptext.Host, c.flags(env), []verb{
+	return runVerbs(env, args, "host", helptext.Host, commandFlags(env, c), []verb{
 		{"facts", func(args []string) error { return runParsed(ctx, env, args, "host facts", helptext.Host, c) }},
 		{"diff", func(args []string) error {
 			return runParsed(ctx, env, args, "host diff", helptext.Host, &hostDiffCmd{})

@@ -14,17 +14,16 @@ import (
 	"github.com/shakedown/shakedown/internal/replay"
 	"github.com/shakedown/shakedown/internal/sbflag"
 	"github.com/shakedown/shakedown/internal/store"
-	"github.com/shakedown/shakedown/internal/target"
 )
 
 // replayCmd is "shakedown replay CAPTURE".
 type replayCmd struct {
+	withCreds
 	control    string
 	candidates []string
 	opts       replay.Options
 	top        int
 	out        findings
-	creds      target.Credentials
 }
 
 func (c *replayCmd) flags(env *Env) *pflag.FlagSet {
@@ -41,7 +40,6 @@ func (c *replayCmd) flags(env *Env) *pflag.FlagSet {
 	fs.IntVar(&c.top, "top", 20, "fingerprints listed in the text report")
 	fs.DurationVar(&o.ProgressInterval, "progress", 5*time.Second, "progress line interval on stderr (0: none)")
 	c.out.bindStore(fs, env, "save the result for shakedown readiness, one piece of evidence per candidate,")
-	c.creds.Bind(fs)
 	return fs
 }
 

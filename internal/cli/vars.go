@@ -20,7 +20,7 @@ func (c *varsCmd) flags(_ *Env) *pflag.FlagSet {
 }
 
 func (c *varsCmd) run(ctx context.Context, env *Env, args []string) error {
-	return runVerbs(env, args, "vars", helptext.Vars, c.flags(env), []verb{
+	return runVerbs(env, args, "vars", helptext.Vars, commandFlags(env, c), []verb{
 		{"diff", func(args []string) error { return runParsed(ctx, env, args, "vars diff", helptext.Vars, c) }},
 		{"bisect", func(args []string) error { return (&bisectCmd{}).run(ctx, env, args) }},
 	})

@@ -13,19 +13,17 @@ import (
 	"github.com/shakedown/shakedown/internal/readiness"
 	"github.com/shakedown/shakedown/internal/sbflag"
 	"github.com/shakedown/shakedown/internal/store"
-	"github.com/shakedown/shakedown/internal/target"
 	"github.com/shakedown/shakedown/internal/verify"
 )
 
 // verifyCmd is "shakedown verify SOURCE TARGET".
 type verifyCmd struct {
 	tableChoice
+	withCreds
 	opts   verify.Options
 	fixSQL string
 	resume string
 	out    findings
-
-	creds target.Credentials
 }
 
 func (c *verifyCmd) flags(env *Env) *pflag.FlagSet {
@@ -44,8 +42,6 @@ func (c *verifyCmd) flags(env *Env) *pflag.FlagSet {
 	fs.IntVar(&o.MaxRows, "max-rows", 1000, "differing rows listed per table (all are counted and in --fix-sql)")
 	fs.DurationVar(&o.ProgressInterval, "progress", 2*time.Second, "progress line interval, on stderr (0: only a line per finished table)")
 	c.out.bindStore(fs, env, "save the result for shakedown readiness")
-
-	c.creds.Bind(fs)
 	return fs
 }
 

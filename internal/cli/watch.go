@@ -12,17 +12,16 @@ import (
 	"github.com/shakedown/shakedown/internal/result"
 	"github.com/shakedown/shakedown/internal/sbflag"
 	"github.com/shakedown/shakedown/internal/stall"
-	"github.com/shakedown/shakedown/internal/target"
 )
 
 // watchCmd is "shakedown watch TARGET".
 type watchCmd struct {
+	withCreds
 	interval time.Duration
 	count    int
 	json     bool
 	wide     bool
 	cores    int
-	creds    target.Credentials
 	stall    monitor.WatchStallOptions
 }
 
@@ -38,7 +37,6 @@ func (c *watchCmd) flags(_ *Env) *pflag.FlagSet {
 	fs.DurationVar(&c.stall.Cooldown, "stall-cooldown", 60*time.Second, "quiet period after a stall capture in which no other is taken")
 	fs.IntVar(&c.stall.Max, "stall-max", 5, "most stall captures")
 	fs.BoolVar(&c.stall.Stacks, "stall-stacks", false, "with --stall, also read the server's thread stacks with gdb; this STOPS the server while gdb reads them; a server on this machine only")
-	c.creds.Bind(fs)
 	return fs
 }
 
