@@ -8,7 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -296,14 +297,7 @@ func runSysbench(ctx context.Context, env *Env, args []string) error {
 	return (&benchCmd{verb: verb}).run(ctx, env, args[:len(args)-1])
 }
 
-func commandNames(cmds map[string]command) []string {
-	names := make([]string, 0, len(cmds))
-	for n := range cmds {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
-}
+func commandNames(cmds map[string]command) []string { return slices.Sorted(maps.Keys(cmds)) }
 
 func printUsage(w io.Writer, cmds map[string]command) {
 	fmt.Fprint(w, helptext.Usage)
