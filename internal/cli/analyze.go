@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/shakedown/shakedown/internal/helptext"
 	"github.com/shakedown/shakedown/internal/sbflag"
 	"github.com/shakedown/shakedown/internal/target"
 	"github.com/shakedown/shakedown/internal/verify"
@@ -15,28 +14,19 @@ import (
 
 // analyzeCmd is "shakedown analyze TARGET".
 type analyzeCmd struct {
-	databases sbflag.Strings
-	tables    sbflag.Strings
-	exclude   sbflag.Strings
-	local     bool
-	creds     target.Credentials
+	tableChoice
+	withCreds
+	local bool
 }
 
-func (c *analyzeCmd) flags() *pflag.FlagSet {
+func (c *analyzeCmd) flags(_ *Env) *pflag.FlagSet {
 	fs := sbflag.NewFlagSet("analyze")
-	fs.Var(&c.databases, "databases", "databases whose tables to analyze (default: TARGET's database, or every user database when the URL names none)")
-	fs.Var(&c.tables, "tables", "only these tables: db.table or table, * and ? allowed (comma list)")
-	fs.Var(&c.exclude, "exclude", "skip these tables: same forms as --tables")
+	c.tableChoice.bind(fs, "databases whose tables to analyze (default: TARGET's database, or every user database when the URL names none)")
 	fs.BoolVar(&c.local, "local", false, "ANALYZE NO_WRITE_TO_BINLOG: replicas do not repeat it")
-	c.creds.Bind(fs)
 	return fs
 }
 
-func (c *analyzeCmd) run(ctx context.Context, env *Env, args []string) error {
-	fs := c.flags()
-	if help, err := parseFlags(env, fs, args, "analyze", helptext.Analyze); help || err != nil {
-		return err
-	}
+func (c *analyzeCmd) exec(ctx context.Context, env *Env, fs *pflag.FlagSet) error {
 	if len(fs.Args()) != 1 {
 		return usagef("analyze: want one TARGET, got %d argument(s): shakedown analyze mysql://user@host/db", len(fs.Args()))
 	}

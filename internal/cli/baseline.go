@@ -12,7 +12,6 @@ import (
 
 	"github.com/shakedown/shakedown/internal/helptext"
 	"github.com/shakedown/shakedown/internal/report"
-	"github.com/shakedown/shakedown/internal/sbflag"
 	"github.com/shakedown/shakedown/internal/store"
 )
 
@@ -26,8 +25,7 @@ type baselineCmd struct {
 }
 
 func (c *baselineCmd) flags(env *Env) *pflag.FlagSet {
-	fs := sbflag.NewFlagSet("baseline")
-	fs.StringVar(&c.storePath, "store", store.DefaultPath(env.Getenv), "results store: a SQLite file, or mysql://user@host:port/db (password: SHAKEDOWN_STORE_PASSWORD)")
+	fs := storeFlagSet("baseline", env, &c.storePath, "")
 	fs.StringVar(&c.sweep, "sweep", "latest", "save: the sweep whose runs make the baseline: its ID, or latest")
 	fs.StringVar(&c.runs, "runs", "", "save: runs made outside sweeps instead: all, or their IDs (see shakedown report --list)")
 	fs.StringVar(&c.target, "target", "", "save: the target whose runs make the baseline (default: the sweep's control, or the first)")

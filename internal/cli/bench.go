@@ -54,17 +54,11 @@ func (c *benchCmd) run(ctx context.Context, env *Env, args []string) error {
 	if err := outfile.Check(jsonOut); err != nil {
 		return err
 	}
-	var st *store.Store
-	if job.StorePath() != "" {
-		if st, err = store.OpenFlag(ctx, env.Getenv, "--store", job.StorePath()); err != nil {
-			return err
-		}
-		defer st.Close()
+	st, out, closeStore, err := loadOutputs(ctx, env, job.StorePath(), jsonOut.Path)
+	if err != nil {
+		return err
 	}
-	out := env.Stdout
-	if jsonOut.Path == "-" {
-		out = env.Stderr // standard output is the document's
-	}
+	defer closeStore()
 	var ivs []result.IntervalHDR
 	opt := engine.RunOptions{Out: out, Version: Version}
 	sr, err := job.SplitRunner(ctx, out, env.Stderr, st, sp, filepath.Dir(store.DefaultPath(env.Getenv)), args)
@@ -83,16 +77,12 @@ func (c *benchCmd) run(ctx context.Context, env *Env, args []string) error {
 		status, _ := result.StatusOf(res, err, errors.Is(err, engine.ErrInterrupted) || res == nil && ctx.Err() != nil)
 		defer sr.Finish(context.WithoutCancel(ctx), status)
 	}
+	var serr error
 	if res != nil {
 		// Kept even when interrupted or failed: nothing measured is lost.
-		if serr := c.save(context.WithoutCancel(ctx), env, out, job, st, sr, ivs, res, err, started, args); serr != nil {
-			if err != nil {
-				fmt.Fprintln(env.Stderr, "shakedown:", runError(err))
-			}
-			return serr
-		}
+		serr = c.save(context.WithoutCancel(ctx), env, out, job, st, sr, ivs, res, err, started, args)
 	}
-	return runError(err)
+	return loadEnd(env, runError(err), serr)
 }
 
 // runError is what the command says about a run that did not end well.

@@ -72,17 +72,11 @@ func (c *capacityCmd) run(ctx context.Context, env *Env, args []string) error {
 	if err := outfile.Check(outfile.File{Flag: "--json", Path: c.jsonPath}, outfile.File{Flag: "--html", Path: c.htmlPath}); err != nil {
 		return err
 	}
-	var st *store.Store
-	if c.store != "" {
-		if st, err = store.OpenFlag(ctx, env.Getenv, "--store", c.store); err != nil {
-			return err
-		}
-		defer st.Close()
+	st, out, closeStore, err := loadOutputs(ctx, env, c.store, c.jsonPath)
+	if err != nil {
+		return err
 	}
-	out := env.Stdout
-	if c.jsonPath == "-" {
-		out = env.Stderr
-	}
+	defer closeStore()
 	line := progress.New(env.Stderr, isTerminal(env.Stderr), 10*time.Second, time.Now)
 	rep, runErr := capacity.Run(ctx, cfg, targets, func(t string, p capacity.Progress) { line.Set(capacity.ProgressText(t, p)) })
 	line.Clear()

@@ -9,14 +9,13 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/shakedown/shakedown/internal/capture"
-	"github.com/shakedown/shakedown/internal/helptext"
 	"github.com/shakedown/shakedown/internal/outfile"
 	"github.com/shakedown/shakedown/internal/sbflag"
-	"github.com/shakedown/shakedown/internal/target"
 )
 
 // captureCmd is "shakedown capture SOURCE...".
 type captureCmd struct {
+	withCreds
 	output     string
 	format     string
 	port       int
@@ -24,10 +23,9 @@ type captureCmd struct {
 	top        int
 	toWorkload string
 	readsOnly  bool
-	creds      target.Credentials
 }
 
-func (c *captureCmd) flags() *pflag.FlagSet {
+func (c *captureCmd) flags(_ *Env) *pflag.FlagSet {
 	fs := sbflag.NewFlagSet("capture")
 	fs.StringVarP(&c.output, "output", "o", "", "write the capture file to FILE")
 	fs.StringVar(&c.format, "format", "", "read every SOURCE as this format: slow, general, pcap or tcpdump-text (default: detected)")
@@ -36,15 +34,10 @@ func (c *captureCmd) flags() *pflag.FlagSet {
 	fs.IntVar(&c.top, "top", 10, "fingerprints listed by --summary")
 	fs.StringVar(&c.toWorkload, "to-workload", "", "write a weighted statement file for the sql workload to FILE (values in FILE.values/)")
 	sbflag.BoolVar(fs, &c.readsOnly, "reads-only", false, "with --to-workload: read-only statements only")
-	c.creds.Bind(fs)
 	return fs
 }
 
-func (c *captureCmd) run(ctx context.Context, env *Env, args []string) error {
-	fs := c.flags()
-	if help, err := parseFlags(env, fs, args, "capture", helptext.Capture); help || err != nil {
-		return err
-	}
+func (c *captureCmd) exec(ctx context.Context, env *Env, fs *pflag.FlagSet) error {
 	srcArgs := fs.Args()
 	if err := c.validate(srcArgs); err != nil {
 		return err

@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/shakedown/shakedown/internal/check"
-	"github.com/shakedown/shakedown/internal/helptext"
 	"github.com/shakedown/shakedown/internal/readiness"
 	"github.com/shakedown/shakedown/internal/sbflag"
 	"github.com/shakedown/shakedown/internal/store"
@@ -19,11 +18,11 @@ import (
 
 // checkCmd is "shakedown check SOURCE TARGET".
 type checkCmd struct {
+	withCreds
 	databases    sbflag.Strings
 	skipAccounts sbflag.Strings
 	opts         check.Options
 	out          findings
-	creds        target.Credentials
 }
 
 func (c *checkCmd) flags(env *Env) *pflag.FlagSet {
@@ -38,15 +37,10 @@ func (c *checkCmd) flags(env *Env) *pflag.FlagSet {
 	fs.Lookup("skip-accounts").DefValue = strings.Join(check.DefaultSkipAccounts, ",")
 	fs.Int64Var(&o.MaxScanRows, "max-scan-rows", 1000000, "look for zero dates in the data of tables up to this many (estimated) rows; larger ones are listed as not checked (0: no limit)")
 	fs.DurationVar(&o.QueryTimeout, "query-timeout", 30*time.Second, "give up a query after this long and list what it would have checked as not checked")
-	c.creds.Bind(fs)
 	return fs
 }
 
-func (c *checkCmd) run(ctx context.Context, env *Env, args []string) error {
-	fs := c.flags(env)
-	if help, err := parseFlags(env, fs, args, "check", helptext.Check); help || err != nil {
-		return err
-	}
+func (c *checkCmd) exec(ctx context.Context, env *Env, fs *pflag.FlagSet) error {
 	if !fs.Changed("skip-accounts") {
 		c.skipAccounts = append(sbflag.Strings{}, check.DefaultSkipAccounts...)
 	}

@@ -8,7 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -59,6 +60,62 @@ func cmd(summary string, newCmd func() subcommand) command {
 	return command{summary, func(ctx context.Context, env *Env, args []string) error { return newCmd().run(ctx, env, args) }}
 }
 
+// parsedCmd is a subcommand whose flags the dispatcher parses: exec runs
+// with the parsed set once --help and bad flags have been answered.
+type parsedCmd interface {
+	flags(env *Env) *pflag.FlagSet
+	exec(ctx context.Context, env *Env, fs *pflag.FlagSet) error
+}
+
+// parsed is a command that parses the flags of a fresh struct from newCmd
+// each time, then runs it: name is the command in messages, usage its help.
+func parsed(summary, name, usage string, newCmd func() parsedCmd) command {
+	return command{summary, func(ctx context.Context, env *Env, args []string) error {
+		return runParsed(ctx, env, args, name, usage, newCmd())
+	}}
+}
+
+// runParsed parses c's flags from args and runs c; --help prints usage and
+// the flags instead.
+func runParsed(ctx context.Context, env *Env, args []string, name, usage string, c parsedCmd) error {
+	fs := commandFlags(env, c)
+	if help, err := parseFlags(env, fs, args, name, usage); help || err != nil {
+		return err
+	}
+	return c.exec(ctx, env, fs)
+}
+
+// verb is one subcommand of a command that has several (host facts, vars
+// diff): run gets the arguments after the verb.
+type verb struct {
+	name string
+	run  func(args []string) error
+}
+
+// runVerbs runs the verb args[0] names. Help prints usage and helpFlags,
+// the first verb's flags.
+func runVerbs(env *Env, args []string, name, usage string, helpFlags *pflag.FlagSet, verbs []verb) error {
+	names := make([]string, len(verbs))
+	for i, v := range verbs {
+		names[i] = v.name
+	}
+	list := strings.Join(names, " or ")
+	if len(args) == 0 {
+		return usagef("%s: missing subcommand: use %s (see shakedown %s --help)", name, list, name)
+	}
+	switch args[0] {
+	case "-h", "--help", "help":
+		fmt.Fprint(env.Stdout, usage, helpFlags.FlagUsages())
+		return nil
+	}
+	for _, v := range verbs {
+		if v.name == args[0] {
+			return v.run(args[1:])
+		}
+	}
+	return usagef("%s: unknown subcommand %q: use %s (see shakedown %s --help)", name, args[0], list, name)
+}
+
 func commands() map[string]command {
 	return map[string]command{
 		"prepare":   cmd("create a workload's tables and data", func() subcommand { return &benchCmd{verb: "prepare"} }),
@@ -67,21 +124,21 @@ func commands() map[string]command {
 		"slap":      cmd("mysqlslap's options and summary, plus QPS, percentiles and errors", func() subcommand { return &slapCmd{} }),
 		"sandbox":   cmd("start, stop and list throwaway local servers", func() subcommand { return &sandboxCmd{} }),
 		"capacity":  cmd("the highest rate each target sustains within a latency SLO (--slo 'p99<=20ms')", func() subcommand { return &capacityCmd{} }),
-		"sweep":     cmd("run a plan: targets x workloads x thread levels x repeats, stored", func() subcommand { return &sweepCmd{} }),
-		"report":    cmd("compare stored results: tables, ratios, verdicts, charts", func() subcommand { return &reportCmd{} }),
+		"sweep":     parsed("run a plan: targets x workloads x thread levels x repeats, stored", "sweep", helptext.Sweep, func() parsedCmd { return &sweepCmd{} }),
+		"report":    parsed("compare stored results: tables, ratios, verdicts, charts", "report", helptext.Report, func() parsedCmd { return &reportCmd{} }),
 		"baseline":  cmd("save, list and delete baselines that later results are compared with", func() subcommand { return &baselineCmd{} }),
 		"demo":      cmd("two local sandboxes, a sweep and a report, in a few minutes", func() subcommand { return &demoCmd{} }),
-		"watch":     cmd("per-second server status, orzdba style", func() subcommand { return &watchCmd{} }),
+		"watch":     parsed("per-second server status, orzdba style", "watch", helptext.Watch, func() parsedCmd { return &watchCmd{} }),
 		"vars":      cmd("compare servers' global variables (vars diff A B...)", func() subcommand { return &varsCmd{} }),
 		"host":      cmd("host facts that change performance, and their differences (host facts, host diff A B...)", func() subcommand { return &hostCmd{} }),
-		"verify":    cmd("prove a target holds exactly the source's data; print repair SQL", func() subcommand { return &verifyCmd{} }),
-		"check":     cmd("pre-migration findings: settings, objects, accounts, flavour gaps, binlog prerequisites", func() subcommand { return &checkCmd{} }),
-		"readiness": cmd("one go/no-go page for a source and target: check, variables, sweeps, replay, verify", func() subcommand { return &readinessCmd{} }),
-		"copy":      cmd("copy a database, or a consistent subset with its foreign keys whole, to a target; verify it", func() subcommand { return &copyCmd{} }),
-		"analyze":   cmd("ANALYZE TABLE every table of a target (refresh statistics)", func() subcommand { return &analyzeCmd{} }),
-		"capture":   cmd("slow log, general log or pcap into a capture file; fingerprints; --to-workload", func() subcommand { return &captureCmd{} }),
-		"replay":    cmd("replay a capture on a control and candidates; compare results, errors, latency", func() subcommand { return &replayCmd{} }),
-		"rehearse":  cmd("one plan rehearses a migration: check, verify, analyze, vars, replay, sweep, then the readiness page", func() subcommand { return &rehearseCmd{} }),
+		"verify":    parsed("prove a target holds exactly the source's data; print repair SQL", "verify", helptext.Verify, func() parsedCmd { return &verifyCmd{} }),
+		"check":     parsed("pre-migration findings: settings, objects, accounts, flavour gaps, binlog prerequisites", "check", helptext.Check, func() parsedCmd { return &checkCmd{} }),
+		"readiness": parsed("one go/no-go page for a source and target: check, variables, sweeps, replay, verify", "readiness", helptext.Readiness, func() parsedCmd { return &readinessCmd{} }),
+		"copy":      parsed("copy a database, or a consistent subset with its foreign keys whole, to a target; verify it", "copy", helptext.Copy, func() parsedCmd { return &copyCmd{} }),
+		"analyze":   parsed("ANALYZE TABLE every table of a target (refresh statistics)", "analyze", helptext.Analyze, func() parsedCmd { return &analyzeCmd{} }),
+		"capture":   parsed("slow log, general log or pcap into a capture file; fingerprints; --to-workload", "capture", helptext.Capture, func() parsedCmd { return &captureCmd{} }),
+		"replay":    parsed("replay a capture on a control and candidates; compare results, errors, latency", "replay", helptext.Replay, func() parsedCmd { return &replayCmd{} }),
+		"rehearse":  parsed("one plan rehearses a migration: check, verify, analyze, vars, replay, sweep, then the readiness page", "rehearse", helptext.Rehearse, func() parsedCmd { return &rehearseCmd{} }),
 		"version":   {"print the version and the commit it was built from", runVersion},
 		"sysbench":  {"a sysbench command line: sysbench WORKLOAD [options] prepare|run|cleanup", runSysbench},
 	}
@@ -240,14 +297,7 @@ func runSysbench(ctx context.Context, env *Env, args []string) error {
 	return (&benchCmd{verb: verb}).run(ctx, env, args[:len(args)-1])
 }
 
-func commandNames(cmds map[string]command) []string {
-	names := make([]string, 0, len(cmds))
-	for n := range cmds {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
-}
+func commandNames(cmds map[string]command) []string { return slices.Sorted(maps.Keys(cmds)) }
 
 func printUsage(w io.Writer, cmds map[string]command) {
 	fmt.Fprint(w, helptext.Usage)

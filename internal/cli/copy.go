@@ -10,15 +10,14 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/shakedown/shakedown/internal/dbcopy"
-	"github.com/shakedown/shakedown/internal/helptext"
 	"github.com/shakedown/shakedown/internal/outfile"
 	"github.com/shakedown/shakedown/internal/progress"
 	"github.com/shakedown/shakedown/internal/sbflag"
-	"github.com/shakedown/shakedown/internal/target"
 )
 
 // copyCmd is "shakedown copy SOURCE TARGET".
 type copyCmd struct {
+	withCreds
 	databases sbflag.Strings
 	where     []string
 	sample    string
@@ -26,10 +25,9 @@ type copyCmd struct {
 	followFK  bool
 	jsonFile  string
 	progress  time.Duration
-	creds     target.Credentials
 }
 
-func (c *copyCmd) flags() *pflag.FlagSet {
+func (c *copyCmd) flags(_ *Env) *pflag.FlagSet {
 	fs := sbflag.NewFlagSet("copy")
 	o := &c.opts
 	fs.Var(&c.databases, "databases", "databases to copy, by the same names on TARGET (default: SOURCE's database into TARGET's)")
@@ -50,15 +48,10 @@ func (c *copyCmd) flags() *pflag.FlagSet {
 	fs.BoolVar(&o.NoVerify, "no-verify", false, "skip the final verify")
 	fs.StringVar(&c.jsonFile, "json", "", "write the result as JSON to FILE (- for standard output)")
 	fs.DurationVar(&c.progress, "progress", 2*time.Second, "progress line interval on standard error (0: none)")
-	c.creds.Bind(fs)
 	return fs
 }
 
-func (c *copyCmd) run(ctx context.Context, env *Env, args []string) error {
-	fs := c.flags()
-	if help, err := parseFlags(env, fs, args, "copy", helptext.Copy); help || err != nil {
-		return err
-	}
+func (c *copyCmd) exec(ctx context.Context, env *Env, fs *pflag.FlagSet) error {
 	if err := c.check(fs); err != nil {
 		return err
 	}

@@ -10,46 +10,37 @@ import (
 	"github.com/shakedown/shakedown/internal/hostsource"
 	"github.com/shakedown/shakedown/internal/outfile"
 	"github.com/shakedown/shakedown/internal/sbflag"
-	"github.com/shakedown/shakedown/internal/target"
 )
 
 // hostCmd is "shakedown host facts".
 type hostCmd struct {
+	withCreds
 	pid     int
 	sandbox string
 	datadir string
 	json    string
-	creds   target.Credentials
 }
 
-func (c *hostCmd) flags() *pflag.FlagSet {
+func (c *hostCmd) flags(_ *Env) *pflag.FlagSet {
 	fs := sbflag.NewFlagSet("host facts")
 	fs.IntVar(&c.pid, "pid", 0, "the server process `PID` to read facts of (allowed CPUs, cgroup, limits)")
 	fs.StringVar(&c.sandbox, "sandbox", "", "a sandbox `NAME`: its server process, datadir and variables")
 	fs.StringVar(&c.datadir, "datadir", "", "the server's data directory `DIR`, for the disk rows (a sandbox's or a local target's is found)")
 	fs.StringVar(&c.json, "json", "", "write the facts as JSON to `FILE` (- for standard output)")
-	c.creds.Bind(fs)
 	return fs
 }
 
 func (c *hostCmd) run(ctx context.Context, env *Env, args []string) error {
-	if len(args) == 0 {
-		return usagef("host: missing subcommand: use facts or diff (see shakedown host --help)")
-	}
-	switch args[0] {
-	case "-h", "--help", "help":
-		fmt.Fprint(env.Stdout, helptext.Host, c.flags().FlagUsages())
-		return nil
-	case "facts":
-	case "diff":
-		return (&hostDiffCmd{}).run(ctx, env, args[1:])
-	default:
-		return usagef("host: unknown subcommand %q: use facts or diff (see shakedown host --help)", args[0])
-	}
-	fs := c.flags()
-	if help, err := parseFlags(env, fs, args[1:], "host facts", helptext.Host); help || err != nil {
-		return err
-	}
+	return runVerbs(env, args, "host", helptext.Host, commandFlags(env, c), []verb{
+		{"facts", func(args []string) error { return runParsed(ctx, env, args, "host facts", helptext.Host, c) }},
+		{"diff", func(args []string) error {
+			return runParsed(ctx, env, args, "host diff", helptext.Host, &hostDiffCmd{})
+		}},
+	})
+}
+
+// exec is "shakedown host facts".
+func (c *hostCmd) exec(ctx context.Context, env *Env, fs *pflag.FlagSet) error {
 	if fs.NArg() > 1 {
 		return usagef("host facts: give at most one TARGET, got %d", fs.NArg())
 	}

@@ -5,33 +5,20 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/shakedown/shakedown/internal/helptext"
 	"github.com/shakedown/shakedown/internal/host"
 	"github.com/shakedown/shakedown/internal/hostsource"
-	"github.com/shakedown/shakedown/internal/sbflag"
-	"github.com/shakedown/shakedown/internal/target"
 )
 
 // hostDiffCmd is "shakedown host diff".
 type hostDiffCmd struct {
-	all   bool
-	json  bool
-	creds target.Credentials
+	serverDiff
 }
 
-func (c *hostDiffCmd) flags() *pflag.FlagSet {
-	fs := sbflag.NewFlagSet("host diff")
-	fs.BoolVar(&c.all, "all", false, "list every fact: equal ones too, after the differences")
-	fs.BoolVar(&c.json, "json", false, "print the comparison as JSON")
-	c.creds.Bind(fs)
-	return fs
+func (c *hostDiffCmd) flags(_ *Env) *pflag.FlagSet {
+	return c.serverDiff.flagSet("host diff", "list every fact: equal ones too, after the differences")
 }
 
-func (c *hostDiffCmd) run(ctx context.Context, env *Env, args []string) error {
-	fs := c.flags()
-	if help, err := parseFlags(env, fs, args, "host diff", helptext.Host); help || err != nil {
-		return err
-	}
+func (c *hostDiffCmd) exec(ctx context.Context, env *Env, fs *pflag.FlagSet) error {
 	if fs.NArg() < 2 {
 		return usagef("host diff: give at least two hosts, the control first: FILE, pid:PID, sandbox:NAME, a TARGET URL or local")
 	}

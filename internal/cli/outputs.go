@@ -146,3 +146,34 @@ func chooseFormat(cmd string, fs *pflag.FlagSet, out string, format *string, for
 	}
 	return nil
 }
+
+// loadOutputs opens the results store a load command's --store names
+// (none when storePath is empty; the caller defers closeStore) and says
+// where its summary goes: standard error when --json - gives standard
+// output to the document.
+func loadOutputs(ctx context.Context, env *Env, storePath, jsonPath string) (st *store.Store, out io.Writer, closeStore func(), err error) {
+	out = env.Stdout
+	if jsonPath == "-" {
+		out = env.Stderr
+	}
+	if storePath == "" {
+		return nil, out, func() {}, nil
+	}
+	if st, err = store.OpenFlag(ctx, env.Getenv, "--store", storePath); err != nil {
+		return nil, nil, nil, err
+	}
+	return st, out, func() { st.Close() }, nil
+}
+
+// loadEnd is how a load command ends once what it measured was saved:
+// when saving failed too, the load's own error is printed and the save's
+// returned.
+func loadEnd(env *Env, runErr, saveErr error) error {
+	if saveErr == nil {
+		return runErr
+	}
+	if runErr != nil {
+		fmt.Fprintln(env.Stderr, "shakedown:", runErr)
+	}
+	return saveErr
+}

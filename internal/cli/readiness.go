@@ -9,10 +9,8 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/shakedown/shakedown/internal/helptext"
 	"github.com/shakedown/shakedown/internal/outfile"
 	"github.com/shakedown/shakedown/internal/readiness"
-	"github.com/shakedown/shakedown/internal/sbflag"
 	"github.com/shakedown/shakedown/internal/store"
 )
 
@@ -25,19 +23,14 @@ type readinessCmd struct {
 }
 
 func (c *readinessCmd) flags(env *Env) *pflag.FlagSet {
-	fs := sbflag.NewFlagSet("readiness")
-	fs.StringVar(&c.storePath, "store", store.DefaultPath(env.Getenv), "results store: a SQLite file, or mysql://user@host:port/db (password: SHAKEDOWN_STORE_PASSWORD)")
+	fs := storeFlagSet("readiness", env, &c.storePath, "")
 	fs.Int64Var(&c.sweep, "sweep", 0, "sweep whose verdicts to show (default: the latest with TARGET as a candidate)")
 	fs.StringVar(&c.format, "format", "text", "text, md, json or html; with -o and no --format, taken from the file's extension")
 	fs.StringVarP(&c.out, "output", "o", "", "write to FILE instead of standard output")
 	return fs
 }
 
-func (c *readinessCmd) run(ctx context.Context, env *Env, args []string) error {
-	fset := c.flags(env)
-	if help, err := parseFlags(env, fset, args, "readiness", helptext.Readiness); help || err != nil {
-		return err
-	}
+func (c *readinessCmd) exec(ctx context.Context, env *Env, fset *pflag.FlagSet) error {
 	rest := fset.Args()
 	if len(rest) != 2 {
 		return usagef("readiness: want SOURCE and TARGET, got %d argument(s): shakedown readiness mysql://user@source/db mysql://user@target/db", len(rest))

@@ -9,11 +9,9 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/shakedown/shakedown/internal/helptext"
 	"github.com/shakedown/shakedown/internal/plan"
 	"github.com/shakedown/shakedown/internal/readiness"
 	"github.com/shakedown/shakedown/internal/rehearse"
-	"github.com/shakedown/shakedown/internal/sbflag"
 	"github.com/shakedown/shakedown/internal/store"
 	"github.com/shakedown/shakedown/internal/sweep"
 )
@@ -27,8 +25,7 @@ type rehearseCmd struct {
 }
 
 func (c *rehearseCmd) flags(env *Env) *pflag.FlagSet {
-	fs := sbflag.NewFlagSet("rehearse")
-	fs.StringVar(&c.storePath, "store", store.DefaultPath(env.Getenv), "results store: a SQLite file, or mysql://user@host:port/db (password: SHAKEDOWN_STORE_PASSWORD)")
+	fs := storeFlagSet("rehearse", env, &c.storePath, "")
 	fs.StringVar(&c.pages, "pages", ".", "directory the readiness pages are written to")
 	fs.StringVar(&c.resume, "resume", "", "continue a stored rehearsal after its last finished step: its ID, or latest")
 	fs.Lookup("resume").NoOptDefVal = "latest"
@@ -36,11 +33,7 @@ func (c *rehearseCmd) flags(env *Env) *pflag.FlagSet {
 	return fs
 }
 
-func (c *rehearseCmd) run(ctx context.Context, env *Env, args []string) error {
-	fs := c.flags(env)
-	if help, err := parseFlags(env, fs, args, "rehearse", helptext.Rehearse); help || err != nil {
-		return err
-	}
+func (c *rehearseCmd) exec(ctx context.Context, env *Env, fs *pflag.FlagSet) error {
 	if st, err := os.Stat(c.pages); err != nil || !st.IsDir() {
 		return usagef("rehearse: --pages %s: not a directory", c.pages)
 	}

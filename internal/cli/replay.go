@@ -10,22 +10,20 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/shakedown/shakedown/internal/capture"
-	"github.com/shakedown/shakedown/internal/helptext"
 	"github.com/shakedown/shakedown/internal/readiness"
 	"github.com/shakedown/shakedown/internal/replay"
 	"github.com/shakedown/shakedown/internal/sbflag"
 	"github.com/shakedown/shakedown/internal/store"
-	"github.com/shakedown/shakedown/internal/target"
 )
 
 // replayCmd is "shakedown replay CAPTURE".
 type replayCmd struct {
+	withCreds
 	control    string
 	candidates []string
 	opts       replay.Options
 	top        int
 	out        findings
-	creds      target.Credentials
 }
 
 func (c *replayCmd) flags(env *Env) *pflag.FlagSet {
@@ -42,15 +40,10 @@ func (c *replayCmd) flags(env *Env) *pflag.FlagSet {
 	fs.IntVar(&c.top, "top", 20, "fingerprints listed in the text report")
 	fs.DurationVar(&o.ProgressInterval, "progress", 5*time.Second, "progress line interval on stderr (0: none)")
 	c.out.bindStore(fs, env, "save the result for shakedown readiness, one piece of evidence per candidate,")
-	c.creds.Bind(fs)
 	return fs
 }
 
-func (c *replayCmd) run(ctx context.Context, env *Env, args []string) error {
-	fs := c.flags(env)
-	if help, err := parseFlags(env, fs, args, "replay", helptext.Replay); help || err != nil {
-		return err
-	}
+func (c *replayCmd) exec(ctx context.Context, env *Env, fs *pflag.FlagSet) error {
 	rest := fs.Args()
 	switch {
 	case len(rest) != 1:

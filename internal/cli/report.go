@@ -9,10 +9,8 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/shakedown/shakedown/internal/helptext"
 	"github.com/shakedown/shakedown/internal/outfile"
 	"github.com/shakedown/shakedown/internal/report"
-	"github.com/shakedown/shakedown/internal/sbflag"
 	"github.com/shakedown/shakedown/internal/store"
 )
 
@@ -39,8 +37,7 @@ type reportCmd struct {
 }
 
 func (c *reportCmd) flags(env *Env) *pflag.FlagSet {
-	fs := sbflag.NewFlagSet("report")
-	fs.StringVar(&c.storePath, "store", store.DefaultPath(env.Getenv), "results store: a SQLite file, or mysql://user@host:port/db (password: SHAKEDOWN_STORE_PASSWORD)")
+	fs := storeFlagSet("report", env, &c.storePath, "")
 	fs.StringVar(&c.sweep, "sweep", "latest", "sweep to report: its ID, or latest")
 	fs.StringVar(&c.format, "format", "text", "text, md, csv, json or html; with -o and no --format, taken from the file's extension")
 	fs.StringVarP(&c.out, "output", "o", "", "write to FILE instead of standard output")
@@ -59,11 +56,7 @@ func (c *reportCmd) flags(env *Env) *pflag.FlagSet {
 	return fs
 }
 
-func (c *reportCmd) run(ctx context.Context, env *Env, args []string) error {
-	fset := c.flags(env)
-	if help, err := parseFlags(env, fset, args, "report", helptext.Report); help || err != nil {
-		return err
-	}
+func (c *reportCmd) exec(ctx context.Context, env *Env, fset *pflag.FlagSet) error {
 	files := fset.Args()
 	if len(c.imports) > 0 {
 		if len(files) > 0 || c.list || c.history || c.baseline != "" || c.runs != "" {

@@ -53,28 +53,16 @@ func (c *slapCmd) run(ctx context.Context, env *Env, args []string) error {
 	if err := outfile.Check(outfile.File{Flag: "--json", Path: o.JSON}, outfile.File{Flag: "--csv", Path: csv}); err != nil {
 		return err
 	}
-	var st *store.Store
-	if o.Store != "" {
-		if st, err = store.OpenFlag(ctx, env.Getenv, "--store", o.Store); err != nil {
-			return err
-		}
-		defer st.Close()
+	st, out, closeStore, err := loadOutputs(ctx, env, o.Store, o.JSON)
+	if err != nil {
+		return err
 	}
-	out := env.Stdout
-	if o.JSON == "-" {
-		out = env.Stderr // standard output is the documents'
-	}
+	defer closeStore()
 	// The status line goes to standard error, so that standard output
 	// stays mysqlslap's.
 	err = b.Run(ctx, slap.Env{Out: out, Err: env.Stderr, Progress: env.Stderr, Live: isTerminal(env.Stderr)})
 	// What was measured is kept, however the test ended.
-	if serr := c.saveResults(context.WithoutCancel(ctx), env, out, st, b.Results()); serr != nil {
-		if err != nil {
-			fmt.Fprintf(env.Stderr, "shakedown: %v\n", slapError(err))
-		}
-		return serr
-	}
-	return slapError(err)
+	return loadEnd(env, slapError(err), c.saveResults(context.WithoutCancel(ctx), env, out, st, b.Results()))
 }
 
 func slapError(err error) error {

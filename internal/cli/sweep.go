@@ -10,9 +10,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/shakedown/shakedown/internal/helptext"
 	"github.com/shakedown/shakedown/internal/report"
-	"github.com/shakedown/shakedown/internal/sbflag"
 	"github.com/shakedown/shakedown/internal/segment"
 	"github.com/shakedown/shakedown/internal/store"
 	"github.com/shakedown/shakedown/internal/sweep"
@@ -32,8 +30,7 @@ type sweepCmd struct {
 }
 
 func (c *sweepCmd) flags(env *Env) *pflag.FlagSet {
-	fs := sbflag.NewFlagSet("sweep")
-	fs.StringVar(&c.storePath, "store", store.DefaultPath(env.Getenv), "results store: a SQLite file, or mysql://user@host:port/db shared by split runners (password: SHAKEDOWN_STORE_PASSWORD)")
+	fs := storeFlagSet("sweep", env, &c.storePath, " shared by split runners")
 	fs.BoolVarP(&c.verbose, "verbose", "v", false, "print every second of every run, and prepare's progress")
 	fs.BoolVar(&c.dryRun, "dry-run", false, "check the plan and the targets, list the steps, run nothing")
 	fs.StringVar(&c.resume, "resume", "", "continue an interrupted sweep, or run a sweep's failed steps again: its ID (--resume ID or --resume=ID), or latest")
@@ -45,11 +42,7 @@ func (c *sweepCmd) flags(env *Env) *pflag.FlagSet {
 	return fs
 }
 
-func (c *sweepCmd) run(ctx context.Context, env *Env, args []string) error {
-	fs := c.flags(env)
-	if help, err := parseFlags(env, fs, args, "sweep", helptext.Sweep); help || err != nil {
-		return err
-	}
+func (c *sweepCmd) exec(ctx context.Context, env *Env, fs *pflag.FlagSet) error {
 	sp, err := c.split.Resolve(env.Getenv, time.Now())
 	if err != nil {
 		return err

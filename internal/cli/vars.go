@@ -7,44 +7,27 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/shakedown/shakedown/internal/helptext"
-	"github.com/shakedown/shakedown/internal/sbflag"
-	"github.com/shakedown/shakedown/internal/target"
 	"github.com/shakedown/shakedown/internal/vars"
 )
 
 // varsCmd is "shakedown vars diff".
 type varsCmd struct {
-	all   bool
-	json  bool
-	creds target.Credentials
+	serverDiff
 }
 
-func (c *varsCmd) flags() *pflag.FlagSet {
-	fs := sbflag.NewFlagSet("vars diff")
-	fs.BoolVar(&c.all, "all", false, "list every variable: equal ones too (after the differences), and each of those only some servers have")
-	fs.BoolVar(&c.json, "json", false, "print the comparison as JSON")
-	c.creds.Bind(fs)
-	return fs
+func (c *varsCmd) flags(_ *Env) *pflag.FlagSet {
+	return c.serverDiff.flagSet("vars diff", "list every variable: equal ones too (after the differences), and each of those only some servers have")
 }
 
 func (c *varsCmd) run(ctx context.Context, env *Env, args []string) error {
-	if len(args) == 0 {
-		return usagef("vars: missing subcommand: use diff or bisect (see shakedown vars --help)")
-	}
-	fs := c.flags()
-	switch args[0] {
-	case "-h", "--help", "help":
-		fmt.Fprint(env.Stdout, helptext.Vars, fs.FlagUsages())
-		return nil
-	case "diff":
-	case "bisect":
-		return (&bisectCmd{}).run(ctx, env, args[1:])
-	default:
-		return usagef("vars: unknown subcommand %q: use diff or bisect (see shakedown vars --help)", args[0])
-	}
-	if help, err := parseFlags(env, fs, args[1:], "vars diff", helptext.Vars); help || err != nil {
-		return err
-	}
+	return runVerbs(env, args, "vars", helptext.Vars, commandFlags(env, c), []verb{
+		{"diff", func(args []string) error { return runParsed(ctx, env, args, "vars diff", helptext.Vars, c) }},
+		{"bisect", func(args []string) error { return (&bisectCmd{}).run(ctx, env, args) }},
+	})
+}
+
+// exec is "shakedown vars diff".
+func (c *varsCmd) exec(ctx context.Context, env *Env, fs *pflag.FlagSet) error {
 	if fs.NArg() < 2 {
 		return usagef("vars diff: give at least two TARGETs, the control first")
 	}

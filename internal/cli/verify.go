@@ -9,34 +9,27 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/shakedown/shakedown/internal/helptext"
 	"github.com/shakedown/shakedown/internal/outfile"
 	"github.com/shakedown/shakedown/internal/readiness"
 	"github.com/shakedown/shakedown/internal/sbflag"
 	"github.com/shakedown/shakedown/internal/store"
-	"github.com/shakedown/shakedown/internal/target"
 	"github.com/shakedown/shakedown/internal/verify"
 )
 
 // verifyCmd is "shakedown verify SOURCE TARGET".
 type verifyCmd struct {
-	databases sbflag.Strings
-	tables    sbflag.Strings
-	exclude   sbflag.Strings
-	opts      verify.Options
-	fixSQL    string
-	resume    string
-	out       findings
-
-	creds target.Credentials
+	tableChoice
+	withCreds
+	opts   verify.Options
+	fixSQL string
+	resume string
+	out    findings
 }
 
 func (c *verifyCmd) flags(env *Env) *pflag.FlagSet {
 	fs := sbflag.NewFlagSet("verify")
 	o := &c.opts
-	fs.Var(&c.databases, "databases", "databases to compare, the same names on both sides (default: SOURCE's database against TARGET's; every user database when the URLs name none)")
-	fs.Var(&c.tables, "tables", "only these tables: db.table or table, * and ? allowed (comma list)")
-	fs.Var(&c.exclude, "exclude", "skip these tables: same forms as --tables")
+	c.tableChoice.bind(fs, "databases to compare, the same names on both sides (default: SOURCE's database against TARGET's; every user database when the URLs name none)")
 	fs.StringVar(&o.Where, "where", "", "compare only rows matching this SQL condition, on both sides")
 	fs.IntVar(&o.Threads, "threads", 4, "chunks checked at once (each uses a connection on both servers)")
 	fs.DurationVar(&o.ChunkTime, "chunk-time", 100*time.Millisecond, "target time per chunk checksum; chunk sizes adapt to it (smaller chunks: less to read again when one differs, shorter snapshots)")
@@ -49,16 +42,10 @@ func (c *verifyCmd) flags(env *Env) *pflag.FlagSet {
 	fs.IntVar(&o.MaxRows, "max-rows", 1000, "differing rows listed per table (all are counted and in --fix-sql)")
 	fs.DurationVar(&o.ProgressInterval, "progress", 2*time.Second, "progress line interval, on stderr (0: only a line per finished table)")
 	c.out.bindStore(fs, env, "save the result for shakedown readiness")
-
-	c.creds.Bind(fs)
 	return fs
 }
 
-func (c *verifyCmd) run(ctx context.Context, env *Env, args []string) error {
-	fs := c.flags(env)
-	if help, err := parseFlags(env, fs, args, "verify", helptext.Verify); help || err != nil {
-		return err
-	}
+func (c *verifyCmd) exec(ctx context.Context, env *Env, fs *pflag.FlagSet) error {
 	src, dst, err := sides(env, &c.creds, "verify", fs.Args(), c.opts.Validate)
 	if err != nil {
 		return err

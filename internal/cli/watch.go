@@ -8,26 +8,24 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/shakedown/shakedown/internal/helptext"
 	"github.com/shakedown/shakedown/internal/monitor"
 	"github.com/shakedown/shakedown/internal/result"
 	"github.com/shakedown/shakedown/internal/sbflag"
 	"github.com/shakedown/shakedown/internal/stall"
-	"github.com/shakedown/shakedown/internal/target"
 )
 
 // watchCmd is "shakedown watch TARGET".
 type watchCmd struct {
+	withCreds
 	interval time.Duration
 	count    int
 	json     bool
 	wide     bool
 	cores    int
-	creds    target.Credentials
 	stall    monitor.WatchStallOptions
 }
 
-func (c *watchCmd) flags() *pflag.FlagSet {
+func (c *watchCmd) flags(_ *Env) *pflag.FlagSet {
 	fs := sbflag.NewFlagSet("watch")
 	fs.DurationVar(&c.interval, "interval", time.Second, "time between samples")
 	fs.IntVar(&c.count, "count", 0, "stop after this many samples (0 = until Ctrl-C)")
@@ -39,15 +37,10 @@ func (c *watchCmd) flags() *pflag.FlagSet {
 	fs.DurationVar(&c.stall.Cooldown, "stall-cooldown", 60*time.Second, "quiet period after a stall capture in which no other is taken")
 	fs.IntVar(&c.stall.Max, "stall-max", 5, "most stall captures")
 	fs.BoolVar(&c.stall.Stacks, "stall-stacks", false, "with --stall, also read the server's thread stacks with gdb; this STOPS the server while gdb reads them; a server on this machine only")
-	c.creds.Bind(fs)
 	return fs
 }
 
-func (c *watchCmd) run(ctx context.Context, env *Env, args []string) error {
-	fs := c.flags()
-	if help, err := parseFlags(env, fs, args, "watch", helptext.Watch); help || err != nil {
-		return err
-	}
+func (c *watchCmd) exec(ctx context.Context, env *Env, fs *pflag.FlagSet) error {
 	switch {
 	case fs.NArg() == 0:
 		return usagef("watch: missing TARGET, e.g. shakedown watch mysql://user@127.0.0.1:3306/")
