@@ -7,7 +7,7 @@ import (
 	"math"
 	"unicode/utf8"
 
-	"github.com/shakedown/shakedown/internal/wire"
+	"github.com/shakedown/shakedown/internal/wire/lenenc"
 )
 
 // errShort is a parameter block that ends early.
@@ -137,7 +137,7 @@ func binaryValue(b []byte, typ byte, unsigned bool) (any, []byte, error) {
 	}
 	// Everything else is a length-encoded string: VARCHAR, DECIMAL, BLOB,
 	// JSON, ENUM, SET, BIT, GEOMETRY.
-	n, w := wire.Lenenc(b)
+	n, w := lenenc.Read(b)
 	if w == 0 || n > uint64(len(b)-w) {
 		return nil, nil, errShort
 	}
