@@ -118,14 +118,25 @@ func (s *snapshot) query(ctx context.Context, item, missing, privilege, q string
 	if err == nil {
 		return true, nil
 	}
+	if target.IsConnLost(err) {
+		// The driver's error does not say what was being read.
+		err = fmt.Errorf("read %s: %w", missing, err)
+	}
+	return false, s.readFailed(ctx, err, item, missing, privilege)
+}
+
+// readFailed sorts out a failed read of item: a cancelled run or a lost
+// connection ends the check; anything else leaves item not checked, and
+// what needed it says why.
+func (s *snapshot) readFailed(ctx context.Context, err error, item, missing, privilege string) error {
 	if ctx.Err() != nil {
-		return false, &errFatal{s.role, ctx.Err()}
+		return &errFatal{s.role, ctx.Err()}
 	}
 	if target.IsConnLost(err) {
-		return false, &errFatal{s.role, fmt.Errorf("read %s: %w", missing, err)}
+		return &errFatal{s.role, err}
 	}
 	s.fail(item, classify(err, missing, privilege, s.timeout))
-	return false, nil
+	return nil
 }
 
 func (s *snapshot) fail(item string, nc NotChecked) {
@@ -229,14 +240,7 @@ func (s *snapshot) readVariables(ctx context.Context) error {
 	defer cancel()
 	v, err := vars.Collect(qctx, s.side.DB)
 	if err != nil {
-		if ctx.Err() != nil {
-			return &errFatal{s.role, ctx.Err()}
-		}
-		if target.IsConnLost(err) {
-			return &errFatal{s.role, err}
-		}
-		s.fail("variables", classify(err, "SHOW GLOBAL VARIABLES", "", s.timeout))
-		return nil
+		return s.readFailed(ctx, err, "variables", "SHOW GLOBAL VARIABLES", "")
 	}
 	s.vars = v
 	return nil
@@ -274,14 +278,7 @@ func (s *snapshot) readTables(ctx context.Context) error {
 	defer cancel()
 	t, err := schema.Load(qctx, s.side, s.dbs)
 	if err != nil {
-		if ctx.Err() != nil {
-			return &errFatal{s.role, ctx.Err()}
-		}
-		if target.IsConnLost(err) {
-			return &errFatal{s.role, err}
-		}
-		s.fail("tables", classify(err, "information_schema.TABLES, COLUMNS and STATISTICS", "", s.timeout))
-		return nil
+		return s.readFailed(ctx, err, "tables", "information_schema.TABLES, COLUMNS and STATISTICS", "")
 	}
 	s.tables = t
 	return nil
