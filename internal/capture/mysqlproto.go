@@ -4,7 +4,7 @@ import (
 	"encoding/binary"
 	"time"
 
-	"github.com/shakedown/shakedown/internal/wire"
+	"github.com/shakedown/shakedown/internal/wire/lenenc"
 )
 
 // Capability flags and commands of the client protocol.
@@ -384,7 +384,7 @@ func (mc *mysqlConn) handshakeResponse(p []byte) {
 	_, rest = cstring(rest) // user
 	switch {
 	case mc.caps&capPluginAuthLenec != 0:
-		n, w := wire.Lenenc(rest)
+		n, w := lenenc.Read(rest)
 		if w == 0 || int(n) > len(rest)-w {
 			return
 		}

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/shakedown/shakedown/internal/wire"
+	"github.com/shakedown/shakedown/internal/wire/lenenc"
 )
 
 // serverPacket reads one packet the server sent: the greeting, the end of
@@ -104,7 +104,7 @@ func (mc *mysqlConn) response(q *pending, seq byte, p []byte, seen time.Time) (b
 		case 0xfb:
 			return false, nil // LOAD DATA LOCAL: the file follows
 		}
-		n, w := wire.Lenenc(p)
+		n, w := lenenc.Read(p)
 		q.columns = int64(n)
 		if w > 0 && len(p) == w+1 && p[w] == 0 {
 			// MariaDB's metadata cache: the column definitions the client
@@ -155,9 +155,9 @@ func (mc *mysqlConn) endOfResult(q *pending, p []byte, seen time.Time) (bool, er
 	if isEOF(p) {
 		status = binary.LittleEndian.Uint16(p[3:])
 	} else {
-		_, w1 := wire.Lenenc(p[1:])
+		_, w1 := lenenc.Read(p[1:])
 		if w1 > 0 {
-			_, w2 := wire.Lenenc(p[1+w1:])
+			_, w2 := lenenc.Read(p[1+w1:])
 			if w2 > 0 && len(p) >= 1+w1+w2+2 {
 				status = binary.LittleEndian.Uint16(p[1+w1+w2:])
 			}
@@ -284,11 +284,11 @@ func (mc *mysqlConn) queryText(body []byte) ([]byte, bool) {
 	if !attrs {
 		return body, true
 	}
-	n, w := wire.Lenenc(body)
+	n, w := lenenc.Read(body)
 	if w == 0 || n != 0 {
 		return nil, false
 	}
-	_, w2 := wire.Lenenc(body[w:])
+	_, w2 := lenenc.Read(body[w:])
 	return body[w+w2:], true
 }
 

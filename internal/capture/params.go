@@ -7,7 +7,7 @@ import (
 	"math"
 	"unicode/utf8"
 
-	"github.com/shakedown/shakedown/internal/wire"
+	"github.com/shakedown/shakedown/internal/wire/lenenc"
 )
 
 // errShort is a parameter block that ends early.
@@ -60,6 +60,27 @@ func decodeParams(b []byte, st *stmtInfo) ([]any, error) {
 	return out, nil
 }
 
+// fixedInt reads an integer of the binary protocol: n bytes (1, 2, 4 or
+// 8), little-endian, sign-extended unless unsigned. An unsigned 8-byte
+// value stays a uint64, which an int64 may not hold.
+func fixedInt(b []byte, n int, unsigned bool) (any, []byte, error) {
+	if len(b) < n {
+		return nil, nil, errShort
+	}
+	var v uint64
+	for i := n - 1; i >= 0; i-- {
+		v = v<<8 | uint64(b[i])
+	}
+	switch {
+	case unsigned && n == 8:
+		return v, b[n:], nil
+	case unsigned:
+		return int64(v), b[n:], nil
+	}
+	shift := 64 - 8*n
+	return int64(v<<shift) >> shift, b[n:], nil
+}
+
 // binaryValue reads one value of the binary protocol.
 func binaryValue(b []byte, typ byte, unsigned bool) (any, []byte, error) {
 	need := func(k int) error {
@@ -72,40 +93,13 @@ func binaryValue(b []byte, typ byte, unsigned bool) (any, []byte, error) {
 	case 0x06: // NULL
 		return nil, b, nil
 	case 0x01: // TINY
-		if err := need(1); err != nil {
-			return nil, nil, err
-		}
-		if unsigned {
-			return int64(b[0]), b[1:], nil
-		}
-		return int64(int8(b[0])), b[1:], nil
+		return fixedInt(b, 1, unsigned)
 	case 0x02, 0x0d: // SHORT, YEAR
-		if err := need(2); err != nil {
-			return nil, nil, err
-		}
-		v := binary.LittleEndian.Uint16(b)
-		if unsigned {
-			return int64(v), b[2:], nil
-		}
-		return int64(int16(v)), b[2:], nil
+		return fixedInt(b, 2, unsigned)
 	case 0x03, 0x09: // LONG, INT24
-		if err := need(4); err != nil {
-			return nil, nil, err
-		}
-		v := binary.LittleEndian.Uint32(b)
-		if unsigned {
-			return int64(v), b[4:], nil
-		}
-		return int64(int32(v)), b[4:], nil
+		return fixedInt(b, 4, unsigned)
 	case 0x08: // LONGLONG
-		if err := need(8); err != nil {
-			return nil, nil, err
-		}
-		v := binary.LittleEndian.Uint64(b)
-		if unsigned {
-			return v, b[8:], nil
-		}
-		return int64(v), b[8:], nil
+		return fixedInt(b, 8, unsigned)
 	case 0x04: // FLOAT
 		if err := need(4); err != nil {
 			return nil, nil, err
@@ -137,7 +131,7 @@ func binaryValue(b []byte, typ byte, unsigned bool) (any, []byte, error) {
 	}
 	// Everything else is a length-encoded string: VARCHAR, DECIMAL, BLOB,
 	// JSON, ENUM, SET, BIT, GEOMETRY.
-	n, w := wire.Lenenc(b)
+	n, w := lenenc.Read(b)
 	if w == 0 || n > uint64(len(b)-w) {
 		return nil, nil, errShort
 	}

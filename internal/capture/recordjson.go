@@ -21,18 +21,9 @@ func appendRecord(b []byte, r *Record) ([]byte, bool) {
 		b = append(b, `,"ts":`...)
 		b = strconv.AppendInt(b, r.TS, 10)
 	}
-	if r.Kind != "" {
-		b = append(b, `,"kind":`...)
-		b = appendJSONString(b, r.Kind)
-	}
-	if r.DB != "" {
-		b = append(b, `,"db":`...)
-		b = appendJSONString(b, r.DB)
-	}
-	if r.SQL != "" {
-		b = append(b, `,"sql":`...)
-		b = appendJSONString(b, r.SQL)
-	}
+	b = appendStringField(b, `,"kind":`, r.Kind)
+	b = appendStringField(b, `,"db":`, r.DB)
+	b = appendStringField(b, `,"sql":`, r.SQL)
 	if r.Prepared {
 		b = append(b, `,"prepared":true`...)
 	}
@@ -49,15 +40,18 @@ func appendRecord(b []byte, r *Record) ([]byte, bool) {
 		b = append(b, `,"error":`...)
 		b = strconv.AppendInt(b, int64(r.Error), 10)
 	}
-	if r.Fingerprint != "" {
-		b = append(b, `,"fingerprint":`...)
-		b = appendJSONString(b, r.Fingerprint)
-	}
-	if r.Digest != "" {
-		b = append(b, `,"digest":`...)
-		b = appendJSONString(b, r.Digest)
-	}
+	b = appendStringField(b, `,"fingerprint":`, r.Fingerprint)
+	b = appendStringField(b, `,"digest":`, r.Digest)
 	return append(b, "}\n"...), true
+}
+
+// appendStringField appends key and v, leaving out an empty v as the
+// struct tags' omitempty does.
+func appendStringField(b []byte, key, v string) []byte {
+	if v == "" {
+		return b
+	}
+	return appendJSONString(append(b, key...), v)
 }
 
 const hexDigits = "0123456789abcdef"

@@ -47,34 +47,28 @@ const (
 	keyAdmin                 // # administrator command:
 )
 
+// slowKeys are the header lines slowKeyOf tells apart, by how they begin.
+var slowKeys = [...]struct {
+	prefix string
+	key    slowKey
+}{
+	{"Time:", keyTime},
+	{"Thread_id:", keyThread},
+	{"User@Host:", keyUser},
+	{"Query_time:", keyQuery},
+	{"Schema:", keyThread},
+	{"administrator command:", keyAdmin},
+}
+
 // slowKeyOf tells what a line that starts with "#" is.
 func slowKeyOf(line []byte) slowKey {
 	if len(line) < 3 || line[1] != ' ' {
 		return keyOther
 	}
-	switch s := line[2:]; s[0] {
-	case 'T':
-		if bytes.HasPrefix(s, []byte("Time:")) {
-			return keyTime
-		}
-		if bytes.HasPrefix(s, []byte("Thread_id:")) {
-			return keyThread
-		}
-	case 'U':
-		if bytes.HasPrefix(s, []byte("User@Host:")) {
-			return keyUser
-		}
-	case 'Q':
-		if bytes.HasPrefix(s, []byte("Query_time:")) {
-			return keyQuery
-		}
-	case 'S':
-		if bytes.HasPrefix(s, []byte("Schema:")) {
-			return keyThread
-		}
-	case 'a':
-		if bytes.HasPrefix(s, []byte("administrator command:")) {
-			return keyAdmin
+	s := line[2:]
+	for _, k := range slowKeys {
+		if len(s) >= len(k.prefix) && string(s[:len(k.prefix)]) == k.prefix {
+			return k.key
 		}
 	}
 	return keyOther

@@ -362,13 +362,7 @@ func (tr *tcpReader) closeAll() error {
 	for _, tc := range tr.conns {
 		open = append(open, tc)
 	}
-	sort.Slice(open, func(i, j int) bool { return open[i].order < open[j].order })
-	for _, tc := range open {
-		if err := tr.close(tc); err != nil {
-			return err
-		}
-	}
-	return nil
+	return tr.closeInOrder(open)
 }
 
 // closeIdle ends connections that sent nothing for a long time of capture
@@ -381,8 +375,14 @@ func (tr *tcpReader) closeIdle(now time.Time) error {
 			idle = append(idle, tc)
 		}
 	}
-	sort.Slice(idle, func(i, j int) bool { return idle[i].order < idle[j].order })
-	for _, tc := range idle {
+	return tr.closeInOrder(idle)
+}
+
+// closeInOrder ends conns in the order they began, so that the records of
+// connections ended together come out the same on every run.
+func (tr *tcpReader) closeInOrder(conns []*tcpConn) error {
+	sort.Slice(conns, func(i, j int) bool { return conns[i].order < conns[j].order })
+	for _, tc := range conns {
 		if err := tr.close(tc); err != nil {
 			return err
 		}

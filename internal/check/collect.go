@@ -118,14 +118,25 @@ func (s *snapshot) query(ctx context.Context, item, missing, privilege, q string
 	if err == nil {
 		return true, nil
 	}
+	if target.IsConnLost(err) {
+		// The driver's error does not say what was being read.
+		err = fmt.Errorf("read %s: %w", missing, err)
+	}
+	return false, s.readFailed(ctx, err, item, missing, privilege)
+}
+
+// readFailed sorts out a failed read of item: a cancelled run or a lost
+// connection ends the check; anything else leaves item not checked, and
+// what needed it says why.
+func (s *snapshot) readFailed(ctx context.Context, err error, item, missing, privilege string) error {
 	if ctx.Err() != nil {
-		return false, &errFatal{s.role, ctx.Err()}
+		return &errFatal{s.role, ctx.Err()}
 	}
 	if target.IsConnLost(err) {
-		return false, &errFatal{s.role, fmt.Errorf("read %s: %w", missing, err)}
+		return &errFatal{s.role, err}
 	}
 	s.fail(item, classify(err, missing, privilege, s.timeout))
-	return false, nil
+	return nil
 }
 
 func (s *snapshot) fail(item string, nc NotChecked) {
@@ -229,14 +240,7 @@ func (s *snapshot) readVariables(ctx context.Context) error {
 	defer cancel()
 	v, err := vars.Collect(qctx, s.side.DB)
 	if err != nil {
-		if ctx.Err() != nil {
-			return &errFatal{s.role, ctx.Err()}
-		}
-		if target.IsConnLost(err) {
-			return &errFatal{s.role, err}
-		}
-		s.fail("variables", classify(err, "SHOW GLOBAL VARIABLES", "", s.timeout))
-		return nil
+		return s.readFailed(ctx, err, "variables", "SHOW GLOBAL VARIABLES", "")
 	}
 	s.vars = v
 	return nil
@@ -255,17 +259,18 @@ func (s *snapshot) readUser(ctx context.Context) error {
 	return err
 }
 
-// inList returns "(?, ?, ...)" and the arguments for the databases in
-// scope; ok is false when there are none.
-func (s *snapshot) inList() (string, []any, bool) {
+// queryScope runs q, which ends in "IN ", on the databases in scope; with
+// none in scope there is nothing to read.
+func (s *snapshot) queryScope(ctx context.Context, item, missing, q string, scan func(*sql.Rows) error) error {
 	if len(s.dbs) == 0 {
-		return "", nil, false
+		return nil
 	}
 	args := make([]any, len(s.dbs))
 	for i, d := range s.dbs {
 		args[i] = d
 	}
-	return "(" + strings.TrimSuffix(strings.Repeat("?,", len(s.dbs)), ",") + ")", args, true
+	_, err := s.query(ctx, item, missing, "", q+"("+strings.TrimSuffix(strings.Repeat("?,", len(s.dbs)), ",")+")", args, scan)
+	return err
 }
 
 func (s *snapshot) readTables(ctx context.Context) error {
@@ -274,14 +279,7 @@ func (s *snapshot) readTables(ctx context.Context) error {
 	defer cancel()
 	t, err := schema.Load(qctx, s.side, s.dbs)
 	if err != nil {
-		if ctx.Err() != nil {
-			return &errFatal{s.role, ctx.Err()}
-		}
-		if target.IsConnLost(err) {
-			return &errFatal{s.role, err}
-		}
-		s.fail("tables", classify(err, "information_schema.TABLES, COLUMNS and STATISTICS", "", s.timeout))
-		return nil
+		return s.readFailed(ctx, err, "tables", "information_schema.TABLES, COLUMNS and STATISTICS", "")
 	}
 	s.tables = t
 	return nil
@@ -289,13 +287,9 @@ func (s *snapshot) readTables(ctx context.Context) error {
 
 func (s *snapshot) readTableInfo(ctx context.Context) error {
 	s.info = map[string]*tableInfo{}
-	in, args, ok := s.inList()
-	if !ok {
-		return nil
-	}
-	_, err := s.query(ctx, "tableinfo", "information_schema.TABLES", "",
+	return s.queryScope(ctx, "tableinfo", "information_schema.TABLES",
 		`SELECT TABLE_SCHEMA, TABLE_NAME, TABLE_TYPE, ENGINE, AUTO_INCREMENT, TABLE_COLLATION, TABLE_ROWS, CREATE_OPTIONS
-		FROM information_schema.TABLES WHERE TABLE_SCHEMA IN `+in, args,
+		FROM information_schema.TABLES WHERE TABLE_SCHEMA IN `,
 		func(rows *sql.Rows) error {
 			var t tableInfo
 			var typ, engine, autoInc, coll, nrows, opts sql.NullString
@@ -308,17 +302,12 @@ func (s *snapshot) readTableInfo(ctx context.Context) error {
 			s.info[t.db+"."+t.name] = &t
 			return nil
 		})
-	return err
 }
 
 func (s *snapshot) readRoutines(ctx context.Context) error {
 	s.routines = map[string]string{}
-	in, args, ok := s.inList()
-	if !ok {
-		return nil
-	}
-	_, err := s.query(ctx, "routines", "information_schema.ROUTINES", "",
-		`SELECT ROUTINE_SCHEMA, ROUTINE_NAME, ROUTINE_TYPE, ROUTINE_DEFINITION FROM information_schema.ROUTINES WHERE ROUTINE_SCHEMA IN `+in, args,
+	return s.queryScope(ctx, "routines", "information_schema.ROUTINES",
+		`SELECT ROUTINE_SCHEMA, ROUTINE_NAME, ROUTINE_TYPE, ROUTINE_DEFINITION FROM information_schema.ROUTINES WHERE ROUTINE_SCHEMA IN `,
 		func(rows *sql.Rows) error {
 			var db, name, typ string
 			var def sql.NullString
@@ -329,18 +318,13 @@ func (s *snapshot) readRoutines(ctx context.Context) error {
 			s.bodies = append(s.bodies, body{strings.ToLower(typ), db + "." + name, def.String})
 			return nil
 		})
-	return err
 }
 
 func (s *snapshot) readTriggers(ctx context.Context) error {
 	s.triggers = map[string]string{}
-	in, args, ok := s.inList()
-	if !ok {
-		return nil
-	}
-	_, err := s.query(ctx, "triggers", "information_schema.TRIGGERS", "",
+	return s.queryScope(ctx, "triggers", "information_schema.TRIGGERS",
 		`SELECT TRIGGER_SCHEMA, TRIGGER_NAME, EVENT_OBJECT_SCHEMA, EVENT_OBJECT_TABLE, ACTION_STATEMENT
-		FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA IN `+in, args,
+		FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA IN `,
 		func(rows *sql.Rows) error {
 			var db, name, tdb, tbl string
 			var stmt sql.NullString
@@ -351,17 +335,12 @@ func (s *snapshot) readTriggers(ctx context.Context) error {
 			s.bodies = append(s.bodies, body{"trigger", db + "." + name, stmt.String})
 			return nil
 		})
-	return err
 }
 
 func (s *snapshot) readEvents(ctx context.Context) error {
 	s.events = map[string]string{}
-	in, args, ok := s.inList()
-	if !ok {
-		return nil
-	}
-	_, err := s.query(ctx, "events", "information_schema.EVENTS", "",
-		`SELECT EVENT_SCHEMA, EVENT_NAME, STATUS, EVENT_DEFINITION FROM information_schema.EVENTS WHERE EVENT_SCHEMA IN `+in, args,
+	return s.queryScope(ctx, "events", "information_schema.EVENTS",
+		`SELECT EVENT_SCHEMA, EVENT_NAME, STATUS, EVENT_DEFINITION FROM information_schema.EVENTS WHERE EVENT_SCHEMA IN `,
 		func(rows *sql.Rows) error {
 			var db, name string
 			var status, def sql.NullString
@@ -372,16 +351,11 @@ func (s *snapshot) readEvents(ctx context.Context) error {
 			s.bodies = append(s.bodies, body{"event", db + "." + name, def.String})
 			return nil
 		})
-	return err
 }
 
 func (s *snapshot) readViews(ctx context.Context) error {
-	in, args, ok := s.inList()
-	if !ok {
-		return nil
-	}
-	_, err := s.query(ctx, "views", "information_schema.VIEWS", "",
-		`SELECT TABLE_SCHEMA, TABLE_NAME, VIEW_DEFINITION FROM information_schema.VIEWS WHERE TABLE_SCHEMA IN `+in, args,
+	return s.queryScope(ctx, "views", "information_schema.VIEWS",
+		`SELECT TABLE_SCHEMA, TABLE_NAME, VIEW_DEFINITION FROM information_schema.VIEWS WHERE TABLE_SCHEMA IN `,
 		func(rows *sql.Rows) error {
 			var db, name string
 			var def sql.NullString
@@ -391,17 +365,12 @@ func (s *snapshot) readViews(ctx context.Context) error {
 			s.bodies = append(s.bodies, body{"view", db + "." + name, def.String})
 			return nil
 		})
-	return err
 }
 
 func (s *snapshot) readPartitions(ctx context.Context) error {
-	in, args, ok := s.inList()
-	if !ok {
-		return nil
-	}
-	_, err := s.query(ctx, "partitions", "information_schema.PARTITIONS", "",
+	return s.queryScope(ctx, "partitions", "information_schema.PARTITIONS",
 		`SELECT DISTINCT TABLE_SCHEMA, TABLE_NAME FROM information_schema.PARTITIONS
-		WHERE SUBPARTITION_METHOD IS NOT NULL AND SUBPARTITION_METHOD <> '' AND TABLE_SCHEMA IN `+in, args,
+		WHERE SUBPARTITION_METHOD IS NOT NULL AND SUBPARTITION_METHOD <> '' AND TABLE_SCHEMA IN `,
 		func(rows *sql.Rows) error {
 			var db, name string
 			if err := rows.Scan(&db, &name); err != nil {
@@ -410,16 +379,11 @@ func (s *snapshot) readPartitions(ctx context.Context) error {
 			s.subparts = append(s.subparts, db+"."+name)
 			return nil
 		})
-	return err
 }
 
 func (s *snapshot) readForeignKeys(ctx context.Context) error {
-	in, args, ok := s.inList()
-	if !ok {
-		return nil
-	}
-	_, err := s.query(ctx, "foreignkeys", "information_schema.REFERENTIAL_CONSTRAINTS", "",
-		`SELECT CONSTRAINT_SCHEMA, TABLE_NAME, CONSTRAINT_NAME FROM information_schema.REFERENTIAL_CONSTRAINTS WHERE CONSTRAINT_SCHEMA IN `+in, args,
+	return s.queryScope(ctx, "foreignkeys", "information_schema.REFERENTIAL_CONSTRAINTS",
+		`SELECT CONSTRAINT_SCHEMA, TABLE_NAME, CONSTRAINT_NAME FROM information_schema.REFERENTIAL_CONSTRAINTS WHERE CONSTRAINT_SCHEMA IN `,
 		func(rows *sql.Rows) error {
 			var db, tbl, name string
 			if err := rows.Scan(&db, &tbl, &name); err != nil {
@@ -428,21 +392,16 @@ func (s *snapshot) readForeignKeys(ctx context.Context) error {
 			s.fks = append(s.fks, db+"."+tbl+"."+name)
 			return nil
 		})
-	return err
 }
 
 // readIndexStats reads, per table, what the optimizer believes about its
 // unique indexes, and which indexes have descending parts.
 func (s *snapshot) readIndexStats(ctx context.Context) error {
 	s.cardinality = map[string]int64{}
-	in, args, ok := s.inList()
-	if !ok {
-		return nil
-	}
 	desc := map[string]bool{}
-	_, err := s.query(ctx, "indexstats", "information_schema.STATISTICS", "",
+	return s.queryScope(ctx, "indexstats", "information_schema.STATISTICS",
 		`SELECT TABLE_SCHEMA, TABLE_NAME, INDEX_NAME, NON_UNIQUE, CARDINALITY, COLLATION
-		FROM information_schema.STATISTICS WHERE TABLE_SCHEMA IN `+in, args,
+		FROM information_schema.STATISTICS WHERE TABLE_SCHEMA IN `,
 		func(rows *sql.Rows) error {
 			var db, tbl, idx string
 			var nonUnique, card, coll sql.NullString
@@ -462,5 +421,4 @@ func (s *snapshot) readIndexStats(ctx context.Context) error {
 			}
 			return nil
 		})
-	return err
 }

@@ -13,46 +13,35 @@ import (
 
 func (s *snapshot) readCollations(ctx context.Context) error {
 	s.collations, s.charsets = map[string]string{}, map[string]string{}
-	if _, err := s.query(ctx, "collations", "information_schema.COLLATIONS", "",
-		`SELECT COLLATION_NAME, CHARACTER_SET_NAME FROM information_schema.COLLATIONS`, nil,
-		func(rows *sql.Rows) error {
-			var name string
-			var cs sql.NullString
-			if err := rows.Scan(&name, &cs); err != nil {
-				return err
-			}
-			s.collations[normCollation(name)] = normCollation(cs.String)
-			return nil
-		}); err != nil {
+	if err := s.queryPairs(ctx, "collations", "information_schema.COLLATIONS",
+		`SELECT COLLATION_NAME, CHARACTER_SET_NAME FROM information_schema.COLLATIONS`,
+		func(name, cs string) { s.collations[normCollation(name)] = normCollation(cs) }); err != nil {
 		return err
 	}
-	_, err := s.query(ctx, "collations", "information_schema.CHARACTER_SETS", "",
-		`SELECT CHARACTER_SET_NAME, DEFAULT_COLLATE_NAME FROM information_schema.CHARACTER_SETS`, nil,
-		func(rows *sql.Rows) error {
-			var name string
-			var def sql.NullString
-			if err := rows.Scan(&name, &def); err != nil {
-				return err
-			}
-			s.charsets[normCollation(name)] = normCollation(def.String)
-			return nil
-		})
-	return err
+	return s.queryPairs(ctx, "collations", "information_schema.CHARACTER_SETS",
+		`SELECT CHARACTER_SET_NAME, DEFAULT_COLLATE_NAME FROM information_schema.CHARACTER_SETS`,
+		func(name, def string) { s.charsets[normCollation(name)] = normCollation(def) })
 }
 
 func (s *snapshot) readEngines(ctx context.Context) error {
 	s.engines = map[string]string{}
-	_, err := s.query(ctx, "engines", "information_schema.ENGINES", "",
-		`SELECT ENGINE, SUPPORT FROM information_schema.ENGINES`, nil,
-		func(rows *sql.Rows) error {
-			var name string
-			var support sql.NullString
-			if err := rows.Scan(&name, &support); err != nil {
-				return err
-			}
-			s.engines[strings.ToLower(name)] = strings.ToUpper(support.String)
-			return nil
-		})
+	return s.queryPairs(ctx, "engines", "information_schema.ENGINES",
+		`SELECT ENGINE, SUPPORT FROM information_schema.ENGINES`,
+		func(name, support string) { s.engines[strings.ToLower(name)] = strings.ToUpper(support) })
+}
+
+// queryPairs reads a listing of names with a value each (NULL reads as
+// ""), as the server-level facts mostly are; the read fails as query's do.
+func (s *snapshot) queryPairs(ctx context.Context, item, missing, q string, take func(name, value string)) error {
+	_, err := s.query(ctx, item, missing, "", q, nil, func(rows *sql.Rows) error {
+		var name string
+		var value sql.NullString
+		if err := rows.Scan(&name, &value); err != nil {
+			return err
+		}
+		take(name, value.String)
+		return nil
+	})
 	return err
 }
 
@@ -83,20 +72,13 @@ func (s *snapshot) readKeywords(ctx context.Context) error {
 
 func (s *snapshot) readAuthPlugins(ctx context.Context) error {
 	s.authPlugins = map[string]bool{}
-	_, err := s.query(ctx, "plugins", "information_schema.PLUGINS", "",
-		`SELECT PLUGIN_NAME, PLUGIN_STATUS FROM information_schema.PLUGINS WHERE PLUGIN_TYPE = 'AUTHENTICATION'`, nil,
-		func(rows *sql.Rows) error {
-			var name string
-			var status sql.NullString
-			if err := rows.Scan(&name, &status); err != nil {
-				return err
-			}
-			if strings.EqualFold(status.String, "ACTIVE") {
+	return s.queryPairs(ctx, "plugins", "information_schema.PLUGINS",
+		`SELECT PLUGIN_NAME, PLUGIN_STATUS FROM information_schema.PLUGINS WHERE PLUGIN_TYPE = 'AUTHENTICATION'`,
+		func(name, status string) {
+			if strings.EqualFold(status, "ACTIVE") {
 				s.authPlugins[strings.ToLower(name)] = true
 			}
-			return nil
 		})
-	return err
 }
 
 // readTimeZones asks whether named time zones work: CONVERT_TZ returns NULL

@@ -9,6 +9,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/shakedown/shakedown/internal/escape"
 	"github.com/shakedown/shakedown/internal/loaddata"
 	"github.com/shakedown/shakedown/internal/schema"
 )
@@ -150,7 +151,7 @@ func writeTSV(s *rowScanner, w io.Writer) (rows, n int64, err error) {
 				line = append(line, '\\', 'N')
 				continue
 			}
-			line = appendEscaped(line, v)
+			line = escape.Append(line, v, &escape.LoadData)
 		}
 		line = append(line, '\n')
 		if _, err := cw.Write(line); err != nil {
@@ -158,26 +159,6 @@ func writeTSV(s *rowScanner, w io.Writer) (rows, n int64, err error) {
 		}
 		rows++
 	}
-}
-
-func appendEscaped(dst, v []byte) []byte {
-	for _, c := range v {
-		switch c {
-		case '\\':
-			dst = append(dst, '\\', '\\')
-		case '\t':
-			dst = append(dst, '\\', 't')
-		case '\n':
-			dst = append(dst, '\\', 'n')
-		case '\r':
-			dst = append(dst, '\\', 'r')
-		case 0:
-			dst = append(dst, '\\', '0')
-		default:
-			dst = append(dst, c)
-		}
-	}
-	return dst
 }
 
 type countWriter struct {
@@ -289,23 +270,6 @@ func appendLiteral(dst, v []byte, lit byte) []byte {
 		return append(dst, '\'')
 	}
 	dst = append(dst, '\'')
-	for _, c := range v {
-		switch c {
-		case '\'':
-			dst = append(dst, '\\', '\'')
-		case '\\':
-			dst = append(dst, '\\', '\\')
-		case 0:
-			dst = append(dst, '\\', '0')
-		case '\n':
-			dst = append(dst, '\\', 'n')
-		case '\r':
-			dst = append(dst, '\\', 'r')
-		case 0x1a:
-			dst = append(dst, '\\', 'Z')
-		default:
-			dst = append(dst, c)
-		}
-	}
+	dst = escape.Append(dst, v, &escape.Literal)
 	return append(dst, '\'')
 }

@@ -3,6 +3,8 @@ package dbcopy
 import (
 	"strings"
 	"testing"
+
+	"github.com/shakedown/shakedown/internal/escape"
 )
 
 func TestSplitCreateTable(t *testing.T) {
@@ -74,7 +76,7 @@ func TestEscaping(t *testing.T) {
 		got  string
 		want string
 	}{
-		{"load data", string(appendEscaped(nil, in)), `a\tb\nc\\d\0e\rf'g` + "\x1a"},
+		{"load data", string(escape.Append(nil, in, &escape.LoadData)), `a\tb\nc\\d\0e\rf'g` + "\x1a"},
 		{"string literal", string(appendLiteral(nil, in, 's')), `'a` + "\t" + `b\nc\\d\0e\rf\'g\Z'`},
 		{"hex literal", string(appendLiteral(nil, []byte{0, 0xff}, 'x')), "X'00ff'"},
 		{"number", string(appendLiteral(nil, []byte("5"), 'n')), "5"},

@@ -178,27 +178,14 @@ func (t *tableJob) rowsByHash(ctx context.Context, q querier, src bool, hashes [
 		wanted[h] = true
 	}
 	for i, query := range queries {
-		rows, err := q.QueryContext(ctx, query, argSets[i]...)
-		if err != nil {
-			return nil, fmt.Errorf("read differing rows of %s on the %s: %w", t.name, role(src), err)
-		}
-		raw := make([]sql.RawBytes, 1+t.rowWidth())
-		dest := make([]any, len(raw))
-		for i := range raw {
-			dest[i] = &raw[i]
-		}
-		for rows.Next() {
-			if err := rows.Scan(dest...); err != nil {
-				rows.Close()
-				return nil, fmt.Errorf("read differing rows of %s on the %s: %w", t.name, role(src), err)
-			}
+		err := t.readDiffering(ctx, q, src, query, argSets[i], 1+t.rowWidth(), func(raw []sql.RawBytes) {
 			h := string(raw[0])
 			if wanted[h] && out[h] == nil {
 				out[h] = t.scanRow(raw[1:])
 			}
-		}
-		if err := target.CloseRows(rows); err != nil {
-			return nil, fmt.Errorf("read differing rows of %s on the %s: %w", t.name, role(src), err)
+		})
+		if err != nil {
+			return nil, err
 		}
 	}
 	return out, nil

@@ -184,28 +184,40 @@ func (t *tableJob) fetchRows(ctx context.Context, q querier, src bool, keys []*k
 		batch := keys[start:min(start+fetchBatch, len(keys))]
 		pred, args := t.keyIn(batch)
 		query := "SELECT " + t.rowSelect() + " FROM " + t.sideName(src) + t.whereClause(pred)
-		rows, err := q.QueryContext(ctx, query, args...)
-		if err != nil {
-			return nil, fmt.Errorf("read differing rows of %s on the %s: %w", t.name, role(src), err)
-		}
-		raw := make([]sql.RawBytes, t.rowWidth())
-		dest := make([]any, len(raw))
-		for i := range raw {
-			dest[i] = &raw[i]
-		}
-		for rows.Next() {
-			if err := rows.Scan(dest...); err != nil {
-				rows.Close()
-				return nil, fmt.Errorf("read differing rows of %s on the %s: %w", t.name, role(src), err)
-			}
+		err := t.readDiffering(ctx, q, src, query, args, t.rowWidth(), func(raw []sql.RawBytes) {
 			r := t.scanRow(raw)
 			out[t.key.canonKey(r.key)] = r
-		}
-		if err := target.CloseRows(rows); err != nil {
-			return nil, fmt.Errorf("read differing rows of %s on the %s: %w", t.name, role(src), err)
+		})
+		if err != nil {
+			return nil, err
 		}
 	}
 	return out, nil
+}
+
+// readDiffering runs one query for differing rows on one side and hands
+// each row to take as width raw values, valid until the next row.
+func (t *tableJob) readDiffering(ctx context.Context, q querier, src bool, query string, args []any, width int, take func(raw []sql.RawBytes)) error {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return fmt.Errorf("read differing rows of %s on the %s: %w", t.name, role(src), err)
+	}
+	raw := make([]sql.RawBytes, width)
+	dest := make([]any, len(raw))
+	for i := range raw {
+		dest[i] = &raw[i]
+	}
+	for rows.Next() {
+		if err := rows.Scan(dest...); err != nil {
+			rows.Close()
+			return fmt.Errorf("read differing rows of %s on the %s: %w", t.name, role(src), err)
+		}
+		take(raw)
+	}
+	if err := target.CloseRows(rows); err != nil {
+		return fmt.Errorf("read differing rows of %s on the %s: %w", t.name, role(src), err)
+	}
+	return nil
 }
 
 // keyIn is a condition matching the given keys.

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/go-sql-driver/mysql"
+
+	"github.com/shakedown/shakedown/internal/wire/lenenc"
 )
 
 // Capability flags.
@@ -219,7 +221,7 @@ func (c *Conn) connect(cfg *mysql.Config, st *settings) error {
 	}
 	b := append(head, cfg.User...)
 	b = append(b, 0)
-	b = appendLenenc(b, uint64(len(resp)))
+	b = lenenc.Append(b, uint64(len(resp)))
 	b = append(b, resp...)
 	if c.caps&capConnectWithDB != 0 {
 		b = append(b, cfg.DBName...)
@@ -229,7 +231,7 @@ func (c *Conn) connect(cfg *mysql.Config, st *settings) error {
 	b = append(b, 0)
 	if c.caps&capConnectAttrs != 0 {
 		attrs := connAttrs(cfg)
-		b = appendLenenc(b, uint64(len(attrs)))
+		b = lenenc.Append(b, uint64(len(attrs)))
 		b = append(b, attrs...)
 	}
 	if err := c.writePacket(b); err != nil {
@@ -258,9 +260,9 @@ func (c *Conn) handshakeHead(collation byte) []byte {
 func connAttrs(cfg *mysql.Config) []byte {
 	var b []byte
 	add := func(k, v string) {
-		b = appendLenenc(b, uint64(len(k)))
+		b = lenenc.Append(b, uint64(len(k)))
 		b = append(b, k...)
-		b = appendLenenc(b, uint64(len(v)))
+		b = lenenc.Append(b, uint64(len(v)))
 		b = append(b, v...)
 	}
 	add("_client_name", "shakedown")

@@ -10,6 +10,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"github.com/shakedown/shakedown/internal/wire/lenenc"
 	"github.com/shakedown/shakedown/internal/wire/wiretest"
 )
 
@@ -179,7 +180,7 @@ func TestHugeRows(t *testing.T) {
 	rows := map[string][]byte{}
 	for _, sz := range sizes {
 		v := bytes.Repeat([]byte("a"), sz.n-9)
-		rows[sz.name] = append(wiretest.AppendLenenc(nil, uint64(len(v))), v...)
+		rows[sz.name] = append(lenenc.Append(nil, uint64(len(v))), v...)
 	}
 	srv := wiretest.Start(t, wiretest.Config{}, serve(func(s *wiretest.Session, cmd []byte) error {
 		for _, sz := range sizes {

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/go-sql-driver/mysql"
+
+	"github.com/shakedown/shakedown/internal/wire/lenenc"
 )
 
 // placeholders counts the placeholders in q with a lexer written apart
@@ -142,7 +144,7 @@ func packets(seq byte, payloads ...[]byte) []byte {
 func column(name string) []byte {
 	var p []byte
 	for _, f := range []string{"def", "db", "t", "t", name, name} {
-		p = append(appendLenenc(p, uint64(len(f))), f...)
+		p = append(lenenc.Append(p, uint64(len(f))), f...)
 	}
 	return append(p, 0x0c, 45, 0, 0, 4, 0, 0, 0xfd, 0, 0, 0, 0, 0)
 }

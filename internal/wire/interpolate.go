@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/shakedown/shakedown/internal/escape"
 )
 
 // Interpolate appends query to dst with each '?' replaced by the next
@@ -204,25 +206,6 @@ func appendQuoted(b []byte, s string, noBackslash bool) []byte {
 		b = append(b, s...)
 		return append(b, '\'')
 	}
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; c {
-		case 0:
-			b = append(b, '\\', '0')
-		case '\n':
-			b = append(b, '\\', 'n')
-		case '\r':
-			b = append(b, '\\', 'r')
-		case '\\':
-			b = append(b, '\\', '\\')
-		case '\'':
-			b = append(b, '\\', '\'')
-		case '"':
-			b = append(b, '\\', '"')
-		case 0x1a:
-			b = append(b, '\\', 'Z')
-		default:
-			b = append(b, c)
-		}
-	}
+	b = escape.Append(b, s, &escape.Literal)
 	return append(b, '\'')
 }

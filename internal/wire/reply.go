@@ -3,14 +3,16 @@ package wire
 import (
 	"encoding/binary"
 	"errors"
+
+	"github.com/shakedown/shakedown/internal/wire/lenenc"
 )
 
 // okPacket parses an OK (or a 0xfe-headed end-of-rows OK) packet.
 func okPacket(p []byte) (affected, insertID uint64, status uint16) {
 	p = p[1:]
-	affected, n := Lenenc(p)
+	affected, n := lenenc.Read(p)
 	p = p[n:]
-	insertID, n = Lenenc(p)
+	insertID, n = lenenc.Read(p)
 	p = p[n:]
 	if len(p) >= 2 {
 		status = binary.LittleEndian.Uint16(p)
@@ -60,7 +62,7 @@ var errLocalFile = errors.New("wire: the server asked for a local file (LOAD DAT
 // column-count packet. It leaves the status flags of the end packet in
 // c.status.
 func (c *Conn) readRows(first []byte, binaryRows bool, res *Result) error {
-	ncols, n := Lenenc(first)
+	ncols, n := lenenc.Read(first)
 	if n == 0 || ncols == 0 {
 		return c.fail(errMalformed)
 	}

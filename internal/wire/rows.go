@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+
+	"github.com/shakedown/shakedown/internal/wire/lenenc"
 )
 
 // Column is a result column as the server describes it.
@@ -127,7 +129,7 @@ func (c Column) TypeName() string {
 func parseColumn(p []byte) (Column, error) {
 	var c Column
 	for i := range 6 { // catalog, schema, table, org_table, name, org_name
-		n, w := Lenenc(p)
+		n, w := lenenc.Read(p)
 		if w == 0 || p[0] == 0xfb || uint64(len(p)-w) < n {
 			return c, errMalformed
 		}
@@ -238,11 +240,11 @@ func (c *Conn) ok(p []byte, res *Result) {
 // okWarnings reads the warning count of an OK packet: after the header,
 // two length-encoded integers and the status flags.
 func okWarnings(p []byte) int {
-	_, n1 := Lenenc(p[1:])
+	_, n1 := lenenc.Read(p[1:])
 	if n1 == 0 {
 		return 0
 	}
-	_, n2 := Lenenc(p[1+n1:])
+	_, n2 := lenenc.Read(p[1+n1:])
 	o := 1 + n1 + n2 + 2
 	if n2 == 0 || len(p) < o+2 {
 		return 0
@@ -254,7 +256,7 @@ func okWarnings(p []byte) int {
 // packet and st, for an execution, the statement (whose columns stand in
 // for metadata the server leaves out).
 func (c *Conn) readRowsInto(first []byte, st *Stmt, binaryRows bool, res *Result, r RowReader) error {
-	ncols, n := Lenenc(first)
+	ncols, n := lenenc.Read(first)
 	if n == 0 || ncols == 0 || ncols > 4096 {
 		return c.fail(errMalformed)
 	}
@@ -333,7 +335,7 @@ func (c *Conn) textValues(p []byte, ncols int) ([][]byte, error) {
 			p = p[1:]
 			continue
 		}
-		n, w := Lenenc(p)
+		n, w := lenenc.Read(p)
 		if w == 0 || uint64(len(p)-w) < n {
 			return nil, errMalformed
 		}
@@ -455,7 +457,7 @@ func appendBinaryValue(b, p []byte, col Column) ([]byte, []byte, error) {
 	}
 	// Everything else is a length-encoded string: DECIMAL, the string and
 	// blob types, BIT, ENUM, SET, JSON, GEOMETRY.
-	n, w := Lenenc(p)
+	n, w := lenenc.Read(p)
 	if w == 0 || p[0] == 0xfb || uint64(len(p)-w) < n {
 		return b, p, errMalformed
 	}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/shakedown/shakedown/internal/wire/lenenc"
 )
 
 // Query runs sql as text.
@@ -206,12 +208,12 @@ func (c *Conn) appendParam(b []byte, a any) ([]byte, byte, byte, error) {
 		case int64:
 			return binary.LittleEndian.AppendUint64(b, uint64(v)), typeLongLong, 0, nil
 		case string:
-			return append(appendLenenc(b, uint64(len(v))), v...), typeString, 0, nil
+			return append(lenenc.Append(b, uint64(len(v))), v...), typeString, 0, nil
 		case []byte:
 			if v == nil {
 				return b, typeNull, 0, nil
 			}
-			return append(appendLenenc(b, uint64(len(v))), v...), typeString, 0, nil
+			return append(lenenc.Append(b, uint64(len(v))), v...), typeString, 0, nil
 		case float64:
 			return binary.LittleEndian.AppendUint64(b, math.Float64bits(v)), typeDouble, 0, nil
 		case uint64:

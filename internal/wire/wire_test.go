@@ -72,16 +72,6 @@ func TestInterpolate(t *testing.T) {
 	}
 }
 
-func TestLenenc(t *testing.T) {
-	for _, n := range []uint64{0, 250, 251, 65535, 65536, 1<<24 - 1, 1 << 24, 1 << 40} {
-		b := appendLenenc(nil, n)
-		got, size := Lenenc(b)
-		if got != n || size != len(b) {
-			t.Errorf("%d: got %d in %d bytes, want %d in %d", n, got, size, n, len(b))
-		}
-	}
-}
-
 func dial(t *testing.T) *Conn {
 	t.Helper()
 	tg, err := target.Parse(sandboxtest.URL(t))

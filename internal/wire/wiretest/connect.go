@@ -18,6 +18,8 @@ import (
 	"fmt"
 
 	"filippo.io/edwards25519"
+
+	"github.com/shakedown/shakedown/internal/wire/lenenc"
 )
 
 // The connection phase: greeting, optional TLS, the handshake response and
@@ -111,7 +113,7 @@ func (s *Session) parseResponse(p []byte) ([]byte, error) {
 	var resp []byte
 	switch {
 	case s.Caps&CapPluginAuthLenenc != 0:
-		n, k := lenenc(p)
+		n, k := lenenc.Read(p)
 		if k == 0 || uint64(len(p)-k) < n {
 			return nil, errors.New("bad auth response length")
 		}
@@ -140,30 +142,6 @@ func (s *Session) parseResponse(p []byte) ([]byte, error) {
 		}
 	}
 	return resp, nil
-}
-
-func lenenc(p []byte) (uint64, int) {
-	if len(p) == 0 {
-		return 0, 0
-	}
-	switch p[0] {
-	case 0xfc:
-		if len(p) < 3 {
-			return 0, 0
-		}
-		return uint64(binary.LittleEndian.Uint16(p[1:])), 3
-	case 0xfd:
-		if len(p) < 4 {
-			return 0, 0
-		}
-		return uint64(p[1]) | uint64(p[2])<<8 | uint64(p[3])<<16, 4
-	case 0xfe:
-		if len(p) < 9 {
-			return 0, 0
-		}
-		return binary.LittleEndian.Uint64(p[1:]), 9
-	}
-	return uint64(p[0]), 1
 }
 
 func (s *Session) denied() error {

@@ -8,6 +8,8 @@ import (
 	"io"
 	"net"
 	"slices"
+
+	"github.com/shakedown/shakedown/internal/wire/lenenc"
 )
 
 // Session is one client connection after its connection phase. Its methods
@@ -124,8 +126,8 @@ func (s *Session) Reset() error {
 // OK sends an OK packet.
 func (s *Session) OK(affected, insertID uint64) error {
 	p := []byte{0x00}
-	p = AppendLenenc(p, affected)
-	p = AppendLenenc(p, insertID)
+	p = lenenc.Append(p, affected)
+	p = lenenc.Append(p, insertID)
 	p = binary.LittleEndian.AppendUint16(p, s.Status)
 	p = append(p, 0, 0) // warnings
 	return s.WritePacket(p)
@@ -161,7 +163,7 @@ func (s *Session) EOF(more bool) error {
 // Columns sends a column count and one definition per name (VAR_STRING),
 // then the EOF packet that ends them when the client still expects one.
 func (s *Session) Columns(names ...string) error {
-	if err := s.WritePacket(AppendLenenc(nil, uint64(len(names)))); err != nil {
+	if err := s.WritePacket(lenenc.Append(nil, uint64(len(names)))); err != nil {
 		return err
 	}
 	return s.columnDefs(names)
@@ -171,7 +173,7 @@ func (s *Session) columnDefs(names []string) error {
 	for _, n := range names {
 		var p []byte
 		for _, f := range []string{"def", "db", "t", "t", n, n} {
-			p = AppendLenenc(p, uint64(len(f)))
+			p = lenenc.Append(p, uint64(len(f)))
 			p = append(p, f...)
 		}
 		p = append(p, 0x0c)
@@ -196,7 +198,7 @@ func (s *Session) TextRow(values ...[]byte) error {
 			p = append(p, 0xfb)
 			continue
 		}
-		p = AppendLenenc(p, uint64(len(v)))
+		p = lenenc.Append(p, uint64(len(v)))
 		p = append(p, v...)
 	}
 	return s.WritePacket(p)
@@ -215,7 +217,7 @@ func (s *Session) BinaryRow(values ...[]byte) error {
 	p = append(p, bitmap...)
 	for _, v := range values {
 		if v != nil {
-			p = AppendLenenc(p, uint64(len(v)))
+			p = lenenc.Append(p, uint64(len(v)))
 			p = append(p, v...)
 		}
 	}
@@ -241,19 +243,6 @@ func (s *Session) PrepareOK(id uint32, nparams int, columns ...string) error {
 		return err
 	}
 	return s.columnDefs(columns)
-}
-
-// AppendLenenc appends n as a length-encoded integer.
-func AppendLenenc(b []byte, n uint64) []byte {
-	switch {
-	case n < 251:
-		return append(b, byte(n))
-	case n < 1<<16:
-		return append(b, 0xfc, byte(n), byte(n>>8))
-	case n < 1<<24:
-		return append(b, 0xfd, byte(n), byte(n>>8), byte(n>>16))
-	}
-	return binary.LittleEndian.AppendUint64(append(b, 0xfe), n)
 }
 
 // bufferedConn reads through a bufio.Reader that may hold bytes already
