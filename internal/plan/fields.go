@@ -71,6 +71,18 @@ func (ps *parser) integer(v *yaml.Node, what string) (int64, bool) {
 	return n, true
 }
 
+// intIn reads a whole number that should lie in lo..hi and reports one
+// outside as "what: n: want <want>". A number out of range still comes
+// back with true, so that the plan holds what was written and the one
+// problem is reported once; false means no number.
+func (ps *parser) intIn(v *yaml.Node, what string, lo, hi int64, want string) (int64, bool) {
+	n, ok := ps.integer(v, what)
+	if ok && (n < lo || n > hi) {
+		ps.addf(v.Line, "%s: %d: want %s", what, n, want)
+	}
+	return n, ok
+}
+
 func (ps *parser) boolean(v *yaml.Node, what string) bool {
 	s, ok := ps.str(v, what)
 	if !ok {
