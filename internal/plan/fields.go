@@ -139,9 +139,18 @@ func (ps *parser) seconds(v *yaml.Node, what string) int {
 	return int(d / time.Second)
 }
 
+// list says whether v is a list of at least one item, and reports why
+// (a whole message) when it is not.
+func (ps *parser) list(v *yaml.Node, why string) bool {
+	if v.Kind == yaml.SequenceNode && len(v.Content) > 0 {
+		return true
+	}
+	ps.addf(v.Line, "%s", why)
+	return false
+}
+
 func (ps *parser) targets(v *yaml.Node) {
-	if v.Kind != yaml.SequenceNode || len(v.Content) == 0 {
-		ps.addf(v.Line, "targets: want a list of targets, each with name, url and role")
+	if !ps.list(v, "targets: want a list of targets, each with name, url and role") {
 		return
 	}
 	names := map[string]int{}
@@ -284,8 +293,7 @@ func (ps *parser) options(v *yaml.Node, what string) []Option {
 }
 
 func (ps *parser) workloads(v *yaml.Node) {
-	if v.Kind != yaml.SequenceNode || len(v.Content) == 0 {
-		ps.addf(v.Line, "workloads: want a list of workload names, or of {name, options}")
+	if !ps.list(v, "workloads: want a list of workload names, or of {name, options}") {
 		return
 	}
 	seen := map[string]int{}

@@ -227,8 +227,7 @@ func (ps *parser) rehearsalTargets(source, candidates *yaml.Node) *yaml.Node {
 		seq.Content = append(seq.Content, c)
 	}
 	withRole(source, "source", Control)
-	if candidates.Kind != yaml.SequenceNode || len(candidates.Content) == 0 {
-		ps.addf(candidates.Line, "candidates: want a list of targets, each with name and url")
+	if !ps.list(candidates, "candidates: want a list of targets, each with name and url") {
 		return nil
 	}
 	for _, c := range candidates.Content {
