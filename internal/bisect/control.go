@@ -32,21 +32,10 @@ type server struct {
 }
 
 func openServer(ctx context.Context, tgt *target.Target) (*server, error) {
-	ep := tgt.Endpoints()[0]
-	db, err := tgt.OpenNoDB(ep, 2)
-	if err != nil {
-		return nil, err
-	}
-	cctx, cancel := context.WithTimeout(ctx, tgt.ConnectTimeout+time.Second)
-	defer cancel()
-	if err := db.PingContext(cctx); err != nil {
-		db.Close()
-		return nil, tgt.Explain(ep, err)
-	}
 	// The load runs in the database the URL names: one that does not
 	// exist is bad input, said before anything is measured or changed.
-	if _, err := tgt.Databases(cctx, db, nil, target.ServerWide, "vars bisect"); err != nil {
-		db.Close()
+	db, err := tgt.ConnectServer(ctx, 2, "vars bisect")
+	if err != nil {
 		return nil, err
 	}
 	return &server{tgt: tgt, db: db}, nil

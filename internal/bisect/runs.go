@@ -24,11 +24,7 @@ type roundRuns struct {
 // base measures the control as the set's runs are compared with: as it
 // is, or with on applied.
 func (m *roundRuns) base(ctx context.Context) error {
-	if err := m.s.apply(ctx, m.on, m.fresh); err != nil {
-		return err
-	}
-	m.fresh = false
-	q, err := m.s.run(ctx, "control", m.onNames)
+	q, err := m.measure(ctx, m.on, m.onNames)
 	if err != nil {
 		return err
 	}
@@ -42,16 +38,22 @@ func (m *roundRuns) base(ctx context.Context) error {
 
 // set measures the control with the round's variables applied.
 func (m *roundRuns) set(ctx context.Context) error {
-	if err := m.s.apply(ctx, m.all, m.fresh); err != nil {
-		return err
-	}
-	m.fresh = false
-	q, err := m.s.run(ctx, "control", m.allNames)
+	q, err := m.measure(ctx, m.all, m.allNames)
 	if err != nil {
 		return err
 	}
 	m.samples = append(m.samples, q)
 	return nil
+}
+
+// measure applies set (whose names are names) to the control, restarting
+// it if the round asked for a fresh start, and runs the workload on it once.
+func (m *roundRuns) measure(ctx context.Context, set []int, names []string) (float64, error) {
+	if err := m.s.apply(ctx, set, m.fresh); err != nil {
+		return 0, err
+	}
+	m.fresh = false
+	return m.s.run(ctx, "control", names)
 }
 
 // done judges the pairs so far and says whether the round is over.

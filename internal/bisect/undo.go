@@ -171,9 +171,8 @@ func restore(ctx context.Context, srv *server, f *undoFile) (*Restored, error) {
 	}
 	var errs []error
 	for _, n := range names {
-		want, ok := f.Variables[n]
-		got, have := now[n]
-		if !ok || !have || vars.Ignored(n) || secret(n) || vars.Normalize(got) == vars.Normalize(want) {
+		got, want, ok := f.restorable(now, n)
+		if !ok || vars.Normalize(got) == vars.Normalize(want) {
 			continue
 		}
 		if err := srv.setGlobal(ctx, n, want); err != nil {
@@ -188,9 +187,8 @@ func restore(ctx context.Context, srv *server, f *undoFile) (*Restored, error) {
 	}
 	var wrong []string
 	for _, n := range names {
-		want, ok := f.Variables[n]
-		got, have := now[n]
-		if !ok || !have || vars.Ignored(n) || secret(n) {
+		got, want, ok := f.restorable(now, n)
+		if !ok {
 			continue
 		}
 		if vars.Normalize(got) != vars.Normalize(want) {
@@ -206,6 +204,15 @@ func restore(ctx context.Context, srv *server, f *undoFile) (*Restored, error) {
 		return out, fmt.Errorf("restore %s: %w", srv.tgt, errors.Join(errs...))
 	}
 	return out, nil
+}
+
+// restorable returns what n reads now and what f recorded for it, and
+// false for a variable restore leaves alone: not recorded, not read,
+// ignored or secret.
+func (f *undoFile) restorable(now map[string]string, n string) (got, want string, ok bool) {
+	want, ok = f.Variables[n]
+	got, have := now[n]
+	return got, want, ok && have && !vars.Ignored(n) && !secret(n)
 }
 
 // Undo restores the control an interrupted bisect left changed, from the

@@ -30,7 +30,7 @@ func NewWire(w *wire.Conn, ps bool, counts *workload.Counts) *Wire {
 // Prepare readies query; in prepared-statement mode the server parses it now.
 func (c *Wire) Prepare(ctx context.Context, query string) (workload.Stmt, error) {
 	if !c.ps {
-		return &textStmt{c: c, query: query}, nil
+		return workload.TextStmt(c, query), nil
 	}
 	st, err := c.w.Prepare(query)
 	if err != nil {
@@ -92,23 +92,6 @@ func (s *wireStmt) Exec(ctx context.Context, args ...any) (int64, error) {
 
 func (s *wireStmt) Close() error { return s.st.Close() }
 
-// textStmt is a statement of a connection in text mode: it runs through
-// the connection's Query and Exec.
-type textStmt struct {
-	c     workload.Conn
-	query string
-}
-
-func (s *textStmt) Query(ctx context.Context, args ...any) error {
-	return s.c.Query(ctx, s.query, args...)
-}
-
-func (s *textStmt) Exec(ctx context.Context, args ...any) (int64, error) {
-	return s.c.Exec(ctx, s.query, args...)
-}
-
-func (s *textStmt) Close() error { return nil }
-
 // count classifies one statement that succeeded, as sysbench does.
 func count(counts *workload.Counts, res wire.Result, err error) error {
 	if err != nil {
@@ -135,7 +118,7 @@ func NewSQL(c *sql.Conn, ps bool, counts *workload.Counts) *SQL {
 // Prepare readies query; in prepared-statement mode the server parses it now.
 func (c *SQL) Prepare(ctx context.Context, query string) (workload.Stmt, error) {
 	if !c.ps {
-		return &textStmt{c: c, query: query}, nil
+		return workload.TextStmt(c, query), nil
 	}
 	st, err := c.c.PrepareContext(ctx, query)
 	if err != nil {

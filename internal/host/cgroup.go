@@ -17,14 +17,7 @@ func cgroupFacts(ctx context.Context, e *env) []Fact {
 	settings := []string{"cgroup.cpu.max", "cgroup.cpuset.cpus.effective", "cgroup.memory.max"}
 	counters := []string{"cgroup.cpu.nr_periods", "cgroup.cpu.nr_throttled", "cgroup.cpu.throttled_usec", "cgroup.cpu.usage_usec"}
 	all := func(reason string) []Fact {
-		var out []Fact
-		for _, n := range settings {
-			out = append(out, unknown(n, "cgroup", Setting, reason))
-		}
-		for _, n := range counters {
-			out = append(out, unknown(n, "cgroup", Counter, reason))
-		}
-		return out
+		return append(unknowns(settings, "cgroup", Setting, reason), unknowns(counters, "cgroup", Counter, reason)...)
 	}
 	if e.opts.PID <= 0 && e.r.remote == "" {
 		return all(noProcess)

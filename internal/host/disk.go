@@ -13,11 +13,7 @@ import (
 func diskFacts(ctx context.Context, e *env) []Fact {
 	names := []string{"disk.scheduler", "disk.nr_requests", "disk.read_ahead_kb"}
 	all := func(dev Fact, reason string) []Fact {
-		out := []Fact{dev}
-		for _, n := range names {
-			out = append(out, unknown(n, "disk", Setting, reason))
-		}
-		return out
+		return append([]Fact{dev}, unknowns(names, "disk", Setting, reason)...)
 	}
 	if e.r.remote != "" {
 		return all(unknown("disk.device", "disk", Identity, e.r.remote), e.r.remote)

@@ -204,3 +204,13 @@ func mk(name, group, kind, value, reason string) Fact {
 func unknown(name, group, kind, reason string) Fact {
 	return Fact{Name: name, Group: group, Kind: kind, Reason: reason}
 }
+
+// unknowns is a row for each of names whose values cannot be had, all for
+// one reason.
+func unknowns(names []string, group, kind, reason string) []Fact {
+	out := make([]Fact, 0, len(names))
+	for _, n := range names {
+		out = append(out, unknown(n, group, kind, reason))
+	}
+	return out
+}

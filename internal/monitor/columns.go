@@ -182,6 +182,30 @@ func above(limit float64, why string) func(float64, *delta, Limits) string {
 	}
 }
 
+// hitPercent is the share of the counter total that did not miss over
+// the interval, 100 * (1 - miss/total); nothing when total did not move.
+func hitPercent(miss, total string) func(*delta) (float64, bool) {
+	return func(d *delta) (float64, bool) {
+		t, ok := d.counter(total)
+		if !ok || t <= 0 {
+			return 0, false
+		}
+		m, _ := d.counter(miss)
+		return math.Max(0, 100*(1-m/t)), true
+	}
+}
+
+// hitBelow is why, when a hit percentage is below floor while total moves
+// at busy a second or more: on a quiet server a few misses say nothing.
+func hitBelow(total string, busy, floor float64, why string) func(float64, *delta, Limits) string {
+	return func(v float64, d *delta, _ Limits) string {
+		if r, _ := d.rate(total); r >= busy && v < floor {
+			return why
+		}
+		return ""
+	}
+}
+
 // columns is the table of figures, in display order: the orzdba /
 // mysqladmin ext -i1 -r columns first, then InnoDB, host and process.
 var columns = []Column{
@@ -226,20 +250,8 @@ var columns = []Column{
 	{Key: "threads_created", Head: "cre", Group: "threads", Unit: "/s", Prom: "shakedown_server_threads_created_per_second", Help: "rate of Threads_created", calc: rateOf("Threads_created")},
 	{Key: "thread_cache_hit", Head: "tchit", Group: "threads", Unit: "%", Prom: "shakedown_server_thread_cache_hit_percent",
 		Help: "connections served by a cached thread: 1 - Threads_created / Connections over the interval",
-		calc: func(d *delta) (float64, bool) {
-			c, ok := d.counter("Connections")
-			if !ok || c <= 0 {
-				return 0, false
-			}
-			t, _ := d.counter("Threads_created")
-			return math.Max(0, 100*(1-t/c)), true
-		},
-		attn: func(v float64, d *delta, _ Limits) string {
-			if c, _ := d.rate("Connections"); c >= 10 && v < 90 {
-				return "thread cache hit below 90%: raise thread_cache_size"
-			}
-			return ""
-		}},
+		calc: hitPercent("Threads_created", "Connections"),
+		attn: hitBelow("Connections", 10, 90, "thread cache hit below 90%: raise thread_cache_size")},
 
 	{Key: "rows_read", Head: "read", Group: "rows", Unit: "/s", Prom: "shakedown_server_rows_read_per_second", Help: "rate of Innodb_rows_read (Rows_read on MariaDB)", calc: rateOf("Innodb_rows_read", "Rows_read")},
 	{Key: "rows_inserted", Head: "ins", Group: "rows", Unit: "/s", Prom: "shakedown_server_rows_inserted_per_second", Help: "rate of Innodb_rows_inserted (Handler_write on MariaDB)", calc: rateOf("Innodb_rows_inserted", "Handler_write")},
@@ -250,20 +262,8 @@ var columns = []Column{
 	{Key: "bp_reads", Head: "disk", Group: "buffer pool", Unit: "/s", Prom: "shakedown_server_buffer_pool_reads_per_second", Help: "rate of Innodb_buffer_pool_reads (reads that missed the buffer pool)", calc: rateOf("Innodb_buffer_pool_reads")},
 	{Key: "bp_hit", Head: "hit%", Group: "buffer pool", Unit: "%", Prom: "shakedown_server_buffer_pool_hit_percent",
 		Help: "buffer pool hit ratio: 1 - Innodb_buffer_pool_reads / Innodb_buffer_pool_read_requests over the interval",
-		calc: func(d *delta) (float64, bool) {
-			rr, ok := d.counter("Innodb_buffer_pool_read_requests")
-			if !ok || rr <= 0 {
-				return 0, false
-			}
-			r, _ := d.counter("Innodb_buffer_pool_reads")
-			return math.Max(0, 100*(1-r/rr)), true
-		},
-		attn: func(v float64, d *delta, _ Limits) string {
-			if rr, _ := d.rate("Innodb_buffer_pool_read_requests"); rr >= 100 && v < 99 {
-				return "buffer pool hit ratio below 99%"
-			}
-			return ""
-		}},
+		calc: hitPercent("Innodb_buffer_pool_reads", "Innodb_buffer_pool_read_requests"),
+		attn: hitBelow("Innodb_buffer_pool_read_requests", 100, 99, "buffer pool hit ratio below 99%")},
 	{Key: "bp_pages_data", Head: "data", Group: "buffer pool", Prom: "shakedown_server_buffer_pool_pages_data", Help: "Innodb_buffer_pool_pages_data", calc: gaugeOf("Innodb_buffer_pool_pages_data")},
 	{Key: "bp_pages_free", Head: "free", Group: "buffer pool", Prom: "shakedown_server_buffer_pool_pages_free", Help: "Innodb_buffer_pool_pages_free", calc: gaugeOf("Innodb_buffer_pool_pages_free")},
 	{Key: "bp_pages_dirty", Head: "dirty", Group: "buffer pool", Prom: "shakedown_server_buffer_pool_pages_dirty", Help: "Innodb_buffer_pool_pages_dirty", calc: gaugeOf("Innodb_buffer_pool_pages_dirty")},

@@ -71,6 +71,18 @@ func (ps *parser) integer(v *yaml.Node, what string) (int64, bool) {
 	return n, true
 }
 
+// intIn reads a whole number that should lie in lo..hi and reports one
+// outside as "what: n: want <want>". A number out of range still comes
+// back with true, so that the plan holds what was written and the one
+// problem is reported once; false means no number.
+func (ps *parser) intIn(v *yaml.Node, what string, lo, hi int64, want string) (int64, bool) {
+	n, ok := ps.integer(v, what)
+	if ok && (n < lo || n > hi) {
+		ps.addf(v.Line, "%s: %d: want %s", what, n, want)
+	}
+	return n, ok
+}
+
 func (ps *parser) boolean(v *yaml.Node, what string) bool {
 	s, ok := ps.str(v, what)
 	if !ok {
@@ -127,9 +139,18 @@ func (ps *parser) seconds(v *yaml.Node, what string) int {
 	return int(d / time.Second)
 }
 
+// list says whether v is a list of at least one item, and reports why
+// (a whole message) when it is not.
+func (ps *parser) list(v *yaml.Node, why string) bool {
+	if v.Kind == yaml.SequenceNode && len(v.Content) > 0 {
+		return true
+	}
+	ps.addf(v.Line, "%s", why)
+	return false
+}
+
 func (ps *parser) targets(v *yaml.Node) {
-	if v.Kind != yaml.SequenceNode || len(v.Content) == 0 {
-		ps.addf(v.Line, "targets: want a list of targets, each with name, url and role")
+	if !ps.list(v, "targets: want a list of targets, each with name, url and role") {
 		return
 	}
 	names := map[string]int{}
@@ -272,8 +293,7 @@ func (ps *parser) options(v *yaml.Node, what string) []Option {
 }
 
 func (ps *parser) workloads(v *yaml.Node) {
-	if v.Kind != yaml.SequenceNode || len(v.Content) == 0 {
-		ps.addf(v.Line, "workloads: want a list of workload names, or of {name, options}")
+	if !ps.list(v, "workloads: want a list of workload names, or of {name, options}") {
 		return
 	}
 	seen := map[string]int{}

@@ -43,6 +43,7 @@ package plan
 
 import (
 	"fmt"
+	"math"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -297,10 +298,7 @@ func (ps *parser) plan(root *yaml.Node) {
 		case "time":
 			p.TimeS = ps.seconds(v, "time")
 		case "events":
-			if n, ok := ps.integer(v, "events"); ok {
-				if n < 1 {
-					ps.addf(v.Line, "events: %d: want a number of events >= 1, or leave it out", n)
-				}
+			if n, ok := ps.intIn(v, "events", 1, math.MaxInt64, "a number of events >= 1, or leave it out"); ok {
 				p.Events = n
 			}
 		case "warmup":
@@ -310,17 +308,11 @@ func (ps *parser) plan(root *yaml.Node) {
 				p.AutoRepeats, p.Repeats = true, MinAutoRepeats
 				break
 			}
-			if n, ok := ps.integer(v, "repeats"); ok {
-				if n < 1 || n > maxRepeats {
-					ps.addf(v.Line, "repeats: %d: want 1 to %d, or auto", n, maxRepeats)
-				}
+			if n, ok := ps.intIn(v, "repeats", 1, maxRepeats, fmt.Sprintf("1 to %d, or auto", maxRepeats)); ok {
 				p.Repeats = int(n)
 			}
 		case "max_repeats":
-			if n, ok := ps.integer(v, "max_repeats"); ok {
-				if n < MinAutoRepeats || n > maxRepeats {
-					ps.addf(v.Line, "max_repeats: %d: want %d to %d", n, MinAutoRepeats, maxRepeats)
-				}
+			if n, ok := ps.intIn(v, "max_repeats", MinAutoRepeats, maxRepeats, fmt.Sprintf("%d to %d", MinAutoRepeats, maxRepeats)); ok {
 				p.MaxRepeats = int(n)
 			}
 		case "noise_threshold":
@@ -339,10 +331,7 @@ func (ps *parser) plan(root *yaml.Node) {
 			}
 			p.Prepare = ps.boolean(v, "prepare")
 		case "prepare_threads":
-			if n, ok := ps.integer(v, "prepare_threads"); ok {
-				if n < 1 || n > 1024 {
-					ps.addf(v.Line, "prepare_threads: %d: want 1 to 1024", n)
-				}
+			if n, ok := ps.intIn(v, "prepare_threads", 1, 1024, "1 to 1024"); ok {
 				p.PrepareThreads = int(n)
 			}
 		case "cleanup":

@@ -227,8 +227,7 @@ func (ps *parser) rehearsalTargets(source, candidates *yaml.Node) *yaml.Node {
 		seq.Content = append(seq.Content, c)
 	}
 	withRole(source, "source", Control)
-	if candidates.Kind != yaml.SequenceNode || len(candidates.Content) == 0 {
-		ps.addf(candidates.Line, "candidates: want a list of targets, each with name and url")
+	if !ps.list(candidates, "candidates: want a list of targets, each with name and url") {
 		return nil
 	}
 	for _, c := range candidates.Content {
@@ -363,10 +362,7 @@ func (ps *parser) replay(v *yaml.Node, dir string) *Replay {
 				r.Speed = f
 			}
 		case "concurrency":
-			if n, ok := ps.integer(val, "replay concurrency"); ok {
-				if n < 0 || n > 100000 {
-					ps.addf(val.Line, "replay concurrency: %d: want 0 (no cap) to 100000", n)
-				}
+			if n, ok := ps.intIn(val, "replay concurrency", 0, 100000, "0 (no cap) to 100000"); ok {
 				r.Concurrency = int(n)
 			}
 		case "timeout":
@@ -396,10 +392,7 @@ func (ps *parser) capacity(key, v *yaml.Node) *Capacity {
 		case "warmup":
 			c.WarmupS = ps.seconds(val, "capacity warmup")
 		case "searches":
-			if n, ok := ps.integer(val, "capacity searches"); ok {
-				if n < 1 || n > 20 {
-					ps.addf(val.Line, "capacity searches: %d: want 1 to 20", n)
-				}
+			if n, ok := ps.intIn(val, "capacity searches", 1, 20, "1 to 20"); ok {
 				c.Searches = int(n)
 			}
 		}

@@ -1,6 +1,7 @@
 package rehearse
 
 import (
+	"context"
 	"fmt"
 	"sync"
 	"time"
@@ -60,21 +61,7 @@ func (cl *chainLine) running(i int) (stop func()) {
 	cl.cur, cl.curStart = i, cl.now()
 	cl.mu.Unlock()
 	cl.l.Set(cl.text())
-	quit, ended := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(ended)
-		t := time.NewTicker(time.Second)
-		defer t.Stop()
-		for {
-			select {
-			case <-quit:
-				return
-			case <-t.C:
-				cl.l.Set(cl.text())
-			}
-		}
-	}()
-	return func() { close(quit); <-ended }
+	return progress.Every(context.Background(), time.Second, func() { cl.l.Set(cl.text()) })
 }
 
 // done records that step i finished (or was finished before a resume,

@@ -28,6 +28,7 @@ import (
 	"github.com/shakedown/shakedown/internal/client"
 	"github.com/shakedown/shakedown/internal/fingerprint"
 	"github.com/shakedown/shakedown/internal/ioloop"
+	"github.com/shakedown/shakedown/internal/progress"
 	"github.com/shakedown/shakedown/internal/target"
 	"github.com/shakedown/shakedown/internal/wire"
 )
@@ -459,32 +460,16 @@ func (e *engine) progress(ctx context.Context, started time.Time) func() {
 	if e.opts.Progress == nil || e.opts.ProgressInterval <= 0 {
 		return func() {}
 	}
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		tk := time.NewTicker(e.opts.ProgressInterval)
-		defer tk.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-ctx.Done():
-				return
-			case <-tk.C:
-				t := e.tally
-				t.mu.Lock()
-				n, d, sk := t.statements, t.differences, int64(0)
-				for _, v := range t.skipped {
-					sk += v
-				}
-				t.mu.Unlock()
-				el := e.opts.Now().Sub(started)
-				fmt.Fprintf(e.opts.Progress, "replay: %s  %d statements (%.0f/s), %d differences, %d skipped\n",
-					el.Round(time.Second), n, float64(n)/el.Seconds(), d, sk)
-			}
+	return progress.Every(ctx, e.opts.ProgressInterval, func() {
+		t := e.tally
+		t.mu.Lock()
+		n, d, sk := t.statements, t.differences, int64(0)
+		for _, v := range t.skipped {
+			sk += v
 		}
-	}()
-	return func() { close(done); wg.Wait() }
+		t.mu.Unlock()
+		el := e.opts.Now().Sub(started)
+		fmt.Fprintf(e.opts.Progress, "replay: %s  %d statements (%.0f/s), %d differences, %d skipped\n",
+			el.Round(time.Second), n, float64(n)/el.Seconds(), d, sk)
+	})
 }

@@ -57,12 +57,19 @@ func Restart(ctx context.Context, home, name string, settings []string) (*Instan
 	if err := r.save(); err != nil {
 		return nil, fmt.Errorf("restart sandbox %s: %w", name, err)
 	}
+	return r.startAgain(ctx, "restart sandbox "+name)
+}
+
+// startAgain starts the server of a sandbox made before, as Start and
+// Restart do. A server that does not come up is ended; what names the
+// action in the error, which quotes the server's logs.
+func (r *record) startAgain(ctx context.Context, what string) (*Instance, error) {
 	p, err := r.start(ctx)
 	if err != nil {
 		if p != nil {
 			_ = terminate(context.WithoutCancel(ctx), p.pid, r.DataDir, 0)
 		}
-		return nil, startError("restart sandbox "+name, err, true, r.ErrorLog, r.consoleLog())
+		return nil, startError(what, err, true, r.ErrorLog, r.consoleLog())
 	}
 	r.Running = true
 	inst := r.Instance

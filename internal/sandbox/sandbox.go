@@ -277,16 +277,7 @@ func Start(ctx context.Context, home, name string) (*Instance, error) {
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
-	p, err := r.start(ctx)
-	if err != nil {
-		if p != nil {
-			_ = terminate(context.WithoutCancel(ctx), p.pid, r.DataDir, 0)
-		}
-		return nil, startError("start sandbox "+name, err, true, r.ErrorLog, r.consoleLog())
-	}
-	r.Running = true
-	inst := r.Instance
-	return &inst, nil
+	return r.startAgain(ctx, "start sandbox "+name)
 }
 
 // Kill ends a sandbox's server with SIGKILL, as a crash would, and waits

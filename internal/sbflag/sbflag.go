@@ -84,15 +84,20 @@ func (s *Strings) Type() string   { return "list" }
 // Ints is a comma-separated list of integers.
 type Ints []int
 
-func (s *Ints) Set(v string) error {
+func (s *Ints) Set(v string) error { return s.add(v, "a whole number", nil) }
+
+// add appends the numbers of the list v, each of which must pass ok
+// (when given); a part that is no number or fails ok is said not to be
+// want.
+func (s *Ints) add(v, want string, ok func(int) bool) error {
 	for _, part := range strings.Split(v, ",") {
 		part = strings.TrimSpace(part)
 		if part == "" {
 			continue
 		}
 		n, err := strconv.Atoi(part)
-		if err != nil {
-			return fmt.Errorf("%q is not a whole number", part)
+		if err != nil || (ok != nil && !ok(n)) {
+			return fmt.Errorf("%q is not %s", part, want)
 		}
 		*s = append(*s, n)
 	}
@@ -108,3 +113,13 @@ func (s *Ints) String() string {
 }
 
 func (s *Ints) Type() string { return "list" }
+
+// Ports is a comma-separated list of TCP port numbers.
+type Ports []int
+
+func (p *Ports) Set(v string) error {
+	return (*Ints)(p).add(v, "a port number (1-65535)", func(n int) bool { return n >= 1 && n <= 65535 })
+}
+
+func (p *Ports) String() string { return (*Ints)(p).String() }
+func (p *Ports) Type() string   { return "list" }

@@ -48,17 +48,17 @@ func (b Bounds) withDefaults() Bounds {
 // data_lock_waits (MySQL 8.0 and later), each joined with INNODB_TRX for
 // the sessions' ids and statements.
 const (
-	lockWaitsIS = `SELECT r.trx_mysql_thread_id AS waiting_id, r.trx_query AS waiting_query,
+	// lockWaitsCols is what both sources give: the waiting and the blocking
+	// session, their statements and since when.
+	lockWaitsCols = `SELECT r.trx_mysql_thread_id AS waiting_id, r.trx_query AS waiting_query,
  r.trx_wait_started AS wait_started, b.trx_mysql_thread_id AS blocking_id,
  b.trx_query AS blocking_query, b.trx_started AS blocking_started, b.trx_state AS blocking_state
- FROM information_schema.INNODB_LOCK_WAITS w
+`
+	lockWaitsIS = lockWaitsCols + ` FROM information_schema.INNODB_LOCK_WAITS w
  JOIN information_schema.INNODB_TRX b ON b.trx_id = w.blocking_trx_id
  JOIN information_schema.INNODB_TRX r ON r.trx_id = w.requesting_trx_id
  ORDER BY r.trx_wait_started`
-	lockWaitsPS = `SELECT r.trx_mysql_thread_id AS waiting_id, r.trx_query AS waiting_query,
- r.trx_wait_started AS wait_started, b.trx_mysql_thread_id AS blocking_id,
- b.trx_query AS blocking_query, b.trx_started AS blocking_started, b.trx_state AS blocking_state
- FROM performance_schema.data_lock_waits w
+	lockWaitsPS = lockWaitsCols + ` FROM performance_schema.data_lock_waits w
  JOIN information_schema.INNODB_TRX b ON b.trx_id = w.BLOCKING_ENGINE_TRANSACTION_ID
  JOIN information_schema.INNODB_TRX r ON r.trx_id = w.REQUESTING_ENGINE_TRANSACTION_ID
  ORDER BY r.trx_wait_started`

@@ -201,41 +201,34 @@ func incBeta(a, b, x float64) float64 {
 }
 
 func betaCF(a, b, x float64) float64 {
-	const eps, tiny = 1e-14, 1e-300
-	c, d := 1.0, 1-(a+b)*x/(a+1)
-	if math.Abs(d) < tiny {
-		d = tiny
-	}
-	d = 1 / d
+	const eps = 1e-14
+	c, d := 1.0, 1/awayFromZero(1-(a+b)*x/(a+1))
 	h := d
 	for m := 1; m <= 300; m++ {
 		mf := float64(m)
-		num := mf * (b - mf) * x / ((a + 2*mf - 1) * (a + 2*mf))
-		d = 1 + num*d
-		if math.Abs(d) < tiny {
-			d = tiny
-		}
-		c = 1 + num/c
-		if math.Abs(c) < tiny {
-			c = tiny
-		}
-		d = 1 / d
-		h *= d * c
-		num = -(a + mf) * (a + b + mf) * x / ((a + 2*mf) * (a + 2*mf + 1))
-		d = 1 + num*d
-		if math.Abs(d) < tiny {
-			d = tiny
-		}
-		c = 1 + num/c
-		if math.Abs(c) < tiny {
-			c = tiny
-		}
-		d = 1 / d
-		del := d * c
+		h *= lentzStep(mf*(b-mf)*x/((a+2*mf-1)*(a+2*mf)), &c, &d)
+		del := lentzStep(-(a+mf)*(a+b+mf)*x/((a+2*mf)*(a+2*mf+1)), &c, &d)
 		h *= del
 		if math.Abs(del-1) < eps {
 			break
 		}
 	}
 	return h
+}
+
+// lentzStep takes the continued fraction one term num further by the
+// modified Lentz method and returns the factor the value changes by.
+func lentzStep(num float64, c, d *float64) float64 {
+	*d = 1 / awayFromZero(1+num**d)
+	*c = awayFromZero(1 + num / *c)
+	return *d * *c
+}
+
+// awayFromZero keeps Lentz's terms off zero, where they would divide by it.
+func awayFromZero(v float64) float64 {
+	const tiny = 1e-300
+	if math.Abs(v) < tiny {
+		return tiny
+	}
+	return v
 }

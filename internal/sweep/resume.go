@@ -273,17 +273,11 @@ func (s *sweeper) probe(ctx context.Context, step plan.Step) {
 
 // ping connects to t once, bounded by its connect timeout.
 func ping(ctx context.Context, t *plan.Target) error {
-	ep := t.Target.Endpoints()[0]
-	db, err := t.Target.Open(ep, 1)
+	db, err := t.Target.Connect(ctx, 1)
 	if err != nil {
 		return err
 	}
-	defer db.Close()
-	cctx, cancel := context.WithTimeout(ctx, t.Target.ConnectTimeout+time.Second)
-	defer cancel()
-	if err := db.PingContext(cctx); err != nil {
-		return t.Target.Explain(ep, err)
-	}
+	db.Close()
 	return nil
 }
 

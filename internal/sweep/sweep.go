@@ -30,12 +30,12 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/shakedown/shakedown/internal/clock"
 	"github.com/shakedown/shakedown/internal/engine"
 	"github.com/shakedown/shakedown/internal/plan"
+	prog "github.com/shakedown/shakedown/internal/progress"
 	"github.com/shakedown/shakedown/internal/result"
 	"github.com/shakedown/shakedown/internal/runner"
 	"github.com/shakedown/shakedown/internal/schedule"
@@ -343,26 +343,7 @@ func startTicker(pr *progress, live bool) func() {
 	if !live {
 		return func() {}
 	}
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		t := time.NewTicker(time.Second)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-t.C:
-				pr.tick()
-			}
-		}
-	}()
-	return func() {
-		close(done)
-		wg.Wait()
-	}
+	return prog.Every(context.Background(), time.Second, pr.tick)
 }
 
 // step runs one step and returns it as a run to store.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"strings"
-	"time"
 
 	"github.com/shakedown/shakedown/internal/usage"
 )
@@ -45,19 +44,8 @@ func (c *Credentials) ConnectArg(ctx context.Context, getenv func(string) string
 	if err != nil {
 		return nil, nil, err
 	}
-	ep := tgt.Endpoints()[0]
-	db, err := tgt.OpenNoDB(ep, size)
+	db, err := tgt.ConnectServer(ctx, size, verb)
 	if err != nil {
-		return nil, nil, err
-	}
-	cctx, cancel := context.WithTimeout(ctx, tgt.ConnectTimeout+time.Second)
-	defer cancel()
-	if err := db.PingContext(cctx); err != nil {
-		db.Close()
-		return nil, nil, tgt.Explain(ep, err)
-	}
-	if _, err := tgt.Databases(cctx, db, nil, ServerWide, verb); err != nil {
-		db.Close()
 		return nil, nil, err
 	}
 	return tgt, db, nil

@@ -14,8 +14,26 @@ import (
 // hold the handshake forever. A failure comes back explained. The caller
 // closes the pool.
 func (t *Target) Connect(ctx context.Context, size int) (*sql.DB, error) {
+	return t.connect(ctx, size, false, "")
+}
+
+// ConnectServer is Connect without a default database, for what reads
+// server-wide figures (watch, vars). A database the URL names must exist
+// all the same, so that a typo is not silently ignored: verb names the
+// command in that error.
+func (t *Target) ConnectServer(ctx context.Context, size int, verb string) (*sql.DB, error) {
+	return t.connect(ctx, size, true, verb)
+}
+
+// connect opens and checks the pool of Connect, in t's database, or
+// serverWide that of ConnectServer.
+func (t *Target) connect(ctx context.Context, size int, serverWide bool, verb string) (*sql.DB, error) {
 	ep := t.Endpoints()[0]
-	db, err := t.Open(ep, size)
+	dbName := t.DB
+	if serverWide {
+		dbName = ""
+	}
+	db, err := t.open(ep, dbName, size)
 	if err != nil {
 		return nil, err
 	}
@@ -24,6 +42,12 @@ func (t *Target) Connect(ctx context.Context, size int) (*sql.DB, error) {
 	if err := db.PingContext(cctx); err != nil {
 		db.Close()
 		return nil, t.Explain(ep, err)
+	}
+	if serverWide {
+		if _, err := t.Databases(cctx, db, nil, ServerWide, verb); err != nil {
+			db.Close()
+			return nil, err
+		}
 	}
 	return db, nil
 }

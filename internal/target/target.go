@@ -189,7 +189,7 @@ func Parse(raw string) (*Target, error) {
 			return nil, fmt.Errorf("target URL: %q has more than one port: write host:port, several ports as a list (host:3306,3307), an IPv6 address in brackets ([::1]:3306)", host)
 		}
 		if portPart != "" {
-			if err := (*portList)(&t.Ports).Set(portPart); err != nil {
+			if err := (*sbflag.Ports)(&t.Ports).Set(portPart); err != nil {
 				return nil, fmt.Errorf("target URL port: %w", err)
 			}
 		}
@@ -398,7 +398,7 @@ func (f *Flags) Bind(fs *pflag.FlagSet) {
 	f.fs = fs
 	fs.StringVar(&f.URL, "target", "", "target URL mysql://user:password@host:port/db (host and port may be lists)")
 	fs.Var(&f.Hosts, "mysql-host", "MySQL server host (a list spreads connections round-robin)")
-	fs.Var((*portList)(&f.Ports), "mysql-port", "MySQL server port (a list spreads connections round-robin)")
+	fs.Var((*sbflag.Ports)(&f.Ports), "mysql-port", "MySQL server port (a list spreads connections round-robin)")
 	fs.StringVar(&f.Socket, "mysql-socket", "", "MySQL socket")
 	fs.StringVar(&f.User, "mysql-user", DefaultUser, "MySQL user")
 	fs.StringVar(&f.Password, "mysql-password", "", "MySQL password")
@@ -494,33 +494,6 @@ func (f *Flags) changed(name string) bool {
 	fl := f.fs.Lookup(name)
 	return fl != nil && fl.Changed
 }
-
-type portList []int
-
-func (p *portList) Set(v string) error {
-	for _, part := range strings.Split(v, ",") {
-		part = strings.TrimSpace(part)
-		if part == "" {
-			continue
-		}
-		n, err := strconv.Atoi(part)
-		if err != nil || n < 1 || n > 65535 {
-			return fmt.Errorf("%q is not a port number (1-65535)", part)
-		}
-		*p = append(*p, n)
-	}
-	return nil
-}
-
-func (p *portList) String() string {
-	parts := make([]string, len(*p))
-	for i, n := range *p {
-		parts[i] = strconv.Itoa(n)
-	}
-	return strings.Join(parts, ",")
-}
-
-func (p *portList) Type() string { return "list" }
 
 // Endpoints lists where connections go; connection i uses Endpoints()[i%n].
 // As with sysbench, hosts and ports are walked together, each list wrapping

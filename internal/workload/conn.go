@@ -65,3 +65,23 @@ type Stmt interface {
 	// Close releases the server-side statement, if any.
 	Close() error
 }
+
+// TextStmt is what Prepare returns on a connection in text mode: a
+// statement that runs as text through c's Query and Exec and holds
+// nothing on the server to release.
+func TextStmt(c Conn, query string) Stmt { return &textStmt{c: c, query: query} }
+
+type textStmt struct {
+	c     Conn
+	query string
+}
+
+func (s *textStmt) Query(ctx context.Context, args ...any) error {
+	return s.c.Query(ctx, s.query, args...)
+}
+
+func (s *textStmt) Exec(ctx context.Context, args ...any) (int64, error) {
+	return s.c.Exec(ctx, s.query, args...)
+}
+
+func (s *textStmt) Close() error { return nil }

@@ -192,7 +192,7 @@ func (c *Conn) Prepare(ctx context.Context, query string) (workload.Stmt, error)
 			return nil, err
 		}
 	}
-	return &Stmt{c: c, sql: query}, nil
+	return workload.TextStmt(c, query), nil
 }
 
 // Query runs query and counts a read (or what the answer says).
@@ -230,22 +230,3 @@ func (c *Conn) Close() error {
 	c.s.mu.Unlock()
 	return nil
 }
-
-// Stmt is a statement of a Conn.
-type Stmt struct {
-	c   *Conn
-	sql string
-}
-
-// Query runs the statement.
-func (s *Stmt) Query(ctx context.Context, args ...any) error {
-	return s.c.Query(ctx, s.sql, args...)
-}
-
-// Exec runs the statement.
-func (s *Stmt) Exec(ctx context.Context, args ...any) (int64, error) {
-	return s.c.Exec(ctx, s.sql, args...)
-}
-
-// Close does nothing.
-func (s *Stmt) Close() error { return nil }
