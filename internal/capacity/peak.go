@@ -44,7 +44,7 @@ func ReadPeak(arg string, targets []Target) (float64, *monitor.WatchPeak, error)
 	}
 	p, err := monitor.ReadWatchPeakFile(arg, key)
 	if err != nil {
-		return 0, nil, usage.Errorf("capacity: --peak %v", err)
+		return 0, nil, usage.Errorf("capacity: --peak %v; or give the peak as a number of events a second", err)
 	}
 	return p.Value, &p, nil
 }

@@ -94,9 +94,9 @@ func ReadWatchPeak(r io.Reader, name, key string) (WatchPeak, error) {
 	}
 	switch {
 	case samples == 0:
-		return p, usage.Errorf("%s: holds no sample: record production with shakedown watch TARGET --json > %s, or give the peak as a number", name, name)
+		return p, usage.Errorf("%s: holds no sample: record production with shakedown watch TARGET --json > %s", name, name)
 	case p.Samples == 0:
-		return p, usage.Errorf("%s: none of its %d samples holds %s: record it with shakedown watch on a server that reports it, or give the peak as a number", name, samples, key)
+		return p, usage.Errorf("%s: none of its %d samples holds %s: record it with shakedown watch on a server that reports it", name, samples, key)
 	}
 	return p, nil
 }
