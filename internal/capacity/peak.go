@@ -46,6 +46,11 @@ func ReadPeak(arg string, targets []Target) (float64, *monitor.WatchPeak, error)
 	if err != nil {
 		return 0, nil, usage.Errorf("capacity: --peak %v; or give the peak as a number of events a second", err)
 	}
+	if p.Value <= 0 {
+		// A peak of nothing would give no headroom, silently.
+		return 0, nil, usage.Errorf("capacity: --peak %s: %s is 0 in all its %d samples: the file recorded no %s; record the busiest hours, or give the peak as a number of events a second",
+			arg, key, p.Samples, map[string]string{"tps": "transactions", "qps": "statements"}[key])
+	}
 	return p.Value, &p, nil
 }
 

@@ -41,6 +41,7 @@ func TestReadPeak(t *testing.T) {
 	if err := os.WriteFile(empty, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	idle := writeWatchFile(t, at, []float64{5, 7}, []float64{0, 0})
 	tx := []Target{{Workload: "oltp_read_write", Event: workload.EventTransaction}}
 	st := []Target{{Workload: "oltp_point_select", Event: workload.EventStatement}}
 	unknown := []Target{{Workload: "bulk_insert"}}
@@ -60,6 +61,7 @@ func TestReadPeak(t *testing.T) {
 		{name: "statements read qps", arg: file, targets: st, want: 2127, figure: "qps"},
 		{name: "an event of unknown kind", arg: file, targets: unknown, err: "an event of bulk_insert is neither one transaction nor one statement"},
 		{name: "a missing file", arg: file + ".x", targets: tx, err: "capacity: --peak " + file + ".x: no such file"},
+		{name: "a file whose figure is always 0", arg: idle, targets: tx, err: "tps is 0 in all its 2 samples: the file recorded no transactions"},
 		{name: "an empty file", arg: empty, targets: st, err: "capacity: --peak " + empty + ": holds no sample"},
 	}
 	for _, c := range cases {
