@@ -10,9 +10,11 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/shakedown/shakedown/internal/engine"
+	"github.com/shakedown/shakedown/internal/monitor"
 	"github.com/shakedown/shakedown/internal/stats"
 	"github.com/shakedown/shakedown/internal/store"
 	"github.com/shakedown/shakedown/internal/usage"
+	"github.com/shakedown/shakedown/internal/workload"
 )
 
 // Config is one capacity command.
@@ -33,7 +35,10 @@ type Config struct {
 	// that take the targets in turn; 0 is once.
 	Searches int
 	// Peak is the production peak in events per second; 0 is none.
+	// PeakFrom is the watch file it was read from (ReadPeak); nil when it
+	// was given as a number.
 	Peak     float64
+	PeakFrom *monitor.WatchPeak
 	Password func(string) string
 	// Version is shakedown's, stored with the evidence.
 	Version string
@@ -55,6 +60,9 @@ type Target struct {
 	URL      string
 	Args     []string
 	Workload string
+	// Event is what one event of the workload is as a server counts it;
+	// "" when not known.
+	Event workload.EventKind
 }
 
 // Plan checks cfg before any load runs and resolves each target's name
@@ -90,6 +98,9 @@ func Plan(cfg Config) ([]Target, error) {
 			return nil, err
 		}
 		t := Target{Name: job.Target.String(), URL: job.Target.Redacted(), Args: l, Workload: job.Workload}
+		if k, ok := job.Gen.(workload.EventKinder); ok {
+			t.Event = k.EventKind()
+		}
 		if seen[t.Name] {
 			return nil, usage.Errorf("capacity: target %s given twice", t.Name)
 		}
@@ -110,7 +121,8 @@ func Plan(cfg Config) ([]Target, error) {
 // them with the control. It returns the report of what ran also when a
 // search failed.
 func Run(ctx context.Context, cfg Config, targets []Target, progress func(target string, p Progress)) (*Report, error) {
-	r := &Report{Workload: targets[0].Workload, SLO: cfg.Options.SLO.String(), Bracket: cfg.Options.Bracket, Peak: cfg.Peak, Control: cfg.Control}
+	r := &Report{Workload: targets[0].Workload, SLO: cfg.Options.SLO.String(), Bracket: cfg.Options.Bracket, Peak: cfg.Peak,
+		PeakFrom: cfg.PeakFrom, Control: cfg.Control}
 	if r.Control == "" {
 		r.Control = targets[0].Name
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/shakedown/shakedown/internal/usage"
+	"github.com/shakedown/shakedown/internal/workload"
 )
 
 func TestSplitArgs(t *testing.T) {
@@ -56,6 +57,9 @@ func TestPlanNamesTargets(t *testing.T) {
 	var names []string
 	for _, tg := range got {
 		names = append(names, tg.Name)
+		if tg.Event != workload.EventStatement {
+			t.Errorf("%s: got event %q, want %q (oltp_point_select runs one SELECT an event)", tg.Name, tg.Event, workload.EventStatement)
+		}
 	}
 	if want := []string{"durable", "mysql://u@h:2/db"}; !reflect.DeepEqual(names, want) {
 		t.Errorf("got names %q, want %q", names, want)

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/shakedown/shakedown/internal/monitor"
 	"github.com/shakedown/shakedown/internal/stats"
 )
 
@@ -18,9 +19,13 @@ type Report struct {
 	Bracket float64 `json:"bracket"`
 	// Peak is the production peak the headroom is measured against; 0
 	// when none was given.
-	Peak    float64   `json:"peak,omitempty"`
-	Control string    `json:"control"`
-	Targets []*Result `json:"targets"`
+	Peak float64 `json:"peak,omitempty"`
+	// PeakFrom is the watch file the peak was read from, the figure, its
+	// time and the samples it was the highest of; absent when the peak
+	// was given as a number.
+	PeakFrom *monitor.WatchPeak `json:"peak_from,omitempty"`
+	Control  string             `json:"control"`
+	Targets  []*Result          `json:"targets"`
 	// Versus holds each candidate's capacity against the control's.
 	Versus []Versus `json:"versus,omitempty"`
 }
@@ -127,17 +132,24 @@ func (r *Report) NotMet() bool {
 // Summary is one search's answer in a line: its message, the headroom
 // over the production peak and the comparison with the control.
 func (r *Report) Summary(t *Result) string {
+	s := r.Headline(t)
+	for _, v := range r.Versus {
+		if v.Candidate == t.Target {
+			s += fmt.Sprintf("; against the control %s: %s", r.Control, v.Text())
+		}
+	}
+	return s
+}
+
+// Headline is one search's message with its headroom over the production
+// peak, when one was given.
+func (r *Report) Headline(t *Result) string {
 	s := t.Message
 	switch h := r.Headroom(t); {
 	case h > 0:
 		s += fmt.Sprintf("; headroom x%.2f over the production peak of %.1f/s", h, r.Peak)
 	case r.Peak > 0:
 		s += fmt.Sprintf("; no headroom over the production peak of %.1f/s", r.Peak)
-	}
-	for _, v := range r.Versus {
-		if v.Candidate == t.Target {
-			s += fmt.Sprintf("; against the control %s: %s", r.Control, v.Text())
-		}
 	}
 	return s
 }
@@ -153,6 +165,9 @@ func (r *Report) Headroom(t *Result) float64 {
 // WriteText writes the report for a terminal.
 func (r *Report) WriteText(w io.Writer) error {
 	fmt.Fprintf(w, "Capacity of %s under %s (bracket %g%%)\n", r.Workload, r.SLO, 100*r.Bracket)
+	if p := r.PeakText(); p != "" {
+		fmt.Fprintln(w, p)
+	}
 	for _, t := range r.Targets {
 		role := "candidate"
 		if t.Target == r.Control {

@@ -25,7 +25,8 @@ type capacityCmd struct {
 	targets                  []string
 	control, jsonPath, store string
 	htmlPath                 string
-	bracketPct, peak         float64
+	bracketPct               float64
+	peak                     string
 	repeats, stepTime, warm  int
 	searches                 int
 	budget                   time.Duration
@@ -42,7 +43,7 @@ func (c *capacityCmd) flags() *pflag.FlagSet {
 	fs.IntVar(&c.stepTime, "step-time", 10, "seconds each step measures")
 	fs.IntVar(&c.warm, "step-warmup", 2, "seconds of warm-up before each step measures")
 	fs.DurationVar(&c.budget, "budget", 0, "cap the search's time, e.g. 15m (0: no cap)")
-	fs.Float64Var(&c.peak, "peak", 0, "the production peak in events per second: adds the headroom, capacity over peak")
+	fs.StringVar(&c.peak, "peak", "", "the production peak: events per second, or a file watch --json wrote (its highest tps or qps); adds the headroom")
 	fs.StringVar(&c.jsonPath, "json", "", "write the report as JSON to this file (- for standard output)")
 	fs.StringVar(&c.htmlPath, "html", "", "write the latency-against-rate curves of every target as an HTML page to this file")
 	fs.StringVar(&c.store, "store", "", "also record each target's capacity in this results store")
@@ -60,13 +61,16 @@ func (c *capacityCmd) run(ctx context.Context, env *Env, args []string) error {
 		return usagef("capacity: %v", err)
 	}
 	cfg := capacity.Config{Args: rest, Targets: c.targets, Control: c.control, Warmup: c.warm, Time: c.stepTime, Searches: c.searches,
-		Peak: c.peak, Password: env.Getenv, Version: Version,
+		Password: env.Getenv, Version: Version,
 		Options: capacity.Options{SLO: slo, Bracket: c.bracketPct / 100, Repeats: c.repeats, Budget: c.budget}}
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
 	targets, err := capacity.Plan(cfg)
 	if err != nil {
+		return err
+	}
+	if cfg.Peak, cfg.PeakFrom, err = capacity.ReadPeak(c.peak, targets); err != nil {
 		return err
 	}
 	if err := outfile.Check(outfile.File{Flag: "--json", Path: c.jsonPath}, outfile.File{Flag: "--html", Path: c.htmlPath}); err != nil {
@@ -125,9 +129,9 @@ func (c *capacityCmd) finish(ctx context.Context, env *Env, out io.Writer, st *s
 
 // capacityPage is the report's plain figures of rep, for its HTML page.
 func capacityPage(rep *capacity.Report) report.CapacityPage {
-	p := report.CapacityPage{Title: "capacity of " + rep.Workload, SLO: rep.SLO, Tool: "shakedown " + Version}
+	p := report.CapacityPage{Title: "capacity of " + rep.Workload, SLO: rep.SLO, Peak: rep.PeakText(), Tool: "shakedown " + Version}
 	for _, t := range rep.Targets {
-		ct := report.CapacityTarget{Name: t.Target, Summary: t.Message, Rate: t.Capacity}
+		ct := report.CapacityTarget{Name: t.Target, Summary: rep.Headline(t), Rate: t.Capacity}
 		for _, s := range t.Steps {
 			if s.Offered > 0 {
 				ct.Steps = append(ct.Steps, report.CapacityStep{Offered: s.Offered, Achieved: s.Achieved, P50: s.P50MS, P95: s.P95MS, P99: s.P99MS, Held: s.Held})

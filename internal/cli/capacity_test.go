@@ -1,7 +1,10 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
+	"html"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +14,8 @@ import (
 	"time"
 
 	"github.com/shakedown/shakedown/internal/capacity"
+	"github.com/shakedown/shakedown/internal/monitor"
+	"github.com/shakedown/shakedown/internal/result"
 	"github.com/shakedown/shakedown/internal/sandbox/gmstest"
 	"github.com/shakedown/shakedown/internal/sandbox/sandboxtest"
 	"github.com/shakedown/shakedown/internal/store"
@@ -19,6 +24,13 @@ import (
 // TestCapacityBadInput: nothing runs, exit 2, and the message names what
 // was wrong.
 func TestCapacityBadInput(t *testing.T) {
+	dir := t.TempDir()
+	empty, torn := filepath.Join(dir, "empty.jsonl"), filepath.Join(dir, "torn.jsonl")
+	for path, text := range map[string]string{empty: "", torn: `{"time":"2026-11-25T20:14:56Z","v":{"qps":5}}` + "\n" + `{"time":` + "\n"} {
+		if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -29,6 +41,10 @@ func TestCapacityBadInput(t *testing.T) {
 		{"rate", []string{"--slo", "p99<=20ms", "--rate=100"}, []string{"--rate cannot be given", "capacity chooses the rate"}},
 		{"bracket", []string{"--slo", "p99<=20ms", "--bracket=0"}, []string{"--bracket must be above 0"}},
 		{"unknown option", []string{"--slo", "p99<=20ms", "--tabels=2"}, []string{"--tabels"}},
+		{"peak file missing", []string{"--slo", "p99<=20ms", "--peak", filepath.Join(dir, "prod.jsonl")}, []string{"--peak " + filepath.Join(dir, "prod.jsonl") + ": no such file", "watch TARGET --json"}},
+		{"peak file empty", []string{"--slo", "p99<=20ms", "--peak", empty}, []string{"--peak " + empty + ": holds no sample", "give the peak as a number"}},
+		{"peak file torn", []string{"--slo", "p99<=20ms", "--peak=" + torn}, []string{"--peak " + torn + ": line 2: not a JSON object", "one sample a line"}},
+		{"peak negative", []string{"--slo", "p99<=20ms", "--peak=-5"}, []string{"--peak -5", "number >= 0"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			args := append([]string{"capacity", "oltp_point_select", "--target=mysql://u@127.0.0.1:1/db"}, tc.args...)
@@ -107,7 +123,10 @@ func TestCapacityStarvedClientIsClientBound(t *testing.T) {
 // TestCapacityFindsCeiling runs the command against go-mysql-server, which
 // runs one statement at a time, with every event sleeping 5ms there: a
 // ceiling under 200/s. Short steps and a wide bracket keep it to seconds;
-// the search against a scan in 2% steps is make test-capacity's.
+// the search against a scan in 2% steps is make test-capacity's. The
+// production peak is a file that watch --json wrote: an event of this
+// workload is one statement, so the peak is its highest qps (50/s), not
+// its tps, and the headroom is the capacity over it.
 func TestCapacityFindsCeiling(t *testing.T) {
 	srv := gmstest.Start(t)
 	dir := t.TempDir()
@@ -115,9 +134,11 @@ func TestCapacityFindsCeiling(t *testing.T) {
 	if err := os.WriteFile(file, []byte("SELECT SLEEP(0.005);\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	peakAt := time.Date(2026, 11, 25, 20, 14, 57, 0, time.UTC)
+	prod := writeWatch(t, filepath.Join(dir, "prod.jsonl"), peakAt.Add(-time.Second), [][2]float64{{30, 900}, {50, 2}, {20, 1}})
 	jsonPath, storePath, htmlPath := filepath.Join(dir, "cap.json"), filepath.Join(dir, "runs.db"), filepath.Join(dir, "cap.html")
 	code, out, errOut := runCLI(t.Context(), "capacity", "sql", "--file="+file, "--target="+srv.URL, "--threads=16",
-		"--slo", "p95<=1s", "--step-time=1", "--step-warmup=0", "--bracket=10", "--repeats=1", "--peak=50",
+		"--slo", "p95<=1s", "--step-time=1", "--step-warmup=0", "--bracket=10", "--repeats=1", "--peak", prod,
 		"--json="+jsonPath, "--store="+storePath, "--html="+htmlPath)
 	t.Logf("output:\n%s%s", out, errOut)
 	if code != ExitOK {
@@ -141,7 +162,13 @@ func TestCapacityFindsCeiling(t *testing.T) {
 	if r.High > 0 && (r.High-r.Low)/r.Low > 0.1 {
 		t.Errorf("got bracket %.1f-%.1f/s, want it within 10%%", r.Low, r.High)
 	}
-	for _, want := range []string{"headroom x", "offered/s", "confirmed by 1 of 1 repeats", "Stored in"} {
+	from := rep.PeakFrom
+	if rep.Peak != 50 || from == nil || from.Key != "qps" || from.File != prod || from.Samples != 3 || from.Line != 2 || !from.At.Equal(peakAt) {
+		t.Fatalf("got peak %g from %+v, want 50 from qps of 3 samples in %s, line 2 at %v", rep.Peak, from, prod, peakAt)
+	}
+	headroom := fmt.Sprintf("headroom x%.2f over the production peak of 50.0/s", r.Capacity/50)
+	peakLine := "Production peak 50.0/s: the highest qps (statements a second, one an event of sql) of the 3 samples in " + prod + ", at 2026-11-25 20:14:57 UTC (line 2)"
+	for _, want := range []string{headroom, peakLine, "offered/s", "confirmed by 1 of 1 repeats", "Stored in"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q", want)
 		}
@@ -152,6 +179,11 @@ func TestCapacityFindsCeiling(t *testing.T) {
 	}
 	if got := strings.Count(string(page), `<svg class="chart"`); got != 2 {
 		t.Errorf("--html: got %d charts, want 2 (latency and achieved against the offered rate)", got)
+	}
+	for _, want := range []string{html.EscapeString(peakLine), html.EscapeString(headroom)} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("--html: got no %q in the page", want)
+		}
 	}
 	st, err := store.Open(t.Context(), storePath)
 	if err != nil {
@@ -171,4 +203,22 @@ func TestCapacityFindsCeiling(t *testing.T) {
 	if !regexp.MustCompile(`capacity +pass +capacity [0-9.]+/s .*; headroom x[0-9.]+ over the production peak of 50\.0/s`).MatchString(out) {
 		t.Errorf("readiness: got %q%q, want the capacity passed with its headroom over 50/s", out, errOut)
 	}
+}
+
+// writeWatch writes at path what watch --json writes for samples of qps
+// and tps a second apart, the first at start, and returns path.
+func writeWatch(t *testing.T, path string, start time.Time, qpsTPS [][2]float64) string {
+	t.Helper()
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	for i, v := range qpsTPS {
+		s := result.Sample{AtS: float64(i + 1), ElapsedS: 1, Values: map[string]float64{"qps": v[0], "tps": v[1]}, Wall: start.Add(time.Duration(i) * time.Second)}
+		if err := enc.Encode(monitor.Record(s)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(path, b.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }

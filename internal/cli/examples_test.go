@@ -79,6 +79,7 @@ func newExampleRunner(t *testing.T) *exampleRunner {
 	must("capture", "slow.log", "-o", "app.capture", "--to-workload", "app.sql")
 	x.write("orders.sql", "SELECT 1;\n")
 	x.write("load.sql", "SELECT 1;\n")
+	x.write("prod.jsonl", `{"time":"2026-11-26T03:45:28Z","t_s":1,"elapsed_s":1,"v":{"qps":312.4,"tps":0}}`+"\n") // what watch --json wrote
 	x.write("schema.sql", "CREATE TABLE IF NOT EXISTS examples_t (id INT PRIMARY KEY);\n")
 	// The README's tcpdump -x example reads the text tcpdump wrote.
 	dump, err := os.ReadFile(filepath.Join(wd, "..", "capture", "testdata", "pcap", "midstream.x.txt"))

@@ -11,8 +11,10 @@ import (
 // CapacityPage is what the capacity page shows, in plain figures, so that
 // the report does not link the search that made them.
 type CapacityPage struct {
-	Title   string
-	SLO     string
+	Title string
+	SLO   string
+	// Peak says where the production peak came from; "" for none.
+	Peak    string
 	Tool    string
 	Targets []CapacityTarget
 	// Versus holds a line per candidate against the control.
@@ -43,6 +45,9 @@ func WriteCapacityHTML(w io.Writer, p CapacityPage) error {
 	return render.Write(w, page, func(w io.Writer) error {
 		h := &htmlWriter{Writer: bufio.NewWriter(w)}
 		h.p("<h1>shakedown: %s</h1>\n<p class=\"meta\">SLO %s</p>\n", esc(p.Title), esc(p.SLO))
+		if p.Peak != "" {
+			h.p("<p class=\"meta peak\">%s</p>\n", esc(p.Peak))
+		}
 		if len(p.Versus) > 0 {
 			h.p("<h2 id=\"verdicts\">Candidates against the control</h2>\n<ul>\n")
 			for _, v := range p.Versus {

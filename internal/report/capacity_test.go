@@ -22,6 +22,7 @@ func capacityFixture() CapacityPage {
 		return out
 	}
 	return CapacityPage{Title: "capacity of oltp_point_select", SLO: "p99<=20ms", Tool: "shakedown test",
+		Peak: "Production peak 312.4/s: the highest qps (statements a second, one an event of oltp_point_select) of the 6 samples in prod.jsonl, at 2026-11-26 03:45:28 UTC (line 4)",
 		Targets: []CapacityTarget{
 			{Name: "durable", Summary: "capacity 950.0/s under p99<=20ms", Rate: 950, Steps: steps(1000)},
 			{Name: "relaxed", Summary: "capacity 1900.0/s under p99<=20ms", Rate: 1900, Steps: steps(2000)},
@@ -59,7 +60,8 @@ func TestCapacityHTMLInChromium(t *testing.T) {
 	if m := attrRE("data-charts-drawn").FindStringSubmatch(dom); m == nil || m[1] != strconv.Itoa(want) {
 		t.Errorf("charts drawn: got %v, want %d", m, want)
 	}
-	for _, part := range []string{"Latency against the offered rate", "capacity 950.0/s", "capacity 1900.0/s", "relaxed: x2.000 [1.950, 2.050] faster", "upper 95% confidence bound"} {
+	for _, part := range []string{"Latency against the offered rate", "capacity 950.0/s", "capacity 1900.0/s", "relaxed: x2.000 [1.950, 2.050] faster", "upper 95% confidence bound",
+		"Production peak 312.4/s: the highest qps", "of the 6 samples in prod.jsonl"} {
 		if !strings.Contains(dom, part) {
 			t.Errorf("the page as the browser built it: got no %q", part)
 		}

@@ -8,8 +8,9 @@
 // (checks the data before a run), Opser (hands out one Worker per thread),
 // RunPreparer (reads values before a run), StatementNamer (reports per
 // statement), PreparedStatementser (says how many server-side statements
-// a thread keeps prepared) and ServerCounted (what the server counts of its
-// statements, for the client vs server cross-check).
+// a thread keeps prepared), ServerCounted (what the server counts of its
+// statements, for the client vs server cross-check) and EventKinder (what
+// one event is as the server counts it).
 package workload
 
 import (
@@ -145,6 +146,27 @@ type Worker interface {
 // matches and the cross-check does not apply.
 type ServerCounted interface {
 	ServerCounter() string
+}
+
+// EventKind is what one event of a workload is, as a server counts it.
+type EventKind string
+
+const (
+	// EventTransaction is one transaction, BEGIN to COMMIT: a server's
+	// transactions a second (watch's tps) are events a second.
+	EventTransaction EventKind = "transaction"
+	// EventStatement is one statement: a server's statements a second
+	// (watch's qps) are events a second.
+	EventStatement EventKind = "statement"
+)
+
+// EventKinder says what one event of the workload is, so that a rate a
+// server recorded (a production peak) can be set against a rate of its
+// events. It returns "" when an event is neither one transaction nor one
+// statement (several statements outside a transaction, say); a workload
+// without it is not known either.
+type EventKinder interface {
+	EventKind() EventKind
 }
 
 // Finisher is a Worker that has something to do once its thread ends

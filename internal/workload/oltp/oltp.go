@@ -140,6 +140,29 @@ func newGenerator(k kind, meta workload.Meta) *generator {
 
 func (g *generator) Meta() workload.Meta { return g.meta }
 
+// EventKind says what one event is as the server counts it: a transaction
+// when the script wraps its statements in BEGIN..COMMIT, a statement when
+// it sends one alone (oltp_point_select, oltp_insert, the select_random_*
+// scripts), and unknown for several statements without a transaction
+// (--skip-trx) or bulk_insert's multi-row INSERTs, which a server counts
+// by statement while an event is a batch of them.
+func (g *generator) EventKind() workload.EventKind {
+	switch g.kind {
+	case bulkInsert:
+		return ""
+	case insert, randomPoints, randomRanges:
+		return workload.EventStatement
+	}
+	p := planFor(g.kind, &g.opts)
+	if p.trx {
+		return workload.EventTransaction
+	}
+	if e := p.statementsPerEvent(); e.Select+e.Update+e.Insert+e.Delete == 1 {
+		return workload.EventStatement
+	}
+	return ""
+}
+
 // Options returns the options as parsed.
 func (g *generator) Options() Options { return g.opts }
 

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/shakedown/shakedown/internal/workload"
 )
 
 func TestParse(t *testing.T) {
@@ -130,5 +132,35 @@ func TestValidateNamesTheFile(t *testing.T) {
 	g = newGenerator(newMeta())
 	if err := g.Validate(); err == nil || !strings.Contains(err.Error(), "--file is required") {
 		t.Errorf("got %v, want --file is required", err)
+	}
+}
+
+// TestEventKind checks what an event of a statement file is as the server
+// counts it: one statement, one transaction, or not known.
+func TestEventKind(t *testing.T) {
+	cases := []struct {
+		name, src string
+		want      workload.EventKind
+	}{
+		{"statements", "SELECT 1;\n-- @weight 3\nUPDATE t SET n = n + 1;\n", workload.EventStatement},
+		{"transactions", "-- @event a\nBEGIN;\nSELECT 1;\nCOMMIT;\n-- @event b\nSTART TRANSACTION;\nUPDATE t SET n = 1;\ncommit;\n", workload.EventTransaction},
+		{"mixed", "SELECT 1;\n-- @event a\nBEGIN;\nSELECT 1;\nCOMMIT;\n", ""},
+		{"a group without a transaction", "-- @event a\nSELECT 1;\nSELECT 2;\n", ""},
+		{"a transaction left open", "-- @event a\nBEGIN;\nSELECT 1;\n", ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p, err := parse(c.src, ";", t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			g := &generator{prog: p}
+			if got := g.EventKind(); got != c.want {
+				t.Errorf("got %q, want %q", got, c.want)
+			}
+		})
+	}
+	if got := (&generator{}).EventKind(); got != "" {
+		t.Errorf("before Validate: got %q, want \"\"", got)
 	}
 }

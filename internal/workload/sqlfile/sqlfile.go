@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"os"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -92,6 +93,39 @@ func (g *generator) PreparedStatements() int {
 		return 0
 	}
 	return len(g.prog.stmts)
+}
+
+// EventKind says what one event is as the server counts it: a statement
+// when every event is one statement (a captured workload's are), a
+// transaction when every event is a group from BEGIN to COMMIT, and
+// unknown when the file mixes them or groups statements without a
+// transaction.
+func (g *generator) EventKind() workload.EventKind {
+	if g.prog == nil || len(g.prog.events) == 0 {
+		return ""
+	}
+	kinds := map[workload.EventKind]bool{}
+	for _, ev := range g.prog.events {
+		if len(ev.stmts) == 0 {
+			return ""
+		}
+		last := strings.Fields(strings.ToUpper(ev.stmts[len(ev.stmts)-1].sql))
+		switch {
+		case ev.trx && len(last) > 0 && last[0] == "COMMIT":
+			kinds[workload.EventTransaction] = true
+		case len(ev.stmts) == 1 && !ev.trx:
+			kinds[workload.EventStatement] = true
+		default:
+			return ""
+		}
+	}
+	if len(kinds) != 1 {
+		return ""
+	}
+	for k := range kinds {
+		return k
+	}
+	return ""
 }
 
 // Validate reads and checks the files, so that a mistake in one is reported

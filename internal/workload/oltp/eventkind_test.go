@@ -1,0 +1,53 @@
+package oltp
+
+import (
+	"testing"
+
+	"github.com/shakedown/shakedown/internal/workload"
+)
+
+// TestEventKind checks what each script's event is as the server counts
+// it, which capacity uses to read a production peak in the right figure.
+func TestEventKind(t *testing.T) {
+	cases := []struct {
+		name string
+		args []string
+		want workload.EventKind
+	}{
+		{"oltp_read_write", nil, workload.EventTransaction},
+		{"oltp_read_only", nil, workload.EventTransaction},
+		{"oltp_write_only", nil, workload.EventTransaction},
+		{"oltp_read_only", []string{"--skip-trx"}, ""},
+		{"oltp_read_only", []string{"--skip-trx", "--point-selects=1", "--range-selects=off"}, workload.EventStatement},
+		{"oltp_point_select", nil, workload.EventStatement},
+		{"oltp_insert", nil, workload.EventStatement},
+		{"oltp_update_index", nil, workload.EventStatement},
+		{"oltp_update_index", []string{"--index-updates=2"}, ""},
+		{"oltp_update_non_index", nil, workload.EventStatement},
+		{"oltp_delete", nil, workload.EventStatement},
+		{"select_random_points", nil, workload.EventStatement},
+		{"select_random_ranges", nil, workload.EventStatement},
+		{"bulk_insert", nil, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			m, ok := workload.Lookup(c.name)
+			if !ok {
+				t.Fatalf("got no workload %s, want one", c.name)
+			}
+			g := m.New()
+			if f, ok := g.(workload.Flagser); ok && f.Flags() != nil {
+				if err := f.Flags().Parse(c.args); err != nil {
+					t.Fatal(err)
+				}
+			}
+			k, ok := g.(workload.EventKinder)
+			if !ok {
+				t.Fatalf("%s: got no EventKinder, want one", c.name)
+			}
+			if got := k.EventKind(); got != c.want {
+				t.Errorf("%s %v: got %q, want %q", c.name, c.args, got, c.want)
+			}
+		})
+	}
+}
