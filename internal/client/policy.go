@@ -219,7 +219,10 @@ const blockingPerCore = 8
 // server's many: at 16 threads on 2 shared cores the loops made 0.79x
 // sysbench's QPS and blocking reads 1.09x. Past 8 threads per core
 // blocking reads stop sharing the CPU fairly between threads, and the
-// loops are used. docs/PERFORMANCE.md has the figures.
+// loops are used. docs/PERFORMANCE.md has the figures; those of a later,
+// quiet day on the same VM disagree (loops that hold their processor made
+// 0.96x sysbench at 16 shared threads, blocking reads 0.67x), and the
+// choice here is to be measured again under load and on 16 cores.
 func IOFor(mode string, threads int, shared bool) wire.Options {
 	switch mode {
 	case "blocking":
