@@ -2,7 +2,6 @@ package layers
 
 import (
 	"go/ast"
-	"sort"
 	"testing"
 )
 
@@ -69,10 +68,7 @@ func TestOneWayToWriteAFile(t *testing.T) {
 	if owner == 0 {
 		t.Errorf("got no file written in package outfile, want its writes: is the scan blind?")
 	}
-	sort.Strings(bad)
-	for _, b := range bad {
-		t.Errorf("%s: got a file written by hand, want outfile.WriteAtomic or outfile.Create", b)
-	}
+	reportEach(t, bad, "%s: got a file written by hand, want outfile.WriteAtomic or outfile.Create")
 	for f := range fileWriters {
 		if !seen[f] {
 			t.Errorf("%s writes no file any more: remove it from fileWriters", f)

@@ -144,10 +144,7 @@ func TestOnlyTargetConnects(t *testing.T) {
 		}
 		bad = append(bad, opens(s)...)
 	}
-	sort.Strings(bad)
-	for _, b := range bad {
-		t.Errorf("%s opens a server connection: got a connect outside target, want target's Open or OpenConfig, or dial.Wire", b)
-	}
+	reportEach(t, bad, "%s opens a server connection: got a connect outside target, want target's Open or OpenConfig, or dial.Wire")
 }
 
 // isCode reports whether e reads as a MySQL error number: a driver error's
@@ -281,10 +278,7 @@ func TestErrorNumbersNamedOnce(t *testing.T) {
 	if !found {
 		t.Fatalf("%s not found: the constants file moved; update errcodeFile", errcodeFile)
 	}
-	sort.Strings(bad)
-	for _, b := range bad {
-		t.Errorf("%s: got a MySQL error number as a literal, want a constant of %s", b, errcodeFile)
-	}
+	reportEach(t, bad, "%s: got a MySQL error number as a literal, want a constant of %s", errcodeFile)
 }
 
 // stateWords are the words of stats.State: a verdict is a stats.State
@@ -323,18 +317,30 @@ func stateLiterals(s source) []string {
 	return out
 }
 
-func TestVerdictsAreStates(t *testing.T) {
-	var bad []string
-	for _, s := range sources(t) {
-		if s.pkg == "stats" {
-			continue
-		}
-		bad = append(bad, stateLiterals(s)...)
-	}
+// reportEach fails t once for each place in bad, in order: format takes
+// the place first, then args.
+func reportEach(t *testing.T, bad []string, format string, args ...any) {
+	t.Helper()
 	sort.Strings(bad)
 	for _, b := range bad {
-		t.Errorf("%s: got a verdict compared with a string, want a stats.State constant", b)
+		t.Errorf(format, append([]any{b}, args...)...)
 	}
+}
+
+// outside is what scan finds in every source but those of package owner.
+func outside(t *testing.T, owner string, scan func(source) []string) []string {
+	var bad []string
+	for _, s := range sources(t) {
+		if s.pkg != owner {
+			bad = append(bad, scan(s)...)
+		}
+	}
+	return bad
+}
+
+func TestVerdictsAreStates(t *testing.T) {
+	bad := outside(t, "stats", stateLiterals)
+	reportEach(t, bad, "%s: got a verdict compared with a string, want a stats.State constant")
 }
 
 // okStatus names the ok status of a stored run: result.StatusOK and the
@@ -389,17 +395,8 @@ func okStatuses(s source) []string {
 }
 
 func TestOnlyStatusOfSaysOK(t *testing.T) {
-	var bad []string
-	for _, s := range sources(t) {
-		if s.pkg == "result" {
-			continue
-		}
-		bad = append(bad, okStatuses(s)...)
-	}
-	sort.Strings(bad)
-	for _, b := range bad {
-		t.Errorf("%s: got a run's status set to ok, want the status result.StatusOf gives", b)
-	}
+	bad := outside(t, "result", okStatuses)
+	reportEach(t, bad, "%s: got a run's status set to ok, want the status result.StatusOf gives")
 }
 
 // TestOwnerScansSee proves the scans above find what they look for, so
@@ -472,10 +469,7 @@ func TestOnlyProgressRedrawsLines(t *testing.T) {
 	if owned == 0 {
 		t.Errorf("got no line redrawn in package progress, want its erase-line writes: is the scan blind?")
 	}
-	sort.Strings(bad)
-	for _, b := range bad {
-		t.Errorf("%s: got a status line redrawn by hand, want a progress.Line", b)
-	}
+	reportEach(t, bad, "%s: got a status line redrawn by hand, want a progress.Line")
 }
 
 // joinCalls are the store's calls by which a runner joins a split load;
@@ -498,10 +492,7 @@ func TestOnlySplitloadJoins(t *testing.T) {
 			return true
 		})
 	}
-	sort.Strings(bad)
-	for _, b := range bad {
-		t.Errorf("%s: got a split load joined by hand, want splitload.Register", b)
-	}
+	reportEach(t, bad, "%s: got a split load joined by hand, want splitload.Register")
 }
 
 // TestSweepsBeginInPreflight keeps one way into a sweep: whoever starts one
@@ -538,10 +529,7 @@ func TestSweepsBeginInPreflight(t *testing.T) {
 	if calls == 0 {
 		t.Errorf("got no call of sweep.Preflight, want the command's, the demo's and the rehearsal's: is the scan blind?")
 	}
-	sort.Strings(bad)
-	for _, b := range bad {
-		t.Errorf("%s: got a sweep begun by hand, want sweep.Preflight", b)
-	}
+	reportEach(t, bad, "%s: got a sweep begun by hand, want sweep.Preflight")
 }
 
 // TestOnlyKeeperKeepsUnsavedSteps keeps one way for a split runner to
@@ -570,8 +558,5 @@ func TestOnlyKeeperKeepsUnsavedSteps(t *testing.T) {
 	if owned == 0 {
 		t.Errorf("got no store.NewUnsaved in splitload/keeper.go: is the scan blind?")
 	}
-	sort.Strings(bad)
-	for _, b := range bad {
-		t.Errorf("%s: got a runner keeping unsaved steps by hand, want splitload.Keeper", b)
-	}
+	reportEach(t, bad, "%s: got a runner keeping unsaved steps by hand, want splitload.Keeper")
 }

@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -104,10 +103,7 @@ func TestOnlyRenderWritesPages(t *testing.T) {
 	if err != nil {
 		t.Fatalf("walk internal: %v", err)
 	}
-	sort.Strings(bad)
-	for _, b := range bad {
-		t.Errorf("%s: got a page shell or stylesheet outside %s, want the page's content only, framed by render.Write or render.Execute", b, pageOwner)
-	}
+	reportEach(t, bad, "%s: got a page shell or stylesheet outside %s, want the page's content only, framed by render.Write or render.Execute", pageOwner)
 }
 
 // TestShellMark: the scan sees every shell mark in any case, and passes
