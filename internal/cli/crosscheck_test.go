@@ -67,6 +67,10 @@ func TestCrossCheckEveryWorkload(t *testing.T) {
 				t.Fatalf("no cross-check in the result")
 			case cc.NotApplicable:
 				t.Logf("does not apply: %s", cc.Note)
+			case !cc.Mismatch && strings.HasPrefix(cc.Note, "too few statements"):
+				// bulk_insert sends 512 KiB INSERTs: on a slow disk a few
+				// a second, and the check rightly leaves the question open.
+				t.Logf("left open: %s", cc.Note)
 			case cc.Mismatch || !strings.HasPrefix(cc.Note, "agree"):
 				t.Errorf("got %+v, want agreement", *cc)
 			default:
