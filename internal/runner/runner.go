@@ -87,7 +87,9 @@ type Config struct {
 	Stream uint64
 	// OnLastInterval, when set, is called with the shorter interval a run
 	// ends with, which OnInterval does not see; its Latency is valid only
-	// during the call.
+	// during the call. A last interval of at least nine tenths of Interval
+	// is a whole one whose tick lost its race with the run's end (a run of
+	// 1 s at 1-s intervals), and goes to OnInterval like the others.
 	OnLastInterval func(Interval)
 }
 
@@ -518,8 +520,13 @@ loop:
 				iv.Threads = out.Intervals[n-1].Threads
 			}
 			out.Intervals = append(out.Intervals, iv)
-			if r.cfg.OnLastInterval != nil {
-				iv.Latency = h
+			iv.Latency = h
+			switch {
+			case end.Sub(prevAt) >= r.cfg.Interval-r.cfg.Interval/10:
+				if r.cfg.OnInterval != nil {
+					r.cfg.OnInterval(iv)
+				}
+			case r.cfg.OnLastInterval != nil:
 				r.cfg.OnLastInterval(iv)
 			}
 		}

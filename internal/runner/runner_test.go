@@ -121,9 +121,10 @@ func TestRateAndIntervals(t *testing.T) {
 			t.Errorf("got %d intervals, want 4", n)
 		}
 		// The last interval ends with the last event, before the limit's
-		// timer fires: the threads stop themselves at the deadline.
-		if calls.Load() != 3 {
-			t.Errorf("OnInterval called %d times, want 3", calls.Load())
+		// timer fires (the threads stop themselves at the deadline): short
+		// of a whole interval by less than a tenth, it is reported as one.
+		if calls.Load() != 4 {
+			t.Errorf("OnInterval called %d times, want 4", calls.Load())
 		}
 		for i, iv := range o.Intervals[:3] {
 			if want := float64(i+1) * 0.5; iv.AtS != want {
