@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"runtime"
 	"strconv"
 	"strings"
@@ -207,22 +208,21 @@ const blockingPerCore = 8
 
 // IOFor is --client-io for a load of threads clients: I/O loops (package
 // ioloop), blocking system calls or Go's poller. auto is the loops, except
-// when the server shares the client's cores (shared, see SharesCores) and
-// there are at most 8 threads per core: there blocking reads win.
+// when shared says the server shares the client's cores and the loops
+// would not keep their processor (see RunIO), and there are at most 8
+// threads per core: there blocking reads win.
 //
 // On a client with cores of its own the loops spend the least CPU per
 // statement and hand a reply to its thread the fastest at every thread
 // count (1.0x sysbench's QPS and 0.7-0.9x its CPU per query at 64 to 3000
 // threads, where blocking reads made 0.57x at 64). On cores shared with
-// the server, a loop is one thread doing the kernel work of many
-// connections, and the scheduler gives it one thread's share against the
-// server's many: at 16 threads on 2 shared cores the loops made 0.79x
-// sysbench's QPS and blocking reads 1.09x. Past 8 threads per core
-// blocking reads stop sharing the CPU fairly between threads, and the
-// loops are used. docs/PERFORMANCE.md has the figures; those of a later,
-// quiet day on the same VM disagree (loops that hold their processor made
-// 0.96x sysbench at 16 shared threads, blocking reads 0.67x), and the
-// choice here is to be measured again under load and on 16 cores.
+// the server, a loop that hands its processor back between replies is one
+// thread doing the kernel work of many connections, and the scheduler
+// gives it one thread's share against the server's many: at 16 threads on
+// 2 shared cores such loops made 0.79x sysbench's QPS and blocking reads
+// 1.09x. Past 8 threads per core blocking reads stop sharing the CPU
+// fairly between threads, and the loops are used. docs/PERFORMANCE.md has
+// the figures.
 func IOFor(mode string, threads int, shared bool) wire.Options {
 	switch mode {
 	case "blocking":
@@ -240,17 +240,43 @@ func IOFor(mode string, threads int, shared bool) wire.Options {
 
 // HoldsProcessors reports whether a run's I/O loops keep their processor
 // while they wait for replies (ioloop.Group.HoldProcessors): always under
-// --client-io=loop; under auto only where the server is on other cores
-// (shared false) and the client has more than one processor. With one, a
-// held loop keeps the runner's other goroutines waiting, and with the
+// --client-io=loop; under auto where the server is not in this process
+// (inProcess false) and the client has more than one processor. With one,
+// a held loop keeps the runner's other goroutines waiting, and with the
 // server pinned to one CPU and the client to the other, 16 threads of
 // point selects made 0.92x the QPS they made without holding, in each of
-// 3 alternating rounds (docs/PERFORMANCE.md).
-func HoldsProcessors(mode string, shared bool) bool {
+// 3 alternating rounds. A server in this process (go-mysql-server in a
+// test) needs the processors a held loop would keep. On cores shared with
+// a server of its own process, holding is what drives it as hard as
+// sysbench: 0.88-1.19x its QPS from 16 to 256 threads on 2 shared cores,
+// where blocking reads and loops that hand their processor back made
+// 0.66-0.94x, on a quiet host and beside a process that kept a core busy
+// alike (docs/PERFORMANCE.md).
+func HoldsProcessors(mode string, inProcess bool) bool {
 	if mode == "loop" {
 		return true
 	}
-	return !shared && runtime.GOMAXPROCS(0) > 1
+	return !inProcess && runtime.GOMAXPROCS(0) > 1
+}
+
+// RunIO is how a run's threads wait for replies under mode (--client-io)
+// against t: the I/O and whether its loops hold their processor. Only
+// auto looks at where the server is.
+func RunIO(mode string, threads int, t *target.Target) (io wire.Options, hold bool) {
+	auto := mode == "auto"
+	hold = HoldsProcessors(mode, auto && InProcess(t))
+	io = IOFor(mode, threads, auto && !hold && SharesCores(t))
+	return io, hold && io.Looped
+}
+
+// InProcess reports whether t's server listens in this very process: its
+// first endpoint is a local port that this process holds open.
+func InProcess(t *target.Target) bool {
+	eps := t.Endpoints()
+	if len(eps) == 0 || !eps[0].Local() || eps[0].Socket != "" {
+		return false
+	}
+	return host.ListenerPID("/proc", eps[0].Port) == os.Getpid()
 }
 
 // SharesCores reports whether t's server runs on this host on CPUs this

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -13,6 +15,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/shakedown/shakedown/internal/clock"
+	"github.com/shakedown/shakedown/internal/target"
 )
 
 func serverErr(code uint16) error { return &mysql.MySQLError{Number: code, Message: "m"} }
@@ -194,6 +197,50 @@ func TestIOFor(t *testing.T) {
 	}
 	if !IOFor("auto", 1, true).Blocking || !IOFor("auto", 1<<20, true).Looped {
 		t.Error("IOFor auto on shared cores: want blocking for a few threads per core and loops for very many")
+	}
+}
+
+// TestRunIO: auto's loops hold their processor except against a server in
+// this very process, whose processors they would take; there the choice is
+// the one for shared cores.
+func TestRunIO(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	here, err := target.Parse(fmt.Sprintf("mysql://u@127.0.0.1:%d/db", ln.Addr().(*net.TCPAddr).Port))
+	if err != nil {
+		t.Fatal(err)
+	}
+	away, err := target.Parse("mysql://u@192.0.2.1:3306/db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !InProcess(here) || InProcess(away) {
+		t.Fatalf("InProcess: got %v for this process's listener and %v for another host, want true and false", InProcess(here), InProcess(away))
+	}
+	several := runtime.GOMAXPROCS(0) > 1
+	for _, tc := range []struct {
+		name          string
+		mode          string
+		threads       int
+		tgt           *target.Target
+		looped, block bool
+		hold          bool
+	}{
+		{"auto, another host", "auto", 16, away, true, false, several},
+		{"auto, this process, few threads", "auto", 1, here, false, true, false},
+		{"auto, this process, very many threads", "auto", 1 << 20, here, true, false, false},
+		{"loop, this process", "loop", 1, here, true, false, true},
+		{"blocking never holds", "blocking", 16, away, false, true, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			io, hold := RunIO(tc.mode, tc.threads, tc.tgt)
+			if io.Looped != tc.looped || io.Blocking != tc.block || hold != tc.hold {
+				t.Errorf("got looped %v blocking %v hold %v, want %v %v %v", io.Looped, io.Blocking, hold, tc.looped, tc.block, tc.hold)
+			}
+		})
 	}
 }
 

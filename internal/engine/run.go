@@ -142,10 +142,9 @@ func (j *Job) Run(ctx context.Context, opt RunOptions) (*result.Result, error) {
 		*opt.Intervals = append(*opt.Intervals, h)
 	}
 	rc.OnLastInterval = keep
-	shared := j.clientIO == "auto" && client.SharesCores(j.Target)
-	io := client.IOFor(j.clientIO, rc.Threads, shared)
+	io, hold := client.RunIO(j.clientIO, rc.Threads, j.Target)
 	rc.IOLoops = client.LoopsFor(io)
-	rc.IOHold = client.HoldsProcessors(j.clientIO, shared)
+	rc.IOHold = hold
 	dialer := client.NewDialer(j.Target, client.Options{DB: j.Target.DB, PS: j.psMode != "disable", IO: io})
 	rc.Connect = dialer.Connect
 	rc.OnInterval = func(iv runner.Interval) {
