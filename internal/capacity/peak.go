@@ -3,7 +3,9 @@ package capacity
 import (
 	"fmt"
 	"math"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/shakedown/shakedown/internal/monitor"
@@ -19,20 +21,33 @@ var figures = map[workload.EventKind]string{
 	workload.EventStatement:   "qps",
 }
 
-// ReadPeak reads --peak: a number of events a second, or a file that
-// watch --json wrote on production, whose highest figure that counts one
-// event of the targets' workload (tps or qps) is the peak. It returns the
-// peak, where it came from (nil for a number or none), or bad input that
-// says what to do.
-func ReadPeak(arg string, targets []Target) (float64, *monitor.WatchPeak, error) {
+// peakSuffixes may follow a peak given as a number: they say it is a rate
+// and change nothing, as a plan's "1200 qps" or "1200/s".
+var peakSuffixes = []string{"qps", "tps", "eps", "/s"}
+
+// ReadPeak reads a production peak as capacity --peak and a rehearsal
+// plan's production_peak take it: a number of events a second (a suffix
+// of qps, tps, eps or /s allowed), or a file that watch --json wrote on
+// production, whose highest figure that counts one event of the targets'
+// workload (tps or qps) is the peak. A relative file name is taken from
+// dir ("" the working directory), as a plan's files are from its
+// directory. It returns the peak, where it came from (nil for a number or
+// none), or bad input that begins with arg and says what to do; the
+// caller puts the flag or the plan's line in front.
+func ReadPeak(arg, dir string, targets []Target) (float64, *monitor.WatchPeak, error) {
+	arg = strings.TrimSpace(arg)
 	if arg == "" {
 		return 0, nil, nil
 	}
-	if v, err := strconv.ParseFloat(arg, 64); err == nil {
+	if v, ok := peakNumber(arg); ok {
 		if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
-			return 0, nil, usage.Errorf("capacity: --peak %s: the production peak must be a number >= 0 of events a second, or a file that watch --json wrote", arg)
+			return 0, nil, usage.Errorf("%s: the production peak must be a number >= 0 of events a second, such as 1200 or 1200 qps, or a file that watch --json wrote", arg)
 		}
 		return v, nil, nil
+	}
+	path := arg
+	if dir != "" && !filepath.IsAbs(path) {
+		path = filepath.Join(dir, path)
 	}
 	wl, kind := "", workload.EventKind("")
 	if len(targets) > 0 {
@@ -40,18 +55,31 @@ func ReadPeak(arg string, targets []Target) (float64, *monitor.WatchPeak, error)
 	}
 	key, ok := figures[kind]
 	if !ok {
-		return 0, nil, usage.Errorf("capacity: --peak %s: an event of %s is neither one transaction nor one statement, so neither watch's tps nor its qps counts its events: give the peak as a number of events a second, e.g. --peak 1200", arg, wl)
+		return 0, nil, usage.Errorf("%s: an event of %s is neither one transaction nor one statement, so neither watch's tps nor its qps counts its events: give the peak as a number of events a second, such as 1200", path, wl)
 	}
-	p, err := monitor.ReadWatchPeakFile(arg, key)
+	p, err := monitor.ReadWatchPeakFile(path, key)
 	if err != nil {
-		return 0, nil, usage.Errorf("capacity: --peak %v; or give the peak as a number of events a second", err)
+		return 0, nil, usage.Errorf("%v; or give the peak as a number of events a second", err)
 	}
 	if p.Value <= 0 {
 		// A peak of nothing would give no headroom, silently.
-		return 0, nil, usage.Errorf("capacity: --peak %s: %s is 0 in all its %d samples: the file recorded no %s; record the busiest hours, or give the peak as a number of events a second",
-			arg, key, p.Samples, map[string]string{"tps": "transactions", "qps": "statements"}[key])
+		return 0, nil, usage.Errorf("%s: %s is 0 in all its %d samples: the file recorded no %s; record the busiest hours, or give the peak as a number of events a second",
+			path, key, p.Samples, map[string]string{"tps": "transactions", "qps": "statements"}[key])
 	}
 	return p.Value, &p, nil
+}
+
+// peakNumber reads s as a number of events a second, with or without one
+// of peakSuffixes; false when s is not one (a file name, then).
+func peakNumber(s string) (float64, bool) {
+	for _, suffix := range peakSuffixes {
+		if v, ok := strings.CutSuffix(s, suffix); ok {
+			s = strings.TrimSpace(v)
+			break
+		}
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	return v, err == nil
 }
 
 // PeakText says where the production peak came from; "" when it was given

@@ -48,6 +48,7 @@ func TestReadPeak(t *testing.T) {
 	cases := []struct {
 		name    string
 		arg     string
+		dir     string // where a relative file is read from
 		targets []Target
 		want    float64
 		figure  string // the watch figure read; "" for a number
@@ -55,18 +56,26 @@ func TestReadPeak(t *testing.T) {
 	}{
 		{name: "none", arg: "", targets: tx},
 		{name: "a number", arg: "1200.5", targets: unknown, want: 1200.5},
+		{name: "a number with a suffix", arg: "1200 qps", targets: unknown, want: 1200},
+		{name: "a number a second", arg: "1200/s", targets: tx, want: 1200},
+		{name: "a number of tps, unspaced", arg: "35.5tps", targets: st, want: 35.5},
+		{name: "zero is no peak", arg: "0", targets: tx},
+		{name: "a negative number with a suffix", arg: "-3 eps", targets: tx, err: "-3 eps: the production peak must be a number >= 0"},
 		{name: "a negative number", arg: "-3", targets: tx, err: "must be a number >= 0"},
 		{name: "not a number", arg: "NaN", targets: tx, err: "must be a number >= 0"},
 		{name: "transactions read tps", arg: file, targets: tx, want: 146, figure: "tps"},
 		{name: "statements read qps", arg: file, targets: st, want: 2127, figure: "qps"},
+		{name: "a relative file from dir", arg: filepath.Base(file), dir: filepath.Dir(file), targets: st, want: 2127, figure: "qps"},
+		{name: "an absolute file ignores dir", arg: file, dir: t.TempDir(), targets: tx, want: 146, figure: "tps"},
+		{name: "a relative file missing from dir", arg: "prod.jsonl", dir: filepath.Dir(empty), targets: tx, err: filepath.Join(filepath.Dir(empty), "prod.jsonl") + ": no such file"},
 		{name: "an event of unknown kind", arg: file, targets: unknown, err: "an event of bulk_insert is neither one transaction nor one statement"},
-		{name: "a missing file", arg: file + ".x", targets: tx, err: "capacity: --peak " + file + ".x: no such file"},
+		{name: "a missing file", arg: file + ".x", targets: tx, err: file + ".x: no such file"},
 		{name: "a file whose figure is always 0", arg: idle, targets: tx, err: "tps is 0 in all its 2 samples: the file recorded no transactions"},
-		{name: "an empty file", arg: empty, targets: st, err: "capacity: --peak " + empty + ": holds no sample"},
+		{name: "an empty file", arg: empty, targets: st, err: empty + ": holds no sample"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got, from, err := ReadPeak(c.arg, c.targets)
+			got, from, err := ReadPeak(c.arg, c.dir, c.targets)
 			if c.err != "" {
 				if err == nil || !usage.Is(err) || !strings.Contains(err.Error(), c.err) {
 					t.Fatalf("got error %v, want bad input containing %q", err, c.err)

@@ -70,8 +70,8 @@ func (c *capacityCmd) run(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if cfg.Peak, cfg.PeakFrom, err = capacity.ReadPeak(c.peak, targets); err != nil {
-		return err
+	if cfg.Peak, cfg.PeakFrom, err = capacity.ReadPeak(c.peak, "", targets); err != nil {
+		return usagef("capacity: --peak %v", err)
 	}
 	if err := outfile.Check(outfile.File{Flag: "--json", Path: c.jsonPath}, outfile.File{Flag: "--html", Path: c.htmlPath}); err != nil {
 		return err

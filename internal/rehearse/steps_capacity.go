@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -43,10 +44,6 @@ func capacityPlan(p *plan.Rehearsal, version string) (*capacity.Config, []capaci
 	if err != nil {
 		return nil, nil, usage.Errorf("%s:%d: capacity slo: %v", p.Path, c.Line, err)
 	}
-	peak, err := parsePeak(p.ProductionPeak)
-	if err != nil {
-		return nil, nil, usage.Errorf("%s:%d: production_peak: %v", p.Path, p.ProductionPeakLine, err)
-	}
 	w := p.Sweep.Workloads[0]
 	threads := 1
 	for _, n := range p.Sweep.Threads {
@@ -57,7 +54,7 @@ func capacityPlan(p *plan.Rehearsal, version string) (*capacity.Config, []capaci
 		args = append(args, "--"+o.Key+"="+o.Value)
 	}
 	cfg := &capacity.Config{Args: args, Control: p.Source.Name, Warmup: capacityWarmupS, Time: capacityStepS,
-		Searches: c.Searches, Peak: peak, Version: version,
+		Searches: c.Searches, Version: version,
 		Options: capacity.Options{SLO: slo, Bracket: capacityBracket, Repeats: capacityRepeats, Budget: capacityBudget}}
 	if c.StepTimeS > 0 {
 		cfg.Time = c.StepTimeS
@@ -86,6 +83,12 @@ func capacityPlan(p *plan.Rehearsal, version string) (*capacity.Config, []capaci
 	if err != nil {
 		return nil, nil, usage.Errorf("%s:%d: %v", p.Path, c.Line, err)
 	}
+	// The peak is read as capacity --peak reads it, a file from the
+	// plan's directory as the replay's capture is; the event kind that
+	// picks a watch file's figure is the planned workload's.
+	if cfg.Peak, cfg.PeakFrom, err = capacity.ReadPeak(p.ProductionPeak, filepath.Dir(p.Path), targets); err != nil {
+		return nil, nil, usage.Errorf("%s:%d: production_peak: %v", p.Path, p.ProductionPeakLine, err)
+	}
 	return cfg, targets, nil
 }
 
@@ -96,23 +99,6 @@ func withParam(u, key, value string) string {
 		sep = "&"
 	}
 	return u + sep + key + "=" + url.QueryEscape(value)
-}
-
-// parsePeak reads production_peak: events per second, as "1200",
-// "1200 qps" or "1200/s"; "" is none.
-func parsePeak(s string) (float64, error) {
-	v := strings.TrimSpace(s)
-	if v == "" {
-		return 0, nil
-	}
-	for _, suffix := range []string{"qps", "tps", "eps", "/s"} {
-		v = strings.TrimSpace(strings.TrimSuffix(v, suffix))
-	}
-	f, err := strconv.ParseFloat(v, 64)
-	if err != nil || f <= 0 {
-		return 0, fmt.Errorf("%q: want events per second above 0, such as 1200 qps", s)
-	}
-	return f, nil
 }
 
 type capacityStep struct{ c *chain }
