@@ -43,7 +43,7 @@ func (c *capacityCmd) flags() *pflag.FlagSet {
 	fs.IntVar(&c.stepTime, "step-time", 10, "seconds each step measures")
 	fs.IntVar(&c.warm, "step-warmup", 2, "seconds of warm-up before each step measures")
 	fs.DurationVar(&c.budget, "budget", 0, "cap the search's time, e.g. 15m (0: no cap)")
-	fs.StringVar(&c.peak, "peak", "", "the production peak: events per second, or a file watch --json wrote (its highest tps or qps); adds the headroom")
+	fs.StringVar(&c.peak, "peak", "", "the production peak: events per second (such as 1200 or 1200/s), or a file watch --json wrote (its highest tps or qps); adds the headroom")
 	fs.StringVar(&c.jsonPath, "json", "", "write the report as JSON to this file (- for standard output)")
 	fs.StringVar(&c.htmlPath, "html", "", "write the latency-against-rate curves of every target as an HTML page to this file")
 	fs.StringVar(&c.store, "store", "", "also record each target's capacity in this results store")

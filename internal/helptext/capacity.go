@@ -13,11 +13,11 @@ option is run's (shakedown help run); --rate, --time and --events are the
 search's own. Exit 3 when a candidate's capacity is below the control's or
 the SLO is not met at any rate tried.
 
---peak gives the production peak, for the headroom (capacity over peak):
-a number of events a second, or a file that "shakedown watch URL --json"
-wrote on production, whose highest figure that counts one event is used:
-tps where an event is a transaction (oltp_read_write), qps where it is one
-statement (oltp_point_select, a captured sql workload). A workload whose
-event is neither needs a number.
+--peak gives the production peak, for the headroom (capacity over peak): a
+number of events a second (1200, 1200/s), or a file that "shakedown watch
+URL --json" wrote on production, whose highest figure that counts one
+event is used: tps where an event is a transaction (oltp_read_write), qps
+where it is one statement (oltp_point_select, a captured sql workload). A
+workload whose event is neither needs a number.
 
 `

@@ -33,7 +33,9 @@ Plan:
     threads: [1, 4]
     time: 10
   capacity: {slo: "p99<=20ms"}     # optional; also step_time, warmup, searches
-  production_peak: 1200 qps        # optional, for capacity
+  production_peak: 1200 qps        # optional, for capacity: events a second
+                                   # (1200, 1200/s) or a file that watch
+                                   # --json wrote, from the plan's directory
   steps:                           # optional, per step
     check: {continue_on_failure: true}
     analyze: {skip: true}

@@ -33,7 +33,10 @@ import (
 //	  time: 10
 //	capacity: {slo: "p99<=20ms"}      # the capacity step: the sweep's first
 //	                                  # workload; also step_time, warmup, searches
-//	production_peak: 1200 qps         # for the capacity step
+//	production_peak: 1200 qps         # for the capacity step: events a
+//	                                  # second (1200, 1200/s) or a file
+//	                                  # that watch --json wrote, relative
+//	                                  # to the plan's directory
 //	steps:                            # per step: continue_on_failure, skip
 //	  check: {continue_on_failure: true}
 //
@@ -77,7 +80,9 @@ type Rehearsal struct {
 	Sweep *Plan
 	// Capacity is nil when the plan does not ask for the capacity step.
 	Capacity *Capacity
-	// ProductionPeak is the production peak as written, for capacity.
+	// ProductionPeak is the production peak as written, for capacity,
+	// which reads it as --peak (capacity.ReadPeak), a relative file
+	// from the plan's directory.
 	ProductionPeak     string
 	ProductionPeakLine int
 	// Steps holds each step's settings; a step not named has the zero
