@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/shakedown/shakedown/internal/capacity"
+	"github.com/shakedown/shakedown/internal/plan"
 	"github.com/shakedown/shakedown/internal/progress"
 	"github.com/shakedown/shakedown/internal/report"
 	"github.com/shakedown/shakedown/internal/sbflag"
@@ -37,11 +38,11 @@ func (c *capacityCmd) flags() *pflag.FlagSet {
 	fs.StringArrayVar(&c.slo, "slo", nil, "objective(s): "+capacity.SLOForm)
 	fs.StringArrayVar(&c.targets, "target", nil, "a target, URL or NAME=URL; repeat for several (the first is the control)")
 	fs.StringVar(&c.control, "control", "", "the target the others are compared with (default: the first)")
-	fs.Float64Var(&c.bracketPct, "bracket", 2, "stop bisecting when the failing rate is within this many percent of the holding one")
-	fs.IntVar(&c.repeats, "repeats", 2, "run the answer this many more times to confirm it")
+	fs.Float64Var(&c.bracketPct, "bracket", 100*capacity.Defaults.Options.Bracket, "stop bisecting when the failing rate is within this many percent of the holding one")
+	fs.IntVar(&c.repeats, "repeats", capacity.Defaults.Options.Repeats, "run the answer this many more times to confirm it")
 	fs.IntVar(&c.searches, "searches", 1, "search each target this many times, in rounds; 4 a side give a 95% interval of the capacity ratio")
-	fs.IntVar(&c.stepTime, "step-time", 10, "seconds each step measures")
-	fs.IntVar(&c.warm, "step-warmup", 2, "seconds of warm-up before each step measures")
+	fs.IntVar(&c.stepTime, "step-time", capacity.Defaults.Time, "seconds each step measures")
+	fs.IntVar(&c.warm, "step-warmup", capacity.Defaults.Warmup, "seconds of warm-up before each step measures")
 	fs.DurationVar(&c.budget, "budget", 0, "cap the search's time, e.g. 15m (0: no cap)")
 	fs.StringVar(&c.peak, "peak", "", "the production peak: events per second (such as 1200 or 1200/s), or a file watch --json wrote (its highest tps or qps); adds the headroom")
 	fs.StringVar(&c.jsonPath, "json", "", "write the report as JSON to this file (- for standard output)")
@@ -81,10 +82,36 @@ func (c *capacityCmd) run(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	defer closeStore()
-	line := progress.New(env.Stderr, isTerminal(env.Stderr), 10*time.Second, time.Now)
+	return c.search(ctx, env, out, st, cfg, targets)
+}
+
+// search runs cfg's search under its progress line and ends it as finish
+// does.
+func (c *capacityCmd) search(ctx context.Context, env *Env, out io.Writer, st *store.Store, cfg capacity.Config, targets []capacity.Target) error {
+	line := progress.New(env.Stderr, progress.IsTerminal(env.Stderr), 10*time.Second, time.Now)
 	rep, runErr := capacity.Run(ctx, cfg, targets, func(t string, p capacity.Progress) { line.Set(capacity.ProgressText(t, p)) })
 	line.Clear()
 	return c.finish(ctx, env, out, st, rep, runErr)
+}
+
+// planCapacity is the search a sweep plan's capacity: section asks for,
+// with the capacity command's defaults for what it leaves out; nil when
+// it has none or the sweep is split, whose runners share no one search.
+func planCapacity(env *Env, p *plan.Plan, split bool) (func(context.Context, *store.Store) error, error) {
+	if p.Capacity != nil && split {
+		fmt.Fprintf(env.Stderr, "shakedown: %s:%d: a split sweep runs no capacity search: run the plan without --segment for it\n", p.Path, p.Capacity.Line)
+		p.Capacity = nil
+	}
+	d := capacity.Defaults
+	d.Version = Version
+	cfg, targets, err := capacity.FromPlan(p.Capacity, p, p.ProductionPeak, p.ProductionPeakLine, d)
+	if cfg == nil || err != nil {
+		return nil, err
+	}
+	return func(ctx context.Context, st *store.Store) error {
+		fmt.Fprintln(env.Stdout)
+		return (&capacityCmd{}).search(ctx, env, env.Stdout, st, *cfg, targets)
+	}, nil
 }
 
 // finish prints, writes and stores the report, and says how it ended.

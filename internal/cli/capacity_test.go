@@ -222,3 +222,63 @@ func writeWatch(t *testing.T, path string, start time.Time, qpsTPS [][2]float64)
 	}
 	return path
 }
+
+// TestSweepPlanCapacity: a sweep plan's capacity: section searches its
+// first workload at its highest thread level once the sweep's steps are
+// done, prints the report after the sweep's, and stores the search as
+// capacity --store does; a split sweep runs no search and says so.
+func TestSweepPlanCapacity(t *testing.T) {
+	srv := gmstest.Start(t)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "sleep.sql")
+	if err := os.WriteFile(file, []byte("SELECT SLEEP(0.005);\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	planPath, storePath := filepath.Join(dir, "plan.yaml"), filepath.Join(dir, "runs.db")
+	src := fmt.Sprintf(`targets:
+  - {name: gms, url: %q, role: control}
+workloads:
+  - {name: sql, options: {file: %q}}
+threads: [1, 4]
+time: 1
+capacity: {slo: "p95<=1s", step_time: 1, warmup: 0, bracket: 30%%, repeats: 1}
+production_peak: 20
+`, srv.URL, file)
+	if err := os.WriteFile(planPath, []byte(src), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCLI(t.Context(), "sweep", planPath, "--store="+storePath)
+	t.Logf("output:\n%s%s", out, errOut)
+	if code != ExitOK {
+		t.Fatalf("got exit %d, want %d", code, ExitOK)
+	}
+	sweepAt, capAt := strings.Index(out, "full report:"), strings.Index(out, "\nCapacity of sql under p95<=1s (bracket 30%)")
+	if sweepAt < 0 || capAt < sweepAt {
+		t.Errorf("got the sweep's summary at %d and the capacity report at %d, want the report after the summary", sweepAt, capAt)
+	}
+	if !regexp.MustCompile(`headroom x[0-9.]+ over the production peak of 20\.0/s`).MatchString(out) {
+		t.Errorf("output lacks the headroom over the production peak of 20/s")
+	}
+	st, err := store.Open(t.Context(), storePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	e, err := st.LatestEvidence(t.Context(), store.KindCapacity, nil)
+	if err != nil {
+		t.Fatalf("got %v, want the search stored as evidence", err)
+	}
+	if e.Outcome != store.OutcomePass || e.Target != srv.URL {
+		t.Errorf("got stored outcome %q for %q, want %q for %s", e.Outcome, e.Target, store.OutcomePass, srv.URL)
+	}
+
+	code, out, errOut = runCLI(t.Context(), "sweep", planPath, "--store="+storePath, "--segment=1/2", "--dry-run",
+		"--start-at="+time.Now().Add(time.Hour).UTC().Format(time.RFC3339))
+	if code != ExitOK || !strings.Contains(errOut, "plan.yaml:7: a split sweep runs no capacity search") || strings.Contains(out, "capacity of") {
+		t.Errorf("split: got exit %d, %q%q; want 0 and the search left out, said", code, out, errOut)
+	}
+	code, out, errOut = runCLI(t.Context(), "sweep", planPath, "--store="+storePath, "--dry-run")
+	if code != ExitOK || !strings.Contains(out, "then  capacity of sql at 4 threads on every target under p95<=1s") {
+		t.Errorf("dry run: got exit %d, %q%q; want 0 and the capacity search listed after the steps", code, out, errOut)
+	}
+}

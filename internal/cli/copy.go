@@ -70,7 +70,7 @@ func (c *copyCmd) exec(ctx context.Context, env *Env, fs *pflag.FlagSet) error {
 	c.opts.Log = env.Stderr
 	var line *progress.Line // nil: no progress line
 	if c.progress > 0 {
-		line = progress.New(env.Stderr, isTerminal(env.Stderr), c.progress, time.Now)
+		line = progress.New(env.Stderr, progress.IsTerminal(env.Stderr), c.progress, time.Now)
 		c.opts.OnProgress = func(p dbcopy.Progress) { line.Set(p.String()) }
 	}
 	res, err := dbcopy.Run(ctx, src, dst, c.opts)

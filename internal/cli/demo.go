@@ -11,6 +11,7 @@ import (
 	"github.com/shakedown/shakedown/internal/demo"
 	"github.com/shakedown/shakedown/internal/helptext"
 	"github.com/shakedown/shakedown/internal/outfile"
+	"github.com/shakedown/shakedown/internal/progress"
 	"github.com/shakedown/shakedown/internal/sandbox"
 	"github.com/shakedown/shakedown/internal/sbflag"
 )
@@ -78,7 +79,7 @@ func (c *demoCmd) run(ctx context.Context, env *Env, args []string) error {
 func (c *demoCmd) options(env *Env, dir string, targets []demo.Target) demo.Options {
 	return demo.Options{
 		Dir: dir, Basedir: c.basedir, Placement: c.placement, TimeS: c.timeS, MaxRepeats: c.maxRepeats, Threads: c.threads,
-		Targets: targets, Out: env.Stdout, Progress: env.Stderr, Live: isTerminal(env.Stderr), Getenv: env.Getenv,
+		Targets: targets, Out: env.Stdout, Progress: env.Stderr, Live: progress.IsTerminal(env.Stderr), Getenv: env.Getenv,
 		Version: Version,
 	}
 }

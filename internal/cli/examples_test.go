@@ -148,6 +148,10 @@ func (x *exampleRunner) placeholder(word, host string) (string, bool) {
 		return "nightly", true
 	case "FILE":
 		return "out.file", true
+	case "WORKLOAD":
+		return "oltp_point_select", true
+	case "QPS":
+		return "1200", true
 	}
 	return word, false
 }
@@ -499,7 +503,7 @@ func TestExamples(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = finishSweep(context.Background(), &Env{Stdout: io.Discard}, st, &sweep.Summary{SweepID: 1, OK: 1, Steps: 3}, sweep.ErrInterrupted)
+	err = finishSweep(context.Background(), &Env{Stdout: io.Discard}, st, &sweep.Summary{SweepID: 1, OK: 1, Steps: 3}, sweep.ErrInterrupted, nil)
 	st.Close()
 	if err == nil {
 		t.Fatal("an interrupted sweep: got no error, want one that says how to resume")

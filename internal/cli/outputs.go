@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -106,38 +105,14 @@ func one(ev *store.Evidence, err error) ([]*store.Evidence, error) {
 	return []*store.Evidence{ev}, err
 }
 
-var formatByExt = map[string]string{".txt": "text", ".md": "md", ".csv": "csv", ".json": "json", ".html": "html", ".htm": "html"}
-
-// formatOfOutput is the format that -o FILE's extension asks for, given
-// the formats cmd writes; a file without an extension keeps format. An
-// extension of no format (report.xlsx) is bad usage rather than text
-// under a name that promises something else.
-func formatOfOutput(cmd, out, format string, formats []string) (string, error) {
-	ext := strings.ToLower(filepath.Ext(out))
-	if ext == "" {
-		return format, nil
-	}
-	if f, ok := formatByExt[ext]; ok && slices.Contains(formats, f) {
-		return f, nil
-	}
-	var exts []string
-	for _, e := range []string{".txt", ".md", ".csv", ".json", ".html"} {
-		if slices.Contains(formats, formatByExt[e]) {
-			exts = append(exts, e)
-		}
-	}
-	return "", usagef("%s: -o %s: %s is not a format %s writes: name the file %s, or give --format (%s)",
-		cmd, out, ext, cmd, strings.Join(exts, ", "), strings.Join(formats, ", "))
-}
-
 // chooseFormat settles a command's --format: with -o FILE and no
 // --format, FILE's extension says it; it must be one of formats. cmd
 // names the command in messages.
 func chooseFormat(cmd string, fs *pflag.FlagSet, out string, format *string, formats []string) error {
 	if !fs.Changed("format") && out != "" {
-		f, err := formatOfOutput(cmd, out, *format, formats)
+		f, err := outfile.FormatOf(cmd, out, *format, formats)
 		if err != nil {
-			return err
+			return usagef("%v", err)
 		}
 		*format = f
 	}

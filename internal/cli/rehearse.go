@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/shakedown/shakedown/internal/plan"
+	"github.com/shakedown/shakedown/internal/progress"
 	"github.com/shakedown/shakedown/internal/readiness"
 	"github.com/shakedown/shakedown/internal/rehearse"
 	"github.com/shakedown/shakedown/internal/store"
@@ -76,7 +77,7 @@ func (c *rehearseCmd) exec(ctx context.Context, env *Env, fs *pflag.FlagSet) err
 		out = env.Stderr
 	}
 	sum, err := rehearse.Run(ctx, p, rehearse.Options{
-		Store: st, StoreFlag: storeArg(store.Display(c.storePath)), Out: out, Progress: env.Stderr, Live: isTerminal(env.Stderr),
+		Store: st, StoreFlag: storeArg(store.Display(c.storePath)), Out: out, Progress: env.Stderr, Live: progress.IsTerminal(env.Stderr),
 		PageDir: c.pages, Version: Version, Host: host, Resume: resume,
 	})
 	if sum == nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/shakedown/shakedown/internal/helptext"
 	"github.com/shakedown/shakedown/internal/outfile"
+	"github.com/shakedown/shakedown/internal/progress"
 	"github.com/shakedown/shakedown/internal/result"
 	"github.com/shakedown/shakedown/internal/sbflag"
 	"github.com/shakedown/shakedown/internal/segment"
@@ -60,7 +61,7 @@ func (c *slapCmd) run(ctx context.Context, env *Env, args []string) error {
 	defer closeStore()
 	// The status line goes to standard error, so that standard output
 	// stays mysqlslap's.
-	err = b.Run(ctx, slap.Env{Out: out, Err: env.Stderr, Progress: env.Stderr, Live: isTerminal(env.Stderr)})
+	err = b.Run(ctx, slap.Env{Out: out, Err: env.Stderr, Progress: env.Stderr, Live: progress.IsTerminal(env.Stderr)})
 	// What was measured is kept, however the test ended.
 	return loadEnd(env, slapError(err), c.saveResults(context.WithoutCancel(ctx), env, out, st, b.Results()))
 }

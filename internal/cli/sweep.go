@@ -1,15 +1,17 @@
 package cli
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/spf13/pflag"
 
+	"github.com/shakedown/shakedown/internal/progress"
 	"github.com/shakedown/shakedown/internal/report"
 	"github.com/shakedown/shakedown/internal/segment"
 	"github.com/shakedown/shakedown/internal/store"
@@ -57,6 +59,10 @@ func (c *sweepCmd) exec(ctx context.Context, env *Env, fs *pflag.FlagSet) error 
 	if err != nil {
 		return err
 	}
+	search, err := planCapacity(env, p, sp.On)
+	if err != nil {
+		return err
+	}
 	var st *store.Store
 	if c.baseline != "" {
 		// A baseline that is not there is bad input: say so before the
@@ -89,17 +95,17 @@ func (c *sweepCmd) exec(ctx context.Context, env *Env, fs *pflag.FlagSet) error 
 		defer st.Close()
 	}
 	sum, err := sweep.Run(ctx, p, envs, c.options(env, st, sweep.Options{Split: &sp, UnsavedDir: filepath.Dir(store.DefaultPath(env.Getenv))}))
-	if err := finishSweep(ctx, env, st, sum, err); err != nil {
+	// A capacity below the control's is a difference, as a slower
+	// baseline is: both are said before the exit.
+	err = finishSweep(ctx, env, st, sum, err, search)
+	if c.baseline == "" || err != nil && !errors.Is(err, ErrDifferences) {
 		return err
 	}
-	if c.baseline != "" {
-		j, err := report.JudgeSweep(ctx, env.Stdout, st, c.baseline, sum.SweepID)
-		if err != nil {
-			return err
-		}
-		return sayJudgement(env, j)
+	j, jerr := report.JudgeSweep(ctx, env.Stdout, st, c.baseline, sum.SweepID)
+	if jerr != nil {
+		return jerr
 	}
-	return nil
+	return cmp.Or(sayJudgement(env, j), err)
 }
 
 // runResume continues an interrupted sweep from its stored plan.
@@ -121,13 +127,18 @@ func (c *sweepCmd) runResume(ctx context.Context, env *Env, args []string) error
 	if err != nil {
 		return err
 	}
+	search, err := planCapacity(env, r.Plan, false)
+	if err != nil {
+		return err
+	}
 	sum, err := sweep.Run(ctx, r.Plan, r.Envs, c.options(env, st, sweep.Options{Resume: r.ID}))
-	return finishSweep(ctx, env, st, sum, err)
+	return finishSweep(ctx, env, st, sum, err, search)
 }
 
 // finishSweep prints the comparison of a finished (or interrupted) sweep
-// and says where it is stored.
-func finishSweep(ctx context.Context, env *Env, st *store.Store, sum *sweep.Summary, runErr error) error {
+// and says where it is stored; then, once every step is done, it runs
+// the plan's capacity search, if any.
+func finishSweep(ctx context.Context, env *Env, st *store.Store, sum *sweep.Summary, runErr error, search func(context.Context, *store.Store) error) error {
 	if sum == nil || sum.SweepID == 0 {
 		return runErr
 	}
@@ -138,23 +149,15 @@ func finishSweep(ctx context.Context, env *Env, st *store.Store, sum *sweep.Summ
 			return err
 		}
 	}
-	return sum.Finish(env.Stdout, st.Path(), runErr)
-}
-
-// isTerminal reports whether w is a terminal, for a progress line redrawn
-// in place.
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(interface{ Stat() (os.FileInfo, error) })
-	if !ok {
-		return false
+	if err := sum.Finish(env.Stdout, st.Path(), runErr); err != nil || search == nil {
+		return err
 	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+	return search(ctx, st)
 }
 
 // options are the sweep's options from the flags and env, added to o.
 func (c *sweepCmd) options(env *Env, st *store.Store, o sweep.Options) sweep.Options {
-	o.Store, o.Progress, o.Live, o.Verbose, o.Version = st, env.Stderr, isTerminal(env.Stderr), c.verbose, Version
+	o.Store, o.Progress, o.Live, o.Verbose, o.Version = st, env.Stderr, progress.IsTerminal(env.Stderr), c.verbose, Version
 	o.Host, _ = os.Hostname()
 	return o
 }

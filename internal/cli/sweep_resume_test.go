@@ -81,7 +81,7 @@ time: 2
 		t.Fatalf("first part: got %v, want interrupted", runErr)
 	}
 	var out bytes.Buffer
-	msg := finishSweep(context.Background(), &Env{Stdout: &out, Stderr: &out}, st, sum, runErr)
+	msg := finishSweep(context.Background(), &Env{Stdout: &out, Stderr: &out}, st, sum, runErr, nil)
 	args := suggested(t, msg.Error())
 	if want := []string{"sweep", "--resume", strconv.FormatInt(sum.SweepID, 10), "--store", db}; strings.Join(args, " ") != strings.Join(want, " ") {
 		t.Fatalf("interrupted: suggests %q, want %q", args, want)
@@ -109,7 +109,7 @@ time: 2
 	if _, err := st.AddRun(context.Background(), &run); err != nil {
 		t.Fatal(err)
 	}
-	msg = finishSweep(context.Background(), &Env{Stdout: &out, Stderr: &out}, st, &sweep.Summary{SweepID: sum.SweepID, Steps: 2, OK: 1, Failed: 1}, nil)
+	msg = finishSweep(context.Background(), &Env{Stdout: &out, Stderr: &out}, st, &sweep.Summary{SweepID: sum.SweepID, Steps: 2, OK: 1, Failed: 1}, nil, nil)
 	args = suggested(t, msg.Error())
 	for _, form := range [][]string{args, {"sweep", "--resume=" + args[2], "--store", db}} {
 		if _, err := st.AddRun(context.Background(), &run); err != nil {

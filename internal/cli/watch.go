@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"strconv"
@@ -9,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/shakedown/shakedown/internal/monitor"
+	"github.com/shakedown/shakedown/internal/progress"
 	"github.com/shakedown/shakedown/internal/result"
 	"github.com/shakedown/shakedown/internal/sbflag"
 	"github.com/shakedown/shakedown/internal/stall"
@@ -92,10 +94,5 @@ func terminalWidth(env *Env) int {
 	if n, err := strconv.Atoi(env.Getenv("COLUMNS")); err == nil && n > 0 {
 		return n
 	}
-	if f, ok := env.Stdout.(interface{ Fd() uintptr }); ok && isTerminal(env.Stdout) {
-		if n := terminalColumns(f.Fd()); n > 0 {
-			return n
-		}
-	}
-	return 80
+	return cmp.Or(progress.Columns(env.Stdout), 80)
 }

@@ -32,7 +32,8 @@ Plan:
     workloads: [oltp_point_select]
     threads: [1, 4]
     time: 10
-  capacity: {slo: "p99<=20ms"}     # optional; also step_time, warmup, searches
+  capacity: {slo: "p99<=20ms"}     # optional; also step_time, warmup,
+                                   # searches, bracket, repeats
   production_peak: 1200 qps        # optional, for capacity: events a second
                                    # (1200, 1200/s) or a file that watch
                                    # --json wrote, from the plan's directory

@@ -14,10 +14,12 @@ stops it and keeps every finished step. "sweep --resume ID" (or
 runs the interrupted, failed and skipped steps and those not run, keeps
 the data the sweep made when it is there and whole, and otherwise makes it
 again and runs a thread level begun on the old data again from its first
-repeat. Then
-"shakedown report" shows the comparison. With --baseline, the results are
-also compared with a saved baseline (shakedown baseline), and the exit code
-is 3 when anything is slower.
+repeat. Then "shakedown report" shows the comparison. With --baseline, the
+results are also compared with a saved baseline (shakedown baseline), and
+the exit code is 3 when anything is slower. A plan with capacity: searches
+each target's capacity once every step is done and stores it, as
+"shakedown capacity --store" does; the exit code is 3 when a candidate's
+capacity is below the control's (a split sweep runs no search).
 
 A plan:
 
@@ -54,6 +56,13 @@ A plan:
   cleanup: false                   # drop it at the end
   order: counterbalanced           # A B B A at each level; or interleave,
                                    # sequential
+  capacity: {slo: "p99<=20ms"}     # after the steps, each target's capacity
+                                   # for the first workload at the highest
+                                   # thread level, as shakedown capacity;
+                                   # also step_time, warmup, searches,
+                                   # bracket, repeats
+  production_peak: 1200 qps        # for capacity: events a second, or a
+                                   # file that watch --json wrote
 
 Options:
 `

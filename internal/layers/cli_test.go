@@ -16,13 +16,13 @@ import (
 // work creeps back into it: these limits keep it from growing.
 const (
 	// maxCLILines is the most lines of non-test Go in internal/cli. It
-	// holds 3,199 lines now, under the 3,200 issue 24 set: the help pages
+	// holds 3,174 lines now, under the 3,200 issue 24 set: the help pages
 	// are in helptext, and the packages that own each concept decide what
 	// the commands used to decide themselves (verify, check, replay,
 	// capture, report, sweep, bisect, capacity, monitor, engine, store,
 	// target). A new command's file comes in thin: flags, one call,
 	// printing.
-	maxCLILines = 3191
+	maxCLILines = 3174
 	// maxCLIFuncLines is the most lines of one function there.
 	maxCLIFuncLines = 80
 )

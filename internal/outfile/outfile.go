@@ -12,6 +12,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 )
 
 // File is a file a command writes when it ends, named by its flag.
@@ -142,4 +144,28 @@ func Create(path string, write func(io.Writer) error) error {
 		return err
 	}
 	return WriteAtomic(path, b.Bytes())
+}
+
+var formatByExt = map[string]string{".txt": "text", ".md": "md", ".csv": "csv", ".json": "json", ".html": "html", ".htm": "html"}
+
+// FormatOf is the format that -o FILE's extension asks for, given the
+// formats cmd writes; a file without an extension keeps format. An
+// extension of no format (report.xlsx) is an error, the user's to fix,
+// rather than text under a name that promises something else.
+func FormatOf(cmd, out, format string, formats []string) (string, error) {
+	ext := strings.ToLower(filepath.Ext(out))
+	if ext == "" {
+		return format, nil
+	}
+	if f, ok := formatByExt[ext]; ok && slices.Contains(formats, f) {
+		return f, nil
+	}
+	var exts []string
+	for _, e := range []string{".txt", ".md", ".csv", ".json", ".html"} {
+		if slices.Contains(formats, formatByExt[e]) {
+			exts = append(exts, e)
+		}
+	}
+	return "", fmt.Errorf("%s: -o %s: %s is not a format %s writes: name the file %s, or give --format (%s)",
+		cmd, out, ext, cmd, strings.Join(exts, ", "), strings.Join(formats, ", "))
 }

@@ -69,3 +69,26 @@ func TestWriteErrorNamesThePath(t *testing.T) {
 		t.Errorf("got %v, want an error naming %s and no temporary file", err, path)
 	}
 }
+
+func TestFormatOf(t *testing.T) {
+	all := []string{"text", "md", "csv", "json", "html"}
+	tests := []struct {
+		name, out, format, want string
+		bad                     bool
+	}{
+		{"extension decides", "r.json", "text", "json", false},
+		{"any case", "R.HTML", "text", "html", false},
+		{"htm is html", "r.htm", "text", "html", false},
+		{"no extension keeps the format", "report", "md", "md", false},
+		{"spreadsheet", "r.xlsx", "text", "", true},
+		{"pdf", "r.pdf", "text", "", true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := FormatOf("report", tc.out, tc.format, all)
+			if got != tc.want || (err != nil) != tc.bad {
+				t.Errorf("got %q, %v; want %q, error %v", got, err, tc.want, tc.bad)
+			}
+		})
+	}
+}

@@ -34,6 +34,12 @@
 //	prepare_threads: 4
 //	cleanup: false                  # drop the data at the end
 //	order: counterbalanced          # or interleave, sequential
+//	capacity: {slo: "p99<=20ms"}    # after the sweep, search each target's
+//	                                # capacity for the first workload at the
+//	                                # highest thread level; also step_time,
+//	                                # warmup, searches, bracket, repeats
+//	production_peak: 1200 qps       # for capacity: events a second, or a
+//	                                # file watch --json wrote
 //
 // Parse checks everything it can without a connection and reports every
 // problem at once, each with the file and line it is on. Passwords are never
@@ -113,6 +119,12 @@ type Plan struct {
 	PrepareThreads int
 	Cleanup        bool
 	Order          Order
+	// Capacity is nil when the plan asks for no capacity search.
+	Capacity *Capacity
+	// ProductionPeak is the production peak as written, for capacity,
+	// on the line ProductionPeakLine; "" when none.
+	ProductionPeak     string
+	ProductionPeakLine int
 
 	// Path is the file name used in messages.
 	Path string
@@ -212,7 +224,8 @@ const (
 )
 
 var keys = []string{"name", "targets", "options", "workloads", "threads", "time", "events",
-	"warmup", "repeats", "max_repeats", "noise_threshold", "cooldown", "prepare", "prepare_threads", "cleanup", "order"}
+	"warmup", "repeats", "max_repeats", "noise_threshold", "cooldown", "prepare", "prepare_threads", "cleanup", "order",
+	"capacity", "production_peak"}
 
 var targetKeys = []string{"name", "url", "password_env", "role"}
 
@@ -336,6 +349,10 @@ func (ps *parser) plan(root *yaml.Node) {
 			}
 		case "cleanup":
 			p.Cleanup = ps.boolean(v, "cleanup")
+		case "capacity":
+			p.Capacity = ps.capacity(key, v)
+		case "production_peak":
+			p.ProductionPeak, p.ProductionPeakLine = ps.peak(v)
 		case "order":
 			if s, ok := ps.str(v, "order"); ok {
 				switch Order(s) {
@@ -370,6 +387,9 @@ func (ps *parser) plan(root *yaml.Node) {
 	}
 	if p.TimeS == 0 && p.Events == 0 && seen["time"] != nil {
 		ps.addf(seen["time"].Line, "time: 0 needs events: N: a step needs a limit")
+	}
+	if p.Capacity == nil && seen["production_peak"] != nil {
+		ps.addf(seen["production_peak"].Line, "production_peak is for the capacity search: add capacity: {slo: \"p99<=20ms\"} or leave it out")
 	}
 	ps.checkRoles(seen["targets"])
 	ps.checkEngine(len(ps.problems) == 0)

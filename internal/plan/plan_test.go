@@ -81,6 +81,30 @@ func TestParseGood(t *testing.T) {
 	}
 }
 
+// TestParseCapacity: a sweep plan's capacity: section and its
+// production_peak, as a rehearsal plan has them.
+func TestParseCapacity(t *testing.T) {
+	src := `targets:
+  - {name: a, url: "mysql://u@127.0.0.1:1/d"}
+  - {name: b, url: "mysql://u@127.0.0.1:2/d", role: control}
+workloads: [oltp_point_select]
+threads: [1, 4]
+capacity: {slo: "p99<=20ms", step_time: 5s, warmup: 1, bracket: 5%, repeats: 1}
+production_peak: 1200 qps
+`
+	p, err := Parse("p.yaml", []byte(src), func(string) string { return "" }, engine.Grammar{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Capacity{SLO: "p99<=20ms", StepTimeS: 5, WarmupS: 1, Bracket: 0.05, Repeats: 1, Line: 6}
+	if p.Capacity == nil || *p.Capacity != want {
+		t.Errorf("capacity: got %+v, want %+v", p.Capacity, want)
+	}
+	if p.ProductionPeak != "1200 qps" || p.ProductionPeakLine != 7 {
+		t.Errorf("production_peak: got %q on line %d, want 1200 qps on line 7", p.ProductionPeak, p.ProductionPeakLine)
+	}
+}
+
 func TestSteps(t *testing.T) {
 	src := `targets:
   - {name: a, url: "mysql://u@h:1/d", role: control}
@@ -208,6 +232,10 @@ threads: [1, 4]
 		want []string // substrings of the message, in order
 	}{
 		{"typo in a key", base("repeat: 3\n"), []string{`p.yaml:10: unknown key "repeat" in plan (did you mean "repeats"?)`}},
+		{"peak without capacity", base("production_peak: 1200\n"), []string{"p.yaml:10: production_peak is for the capacity search: add capacity:"}},
+		{"capacity without slo", base("capacity: {step_time: 5}\n"), []string{`p.yaml:10: capacity: needs slo:, such as {slo: "p99<=20ms"}`}},
+		{"capacity bracket", base("capacity: {slo: \"p99<=20ms\", bracket: 60%}\n"), []string{"p.yaml:10: capacity bracket: 60%: want 0.5% to 50%"}},
+		{"capacity key", base("capacity: {slo: \"p99<=20ms\", repeat: 1}\n"), []string{`p.yaml:10: unknown key "repeat" in capacity (did you mean "repeats"?)`}},
 		{"typo in a target key", strings.Replace(base(""), "    role: control", "    rol: control", 1),
 			[]string{"p.yaml:1: targets: no target has role: control", `p.yaml:4: unknown key "rol" in a target (did you mean "role"?)`}},
 		{"unknown workload", strings.Replace(base(""), "oltp_point_select", "oltp_point_selekt", 1),

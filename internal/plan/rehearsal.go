@@ -32,7 +32,8 @@ import (
 //	  threads: [1, 4]
 //	  time: 10
 //	capacity: {slo: "p99<=20ms"}      # the capacity step: the sweep's first
-//	                                  # workload; also step_time, warmup, searches
+//	                                  # workload; also step_time, warmup,
+//	                                  # searches, bracket, repeats
 //	production_peak: 1200 qps         # for the capacity step: events a
 //	                                  # second (1200, 1200/s) or a file
 //	                                  # that watch --json wrote, relative
@@ -111,14 +112,19 @@ type Replay struct {
 	Line        int
 }
 
-// Capacity is what the capacity step is asked to prove, and how long
-// each of its steps runs (0: the step's defaults).
+// Capacity is what the capacity search of a sweep plan, or a rehearsal's
+// capacity step, is asked to prove, how long each of its steps runs and
+// how closely it searches (0: the defaults of the command that runs it).
 type Capacity struct {
 	SLO       string
 	StepTimeS int
 	WarmupS   int
 	Searches  int
-	Line      int
+	// Bracket is the fraction the search narrows to (0.02 is 2%);
+	// Repeats how many times more the answer is run to confirm it.
+	Bracket float64
+	Repeats int
+	Line    int
 }
 
 // StepOptions are a step's settings in the plan.
@@ -178,8 +184,7 @@ func ParseRehearsal(path string, src []byte, getenv func(string) string, eng Eng
 		case "capacity":
 			r.Capacity = ps.capacity(key, v)
 		case "production_peak":
-			r.ProductionPeak, _ = ps.str(v, "production_peak")
-			r.ProductionPeakLine = v.Line
+			r.ProductionPeak, r.ProductionPeakLine = ps.peak(v)
 		case "steps":
 			ps.stepOptions(v, r.Steps)
 		}
@@ -257,6 +262,8 @@ func (ps *parser) sweepSection(name string, v *yaml.Node, targets *yaml.Node) *P
 		switch k := v.Content[i]; k.Value {
 		case "targets", "name":
 			ps.addf(k.Line, "sweep: leave %s: out: the sweep runs on the rehearsal's source and candidates, under its name", k.Value)
+		case "capacity", "production_peak":
+			ps.addf(k.Line, "sweep: move %s: out of sweep: to the rehearsal plan's top level, where the capacity step reads it", k.Value)
 		default:
 			root.Content = append(root.Content, k, v.Content[i+1])
 		}
@@ -386,7 +393,7 @@ func (ps *parser) replay(v *yaml.Node, dir string) *Replay {
 
 func (ps *parser) capacity(key, v *yaml.Node) *Capacity {
 	c := &Capacity{Line: key.Line}
-	ps.mapping(v, []string{"slo", "step_time", "warmup", "searches"}, "capacity", func(k string, _, val *yaml.Node) {
+	ps.mapping(v, []string{"slo", "step_time", "warmup", "searches", "bracket", "repeats"}, "capacity", func(k string, _, val *yaml.Node) {
 		switch k {
 		case "slo":
 			c.SLO, _ = ps.str(val, "capacity slo")
@@ -400,12 +407,29 @@ func (ps *parser) capacity(key, v *yaml.Node) *Capacity {
 			if n, ok := ps.intIn(val, "capacity searches", 1, 20, "1 to 20"); ok {
 				c.Searches = int(n)
 			}
+		case "bracket":
+			if f, ok := ps.fraction(val, "capacity bracket"); ok {
+				if c.Bracket = f; f < 0.005 || f > 0.5 {
+					ps.addf(val.Line, "capacity bracket: %s: want 0.5%% to 50%% (such as 2%% or 0.02)", val.Value)
+				}
+			}
+		case "repeats":
+			if n, ok := ps.intIn(val, "capacity repeats", 1, 10, "1 to 10"); ok {
+				c.Repeats = int(n)
+			}
 		}
 	})
 	if c.SLO == "" {
 		ps.addf(key.Line, "capacity: needs slo:, such as {slo: \"p99<=20ms\"}")
 	}
 	return c
+}
+
+// peak reads production_peak: as written, with its line; capacity reads
+// the figure (capacity.ReadPeak).
+func (ps *parser) peak(v *yaml.Node) (string, int) {
+	s, _ := ps.str(v, "production_peak")
+	return s, v.Line
 }
 
 func (ps *parser) stepOptions(v *yaml.Node, into map[string]StepOptions) {

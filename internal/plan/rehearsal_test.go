@@ -109,6 +109,7 @@ func TestParseRehearsalErrors(t *testing.T) {
 		{"sweep workload", base + "sweep:\n  workloads: [oltp_point_selct]\n  threads: [1]\n", []string{`p.yaml:4: unknown workload "oltp_point_selct"`}},
 		{"sweep missing", base + "sweep:\n  threads: [1]\n", []string{"p.yaml: sweep: missing workloads:"}},
 		{"sweep targets", base + "sweep:\n  targets: []\n  workloads: [oltp_point_select]\n  threads: [1]\n", []string{"p.yaml:4: sweep: leave targets: out"}},
+		{"capacity in the sweep", base + "sweep:\n  workloads: [oltp_point_select]\n  threads: [1]\n  capacity: {slo: \"p99<=20ms\"}\n", []string{"p.yaml:6: sweep: move capacity: out of sweep: to the rehearsal plan's top level"}},
 		{"replay without capture", base + "replay: {speed: 1}\n", []string{"p.yaml:3: replay: needs capture: FILE"}},
 		{"unknown step", base + "steps:\n  verfy: {skip: true}\n", []string{`p.yaml:4: unknown key "verfy" in steps (did you mean "verify"?)`}},
 		{"skip readiness", base + "steps:\n  readiness: {skip: true}\n", []string{"p.yaml:4: steps: readiness: the rehearsal ends on the readiness page"}},

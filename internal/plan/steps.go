@@ -2,6 +2,7 @@ package plan
 
 import (
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -130,6 +131,12 @@ func (p *Plan) EffectiveOptions(w *Workload) []Option {
 		}
 	}
 	return append(out, w.Options...)
+}
+
+// CapacityRun is what a capacity search of the plan runs: its first
+// workload at its highest thread level.
+func (p *Plan) CapacityRun() (*Workload, int) {
+	return p.Workloads[0], slices.Max(p.Threads)
 }
 
 // Args is the engine command line of one step of w at threads: exactly what

@@ -8,9 +8,30 @@ package progress
 import (
 	"fmt"
 	"io"
+	"os"
 	"sync"
 	"time"
 )
+
+// IsTerminal reports whether w is a terminal, where a line is redrawn in
+// place (New's live).
+func IsTerminal(w io.Writer) bool {
+	f, ok := w.(interface{ Stat() (os.FileInfo, error) })
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// Columns is the width of the terminal w is, 0 when w is none or its
+// width is unknown.
+func Columns(w io.Writer) int {
+	if f, ok := w.(interface{ Fd() uintptr }); ok && IsTerminal(w) {
+		return columns(f.Fd())
+	}
+	return 0
+}
 
 // Line is one status line. Its methods are safe for concurrent use; a nil
 // *Line does nothing, so that a command without progress need not test.

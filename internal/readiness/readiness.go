@@ -141,7 +141,7 @@ func Build(ctx context.Context, st *store.Store, opts Options) (*Page, error) {
 	// source (the control) and target: see store.KindReplay.
 	p.Replay.Command = fmt.Sprintf("shakedown capture SOURCE-LOG -o app.capture; shakedown replay app.capture --control %s --candidate %s %s", src, dst, sf)
 	p.Sweep.Command = fmt.Sprintf("shakedown sweep PLAN.yaml %s", sf)
-	p.Capacity.Command = fmt.Sprintf("shakedown capacity WORKLOAD --slo 'p99<=20ms' --target %s --target %s --peak QPS %s", src, dst, sf)
+	p.Capacity.Command = fmt.Sprintf("shakedown capacity WORKLOAD --slo 'p99<=20ms' --target source=%s --target candidate=%s --peak QPS %s", src, dst, sf)
 
 	if err := p.readCheck(ctx, st, match); err != nil {
 		return nil, err

@@ -3,9 +3,6 @@ package rehearse
 import (
 	"context"
 	"fmt"
-	"net/url"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
@@ -28,10 +25,9 @@ const (
 )
 
 // capacityPlan turns the plan's capacity: section into capacity's
-// configuration and targets, before anything runs: a bad SLO, peak or
-// workload is a usage error naming its line. The search runs the sweep's
-// first workload at its highest thread level on the source (the control)
-// and every candidate.
+// configuration and targets, before anything runs (capacity.FromPlan):
+// the sweep's first workload at its highest thread level on the source
+// (the control) and every candidate.
 func capacityPlan(p *plan.Rehearsal, version string) (*capacity.Config, []capacity.Target, error) {
 	c := p.Capacity
 	if c == nil || p.Steps[plan.StepCapacity].Skip {
@@ -40,65 +36,9 @@ func capacityPlan(p *plan.Rehearsal, version string) (*capacity.Config, []capaci
 	if p.Sweep == nil || len(p.Sweep.Workloads) == 0 {
 		return nil, nil, usage.Errorf("%s:%d: capacity: needs a sweep: section: capacity searches its first workload", p.Path, c.Line)
 	}
-	slo, err := capacity.ParseSLO([]string{c.SLO})
-	if err != nil {
-		return nil, nil, usage.Errorf("%s:%d: capacity slo: %v", p.Path, c.Line, err)
-	}
-	w := p.Sweep.Workloads[0]
-	threads := 1
-	for _, n := range p.Sweep.Threads {
-		threads = max(threads, n)
-	}
-	args := []string{w.Name, "--threads=" + strconv.Itoa(threads)}
-	for _, o := range p.Sweep.EffectiveOptions(w) {
-		args = append(args, "--"+o.Key+"="+o.Value)
-	}
-	cfg := &capacity.Config{Args: args, Control: p.Source.Name, Warmup: capacityWarmupS, Time: capacityStepS,
-		Searches: c.Searches, Version: version,
-		Options: capacity.Options{SLO: slo, Bracket: capacityBracket, Repeats: capacityRepeats, Budget: capacityBudget}}
-	if c.StepTimeS > 0 {
-		cfg.Time = c.StepTimeS
-	}
-	if c.WarmupS > 0 {
-		cfg.Warmup = c.WarmupS
-	}
-	// The run lines carry no password: each target's URL as the plan
-	// wrote it (it holds none) names a variable that only Password,
-	// which answers from the targets already resolved, knows.
-	passwords := map[string]string{}
-	for i, t := range append([]*plan.Target{p.Source}, p.Candidates...) {
-		u := t.URL
-		if pw := t.Target.Password; pw != "" {
-			name := t.Target.PasswordEnv
-			if name == "" {
-				name = fmt.Sprintf("SHAKEDOWN_REHEARSAL_PW_%d", i)
-				u = withParam(u, "password_env", name)
-			}
-			passwords[name] = pw
-		}
-		cfg.Targets = append(cfg.Targets, t.Name+"="+u)
-	}
-	cfg.Password = func(name string) string { return passwords[name] }
-	targets, err := capacity.Plan(*cfg)
-	if err != nil {
-		return nil, nil, usage.Errorf("%s:%d: %v", p.Path, c.Line, err)
-	}
-	// The peak is read as capacity --peak reads it, a file from the
-	// plan's directory as the replay's capture is; the event kind that
-	// picks a watch file's figure is the planned workload's.
-	if cfg.Peak, cfg.PeakFrom, err = capacity.ReadPeak(p.ProductionPeak, filepath.Dir(p.Path), targets); err != nil {
-		return nil, nil, usage.Errorf("%s:%d: production_peak: %v", p.Path, p.ProductionPeakLine, err)
-	}
-	return cfg, targets, nil
-}
-
-// withParam adds key=value to a URL's query.
-func withParam(u, key, value string) string {
-	sep := "?"
-	if strings.Contains(u, "?") {
-		sep = "&"
-	}
-	return u + sep + key + "=" + url.QueryEscape(value)
+	return capacity.FromPlan(c, p.Sweep, p.ProductionPeak, p.ProductionPeakLine, capacity.Config{
+		Warmup: capacityWarmupS, Time: capacityStepS, Version: version,
+		Options: capacity.Options{Bracket: capacityBracket, Repeats: capacityRepeats, Budget: capacityBudget}})
 }
 
 type capacityStep struct{ c *chain }

@@ -94,12 +94,17 @@ func (sum *Summary) Finish(out io.Writer, storePath string, runErr error) error 
 }
 
 // WriteSteps lists the plan's steps, one line each, as sweep --dry-run
-// does.
+// does, and the capacity search that follows them, if any.
 func WriteSteps(w io.Writer, p *plan.Plan) error {
 	for _, s := range p.Steps() {
 		if _, err := fmt.Fprintf(w, "%4d  %-10s %s\n", s.Index, s.Target.Name, strings.Join(p.Args(s.Workload, s.Threads), " ")); err != nil {
 			return err
 		}
+	}
+	if c := p.Capacity; c != nil {
+		wl, threads := p.CapacityRun()
+		_, err := fmt.Fprintf(w, "then  capacity of %s at %d threads on every target under %s\n", wl.Label(), threads, c.SLO)
+		return err
 	}
 	return nil
 }

@@ -1,11 +1,11 @@
 //go:build unix
 
-package cli
+package progress
 
 import "golang.org/x/sys/unix"
 
-// terminalColumns is the width of the terminal open on fd, 0 when unknown.
-func terminalColumns(fd uintptr) int {
+// columns is the width of the terminal open on fd, 0 when unknown.
+func columns(fd uintptr) int {
 	ws, err := unix.IoctlGetWinsize(int(fd), unix.TIOCGWINSZ)
 	if err != nil {
 		return 0
