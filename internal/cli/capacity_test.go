@@ -226,13 +226,23 @@ func writeWatch(t *testing.T, path string, start time.Time, qpsTPS [][2]float64)
 // TestSweepPlanCapacity: a sweep plan's capacity: section searches its
 // first workload at its highest thread level once the sweep's steps are
 // done, prints the report after the sweep's, and stores the search as
-// capacity --store does; a split sweep runs no search and says so.
+// capacity --store does; a split sweep runs no search and says so. The
+// workload is the user's own, made by capture --to-workload from a slow
+// log.
 func TestSweepPlanCapacity(t *testing.T) {
 	srv := gmstest.Start(t)
 	dir := t.TempDir()
-	file := filepath.Join(dir, "sleep.sql")
-	if err := os.WriteFile(file, []byte("SELECT SLEEP(0.005);\n"), 0o600); err != nil {
+	var log strings.Builder
+	for i, q := range []string{"SELECT SLEEP(0.005)", "SELECT SLEEP(0.005)", "SELECT 1 + 5", "SELECT SLEEP(0.005)", "SELECT 1 + 7"} {
+		fmt.Fprintf(&log, "# Time: 261122 21:56:%02d\n# User@Host: a[a] @  [127.0.0.1]\n# Thread_id: 4  Schema: app  QC_hit: No\n"+
+			"# Query_time: 0.005  Lock_time: 0.0  Rows_sent: 1  Rows_examined: 0\nSET timestamp=%d;\n%s;\n", i, 1669154200+i, q)
+	}
+	slow, file := filepath.Join(dir, "slow.log"), filepath.Join(dir, "app.sql")
+	if err := os.WriteFile(slow, []byte(log.String()), 0o600); err != nil {
 		t.Fatal(err)
+	}
+	if code, out, errOut := runCLI(t.Context(), "capture", slow, "--to-workload", file); code != ExitOK || !strings.Contains(out+errOut, "workload of 2 statements") {
+		t.Fatalf("capture --to-workload: got exit %d, %q%q; want a workload of 2 statements", code, out, errOut)
 	}
 	planPath, storePath := filepath.Join(dir, "plan.yaml"), filepath.Join(dir, "runs.db")
 	src := fmt.Sprintf(`targets:
