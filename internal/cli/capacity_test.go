@@ -185,6 +185,19 @@ func TestCapacityFindsCeiling(t *testing.T) {
 			t.Errorf("--html: got no %q in the page", want)
 		}
 	}
+	wantStoredPass(t, storePath, r.Target)
+	// readiness finds the search by the server's URL and shows its
+	// headroom over the production peak.
+	_, out, errOut = runCLI(t.Context(), "readiness", srv.URL, srv.URL, "--store="+storePath)
+	if !regexp.MustCompile(`capacity +pass +capacity [0-9.]+/s .*; headroom x[0-9.]+ over the production peak of 50\.0/s`).MatchString(out) {
+		t.Errorf("readiness: got %q%q, want the capacity passed with its headroom over 50/s", out, errOut)
+	}
+}
+
+// wantStoredPass holds the store at storePath to a capacity search of
+// target stored as evidence that passed.
+func wantStoredPass(t *testing.T, storePath, target string) {
+	t.Helper()
 	st, err := store.Open(t.Context(), storePath)
 	if err != nil {
 		t.Fatal(err)
@@ -194,14 +207,8 @@ func TestCapacityFindsCeiling(t *testing.T) {
 	if err != nil {
 		t.Fatalf("got %v, want the search stored as evidence", err)
 	}
-	if e.Outcome != store.OutcomePass || e.Target != r.Target {
-		t.Errorf("got stored outcome %q for %q, want %q for %q", e.Outcome, e.Target, store.OutcomePass, r.Target)
-	}
-	// readiness finds the search by the server's URL and shows its
-	// headroom over the production peak.
-	_, out, errOut = runCLI(t.Context(), "readiness", srv.URL, srv.URL, "--store="+storePath)
-	if !regexp.MustCompile(`capacity +pass +capacity [0-9.]+/s .*; headroom x[0-9.]+ over the production peak of 50\.0/s`).MatchString(out) {
-		t.Errorf("readiness: got %q%q, want the capacity passed with its headroom over 50/s", out, errOut)
+	if e.Outcome != store.OutcomePass || e.Target != target {
+		t.Errorf("got stored outcome %q for %q, want %q for %q", e.Outcome, e.Target, store.OutcomePass, target)
 	}
 }
 
@@ -269,18 +276,7 @@ production_peak: 20
 	if !regexp.MustCompile(`headroom x[0-9.]+ over the production peak of 20\.0/s`).MatchString(out) {
 		t.Errorf("output lacks the headroom over the production peak of 20/s")
 	}
-	st, err := store.Open(t.Context(), storePath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	e, err := st.LatestEvidence(t.Context(), store.KindCapacity, nil)
-	if err != nil {
-		t.Fatalf("got %v, want the search stored as evidence", err)
-	}
-	if e.Outcome != store.OutcomePass || e.Target != srv.URL {
-		t.Errorf("got stored outcome %q for %q, want %q for %s", e.Outcome, e.Target, store.OutcomePass, srv.URL)
-	}
+	wantStoredPass(t, storePath, srv.URL)
 
 	code, out, errOut = runCLI(t.Context(), "sweep", planPath, "--store="+storePath, "--segment=1/2", "--dry-run",
 		"--start-at="+time.Now().Add(time.Hour).UTC().Format(time.RFC3339))
