@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/shakedown/shakedown/internal/loaddata"
+	"github.com/shakedown/shakedown/internal/target"
 	"github.com/shakedown/shakedown/internal/verify"
 )
 
@@ -198,7 +199,31 @@ func (d *dataRun) work(ctx context.Context, sc *sql.Conn, jobs <-chan job) error
 	return nil
 }
 
+// rangeTries is how many times a range is copied when the target rolls
+// the copy back for a deadlock or a lock wait (target.Transient).
+const rangeTries = 5
+
+// copyRange copies j's range; when the target rolls the copy back for a
+// deadlock or a lock wait, it empties the range (an earlier INSERT of the
+// range may have stayed) and copies it again, up to rangeTries times.
+// Concurrent loads into one table deadlock now and then.
 func (d *dataRun) copyRange(ctx context.Context, sc, dc *sql.Conn, j job) (rows, n int64, err error) {
+	for try := 1; ; try++ {
+		rows, n, err = d.copyRangeOnce(ctx, sc, dc, j)
+		if err == nil || try == rangeTries || !target.Transient(target.Code(err)) {
+			return rows, n, err
+		}
+		d.c.logf("%v: copying the range again (try %d of %d)", err, try+1, rangeTries)
+		j.clean = true
+		select {
+		case <-time.After(time.Duration(try) * 100 * time.Millisecond):
+		case <-ctx.Done():
+			return 0, 0, ctx.Err()
+		}
+	}
+}
+
+func (d *dataRun) copyRangeOnce(ctx context.Context, sc, dc *sql.Conn, j job) (rows, n int64, err error) {
 	if j.clean {
 		q := "DELETE FROM " + qualified(j.p.dstDB, j.p.t.Name)
 		if j.r.Where != "" {

@@ -1,7 +1,10 @@
 package dbcopy
 
 import (
+	"context"
 	"errors"
+	"strings"
+	"sync"
 	"testing"
 )
 
@@ -89,4 +92,78 @@ func TestCopyExistingSchema(t *testing.T) {
 			t.Errorf("stale row after --replace: got %d, want 0", got)
 		}
 	})
+}
+
+// TestCopyRangeRolledBack: a range the target rolls back for a lock wait
+// (a row of it locked by another session, the copy's lock wait timeout
+// one second) is emptied and copied again once the lock is gone, and the
+// log says so; the copy ends with every row, none twice.
+func TestCopyRangeRolledBack(t *testing.T) {
+	p := newPair(t)
+	shop(t, p.srcDB, 30, 120)
+	mustExec(t, p.dstDB, shopTables...)
+	targetParams["innodb_lock_wait_timeout"] = "1"
+	t.Cleanup(func() { delete(targetParams, "innodb_lock_wait_timeout") })
+	ctx := testCtx(t)
+	holder, err := p.dstDB.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Close()
+	for _, q := range []string{"SET foreign_key_checks = 0", "BEGIN", "INSERT INTO orders (id, customer_id) VALUES (50, 1)"} {
+		if _, err := holder.ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	// The lock goes once the copy has waited for it past its timeout and
+	// says it will copy the range again.
+	log := &signalLog{match: "copying the range again", seen: make(chan struct{})}
+	released := make(chan error, 1)
+	go func() {
+		select {
+		case <-log.seen:
+		case <-ctx.Done():
+		}
+		_, err := holder.ExecContext(context.WithoutCancel(ctx), "ROLLBACK")
+		released <- err
+	}()
+	res, err := Run(ctx, p.src, p.dst, Options{AllowWrite: true, Schema: SchemaExisting, Threads: 2, ChunkRows: 40, NoAnalyze: true, Log: log})
+	if rerr := <-released; rerr != nil {
+		t.Fatalf("the other session: %v", rerr)
+	}
+	t.Logf("log:\n%s", log.String())
+	if err != nil {
+		t.Fatalf("copy: %v", err)
+	}
+	if !strings.Contains(log.String(), "Lock wait timeout exceeded; try restarting transaction: copying the range again (try 2 of 5)") {
+		t.Errorf("the log does not say the range was copied again after the lock wait")
+	}
+	if res.Rows != 30+120+123 || res.Verify == nil || res.Verify.DifferingRows != 0 {
+		t.Errorf("got %d rows, verify %+v; want %d rows and no differing row", res.Rows, res.Verify, 30+120+123)
+	}
+}
+
+// signalLog is a copy's log that closes seen at the first line holding
+// match.
+type signalLog struct {
+	mu    sync.Mutex
+	b     strings.Builder
+	match string
+	seen  chan struct{}
+	once  sync.Once
+}
+
+func (l *signalLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if strings.Contains(string(p), l.match) {
+		l.once.Do(func() { close(l.seen) })
+	}
+	return l.b.Write(p)
+}
+
+func (l *signalLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }

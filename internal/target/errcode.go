@@ -129,6 +129,18 @@ func EndsSession(err error) bool {
 	return errors.As(err, &me) && (me.Number == ERConnectionKilled || me.Number == ERServerShutdown)
 }
 
+// Transient says whether a statement that failed with code may succeed
+// when run again as it was: the server rolled it back for a deadlock or a
+// lock it waited for too long (sysbench's --mysql-ignore-errors by
+// default).
+func Transient(code uint16) bool {
+	switch code {
+	case ERLockDeadlock, ERLockWaitTimeout, ERCheckRead:
+		return true
+	}
+	return false
+}
+
 // Permanent says whether trying to connect again cannot help: access
 // denied, no such database, no such table.
 func Permanent(code uint16) bool {
