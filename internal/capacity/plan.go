@@ -24,8 +24,7 @@ var Defaults = Config{Warmup: 2, Time: 10, Options: Options{Bracket: 0.02, Repea
 // production_peak:, read as capacity --peak reads it, a file from the
 // plan's directory. d holds what the section does not set (the steps'
 // time and warm-up, the bracket, the repeats), the rest of the search's
-// options and the version.
-// It is nil when sec is.
+// options and the version. It is nil when sec is.
 func FromPlan(sec *plan.Capacity, sw *plan.Plan, peak string, peakLine int, d Config) (*Config, []Target, error) {
 	if sec == nil {
 		return nil, nil, nil

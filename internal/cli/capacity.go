@@ -100,7 +100,7 @@ func (c *capacityCmd) search(ctx context.Context, env *Env, out io.Writer, st *s
 func planCapacity(env *Env, p *plan.Plan, split bool) (func(context.Context, *store.Store) error, error) {
 	if p.Capacity != nil && split {
 		fmt.Fprintf(env.Stderr, "shakedown: %s:%d: a split sweep runs no capacity search: run the plan without --segment for it\n", p.Path, p.Capacity.Line)
-		p.Capacity = nil
+		p.Capacity = nil // the plan this sweep runs, as --dry-run lists it
 	}
 	d := capacity.Defaults
 	d.Version = Version
