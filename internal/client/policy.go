@@ -238,35 +238,36 @@ func IOFor(mode string, threads int, shared bool) wire.Options {
 	return wire.Options{Looped: true}
 }
 
-// HoldsProcessors reports whether a run's I/O loops keep their processor
-// while they wait for replies (ioloop.Group.HoldProcessors): always under
-// --client-io=loop; under auto where the server is not in this process
-// (inProcess false) and the client has more than one processor. With one,
-// a held loop keeps the runner's other goroutines waiting, and with the
-// server pinned to one CPU and the client to the other, 16 threads of
-// point selects made 0.92x the QPS they made without holding, in each of
-// 3 alternating rounds. A server in this process (go-mysql-server in a
-// test) needs the processors a held loop would keep. On cores shared with
-// a server of its own process, holding is what drives it as hard as
-// sysbench: 0.88-1.19x its QPS from 16 to 256 threads on 2 shared cores,
-// where blocking reads and loops that hand their processor back made
-// 0.66-0.94x, on a quiet host and beside a process that kept a core busy
-// alike (docs/PERFORMANCE.md).
-func HoldsProcessors(mode string, inProcess bool) bool {
+// HoldsProcessors reports whether the I/O loops of a run of threads keep
+// their processor while they wait for replies
+// (ioloop.Group.HoldProcessors): always under --client-io=loop; under auto
+// where the server is not in this process (inProcess false), on a client
+// with more than one processor or for a single thread. A server in this
+// process (go-mysql-server in a test) needs the processors a held loop
+// would keep. On cores shared with a server of its own process, holding is
+// what drives it as hard as sysbench: 0.88-1.19x its QPS from 16 to 256
+// threads on 2 shared cores, where blocking reads and loops that hand their
+// processor back made 0.66-0.94x. On one processor of its own a loop of
+// many connections finds replies waiting and rarely waits: holding there
+// cost 1.19x and 1.26x the CPU per query at 4 and 16 threads. A single
+// thread waits at every reply, and holding spent 0.78x the CPU per query
+// (docs/PERFORMANCE.md).
+func HoldsProcessors(mode string, inProcess bool, threads int) bool {
 	if mode == "loop" {
 		return true
 	}
-	return !inProcess && runtime.GOMAXPROCS(0) > 1
+	return !inProcess && (runtime.GOMAXPROCS(0) > 1 || threads <= 1)
 }
 
 // RunIO is how a run's threads wait for replies under mode (--client-io)
-// against t: the I/O and whether its loops hold their processor. Only
-// auto looks at where the server is.
-func RunIO(mode string, threads int, t *target.Target) (io wire.Options, hold bool) {
-	auto := mode == "auto"
-	hold = HoldsProcessors(mode, auto && InProcess(t))
-	io = IOFor(mode, threads, auto && !hold && SharesCores(t))
-	return io, hold && io.Looped
+// against t: the I/O, how many loops drive them (see LoopsFor), and whether
+// the loops hold their processor. Only auto chooses by where the server is.
+func RunIO(mode string, threads int, t *target.Target) (io wire.Options, loops int, hold bool) {
+	auto, shared := mode == "auto", SharesCores(t)
+	hold = HoldsProcessors(mode, auto && InProcess(t), threads)
+	io = IOFor(mode, threads, auto && !hold && shared)
+	hold = hold && io.Looped
+	return io, LoopsFor(io, threads, hold && shared), hold
 }
 
 // InProcess reports whether t's server listens in this very process: its
@@ -299,11 +300,29 @@ func SharesCores(t *target.Target) bool {
 	return shared || !ok
 }
 
-// LoopsFor is how many I/O loops a run with io drives its threads from: one
-// per processor the client may use, or none for the other modes.
-func LoopsFor(io wire.Options) int {
+// manyLoopsPerCore is how many threads per processor at most have a loop
+// for every two of them (see LoopsFor).
+const manyLoopsPerCore = 8
+
+// LoopsFor is how many I/O loops drive threads with io: none for the modes
+// without loops, else one per processor the client may use. Held loops on
+// cores shared with the server (heldShared) with at most 8 threads per
+// processor are more: one for every two threads. A loop that is asleep when
+// a reply comes is woken at once and sends the next statement before the
+// server's thread has gone to wait for it; a loop busy with many
+// connections answers later, and the server's thread then sleeps and is
+// woken once more per statement. On 2 shared cores 4 loops for 8 threads
+// and 8 for 16 made 1.09x and about 1.2x the point selects of 2 loops;
+// with more threads more loops lost (16 loops: 0.94x at 32 and at 128
+// threads, 0.92x at 256; 1.05x at 64), and one loop a thread lost at 16
+// (docs/PERFORMANCE.md).
+func LoopsFor(io wire.Options, threads int, heldShared bool) int {
 	if !io.Looped {
 		return 0
 	}
-	return runtime.GOMAXPROCS(0)
+	procs := runtime.GOMAXPROCS(0)
+	if !heldShared || threads > manyLoopsPerCore*procs {
+		return procs
+	}
+	return max(procs, threads/2)
 }

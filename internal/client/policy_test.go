@@ -16,6 +16,7 @@ import (
 
 	"github.com/shakedown/shakedown/internal/clock"
 	"github.com/shakedown/shakedown/internal/target"
+	"github.com/shakedown/shakedown/internal/wire"
 )
 
 func serverErr(code uint16) error { return &mysql.MySQLError{Number: code, Message: "m"} }
@@ -200,6 +201,59 @@ func TestIOFor(t *testing.T) {
 	}
 }
 
+// TestLoopsFor: one loop per processor, except held loops on cores shared
+// with the server, up to 8 threads a processor: one for every two threads.
+func TestLoopsFor(t *testing.T) {
+	p := runtime.GOMAXPROCS(0)
+	loop := wire.Options{Looped: true}
+	for _, tc := range []struct {
+		io         wire.Options
+		threads    int
+		heldShared bool
+		want       int
+	}{
+		{wire.Options{Blocking: true}, 16, true, 0},
+		{wire.Options{}, 16, false, 0},
+		{loop, 16, false, p},
+		{loop, 1 << 20, false, p},
+		{loop, 1, true, p},
+		{loop, 2 * p, true, p},
+		{loop, 8 * p, true, 4 * p},
+		{loop, 8*p + 1, true, p},
+		{loop, 1 << 20, true, p},
+	} {
+		if got := LoopsFor(tc.io, tc.threads, tc.heldShared); got != tc.want {
+			t.Errorf("LoopsFor(%+v, %d threads, held on shared cores %v) = %d, want %d", tc.io, tc.threads, tc.heldShared, got, tc.want)
+		}
+	}
+}
+
+// TestHoldsProcessors: on one processor auto's loops hold only for a single
+// thread; never against a server in this process; loop always holds.
+func TestHoldsProcessors(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	for _, tc := range []struct {
+		mode      string
+		inProcess bool
+		threads   int
+		want      bool
+	}{
+		{"auto", false, 1, true},
+		{"auto", false, 2, false},
+		{"auto", false, 16, false},
+		{"auto", true, 1, false},
+		{"loop", true, 16, true},
+	} {
+		if got := HoldsProcessors(tc.mode, tc.inProcess, tc.threads); got != tc.want {
+			t.Errorf("one processor: HoldsProcessors(%s, in process %v, %d threads) = %v, want %v", tc.mode, tc.inProcess, tc.threads, got, tc.want)
+		}
+	}
+	runtime.GOMAXPROCS(2)
+	if !HoldsProcessors("auto", false, 16) {
+		t.Error("two processors: want auto's loops of 16 threads to hold")
+	}
+}
+
 // TestRunIO: auto's loops hold their processor except against a server in
 // this very process, whose processors they would take; there the choice is
 // the one for shared cores.
@@ -230,15 +284,19 @@ func TestRunIO(t *testing.T) {
 		hold          bool
 	}{
 		{"auto, another host", "auto", 16, away, true, false, several},
+		{"auto, another host, one thread", "auto", 1, away, true, false, true},
 		{"auto, this process, few threads", "auto", 1, here, false, true, false},
 		{"auto, this process, very many threads", "auto", 1 << 20, here, true, false, false},
 		{"loop, this process", "loop", 1, here, true, false, true},
 		{"blocking never holds", "blocking", 16, away, false, true, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			io, hold := RunIO(tc.mode, tc.threads, tc.tgt)
+			io, loops, hold := RunIO(tc.mode, tc.threads, tc.tgt)
 			if io.Looped != tc.looped || io.Blocking != tc.block || hold != tc.hold {
 				t.Errorf("got looped %v blocking %v hold %v, want %v %v %v", io.Looped, io.Blocking, hold, tc.looped, tc.block, tc.hold)
+			}
+			if want := LoopsFor(io, tc.threads, hold && SharesCores(tc.tgt)); loops != want {
+				t.Errorf("got %d loops, want %d", loops, want)
 			}
 		})
 	}

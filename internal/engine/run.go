@@ -142,9 +142,8 @@ func (j *Job) Run(ctx context.Context, opt RunOptions) (*result.Result, error) {
 		*opt.Intervals = append(*opt.Intervals, h)
 	}
 	rc.OnLastInterval = keep
-	io, hold := client.RunIO(j.clientIO, rc.Threads, j.Target)
-	rc.IOLoops = client.LoopsFor(io)
-	rc.IOHold = hold
+	io, loops, hold := client.RunIO(j.clientIO, rc.Threads, j.Target)
+	rc.IOLoops, rc.IOHold = loops, hold
 	dialer := client.NewDialer(j.Target, client.Options{DB: j.Target.DB, PS: j.psMode != "disable", IO: io})
 	rc.Connect = dialer.Connect
 	rc.OnInterval = func(iv runner.Interval) {

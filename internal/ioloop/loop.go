@@ -28,6 +28,7 @@ import (
 	"fmt"
 	"iter"
 	"runtime"
+	"slices"
 	"sync"
 	"time"
 	"unsafe"
@@ -448,17 +449,56 @@ func NewGroup(n int) (Group, error) {
 }
 
 // HoldProcessors makes g's loops keep their processor while they wait
-// (see Loop.wait), unless there are more loops than processors: then a
-// held loop would keep another from running. Call it before Go. It is for
-// a server on other cores than the client's: where the two share cores,
-// holding measured no gain in CPU per query and lost QPS
-// (docs/PERFORMANCE.md).
-func (g Group) HoldProcessors() {
-	if len(g) > runtime.GOMAXPROCS(0) {
-		return
-	}
+// (see Loop.wait). Call it before Go, and the function it returns once the
+// loops have ended. A held loop's processor runs nothing else while it
+// waits, so for as long as g runs GOMAXPROCS is raised to the loops, and
+// to two at least: each loop has a processor of its own, and a single
+// loop leaves one to the run's other goroutines (its timers, the sampler).
+// The OS threads still share the CPUs the process may use: processors
+// above them cost no CPU by themselves.
+func (g Group) HoldProcessors() (release func()) {
 	for _, l := range g {
 		l.hold = true
+	}
+	return raiseProcs(max(len(g), 2))
+}
+
+// procs is what the groups that hold their processors asked of
+// GOMAXPROCS: it is the largest of their asks and of what it was before
+// the first, and goes back to that when the last one ends.
+var procs struct {
+	sync.Mutex
+	before int
+	asks   []int
+}
+
+func raiseProcs(n int) func() {
+	procs.Lock()
+	defer procs.Unlock()
+	if len(procs.asks) == 0 {
+		procs.before = runtime.GOMAXPROCS(0)
+	}
+	procs.asks = append(procs.asks, n)
+	setProcs()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			procs.Lock()
+			defer procs.Unlock()
+			i := slices.Index(procs.asks, n)
+			procs.asks = slices.Delete(procs.asks, i, i+1)
+			setProcs()
+		})
+	}
+}
+
+func setProcs() {
+	n := procs.before
+	for _, a := range procs.asks {
+		n = max(n, a)
+	}
+	if runtime.GOMAXPROCS(0) != n {
+		runtime.GOMAXPROCS(n)
 	}
 }
 

@@ -331,9 +331,11 @@ func TestHeldLoopLetsOthersRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g.HoldProcessors()
-	if !g[0].hold || !HoldProcessor {
-		t.Fatalf("got hold %v (HoldProcessor %v), want a loop of a group of one that holds its processor", g[0].hold, HoldProcessor)
+	// HoldProcessors would give the run a second processor; here the
+	// loop holds the only one.
+	g[0].hold = true
+	if !HoldProcessor {
+		t.Fatal("HoldProcessor is off; want it on by default")
 	}
 	var stop atomic.Bool
 	var rounds atomic.Int64
@@ -384,5 +386,38 @@ func TestHeldLoopLetsOthersRun(t *testing.T) {
 	wg.Wait()
 	if capped {
 		t.Fatalf("got the busy loop running to its cap (%d round trips), want the collector and another goroutine to run while it held its processor", rounds.Load())
+	}
+}
+
+// TestHoldProcessorsRaisesProcs: while groups hold their processors,
+// GOMAXPROCS is the most any of them asked (its loops, two at least) or
+// what it was before, and it goes back as each group lets go.
+func TestHoldProcessorsRaisesProcs(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	groups := func(n int) Group {
+		g, err := NewGroup(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(g.Close)
+		return g
+	}
+	one, six := groups(1), groups(6)
+	releaseOne := one.HoldProcessors()
+	if got := runtime.GOMAXPROCS(0); got != 2 || !one[0].hold {
+		t.Fatalf("a held group of one loop: GOMAXPROCS %d, hold %v; want 2 and true", got, one[0].hold)
+	}
+	releaseSix := six.HoldProcessors()
+	if got := runtime.GOMAXPROCS(0); got != 6 {
+		t.Fatalf("with a held group of 6 loops too: GOMAXPROCS %d, want 6", got)
+	}
+	releaseSix()
+	releaseSix() // a second call changes nothing
+	if got := runtime.GOMAXPROCS(0); got != 2 {
+		t.Fatalf("after the group of 6 let go: GOMAXPROCS %d, want 2 for the group of one", got)
+	}
+	releaseOne()
+	if got := runtime.GOMAXPROCS(0); got != 1 {
+		t.Fatalf("after both let go: GOMAXPROCS %d, want 1 as before", got)
 	}
 }

@@ -11,7 +11,8 @@ import (
 // threads connect so that their connections join their tasks.
 type loopSet struct {
 	ioloop.Group
-	tasks []*ioloop.Task
+	tasks   []*ioloop.Task
+	release func() // of the processors the loops hold
 }
 
 func newLoopSet(n, threads int, hold bool) (*loopSet, error) {
@@ -19,10 +20,10 @@ func newLoopSet(n, threads int, hold bool) (*loopSet, error) {
 	if err != nil {
 		return nil, err
 	}
+	ls := &loopSet{Group: g, tasks: make([]*ioloop.Task, threads), release: func() {}}
 	if hold {
-		g.HoldProcessors()
+		ls.release = g.HoldProcessors()
 	}
-	ls := &loopSet{Group: g, tasks: make([]*ioloop.Task, threads)}
 	for i := range ls.tasks {
 		ls.tasks[i] = g.Of(i).NewTask()
 	}

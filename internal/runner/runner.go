@@ -330,6 +330,7 @@ func (r *run) run(parent context.Context) (*Outcome, error) {
 		if loops, err = newLoopSet(r.cfg.IOLoops, len(r.threads), r.cfg.IOHold); err != nil {
 			return nil, err
 		}
+		defer loops.release()
 		tctx = loops.context
 	}
 

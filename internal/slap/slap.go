@@ -95,7 +95,7 @@ func (b *Bench) Run(ctx context.Context, env Env) error {
 	// Clients connect as mysqlslap's do: on the schema, with
 	// multi-statements, over the text protocol.
 	io := client.IOFor(o.ClientIO, most, o.ClientIO == "auto" && client.SharesCores(b.tgt))
-	s.loops = client.LoopsFor(io)
+	s.loops = client.LoopsFor(io, most, false)
 	s.dialer = client.NewDialer(b.tgt, client.Options{
 		DB: o.CreateSchema, IO: io, Init: o.InitCommand,
 		Configure: multiStatements, Explain: s.explain,
