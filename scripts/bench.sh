@@ -24,7 +24,8 @@
 #                  alternately (the order flips every round): QPS and client
 #                  CPU per query of each, medians
 #   base           no worse than before: shakedown run oltp_point_select and
-#                  oltp_read_write, 16 threads, built from BASE_REV (a git
+#                  oltp_read_write at each of BASE_THREADS (16) threads,
+#                  built from BASE_REV (a git
 #                  revision, default HEAD~1) and from the working tree,
 #                  alternately (the order flips every round): QPS and client
 #                  CPU per query of each, medians and the median of each
@@ -50,7 +51,7 @@
 # Knobs (environment): ROUNDS (5), SECONDS_PER_RUN (15), PREP_ROUNDS (1),
 # PREP_TABLES (4), PREP_ROWS (1000000), BIN (bin/shakedown), SLAP_QUERIES
 # (20000), SLAP_CONCURRENCY (16,64), SLAP_ITERATIONS (2), BASE_REV (HEAD~1),
-# THREADS_LIST (1 16 64 256 1024 3000), CLIENT_IO (auto).
+# THREADS_LIST (1 16 64 256 1024 3000), CLIENT_IO (auto), BASE_THREADS (16).
 # Client CPU is user+sys of the client process as GNU time reports it.
 #
 # Where it runs (environment):
@@ -79,6 +80,7 @@ SLAP_CONCURRENCY=${SLAP_CONCURRENCY:-16,64}
 SLAP_ITERATIONS=${SLAP_ITERATIONS:-2}
 CASES=${CASES:-"point_select read_write threads1000 prepare monitor slap"}
 THREADS_LIST=${THREADS_LIST:-"1 16 64 256 1024 3000"}
+BASE_THREADS=${BASE_THREADS:-16}
 CLIENT_IO=${CLIENT_IO:-auto}
 SERVER_CPUS=${SERVER_CPUS:-}
 CLIENT_CPUS=${CLIENT_CPUS:-}
@@ -354,32 +356,34 @@ for c in $CASES; do
 		;;
 	base)
 		base_rev=${BASE_REV:-HEAD~1}
-		echo "== no worse than $base_rev ($(git rev-parse --short "$base_rev")): 16 threads, base and new alternately"
+		echo "== no worse than $base_rev ($(git rev-parse --short "$base_rev")): $BASE_THREADS threads, base and new alternately"
 		git worktree add -q --detach "$work/base-src" "$base_rev"
 		(cd "$work/base-src" && CGO_ENABLED=0 go build -o "$work/shakedown-base" ./cmd/shakedown)
 		git worktree remove --force "$work/base-src"
 		prepare_rows 100000
-		{
-			echo ""
-			echo "| vs $base_rev, 16 threads, $ROUNDS rounds x ${SECS}s | QPS base | QPS new | new/base (paired median) | client CPU us/query base | client CPU us/query new | new/base (paired median) |"
-			echo "|---|---|---|---|---|---|---|"
-		} >>"$work/summary.md"
-		for w in oltp_point_select oltp_read_write; do
-			out=$work/base-$w.txt
-			: >"$out"
-			for r in $(seq "$ROUNDS"); do
-				for m in $(round_order "$r" base new); do
-					b=$BIN
-					[ "$m" = base ] && b=$work/shakedown-base
-					measure "$m" "$out" "$b" run "$w" --target="$url" --tables=1 --table-size=100000 --threads=16 "--time=$SECS"
+		for th in $BASE_THREADS; do
+			{
+				echo ""
+				echo "| vs $base_rev, $th threads, $ROUNDS rounds x ${SECS}s | QPS base | QPS new | new/base (paired median) | client CPU us/query base | client CPU us/query new | new/base (paired median) |"
+				echo "|---|---|---|---|---|---|---|"
+			} >>"$work/summary.md"
+			for w in oltp_point_select oltp_read_write; do
+				out=$work/base-$w-$th.txt
+				: >"$out"
+				for r in $(seq "$ROUNDS"); do
+					for m in $(round_order "$r" base new); do
+						b=$BIN
+						[ "$m" = base ] && b=$work/shakedown-base
+						measure "$m" "$out" "$b" run "$w" --target="$url" --tables=1 --table-size=100000 "--threads=$th" "--time=$SECS"
+					done
+					echo "  $w $th threads round $r: $(tail -2 "$out" | awk '{printf "%s %.0f qps %.2f us/q  ", $1, $2, $3/$4*1e6}')"
 				done
-				echo "  $w round $r: $(tail -2 "$out" | awk '{printf "%s %.0f qps %.2f us/q  ", $1, $2, $3/$4*1e6}')"
+				# Paired: each round's new/base ratio, so a shared machine's slow drift cancels.
+				pq=$(awk '$1=="base"{b[++n]=$2} $1=="new"{a[++m]=$2} END{for(i=1;i<=n&&i<=m;i++) if (b[i]>0) print a[i]/b[i]}' "$out" | median)
+				pc=$(awk '$1=="base"&&$4>0{b[++n]=$3/$4} $1=="new"&&$4>0{a[++m]=$3/$4} END{for(i=1;i<=n&&i<=m;i++) if (b[i]>0) print a[i]/b[i]}' "$out" | median)
+				printf '| %s | %.0f | %.0f | %.3f | %.2f | %.2f | %.3f |\n' "$w" "$(med_col base 2 "$out")" "$(med_col new 2 "$out")" "$pq" \
+					"$(cpu_per_query base "$out")" "$(cpu_per_query new "$out")" "$pc" >>"$work/summary.md"
 			done
-			# Paired: each round's new/base ratio, so a shared machine's slow drift cancels.
-			pq=$(awk '$1=="base"{b[++n]=$2} $1=="new"{a[++m]=$2} END{for(i=1;i<=n&&i<=m;i++) if (b[i]>0) print a[i]/b[i]}' "$out" | median)
-			pc=$(awk '$1=="base"&&$4>0{b[++n]=$3/$4} $1=="new"&&$4>0{a[++m]=$3/$4} END{for(i=1;i<=n&&i<=m;i++) if (b[i]>0) print a[i]/b[i]}' "$out" | median)
-			printf '| %s | %.0f | %.0f | %.3f | %.2f | %.2f | %.3f |\n' "$w" "$(med_col base 2 "$out")" "$(med_col new 2 "$out")" "$pq" \
-				"$(cpu_per_query base "$out")" "$(cpu_per_query new "$out")" "$pc" >>"$work/summary.md"
 		done
 		;;
 	monitor)

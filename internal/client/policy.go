@@ -250,7 +250,7 @@ func IOFor(mode string, threads int, shared bool) wire.Options {
 // processor back made 0.66-0.94x. On one processor of its own a loop of
 // many connections finds replies waiting and rarely waits: holding there
 // cost 1.19x and 1.26x the CPU per query at 4 and 16 threads. A single
-// thread waits at every reply, and holding spent 0.78x the CPU per query
+// thread waits at every reply, and holding spent 0.68-0.78x the CPU per query
 // (docs/PERFORMANCE.md).
 func HoldsProcessors(mode string, inProcess bool, threads int) bool {
 	if mode == "loop" {
@@ -301,21 +301,21 @@ func SharesCores(t *target.Target) bool {
 }
 
 // manyLoopsPerCore is how many threads per processor at most have a loop
-// for every two of them (see LoopsFor).
+// for every four of them (see LoopsFor).
 const manyLoopsPerCore = 8
 
 // LoopsFor is how many I/O loops drive threads with io: none for the modes
 // without loops, else one per processor the client may use. Held loops on
 // cores shared with the server (heldShared) with at most 8 threads per
-// processor are more: one for every two threads. A loop that is asleep when
-// a reply comes is woken at once and sends the next statement before the
-// server's thread has gone to wait for it; a loop busy with many
+// processor are more: one for every four threads. A loop that is asleep
+// when a reply comes is woken at once and sends the next statement before
+// the server's thread has gone to wait for it; a loop busy with many
 // connections answers later, and the server's thread then sleeps and is
-// woken once more per statement. On 2 shared cores 4 loops for 8 threads
-// and 8 for 16 made 1.09x and about 1.2x the point selects of 2 loops;
-// with more threads more loops lost (16 loops: 0.94x at 32 and at 128
-// threads, 0.92x at 256; 1.05x at 64), and one loop a thread lost at 16
-// (docs/PERFORMANCE.md).
+// woken once more per statement. On 2 shared cores, at 16 threads, 4 loops
+// made 1.12x the point selects and 1.14x the read/write statements of 2.
+// More loops lost elsewhere: one for every two threads made 0.80x the
+// read/write statements at 8 threads (its point selects 1.27x), and 16
+// loops made 0.92-0.94x at 32, 128 and 256 threads (docs/PERFORMANCE.md).
 func LoopsFor(io wire.Options, threads int, heldShared bool) int {
 	if !io.Looped {
 		return 0
@@ -324,5 +324,5 @@ func LoopsFor(io wire.Options, threads int, heldShared bool) int {
 	if !heldShared || threads > manyLoopsPerCore*procs {
 		return procs
 	}
-	return max(procs, threads/2)
+	return max(procs, threads/4)
 }
