@@ -313,9 +313,11 @@ const manyLoopsPerCore = 8
 // connections answers later, and the server's thread then sleeps and is
 // woken once more per statement. On 2 shared cores, at 16 threads, 4 loops
 // made 1.12x the point selects and 1.14x the read/write statements of 2.
-// More loops lost elsewhere: one for every two threads made 0.80x the
-// read/write statements at 8 threads (its point selects 1.27x), and 16
-// loops made 0.92-0.94x at 32, 128 and 256 threads (docs/PERFORMANCE.md).
+// More loops win point selects and lose transactions that write: one for
+// every two threads made 1.11x the point selects of one for every four at
+// 16 threads but 0.83x the read/write statements, and 0.80x the read/write
+// statements of 2 loops at 8 threads; 16 loops made 0.92-0.94x at 32, 128
+// and 256 threads (docs/PERFORMANCE.md).
 func LoopsFor(io wire.Options, threads int, heldShared bool) int {
 	if !io.Looped {
 		return 0
