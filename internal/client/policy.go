@@ -302,22 +302,22 @@ func SharesCores(t *target.Target) bool {
 
 // manyLoopsPerCore is how many threads per processor at most have a loop
 // for every four of them (see LoopsFor).
-const manyLoopsPerCore = 8
+const manyLoopsPerCore = 16
 
 // LoopsFor is how many I/O loops drive threads with io: none for the modes
 // without loops, else one per processor the client may use. Held loops on
-// cores shared with the server (heldShared) with at most 8 threads per
+// cores shared with the server (heldShared) with at most 16 threads per
 // processor are more: one for every four threads. A loop that is asleep
 // when a reply comes is woken at once and sends the next statement before
 // the server's thread has gone to wait for it; a loop busy with many
 // connections answers later, and the server's thread then sleeps and is
-// woken once more per statement. On 2 shared cores, at 16 threads, 4 loops
-// made 1.12x the point selects and 1.14x the read/write statements of 2.
-// More loops win point selects and lose transactions that write: one for
-// every two threads made 1.11x the point selects of one for every four at
-// 16 threads but 0.83x the read/write statements, and 0.80x the read/write
-// statements of 2 loops at 8 threads; 16 loops made 0.92-0.94x at 32, 128
-// and 256 threads (docs/PERFORMANCE.md).
+// woken once more per statement. On 2 shared cores 4 loops made 1.12x the
+// point selects and 1.14x the read/write statements of 2 at 16 threads,
+// and 8 loops 1.30x and 1.17x at 32. More loops win point selects and lose
+// transactions that write: at 64 threads 16 loops made 1.22x the point
+// selects of 2 and 0.86x the read/write statements; one loop for every two
+// threads made 1.11x the point selects of one for every four at 16 threads
+// and 0.83x the read/write statements (docs/PERFORMANCE.md).
 func LoopsFor(io wire.Options, threads int, heldShared bool) int {
 	if !io.Looped {
 		return 0

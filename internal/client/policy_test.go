@@ -202,7 +202,7 @@ func TestIOFor(t *testing.T) {
 }
 
 // TestLoopsFor: one loop per processor, except held loops on cores shared
-// with the server, up to 8 threads a processor: one for every four threads.
+// with the server, up to 16 threads a processor: one for every four threads.
 func TestLoopsFor(t *testing.T) {
 	p := runtime.GOMAXPROCS(0)
 	loop := wire.Options{Looped: true}
@@ -219,7 +219,8 @@ func TestLoopsFor(t *testing.T) {
 		{loop, 1, true, p},
 		{loop, 4 * p, true, p},
 		{loop, 8 * p, true, 2 * p},
-		{loop, 8*p + 1, true, p},
+		{loop, 16 * p, true, 4 * p},
+		{loop, 16*p + 1, true, p},
 		{loop, 1 << 20, true, p},
 	} {
 		if got := LoopsFor(tc.io, tc.threads, tc.heldShared); got != tc.want {
