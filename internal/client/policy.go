@@ -263,8 +263,11 @@ func HoldsProcessors(mode string, inProcess bool, threads int) bool {
 // against t: the I/O, how many loops drive them (see LoopsFor), and whether
 // the loops hold their processor. Only auto chooses by where the server is.
 func RunIO(mode string, threads int, t *target.Target) (io wire.Options, loops int, hold bool) {
-	auto, shared := mode == "auto", SharesCores(t)
+	auto := mode == "auto"
 	hold = HoldsProcessors(mode, auto && InProcess(t), threads)
+	// Where the server runs matters to auto's choice of I/O and to held
+	// loops' count; blocking and polled never read it.
+	shared := (auto || hold) && SharesCores(t)
 	io = IOFor(mode, threads, auto && !hold && shared)
 	hold = hold && io.Looped
 	return io, LoopsFor(io, threads, hold && shared), hold
