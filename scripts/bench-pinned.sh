@@ -24,7 +24,8 @@
 #     An item MODE+VAR=VALUE[,VAR=VALUE] runs MODE with those variables
 #     set, as a client of its own: "auto auto+SHAKEDOWN_IOLOOP_HOLD=off"
 #     compares the I/O loops with and without holding their processor,
-#     "auto+SHAKEDOWN_IOLOOP_BURST=32" a smaller burst of statements.
+#     "auto+SHAKEDOWN_IOLOOP_BURST=32" a smaller burst of statements,
+#     "auto+SHAKEDOWN_IOLOOP_LOOPS=16" 16 loops in place of the rule.
 #   ROUNDS [2]  SECS [5] seconds per run  PORT [13306]
 #   TABLES [4] ROWS [100000]: sbtest's size; the first start makes it with
 #     shakedown prepare (unless the bundle was packed with PREPARED=1), and

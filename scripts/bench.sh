@@ -34,7 +34,10 @@
 #                  (1 16 64 256 1024 3000 threads), 4 tables of 100,000 rows:
 #                  sysbench and shakedown run once for each --client-io mode
 #                  in CLIENT_IO (auto), alternately (the order flips every
-#                  round): QPS, client CPU per query and RSS, medians. With
+#                  round): QPS, client CPU per query and RSS, medians. A
+#                  mode MODE+VAR=VALUE[,VAR=VALUE] runs MODE with those
+#                  variables set: "auto auto+SHAKEDOWN_IOLOOP_LOOPS=8"
+#                  sets the loops' rule against 8 loops. With
 #                  SERVER_CPUS and CLIENT_CPUS this is the client on cores of
 #                  its own; scripts/bench-pinned.sh runs the same on a
 #                  machine without network (scripts/bundle.sh)
@@ -295,8 +298,14 @@ for c in $CASES; do
 						if [ "$cl" = sysbench ]; then
 							measure_row sysbench - "$w" "$t" "$r" sysbench "$w" "${sb_conn[@]}" --tables=4 --table-size=100000 "--threads=$t" "--time=$SECS" run
 						else
-							measure_row shakedown "${cl#shakedown:}" "$w" "$t" "$r" "$BIN" run "$w" --target="$url" --tables=4 --table-size=100000 \
-								"--threads=$t" "--time=$SECS" "--client-io=${cl#shakedown:}"
+							mode=${cl#shakedown:}
+							pre=()
+							if [[ $mode == *+* ]]; then
+								IFS=, read -r -a pre <<<"${mode#*+}"
+								pre=(env "${pre[@]}")
+							fi
+							measure_row shakedown "$mode" "$w" "$t" "$r" "${pre[@]}" "$BIN" run "$w" --target="$url" --tables=4 --table-size=100000 \
+								"--threads=$t" "--time=$SECS" "--client-io=${mode%%+*}"
 						fi
 					done
 				done

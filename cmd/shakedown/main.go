@@ -9,6 +9,7 @@ import (
 	"syscall"
 
 	"github.com/shakedown/shakedown/internal/cli"
+	"github.com/shakedown/shakedown/internal/client"
 	"github.com/shakedown/shakedown/internal/ioloop"
 	_ "github.com/shakedown/shakedown/internal/workload/all"
 )
@@ -23,6 +24,11 @@ func main() {
 	// ioloop.Burst), for a benchmark that compares bursts.
 	if n, err := strconv.Atoi(os.Getenv("SHAKEDOWN_IOLOOP_BURST")); err == nil && n > 0 {
 		ioloop.Burst = n
+	}
+	// How many loops a run with loops makes, in place of the rule (see
+	// client.LoopCount), for a benchmark that compares loop counts.
+	if n, err := strconv.Atoi(os.Getenv("SHAKEDOWN_IOLOOP_LOOPS")); err == nil && n > 0 {
+		client.LoopCount = n
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := cli.Main(ctx, &cli.Env{

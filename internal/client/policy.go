@@ -303,6 +303,11 @@ func SharesCores(t *target.Target) bool {
 	return shared || !ok
 }
 
+// LoopCount, when above zero, is how many loops every run with loops makes
+// (no more than its threads), whatever LoopsFor's rule says: a benchmark's
+// knob (SHAKEDOWN_IOLOOP_LOOPS) for finding which count wins where.
+var LoopCount int
+
 // manyLoopsPerCore is how many threads per processor at most have a loop
 // for every four of them (see LoopsFor).
 const manyLoopsPerCore = 16
@@ -320,10 +325,14 @@ const manyLoopsPerCore = 16
 // transactions that write: at 64 threads 16 loops made 1.22x the point
 // selects of 2 and 0.86x the read/write statements; one loop for every two
 // threads made 1.11x the point selects of one for every four at 16 threads
-// and 0.83x the read/write statements (docs/PERFORMANCE.md).
+// and 0.83x the read/write statements (docs/PERFORMANCE.md). LoopCount
+// replaces the rule.
 func LoopsFor(io wire.Options, threads int, heldShared bool) int {
 	if !io.Looped {
 		return 0
+	}
+	if LoopCount > 0 {
+		return min(LoopCount, max(threads, 1))
 	}
 	procs := runtime.GOMAXPROCS(0)
 	if !heldShared || threads > manyLoopsPerCore*procs {

@@ -227,6 +227,25 @@ func TestLoopsFor(t *testing.T) {
 			t.Errorf("LoopsFor(%+v, %d threads, held on shared cores %v) = %d, want %d", tc.io, tc.threads, tc.heldShared, got, tc.want)
 		}
 	}
+	// The benchmark's knob replaces the rule, up to one loop a thread.
+	defer func(n int) { LoopCount = n }(LoopCount)
+	LoopCount = 6
+	for _, tc := range []struct {
+		io         wire.Options
+		threads    int
+		heldShared bool
+		want       int
+	}{
+		{wire.Options{Blocking: true}, 16, true, 0},
+		{loop, 16, true, 6},
+		{loop, 1 << 20, false, 6},
+		{loop, 4, false, 4},
+		{loop, 0, false, 1},
+	} {
+		if got := LoopsFor(tc.io, tc.threads, tc.heldShared); got != tc.want {
+			t.Errorf("LoopCount 6: LoopsFor(%+v, %d threads, held on shared cores %v) = %d, want %d", tc.io, tc.threads, tc.heldShared, got, tc.want)
+		}
+	}
 }
 
 // TestHoldsProcessors: on one processor auto's loops hold only for a single
