@@ -206,44 +206,33 @@ func TestIOFor(t *testing.T) {
 func TestLoopsFor(t *testing.T) {
 	p := runtime.GOMAXPROCS(0)
 	loop := wire.Options{Looped: true}
-	for _, tc := range []struct {
-		io         wire.Options
-		threads    int
-		heldShared bool
-		want       int
-	}{
-		{wire.Options{Blocking: true}, 16, true, 0},
-		{wire.Options{}, 16, false, 0},
-		{loop, 16, false, p},
-		{loop, 1 << 20, false, p},
-		{loop, 1, true, p},
-		{loop, 4 * p, true, p},
-		{loop, 8 * p, true, 2 * p},
-		{loop, 16 * p, true, 4 * p},
-		{loop, 16*p + 1, true, p},
-		{loop, 1 << 20, true, p},
-	} {
-		if got := LoopsFor(tc.io, tc.threads, tc.heldShared); got != tc.want {
-			t.Errorf("LoopsFor(%+v, %d threads, held on shared cores %v) = %d, want %d", tc.io, tc.threads, tc.heldShared, got, tc.want)
-		}
-	}
-	// The benchmark's knob replaces the rule, up to one loop a thread.
 	defer func(n int) { LoopCount = n }(LoopCount)
-	LoopCount = 6
 	for _, tc := range []struct {
 		io         wire.Options
 		threads    int
 		heldShared bool
+		count      int // LoopCount, the benchmark's knob that replaces the rule
 		want       int
 	}{
-		{wire.Options{Blocking: true}, 16, true, 0},
-		{loop, 16, true, 6},
-		{loop, 1 << 20, false, 6},
-		{loop, 4, false, 4},
-		{loop, 0, false, 1},
+		{wire.Options{Blocking: true}, 16, true, 0, 0},
+		{wire.Options{}, 16, false, 0, 0},
+		{loop, 16, false, 0, p},
+		{loop, 1 << 20, false, 0, p},
+		{loop, 1, true, 0, p},
+		{loop, 4 * p, true, 0, p},
+		{loop, 8 * p, true, 0, 2 * p},
+		{loop, 16 * p, true, 0, 4 * p},
+		{loop, 16*p + 1, true, 0, p},
+		{loop, 1 << 20, true, 0, p},
+		{wire.Options{Blocking: true}, 16, true, 6, 0},
+		{loop, 16, true, 6, 6},
+		{loop, 1 << 20, false, 6, 6},
+		{loop, 4, false, 6, 4}, // up to one loop a thread
+		{loop, 0, false, 6, 1},
 	} {
+		LoopCount = tc.count
 		if got := LoopsFor(tc.io, tc.threads, tc.heldShared); got != tc.want {
-			t.Errorf("LoopCount 6: LoopsFor(%+v, %d threads, held on shared cores %v) = %d, want %d", tc.io, tc.threads, tc.heldShared, got, tc.want)
+			t.Errorf("LoopCount %d: LoopsFor(%+v, %d threads, held on shared cores %v) = %d, want %d", tc.count, tc.io, tc.threads, tc.heldShared, got, tc.want)
 		}
 	}
 }
