@@ -15,6 +15,7 @@ package sqlsplit
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 )
 
 // Options say how to split.
@@ -140,7 +141,7 @@ func (s *splitter) run() ([]Statement, error) {
 				continue
 			}
 		}
-		if strings.HasPrefix(src[i:], s.delim) {
+		if s.delimAt(i) {
 			s.delims++
 			s.end(i)
 			s.advance(len(s.delim))
@@ -230,6 +231,34 @@ func (s *splitter) quoted(q byte) error {
 	}
 	what := map[byte]string{'\'': "unterminated quoted string (')", '"': `unterminated quoted string (")`, '`': "unterminated quoted name (`)"}[q]
 	return s.err(what, s.i)
+}
+
+// delimAt reports whether the delimiter starts at byte i. A delimiter with
+// bytes above ASCII matches whole characters only: "\xe6" is the first
+// byte of "晚", not a delimiter inside it. An ASCII delimiter never occurs
+// inside a UTF-8 character, and is matched byte for byte, as in files in
+// other character sets.
+func (s *splitter) delimAt(i int) bool {
+	if !strings.HasPrefix(s.src[i:], s.delim) {
+		return false
+	}
+	if !isASCII(s.delim) {
+		for _, j := range []int{i, i + len(s.delim)} {
+			if j < len(s.src) && !utf8.RuneStart(s.src[j]) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // delimiterCommand reads a "DELIMITER xx" line at s.i, if there is one.

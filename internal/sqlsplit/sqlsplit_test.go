@@ -40,6 +40,9 @@ func TestSplit(t *testing.T) {
 		{"DELIMITER word without client commands", "delimiter_table;", Options{ClientCommands: true}, []string{"delimiter_table"}},
 		{"one statement on several lines with its delimiter", "select\n 1\n;", Options{Strict: true}, []string{"select\n 1"}},
 		{"one line without delimiter is fine when strict", "select 1", Options{Strict: true}, []string{"select 1"}},
+		{"delimiter of a whole character", "select '晚' 晚 select 2", Options{Delimiter: "晚"}, []string{"select '晚'", "select 2"}},
+		{"delimiter never inside a character", "select 晚 \xe6 select 2", Options{Delimiter: "\xe6"}, []string{"select 晚", "select 2"}},
+		{"an ASCII delimiter byte for byte in other character sets", "select '\xe9';\xb0", Options{}, []string{"select '\xe9'", "\xb0"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
