@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -151,11 +152,9 @@ func contains(list []string, s string) bool {
 	return false
 }
 
+// isNumber: an alias's value, taken as strconv.Atoi reads it ("+0" too),
+// which legacyArgs rewrites or drops.
 func isNumber(s string) bool {
-	for _, c := range s {
-		if c < '0' || c > '9' {
-			return s == ""
-		}
-	}
-	return true
+	_, err := strconv.Atoi(s)
+	return err == nil
 }
