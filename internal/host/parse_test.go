@@ -160,6 +160,7 @@ func TestSmallParsers(t *testing.T) {
 	}{
 		{"selected thp", first(parseSelected("always madvise [never]")), "never"},
 		{"selected scheduler", first(parseSelected("none [mq-deadline] kyber bfq")), "mq-deadline"},
+		{"selected, innermost", first(parseSelected("] a [[b] c")), "b"},
 		{"selected none", first(parseSelected("none")), ""},
 		{"cpu list", mustList("0-2,5,7-8"), []int{0, 1, 2, 5, 7, 8}},
 		{"cpu list single", mustList("0"), []int{0}},

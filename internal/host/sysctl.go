@@ -63,5 +63,6 @@ func parseSelected(s string) (string, bool) {
 		return "", false
 	}
 	v := s[i+1 : i+j]
+	v = v[strings.LastIndexByte(v, '[')+1:] // the innermost: "[[x]" selects x
 	return v, v != ""
 }
