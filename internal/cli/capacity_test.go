@@ -61,24 +61,15 @@ func TestCapacityBadInput(t *testing.T) {
 	}
 }
 
-// TestCapacityStarvedClientIsClientBound starves the client as
-// TestStarvedClientIsMarked does (one CPU shared with a spinning process,
-// sixteen Go processors, hundreds of threads): the search stops at its
-// probe with "client-bound" and reports no capacity.
+// TestCapacityStarvedClientIsClientBound starves the client (see
+// starvedClient) with hundreds of threads: the search stops at its probe
+// with "client-bound" and reports no capacity.
 func TestCapacityStarvedClientIsClientBound(t *testing.T) {
 	if _, err := exec.LookPath("taskset"); err != nil {
 		t.Skip("taskset is not installed")
 	}
 	url := sandboxtest.URL(t)
 	mustExec(t, adminDB(t, url), "CREATE DATABASE IF NOT EXISTS starvedcap")
-	spin := exec.Command("taskset", "-c", "0", "sh", "-c", "while :; do :; done")
-	if err := spin.Start(); err != nil {
-		t.Fatalf("start a process spinning on CPU 0: %v", err)
-	}
-	t.Cleanup(func() {
-		spin.Process.Kill()
-		spin.Wait()
-	})
 	url = strings.TrimSuffix(url, "/sbtest") + "/starvedcap"
 	prepareSmall(t, url)
 	path := filepath.Join(t.TempDir(), "cap.json")
@@ -87,11 +78,7 @@ func TestCapacityStarvedClientIsClientBound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out syncBuffer
-	cmd := exec.CommandContext(t.Context(), "taskset", "-c", "0", os.Args[0])
-	cmd.Env = append(os.Environ(), mainArgsEnv+"="+string(args), "GOMAXPROCS=16")
-	cmd.Stdout, cmd.Stderr = &out, &out
-	cmd.WaitDelay = 10 * time.Second
+	cmd, out := starvedClient(t, args)
 	err = cmd.Run()
 	t.Logf("output:\n%s", out.String())
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != ExitFailure {
