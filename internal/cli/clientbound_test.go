@@ -42,9 +42,10 @@ func starvedClient(t *testing.T, args []byte) (*exec.Cmd, *syncBuffer) {
 }
 
 // TestStarvedClientIsMarked starves the client (see starvedClient) with
-// hundreds of threads against a sandbox. The run must say that the client limited it, in its text and its document; and a cell of a report built on such runs is
-// inconclusive (client-bound), where the same figures not so marked are
-// the same.
+// hundreds of threads against a sandbox. The run must say that the client
+// limited it, in its text and its document; and a cell of a report built on
+// such runs is inconclusive (client-bound), where the same figures not so
+// marked are the same.
 func TestStarvedClientIsMarked(t *testing.T) {
 	if _, err := exec.LookPath("taskset"); err != nil {
 		t.Skip("taskset is not installed")

@@ -242,14 +242,11 @@ func (s *splitter) delimAt(i int) bool {
 	if !strings.HasPrefix(s.src[i:], s.delim) {
 		return false
 	}
-	if !isASCII(s.delim) {
-		for _, j := range []int{i, i + len(s.delim)} {
-			if j < len(s.src) && !utf8.RuneStart(s.src[j]) {
-				return false
-			}
-		}
+	if isASCII(s.delim) {
+		return true
 	}
-	return true
+	end := i + len(s.delim)
+	return utf8.RuneStart(s.src[i]) && (end == len(s.src) || utf8.RuneStart(s.src[end]))
 }
 
 func isASCII(s string) bool {
