@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/go-sql-driver/mysql"
+	"golang.org/x/sys/unix"
 
 	"github.com/shakedown/shakedown/internal/ioloop"
 )
@@ -98,18 +99,18 @@ func dialSock(ctx context.Context, cfg *mysql.Config, opts Options) (*sock, erro
 		return nil, &net.OpError{Op: "dial", Net: network, Err: syscall.ECONNREFUSED}
 	}
 	s := &sock{local: c.LocalAddr(), remote: c.RemoteAddr(), network: network}
-	fc, hasFile := c.(interface{ File() (*os.File, error) })
-	if !opts.Blocking && !opts.Looped || !hasFile {
+	sc, hasFD := c.(syscall.Conn)
+	if !opts.Blocking && !opts.Looped || !hasFD {
 		s.nc, s.rto, s.wto = c, cfg.ReadTimeout, cfg.WriteTimeout
 		return s, nil
 	}
-	f, err := fc.File()
+	f, err := ownFile(sc)
 	c.Close() // the duplicate in f keeps the socket open
 	if err != nil {
 		return nil, err
 	}
 	s.f = f
-	s.fd = int(f.Fd()) // also switches the descriptor to blocking mode
+	s.fd = int(f.Fd())
 	if opts.Looped {
 		if err := syscall.SetNonblock(s.fd, true); err != nil {
 			f.Close()
@@ -132,6 +133,37 @@ func dialSock(ctx context.Context, cfg *mysql.Config, opts Options) (*sock, erro
 		}
 	}
 	return s, nil
+}
+
+// ownFile duplicates c's descriptor as a file in blocking mode that Go's
+// poller does not follow. The file that net.Conn's File method returns
+// stays in the runtime's epoll set, and every reply the server sends then
+// wakes a thread of the runtime that sleeps in the poller and finds nothing
+// to do: one more wake-up, context switch and epoll_wait for each statement,
+// on top of the read that takes the reply (strace of a held loop at one
+// thread: two epoll_pwait a statement, one of them the runtime's).
+func ownFile(c syscall.Conn) (*os.File, error) {
+	rc, err := c.SyscallConn()
+	if err != nil {
+		return nil, err
+	}
+	fd := -1
+	var dupErr error
+	if err := rc.Control(func(sysfd uintptr) {
+		fd, dupErr = unix.FcntlInt(sysfd, unix.F_DUPFD_CLOEXEC, 0)
+	}); err != nil {
+		return nil, err
+	}
+	if dupErr != nil {
+		return nil, os.NewSyscallError("fcntl", dupErr)
+	}
+	// The duplicate shares the connection's file status flags: blocking
+	// before NewFile, so that NewFile leaves it out of the poller.
+	if err := syscall.SetNonblock(fd, false); err != nil {
+		syscall.Close(fd)
+		return nil, os.NewSyscallError("fcntl", err)
+	}
+	return os.NewFile(uintptr(fd), "socket"), nil
 }
 
 // setTimeout bounds each blocking read or write (opt) by d; 0 is no bound.
