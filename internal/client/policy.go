@@ -247,11 +247,12 @@ func IOFor(mode string, threads int, shared bool) wire.Options {
 // would keep. On cores shared with a server of its own process, holding is
 // what drives it as hard as sysbench: 0.88-1.19x its QPS from 16 to 256
 // threads on 2 shared cores, where blocking reads and loops that hand their
-// processor back made 0.66-0.94x. On one processor of its own a loop of
-// many connections finds replies waiting and rarely waits: holding there
-// cost 1.19x and 1.26x the CPU per query at 4 and 16 threads. A single
-// thread waits at every reply, and holding spent 0.68-0.78x the CPU per query
-// (docs/PERFORMANCE.md).
+// processor back made 0.66-0.94x. On one processor of its own, at 4 and 16
+// threads, holding spent 0.72-0.87x the CPU per query but made 0.89-0.94x
+// the QPS in three cases of four (1.11x for point selects at 4 threads):
+// in those three the server, alone on its core, spent 1.08-1.11x the CPU
+// per statement. A single thread waits at every reply, and holding
+// spent 0.68-0.78x the CPU per query (docs/PERFORMANCE.md).
 func HoldsProcessors(mode string, inProcess bool, threads int) bool {
 	if mode == "loop" {
 		return true

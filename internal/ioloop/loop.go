@@ -52,9 +52,11 @@ type Loop struct {
 	events []unix.EpollEvent
 
 	// hold: wait for the kernel a while with the processor kept (see
-	// wait); heldSince is when the loop last let other goroutines run.
-	hold      bool
-	heldSince time.Time
+	// wait); heldSince is when the loop last let other goroutines run;
+	// freeProc: a processor without a loop is there for them, so the loop
+	// need not let them run.
+	hold, freeProc bool
+	heldSince      time.Time
 
 	mu      sync.Mutex
 	closed  bool
@@ -237,14 +239,18 @@ const (
 // that found nothing waits the ordinary way. The thread sleeps in the
 // kernel either way: no CPU is spent waiting. Other goroutines (timers,
 // dials, the sampler) wait for the processor at most yieldEvery plus
-// holdMillis, and the runtime's preemption signal interrupts the wait
-// (EINTR) when the garbage collector must stop the world.
+// holdMillis where every processor has a loop; where one has none
+// (freeProc), they run there, and the loop does not yield: a yield hands the
+// loop's goroutine to the scheduler, which wakes a thread for the idle
+// processor (a futex call and a context switch each millisecond). The
+// runtime's preemption signal interrupts the wait (EINTR) when the garbage
+// collector must stop the world.
 func (l *Loop) wait() (int, error) {
 	if l.hold && HoldProcessor {
 		now := time.Now()
 		if l.heldSince.IsZero() {
 			l.heldSince = now
-		} else if now.Sub(l.heldSince) >= yieldEvery {
+		} else if !l.freeProc && now.Sub(l.heldSince) >= yieldEvery {
 			runtime.Gosched()
 			l.heldSince = time.Now()
 		}
@@ -457,10 +463,11 @@ func NewGroup(n int) (Group, error) {
 // The OS threads still share the CPUs the process may use: processors
 // above them cost no CPU by themselves.
 func (g Group) HoldProcessors() (release func()) {
+	release, n := raiseProcs(max(len(g), 2))
 	for _, l := range g {
-		l.hold = true
+		l.hold, l.freeProc = true, n > len(g)
 	}
-	return raiseProcs(max(len(g), 2))
+	return release
 }
 
 // procs is what the groups that hold their processors asked of
@@ -472,7 +479,9 @@ var procs struct {
 	asks   []int
 }
 
-func raiseProcs(n int) func() {
+// raiseProcs asks for n processors, and says how many the asker may count
+// on until it releases them: n, or more where GOMAXPROCS was more before.
+func raiseProcs(n int) (func(), int) {
 	procs.Lock()
 	defer procs.Unlock()
 	if len(procs.asks) == 0 {
@@ -489,7 +498,7 @@ func raiseProcs(n int) func() {
 			procs.asks = slices.Delete(procs.asks, i, i+1)
 			setProcs()
 		})
-	}
+	}, max(n, procs.before)
 }
 
 func setProcs() {

@@ -404,12 +404,12 @@ func TestHoldProcessorsRaisesProcs(t *testing.T) {
 	}
 	one, six := groups(1), groups(6)
 	releaseOne := one.HoldProcessors()
-	if got := runtime.GOMAXPROCS(0); got != 2 || !one[0].hold {
-		t.Fatalf("a held group of one loop: GOMAXPROCS %d, hold %v; want 2 and true", got, one[0].hold)
+	if got := runtime.GOMAXPROCS(0); got != 2 || !one[0].hold || !one[0].freeProc {
+		t.Fatalf("a held group of one loop: GOMAXPROCS %d, hold %v, a free processor %v; want 2, true and true", got, one[0].hold, one[0].freeProc)
 	}
 	releaseSix := six.HoldProcessors()
-	if got := runtime.GOMAXPROCS(0); got != 6 {
-		t.Fatalf("with a held group of 6 loops too: GOMAXPROCS %d, want 6", got)
+	if got := runtime.GOMAXPROCS(0); got != 6 || six[0].freeProc {
+		t.Fatalf("with a held group of 6 loops too: GOMAXPROCS %d, a free processor %v; want 6 and false (the loops must yield)", got, six[0].freeProc)
 	}
 	releaseSix()
 	releaseSix() // a second call changes nothing
@@ -419,5 +419,27 @@ func TestHoldProcessorsRaisesProcs(t *testing.T) {
 	releaseOne()
 	if got := runtime.GOMAXPROCS(0); got != 1 {
 		t.Fatalf("after both let go: GOMAXPROCS %d, want 1 as before", got)
+	}
+}
+
+// TestHeldLoopsYieldOnlyWithoutAFreeProcessor: loops that keep every
+// processor let other goroutines run now and then; loops with a processor
+// to spare do not, since the others run there.
+func TestHeldLoopsYieldOnlyWithoutAFreeProcessor(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(8))
+	g, err := NewGroup(3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(g.Close)
+	release := g.HoldProcessors()
+	defer release()
+	if got := runtime.GOMAXPROCS(0); got != 8 {
+		t.Fatalf("GOMAXPROCS %d, want 8 as before (3 loops ask for less)", got)
+	}
+	for i, l := range g {
+		if !l.hold || !l.freeProc {
+			t.Errorf("loop %d: hold %v, a free processor %v; want true and true with 3 loops on 8 processors", i, l.hold, l.freeProc)
+		}
 	}
 }
