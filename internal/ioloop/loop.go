@@ -550,11 +550,15 @@ func (g Group) Lag() time.Duration {
 
 // Spread runs body(ctx, i) for every i in [0, n) as tasks spread evenly
 // over k loops (k at most n), each loop on a goroutine of its own, and
-// returns when every body has. Each body's ctx carries its task.
-func Spread(ctx context.Context, k, n int, body func(ctx context.Context, i int)) error {
+// returns when every body has; with hold, the loops keep their processors
+// while they wait (HoldProcessors). Each body's ctx carries its task.
+func Spread(ctx context.Context, k, n int, hold bool, body func(ctx context.Context, i int)) error {
 	g, err := NewGroup(max(1, min(k, n)))
 	if err != nil {
 		return err
+	}
+	if hold {
+		defer g.HoldProcessors()()
 	}
 	for i := range n {
 		l := g.Of(i)

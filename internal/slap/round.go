@@ -117,7 +117,7 @@ func (s *session) round(ctx context.Context, c int, limit uint64, keys []string,
 	}
 	if s.loops > 0 {
 		start := time.Now()
-		err := ioloop.Spread(rctx, s.loops, c, func(ctx context.Context, k int) {
+		err := ioloop.Spread(rctx, s.loops, c, s.hold, func(ctx context.Context, k int) {
 			// The client's pauses (its connect retries) wait in its loop.
 			ctx = clock.WithSleeper(ctx, ioloop.From(ctx))
 			queries[k] = s.client(ctx, k, limit, keys, seed, lv, fail)
