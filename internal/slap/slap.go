@@ -93,14 +93,14 @@ func (b *Bench) Run(ctx context.Context, env Env) error {
 	for _, c := range b.conc {
 		most = max(most, c)
 	}
-	// Clients connect as mysqlslap's do: on the schema, with
-	// multi-statements, over the text protocol.
 	// The clients wait for replies as a run's threads do (client.RunIO):
 	// held loops spent 0.55-0.62x the CPU of loops that hand their
 	// processor back on the hot-row command, whose row-lock waits are
 	// long enough for the runtime to take a waiting loop's processor.
 	io, loops, hold := client.RunIO(o.ClientIO, most, b.tgt)
 	s.loops, s.hold = loops, hold
+	// Clients connect as mysqlslap's do: on the schema, with
+	// multi-statements, over the text protocol.
 	s.dialer = client.NewDialer(b.tgt, client.Options{
 		DB: o.CreateSchema, IO: io, Init: o.InitCommand,
 		Configure: multiStatements, Explain: s.explain,
