@@ -457,13 +457,16 @@ func NewGroup(n int) (Group, error) {
 // HoldProcessors makes g's loops keep their processor while they wait
 // (see Loop.wait). Call it before Go, and the function it returns once the
 // loops have ended. A held loop's processor runs nothing else while it
-// waits, so for as long as g runs GOMAXPROCS is raised to the loops, and
-// to two at least: each loop has a processor of its own, and a single
-// loop leaves one to the run's other goroutines (its timers, the sampler).
-// The OS threads still share the CPUs the process may use: processors
-// above them cost no CPU by themselves.
-func (g Group) HoldProcessors() (release func()) {
-	release, n := raiseProcs(max(len(g), 2))
+// waits, so for as long as g runs GOMAXPROCS is raised to the loops plus
+// spare, and to two at least: each loop has a processor of its own, and
+// a single loop leaves one to the run's other goroutines (its timers, the
+// sampler). spare keeps processors free of loops for goroutines that must
+// keep pace with them (a replay's reader of its capture), where otherwise
+// they would run only when a loop yields. The OS threads still share the
+// CPUs the process may use: processors above them cost no CPU by
+// themselves.
+func (g Group) HoldProcessors(spare int) (release func()) {
+	release, n := raiseProcs(max(len(g)+spare, 2))
 	for _, l := range g {
 		l.hold, l.freeProc = true, n > len(g)
 	}
@@ -558,7 +561,7 @@ func Spread(ctx context.Context, k, n int, hold bool, body func(ctx context.Cont
 		return err
 	}
 	if hold {
-		defer g.HoldProcessors()()
+		defer g.HoldProcessors(0)()
 	}
 	for i := range n {
 		l := g.Of(i)

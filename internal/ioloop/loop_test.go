@@ -403,11 +403,11 @@ func TestHoldProcessorsRaisesProcs(t *testing.T) {
 		return g
 	}
 	one, six := groups(1), groups(6)
-	releaseOne := one.HoldProcessors()
+	releaseOne := one.HoldProcessors(0)
 	if got := runtime.GOMAXPROCS(0); got != 2 || !one[0].hold || !one[0].freeProc {
 		t.Fatalf("a held group of one loop: GOMAXPROCS %d, hold %v, a free processor %v; want 2, true and true", got, one[0].hold, one[0].freeProc)
 	}
-	releaseSix := six.HoldProcessors()
+	releaseSix := six.HoldProcessors(0)
 	if got := runtime.GOMAXPROCS(0); got != 6 || six[0].freeProc {
 		t.Fatalf("with a held group of 6 loops too: GOMAXPROCS %d, a free processor %v; want 6 and false (the loops must yield)", got, six[0].freeProc)
 	}
@@ -422,6 +422,26 @@ func TestHoldProcessorsRaisesProcs(t *testing.T) {
 	}
 }
 
+// TestHoldProcessorsKeepsSpares: a group held with processors to spare
+// raises GOMAXPROCS past its loops, and its loops know that they need not
+// yield.
+func TestHoldProcessorsKeepsSpares(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	g, err := NewGroup(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(g.Close)
+	release := g.HoldProcessors(1)
+	if got := runtime.GOMAXPROCS(0); got != 3 || !g[0].freeProc || !g[1].freeProc {
+		t.Fatalf("2 loops and a spare: GOMAXPROCS %d, free processors %v and %v; want 3, true and true", got, g[0].freeProc, g[1].freeProc)
+	}
+	release()
+	if got := runtime.GOMAXPROCS(0); got != 2 {
+		t.Fatalf("after the group let go: GOMAXPROCS %d, want 2 as before", got)
+	}
+}
+
 // TestHeldLoopsYieldOnlyWithoutAFreeProcessor: loops that keep every
 // processor let other goroutines run now and then; loops with a processor
 // to spare do not, since the others run there.
@@ -432,7 +452,7 @@ func TestHeldLoopsYieldOnlyWithoutAFreeProcessor(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(g.Close)
-	release := g.HoldProcessors()
+	release := g.HoldProcessors(0)
 	defer release()
 	if got := runtime.GOMAXPROCS(0); got != 8 {
 		t.Fatalf("GOMAXPROCS %d, want 8 as before (3 loops ask for less)", got)

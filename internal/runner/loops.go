@@ -22,7 +22,7 @@ func newLoopSet(n, threads int, hold bool) (*loopSet, error) {
 	}
 	ls := &loopSet{Group: g, tasks: make([]*ioloop.Task, threads), release: func() {}}
 	if hold {
-		ls.release = g.HoldProcessors()
+		ls.release = g.HoldProcessors(0)
 	}
 	for i := range ls.tasks {
 		ls.tasks[i] = g.Of(i).NewTask()
