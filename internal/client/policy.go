@@ -274,6 +274,23 @@ func RunIO(mode string, threads int, t *target.Target) (io wire.Options, loops i
 	return io, LoopsFor(io, threads, hold && shared), hold
 }
 
+// ReplayIO is how a replay's sessions wait for replies from targets under
+// mode (--client-io; "" is auto): the I/O, and whether the loops hold their
+// processor, as HoldsProcessors says for a run. A session drives a
+// connection on every target, so it counts as that many threads; auto
+// does not hold where any target's server runs in this process.
+func ReplayIO(mode string, targets []*target.Target) (io wire.Options, hold bool) {
+	if mode == "" {
+		mode = "auto"
+	}
+	io = IOFor(mode, 0, false)
+	inProcess := false
+	for _, t := range targets {
+		inProcess = inProcess || mode == "auto" && InProcess(t)
+	}
+	return io, io.Looped && HoldsProcessors(mode, inProcess, len(targets))
+}
+
 // InProcess reports whether t's server listens in this very process: its
 // first endpoint is a local port that this process holds open.
 func InProcess(t *target.Target) bool {

@@ -311,6 +311,49 @@ func TestRunIO(t *testing.T) {
 	}
 }
 
+// TestReplayIO: a replay's loops hold their processors as a run's do, with
+// a session counted as a thread per target, except where any target's
+// server runs in this process.
+func TestReplayIO(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	here, err := target.Parse(fmt.Sprintf("mysql://u@127.0.0.1:%d/db", ln.Addr().(*net.TCPAddr).Port))
+	if err != nil {
+		t.Fatal(err)
+	}
+	away, err := target.Parse("mysql://u@192.0.2.1:3306/db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name          string
+		mode          string
+		procs         int
+		tgts          []*target.Target
+		looped, block bool
+		hold          bool
+	}{
+		{"auto, other hosts", "auto", 2, []*target.Target{away, away}, true, false, true},
+		{"empty is auto", "", 2, []*target.Target{away, away}, true, false, true},
+		{"auto, a candidate in this process", "auto", 2, []*target.Target{away, here}, true, false, false},
+		{"auto, one processor", "auto", 1, []*target.Target{away, away}, true, false, false},
+		{"loop, this process", "loop", 2, []*target.Target{here, here}, true, false, true},
+		{"blocking never holds", "blocking", 2, []*target.Target{away, away}, false, true, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			runtime.GOMAXPROCS(tc.procs)
+			io, hold := ReplayIO(tc.mode, tc.tgts)
+			if io.Looped != tc.looped || io.Blocking != tc.block || hold != tc.hold {
+				t.Errorf("got looped %v blocking %v hold %v, want %v %v %v", io.Looped, io.Blocking, hold, tc.looped, tc.block, tc.hold)
+			}
+		})
+	}
+}
+
 // A timed run stops reconnecting at its end, not a pause later.
 func TestRedialUntil(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {

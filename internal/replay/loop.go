@@ -24,6 +24,12 @@ func (e *engine) startLoops() (stop func(), err error) {
 	if e.loops, err = ioloop.NewGroup(runtime.GOMAXPROCS(0)); err != nil {
 		return nil, err
 	}
+	release := func() {}
+	if e.hold {
+		// One processor more than the loops, for the goroutine that
+		// reads the capture and feeds the sessions.
+		release = e.loops.HoldProcessors(1)
+	}
 	for _, l := range e.loops {
 		l.Hold()
 	}
@@ -34,6 +40,7 @@ func (e *engine) startLoops() (stop func(), err error) {
 			l.Release()
 		}
 		wg.Wait()
+		release()
 	}, nil
 }
 

@@ -92,6 +92,7 @@ type engine struct {
 	sem   chan struct{} // when Concurrency caps the statements
 	wg    sync.WaitGroup
 	io    wire.Options
+	hold  bool         // the loops keep their processors (client.ReplayIO)
 	loops ioloop.Group // with I/O loops; session i runs on loops.Of(i)
 	next  int          // the loop of the next session
 }
@@ -132,7 +133,11 @@ func Run(ctx context.Context, rd *capture.Reader, targets []Target, opts Options
 	}
 	// Replay hands each statement between a session's targets, which the
 	// loops do without Go's scheduler wherever the targets run.
-	e.io = client.IOFor(opts.ClientIO, 0, false)
+	tgts := make([]*target.Target, len(targets))
+	for i, t := range targets {
+		tgts[i] = t.Target
+	}
+	e.io, e.hold = client.ReplayIO(opts.ClientIO, tgts)
 	// Check every target answers before anything runs.
 	for _, sd := range e.sides {
 		c, err := sd.connect(ctx, wire.Options{})
