@@ -8,11 +8,16 @@
 #             threads each (--segment I/N, started together with
 #             --start-at); QPS of each side (the processes' sum).
 #   replay    shakedown replay --speed 0 of a capture of point selects
-#             (LOG, a MariaDB general log; capture makes the capture here)
+#             (LOG, a MariaDB general log; capture makes the capture here;
+#             without one, a log of STATEMENTS point selects in SESSIONS
+#             sessions is written there)
 #             with the server as both control and candidate, against
 #             shakedown run sql --db-ps-mode disable with the same statement
 #             at as many threads as the log has sessions: client CPU per
-#             execution (a statement on one target) and per query.
+#             execution (a statement on one target) and per query. With
+#             BASE (a second shakedown binary, say a build before a change),
+#             the replay runs with both, alternately (the order flips every
+#             round).
 #   stall     shakedown run oltp_point_select at THREADS threads with
 #             --stall (a trigger that never fires at this load) against
 #             without, alternating: the cost of watching for stalls.
@@ -22,8 +27,9 @@
 #
 # Knobs (environment): CASES ("segments replay"), SERVER_CPUS (0-7),
 # CLIENT_CPUS (8-15), ROUNDS (2), SECS (5), THREADS (64), SEGMENTS (4),
-# LOG (ps.log in the bundle), SESSIONS (64, the log's), PORT (13306),
-# TABLES (4), ROWS (100000). Results: one line per run in RESULTS
+# LOG (ps.log in the bundle), SESSIONS (64, the log's), STATEMENTS
+# (600000, of a log written here), PORT (13306),
+# TABLES (4), ROWS (100000), BASE (none). Results: one line per run in RESULTS
 # (more.tsv in the bundle) as it ends, medians at the end.
 set -uo pipefail
 B=$(cd "$(dirname "$0")" && pwd)
@@ -31,7 +37,7 @@ B=$(cd "$(dirname "$0")" && pwd)
 . "$B/bench-lib.sh"
 
 knobs CASES="segments replay stall" SERVER_CPUS=0-7 CLIENT_CPUS=8-15 ROUNDS=2 SECS=5 THREADS=64 SEGMENTS=4 LOG="$B/ps.log" \
-	SESSIONS=64 PORT=13306 TABLES=4 ROWS=100000 RESULTS="$B/more.tsv"
+	SESSIONS=64 STATEMENTS=600000 PORT=13306 TABLES=4 ROWS=100000 BASE= RESULTS="$B/more.tsv"
 
 export SHAKEDOWN_HOME=$B/run/home HOME=$B/run/home
 mkdir -p "$SHAKEDOWN_HOME" "$B/run/logs"
@@ -86,20 +92,40 @@ segments() {
 }
 
 replay() {
-	local r=$1 log=$B/run/logs/replay-$r.log
-	"${gnutime[@]}" -o "$B/run/t.rp" -f "%U %S %e" "${client[@]}" "$B/bin/shakedown" replay "$B/run/ps.capture" \
-		--control "$url" --candidate "$url" --speed 0 --progress 0 >"$log" 2>&1
-	local n e
-	n=$(awk '/^statements replayed:/ {print $3}' "$log")
-	e=$(awk '{print $3}' "$B/run/t.rp")
-	record replay "replay (2 targets)" "$r" "$(awk -v n="${n:-0}" -v e="$e" 'BEGIN {print 2 * n / e}')" \
-		"$(awk -v c="$(cpu_of "$B/run/t.rp")" -v n="${n:-1}" 'BEGIN {print c / (2 * n) * 1e6}')"
+	local r=$1 bins=("$B/bin/shakedown") names=("replay (2 targets)")
+	if [ -n "$BASE" ]; then
+		bins+=("$BASE") names+=("replay, BASE (2 targets)")
+		[ $((r % 2)) -eq 1 ] || bins=("${bins[1]}" "${bins[0]}") names=("${names[1]}" "${names[0]}")
+	fi
+	local i log n e
+	for i in "${!bins[@]}"; do
+		log=$B/run/logs/replay-$i-$r.log
+		"${gnutime[@]}" -o "$B/run/t.rp" -f "%U %S %e" "${client[@]}" "${bins[$i]}" replay "$B/run/ps.capture" \
+			--control "$url" --candidate "$url" --speed 0 --progress 0 >"$log" 2>&1
+		n=$(awk '/^statements replayed:/ {print $3}' "$log")
+		e=$(awk '{print $3}' "$B/run/t.rp")
+		record replay "${names[$i]}" "$r" "$(awk -v n="${n:-0}" -v e="$e" 'BEGIN {print 2 * n / e}')" \
+			"$(awk -v c="$(cpu_of "$B/run/t.rp")" -v n="${n:-1}" 'BEGIN {print c / (2 * n) * 1e6}')"
+	done
 	log=$B/run/logs/runsql-$r.log
 	"${gnutime[@]}" -o "$B/run/t.rs" -f "%U %S" "${client[@]}" "$B/bin/shakedown" run sql --file "$B/run/ps.sql" \
 		--target "$url" --db-ps-mode disable --threads "$SESSIONS" --time "$SECS" >"$log" 2>&1
 	local q
 	q=$(queries_of "$log")
 	record replay "run sql (text)" "$r" "$(qps_of "$log")" "$(awk -v c="$(cpu_of "$B/run/t.rs")" -v q="${q:-1}" 'BEGIN {print c / q * 1e6}')"
+}
+
+# genlog: a MariaDB general log of STATEMENTS point selects on sbtest1 in
+# SESSIONS sessions, interleaved.
+genlog() {
+	awk -v n="$STATEMENTS" -v s="$SESSIONS" -v rows="$ROWS" 'BEGIN {
+		srand(1)
+		print "Time\t\t    Id Command\tArgument"
+		for (i = 1; i <= s; i++) printf "261122 12:00:00\t%6d Connect\tshakedown@127.0.0.1 on sbtest using TCP/IP\n", i
+		for (j = 0; j < n; j++)
+			printf "\t\t%6d Query\tSELECT c FROM sbtest1 WHERE id = %d\n", j % s + 1, int(rand() * (rows - 100)) + 1
+		for (i = 1; i <= s; i++) printf "\t\t%6d Quit\t\n", i
+	}'
 }
 
 stall() {
@@ -120,7 +146,7 @@ for c in $CASES; do
 	case $c in
 	segments | stall) ;;
 	replay)
-		[ -f "$LOG" ] || { echo "bench-pinned-more.sh: no log $LOG (LOG=)" >&2; exit 2; }
+		[ -f "$LOG" ] || genlog >"$LOG" || { echo "bench-pinned-more.sh: cannot write $LOG (LOG=)" >&2; exit 2; }
 		"${client[@]}" "$B/bin/shakedown" capture "$LOG" -o "$B/run/ps.capture" 2>&1 | tail -1
 		printf 'SELECT c FROM sbtest1 WHERE id = {{uniform 1 %d}};\n' $((ROWS - 100)) >"$B/run/ps.sql"
 		;;
