@@ -263,23 +263,29 @@ func TestHoldsProcessors(t *testing.T) {
 	}
 }
 
-// TestRunIO: auto's loops hold their processor except against a server in
-// this very process, whose processors they would take; there the choice is
-// the one for shared cores.
-func TestRunIO(t *testing.T) {
+// hereAndAway are targets of a server in this process (a listener of the
+// test's, closed when it ends) and of one on another host.
+func hereAndAway(t *testing.T) (here, away *target.Target) {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ln.Close()
-	here, err := target.Parse(fmt.Sprintf("mysql://u@127.0.0.1:%d/db", ln.Addr().(*net.TCPAddr).Port))
-	if err != nil {
+	t.Cleanup(func() { ln.Close() })
+	if here, err = target.Parse(fmt.Sprintf("mysql://u@127.0.0.1:%d/db", ln.Addr().(*net.TCPAddr).Port)); err != nil {
 		t.Fatal(err)
 	}
-	away, err := target.Parse("mysql://u@192.0.2.1:3306/db")
-	if err != nil {
+	if away, err = target.Parse("mysql://u@192.0.2.1:3306/db"); err != nil {
 		t.Fatal(err)
 	}
+	return here, away
+}
+
+// TestRunIO: auto's loops hold their processor except against a server in
+// this very process, whose processors they would take; there the choice is
+// the one for shared cores.
+func TestRunIO(t *testing.T) {
+	here, away := hereAndAway(t)
 	if !InProcess(here) || InProcess(away) {
 		t.Fatalf("InProcess: got %v for this process's listener and %v for another host, want true and false", InProcess(here), InProcess(away))
 	}
@@ -316,19 +322,7 @@ func TestRunIO(t *testing.T) {
 // server runs in this process.
 func TestReplayIO(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	here, err := target.Parse(fmt.Sprintf("mysql://u@127.0.0.1:%d/db", ln.Addr().(*net.TCPAddr).Port))
-	if err != nil {
-		t.Fatal(err)
-	}
-	away, err := target.Parse("mysql://u@192.0.2.1:3306/db")
-	if err != nil {
-		t.Fatal(err)
-	}
+	here, away := hereAndAway(t)
 	for _, tc := range []struct {
 		name          string
 		mode          string
