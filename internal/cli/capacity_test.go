@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"html"
@@ -273,5 +274,84 @@ production_peak: 20
 	code, out, errOut = runCLI(t.Context(), "sweep", planPath, "--store="+storePath, "--dry-run")
 	if code != ExitOK || !strings.Contains(out, "then  capacity of sql at 4 threads on every target under p95<=1s") {
 		t.Errorf("dry run: got exit %d, %q%q; want 0 and the capacity search listed after the steps", code, out, errOut)
+	}
+}
+
+// TestSweepPlanCapacityOnPreparedData: with prepare: and cleanup:, the
+// plan's capacity search runs on the data the sweep prepared, which is
+// dropped after the search, not before it. A search cut short leaves the
+// data and marks the sweep interrupted; the printed sweep --resume runs
+// the search again and no step, then drops the data.
+func TestSweepPlanCapacityOnPreparedData(t *testing.T) {
+	url := sandboxtest.URL(t)
+	admin := adminDB(t, url)
+	mustExec(t, admin, "DROP DATABASE IF EXISTS sweepcap", "CREATE DATABASE sweepcap")
+	url = strings.TrimSuffix(url, "/sbtest") + "/sweepcap"
+	tables := func() int {
+		t.Helper()
+		var n int
+		if err := admin.QueryRow("SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = 'sweepcap'").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	dir := t.TempDir()
+	planPath, storePath := filepath.Join(dir, "plan.yaml"), filepath.Join(dir, "runs.db")
+	src := fmt.Sprintf(`targets:
+  - {name: db, url: %q, role: control}
+workloads:
+  - {name: oltp_point_select, options: {tables: 1, table-size: 200}}
+prepare: true
+prepare_threads: 1
+cleanup: true
+threads: [1]
+time: 1
+capacity: {slo: "p95<=1s", step_time: 1, warmup: 0, bracket: 45%%, repeats: 1}
+`, url)
+	if err := os.WriteFile(planPath, []byte(src), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	// Cut short as the search starts: the sweep's summary is out.
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	var out, errOut syncBuffer
+	done := make(chan int)
+	go func() { done <- runCLIWith(ctx, &out, &errOut, "sweep", planPath, "--store="+storePath) }()
+	for deadline := time.Now().Add(2 * time.Minute); !strings.Contains(out.String(), "full report:"); {
+		select {
+		case code := <-done:
+			t.Fatalf("the sweep ended (exit %d) before its summary:\n%s%s", code, out.String(), errOut.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			cancel()
+			t.Fatalf("no sweep summary within 2 minutes:\n%s%s", out.String(), errOut.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	cancel()
+	code := <-done
+	t.Logf("interrupted:\n%s%s", out.String(), errOut.String())
+	resume := "shakedown sweep --resume 1 --store " + storePath
+	if code != ExitFailure || !strings.Contains(errOut.String(), "interrupted") || !strings.Contains(errOut.String(), resume) {
+		t.Fatalf("got exit %d; want %d, the search interrupted and %q", code, ExitFailure, resume)
+	}
+	if n := tables(); n != 1 {
+		t.Errorf("after the interrupted search: %d tables in sweepcap, want the prepared one kept for the resumed search", n)
+	}
+
+	code, stdout, stderr := runCLI(t.Context(), "sweep", "--resume", "1", "--store="+storePath)
+	t.Logf("resumed:\n%s%s", stdout, stderr)
+	if code != ExitOK || !strings.Contains(stdout+stderr, "every step is stored as ok; the capacity search runs again") ||
+		!strings.Contains(stdout, "Capacity of oltp_point_select") {
+		t.Errorf("resume: got exit %d; want 0, no step run again and the search's report", code)
+	}
+	if strings.Contains(stdout+stderr, "doesn't exist") {
+		t.Errorf("the search ran without its data")
+	}
+	wantStoredPass(t, storePath, url)
+	if n := tables(); n != 0 {
+		t.Errorf("after the search: %d tables in sweepcap, want none (cleanup: true)", n)
 	}
 }

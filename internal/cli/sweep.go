@@ -137,7 +137,7 @@ func (c *sweepCmd) runResume(ctx context.Context, env *Env, args []string) error
 
 // finishSweep prints the comparison of a finished (or interrupted) sweep
 // and says where it is stored; then, once every step is done, it runs
-// the plan's capacity search, if any.
+// the plan's capacity search, if any (sweep.Summary.Search).
 func finishSweep(ctx context.Context, env *Env, st *store.Store, sum *sweep.Summary, runErr error, search func(context.Context, *store.Store) error) error {
 	if sum == nil || sum.SweepID == 0 {
 		return runErr
@@ -149,10 +149,7 @@ func finishSweep(ctx context.Context, env *Env, st *store.Store, sum *sweep.Summ
 			return err
 		}
 	}
-	if err := sum.Finish(env.Stdout, st.Path(), runErr); err != nil || search == nil {
-		return err
-	}
-	return search(ctx, st)
+	return sum.Search(ctx, st, sum.Finish(env.Stdout, st.Path(), runErr), search)
 }
 
 // options are the sweep's options from the flags and env, added to o.

@@ -76,21 +76,42 @@ func Resume(ctx context.Context, out, progress io.Writer, st *store.Store, resum
 // interrupted sweep or failed steps. storePath is the store the sweep is
 // stored in.
 func (sum *Summary) Finish(out io.Writer, storePath string, runErr error) error {
-	storeArg := "--store " + Quote(storePath)
 	fmt.Fprintf(out, "\nsweep %d: %d of %d steps ok in %s; stored in %s\n", sum.SweepID, sum.OK, sum.Steps,
 		sum.Elapsed.Round(time.Second), storePath)
-	fmt.Fprintf(out, "full report: shakedown report %s --sweep %d --format html -o report.html\n", storeArg, sum.SweepID)
+	fmt.Fprintf(out, "full report: shakedown report --store %s --sweep %d --format html -o report.html\n", Quote(storePath), sum.SweepID)
 	switch {
 	case errors.Is(runErr, ErrInterrupted):
-		return fmt.Errorf("interrupted: %d of %d steps finished and are stored as sweep %d; continue it with shakedown sweep --resume %d %s",
-			sum.OK+sum.Failed, sum.Steps, sum.SweepID, sum.SweepID, storeArg)
+		return fmt.Errorf("interrupted: %d of %d steps finished and are stored as sweep %d; continue it with %s",
+			sum.OK+sum.Failed, sum.Steps, sum.SweepID, ResumeCommand(sum.SweepID, storePath))
 	case runErr != nil:
 		return runErr
 	case sum.Failed > 0:
-		return fmt.Errorf("%d of %d steps failed (stored as failed in sweep %d; the report lists them); once the cause is fixed, run them again with shakedown sweep --resume %d %s",
-			sum.Failed, sum.Steps, sum.SweepID, sum.SweepID, storeArg)
+		return fmt.Errorf("%d of %d steps failed (stored as failed in sweep %d; the report lists them); once the cause is fixed, run them again with %s",
+			sum.Failed, sum.Steps, sum.SweepID, ResumeCommand(sum.SweepID, storePath))
 	}
 	return nil
+}
+
+// Search runs the plan's capacity search (nil for none) once every step
+// is done: finished is what Finish returned, nil when they are. Where the
+// plan says cleanup: true it drops the prepared data after the search
+// (CleanUp). A search cut short leaves the data and stores the sweep as
+// interrupted, so that sweep --resume runs the search again and no step.
+func (sum *Summary) Search(ctx context.Context, st *store.Store, finished error, search func(context.Context, *store.Store) error) error {
+	if finished != nil || search == nil {
+		sum.CleanUp(ctx)
+		return finished
+	}
+	err := search(ctx, st)
+	if err == nil || ctx.Err() == nil {
+		sum.CleanUp(ctx)
+		return err
+	}
+	if ferr := st.FinishSweep(context.WithoutCancel(ctx), sum.SweepID, store.SweepInterrupted, time.Now()); ferr != nil {
+		return errors.Join(err, ferr)
+	}
+	return fmt.Errorf("%w; the sweep's steps are stored as sweep %d, and %s runs the capacity search again",
+		err, sum.SweepID, ResumeCommand(sum.SweepID, st.Path()))
 }
 
 // WriteSteps lists the plan's steps, one line each, as sweep --dry-run

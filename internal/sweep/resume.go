@@ -217,9 +217,19 @@ func (s *sweeper) sayDown(todo []plan.Step) {
 
 // resumeCommand is the command line that resumes the sweep.
 func (s *sweeper) resumeCommand() string {
-	cmd := fmt.Sprintf("shakedown sweep --resume %d", s.id)
+	path := ""
 	if s.st != nil {
-		cmd += " --store " + Quote(s.st.Path())
+		path = s.st.Path()
+	}
+	return ResumeCommand(s.id, path)
+}
+
+// ResumeCommand is the command line that resumes sweep id of the store at
+// storePath ("" leaves --store out).
+func ResumeCommand(id int64, storePath string) string {
+	cmd := fmt.Sprintf("shakedown sweep --resume %d", id)
+	if storePath != "" {
+		cmd += " --store " + Quote(storePath)
 	}
 	return cmd
 }

@@ -95,6 +95,21 @@ type Summary struct {
 	Failed      int
 	Interrupted bool
 	Elapsed     time.Duration
+
+	// cleanup drops the prepared data once the plan's capacity search
+	// has run on it (CleanUp); nil when there is nothing left to drop.
+	cleanup func(context.Context)
+}
+
+// CleanUp drops the data the sweep prepared, where the plan says
+// cleanup: true and Run left it for the capacity search that follows the
+// steps; it does nothing otherwise. Call it once the search has ended,
+// unless it was interrupted: a resumed sweep searches on that data.
+func (sum *Summary) CleanUp(ctx context.Context) {
+	if sum != nil && sum.cleanup != nil {
+		sum.cleanup(ctx)
+		sum.cleanup = nil
+	}
 }
 
 // Run carries out p against the targets envs describes (from Check). It
@@ -187,7 +202,11 @@ func Run(ctx context.Context, p *plan.Plan, envs []Env, opt Options) (*Summary, 
 		if n := before - len(done); n > 0 {
 			what += fmt.Sprintf(", and %d stored as ok of levels started again on fresh data", n)
 		}
-		pr.Printf("resuming sweep %d: %d steps to run (%s)", id, len(todo), what)
+		if len(todo) == 0 && p.Capacity != nil {
+			pr.Printf("resuming sweep %d: every step is stored as ok; the capacity search runs again", id)
+		} else {
+			pr.Printf("resuming sweep %d: %d steps to run (%s)", id, len(todo), what)
+		}
 		s.note(firstIndex(todo), store.NoteResumed, nil, nil, fmt.Sprintf("resumed: %d of %d steps stored as ok (%d of them to run again on fresh data), %d to run",
 			before, sum.Steps, before-len(done), len(todo)))
 		sum.OK = len(done)
@@ -281,7 +300,11 @@ func Run(ctx context.Context, p *plan.Plan, envs []Env, opt Options) (*Summary, 
 		sum.Elapsed = now().Sub(started)
 		return sum, runErr
 	}
-	if !interrupted && p.Prepare && p.Cleanup {
+	switch {
+	case interrupted || !p.Prepare || !p.Cleanup:
+	case p.Capacity != nil:
+		sum.cleanup = s.cleanupAll // the search needs the data (CleanUp)
+	default:
 		s.cleanupAll(ctx)
 	}
 	pr.close()
