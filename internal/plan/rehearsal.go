@@ -196,6 +196,11 @@ func ParseRehearsal(path string, src []byte, getenv func(string) string, eng Eng
 		ps.targets(targets)
 		ps.checkRoles(targets)
 	}
+	if c, sw := r.Capacity, r.Sweep; c != nil && sw != nil && sw.Prepare && sw.Cleanup && !r.Steps[StepCapacity].Skip {
+		// The sweep step ends by dropping what it prepared, and the
+		// capacity step that follows searches on it.
+		ps.addf(c.Line, "capacity: the capacity step searches on the data the sweep prepares, which the sweep's cleanup: true drops before it: leave cleanup: out of sweep: (shakedown cleanup drops the data after the rehearsal)")
+	}
 	if len(ps.problems) > 0 {
 		return nil, ps.err()
 	}

@@ -110,6 +110,8 @@ func TestParseRehearsalErrors(t *testing.T) {
 		{"sweep missing", base + "sweep:\n  threads: [1]\n", []string{"p.yaml: sweep: missing workloads:"}},
 		{"sweep targets", base + "sweep:\n  targets: []\n  workloads: [oltp_point_select]\n  threads: [1]\n", []string{"p.yaml:4: sweep: leave targets: out"}},
 		{"capacity in the sweep", base + "sweep:\n  workloads: [oltp_point_select]\n  threads: [1]\n  capacity: {slo: \"p99<=20ms\"}\n", []string{"p.yaml:6: sweep: move capacity: out of sweep: to the rehearsal plan's top level"}},
+		{"cleanup before capacity", base + "sweep:\n  workloads: [oltp_point_select]\n  threads: [1]\n  prepare: true\n  cleanup: true\ncapacity: {slo: \"p99<=20ms\"}\n",
+			[]string{"p.yaml:8: capacity: the capacity step searches on the data the sweep prepares, which the sweep's cleanup: true drops before it"}},
 		{"replay without capture", base + "replay: {speed: 1}\n", []string{"p.yaml:3: replay: needs capture: FILE"}},
 		{"unknown step", base + "steps:\n  verfy: {skip: true}\n", []string{`p.yaml:4: unknown key "verfy" in steps (did you mean "verify"?)`}},
 		{"skip readiness", base + "steps:\n  readiness: {skip: true}\n", []string{"p.yaml:4: steps: readiness: the rehearsal ends on the readiness page"}},
@@ -130,6 +132,19 @@ func TestParseRehearsalErrors(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestParseRehearsalSweepCleanup: a sweep that drops its data at its end
+// is refused only where the capacity step runs after it on that data.
+func TestParseRehearsalSweepCleanup(t *testing.T) {
+	base := "source: {name: a, url: \"mysql://u@h:1/app\"}\ncandidates: [{name: b, url: \"mysql://u@h:2/app\"}]\n" +
+		"sweep:\n  workloads: [oltp_point_select]\n  threads: [1]\n  prepare: true\n  cleanup: true\n"
+	for _, src := range []string{base, base + "capacity: {slo: \"p99<=20ms\"}\nsteps:\n  capacity: {skip: true}\n"} {
+		r, err := ParseRehearsal("p.yaml", []byte(src), func(string) string { return "" }, engine.Grammar{})
+		if err != nil || r.Sweep == nil || !r.Sweep.Cleanup {
+			t.Errorf("%s: got %v, want the plan with the sweep's cleanup", src, err)
+		}
 	}
 }
 
