@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -284,10 +285,7 @@ func ReplayIO(mode string, targets []*target.Target) (io wire.Options, hold bool
 		mode = "auto"
 	}
 	io = IOFor(mode, 0, false)
-	inProcess := false
-	for _, t := range targets {
-		inProcess = inProcess || mode == "auto" && InProcess(t)
-	}
+	inProcess := mode == "auto" && slices.ContainsFunc(targets, InProcess)
 	return io, io.Looped && HoldsProcessors(mode, inProcess, len(targets))
 }
 

@@ -300,12 +300,12 @@ func Run(ctx context.Context, p *plan.Plan, envs []Env, opt Options) (*Summary, 
 		sum.Elapsed = now().Sub(started)
 		return sum, runErr
 	}
-	switch {
-	case interrupted || !p.Prepare || !p.Cleanup:
-	case p.Capacity != nil:
-		sum.cleanup = s.cleanupAll // the search needs the data (CleanUp)
-	default:
-		s.cleanupAll(ctx)
+	if !interrupted && p.Prepare && p.Cleanup {
+		if p.Capacity != nil {
+			sum.cleanup = s.cleanupAll // the search needs the data (CleanUp)
+		} else {
+			s.cleanupAll(ctx)
+		}
 	}
 	pr.close()
 	sum.Interrupted = interrupted || ctx.Err() != nil
