@@ -138,6 +138,10 @@ func (rd *Reader) Next(r *Record) error {
 	}
 	rd.line++
 	*r = Record{}
+	if parseRecord(rd.sc.Bytes(), r) {
+		return nil
+	}
+	*r = Record{}
 	dec := json.NewDecoder(bytes.NewReader(rd.sc.Bytes()))
 	dec.UseNumber()
 	if err := dec.Decode(r); err != nil {

@@ -3,6 +3,7 @@ package capture
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
 	"testing"
 )
 
@@ -45,5 +46,73 @@ func FuzzRecordJSON(f *testing.F) {
 	f.Add("SELECT 'a\"b' \u2028", "db\xff", int64(7))
 	f.Fuzz(func(t *testing.T, sql, db string, n int64) {
 		checkRecordJSON(t, &Record{Session: db, Seq: n, DB: db, SQL: sql, DurationUS: &n, Fingerprint: sql})
+	})
+}
+
+// checkParseRecord holds when parseRecord, where it takes line, reads it
+// as encoding/json does; it reports whether parseRecord took it.
+func checkParseRecord(t *testing.T, line []byte) bool {
+	t.Helper()
+	var fast Record
+	if !parseRecord(line, &fast) {
+		return false
+	}
+	var slow Record
+	dec := json.NewDecoder(bytes.NewReader(line))
+	dec.UseNumber()
+	if err := dec.Decode(&slow); err != nil {
+		t.Fatalf("parseRecord took %q, which encoding/json refuses: %v", line, err)
+	}
+	if !reflect.DeepEqual(fast, slow) {
+		t.Fatalf("%q: parseRecord read %+v, encoding/json %+v", line, fast, slow)
+	}
+	return true
+}
+
+func TestParseRecord(t *testing.T) {
+	for _, tc := range []struct {
+		line string
+		fast bool // parseRecord takes it
+	}{
+		{`{"session":"1","seq":1,"ts":1795348800000000,"db":"sbtest","sql":"SELECT c FROM sbtest1 WHERE id = 92313","fingerprint":"select ?","digest":"48c905ec24def6bc"}`, true},
+		{`{"session":"2:17","seq":3,"kind":"quit"}`, true},
+		{` { "seq" : -0 , "session" : "x", "prepared" : false, "error": 1146, "duration_us": 0, "rows_sent": 12, "rows_examined": -1 } `, true},
+		{`{"session":"s","sql":"a\"b\\c\nd\re\tf\bg\fh\u0000i\u001fj\/ \u00e9 \u2028 é 中 😀"}`, true},
+		{`{}`, true},
+		{`{"session":"s","sql":"\ud83d\ude00"}`, false},     // a surrogate pair
+		{`{"session":"s","sql":"a` + "\xff" + `b"}`, false}, // invalid UTF-8
+		{`{"session":"s","params":[1,"a"]}`, false},
+		{`{"session":null}`, false},
+		{`{"Session":"s"}`, false}, // encoding/json matches keys in any case
+		{`{"session":"a","session":"b"}`, false},
+		{`{"seq":1.0}`, false},
+		{`{"seq":1e3}`, false},
+		{`{"seq":01}`, false},
+		{`{"seq":+1}`, false},
+		{`{"seq":99999999999999999999}`, false},
+		{`{"session":"s"} trailing`, false},
+		{`{"session":"s",}`, false},
+		{`{"session":"s"`, false},
+		{`{"sql":"tab	inside"}`, false},
+		{``, false},
+	} {
+		if got := checkParseRecord(t, []byte(tc.line)); got != tc.fast {
+			t.Errorf("parseRecord(%q) took it: %v, want %v", tc.line, got, tc.fast)
+		}
+	}
+}
+
+// FuzzParseRecord: any line parseRecord takes, encoding/json reads the
+// same; and every line appendRecord writes, parseRecord takes.
+func FuzzParseRecord(f *testing.F) {
+	f.Add([]byte(`{"session":"1","seq":1,"ts":17,"db":"d","sql":"SELECT 'a\"b' \u2028","prepared":true,"error":5}`))
+	f.Add([]byte(`{"session":"s","sql":"\u00e9\n","rows_sent":3}`))
+	f.Fuzz(func(t *testing.T, line []byte) {
+		checkParseRecord(t, line)
+		r := Record{Session: string(line), SQL: string(line), Seq: int64(len(line))}
+		out, _ := appendRecord(nil, &r)
+		if !checkParseRecord(t, bytes.TrimSuffix(out, []byte("\n"))) {
+			t.Fatalf("parseRecord refused %q, which appendRecord wrote", out)
+		}
 	})
 }

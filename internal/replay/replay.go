@@ -230,7 +230,7 @@ func (e *engine) dispatch(ctx context.Context, rd *capture.Reader, started time.
 		if rec.Kind != "" || rec.SQL == "" {
 			continue
 		}
-		info, _ := an.Analyze(rec.SQL)
+		info := an.Info(rec.SQL)
 		if !info.ReadOnly && !e.opts.AllowWrites {
 			e.tally.skip(info.Write)
 			continue
