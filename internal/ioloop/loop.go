@@ -54,7 +54,7 @@ type Loop struct {
 	// hold: wait for the kernel a while with the processor kept (see
 	// wait); heldSince is when the loop last let other goroutines run;
 	// freeProc: a processor without a loop is there for them, so the loop
-	// need not let them run.
+	// need let them run only as seldom as yieldFree says.
 	hold, freeProc bool
 	heldSince      time.Time
 
@@ -221,11 +221,16 @@ var HoldProcessor = true
 // waits the ordinary way: longer than a round trip to a busy server, and
 // well under the 10 ms after which the runtime preempts a goroutine that
 // keeps its processor. yieldEvery is how long a loop keeps its processor
-// before it lets other goroutines run.
+// before it lets other goroutines run; yieldFree the same where a
+// processor has no loop (freeProc).
 const (
 	holdMillis = 4
 	yieldEvery = time.Millisecond
+	yieldFree  = 5 * time.Millisecond
 )
+
+// yield lets other goroutines run (a test counts the calls).
+var yield = runtime.Gosched
 
 // wait is epoll_wait. A system call the runtime knows of gives the
 // processor (P) away when it blocks for more than about 20 us: the
@@ -239,19 +244,28 @@ const (
 // that found nothing waits the ordinary way. The thread sleeps in the
 // kernel either way: no CPU is spent waiting. Other goroutines (timers,
 // dials, the sampler) wait for the processor at most yieldEvery plus
-// holdMillis where every processor has a loop; where one has none
-// (freeProc), they run there, and the loop does not yield: a yield hands the
-// loop's goroutine to the scheduler, which wakes a thread for the idle
-// processor (a futex call and a context switch each millisecond). The
-// runtime's preemption signal interrupts the wait (EINTR) when the garbage
-// collector must stop the world.
+// holdMillis where every processor has a loop. Where one has none
+// (freeProc) they run there, and the loop yields only every yieldFree: a
+// yield hands the loop's goroutine to the scheduler, which wakes a thread
+// for the idle processor (a futex call and a context switch), so every
+// millisecond would be too often. But never is worse: the runtime's
+// monitor preempts a goroutine that has kept its processor for 10 ms with
+// a signal, takes the processor away when the signal finds the loop in a
+// system call, and then wakes every 20 us for a millisecond or more,
+// looking for more to take (a replay made 0.25 of its sleeps a
+// statement). The runtime's preemption signal interrupts the wait (EINTR)
+// when the garbage collector must stop the world.
 func (l *Loop) wait() (int, error) {
 	if l.hold && HoldProcessor {
 		now := time.Now()
+		every := yieldEvery
+		if l.freeProc {
+			every = yieldFree
+		}
 		if l.heldSince.IsZero() {
 			l.heldSince = now
-		} else if !l.freeProc && now.Sub(l.heldSince) >= yieldEvery {
-			runtime.Gosched()
+		} else if now.Sub(l.heldSince) >= every {
+			yield()
 			l.heldSince = time.Now()
 		}
 		r, _, errno := unix.RawSyscall6(unix.SYS_EPOLL_PWAIT, uintptr(l.epfd),

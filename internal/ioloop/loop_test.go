@@ -338,23 +338,42 @@ func TestHeldLoopLetsOthersRun(t *testing.T) {
 		t.Fatal("HoldProcessor is off; want it on by default")
 	}
 	var stop atomic.Bool
-	var rounds atomic.Int64
 	capped := false
-	a, b := pair(t)
-	l := g[0]
-	ping, echo := l.NewTask(), l.NewTask()
-	ctx := context.Background()
 	// The cap only keeps a failing test from running for ever.
 	limit := time.Now().Add(15 * time.Second)
+	rounds := pingPong(t, g[0], func() bool {
+		if time.Now().After(limit) {
+			capped = true
+		}
+		return capped || stop.Load()
+	})
+	var wg sync.WaitGroup
+	g.Go(&wg)
+	runtime.GC()
+	other := make(chan struct{})
+	go func() { close(other) }()
+	<-other
+	stop.Store(true)
+	wg.Wait()
+	if capped {
+		t.Fatalf("got the busy loop running to its cap (%d round trips), want the collector and another goroutine to run while it held its processor", rounds.Load())
+	}
+}
+
+// pingPong starts two tasks on l that send a byte back and forth over a
+// socket pair until done, which the first task asks after every round
+// trip; the count is of round trips.
+func pingPong(t *testing.T, l *Loop, done func() bool) *atomic.Int64 {
+	t.Helper()
+	var rounds atomic.Int64
+	a, b := pair(t)
+	ping, echo := l.NewTask(), l.NewTask()
+	ctx := context.Background()
 	l.Start(ctx, ping, func(context.Context) {
 		f := NewFD(ping, a)
 		defer f.Forget()
 		buf := make([]byte, 1)
-		for !stop.Load() {
-			if time.Now().After(limit) {
-				capped = true
-				break
-			}
+		for !done() {
 			unix.Write(a, []byte{1})
 			if _, err := read(f, buf, time.Time{}); err != nil {
 				t.Errorf("ping read: %v", err)
@@ -376,16 +395,45 @@ func TestHeldLoopLetsOthersRun(t *testing.T) {
 			unix.Write(b, buf[:n])
 		}
 	})
+	return &rounds
+}
+
+// TestHeldLoopWithAFreeProcessorYields: a held loop with a processor to
+// spare, busy with replies that never stop, still yields its processor
+// now and then, so that the runtime never has to preempt it (every 10 ms
+// the runtime preempts a goroutine that never yields), but no more often
+// than every yieldFree.
+func TestHeldLoopWithAFreeProcessorYields(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	var yields atomic.Int64
+	defer func(y func()) { yield = y }(yield)
+	yield = func() {
+		yields.Add(1)
+		runtime.Gosched()
+	}
+	g, err := NewGroup(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(g.Close)
+	release := g.HoldProcessors(0)
+	defer release()
+	if !g[0].hold || !g[0].freeProc {
+		t.Fatalf("one held loop: hold %v, a free processor %v; want both", g[0].hold, g[0].freeProc)
+	}
+	const busy = 40 * time.Millisecond
+	start := time.Now()
+	var took time.Duration
+	pingPong(t, g[0], func() bool {
+		took = time.Since(start)
+		return took >= busy
+	})
 	var wg sync.WaitGroup
 	g.Go(&wg)
-	runtime.GC()
-	other := make(chan struct{})
-	go func() { close(other) }()
-	<-other
-	stop.Store(true)
 	wg.Wait()
-	if capped {
-		t.Fatalf("got the busy loop running to its cap (%d round trips), want the collector and another goroutine to run while it held its processor", rounds.Load())
+	n := yields.Load()
+	if n < 1 || n > int64(took/yieldFree)+1 {
+		t.Fatalf("busy for %v, the loop yielded %d times; want at least once, and at most once every %v", took, n, yieldFree)
 	}
 }
 
@@ -443,8 +491,9 @@ func TestHoldProcessorsKeepsSpares(t *testing.T) {
 }
 
 // TestHeldLoopsYieldOnlyWithoutAFreeProcessor: loops that keep every
-// processor let other goroutines run now and then; loops with a processor
-// to spare do not, since the others run there.
+// processor let other goroutines run every yieldEvery; loops with a
+// processor to spare know it, since the others run there (they yield only
+// every yieldFree: TestHeldLoopWithAFreeProcessorYields).
 func TestHeldLoopsYieldOnlyWithoutAFreeProcessor(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(8))
 	g, err := NewGroup(3)
