@@ -54,6 +54,7 @@ fi
 trap 'bundle_server_stop "$B" >/dev/null 2>&1' EXIT
 bundle_server_start "$B" "$PORT" "$SERVER_CPUS" || exit 1
 [ -s "$RESULTS" ] || printf 'case\tside\tround\tqps\tcpu_us\n' >"$RESULTS"
+first=$(($(wc -l <"$RESULTS") + 1)) # this call's first line: earlier calls' lines stay out of its medians
 echo "# $(nproc) CPUs; server on $SERVER_CPUS, clients on $CLIENT_CPUS; rounds=$ROUNDS secs=$SECS; results in $RESULTS"
 
 # record CASE SIDE ROUND QPS CPU_US: one line of RESULTS, echoed.
@@ -159,9 +160,25 @@ for c in $CASES; do
 done
 
 echo
-echo "Medians of $RESULTS:"
-tail -n +2 "$RESULTS" | awk -F'\t' '{print $1 "\t" $2}' | sort -u | while IFS=$'\t' read -r c s; do
-	q=$(awk -F'\t' -v c="$c" -v s="$s" '$1 == c && $2 == s {print $4}' "$RESULTS" | median)
-	u=$(awk -F'\t' -v c="$c" -v s="$s" '$1 == c && $2 == s {print $5}' "$RESULTS" | median)
+echo "Medians of this call (lines $first on of $RESULTS):"
+mine=$(tail -n "+$first" "$RESULTS")
+awk -F'\t' '{print $1 "\t" $2}' <<<"$mine" | sort -u | while IFS=$'\t' read -r c s; do
+	q=$(awk -F'\t' -v c="$c" -v s="$s" '$1 == c && $2 == s {print $4}' <<<"$mine" | median)
+	u=$(awk -F'\t' -v c="$c" -v s="$s" '$1 == c && $2 == s {print $5}' <<<"$mine" | median)
 	printf '  %-9s %-22s %10.0f per s  %7.2f us client CPU each\n' "$c" "$s" "$q" "$u"
 done
+if [[ " $CASES " == *" replay "* ]]; then
+	# The goal: a replay's client CPU an execution at most 1.5x run's a query.
+	printf '  replay against run sql, paired median: %.3fx client CPU an execution\n' "$(awk -F'\t' '
+		$1 == "replay" && $2 == "replay (2 targets)" {u[$3] = $5}
+		$1 == "replay" && $2 == "run sql (text)" {ru[$3] = $5}
+		END {for (r in u) if (ru[r] > 0) print u[r] / ru[r]}' <<<"$mine" | median)"
+fi
+if [ -n "$BASE" ] && [[ " $CASES " == *" replay "* ]]; then
+	# Paired: each round's new replay against BASE's in the same round.
+	pairs=$(awk -F'\t' '$1 == "replay" && $2 == "replay (2 targets)" {q[$3] = $4; u[$3] = $5}
+		$1 == "replay" && $2 == "replay, BASE (2 targets)" {bq[$3] = $4; bu[$3] = $5}
+		END {for (r in q) if (bq[r] > 0 && bu[r] > 0) print q[r] / bq[r], u[r] / bu[r]}' <<<"$mine")
+	printf '  replay against BASE, paired medians: %.3fx executions a second, %.3fx client CPU an execution\n' \
+		"$(awk '{print $1}' <<<"$pairs" | median)" "$(awk '{print $2}' <<<"$pairs" | median)"
+fi
