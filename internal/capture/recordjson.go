@@ -2,6 +2,7 @@ package capture
 
 import (
 	"bytes"
+	"encoding/json"
 	"strconv"
 	"unicode/utf8"
 )
@@ -127,16 +128,18 @@ const (
 	seenError
 	seenFingerprint
 	seenDigest
+	seenParams
 )
 
 // parseRecord reads a record line without reflection, as encoding/json
 // would read it into a zero Record: reading the capture with
 // encoding/json cost a replay more CPU than any other step of its own. It
-// takes the lines that appendRecord writes and others like them: the
-// keys above, each once, strings with the common escapes, integers, true
-// and false. It reports false for anything else (parameters, null, an
-// unknown key, a surrogate or invalid UTF-8 in a string, a malformed line)
-// and leaves the line to encoding/json, whose answer is then the answer.
+// takes the lines that capture writes and others like them: the keys
+// above, each once, strings with the common escapes, integers, true and
+// false, and parameters of those, numbers, null and {"hex": "..."}. It
+// reports false for anything else (null for a field, an unknown key, a
+// surrogate or invalid UTF-8 in a string, a malformed line) and leaves the
+// line to encoding/json, whose answer is then the answer.
 func parseRecord(line []byte, r *Record) bool {
 	p := recordParser{b: line}
 	if !p.byte('{') {
@@ -195,6 +198,9 @@ func parseRecord(line []byte, r *Record) bool {
 		case "digest":
 			bit = seenDigest
 			r.Digest, ok = p.string()
+		case "params":
+			bit = seenParams
+			r.Params, ok = p.params()
 		default:
 			return false
 		}
@@ -358,11 +364,7 @@ func (p *recordParser) int() (int64, bool) {
 	if p.i < len(p.b) && p.b[p.i] == '-' {
 		p.i++
 	}
-	digits := p.i
-	for p.i < len(p.b) && p.b[p.i] >= '0' && p.b[p.i] <= '9' {
-		p.i++
-	}
-	if p.i == digits || (p.b[digits] == '0' && p.i-digits > 1) {
+	if n := p.digits(); n == 0 || (n > 1 && p.b[p.i-n] == '0') {
 		return 0, false
 	}
 	if p.i < len(p.b) {
@@ -380,6 +382,95 @@ func (p *recordParser) intPtr() (*int64, bool) {
 		return nil, false
 	}
 	return &n, true
+}
+
+// params reads an array of parameters as encoding/json reads one into
+// []any with UseNumber: null, strings, numbers (json.Number), true, false
+// and objects of one key, hex, whose value is a string.
+func (p *recordParser) params() ([]any, bool) {
+	if !p.byte('[') {
+		return nil, false
+	}
+	out := []any{}
+	if p.byte(']') {
+		return out, true
+	}
+	for {
+		p.space()
+		if p.i >= len(p.b) {
+			return nil, false
+		}
+		var v any
+		ok := true
+		switch c := p.b[p.i]; {
+		case c == '"':
+			v, ok = p.string()
+		case c == 't' || c == 'f':
+			v, ok = p.bool()
+		case c == 'n':
+			ok = bytes.HasPrefix(p.b[p.i:], []byte("null"))
+			p.i += 4
+		case c == '{':
+			p.i++
+			var key []byte
+			if key, ok = p.key(); !ok || string(key) != "hex" || !p.byte(':') {
+				return nil, false
+			}
+			var h string
+			if h, ok = p.string(); !ok || !p.byte('}') {
+				return nil, false
+			}
+			v = map[string]any{"hex": h}
+		default:
+			v, ok = p.number()
+		}
+		if !ok {
+			return nil, false
+		}
+		out = append(out, v)
+		if p.byte(']') {
+			return out, true
+		}
+		if !p.byte(',') {
+			return nil, false
+		}
+	}
+}
+
+// number reads a JSON number as its text.
+func (p *recordParser) number() (json.Number, bool) {
+	start := p.i
+	if p.i < len(p.b) && p.b[p.i] == '-' {
+		p.i++
+	}
+	if n := p.digits(); n == 0 || (n > 1 && p.b[p.i-n] == '0') {
+		return "", false
+	}
+	if p.i < len(p.b) && p.b[p.i] == '.' {
+		p.i++
+		if p.digits() == 0 {
+			return "", false
+		}
+	}
+	if p.i < len(p.b) && (p.b[p.i] == 'e' || p.b[p.i] == 'E') {
+		p.i++
+		if p.i < len(p.b) && (p.b[p.i] == '+' || p.b[p.i] == '-') {
+			p.i++
+		}
+		if p.digits() == 0 {
+			return "", false
+		}
+	}
+	return json.Number(p.b[start:p.i]), true
+}
+
+// digits skips decimal digits and says how many.
+func (p *recordParser) digits() int {
+	start := p.i
+	for p.i < len(p.b) && p.b[p.i] >= '0' && p.b[p.i] <= '9' {
+		p.i++
+	}
+	return p.i - start
 }
 
 // bool reads true or false.

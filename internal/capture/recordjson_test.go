@@ -2,6 +2,7 @@ package capture
 
 import (
 	"bytes"
+	"encoding/hex"
 	"encoding/json"
 	"reflect"
 	"testing"
@@ -79,9 +80,20 @@ func TestParseRecord(t *testing.T) {
 		{` { "seq" : -0 , "session" : "x", "prepared" : false, "error": 1146, "duration_us": 0, "rows_sent": 12, "rows_examined": -1 } `, true},
 		{`{"session":"s","sql":"a\"b\\c\nd\re\tf\bg\fh\u0000i\u001fj\/ \u00e9 \u2028 é 中 😀"}`, true},
 		{`{}`, true},
+		{`{"session":"s","sql":"SELECT ?","prepared":true,"params":[1, -2.5e3,"a\n",null,true,false,{"hex":"ff00"},18446744073709551616,0.5E-2]}`, true},
+		{`{"session":"s","params":[]}`, true},
+		{`{"session":"s","params":null}`, false},
+		{`{"session":"s","params":[[1]]}`, false},
+		{`{"session":"s","params":[01]}`, false},
+		{`{"session":"s","params":[1.]}`, false},
+		{`{"session":"s","params":[1e]}`, false},
+		{`{"session":"s","params":[{"hex":1}]}`, false},
+		{`{"session":"s","params":[{"a":"b"}]}`, false},
+		{`{"session":"s","params":[{"hex":"a","b":"c"}]}`, false},
+		{`{"session":"s","params":[nul]}`, false},
 		{`{"session":"s","sql":"\ud83d\ude00"}`, false},     // a surrogate pair
 		{`{"session":"s","sql":"a` + "\xff" + `b"}`, false}, // invalid UTF-8
-		{`{"session":"s","params":[1,"a"]}`, false},
+		{`{"session":"s","params":[1,"a"]}`, true},
 		{`{"session":null}`, false},
 		{`{"Session":"s"}`, false}, // encoding/json matches keys in any case
 		{`{"session":"a","session":"b"}`, false},
@@ -113,6 +125,18 @@ func FuzzParseRecord(f *testing.F) {
 		out, _ := appendRecord(nil, &r)
 		if !checkParseRecord(t, bytes.TrimSuffix(out, []byte("\n"))) {
 			t.Fatalf("parseRecord refused %q, which appendRecord wrote", out)
+		}
+		// A prepared statement's record, which encoding/json writes.
+		r.Prepared = true
+		r.Params = []any{string(line), -int64(len(line)), nil, 1.5, map[string]any{"hex": hex.EncodeToString(line)}}
+		var w bytes.Buffer
+		enc := json.NewEncoder(&w)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(&r); err != nil {
+			t.Fatal(err)
+		}
+		if !checkParseRecord(t, bytes.TrimSuffix(w.Bytes(), []byte("\n"))) {
+			t.Fatalf("parseRecord refused %q, which capture writes", w.Bytes())
 		}
 	})
 }
