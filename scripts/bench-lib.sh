@@ -160,7 +160,12 @@ bundle_exec() {
 # taskset when CPUS is not empty, and waits (at most $START_TIMEOUT
 # seconds, default 180) for it to take connections. Sets SERVER_PID. Every
 # path the server reads is inside DIR: basedir, plugins, messages and
-# character sets.
+# character sets. The server runs in a session of its own (setsid, where
+# the bundle has it), as a sandbox's or a service's does: with the kernel's
+# autogroups, a server in the clients' session shares their scheduling
+# group, and on shared cores the loops' replies then come in bursts that
+# they do not come in otherwise (see docs/PERFORMANCE.md, "The server's
+# scheduling group").
 bundle_server_start() {
 	local dir=$1 port=$2 cpus=$3
 	shift 3
@@ -174,6 +179,10 @@ bundle_server_start() {
 	[ ! -f "$run/error.log" ] || mv "$run/error.log" "$run/error.log.prev"
 	local pin=()
 	[ -z "$cpus" ] || pin=("$dir/lib/ld-linux-x86-64.so.2" --library-path "$dir/lib" "$dir/bin/taskset" -c "$cpus")
+	# --wait: where setsid must fork (the caller leads its process group),
+	# it stays as SERVER_PID until the server ends; bundle_server_stop
+	# signals the server by its pid file.
+	[ ! -x "$dir/bin/setsid" ] || pin=("$dir/lib/ld-linux-x86-64.so.2" --library-path "$dir/lib" "$dir/bin/setsid" --wait "${pin[@]}")
 	# --defaults-file must come first.
 	"${pin[@]}" "$dir/lib/ld-linux-x86-64.so.2" --library-path "$dir/lib" "$dir/bin/mariadbd" \
 		"--defaults-file=$dir/my.cnf" "--basedir=$dir" "--datadir=$dir/data" "--plugin-dir=$dir/lib/plugin" \
@@ -203,12 +212,14 @@ bundle_server_start() {
 bundle_server_stop() {
 	local dir=$1
 	[ -n "${SERVER_PID:-}" ] || return 0
-	kill -TERM "$SERVER_PID" 2>/dev/null || true
+	local pid
+	pid=$(cat "$dir/run/mysqld.pid" 2>/dev/null) || pid=$SERVER_PID
+	kill -TERM "$pid" 2>/dev/null || kill -TERM "$SERVER_PID" 2>/dev/null || true
 	local deadline=$((SECONDS + ${STOP_TIMEOUT:-180}))
 	while kill -0 "$SERVER_PID" 2>/dev/null; do
 		if [ "$SECONDS" -ge "$deadline" ]; then
 			echo "mariadbd did not stop within ${STOP_TIMEOUT:-180}s; killing it" >&2
-			kill -KILL "$SERVER_PID" 2>/dev/null || true
+			kill -KILL "$pid" "$SERVER_PID" 2>/dev/null || true
 			SERVER_PID=
 			return 1
 		fi

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds one tarball that measures shakedown against sysbench on a Linux
 # x86-64 machine with no network and no package registry: shakedown (static),
-# mariadbd, sysbench 1.0.20 with its Lua scripts, GNU time and taskset, each
-# with every library it links and the dynamic loader (they run as
+# mariadbd, sysbench 1.0.20 with its Lua scripts, GNU time, taskset and
+# setsid, each with every library it links and the dynamic loader (they run as
 # lib/ld-linux-x86-64.so.2 --library-path lib bin/PROG), the server's
 # messages and character sets, a my.cnf with the settings of `shakedown
 # sandbox up`, and a data directory made with mariadb-install-db that holds
@@ -45,7 +45,8 @@ SYSBENCH_LUA=${SYSBENCH_LUA:-/usr/share/sysbench}
 MYSQL_SHARE=${MYSQL_SHARE:-/usr/share/mysql}
 GNU_TIME=/usr/bin/time
 TASKSET=$(command -v taskset)
-for f in "$MARIADBD" "$SYSBENCH" "$INSTALL_DB" "$GNU_TIME" "$TASKSET" "$SYSBENCH_LUA/oltp_common.lua" "$MYSQL_SHARE/english/errmsg.sys"; do
+SETSID=$(command -v setsid)
+for f in "$MARIADBD" "$SYSBENCH" "$INSTALL_DB" "$GNU_TIME" "$TASKSET" "$SETSID" "$SYSBENCH_LUA/oltp_common.lua" "$MYSQL_SHARE/english/errmsg.sys"; do
 	[ -e "$f" ] || { echo "bundle.sh: $f is missing; run make deps (GNU time: apt-get install time)" >&2; exit 1; }
 done
 
@@ -66,7 +67,8 @@ cp -L "$MARIADBD" "$B/bin/mariadbd"
 cp -L "$SYSBENCH" "$B/bin/sysbench"
 cp -L "$GNU_TIME" "$B/bin/time"
 cp -L "$TASKSET" "$B/bin/taskset"
-progs=(mariadbd sysbench time taskset)
+cp -L "$SETSID" "$B/bin/setsid"
+progs=(mariadbd sysbench time taskset setsid)
 if [ "${COPY_TOOLS:-0}" = 1 ]; then
 	for prog in mariadb-dump mariadb mydumper myloader; do
 		path=$(command -v "$prog") || { echo "bundle.sh: COPY_TOOLS=1: $prog is missing (apt-get install mariadb-client mydumper)" >&2; exit 1; }
