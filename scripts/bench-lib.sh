@@ -180,8 +180,8 @@ bundle_server_start() {
 	local pin=()
 	[ -z "$cpus" ] || pin=("$dir/lib/ld-linux-x86-64.so.2" --library-path "$dir/lib" "$dir/bin/taskset" -c "$cpus")
 	# --wait: where setsid must fork (the caller leads its process group),
-	# it stays as SERVER_PID until the server ends; bundle_server_stop
-	# signals the server by its pid file.
+	# it waits for the server, so that the check below sees the server end;
+	# once the server is up, SERVER_PID is the server's own pid.
 	[ ! -x "$dir/bin/setsid" ] || pin=("$dir/lib/ld-linux-x86-64.so.2" --library-path "$dir/lib" "$dir/bin/setsid" --wait "${pin[@]}")
 	# --defaults-file must come first.
 	"${pin[@]}" "$dir/lib/ld-linux-x86-64.so.2" --library-path "$dir/lib" "$dir/bin/mariadbd" \
@@ -204,6 +204,10 @@ bundle_server_start() {
 		fi
 		sleep 0.2
 	done
+	# The server's own pid, where setsid stayed as its parent.
+	local pid
+	pid=$(cat "$run/mysqld.pid" 2>/dev/null) && [ -n "$pid" ] && SERVER_PID=$pid
+	return 0
 }
 
 # bundle_server_stop DIR: shuts the server down cleanly (SIGTERM) and waits
@@ -212,14 +216,12 @@ bundle_server_start() {
 bundle_server_stop() {
 	local dir=$1
 	[ -n "${SERVER_PID:-}" ] || return 0
-	local pid
-	pid=$(cat "$dir/run/mysqld.pid" 2>/dev/null) || pid=$SERVER_PID
-	kill -TERM "$pid" 2>/dev/null || kill -TERM "$SERVER_PID" 2>/dev/null || true
+	kill -TERM "$SERVER_PID" 2>/dev/null || true
 	local deadline=$((SECONDS + ${STOP_TIMEOUT:-180}))
 	while kill -0 "$SERVER_PID" 2>/dev/null; do
 		if [ "$SECONDS" -ge "$deadline" ]; then
 			echo "mariadbd did not stop within ${STOP_TIMEOUT:-180}s; killing it" >&2
-			kill -KILL "$pid" "$SERVER_PID" 2>/dev/null || true
+			kill -KILL "$SERVER_PID" 2>/dev/null || true
 			SERVER_PID=
 			return 1
 		fi
