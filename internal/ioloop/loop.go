@@ -54,7 +54,7 @@ type Loop struct {
 	// hold: wait for the kernel a while with the processor kept (see
 	// wait); heldSince is when the loop last let other goroutines run;
 	// freeProc: a processor without a loop is there for them, so the loop
-	// need let them run only as seldom as yieldFree says.
+	// lets them run only every yieldFree.
 	hold, freeProc bool
 	heldSince      time.Time
 
