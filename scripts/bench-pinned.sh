@@ -2,7 +2,7 @@
 # shakedown against sysbench 1.0.20 with the client on cores of its own. Runs
 # inside a bundle that scripts/bundle.sh made and that was unpacked on the
 # machine to measure; it needs nothing there but bash, coreutils, grep and
-# awk: the server, sysbench, shakedown, GNU time and taskset run from the
+# awk: the server, sysbench, shakedown, GNU time, taskset and setsid run from the
 # bundle through its own loader and libraries.
 #
 #   tar xzf shakedown-bench-linux-amd64.tar.gz
