@@ -54,7 +54,10 @@
 # Knobs (environment): ROUNDS (5), SECONDS_PER_RUN (15), PREP_ROUNDS (1),
 # PREP_TABLES (4), PREP_ROWS (1000000), BIN (bin/shakedown), SLAP_QUERIES
 # (20000), SLAP_CONCURRENCY (16,64), SLAP_ITERATIONS (2), BASE_REV (HEAD~1),
-# THREADS_LIST (1 16 64 256 1024 3000), CLIENT_IO (auto), BASE_THREADS (16).
+# THREADS_LIST (1 16 64 256 1024 3000), CLIENT_IO (auto), BASE_THREADS (16),
+# SETTLE (120: after a prepare, the most seconds to wait while the server
+# writes the pages the load left dirty, which takes a core for about 45 s
+# after 4 tables of 100,000 rows on 2 cores; 0: no wait).
 # Client CPU is user+sys of the client process as GNU time reports it.
 #
 # Where it runs (environment):
@@ -222,6 +225,29 @@ on_off() {
 prepare_rows() {
 	"$BIN" cleanup oltp_read_write --target="$url" "--tables=$PREP_TABLES" >/dev/null
 	"$BIN" prepare oltp_read_write --target="$url" --tables=1 "--table-size=$1" >/dev/null
+	settle
+}
+
+# settle: after a load, waits (at most SETTLE seconds) until the server's
+# dirty pages stop falling, so that the first rounds do not share the CPU
+# with the writes of the load. Reads a status counter; skips where the
+# server cannot be asked.
+settle() {
+	[ "${SETTLE:-120}" -gt 0 ] || return 0
+	local dirty last=-1 flat=0 start=$SECONDS
+	while [ $((SECONDS - start)) -lt "${SETTLE:-120}" ]; do
+		dirty=$(mariadb "${my_conn[@]}" -N -e "SHOW GLOBAL STATUS LIKE 'Innodb_buffer_pool_pages_dirty'" 2>/dev/null | awk '{print $2}')
+		[ -n "$dirty" ] || return 0
+		if [ "$last" -ge 0 ] && [ "$dirty" -ge "$last" ]; then
+			flat=$((flat + 1))
+			[ "$flat" -lt 2 ] || break
+		else
+			flat=0
+		fi
+		last=$dirty
+		sleep 2
+	done
+	echo "  (settled for $((SECONDS - start)) s after the load: $last dirty pages left)"
 }
 
 echo "| workload | threads | sysbench QPS | shakedown QPS | ratio | sysbench CPU us/query | shakedown CPU us/query | ratio | sysbench RSS KB | shakedown RSS KB | ratio |" >"$work/summary.md"
@@ -271,6 +297,7 @@ for c in $CASES; do
 		echo "== oltp_point_select and oltp_read_write at $THREADS_LIST threads, 4 tables x 100000 rows, client-io: $CLIENT_IO"
 		"$BIN" cleanup oltp_read_write --target="$url" "--tables=$PREP_TABLES" >/dev/null
 		"$BIN" prepare oltp_read_write --target="$url" --tables=4 --table-size=100000 --threads=4 >/dev/null
+		settle
 		out=$work/threads.tsv
 		printf 'tool\tmode\tworkload\tthreads\tround\tqps\tcpu_us_per_query\trss_kb\tserver_us_per_query\n' >"$out"
 		# The server's CPU per query where its process is on this machine
