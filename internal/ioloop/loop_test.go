@@ -360,6 +360,17 @@ func TestHeldLoopLetsOthersRun(t *testing.T) {
 	}
 }
 
+// newGroup makes n loops, closed when the test ends.
+func newGroup(t *testing.T, n int) Group {
+	t.Helper()
+	g, err := NewGroup(n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(g.Close)
+	return g
+}
+
 // pingPong starts two tasks on l that send a byte back and forth over a
 // socket pair until done, which the first task asks after every round
 // trip; the count is of round trips.
@@ -411,11 +422,7 @@ func TestHeldLoopWithAFreeProcessorYields(t *testing.T) {
 		yields.Add(1)
 		runtime.Gosched()
 	}
-	g, err := NewGroup(1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(g.Close)
+	g := newGroup(t, 1)
 	release := g.HoldProcessors(0)
 	defer release()
 	if !g[0].hold || !g[0].freeProc {
@@ -442,15 +449,7 @@ func TestHeldLoopWithAFreeProcessorYields(t *testing.T) {
 // what it was before, and it goes back as each group lets go.
 func TestHoldProcessorsRaisesProcs(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
-	groups := func(n int) Group {
-		g, err := NewGroup(n)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(g.Close)
-		return g
-	}
-	one, six := groups(1), groups(6)
+	one, six := newGroup(t, 1), newGroup(t, 6)
 	releaseOne := one.HoldProcessors(0)
 	if got := runtime.GOMAXPROCS(0); got != 2 || !one[0].hold || !one[0].freeProc {
 		t.Fatalf("a held group of one loop: GOMAXPROCS %d, hold %v, a free processor %v; want 2, true and true", got, one[0].hold, one[0].freeProc)
@@ -471,15 +470,11 @@ func TestHoldProcessorsRaisesProcs(t *testing.T) {
 }
 
 // TestHoldProcessorsKeepsSpares: a group held with processors to spare
-// raises GOMAXPROCS past its loops, and its loops know that they need not
-// yield.
+// raises GOMAXPROCS past its loops, and its loops know that they need
+// yield only every yieldFree.
 func TestHoldProcessorsKeepsSpares(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
-	g, err := NewGroup(2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(g.Close)
+	g := newGroup(t, 2)
 	release := g.HoldProcessors(1)
 	if got := runtime.GOMAXPROCS(0); got != 3 || !g[0].freeProc || !g[1].freeProc {
 		t.Fatalf("2 loops and a spare: GOMAXPROCS %d, free processors %v and %v; want 3, true and true", got, g[0].freeProc, g[1].freeProc)
@@ -496,11 +491,7 @@ func TestHoldProcessorsKeepsSpares(t *testing.T) {
 // every yieldFree: TestHeldLoopWithAFreeProcessorYields).
 func TestHeldLoopsYieldOnlyWithoutAFreeProcessor(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(8))
-	g, err := NewGroup(3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(g.Close)
+	g := newGroup(t, 3)
 	release := g.HoldProcessors(0)
 	defer release()
 	if got := runtime.GOMAXPROCS(0); got != 8 {
