@@ -56,7 +56,7 @@
 # (20000), SLAP_CONCURRENCY (16,64), SLAP_ITERATIONS (2), BASE_REV (HEAD~1),
 # THREADS_LIST (1 16 64 256 1024 3000), CLIENT_IO (auto), BASE_THREADS (16),
 # SETTLE (120: after a prepare, the most seconds to wait while the server
-# writes the pages the load left dirty, which takes a core for about 45 s
+# writes the pages the load left dirty, which took a core for 45-65 s
 # after 4 tables of 100,000 rows on 2 cores; 0: no wait).
 # Client CPU is user+sys of the client process as GNU time reports it.
 #
@@ -229,20 +229,22 @@ prepare_rows() {
 }
 
 # settle: after a load, waits (at most SETTLE seconds) until the server's
-# dirty pages stop falling, so that the first rounds do not share the CPU
-# with the writes of the load. Reads a status counter; skips where the
-# server cannot be asked.
+# dirty pages have fallen and stopped falling, or are few, so that the
+# first rounds do not share the CPU with the writes of the load. Reads a
+# status counter, each read bounded; skips where the server cannot be
+# asked.
 settle() {
 	[ "${SETTLE:-120}" -gt 0 ] || return 0
-	local dirty last=-1 flat=0 start=$SECONDS
+	local dirty last=-1 fell=0 flat=0 start=$SECONDS
 	while [ $((SECONDS - start)) -lt "${SETTLE:-120}" ]; do
-		dirty=$(mariadb "${my_conn[@]}" -N -e "SHOW GLOBAL STATUS LIKE 'Innodb_buffer_pool_pages_dirty'" 2>/dev/null | awk '{print $2}')
+		dirty=$(timeout 10 mariadb "${my_conn[@]}" --connect-timeout=5 -N -e "SHOW GLOBAL STATUS LIKE 'Innodb_buffer_pool_pages_dirty'" 2>/dev/null | awk '{print $2}')
 		[ -n "$dirty" ] || return 0
-		if [ "$last" -ge 0 ] && [ "$dirty" -ge "$last" ]; then
+		[ "$dirty" -ge 200 ] || { last=$dirty; break; }
+		if [ "$last" -ge 0 ] && [ "$dirty" -lt "$last" ]; then
+			fell=1 flat=0
+		elif [ "$last" -ge 0 ]; then
 			flat=$((flat + 1))
-			[ "$flat" -lt 2 ] || break
-		else
-			flat=0
+			[ "$fell" = 0 ] || [ "$flat" -lt 2 ] || { last=$dirty; break; }
 		fi
 		last=$dirty
 		sleep 2
