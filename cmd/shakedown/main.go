@@ -30,6 +30,11 @@ func main() {
 	if n, err := strconv.Atoi(os.Getenv("SHAKEDOWN_IOLOOP_LOOPS")); err == nil && n > 0 {
 		client.LoopCount = n
 	}
+	// Whether held loops are bound to CPUs, in place of the rule (see
+	// client.BindLoops), for a benchmark that compares the two.
+	if v := os.Getenv("SHAKEDOWN_IOLOOP_BIND"); v == "on" || v == "off" {
+		client.BindLoops = v
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := cli.Main(ctx, &cli.Env{
 		Stdin:  os.Stdin,

@@ -261,32 +261,77 @@ func HoldsProcessors(mode string, inProcess bool, threads int) bool {
 	return !inProcess && (runtime.GOMAXPROCS(0) > 1 || threads <= 1)
 }
 
+// Drive is how a run's threads wait for replies (see RunIO).
+type Drive struct {
+	IO    wire.Options
+	Loops int  // I/O loops (LoopsFor); 0 for the modes without
+	Hold  bool // the loops keep their processors (HoldProcessors)
+	// shared: the server runs on CPUs the client may use too.
+	shared bool
+}
+
+// BindLoops, when "on" or "off", replaces Drive.Bind's rule for whether
+// held loops on shared cores are bound: a benchmark's knob
+// (SHAKEDOWN_IOLOOP_BIND), "on" to bind on cores of the client's own too.
+var BindLoops string
+
+// Bind reports whether the loops that drive threads are bound to the
+// client's CPUs, one CPU each in turn (ioloop.Group.BindCPUs): held loops
+// on CPUs shared with the server, at least one for every CPU, so that the
+// binding takes no CPU from the client. On 2 shared cores bound loops
+// made 1.02-1.20x the point selects of free ones from 16 to 256 threads
+// (paired medians of three calls) and moved read/write by at most 4%
+// either way. One loop (a single thread) is not bound: it would lose the
+// second CPU. On cores of the client's own it is not measured yet
+// (docs/PERFORMANCE.md).
+func (d Drive) Bind(threads int) bool {
+	cpus := runtime.NumCPU()
+	if !d.Hold || cpus < 2 || min(d.Loops, threads) < cpus {
+		return false
+	}
+	switch BindLoops {
+	case "on":
+		return true
+	case "off":
+		return false
+	}
+	return d.shared
+}
+
 // RunIO is how a run's threads wait for replies under mode (--client-io)
 // against t: the I/O, how many loops drive them (see LoopsFor), and whether
-// the loops hold their processor. Only auto chooses by where the server is.
-func RunIO(mode string, threads int, t *target.Target) (io wire.Options, loops int, hold bool) {
+// the loops hold their processor and are bound to CPUs. Only auto chooses
+// by where the server is.
+func RunIO(mode string, threads int, t *target.Target) Drive {
 	auto := mode == "auto"
-	hold = HoldsProcessors(mode, auto && InProcess(t), threads)
+	hold := HoldsProcessors(mode, auto && InProcess(t), threads)
 	// Where the server runs matters to auto's choice of I/O and to held
-	// loops' count; blocking and polled never read it.
+	// loops' count and binding; blocking and polled never read it.
 	shared := (auto || hold) && SharesCores(t)
-	io = IOFor(mode, threads, auto && !hold && shared)
+	io := IOFor(mode, threads, auto && !hold && shared)
 	hold = hold && io.Looped
-	return io, LoopsFor(io, threads, hold && shared), hold
+	return Drive{IO: io, Loops: LoopsFor(io, threads, hold && shared), Hold: hold, shared: shared}
 }
 
 // ReplayIO is how a replay's sessions wait for replies from targets under
-// mode (--client-io; "" is auto): the I/O, and whether the loops hold their
-// processor, as HoldsProcessors says for a run. A session drives a
+// mode (--client-io; "" is auto): the I/O, a loop for every processor, and
+// whether the loops hold their processor, as HoldsProcessors says for a
+// run, and are bound to CPUs, as Drive.Bind says. A session drives a
 // connection on every target, so it counts as that many threads; auto
-// does not hold where any target's server runs in this process.
-func ReplayIO(mode string, targets []*target.Target) (io wire.Options, hold bool) {
+// does not hold where any target's server runs in this process, and the
+// cores count as shared where any target's server shares them.
+func ReplayIO(mode string, targets []*target.Target) Drive {
 	if mode == "" {
 		mode = "auto"
 	}
-	io = IOFor(mode, 0, false)
+	io := IOFor(mode, 0, false)
 	inProcess := mode == "auto" && slices.ContainsFunc(targets, InProcess)
-	return io, io.Looped && HoldsProcessors(mode, inProcess, len(targets))
+	d := Drive{IO: io, Hold: io.Looped && HoldsProcessors(mode, inProcess, len(targets))}
+	if io.Looped {
+		d.Loops = runtime.GOMAXPROCS(0)
+		d.shared = d.Hold && slices.ContainsFunc(targets, SharesCores)
+	}
+	return d
 }
 
 // InProcess reports whether t's server listens in this very process: its

@@ -306,14 +306,48 @@ func TestRunIO(t *testing.T) {
 		{"blocking never holds", "blocking", 16, away, false, true, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			io, loops, hold := RunIO(tc.mode, tc.threads, tc.tgt)
-			if io.Looped != tc.looped || io.Blocking != tc.block || hold != tc.hold {
-				t.Errorf("got looped %v blocking %v hold %v, want %v %v %v", io.Looped, io.Blocking, hold, tc.looped, tc.block, tc.hold)
+			d := RunIO(tc.mode, tc.threads, tc.tgt)
+			if d.IO.Looped != tc.looped || d.IO.Blocking != tc.block || d.Hold != tc.hold {
+				t.Errorf("got looped %v blocking %v hold %v, want %v %v %v", d.IO.Looped, d.IO.Blocking, d.Hold, tc.looped, tc.block, tc.hold)
 			}
-			if want := LoopsFor(io, tc.threads, hold && SharesCores(tc.tgt)); loops != want {
-				t.Errorf("got %d loops, want %d", loops, want)
+			if want := LoopsFor(d.IO, tc.threads, d.Hold && SharesCores(tc.tgt)); d.Loops != want {
+				t.Errorf("got %d loops, want %d", d.Loops, want)
+			}
+			if d.Bind(tc.threads) && tc.tgt == away {
+				t.Errorf("loops bound to CPUs for a server on another host")
 			}
 		})
+	}
+}
+
+// TestDriveBind: held loops on cores shared with the server are bound to
+// CPUs when there is a loop for every CPU; never a single loop, loops
+// that do not hold, or loops on cores of their own, unless the knob says.
+func TestDriveBind(t *testing.T) {
+	cpus := runtime.NumCPU()
+	if cpus < 2 {
+		t.Skip("one CPU: nothing to bind")
+	}
+	defer func(s string) { BindLoops = s }(BindLoops)
+	for _, tc := range []struct {
+		d       Drive
+		threads int
+		knob    string
+		want    bool
+	}{
+		{Drive{Loops: cpus, Hold: true, shared: true}, 4 * cpus, "", true},
+		{Drive{Loops: cpus, Hold: true, shared: true}, cpus - 1, "", false}, // fewer loops than CPUs
+		{Drive{Loops: 1, Hold: true, shared: true}, 1, "", false},
+		{Drive{Loops: cpus, Hold: false, shared: true}, 4 * cpus, "", false},
+		{Drive{Loops: cpus, Hold: true, shared: false}, 4 * cpus, "", false},
+		{Drive{Loops: cpus, Hold: true, shared: false}, 4 * cpus, "on", true},
+		{Drive{Loops: cpus, Hold: true, shared: true}, 4 * cpus, "off", false},
+		{Drive{Loops: cpus, Hold: false, shared: true}, 4 * cpus, "on", false},
+	} {
+		BindLoops = tc.knob
+		if got := tc.d.Bind(tc.threads); got != tc.want {
+			t.Errorf("knob %q: %+v.Bind(%d threads) = %v, want %v", tc.knob, tc.d, tc.threads, got, tc.want)
+		}
 	}
 }
 
@@ -329,20 +363,23 @@ func TestReplayIO(t *testing.T) {
 		procs         int
 		tgts          []*target.Target
 		looped, block bool
-		hold          bool
+		hold, shared  bool
 	}{
-		{"auto, other hosts", "auto", 2, []*target.Target{away, away}, true, false, true},
-		{"empty is auto", "", 2, []*target.Target{away, away}, true, false, true},
-		{"auto, a candidate in this process", "auto", 2, []*target.Target{away, here}, true, false, false},
-		{"auto, one processor", "auto", 1, []*target.Target{away, away}, true, false, false},
-		{"loop, this process", "loop", 2, []*target.Target{here, here}, true, false, true},
-		{"blocking never holds", "blocking", 2, []*target.Target{away, away}, false, true, false},
+		{"auto, other hosts", "auto", 2, []*target.Target{away, away}, true, false, true, false},
+		{"empty is auto", "", 2, []*target.Target{away, away}, true, false, true, false},
+		{"auto, a candidate in this process", "auto", 2, []*target.Target{away, here}, true, false, false, false},
+		{"auto, one processor", "auto", 1, []*target.Target{away, away}, true, false, false, false},
+		{"loop, this process", "loop", 2, []*target.Target{here, here}, true, false, true, true},
+		{"blocking never holds", "blocking", 2, []*target.Target{away, away}, false, true, false, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			runtime.GOMAXPROCS(tc.procs)
-			io, hold := ReplayIO(tc.mode, tc.tgts)
-			if io.Looped != tc.looped || io.Blocking != tc.block || hold != tc.hold {
-				t.Errorf("got looped %v blocking %v hold %v, want %v %v %v", io.Looped, io.Blocking, hold, tc.looped, tc.block, tc.hold)
+			d := ReplayIO(tc.mode, tc.tgts)
+			if d.IO.Looped != tc.looped || d.IO.Blocking != tc.block || d.Hold != tc.hold || d.shared != tc.shared {
+				t.Errorf("got looped %v blocking %v hold %v shared %v, want %v %v %v %v", d.IO.Looped, d.IO.Blocking, d.Hold, d.shared, tc.looped, tc.block, tc.hold, tc.shared)
+			}
+			if want := map[bool]int{true: tc.procs}[tc.looped]; d.Loops != want {
+				t.Errorf("got %d loops, want %d: one a processor, none without loops", d.Loops, want)
 			}
 		})
 	}

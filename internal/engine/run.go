@@ -142,9 +142,9 @@ func (j *Job) Run(ctx context.Context, opt RunOptions) (*result.Result, error) {
 		*opt.Intervals = append(*opt.Intervals, h)
 	}
 	rc.OnLastInterval = keep
-	io, loops, hold := client.RunIO(j.clientIO, rc.Threads, j.Target)
-	rc.IOLoops, rc.IOHold = loops, hold
-	dialer := client.NewDialer(j.Target, client.Options{DB: j.Target.DB, PS: j.psMode != "disable", IO: io})
+	drive := client.RunIO(j.clientIO, rc.Threads, j.Target)
+	rc.IOLoops, rc.IOHold, rc.IOBind = drive.Loops, drive.Hold, drive.Bind(rc.Threads)
+	dialer := client.NewDialer(j.Target, client.Options{DB: j.Target.DB, PS: j.psMode != "disable", IO: drive.IO})
 	rc.Connect = dialer.Connect
 	rc.OnInterval = func(iv runner.Interval) {
 		if j.reportInterval > 0 {

@@ -58,6 +58,12 @@ type Loop struct {
 	hold, freeProc bool
 	heldSince      time.Time
 
+	// cpu is the CPU the loop's thread is bound to, -1 for none (see
+	// Group.BindCPUs); tid is the thread last bound, and bound every
+	// thread bound, for the release.
+	cpu, tid int
+	bound    []int
+
 	mu      sync.Mutex
 	closed  bool
 	fds     map[int32]*FD
@@ -96,7 +102,7 @@ func New() (*Loop, error) {
 	if err != nil {
 		return nil, fmt.Errorf("epoll_create1: %w", err)
 	}
-	l := &Loop{epfd: epfd, wakefd: -1, timerfd: -1, fds: map[int32]*FD{}, events: make([]unix.EpollEvent, max(1, Burst))}
+	l := &Loop{cpu: -1, epfd: epfd, wakefd: -1, timerfd: -1, fds: map[int32]*FD{}, events: make([]unix.EpollEvent, max(1, Burst))}
 	if l.wakefd, err = unix.Eventfd(0, unix.EFD_CLOEXEC|unix.EFD_NONBLOCK); err != nil {
 		l.close()
 		return nil, fmt.Errorf("eventfd: %w", err)
@@ -195,6 +201,7 @@ func (l *Loop) alive() bool {
 // the loop's descriptors. A task that panics ends Run with its panic.
 func (l *Loop) Run() {
 	defer l.close()
+	l.bind()
 	for l.alive() {
 		l.runReady()
 		if !l.alive() {
@@ -267,6 +274,7 @@ func (l *Loop) wait() (int, error) {
 		} else if now.Sub(l.heldSince) >= every {
 			yield()
 			l.heldSince = time.Now()
+			l.bind() // the goroutine may resume on another thread
 		}
 		r, _, errno := unix.RawSyscall6(unix.SYS_EPOLL_PWAIT, uintptr(l.epfd),
 			uintptr(unsafe.Pointer(&l.events[0])), uintptr(len(l.events)), holdMillis, 0, 0)
@@ -278,7 +286,11 @@ func (l *Loop) wait() (int, error) {
 		}
 		l.heldSince = time.Time{}
 	}
-	return unix.EpollWait(l.epfd, l.events, -1)
+	n, err := unix.EpollWait(l.epfd, l.events, -1)
+	// A wait long enough for the runtime to take the processor away may
+	// end on another thread.
+	l.bind()
+	return n, err
 }
 
 func (l *Loop) runReady() {
@@ -568,14 +580,18 @@ func (g Group) Lag() time.Duration {
 // Spread runs body(ctx, i) for every i in [0, n) as tasks spread evenly
 // over k loops (k at most n), each loop on a goroutine of its own, and
 // returns when every body has; with hold, the loops keep their processors
-// while they wait (HoldProcessors). Each body's ctx carries its task.
-func Spread(ctx context.Context, k, n int, hold bool, body func(ctx context.Context, i int)) error {
+// while they wait (HoldProcessors), and with bind each is bound to a CPU
+// (BindCPUs). Each body's ctx carries its task.
+func Spread(ctx context.Context, k, n int, hold, bind bool, body func(ctx context.Context, i int)) error {
 	g, err := NewGroup(max(1, min(k, n)))
 	if err != nil {
 		return err
 	}
 	if hold {
 		defer g.HoldProcessors(0)()
+	}
+	if bind {
+		defer g.BindCPUs()()
 	}
 	for i := range n {
 		l := g.Of(i)

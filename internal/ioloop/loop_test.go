@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"runtime"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -501,5 +502,76 @@ func TestHeldLoopsYieldOnlyWithoutAFreeProcessor(t *testing.T) {
 		if !l.hold || !l.freeProc {
 			t.Errorf("loop %d: hold %v, a free processor %v; want true and true with 3 loops on 8 processors", i, l.hold, l.freeProc)
 		}
+	}
+}
+
+// TestBoundLoopsRunOnTheirCPUs: loops bound with BindCPUs run their tasks
+// on one CPU each, in turn over the CPUs the process may use, also after
+// they have let other goroutines run (and may have resumed on another
+// thread); the release gives every thread they ran on its CPUs back.
+func TestBoundLoopsRunOnTheirCPUs(t *testing.T) {
+	var all unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &all); err != nil {
+		t.Fatal(err)
+	}
+	if all.Count() < 2 {
+		t.Skip("one CPU: nothing to bind")
+	}
+	// Only the yields move a loop to another thread here: no collection
+	// stops the world, and with no spare processor they come every
+	// yieldEvery.
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	var yields atomic.Int64
+	defer func(y func()) { yield = y }(yield)
+	yield = func() {
+		yields.Add(1)
+		runtime.Gosched()
+	}
+	g := newGroup(t, 2)
+	defer g.HoldProcessors(0)()
+	unbind := g.BindCPUs()
+	defer unbind()
+	cpus := []int{g[0].cpu, g[1].cpu}
+	if cpus[0] < 0 || cpus[0] == cpus[1] || !all.IsSet(cpus[0]) || !all.IsSet(cpus[1]) {
+		t.Fatalf("2 loops bound to CPUs %v; want two different CPUs of %d", cpus, all.Count())
+	}
+	var mu sync.Mutex
+	var checks, wrong int
+	tids := map[int]bool{}
+	const busy = 30 * time.Millisecond
+	for i, l := range g {
+		start := time.Now()
+		pingPong(t, l, func() bool {
+			var set unix.CPUSet
+			err := unix.SchedGetaffinity(0, &set)
+			mu.Lock()
+			defer mu.Unlock()
+			checks++
+			tids[unix.Gettid()] = true
+			if err != nil || set.Count() != 1 || !set.IsSet(cpus[i]) {
+				wrong++
+			}
+			return time.Since(start) >= busy
+		})
+	}
+	var wg sync.WaitGroup
+	g.Go(&wg)
+	wg.Wait()
+	if yields.Load() == 0 {
+		t.Fatal("the loops never yielded: nothing moved them, so the binding after a move went untested")
+	}
+	if wrong > 0 {
+		t.Errorf("%d of %d round trips ran on a thread not bound to its loop's CPU alone", wrong, checks)
+	}
+	unbind()
+	for tid := range tids {
+		var set unix.CPUSet
+		if err := unix.SchedGetaffinity(tid, &set); err == nil && set != all {
+			t.Errorf("thread %d after the release: %d CPUs, want the %d it had", tid, set.Count(), all.Count())
+		}
+	}
+	if g[0].cpu != -1 || g[0].bound != nil {
+		t.Errorf("after the release loop 0 is still bound: CPU %d, threads %v", g[0].cpu, g[0].bound)
 	}
 }

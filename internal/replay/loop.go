@@ -2,7 +2,6 @@ package replay
 
 import (
 	"context"
-	"runtime"
 	"sync"
 	"time"
 
@@ -18,17 +17,20 @@ import (
 // startLoops starts the I/O loops, held open for the sessions to come; the
 // returned stop lets them end once their sessions have.
 func (e *engine) startLoops() (stop func(), err error) {
-	if !e.io.Looped {
+	if !e.drive.IO.Looped {
 		return func() {}, nil
 	}
-	if e.loops, err = ioloop.NewGroup(runtime.GOMAXPROCS(0)); err != nil {
+	if e.loops, err = ioloop.NewGroup(e.drive.Loops); err != nil {
 		return nil, err
 	}
-	release := func() {}
-	if e.hold {
+	unhold, unbind := func() {}, func() {}
+	if e.drive.Hold {
 		// One processor more than the loops, for the goroutine that
 		// reads the capture and feeds the sessions.
-		release = e.loops.HoldProcessors(1)
+		unhold = e.loops.HoldProcessors(1)
+	}
+	if e.drive.Bind(e.drive.Loops) {
+		unbind = e.loops.BindCPUs()
 	}
 	for _, l := range e.loops {
 		l.Hold()
@@ -40,7 +42,8 @@ func (e *engine) startLoops() (stop func(), err error) {
 			l.Release()
 		}
 		wg.Wait()
-		release()
+		unbind()
+		unhold()
 	}, nil
 }
 

@@ -91,8 +91,7 @@ type engine struct {
 	seed  maphash.Seed
 	sem   chan struct{} // when Concurrency caps the statements
 	wg    sync.WaitGroup
-	io    wire.Options
-	hold  bool         // the loops keep their processors (client.ReplayIO)
+	drive client.Drive // how sessions wait for replies (client.ReplayIO)
 	loops ioloop.Group // with I/O loops; session i runs on loops.Of(i)
 	next  int          // the loop of the next session
 }
@@ -137,7 +136,7 @@ func Run(ctx context.Context, rd *capture.Reader, targets []Target, opts Options
 	for i, t := range targets {
 		tgts[i] = t.Target
 	}
-	e.io, e.hold = client.ReplayIO(opts.ClientIO, tgts)
+	e.drive = client.ReplayIO(opts.ClientIO, tgts)
 	// Check every target answers before anything runs.
 	for _, sd := range e.sides {
 		c, err := sd.connect(ctx, wire.Options{})
@@ -402,7 +401,7 @@ func (s *sessionState) run(ctx context.Context, st *stmt) result {
 // The connection waits as Options.ClientIO says; through the loop of the
 // task ctx carries, with I/O loops.
 func (s *sessionState) open(ctx context.Context) (*conn, error) {
-	c, err := s.e.sides[s.i].connect(ctx, s.e.io)
+	c, err := s.e.sides[s.i].connect(ctx, s.e.drive.IO)
 	if err != nil {
 		return nil, err
 	}

@@ -12,10 +12,10 @@ import (
 type loopSet struct {
 	ioloop.Group
 	tasks   []*ioloop.Task
-	release func() // of the processors the loops hold
+	release func() // of the processors the loops hold and the CPUs they are bound to
 }
 
-func newLoopSet(n, threads int, hold bool) (*loopSet, error) {
+func newLoopSet(n, threads int, hold, bind bool) (*loopSet, error) {
 	g, err := ioloop.NewGroup(min(n, threads))
 	if err != nil {
 		return nil, err
@@ -23,6 +23,10 @@ func newLoopSet(n, threads int, hold bool) (*loopSet, error) {
 	ls := &loopSet{Group: g, tasks: make([]*ioloop.Task, threads), release: func() {}}
 	if hold {
 		ls.release = g.HoldProcessors(0)
+	}
+	if bind {
+		unhold, unbind := ls.release, g.BindCPUs()
+		ls.release = func() { unbind(); unhold() }
 	}
 	for i := range ls.tasks {
 		ls.tasks[i] = g.Of(i).NewTask()

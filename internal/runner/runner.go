@@ -61,9 +61,11 @@ type Config struct {
 	// clock.
 	IOLoops int
 	// IOHold makes the I/O loops keep their processor while they wait for
-	// replies (ioloop.Group.HoldProcessors): for a server that does not
-	// share the client's cores.
+	// replies (ioloop.Group.HoldProcessors).
 	IOHold bool
+	// IOBind binds each I/O loop to one of the client's CPUs
+	// (ioloop.Group.BindCPUs).
+	IOBind bool
 
 	// The fields below make the run one runner's share of a load split
 	// over many processes (package segment); their zero values are a run
@@ -327,7 +329,7 @@ func (r *run) run(parent context.Context) (*Outcome, error) {
 	var loops *loopSet
 	if r.cfg.IOLoops > 0 {
 		var err error
-		if loops, err = newLoopSet(r.cfg.IOLoops, len(r.threads), r.cfg.IOHold); err != nil {
+		if loops, err = newLoopSet(r.cfg.IOLoops, len(r.threads), r.cfg.IOHold, r.cfg.IOBind); err != nil {
 			return nil, err
 		}
 		defer loops.release()

@@ -115,9 +115,9 @@ func (s *session) round(ctx context.Context, c int, limit uint64, keys []string,
 		}
 		return roundResult{}
 	}
-	if s.loops > 0 {
+	if s.drive.Loops > 0 {
 		start := time.Now()
-		err := ioloop.Spread(rctx, s.loops, c, s.hold, func(ctx context.Context, k int) {
+		err := ioloop.Spread(rctx, s.drive.Loops, c, s.drive.Hold, s.drive.Bind(c), func(ctx context.Context, k int) {
 			// The client's pauses (its connect retries) wait in its loop.
 			ctx = clock.WithSleeper(ctx, ioloop.From(ctx))
 			queries[k] = s.client(ctx, k, limit, keys, seed, lv, fail)

@@ -65,8 +65,7 @@ type session struct {
 	main   *sql.Conn
 	mainDB *sql.DB
 	dialer *client.Dialer // the clients' connections
-	loops  int            // I/O loops the clients run on; 0: a goroutine each
-	hold   bool           // the loops keep their processors (client.RunIO)
+	drive  client.Drive   // how the clients wait for replies (client.RunIO); without loops, a goroutine each
 	csv    io.Writer
 	made   bool     // this session created the schema at least once
 	prog   *tracker // nil without a status line
@@ -97,12 +96,11 @@ func (b *Bench) Run(ctx context.Context, env Env) error {
 	// held loops spent 0.55-0.62x the CPU of loops that hand their
 	// processor back on the hot-row command, whose row-lock waits are
 	// long enough for the runtime to take a waiting loop's processor.
-	io, loops, hold := client.RunIO(o.ClientIO, most, b.tgt)
-	s.loops, s.hold = loops, hold
+	s.drive = client.RunIO(o.ClientIO, most, b.tgt)
 	// Clients connect as mysqlslap's do: on the schema, with
 	// multi-statements, over the text protocol.
 	s.dialer = client.NewDialer(b.tgt, client.Options{
-		DB: o.CreateSchema, IO: io, Init: o.InitCommand,
+		DB: o.CreateSchema, IO: s.drive.IO, Init: o.InitCommand,
 		Configure: multiStatements, Explain: s.explain,
 	})
 	if !o.OnlyPrint {
