@@ -6,8 +6,10 @@
 #   hold    oltp_point_select at 1 and 16 threads: sysbench, --client-io
 #           auto, and auto with SHAKEDOWN_IOLOOP_HOLD=off (the loops wait
 #           the ordinary way, giving their processor away)
-#   levels  oltp_point_select at 64 and 256 threads, oltp_read_write at 16:
-#           sysbench and auto
+#   levels  oltp_point_select at 64 and 256 threads: sysbench, auto, and
+#           auto with SHAKEDOWN_IOLOOP_BIND=on (each loop bound to one of
+#           the clients' CPUs, which auto does only on cores shared with
+#           the server); oltp_read_write at 16: sysbench and auto
 #   burst   oltp_point_select at 3000 threads: sysbench, auto, and auto with
 #           SHAKEDOWN_IOLOOP_BURST=$BURST (a loop turns at most that many
 #           replies into statements at once, 256 by default): whether
@@ -15,7 +17,7 @@
 #
 #   ./bench-core.sh
 #
-# Knobs (environment): TOTAL (190) seconds, ROUNDS (2),
+# Knobs (environment): TOTAL (210) seconds, ROUNDS (2),
 # SECS (4), BURST (32), the thread counts HOLD_THREADS ("1 16"),
 # BURST_THREADS (3000) and LEVELS ("64 256"), and bench-pinned.sh's
 # SERVER_CPUS (0-7), CLIENT_CPUS (8-15), TABLES, ROWS and PORT; OUT (the
@@ -24,7 +26,7 @@
 # the medians of all of it are printed at the end.
 set -uo pipefail
 B=$(cd "$(dirname "$0")" && pwd)
-TOTAL=${TOTAL:-190}
+TOTAL=${TOTAL:-210}
 BURST=${BURST:-32}
 OUT=${OUT:-$B}
 mkdir -p "$OUT"
@@ -46,7 +48,7 @@ part() {
 }
 part oltp_point_select "${HOLD_THREADS:-1 16}" "auto auto+SHAKEDOWN_IOLOOP_HOLD=off"
 part oltp_point_select "${BURST_THREADS:-3000}" "auto auto+SHAKEDOWN_IOLOOP_BURST=$BURST"
-part oltp_point_select "${LEVELS:-64 256}" auto
+part oltp_point_select "${LEVELS:-64 256}" "auto auto+SHAKEDOWN_IOLOOP_BIND=on"
 part oltp_read_write 16 auto
 . "$B/bench-lib.sh"
 echo

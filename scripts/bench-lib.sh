@@ -146,6 +146,12 @@ qps_of() { awk '/^ *queries: /{gsub(/\(/,"",$3); print $3}' "$1" | tail -1; }
 # is gone. Read before and after a run, the difference is the server's CPU.
 proc_ticks() { awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || echo 0; }
 
+# resched_ipis: rescheduling interrupts between CPUs, summed over the CPUs,
+# since boot (machine-wide: everything running counts). A task woken on a
+# CPU other than the waker's costs one when that CPU must be made to run
+# it; under a hypervisor each is an exit to it.
+resched_ipis() { awk '$1 == "RES:" {for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) n += $i} END {print n + 0}' /proc/interrupts 2>/dev/null || echo 0; }
+
 # bundle_exec DIR PROG ARGS...: runs DIR/bin/PROG through the bundle's own
 # loader and libraries. The loader is named, not found by the kernel, so
 # the host's /lib64 and its libraries play no part.
@@ -237,9 +243,12 @@ bundle_server_stop() {
 # workload, threads, tool and mode, each against sysbench's in the same
 # workload and threads, as a markdown table.
 print_medians() {
-	local f=$1 key w t tool mode q c m s sq sc sm n
-	echo "| workload | threads | client | runs | QPS | vs sysbench | client CPU us/query | vs sysbench | RSS KB | vs sysbench | server CPU us/query |"
-	echo "|---|---|---|---|---|---|---|---|---|---|---|"
+	local f=$1 key w t tool mode q c m s sq sc sm n ipis=
+	# A tenth column, where a file has one, is bench.sh's rescheduling
+	# IPIs a query (resched_ipis).
+	[ "$(head -1 "$f" | awk -F'\t' '{print NF}')" -lt 10 ] || ipis=1
+	echo "| workload | threads | client | runs | QPS | vs sysbench | client CPU us/query | vs sysbench | RSS KB | vs sysbench | server CPU us/query |${ipis:+ rescheduling IPIs a query |}"
+	echo "|---|---|---|---|---|---|---|---|---|---|---|${ipis:+---|}"
 	awk -F'\t' 'NR>1 {print $3 "\t" $4 "\t" $1 "\t" $2}' "$f" | sort -t"$(printf '\t')" -k1,1 -k2,2n -k3,3r -k4,4 -u |
 		while IFS=$'\t' read -r w t tool mode; do
 			col() { awk -F'\t' -v w="$w" -v t="$t" -v tool="$1" -v mode="$2" -v n="$3" 'NR>1 && $3==w && $4==t && $1==tool && $2==mode {print $n}' "$f" | median; }
@@ -248,7 +257,9 @@ print_medians() {
 			sq=$(col sysbench - 6); sc=$(col sysbench - 7); sm=$(col sysbench - 8)
 			key=$tool
 			[ "$mode" = - ] || key="$tool $mode"
-			printf '| %s | %s | %s | %d | %.0f | %s | %.2f | %s | %.0f | %s | %.2f |\n' "$w" "$t" "$key" "$n" "$q" "$(ratio "$q" "$sq")" \
+			printf '| %s | %s | %s | %d | %.0f | %s | %.2f | %s | %.0f | %s | %.2f |' "$w" "$t" "$key" "$n" "$q" "$(ratio "$q" "$sq")" \
 				"$c" "$(ratio "$c" "$sc")" "$m" "$(ratio "$m" "$sm")" "$s"
+			if [ -n "$ipis" ]; then printf ' %.3f |' "$(col "$tool" "$mode" 10)"; fi
+			echo
 		done
 }

@@ -301,21 +301,24 @@ for c in $CASES; do
 		"$BIN" prepare oltp_read_write --target="$url" --tables=4 --table-size=100000 --threads=4 >/dev/null
 		settle
 		out=$work/threads.tsv
-		printf 'tool\tmode\tworkload\tthreads\tround\tqps\tcpu_us_per_query\trss_kb\tserver_us_per_query\n' >"$out"
+		printf 'tool\tmode\tworkload\tthreads\tround\tqps\tcpu_us_per_query\trss_kb\tserver_us_per_query\tresched_ipis_per_query\n' >"$out"
 		# The server's CPU per query where its process is on this machine
 		# (a sandbox, or a TARGET on loopback whose pid file is readable).
 		spid=$(cat "$(mariadb "${my_conn[@]}" -N -e "SELECT @@pid_file")" 2>/dev/null || true)
 		hz=$(getconf CLK_TCK)
 		# measure_row TOOL MODE W T R CMD...: one results.tsv line, as
-		# bench-pinned.sh writes them.
+		# bench-pinned.sh writes them, and the machine's rescheduling IPIs
+		# a query.
 		measure_row() {
-			local tool=$1 mode=$2 w=$3 t=$4 r=$5 c0=0 c1=0
+			local tool=$1 mode=$2 w=$3 t=$4 r=$5 c0=0 c1=0 i0 i1
 			shift 5
 			[ -z "$spid" ] || c0=$(proc_ticks "$spid")
+			i0=$(resched_ipis)
 			measure "$tool" "$work/row.txt" "$@" || return 1
+			i1=$(resched_ipis)
 			[ -z "$spid" ] || c1=$(proc_ticks "$spid")
-			tail -1 "$work/row.txt" | awk -v OFS='\t' -v mode="$mode" -v w="$w" -v t="$t" -v r="$r" -v c0="$c0" -v c1="$c1" -v hz="$hz" \
-				'{q = $4 > 0 ? $4 : 1; print $1, mode, w, t, r, $2, sprintf("%.2f", $3/q*1e6), $5, sprintf("%.2f", (c1-c0)/hz/q*1e6)}' >>"$out"
+			tail -1 "$work/row.txt" | awk -v OFS='\t' -v mode="$mode" -v w="$w" -v t="$t" -v r="$r" -v c0="$c0" -v c1="$c1" -v hz="$hz" -v i0="$i0" -v i1="$i1" \
+				'{q = $4 > 0 ? $4 : 1; print $1, mode, w, t, r, $2, sprintf("%.2f", $3/q*1e6), $5, sprintf("%.2f", (c1-c0)/hz/q*1e6), sprintf("%.3f", (i1-i0)/q)}' >>"$out"
 			tail -1 "$out" | awk -F'\t' '{printf "  %-9s %-7s %-18s %5d threads round %d: %9.0f qps %7.2f us/q %8d KB RSS\n", $1, $2, $3, $4, $5, $6, $7, $8}'
 		}
 		clients=(sysbench)
@@ -345,6 +348,26 @@ for c in $CASES; do
 			echo "threads, $ROUNDS rounds x ${SECS}s${SERVER_CPUS:+, server on CPUs $SERVER_CPUS}${CLIENT_CPUS:+, clients on CPUs $CLIENT_CPUS}:"
 			echo ""
 			print_medians "$out"
+			# Each further mode against the first, round by round: the
+			# rounds' spread on shared cores is wider than most effects.
+			read -r -a modes <<<"$CLIENT_IO"
+			if [ "${#modes[@]}" -gt 1 ]; then
+				echo ""
+				echo "| workload | threads | client | against | QPS, median of paired rounds | client CPU us/query, median of paired rounds |"
+				echo "|---|---|---|---|---|---|"
+				for w in oltp_point_select oltp_read_write; do
+					for t in $THREADS_LIST; do
+						for m in "${modes[@]:1}"; do
+							paired() {
+								awk -F'\t' -v w="$w" -v t="$t" -v a="$m" -v b="${modes[0]}" -v n="$1" \
+									'$1 == "shakedown" && $3 == w && $4 == t && $2 == a {x[$5] = $n} $1 == "shakedown" && $3 == w && $4 == t && $2 == b {y[$5] = $n}
+									END {for (r in x) if ((r in y) && y[r] > 0) print x[r] / y[r]}' "$out" | median
+							}
+							printf '| %s | %s | %s | %s | %.3f | %.3f |\n' "$w" "$t" "$m" "${modes[0]}" "$(paired 6)" "$(paired 7)"
+						done
+					done
+				done
+			fi
 		} >>"$work/summary.md"
 		;;
 	prepare)
