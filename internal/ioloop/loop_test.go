@@ -372,6 +372,18 @@ func newGroup(t *testing.T, n int) Group {
 	return g
 }
 
+// countYields counts the loops' yields until the test ends.
+func countYields(t *testing.T) *atomic.Int64 {
+	var n atomic.Int64
+	was := yield
+	t.Cleanup(func() { yield = was })
+	yield = func() {
+		n.Add(1)
+		runtime.Gosched()
+	}
+	return &n
+}
+
 // pingPong starts two tasks on l that send a byte back and forth over a
 // socket pair until done, which the first task asks after every round
 // trip; the count is of round trips.
@@ -417,12 +429,7 @@ func pingPong(t *testing.T, l *Loop, done func() bool) *atomic.Int64 {
 // than every yieldFree.
 func TestHeldLoopWithAFreeProcessorYields(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
-	var yields atomic.Int64
-	defer func(y func()) { yield = y }(yield)
-	yield = func() {
-		yields.Add(1)
-		runtime.Gosched()
-	}
+	yields := countYields(t)
 	g := newGroup(t, 1)
 	release := g.HoldProcessors(0)
 	defer release()
@@ -522,12 +529,7 @@ func TestBoundLoopsRunOnTheirCPUs(t *testing.T) {
 	// yieldEvery.
 	defer debug.SetGCPercent(debug.SetGCPercent(-1))
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
-	var yields atomic.Int64
-	defer func(y func()) { yield = y }(yield)
-	yield = func() {
-		yields.Add(1)
-		runtime.Gosched()
-	}
+	yields := countYields(t)
 	g := newGroup(t, 2)
 	defer g.HoldProcessors(0)()
 	unbind := g.BindCPUs()
