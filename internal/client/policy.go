@@ -279,11 +279,12 @@ var BindLoops string
 // client's CPUs, one CPU each in turn (ioloop.Group.BindCPUs): held loops
 // on CPUs shared with the server, at least one for every CPU, so that the
 // binding takes no CPU from the client. On 2 shared cores bound loops
-// made 1.02-1.20x the point selects of free ones from 16 to 256 threads
-// (paired medians of three calls) and moved read/write by at most 4%
-// either way. One loop (a single thread) is not bound: it would lose the
-// second CPU. On cores of the client's own it is not measured yet
-// (docs/PERFORMANCE.md).
+// made 1.02-1.20x the point selects of free ones from 8 to 256 threads
+// (paired medians of four calls), the case where the client falls short
+// of sysbench, and about 3% fewer read/write statements, where it stays
+// 1.0-1.4x sysbench. One loop (a single thread) is not bound: it would
+// lose the second CPU. On cores of the client's own it is not measured
+// yet (docs/PERFORMANCE.md).
 func (d Drive) Bind(threads int) bool {
 	cpus := runtime.NumCPU()
 	if !d.Hold || cpus < 2 || min(d.Loops, threads) < cpus {
