@@ -280,11 +280,12 @@ var BindLoops string
 // on CPUs shared with the server, at least one for every CPU, so that the
 // binding takes no CPU from the client. On 2 shared cores bound loops
 // made 1.02-1.20x the point selects of free ones from 8 to 256 threads
-// (paired medians of four calls), the case where the client falls short
-// of sysbench, and about 3% fewer read/write statements, where it stays
-// 1.0-1.4x sysbench. One loop (a single thread) is not bound: it would
-// lose the second CPU. On cores of the client's own it is not measured
-// yet (docs/PERFORMANCE.md).
+// (paired medians of five calls), the case where the client falls short
+// of sysbench, and 1.73x and 1.14x the read/write statements at 2 and 4
+// threads; from 8 threads on, about 3% fewer read/write statements, where
+// it stays 1.0-1.4x sysbench. One loop (a single thread) is not bound: it
+// would lose the second CPU. On cores of the client's own it is not
+// measured yet (docs/PERFORMANCE.md).
 func (d Drive) Bind(threads int) bool {
 	cpus := runtime.NumCPU()
 	if !d.Hold || cpus < 2 || min(d.Loops, threads) < cpus {
