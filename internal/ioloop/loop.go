@@ -59,10 +59,10 @@ type Loop struct {
 	heldSince      time.Time
 
 	// cpu is the CPU the loop's thread is bound to, -1 for none (see
-	// Group.BindCPUs); tid is the thread last bound, and bound every
-	// thread bound, for the release.
-	cpu, tid int
-	bound    []int
+	// Group.BindCPUs); bound is every thread it bound, for the release;
+	// unchecked counts the waits since it last checked its thread.
+	cpu, unchecked int
+	bound          []int
 
 	mu      sync.Mutex
 	closed  bool
@@ -263,6 +263,11 @@ var yield = runtime.Gosched
 // statement). The runtime's preemption signal interrupts the wait (EINTR)
 // when the garbage collector must stop the world.
 func (l *Loop) wait() (int, error) {
+	if l.cpu >= 0 {
+		if l.unchecked++; l.unchecked >= bindCheck {
+			l.bind() // after a preemption the loop may be on another thread
+		}
+	}
 	if l.hold && HoldProcessor {
 		now := time.Now()
 		every := yieldEvery

