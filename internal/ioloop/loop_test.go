@@ -513,11 +513,10 @@ func TestHeldLoopsYieldOnlyWithoutAFreeProcessor(t *testing.T) {
 	}
 }
 
-// TestBoundLoopsRunOnTheirCPUs: loops bound with BindCPUs run their tasks
-// on one CPU each, in turn over the CPUs the process may use, also after
-// they have let other goroutines run (and may have resumed on another
-// thread); the release gives every thread they ran on its CPUs back.
-func TestBoundLoopsRunOnTheirCPUs(t *testing.T) {
+// cpusToBind is the CPUs this thread may run on; it skips the test where
+// there is one, with nothing to bind.
+func cpusToBind(t *testing.T) unix.CPUSet {
+	t.Helper()
 	var all unix.CPUSet
 	if err := unix.SchedGetaffinity(0, &all); err != nil {
 		t.Fatal(err)
@@ -525,6 +524,15 @@ func TestBoundLoopsRunOnTheirCPUs(t *testing.T) {
 	if all.Count() < 2 {
 		t.Skip("one CPU: nothing to bind")
 	}
+	return all
+}
+
+// TestBoundLoopsRunOnTheirCPUs: loops bound with BindCPUs run their tasks
+// on one CPU each, in turn over the CPUs the process may use, also after
+// they have let other goroutines run (and may have resumed on another
+// thread); the release gives every thread they ran on its CPUs back.
+func TestBoundLoopsRunOnTheirCPUs(t *testing.T) {
+	all := cpusToBind(t)
 	// The yields move a loop to another thread here, not collections
 	// (none stops the world), and with no spare processor they come every
 	// yieldEvery.
@@ -589,13 +597,7 @@ func TestBoundLoopsRunOnTheirCPUs(t *testing.T) {
 // loop has bound since binds it to its own CPU again, and the release
 // gives the thread all its CPUs back.
 func TestBindRebindsAThreadAnotherLoopTook(t *testing.T) {
-	var all unix.CPUSet
-	if err := unix.SchedGetaffinity(0, &all); err != nil {
-		t.Fatal(err)
-	}
-	if all.Count() < 2 {
-		t.Skip("one CPU: nothing to bind")
-	}
+	all := cpusToBind(t)
 	g := newGroup(t, 2)
 	unbind := g.BindCPUs()
 	defer unbind()
