@@ -355,14 +355,16 @@ for c in $CASES; do
 				echo ""
 				echo "| workload | threads | client | against | QPS, median of paired rounds | client CPU us/query, median of paired rounds |"
 				echo "|---|---|---|---|---|---|"
+				# paired COLUMN: the median over rounds of mode $m's figure
+				# in COLUMN over the first mode's, for workload $w at $t.
+				paired() {
+					awk -F'\t' -v w="$w" -v t="$t" -v a="$m" -v b="${modes[0]}" -v n="$1" \
+						'$1 == "shakedown" && $3 == w && $4 == t && $2 == a {x[$5] = $n} $1 == "shakedown" && $3 == w && $4 == t && $2 == b {y[$5] = $n}
+						END {for (r in x) if ((r in y) && y[r] > 0) print x[r] / y[r]}' "$out" | median
+				}
 				for w in oltp_point_select oltp_read_write; do
 					for t in $THREADS_LIST; do
 						for m in "${modes[@]:1}"; do
-							paired() {
-								awk -F'\t' -v w="$w" -v t="$t" -v a="$m" -v b="${modes[0]}" -v n="$1" \
-									'$1 == "shakedown" && $3 == w && $4 == t && $2 == a {x[$5] = $n} $1 == "shakedown" && $3 == w && $4 == t && $2 == b {y[$5] = $n}
-									END {for (r in x) if ((r in y) && y[r] > 0) print x[r] / y[r]}' "$out" | median
-							}
 							printf '| %s | %s | %s | %s | %.3f | %.3f |\n' "$w" "$t" "$m" "${modes[0]}" "$(paired 6)" "$(paired 7)"
 						done
 					done
