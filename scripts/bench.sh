@@ -37,7 +37,9 @@
 #                  round): QPS, client CPU per query and RSS, medians. A
 #                  mode MODE+VAR=VALUE[,VAR=VALUE] runs MODE with those
 #                  variables set: "auto auto+SHAKEDOWN_IOLOOP_LOOPS=8"
-#                  sets the loops' rule against 8 loops. With
+#                  sets the loops' rule against 8 loops. THREADS_WORKLOADS
+#                  replaces the two workloads (any of sysbench's oltp_*
+#                  and select_random_*). With
 #                  SERVER_CPUS and CLIENT_CPUS this is the client on cores of
 #                  its own; scripts/bench-pinned.sh runs the same on a
 #                  machine without network (scripts/bundle.sh)
@@ -54,7 +56,8 @@
 # Knobs (environment): ROUNDS (5), SECONDS_PER_RUN (15), PREP_ROUNDS (1),
 # PREP_TABLES (4), PREP_ROWS (1000000), BIN (bin/shakedown), SLAP_QUERIES
 # (20000), SLAP_CONCURRENCY (16,64), SLAP_ITERATIONS (2), BASE_REV (HEAD~1),
-# THREADS_LIST (1 16 64 256 1024 3000), CLIENT_IO (auto), BASE_THREADS (16),
+# THREADS_LIST (1 16 64 256 1024 3000), THREADS_WORKLOADS (oltp_point_select
+# oltp_read_write), CLIENT_IO (auto), BASE_THREADS (16),
 # SETTLE (120: after a prepare, the most seconds to wait while the server
 # writes the pages the load left dirty, which took a core for 45-65 s
 # after 4 tables of 100,000 rows on 2 cores; 0: no wait).
@@ -86,6 +89,7 @@ SLAP_CONCURRENCY=${SLAP_CONCURRENCY:-16,64}
 SLAP_ITERATIONS=${SLAP_ITERATIONS:-2}
 CASES=${CASES:-"point_select read_write threads1000 prepare monitor slap"}
 THREADS_LIST=${THREADS_LIST:-"1 16 64 256 1024 3000"}
+THREADS_WORKLOADS=${THREADS_WORKLOADS:-"oltp_point_select oltp_read_write"}
 BASE_THREADS=${BASE_THREADS:-16}
 CLIENT_IO=${CLIENT_IO:-auto}
 SERVER_CPUS=${SERVER_CPUS:-}
@@ -296,7 +300,7 @@ for c in $CASES; do
 		ROUNDS=1 run_case threads1000 oltp_point_select 1000 100000
 		;;
 	threads)
-		echo "== oltp_point_select and oltp_read_write at $THREADS_LIST threads, 4 tables x 100000 rows, client-io: $CLIENT_IO"
+		echo "== $THREADS_WORKLOADS at $THREADS_LIST threads, 4 tables x 100000 rows, client-io: $CLIENT_IO"
 		"$BIN" cleanup oltp_read_write --target="$url" "--tables=$PREP_TABLES" >/dev/null
 		"$BIN" prepare oltp_read_write --target="$url" --tables=4 --table-size=100000 --threads=4 >/dev/null
 		settle
@@ -323,7 +327,7 @@ for c in $CASES; do
 		}
 		clients=(sysbench)
 		for m in $CLIENT_IO; do clients+=("shakedown:$m"); done
-		for w in oltp_point_select oltp_read_write; do
+		for w in $THREADS_WORKLOADS; do
 			for t in $THREADS_LIST; do
 				for r in $(seq "$ROUNDS"); do
 					for cl in $(round_order "$r" "${clients[@]}"); do
@@ -362,7 +366,7 @@ for c in $CASES; do
 						'$1 == "shakedown" && $3 == w && $4 == t && $2 == a {x[$5] = $n} $1 == "shakedown" && $3 == w && $4 == t && $2 == b {y[$5] = $n}
 						END {for (r in x) if ((r in y) && y[r] > 0) print x[r] / y[r]}' "$out" | median
 				}
-				for w in oltp_point_select oltp_read_write; do
+				for w in $THREADS_WORKLOADS; do
 					for t in $THREADS_LIST; do
 						for m in "${modes[@]:1}"; do
 							printf '| %s | %s | %s | %s | %.3f | %.3f |\n' "$w" "$t" "$m" "${modes[0]}" "$(paired 6)" "$(paired 7)"
