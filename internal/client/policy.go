@@ -301,10 +301,11 @@ func (d Drive) Bind(threads int) bool {
 }
 
 // RunIO is how a run's threads wait for replies under mode (--client-io)
-// against t: the I/O, how many loops drive them (see LoopsFor), and whether
-// the loops hold their processor and are bound to CPUs. Only auto chooses
-// by where the server is.
-func RunIO(mode string, threads int, t *target.Target) Drive {
+// against t, for a workload whose events only read (readOnly) or not: the
+// I/O, how many loops drive them (see LoopsFor), and whether the loops
+// hold their processor and are bound to CPUs. Only auto chooses by where
+// the server is.
+func RunIO(mode string, threads int, readOnly bool, t *target.Target) Drive {
 	auto := mode == "auto"
 	hold := HoldsProcessors(mode, auto && InProcess(t), threads)
 	// Where the server runs matters to auto's choice of I/O and to held
@@ -312,7 +313,7 @@ func RunIO(mode string, threads int, t *target.Target) Drive {
 	shared := (auto || hold) && SharesCores(t)
 	io := IOFor(mode, threads, auto && !hold && shared)
 	hold = hold && io.Looped
-	return Drive{IO: io, Loops: LoopsFor(io, threads, hold && shared), Hold: hold, shared: shared}
+	return Drive{IO: io, Loops: LoopsFor(io, threads, hold && shared, readOnly), Hold: hold, shared: shared}
 }
 
 // ReplayIO is how a replay's sessions wait for replies from targets under
@@ -372,8 +373,12 @@ func SharesCores(t *target.Target) bool {
 var LoopCount int
 
 // manyLoopsPerCore is how many threads per processor at most have a loop
-// for every four of them (see LoopsFor).
-const manyLoopsPerCore = 16
+// for every four of them, and pairedPerCore how many of a read-only
+// workload have a loop each (see LoopsFor).
+const (
+	manyLoopsPerCore = 16
+	pairedPerCore    = 8
+)
 
 // LoopsFor is how many I/O loops drive threads with io: none for the modes
 // without loops, else one per processor the client may use. Held loops on
@@ -384,13 +389,18 @@ const manyLoopsPerCore = 16
 // connections answers later, and the server's thread then sleeps and is
 // woken once more per statement. On 2 shared cores 4 loops made 1.12x the
 // point selects and 1.14x the read/write statements of 2 at 16 threads,
-// and 8 loops 1.30x and 1.17x at 32. More loops win point selects and lose
-// transactions that write: at 64 threads 16 loops made 1.22x the point
-// selects of 2 and 0.86x the read/write statements; one loop for every two
-// threads made 1.11x the point selects of one for every four at 16 threads
-// and 0.83x the read/write statements (docs/PERFORMANCE.md). LoopCount
-// replaces the rule.
-func LoopsFor(io wire.Options, threads int, heldShared bool) int {
+// and 8 loops 1.30x and 1.17x at 32.
+//
+// More loops win reads and lose transactions that write, whose commits a
+// loop with several connections sends together: at 16 threads on 2 shared
+// cores, bound loops, a loop a thread made 1.15-1.36x the point selects of
+// the rule and 1.07x the read-only transactions, but 0.82x the write-only
+// and 0.71x the read/write statements. So a workload whose events only
+// read (readOnly) has a loop a thread up to 8 threads per processor, where
+// each loop and the server's thread it wakes stay on one CPU as a pair;
+// at 32 threads on 2 cores a loop a thread made 0.72x the read-only
+// transactions (docs/PERFORMANCE.md). LoopCount replaces the rule.
+func LoopsFor(io wire.Options, threads int, heldShared, readOnly bool) int {
 	if !io.Looped {
 		return 0
 	}
@@ -398,8 +408,11 @@ func LoopsFor(io wire.Options, threads int, heldShared bool) int {
 		return min(LoopCount, max(threads, 1))
 	}
 	procs := runtime.GOMAXPROCS(0)
-	if !heldShared || threads > manyLoopsPerCore*procs {
+	switch {
+	case !heldShared || threads > manyLoopsPerCore*procs:
 		return procs
+	case readOnly && threads <= pairedPerCore*procs:
+		return max(procs, threads)
 	}
 	return max(procs, threads/4)
 }

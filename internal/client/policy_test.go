@@ -202,7 +202,8 @@ func TestIOFor(t *testing.T) {
 }
 
 // TestLoopsFor: one loop per processor, except held loops on cores shared
-// with the server, up to 16 threads a processor: one for every four threads.
+// with the server, up to 16 threads a processor: one for every four
+// threads, or one a thread for a read-only workload up to 8 a processor.
 func TestLoopsFor(t *testing.T) {
 	p := runtime.GOMAXPROCS(0)
 	loop := wire.Options{Looped: true}
@@ -211,28 +212,37 @@ func TestLoopsFor(t *testing.T) {
 		io         wire.Options
 		threads    int
 		heldShared bool
+		readOnly   bool
 		count      int // LoopCount, the benchmark's knob that replaces the rule
 		want       int
 	}{
-		{wire.Options{Blocking: true}, 16, true, 0, 0},
-		{wire.Options{}, 16, false, 0, 0},
-		{loop, 16, false, 0, p},
-		{loop, 1 << 20, false, 0, p},
-		{loop, 1, true, 0, p},
-		{loop, 4 * p, true, 0, p},
-		{loop, 8 * p, true, 0, 2 * p},
-		{loop, 16 * p, true, 0, 4 * p},
-		{loop, 16*p + 1, true, 0, p},
-		{loop, 1 << 20, true, 0, p},
-		{wire.Options{Blocking: true}, 16, true, 6, 0},
-		{loop, 16, true, 6, 6},
-		{loop, 1 << 20, false, 6, 6},
-		{loop, 4, false, 6, 4}, // up to one loop a thread
-		{loop, 0, false, 6, 1},
+		{wire.Options{Blocking: true}, 16, true, false, 0, 0},
+		{wire.Options{Blocking: true}, 16, true, true, 0, 0},
+		{wire.Options{}, 16, false, false, 0, 0},
+		{loop, 16, false, false, 0, p},
+		{loop, 16, false, true, 0, p},
+		{loop, 1 << 20, false, false, 0, p},
+		{loop, 1, true, false, 0, p},
+		{loop, 1, true, true, 0, p},
+		{loop, 4 * p, true, false, 0, p},
+		{loop, 4 * p, true, true, 0, 4 * p},
+		{loop, 8 * p, true, false, 0, 2 * p},
+		{loop, 8 * p, true, true, 0, 8 * p},
+		{loop, 8*p + 4, true, true, 0, 2*p + 1},
+		{loop, 16 * p, true, false, 0, 4 * p},
+		{loop, 16 * p, true, true, 0, 4 * p},
+		{loop, 16*p + 1, true, false, 0, p},
+		{loop, 1 << 20, true, true, 0, p},
+		{wire.Options{Blocking: true}, 16, true, false, 6, 0},
+		{loop, 16, true, false, 6, 6},
+		{loop, 16, true, true, 6, 6},
+		{loop, 1 << 20, false, false, 6, 6},
+		{loop, 4, false, false, 6, 4}, // up to one loop a thread
+		{loop, 0, false, false, 6, 1},
 	} {
 		LoopCount = tc.count
-		if got := LoopsFor(tc.io, tc.threads, tc.heldShared); got != tc.want {
-			t.Errorf("LoopCount %d: LoopsFor(%+v, %d threads, held on shared cores %v) = %d, want %d", tc.count, tc.io, tc.threads, tc.heldShared, got, tc.want)
+		if got := LoopsFor(tc.io, tc.threads, tc.heldShared, tc.readOnly); got != tc.want {
+			t.Errorf("LoopCount %d: LoopsFor(%+v, %d threads, held on shared cores %v, read-only %v) = %d, want %d", tc.count, tc.io, tc.threads, tc.heldShared, tc.readOnly, got, tc.want)
 		}
 	}
 }
@@ -306,11 +316,11 @@ func TestRunIO(t *testing.T) {
 		{"blocking never holds", "blocking", 16, away, false, true, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			d := RunIO(tc.mode, tc.threads, tc.tgt)
+			d := RunIO(tc.mode, tc.threads, false, tc.tgt)
 			if d.IO.Looped != tc.looped || d.IO.Blocking != tc.block || d.Hold != tc.hold {
 				t.Errorf("got looped %v blocking %v hold %v, want %v %v %v", d.IO.Looped, d.IO.Blocking, d.Hold, tc.looped, tc.block, tc.hold)
 			}
-			if want := LoopsFor(d.IO, tc.threads, d.Hold && SharesCores(tc.tgt)); d.Loops != want {
+			if want := LoopsFor(d.IO, tc.threads, d.Hold && SharesCores(tc.tgt), false); d.Loops != want {
 				t.Errorf("got %d loops, want %d", d.Loops, want)
 			}
 			if d.Bind(tc.threads) && tc.tgt == away {

@@ -142,7 +142,8 @@ func (j *Job) Run(ctx context.Context, opt RunOptions) (*result.Result, error) {
 		*opt.Intervals = append(*opt.Intervals, h)
 	}
 	rc.OnLastInterval = keep
-	drive := client.RunIO(j.clientIO, rc.Threads, j.Target)
+	ro, _ := j.Gen.(workload.ReadOnlyer)
+	drive := client.RunIO(j.clientIO, rc.Threads, ro != nil && ro.ReadOnly(), j.Target)
 	rc.IOLoops, rc.IOHold, rc.IOBind = drive.Loops, drive.Hold, drive.Bind(rc.Threads)
 	dialer := client.NewDialer(j.Target, client.Options{DB: j.Target.DB, PS: j.psMode != "disable", IO: drive.IO})
 	rc.Connect = dialer.Connect

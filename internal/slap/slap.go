@@ -96,7 +96,8 @@ func (b *Bench) Run(ctx context.Context, env Env) error {
 	// held loops spent 0.55-0.62x the CPU of loops that hand their
 	// processor back on the hot-row command, whose row-lock waits are
 	// long enough for the runtime to take a waiting loop's processor.
-	s.drive = client.RunIO(o.ClientIO, most, b.tgt)
+	// Its queries are taken to write, as mysqlslap's usually do.
+	s.drive = client.RunIO(o.ClientIO, most, false, b.tgt)
 	// Clients connect as mysqlslap's do: on the schema, with
 	// multi-statements, over the text protocol.
 	s.dialer = client.NewDialer(b.tgt, client.Options{

@@ -169,6 +169,13 @@ type EventKinder interface {
 	EventKind() EventKind
 }
 
+// ReadOnlyer says whether no event of the workload changes data, so that
+// the client can drive it as the server serves reads best (client.RunIO).
+// A workload without it is taken to write.
+type ReadOnlyer interface {
+	ReadOnly() bool
+}
+
 // Finisher is a Worker that has something to do once its thread ends
 // normally, such as flushing a pending multi-row INSERT.
 type Finisher interface {

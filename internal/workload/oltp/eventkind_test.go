@@ -51,3 +51,49 @@ func TestEventKind(t *testing.T) {
 		})
 	}
 }
+
+// TestReadOnly checks which scripts' events only read, which sets how
+// many loops drive them on cores shared with the server.
+func TestReadOnly(t *testing.T) {
+	cases := []struct {
+		name string
+		args []string
+		want bool
+	}{
+		{"oltp_point_select", nil, true},
+		{"oltp_read_only", nil, true},
+		{"oltp_read_only", []string{"--skip-trx"}, true},
+		{"select_random_points", nil, true},
+		{"select_random_ranges", nil, true},
+		{"oltp_read_write", nil, false},
+		{"oltp_read_write", []string{"--index-updates=0", "--non-index-updates=0", "--delete-inserts=0"}, true},
+		{"oltp_read_write", []string{"--index-updates=0", "--non-index-updates=0", "--delete-inserts=0", "--point-selects=0", "--range-selects=off"}, false},
+		{"oltp_write_only", nil, false},
+		{"oltp_insert", nil, false},
+		{"oltp_update_index", nil, false},
+		{"oltp_update_non_index", nil, false},
+		{"oltp_delete", nil, false},
+		{"bulk_insert", nil, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			m, ok := workload.Lookup(c.name)
+			if !ok {
+				t.Fatalf("got no workload %s, want one", c.name)
+			}
+			g := m.New()
+			if f, ok := g.(workload.Flagser); ok && f.Flags() != nil {
+				if err := f.Flags().Parse(c.args); err != nil {
+					t.Fatal(err)
+				}
+			}
+			r, ok := g.(workload.ReadOnlyer)
+			if !ok {
+				t.Fatalf("%s: got no ReadOnlyer, want one", c.name)
+			}
+			if got := r.ReadOnly(); got != c.want {
+				t.Errorf("%s %v: got %v, want %v", c.name, c.args, got, c.want)
+			}
+		})
+	}
+}

@@ -163,6 +163,20 @@ func (g *generator) EventKind() workload.EventKind {
 	return ""
 }
 
+// ReadOnly says whether every statement an event sends only reads:
+// oltp_point_select, oltp_read_only and the select_random_* scripts, unless
+// options add writes to them.
+func (g *generator) ReadOnly() bool {
+	switch g.kind {
+	case randomPoints, randomRanges:
+		return true
+	case insert, bulkInsert:
+		return false
+	}
+	e := planFor(g.kind, &g.opts).statementsPerEvent()
+	return e.Select > 0 && e.Update+e.Insert+e.Delete == 0
+}
+
 // Options returns the options as parsed.
 func (g *generator) Options() Options { return g.opts }
 
