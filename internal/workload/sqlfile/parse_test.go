@@ -164,3 +164,34 @@ func TestEventKind(t *testing.T) {
 		t.Errorf("before Validate: got %q, want \"\"", got)
 	}
 }
+
+// TestReadOnly: a file is read-only when the parser finds that none of its
+// statements can change data; BEGIN, COMMIT and ROLLBACK do not count.
+func TestReadOnly(t *testing.T) {
+	cases := []struct {
+		name, src string
+		want      bool
+	}{
+		{"selects", "SELECT c FROM t WHERE id = {{uniform 1 100}};\nSHOW TABLES;\n", true},
+		{"a read-only transaction", "-- @event a\nBEGIN;\nSELECT c FROM t WHERE id = {{uniform 1 100}};\nCOMMIT;\n-- @event b\nSTART TRANSACTION;\nSELECT 1;\nROLLBACK;\n", true},
+		{"an update", "SELECT 1;\nUPDATE t SET n = n + 1 WHERE id = {{uniform 1 100}};\n", false},
+		{"a locking read", "SELECT c FROM t WHERE id = {{uniform 1 100}} FOR UPDATE;\n", false},
+		{"an insert in a transaction", "-- @event a\nBEGIN;\nINSERT INTO l VALUES ({{int 1 9}});\nCOMMIT;\n", false},
+		{"not parsed", "SELECT c FROM t WHERE id = 1 FRO;\n", false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p, err := parse(c.src, ";", t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			g := &generator{prog: p}
+			if got := g.ReadOnly(); got != c.want {
+				t.Errorf("got %v, want %v", got, c.want)
+			}
+		})
+	}
+	if (&generator{}).ReadOnly() {
+		t.Error("before Validate: got read-only, want not")
+	}
+}

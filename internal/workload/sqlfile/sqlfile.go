@@ -19,6 +19,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/shakedown/shakedown/internal/fingerprint"
 	"github.com/shakedown/shakedown/internal/randgen"
 	"github.com/shakedown/shakedown/internal/sbflag"
 	"github.com/shakedown/shakedown/internal/sqlsplit"
@@ -93,6 +94,27 @@ func (g *generator) PreparedStatements() int {
 		return 0
 	}
 	return len(g.prog.stmts)
+}
+
+// ReadOnly says whether no statement of the file can change data, as the
+// parser reads them (a SELECT without a locking clause or INTO, SHOW, ...);
+// the BEGIN and COMMIT or ROLLBACK around a group do not count.
+func (g *generator) ReadOnly() bool {
+	if g.prog == nil || len(g.prog.stmts) == 0 {
+		return false
+	}
+	an := fingerprint.NewAnalyzer()
+	for _, st := range g.prog.stmts {
+		info := an.Info(st.sql)
+		switch info.Verb {
+		case "BEGIN", "COMMIT", "ROLLBACK":
+			continue
+		}
+		if !info.ReadOnly {
+			return false
+		}
+	}
+	return true
 }
 
 // EventKind says what one event is as the server counts it: a statement
