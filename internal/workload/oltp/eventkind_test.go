@@ -31,16 +31,7 @@ func TestEventKind(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			m, ok := workload.Lookup(c.name)
-			if !ok {
-				t.Fatalf("got no workload %s, want one", c.name)
-			}
-			g := m.New()
-			if f, ok := g.(workload.Flagser); ok && f.Flags() != nil {
-				if err := f.Flags().Parse(c.args); err != nil {
-					t.Fatal(err)
-				}
-			}
+			g := script(t, c.name, c.args)
 			k, ok := g.(workload.EventKinder)
 			if !ok {
 				t.Fatalf("%s: got no EventKinder, want one", c.name)
@@ -77,16 +68,7 @@ func TestReadOnly(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			m, ok := workload.Lookup(c.name)
-			if !ok {
-				t.Fatalf("got no workload %s, want one", c.name)
-			}
-			g := m.New()
-			if f, ok := g.(workload.Flagser); ok && f.Flags() != nil {
-				if err := f.Flags().Parse(c.args); err != nil {
-					t.Fatal(err)
-				}
-			}
+			g := script(t, c.name, c.args)
 			r, ok := g.(workload.ReadOnlyer)
 			if !ok {
 				t.Fatalf("%s: got no ReadOnlyer, want one", c.name)
@@ -96,4 +78,20 @@ func TestReadOnly(t *testing.T) {
 			}
 		})
 	}
+}
+
+// script is the workload name with its options set from args.
+func script(t *testing.T, name string, args []string) workload.Generator {
+	t.Helper()
+	m, ok := workload.Lookup(name)
+	if !ok {
+		t.Fatalf("got no workload %s, want one", name)
+	}
+	g := m.New()
+	if f, ok := g.(workload.Flagser); ok && f.Flags() != nil {
+		if err := f.Flags().Parse(args); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return g
 }

@@ -150,11 +150,7 @@ func TestEventKind(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			p, err := parse(c.src, ";", t.TempDir())
-			if err != nil {
-				t.Fatal(err)
-			}
-			g := &generator{prog: p}
+			g := fileOf(t, c.src)
 			if got := g.EventKind(); got != c.want {
 				t.Errorf("got %q, want %q", got, c.want)
 			}
@@ -181,11 +177,7 @@ func TestReadOnly(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			p, err := parse(c.src, ";", t.TempDir())
-			if err != nil {
-				t.Fatal(err)
-			}
-			g := &generator{prog: p}
+			g := fileOf(t, c.src)
 			if got := g.ReadOnly(); got != c.want {
 				t.Errorf("got %v, want %v", got, c.want)
 			}
@@ -194,4 +186,14 @@ func TestReadOnly(t *testing.T) {
 	if (&generator{}).ReadOnly() {
 		t.Error("before Validate: got read-only, want not")
 	}
+}
+
+// fileOf is a generator of the file src, as Validate leaves it.
+func fileOf(t *testing.T, src string) *generator {
+	t.Helper()
+	p, err := parse(src, ";", t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &generator{prog: p}
 }
