@@ -59,6 +59,21 @@ func (g Group) BindCPUs() (release func()) {
 	}
 }
 
+// Place makes g's loops keep their processors while they wait, with spare
+// processors more for other goroutines, when hold (HoldProcessors), and
+// binds each to a CPU when bind (BindCPUs). Call it before Go, and the
+// function it returns once the loops have ended: it undoes both.
+func (g Group) Place(hold bool, spare int, bind bool) (release func()) {
+	unhold, unbind := func() {}, func() {}
+	if hold {
+		unhold = g.HoldProcessors(spare)
+	}
+	if bind {
+		unbind = g.BindCPUs()
+	}
+	return func() { unbind(); unhold() }
+}
+
 // bindCheck is how many waits a bound loop makes between checks of its
 // thread: a check is a system call (gettid, 0.15 us on a 2-core VM), so
 // about 0.01 us a wait.

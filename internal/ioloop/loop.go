@@ -592,12 +592,7 @@ func Spread(ctx context.Context, k, n int, hold, bind bool, body func(ctx contex
 	if err != nil {
 		return err
 	}
-	if hold {
-		defer g.HoldProcessors(0)()
-	}
-	if bind {
-		defer g.BindCPUs()()
-	}
+	defer g.Place(hold, 0, bind)()
 	for i := range n {
 		l := g.Of(i)
 		t := l.NewTask()

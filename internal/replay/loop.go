@@ -23,15 +23,9 @@ func (e *engine) startLoops() (stop func(), err error) {
 	if e.loops, err = ioloop.NewGroup(e.drive.Loops); err != nil {
 		return nil, err
 	}
-	unhold, unbind := func() {}, func() {}
-	if e.drive.Hold {
-		// One processor more than the loops, for the goroutine that
-		// reads the capture and feeds the sessions.
-		unhold = e.loops.HoldProcessors(1)
-	}
-	if e.drive.Bind(e.drive.Loops) {
-		unbind = e.loops.BindCPUs()
-	}
+	// Held loops leave one processor more, for the goroutine that reads
+	// the capture and feeds the sessions.
+	release := e.loops.Place(e.drive.Hold, 1, e.drive.Bind(e.drive.Loops))
 	for _, l := range e.loops {
 		l.Hold()
 	}
@@ -42,8 +36,7 @@ func (e *engine) startLoops() (stop func(), err error) {
 			l.Release()
 		}
 		wg.Wait()
-		unbind()
-		unhold()
+		release()
 	}, nil
 }
 

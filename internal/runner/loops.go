@@ -20,14 +20,7 @@ func newLoopSet(n, threads int, hold, bind bool) (*loopSet, error) {
 	if err != nil {
 		return nil, err
 	}
-	ls := &loopSet{Group: g, tasks: make([]*ioloop.Task, threads), release: func() {}}
-	if hold {
-		ls.release = g.HoldProcessors(0)
-	}
-	if bind {
-		unhold, unbind := ls.release, g.BindCPUs()
-		ls.release = func() { unbind(); unhold() }
-	}
+	ls := &loopSet{Group: g, tasks: make([]*ioloop.Task, threads), release: g.Place(hold, 0, bind)}
 	for i := range ls.tasks {
 		ls.tasks[i] = g.Of(i).NewTask()
 	}
