@@ -292,6 +292,12 @@ func TestRunInterruptedKeepsPartialResults(t *testing.T) {
 	if !r.Interrupted || r.Transactions == 0 {
 		t.Errorf("saved result: interrupted %v with %d transactions, want true and > 0", r.Interrupted, r.Transactions)
 	}
+	// How the client drove the server, in the header and the result.
+	if c := r.Client; c == nil || c.IO == nil || c.IO.Asked != "loop" || c.IO.Mode != "loop" || c.IO.Loops < 1 || !c.IO.Held {
+		t.Errorf("saved result: client %+v, want its I/O recorded: --client-io loop, held loops", c)
+	} else if want := "Client I/O: " + c.IO.String() + "\n"; !strings.Contains(out.String(), want) {
+		t.Errorf("stdout: want %q in\n%s", want, out.String())
+	}
 }
 
 // The server is killed (kill -9) mid-run and comes back: the run goes on

@@ -127,9 +127,12 @@ func (j *Job) Run(ctx context.Context, opt RunOptions) (*result.Result, error) {
 		return nil, err
 	}
 	defer mon.Close()
-	j.header(out, srv, opt.Version)
-	mon.WriteNotes(out)
 	rc := j.rc
+	ro, _ := j.Gen.(workload.ReadOnlyer)
+	drive := client.RunIO(j.clientIO, rc.Threads, ro != nil && ro.ReadOnly(), j.Target)
+	cio := drive.Stored(j.clientIO, rc.Threads)
+	j.header(out, srv, opt.Version, cio)
+	mon.WriteNotes(out)
 	var snapErr error
 	keep := func(iv runner.Interval) {
 		if opt.Intervals == nil {
@@ -142,9 +145,7 @@ func (j *Job) Run(ctx context.Context, opt RunOptions) (*result.Result, error) {
 		*opt.Intervals = append(*opt.Intervals, h)
 	}
 	rc.OnLastInterval = keep
-	ro, _ := j.Gen.(workload.ReadOnlyer)
-	drive := client.RunIO(j.clientIO, rc.Threads, ro != nil && ro.ReadOnly(), j.Target)
-	rc.IOLoops, rc.IOHold, rc.IOBind = drive.Loops, drive.Hold, drive.Bind(rc.Threads)
+	rc.IOLoops, rc.IOHold, rc.IOBind = drive.Loops, drive.Hold, cio.BoundToCPUs
 	dialer := client.NewDialer(j.Target, client.Options{DB: j.Target.DB, PS: j.psMode != "disable", IO: drive.IO})
 	rc.Connect = dialer.Connect
 	rc.OnInterval = func(iv runner.Interval) {
@@ -182,6 +183,9 @@ func (j *Job) Run(ctx context.Context, opt RunOptions) (*result.Result, error) {
 		return nil, snapErr
 	}
 	res.Tool = "shakedown " + opt.Version
+	if res.Client != nil {
+		res.Client.IO = cio
+	}
 	res.Target = result.Target{Name: j.Target.String(), URL: j.Target.Redacted(), Version: srv.Version, Flavour: srv.Flavour}
 	res.Target.SetConnection(result.ClientWire, dialer.TLS())
 	res.StartedAt = time.Now().Add(-o.Elapsed).UTC().Truncate(time.Second)
@@ -250,7 +254,7 @@ func (j *Job) monitorConfig(opt RunOptions) monitor.RunConfig {
 	return cfg
 }
 
-func (j *Job) header(w io.Writer, srv target.Server, version string) {
+func (j *Job) header(w io.Writer, srv target.Server, version string, cio *result.ClientIO) {
 	if j.Gen.Meta().Sysbench {
 		fmt.Fprintf(w, "shakedown %s (sysbench-compatible %s)\n\n", version, j.Workload)
 	} else {
@@ -272,6 +276,7 @@ func (j *Job) header(w io.Writer, srv target.Server, version string) {
 		fmt.Fprintln(w, "Connect mode: query (a new connection for every statement)")
 	}
 	fmt.Fprintf(w, "Target: %s (%s %s)\n", j.Target, srv.Flavour, srv.Version)
+	fmt.Fprintf(w, "Client I/O: %s\n", cio)
 	if j.rand.Seed == 0 {
 		fmt.Fprintln(w, "Initializing random number generator from current time")
 	} else {

@@ -32,6 +32,53 @@ type Client struct {
 	QueryLatencyMS float64 `json:"query_latency_ms"`
 	// QueueLagS is, under --rate, the longest the schedule fell behind.
 	QueueLagS float64 `json:"queue_lag_s,omitempty"`
+	// IO is how the client's threads waited for replies, as --client-io
+	// chose; nil in results from before it was recorded.
+	IO *ClientIO `json:"io,omitempty"`
+}
+
+// ClientIO is how a run's threads waited for replies (client.Drive).
+type ClientIO struct {
+	// Asked is --client-io; Mode what it came to: "blocking" (a
+	// goroutine a thread, blocking system calls), "polled" (a goroutine a
+	// thread, Go's poller) or "loop" (I/O loops, package ioloop).
+	Asked string `json:"asked"`
+	Mode  string `json:"mode"`
+	// Loops is how many I/O loops drove the threads; Held, whether they
+	// kept their Go processors while they waited; BoundToCPUs, whether
+	// each was bound to one of the client's CPUs.
+	Loops       int  `json:"loops,omitempty"`
+	Held        bool `json:"held,omitempty"`
+	BoundToCPUs bool `json:"bound_to_cpus,omitempty"`
+}
+
+// String is io in a few words: "16 I/O loops, holding their processors,
+// each bound to a CPU (--client-io auto)".
+func (io *ClientIO) String() string {
+	var s string
+	switch {
+	case io.Mode == "blocking":
+		s = "blocking reads, a goroutine a thread"
+	case io.Mode == "polled":
+		s = "Go's poller, a goroutine a thread"
+	case io.Loops == 1:
+		s = "1 I/O loop"
+		if io.Held {
+			s += ", holding its processor"
+		}
+		if io.BoundToCPUs {
+			s += ", bound to a CPU"
+		}
+	default:
+		s = fmt.Sprintf("%d I/O loops", io.Loops)
+		if io.Held {
+			s += ", holding their processors"
+		}
+		if io.BoundToCPUs {
+			s += ", each bound to a CPU"
+		}
+	}
+	return s + " (--client-io " + io.Asked + ")"
 }
 
 // ClientBound reports whether the client limited the run.
