@@ -84,7 +84,7 @@ func (j *Job) bind(fs *pflag.FlagSet) {
 	fs.StringVar(&j.name, "name", "", "name of the target in results (default: its address)")
 	fs.StringVar(&j.dbDriver, "db-driver", "mysql", "database driver (only mysql)")
 	fs.StringVar(&j.connectMode, "connect-mode", "persistent", "when threads connect: persistent (one connection per thread), transaction (a new one for every event) or query (a new one for every statement); connect time is reported apart from latency")
-	fs.StringVar(&j.clientIO, "client-io", "auto", "how client threads wait for the server: loop (threads as tasks of one epoll loop per core: the least CPU per query), blocking (a blocking system call per read), polled (Go's poller) or auto (loop)")
+	fs.StringVar(&j.clientIO, "client-io", "auto", "how client threads wait for the server: loop (threads as tasks of a few I/O loops on epoll: the least CPU per query), blocking (a blocking system call per read), polled (Go's poller) or auto (chooses by where the server runs; the header's Client I/O line says what)")
 	sbflag.BoolVar(fs, &j.monitorOn, "monitor", true, "sample the server's status every second on a connection of its own and store the series with the result")
 	fs.StringVar(&j.stallSpec, "stall", "", "capture the processlist, InnoDB status, lock waits and transactions when a trigger holds: comma-separated, e.g. 'threads_running>25 for 5s,qps<50%,p99>200ms' (alone: "+stall.DefaultSpec+"); reads only")
 	fs.Lookup("stall").NoOptDefVal = "default"
