@@ -132,6 +132,8 @@ measure() {
 		-v u="$u" -v s="$s" -v m="$m" -v c0="$c0" -v c1="$c1" -v hz="$hz" \
 		'BEGIN {printf "%s\t%s\t%s\t%s\t%s\t%.2f\t%.2f\t%d\t%.2f\n", tool, mode, w, t, r, qps, (u+s)/q*1e6, m, (c1-c0)/hz/q*1e6}' >>"$RESULTS"
 	tail -1 "$RESULTS" | awk -F'\t' '{printf "  %-9s %-7s %-18s %5d threads round %d: %9.0f qps %7.2f us/q %8d KB RSS (server %.2f us/q)\n", $1, $2, $3, $4, $5, $6, $7, $8, $9}'
+	# What --client-io came to, on the first round only.
+	[ "$tool" != shakedown ] || [ "$r" != 1 ] || sed -n 's/^Client I\/O: /            client I\/O: /p' "$log"
 }
 
 conn=(--mysql-host=127.0.0.1 "--mysql-port=$PORT" --mysql-user=shakedown --mysql-db=sbtest "--tables=$TABLES" "--table-size=$ROWS")
