@@ -79,7 +79,7 @@ func TestSlapMatchesMysqlslap(t *testing.T) {
 		{"the seed command", []string{"--concurrency=4,8", "--iterations=2", "--create-schema=slaptest",
 			"--query=begin;update seckill set num=num-1 where id =1 and num>1;commit;", "--delimiter=;", "--number-of-queries=2000"},
 			[]string{"Number of clients running queries: 4", "Number of clients running queries: 8", "Average number of queries per client: 500", "Average number of queries per client: 250",
-				"Queries per second:", "Latency (ms), all statements:", "#2 update seckill", "Errors by code: none"}},
+				"Queries per second:", "Client I/O: ", "Latency (ms), all statements:", "#2 update seckill", "Errors by code: none"}},
 		{"auto-generated keyed reads, commit and detach", []string{"-a", "--auto-generate-sql-load-type=key", "--auto-generate-sql-add-autoincrement",
 			"--concurrency=3", "--number-of-queries=60", "--commit=4", "--detach=5", "--auto-generate-sql-write-number=20"},
 			[]string{"Average number of queries per client: 20", "WHERE id = key (auto-generated)"}},
