@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -144,5 +145,51 @@ func TestStarvedClientIsMarked(t *testing.T) {
 				t.Errorf("report has no candidate row:\n%s", rep)
 			}
 		})
+	}
+}
+
+// TestStarvedSlapIsMarked: slap's levels say, as runs do, whether the
+// client limited them: a starved client (see starvedClient) with hundreds
+// of clients marks its level client-bound in the summary and the document,
+// where the same level on an ordinary client carries the figures unmarked.
+func TestStarvedSlapIsMarked(t *testing.T) {
+	if _, err := exec.LookPath("taskset"); err != nil {
+		t.Skip("taskset is not installed")
+	}
+	url := sandboxtest.URL(t)
+	mustExec(t, adminDB(t, url), "CREATE DATABASE IF NOT EXISTS starved_slap")
+	host, port := hostPort(t, url)
+	slap := func(path string, clients, queries int) []string {
+		return []string{"slap", "-h" + host, "-P" + port, "-ushakedown", "--create-schema=starved_slap",
+			"--query=SELECT 1", "--concurrency=" + strconv.Itoa(clients), "--number-of-queries=" + strconv.Itoa(queries), "--json=" + path}
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "starved.json")
+	args, err := json.Marshal(slap(path, 200, 4000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd, out := starvedClient(t, args)
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("slap on one CPU: %v\n%s", err, out.String())
+	}
+	levels := readResults(t, path)
+	if c := levels[0].Client; c == nil || !c.Bound || c.Cores != 1 || c.IO == nil {
+		t.Errorf("starved level: client %+v, want it marked client-bound on 1 core, with its I/O", c)
+	} else {
+		t.Logf("starved: %s", c.Figures())
+	}
+	if !strings.Contains(out.String(), "\tCLIENT-BOUND: the client limited this level (") {
+		t.Errorf("output lacks the CLIENT-BOUND line:\n%s", out.String())
+	}
+
+	path = filepath.Join(dir, "ordinary.json")
+	if code, stdout, errOut := runCLI(t.Context(), slap(path, 4, 4000)...); code != 0 {
+		t.Fatalf("slap: exit %d\n%s%s", code, stdout, errOut)
+	} else if strings.Contains(stdout, "CLIENT-BOUND") {
+		t.Errorf("4 clients on an ordinary client marked client-bound:\n%s", stdout)
+	}
+	if c := readResults(t, path)[0].Client; c == nil || c.Bound || c.CPUS <= 0 || c.QueryLatencyMS <= 0 {
+		t.Errorf("ordinary level: client %+v, want its figures (CPU and a statement's latency above 0), not marked", c)
 	}
 }

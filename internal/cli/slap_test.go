@@ -237,13 +237,10 @@ func TestSlapResults(t *testing.T) {
 			t.Fatalf("slap: exit %d\n%s\n%s", code, out, stderr)
 		}
 	}
+	levels := readResults(t, files[0])
 	raw, err := os.ReadFile(files[0])
 	if err != nil {
 		t.Fatal(err)
-	}
-	var levels []result.Result
-	if err := json.Unmarshal(raw, &levels); err != nil {
-		t.Fatalf("--json: %v\n%s", err, raw)
 	}
 	if len(levels) != 2 || levels[0].Threads != 1 || levels[1].Threads != 3 || levels[0].Workload != "slap" {
 		t.Fatalf("--json: got %d levels %+v", len(levels), levels)
@@ -264,4 +261,19 @@ func TestSlapResults(t *testing.T) {
 			t.Errorf("report %q: exit %d, want slap compared at 3 threads:\n%s%s", args, code, out, stderr)
 		}
 	}
+}
+
+// readResults reads slap's --json file: a result document a level, at
+// least one.
+func readResults(t *testing.T, path string) []result.Result {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var levels []result.Result
+	if err := json.Unmarshal(raw, &levels); err != nil || len(levels) == 0 {
+		t.Fatalf("%s: %d levels, %v\n%s", path, len(levels), err, raw)
+	}
+	return levels
 }

@@ -109,8 +109,14 @@ func (r *Result) writeClient(w io.Writer) {
 	if !r.ClientBound() {
 		return
 	}
-	fmt.Fprintf(w, "    CLIENT-BOUND:                  the client limited this run (%s); it measures the client as much as the server, and comparisons with it are inconclusive\n",
-		r.Client.Figures())
+	fmt.Fprintf(w, "    CLIENT-BOUND:                  %s\n", r.Client.BoundNote("run"))
+}
+
+// BoundNote is what a summary says of a load (what: a run, a level) that
+// the client limited, with the client's figures.
+func (c *Client) BoundNote(what string) string {
+	return fmt.Sprintf("the client limited this %s (%s); it measures the client as much as the server, and comparisons with it are inconclusive",
+		what, c.Figures())
 }
 
 // mergeClient is the client figures of a split load: those of the runner

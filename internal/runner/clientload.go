@@ -110,6 +110,41 @@ func (c ClientLoad) Bound() bool {
 	return c.CPUShare() >= boundCPU || c.DemandShare() >= boundDemand
 }
 
+// Probe measures the client's own load over spans of time, for a load the
+// runner does not drive (slap's rounds): Start each span where its load
+// starts, End it where the load ends, and Load is the spans together.
+type Probe struct {
+	sum  ClientLoad
+	open *loadProbe
+}
+
+// Start begins a span.
+func (p *Probe) Start() { p.open = startLoad(time.Now()) }
+
+// End ends the span Start began: its times add to the others', and the
+// scheduler's lags are the larger of theirs and this span's. An End
+// without a Start does nothing.
+func (p *Probe) End() {
+	if p.open == nil {
+		return
+	}
+	c := p.open.finish(time.Now())
+	p.open = nil
+	p.sum.CPU += c.CPU
+	p.sum.Wall += c.Wall
+	p.sum.Waited += c.Waited
+	p.sum.Cores = c.Cores
+	p.sum.Lag, p.sum.LagP99 = max(p.sum.Lag, c.Lag), max(p.sum.LagP99, c.LagP99)
+}
+
+// Load is what the spans measured, with queryLatency as the mean latency
+// of a statement.
+func (p *Probe) Load(queryLatency time.Duration) ClientLoad {
+	c := p.sum
+	c.QueryLatency = queryLatency
+	return c
+}
+
 // loadProbe holds the readings at the start of measurement.
 type loadProbe struct {
 	cpu     time.Duration

@@ -58,3 +58,33 @@ func TestHistQuantile(t *testing.T) {
 		})
 	}
 }
+
+// TestProbeSumsSpans: a probe's load is its spans together: the CPU burnt
+// inside them counts, what is burnt between them does not, and the wall
+// time is theirs alone.
+func TestProbeSumsSpans(t *testing.T) {
+	burn := func(d time.Duration) {
+		for start := time.Now(); time.Since(start) < d; {
+		}
+	}
+	var p Probe
+	p.End() // without a Start: nothing
+	for range 2 {
+		p.Start()
+		burn(30 * time.Millisecond)
+		p.End()
+		burn(100 * time.Millisecond) // between spans
+	}
+	c := p.Load(time.Millisecond)
+	if c.Wall < 60*time.Millisecond || c.Wall > 120*time.Millisecond {
+		t.Errorf("wall %v, want the two 30 ms spans only", c.Wall)
+	}
+	// The CPU a span burns is its wall time at most, give or take the
+	// clock's grain (getrusage counts in ticks on some kernels).
+	if c.CPU > c.Wall+20*time.Millisecond {
+		t.Errorf("CPU %v over %v of spans: the time between them was counted", c.CPU, c.Wall)
+	}
+	if c.Cores < 1 || c.QueryLatency != time.Millisecond {
+		t.Errorf("cores %d, query latency %v: want at least 1 and the one given", c.Cores, c.QueryLatency)
+	}
+}

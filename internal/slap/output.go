@@ -67,6 +67,9 @@ func (s *session) printLevel(lv *levelStats) {
 	fmt.Fprintln(w, "\tBeyond mysqlslap:")
 	fmt.Fprintf(w, "\tQueries per second: %.2f (%d queries in %.3f s, %d iteration(s))\n", qps, lv.queries, total.Seconds(), len(lv.times))
 	fmt.Fprintf(w, "\tClient I/O: %s\n", s.drive.Stored(s.b.o.ClientIO, lv.clients))
+	if c := lv.client; c != nil && c.Bound {
+		fmt.Fprintf(w, "\tCLIENT-BOUND: %s\n", c.BoundNote("level"))
+	}
 	if lv.connects > 0 {
 		c := lv.connLat
 		fmt.Fprintf(w, "\tConnections: %d, connect latency (ms): avg %.3f  p50 %.3f  p95 %.3f  p99 %.3f  max %.3f\n",

@@ -61,6 +61,7 @@ func (s *session) levelResult(lv *levelStats, started time.Time, srv target.Serv
 		Queries:       result.Queries{Total: lv.queries},
 		QPS:           per(lv.queries),
 		Percentile:    95,
+		Client:        lv.client,
 	}
 	r.Target.SetConnection(result.ClientWire, s.dialer.TLS())
 	if lv.stopped != nil {

@@ -12,6 +12,8 @@ import (
 	"github.com/shakedown/shakedown/internal/clock"
 	"github.com/shakedown/shakedown/internal/histogram"
 	"github.com/shakedown/shakedown/internal/ioloop"
+	"github.com/shakedown/shakedown/internal/result"
+	"github.com/shakedown/shakedown/internal/runner"
 	"github.com/shakedown/shakedown/internal/target"
 	"github.com/shakedown/shakedown/internal/workload"
 )
@@ -27,6 +29,11 @@ type levelStats struct {
 	connects int64
 	stats    *workload.StmtStats
 	stopped  error // why the level ended early, if it did
+
+	// probe measures the client's own load over the rounds; client is
+	// what it came to, once the rounds are over (see clientLoad).
+	probe  runner.Probe
+	client *result.Client
 
 	mu       sync.Mutex
 	connLat  *histogram.Histogram
@@ -82,6 +89,26 @@ func (lv *levelStats) failed(i int, code uint16) {
 		lv.stmtErrs[i] = map[uint16]int64{}
 	}
 	lv.stmtErrs[i][code]++
+}
+
+// clientLoad is what the client spent on lv's rounds, whether that limited
+// them, and how its clients waited for replies.
+func (s *session) clientLoad(lv *levelStats) *result.Client {
+	var n int64
+	var sum time.Duration
+	for _, st := range lv.stats.Outcome() {
+		n += st.Latency.Count()
+		sum += st.Latency.Sum()
+	}
+	var mean time.Duration
+	if n > 0 {
+		mean = sum / time.Duration(n)
+	}
+	c := lv.probe.Load(mean).Stored()
+	if c != nil {
+		c.IO = s.drive.Stored(s.b.o.ClientIO, lv.clients)
+	}
+	return c
 }
 
 // roundResult is one iteration's load.

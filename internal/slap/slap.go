@@ -359,7 +359,9 @@ func (s *session) level(ctx context.Context, eng engineOpt, c int) error {
 				return fmt.Errorf("--pre-query: statement %q: %w", shortText(st.text), err)
 			}
 		}
+		lv.probe.Start()
 		r := s.round(ctx, c, limit, keys, lv)
+		lv.probe.End()
 		lv.add(r)
 		if r.err != nil {
 			runErr = r.err
@@ -374,6 +376,7 @@ func (s *session) level(ctx context.Context, eng engineOpt, c int) error {
 	}
 	s.verbose(2, "Generating stats\n")
 	if len(lv.times) > 0 && (lv.queries > 0 || runErr == nil) {
+		lv.client = s.clientLoad(lv)
 		s.outMu.Lock()
 		if s.prog != nil {
 			s.prog.line.Clear() // the summary goes where the status line may be showing
