@@ -52,13 +52,15 @@ func VerifyEvidence(rep *verify.Report, runErr error, tool string) (*store.Evide
 // ReplayEvidence is a replay as evidence: one record per candidate,
 // against the control, each with the whole report as its document. A
 // candidate fails on a differing result or a new error, warns on a slower
-// fingerprint or a lost connection, and an interrupted replay is
-// incomplete.
+// fingerprint, a lost connection or a replay that the client limited (its
+// latency is not judged), and an interrupted replay is incomplete.
 func ReplayEvidence(rep *replay.Report, tool string) ([]*store.Evidence, error) {
 	var doc bytes.Buffer
 	if err := replay.WriteJSON(&doc, rep); err != nil {
 		return nil, err
 	}
+	// A replay the client limited judged no latency: it cannot pass.
+	bound := rep.Client != nil && rep.Client.Bound
 	var out []*store.Evidence
 	for i, cand := range rep.Candidates {
 		var diffs, newErrs, slower int64
@@ -79,10 +81,13 @@ func ReplayEvidence(rep *replay.Report, tool string) ([]*store.Evidence, error) 
 			outcome = store.OutcomeIncomplete
 		case diffs > 0 || newErrs > 0:
 			outcome = store.OutcomeFail
-		case slower > 0 || rep.LostConns > 0:
+		case slower > 0 || rep.LostConns > 0 || bound:
 			outcome = store.OutcomeWarn
 		}
 		summary := fmt.Sprintf("%d statements replayed: %d differing, %d new errors, %d slower fingerprints", rep.Statements, diffs, newErrs, slower)
+		if bound {
+			summary += " (client-bound: latency not judged)"
+		}
 		if rep.Interrupted {
 			summary += " (interrupted)"
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/shakedown/shakedown/internal/check"
 	"github.com/shakedown/shakedown/internal/golden"
+	"github.com/shakedown/shakedown/internal/replay"
 	"github.com/shakedown/shakedown/internal/result"
 	"github.com/shakedown/shakedown/internal/stats"
 	"github.com/shakedown/shakedown/internal/store"
@@ -262,5 +263,30 @@ func TestManyCheckErrors(t *testing.T) {
 	}
 	if got := p.Reasons[11].Text; got != "and 5 more errors of the check (its findings list them)" {
 		t.Errorf("last reason: got %q, want the 5 others counted", got)
+	}
+}
+
+// TestReplayEvidenceClientBound: a replay the client limited judged no
+// latency, so its candidate warns and says why, where the same replay
+// unmarked passes.
+func TestReplayEvidenceClientBound(t *testing.T) {
+	for _, tc := range []struct {
+		bound   bool
+		outcome string
+	}{
+		{false, store.OutcomePass},
+		{true, store.OutcomeWarn},
+	} {
+		rep := &replay.Report{Statements: 40, Control: replay.TargetInfo{Name: "old", URL: "mysql://u@old/"},
+			Candidates: []replay.TargetInfo{{Name: "new", URL: "mysql://u@new/"}},
+			Fingerprints: []replay.Fingerprint{{Count: 40, Candidates: []replay.CandidFig{{Name: "new", Verdict: stats.Inconclusive}}}},
+			Client:       &result.Client{Bound: tc.bound, Cores: 1}}
+		evs, err := ReplayEvidence(rep, "shakedown test")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(evs) != 1 || evs[0].Outcome != tc.outcome || strings.Contains(evs[0].Summary, "client-bound") != tc.bound {
+			t.Errorf("bound %v: got %+v, want one record, %s, the client named only where bound", tc.bound, evs, tc.outcome)
+		}
 	}
 }

@@ -45,7 +45,9 @@ var pageTmpl = render.Template("replay", template.FuncMap{
 <tr><th class="l">control</th><td class="l">{{.Control.Name}} <code>{{.Control.URL}}</code></td></tr>
 {{range .Candidates}}<tr><th class="l">candidate</th><td class="l">{{.Name}} <code>{{.URL}}</code></td></tr>{{end}}
 <tr><th class="l">mode</th><td class="l">{{if .ReadOnly}}read-only{{else}}writes allowed{{end}}, speed {{if eq .Speed 0.0}}as fast as possible{{else}}{{.Speed}}x{{end}}, {{printf "%.1f" .Seconds}} s</td></tr>
+{{with .Client}}{{if .IO}}<tr><th class="l">client I/O</th><td class="l">{{.IO}}</td></tr>{{end}}{{end}}
 </table>
+{{with .Client}}{{if .Bound}}<p class="diff"><b>Client-bound:</b> {{.BoundNote "replay"}}; no latency verdict stands.</p>{{end}}{{end}}
 <table>
 <tr><th class="l">statements replayed</th><td>{{.Statements}}</td></tr>
 <tr><th class="l">skipped</th><td>{{.Skipped.Total}}</td></tr>
@@ -62,9 +64,9 @@ var pageTmpl = render.Template("replay", template.FuncMap{
 {{range .Fingerprints}}{{$c := first .}}
 <tr><td>{{.Count}}</td><td{{if gt .Differences 0}} class="diff"{{end}}>{{.Differences}}</td><td>{{.Errors}}</td><td>{{.NonDet}}</td>
 <td>{{ms .Control.P50}}</td><td>{{ms .Control.P95}}</td><td>{{ms .Control.P99}}</td>
-<td class="l">{{$c.Name}}</td><td>{{ms $c.Latency.P50}}</td><td>{{ms $c.Latency.P95}}</td><td>{{ms $c.Latency.P99}}</td><td>{{ratio $c}}</td><td class="l {{class $c.Verdict}}">{{$c.Verdict}}</td>
+<td class="l">{{$c.Name}}</td><td>{{ms $c.Latency.P50}}</td><td>{{ms $c.Latency.P95}}</td><td>{{ms $c.Latency.P99}}</td><td>{{ratio $c}}</td><td class="l {{class $c.Verdict}}">{{$c.VerdictNote}}</td>
 <td class="l"><code>{{.Digest}}</code> <pre>{{.Fingerprint}}</pre></td></tr>
-{{range rest .}}<tr><td colspan="7"></td><td class="l">{{.Name}}</td><td>{{ms .Latency.P50}}</td><td>{{ms .Latency.P95}}</td><td>{{ms .Latency.P99}}</td><td>{{ratio .}}</td><td class="l {{class .Verdict}}">{{.Verdict}}</td><td></td></tr>{{end}}
+{{range rest .}}<tr><td colspan="7"></td><td class="l">{{.Name}}</td><td>{{ms .Latency.P50}}</td><td>{{ms .Latency.P95}}</td><td>{{ms .Latency.P99}}</td><td>{{ratio .}}</td><td class="l {{class .Verdict}}">{{.VerdictNote}}</td><td></td></tr>{{end}}
 {{end}}
 </table>
 <p><small>{{.VerdictRule}}.</small></p>

@@ -29,6 +29,7 @@ import (
 	"github.com/shakedown/shakedown/internal/fingerprint"
 	"github.com/shakedown/shakedown/internal/ioloop"
 	"github.com/shakedown/shakedown/internal/progress"
+	"github.com/shakedown/shakedown/internal/runner"
 	"github.com/shakedown/shakedown/internal/target"
 	"github.com/shakedown/shakedown/internal/wire"
 )
@@ -155,11 +156,14 @@ func Run(ctx context.Context, rd *capture.Reader, targets []Target, opts Options
 		stopProgress()
 		return nil, err
 	}
+	var probe runner.Probe
+	probe.Start()
 	readErr := e.dispatch(ctx, rd, started)
 	e.wg.Wait()
+	probe.End()
 	stopLoops()
 	stopProgress()
-	rep := e.report(rd, targets, started, opts.Now())
+	rep := e.report(rd, targets, started, opts.Now(), e.clientLoad(probe))
 	switch {
 	case ctx.Err() != nil:
 		rep.Interrupted = true

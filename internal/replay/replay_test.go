@@ -1,11 +1,16 @@
 package replay
 
 import (
+	"bytes"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/shakedown/shakedown/internal/capture"
 	"github.com/shakedown/shakedown/internal/fingerprint"
+	runres "github.com/shakedown/shakedown/internal/result"
 	"github.com/shakedown/shakedown/internal/stats"
+	"github.com/shakedown/shakedown/internal/target"
 )
 
 func TestCompare(t *testing.T) {
@@ -120,4 +125,52 @@ func fmtInts(x []int) string {
 	}
 	b.WriteByte(']')
 	return b.String()
+}
+
+// TestClientBoundReplayHasNoVerdict: where the client limited the replay,
+// a latency verdict the interval would give does not stand: it is
+// inconclusive (client-bound), in the document, the text and the page,
+// which say why; unbound, the same figures give their verdict.
+func TestClientBoundReplayHasNoVerdict(t *testing.T) {
+	st := &stmt{rec: &capture.Record{SQL: "SELECT 1"}, info: fingerprint.NewAnalyzer().Info("SELECT 1")}
+	var targets []Target
+	for _, name := range []string{"old", "new"} {
+		tg, err := target.Parse("mysql://u@" + name + ":3306/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		targets = append(targets, Target{Name: name, Target: tg})
+	}
+	start := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		bound bool
+		want  string
+	}{
+		{false, "slower"},
+		{true, "inconclusive (client-bound)"},
+	} {
+		e := &engine{tally: newTally(2)}
+		for i := range 100 {
+			d := time.Duration(100+i%7) * time.Microsecond
+			e.tally.add(st, []result{{dur: d, warnings: -1}, {dur: 3 * d, warnings: -1}})
+		}
+		io := &runres.ClientIO{Asked: "auto", Mode: "loop", Loops: 2, Held: true}
+		rep := e.report(nil, targets, start, start.Add(time.Second), &runres.Client{Bound: tc.bound, Cores: 1, CPUPct: 97, IO: io})
+		c := rep.Fingerprints[0].Candidates[0]
+		if c.VerdictNote() != tc.want || c.LatencyRatio < 2.5 {
+			t.Errorf("bound %v: got %s at x%.2f, want %s: the figures kept, the verdict withheld", tc.bound, c.VerdictNote(), c.LatencyRatio, tc.want)
+		}
+		var text, page bytes.Buffer
+		if err := WriteText(&text, rep, 10); err != nil {
+			t.Fatal(err)
+		}
+		if err := WriteHTML(&page, rep); err != nil {
+			t.Fatal(err)
+		}
+		for what, out := range map[string]string{"text": text.String(), "page": page.String()} {
+			if !strings.Contains(out, tc.want) || !strings.Contains(out, io.String()) || strings.Contains(out, "client limited this replay") != tc.bound {
+				t.Errorf("bound %v, %s: want %q, the client's I/O, and the client-bound note only where bound:\n%s", tc.bound, what, tc.want, out)
+			}
+		}
+	}
 }

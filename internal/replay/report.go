@@ -10,6 +10,8 @@ import (
 
 	"github.com/shakedown/shakedown/internal/capture"
 	"github.com/shakedown/shakedown/internal/docout"
+	runres "github.com/shakedown/shakedown/internal/result"
+	"github.com/shakedown/shakedown/internal/runner"
 	"github.com/shakedown/shakedown/internal/stats"
 )
 
@@ -43,6 +45,10 @@ type Report struct {
 	Fingerprints []Fingerprint `json:"fingerprints"`
 	Examples     []Example     `json:"examples"`
 	VerdictRule  string        `json:"verdict_rule"`
+	// Client is what the client spent replaying, whether that limited the
+	// replay (then no latency verdict stands) and how its sessions waited
+	// for replies.
+	Client *runres.Client `json:"client,omitempty"`
 }
 
 // TargetInfo names a target, its URL without the password.
@@ -89,7 +95,10 @@ type CandidFig struct {
 	RatioLow     float64     `json:"ratio_low"`
 	RatioHigh    float64     `json:"ratio_high"`
 	Verdict      stats.State `json:"verdict"`
-	Differences  int64       `json:"differences"`
+	// Reason is why a verdict that the interval would give does not
+	// stand: "client-bound" (the client limited the replay).
+	Reason      string `json:"reason,omitempty"`
+	Differences int64  `json:"differences"`
 	NewErrors    int64       `json:"new_errors"`
 	NonDet       int64       `json:"nondeterministic"`
 	NotComp      int64       `json:"not_comparable"`
@@ -148,7 +157,43 @@ const VerdictRule = "latency_ratio = candidate median / control median latency o
 	"no verdict from fewer than 10 statements; same when the whole interval lies within 0.90-1.10 (a statement's latency is noisier than a run's), " +
 	"slower or faster when it lies wholly above or below it, inconclusive otherwise"
 
-func (e *engine) report(rd *capture.Reader, targets []Target, started, ended time.Time) *Report {
+// VerdictNote is c's verdict in a few words: "slower", "inconclusive
+// (client-bound)".
+func (c CandidFig) VerdictNote() string {
+	if c.Reason != "" {
+		return string(c.Verdict) + " (" + c.Reason + ")"
+	}
+	return string(c.Verdict)
+}
+
+// clientLoad is what the probe measured of the client over the replay,
+// and how its sessions waited for replies.
+func (e *engine) clientLoad(probe runner.Probe) *runres.Client {
+	t := e.tally
+	t.mu.Lock()
+	// A statement's mean latency, over every target.
+	var mean, busy time.Duration
+	for _, pt := range t.perTarget {
+		busy += pt.busy
+	}
+	if n := t.statements * int64(len(t.perTarget)); n > 0 {
+		mean = busy / time.Duration(n)
+	}
+	t.mu.Unlock()
+	load := probe.Load(mean).Stored()
+	if load != nil {
+		mode := e.opts.ClientIO
+		if mode == "" {
+			mode = "auto"
+		}
+		load.IO = e.drive.Stored(mode, e.drive.Loops)
+	}
+	return load
+}
+
+// report is what the replay found; load is the client's (clientLoad): where
+// it limited the replay, no latency verdict stands.
+func (e *engine) report(rd *capture.Reader, targets []Target, started, ended time.Time, load *runres.Client) *Report {
 	t := e.tally
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -159,6 +204,7 @@ func (e *engine) report(rd *capture.Reader, targets []Target, started, ended tim
 		NonDet: t.nondet, NotComparable: t.notComparable, LostConns: t.lost,
 		Skipped:     Skipped{Reasons: map[string]int64{}},
 		VerdictRule: VerdictRule,
+		Client:      load,
 	}
 	if rep.Seconds > 0 {
 		rep.PerSecond = float64(rep.Statements) / rep.Seconds
@@ -186,10 +232,15 @@ func (e *engine) report(rd *capture.Reader, targets []Target, started, ended tim
 		}
 		for ci := 1; ci < t.ntarget; ci++ {
 			ratio, lo, hi, state := latencyVerdict(f.samples[0], f.samples[ci])
+			var reason string
+			if load != nil && load.Bound && state != stats.NoVerdict {
+				c := stats.Comparison{State: state}.ClientBound()
+				state, reason = c.State, c.Reason
+			}
 			cs := f.perCand[ci-1]
 			fp.Candidates = append(fp.Candidates, CandidFig{
 				Name: targets[ci].Name, Latency: latencyOf(f, ci), LatencyRatio: stats.Round(ratio, 3), RatioLow: stats.Round(lo, 3), RatioHigh: stats.Round(hi, 3),
-				Verdict: state, Differences: cs.differences, NewErrors: cs.newErrors, NonDet: cs.nondet, NotComp: cs.notComp,
+				Verdict: state, Reason: reason, Differences: cs.differences, NewErrors: cs.newErrors, NonDet: cs.nondet, NotComp: cs.notComp,
 			})
 		}
 		rep.Fingerprints = append(rep.Fingerprints, fp)
@@ -296,6 +347,14 @@ func WriteText(w io.Writer, rep *Report, top int) error {
 		fmt.Fprintf(w, " (%d on a lost connection, reconnected)", rep.LostConns)
 	}
 	fmt.Fprintln(w)
+	if c := rep.Client; c != nil {
+		if c.IO != nil {
+			fmt.Fprintf(w, "client I/O:           %s\n", c.IO)
+		}
+		if c.Bound {
+			fmt.Fprintf(w, "CLIENT-BOUND:         %s; no latency verdict stands\n", c.BoundNote("replay"))
+		}
+	}
 
 	fmt.Fprintf(w, "\nPer fingerprint (latency in ms; ratio = candidate / control median, above 1 is slower)\n")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
@@ -315,7 +374,7 @@ func WriteText(w io.Writer, rep *Report, top int) error {
 			if c.Verdict != stats.NoVerdict {
 				ratio = fmt.Sprintf("%.2f [%.2f-%.2f]", c.LatencyRatio, c.RatioLow, c.RatioHigh)
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%.3f\t%.3f\t%.3f\t%s\t%s\t%s\n", lead, c.Name, c.Latency.P50, c.Latency.P95, c.Latency.P99, ratio, c.Verdict, tail)
+			fmt.Fprintf(tw, "%s\t%s\t%.3f\t%.3f\t%.3f\t%s\t%s\t%s\n", lead, c.Name, c.Latency.P50, c.Latency.P95, c.Latency.P99, ratio, c.VerdictNote(), tail)
 		}
 	}
 	if err := tw.Flush(); err != nil {
