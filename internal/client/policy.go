@@ -13,7 +13,6 @@ import (
 
 	"github.com/shakedown/shakedown/internal/clock"
 	"github.com/shakedown/shakedown/internal/host"
-	"github.com/shakedown/shakedown/internal/result"
 	"github.com/shakedown/shakedown/internal/target"
 	"github.com/shakedown/shakedown/internal/wire"
 )
@@ -269,19 +268,6 @@ type Drive struct {
 	Hold  bool // the loops keep their processors (HoldProcessors)
 	// shared: the server runs on CPUs the client may use too.
 	shared bool
-}
-
-// Stored is d as a result records it, for a run of threads asked for with
-// --client-io mode.
-func (d Drive) Stored(mode string, threads int) *result.ClientIO {
-	io := &result.ClientIO{Asked: mode, Mode: "polled"}
-	switch {
-	case d.IO.Looped:
-		io.Mode, io.Loops, io.Held, io.BoundToCPUs = "loop", min(d.Loops, threads), d.Hold, d.Bind(threads)
-	case d.IO.Blocking:
-		io.Mode = "blocking"
-	}
-	return io
 }
 
 // BindLoops, when "on" or "off", replaces Drive.Bind's rule for whether

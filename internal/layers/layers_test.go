@@ -40,13 +40,14 @@ var order = [][]string{
 	{"client", "client/fakeconn", "workload/connect", "workload/hotrow", "workload/oltp",
 		"workload/ping", "workload/sqlfile", "result", "bisectresult"},
 	// The runner, the store, the plan (which does not import the engine),
-	// the workload set and the tools that compare servers: verify, check
-	// (which does not import verify) and replay; stall capture, which the
+	// the workload set and the tools that compare servers: verify and
+	// check (which does not import verify); stall capture, which the
 	// monitor drives.
-	{"runner", "store", "plan", "workload/all", "verify", "check", "replay", "stall"},
-	// Producers above the runner, a split load's runner, and copy, which
+	{"runner", "store", "plan", "workload/all", "verify", "check", "stall"},
+	// Producers above the runner (slap and replay measure their client's
+	// load with its probe), a split load's runner, and copy, which
 	// verifies what it copied.
-	{"monitor", "slap", "schedule", "splitload", "dbcopy"},
+	{"monitor", "slap", "replay", "schedule", "splitload", "dbcopy"},
 	// The load engine.
 	{"engine"},
 	// Workflows and the renderer of stored documents: peers, none imports

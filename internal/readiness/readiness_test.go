@@ -278,7 +278,7 @@ func TestReplayEvidenceClientBound(t *testing.T) {
 		{true, store.OutcomeWarn},
 	} {
 		rep := &replay.Report{Statements: 40, Control: replay.TargetInfo{Name: "old", URL: "mysql://u@old/"},
-			Candidates: []replay.TargetInfo{{Name: "new", URL: "mysql://u@new/"}},
+			Candidates:   []replay.TargetInfo{{Name: "new", URL: "mysql://u@new/"}},
 			Fingerprints: []replay.Fingerprint{{Count: 40, Candidates: []replay.CandidFig{{Name: "new", Verdict: stats.Inconclusive}}}},
 			Client:       &result.Client{Bound: tc.bound, Cores: 1}}
 		evs, err := ReplayEvidence(rep, "shakedown test")

@@ -99,9 +99,9 @@ type CandidFig struct {
 	// stand: "client-bound" (the client limited the replay).
 	Reason      string `json:"reason,omitempty"`
 	Differences int64  `json:"differences"`
-	NewErrors    int64       `json:"new_errors"`
-	NonDet       int64       `json:"nondeterministic"`
-	NotComp      int64       `json:"not_comparable"`
+	NewErrors   int64  `json:"new_errors"`
+	NonDet      int64  `json:"nondeterministic"`
+	NotComp     int64  `json:"not_comparable"`
 }
 
 // Example is one statement whose result differed, both sides shown.
@@ -186,7 +186,7 @@ func (e *engine) clientLoad(probe runner.Probe) *runres.Client {
 		if mode == "" {
 			mode = "auto"
 		}
-		load.IO = e.drive.Stored(mode, e.drive.Loops)
+		load.IO = runner.DriveIO(e.drive, mode, e.drive.Loops)
 	}
 	return load
 }

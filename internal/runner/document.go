@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/shakedown/shakedown/internal/client"
 	"github.com/shakedown/shakedown/internal/histogram"
 	"github.com/shakedown/shakedown/internal/result"
 	"github.com/shakedown/shakedown/internal/stats"
@@ -185,6 +186,19 @@ func Rates(ivs []Interval) []result.Rate {
 		out[i] = result.Rate{At: iv.At, QPS: iv.QPS}
 	}
 	return out
+}
+
+// DriveIO is how d drives a load of threads asked for with --client-io
+// mode, as a result records it (result.Client.IO).
+func DriveIO(d client.Drive, mode string, threads int) *result.ClientIO {
+	io := &result.ClientIO{Asked: mode, Mode: "polled"}
+	switch {
+	case d.IO.Looped:
+		io.Mode, io.Loops, io.Held, io.BoundToCPUs = "loop", min(d.Loops, threads), d.Hold, d.Bind(threads)
+	case d.IO.Blocking:
+		io.Mode = "blocking"
+	}
+	return io
 }
 
 // Stored is the stored form of the client's figures; nil when the runner

@@ -3,13 +3,16 @@ package runner_test
 import (
 	"bytes"
 	"errors"
+	"runtime"
 	"testing"
 	"time"
 
+	"github.com/shakedown/shakedown/internal/client"
 	"github.com/shakedown/shakedown/internal/golden"
 	"github.com/shakedown/shakedown/internal/histogram"
 	"github.com/shakedown/shakedown/internal/result"
 	"github.com/shakedown/shakedown/internal/runner"
+	"github.com/shakedown/shakedown/internal/wire"
 	"github.com/shakedown/shakedown/internal/workload"
 )
 
@@ -147,5 +150,31 @@ func TestClientBoundDocument(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestDriveIO: what a result records of a drive is what ran: the mode
+// asked for and the one it came to, and for loops how many drove the
+// threads (never more than the threads), whether they held their
+// processors and were bound to CPUs.
+func TestDriveIO(t *testing.T) {
+	defer func(s string) { client.BindLoops = s }(client.BindLoops)
+	client.BindLoops = "on" // bound wherever there is a loop for every CPU
+	cpus := runtime.NumCPU()
+	for _, tc := range []struct {
+		name    string
+		d       client.Drive
+		mode    string
+		threads int
+		want    result.ClientIO
+	}{
+		{"blocking", client.Drive{IO: wire.Options{Blocking: true}}, "auto", 16, result.ClientIO{Asked: "auto", Mode: "blocking"}},
+		{"polled", client.Drive{}, "polled", 16, result.ClientIO{Asked: "polled", Mode: "polled"}},
+		{"loops, fewer threads", client.Drive{IO: wire.Options{Looped: true}, Loops: 4}, "loop", 3, result.ClientIO{Asked: "loop", Mode: "loop", Loops: 3}},
+		{"held loops, a loop a CPU", client.Drive{IO: wire.Options{Looped: true}, Loops: cpus, Hold: true}, "auto", 64, result.ClientIO{Asked: "auto", Mode: "loop", Loops: cpus, Held: true, BoundToCPUs: cpus > 1}},
+	} {
+		if got := runner.DriveIO(tc.d, tc.mode, tc.threads); *got != tc.want {
+			t.Errorf("%s: got %+v, want %+v", tc.name, *got, tc.want)
+		}
 	}
 }

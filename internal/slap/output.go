@@ -66,9 +66,11 @@ func (s *session) printLevel(lv *levelStats) {
 	}
 	fmt.Fprintln(w, "\tBeyond mysqlslap:")
 	fmt.Fprintf(w, "\tQueries per second: %.2f (%d queries in %.3f s, %d iteration(s))\n", qps, lv.queries, total.Seconds(), len(lv.times))
-	fmt.Fprintf(w, "\tClient I/O: %s\n", s.drive.Stored(s.b.o.ClientIO, lv.clients))
-	if c := lv.client; c != nil && c.Bound {
-		fmt.Fprintf(w, "\tCLIENT-BOUND: %s\n", c.BoundNote("level"))
+	if c := lv.client; c != nil {
+		fmt.Fprintf(w, "\tClient I/O: %s\n", c.IO)
+		if c.Bound {
+			fmt.Fprintf(w, "\tCLIENT-BOUND: %s\n", c.BoundNote("level"))
+		}
 	}
 	if lv.connects > 0 {
 		c := lv.connLat
