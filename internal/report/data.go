@@ -36,6 +36,10 @@ type jsonReport struct {
 	// that moved only as far as every other target beside them (added
 	// without changing any other field).
 	MachineChanged []string `json:"machine_changed,omitempty"`
+	// DrivenDifferently lists the compared cells in which the client drove
+	// the control's runs and the candidate's in different ways (added
+	// without changing any other field).
+	DrivenDifferently []string `json:"driven_differently,omitempty"`
 	// DataNotes say what the sweep did to the data besides its steps, and
 	// RunAgain how many earlier runs of steps run again are left out
 	// (added without changing any other field).
@@ -247,12 +251,13 @@ func WriteJSON(w io.Writer, r *Report) error {
 		Method: jsonMethod{NoiseThreshold: r.Threshold, Confidence: r.Confidence, Ratio: "candidate median / control median",
 			Interval: "exact distribution-free interval of the ratio (Moses, from the Mann-Whitney U distribution, on the logarithms)",
 			Test:     "Mann-Whitney U, two-sided", MinRuns: stats.MinRuns},
-		AA:             r.AA(),
-		Drift:          jsonDrift{Trend: r.Drift, Drifting: r.Drift.Drifting(r.Threshold)},
-		Unsteady:       []jsonUnsteady{},
-		Splits:         r.jsonSplits(),
-		MachineChanged: r.Moved,
-		Scalability:    r.jsonScaling(),
+		AA:                r.AA(),
+		Drift:             jsonDrift{Trend: r.Drift, Drifting: r.Drift.Drifting(r.Threshold)},
+		Unsteady:          []jsonUnsteady{},
+		Splits:            r.jsonSplits(),
+		MachineChanged:    r.Moved,
+		DrivenDifferently: r.drivenCells(),
+		Scalability:       r.jsonScaling(),
 	}
 	if doc.AA == nil {
 		doc.AA = []AANoise{}

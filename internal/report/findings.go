@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -20,11 +21,9 @@ func (r *Report) writeFindings(w io.Writer, brief bool) {
 		fmt.Fprintln(w)
 		wrap(w, line, 100, "")
 	}
-	for _, line := range []string{r.clientBoundLine(), r.movedLine(), r.driftLine(), r.unsteadyLine()} {
-		if line != "" {
-			fmt.Fprintln(w)
-			wrap(w, line, 100, "")
-		}
+	for _, line := range r.warningLines() {
+		fmt.Fprintln(w)
+		wrap(w, line, 100, "")
 	}
 	if t := r.unsteadyTable(); len(t.rows) > 0 {
 		fmt.Fprintf(w, "\nUnsteady runs (their per-second QPS moved beyond the %s noise threshold, or spread with a CV above %s)\n",
@@ -39,6 +38,75 @@ func (r *Report) writeFindings(w io.Writer, brief bool) {
 			fmt.Fprintf(w, "  ... and %d more (shakedown report lists them all)\n", more)
 		}
 	}
+}
+
+// warningLines are the findings that weaken verdicts, in the order every
+// format gives them: client-bound runs, runs driven differently, figures
+// the machine moved, the control's drift and unsteady runs; none empty.
+func (r *Report) warningLines() []string {
+	var out []string
+	for _, l := range []string{r.clientBoundLine(), r.drivenLine(), r.movedLine(), r.driftLine(), r.unsteadyLine()} {
+		if l != "" {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// maxDriven is how many cells the driven-differently finding names.
+const maxDriven = 8
+
+// drivenCells are the compared cells in which the client drove the
+// control's runs and the candidate's in different ways (see
+// result.ClientIO.Kind), each with both ways; cells whose runs do not say
+// how are left out.
+func (r *Report) drivenCells() []string {
+	// kinds is how a row's runs were driven, in a few words.
+	kinds := func(row *Row) string {
+		var ks []string
+		for _, run := range row.Runs {
+			if c := run.Result.Client; c != nil && c.IO != nil && !slices.Contains(ks, c.IO.Kind()) {
+				ks = append(ks, c.IO.Kind())
+			}
+		}
+		sort.Strings(ks)
+		return strings.Join(ks, " or ")
+	}
+	var cells []string
+	for _, w := range r.Workloads {
+		for _, row := range w.Rows {
+			if row.Compared == nil {
+				continue
+			}
+			ctl := w.Row(row.Compared.Control, row.Threads)
+			if ctl == nil {
+				continue
+			}
+			if a, b := kinds(ctl), kinds(row); a != "" && b != "" && a != b {
+				cells = append(cells, fmt.Sprintf("%s at %d threads, %s by %s and %s by %s", w.Name, row.Threads, ctl.Target, a, row.Target, b))
+			}
+		}
+	}
+	return cells
+}
+
+// drivenLine names the cells that the client drove differently on the two
+// sides (drivenCells): their comparison measures the client's way to each
+// server as well as the servers. "" when there are none.
+func (r *Report) drivenLine() string {
+	cells := r.drivenCells()
+	n := len(cells)
+	if n == 0 {
+		return ""
+	}
+	more := ""
+	if n > maxDriven {
+		cells, more = cells[:maxDriven], fmt.Sprintf("; and %d more", n-maxDriven)
+	}
+	return fmt.Sprintf("DRIVEN DIFFERENTLY: in %d compared cell(s) the client drove the control's runs and the candidate's in different ways, "+
+		"so those comparisons measure the client's way to each server as well as the servers: %s%s. "+
+		"--client-io auto chooses by where each server runs (on the client's own cores or not); give both the same --client-io, or measure both from where neither shares the client's cores.",
+		n, strings.Join(cells, "; "), more)
 }
 
 // movedLine says which figures moved against a baseline only because the

@@ -180,10 +180,8 @@ func (h *htmlWriter) findings() {
 	for _, line := range r.aaLines() {
 		h.p("<p class=\"finding aa\">%s</p>\n", esc(line))
 	}
-	for _, line := range []string{r.clientBoundLine(), r.movedLine(), r.driftLine(), r.unsteadyLine()} {
-		if line != "" {
-			h.p("<p class=\"finding drift\">%s</p>\n", esc(line))
-		}
+	for _, line := range r.warningLines() {
+		h.p("<p class=\"finding drift\">%s</p>\n", esc(line))
 	}
 	if t := r.unsteadyTable(); len(t.rows) > 0 {
 		h.p("<h3>Unsteady runs</h3>\n<p>Their per-second QPS moved beyond the %s noise threshold between the halves of the run, or spread with a CV above %s: warm-up, flush storms, a noisy neighbour. Their timelines are below.</p>\n",

@@ -579,3 +579,64 @@ func wlIndex(name string) int {
 	}
 	return 1
 }
+
+// TestDrivenDifferently: where the client drove the control's runs of a
+// cell one way and a candidate's another (blocking reads against held
+// loops), every format names the cell and both ways; driven alike, with
+// loop counts that differ, nothing is said.
+func TestDrivenDifferently(t *testing.T) {
+	loops := &result.Client{Cores: 2, IO: &result.ClientIO{Asked: "auto", Mode: "loop", Loops: 2, Held: true, BoundToCPUs: true}}
+	moreLoops := &result.Client{Cores: 2, IO: &result.ClientIO{Asked: "auto", Mode: "loop", Loops: 4, Held: true, BoundToCPUs: true}}
+	blocking := &result.Client{Cores: 2, IO: &result.ClientIO{Asked: "blocking", Mode: "blocking"}}
+	for _, tc := range []struct {
+		name string
+		cand *result.Client
+		want bool
+	}{
+		{"driven alike", moreLoops, false},
+		{"driven differently", blocking, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := fixture(5)
+			for i := range d.Runs {
+				run := &d.Runs[i]
+				if run.Result == nil {
+					continue
+				}
+				switch {
+				case run.Target == "durable":
+					run.Result.Client = loops
+				case run.Target == "relaxed" && run.Workload == "oltp_point_select" && run.Threads == 4:
+					run.Result.Client = tc.cand
+				default:
+					run.Result.Client = loops
+				}
+			}
+			r := Build(d)
+			const named = "oltp_point_select at 4 threads, durable by I/O loops, holding their processors, bound to CPUs and relaxed by blocking reads"
+			for _, format := range []string{"text", "md", "html", "json"} {
+				var b bytes.Buffer
+				if err := Write(&b, format, r); err != nil {
+					t.Fatal(err)
+				}
+				if format == "json" {
+					var doc struct {
+						Driven []string `json:"driven_differently"`
+					}
+					if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
+						t.Fatal(err)
+					}
+					if got := len(doc.Driven) == 1 && doc.Driven[0] == named; got != tc.want || len(doc.Driven) > 1 {
+						t.Errorf("json: driven_differently %q, want the cell named: %v", doc.Driven, tc.want)
+					}
+					continue
+				}
+				out := strings.Join(strings.Fields(b.String()), " ") // text wraps its lines
+				got := strings.Contains(out, "DRIVEN DIFFERENTLY: in 1 compared cell(s)")
+				if cell := strings.Contains(out, named); got != tc.want || cell != tc.want {
+					t.Errorf("%s: finding %v, the cell named %v; want %v:\n%s", format, got, cell, tc.want, out)
+				}
+			}
+		})
+	}
+}

@@ -589,12 +589,10 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 			fmt.Fprintf(bw, "\n**Warning:** %s\n", mdEscape(w))
 		}
 	}
-	if lines := r.aaLines(); len(lines) > 0 || r.clientBoundLine() != "" || r.movedLine() != "" || r.driftLine() != "" || len(r.unsteadyRuns()) > 0 {
+	if lines := append(r.aaLines(), r.warningLines()...); len(lines) > 0 || len(r.unsteadyRuns()) > 0 {
 		fmt.Fprintln(bw, "\n## Noise, drift and unsteady runs")
-		for _, l := range append(lines, r.clientBoundLine(), r.movedLine(), r.driftLine(), r.unsteadyLine()) {
-			if l != "" {
-				fmt.Fprintf(bw, "\n%s\n", mdEscape(l))
-			}
+		for _, l := range lines {
+			fmt.Fprintf(bw, "\n%s\n", mdEscape(l))
 		}
 		if t := r.unsteadyTable(); len(t.rows) > 0 {
 			fmt.Fprintln(bw)

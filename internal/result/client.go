@@ -52,6 +52,27 @@ type ClientIO struct {
 	BoundToCPUs bool `json:"bound_to_cpus,omitempty"`
 }
 
+// Kind is how io drove the threads, whatever their number: "blocking
+// reads", "Go's poller", or "I/O loops" with ", holding their processors"
+// and ", bound to CPUs" where they did. Two runs of one kind were driven
+// alike.
+func (io *ClientIO) Kind() string {
+	switch io.Mode {
+	case "blocking":
+		return "blocking reads"
+	case "polled":
+		return "Go's poller"
+	}
+	s := "I/O loops"
+	if io.Held {
+		s += ", holding their processors"
+	}
+	if io.BoundToCPUs {
+		s += ", bound to CPUs"
+	}
+	return s
+}
+
 // String is io in a few words: "16 I/O loops, holding their processors,
 // each bound to a CPU (--client-io auto)".
 func (io *ClientIO) String() string {
