@@ -58,6 +58,11 @@ type ClientLoad struct {
 
 // Thresholds of the client-bound rule (see Bound).
 const (
+	// minBoundSpan is the shortest span the rule judges: in a few
+	// milliseconds a client's share is whatever it was doing then (a
+	// replay of a few statements, mostly its connection handshakes, came
+	// to 63% of 2 cores in 6 ms), not the pace it kept.
+	minBoundSpan = 250 * time.Millisecond
 	// boundCPU is the share of its cores above which the client's own
 	// CPU is the limit.
 	boundCPU = 0.9
@@ -99,12 +104,14 @@ func (c ClientLoad) share(d time.Duration) float64 {
 //     more ready to run than it had CPUs, because of its own threads
 //     (GOMAXPROCS above its CPUs) or of other processes on its cores.
 //
+// A span shorter than minBoundSpan is not judged.
+//
 // The wake-up lag and the queue's lag under --rate are figures, not
 // rules: the Go scheduler sees only the wait of goroutines it knows to be
 // ready (a reply the client has not yet polled for is not among them), and
 // a queue grows just as well when the server is slow.
 func (c ClientLoad) Bound() bool {
-	if c.Wall <= 0 {
+	if c.Wall < minBoundSpan {
 		return false
 	}
 	return c.CPUShare() >= boundCPU || c.DemandShare() >= boundDemand

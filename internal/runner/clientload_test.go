@@ -24,6 +24,8 @@ func TestClientLoadBound(t *testing.T) {
 		{"a long lag alone is a figure", ClientLoad{CPU: s / 10, Wall: s, Cores: 4, Lag: 50 * time.Millisecond, QueryLatency: 60 * time.Millisecond}, false},
 		{"a long queue alone is a figure", ClientLoad{CPU: s / 10, Wall: s, Cores: 4, QueueLag: 10 * s}, false},
 		{"nothing measured", ClientLoad{CPU: s}, false},
+		{"too short to judge", ClientLoad{CPU: s / 5, Wall: s / 5, Cores: 1}, false},
+		{"just long enough", ClientLoad{CPU: s / 4, Wall: s / 4, Cores: 1}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := tc.c.Bound(); got != tc.want {
