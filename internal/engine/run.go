@@ -145,7 +145,7 @@ func (j *Job) Run(ctx context.Context, opt RunOptions) (*result.Result, error) {
 		*opt.Intervals = append(*opt.Intervals, h)
 	}
 	rc.OnLastInterval = keep
-	rc.IOLoops, rc.IOHold, rc.IOBind = drive.Loops, drive.Hold, cio.BoundToCPUs
+	rc.IOLoops, rc.IOHold, rc.IOBind = drive.Loops, drive.Hold, drive.Bind(rc.Threads)
 	dialer := client.NewDialer(j.Target, client.Options{DB: j.Target.DB, PS: j.psMode != "disable", IO: drive.IO})
 	rc.Connect = dialer.Connect
 	rc.OnInterval = func(iv runner.Interval) {
