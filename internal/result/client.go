@@ -52,54 +52,54 @@ type ClientIO struct {
 	BoundToCPUs bool `json:"bound_to_cpus,omitempty"`
 }
 
-// Kind is how io drove the threads, whatever their number: "blocking
+// Kind is how ci drove the threads, whatever their number: "blocking
 // reads", "Go's poller", or "I/O loops" with ", holding their processors"
 // and ", bound to CPUs" where they did. Two runs of one kind were driven
 // alike.
-func (io *ClientIO) Kind() string {
-	switch io.Mode {
+func (ci *ClientIO) Kind() string {
+	switch ci.Mode {
 	case "blocking":
 		return "blocking reads"
 	case "polled":
 		return "Go's poller"
 	}
 	s := "I/O loops"
-	if io.Held {
+	if ci.Held {
 		s += ", holding their processors"
 	}
-	if io.BoundToCPUs {
+	if ci.BoundToCPUs {
 		s += ", bound to CPUs"
 	}
 	return s
 }
 
-// String is io in a few words: "16 I/O loops, holding their processors,
+// String is ci in a few words: "16 I/O loops, holding their processors,
 // each bound to a CPU (--client-io auto)".
-func (io *ClientIO) String() string {
+func (ci *ClientIO) String() string {
 	var s string
 	switch {
-	case io.Mode == "blocking":
+	case ci.Mode == "blocking":
 		s = "blocking reads, a goroutine a thread"
-	case io.Mode == "polled":
+	case ci.Mode == "polled":
 		s = "Go's poller, a goroutine a thread"
-	case io.Loops == 1:
+	case ci.Loops == 1:
 		s = "1 I/O loop"
-		if io.Held {
+		if ci.Held {
 			s += ", holding its processor"
 		}
-		if io.BoundToCPUs {
+		if ci.BoundToCPUs {
 			s += ", bound to a CPU"
 		}
 	default:
-		s = fmt.Sprintf("%d I/O loops", io.Loops)
-		if io.Held {
+		s = fmt.Sprintf("%d I/O loops", ci.Loops)
+		if ci.Held {
 			s += ", holding their processors"
 		}
-		if io.BoundToCPUs {
+		if ci.BoundToCPUs {
 			s += ", each bound to a CPU"
 		}
 	}
-	return s + " (--client-io " + io.Asked + ")"
+	return s + " (--client-io " + ci.Asked + ")"
 }
 
 // ClientBound reports whether the client limited the run.
