@@ -263,6 +263,7 @@ func HoldsProcessors(mode string, inProcess bool, threads int) bool {
 
 // Drive is how a run's threads wait for replies (see RunIO).
 type Drive struct {
+	Mode  string // --client-io as asked ("" is auto)
 	IO    wire.Options
 	Loops int  // I/O loops (LoopsFor); 0 for the modes without
 	Hold  bool // the loops keep their processors (HoldProcessors)
@@ -313,7 +314,7 @@ func RunIO(mode string, threads int, readOnly bool, t *target.Target) Drive {
 	shared := (auto || hold) && SharesCores(t)
 	io := IOFor(mode, threads, auto && !hold && shared)
 	hold = hold && io.Looped
-	return Drive{IO: io, Loops: LoopsFor(io, threads, hold && shared, readOnly), Hold: hold, shared: shared}
+	return Drive{Mode: mode, IO: io, Loops: LoopsFor(io, threads, hold && shared, readOnly), Hold: hold, shared: shared}
 }
 
 // ReplayIO is how a replay's sessions wait for replies from targets under
@@ -329,7 +330,7 @@ func ReplayIO(mode string, targets []*target.Target) Drive {
 	}
 	io := IOFor(mode, 0, false)
 	inProcess := mode == "auto" && slices.ContainsFunc(targets, InProcess)
-	d := Drive{IO: io, Hold: io.Looped && HoldsProcessors(mode, inProcess, len(targets))}
+	d := Drive{Mode: mode, IO: io, Hold: io.Looped && HoldsProcessors(mode, inProcess, len(targets))}
 	if io.Looped {
 		d.Loops = runtime.GOMAXPROCS(0)
 		d.shared = d.Hold && slices.ContainsFunc(targets, SharesCores)

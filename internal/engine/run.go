@@ -130,7 +130,7 @@ func (j *Job) Run(ctx context.Context, opt RunOptions) (*result.Result, error) {
 	rc := j.rc
 	ro, _ := j.Gen.(workload.ReadOnlyer)
 	drive := client.RunIO(j.clientIO, rc.Threads, ro != nil && ro.ReadOnly(), j.Target)
-	cio := runner.DriveIO(drive, j.clientIO, rc.Threads)
+	cio := runner.DriveIO(drive, rc.Threads)
 	j.header(out, srv, opt.Version, cio)
 	mon.WriteNotes(out)
 	var snapErr error

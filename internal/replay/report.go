@@ -182,11 +182,7 @@ func (e *engine) clientLoad(probe runner.Probe) *runres.Client {
 	t.mu.Unlock()
 	load := probe.Load(mean).Stored()
 	if load != nil {
-		mode := e.opts.ClientIO
-		if mode == "" {
-			mode = "auto"
-		}
-		load.IO = runner.DriveIO(e.drive, mode, e.drive.Loops)
+		load.IO = runner.DriveIO(e.drive, e.drive.Loops)
 	}
 	return load
 }

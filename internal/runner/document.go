@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"cmp"
 	"math"
 	"strconv"
 	"time"
@@ -188,10 +189,10 @@ func Rates(ivs []Interval) []result.Rate {
 	return out
 }
 
-// DriveIO is how d drives a load of threads asked for with --client-io
-// mode, as a result records it (result.Client.IO).
-func DriveIO(d client.Drive, mode string, threads int) *result.ClientIO {
-	io := &result.ClientIO{Asked: mode, Mode: "polled"}
+// DriveIO is how d drives a load of threads, as a result records it
+// (result.Client.IO).
+func DriveIO(d client.Drive, threads int) *result.ClientIO {
+	io := &result.ClientIO{Asked: cmp.Or(d.Mode, "auto"), Mode: "polled"}
 	switch {
 	case d.IO.Looped:
 		io.Mode, io.Loops, io.Held, io.BoundToCPUs = "loop", min(d.Loops, threads), d.Hold, d.Bind(threads)

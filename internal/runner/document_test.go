@@ -164,16 +164,15 @@ func TestDriveIO(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		d       client.Drive
-		mode    string
 		threads int
 		want    result.ClientIO
 	}{
-		{"blocking", client.Drive{IO: wire.Options{Blocking: true}}, "auto", 16, result.ClientIO{Asked: "auto", Mode: "blocking"}},
-		{"polled", client.Drive{}, "polled", 16, result.ClientIO{Asked: "polled", Mode: "polled"}},
-		{"loops, fewer threads", client.Drive{IO: wire.Options{Looped: true}, Loops: 4}, "loop", 3, result.ClientIO{Asked: "loop", Mode: "loop", Loops: 3}},
-		{"held loops, a loop a CPU", client.Drive{IO: wire.Options{Looped: true}, Loops: cpus, Hold: true}, "auto", 64, result.ClientIO{Asked: "auto", Mode: "loop", Loops: cpus, Held: true, BoundToCPUs: cpus > 1}},
+		{"blocking", client.Drive{Mode: "auto", IO: wire.Options{Blocking: true}}, 16, result.ClientIO{Asked: "auto", Mode: "blocking"}},
+		{"polled", client.Drive{Mode: "polled"}, 16, result.ClientIO{Asked: "polled", Mode: "polled"}},
+		{"loops, fewer threads", client.Drive{Mode: "loop", IO: wire.Options{Looped: true}, Loops: 4}, 3, result.ClientIO{Asked: "loop", Mode: "loop", Loops: 3}},
+		{"held loops, a loop a CPU", client.Drive{IO: wire.Options{Looped: true}, Loops: cpus, Hold: true}, 64, result.ClientIO{Asked: "auto", Mode: "loop", Loops: cpus, Held: true, BoundToCPUs: cpus > 1}},
 	} {
-		if got := runner.DriveIO(tc.d, tc.mode, tc.threads); *got != tc.want {
+		if got := runner.DriveIO(tc.d, tc.threads); *got != tc.want {
 			t.Errorf("%s: got %+v, want %+v", tc.name, *got, tc.want)
 		}
 	}

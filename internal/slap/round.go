@@ -106,7 +106,7 @@ func (s *session) clientLoad(lv *levelStats) *result.Client {
 	}
 	c := lv.probe.Load(mean).Stored()
 	if c != nil {
-		c.IO = runner.DriveIO(s.drive, s.b.o.ClientIO, lv.clients)
+		c.IO = runner.DriveIO(s.drive, lv.clients)
 	}
 	return c
 }
