@@ -311,7 +311,7 @@ func checkPlan(t *testing.T, m *manifests, pod corev1.PodSpec, c corev1.Containe
 			t.Errorf("target %s: password_env %q: want a variable the container takes from the Secret", tg.Name, tg.PasswordEnv)
 		}
 	}
-	if _, err := schedule.Sweep(p, schedule.NameKey(p), schedule.DefaultMargins); err != nil {
+	if _, err := schedule.Sweep(p, schedule.NameKey(p), schedule.MarginsOf(p)); err != nil {
 		t.Errorf("plan: no timetable: %v", err)
 	}
 }

@@ -260,7 +260,7 @@ func TestSplitRun(t *testing.T) {
 	})
 
 	// sweepPlan writes a two-step split sweep plan on split_sweep, each
-	// step secs long.
+	// step secs long, with the shortest margins a plan may set.
 	sweepPlan := func(t *testing.T, name string, secs int) string {
 		return writePlan(t, fmt.Sprintf(`name: %s
 targets:
@@ -274,6 +274,7 @@ time: %d
 prepare: true
 cleanup: true
 prepare_threads: 1
+split: {connect: 1, settle: 1, ready: 2}
 `, name, insts[0].User, insts[0].Port, secs))
 	}
 	// startSweep starts the plan's two runners, 4 s from now.

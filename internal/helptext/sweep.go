@@ -63,6 +63,10 @@ A plan:
                                    # bracket, repeats
   production_peak: 1200 qps        # for capacity: events a second, or a
                                    # file that watch --json wrote
+  split: {connect: 30s}            # with --segment: time to connect
+                                   # before each step (5s), least rest
+                                   # between steps (settle, 2s), time from
+                                   # the data ready to its step (ready, 5s)
 
 Options:
 `

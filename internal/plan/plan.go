@@ -40,6 +40,11 @@
 //	                                # warmup, searches, bracket, repeats
 //	production_peak: 1200 qps       # for capacity: events a second, or a
 //	                                # file watch --json wrote
+//	split: {connect: 30s}           # run over several runners (--segment):
+//	                                # time to connect before each step
+//	                                # (5s), rest between steps (settle,
+//	                                # 2s), time from the data being ready
+//	                                # to its first step (ready, 5s)
 //
 // Parse checks everything it can without a connection and reports every
 // problem at once, each with the file and line it is on. Passwords are never
@@ -125,6 +130,9 @@ type Plan struct {
 	// on the line ProductionPeakLine; "" when none.
 	ProductionPeak     string
 	ProductionPeakLine int
+	// Split is the timetable's margins when the sweep is split over
+	// runners (split:); zero where the plan leaves one to its default.
+	Split SplitMargins
 
 	// Path is the file name used in messages.
 	Path string
@@ -133,6 +141,15 @@ type Plan struct {
 	// engine answers which options each workload takes; nil in a plan
 	// not made by Parse.
 	engine Engine
+}
+
+// SplitMargins are the margins of a split sweep's timetable, in seconds
+// (see package schedule): the time before each step's load in which the
+// runners connect, the least rest between steps, and the time from the
+// first runner's word that the data is ready to the start of the steps
+// on it. 0 leaves a margin to its default.
+type SplitMargins struct {
+	ConnectS, SettleS, ReadyS int
 }
 
 // Engine is what a plan asks of the load engine, which lies above it:
@@ -225,7 +242,7 @@ const (
 
 var keys = []string{"name", "targets", "options", "workloads", "threads", "time", "events",
 	"warmup", "repeats", "max_repeats", "noise_threshold", "cooldown", "prepare", "prepare_threads", "cleanup", "order",
-	"capacity", "production_peak"}
+	"capacity", "production_peak", "split"}
 
 var targetKeys = []string{"name", "url", "password_env", "role"}
 
@@ -353,6 +370,8 @@ func (ps *parser) plan(root *yaml.Node) {
 			p.Capacity = ps.capacity(key, v)
 		case "production_peak":
 			p.ProductionPeak, p.ProductionPeakLine = ps.peak(v)
+		case "split":
+			p.Split = ps.splitMargins(v)
 		case "order":
 			if s, ok := ps.str(v, "order"); ok {
 				switch Order(s) {

@@ -105,6 +105,24 @@ production_peak: 1200 qps
 	}
 }
 
+// TestParseSplit: split: sets the margins it names and leaves the others
+// at 0 (their defaults, package schedule).
+func TestParseSplit(t *testing.T) {
+	src := `targets:
+  - {name: a, url: "mysql://u@127.0.0.1:1/d", role: control}
+workloads: [oltp_point_select]
+threads: [1]
+split: {connect: 30s, ready: 2}
+`
+	p, err := Parse("p.yaml", []byte(src), func(string) string { return "" }, engine.Grammar{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (SplitMargins{ConnectS: 30, ReadyS: 2}); p.Split != want {
+		t.Errorf("split: got %+v, want %+v", p.Split, want)
+	}
+}
+
 func TestSteps(t *testing.T) {
 	src := `targets:
   - {name: a, url: "mysql://u@h:1/d", role: control}
@@ -236,6 +254,12 @@ threads: [1, 4]
 		{"capacity without slo", base("capacity: {step_time: 5}\n"), []string{`p.yaml:10: capacity: needs slo:, such as {slo: "p99<=20ms"}`}},
 		{"capacity bracket", base("capacity: {slo: \"p99<=20ms\", bracket: 60%}\n"), []string{"p.yaml:10: capacity bracket: 60%: want 0.5% to 50%"}},
 		{"capacity key", base("capacity: {slo: \"p99<=20ms\", repeat: 1}\n"), []string{`p.yaml:10: unknown key "repeat" in capacity (did you mean "repeats"?)`}},
+		{"split not a mapping", base("split: 30s\n"), []string{"p.yaml:10: split: want its margins, such as {connect: 30s"}},
+		{"split key", base("split: {conect: 30s}\n"), []string{`p.yaml:10: unknown key "conect" in split (did you mean "connect"?)`}},
+		{"split below the floors", base("split: {connect: 0, settle: 0s, ready: 1}\n"),
+			[]string{"p.yaml:10: split connect: 0: want 1s to 1h", "p.yaml:10: split settle: 0s: want 1s to 1h", "p.yaml:10: split ready: 1: want 2s to 1h"}},
+		{"split too long", base("split:\n  connect: 2h\n"), []string{"p.yaml:11: split connect: 2h: want 1s to 1h"}},
+		{"split not seconds", base("split: {settle: 1.5s}\n"), []string{`p.yaml:10: split settle: "1.5s": want whole seconds`}},
 		{"typo in a target key", strings.Replace(base(""), "    role: control", "    rol: control", 1),
 			[]string{"p.yaml:1: targets: no target has role: control", `p.yaml:4: unknown key "rol" in a target (did you mean "role"?)`}},
 		{"unknown workload", strings.Replace(base(""), "oltp_point_select", "oltp_point_selekt", 1),

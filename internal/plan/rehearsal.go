@@ -430,6 +430,35 @@ func (ps *parser) capacity(key, v *yaml.Node) *Capacity {
 	return c
 }
 
+// splitMargins reads split:, the margins of a split sweep's timetable.
+// Each has a floor: a runner needs a second to open its connections and
+// one to store a step, and the others look for the first runner's word
+// that the data is ready every half second, over the network.
+func (ps *parser) splitMargins(v *yaml.Node) SplitMargins {
+	var m SplitMargins
+	if v.Kind != yaml.MappingNode {
+		ps.addf(v.Line, "split: want its margins, such as {connect: 30s, settle: 2s, ready: 5s}")
+		return m
+	}
+	ps.mapping(v, []string{"connect", "settle", "ready"}, "split", func(k string, _, val *yaml.Node) {
+		floor, to := 1, &m.ConnectS
+		switch k {
+		case "settle":
+			to = &m.SettleS
+		case "ready":
+			floor, to = 2, &m.ReadyS
+		}
+		before := len(ps.problems)
+		if *to = ps.seconds(val, "split "+k); len(ps.problems) == before && (*to < floor || *to > maxMarginS) {
+			ps.addf(val.Line, "split %s: %s: want %ds to 1h", k, val.Value, floor)
+		}
+	})
+	return m
+}
+
+// maxMarginS is the longest margin of a split sweep's timetable.
+const maxMarginS = 3600
+
 // peak reads production_peak: as written, with its line; capacity reads
 // the figure (capacity.ReadPeak).
 func (ps *parser) peak(v *yaml.Node) (string, int) {

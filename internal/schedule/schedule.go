@@ -41,6 +41,21 @@ type Margins struct {
 // DefaultMargins are the margins unless told otherwise.
 var DefaultMargins = Margins{Connect: 5 * time.Second, Settle: 2 * time.Second, Ready: 5 * time.Second}
 
+// MarginsOf is p's margins: those its split: names, the defaults for the
+// rest.
+func MarginsOf(p *plan.Plan) Margins {
+	m := DefaultMargins
+	for _, o := range []struct {
+		s  int
+		to *time.Duration
+	}{{p.Split.ConnectS, &m.Connect}, {p.Split.SettleS, &m.Settle}, {p.Split.ReadyS, &m.Ready}} {
+		if o.s > 0 {
+			*o.to = time.Duration(o.s) * time.Second
+		}
+	}
+	return m
+}
+
 // Slot is when one step runs, as offsets from its block's anchor.
 type Slot struct {
 	Step    plan.Step

@@ -290,3 +290,24 @@ func TestSweepRefuses(t *testing.T) {
 		t.Errorf("negative margin: got %v, want a usage error", err)
 	}
 }
+
+// TestMarginsOf: a plan's split: replaces the margins it names, and its
+// timetable keeps to them.
+func TestMarginsOf(t *testing.T) {
+	p := testPlan(false)
+	if got := MarginsOf(p); got != DefaultMargins {
+		t.Errorf("no split: got %+v, want the defaults %+v", got, DefaultMargins)
+	}
+	p.Split = plan.SplitMargins{ConnectS: 30, ReadyS: 2}
+	m := MarginsOf(p)
+	if want := (Margins{Connect: 30 * time.Second, Settle: DefaultMargins.Settle, Ready: 2 * time.Second}); m != want {
+		t.Fatalf("split connect 30, ready 2: got %+v, want %+v", m, want)
+	}
+	tt, err := Sweep(p, NameKey(p), m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := tt.Blocks[0].Slots[0]; s.Load-s.Connect != 30*time.Second {
+		t.Errorf("first step connects at %s and loads at %s, want 30s apart", s.Connect, s.Load)
+	}
+}

@@ -21,13 +21,14 @@ func Estimate(p *plan.Plan, sp segment.Split) string {
 	if sp.On {
 		// The runners keep to a timetable, margins included; preparing
 		// data comes on top, and so does waiting for --start-at.
-		tt, err := schedule.Sweep(p, schedule.NameKey(p), schedule.DefaultMargins)
+		m := schedule.MarginsOf(p)
+		tt, err := schedule.Sweep(p, schedule.NameKey(p), m)
 		if err == nil {
 			var d time.Duration
 			for _, b := range tt.Blocks {
 				d += b.Done
 				if b.Prepare != nil {
-					d += schedule.DefaultMargins.Ready
+					d += m.Ready
 				}
 			}
 			s := mmss(int(d.Round(time.Second).Seconds())) + " from --start-at"

@@ -42,10 +42,7 @@ func runSplit(ctx context.Context, p *plan.Plan, envs []Env, opt Options) (*Summ
 	if now == nil {
 		now = time.Now
 	}
-	m := opt.Margins
-	if m == (schedule.Margins{}) {
-		m = schedule.DefaultMargins
-	}
+	m := schedule.MarginsOf(p)
 	rec := context.WithoutCancel(ctx)
 	started := now()
 	sum := &Summary{Steps: len(p.Steps())}
@@ -130,7 +127,7 @@ func CheckSplit(p *plan.Plan, sp segment.Split) error {
 		return usage.Errorf("sweep --segment needs --start-at, the same for every runner, e.g. --start-at %s",
 			time.Now().UTC().Add(time.Minute).Truncate(time.Minute).Format(time.RFC3339))
 	}
-	_, err := schedule.Sweep(p, func(*plan.Workload) string { return "" }, schedule.DefaultMargins)
+	_, err := schedule.Sweep(p, func(*plan.Workload) string { return "" }, schedule.MarginsOf(p))
 	return err
 }
 

@@ -38,7 +38,6 @@ import (
 	prog "github.com/shakedown/shakedown/internal/progress"
 	"github.com/shakedown/shakedown/internal/result"
 	"github.com/shakedown/shakedown/internal/runner"
-	"github.com/shakedown/shakedown/internal/schedule"
 	"github.com/shakedown/shakedown/internal/segment"
 	"github.com/shakedown/shakedown/internal/stats"
 	"github.com/shakedown/shakedown/internal/store"
@@ -75,9 +74,6 @@ type Options struct {
 	// Split, when set, makes this process one runner of a sweep split
 	// over several (see RunSplit); its StartAt is the sweep's start.
 	Split *segment.Split
-	// Margins are a split sweep's timetable margins; zero means
-	// schedule.DefaultMargins.
-	Margins schedule.Margins
 	// DownWait is how long a target that stops answering is waited for
 	// before its remaining steps are skipped; 0 means DefaultDownWait.
 	DownWait time.Duration
