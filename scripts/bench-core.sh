@@ -4,8 +4,11 @@
 # seconds (the last run and the server's shutdown add about 10):
 #
 #   hold    oltp_point_select at 1 and 16 threads: sysbench, --client-io
-#           auto, and auto with SHAKEDOWN_IOLOOP_HOLD=off (the loops wait
-#           the ordinary way, giving their processor away)
+#           auto, auto with SHAKEDOWN_IOLOOP_HOLD=off (the loops wait the
+#           ordinary way, giving their processor away), and auto with
+#           SHAKEDOWN_IOLOOP_WATCH=on (loops as many as the CPUs wait with
+#           no timeout, woken when idle by a watch on a processor more,
+#           as more loops than CPUs do on shared cores)
 #   levels  oltp_point_select at 64 and 256 threads: sysbench, auto, and
 #           auto with SHAKEDOWN_IOLOOP_BIND=on (each loop bound to one of
 #           the clients' CPUs, which auto does only on cores shared with
@@ -46,7 +49,7 @@ part() {
 		tee -a "$OUT/core.log" | grep -E '^  |FAILED|skipped'
 	[ "${PIPESTATUS[0]}" -eq 0 ] || rc=1
 }
-part oltp_point_select "${HOLD_THREADS:-1 16}" "auto auto+SHAKEDOWN_IOLOOP_HOLD=off"
+part oltp_point_select "${HOLD_THREADS:-1 16}" "auto auto+SHAKEDOWN_IOLOOP_HOLD=off auto+SHAKEDOWN_IOLOOP_WATCH=on"
 part oltp_point_select "${BURST_THREADS:-3000}" "auto auto+SHAKEDOWN_IOLOOP_BURST=$BURST"
 part oltp_point_select "${LEVELS:-64 256}" "auto auto+SHAKEDOWN_IOLOOP_BIND=on"
 part oltp_read_write 16 auto

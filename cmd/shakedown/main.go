@@ -35,6 +35,11 @@ func main() {
 	if v := os.Getenv("SHAKEDOWN_IOLOOP_BIND"); v == "on" || v == "off" {
 		client.BindLoops = v
 	}
+	// Whether held loops are watched (and wait with no timeout), in place
+	// of the rule (see ioloop.Watch), for a benchmark that compares the two.
+	if v := os.Getenv("SHAKEDOWN_IOLOOP_WATCH"); v == "on" || v == "off" {
+		ioloop.Watch = v
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := cli.Main(ctx, &cli.Env{
 		Stdin:  os.Stdin,

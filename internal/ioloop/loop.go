@@ -30,6 +30,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -57,6 +58,14 @@ type Loop struct {
 	// lets them run only every yieldFree.
 	hold, freeProc bool
 	heldSince      time.Time
+	// watched: the group's watch (see watch) wakes the loop when it has
+	// waited with its processor kept for holdMillis, and asleep is when
+	// that wait began (since epoch, odd), 0 outside one, or poked once
+	// the watch has woken it; idle: the loop was woken so, and waits the
+	// ordinary way next.
+	watched, idle bool
+	asleep        atomic.Int64
+	idles         int // times the watch woke the loop idle (a test reads it)
 
 	// cpu is the CPU the loop's thread is bound to, -1 for none (see
 	// Group.BindCPUs); bound is every thread it bound, for the release;
@@ -219,15 +228,22 @@ func (l *Loop) Run() {
 	}
 }
 
+// Watch, when "on" or "off", replaces HoldProcessors' rule for whether
+// held loops are watched and wait with no timeout: a benchmark's knob
+// (SHAKEDOWN_IOLOOP_WATCH), "on" to watch loops as many as the CPUs too
+// (with a processor more for the watch).
+var Watch string
+
 // HoldProcessor says whether the loops that HoldProcessors chose keep
 // their processor while they wait for the kernel (see wait). It is on by
 // default; a benchmark turns it off to measure what it saves.
 var HoldProcessor = true
 
 // holdMillis is how long a loop waits with its processor kept before it
-// waits the ordinary way: longer than a round trip to a busy server, and
-// well under the 10 ms after which the runtime preempts a goroutine that
-// keeps its processor. yieldEvery is how long a loop keeps its processor
+// waits the ordinary way (at most, where nothing watches it; at least,
+// and at most twice as long, where the watch does): longer than a round
+// trip to a busy server, and well under the 10 ms after which the runtime
+// preempts a goroutine that keeps its processor. yieldEvery is how long a loop keeps its processor
 // before it lets other goroutines run; yieldFree the same where a
 // processor has no loop (freeProc).
 const (
@@ -239,6 +255,47 @@ const (
 // yield lets other goroutines run (a test counts the calls).
 var yield = runtime.Gosched
 
+// noTimeout is epoll_pwait's timeout of -1: until an event.
+const noTimeout = ^uintptr(0)
+
+// epoch is where the loops' asleep times count from; poked is what the
+// watch leaves in the asleep of a loop it woke (asleep times are odd).
+var epoch = time.Now()
+
+const poked = 2
+
+// watch wakes the loops of g that have waited with their processor kept
+// for holdMillis or more, every holdMillis, until stop is closed; they
+// then wait the ordinary way. It runs on a processor of its own: where
+// every other processor has a loop that keeps it, only a processor left
+// idle has a thread that sleeps in the runtime's poller until the next
+// timer, so a ticker of its own wakes the watch in time.
+//
+// Why not a timeout on the loops' waits: a timeout sets a kernel timer and
+// cancels it for every reply. At 16 threads on 2 cores shared with the
+// server, loops waiting with a timeout of holdMillis spent 1.05x the CPU a
+// point select of loops with none and made 0.95x the statements (1.11-1.20x
+// the CPU in calls by hand), and at a --rate of 2000 a second, 1.5x the CPU
+// (docs/PERFORMANCE.md). The watch's ticks wake one thread; a loop that is
+// not idle is never woken by it.
+func (g Group) watch(stop <-chan struct{}) {
+	t := time.NewTicker(holdMillis * time.Millisecond)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+		}
+		now := int64(time.Since(epoch))
+		for _, l := range g {
+			if v := l.asleep.Load(); v&1 != 0 && now-v >= int64(holdMillis*time.Millisecond) && l.asleep.CompareAndSwap(v, poked) {
+				l.poke()
+			}
+		}
+	}
+}
+
 // wait is epoll_wait. A system call the runtime knows of gives the
 // processor (P) away when it blocks for more than about 20 us: the
 // runtime's monitor takes it back, wakes another OS thread to look for
@@ -246,9 +303,11 @@ var yield = runtime.Gosched
 // returns. With a reply due every few tens of microseconds that hand-off
 // happens per reply and costs more CPU than the loop's own work (futex
 // wake-ups, context switches, a scheduler pass). A held loop (see
-// Group.HoldProcessors) first waits up to holdMillis in a system call the
-// runtime does not see, so the processor stays with the loop; only a loop
-// that found nothing waits the ordinary way. The thread sleeps in the
+// Group.HoldProcessors) first waits in a system call the runtime does not
+// see, so the processor stays with the loop: until an event where the
+// group's watch (Group.watch) wakes it once it has idled for holdMillis,
+// else with a timeout of holdMillis. Only a loop that found nothing for
+// that long waits the ordinary way. The thread sleeps in the
 // kernel either way: no CPU is spent waiting. Other goroutines (timers,
 // dials, the sampler) wait for the processor at most yieldEvery plus
 // holdMillis where every processor has a loop. Where one has none
@@ -281,14 +340,30 @@ func (l *Loop) wait() (int, error) {
 			l.heldSince = time.Now()
 			l.bind() // the goroutine may resume on another thread
 		}
-		r, _, errno := unix.RawSyscall6(unix.SYS_EPOLL_PWAIT, uintptr(l.epfd),
-			uintptr(unsafe.Pointer(&l.events[0])), uintptr(len(l.events)), holdMillis, 0, 0)
-		switch {
-		case errno != 0:
-			return 0, errno
-		case r > 0:
+		if l.watched && !l.idle {
+			l.asleep.Store(int64(time.Since(epoch)) | 1)
+			r, _, errno := unix.RawSyscall6(unix.SYS_EPOLL_PWAIT, uintptr(l.epfd),
+				uintptr(unsafe.Pointer(&l.events[0])), uintptr(len(l.events)), noTimeout, 0, 0)
+			if l.asleep.Swap(0) == poked {
+				l.idle = true
+				l.idles++
+			}
+			if errno != 0 {
+				return 0, errno
+			}
 			return int(r), nil
 		}
+		if !l.watched {
+			r, _, errno := unix.RawSyscall6(unix.SYS_EPOLL_PWAIT, uintptr(l.epfd),
+				uintptr(unsafe.Pointer(&l.events[0])), uintptr(len(l.events)), holdMillis, 0, 0)
+			switch {
+			case errno != 0:
+				return 0, errno
+			case r > 0:
+				return int(r), nil
+			}
+		}
+		l.idle = false
 		l.heldSince = time.Time{}
 	}
 	n, err := unix.EpollWait(l.epfd, l.events, -1)
@@ -496,12 +571,40 @@ func NewGroup(n int) (Group, error) {
 // they would run only when a loop yields. The OS threads still share the
 // CPUs the process may use: processors above them cost no CPU by
 // themselves.
+//
+// Where a processor is free of loops, a goroutine there wakes the loops
+// that have idled (Group.watch), and the loops wait with no timeout. More
+// loops than CPUs get one processor more for it. Loops as many as the CPUs
+// and no more (one a CPU) keep a processor each and wait with a timeout:
+// at 256 threads on 2 shared cores, where each such loop drives 128
+// connections and seldom waits, the processor more cost 4-7% of the
+// read/write statements (docs/PERFORMANCE.md).
 func (g Group) HoldProcessors(spare int) (release func()) {
-	release, n := raiseProcs(max(len(g)+spare, 2))
-	for _, l := range g {
-		l.hold, l.freeProc = true, n > len(g)
+	ask := max(len(g)+spare, 2)
+	if ask == len(g) && (len(g) > runtime.NumCPU() || Watch == "on") {
+		ask++
 	}
-	return release
+	unraise, n := raiseProcs(ask)
+	watched := n > len(g) && Watch != "off"
+	for _, l := range g {
+		l.hold, l.freeProc, l.watched = true, n > len(g), watched
+	}
+	if !watched {
+		return unraise
+	}
+	stop, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		g.watch(stop)
+	}()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			close(stop)
+			<-done
+			unraise()
+		})
+	}
 }
 
 // procs is what the groups that hold their processors asked of

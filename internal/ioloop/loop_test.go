@@ -453,19 +453,63 @@ func TestHeldLoopWithAFreeProcessorYields(t *testing.T) {
 	}
 }
 
+// TestWatchWakesAnIdleLoop: a held loop waits with no timeout while a
+// processor is free for its watch; once it has waited idle for a tick the
+// watch wakes it and it waits the ordinary way, and the reply that comes
+// later still reaches its task.
+func TestWatchWakesAnIdleLoop(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	g := newGroup(t, 1)
+	release := g.HoldProcessors(0)
+	defer release()
+	if !g[0].watched {
+		t.Fatal("a held loop with a free processor: not watched")
+	}
+	a, b := pair(t)
+	task := g[0].NewTask()
+	got := make([]byte, 1)
+	var readErr error
+	g[0].Start(context.Background(), task, func(context.Context) {
+		f := NewFD(task, a)
+		defer f.Forget()
+		_, readErr = read(f, got, time.Now().Add(10*time.Second))
+	})
+	var wg sync.WaitGroup
+	g.Go(&wg)
+	time.Sleep(5 * holdMillis * time.Millisecond)
+	unix.Write(b, []byte{7})
+	wg.Wait()
+	if readErr != nil || got[0] != 7 {
+		t.Fatalf("the task read %v, %v; want the byte 7 sent after %d ms", got, readErr, 5*holdMillis)
+	}
+	if g[0].idles < 1 {
+		t.Errorf("idle for %d ms, the watch woke the loop %d times; want at least once", 5*holdMillis, g[0].idles)
+	}
+}
+
 // TestHoldProcessorsRaisesProcs: while groups hold their processors,
-// GOMAXPROCS is the most any of them asked (its loops, two at least) or
-// what it was before, and it goes back as each group lets go.
+// GOMAXPROCS is the most any of them asked (its loops, two at least, and
+// one more for the watch where the loops outnumber the CPUs) or what it
+// was before, and it goes back as each group lets go. Loops with a
+// processor free of them are watched.
 func TestHoldProcessorsRaisesProcs(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	one, six := newGroup(t, 1), newGroup(t, 6)
 	releaseOne := one.HoldProcessors(0)
-	if got := runtime.GOMAXPROCS(0); got != 2 || !one[0].hold || !one[0].freeProc {
-		t.Fatalf("a held group of one loop: GOMAXPROCS %d, hold %v, a free processor %v; want 2, true and true", got, one[0].hold, one[0].freeProc)
+	defer releaseOne()
+	if got := runtime.GOMAXPROCS(0); got != 2 || !one[0].hold || !one[0].freeProc || !one[0].watched {
+		t.Fatalf("a held group of one loop: GOMAXPROCS %d, hold %v, a free processor %v, watched %v; want 2, true, true and true",
+			got, one[0].hold, one[0].freeProc, one[0].watched)
 	}
 	releaseSix := six.HoldProcessors(0)
-	if got := runtime.GOMAXPROCS(0); got != 6 || six[0].freeProc {
-		t.Fatalf("with a held group of 6 loops too: GOMAXPROCS %d, a free processor %v; want 6 and false (the loops must yield)", got, six[0].freeProc)
+	defer releaseSix()
+	want, free := 6, false
+	if 6 > runtime.NumCPU() {
+		want, free = 7, true
+	}
+	if got := runtime.GOMAXPROCS(0); got != want || six[0].freeProc != free || six[0].watched != free {
+		t.Fatalf("with a held group of 6 loops too, on %d CPUs: GOMAXPROCS %d, a free processor %v, watched %v; want %d, %v and %v",
+			runtime.NumCPU(), got, six[0].freeProc, six[0].watched, want, free, free)
 	}
 	releaseSix()
 	releaseSix() // a second call changes nothing
@@ -485,6 +529,7 @@ func TestHoldProcessorsKeepsSpares(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
 	g := newGroup(t, 2)
 	release := g.HoldProcessors(1)
+	defer release()
 	if got := runtime.GOMAXPROCS(0); got != 3 || !g[0].freeProc || !g[1].freeProc {
 		t.Fatalf("2 loops and a spare: GOMAXPROCS %d, free processors %v and %v; want 3, true and true", got, g[0].freeProc, g[1].freeProc)
 	}
