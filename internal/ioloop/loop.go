@@ -243,9 +243,9 @@ var HoldProcessor = true
 // waits the ordinary way (at most, where nothing watches it; at least,
 // and at most twice as long, where the watch does): longer than a round
 // trip to a busy server, and well under the 10 ms after which the runtime
-// preempts a goroutine that keeps its processor. yieldEvery is how long a loop keeps its processor
-// before it lets other goroutines run; yieldFree the same where a
-// processor has no loop (freeProc).
+// preempts a goroutine that keeps its processor. yieldEvery is how long a
+// loop keeps its processor before it lets other goroutines run; yieldFree
+// the same where a processor has no loop (freeProc).
 const (
 	holdMillis = 4
 	yieldEvery = time.Millisecond
