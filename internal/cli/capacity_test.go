@@ -74,13 +74,9 @@ func TestCapacityStarvedClientIsClientBound(t *testing.T) {
 	url = strings.TrimSuffix(url, "/sbtest") + "/starvedcap"
 	prepareSmall(t, url)
 	path := filepath.Join(t.TempDir(), "cap.json")
-	args, err := json.Marshal([]string{"capacity", "oltp_point_select", "--target=" + url, "--tables=1", "--table-size=2000",
+	cmd, out := starvedClient(t, []string{"capacity", "oltp_point_select", "--target=" + url, "--tables=1", "--table-size=2000",
 		"--threads=400", "--slo", "p99<=50ms", "--step-time=3", "--step-warmup=0", "--json=" + path})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd, out := starvedClient(t, args)
-	err = cmd.Run()
+	err := cmd.Run()
 	t.Logf("output:\n%s", out.String())
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != ExitFailure {
 		t.Fatalf("got %v, want exit %d", err, ExitFailure)

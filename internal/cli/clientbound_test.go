@@ -15,8 +15,8 @@ import (
 	"github.com/shakedown/shakedown/internal/stats"
 )
 
-// starvedClient returns the command that runs shakedown with args (JSON, as
-// mainArgsEnv takes them) starved of CPU, and its output: on one CPU
+// starvedClient returns the command that runs shakedown with args starved
+// of CPU, and its output: on one CPU
 // (taskset) with sixteen Go processors (GOMAXPROCS), at the lowest
 // priority (nice 19), beside a process that spins on that CPU (at nice 10)
 // for the rest of the test, as other work on a client host does. Its
@@ -27,8 +27,12 @@ import (
 // took seven seconds to start. At the ordinary priority, without the 16
 // processors, they wanted 3.1 to 8, and a run now and then went
 // unmarked.)
-func starvedClient(t *testing.T, args []byte) (*exec.Cmd, *syncBuffer) {
+func starvedClient(t *testing.T, args []string) (*exec.Cmd, *syncBuffer) {
 	t.Helper()
+	js, err := json.Marshal(args) // as mainArgsEnv takes them
+	if err != nil {
+		t.Fatal(err)
+	}
 	spin := exec.Command("taskset", "-c", "0", "nice", "-n", "10", "sh", "-c", "while :; do :; done")
 	if err := spin.Start(); err != nil {
 		t.Fatalf("start a process spinning on CPU 0: %v", err)
@@ -39,7 +43,7 @@ func starvedClient(t *testing.T, args []byte) (*exec.Cmd, *syncBuffer) {
 	})
 	out := &syncBuffer{}
 	cmd := exec.CommandContext(t.Context(), "taskset", "-c", "0", "nice", "-n", "19", os.Args[0])
-	cmd.Env = append(os.Environ(), mainArgsEnv+"="+string(args), "GOMAXPROCS=16")
+	cmd.Env = append(os.Environ(), mainArgsEnv+"="+string(js), "GOMAXPROCS=16")
 	cmd.Stdout, cmd.Stderr = out, out
 	cmd.WaitDelay = 10 * time.Second
 	return cmd, out
@@ -59,12 +63,8 @@ func TestStarvedClientIsMarked(t *testing.T) {
 	url = strings.TrimSuffix(url, "/sbtest") + "/starved"
 	prepareSmall(t, url)
 	path := filepath.Join(t.TempDir(), "r.json")
-	args, err := json.Marshal([]string{"run", "oltp_point_select", "--target=" + url, "--tables=1", "--table-size=2000",
+	cmd, out := starvedClient(t, []string{"run", "oltp_point_select", "--target=" + url, "--tables=1", "--table-size=2000",
 		"--threads=400", "--time=3", "--report-interval=1", "--monitor=off", "--json=" + path})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd, out := starvedClient(t, args)
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("run on one CPU: %v\n%s", err, out.String())
 	}
@@ -168,11 +168,7 @@ func TestStarvedSlapIsMarked(t *testing.T) {
 	}
 	dir := t.TempDir()
 	path := filepath.Join(dir, "starved.json")
-	args, err := json.Marshal(slap(path, 200, 4000))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd, out := starvedClient(t, args)
+	cmd, out := starvedClient(t, slap(path, 200, 4000))
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("slap on one CPU: %v\n%s", err, out.String())
 	}

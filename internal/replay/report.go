@@ -180,11 +180,7 @@ func (e *engine) clientLoad(probe runner.Probe) *runres.Client {
 		mean = busy / time.Duration(n)
 	}
 	t.mu.Unlock()
-	load := probe.Load(mean).Stored()
-	if load != nil {
-		load.IO = runner.DriveIO(e.drive, e.drive.Loops)
-	}
-	return load
+	return probe.Stored(mean, e.drive, e.drive.Loops)
 }
 
 // report is what the replay found; load is the client's (clientLoad): where

@@ -9,6 +9,9 @@ import (
 	"strconv"
 	"syscall"
 	"time"
+
+	"github.com/shakedown/shakedown/internal/client"
+	"github.com/shakedown/shakedown/internal/result"
 )
 
 // ClientLoad is what the client itself spent while the run measured, so
@@ -149,6 +152,16 @@ func (p *Probe) End() {
 func (p *Probe) Load(queryLatency time.Duration) ClientLoad {
 	c := p.sum
 	c.QueryLatency = queryLatency
+	return c
+}
+
+// Stored is Load's stored form, with how d drove a load of threads; nil
+// when no span was measured.
+func (p *Probe) Stored(queryLatency time.Duration, d client.Drive, threads int) *result.Client {
+	c := p.Load(queryLatency).Stored()
+	if c != nil {
+		c.IO = DriveIO(d, threads)
+	}
 	return c
 }
 

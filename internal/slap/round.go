@@ -104,11 +104,7 @@ func (s *session) clientLoad(lv *levelStats) *result.Client {
 	if n > 0 {
 		mean = sum / time.Duration(n)
 	}
-	c := lv.probe.Load(mean).Stored()
-	if c != nil {
-		c.IO = runner.DriveIO(s.drive, lv.clients)
-	}
-	return c
+	return lv.probe.Stored(mean, s.drive, lv.clients)
 }
 
 // roundResult is one iteration's load.
