@@ -130,8 +130,8 @@ func Run(ctx context.Context, src, dst *schema.Side, opts Options) (*Report, err
 	}
 	r := &runner{opts: opts, rep: &Report{
 		Version:  DocumentVersion,
-		Source:   Endpoint{URL: src.Target.Redacted(), Version: src.Server.Version, Flavour: src.Server.Flavour},
-		Target:   Endpoint{URL: dst.Target.Redacted(), Version: dst.Server.Version, Flavour: dst.Server.Flavour},
+		Source:   Endpoint{URL: src.Target.Redacted(), Version: src.Server.Version, Flavour: string(src.Server.Flavour)},
+		Target:   Endpoint{URL: dst.Target.Redacted(), Version: dst.Server.Version, Flavour: string(dst.Server.Flavour)},
 		Started:  time.Now().UTC(),
 		Findings: []Finding{},
 	}}

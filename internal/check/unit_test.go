@@ -12,6 +12,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"github.com/shakedown/shakedown/internal/flavour"
 	"github.com/shakedown/shakedown/internal/golden"
 	"github.com/shakedown/shakedown/internal/target"
 	"github.com/shakedown/shakedown/internal/vars"
@@ -328,8 +329,8 @@ func FuzzParseServer(f *testing.F) {
 		f.Add(s, "mysql")
 		f.Add(s, "tidb")
 	}
-	f.Fuzz(func(t *testing.T, version, flavour string) {
-		v := parseServer(target.Server{Version: version, Flavour: flavour})
+	f.Fuzz(func(t *testing.T, version, fl string) {
+		v := parseServer(target.Server{Version: version, Flavour: flavour.Name(fl)})
 		again := parseNums(v.name()[strings.LastIndex(v.name(), " ")+1:])
 		if again != v.nums {
 			t.Errorf("parseServer(%q): name %q reads back %v, want %v", version, v.name(), again, v.nums)

@@ -23,9 +23,14 @@ var (
 )
 
 func parseServer(s target.Server) serverVersion {
-	v := serverVersion{flavour: s.Flavour, raw: s.Version}
-	if v.flavour == "percona" {
+	// The feature table speaks of MySQL, MariaDB and TiDB: Percona
+	// Server is MySQL there, and a Galera node MariaDB.
+	v := serverVersion{flavour: string(s.Flavour), raw: s.Version}
+	switch {
+	case s.Flavour.IsMySQL():
 		v.flavour = "mysql"
+	case s.Flavour.IsMariaDB():
+		v.flavour = "mariadb"
 	}
 	m := versionRE.FindStringSubmatch(s.Version)
 	if v.flavour == "tidb" {

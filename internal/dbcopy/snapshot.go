@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/shakedown/shakedown/internal/flavour"
 )
 
 // lockTimeout bounds waiting for the global lock: FLUSH TABLES WITH READ
@@ -33,7 +35,7 @@ func (s *snapshot) close() {
 // openSnapshot opens n worker connections on src. With ConsistencyLock
 // they share one point in time (see the package doc) and res records the
 // lock and the binary log position there.
-func openSnapshot(ctx context.Context, src *sql.DB, flavour, mode string, n int, res *Result) (*snapshot, error) {
+func openSnapshot(ctx context.Context, src *sql.DB, f flavour.Name, mode string, n int, res *Result) (*snapshot, error) {
 	s := &snapshot{}
 	for range n {
 		c, err := src.Conn(ctx)
@@ -56,7 +58,7 @@ func openSnapshot(ctx context.Context, src *sql.DB, flavour, mode string, n int,
 	lctx, cancel := context.WithTimeout(ctx, lockTimeout)
 	defer cancel()
 	started := time.Now()
-	how, unlock, err := globalLock(lctx, ctl, flavour)
+	how, unlock, err := globalLock(lctx, ctl, f)
 	if err != nil {
 		s.close()
 		return nil, err
@@ -85,8 +87,8 @@ func openSnapshot(ctx context.Context, src *sql.DB, flavour, mode string, n int,
 // globalLock takes the lightest lock that stops commits: MariaDB's backup
 // stages block commits without closing tables; elsewhere FLUSH TABLES WITH
 // READ LOCK. It returns what it took and the statement that releases it.
-func globalLock(ctx context.Context, ctl *sql.Conn, flavour string) (how, unlock string, err error) {
-	if flavour == "mariadb" {
+func globalLock(ctx context.Context, ctl *sql.Conn, f flavour.Name) (how, unlock string, err error) {
+	if f.IsMariaDB() {
 		if _, err = ctl.ExecContext(ctx, "BACKUP STAGE START"); err == nil {
 			if _, err = ctl.ExecContext(ctx, "BACKUP STAGE BLOCK_COMMIT"); err == nil {
 				return "backup stage block_commit", "BACKUP STAGE END", nil

@@ -122,7 +122,7 @@ func (j *Job) Run(ctx context.Context, opt RunOptions) (*result.Result, error) {
 		}
 	}
 	db.Close()
-	mon, err := monitor.StartRun(ctx, j.monitorConfig(opt))
+	mon, err := monitor.StartRun(ctx, j.monitorConfig(opt, srv))
 	if err != nil {
 		return nil, err
 	}
@@ -186,7 +186,7 @@ func (j *Job) Run(ctx context.Context, opt RunOptions) (*result.Result, error) {
 	if res.Client != nil {
 		res.Client.IO = cio
 	}
-	res.Target = result.Target{Name: j.Target.String(), URL: j.Target.Redacted(), Version: srv.Version, Flavour: srv.Flavour}
+	res.Target = result.Target{Name: j.Target.String(), URL: j.Target.Redacted(), Version: srv.Version, Flavour: string(srv.Flavour)}
 	res.Target.SetConnection(result.ClientWire, dialer.TLS())
 	res.StartedAt = time.Now().Add(-o.Elapsed).UTC().Truncate(time.Second)
 	res.WarmupS = rc.Warmup.Seconds()
@@ -227,7 +227,7 @@ func (j *Job) Run(ctx context.Context, opt RunOptions) (*result.Result, error) {
 // monitorConfig says how the run is watched: the server sampler
 // (--monitor), metrics (--metrics-addr) and what the pre-flight checks
 // compare with the server's limits.
-func (j *Job) monitorConfig(opt RunOptions) monitor.RunConfig {
+func (j *Job) monitorConfig(opt RunOptions, srv target.Server) monitor.RunConfig {
 	n := monitor.Needs{Threads: j.threads}
 	if f := j.fs.Lookup("tables"); f != nil {
 		n.Tables, _ = strconv.Atoi(f.Value.String())
@@ -236,7 +236,7 @@ func (j *Job) monitorConfig(opt RunOptions) monitor.RunConfig {
 		n.PreparedPerThread, n.PreparedExact = p.PreparedStatements(), true
 	}
 	cfg := monitor.RunConfig{
-		Target: j.Target, Sample: j.samples(), MetricsAddr: j.metricsAddr, Exporter: opt.Metrics, Needs: n,
+		Target: j.Target, Server: srv, Sample: j.samples(), MetricsAddr: j.metricsAddr, Exporter: opt.Metrics, Needs: n,
 		Info: monitor.RunInfo{Workload: j.Workload, Target: j.Target.String(), Threads: j.rc.Threads},
 	}
 	if j.stall != nil && cfg.Sample {

@@ -19,7 +19,7 @@ const module = "github.com/shakedown/shakedown/internal/"
 var order = [][]string{
 	// Leaves: no internal imports.
 	{"version", "usage", "suggest", "clock", "ioloop", "stats", "sqlsplit", "progress", "histogram",
-		"randgen", "vars", "fingerprint", "golden", "browsertest", "host", "outfile", "helptext", "docout", "home", "escape", "wire/lenenc"},
+		"randgen", "flavour", "vars", "fingerprint", "golden", "browsertest", "host", "outfile", "helptext", "docout", "home", "escape", "wire/lenenc"},
 	// Flags, run segments, the wire protocol and the in-process test server;
 	// render, the one frame and stylesheet of every HTML page.
 	{"sbflag", "segment", "wire", "wire/wiretest", "sandbox/gmstest", "render",

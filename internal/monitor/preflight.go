@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/shakedown/shakedown/internal/flavour"
 )
 
 // Needs is what a run is about to ask of the server.
@@ -77,7 +80,7 @@ func Stops(fs []Finding) error {
 // x statements, table_open_cache against tables x threads, open_files_limit
 // against connections and tables, and this process's own open-file limit.
 // A variable the server does not have is not checked.
-func Preflight(ctx context.Context, q Querier, n Needs) ([]Finding, error) {
+func Preflight(ctx context.Context, q Querier, n Needs, f flavour.Name) ([]Finding, error) {
 	vars, err := showGlobal(ctx, q, "VARIABLES", "max_connections", "max_prepared_stmt_count", "table_open_cache", "open_files_limit")
 	if err != nil {
 		return nil, err
@@ -86,7 +89,7 @@ func Preflight(ctx context.Context, q Querier, n Needs) ([]Finding, error) {
 	if err != nil {
 		return nil, err
 	}
-	fs := CheckLimits(vars, status, n)
+	fs := CheckLimits(vars, status, n, f)
 	if f, ok := checkClientFiles(n.Threads); ok {
 		fs = append(fs, f)
 	}
@@ -95,8 +98,15 @@ func Preflight(ctx context.Context, q Querier, n Needs) ([]Finding, error) {
 
 // CheckLimits is Preflight's judgement over variables and status values
 // already read (lower-case variable names, status names as the server
-// spells them).
-func CheckLimits(vars, status map[string]float64, n Needs) []Finding {
+// spells them). A value that means "no limit" on the flavour f (TiDB's
+// max_connections = 0) is not checked.
+func CheckLimits(vars, status map[string]float64, n Needs, f flavour.Name) []Finding {
+	vars = maps.Clone(vars)
+	for v, value := range vars {
+		if f.NoLimit(v, value) {
+			delete(vars, v)
+		}
+	}
 	var fs []Finding
 	connected := status["Threads_connected"]
 	if maxc, ok := vars["max_connections"]; ok {

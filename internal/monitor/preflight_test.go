@@ -5,7 +5,23 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/shakedown/shakedown/internal/flavour"
 )
+
+// TiDB keeps "no limit" as max_connections = 0 and max_prepared_stmt_count
+// = -1: neither stops a run there, and both still do on MariaDB.
+func TestCheckLimitsNoLimit(t *testing.T) {
+	vars := map[string]float64{"max_connections": 0, "max_prepared_stmt_count": -1}
+	status := map[string]float64{"Threads_connected": 0}
+	n := Needs{Threads: 4, PreparedPerThread: 1, PreparedExact: true}
+	if got := CheckLimits(vars, status, n, flavour.TiDB); len(got) != 0 {
+		t.Errorf("TiDB: got %v, want no finding", got)
+	}
+	if got := CheckLimits(vars, status, n, flavour.MariaDB); len(got) != 2 {
+		t.Errorf("MariaDB: got %v, want max_connections and max_prepared_stmt_count", got)
+	}
+}
 
 func TestCheckLimits(t *testing.T) {
 	vars := map[string]float64{"max_connections": 151, "max_prepared_stmt_count": 16382, "table_open_cache": 2000, "open_files_limit": 1024}
@@ -26,7 +42,7 @@ func TestCheckLimits(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			got := map[string]bool{}
-			for _, f := range CheckLimits(vars, status, tc.needs) {
+			for _, f := range CheckLimits(vars, status, tc.needs, flavour.MariaDB) {
 				got[f.Check] = f.Stop
 				if f.Message == "" || f.Fix == "" {
 					t.Errorf("%s: got an empty message or fix: %+v", f.Check, f)
@@ -61,14 +77,14 @@ func TestStops(t *testing.T) {
 func TestPreflightAgainstServer(t *testing.T) {
 	db, _ := openTest(t)
 	ctx := context.Background()
-	fs, err := Preflight(ctx, db, Needs{Threads: 4, PreparedPerThread: 2, Tables: 1})
+	fs, err := Preflight(ctx, db, Needs{Threads: 4, PreparedPerThread: 2, Tables: 1}, flavour.MariaDB)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(fs) != 0 {
 		t.Errorf("small run: got %v, want no findings", fs)
 	}
-	fs, err = Preflight(ctx, db, Needs{Threads: 1 << 20, Tables: 1})
+	fs, err = Preflight(ctx, db, Needs{Threads: 1 << 20, Tables: 1}, flavour.MariaDB)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/shakedown/shakedown/internal/flavour"
 	"github.com/shakedown/shakedown/internal/host"
 	"github.com/shakedown/shakedown/internal/result"
 	"github.com/shakedown/shakedown/internal/runner"
@@ -21,6 +22,10 @@ import (
 // RunConfig says how to watch one run.
 type RunConfig struct {
 	Target *target.Target
+	// Server is what answers at Target: its flavour says which limits
+	// mean "no limit" and whether SHOW GLOBAL STATUS keeps the counters
+	// the cross-check needs.
+	Server target.Server
 	// Sample turns the server sampler on (--monitor).
 	Sample bool
 	// Interval is the sampling interval; 0 means one second.
@@ -95,7 +100,7 @@ func StartRun(ctx context.Context, cfg RunConfig) (*Run, error) {
 	// A server that cannot answer the checks (a missing privilege, a
 	// dialect without SHOW ... WHERE) still gets its run: the load itself
 	// will say what is wrong, if anything is.
-	if r.findings, err = Preflight(ctx, db, cfg.Needs); err != nil {
+	if r.findings, err = Preflight(ctx, db, cfg.Needs, cfg.Server.Flavour); err != nil {
 		r.notes = append(r.notes, "Pre-flight checks skipped: "+err.Error())
 	}
 	if err := Stops(r.findings); err != nil {
@@ -246,6 +251,10 @@ func (r *Run) Finish(o *runner.Outcome) *result.Monitor {
 			rep.CrossCheck = &result.CrossCheck{Note: "the server could not be reached for part of the run"}
 		} else {
 			rep.CrossCheck = result.CheckCounter(rep.Server, runner.Rates(o.Intervals), r.cfg.Counter)
+		}
+		if f := r.cfg.Server.Flavour; f != "" && !f.StatusCounters() {
+			rep.CrossCheck = &result.CrossCheck{NotApplicable: true,
+				Note: "not possible: " + flavour.NotAvailable("the server's statement counters", f, r.cfg.Server.Version)}
 		}
 	}
 	if r.stall != nil {

@@ -116,7 +116,7 @@ func loadSchema(ctx context.Context, s *Side, dbs []string) (map[string]*Table, 
 	}
 
 	jsonCols := map[string]bool{}
-	if s.Server.Flavour == "mariadb" {
+	if s.Server.Flavour.IsMariaDB() {
 		// MariaDB's JSON is LONGTEXT plus CHECK (json_valid(col)); older
 		// servers have no CHECK_CONSTRAINTS, which only costs the JSON rule.
 		if rows, err := s.DB.QueryContext(ctx, `SELECT CONSTRAINT_SCHEMA, TABLE_NAME, CHECK_CLAUSE
@@ -171,7 +171,7 @@ func loadSchema(ctx context.Context, s *Side, dbs []string) (map[string]*Table, 
 			c.DataType, c.Type, c.IsJSONText = "json", "json", true
 		}
 		c.Extra, c.Generated = normExtra(extra)
-		c.Default = normDefault(s.Server.Flavour, def, c.Nullable, extra)
+		c.Default = normDefault(s.Server.Flavour.IsMariaDB(), def, c.Nullable, extra)
 		t.Columns = append(t.Columns, c)
 		t.byName[strings.ToLower(name)] = c
 	}
@@ -273,15 +273,15 @@ func normExtra(extra string) (string, bool) {
 // "" when there is none, NULL, a quoted literal, or a lowercase expression.
 // MariaDB (10.2.7+) quotes literals and spells NULL; MySQL does neither and
 // marks expressions DEFAULT_GENERATED.
-func normDefault(flavour string, def sql.NullString, nullable bool, extra string) string {
+func normDefault(mariadb bool, def sql.NullString, nullable bool, extra string) string {
 	if !def.Valid {
-		if nullable && flavour != "mariadb" {
+		if nullable && !mariadb {
 			return "NULL"
 		}
 		return ""
 	}
 	v := def.String
-	if flavour == "mariadb" {
+	if mariadb {
 		switch {
 		case v == "NULL":
 			return "NULL"

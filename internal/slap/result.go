@@ -54,7 +54,7 @@ func (s *session) levelResult(lv *levelStats, started time.Time, srv target.Serv
 		SchemaVersion: result.SchemaVersion,
 		Workload:      "slap",
 		Options:       s.options(lv),
-		Target:        result.Target{Name: name, URL: b.tgt.Redacted(), Version: srv.Version, Flavour: srv.Flavour},
+		Target:        result.Target{Name: name, URL: b.tgt.Redacted(), Version: srv.Version, Flavour: string(srv.Flavour)},
 		Threads:       lv.clients,
 		StartedAt:     started.UTC().Truncate(time.Second),
 		TimeS:         math.Round(sec*1e4) / 1e4,

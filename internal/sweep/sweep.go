@@ -334,7 +334,7 @@ func newSweep(p *plan.Plan, envs []Env, opt Options, started time.Time) (*store.
 	var targets []store.Target
 	for _, e := range envs {
 		targets = append(targets, store.Target{Name: e.Target.Name, Role: string(e.Target.Role), URL: e.Target.Target.Redacted(),
-			Version: e.Server.Version, Flavour: e.Server.Flavour, Variables: e.Variables})
+			Version: e.Server.Version, Flavour: string(e.Server.Flavour), Variables: e.Variables})
 	}
 	return sw, targets
 }

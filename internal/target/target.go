@@ -27,6 +27,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 	"github.com/spf13/pflag"
 
+	"github.com/shakedown/shakedown/internal/flavour"
 	"github.com/shakedown/shakedown/internal/sbflag"
 	"github.com/shakedown/shakedown/internal/suggest"
 )
@@ -636,33 +637,17 @@ func (t *Target) OpenConfig(cfg *mysql.Config, size int) (*sql.DB, error) {
 
 // Server describes what answers at a target.
 type Server struct {
-	Version string `json:"version"`
-	Flavour string `json:"flavour"` // mariadb, mysql, tidb, percona
+	Version string       `json:"version"`
+	Flavour flavour.Name `json:"flavour"` // see package flavour
 }
 
-// Detect asks the server what it is.
-func Detect(ctx context.Context, q interface {
-	QueryRowContext(context.Context, string, ...any) *sql.Row
-}) (Server, error) {
-	var version, comment string
-	if err := q.QueryRowContext(ctx, "SELECT VERSION(), @@version_comment").Scan(&version, &comment); err != nil {
+// Detect asks the server what it is, once per target: see flavour.Detect.
+func Detect(ctx context.Context, q flavour.Querier) (Server, error) {
+	version, f, err := flavour.Detect(ctx, q)
+	if err != nil {
 		return Server{}, err
 	}
-	return Server{Version: version, Flavour: flavour(version, comment)}, nil
-}
-
-func flavour(version, comment string) string {
-	v, c := strings.ToLower(version), strings.ToLower(comment)
-	switch {
-	case strings.Contains(v, "tidb"):
-		return "tidb"
-	case strings.Contains(v, "mariadb") || strings.Contains(c, "mariadb"):
-		return "mariadb"
-	case strings.Contains(c, "percona"):
-		return "percona"
-	default:
-		return "mysql"
-	}
+	return Server{Version: version, Flavour: f}, nil
 }
 
 // quietLogger drops the driver's own log lines.

@@ -297,7 +297,7 @@ func product(s target.Server) string {
 	if s.Version == "" {
 		return "unknown server"
 	}
-	return s.Flavour + " " + s.Version
+	return string(s.Flavour) + " " + s.Version
 }
 
 // rules are the comparison rules, stated in every report; the second is

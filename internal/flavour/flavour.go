@@ -1,0 +1,186 @@
+// Package flavour is the one owner of what differs between the
+// MySQL-compatible servers shakedown talks to: MariaDB, MySQL, Percona
+// Server, TiDB, Vitess (vtgate), a Galera cluster, Dolt and
+// go-mysql-server.
+//
+// A server is told apart once per target (Detect), not from its version
+// string alone: vtgate says 8.4.6-Vitess whatever runs beneath it, Dolt
+// says 8.0.31, and a Galera node is a MariaDB that says nothing of its
+// cluster in its version. Every command then asks the flavour what it
+// supports (limits and their "no limit" values, collations, ANALYZE
+// syntax, read-only transactions, status counters, LOAD DATA) instead of
+// testing a flavour's name itself.
+package flavour
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Name is a server's flavour as results store it.
+type Name string
+
+// The flavours shakedown knows.
+const (
+	MariaDB Name = "mariadb"
+	MySQL   Name = "mysql"
+	Percona Name = "percona"
+	TiDB    Name = "tidb"
+	Vitess  Name = "vitess"
+	Galera  Name = "galera"
+	Dolt    Name = "dolt"
+	GMS     Name = "go-mysql-server"
+)
+
+// Names lists every flavour, in the order help and errors show them.
+var Names = []Name{MariaDB, MySQL, Percona, TiDB, Vitess, Galera, Dolt, GMS}
+
+// Parse reads a flavour's name as a user types it (any case).
+func Parse(s string) (Name, error) {
+	n := Name(strings.ToLower(strings.TrimSpace(s)))
+	if slices.Contains(Names, n) {
+		return n, nil
+	}
+	list := make([]string, len(Names))
+	for i, f := range Names {
+		list[i] = string(f)
+	}
+	return "", fmt.Errorf("unknown flavour %q: want one of %s", s, strings.Join(list, ", "))
+}
+
+// Title is the flavour's name as its makers spell it.
+func (n Name) Title() string {
+	switch n {
+	case MariaDB:
+		return "MariaDB"
+	case MySQL:
+		return "MySQL"
+	case Percona:
+		return "Percona Server"
+	case TiDB:
+		return "TiDB"
+	case Vitess:
+		return "Vitess"
+	case Galera:
+		return "MariaDB Galera"
+	case Dolt:
+		return "Dolt"
+	case GMS:
+		return "go-mysql-server"
+	}
+	if n == "" {
+		return "an unknown server"
+	}
+	return string(n)
+}
+
+// Dialect is the SQL and catalogue a flavour speaks: MariaDB's (MariaDB,
+// Galera) or MySQL's (every other). Code that reads MariaDB's own tables,
+// functions or DDL layout asks this, never the name.
+func (n Name) Dialect() Name {
+	switch n {
+	case MariaDB, Galera:
+		return MariaDB
+	}
+	return MySQL
+}
+
+// IsMariaDB says whether the server speaks MariaDB's dialect.
+func (n Name) IsMariaDB() bool { return n.Dialect() == MariaDB }
+
+// IsMySQL says whether the server is MySQL itself (Oracle's or Percona's
+// build), where MySQL-only variables and tables exist.
+func (n Name) IsMySQL() bool { return n == MySQL || n == Percona }
+
+// NoLimit says whether value of a server limit means "no limit" on this
+// flavour: TiDB keeps max_connections = 0 and max_prepared_stmt_count = -1
+// for that. On MySQL and MariaDB 0 connections is not a setting and 0
+// prepared statements means none.
+func (n Name) NoLimit(variable string, value float64) bool {
+	if n != TiDB {
+		return false
+	}
+	switch strings.ToLower(variable) {
+	case "max_connections":
+		return value == 0
+	case "max_prepared_stmt_count":
+		return value < 0
+	}
+	return false
+}
+
+// AnalyzeVerb is the statement that refreshes a table's statistics, to
+// be followed by the table's name. local asks that replicas do not repeat
+// it (NO_WRITE_TO_BINLOG), where the flavour has that form: TiDB refuses it
+// (1235), Dolt and go-mysql-server cannot parse it, and TiDB, Vitess and
+// Dolt have no binlog replicas of the MySQL kind to spare.
+func (n Name) AnalyzeVerb(local bool) string {
+	if local && n.binlogReplicas() {
+		return "ANALYZE NO_WRITE_TO_BINLOG TABLE "
+	}
+	return "ANALYZE TABLE "
+}
+
+func (n Name) binlogReplicas() bool {
+	switch n {
+	case MariaDB, Galera, MySQL, Percona:
+		return true
+	}
+	return false
+}
+
+// ReadOnlyTransactions says whether START TRANSACTION READ ONLY is taken.
+// TiDB refuses it unless tidb_enable_noop_functions is on (1235: "has only
+// noop implementation"); go-mysql-server and Dolt parse it but do nothing
+// with it. A plain transaction at REPEATABLE READ reads one snapshot there
+// too.
+func (n Name) ReadOnlyTransactions() bool {
+	switch n {
+	case TiDB, Dolt, GMS:
+		return false
+	}
+	return true
+}
+
+// StatusCounters says whether SHOW GLOBAL STATUS keeps the statement and
+// row counters (Questions, Com_*, Threads_running, Innodb_*). TiDB's holds
+// almost nothing: its figures are on its status port (StatusPort).
+// go-mysql-server and Dolt keep a handful. Vitess passes one tablet's up.
+func (n Name) StatusCounters() bool {
+	switch n {
+	case TiDB, Dolt, GMS:
+		return false
+	}
+	return true
+}
+
+// StatusPort is the HTTP port the server serves its metrics on beside SQL
+// (Prometheus text at /metrics), by default; 0 if it has none.
+func (n Name) StatusPort() int {
+	if n == TiDB {
+		return 10080
+	}
+	return 0
+}
+
+// Binlog says whether the server writes a MySQL-kind binlog that a
+// follower can read. TiDB has TiCDC instead, Vitess has VStream, Dolt and
+// go-mysql-server have none.
+func (n Name) Binlog() bool { return n.binlogReplicas() }
+
+// Triggers says whether the server runs triggers.
+func (n Name) Triggers() bool { return n != TiDB }
+
+// Cluster says whether one URL's hosts are nodes of one cluster whose
+// counters are each node's own (Galera), so figures are summed over them.
+func (n Name) Cluster() bool { return n == Galera }
+
+// NotAvailable is the line a command prints for an item the flavour does
+// not keep, in place of a figure: never a dash that reads as zero.
+func NotAvailable(what string, n Name, version string) string {
+	if version == "" {
+		return fmt.Sprintf("%s: not available on %s", what, n.Title())
+	}
+	return fmt.Sprintf("%s: not available on %s %s", what, n.Title(), version)
+}
