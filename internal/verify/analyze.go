@@ -20,6 +20,8 @@ type AnalyzeOptions struct {
 	Tables    []string // as Options.Tables
 	Exclude   []string
 	// Local adds NO_WRITE_TO_BINLOG: replicas do not repeat the ANALYZE.
+	// A flavour without that form (TiDB, Dolt) runs plain ANALYZE TABLE:
+	// see flavour.Name.AnalyzeVerb.
 	Local bool
 	// Out receives one line per table.
 	Out io.Writer
@@ -42,10 +44,7 @@ func Analyze(ctx context.Context, s *schema.Side, opts AnalyzeOptions) (int, err
 		return 0, err
 	}
 	sel := &runner{opts: Options{Tables: opts.Tables, Exclude: opts.Exclude}}
-	verb := "ANALYZE TABLE "
-	if opts.Local {
-		verb = "ANALYZE NO_WRITE_TO_BINLOG TABLE "
-	}
+	verb := s.Server.Flavour.AnalyzeVerb(opts.Local)
 	var failed []string
 	n := 0
 	for _, name := range slices.Sorted(maps.Keys(tables)) {

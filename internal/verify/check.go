@@ -143,8 +143,8 @@ type chunkOutcome struct {
 // snapshot in a read-only transaction.
 func (t *tableJob) checkChunk(ctx context.Context, c *chunk) (*chunkOutcome, error) {
 	var txS, txD *sql.Tx
-	err := both(func() (err error) { txS, err = readTx(ctx, t.r.src.DB); return },
-		func() (err error) { txD, err = readTx(ctx, t.r.dst.DB); return })
+	err := both(func() (err error) { txS, err = readTx(ctx, t.r.src); return },
+		func() (err error) { txD, err = readTx(ctx, t.r.dst); return })
 	for _, tx := range []*sql.Tx{txS, txD} {
 		if tx != nil {
 			defer tx.Rollback() //nolint:errcheck // read-only: nothing to keep

@@ -40,7 +40,7 @@ func ConnectFreshStats(ctx context.Context, role string, t *target.Target, size 
 	if err != nil {
 		return nil, err
 	}
-	if (s.Server.Flavour != "mysql" && s.Server.Flavour != "percona") || strings.HasPrefix(s.Server.Version, "5.") {
+	if !s.Server.Flavour.IsMySQL() || strings.HasPrefix(s.Server.Version, "5.") {
 		return s, nil
 	}
 	s.DB.Close()
@@ -64,12 +64,32 @@ type querier interface {
 }
 
 // readTx starts a read-only transaction at REPEATABLE READ: every statement
-// verify runs for one chunk on one side reads one consistent snapshot, takes
-// no locks, and the server refuses any write.
-func readTx(ctx context.Context, db *sql.DB) (*sql.Tx, error) {
-	tx, err := db.BeginTx(ctx, &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true})
+// verify runs for one chunk on one side reads one consistent snapshot and
+// takes no locks. Where the flavour has read-only transactions the server
+// also refuses any write; where it has not (TiDB without its no-op
+// functions), or where something between (a proxy) cannot parse START
+// TRANSACTION READ ONLY, it is a plain transaction that verify only reads
+// in.
+func readTx(ctx context.Context, s *schema.Side) (*sql.Tx, error) {
+	ro := s.Server.Flavour.ReadOnlyTransactions()
+	tx, err := s.DB.BeginTx(ctx, &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: ro})
+	if err != nil && ro && refusedSyntax(err) {
+		tx, err = s.DB.BeginTx(ctx, &sql.TxOptions{Isolation: sql.LevelRepeatableRead})
+	}
 	if err != nil {
 		return nil, fmt.Errorf("start read-only transaction: %w", err)
 	}
 	return tx, nil
+}
+
+// refusedSyntax says whether err is a server's (or proxy's) refusal of a
+// statement's form rather than of the session: a syntax error (1064),
+// a form it does not support (1235), or an unknown error (1105) as
+// go-mysql-server and proxies give.
+func refusedSyntax(err error) bool {
+	switch target.Code(err) {
+	case 1064, 1235, 1105:
+		return true
+	}
+	return false
 }

@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/shakedown/shakedown/internal/schema"
 	"maps"
 	"path"
 	"slices"
 	"strings"
+
+	"github.com/shakedown/shakedown/internal/flavour"
+	"github.com/shakedown/shakedown/internal/schema"
 )
 
 // ErrNothingToCompare means the source database does not exist or no table
@@ -75,6 +77,9 @@ func (r *runner) plan(ctx context.Context, rep *Report) ([]*tableJob, error) {
 	if len(names) == 0 {
 		return nil, fmt.Errorf("%w: no tables in %s match --tables and --exclude", ErrNothingToCompare, strings.Join(srcDBs, ", "))
 	}
+	// A server that cannot list its collations gets every collation
+	// difference reported as one.
+	coll, _ := flavour.ReadCollations(ctx, r.dst.DB)
 	var jobs []*tableJob
 	for _, n := range slices.Sorted(maps.Keys(names)) {
 		s, d := st[n], dstByName[n]
@@ -98,7 +103,9 @@ func (r *runner) plan(ctx context.Context, rep *Report) ([]*tableJob, error) {
 		if d.FullName() != n {
 			tr.TargetTable = d.FullName()
 		}
-		tr.SchemaDifferences = append(tr.SchemaDifferences, schema.Compare(s, d)...)
+		diffs, notes := mappedCollations(schema.Compare(s, d), coll)
+		tr.SchemaDifferences = append(tr.SchemaDifferences, diffs...)
+		tr.Notes = append(tr.Notes, notes...)
 		for _, sd := range tr.SchemaDifferences {
 			r.fix.comment(n + ": schema: " + sd.String())
 		}
@@ -188,7 +195,7 @@ func (r *runner) newTableJob(s, d *schema.Table, tr *TableReport) *tableJob {
 	}
 	for _, sp := range t.specs {
 		if sp.rule == ruleJSON && r.src.Server.Flavour != r.dst.Server.Flavour {
-			tr.Notes = append(tr.Notes, "JSON columns print differently on "+r.src.Server.Flavour+" and "+r.dst.Server.Flavour+
+			tr.Notes = append(tr.Notes, "JSON columns print differently on "+string(r.src.Server.Flavour)+" and "+string(r.dst.Server.Flavour)+
 				": chunks holding them are compared row by row")
 			break
 		}
@@ -201,4 +208,29 @@ func (r *runner) newTableJob(s, d *schema.Table, tr *TableReport) *tableJob {
 		t.sizer.rows, t.sizer.fixed = float64(r.opts.chunkRows), true
 	}
 	return t
+}
+
+// mappedCollations takes out of diffs the collation differences that the
+// target's lack explains: the source's collation is not one the target
+// has, and the target's is the nearest it has (what copy makes of it).
+// Each becomes a note; the values are still compared, by value.
+func mappedCollations(diffs []schema.Diff, coll flavour.Collations) ([]schema.Diff, []string) {
+	var keep []schema.Diff
+	var notes []string
+	for _, d := range diffs {
+		if d.Kind == "column_collation" && d.Source != "" {
+			if _, has := coll[strings.ToLower(d.Source)]; !has {
+				if near, changed := coll.Nearest(d.Source); changed && strings.EqualFold(near, d.Target) {
+					n := fmt.Sprintf("column %s: collation %s is %s on the target, which has no %s", d.Object, d.Source, d.Target, d.Source)
+					if why := flavour.CaseChange(strings.ToLower(d.Source), strings.ToLower(d.Target)); why != "" {
+						n += " (" + why + ")"
+					}
+					notes = append(notes, n)
+					continue
+				}
+			}
+		}
+		keep = append(keep, d)
+	}
+	return keep, notes
 }
