@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/shakedown/shakedown/internal/flavour"
 	"github.com/shakedown/shakedown/internal/schema"
 	"github.com/shakedown/shakedown/internal/target"
 )
@@ -31,6 +32,31 @@ type copier struct {
 	plans    []*tablePlan
 	ddl      map[string]tableDDL // by source db.table
 	started  time.Time
+	// coll is what the target accepts; mapped, the collations that DDL
+	// named and the target lacks, with what they became.
+	coll   flavour.Collations
+	mapped map[string]string
+}
+
+// toTarget makes a statement read from the source acceptable to the
+// target: collations it lacks become the nearest it has (recorded for the
+// note the copy ends with).
+func (c *copier) toTarget(stmt string) string {
+	return c.coll.Rewrite(stmt, func(from, to string) { c.mapped[from] = to })
+}
+
+// collationNotes says what the mapping changed, one note a collation.
+func (c *copier) collationNotes() []string {
+	var out []string
+	for _, from := range sortedNames(c.mapped) {
+		to := c.mapped[from]
+		n := fmt.Sprintf("collation %s: the target has none, so %s is used (%s)", from, to, c.dst.Server.Flavour.Title())
+		if why := flavour.CaseChange(from, to); why != "" {
+			n += ": " + why
+		}
+		out = append(out, n)
+	}
+	return out
 }
 
 // Run copies the source's databases to the target and verifies the
@@ -41,7 +67,7 @@ func Run(ctx context.Context, src, dst *target.Target, opts Options) (*Result, e
 	if !opts.AllowWrite {
 		return nil, ErrWriteNotAllowed
 	}
-	c := &copier{opts: opts, started: time.Now(), ddl: map[string]tableDDL{}}
+	c := &copier{opts: opts, started: time.Now(), ddl: map[string]tableDDL{}, mapped: map[string]string{}}
 	c.res = &Result{Source: src.Redacted(), Target: dst.Redacted(), Tables: []*TableResult{}, Notes: []string{}}
 	c.pairs = databasePairs(src, dst, opts.Databases)
 	c.res.Databases = c.pairs
@@ -70,6 +96,9 @@ func Run(ctx context.Context, src, dst *target.Target, opts Options) (*Result, e
 		return nil, err
 	}
 	defer c.dst.DB.Close()
+	if c.coll, err = flavour.ReadCollations(ctx, c.dst.DB); err != nil {
+		return nil, fmt.Errorf("target: %w", err)
+	}
 	if opts.Checkpoint != "" {
 		id := c.res.Source + " -> " + c.res.Target
 		if c.ck, err = openCheckpoint(opts.Checkpoint, id, opts.Resume); err != nil {
@@ -146,7 +175,7 @@ func (c *copier) run(ctx context.Context) error {
 			return err
 		}
 		deferIndexes := !c.opts.IndexesWithData && t.Rows >= c.opts.deferRows
-		c.ddl[name] = splitCreateTable(retarget(m["create table"], t.DB, dstOf[t.DB]), t.Name, deferIndexes)
+		c.ddl[name] = splitCreateTable(c.toTarget(retarget(m["create table"], t.DB, dstOf[t.DB])), t.Name, deferIndexes)
 	}
 	// Largest first: the last table to finish is then a small one.
 	sort.SliceStable(c.plans, func(i, j int) bool { return c.plans[i].t.Rows > c.plans[j].t.Rows })
@@ -161,6 +190,11 @@ func (c *copier) run(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
+		for _, list := range [][]object{v, r, t, e} {
+			for i := range list {
+				list[i].create = c.toTarget(list[i].create)
+			}
+		}
 		objs[p.Source] = [4][]object{v, r, t, e}
 		c.res.Views, c.res.Routines, c.res.Triggers = c.res.Views+len(v), c.res.Routines+len(r), c.res.Triggers+len(t)
 		c.res.Events += len(e)
@@ -173,13 +207,16 @@ func (c *copier) run(ctx context.Context) error {
 		if c.opts.Schema == SchemaExisting {
 			create = c.checkExisting
 		}
-		if err := create(ctx, tables, objs); err != nil {
+		err := create(ctx, tables, objs)
+		if err != nil {
+			c.res.Notes = append(c.res.Notes, c.collationNotes()...)
 			return err
 		}
 		if err := c.ck.schemaCreated(); err != nil {
 			return err
 		}
 	}
+	c.res.Notes = append(c.res.Notes, c.collationNotes()...)
 	if err := c.copyData(ctx); err != nil {
 		return err
 	}
@@ -194,8 +231,14 @@ func (c *copier) run(ctx context.Context) error {
 	}
 	c.res.Seconds = time.Since(c.started).Seconds()
 	if !c.opts.NoAnalyze {
+		// Every row has arrived by now: a server that refuses the
+		// ANALYZE costs its fresh statistics, said in the notes, not
+		// the verify.
 		if err := c.analyze(ctx); err != nil {
-			return err
+			if ctx.Err() != nil {
+				return err
+			}
+			c.res.Notes = append(c.res.Notes, fmt.Sprintf("statistics not refreshed: %v; run ANALYZE TABLE on the target by hand", err))
 		}
 	}
 	if !c.opts.NoVerify {

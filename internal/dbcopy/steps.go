@@ -51,6 +51,7 @@ func (c *copier) createSchema(ctx context.Context, tables map[string]*schema.Tab
 		create := strings.Replace(m["create database"], quoteIdent(p.Source), quoteIdent(p.Target), 1)
 		create = strings.Replace(create, "CREATE DATABASE", "CREATE DATABASE IF NOT EXISTS", 1)
 		create = strings.Replace(create, "IF NOT EXISTS /*!32312 IF NOT EXISTS*/", "IF NOT EXISTS", 1)
+		create = c.toTarget(create)
 		if _, err := c.dst.DB.ExecContext(ctx, create); err != nil {
 			return fmt.Errorf("target: create database %s: %w", p.Target, err)
 		}
