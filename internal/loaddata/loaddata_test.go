@@ -16,6 +16,7 @@ func TestRefused(t *testing.T) {
 	}{
 		{"mysql 5.7 not allowed", &mysql.MySQLError{Number: 1148, Message: "The used command is not allowed with this MySQL version"}, true},
 		{"wrapped", fmt.Errorf("copy t: %w", &mysql.MySQLError{Number: 4166, Message: "disabled"}), true},
+		{"vtgate, a sharded keyspace", &mysql.MySQLError{Number: 1235, Message: "LOAD is not supported on sharded keyspace"}, true},
 		{"access denied", &mysql.MySQLError{Number: 1045, Message: "Access denied"}, false},
 		{"plain error", errors.New("connection reset"), false},
 	}

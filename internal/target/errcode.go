@@ -174,13 +174,14 @@ func MissingCode(code uint16) bool {
 	return false
 }
 
-// LoadDataRefusedCode reports whether code says the server or the client
-// library does not allow LOAD DATA LOCAL INFILE. ERUnknown may say so too,
-// in its text only.
+// LoadDataRefusedCode reports whether code, the answer to a LOAD DATA
+// LOCAL INFILE, says the server or the client library does not allow or
+// support it: ERNotSupportedYet is vtgate's "LOAD is not supported on
+// sharded keyspace". ERUnknown may say so too, in its text only.
 func LoadDataRefusedCode(code uint16) bool {
 	switch code {
 	case ERNotAllowedCommand, ERLoadInfileCapabilityDisab, ERClientLocalFilesDisabled,
-		CRLoadDataLocalInfileReject:
+		CRLoadDataLocalInfileReject, ERNotSupportedYet:
 		return true
 	}
 	return false
