@@ -35,6 +35,8 @@ func (c *verifyCmd) flags(env *Env) *pflag.FlagSet {
 	fs.DurationVar(&o.ChunkTime, "chunk-time", 100*time.Millisecond, "target time per chunk checksum; chunk sizes adapt to it (smaller chunks: less to read again when one differs, shorter snapshots)")
 	fs.IntVar(&o.MaxLoad, "max-load", 0, "pause while the source's Threads_running is above this (0: never); verify's own queries count")
 	fs.StringVar(&c.fixSQL, "fix-sql", "", "write repair SQL for the target to FILE (never run by shakedown)")
+	fs.StringVar((*string)(&o.FixTriggers), "fix-sql-triggers", string(verify.FixTriggersSkip),
+		"what --fix-sql does with a target table that has triggers, which its writes would fire: skip (its statements are written as comments only) or drop (the file locks the table, drops its triggers around its statements and recreates them as they were)")
 	c.out.bindFiles(fs, "result")
 	fs.StringVar(&c.resume, "resume", "", "checkpoint FILE: record finished chunks there, and skip those an earlier run of the same check recorded")
 	fs.IntVar(&o.Recheck, "recheck", 3, "read differing rows again up to this many times before reporting them, so that a live source's in-flight changes are not reported (skipped when neither server has written since the check began)")
@@ -46,7 +48,15 @@ func (c *verifyCmd) flags(env *Env) *pflag.FlagSet {
 }
 
 func (c *verifyCmd) exec(ctx context.Context, env *Env, fs *pflag.FlagSet) error {
-	src, dst, err := sides(env, &c.creds, "verify", fs.Args(), c.opts.Validate)
+	src, dst, err := sides(env, &c.creds, "verify", fs.Args(), func() error {
+		if err := c.opts.Validate(); err != nil {
+			return err
+		}
+		if fs.Changed("fix-sql-triggers") && c.fixSQL == "" {
+			return usagef("verify: --fix-sql-triggers applies to --fix-sql FILE, which is not given")
+		}
+		return nil
+	})
 	if err != nil {
 		return err
 	}

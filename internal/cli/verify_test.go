@@ -7,10 +7,13 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/shakedown/shakedown/internal/sandbox/sandboxtest"
 	"github.com/shakedown/shakedown/internal/store"
@@ -33,6 +36,8 @@ func TestVerifyBadInput(t *testing.T) {
 		{"chunk time", []string{"verify", u, u, "--chunk-time", "0s"}, "--chunk-time must be > 0"},
 		{"max load", []string{"verify", u, u, "--max-load", "-1"}, "--max-load must be >= 0"},
 		{"where", []string{"verify", u, u, "--where", "1; DROP TABLE t"}, "--where is one condition"},
+		{"fix-sql-triggers value", []string{"verify", u, u, "--fix-sql", "f.sql", "--fix-sql-triggers", "fire"}, "--fix-sql-triggers must be skip or drop"},
+		{"fix-sql-triggers without fix-sql", []string{"verify", u, u, "--fix-sql-triggers", "drop"}, "--fix-sql-triggers applies to --fix-sql FILE"},
 		{"unknown flag", []string{"verify", u, u, "--bogus"}, "--bogus: unknown option"},
 		{"analyze no target", []string{"analyze"}, "want one TARGET, got 0"},
 		{"analyze not a URL", []string{"analyze", "db1"}, "is not a target URL"},
@@ -309,5 +314,195 @@ func TestVerifyPasswordNeverStored(t *testing.T) {
 	}
 	if strings.Contains(stdout+stderr, "Pw-s3cr3t-42") {
 		t.Error("the output shows the password")
+	}
+}
+
+// applyWithClient applies a repair file to the server of url the way its
+// header says: with the mariadb client, --comments, no database.
+func applyWithClient(t *testing.T, url, path string) {
+	t.Helper()
+	tg, err := target.Parse(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	client, err := exec.LookPath("mariadb")
+	if err != nil {
+		t.Fatalf("the mariadb client is needed to apply repair SQL: %v (run make deps)", err)
+	}
+	ep := tg.Endpoints()[0]
+	args := []string{"--no-defaults", "--comments", "-h", ep.Host, "-P", strconv.Itoa(ep.Port), "-u", tg.User}
+	if tg.Password != "" {
+		args = append(args, "--password="+tg.Password)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, client, args...)
+	cmd.Stdin = f
+	if out, err := cmd.CombinedOutput(); err != nil {
+		b, _ := os.ReadFile(path)
+		t.Fatalf("mariadb < %s: %v\n%s\nrepair SQL:\n%s", filepath.Base(path), err, out, b)
+	}
+}
+
+// triggerDefs are the triggers of a database as information_schema holds
+// them, one line each.
+func triggerDefs(t *testing.T, db *sql.DB, schema string) []string {
+	t.Helper()
+	rows, err := db.Query(`SELECT CONCAT_WS(' | ', TRIGGER_NAME, ACTION_TIMING, EVENT_MANIPULATION, ACTION_ORDER, DEFINER, SQL_MODE,
+		CHARACTER_SET_CLIENT, COLLATION_CONNECTION, DATABASE_COLLATION, ACTION_STATEMENT)
+		FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = ? ORDER BY TRIGGER_NAME`, schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, s)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestVerifyRepairWithTriggers: the target's orders table has triggers
+// (an audit row per insert and delete, a version bumped on update). The
+// repair file, applied with the mariadb client as its header says, must
+// not let them act: by default it leaves that table unrepaired and says
+// why; with --fix-sql-triggers=drop it repairs it with the triggers
+// dropped meanwhile and recreated as they were, and verify then finds the
+// two sides equal.
+func TestVerifyRepairWithTriggers(t *testing.T) {
+	srcURL, dstURL, src, dst := verifyDBs(t, "vfy_trg")
+	tables := []string{
+		"CREATE TABLE orders (id INT PRIMARY KEY, customer VARCHAR(20) NOT NULL, total DECIMAL(10,2) NOT NULL, version INT NOT NULL DEFAULT 0)",
+		"CREATE TABLE orders_audit (id INT AUTO_INCREMENT PRIMARY KEY, order_id INT NOT NULL, action VARCHAR(10) NOT NULL)",
+	}
+	triggers := []string{
+		"CREATE TRIGGER orders_ai AFTER INSERT ON orders FOR EACH ROW INSERT INTO orders_audit (order_id, action) VALUES (NEW.id, 'insert')",
+		"CREATE TRIGGER orders_ai_first AFTER INSERT ON orders FOR EACH ROW PRECEDES orders_ai INSERT INTO orders_audit (order_id, action) VALUES (NEW.id, 'first')",
+		`CREATE TRIGGER orders_ad AFTER DELETE ON orders FOR EACH ROW BEGIN
+  -- every delete is kept; with its id
+  INSERT INTO orders_audit (order_id, action) VALUES (OLD.id, 'delete'); /* done */
+END`,
+	}
+	// One trigger is created in another session's settings, which the
+	// recreated one must keep.
+	bumpVersion := []string{"SET NAMES latin1", "SET SESSION sql_mode = 'ANSI_QUOTES'",
+		`CREATE TRIGGER orders_bu BEFORE UPDATE ON orders FOR EACH ROW SET NEW.version = OLD.version + 1`}
+	onConn := func(db *sql.DB, stmts ...string) {
+		t.Helper()
+		conn, err := db.Conn(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		for _, s := range stmts {
+			if _, err := conn.ExecContext(context.Background(), s); err != nil {
+				t.Fatalf("%s: %v", s, err)
+			}
+		}
+	}
+	vfyExec(t, src, tables...)
+	vfyExec(t, src, triggers...)
+	onConn(src, bumpVersion...)
+	vfyExec(t, src, "INSERT INTO orders SELECT seq, CONCAT('c', seq % 7), seq * 1.25, 0 FROM seq_1_to_200")
+	// The copy: rows first, then the triggers.
+	vfyExec(t, dst, tables...)
+	vfyExec(t, dst, "INSERT INTO orders SELECT * FROM vfy_trg_src.orders", "INSERT INTO orders_audit SELECT * FROM vfy_trg_src.orders_audit")
+	vfyExec(t, dst, triggers...)
+	onConn(dst, bumpVersion...)
+	// Then the target drifts, its triggers acting.
+	vfyExec(t, dst, "DELETE FROM orders WHERE id = 5", "UPDATE orders SET total = 1 WHERE id = 7",
+		"INSERT INTO orders VALUES (201, 'c5', 9.99, 0)")
+	before := triggerDefs(t, dst, "vfy_trg_dst")
+	if len(before) != 4 {
+		t.Fatalf("target triggers: got %d, want 4:\n%s", len(before), strings.Join(before, "\n"))
+	}
+
+	dir := t.TempDir()
+	verifyJSON := func(args ...string) (code int, differing map[string]int64, stdout string) {
+		t.Helper()
+		jsonPath := filepath.Join(dir, "v.json")
+		code, stdout, stderr := runCLI(context.Background(), append([]string{"verify", srcURL, dstURL, "--json", jsonPath}, args...)...)
+		if code != ExitOK && code != ExitDifferences {
+			t.Fatalf("verify %v: got exit %d\n%s%s", args, code, stdout, stderr)
+		}
+		var doc struct {
+			Tables []struct {
+				Table         string `json:"table"`
+				DifferingRows int64  `json:"differing_rows"`
+			} `json:"tables"`
+		}
+		b, err := os.ReadFile(jsonPath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(b, &doc); err != nil {
+			t.Fatal(err)
+		}
+		differing = map[string]int64{}
+		for _, tr := range doc.Tables {
+			differing[strings.TrimPrefix(tr.Table, "vfy_trg_src.")] = tr.DifferingRows
+		}
+		return code, differing, stdout
+	}
+	want := func(what string, got map[string]int64, orders, audit int64) {
+		t.Helper()
+		if got["orders"] != orders || got["orders_audit"] != audit {
+			t.Errorf("%s: got %d differing rows in orders and %d in orders_audit, want %d and %d", what, got["orders"], got["orders_audit"], orders, audit)
+		}
+	}
+
+	// By default the file repairs orders_audit and leaves orders alone.
+	skipPath := filepath.Join(dir, "skip.sql")
+	code, differing, stdout := verifyJSON("--fix-sql", skipPath)
+	if code != ExitDifferences {
+		t.Fatalf("first verify: got exit %d, want 3", code)
+	}
+	want("before any repair", differing, 3, 3)
+	if !strings.Contains(stdout, "note: the target's table has triggers (orders_ai_first, orders_ai, orders_bu, orders_ad)") {
+		t.Errorf("the report does not say that orders is left unrepaired for its triggers:\n%s", stdout)
+	}
+	skip, err := os.ReadFile(skipPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"vfy_trg_dst.orders: orders_ai_first (AFTER INSERT), orders_ai (AFTER INSERT), orders_bu (BEFORE UPDATE), orders_ad (AFTER DELETE)",
+		"NOT repaired", "--fix-sql-triggers=drop"} {
+		if !strings.Contains(string(skip), s) {
+			t.Errorf("the default repair file does not say %q:\n%s", s, skip)
+		}
+	}
+	applyWithClient(t, dstURL, skipPath)
+	code, differing, _ = verifyJSON()
+	if code != ExitDifferences {
+		t.Fatalf("after the default repair: got exit %d, want 3 (orders left as it was)", code)
+	}
+	want("after the default repair", differing, 3, 0)
+
+	// With --fix-sql-triggers=drop the file repairs orders too.
+	dropPath := filepath.Join(dir, "drop.sql")
+	if code, _, _ := verifyJSON("--fix-sql", dropPath, "--fix-sql-triggers=drop"); code != ExitDifferences {
+		t.Fatalf("verify --fix-sql-triggers=drop: got exit %d, want 3", code)
+	}
+	applyWithClient(t, dstURL, dropPath)
+	code, differing, stdout = verifyJSON()
+	if code != ExitOK {
+		drop, _ := os.ReadFile(dropPath)
+		t.Fatalf("after the repair with the triggers dropped: got exit %d, want 0\n%s\nrepair SQL:\n%s", code, stdout, drop)
+	}
+	want("after the repair with the triggers dropped", differing, 0, 0)
+	if after := triggerDefs(t, dst, "vfy_trg_dst"); strings.Join(after, "\n") != strings.Join(before, "\n") {
+		t.Errorf("triggers after the repair:\n%s\nwant them as before:\n%s", strings.Join(after, "\n"), strings.Join(before, "\n"))
 	}
 }

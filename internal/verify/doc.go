@@ -105,6 +105,19 @@
 // changed columns for changed ones (binary values as x'..', generated
 // columns never set), after SET NAMES utf8mb4, time_zone '+00:00' and an
 // sql_mode that reads the literals as written. shakedown never runs them.
+// The file is for the mariadb or mysql client (it may hold DELIMITER).
+//
+// The repair's writes would fire the target's triggers, and what they do
+// would make the target differ again; the servers have no session setting
+// that turns triggers off. So a target table with triggers is, by default,
+// not repaired: its statements are written as comments under the names of
+// its triggers. With Options.FixTriggers = FixTriggersDrop each block of
+// its statements runs under LOCK TABLES ... WRITE with the triggers dropped,
+// and is followed by their CREATE statements as SHOW CREATE TRIGGER gave
+// them, in their sql_mode, character set and firing order. Every block
+// starts with a statement that fails when its table has a trigger verify
+// did not see (created since, or hidden from an account without the
+// TRIGGER privilege), so that the client stops before it writes.
 //
 // The source's database must exist and some table must be selected, else
 // Run fails with ErrNothingToCompare rather than report two empty sets equal.

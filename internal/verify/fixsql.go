@@ -15,37 +15,75 @@ import (
 // assume. TIMESTAMP values are written in UTC; NO_AUTO_VALUE_ON_ZERO keeps
 // an id of 0 from becoming a new auto-increment value; the sql_mode also
 // drops NO_BACKSLASH_ESCAPES (the literals use backslash escapes) and
-// strictness (zero dates are written back as they were read).
+// strictness (zero dates are written back as they were read). The client
+// is named because the file may hold DELIMITER commands (triggers
+// recreated), which only the command-line clients read.
 const fixHeader = `-- Repair SQL written by shakedown verify: it makes the target's rows equal
 -- to the source's. shakedown never runs it. Review it, then apply it to the
--- target, e.g.: mysql -h TARGET-HOST -u USER -p < FILE
+-- target with the mariadb (or mysql) client, e.g.:
+--   mariadb --comments -h TARGET-HOST -u USER -p < FILE
 -- source: %s
 -- target: %s
-SET NAMES utf8mb4;
+`
+
+// fixSQLMode is the repair's sql_mode.
+const fixSQLMode = "NO_AUTO_VALUE_ON_ZERO"
+
+const fixSettings = `SET NAMES utf8mb4;
 SET time_zone = '+00:00';
-SET SESSION sql_mode = 'NO_AUTO_VALUE_ON_ZERO';
+SET SESSION sql_mode = '` + fixSQLMode + `';
 SET foreign_key_checks = 0;
 `
 
 const fixFooter = "SET foreign_key_checks = 1;\n"
 
 // fixWriter serializes repair statements from many workers onto one
-// writer. Safe for concurrent use.
+// writer. Safe for concurrent use. Nothing reaches the file before begin
+// (the head, which names the tables with triggers); comments made before
+// it are held until then.
 type fixWriter struct {
-	mu  sync.Mutex
-	w   *bufio.Writer
-	err error
+	mu             sync.Mutex
+	w              *bufio.Writer
+	err            error
+	source, target string
+	mode           FixTriggers
+	begun          bool
+	held           []string
 }
 
-func newFixWriter(w io.Writer, source, target string) *fixWriter {
-	f := &fixWriter{w: bufio.NewWriter(w)}
-	_, f.err = fmt.Fprintf(f.w, fixHeader, source, target)
-	return f
+func newFixWriter(w io.Writer, source, target string, mode FixTriggers) *fixWriter {
+	return &fixWriter{w: bufio.NewWriter(w), source: source, target: target, mode: mode}
+}
+
+// begin writes the head of the file: where it comes from, what it does
+// about the tables with triggers, the session settings; then the comments
+// held so far.
+func (f *fixWriter) begin(tables []*tableJob) {
+	if f == nil {
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.beginLocked(tables)
+}
+
+func (f *fixWriter) beginLocked(tables []*tableJob) {
+	if f.begun {
+		return
+	}
+	f.begun = true
+	fmt.Fprintf(f.w, fixHeader, f.source, f.target)
+	triggerSection(f.w, f.mode, tables)
+	io.WriteString(f.w, fixSettings)
+	for _, line := range f.held {
+		fmt.Fprintf(f.w, "-- %s\n", line)
+	}
+	f.held = nil
 }
 
 // write adds a chunk's statements: deletes first, so that a re-inserted
 // row cannot collide with one about to go.
-func (f *fixWriter) write(table string, diffs []*RowDiff) {
+func (f *fixWriter) write(t *tableJob, diffs []*RowDiff) {
 	if f == nil || len(diffs) == 0 {
 		return
 	}
@@ -54,17 +92,25 @@ func (f *fixWriter) write(table string, diffs []*RowDiff) {
 	if f.err != nil {
 		return
 	}
-	fmt.Fprintf(f.w, "-- %s\n", table)
+	f.beginLocked(nil)
+	var stmts []string
 	for _, kinds := range [][]string{{KindExtra}, {KindMissing, KindChanged}} {
 		for _, d := range diffs {
 			if d.Kind != kinds[0] && (len(kinds) < 2 || d.Kind != kinds[1]) {
 				continue
 			}
-			for _, s := range d.fix {
-				if _, err := io.WriteString(f.w, s+"\n"); err != nil {
-					f.err = err
-					return
-				}
+			stmts = append(stmts, d.fix...)
+		}
+	}
+	fmt.Fprintf(f.w, "-- %s\n", t.name)
+	if len(t.triggers) > 0 {
+		writeTriggerBlock(f.w, f.mode, t, stmts)
+	} else {
+		fmt.Fprintf(f.w, "%s\n", triggerGuard(t))
+		for _, s := range stmts {
+			if _, err := io.WriteString(f.w, s+"\n"); err != nil {
+				f.err = err
+				return
 			}
 		}
 	}
@@ -78,6 +124,10 @@ func (f *fixWriter) comment(text string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for _, line := range strings.Split(text, "\n") {
+		if !f.begun {
+			f.held = append(f.held, line)
+			continue
+		}
 		fmt.Fprintf(f.w, "-- %s\n", line)
 	}
 }
@@ -89,6 +139,7 @@ func (f *fixWriter) close() error {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.beginLocked(nil)
 	if f.err == nil {
 		_, f.err = io.WriteString(f.w, fixFooter)
 	}

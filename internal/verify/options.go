@@ -36,6 +36,8 @@ func (o *Options) Validate() error {
 		return usage.Errorf("verify: --progress must be >= 0")
 	case strings.Contains(o.Where, ";"):
 		return usage.Errorf("verify: --where is one condition, without ';'")
+	case o.FixTriggers != "" && o.FixTriggers != FixTriggersSkip && o.FixTriggers != FixTriggersDrop:
+		return usage.Errorf("verify: --fix-sql-triggers must be skip or drop, got %q", o.FixTriggers)
 	}
 	return nil
 }

@@ -44,6 +44,9 @@ type Options struct {
 	MaxRows int
 	// Fix receives repair SQL when not nil.
 	Fix io.Writer
+	// FixTriggers says what the repair SQL does with a target table that
+	// has triggers; "" is FixTriggersSkip.
+	FixTriggers FixTriggers
 	// Checkpoint, when not nil, records finished chunks and lets a run
 	// skip the chunks an earlier one finished.
 	Checkpoint *Checkpoint
@@ -111,8 +114,10 @@ type runner struct {
 type tableJob struct {
 	r                *runner
 	opts             *Options
-	name             string // db.table on the source
-	srcName, dstName string // quoted db.table on each side
+	name             string     // db.table on the source
+	srcName, dstName string     // quoted db.table on each side
+	dstDB, dstTable  string     // the target's database and table, for repair SQL
+	triggers         []*trigger // the target table's, when repair SQL is written
 	specs            []*colSpec
 	key              *keyInfo
 	scheme           scheme
@@ -166,10 +171,13 @@ func Run(ctx context.Context, src, dst *schema.Side, opts Options) (*Report, err
 	}
 	rep.Rules = rules(r.checksum)
 	if opts.Fix != nil {
-		r.fix = newFixWriter(opts.Fix, rep.Source, rep.Target)
+		r.fix = newFixWriter(opts.Fix, rep.Source, rep.Target, opts.FixTriggers)
 	}
 	tables, err := r.plan(ctx, rep)
 	if err != nil {
+		return nil, err
+	}
+	if err := r.startFix(ctx, tables); err != nil {
 		return nil, err
 	}
 	if opts.Recheck > 0 {
@@ -424,7 +432,7 @@ func (t *tableJob) finishChunk(c *chunk, out *chunkOutcome, resumed bool) {
 	if !resumed {
 		ckErr = t.r.opts.Checkpoint.done(t.name, c.Seq, out)
 	}
-	t.r.fix.write(t.name, out.diffs)
+	t.r.fix.write(t, out.diffs)
 	var differing int64
 	for _, d := range out.diffs {
 		differing += d.Count
@@ -489,6 +497,19 @@ func (t *tableJob) maybeFinishLocked() {
 // finishLocked closes the table's report: rows in key order, time taken.
 func (t *tableJob) finishLocked() {
 	t.finished = true
+	if t.r.fix != nil && len(t.triggers) > 0 && t.rep.DifferingRows > 0 {
+		names := make([]string, len(t.triggers))
+		for i, tr := range t.triggers {
+			names[i] = tr.name
+		}
+		if t.opts.FixTriggers == FixTriggersDrop {
+			t.rep.Notes = append(t.rep.Notes, "the target's table has triggers ("+strings.Join(names, ", ")+
+				"): the repair SQL drops them around its statements, the table locked, and recreates them")
+		} else {
+			t.rep.Notes = append(t.rep.Notes, "the target's table has triggers ("+strings.Join(names, ", ")+
+				"), which its repair would fire: the repair SQL holds its statements as comments only; --fix-sql-triggers=drop repairs it with the triggers dropped meanwhile")
+		}
+	}
 	if !t.started.IsZero() {
 		t.rep.Seconds = time.Since(t.started).Seconds()
 	}
