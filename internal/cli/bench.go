@@ -73,8 +73,9 @@ func (c *benchCmd) run(ctx context.Context, env *Env, args []string) error {
 	if res != nil && sr != nil {
 		res.Segment.Host = sr.Host()
 	}
+	// The command ends with the status the run is stored with.
+	status, endErr := engine.Ending(res, err, errors.Is(err, engine.ErrInterrupted) || res == nil && ctx.Err() != nil)
 	if sr != nil {
-		status, _ := result.StatusOf(res, err, errors.Is(err, engine.ErrInterrupted) || res == nil && ctx.Err() != nil)
 		defer sr.Finish(context.WithoutCancel(ctx), status)
 	}
 	var serr error
@@ -82,15 +83,7 @@ func (c *benchCmd) run(ctx context.Context, env *Env, args []string) error {
 		// Kept even when interrupted or failed: nothing measured is lost.
 		serr = c.save(context.WithoutCancel(ctx), env, out, job, st, sr, ivs, res, err, started, args)
 	}
-	return loadEnd(env, runError(err), serr)
-}
-
-// runError is what the command says about a run that did not end well.
-func runError(err error) error {
-	if errors.Is(err, engine.ErrInterrupted) {
-		return errors.New("interrupted: the results above cover what ran before the stop")
-	}
-	return err
+	return loadEnd(env, endErr, serr)
 }
 
 // save writes the result to --json and records it in the store, saying so

@@ -21,6 +21,24 @@ func (j *Job) StoredRun(res *result.Result, runErr error, started time.Time, arg
 	return store.NewRun(res, status, why, j.Workload, j.Threads(), strings.Join(PublicArgs(args), " "), started, time.Since(started).Seconds())
 }
 
+// Ending is the run's status by result.StatusOf (interrupted: whether
+// it was stopped before its end) and the error a command that ran it ends
+// with: nil for an ok run alone, so that the exit code follows the status
+// the run is stored with.
+func Ending(res *result.Result, runErr error, interrupted bool) (string, error) {
+	status, why := result.StatusOf(res, runErr, interrupted)
+	switch {
+	case status == result.StatusOK:
+		return status, nil
+	case errors.Is(runErr, ErrInterrupted) || status == result.StatusInterrupted && runErr == nil:
+		return status, errors.New("interrupted: the results above cover what ran before the stop")
+	case runErr != nil:
+		return status, runErr
+	}
+	// It ran its course, but what it measured does not stand.
+	return status, fmt.Errorf("run failed: %w", why)
+}
+
 // PublicArgs drops the options that may carry a password, and names a
 // store on a server without the password its URL may hold.
 func PublicArgs(args []string) []string {

@@ -38,6 +38,11 @@ const (
 //     says everywhere (reports leave failed runs out of every figure, and
 //     say why beside them); ok with a note would let its figures into
 //     the verdicts.
+//   - Ran its course but nothing completed: no transaction (event) and no
+//     latency sample (a slap level counts statements, not transactions).
+//     Threads stuck on locks, or a server that never answered, end a run
+//     that way: failed, never a silent zero (a script would read it as a
+//     run that measured, a report as a server that served nothing).
 //   - Otherwise ok.
 func StatusOf(res *Result, err error, interrupted bool) (string, error) {
 	switch {
@@ -49,6 +54,9 @@ func StatusOf(res *Result, err error, interrupted bool) (string, error) {
 	if lost := res.LostServer(); lost > 0 || res != nil && res.Reconnects > 0 {
 		return StatusFailed, fmt.Errorf("the server was lost during the run (%d lost or refused connections, %d reconnects): its figures measure the outage as much as the server, and are left out of comparisons",
 			lost, res.Reconnects)
+	}
+	if res != nil && res.Transactions == 0 && res.Histogram.Count == 0 {
+		return StatusFailed, fmt.Errorf("nothing completed: 0 transactions (events) in %.1fs: the run measured nothing (threads waiting on locks the whole run, or a server that did not answer?)", res.TimeS)
 	}
 	return StatusOK, nil
 }

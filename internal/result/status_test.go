@@ -4,14 +4,17 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/shakedown/shakedown/internal/histogram"
 )
 
 // TestStatusOf: the one rule, case by case. A run that ran its course
 // but lost connections (by any lost-connection code, or by reconnecting)
-// is failed with the reason, as a sweep always stored it.
+// is failed with the reason, as a sweep always stored it; so is one in
+// which nothing completed.
 func TestStatusOf(t *testing.T) {
 	ran := func(byCode map[string]int64, reconnects int64) *Result {
-		return &Result{QPS: 100, Reconnects: reconnects, Errors: Errors{ByCode: byCode}}
+		return &Result{QPS: 100, Transactions: 500, Reconnects: reconnects, Errors: Errors{ByCode: byCode}}
 	}
 	boom := errors.New("run stopped: boom")
 	tests := []struct {
@@ -32,6 +35,10 @@ func TestStatusOf(t *testing.T) {
 		{"an error and lost connections: the error", ran(map[string]int64{"2013": 1}, 1), boom, false, StatusFailed, "boom"},
 		{"interrupted", ran(map[string]int64{"2013": 1}, 1), boom, true, StatusInterrupted, "boom"},
 		{"a result that says it was interrupted", &Result{Interrupted: true}, nil, false, StatusInterrupted, ""},
+		{"nothing completed", &Result{TimeS: 8, Errors: Errors{ByCode: map[string]int64{}}}, nil, false, StatusFailed, "nothing completed: 0 transactions (events) in 8.0s"},
+		{"begun, never committed", &Result{TimeS: 3, Queries: Queries{Other: 2, Total: 2}}, nil, false, StatusFailed, "nothing completed"},
+		{"statements, no transactions (a slap level)", &Result{QPS: 50, Histogram: histogram.Snapshot{Count: 50}}, nil, false, StatusOK, ""},
+		{"nothing completed, interrupted", &Result{Interrupted: true}, nil, false, StatusInterrupted, ""},
 		{"nothing measured, an error", nil, boom, false, StatusFailed, "boom"},
 		{"nothing measured, stopped", nil, nil, true, StatusInterrupted, ""},
 	}
@@ -59,7 +66,8 @@ func TestResultStatus(t *testing.T) {
 		res    Result
 		status string
 	}{
-		{"ok", Result{Errors: Errors{ByCode: map[string]int64{}}}, StatusOK},
+		{"ok", Result{Transactions: 1, Errors: Errors{ByCode: map[string]int64{}}}, StatusOK},
+		{"nothing completed", Result{Errors: Errors{ByCode: map[string]int64{}}}, StatusFailed},
 		{"its error", Result{Error: "run stopped: boom"}, StatusFailed},
 		{"interrupted", Result{Interrupted: true, Error: "x"}, StatusInterrupted},
 		{"lost connections", Result{Reconnects: 1, Errors: Errors{ByCode: map[string]int64{"2006": 1}}}, StatusFailed},
