@@ -242,7 +242,7 @@ func flagError(what, cmd string, fs *pflag.FlagSet, err error) error {
 // flags and returns help true; a bad flag is a usage error with a "did you
 // mean" where one is near.
 func parseFlags(env *Env, fs *pflag.FlagSet, args []string, cmd, usage string) (help bool, err error) {
-	err = fs.Parse(args)
+	err = fs.Parse(sbflag.JoinOptional(fs, args))
 	switch {
 	case err == nil && !helpFlag(fs):
 		return false, nil

@@ -34,8 +34,7 @@ func (c *watchCmd) flags(_ *Env) *pflag.FlagSet {
 	fs.BoolVar(&c.json, "json", false, "print one JSON object per sample instead of the table")
 	fs.BoolVar(&c.wide, "wide", false, "print every column, however wide the lines")
 	fs.IntVar(&c.cores, "cores", -1, "the server host's CPU cores, to mark threads running above them (default: this host's when the server is local, else not judged)")
-	fs.StringVar(&c.stall.Spec, "stall", "", "capture the processlist, InnoDB status, lock waits and transactions when a trigger holds, e.g. 'threads_running>25 for 5s,qps<50%' (alone: "+stall.DefaultSpec+"); reads only")
-	fs.Lookup("stall").NoOptDefVal = "default"
+	sbflag.OptionalVar(fs, &c.stall.Spec, "stall", "default", "capture the processlist, InnoDB status, lock waits and transactions when a trigger holds, e.g. 'threads_running>25 for 5s,qps<50%' (alone: "+stall.DefaultSpec+"); reads only", stall.LooksLikeSpec)
 	fs.DurationVar(&c.stall.Cooldown, "stall-cooldown", 60*time.Second, "quiet period after a stall capture in which no other is taken")
 	fs.IntVar(&c.stall.Max, "stall-max", 5, "most stall captures")
 	fs.BoolVar(&c.stall.Stacks, "stall-stacks", false, "with --stall, also read the server's thread stacks with gdb; this STOPS the server while gdb reads them; a server on this machine only")

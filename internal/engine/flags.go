@@ -86,8 +86,7 @@ func (j *Job) bind(fs *pflag.FlagSet) {
 	fs.StringVar(&j.connectMode, "connect-mode", "persistent", "when threads connect: persistent (one connection per thread), transaction (a new one for every event) or query (a new one for every statement); connect time is reported apart from latency")
 	fs.StringVar(&j.clientIO, "client-io", "auto", "how client threads wait for the server: loop (threads as tasks of a few I/O loops on epoll: the least CPU per query), blocking (a blocking system call per read), polled (Go's poller) or auto (chooses by where the server runs; the header's Client I/O line says what)")
 	sbflag.BoolVar(fs, &j.monitorOn, "monitor", true, "sample the server's status every second on a connection of its own and store the series with the result")
-	fs.StringVar(&j.stallSpec, "stall", "", "capture the processlist, InnoDB status, lock waits and transactions when a trigger holds: comma-separated, e.g. 'threads_running>25 for 5s,qps<50%,p99>200ms' (alone: "+stall.DefaultSpec+"); reads only")
-	fs.Lookup("stall").NoOptDefVal = "default"
+	sbflag.OptionalVar(fs, &j.stallSpec, "stall", "default", "capture the processlist, InnoDB status, lock waits and transactions when a trigger holds: comma-separated, e.g. 'threads_running>25 for 5s,qps<50%,p99>200ms' (alone: "+stall.DefaultSpec+"); reads only", stall.LooksLikeSpec)
 	fs.DurationVar(&j.stallCooldown, "stall-cooldown", 60*time.Second, "quiet period after a stall capture in which no other is taken")
 	fs.IntVar(&j.stallMax, "stall-max", 5, "most stall captures in one run")
 	sbflag.BoolVar(fs, &j.stallStacks, "stall-stacks", false, "with --stall, also read the server's thread stacks with gdb, aggregated as pt-pmp does; this STOPS the server while gdb reads them (the pause is shown); a server on this machine only")
@@ -159,7 +158,7 @@ func Parse(verb string, args []string, help io.Writer) (*Job, error) {
 		fs.AddFlagSet(f.Flags())
 	}
 	j.fs = fs
-	if err := fs.Parse(rest); err != nil {
+	if err := fs.Parse(sbflag.JoinOptional(fs, rest)); err != nil {
 		return nil, usagef("%s %s: %s", verb, name, sbflag.Explain(fs, err, "shakedown "+verb+" "+name+" --help"))
 	}
 	if j.help {
@@ -171,7 +170,11 @@ func Parse(verb string, args []string, help io.Writer) (*Job, error) {
 		return nil, ErrHelp
 	}
 	if fs.NArg() > 0 {
-		return nil, usagef("%s %s: unexpected argument %q", verb, name, fs.Arg(0))
+		hint := ""
+		if j.stallSpec == "default" {
+			hint = fmt.Sprintf(" (a trigger after --stall compares a figure: --stall '%s' or --stall='%[1]s')", stall.DefaultSpec)
+		}
+		return nil, usagef("%s %s: unexpected argument %q%s", verb, name, fs.Arg(0), hint)
 	}
 	if err := j.validate(); err != nil {
 		return nil, err

@@ -58,6 +58,8 @@ func TestParseBadInput(t *testing.T) {
 		{"stall without the sampler", []string{"ping", "--stall", "--monitor=off"}, "--stall needs the sampler"},
 		{"stacks without stall", []string{"ping", "--stall-stacks"}, "--stall-stacks needs --stall"},
 		{"stall cooldown", []string{"ping", "--stall", "--stall-cooldown=0s"}, "--stall-cooldown must be > 0"},
+		{"stall trigger after a space", []string{"ping", "--stall", "threads_running>abc"}, `--stall: trigger "threads_running>abc"`},
+		{"a word after a bare stall", []string{"ping", "--stall", "threads_running"}, `unexpected argument "threads_running" (a trigger after --stall compares a figure: --stall 'threads_running>25 for 5s'`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -67,6 +69,39 @@ func TestParseBadInput(t *testing.T) {
 			}
 			if !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("got %q, want it to contain %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestParseStallValue: --stall takes its triggers after a space, as
+// every other option takes its value, or after '='; alone it means the
+// default trigger, and the argument after it stays where it is unless it
+// reads as a trigger. Before, --stall 'threads_running>5 for 2s' was an
+// unexpected argument.
+func TestParseStallValue(t *testing.T) {
+	cases := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"after a space", []string{"ping", "--stall", "threads_running>5 for 2s"}, "threads_running>5 for 2s"},
+		{"after '='", []string{"ping", "--stall=threads_running>5 for 2s"}, "threads_running>5 for 2s"},
+		{"several, after a space", []string{"ping", "--stall", "qps<50%,p99>200ms", "--time=5"}, "qps<50%,p99>200ms"},
+		{"default, after a space", []string{"ping", "--stall", "default"}, "default"},
+		{"alone, then an option", []string{"ping", "--stall", "--time=5"}, "default"},
+		{"alone, last", []string{"ping", "--time=5", "--stall"}, "default"},
+		{"alone, then the workload", []string{"--stall", "ping"}, "default"},
+		{"after the time", []string{"ping", "--time", "5", "--stall", "p99>1s"}, "p99>1s"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			j, err := Parse("run", tc.args, &bytes.Buffer{})
+			if err != nil {
+				t.Fatalf("got %v, want no error", err)
+			}
+			if got := j.Options()["stall"]; got != tc.want {
+				t.Errorf("--stall: got %q, want %q", got, tc.want)
 			}
 		})
 	}

@@ -67,6 +67,15 @@ func Parse(spec string) ([]Trigger, error) {
 	return out, nil
 }
 
+// LooksLikeSpec reports whether s reads as a spec rather than as another
+// argument of a command line: every trigger compares a figure (< or >),
+// or s is a word Parse takes for DefaultSpec. A bare --stall takes the
+// next argument as its value when it does, and Parse says whether it is
+// right; a target after watch --stall is left alone.
+func LooksLikeSpec(s string) bool {
+	return strings.ContainsAny(s, "<>") || s == "default" || s == "on"
+}
+
 func parseOne(tok string) (Trigger, error) {
 	bad := func(why string) (Trigger, error) {
 		return Trigger{}, fmt.Errorf("--stall: trigger %q: %s (want e.g. threads_running>25 for 5s, qps<50%%, p99>200ms)", tok, why)
