@@ -105,12 +105,19 @@ func one(ev *store.Evidence, err error) ([]*store.Evidence, error) {
 	return []*store.Evidence{ev}, err
 }
 
-// chooseFormat settles a command's --format: with -o FILE and no
-// --format, FILE's extension says it; it must be one of formats. cmd
-// names the command in messages.
-func chooseFormat(cmd string, fs *pflag.FlagSet, out string, format *string, formats []string) error {
-	if !fs.Changed("format") && out != "" {
-		f, err := outfile.FormatOf(cmd, out, *format, formats)
+// chooseFormat settles a command's --format: --html FILE is -o FILE
+// --format html, as every command that writes a page names it; with -o
+// FILE and no --format, FILE's extension says it; it must be one of
+// formats. cmd names the command in messages.
+func chooseFormat(cmd string, fs *pflag.FlagSet, out, format *string, formats []string) error {
+	if html := fs.Lookup("html"); html != nil && html.Changed {
+		if *out != "" || fs.Changed("format") || !slices.Contains(formats, "html") {
+			return usagef("%s: --html FILE is -o FILE --format html, and goes with neither -o nor --format (formats here: %s)", cmd, strings.Join(formats, ", "))
+		}
+		*out, *format = html.Value.String(), "html"
+	}
+	if !fs.Changed("format") && *out != "" {
+		f, err := outfile.FormatOf(cmd, *out, *format, formats)
 		if err != nil {
 			return usagef("%v", err)
 		}

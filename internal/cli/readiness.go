@@ -27,6 +27,7 @@ func (c *readinessCmd) flags(env *Env) *pflag.FlagSet {
 	fs.Int64Var(&c.sweep, "sweep", 0, "sweep whose verdicts to show (default: the latest with TARGET as a candidate)")
 	fs.StringVar(&c.format, "format", "text", "text, md, json or html; with -o and no --format, taken from the file's extension")
 	fs.StringVarP(&c.out, "output", "o", "", "write to FILE instead of standard output")
+	fs.String("html", "", "write the page as a self-contained HTML page to FILE (as -o FILE --format html)")
 	return fs
 }
 
@@ -35,7 +36,7 @@ func (c *readinessCmd) exec(ctx context.Context, env *Env, fset *pflag.FlagSet) 
 	if len(rest) != 2 {
 		return usagef("readiness: want SOURCE and TARGET, got %d argument(s): shakedown readiness mysql://user@source/db mysql://user@target/db", len(rest))
 	}
-	if err := chooseFormat("readiness", fset, c.out, &c.format, readiness.Formats); err != nil {
+	if err := chooseFormat("readiness", fset, &c.out, &c.format, readiness.Formats); err != nil {
 		return err
 	}
 	if c.sweep < 0 {

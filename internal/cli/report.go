@@ -41,6 +41,7 @@ func (c *reportCmd) flags(env *Env) *pflag.FlagSet {
 	fs.StringVar(&c.sweep, "sweep", "latest", "sweep to report: its ID, or latest")
 	fs.StringVar(&c.format, "format", "text", "text, md, csv, json or html; with -o and no --format, taken from the file's extension")
 	fs.StringVarP(&c.out, "output", "o", "", "write to FILE instead of standard output")
+	fs.String("html", "", "write the report as a self-contained HTML page to FILE (as -o FILE --format html)")
 	fs.BoolVar(&c.list, "list", false, "list the sweeps in the store, and the runs made outside sweeps")
 	fs.StringVar(&c.runs, "runs", "", "report runs made outside sweeps instead of a sweep: all, or their IDs (see --list)")
 	fs.StringVar(&c.control, "control", "", "with --runs or result files: the target the others are compared with (default: the first)")
@@ -169,7 +170,7 @@ func (c *reportCmd) validate(fset *pflag.FlagSet, files []string) error {
 	if fset.Changed("stall") {
 		return c.validateStall(fset, files)
 	}
-	if err := chooseFormat("report", fset, c.out, &c.format, report.Formats); err != nil {
+	if err := chooseFormat("report", fset, &c.out, &c.format, report.Formats); err != nil {
 		return err
 	}
 	if c.bisect != "" {

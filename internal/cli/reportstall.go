@@ -20,7 +20,7 @@ func (c *reportCmd) validateStall(fset *pflag.FlagSet, files []string) error {
 	case len(files) > 0 || c.list || c.history || c.runs != "" || fset.Changed("sweep") || c.baseline != "" || c.bisect != "" || c.control != "":
 		return usagef("report: --stall prints one run's captures: leave out files, --list, --history, --runs, --sweep, --baseline, --bisect and --control")
 	}
-	if err := chooseFormat("report --stall", fset, c.out, &c.format, report.StallFormats); err != nil {
+	if err := chooseFormat("report --stall", fset, &c.out, &c.format, report.StallFormats); err != nil {
 		return err
 	}
 	return nil

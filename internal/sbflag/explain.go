@@ -34,7 +34,7 @@ func Explain(fs *pflag.FlagSet, err error, help string) string {
 			// -threads=4: a long option with one dash.
 			return "-" + group + ": unknown option; long options take two dashes" + strings.TrimPrefix(unknown(fs, group, help), "--"+string(Normalize(fs, group))+": unknown option")
 		}
-		return fmt.Sprintf("-%s: unknown option", notExist.GetSpecifiedName())
+		return fmt.Sprintf("-%s: unknown option", notExist.GetSpecifiedName()) + writesWith(fs, notExist.GetSpecifiedName())
 	case errors.As(err, &required):
 		return fmt.Sprintf("--%s: needs a value (--%s=VALUE)", required.GetFlag().Name, required.GetFlag().Name)
 	case errors.As(err, &invalid):
@@ -56,6 +56,9 @@ func unknown(fs *pflag.FlagSet, name, help string) string {
 		}
 	})
 	msg := "--" + name + ": unknown option"
+	if w := writesWith(fs, name); w != "" {
+		return msg + w
+	}
 	if s := suggest.Closest(name, known); s != "" {
 		return msg + " (did you mean --" + s + "?)"
 	}
@@ -63,6 +66,26 @@ func unknown(fs *pflag.FlagSet, name, help string) string {
 		return msg + "; " + help + " lists them"
 	}
 	return msg
+}
+
+// writesWith points one who asked for -o FILE or --format, as some
+// commands write their files, at the options fs writes them with
+// instead (--json FILE, --html FILE); "" when name is neither or fs has
+// none of them.
+func writesWith(fs *pflag.FlagSet, name string) string {
+	if name != "o" && name != "output" && name != "format" {
+		return ""
+	}
+	var with []string
+	for _, f := range []string{"json", "html"} {
+		if fs.Lookup(f) != nil {
+			with = append(with, "--"+f+" FILE")
+		}
+	}
+	if len(with) == 0 {
+		return ""
+	}
+	return " (files are written with " + strings.Join(with, " or ") + ")"
 }
 
 // badValue says why value does not fit flag f, in words rather than in

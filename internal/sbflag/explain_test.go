@@ -23,16 +23,20 @@ func TestExplain(t *testing.T) {
 		{"on|off", []string{"--monitor=maybe"}, `--monitor: "maybe" is not a boolean: use on or off`},
 		{"list of ints", []string{"--levels=1,x"}, `--levels: "x" is not a whole number`},
 		{"needs a value", []string{"--time"}, "--time: needs a value (--time=VALUE)"},
+		{"-o where files have their options", []string{"-o", "x.html"}, "-o: unknown option (files are written with --json FILE or --html FILE)"},
+		{"--format where files have their options", []string{"--format", "html"}, "--format: unknown option (files are written with --json FILE or --html FILE)"},
+		{"--output where files have their options", []string{"--output=x.html"}, "--output: unknown option (files are written with --json FILE or --html FILE)"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			fs := NewFlagSet("t")
 			var (
-				n, size int
-				rate    float64
-				d       time.Duration
-				on      bool
-				levels  Ints
+				n, size    int
+				rate       float64
+				d          time.Duration
+				on         bool
+				levels     Ints
+				json, html string
 			)
 			fs.IntVar(&n, "threads", 1, "")
 			fs.IntVar(&n, "time", 1, "")
@@ -41,6 +45,8 @@ func TestExplain(t *testing.T) {
 			fs.DurationVar(&d, "interval", time.Second, "")
 			BoolVar(fs, &on, "monitor", true, "")
 			fs.Var(&levels, "levels", "")
+			fs.StringVar(&json, "json", "", "")
+			fs.StringVar(&html, "html", "", "")
 			err := fs.Parse(tc.args)
 			if err == nil {
 				t.Fatalf("%v: got no error", tc.args)
