@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/shakedown/shakedown/internal/flavour"
 	"github.com/shakedown/shakedown/internal/helptext"
 	"github.com/shakedown/shakedown/internal/sandbox"
 	"github.com/shakedown/shakedown/internal/sbflag"
@@ -18,6 +19,7 @@ import (
 type sandboxCmd struct {
 	opts    sandbox.Options
 	urlOnly bool
+	flavour string
 
 	cpus, cpuQuota, numa string
 }
@@ -30,6 +32,8 @@ func (c *sandboxCmd) flags() *pflag.FlagSet {
 	fs.StringVar(&c.cpus, "cpus", "", "bind the server to these CPUs, e.g. 0-3 or 0,2 (CPU affinity)")
 	fs.StringVar(&c.cpuQuota, "cpu-quota", "", "limit the server to this share of CPU time in a cgroup, e.g. 200% (two CPUs) or 0.5")
 	fs.StringVar(&c.numa, "numa", "", "interleave: spread the server's memory over all NUMA nodes (needs numactl and 2+ nodes)")
+	fs.StringVar(&c.flavour, "flavour", "mariadb", "the server to run: mariadb (MariaDB or MySQL, from PATH or --basedir) or tidb")
+	fs.StringVar(&c.opts.Server, "server", "", "the tidb-server binary of --flavour tidb (default: $SHAKEDOWN_TIDB_SERVER, else tidb-server on PATH)")
 	fs.BoolVar(&c.urlOnly, "url-only", false, "print only the target URL, for scripts")
 	return fs
 }
@@ -88,8 +92,23 @@ func (c *sandboxCmd) up(ctx context.Context, env *Env, args []string) error {
 	if o.Placement, err = sandbox.ParsePlacement(c.cpus, c.cpuQuota, c.numa); err != nil {
 		return usagef("sandbox up: %v", err)
 	}
+	if o.Flavour, err = flavour.Parse(c.flavour); err != nil {
+		return usagef("sandbox up: --flavour: %v", err)
+	}
+	if o.Flavour == flavour.TiDB && o.Server == "" {
+		o.Server = env.Getenv("SHAKEDOWN_TIDB_SERVER")
+	}
 	home := sandbox.DefaultHome(env.Getenv)
 	if old, err := sandbox.Get(home, name); err == nil {
+		if (old.Flavour == string(flavour.TiDB)) != (o.Flavour == flavour.TiDB) {
+			return usagef("sandbox up: sandbox %s exists and runs %s, not --flavour %s: use another name, or sandbox down %s first (it deletes its data)", name, old.Product(), o.Flavour, name)
+		}
+		if old.Flavour == string(flavour.TiDB) {
+			if !old.Running {
+				return c.restart(ctx, env, home, name)
+			}
+			return c.say(env, old, "already up", true)
+		}
 		// An existing sandbox is used as it is, with its data, when it
 		// is what was asked for: "up" of a running one prints its URL,
 		// so that a script may run it every time; a stopped one starts

@@ -111,7 +111,9 @@ func alive(pid int, dataDir string) bool {
 			// A process on its way out has an empty command line while it
 			// still holds its files (and its port): that is still alive.
 			// A different command line means the pid was reused.
-			if err == nil && len(cmdline) > 0 && !bytes.Contains(cmdline, []byte("--datadir="+dataDir)) {
+			// (TiDB's data directory is its --path.)
+			if err == nil && len(cmdline) > 0 && !bytes.Contains(cmdline, []byte("--datadir="+dataDir)) &&
+				!bytes.Contains(cmdline, []byte("--path="+dataDir)) {
 				return false
 			}
 		}

@@ -32,6 +32,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/shakedown/shakedown/internal/flavour"
 	"github.com/shakedown/shakedown/internal/home"
 	"github.com/shakedown/shakedown/internal/outfile"
 	"github.com/shakedown/shakedown/internal/usage"
@@ -59,7 +60,12 @@ type Options struct {
 	Port    int      // 0 = pick a free loopback port
 	Set     []string // "var=value" server settings; override the defaults
 	Basedir string   // unpacked tarball with bin/mariadbd or bin/mysqld; empty = from PATH, /usr/sbin, /usr/bin
-	Home    string   // directory holding all sandboxes, one subdirectory per name
+	// Flavour is the server to run: "" or mariadb (MariaDB or MySQL, as
+	// Basedir or PATH has), or tidb.
+	Flavour flavour.Name
+	// Server is the TiDB server binary; empty = tidb-server on PATH.
+	Server string
+	Home   string // directory holding all sandboxes, one subdirectory per name
 
 	// Placement binds the server to CPUs, limits it to a CPU quota or
 	// sets its NUMA memory policy; see ParsePlacement. Kept across starts.
@@ -84,6 +90,9 @@ type Instance struct {
 	Flavour  string   `json:"flavour"`  // "mariadb" or "mysql"
 	Basedir  string   `json:"basedir"`  // empty for a system install
 	Settings []string `json:"settings"` // effective var=value settings, defaults included
+	// StatusPort is a TiDB sandbox's HTTP status port (/status, and
+	// Prometheus text at /metrics); 0 for others.
+	StatusPort int `json:"status_port,omitempty"`
 
 	Placement Placement `json:"placement,omitzero"` // where the server runs
 	Cgroup    string    `json:"cgroup,omitempty"`   // its cgroup directory when it has a CPU quota
@@ -151,14 +160,27 @@ func Up(ctx context.Context, opts Options) (*Instance, error) {
 	if opts.Port < 0 || opts.Port > 65535 {
 		return nil, outcomef(ErrInvalid, "--port %d: want 1-65535, or 0 to pick a free port", opts.Port)
 	}
+	tidb := opts.Flavour == flavour.TiDB
+	switch {
+	case opts.Flavour != "" && opts.Flavour != flavour.MariaDB && !tidb:
+		return nil, outcomef(ErrInvalid, "--flavour %s: sandboxes run mariadb (MariaDB or MySQL, from PATH or --basedir) or tidb", opts.Flavour)
+	case tidb && len(opts.Set) > 0:
+		return nil, outcomef(ErrInvalid, "--set is for MariaDB and MySQL sandboxes: set a TiDB sandbox's variables with SET GLOBAL, which TiDB keeps")
+	case tidb && opts.Basedir != "":
+		return nil, outcomef(ErrInvalid, "--basedir is for MariaDB and MySQL tarballs: give a TiDB server with --server PATH")
+	case !tidb && opts.Server != "":
+		return nil, outcomef(ErrInvalid, "--server is for --flavour tidb; a MariaDB or MySQL server comes from PATH or --basedir")
+	}
 	user, err := parseSet(opts.Set)
 	if err != nil {
 		return nil, err
 	}
 	settings := mergeSettings(defaultSettings, user)
-	srv, err := FindServer(ctx, opts.Basedir)
-	if err != nil {
-		return nil, err
+	srv := &Server{}
+	if !tidb {
+		if srv, err = FindServer(ctx, opts.Basedir); err != nil {
+			return nil, err
+		}
 	}
 	if opts.Port != 0 {
 		if err := checkPort(opts.Port); err != nil {
@@ -198,6 +220,15 @@ func Up(ctx context.Context, opts Options) (*Instance, error) {
 		_ = removeCgroup(context.WithoutCancel(ctx), r.Cgroup)
 		r.removeFiles()
 	}()
+	if tidb {
+		if p, err = upTiDB(ctx, opts, r); err != nil {
+			return nil, err
+		}
+		ok = true
+		r.Running = true
+		inst := r.Instance
+		return &inst, nil
+	}
 
 	if err := os.WriteFile(r.path("init.sql"), []byte(initSQL), 0o600); err != nil {
 		return nil, fmt.Errorf("create sandbox: %w", err)

@@ -115,6 +115,10 @@ func versionFromBanner(banner string) string {
 // "10.11.19-MariaDB-0+deb12u1" is mariadb 10.11.19, "8.0.36" is mysql 8.0.36.
 func parseVersion(v string) (flavour, version string) {
 	v = strings.TrimSpace(v)
+	if _, rel, ok := strings.Cut(v, "-TiDB-v"); ok {
+		version, _, _ = strings.Cut(rel, "-")
+		return "tidb", version
+	}
 	flavour = "mysql"
 	if strings.Contains(strings.ToLower(v), "mariadb") {
 		flavour = "mariadb"
@@ -180,6 +184,8 @@ func label(flavour string) string {
 		return "MariaDB"
 	case "mysql":
 		return "MySQL"
+	case "tidb":
+		return "TiDB"
 	}
 	return flavour
 }

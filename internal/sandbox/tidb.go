@@ -1,0 +1,144 @@
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/shakedown/shakedown/internal/flavour"
+)
+
+// TiDBSources is where a TiDB server binary comes from, for the error
+// that finds none: no package registry serves it.
+const TiDBSources = "pass --server PATH, set SHAKEDOWN_TIDB_SERVER, or put tidb-server on PATH; " +
+	"TiDB's releases are on its download page and in its GitHub releases (tidb-server is in the tidb-community-server package)"
+
+// FindTiDB checks a tidb-server binary: path as given (--server,
+// SHAKEDOWN_TIDB_SERVER), else tidb-server on PATH. A path that is not an
+// executable TiDB server is ErrInvalid saying what it found; none at all
+// is ErrNoServer naming the ways to give one.
+func FindTiDB(ctx context.Context, path string) (*Server, error) {
+	if path == "" {
+		if path = lookPath("tidb-server"); path == "" {
+			return nil, outcomef(ErrNoServer, "no TiDB server: %s", TiDBSources)
+		}
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("find TiDB server: %w", err)
+	}
+	fi, err := os.Stat(abs)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, outcomef(ErrInvalid, "TiDB server %s: no such file; %s", path, TiDBSources)
+	case err != nil:
+		return nil, fmt.Errorf("find TiDB server: %w", err)
+	case fi.IsDir() || fi.Mode()&0o111 == 0:
+		return nil, outcomef(ErrInvalid, "TiDB server %s: not an executable file (chmod +x it, or unpack it first)", path)
+	}
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, abs, "-V").CombinedOutput()
+	v := tidbRelease(string(out))
+	if err != nil || v == "" {
+		first, _, _ := strings.Cut(string(bytes.TrimSpace(out)), "\n")
+		if len(first) > 120 {
+			first = first[:120]
+		}
+		return nil, outcomef(ErrInvalid, "TiDB server %s: not a tidb-server (%s -V said %q); %s", path, filepath.Base(path), first, TiDBSources)
+	}
+	return &Server{Path: abs, Flavour: string(flavour.TiDB), Version: v}, nil
+}
+
+// tidbRelease reads "Release Version: v8.4.0-alpha-390de884f4" from
+// tidb-server -V as 8.4.0.
+func tidbRelease(out string) string {
+	for _, l := range strings.Split(out, "\n") {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(l), "Release Version:"); ok {
+			v = strings.TrimPrefix(strings.TrimSpace(v), "v")
+			v, _, _ = strings.Cut(v, "-")
+			return v
+		}
+	}
+	return ""
+}
+
+// tidbInitSQL makes the sandbox user and database at the server's first
+// start (TiDB runs its -initialize-sql-file once, at bootstrap).
+const tidbInitSQL = `CREATE DATABASE IF NOT EXISTS sbtest;
+CREATE USER IF NOT EXISTS 'shakedown'@'%';
+GRANT ALL PRIVILEGES ON *.* TO 'shakedown'@'%' WITH GRANT OPTION;
+`
+
+// tidbArgs is a TiDB sandbox's command line: one process with its
+// embedded storage (unistore), as TiDB's own tests and playground run a
+// node, on loopback, with its logs and socket in the sandbox.
+func (r *record) tidbArgs() []string {
+	return []string{
+		"-store=unistore",
+		"--path=" + r.DataDir,
+		"-host=127.0.0.1",
+		"-P=" + strconv.Itoa(r.Port),
+		"-status=" + strconv.Itoa(r.StatusPort),
+		"-status-host=127.0.0.1",
+		"-socket=" + r.Socket,
+		"-log-file=" + r.ErrorLog,
+		"-log-slow-query=" + r.path("slow.log"),
+		"-initialize-sql-file=" + r.path("init.sql"),
+	}
+}
+
+// upTiDB is Up for a TiDB sandbox; r's directory exists, and the caller
+// removes it if this fails.
+func upTiDB(ctx context.Context, opts Options, r *record) (*process, error) {
+	srv, err := FindTiDB(ctx, opts.Server)
+	if err != nil {
+		return nil, err
+	}
+	r.Flavour, r.Version, r.Bin = srv.Flavour, srv.Version, srv.Path
+	if err := os.MkdirAll(r.DataDir, 0o755); err != nil {
+		return nil, fmt.Errorf("create sandbox: %w", err)
+	}
+	if err := os.WriteFile(r.path("init.sql"), []byte(tidbInitSQL), 0o600); err != nil {
+		return nil, fmt.Errorf("create sandbox: %w", err)
+	}
+	const attempts = 3
+	for attempt := 1; ; attempt++ {
+		r.Port = opts.Port
+		if r.Port == 0 {
+			if r.Port, err = pickPort(); err != nil {
+				return nil, err
+			}
+		}
+		if r.StatusPort, err = pickPort(); err != nil {
+			return nil, err
+		}
+		r.Args = r.tidbArgs()
+		p, err := r.start(ctx)
+		if err == nil {
+			return p, nil
+		}
+		if p != nil {
+			_ = terminate(context.WithoutCancel(ctx), p.pid, r.DataDir, 0)
+		}
+		if errors.Is(err, errExited) && portClash(r.ErrorLog) {
+			if opts.Port != 0 && attempt == attempts {
+				return nil, portInUse(opts.Port)
+			}
+			if attempt < attempts {
+				_ = os.Remove(r.ErrorLog)
+				_ = os.Remove(r.consoleLog())
+				continue
+			}
+		}
+		return nil, startError("start sandbox "+opts.Name, err, false, r.ErrorLog, r.consoleLog())
+	}
+}
