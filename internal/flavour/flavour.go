@@ -169,6 +169,13 @@ func (n Name) StatusPort() int {
 // go-mysql-server have none.
 func (n Name) Binlog() bool { return n.binlogReplicas() }
 
+// StoresCharset says whether text in a column of character set cs is
+// stored in that set's own bytes. TiDB keeps latin1 columns' text as
+// utf8: 'Å' is C3 85 there and C5 on MariaDB, the same character.
+func (n Name) StoresCharset(cs string) bool {
+	return !(n == TiDB && strings.EqualFold(cs, "latin1"))
+}
+
 // Triggers says whether the server runs triggers.
 func (n Name) Triggers() bool { return n != TiDB }
 

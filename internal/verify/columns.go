@@ -98,22 +98,28 @@ type colSpec struct {
 	Name     string
 	src, dst *schema.Column
 	fam      family
-	frag     []string // CONCAT arguments encoding the value inside the row hash
-	cmp      string   // canonical form compared in the row phase
-	val      string   // the value as written in repair SQL
-	rule     rule
-	tol      float64
-	binary   bool // val is bytes: x'..' in SQL, 0x.. in reports
-	numeric  bool // val is a number literal
-	writable bool // repair SQL may set it (not generated on the target)
-	nullable bool // NULL possible on either side
+	// converted is text compared as utf8mb4, not as its stored bytes.
+	converted bool
+	frag      []string // CONCAT arguments encoding the value inside the row hash
+	cmp       string   // canonical form compared in the row phase
+	val       string   // the value as written in repair SQL
+	rule      rule
+	tol       float64
+	binary    bool // val is bytes: x'..' in SQL, 0x.. in reports
+	numeric   bool // val is a number literal
+	writable  bool // repair SQL may set it (not generated on the target)
+	nullable  bool // NULL possible on either side
 }
 
 // quoteIdent quotes an identifier with backticks.
 func quoteIdent(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" }
 
 // newColSpec decides the comparison for a column present on both sides.
-func newColSpec(src, dst *schema.Column) *colSpec {
+//
+// sameBytes says that both servers store text of the column's character
+// set in that set's bytes (TiDB keeps latin1 text as utf8): only then may
+// text of one set on both sides be compared by its stored bytes.
+func newColSpec(src, dst *schema.Column, sameBytes bool) *colSpec {
 	c := quoteIdent(src.Name)
 	fs, fd := familyOf(src), familyOf(dst)
 	fam := commonFamily(fs, fd)
@@ -181,12 +187,13 @@ func newColSpec(src, dst *schema.Column) *colSpec {
 			t, guard = "CAST("+c+" AS TIME(6))", true
 		}
 	case famText:
-		if src.Charset == dst.Charset && fs == fd {
+		if sameBytes && src.Charset == dst.Charset && fs == fd {
 			// The stored bytes: no conversion that could map two
 			// different strings to one.
 			t, lenT = "CAST("+c+" AS BINARY)", "LENGTH("+c+")"
 		} else {
 			t = "CAST(CONVERT(" + c + " USING utf8mb4) AS BINARY)"
+			s.converted = true
 		}
 		style = "len"
 	case famBinary:
@@ -293,7 +300,7 @@ func useRawText(specs []*colSpec) {
 	for _, s := range specs {
 		switch s.fam {
 		case famText:
-			if s.src.Charset != s.dst.Charset || (charset != "" && charset != s.src.Charset) {
+			if s.src.Charset != s.dst.Charset || (charset != "" && charset != s.src.Charset) || s.converted {
 				return
 			}
 			charset = s.src.Charset

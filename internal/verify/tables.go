@@ -164,7 +164,7 @@ func (r *runner) newTableJob(s, d *schema.Table, tr *TableReport) *tableJob {
 			tr.NotCompared = append(tr.NotCompared, sc.Name+" (source only)")
 			continue
 		}
-		spec := newColSpec(sc, dc)
+		spec := newColSpec(sc, dc, r.src.Server.Flavour.StoresCharset(sc.Charset) && r.dst.Server.Flavour.StoresCharset(dc.Charset))
 		t.specs = append(t.specs, spec)
 		specsByName[strings.ToLower(sc.Name)] = spec
 		tr.Compared = append(tr.Compared, sc.Name)

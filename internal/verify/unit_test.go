@@ -180,7 +180,7 @@ func TestColumnEncoding(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := strings.Join(newColSpec(tt.src, tt.dst).frag, ","); got != tt.want {
+			if got := strings.Join(newColSpec(tt.src, tt.dst, true).frag, ","); got != tt.want {
 				t.Errorf("got %s, want %s", got, tt.want)
 			}
 		})
