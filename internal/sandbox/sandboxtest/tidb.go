@@ -1,0 +1,211 @@
+package sandboxtest
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/shakedown/shakedown/internal/flavour"
+	"github.com/shakedown/shakedown/internal/sandbox"
+)
+
+// The flavours' binaries for tests: a TiDB server build ships xz-packed
+// in the project's shared folder beside the checkout, since no package
+// registry serves TiDB.
+const sharedTiDB = "shared/flavours/tidb-server.xz"
+
+var tidbState struct {
+	once sync.Once
+	inst *sandbox.Instance
+	bin  string
+	err  error
+	skip string
+}
+
+// TiDBGet says how to get a TiDB server for the tests, for the one line
+// a skipped test prints.
+const TiDBGet = "no TiDB server for the flavour tests: set SHAKEDOWN_TIDB_SERVER to a tidb-server binary, put one on PATH, or keep ../shared/flavours/tidb-server.xz beside the checkout"
+
+// TiDBServer finds a tidb-server binary for tests: SHAKEDOWN_TIDB_SERVER,
+// tidb-server on PATH, or the shared build unpacked once into the user's
+// cache (by its checksum, so that a new build is unpacked anew). "" when
+// there is none.
+func TiDBServer() (string, error) {
+	if p := os.Getenv("SHAKEDOWN_TIDB_SERVER"); p != "" {
+		return p, nil
+	}
+	if p, err := exec.LookPath("tidb-server"); err == nil {
+		return p, nil
+	}
+	packed := findShared(sharedTiDB)
+	if packed == "" {
+		return "", nil
+	}
+	return unpackXZ(packed, "tidb-server")
+}
+
+// findShared looks for rel beside the module's root and the folders above.
+func findShared(rel string) string {
+	dir, err := os.Getwd()
+	if err != nil {
+		return ""
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			for d := filepath.Dir(dir); ; d = filepath.Dir(d) {
+				if p := filepath.Join(d, rel); fileExists(p) {
+					return p
+				}
+				if d == filepath.Dir(d) {
+					return ""
+				}
+			}
+		}
+		if dir == filepath.Dir(dir) {
+			return ""
+		}
+		dir = filepath.Dir(dir)
+	}
+}
+
+func fileExists(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && !fi.IsDir()
+}
+
+// unpackXZ unpacks packed with xz into the cache as name-<checksum>,
+// once: test binaries of several packages may do it at the same time, so
+// each writes a file of its own and renames it into place.
+func unpackXZ(packed, name string) (string, error) {
+	f, err := os.Open(packed)
+	if err != nil {
+		return "", err
+	}
+	h := sha256.New()
+	_, err = io.Copy(h, f)
+	f.Close()
+	if err != nil {
+		return "", err
+	}
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		cache = os.TempDir()
+	}
+	dir := filepath.Join(cache, "shakedown", "flavours")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	out := filepath.Join(dir, name+"-"+hex.EncodeToString(h.Sum(nil))[:16])
+	if fileExists(out) {
+		return out, nil
+	}
+	tmp, err := os.CreateTemp(dir, name+".*")
+	if err != nil {
+		return "", err
+	}
+	defer os.Remove(tmp.Name())
+	cmd := exec.Command("xz", "-dc", packed)
+	cmd.Stdout = tmp
+	if msg, err := runCaptured(cmd); err != nil {
+		tmp.Close()
+		return "", fmt.Errorf("unpack %s (needs xz, from xz-utils): %v: %s", packed, err, msg)
+	}
+	if err := tmp.Chmod(0o755); err != nil {
+		tmp.Close()
+		return "", err
+	}
+	if err := tmp.Close(); err != nil {
+		return "", err
+	}
+	return out, os.Rename(tmp.Name(), out)
+}
+
+func runCaptured(cmd *exec.Cmd) (string, error) {
+	var stderr limitedBuffer
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	return string(stderr.b), err
+}
+
+type limitedBuffer struct{ b []byte }
+
+func (l *limitedBuffer) Write(p []byte) (int, error) {
+	if len(l.b) < 4096 {
+		l.b = append(l.b, p...)
+	}
+	return len(p), nil
+}
+
+// TiDB returns the target URL of a TiDB sandbox shared by the tests of
+// this binary, starting it on first use. Without a TiDB server the test is
+// skipped with one line saying how to get one; with -short too.
+func TiDB(t testing.TB) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("needs a TiDB server: skipped with -short")
+	}
+	tidbState.once.Do(func() {
+		bin, err := TiDBServer()
+		switch {
+		case err != nil:
+			tidbState.err = err
+			return
+		case bin == "":
+			tidbState.skip = TiDBGet
+			return
+		}
+		tidbState.bin = bin
+		tidbState.inst, tidbState.err = startFlavour("tidb", sandbox.Options{Flavour: flavour.TiDB, Server: bin})
+	})
+	if tidbState.skip != "" {
+		t.Skip(tidbState.skip)
+	}
+	if tidbState.err != nil {
+		t.Fatalf("start the TiDB test sandbox: %v", tidbState.err)
+	}
+	return tidbState.inst.URL()
+}
+
+// TiDBInstance is the shared TiDB sandbox, after TiDB(t).
+func TiDBInstance() *sandbox.Instance { return tidbState.inst }
+
+// startFlavour starts a sandbox of another flavour in the test home.
+func startFlavour(name string, opts sandbox.Options) (*sandbox.Instance, error) {
+	state.mu.Lock()
+	if state.home == "" {
+		home, err := newHome()
+		if err != nil {
+			state.mu.Unlock()
+			return nil, err
+		}
+		state.home = home
+	}
+	if state.running == nil {
+		state.running = map[string]bool{}
+	}
+	state.running[name] = true
+	home := state.home
+	state.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), upTimeout)
+	defer cancel()
+	opts.Name, opts.Home, opts.DieWithParent = name, home, true
+	inst, err := sandbox.Up(ctx, opts)
+	if err != nil {
+		state.mu.Lock()
+		delete(state.running, name)
+		state.mu.Unlock()
+		if errors.Is(err, sandbox.ErrNoServer) {
+			return nil, fmt.Errorf("%w: %s", err, TiDBGet)
+		}
+		return nil, err
+	}
+	return inst, nil
+}
