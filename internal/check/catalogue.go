@@ -38,6 +38,8 @@ var Catalogue = []Check{
 	{"column_differs", "objects", "columns defined differently (type, nullability, default, charset, collation)"},
 	{"key_differs", "objects", "primary keys that differ"},
 	{"missing_index", "objects", "indexes missing on the target"},
+	{"missing_foreign_key", "objects", "foreign keys missing on the target"},
+	{"foreign_key_differs", "objects", "foreign keys defined differently (columns, referenced table and columns, ON DELETE, ON UPDATE) or named differently"},
 	{"missing_view", "objects", "views missing on the target"},
 	{"missing_routine", "objects", "stored procedures and functions missing on the target"},
 	{"missing_trigger", "objects", "triggers missing on the target"},

@@ -112,6 +112,10 @@ var dirtyFixture = []string{
 	"CREATE TABLE shop.codes (code VARCHAR(20) NOT NULL, label VARCHAR(50), `rank` INT, UNIQUE KEY uk_code (code)) ENGINE=InnoDB",
 	"CREATE TABLE shop.counters (id TINYINT UNSIGNED AUTO_INCREMENT PRIMARY KEY, n INT) ENGINE=InnoDB",
 	"INSERT INTO shop.counters VALUES (243, 0)",
+	`CREATE TABLE shop.orders (id INT PRIMARY KEY, customer_id INT NOT NULL,
+		CONSTRAINT fk_orders_customer FOREIGN KEY (customer_id) REFERENCES shop.customers (id) ON DELETE CASCADE) ENGINE=InnoDB`,
+	`CREATE TABLE shop.payments (id INT PRIMARY KEY, customer_id INT NOT NULL,
+		CONSTRAINT fk_payments_customer FOREIGN KEY (customer_id) REFERENCES shop.customers (id) ON DELETE CASCADE) ENGINE=InnoDB`,
 	"CREATE TRIGGER shop.customers_bi BEFORE INSERT ON shop.customers FOR EACH ROW SET NEW.name = TRIM(NEW.name)",
 	"CREATE EVENT shop.purge_raw ON SCHEDULE EVERY 1 DAY DO DELETE FROM shop.events_raw WHERE at < NOW() - INTERVAL 30 DAY",
 	"CREATE PROCEDURE shop.add_customer(n VARCHAR(50)) INSERT INTO shop.customers (name) VALUES (n)",
@@ -126,9 +130,10 @@ var dirtyFixture = []string{
 }
 
 // targetFixture is the target after a copy of the schema that left out the
-// trigger, the event, the intl database and an account, gave app fewer
-// privileges, and made legacy_log InnoDB; customers was filled with its
-// statistics frozen.
+// trigger, the event, the intl database, an account and a foreign key (with
+// its index), made another foreign key RESTRICT, gave app fewer privileges,
+// and made legacy_log InnoDB; customers was filled with its statistics
+// frozen.
 var targetFixture = []string{
 	"CREATE DATABASE shop",
 	`CREATE TABLE shop.customers (id INT AUTO_INCREMENT PRIMARY KEY, name VARCHAR(50) NOT NULL, created DATE NULL,
@@ -138,6 +143,9 @@ var targetFixture = []string{
 	"CREATE TABLE shop.events_raw (at DATETIME, payload VARCHAR(100)) ENGINE=InnoDB",
 	"CREATE TABLE shop.codes (code VARCHAR(20) NOT NULL, label VARCHAR(50), `rank` INT, UNIQUE KEY uk_code (code)) ENGINE=InnoDB",
 	"CREATE TABLE shop.counters (id TINYINT UNSIGNED AUTO_INCREMENT PRIMARY KEY, n INT) ENGINE=InnoDB",
+	"CREATE TABLE shop.orders (id INT PRIMARY KEY, customer_id INT NOT NULL) ENGINE=InnoDB",
+	`CREATE TABLE shop.payments (id INT PRIMARY KEY, customer_id INT NOT NULL,
+		CONSTRAINT fk_payments_customer FOREIGN KEY (customer_id) REFERENCES shop.customers (id)) ENGINE=InnoDB`,
 	"CREATE PROCEDURE shop.add_customer(n VARCHAR(50)) INSERT INTO shop.customers (name) VALUES (n)",
 	"CREATE USER 'app'@'%' IDENTIFIED BY 'app-secret'",
 	"GRANT SELECT ON shop.* TO 'app'@'%'",

@@ -33,7 +33,11 @@ type Table struct {
 	Rows     int64 // the server's estimate (TABLE_ROWS)
 	Columns  []*Column
 	Indexes  []*Index
-	byName   map[string]*Column
+	// ForeignKeys are by name; ForeignKeysUnknown says the server has no
+	// information_schema table of them, and they are not compared.
+	ForeignKeys        []*ForeignKey
+	ForeignKeysUnknown bool
+	byName             map[string]*Column
 }
 
 // FullName is db.table.
@@ -225,6 +229,9 @@ func loadSchema(ctx context.Context, s *Side, dbs []string) (map[string]*Table, 
 	for _, t := range tables {
 		sort.SliceStable(t.Indexes, func(i, j int) bool { return t.Indexes[i].Primary && !t.Indexes[j].Primary })
 	}
+	if err := loadForeignKeys(ctx, s, tables, in, args); err != nil {
+		return nil, err
+	}
 	return tables, nil
 }
 
@@ -321,6 +328,10 @@ func (d Diff) String() string {
 	case "column_missing_on_target", "column_extra_on_target",
 		"index_missing_on_target", "index_extra_on_target":
 		return strings.ReplaceAll(strings.TrimPrefix(d.Kind, ""), "_", " ") + ": " + d.Object
+	case "foreign_key_missing_on_target":
+		return "foreign key missing on target: " + d.Object + " " + d.Source
+	case "foreign_key_extra_on_target":
+		return "foreign key extra on target: " + d.Object + " " + d.Target
 	}
 	what := strings.ReplaceAll(d.Kind, "_", " ")
 	if d.Object != "" {
@@ -382,7 +393,7 @@ func compareSchema(src, dst *Table) []Diff {
 			out = append(out, Diff{Kind: "index_extra_on_target", Object: dIdx[s].Name + " " + s})
 		}
 	}
-	return out
+	return append(out, compareForeignKeys(src, dst)...)
 }
 
 func yesNo(b bool) string {
@@ -419,8 +430,8 @@ func indexSigs(t *Table) map[string]*Index {
 	return m
 }
 
-// Load reads the base tables of the databases dbs on s (columns and
-// indexes included), keyed by db.table, in a few bulk queries on
+// Load reads the base tables of the databases dbs on s (columns, indexes
+// and foreign keys included), keyed by db.table, in a few bulk queries on
 // information_schema.
 func Load(ctx context.Context, s *Side, dbs []string) (map[string]*Table, error) {
 	return loadSchema(ctx, s, dbs)
@@ -428,5 +439,7 @@ func Load(ctx context.Context, s *Side, dbs []string) (map[string]*Table, error)
 
 // Compare lists the differences between two definitions of a table:
 // engine, columns (type, nullability, default, character set, collation,
-// extra), primary key and indexes, each named by what it does.
+// extra), primary key and indexes, each named by what it does, and foreign
+// keys (columns, referenced table and columns, ON DELETE, ON UPDATE; a
+// definition found under another name is a renamed key).
 func Compare(src, dst *Table) []Diff { return compareSchema(src, dst) }
