@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/shakedown/shakedown/internal/render"
@@ -50,7 +51,7 @@ func WriteText(w io.Writer, r *Report) error {
 		}
 	}
 	if len(r.AccountsSkipped) > 0 {
-		fmt.Fprintf(&b, "\naccounts not compared (--skip-accounts): %s\n", list(r.AccountsSkipped, 10))
+		fmt.Fprintf(&b, "\naccounts not compared (%s): %s\n", skippedWhy(r.AccountsSkipped), list(r.AccountsSkipped, 10))
 	}
 	if len(r.Variables) > 0 {
 		both, oneSide := 0, 0
@@ -73,6 +74,19 @@ func WriteText(w io.Writer, r *Report) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// skippedWhy says why the accounts names were left out of the
+// comparison: all of them the servers' own (DefaultSkipAccounts, the list
+// without --skip-accounts), or --skip-accounts named them.
+func skippedWhy(names []string) string {
+	for _, n := range names {
+		user, _, _ := strings.Cut(strings.TrimPrefix(n, "'"), "'")
+		if !slices.ContainsFunc(DefaultSkipAccounts, func(s string) bool { return strings.EqualFold(s, user) }) {
+			return "--skip-accounts"
+		}
+	}
+	return "the servers' own accounts; --skip-accounts sets which are left out"
 }
 
 // WriteJSON writes the report as a JSON document.
