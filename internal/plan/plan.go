@@ -57,6 +57,7 @@ import (
 	"math"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -404,7 +405,7 @@ func (ps *parser) plan(root *yaml.Node) {
 	case !p.AutoRepeats && seen["max_repeats"] != nil:
 		ps.addf(seen["max_repeats"].Line, "max_repeats is for repeats: auto; with a fixed number of repeats leave it out")
 	}
-	if p.TimeS == 0 && p.Events == 0 && seen["time"] != nil {
+	if p.TimeS == 0 && p.Events == 0 && seen["time"] != nil && !ps.reported(seen["time"].Line) {
 		ps.addf(seen["time"].Line, "time: 0 needs events: N: a step needs a limit")
 	}
 	if p.Capacity == nil && seen["production_peak"] != nil {
@@ -412,6 +413,13 @@ func (ps *parser) plan(root *yaml.Node) {
 	}
 	ps.checkRoles(seen["targets"])
 	ps.checkEngine(len(ps.problems) == 0)
+}
+
+// reported says whether a problem on line was reported already: a value
+// that did not parse gets that one message, not others about what it
+// would have meant.
+func (ps *parser) reported(line int) bool {
+	return slices.ContainsFunc(ps.problems, func(p Problem) bool { return p.Line == line })
 }
 
 func (ps *parser) err() error {

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -323,6 +324,35 @@ threads: [1, 4]
 					t.Fatalf("got %q, want it to contain %q (in order)", msg, w)
 				}
 				rest = rest[i+len(w):]
+			}
+		})
+	}
+}
+
+// TestBadTimeOneError: a time that does not parse is one error, on its
+// line; it is not also read as time: 0 and told that it needs events.
+func TestBadTimeOneError(t *testing.T) {
+	src := `targets:
+  - {name: a, url: "mysql://u@127.0.0.1:1/d", role: control}
+workloads: [oltp_point_select]
+threads: [1]
+time: %s
+`
+	tests := []struct{ time, want string }{
+		{"abc", `p.yaml:5: time: "abc": want whole seconds, such as 10 or "2m"`},
+		{"1.5s", `p.yaml:5: time: "1.5s": want whole seconds, such as 10 or "2m"`},
+		{"-5", "p.yaml:5: time: -5: want seconds >= 0"},
+		{"0", "p.yaml:5: time: 0 needs events: N: a step needs a limit"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.time, func(t *testing.T) {
+			_, err := Parse("p.yaml", []byte(fmt.Sprintf(src, tc.time)), env(nil), engine.Grammar{})
+			var pe *Error
+			if !errors.As(err, &pe) {
+				t.Fatalf("got %v, want a plan error", err)
+			}
+			if got := err.Error(); len(pe.Problems) != 1 || !strings.Contains(got, tc.want) {
+				t.Errorf("got %d problem(s): %s\nwant one: %s", len(pe.Problems), got, tc.want)
 			}
 		})
 	}
