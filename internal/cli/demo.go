@@ -24,6 +24,7 @@ type demoCmd struct {
 	threads    []int
 	basedir    string
 	placement  bool
+	port       int
 	help       bool
 }
 
@@ -35,6 +36,7 @@ func (c *demoCmd) flags() *pflag.FlagSet {
 	fs.IntSliceVar(&c.threads, "threads", []int{1, 4, 16, 64}, "thread levels")
 	fs.StringVar(&c.basedir, "basedir", "", "unpacked MariaDB/MySQL tarball to run (default: mariadbd or mysqld from PATH, /usr/sbin)")
 	fs.BoolVar(&c.placement, "placement", false, "compare a server bound to cores with the same server under an equal CPU quota")
+	fs.IntVar(&c.port, "port", 0, "the control's sandbox listens on this port, the candidate's on the next (0: free ports)")
 	fs.BoolVarP(&c.help, "help", "h", false, "show this help")
 	return fs
 }
@@ -80,7 +82,7 @@ func (c *demoCmd) options(env *Env, dir string, targets []demo.Target) demo.Opti
 	return demo.Options{
 		Dir: dir, Basedir: c.basedir, Placement: c.placement, TimeS: c.timeS, MaxRepeats: c.maxRepeats, Threads: c.threads,
 		Targets: targets, Out: env.Stdout, Progress: env.Stderr, Live: progress.IsTerminal(env.Stderr), Getenv: env.Getenv,
-		Version: Version,
+		Version: Version, Port: c.port,
 	}
 }
 

@@ -71,9 +71,23 @@ func TestDemo(t *testing.T) {
 }
 
 func TestDemoBadInput(t *testing.T) {
-	code, _, stderr := runEnv(context.Background(), nil, "demo", "--time", "0")
-	if code != ExitUsage || !strings.Contains(stderr, "--time must be >= 1") {
-		t.Errorf("got exit %d and %q, want %d and the --time message", code, stderr, ExitUsage)
+	dir := t.TempDir()
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"time", []string{"--time", "0"}, "--time must be >= 1"},
+		{"port past the last", []string{"--port", "65535"}, "demo: --port 65535: want 1-65534 (the control listens on it, the candidate on the next), or 0 for free ports"},
+		{"negative port", []string{"--port", "-1"}, "demo: --port -1: want 1-65534"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, stderr := runEnv(context.Background(), nil, append([]string{"demo", "--out", dir}, tc.args...)...)
+			if code != ExitUsage || !strings.Contains(stderr, tc.want) {
+				t.Errorf("got exit %d and %q, want %d and %q", code, stderr, ExitUsage, tc.want)
+			}
+		})
 	}
 }
 

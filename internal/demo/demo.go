@@ -45,6 +45,9 @@ type Options struct {
 	MaxRepeats int
 	Threads    []int
 	Targets    []Target
+	// Port is where the sandboxes listen: the control on Port, the
+	// candidate on the next; 0 picks free ports.
+	Port int
 
 	Out, Progress io.Writer // the story and the sweep's progress
 	Live          bool      // Progress is a terminal
@@ -66,6 +69,9 @@ var mariaDB = []string{"thread_handling=pool-of-threads"}
 
 // Run starts the sandboxes, sweeps them, writes the report and stops them.
 func Run(ctx context.Context, o Options) error {
+	if last := o.Port + len(o.Targets) - 1; o.Port < 0 || o.Port > 0 && last > 65535 {
+		return usage.Errorf("demo: --port %d: want 1-%d (the control listens on it, the candidate on the next), or 0 for free ports", o.Port, 65536-len(o.Targets))
+	}
 	start := time.Now()
 	home := filepath.Join(o.Dir, "sandboxes")
 	insts, err := startSandboxes(ctx, o, home)
@@ -176,8 +182,12 @@ func startSandboxes(ctx context.Context, o Options, home string) ([]*sandbox.Ins
 		if t.Place.IsZero() {
 			set = append(set, t.Set...)
 		}
+		port := 0
+		if o.Port != 0 {
+			port = o.Port + i
+		}
 		inst, err := sandbox.Up(ctx, sandbox.Options{
-			Name: t.Name, Home: home, Basedir: o.Basedir, Set: append(set, "tmpdir="+tmp), Placement: t.Place,
+			Name: t.Name, Home: home, Basedir: o.Basedir, Set: append(set, "tmpdir="+tmp), Placement: t.Place, Port: port,
 			// The demo's servers must not outlive it, even if it is
 			// killed before it can stop them.
 			DieWithParent: true,
