@@ -121,7 +121,11 @@ func (j *Job) Run(ctx context.Context, opt RunOptions) (*result.Result, error) {
 			return nil, fmt.Errorf("%s: %w", j.Workload, err)
 		}
 	}
+	check, err := j.checkBefore(ctx, db, out)
 	db.Close()
+	if err != nil {
+		return nil, err
+	}
 	mon, err := monitor.StartRun(ctx, j.monitorConfig(opt, srv))
 	if err != nil {
 		return nil, err
@@ -202,6 +206,7 @@ func (j *Job) Run(ctx context.Context, opt RunOptions) (*result.Result, error) {
 	}
 	res.Options = j.Options()
 	res.AddMonitor(mon.Finish(o))
+	checkErr := j.checkAfter(ctx, check, res, out)
 
 	fmt.Fprintln(out)
 	if j.histogram {
@@ -216,6 +221,8 @@ func (j *Job) Run(ctx context.Context, opt RunOptions) (*result.Result, error) {
 		return res, fmt.Errorf("run stopped: %w", o.Err)
 	case o.Interrupted:
 		return res, ErrInterrupted
+	case checkErr != nil:
+		return res, checkErr
 	case o.Degraded():
 		a := res.Availability
 		return res, fmt.Errorf("%w: the server could not be reached for %.2fs of the run (%d of %d reconnect attempts failed; first: %s): the figures are kept, marked degraded, and left out of reports' verdicts",

@@ -63,6 +63,9 @@ type Result struct {
 	// Connect is set when the run opened connections while measuring
 	// (--connect-mode transaction or query, or a workload that connects).
 	Connect *ConnectStats `json:"connect,omitempty"`
+	// DataCheck is the workload's check of the data after the run (see
+	// DataCheck); nil when the workload has none or it was not made.
+	DataCheck *DataCheck `json:"data_check,omitempty"`
 	// Statements holds per-statement figures (the sql workload).
 	Statements []StatementStats `json:"statements,omitempty"`
 	// Server is the per-second server (and, for a server on this host,

@@ -80,6 +80,7 @@ func (r *Result) WriteSummary(w io.Writer) {
 			r.Availability.UnavailableS, r.Availability.FirstError)
 	}
 	r.writeClient(w)
+	r.writeDataCheck(w)
 	if r.Interrupted {
 		fmt.Fprintln(w, "    INTERRUPTED:                   the run was stopped before its limit; figures cover what ran")
 	}

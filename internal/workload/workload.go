@@ -6,9 +6,10 @@
 // assertion: Flagser (own options), Validator (checks options once, before any
 // connection), Preparer and Cleaner (create and drop data), DataChecker
 // (checks the data before a run), Opser (hands out one Worker per thread),
-// RunPreparer (reads values before a run), StatementNamer (reports per
-// statement), PreparedStatementser (says how many server-side statements
-// a thread keeps prepared), ServerCounted (what the server counts of its
+// RunPreparer (reads values before a run), RunChecker (checks after a run
+// that the data changed as the committed events say), StatementNamer
+// (reports per statement), PreparedStatementser (says how many server-side
+// statements a thread keeps prepared), ServerCounted (what the server counts of its
 // statements, for the client vs server cross-check) and EventKinder (what
 // one event is as the server counts it).
 package workload
@@ -113,6 +114,37 @@ type Cleaner interface {
 // first connection; it must not write.
 type RunPreparer interface {
 	PrepareRun(ctx context.Context, env *PrepareEnv) error
+}
+
+// RunChecker is a workload whose events change the data by an amount it
+// can tell, so that a run can check afterwards that the server kept every
+// change it acknowledged: a server that merges concurrent updates of one
+// row loses some, and looks faster for it. BeforeRun reads the data once,
+// before the threads connect, on the run's first connection (env.DB);
+// CheckRun reads it again once every thread has stopped, on a connection
+// of its own, and says what it read and what the events that committed
+// should have made of it; the caller judges (result.NewDataCheck).
+// Neither writes. A run whose check finds a difference fails. The check
+// assumes the run is the only writer: a split load, whose runners all
+// write, is not checked.
+type RunChecker interface {
+	BeforeRun(ctx context.Context, env *PrepareEnv) error
+	CheckRun(ctx context.Context, env *PrepareEnv) (RunCheck, error)
+}
+
+// RunCheck is what a RunChecker read after a run, beside what the run's
+// events say they did.
+type RunCheck struct {
+	// What names what was read, for people.
+	What string
+	// Before and After are its values before and after the run.
+	Before, After int64
+	// Committed counts the events that committed; Expected is the change
+	// they made in all.
+	Committed, Expected int64
+	// InDoubt counts the events whose commit got no answer (a lost
+	// connection): each may have changed the value by Step, or not at all.
+	InDoubt, Step int64
 }
 
 // PreparedStatementser says how many server-side prepared statements one

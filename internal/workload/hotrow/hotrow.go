@@ -8,6 +8,11 @@
 // throughput is bounded by row-lock hand-over, not by the rows' number, which
 // is what the workload shows about a server. prepare creates the table with
 // --stock in each row; cleanup drops it.
+//
+// A run reads the rows' stock before and after and checks that it fell by
+// exactly the decrements that committed (check.go): a server that merges
+// concurrent updates of one row instead of serialising them loses some, and
+// its throughput would otherwise read as a win.
 package hotrow
 
 import (
@@ -39,6 +44,11 @@ type generator struct {
 	skipTrx bool
 	engine  string
 	fs      *pflag.FlagSet
+	// tally counts what the run's workers committed; before is the stock
+	// BeforeRun read (check.go).
+	tally  tally
+	before int64
+	ready  bool
 }
 
 func newGenerator(meta workload.Meta) *generator {
@@ -123,7 +133,7 @@ func (g *generator) PreparedStatements() int {
 
 // NewWorker prepares the event's statements on the thread's connection.
 func (g *generator) NewWorker(ctx context.Context, env *workload.WorkerEnv) (workload.Worker, error) {
-	w := &worker{conn: env.Conn, rnd: env.Rand, rows: int64(g.rows), args: make([]any, 1)}
+	w := &worker{conn: env.Conn, rnd: env.Rand, rows: int64(g.rows), args: make([]any, 1), tally: &g.tally}
 	if g.skew > 0 && g.rows > 1 {
 		cfg := randgen.Defaults()
 		cfg.Type = randgen.Zipfian
@@ -154,6 +164,7 @@ type worker struct {
 	rows                  int64
 	begin, update, commit workload.Stmt
 	args                  []any
+	tally                 *tally
 }
 
 func (w *worker) id() int64 {
@@ -168,7 +179,7 @@ func (w *worker) id() int64 {
 
 // Event is BEGIN; UPDATE; COMMIT. After a failed UPDATE (a lock wait
 // timeout leaves the transaction open) it rolls back before the error goes
-// to the runner.
+// to the runner. What committed is tallied for the check after the run.
 func (w *worker) Event(ctx context.Context) error {
 	if w.begin != nil {
 		if _, err := w.begin.Exec(ctx); err != nil {
@@ -176,17 +187,23 @@ func (w *worker) Event(ctx context.Context) error {
 		}
 	}
 	w.args[0] = w.id()
-	if _, err := w.update.Exec(ctx, w.args...); err != nil {
-		if w.begin != nil && ctx.Err() == nil && !w.conn.Broken() && !target.IsConnLost(err) {
+	n, err := w.update.Exec(ctx, w.args...)
+	if err != nil {
+		if w.begin == nil {
+			// In autocommit the UPDATE is the transaction.
+			w.tally.failed(err, 1)
+		} else if ctx.Err() == nil && !w.conn.Broken() && !target.IsConnLost(err) {
 			w.conn.Exec(ctx, "ROLLBACK") // best effort; the UPDATE's error is what counts
 		}
 		return err
 	}
 	if w.commit != nil {
 		if _, err := w.commit.Exec(ctx); err != nil {
+			w.tally.failed(err, n)
 			return err
 		}
 	}
+	w.tally.committed(n)
 	return nil
 }
 
