@@ -13,7 +13,10 @@
 package flavour
 
 import (
+	"context"
+	"database/sql"
 	"fmt"
+	"net"
 	"slices"
 	"strings"
 )
@@ -190,4 +193,26 @@ func NotAvailable(what string, n Name, version string) string {
 		return fmt.Sprintf("%s: not available on %s", what, n.Title())
 	}
 	return fmt.Sprintf("%s: not available on %s %s", what, n.Title(), version)
+}
+
+// StatusEndpoint is the address of the server's HTTP status port, where
+// it serves its figures as Prometheus text at /metrics, asked of the
+// server itself; host is the target's host, used where the server listens
+// on every address. "" when the flavour has none or the server does not
+// say.
+func StatusEndpoint(ctx context.Context, n Name, q Querier, host string) string {
+	if n.StatusPort() == 0 {
+		return ""
+	}
+	var port, at sql.NullString
+	err := q.QueryRowContext(ctx, `SELECT JSON_UNQUOTE(JSON_EXTRACT(@@tidb_config, '$.status."status-port"')),
+		JSON_UNQUOTE(JSON_EXTRACT(@@tidb_config, '$.status."status-host"'))`).Scan(&port, &at)
+	if err != nil || !port.Valid || port.String == "" || port.String == "0" {
+		return ""
+	}
+	h := at.String
+	if h == "" || h == "0.0.0.0" || h == "::" {
+		h = host
+	}
+	return net.JoinHostPort(h, port.String)
 }

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/shakedown/shakedown/internal/flavour"
 	"github.com/shakedown/shakedown/internal/host"
 	"github.com/shakedown/shakedown/internal/result"
 	"github.com/shakedown/shakedown/internal/runner"
@@ -65,10 +66,12 @@ type Run struct {
 	notes    []string
 	local    bool
 	pid      int
-	stall    *stall.Watcher
-	stallDB  *sql.DB
-	facts    *host.Facts // the server's host, read at the start
-	client   *host.Facts // this host, when the server is on another
+	// metricsPort is the status port read beside SHOW GLOBAL STATUS.
+	metricsPort string
+	stall       *stall.Watcher
+	stallDB     *sql.DB
+	facts       *host.Facts // the server's host, read at the start
+	client      *host.Facts // this host, when the server is on another
 
 	mu         sync.Mutex
 	measureAt  time.Time // start of measurement, from the first interval
@@ -133,6 +136,10 @@ func StartRun(ctx context.Context, cfg RunConfig) (*Run, error) {
 		opt.Limits.Cores = runtime.NumCPU()
 		r.pid = r.findPID(ctx, ep)
 		opt.Host = &HostOptions{Proc: cfg.Proc, ServerPID: r.pid, Client: true}
+	}
+	if f := cfg.Server.Flavour; f != "" && !f.StatusCounters() {
+		opt.MetricsPort = flavour.StatusEndpoint(ctx, f, db, ep.Host)
+		r.metricsPort = opt.MetricsPort
 	}
 	s := NewSampler(db, opt)
 	if cfg.Stall != nil {
@@ -251,9 +258,9 @@ func (r *Run) Finish(o *runner.Outcome) *result.Monitor {
 		} else {
 			rep.CrossCheck = result.CheckCounter(rep.Server, runner.Rates(o.Intervals), r.cfg.Counter)
 		}
-		if f := r.cfg.Server.Flavour; f != "" && !f.StatusCounters() {
+		if f := r.cfg.Server.Flavour; f != "" && !f.StatusCounters() && r.metricsPort == "" {
 			rep.CrossCheck = &result.CrossCheck{NotApplicable: true,
-				Note: f.Title() + " keeps no statement counters in SHOW GLOBAL STATUS to check the client's against"}
+				Note: f.Title() + " keeps no statement counters in SHOW GLOBAL STATUS, and its status port did not answer"}
 		}
 	}
 	if r.stall != nil {

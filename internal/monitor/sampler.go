@@ -31,6 +31,9 @@ type Options struct {
 	Host *HostOptions
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// MetricsPort is host:port of the server's HTTP status port, read
+	// for the figures its SHOW GLOBAL STATUS lacks (TiDB's); "" for none.
+	MetricsPort string
 }
 
 // HostOptions say where the host facts are.
@@ -49,6 +52,9 @@ type HostOptions struct {
 // opt.Host, the host and the processes.
 func NewSampler(q Querier, opt Options) *Sampler {
 	sources := []Source{StatusSource{}, &InnoDBSource{}}
+	if opt.MetricsPort != "" {
+		sources = append(sources, MetricsPortSource{Addr: opt.MetricsPort})
+	}
 	if h := opt.Host; h != nil {
 		proc := h.Proc
 		if proc == "" {

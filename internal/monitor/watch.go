@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/shakedown/shakedown/internal/flavour"
 	"github.com/shakedown/shakedown/internal/result"
 	"github.com/shakedown/shakedown/internal/target"
 )
@@ -64,5 +65,22 @@ func WatchSampler(ctx context.Context, q Querier, ep target.Endpoint, cores int)
 	if cores >= 0 {
 		opt.Limits.Cores = cores
 	}
+	opt.MetricsPort = metricsPort(ctx, q, ep)
 	return NewSampler(q, opt), pid, local
+}
+
+// metricsPort is the status port of a server whose flavour keeps its
+// figures there (TiDB), as the server says, or "".
+func metricsPort(ctx context.Context, q Querier, ep target.Endpoint) string {
+	fq, ok := q.(flavour.Querier)
+	if !ok {
+		return ""
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	_, f, err := flavour.Detect(ctx, fq)
+	if err != nil || f.StatusCounters() {
+		return ""
+	}
+	return flavour.StatusEndpoint(ctx, f, fq, ep.Host)
 }
