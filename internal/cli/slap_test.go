@@ -277,3 +277,85 @@ func readResults(t *testing.T, path string) []result.Result {
 	}
 	return levels
 }
+
+// schemaTables lists the tables of schema, and whether it exists.
+func schemaTables(t *testing.T, db *sql.DB, schema string) (bool, []string) {
+	t.Helper()
+	var n int
+	if err := db.QueryRow("SELECT COUNT(*) FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?", schema).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n == 0 {
+		return false, nil
+	}
+	rows, err := db.Query("SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? ORDER BY TABLE_NAME", schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var names []string
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, name)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return true, names
+}
+
+// TestSlapInitCommandAlone: with --init-command and no query, each client
+// connects (running the init command) and runs nothing, and the summary is
+// printed, as mysqlslap does (mysql-test's mysqlslap.test runs this line).
+func TestSlapInitCommandAlone(t *testing.T) {
+	bin, err := exec.LookPath("mysqlslap")
+	if err != nil {
+		t.Fatal("mysqlslap is not installed: run 'make test', which installs Debian's mariadb-client")
+	}
+	url := sandboxtest.URL(t)
+	admin := adminDB(t, url)
+	mustExec(t, admin, "CREATE DATABASE IF NOT EXISTS slapinit", "DROP TABLE IF EXISTS slapinit.t1")
+	host, port := hostPort(t, url)
+	conn := []string{"-h" + host, "-P" + port, "-ushakedown"}
+	line := []string{"--create-schema=slapinit", "--init-command=CREATE TABLE t1(a INT)", "--silent", "--concurrency=1", "--iterations=1"}
+	counters := []string{"Com_create_table", "Com_select", "Connections"}
+
+	want := delta(t, admin, counters, func() {
+		if out, err := exec.Command(bin, append(append([]string{"--no-defaults"}, conn...), line...)...).CombinedOutput(); err != nil {
+			t.Fatalf("mysqlslap: %v\n%s", err, out)
+		}
+	})
+	if _, tables := schemaTables(t, admin, "slapinit"); len(tables) != 1 || tables[0] != "t1" {
+		t.Fatalf("after mysqlslap: got tables %q, want t1", tables)
+	}
+	mustExec(t, admin, "DROP TABLE slapinit.t1")
+	got := delta(t, admin, counters, func() {
+		code, out, stderr := runCLI(context.Background(), append(append([]string{"slap"}, conn...), line...)...)
+		if code != 0 || out != "" {
+			t.Fatalf("shakedown slap: exit %d, output %q (want 0 and none: --silent)\n%s", code, out, stderr)
+		}
+	})
+	for _, k := range counters {
+		if got[k] != want[k] {
+			t.Errorf("%s: got %d, want %d (mysqlslap)", k, got[k], want[k])
+		}
+	}
+	if _, tables := schemaTables(t, admin, "slapinit"); len(tables) != 1 || tables[0] != "t1" {
+		t.Errorf("after shakedown slap: got tables %q, want t1", tables)
+	}
+
+	// Without --silent the summary says no queries ran, as mysqlslap's.
+	code, out, stderr := runCLI(context.Background(), "slap", "-h"+host, "-P"+port, "-ushakedown", "--create-schema=slapinit",
+		"--init-command=SET @a = 1", "--concurrency=3", "--number-of-queries=30")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
+	}
+	for _, w := range []string{"Benchmark\n", "Number of clients running queries: 3", "Average number of queries per client: 0", "Connections: 3,"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("output lacks %q:\n%s", w, out)
+		}
+	}
+}

@@ -102,8 +102,8 @@ func Load(o *Options, getenv func(string) string) (*Bench, error) {
 		if b.query, err = b.readStatements("query", o.Query); err != nil {
 			return nil, err
 		}
-		if o.Query == "" {
-			return nil, usagef("nothing to run: give --query (SQL, or a file of it) or --auto-generate-sql")
+		if o.Query == "" && !o.runsAnything() {
+			return nil, usagef("nothing to run: give --query (SQL, or a file of it), --auto-generate-sql, or --init-command (SQL each client runs as it connects)")
 		}
 		b.actualQueries = uint64(len(b.query))
 		for i := range b.query {
@@ -129,6 +129,14 @@ func Load(o *Options, getenv func(string) string) (*Bench, error) {
 	// Something created is dropped again unless --no-drop.
 	b.preserve = o.NoDrop || (len(b.create) == 0 && !o.AutoGenerate)
 	return b, nil
+}
+
+// runsAnything says whether a test without --query still does something
+// that mysqlslap would do: an --init-command on each client's connection,
+// --create, the pre- and post-statements or commands. Clients then
+// connect and run no statements, and the summary is printed.
+func (o *Options) runsAnything() bool {
+	return o.InitCommand != "" || o.Create != "" || o.PreQuery != "" || o.PostQuery != "" || o.PreSystem != "" || o.PostSystem != ""
 }
 
 func (b *Bench) checkNumbers() error {
@@ -353,9 +361,13 @@ func (b *Bench) resolveTarget(getenv func(string) string) error {
 
 // limit is mysqlslap's number of queries per client at concurrency c: the
 // execute number, else --number-of-queries divided among the clients, else
-// the statements of --query. 0 means one pass over the statements.
+// the statements of --query. 0 means one pass over the statements, and a
+// test without statements (an --init-command alone) has no more than that
+// (mysqlslap would loop for ever).
 func (b *Bench) limit(c int) uint64 {
 	switch {
+	case len(b.query) == 0:
+		return 0
 	case b.o.ExecuteNumber > 0:
 		return b.o.ExecuteNumber
 	case b.o.NumberOfQueries > 0:

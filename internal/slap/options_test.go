@@ -154,6 +154,7 @@ func TestLimitPerClient(t *testing.T) {
 		{"fewer queries than clients: one pass", []string{"--query=select 1", "--number-of-queries=3"}, 4, 0},
 		{"auto-generated: one pass", []string{"-a"}, 4, 0},
 		{"execute number", []string{"-a", "--auto-generate-sql-execute-number=7"}, 4, 7},
+		{"init command alone: no statements to repeat", []string{"--init-command=set @a = 1", "--number-of-queries=40"}, 4, 0},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
