@@ -189,8 +189,9 @@ func TestExitCodes(t *testing.T) {
 			return []string{"slap", "--target", f.live, "--create-schema=sbtest", "--query=select 1", "--concurrency=1", "--iterations=1", "--silent"}
 		}},
 		{"slap", "bad option", usage, nil, func(f *exitFixture) []string { return []string{"slap", "--concurency=1"} }},
-		{"slap", "no such database", usage, nil, func(f *exitFixture) []string {
-			return []string{"slap", "--target", f.noDB, "--query=select 1", "--concurrency=1", "--iterations=1"}
+		{"slap", "a schema that holds tables, to drop", usage, nil, func(f *exitFixture) []string {
+			// exitcodes_src is diffSrc's database, which holds table t.
+			return []string{"slap", "--target", f.live, "-a", "--create-schema=exitcodes_src", "--concurrency=1", "--iterations=1"}
 		}},
 		{"slap", "server down", failed, nil, func(f *exitFixture) []string {
 			return []string{"slap", "--target", f.down, "--query=select 1", "--concurrency=1", "--iterations=1"}

@@ -307,6 +307,149 @@ func schemaTables(t *testing.T, db *sql.DB, schema string) (bool, []string) {
 	return true, names
 }
 
+// TestSlapKeepsSchemaThatHoldsData: where --create or -a would drop and
+// re-create --create-schema (mysqlslap drops it, whatever it holds), a
+// schema that holds tables is refused before anything runs unless
+// --allow-drop-schema; an empty one is used and left empty; and a test
+// that fails leaves the schema it made dropped, so that the next test is
+// not refused.
+func TestSlapKeepsSchemaThatHoldsData(t *testing.T) {
+	url := sandboxtest.URL(t)
+	admin := adminDB(t, url)
+	host, port := hostPort(t, url)
+	conn := []string{"slap", "-h" + host, "-P" + port, "-ushakedown"}
+	precious := func(t *testing.T) {
+		mustExec(t, admin,
+			"CREATE DATABASE IF NOT EXISTS slapkeep",
+			"CREATE TABLE IF NOT EXISTS slapkeep.orders (id INT PRIMARY KEY)",
+			"REPLACE INTO slapkeep.orders VALUES (1), (2)",
+		)
+	}
+	rows := func(t *testing.T) int {
+		var n int
+		if err := admin.QueryRow("SELECT COUNT(*) FROM slapkeep.orders").Scan(&n); err != nil {
+			t.Fatalf("slapkeep.orders: %v (the schema was dropped)", err)
+		}
+		return n
+	}
+	refused := []string{"--create-schema=slapkeep", "schema slapkeep exists and holds 1 table", "nothing was run or dropped", "--allow-drop-schema"}
+	cases := []struct {
+		name   string
+		args   []string
+		code   int
+		stderr []string
+		after  func(t *testing.T)
+	}{
+		{"auto-generated, refused", []string{"-a", "--create-schema=slapkeep"}, ExitUsage,
+			append(refused, "--auto-generate-sql fills"), func(t *testing.T) {
+				if n := rows(t); n != 2 {
+					t.Errorf("slapkeep.orders: got %d rows, want 2", n)
+				}
+			}},
+		{"--create with --no-drop, refused", []string{"--create-schema=slapkeep", "--create=CREATE TABLE t1 (a INT)", "--query=select 1", "--no-drop"}, ExitUsage,
+			append(refused, "--create fills", "--no-drop"), func(t *testing.T) {
+				if _, tables := schemaTables(t, admin, "slapkeep"); len(tables) != 1 || rows(t) != 2 {
+					t.Errorf("slapkeep: got tables %q, want only orders with its 2 rows", tables)
+				}
+			}},
+		{"--allow-drop-schema drops it, as mysqlslap does", []string{"-a", "--create-schema=slapkeep", "--allow-drop-schema"}, 0,
+			[]string{"slap: schema slapkeep holds 1 table: dropping it (--allow-drop-schema)"}, func(t *testing.T) {
+				if exists, _ := schemaTables(t, admin, "slapkeep"); exists {
+					t.Error("slapkeep exists: want it dropped at the end, as mysqlslap does")
+				}
+			}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			precious(t)
+			code, out, stderr := runCLI(context.Background(), append(conn, tc.args...)...)
+			if code != tc.code {
+				t.Fatalf("exit code: got %d, want %d\n%s\n%s", code, tc.code, out, stderr)
+			}
+			if tc.code != 0 && out != "" {
+				t.Errorf("got output %q, want none: nothing may run", out)
+			}
+			for _, w := range tc.stderr {
+				if !strings.Contains(stderr, w) {
+					t.Errorf("stderr %q: want it to contain %q", stderr, w)
+				}
+			}
+			tc.after(t)
+		})
+	}
+
+	t.Run("an empty schema is used and left empty", func(t *testing.T) {
+		mustExec(t, admin, "DROP DATABASE IF EXISTS slapempty", "CREATE DATABASE slapempty CHARACTER SET latin1")
+		code, out, stderr := runCLI(context.Background(), append(conn, "-a", "--create-schema=slapempty", "--concurrency=2", "--iterations=2", "--auto-generate-sql-write-number=10")...)
+		if code != 0 {
+			t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
+		}
+		exists, tables := schemaTables(t, admin, "slapempty")
+		var charset string
+		if exists {
+			if err := admin.QueryRow("SELECT DEFAULT_CHARACTER_SET_NAME FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = 'slapempty'").Scan(&charset); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if !exists || len(tables) != 0 || charset != "latin1" {
+			t.Errorf("slapempty: got exists %v, tables %q, character set %q; want it there, empty, latin1, as it was", exists, tables, charset)
+		}
+	})
+
+	t.Run("a failed test drops the schema it made", func(t *testing.T) {
+		mustExec(t, admin, "DROP DATABASE IF EXISTS slapfail")
+		args := append(conn, "--create-schema=slapfail", "--delimiter=;", "--query=select 1", "--create=CREATE TABLE t1 (a INT);INSERT INTO no_such_table VALUES (1)")
+		code, out, stderr := runCLI(context.Background(), args...)
+		if code != ExitFailure || !strings.Contains(stderr, "no_such_table") {
+			t.Fatalf("got exit %d and %q, want %d and the failing --create statement\n%s", code, stderr, ExitFailure, out)
+		}
+		if exists, tables := schemaTables(t, admin, "slapfail"); exists {
+			t.Errorf("slapfail exists with tables %q: want it dropped, so that the next test does not find it holding t1", tables)
+		}
+	})
+}
+
+// TestSlapCreatesMissingSchema: a test without --create in a schema that
+// does not exist creates it, and drops it at the end unless --no-drop.
+// (mysqlslap's clients fail to connect to it: "Unknown database", and a
+// summary of nothing with exit 0.)
+func TestSlapCreatesMissingSchema(t *testing.T) {
+	url := sandboxtest.URL(t)
+	admin := adminDB(t, url)
+	host, port := hostPort(t, url)
+	cases := []struct {
+		name string
+		args []string
+		kept bool
+		note string
+	}{
+		{"--no-drop keeps it", []string{"--no-drop"}, true, "slap: schema slapnew did not exist: created it; --no-drop keeps it"},
+		{"dropped at the end", nil, false, "slap: schema slapnew did not exist: created it; it is dropped at the end"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			mustExec(t, admin, "DROP DATABASE IF EXISTS slapnew")
+			args := append([]string{"slap", "-h" + host, "-P" + port, "-ushakedown", "--create-schema=slapnew", "--delimiter=;",
+				"--query=select 1;select database()", "--concurrency=5", "--iterations=3"}, tc.args...)
+			code, out, stderr := runCLI(context.Background(), args...)
+			if code != 0 {
+				t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
+			}
+			for _, w := range []string{"Number of clients running queries: 5", "Average number of queries per client: 2", "Errors by code: none"} {
+				if !strings.Contains(out, w) {
+					t.Errorf("output lacks %q:\n%s", w, out)
+				}
+			}
+			if !strings.Contains(stderr, tc.note) {
+				t.Errorf("stderr %q: want it to contain %q", stderr, tc.note)
+			}
+			if exists, _ := schemaTables(t, admin, "slapnew"); exists != tc.kept {
+				t.Errorf("slapnew exists: got %v, want %v", exists, tc.kept)
+			}
+		})
+	}
+}
+
 // TestSlapInitCommandAlone: with --init-command and no query, each client
 // connects (running the init command) and runs nothing, and the summary is
 // printed, as mysqlslap does (mysql-test's mysqlslap.test runs this line).

@@ -68,6 +68,9 @@ type Options struct {
 	JSON           string // result documents, one per concurrency level
 	Store          string // results store the levels are recorded in
 	Name           string // the target's name in results
+	// AllowDropSchema lets --create and --auto-generate-sql drop a
+	// --create-schema that holds something (schema.go).
+	AllowDropSchema bool
 
 	fs *pflag.FlagSet
 }
@@ -138,6 +141,7 @@ func (o *Options) Flags() *pflag.FlagSet {
 	fs.StringVar(&o.ClientIO, "client-io", "auto", "how clients wait for the server: loop, blocking, polled or auto, which is loop (shakedown extension)")
 	fs.StringVar(&o.JSON, "json", "", "write a result document per concurrency level to this file, as a JSON list (shakedown extension)")
 	fs.StringVar(&o.Store, "store", "", "also record each concurrency level as a run in this results store, for shakedown report --runs (shakedown extension)")
+	boolP(&o.AllowDropSchema, "allow-drop-schema", "", "let --create or --auto-generate-sql drop a --create-schema that already holds tables, as mysqlslap does; without it slap refuses such a schema before anything runs (shakedown extension)")
 	fs.StringVar(&o.Name, "name", "", "name of the target in results (default: its address; shakedown extension)")
 	o.fs = fs
 	return fs

@@ -18,7 +18,13 @@
 // characters (mysqlslap splits at the delimiter's first character anywhere);
 // a failing statement stops the test with a clear message unless
 // --ignore-errors (mysqlslap exits at once with status 0); --no-drop with
-// several iterations re-creates the schema it made (mysqlslap fails).
+// several iterations re-creates the schema it made (mysqlslap fails); a
+// --create-schema that holds tables is dropped only with
+// --allow-drop-schema, an empty one is left as it was found, a missing one
+// is created for a test without --create (mysqlslap's clients fail to
+// connect), and a test that stops early leaves the schema as a finished
+// one does (see schema.go); a test of an --init-command alone repeats
+// nothing (mysqlslap loops for ever with --number-of-queries).
 package slap
 
 import (
@@ -69,6 +75,13 @@ type session struct {
 	csv    io.Writer
 	made   bool     // this session created the schema at least once
 	prog   *tracker // nil without a status line
+
+	// What planSchema decided about the schema it found (schema.go).
+	found       bool   // it existed, and slap may drop it: it was empty, or --allow-drop-schema
+	createSQL   string // makes the schema: "" for CREATE SCHEMA, else how the empty one found was made
+	restore     bool   // at the end, make the empty schema found again
+	missing     bool   // a test without --create found no schema (connectMain)
+	madeMissing bool   // and made it: dropped at the end unless --no-drop
 }
 
 // Run carries out the test.
@@ -113,6 +126,9 @@ func (b *Bench) Run(ctx context.Context, env Env) error {
 		if b.wantResults() {
 			s.srv = s.server(ctx)
 		}
+		if err := s.planSchema(ctx); err != nil {
+			return err
+		}
 	}
 
 	if env.Progress != nil && !o.Silent && !o.OnlyPrint {
@@ -130,7 +146,7 @@ func (b *Bench) Run(ctx context.Context, env Env) error {
 		s.verbose(2, "Starting Concurrency Test\n")
 		for _, c := range b.conc {
 			if err := s.level(ctx, eng, c); err != nil {
-				return err
+				return s.stopped(ctx, err)
 			}
 		}
 		if !b.preserve {
@@ -139,7 +155,62 @@ func (b *Bench) Run(ctx context.Context, env Env) error {
 			}
 		}
 	}
+	return s.leaveSchema(ctx)
+}
+
+// leaveSchema ends the test with the schema as planSchema decided: the
+// empty schema found is made again, a schema made for a test without
+// --create is dropped unless --no-drop.
+func (s *session) leaveSchema(ctx context.Context) error {
+	o := s.b.o
+	switch {
+	case s.restore:
+		if err := s.mainExec(ctx, s.createSQL); err != nil {
+			return fmt.Errorf("create schema %s again, empty as it was found: %w", o.CreateSchema, err)
+		}
+	case s.madeMissing && !o.NoDrop:
+		if err := s.mainExec(ctx, dropSchemaSQL(o.CreateSchema)); err != nil {
+			return fmt.Errorf("drop schema %s, which slap made: %w", o.CreateSchema, err)
+		}
+	}
 	return nil
+}
+
+// leaveTimeout bounds putting the schema right after a test that stopped.
+const leaveTimeout = 30 * time.Second
+
+// stopped leaves the schema of a test that stopped early (a failure, an
+// interrupt) as a finished test leaves it, so that the next test finds it
+// as this one did: a schema left holding the test's tables would be one
+// that the next test refuses to drop. It returns err, with what went wrong
+// in putting the schema right.
+func (s *session) stopped(ctx context.Context, err error) error {
+	o := s.b.o
+	if o.OnlyPrint || s.b.preserve && !(s.madeMissing && !o.NoDrop) {
+		return err // nothing a finished test would drop or make
+	}
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), leaveTimeout)
+	defer cancel()
+	// An interrupt may have cut the main connection in the middle of a
+	// statement; then a new one puts the schema right.
+	if s.main.PingContext(cctx) != nil {
+		s.main.Close() // frees the pool's one connection
+		conn, cerr := s.mainDB.Conn(cctx)
+		if cerr != nil {
+			return errors.Join(err, fmt.Errorf("put schema %s right: %w", o.CreateSchema, cerr))
+		}
+		defer conn.Close()
+		s.main = conn
+	}
+	if !s.b.preserve {
+		if derr := s.mainExec(cctx, dropSchemaSQL(o.CreateSchema)); derr != nil {
+			return errors.Join(err, fmt.Errorf("drop schema %s: %w", o.CreateSchema, derr))
+		}
+	}
+	if lerr := s.leaveSchema(cctx); lerr != nil {
+		return errors.Join(err, lerr)
+	}
+	return err
 }
 
 func dropSchemaSQL(schema string) string { return "DROP SCHEMA IF EXISTS `" + schema + "`" }
@@ -154,21 +225,39 @@ func (s *session) verbose(n int, format string, args ...any) {
 }
 
 // connectMain opens the connection that creates, pre-queries and
-// post-queries, without a default database (as mysqlslap's).
+// post-queries. With --create (or --auto-generate-sql) it has no default
+// database, as mysqlslap's. Without, it connects on the schema, which
+// tells whether the schema exists without a statement that mysqlslap does
+// not send; when it does not, it connects without one and says so in
+// missing, and planSchema creates the schema.
 func (s *session) connectMain(ctx context.Context) error {
-	cfg := s.config("")
-	db, err := s.b.tgt.OpenConfig(cfg, 1)
+	schema := ""
+	if len(s.b.create) == 0 {
+		schema = s.b.o.CreateSchema
+	}
+	err := s.openMain(ctx, schema)
+	if schema != "" && target.Code(err) == target.ERBadDB {
+		s.missing = true
+		err = s.openMain(ctx, "")
+	}
+	return err
+}
+
+// openMain opens the main connection with db as its default database.
+func (s *session) openMain(ctx context.Context, db string) error {
+	pool, err := s.b.tgt.OpenConfig(s.config(db), 1)
 	if err != nil {
 		return fmt.Errorf("connect to %s: %w", s.b.ep, err)
 	}
-	s.mainDB = db
-	s.mainDB.SetMaxOpenConns(1)
+	pool.SetMaxOpenConns(1)
 	cctx, cancel := context.WithTimeout(ctx, s.b.tgt.ConnectTimeout+time.Second)
 	defer cancel()
-	if s.main, err = s.mainDB.Conn(cctx); err != nil {
-		s.mainDB.Close()
+	conn, err := pool.Conn(cctx)
+	if err != nil {
+		pool.Close()
 		return s.explain(s.b.ep, err)
 	}
+	s.mainDB, s.main = pool, conn
 	return nil
 }
 
@@ -196,7 +285,7 @@ func (s *session) explain(ep target.Endpoint, err error) error {
 		case target.ERAccessDenied:
 			return target.Explained(fmt.Sprintf("connect to %s: access denied for user %q: check -u and -p (or --target)", ep, s.b.tgt.User), err)
 		case target.ERBadDB:
-			return target.Explained(fmt.Sprintf("connect to %s: database %q does not exist: create it, name another with --create-schema, or have slap make it with --create or --auto-generate-sql", ep, s.b.o.CreateSchema), err)
+			return target.Explained(fmt.Sprintf("connect to %s: database %q does not exist: slap found or made it at the start, so something dropped it during the test", ep, s.b.o.CreateSchema), err)
 		case target.ERDBAccessDenied:
 			return target.Explained(fmt.Sprintf("connect to %s: user %q may not use database %q: grant it or name another with --create-schema", ep, s.b.tgt.User, s.b.o.CreateSchema), err)
 		}
@@ -242,16 +331,21 @@ func (s *session) system(ctx context.Context, option, command string) {
 func (s *session) createSchema(ctx context.Context, eng engineOpt) error {
 	b, o := s.b, s.b.o
 	schema := o.CreateSchema
-	if o.NoDrop && s.made {
-		// mysqlslap fails here (the schema it made exists); remake it.
+	if o.NoDrop && (s.made || s.found) {
+		// mysqlslap fails here (the schema exists); remake it, as it
+		// may be dropped (planSchema).
 		if err := s.mainExec(ctx, dropSchemaSQL(schema)); err != nil {
 			return fmt.Errorf("drop schema %s: %w", schema, err)
 		}
 	}
 	s.verbose(2, "Loading Pre-data\n")
-	if err := s.mainExec(ctx, "CREATE SCHEMA `"+schema+"`"); err != nil {
+	create := s.createSQL
+	if create == "" {
+		create = "CREATE SCHEMA " + quoteSchema(schema)
+	}
+	if err := s.mainExec(ctx, create); err != nil {
 		if target.Code(err) == target.ERDBCreateExists {
-			return fmt.Errorf("create schema %s: it exists already: drop it, or leave out --no-drop so that slap drops it first", schema)
+			return fmt.Errorf("create schema %s: it exists already, made since slap looked at it: drop it, or name another with --create-schema", schema)
 		}
 		return fmt.Errorf("create schema %s: %w", schema, err)
 	}
