@@ -44,6 +44,8 @@ var Catalogue = []Check{
 	{"missing_routine", "objects", "stored procedures and functions missing on the target"},
 	{"missing_trigger", "objects", "triggers missing on the target"},
 	{"missing_event", "objects", "events missing on the target"},
+	{"routine_differs", "objects", "stored procedures and functions defined differently (body, parameters, security, definer; sql_mode and character sets)"},
+	{"event_differs", "objects", "events defined differently (body, schedule, status, definer, time zone; sql_mode and character sets)"},
 	{"extra_object", "objects", "objects only on the target"},
 	{"missing_account", "accounts", "accounts missing on the target"},
 	{"fewer_privileges", "accounts", "accounts that may do less on the target"},

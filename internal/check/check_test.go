@@ -49,6 +49,8 @@ func TestCheck(t *testing.T) {
 			{"a foreign key dropped", "missing_foreign_key", "shop.orders", Error},
 			{"its index", "missing_index", "shop.orders", Warning},
 			{"a foreign key's ON DELETE changed", "foreign_key_differs", "shop.payments", Error},
+			{"a procedure's parameter character set changed", "routine_differs", "shop.add_customer", Warning},
+			{"an event's schedule and status changed", "event_differs", "shop.rollup", Error},
 			{"an event", "missing_event", "shop.purge_raw", Error},
 			{"an account missing on the target", "missing_account", "'report'@'%'", Error},
 			{"an account with fewer privileges", "fewer_privileges", "'app'@'%'", Error},
@@ -94,6 +96,13 @@ func TestCheck(t *testing.T) {
 			if f.Check == "no_primary_key" && f.Object == "shop.codes" && !strings.Contains(f.Message, "uk_code") {
 				t.Errorf("no_primary_key on shop.codes: got %q, want the unique key uk_code named", f.Message)
 			}
+			if f.Check == "routine_differs" && (!strings.Contains(f.Message, "n utf8mb3_general_ci on the source, n utf8mb4_general_ci on the target") ||
+				!strings.Contains(f.Fix, "SHOW CREATE PROCEDURE `shop`.`add_customer`")) {
+				t.Errorf("routine_differs: got %q, fix %q; want the parameter's collations on both sides and SHOW CREATE PROCEDURE", f.Message, f.Fix)
+			}
+			if f.Check == "event_differs" && (!strings.Contains(f.Message, "schedule EVERY 1 HOUR") || !strings.Contains(f.Message, "status ENABLED on the source, DISABLED on the target")) {
+				t.Errorf("event_differs: got %q, want the schedules and the statuses", f.Message)
+			}
 			if f.Check == "stale_statistics" && !strings.Contains(f.Fix, "shakedown analyze") {
 				t.Errorf("stale_statistics fix: got %q, want it to point at shakedown analyze", f.Fix)
 			}
@@ -132,6 +141,7 @@ func TestCheck(t *testing.T) {
 			"procedure shop.add_customer":              Error,
 			"trigger shop.customers_bi":                Error,
 			"event shop.purge_raw":                     Error,
+			"event shop.rollup":                        Error,
 			"FULLTEXT index ft_name on shop.customers": Error,
 			"2 AUTO_INCREMENT columns":                 Notice,
 		}

@@ -35,10 +35,13 @@ type snapshot struct {
 	routines map[string]string     // db.name -> PROCEDURE or FUNCTION
 	triggers map[string]string     // db.name -> db.table it fires on
 	events   map[string]string     // db.name -> status
-	bodies   []body                // SQL bodies of views, routines, triggers, events
-	subparts []string              // db.table with subpartitions
-	fks      []string              // db.table.constraint
-	descIdx  []string              // db.table.index with a descending part
+	// routineDefs and eventDefs are the definitions, by db.name.
+	routineDefs map[string]*routineDef
+	eventDefs   map[string]*routineDef
+	bodies      []body   // SQL bodies of views, routines, triggers, events
+	subparts    []string // db.table with subpartitions
+	fks         []string // db.table.constraint
+	descIdx     []string // db.table.index with a descending part
 	// cardinality is the largest index cardinality of each table's unique
 	// indexes: what the optimizer believes the row count is.
 	cardinality map[string]int64
@@ -219,7 +222,7 @@ func (s *snapshot) collect(ctx context.Context, scope []string, isTarget bool) e
 	}
 	steps := []func(context.Context) error{
 		s.readVariables, s.readUser, s.readTables, s.readTableInfo, s.readRoutines, s.readTriggers,
-		s.readEvents, s.readViews, s.readPartitions, s.readForeignKeys, s.readIndexStats,
+		s.readEvents, s.readRoutineDefs, s.readEventDefs, s.readViews, s.readPartitions, s.readForeignKeys, s.readIndexStats,
 		s.readCollations, s.readAccounts, s.readVisibility, s.readPrivilegeNames, s.readAuthPlugins, s.readTimeZones,
 	}
 	if isTarget {

@@ -118,7 +118,8 @@ var dirtyFixture = []string{
 		CONSTRAINT fk_payments_customer FOREIGN KEY (customer_id) REFERENCES shop.customers (id) ON DELETE CASCADE) ENGINE=InnoDB`,
 	"CREATE TRIGGER shop.customers_bi BEFORE INSERT ON shop.customers FOR EACH ROW SET NEW.name = TRIM(NEW.name)",
 	"CREATE EVENT shop.purge_raw ON SCHEDULE EVERY 1 DAY DO DELETE FROM shop.events_raw WHERE at < NOW() - INTERVAL 30 DAY",
-	"CREATE PROCEDURE shop.add_customer(n VARCHAR(50)) INSERT INTO shop.customers (name) VALUES (n)",
+	"CREATE EVENT shop.rollup ON SCHEDULE EVERY 1 HOUR STARTS '2026-01-01 00:00:00' DO DELETE FROM shop.events_raw WHERE payload IS NULL",
+	"CREATE PROCEDURE shop.add_customer(n VARCHAR(50) CHARACTER SET utf8mb3) INSERT INTO shop.customers (name) VALUES (n)",
 	"CREATE DATABASE intl",
 	"CREATE TABLE intl.labels (code VARCHAR(20) CHARACTER SET utf8mb3 COLLATE utf8mb3_shakedown_ci PRIMARY KEY)",
 	"CREATE USER 'app'@'%' IDENTIFIED BY 'app-secret'",
@@ -130,10 +131,11 @@ var dirtyFixture = []string{
 }
 
 // targetFixture is the target after a copy of the schema that left out the
-// trigger, the event, the intl database, an account and a foreign key (with
-// its index), made another foreign key RESTRICT, gave app fewer privileges,
-// and made legacy_log InnoDB; customers was filled with its statistics
-// frozen.
+// trigger, an event, the intl database, an account and a foreign key (with
+// its index), made another foreign key RESTRICT, the procedure's parameter
+// utf8mb4 (and its sql_mode the target's), the other event daily and
+// disabled, gave app fewer privileges, and made legacy_log InnoDB;
+// customers was filled with its statistics frozen.
 var targetFixture = []string{
 	"CREATE DATABASE shop",
 	`CREATE TABLE shop.customers (id INT AUTO_INCREMENT PRIMARY KEY, name VARCHAR(50) NOT NULL, created DATE NULL,
@@ -146,7 +148,8 @@ var targetFixture = []string{
 	"CREATE TABLE shop.orders (id INT PRIMARY KEY, customer_id INT NOT NULL) ENGINE=InnoDB",
 	`CREATE TABLE shop.payments (id INT PRIMARY KEY, customer_id INT NOT NULL,
 		CONSTRAINT fk_payments_customer FOREIGN KEY (customer_id) REFERENCES shop.customers (id)) ENGINE=InnoDB`,
-	"CREATE PROCEDURE shop.add_customer(n VARCHAR(50)) INSERT INTO shop.customers (name) VALUES (n)",
+	"CREATE PROCEDURE shop.add_customer(n VARCHAR(50) CHARACTER SET utf8mb4) INSERT INTO shop.customers (name) VALUES (n)",
+	"CREATE EVENT shop.rollup ON SCHEDULE EVERY 1 DAY STARTS '2026-01-01 00:00:00' DISABLE DO DELETE FROM shop.events_raw WHERE payload IS NULL",
 	"CREATE USER 'app'@'%' IDENTIFIED BY 'app-secret'",
 	"GRANT SELECT ON shop.* TO 'app'@'%'",
 	"CREATE USER 'lowpriv'@'%' IDENTIFIED BY 'lowpriv-secret'",

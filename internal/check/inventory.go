@@ -86,6 +86,7 @@ func (r *runner) checkInventory() {
 			}
 		}
 	}
+	r.compareDefinitions(fold, inScope, gaps)
 }
 
 // compareTables compares base tables and views, and the columns and
