@@ -156,7 +156,11 @@ type jsonRow struct {
 	Runs        int    `json:"runs"`
 	Failed      int    `json:"failed_runs"`
 	Interrupted int    `json:"interrupted_runs"`
-	Unsteady    int    `json:"unsteady_runs"`
+	// LostUpdates counts the runs whose data check found lost updates
+	// (among the failed): comparisons with the row are "wrong: lost
+	// updates".
+	LostUpdates int `json:"lost_update_runs,omitempty"`
+	Unsteady    int `json:"unsteady_runs"`
 	// ClientBound counts the runs the client limited: comparisons with
 	// the row are inconclusive (client-bound).
 	ClientBound int         `json:"client_bound_runs,omitempty"`
@@ -209,7 +213,7 @@ func (r *Report) jsonRows() []jsonRow {
 	for _, w := range r.Workloads {
 		for _, row := range w.Rows {
 			jr := jsonRow{Target: row.Target, Role: row.Role, Workload: w.Name, Threads: row.Threads,
-				Runs: row.QPS.N, Failed: row.Failed, Interrupted: row.Interrupted, Unsteady: len(row.Unsteady), ClientBound: len(row.ClientBound), Errors: row.Errors, ErrorsByCode: row.ErrorsByCode}
+				Runs: row.QPS.N, Failed: row.Failed, Interrupted: row.Interrupted, LostUpdates: row.LostUpdates, Unsteady: len(row.Unsteady), ClientBound: len(row.ClientBound), Errors: row.Errors, ErrorsByCode: row.ErrorsByCode}
 			if row.QPS.N > 0 {
 				jr.QPS, jr.QPSMin, jr.QPSMax = ptr(stats.Round(row.QPS.Median, 2)), ptr(stats.Round(row.QPS.Min, 2)), ptr(stats.Round(row.QPS.Max, 2))
 				jr.QPSCVPct = ptr(stats.Round(row.QPS.CV*100, 2))
@@ -218,7 +222,10 @@ func (r *Report) jsonRows() []jsonRow {
 			}
 			if c := row.Compared; c != nil {
 				jr.Verdict = string(c.Verdict)
-				if c.Verdict != stats.NoData {
+				if c.Verdict == Wrong {
+					jr.Verdict = c.QPS.Note() // "wrong: lost updates"
+				}
+				if c.Verdict != stats.NoData && c.Verdict != Wrong {
 					jr.Ratio = ptr(stats.Round(c.Ratio, 4))
 				}
 				_, jr.AA = r.AAPairs[row.Target]

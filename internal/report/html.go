@@ -149,6 +149,10 @@ func (h *htmlWriter) ratioTable() {
 			for _, c := range cands {
 				row := wl.Row(c, th)
 				h.p("<td>%s</td>", esc(qpsCell(row)))
+				if row != nil && row.Compared != nil && row.Compared.Verdict == Wrong {
+					h.p("<td class=\"l slower strong\">%s</td><td class=\"l nodata\">-</td>", esc(row.Compared.QPS.Note())) // red: no verdict stands
+					continue
+				}
 				if row == nil || row.Compared == nil || row.Compared.Verdict == stats.NoData {
 					h.p("<td class=\"l nodata\">no data</td><td class=\"l nodata\">-</td>")
 					continue

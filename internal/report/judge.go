@@ -101,8 +101,8 @@ func JudgeBaseline(ctx context.Context, st *store.Store, b store.Baseline, fresh
 			cell := cellOf(w.Name, c.Threads)
 			wit := witnessCells(witnesses, fresh, b.Target, pick, cell)
 			for _, f := range c.figures() {
-				if f.c.Reason == stats.ReasonClientBound {
-					continue // inconclusive already, for a reason of its own
+				if f.c.Reason == stats.ReasonClientBound || f.c.State == Wrong {
+					continue // inconclusive or wrong already, for a reason of its own
 				}
 				if why, ok := rep.machineMoved(*f.c, f.get, f.lowerIsBetter, cell(base, b.Target), cell(fresh, pick), wit); ok {
 					rep.Moved = append(rep.Moved, fmt.Sprintf("%s at %d threads: %s %s [%s], %s", w.Name, c.Threads, f.name, f3(f.c.Ratio), intervalText(*f.c), why))

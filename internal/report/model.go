@@ -52,6 +52,9 @@ type Row struct {
 	Threads     int
 	Failed      int // failed runs, left out of the figures
 	Interrupted int // interrupted runs, left out of the figures
+	// LostUpdates counts the runs, failed and so among Failed, whose
+	// data check found lost updates: a comparison with the row is Wrong.
+	LostUpdates int
 	QPS         Stat
 	TPS         float64 // median
 	// Latency figures are medians across repeats, except Max, the largest.
@@ -296,6 +299,9 @@ func (r *Report) newRow(workload, target, role string, threads int, runs []store
 	row := &Row{Workload: workload, Target: target, Role: role, Threads: threads}
 	var avg []float64
 	for _, run := range runs {
+		if lostUpdates(run) {
+			row.LostUpdates++
+		}
 		if !Counted(run) {
 			if run.Status == store.RunInterrupted {
 				row.Interrupted++
@@ -351,6 +357,10 @@ func (r *Report) compare(cand, ctl *Row) *Comparison {
 	c.TPS = stats.Compare(ctl.tps, cand.tps, o)
 	c.P95 = stats.Compare(ctl.p95, cand.p95, lo)
 	c.P99 = stats.Compare(ctl.p99, cand.p99, lo)
+	if ctl.LostUpdates > 0 || cand.LostUpdates > 0 {
+		c.wrong()
+		return c
+	}
 	if ctl.QPS.N == 0 || cand.QPS.N == 0 || ctl.QPS.Median <= 0 {
 		return c
 	}

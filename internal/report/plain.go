@@ -82,6 +82,7 @@ func (r *Report) candidateSentence(cand string, first bool) string {
 	add(stats.Same, "the same within "+pct0(r.Threshold), "", false)
 	add(stats.Inconclusive, "inconclusive", "", false)
 	add(stats.NoVerdict, "without a verdict", "too few runs; ", false)
+	add(Wrong, "wrong", "lost updates; ", false)
 	name := r.candidateName(cand)
 	for _, st := range []stats.State{stats.Faster, stats.Slower} {
 		if len(by[st]) == total && total > 1 {

@@ -96,7 +96,7 @@ func f1(x float64) string { return strconv.FormatFloat(x, 'f', 1, 64) }
 func f2(x float64) string { return strconv.FormatFloat(x, 'f', 2, 64) }
 func f3(x float64) string { return strconv.FormatFloat(x, 'f', 3, 64) }
 func ratioText(c *Comparison) string {
-	if c.Verdict == stats.NoData {
+	if c.Verdict == stats.NoData || c.Verdict == Wrong {
 		return "-"
 	}
 	return f3(c.Ratio)
@@ -120,7 +120,7 @@ func verdictText(c *Comparison) string {
 
 // latencyText is a latency comparison in one short cell: ratio and state.
 func latencyText(c stats.Comparison) string {
-	if c.Ratio == 0 {
+	if c.Ratio == 0 || c.State == Wrong {
 		return "-"
 	}
 	st := string(c.State)
