@@ -288,6 +288,9 @@ func (j *Job) StorePath() string { return j.storePath }
 func (j *Job) Options() map[string]string {
 	m := map[string]string{}
 	j.fs.VisitAll(func(f *pflag.Flag) {
+		if f.Hidden { // taken and ignored, as sysbench does: nothing the run did
+			return
+		}
 		switch f.Name {
 		case "mysql-password", "target", "help", "json", "store", "segment", "segment-sequence", "segments", "segment-index-env", "start-at":
 			return

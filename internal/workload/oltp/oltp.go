@@ -132,8 +132,18 @@ type generator struct {
 
 func newGenerator(k kind, meta workload.Meta) *generator {
 	g := &generator{kind: k, meta: meta, opts: DefaultOptions()}
-	if k != bulkInsert {
-		g.fs = g.buildFlags()
+	g.fs = g.buildFlags()
+	if k == bulkInsert {
+		// bulk_insert.lua reads none of oltp_common.lua's options, and
+		// sysbench 1.0.20 checks no option of a script that declares
+		// none: a line that ran an OLTP script still runs it with
+		// --tables, --table-size and the rest, which change nothing.
+		// They are taken and ignored here too, hidden from the help and
+		// left out of the result's options.
+		g.fs.VisitAll(func(f *pflag.Flag) {
+			f.Hidden = true
+			f.Usage = "accepted and ignored, as sysbench's bulk_insert.lua does: it reads none of the OLTP options"
+		})
 	}
 	return g
 }
@@ -182,13 +192,7 @@ func (g *generator) Options() Options { return g.opts }
 
 // Flags returns the workload's flag set, bound to its options. It is built
 // once, so repeated calls return the same set.
-func (g *generator) Flags() *pflag.FlagSet {
-	if g.fs == nil {
-		// bulk_insert has no options of its own.
-		g.fs = sbflag.NewFlagSet(g.meta.Name)
-	}
-	return g.fs
-}
+func (g *generator) Flags() *pflag.FlagSet { return g.fs }
 
 func (g *generator) buildFlags() *pflag.FlagSet {
 	fs := sbflag.NewFlagSet(g.meta.Name)
@@ -211,7 +215,9 @@ func (g *generator) buildFlags() *pflag.FlagSet {
 	sbflag.BoolVar(fs, &o.Secondary, "secondary", d.Secondary, "Use a secondary index in place of the PRIMARY KEY")
 	sbflag.BoolVar(fs, &o.CreateSecondary, "create-secondary", d.CreateSecondary, "Create a secondary index in addition to the PRIMARY KEY")
 	fs.StringVar(&o.StorageEngine, "mysql-storage-engine", d.StorageEngine, "Storage engine, if MySQL is used")
-	fs.StringVar(&o.CreateTableOptions, "create-table-options", "", "Extra options appended to CREATE TABLE (shakedown extension; not in sysbench 1.0.20)")
+	if g.kind != bulkInsert { // its tables are sysbench's, with no options
+		fs.StringVar(&o.CreateTableOptions, "create-table-options", "", "Extra options appended to CREATE TABLE (shakedown extension; not in sysbench 1.0.20)")
+	}
 	fs.StringVar(&o.PgsqlVariant, "pgsql-variant", "", "Use this PostgreSQL variant when running with the PostgreSQL driver (accepted for compatibility; unused with MySQL)")
 	switch g.kind {
 	case randomPoints:

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/go-sql-driver/mysql"
+	"github.com/spf13/pflag"
 
 	"github.com/shakedown/shakedown/internal/randgen"
 	"github.com/shakedown/shakedown/internal/workload"
@@ -225,25 +226,43 @@ func TestFlags(t *testing.T) {
 	}
 }
 
+// TestFlagsPerWorkload: each script has the options sysbench's has.
+// bulk_insert reads none, but takes oltp_common.lua's and ignores them, as
+// sysbench does: hidden, they change nothing.
 func TestFlagsPerWorkload(t *testing.T) {
 	tests := []struct {
 		workload string
 		has      []string
 		lacks    []string
+		ignored  []string // taken, hidden and ignored
 	}{
-		{"oltp_read_write", []string{"table-size", "tables", "range-selects", "create-secondary", "mysql-storage-engine"}, []string{"random-points", "delta"}},
-		{"select_random_points", []string{"random-points", "table-size"}, []string{"number-of-ranges"}},
-		{"select_random_ranges", []string{"number-of-ranges", "delta"}, []string{"random-points"}},
-		{"bulk_insert", nil, []string{"table-size", "tables"}},
+		{"oltp_read_write", []string{"table-size", "tables", "range-selects", "create-secondary", "mysql-storage-engine"}, []string{"random-points", "delta"}, nil},
+		{"select_random_points", []string{"random-points", "table-size"}, []string{"number-of-ranges"}, nil},
+		{"select_random_ranges", []string{"number-of-ranges", "delta"}, []string{"random-points"}, nil},
+		{"bulk_insert", nil, []string{"create-table-options", "random-points", "number-of-ranges"},
+			[]string{"table-size", "tables", "range-size", "point-selects", "simple-ranges", "sum-ranges", "order-ranges", "distinct-ranges", "index-updates",
+				"non-index-updates", "delete-inserts", "range-selects", "auto-inc", "skip-trx", "secondary", "create-secondary", "mysql-storage-engine", "pgsql-variant"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.workload, func(t *testing.T) {
 			m, _ := workload.Lookup(tt.workload)
 			fs := m.New().(workload.Flagser).Flags()
 			for _, n := range tt.has {
-				if fs.Lookup(n) == nil {
+				if f := fs.Lookup(n); f == nil || f.Hidden {
 					t.Errorf("lacks --%s", n)
 				}
+			}
+			for _, n := range tt.ignored {
+				if f := fs.Lookup(n); f == nil || !f.Hidden {
+					t.Errorf("got --%s %v, want it taken and hidden", n, f)
+				}
+			}
+			if tt.ignored != nil {
+				fs.VisitAll(func(f *pflag.Flag) {
+					if !f.Hidden {
+						t.Errorf("got --%s in the help, want no option of its own", f.Name)
+					}
+				})
 			}
 			for _, n := range tt.lacks {
 				if fs.Lookup(n) != nil {
