@@ -179,6 +179,48 @@ func (n Name) StoresCharset(cs string) bool {
 	return !(n == TiDB && strings.EqualFold(cs, "latin1"))
 }
 
+// Ignores says whether the flavour keeps a system variable for
+// compatibility only: setting it changes nothing. TiDB's documentation
+// says so of InnoDB's, the binlog's (it has none of the MySQL kind), the
+// query cache's and the thread and table caches' variables, which a
+// variables diff would otherwise show as changing performance.
+func (n Name) Ignores(variable string) bool {
+	if n != TiDB {
+		return false
+	}
+	v := strings.ToLower(variable)
+	for _, p := range []string{"innodb_", "binlog_", "query_cache_", "thread_", "(redo log"} {
+		if strings.HasPrefix(v, p) {
+			return true
+		}
+	}
+	switch v {
+	case "sync_binlog", "log_bin", "table_open_cache", "table_definition_cache", "key_buffer_size",
+		"read_buffer_size", "read_rnd_buffer_size", "join_buffer_size", "sort_buffer_size",
+		"back_log", "open_files_limit", "max_heap_table_size", "skip_name_resolve":
+		return true
+	}
+	return false
+}
+
+// FromVariables is the flavour that a server's global variables name
+// (version, version_comment, wsrep_on, Dolt's own), for code that holds
+// SHOW GLOBAL VARIABLES and no connection.
+func FromVariables(v map[string]string) Name {
+	n := FromVersion(v["version"], v["version_comment"])
+	switch {
+	case n == MariaDB && isOn(v["wsrep_on"]):
+		return Galera
+	case n == MySQL:
+		for k := range v {
+			if strings.HasPrefix(k, "dolt_") {
+				return Dolt
+			}
+		}
+	}
+	return n
+}
+
 // Triggers says whether the server runs triggers.
 func (n Name) Triggers() bool { return n != TiDB }
 

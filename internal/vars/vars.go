@@ -13,6 +13,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/shakedown/shakedown/internal/flavour"
 )
 
 // Querier runs a query; *sql.DB and *sql.Conn are Queriers.
@@ -135,6 +137,10 @@ func Compare(sets []map[string]string, all bool) []Difference {
 			}
 		}
 	}
+	flavours := make([]flavour.Name, len(sets))
+	for i, s := range sets {
+		flavours[i] = flavour.FromVariables(s)
+	}
 	var out []Difference
 	for n := range names {
 		d := Difference{Name: n, Values: make([]string, len(sets)), Equal: true}
@@ -164,6 +170,7 @@ func Compare(sets []map[string]string, all bool) []Difference {
 				d.Notes = notes(d.Values, r.note)
 			}
 		}
+		flavourNotes(&d, flavours)
 		out = append(out, d)
 	}
 	sort.Slice(out, func(i, j int) bool {
@@ -174,6 +181,9 @@ func Compare(sets []map[string]string, all bool) []Difference {
 		if a.OneSide != b.OneSide {
 			return !a.OneSide
 		}
+		if a.Relevant != b.Relevant {
+			return a.Relevant
+		}
 		ra, rb := ruleIndex(a.Name), ruleIndex(b.Name)
 		if ra != rb {
 			return ra < rb
@@ -181,6 +191,39 @@ func Compare(sets []map[string]string, all bool) []Difference {
 		return a.Name < b.Name
 	})
 	return out
+}
+
+// flavourNotes says, per server, what its flavour makes of the variable: a
+// value that means "no limit" there (TiDB's max_connections = 0), or a
+// variable it keeps for compatibility and ignores, which then changes
+// nothing and is not listed as relevant.
+func flavourNotes(d *Difference, flavours []flavour.Name) {
+	for i, f := range flavours {
+		note, replace := "", false
+		switch {
+		case d.Values[i] == Missing:
+		case f.Ignores(d.Name):
+			// What the value would do elsewhere does not apply.
+			note, replace = f.Title()+" keeps this variable for compatibility and ignores it", true
+			d.Relevant, d.Group, d.Explain = false, "", ""
+		default:
+			if v, err := strconv.ParseFloat(strings.TrimSpace(d.Values[i]), 64); err == nil && f.NoLimit(d.Name, v) {
+				note = d.Values[i] + " means no limit on " + f.Title()
+			}
+		}
+		if note == "" {
+			continue
+		}
+		if d.Notes == nil {
+			d.Notes = make([]string, len(flavours))
+		}
+		if d.Notes[i] != "" && !replace {
+			d.Notes[i] += "; "
+		} else {
+			d.Notes[i] = ""
+		}
+		d.Notes[i] += note
+	}
 }
 
 // notes applies a rule's note to each candidate against the control.

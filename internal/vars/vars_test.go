@@ -288,3 +288,26 @@ func TestSameServer(t *testing.T) {
 		})
 	}
 }
+
+// On TiDB, variables it keeps for compatibility change nothing, and
+// max_connections = 0 means no limit: neither reads as a slower server.
+func TestCompareTiDB(t *testing.T) {
+	maria := map[string]string{"version": "10.11.19-MariaDB", "innodb_buffer_pool_size": "1073741824", "max_connections": "151", "sql_mode": "STRICT_TRANS_TABLES"}
+	tidb := map[string]string{"version": "8.0.11-TiDB-v8.4.0", "innodb_buffer_pool_size": "134217728", "max_connections": "0", "sql_mode": "ONLY_FULL_GROUP_BY"}
+	got := map[string]Difference{}
+	for _, d := range Diff(maria, tidb) {
+		got[d.Name] = d
+	}
+	if d := got["innodb_buffer_pool_size"]; d.Relevant || len(d.Notes) != 2 || !strings.Contains(d.Notes[1], "TiDB keeps this variable for compatibility and ignores it") || strings.Contains(d.Notes[1], "buffer pool below") {
+		t.Errorf("innodb_buffer_pool_size: got %+v, want not relevant, noted as ignored by TiDB alone", d)
+	}
+	if d := got["max_connections"]; !d.Relevant || len(d.Notes) != 2 || d.Notes[1] != "0 means no limit on TiDB" {
+		t.Errorf("max_connections: got %+v, want relevant, noted as no limit", d)
+	}
+	if d := got["sql_mode"]; !d.Relevant {
+		t.Errorf("sql_mode: got %+v, want relevant: TiDB honours it", d)
+	}
+	if d := Diff(maria, map[string]string{"version": "10.11.19-MariaDB", "innodb_buffer_pool_size": "134217728"}); len(d) == 0 || !d[0].Relevant {
+		t.Errorf("MariaDB against MariaDB: got %+v, want the buffer pool relevant", d)
+	}
+}

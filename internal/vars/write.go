@@ -192,6 +192,8 @@ func writeLines(ew *errWriter, servers int, diffs []Difference) {
 		line(d.Name, shown[i], mark)
 		if d.Relevant && !d.Equal {
 			ew.printf("    %s: %s\n", d.Group, d.Explain)
+		}
+		if !d.Equal {
 			for j, n := range d.Notes {
 				if n != "" {
 					ew.printf("    [%d] %s\n", j+1, n)
