@@ -54,7 +54,7 @@ func normRule(r string) string {
 // queries: their rules, then their columns. A server without these
 // information_schema tables leaves ForeignKeysUnknown set.
 func loadForeignKeys(ctx context.Context, s *Side, tables map[string]*Table, in string, args []any) error {
-	rows, err := s.DB.QueryContext(ctx, `SELECT CONSTRAINT_SCHEMA, TABLE_NAME, CONSTRAINT_NAME, UPDATE_RULE, DELETE_RULE
+	rows, err := s.DB.QueryContext(ctx, `SELECT CONSTRAINT_SCHEMA, TABLE_NAME, COALESCE(CONSTRAINT_NAME, ''), UPDATE_RULE, DELETE_RULE
 		FROM information_schema.REFERENTIAL_CONSTRAINTS WHERE CONSTRAINT_SCHEMA IN `+in, args...)
 	if code := target.Code(err); code == 1109 || code == 1146 {
 		for _, t := range tables {
@@ -87,8 +87,10 @@ func loadForeignKeys(ctx context.Context, s *Side, tables map[string]*Table, in 
 	if len(fks) == 0 {
 		return nil
 	}
-	rows, err = s.DB.QueryContext(ctx, `SELECT CONSTRAINT_SCHEMA, TABLE_NAME, CONSTRAINT_NAME, COLUMN_NAME,
-		REFERENCED_TABLE_SCHEMA, REFERENCED_TABLE_NAME, REFERENCED_COLUMN_NAME
+	// The COALESCEs are for servers that leave a column of the standard
+	// NULL (go-mysql-server); MySQL and MariaDB fill them all.
+	rows, err = s.DB.QueryContext(ctx, `SELECT CONSTRAINT_SCHEMA, TABLE_NAME, CONSTRAINT_NAME, COALESCE(COLUMN_NAME, ''),
+		COALESCE(REFERENCED_TABLE_SCHEMA, CONSTRAINT_SCHEMA), REFERENCED_TABLE_NAME, COALESCE(REFERENCED_COLUMN_NAME, '')
 		FROM information_schema.KEY_COLUMN_USAGE
 		WHERE REFERENCED_TABLE_NAME IS NOT NULL AND CONSTRAINT_SCHEMA IN `+in+`
 		ORDER BY CONSTRAINT_SCHEMA, TABLE_NAME, CONSTRAINT_NAME, ORDINAL_POSITION`, args...)
