@@ -72,10 +72,10 @@ func (c *DataCheck) Finding() string {
 		doubt = fmt.Sprintf(", %d more in doubt", c.InDoubt)
 	}
 	if c.LostUpdates > 0 {
-		return fmt.Sprintf("LOST UPDATES: %d of %d committed transactions (%s went from %d to %d, a change of %d; the transactions made %d%s): concurrent updates were merged, not serialised, and the figures are not comparable",
+		return fmt.Sprintf("LOST UPDATES: %d of %d committed transactions (%s went from %d to %d, a change of %d; the committed transactions account for %d%s): concurrent updates were merged, not serialised, and the figures are not comparable",
 			c.LostUpdates, c.Committed, c.What, c.Before, c.After, c.Observed, c.Expected, doubt)
 	}
-	return fmt.Sprintf("LOST UPDATES: %d of %d committed transactions: %s went from %d to %d, a change of %d, more than the %d the transactions made%s (did something else write to it during the run?)",
+	return fmt.Sprintf("LOST UPDATES: %d of %d committed transactions: %s went from %d to %d, a change of %d, beyond the %d the committed transactions account for%s (did something else write to it during the run?)",
 		c.LostUpdates, c.Committed, c.What, c.Before, c.After, c.Observed, c.Expected, doubt)
 }
 
