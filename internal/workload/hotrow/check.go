@@ -52,7 +52,8 @@ func (t *tally) failed(err error, rows int64) {
 // readStock is the rows' stock: the sum of num over ids 1 to --rows.
 func (g *generator) readStock(ctx context.Context, env *workload.PrepareEnv) (int64, error) {
 	var n int64
-	q := "SELECT COALESCE(SUM(num), 0) FROM `" + g.table + "` WHERE id BETWEEN 1 AND ?"
+	// CAST: go-mysql-server (and Dolt) sums as DOUBLE.
+	q := "SELECT CAST(COALESCE(SUM(num), 0) AS SIGNED) FROM `" + g.table + "` WHERE id BETWEEN 1 AND ?"
 	if err := env.DB.QueryRowContext(ctx, q, g.rows).Scan(&n); err != nil {
 		return 0, fmt.Errorf("read the stock of %s: %w", g.table, err)
 	}
