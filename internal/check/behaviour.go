@@ -52,8 +52,11 @@ func (r *runner) checkVariables() {
 				msg += "; these names differ only in case and become one on the target: " + list(clash, 5)
 			}
 		}
-		r.add("lower_case_table_names", sev, "lower_case_table_names", msg,
-			"lower_case_table_names can only be set when the target's data directory is created: create it with the source's value, or make every statement use the names' exact case")
+		fix := "lower_case_table_names can only be set when the target's data directory is created: create it with the source's value, or make every statement use the names' exact case"
+		if f := r.dst.side.Server.Flavour; f.FixedValue("lower_case_table_names") != "" {
+			fix = fmt.Sprintf("%s allows lower_case_table_names = %s only: make every statement use the names' exact case", f.Title(), f.FixedValue("lower_case_table_names"))
+		}
+		r.add("lower_case_table_names", sev, "lower_case_table_names", msg, fix)
 	}
 	r.checkTimeZone()
 	if a, b, ok := differs("explicit_defaults_for_timestamp"); ok {
@@ -123,7 +126,7 @@ func (r *runner) checkTimeZone() {
 	if strings.EqualFold(b, "SYSTEM") {
 		b = "SYSTEM (" + r.dst.vars["system_time_zone"] + ")"
 	}
-	if vars.Normalize(a) == vars.Normalize(b) {
+	if vars.Normalize(a) == vars.Normalize(b) || zoneName(a) == zoneName(b) {
 		return
 	}
 	r.add("time_zone", Warning, "time_zone",
@@ -185,4 +188,20 @@ func (r *runner) checkAuthPlugins() {
 					n, strings.Join(slices.Sorted(maps.Keys(r.dst.authPlugins)), ", ")))
 		}
 	}
+}
+
+// zoneName is a time zone setting with the names of UTC made one: a
+// server on Debian says SYSTEM (UTC), one built elsewhere SYSTEM (Etc/UTC),
+// and both read back the same times.
+func zoneName(v string) string {
+	v = strings.TrimSpace(v)
+	inner := v
+	if strings.HasPrefix(strings.ToUpper(v), "SYSTEM (") && strings.HasSuffix(v, ")") {
+		inner = v[len("SYSTEM (") : len(v)-1]
+	}
+	switch strings.ToUpper(strings.TrimPrefix(inner, "Etc/")) {
+	case "UTC", "UCT", "UNIVERSAL", "ZULU", "GMT", "GMT0", "GMT+0", "GMT-0", "GREENWICH", "+00:00", "-00:00":
+		return "UTC"
+	}
+	return v
 }

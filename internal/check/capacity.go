@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/shakedown/shakedown/internal/flavour"
 	"github.com/shakedown/shakedown/internal/schema"
 )
 
@@ -268,6 +269,11 @@ const statsMinRows = 1000
 func (r *runner) checkStatistics() {
 	const id = "stale_statistics"
 	if !r.have(id, r.dst, "tableinfo", "indexstats") {
+		return
+	}
+	if f := r.dst.side.Server.Flavour; !f.IndexStatistics() {
+		r.rep.NotChecked = append(r.rep.NotChecked, NotChecked{Check: id, Side: r.dst.role,
+			Missing: "index cardinality in information_schema.STATISTICS", Detail: flavour.NotAvailable("index statistics in information_schema", f, r.dst.server.raw) + " (SHOW STATS_META and SHOW STATS_HEALTHY show them)"})
 		return
 	}
 	fold := r.folder()

@@ -115,7 +115,7 @@ type Options struct {
 }
 
 // DefaultSkipAccounts are accounts that servers create for themselves.
-var DefaultSkipAccounts = []string{"root", "mariadb.sys", "mysql.sys", "mysql.session", "mysql.infoschema",
+var DefaultSkipAccounts = []string{"root", "mariadb.sys", "mysql.sys", "mysql.session", "mysql.infoschema", "PUBLIC",
 	"rdsadmin", "rdsrepladmin", "rdsproxyadmin"}
 
 // Run checks src against dst. It returns an error only when a side cannot

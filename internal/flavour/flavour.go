@@ -221,6 +221,21 @@ func FromVariables(v map[string]string) Name {
 	return n
 }
 
+// FixedValue is the only value the flavour allows a variable that other
+// servers set when their data directory is made, or "": TiDB has
+// lower_case_table_names = 2 alone.
+func (n Name) FixedValue(variable string) string {
+	if n == TiDB && strings.EqualFold(variable, "lower_case_table_names") {
+		return "2"
+	}
+	return ""
+}
+
+// IndexStatistics says whether information_schema.STATISTICS carries the
+// optimizer's index cardinality. TiDB keeps its statistics in its own
+// tables (SHOW STATS_META) and leaves CARDINALITY at 0 after ANALYZE.
+func (n Name) IndexStatistics() bool { return n != TiDB }
+
 // Triggers says whether the server runs triggers.
 func (n Name) Triggers() bool { return n != TiDB }
 
