@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/shakedown/shakedown/internal/flavour"
+	"github.com/shakedown/shakedown/internal/outfile"
 )
 
 // TiDBSources is where a TiDB server binary comes from, for the error
@@ -107,7 +108,7 @@ func upTiDB(ctx context.Context, opts Options, r *record) (*process, error) {
 	if err := os.MkdirAll(r.DataDir, 0o755); err != nil {
 		return nil, fmt.Errorf("create sandbox: %w", err)
 	}
-	if err := os.WriteFile(r.path("init.sql"), []byte(tidbInitSQL), 0o600); err != nil {
+	if err := outfile.WriteAtomic(r.path("init.sql"), []byte(tidbInitSQL)); err != nil {
 		return nil, fmt.Errorf("create sandbox: %w", err)
 	}
 	const attempts = 3

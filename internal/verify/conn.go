@@ -88,7 +88,7 @@ func readTx(ctx context.Context, s *schema.Side) (*sql.Tx, error) {
 // go-mysql-server and proxies give.
 func refusedSyntax(err error) bool {
 	switch target.Code(err) {
-	case 1064, 1235, 1105:
+	case target.ERParse, target.ERNotSupportedYet, target.ERUnknown:
 		return true
 	}
 	return false
