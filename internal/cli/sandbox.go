@@ -100,21 +100,12 @@ func (c *sandboxCmd) up(ctx context.Context, env *Env, args []string) error {
 	}
 	home := sandbox.DefaultHome(env.Getenv)
 	if old, err := sandbox.Get(home, name); err == nil {
-		if (old.Flavour == string(flavour.TiDB)) != (o.Flavour == flavour.TiDB) {
-			return usagef("sandbox up: sandbox %s exists and runs %s, not --flavour %s: use another name, or sandbox down %s first (it deletes its data)", name, old.Product(), o.Flavour, name)
-		}
-		if old.Flavour == string(flavour.TiDB) {
-			if !old.Running {
-				return c.restart(ctx, env, home, name)
-			}
-			return c.say(env, old, "already up", true)
-		}
 		// An existing sandbox is used as it is, with its data, when it
 		// is what was asked for: "up" of a running one prints its URL,
 		// so that a script may run it every time; a stopped one starts
 		// again. Other settings are refused, saying which, since only a
 		// new sandbox (or sandbox down, which deletes the data) has them.
-		if err := old.CheckReuse(o.Port, o.Set, o.Basedir, o.Placement); err != nil {
+		if err := old.CheckReuse(o.Port, o.Set, o.Basedir, o.Placement, o.Flavour); err != nil {
 			return err
 		}
 		if !old.Running {

@@ -59,7 +59,7 @@ func TestSandboxTiDB(t *testing.T) {
 	if _, out, _ := runSandboxCLI(t, home, "sandbox", "list"); !strings.Contains(out, "ti    running  TiDB ") {
 		t.Errorf("list: got\n%s\nwant ti running TiDB", out)
 	}
-	if code, out, errs := runSandboxCLI(t, home, "sandbox", "up", "ti"); code != ExitUsage || !strings.Contains(errs, "runs TiDB") {
+	if code, out, errs := runSandboxCLI(t, home, "sandbox", "up", "ti"); code != ExitUsage || !strings.Contains(errs, "(it runs TiDB") {
 		t.Errorf("up of a TiDB sandbox as mariadb: got exit %d %s%s, want exit 2", code, out, errs)
 	}
 	if code, out, errs := runSandboxCLI(t, home, "sandbox", "stop", "ti"); code != ExitOK {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"os"
+
+	"github.com/shakedown/shakedown/internal/flavour"
 )
 
 // Restart stops a sandbox's server cleanly and starts it again with exactly
@@ -18,6 +20,16 @@ func Restart(ctx context.Context, home, name string, settings []string) (*Instan
 	r, err := load(home, name)
 	if err != nil {
 		return nil, err
+	}
+	if r.Flavour == string(flavour.TiDB) {
+		// Its command line is not MariaDB's: start it again as it was.
+		if len(settings) > 0 {
+			return nil, outcomef(ErrInvalid, "restart sandbox %s: a TiDB sandbox takes no server settings: SET GLOBAL, which TiDB keeps, changes its variables", name)
+		}
+		if err := terminate(ctx, r.PID, r.DataDir, stopGrace); err != nil {
+			return nil, fmt.Errorf("restart sandbox %s: %w", name, err)
+		}
+		return r.startAgain(ctx, "restart sandbox "+name)
 	}
 	parsed, err := parseSet(settings)
 	if err != nil {

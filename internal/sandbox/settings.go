@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/shakedown/shakedown/internal/flavour"
 	"github.com/shakedown/shakedown/internal/usage"
 )
 
@@ -238,12 +239,15 @@ func sameValue(key, a, b string) bool {
 }
 
 // CheckReuse says, as bad usage, why "sandbox up" cannot use sandbox i as
-// it is: it differs from what port, set, basedir and place ask for. Its
-// data stays either way; nil when i is what was asked for.
-func (i *Instance) CheckReuse(port int, set []string, basedir string, place Placement) error {
+// it is: it differs from what port, set, basedir, place and the flavour f
+// ask for. Its data stays either way; nil when i is what was asked for.
+func (i *Instance) CheckReuse(port int, set []string, basedir string, place Placement, f flavour.Name) error {
 	diffs, err := i.Differences(port, set, basedir)
 	if err != nil {
 		return usage.Errorf("sandbox up: %v", err)
+	}
+	if (i.Flavour == string(flavour.TiDB)) != (f == flavour.TiDB) {
+		diffs = append(diffs, fmt.Sprintf("--flavour %s (it runs %s)", f, i.Product()))
 	}
 	diffs = append(diffs, i.PlacementDifferences(place)...)
 	if len(diffs) == 0 {
