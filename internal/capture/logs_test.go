@@ -30,7 +30,10 @@ func brief(r *Record) string {
 		s += " dur=" + itoa(*r.DurationUS)
 	}
 	if r.RowsSent != nil {
-		s += " sent=" + itoa(*r.RowsSent) + " exam=" + itoa(*r.RowsExamined)
+		s += " sent=" + itoa(*r.RowsSent)
+		if r.RowsExamined != nil { // TiDB writes rows sent alone
+			s += " exam=" + itoa(*r.RowsExamined)
+		}
 	}
 	if r.Error != 0 {
 		s += " err=" + itoa(int64(r.Error))

@@ -82,16 +82,18 @@ func (c *Capturer) slowHeader(e *slowEntry, s []byte, n int64) {
 		}
 		ok := true
 		switch string(k) {
-		case "Id:", "Thread_id:":
+		case "Id:", "Thread_id:", "Conn_ID:":
 			if _, ok = parseDigits(v); ok {
 				e.session = string(v)
 			}
-		case "Schema:":
+		case "Schema:", "DB:":
 			e.db = string(v)
+		case "Is_internal:":
+			e.internal = string(v) == "true"
 		case "Query_time:":
 			e.queryUS, ok = parseSecondsUS(v)
 			e.hasQuery = ok
-		case "Rows_sent:":
+		case "Rows_sent:", "Result_rows:":
 			e.sent, ok = parseDigits(v)
 			e.hasSent = ok
 		case "Rows_examined:":

@@ -26,6 +26,7 @@ type slowEntry struct {
 	hasSent  bool
 	hasExam  bool
 	errno    int
+	internal bool   // TiDB's "# Is_internal: true": the server's own statement
 	admin    string // the "# administrator command:" it holds
 	hasAdmin bool
 	uses     int    // "use db;" lines before the statement
@@ -295,7 +296,16 @@ func (c *Capturer) slowEmit(e *slowEntry, lastDB *string) error {
 		c.skip(e.line, "entry without a statement", "(truncated?)")
 		return nil
 	}
+	if e.internal {
+		// TiDB's own work (statistics, DDL jobs, GC): not the
+		// application's.
+		c.other()
+		return nil
+	}
 	r := &Record{Session: session, DB: *lastDB, SQL: sql, Error: e.errno}
+	if text, params, ok := tidbArguments(sql); ok {
+		r.SQL, r.Params, r.Prepared = text, params, true
+	}
 	switch {
 	case e.startUS != 0:
 		r.TS = e.startUS
