@@ -56,7 +56,7 @@ func normRule(r string) string {
 func loadForeignKeys(ctx context.Context, s *Side, tables map[string]*Table, in string, args []any) error {
 	rows, err := s.DB.QueryContext(ctx, `SELECT CONSTRAINT_SCHEMA, TABLE_NAME, COALESCE(CONSTRAINT_NAME, ''), UPDATE_RULE, DELETE_RULE
 		FROM information_schema.REFERENTIAL_CONSTRAINTS WHERE CONSTRAINT_SCHEMA IN `+in, args...)
-	if code := target.Code(err); code == 1109 || code == 1146 {
+	if code := target.Code(err); code == target.ERUnknownTable || code == target.ERNoSuchTable {
 		for _, t := range tables {
 			t.ForeignKeysUnknown = true
 		}

@@ -71,7 +71,7 @@ func readTriggers(ctx context.Context, s *schema.Side, dbs []string, definitions
 			FROM information_schema.TRIGGERS WHERE EVENT_OBJECT_SCHEMA IN `+in, args...)
 	}
 	rows, err := query("ACTION_ORDER")
-	if target.Code(err) == 1054 {
+	if target.Code(err) == target.ERBadField {
 		// Before MySQL 5.7.2 and MariaDB 10.2.3: one trigger per timing
 		// and event, so no order to keep.
 		rows, err = query("0")
