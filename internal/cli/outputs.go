@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
-	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -105,26 +103,15 @@ func one(ev *store.Evidence, err error) ([]*store.Evidence, error) {
 	return []*store.Evidence{ev}, err
 }
 
-// chooseFormat settles a command's --format: --html FILE is -o FILE
-// --format html, as every command that writes a page names it; with -o
-// FILE and no --format, FILE's extension says it; it must be one of
-// formats. cmd names the command in messages.
+// chooseFormat settles a command's --format from its --html, -o and
+// --format: see outfile.Choose.
 func chooseFormat(cmd string, fs *pflag.FlagSet, out, format *string, formats []string) error {
-	if html := fs.Lookup("html"); html != nil && html.Changed {
-		if *out != "" || fs.Changed("format") || !slices.Contains(formats, "html") {
-			return usagef("%s: --html FILE is -o FILE --format html, and goes with neither -o nor --format (formats here: %s)", cmd, strings.Join(formats, ", "))
-		}
-		*out, *format = html.Value.String(), "html"
+	html := ""
+	if f := fs.Lookup("html"); f != nil && f.Changed {
+		html = f.Value.String()
 	}
-	if !fs.Changed("format") && *out != "" {
-		f, err := outfile.FormatOf(cmd, *out, *format, formats)
-		if err != nil {
-			return usagef("%v", err)
-		}
-		*format = f
-	}
-	if !slices.Contains(formats, *format) {
-		return usagef("%s: --format %q: want one of %s", cmd, *format, strings.Join(formats, ", "))
+	if err := outfile.Choose(cmd, html, fs.Changed("format"), out, format, formats); err != nil {
+		return usagef("%v", err)
 	}
 	return nil
 }

@@ -9,7 +9,6 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/shakedown/shakedown/internal/flavour"
 	"github.com/shakedown/shakedown/internal/helptext"
 	"github.com/shakedown/shakedown/internal/sandbox"
 	"github.com/shakedown/shakedown/internal/sbflag"
@@ -92,11 +91,8 @@ func (c *sandboxCmd) up(ctx context.Context, env *Env, args []string) error {
 	if o.Placement, err = sandbox.ParsePlacement(c.cpus, c.cpuQuota, c.numa); err != nil {
 		return usagef("sandbox up: %v", err)
 	}
-	if o.Flavour, err = flavour.Parse(c.flavour); err != nil {
-		return usagef("sandbox up: --flavour: %v", err)
-	}
-	if o.Flavour == flavour.TiDB && o.Server == "" {
-		o.Server = env.Getenv("SHAKEDOWN_TIDB_SERVER")
+	if err := o.SetFlavour(c.flavour, env.Getenv); err != nil {
+		return usagef("sandbox up: %v", err)
 	}
 	home := sandbox.DefaultHome(env.Getenv)
 	if old, err := sandbox.Get(home, name); err == nil {
@@ -130,11 +126,7 @@ func (c *sandboxCmd) say(env *Env, inst *sandbox.Instance, state string, socket 
 		_, err := fmt.Fprintln(env.Stdout, inst.URL())
 		return err
 	}
-	addr := fmt.Sprintf("127.0.0.1:%d", inst.Port)
-	if socket {
-		addr += fmt.Sprintf(" (socket %s)", inst.Socket)
-	}
-	_, err := fmt.Fprintf(env.Stdout, "sandbox %s %s: %s on %s%s; target %s\n", inst.Name, state, inst.Product(), addr, inst.Where(), inst.URL())
+	_, err := fmt.Fprintln(env.Stdout, inst.Line(state, socket))
 	return err
 }
 

@@ -148,6 +148,31 @@ func Create(path string, write func(io.Writer) error) error {
 
 var formatByExt = map[string]string{".txt": "text", ".md": "md", ".csv": "csv", ".json": "json", ".html": "html", ".htm": "html"}
 
+// Choose settles a command's output file and format: html, a --html FILE
+// given, is -o FILE --format html, as every command that writes a page
+// names it; with -o FILE (*out) and no --format (formatSet), FILE's
+// extension says it; it must be one of formats. cmd names the command in
+// the error, which is the user's to fix.
+func Choose(cmd, html string, formatSet bool, out, format *string, formats []string) error {
+	if html != "" {
+		if *out != "" || formatSet || !slices.Contains(formats, "html") {
+			return fmt.Errorf("%s: --html FILE is -o FILE --format html, and goes with neither -o nor --format (formats here: %s)", cmd, strings.Join(formats, ", "))
+		}
+		*out, *format = html, "html"
+	}
+	if !formatSet && *out != "" {
+		f, err := FormatOf(cmd, *out, *format, formats)
+		if err != nil {
+			return err
+		}
+		*format = f
+	}
+	if !slices.Contains(formats, *format) {
+		return fmt.Errorf("%s: --format %q: want one of %s", cmd, *format, strings.Join(formats, ", "))
+	}
+	return nil
+}
+
 // FormatOf is the format that -o FILE's extension asks for, given the
 // formats cmd writes; a file without an extension keeps format. An
 // extension of no format (report.xlsx) is an error, the user's to fix,

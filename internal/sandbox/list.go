@@ -50,3 +50,13 @@ func dash(s string) string {
 	}
 	return s
 }
+
+// Line is the sandbox in one line, as "sandbox up" prints it: its state,
+// server, address (with the socket when socket) and target URL.
+func (i *Instance) Line(state string, socket bool) string {
+	addr := fmt.Sprintf("127.0.0.1:%d", i.Port)
+	if socket {
+		addr += fmt.Sprintf(" (socket %s)", i.Socket)
+	}
+	return fmt.Sprintf("sandbox %s %s: %s on %s%s; target %s", i.Name, state, i.Product(), addr, i.Where(), i.URL())
+}

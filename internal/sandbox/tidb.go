@@ -22,6 +22,20 @@ import (
 const TiDBSources = "pass --server PATH, set SHAKEDOWN_TIDB_SERVER, or put tidb-server on PATH; " +
 	"TiDB's releases are on its download page and in its GitHub releases (tidb-server is in the tidb-community-server package)"
 
+// SetFlavour sets o.Flavour from --flavour's value and, for TiDB without
+// --server, the binary from SHAKEDOWN_TIDB_SERVER (read through getenv).
+func (o *Options) SetFlavour(name string, getenv func(string) string) error {
+	f, err := flavour.Parse(name)
+	if err != nil {
+		return fmt.Errorf("--flavour: %w", err)
+	}
+	o.Flavour = f
+	if f == flavour.TiDB && o.Server == "" {
+		o.Server = getenv("SHAKEDOWN_TIDB_SERVER")
+	}
+	return nil
+}
+
 // FindTiDB checks a tidb-server binary: path as given (--server,
 // SHAKEDOWN_TIDB_SERVER), else tidb-server on PATH. A path that is not an
 // executable TiDB server is ErrInvalid saying what it found; none at all
