@@ -68,6 +68,11 @@
 #   CLIENT_CPUS=8-15  bind every client (sysbench, shakedown, mysqlslap) to
 #                     these CPUs with taskset: with SERVER_CPUS, a client on
 #                     cores of its own
+#   FLAVOUR=tidb      the sandbox is a TiDB server (sandbox up --flavour tidb)
+#                     from SHAKEDOWN_TIDB_SERVER, tidb-server on PATH, or the
+#                     build in ../shared/flavours/tidb-server.xz (unpacked
+#                     once into ~/.cache/shakedown/flavours); default mariadb.
+#                     tls and SERVER_CPUS need the MariaDB sandbox.
 #   TARGET=mysql://user[:password]@host:port/db
 #                     measure this server instead of a sandbox. The cases
 #                     drop and re-create sbtest's tables (and slap's
@@ -95,6 +100,35 @@ CLIENT_IO=${CLIENT_IO:-auto}
 SERVER_CPUS=${SERVER_CPUS:-}
 CLIENT_CPUS=${CLIENT_CPUS:-}
 TARGET=${TARGET:-}
+FLAVOUR=${FLAVOUR:-mariadb}
+flavour_up=()
+case $FLAVOUR in
+mariadb) ;;
+tidb)
+	if [[ " $CASES " == *" tls "* ]] || [ -n "$SERVER_CPUS" ]; then
+		echo "bench.sh: FLAVOUR=tidb: the tls case and SERVER_CPUS need the MariaDB sandbox" >&2
+		exit 2
+	fi
+	tidb=${SHAKEDOWN_TIDB_SERVER:-$(command -v tidb-server || true)}
+	if [ -z "$tidb" ] && [ -f ../shared/flavours/tidb-server.xz ]; then
+		cache=${XDG_CACHE_HOME:-$HOME/.cache}/shakedown/flavours
+		tidb=$cache/tidb-server-$(sha256sum ../shared/flavours/tidb-server.xz | cut -c1-16)
+		if [ ! -x "$tidb" ]; then
+			mkdir -p "$cache"
+			xz -dc ../shared/flavours/tidb-server.xz >"$tidb.tmp$$" && chmod +x "$tidb.tmp$$" && mv "$tidb.tmp$$" "$tidb"
+		fi
+	fi
+	if [ -z "$tidb" ]; then
+		echo "bench.sh: FLAVOUR=tidb: no TiDB server: set SHAKEDOWN_TIDB_SERVER, put tidb-server on PATH, or keep ../shared/flavours/tidb-server.xz" >&2
+		exit 2
+	fi
+	flavour_up=(--flavour tidb --server "$tidb")
+	;;
+*)
+	echo "bench.sh: FLAVOUR=$FLAVOUR: want mariadb or tidb" >&2
+	exit 2
+	;;
+esac
 if [ -n "$TARGET" ]; then
 	if [ -n "$SERVER_CPUS" ]; then
 		echo "bench.sh: SERVER_CPUS binds the sandbox's server; with TARGET bind your server yourself" >&2
@@ -151,7 +185,7 @@ else
 	host=127.0.0.1
 	place=()
 	[ -z "$SERVER_CPUS" ] || place=(--cpus "$SERVER_CPUS")
-	url=$("$BIN" sandbox up "$name" --url-only "${tls_set[@]}" "${place[@]}")
+	url=$("$BIN" sandbox up "$name" --url-only "${tls_set[@]}" "${place[@]}" "${flavour_up[@]}")
 	trap '"$BIN" sandbox down "$name" >/dev/null 2>&1 || true; rm -rf "$work"; git worktree prune' EXIT
 	port=${url##*:}
 	port=${port%%/*}
@@ -159,7 +193,7 @@ else
 	my_conn=(-h127.0.0.1 "-P$port" -ushakedown)
 fi
 
-server=$( (mariadbd --version || /usr/sbin/mariadbd --version || mysqld --version) 2>/dev/null | head -1 | awk '{print $3}' || true)
+server=$(mariadb "${my_conn[@]}" -N -e 'SELECT VERSION()' 2>/dev/null || true)
 echo "# shakedown $("$BIN" version | cut -d' ' -f2) vs $(sysbench --version), server $server, $(nproc) cores"
 echo "# rounds=$ROUNDS seconds=$SECS server=${TARGET:+${TARGET%%@*}@...}${TARGET:-sandbox}${SERVER_CPUS:+ on CPUs $SERVER_CPUS} clients${CLIENT_CPUS:+ on CPUs $CLIENT_CPUS}"
 
