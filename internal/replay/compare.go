@@ -2,6 +2,8 @@ package replay
 
 import (
 	"fmt"
+	"regexp"
+	"strings"
 
 	"github.com/shakedown/shakedown/internal/fingerprint"
 )
@@ -45,8 +47,10 @@ func compare(r, c *result, info *fingerprint.Info) comparison {
 	return comparison{outcome: Different, kind: kind, newErr: newErr}
 }
 
-// diffKind names the first difference, "" for none and "ties" for rows
-// that differ only among ORDER BY ties cut by LIMIT.
+// diffKind names what differs, "" for nothing and "ties" for rows that
+// differ only among ORDER BY ties cut by LIMIT. Every attribute that
+// differs is named, the values first ("rows; column types: k BIGINT,
+// DECIMAL"), so that a change of type never hides a change of value.
 func diffKind(r, c *result, info *fingerprint.Info) (string, bool) {
 	switch {
 	case r.errCode == 0 && c.errCode != 0:
@@ -58,19 +62,31 @@ func diffKind(r, c *result, info *fingerprint.Info) (string, bool) {
 	case r.errCode != 0:
 		return "", false // the same error on both
 	}
-	if len(r.cols) != len(c.cols) {
-		return "columns", false
-	}
-	for i := range r.cols {
-		if r.cols[i] != c.cols[i] {
-			return "columns", false
+	var kinds []string
+	switch v := valuesDiffer(r, c, info); v {
+	case "ties":
+		if len(r.cols) == len(c.cols) {
+			return v, false
 		}
-	}
-	if r.rows != c.rows {
-		return "row count", false
+	case "":
+	default:
+		kinds = append(kinds, v)
 	}
 	if r.affected != c.affected {
-		return "affected rows", false
+		kinds = append(kinds, "affected rows")
+	}
+	kinds = append(kinds, columnsDiffer(r.cols, c.cols)...)
+	if r.warnings >= 0 && c.warnings >= 0 && r.warnings != c.warnings {
+		kinds = append(kinds, "warnings")
+	}
+	return strings.Join(kinds, "; "), false
+}
+
+// valuesDiffer compares the rows: "row count", "rows", "row order",
+// "ties" or "".
+func valuesDiffer(r, c *result, info *fingerprint.Info) string {
+	if r.rows != c.rows {
+		return "row count"
 	}
 	if info.Ordered {
 		if r.seqHash != c.seqHash {
@@ -79,20 +95,61 @@ func diffKind(r, c *result, info *fingerprint.Info) (string, bool) {
 				// The same rows; ties on the ORDER BY keys came back in
 				// another order, which ORDER BY leaves open.
 				if !r.keysOK || !c.keysOK || r.keyHash == c.keyHash {
-					break
+					return ""
 				}
-				return "row order", false
+				return "row order"
 			case info.Limit && (!r.keysOK || !c.keysOK || r.keyHash == c.keyHash):
-				return "ties", false
+				return "ties"
 			default:
-				return "rows", false
+				return "rows"
 			}
 		}
 	} else if r.setHash != c.setHash {
-		return "rows", false
+		return "rows"
 	}
-	if r.warnings >= 0 && c.warnings >= 0 && r.warnings != c.warnings {
-		return "warnings", false
+	return ""
+}
+
+// columnsDiffer names the column attributes that differ: how many there
+// are, their types, their names. Names are compared as the client sees
+// them, less what servers spell their own way: case (SUM(k), sum(k)) and
+// the comments and bind marks a proxy writes into an expression's name
+// (vtgate's ":vtg1 /* VARCHAR */").
+func columnsDiffer(a, b []column) []string {
+	if len(a) != len(b) {
+		return []string{fmt.Sprintf("column count (%d, %d)", len(a), len(b))}
 	}
-	return "", false
+	var types, names []string
+	for i := range a {
+		if a[i].typ != b[i].typ {
+			types = append(types, fmt.Sprintf("%s %s, %s", a[i].name, a[i].typ, b[i].typ))
+		}
+		if columnName(a[i].name) != columnName(b[i].name) {
+			names = append(names, fmt.Sprintf("%s, %s", a[i].name, b[i].name))
+		}
+	}
+	var out []string
+	if len(types) > 0 {
+		out = append(out, "column types: "+strings.Join(types, "; "))
+	}
+	if len(names) > 0 {
+		out = append(out, "column names: "+strings.Join(names, "; "))
+	}
+	return out
+}
+
+var (
+	nameComment = regexp.MustCompile(`/\*.*?\*/`)
+	// A literal in an expression's name, or vtgate's bind mark for it.
+	nameLiteral = regexp.MustCompile(`'(?:[^'\\]|\\.|'')*'|"(?:[^"\\]|\\.)*"|:vtg[0-9]+|\b[0-9]+(?:\.[0-9]+)?\b`)
+	spaces      = regexp.MustCompile(`\s+`)
+)
+
+// columnName is a column's name as compared: lower case, without
+// comments, with literals and a proxy's bind marks as '?', and one space
+// where there were several.
+func columnName(n string) string {
+	n = nameComment.ReplaceAllString(n, "")
+	n = nameLiteral.ReplaceAllString(n, "?")
+	return strings.TrimSpace(spaces.ReplaceAllString(strings.ToLower(n), " "))
 }

@@ -33,7 +33,11 @@ func TestCompare(t *testing.T) {
 		{"row order ignored", plain, func(c *result) { c.seqHash = 2 }, Same, "", false},
 		{"rows", plain, func(c *result) { c.setHash = 11 }, Different, "rows", false},
 		{"row count", plain, func(c *result) { c.rows = 4 }, Different, "row count", false},
-		{"columns", plain, func(c *result) { c.cols = []column{{"id", "BIGINT"}} }, Different, "columns", false},
+		{"column types", plain, func(c *result) { c.cols = []column{{"id", "BIGINT"}} }, Different, "column types: id INT, BIGINT", false},
+		{"a type and the values", plain, func(c *result) { c.cols, c.setHash = []column{{"id", "BIGINT"}}, 11 }, Different, "rows; column types: id INT, BIGINT", false},
+		{"column names in another case", plain, func(c *result) { c.cols = []column{{"ID", "INT"}} }, Same, "", false},
+		{"column names", plain, func(c *result) { c.cols = []column{{"num", "INT"}} }, Different, "column names: id, num", false},
+		{"column count", plain, func(c *result) { c.cols = nil }, Different, "column count (1, 0)", false},
 		{"warnings", plain, func(c *result) { c.warnings = 1 }, Different, "warnings", false},
 		{"warnings unknown", plain, func(c *result) { c.warnings = -1 }, Same, "", false},
 		{"new error", plain, func(c *result) { c.errCode = 1055 }, Different, "error on the candidate only (1055)", true},
@@ -54,8 +58,13 @@ func TestCompare(t *testing.T) {
 			}
 		})
 	}
-	// The same error on both sides is no difference.
 	r, c := base(), base()
+	r.cols, c.cols = []column{{"'a' = 'a '", "INT"}}, []column{{":vtg1 /* VARCHAR */ = :vtg2 /* VARCHAR */", "INT"}}
+	if got := compare(&r, &c, plain); got.outcome != Same {
+		t.Errorf("an expression's name with literals against vtgate's: got %v %q, want Same", got.outcome, got.kind)
+	}
+	// The same error on both sides is no difference.
+	r, c = base(), base()
 	r.errCode, c.errCode = 1146, 1146
 	if got := compare(&r, &c, plain); got.outcome != Same {
 		t.Errorf("same error on both: got %v, want Same", got.outcome)
