@@ -118,6 +118,7 @@ func fuzzPackets(t *testing.T, format string, data []byte, port int, lines int64
 func FuzzPcap(f *testing.F) {
 	f.Add(writePcap(f, 3306, appSegments()))
 	f.Add(writePcap(f, 3306, appSegments()[:5]))
+	f.Add(writePcap(f, 3306, attrSeedSegments()))
 	port := fixturePort(f)
 	for _, name := range []string{"midstream.pcap", "session.pcapng"} {
 		b := readFixture(f, name)
@@ -146,15 +147,17 @@ func FuzzTcpdumpText(f *testing.F) {
 // FuzzProtocol feeds arbitrary bytes to both directions of one MySQL
 // connection, cut into segments, as TCP reassembly would.
 func FuzzProtocol(f *testing.F) {
-	var client, server []byte
-	for _, s := range appSegments() {
-		if s.toServer {
-			client = append(client, s.data...)
-		} else {
-			server = append(server, s.data...)
+	for _, segs := range [][]seg{appSegments(), attrSeedSegments()} {
+		var client, server []byte
+		for _, s := range segs {
+			if s.toServer {
+				client = append(client, s.data...)
+			} else {
+				server = append(server, s.data...)
+			}
 		}
+		f.Add(client, server, uint8(7))
 	}
-	f.Add(client, server, uint8(7))
 	f.Add([]byte{5, 0, 0, 0, 0x17, 1, 0, 0, 0}, []byte{1, 0, 0, 1, 0xfe}, uint8(1))
 	f.Fuzz(func(t *testing.T, client, server []byte, cut uint8) {
 		var got []*Record

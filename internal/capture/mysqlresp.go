@@ -271,11 +271,11 @@ func (mc *mysqlConn) begin(q *pending) *Record {
 	return r
 }
 
-// queryText is COM_QUERY's text, after the query attributes when the
-// client sends them; ok is false when there are attributes, which are not
-// read.
+// queryText is COM_QUERY's text, after the query attributes the client
+// sends when both ends offered CLIENT_QUERY_ATTRIBUTES (MySQL 8.0.23 and
+// later); ok is false when they cannot be read past.
 func (mc *mysqlConn) queryText(body []byte) ([]byte, bool) {
-	attrs := mc.caps&capQueryAttributes != 0
+	attrs := mc.caps&mc.srvCaps&capQueryAttributes != 0
 	if !mc.capsKnown && len(body) >= 2 && body[0] < '\t' && body[1] == 1 {
 		// Seen mid-stream: a statement cannot start with a control byte,
 		// so this is the attribute count and the parameter set count.
@@ -284,12 +284,8 @@ func (mc *mysqlConn) queryText(body []byte) ([]byte, bool) {
 	if !attrs {
 		return body, true
 	}
-	n, w := lenenc.Read(body)
-	if w == 0 || n != 0 {
-		return nil, false
-	}
-	_, w2 := lenenc.Read(body[w:])
-	return body[w+w2:], true
+	sql, err := afterQueryAttrs(body)
+	return sql, err == nil
 }
 
 func (mc *mysqlConn) finishErr(q *pending, p []byte, seen time.Time) error {

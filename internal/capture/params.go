@@ -60,6 +60,68 @@ func decodeParams(b []byte, st *stmtInfo) ([]any, error) {
 	return out, nil
 }
 
+// afterQueryAttrs reads past the query attributes COM_QUERY starts with
+// when CLIENT_QUERY_ATTRIBUTES was negotiated, and returns the statement
+// that follows: the parameter count, the parameter set count (1), and for
+// a count above 0 the NULL bitmap, the new-params-bound flag, each
+// attribute's type and name, and the values in the binary protocol. The
+// attributes are the application's annotations of a statement (a trace
+// id), not part of it, and are not kept.
+func afterQueryAttrs(b []byte) ([]byte, error) {
+	n, w := lenenc.Read(b)
+	if w == 0 {
+		return nil, errShort
+	}
+	b = b[w:]
+	sets, w := lenenc.Read(b)
+	if w == 0 {
+		return nil, errShort
+	}
+	b = b[w:]
+	if n == 0 {
+		return b, nil
+	}
+	if sets != 1 {
+		return nil, fmt.Errorf("%d parameter sets, want 1", sets)
+	}
+	// Each attribute takes three bytes at least: its type and a name.
+	if n > uint64(len(b))/3 {
+		return nil, errShort
+	}
+	k := int(n)
+	nb := (k + 7) / 8
+	if len(b) < nb+1 {
+		return nil, errShort
+	}
+	nulls, bound := b[:nb], b[nb]
+	b = b[nb+1:]
+	if bound != 1 {
+		return nil, fmt.Errorf("attribute types not sent")
+	}
+	types := make([]byte, 0, 2*k)
+	for i := 0; i < k; i++ {
+		if len(b) < 2 {
+			return nil, errShort
+		}
+		types = append(types, b[0], b[1])
+		name, w := lenenc.Read(b[2:])
+		if w == 0 || name > uint64(len(b)-2-w) {
+			return nil, errShort
+		}
+		b = b[2+w+int(name):]
+	}
+	for i := 0; i < k; i++ {
+		if nulls[i/8]&(1<<(i%8)) != 0 {
+			continue
+		}
+		var err error
+		if _, b, err = binaryValue(b, types[2*i], types[2*i+1]&0x80 != 0); err != nil {
+			return nil, fmt.Errorf("attribute %d: %w", i+1, err)
+		}
+	}
+	return b, nil
+}
+
 // fixedInt reads an integer of the binary protocol: n bytes (1, 2, 4 or
 // 8), little-endian, sign-extended unless unsigned. An unsigned 8-byte
 // value stays a uint64, which an int64 may not hold.

@@ -16,7 +16,7 @@ const (
 	skipAuthFailed   = "connections whose login failed"
 	skipPreparedOld  = "executions of statements prepared before the capture began (text unknown)"
 	skipParams       = "executions whose parameters could not be decoded"
-	skipQueryAttrs   = "queries with query attributes on connections seen mid-stream"
+	skipQueryAttrs   = "queries whose query attributes could not be read"
 	skipGap          = "gaps in a TCP stream (bytes the capture lost)"
 	skipResync       = "segments skipped until a connection seen mid-stream reached a packet boundary"
 	skipOldResponse  = "response packets of commands sent before the capture began"
