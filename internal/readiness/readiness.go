@@ -12,7 +12,8 @@
 // capacity below the production peak or the source's) makes it
 // "not ready"; so does the lack of a check or a verify, without which
 // nothing is proven. Otherwise warnings (check warnings or checks not run,
-// inconclusive sweep levels, incomplete evidence) and a missing sweep or
+// a target less durable than the source, inconclusive sweep levels,
+// incomplete evidence) and a missing sweep or
 // replay make it "ready with warnings"; with none, "ready".
 package readiness
 
@@ -96,13 +97,16 @@ type Page struct {
 	NotChecked []check.NotChecked `json:"not_checked"`
 	Variables  Piece              `json:"variables"`
 	VarDiffs   []vars.Difference  `json:"variable_differences"`
-	Sweep      Piece              `json:"sweep"`
-	SweepName  string             `json:"sweep_name,omitempty"`
-	Control    string             `json:"control,omitempty"`
-	Candidate  string             `json:"candidate,omitempty"`
-	Levels     []SweepLevel       `json:"sweep_levels"`
-	Replay     Piece              `json:"replay"`
-	Verify     Piece              `json:"verify"`
+	// Downgrades are the variables in which the target is less durable
+	// than the source: each is a warning.
+	Downgrades []Downgrade  `json:"durability_downgrades"`
+	Sweep      Piece        `json:"sweep"`
+	SweepName  string       `json:"sweep_name,omitempty"`
+	Control    string       `json:"control,omitempty"`
+	Candidate  string       `json:"candidate,omitempty"`
+	Levels     []SweepLevel `json:"sweep_levels"`
+	Replay     Piece        `json:"replay"`
+	Verify     Piece        `json:"verify"`
 	// Capacity is the latest capacity search of the target with the
 	// source as its control: its capacity, its headroom over the
 	// production peak and its ratio to the source's.
@@ -125,7 +129,7 @@ type Options struct {
 func Build(ctx context.Context, st *store.Store, opts Options) (*Page, error) {
 	src, dst := opts.Source.Redacted(), opts.Target.Redacted()
 	p := &Page{Version: PageVersion, Source: src, Target: dst, Built: opts.Now, Reasons: []Reason{},
-		Findings: []check.Finding{}, NotChecked: []check.NotChecked{}, VarDiffs: []vars.Difference{}, Levels: []SweepLevel{}}
+		Findings: []check.Finding{}, NotChecked: []check.NotChecked{}, VarDiffs: []vars.Difference{}, Downgrades: []Downgrade{}, Levels: []SweepLevel{}}
 	if p.Built.IsZero() {
 		p.Built = time.Now().UTC()
 	}
@@ -208,15 +212,8 @@ func (p *Page) readCheck(ctx context.Context, st *store.Store, match func(string
 	if p.VarDiffs == nil {
 		p.VarDiffs = []vars.Difference{}
 	}
-	relevant := 0
-	for _, d := range p.VarDiffs {
-		if d.Relevant {
-			relevant++
-		}
-	}
-	p.Variables.Status = StatusPass
-	p.Variables.Summary = fmt.Sprintf("%d differing, %d of them known to change behaviour or performance (the check weighs those that change results)",
-		len(p.VarDiffs), relevant)
+	outcome, summary, downgrades := JudgeVariables(p.VarDiffs)
+	p.Variables.Status, p.Variables.Summary, p.Downgrades = statusOf(outcome), summary, downgrades
 	return nil
 }
 
@@ -295,6 +292,12 @@ func (p *Page) decide() {
 		case StatusIncomplete:
 			add(Warning, pc.name, pc.name+" is incomplete: "+pc.piece.Summary, pc.piece.Command)
 		}
+	}
+	// Each durability downgrade is a warning of its own, named with both
+	// values and what it risks.
+	for _, d := range p.Downgrades {
+		add(Warning, "variables", fmt.Sprintf("variables: %s is %s on the source and %s on the target: less durable, %s",
+			d.Variable, d.Source, d.Target, d.Risk), "")
 	}
 	// The check's errors, one reason each (up to maxErrorReasons), right
 	// after the check's line; the findings table lists them all.

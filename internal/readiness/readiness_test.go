@@ -3,8 +3,10 @@ package readiness
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -33,6 +35,9 @@ type seed struct {
 	replay      string  // "", or replay's outcome
 	sweepFactor float64 // 0: no sweep; else the candidate's speed against the control
 	capacity    string  // "", or a capacity search's outcome: pass (headroom) or fail (below the peak)
+	// lessDurable gives the target innodb_flush_log_at_trx_commit=0 and
+	// sync_binlog=0 where the source has 1 and 1.
+	lessDurable bool
 }
 
 func openStore(t *testing.T, s seed) *store.Store {
@@ -50,6 +55,9 @@ func openStore(t *testing.T, s seed) *store.Store {
 	}
 	if s.check != "" {
 		rep := checkReport(s.check)
+		if s.lessDurable {
+			rep.Variables = append(lessDurable, rep.Variables...)
+		}
 		var doc bytes.Buffer
 		if err := check.WriteJSON(&doc, rep); err != nil {
 			t.Fatal(err)
@@ -90,6 +98,14 @@ func openStore(t *testing.T, s seed) *store.Store {
 		}
 	}
 	return st
+}
+
+// lessDurable is the variables diff of a target less durable than the
+// source, as the check stores it.
+var lessDurable = []vars.Difference{
+	{Name: "innodb_flush_log_at_trx_commit", Values: []string{"1", "0"}, Relevant: true, Group: "durability", Explain: "commits"},
+	{Name: "sync_binlog", Values: []string{"1", "0"}, Relevant: true, Group: "durability", Explain: "binary log syncs"},
+	{Name: "innodb_buffer_pool_size", Values: []string{"134217728", "268435456"}, Relevant: true, Group: "memory", Explain: "page cache"},
 }
 
 func checkReport(outcome string) *check.Report {
@@ -175,6 +191,8 @@ func TestVerdict(t *testing.T) {
 		{"data differs", seed{check: "pass", verify: "fail", replay: "pass", sweepFactor: 1.5}, NotReady, "verify: 1 of 12 tables differ"},
 		{"verify interrupted", seed{check: "pass", verify: "incomplete", replay: "pass", sweepFactor: 1.5}, ReadyWithWarnings, "verify is incomplete"},
 		{"nothing yet", seed{}, NotReady, "no check yet"},
+		{"less durable target", seed{check: "pass", verify: "pass", replay: "pass", sweepFactor: 1.5, lessDurable: true}, ReadyWithWarnings,
+			"variables: innodb_flush_log_at_trx_commit is 1 on the source and 0 on the target"},
 		{"capacity with headroom", seed{check: "pass", verify: "pass", replay: "pass", sweepFactor: 1.5, capacity: "pass"}, Ready, ""},
 		{"capacity below the production peak", seed{check: "pass", verify: "pass", replay: "pass", sweepFactor: 1.5, capacity: "fail"}, NotReady,
 			"capacity: capacity 910.4/s under p99<=20ms"},
@@ -233,6 +251,57 @@ func TestWriters(t *testing.T) {
 	}
 	if err := Write(&bytes.Buffer{}, "pdf", p); err == nil || !strings.Contains(err.Error(), "formats: text, md, json, html") {
 		t.Errorf("Write pdf: got %v, want the formats listed", err)
+	}
+}
+
+// TestDurabilityDowngrade: a target less durable than the source is a
+// warning on the page, named with both values and what it risks, in every
+// format, and the variables diff no longer passes.
+func TestDurabilityDowngrade(t *testing.T) {
+	p := build(t, openStore(t, seed{check: "pass", verify: "pass", replay: "pass", sweepFactor: 1.5, lessDurable: true}), 0)
+	if p.Variables.Status != StatusWarn {
+		t.Errorf("variables: got %s (%s), want warn", p.Variables.Status, p.Variables.Summary)
+	}
+	for _, want := range []string{"innodb_flush_log_at_trx_commit 1 -> 0", "sync_binlog 1 -> 0"} {
+		if !strings.Contains(p.Variables.Summary, want) {
+			t.Errorf("variables summary: got %q, want %q in it", p.Variables.Summary, want)
+		}
+	}
+	var warned []string
+	for _, r := range p.Reasons {
+		if r.Evidence == "variables" && r.Weight == Warning {
+			warned = append(warned, r.Text)
+		}
+	}
+	if len(warned) != 2 || !strings.Contains(warned[0], "up to a second of commits lost in a crash") || !strings.Contains(warned[1], "sync_binlog is 1 on the source and 0 on the target") {
+		t.Errorf("variables reasons: got %q, want innodb_flush_log_at_trx_commit's and sync_binlog's, each with its risk", warned)
+	}
+	for _, format := range Formats {
+		var b bytes.Buffer
+		if err := Write(&b, format, p); err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range []string{"innodb_flush_log_at_trx_commit", "up to a second of commits lost in a crash", "sync_binlog"} {
+			if !strings.Contains(b.String(), want) {
+				t.Errorf("%s: want %q in it, got\n%s", format, want, b.String())
+			}
+		}
+		if format == "json" {
+			var doc struct {
+				Downgrades []struct{ Variable, Source, Target, Risk string } `json:"durability_downgrades"`
+			}
+			if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
+				t.Fatal(err)
+			}
+			if len(doc.Downgrades) != 2 || doc.Downgrades[0].Variable != "innodb_flush_log_at_trx_commit" || doc.Downgrades[0].Source != "1" ||
+				doc.Downgrades[0].Target != "0" || doc.Downgrades[0].Risk == "" {
+				t.Errorf("json durability_downgrades: got %+v, want innodb_flush_log_at_trx_commit 1 -> 0 with its risk, then sync_binlog", doc.Downgrades)
+			}
+		}
+		if format == "html" && (!strings.Contains(b.String(), `<tr id="ev-variables" data-status="warn">`) ||
+			!regexp.MustCompile(`<table id="durability">.*\n<tr><td><code>innodb_flush_log_at_trx_commit</code></td><td><code>1</code></td><td><code>0</code></td>`).MatchString(b.String())) {
+			t.Errorf("html: want the variables row marked warn and the downgrades in a table of their own, got\n%s", b.String())
+		}
 	}
 }
 

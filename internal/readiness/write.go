@@ -126,6 +126,12 @@ func WriteMarkdown(w io.Writer, p *Page) error {
 			fmt.Fprintf(&b, "- `%s` (%s): %s\n", n.Check, n.Side, n.Need())
 		}
 	}
+	if len(p.Downgrades) > 0 {
+		b.WriteString("\n## Less durable than the source\n\n| variable | source | target | what it risks |\n|---|---|---|---|\n")
+		for _, d := range p.Downgrades {
+			fmt.Fprintf(&b, "| `%s` | `%s` | `%s` | %s |\n", d.Variable, esc(d.Source), esc(d.Target), esc(d.Risk))
+		}
+	}
 	if len(p.VarDiffs) > 0 {
 		b.WriteString("\n## Variables that differ\n\n| variable | source | target | what it changes |\n|---|---|---|---|\n")
 		for _, d := range p.VarDiffs {
@@ -178,9 +184,13 @@ var htmlPage = render.Template("readiness", template.FuncMap{
 </section>
 <section id="variables"><h2>Variables diff</h2>
 {{if eq .Variables.Status "missing"}}<p>No variables diff yet: run <code class="cmd">{{.Variables.Command}}</code></p>
-{{else if .VarDiffs}}<table><tr><th>variable</th><th>source</th><th>target</th><th>what it changes</th></tr>
+{{else}}{{if .Downgrades}}<p class="warn">The target is less durable than the source:</p>
+<table id="durability"><tr><th>variable</th><th>source</th><th>target</th><th>what it risks</th></tr>
+{{range .Downgrades}}<tr><td><code>{{.Variable}}</code></td><td><code>{{.Source}}</code></td><td><code>{{.Target}}</code></td><td>{{.Risk}}</td></tr>
+{{end}}</table>
+{{end}}{{if .VarDiffs}}<table><tr><th>variable</th><th>source</th><th>target</th><th>what it changes</th></tr>
 {{range .VarDiffs}}<tr><td><code>{{.Name}}</code></td>{{range .Values}}<td><code>{{.}}</code></td>{{end}}<td>{{.Explain}}</td></tr>
-{{end}}</table>{{else}}<p>The servers' variables are the same.</p>{{end}}
+{{end}}</table>{{else}}<p>The servers' variables are the same.</p>{{end}}{{end}}
 </section>
 <section id="sweep"><h2>Sweep verdicts</h2>
 {{if eq .Sweep.Status "missing"}}<p>No sweep with this target yet: run <code class="cmd">{{.Sweep.Command}}</code></p>

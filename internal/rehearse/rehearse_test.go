@@ -3,6 +3,7 @@ package rehearse
 import (
 	"context"
 	"fmt"
+	"html/template"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -307,4 +308,61 @@ func evidenceCount(t *testing.T, st *store.Store, kind string) int {
 		t.Fatal(err)
 	}
 	return n
+}
+
+// TestLessDurableCandidate: a candidate with innodb_flush_log_at_trx_commit
+// and sync_binlog at 0 where the source has 1 warns at the vars step, named,
+// and the readiness page says the same: the line and the page agree.
+func TestLessDurableCandidate(t *testing.T) {
+	insts := sandboxtest.StartAll(t, []string{"innodb_flush_log_at_trx_commit=1", "sync_binlog=1"},
+		[]string{"innodb_flush_log_at_trx_commit=0", "sync_binlog=0"})
+	for _, inst := range insts {
+		exec(t, inst, appSchema(true))
+	}
+	url := func(i *sandbox.Instance) string { return fmt.Sprintf("mysql://%s@127.0.0.1:%d/app", i.User, i.Port) }
+	text := fmt.Sprintf(`source: {name: old, url: "%s"}
+candidates: [{name: new, url: "%s"}]
+data: present
+steps:
+  check: {continue_on_failure: true}
+  verify: {skip: true}
+  analyze: {skip: true}
+`, url(insts[0]), url(insts[1]))
+	path := filepath.Join(t.TempDir(), "rehearsal.yaml")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	var out strings.Builder
+	sum, err := Run(ctx, parse(t, path), Options{Store: openStore(t), Out: &out, PageDir: t.TempDir(), Version: "test"})
+	if err != nil {
+		t.Fatalf("Run: %v\n%s", err, out.String())
+	}
+	var vars *store.RehearsalStep
+	for i, r := range sum.Steps {
+		if r.Name == plan.StepVars {
+			vars = &sum.Steps[i]
+		}
+	}
+	want := "less durable than the source: innodb_flush_log_at_trx_commit 1 -> 0, sync_binlog 1 -> 0"
+	if vars == nil || vars.Outcome != store.OutcomeWarn || !strings.HasPrefix(vars.Summary, want) {
+		t.Fatalf("vars step: got %+v, want warn beginning %q\n%s", vars, want, out.String())
+	}
+	if len(sum.Pages) != 1 {
+		t.Fatalf("pages: got %d, want 1\n%s", len(sum.Pages), out.String())
+	}
+	reasons := strings.Join(sum.Pages[0].Reasons, "\n")
+	for _, v := range []string{"innodb_flush_log_at_trx_commit is 1 on the source and 0 on the target", "sync_binlog is 1 on the source and 0 on the target"} {
+		if !strings.Contains(reasons, v) {
+			t.Errorf("page reasons: got\n%s\nwant one saying %q", reasons, v)
+		}
+	}
+	html, err := os.ReadFile(sum.Pages[0].Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(html), `<tr id="ev-variables" data-status="warn">`) || !strings.Contains(string(html), template.HTMLEscapeString(vars.Summary)) {
+		t.Errorf("page: want the variables row to warn with the vars step's summary %q", vars.Summary)
+	}
 }

@@ -221,7 +221,8 @@ type varsStep struct{ c *chain }
 func (varsStep) Name() string { return plan.StepVars }
 
 // Run compares the global variables of the source and each candidate and
-// stores the comparison as evidence of kind vars.
+// stores the comparison as evidence of kind vars. A candidate less durable
+// than the source warns (readiness.JudgeVariables).
 func (s varsStep) Run(ctx context.Context) (Result, error) {
 	c := s.c
 	collect := func(ctx context.Context, role string, t *target.Target) (map[string]string, error) {
@@ -242,20 +243,9 @@ func (s varsStep) Run(ctx context.Context) (Result, error) {
 			return Result{}, err
 		}
 		diffs := vars.Compare([]map[string]string{srcVars, v}, false)
-		differing, relevant := 0, 0
-		for _, d := range diffs {
-			if !d.Equal && !d.OneSide {
-				differing++
-				if d.Relevant {
-					relevant++
-				}
-			}
-		}
-		outcome := store.OutcomePass
-		if relevant > 0 {
-			outcome = store.OutcomeWarn
-		}
-		summary := fmt.Sprintf("%d differing, %d of them known to change behaviour or performance", differing, relevant)
+		// Weighed as the readiness page weighs the check's diff of the
+		// same servers, so that this line and the page agree.
+		outcome, summary, _ := readiness.JudgeVariables(diffs)
 		names := []string{c.p.Source.Target.String(), cand.Target.String()}
 		var doc bytes.Buffer
 		err = vars.WriteJSON(&doc, names, diffs)
