@@ -33,11 +33,33 @@ func Detect(head []byte) (string, error) {
 		return "tcpdump-text", nil
 	case strings.Contains(text, "# Query_time:") || strings.Contains(text, "# User@Host:"):
 		return "slow", nil
+	case serverHeadersOnly(text) > 0:
+		// The slow and the general log start with the same header; a log
+		// of only headers is more often a slow log with nothing slow
+		// (yet), and either reader reads them.
+		return "slow", nil
 	case strings.Contains(text, "Id Command") && strings.Contains(text, "Argument"),
 		generalLineRE(text):
 		return "general", nil
 	}
 	return "", fmt.Errorf("%w: read formats are %s (the slow log, the general log, a pcap from tcpdump -w, or tcpdump -x text); name one with --format", ErrUnknownFormat, strings.Join(Formats, ", "))
+}
+
+// serverHeadersOnly counts the server header lines of text when it holds
+// nothing else but blank lines (0 otherwise).
+func serverHeadersOnly(text string) int {
+	n := 0
+	for _, line := range strings.Split(text, "\n") {
+		line = strings.TrimSuffix(line, "\r")
+		switch {
+		case strings.TrimSpace(line) == "":
+		case isServerHeader([]byte(line)):
+			n++
+		default:
+			return 0
+		}
+	}
+	return n
 }
 
 // generalLineRE reports whether text holds a line shaped like a general log

@@ -69,6 +69,9 @@ func describeCapture(t *testing.T, path string) string {
 	if txt := s.SkipText(); txt != "" {
 		fmt.Fprintf(&b, "skipped: %s\n", txt)
 	}
+	if why := s.Empty(); why != "" {
+		fmt.Fprintf(&b, "empty: %s\n", why)
+	}
 	for _, p := range c.Stats.Problems {
 		fmt.Fprintf(&b, "problem: %s\n", p)
 	}

@@ -155,6 +155,7 @@ func (c *Capturer) readGeneral(ctx context.Context, r io.Reader) error {
 			return err
 		}
 		if isServerHeader(b) {
+			c.src().Headers++
 			if err := st.flush(); err != nil {
 				return err
 			}

@@ -201,7 +201,12 @@ func TestDetect(t *testing.T) {
 		{"pcapng", "\x0a\x0d\x0d\x0a\x00", "pcap"},
 		{"slow", "# Time: 261122 21:56:55\n# User@Host: a[a] @ [1]\n", "slow"},
 		{"general", "261122 21:56:57\t     5 Query\tSELECT 1\n", "general"},
-		{"general header", "Time\t\t    Id Command\tArgument\n", "general"},
+		{"general header and entry", "Time\t\t    Id Command\tArgument\n261122 21:56:57\t     5 Query\tSELECT 1\n", "general"},
+		// The slow and the general log share their header: a log of only
+		// headers has no entry to tell them apart, and is read as slow.
+		{"header alone", "Time\t\t    Id Command\tArgument\n", "slow"},
+		{"windows headers alone", "C:\\mysql\\bin\\mysqld.exe, Version: 5.7.44 (MySQL Community Server (GPL)). started with:\r\nTCP Port: 3306, Named Pipe: MySQL\r\nTime                 Id Command    Argument\r\n", "slow"},
+		{"header and junk", "Time\t\t    Id Command\tArgument\nnot a log\n", "general"},
 		{"general mysql 5.0", "101010  9:10:10\t      1 Query       SELECT 1\n", "general"},
 		{"general tabs become spaces", "2023-11-22T12:00:00.000200Z         8 Query     select 1\n", "general"},
 		{"slow from Query_time", "# Query_time: 0.1  Lock_time: 0.0 Rows_sent: 1  Rows_examined: 1\nSELECT 1;\n", "slow"},

@@ -156,6 +156,7 @@ func (c *Capturer) readSlow(ctx context.Context, r io.Reader) error {
 			continue
 		}
 		if isServerHeader(line) {
+			c.src().Headers++
 			if err := flush(); err != nil {
 				return err
 			}
@@ -202,10 +203,14 @@ func slowHeaderish(line []byte) bool {
 	return false
 }
 
-// isServerHeader reports the lines a server writes when it opens the log.
+// isServerHeader reports the lines a server writes when it opens the log,
+// the same for the slow and the general log: its path and version, where
+// it listens ("Tcp port: 3306  Unix socket: ..." on Unix, "TCP Port: 3306,
+// Named Pipe: MySQL" on Windows), and the column header.
 func isServerHeader(line []byte) bool {
 	return bytes.Contains(line, []byte(", Version: ")) && bytes.Contains(line, []byte("started with:")) ||
 		bytes.HasPrefix(line, []byte("Tcp port: ")) ||
+		bytes.HasPrefix(line, []byte("TCP Port: ")) && bytes.Contains(line, []byte(", Named Pipe: ")) ||
 		bytes.HasPrefix(line, []byte("Time")) && bytes.Contains(line, []byte("Id Command")) && bytes.Contains(line, []byte("Argument"))
 }
 

@@ -23,6 +23,9 @@ type SourceStats struct {
 	// ValuesLost counts header values that could not be read (a time, a
 	// duration): the value is dropped, the statement kept.
 	ValuesLost int64
+	// Headers counts the server's header lines (written each time it
+	// opened the log), which are not entries.
+	Headers int64
 }
 
 // Skip is one reason for skipping entries, with the first lines it hit.
@@ -83,6 +86,11 @@ func (s *SourceStats) SkipText() string {
 func (s *SourceStats) Empty() string {
 	if s.Statements > 0 {
 		return ""
+	}
+	if s.Entries() == 0 && s.Headers > 0 {
+		// A slow and a general log begin with the same lines: a log
+		// holding only them is neither told apart nor broken.
+		return fmt.Sprintf("no statement read: no entries, only %d server header lines (which a slow or general log starts with each time the server opens it): nothing was logged", s.Headers)
 	}
 	msg := fmt.Sprintf("no statement read (format %s", s.Format)
 	if s.FormatWhy != "" {
@@ -184,6 +192,8 @@ func DetectWhy(head []byte) (format, why string, err error) {
 	case "slow":
 		if n, key := firstLineWith(head, "# Query_time:", "# User@Host:"); n > 0 {
 			why = fmt.Sprintf("%q on line %d", key, n)
+		} else if n := serverHeadersOnly(string(head)); n > 0 {
+			why = fmt.Sprintf("only server headers, %d lines and no entry: read as a slow log, whose header a general log shares", n)
 		}
 	case "general":
 		for i, line := range strings.Split(string(head), "\n") {
