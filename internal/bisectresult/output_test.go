@@ -75,12 +75,54 @@ func TestSummary(t *testing.T) {
 		{"same performance", Result{Outcome: OutcomeSamePerf, Difference: &same}, "do not differ clearly on this workload (candidate 1.01x [0.97, 1.05] same)"},
 		{"nothing testable", Result{Outcome: OutcomeNothingToTest, Differences: make([]Variable, 3)}, "None of the 3 differing variables can be tested here"},
 		{"all applied moves nothing", Result{Outcome: OutcomeBisected, All: &same}, "the difference lies elsewhere"},
-		{"budget", Result{Outcome: OutcomeBudget, Causes: []Cause{{Variable: "sync_binlog"}}}, "The difference comes from sync_binlog. The budget ran out"},
+		{"budget", Result{Outcome: OutcomeBudget, Causes: []Cause{{Variable: "sync_binlog"}}, Tested: []string{"sync_binlog"}}, "The difference comes from sync_binlog. The budget ran out"},
 	}
 	for _, tt := range tests {
 		if got := tt.r.Summary(); !strings.Contains(got, tt.want) {
 			t.Errorf("%s: got %q, want it to contain %q", tt.name, got, tt.want)
 		}
+	}
+}
+
+// TestSummaryClaims: the headline names a cause as the whole difference
+// only when the figures show that the causes together account for it; a
+// partial explanation says how much it explains and what is left open.
+func TestSummaryClaims(t *testing.T) {
+	e := func(r, lo, hi float64, st stats.State) *Effect { return &Effect{Ratio: r, Lo: lo, Hi: hi, State: st} }
+	flush := Cause{Variable: "innodb_flush_log_at_trx_commit", ControlValue: "1", CandidateValue: "0", Effect: *e(1.51, 1.38, 1.66, stats.Faster)}
+	binlog := Cause{Variable: "sync_binlog", ControlValue: "1", CandidateValue: "0", Effect: *e(1.12, 1.04, 1.2, stats.Inconclusive)}
+	base := func(causes []Cause, together *Effect, tested ...string) Result {
+		return Result{Outcome: OutcomeBisected, Threshold: 0.182, Difference: e(2.32, 2.15, 2.5, stats.Faster), All: e(2.28, 2.1, 2.45, stats.Faster),
+			Causes: causes, Together: together, Tested: tested}
+	}
+	budget := base([]Cause{flush}, nil, "innodb_flush_log_at_trx_commit", "sync_binlog", "table_open_cache")
+	budget.Outcome = OutcomeBudget
+	short := base([]Cause{flush}, e(1, 0.95, 1.05, stats.Same), "innodb_flush_log_at_trx_commit", "sync_binlog")
+	short.All = e(1.3, 1.22, 1.38, stats.Faster)
+	tests := []struct {
+		name string
+		r    Result
+		want string
+	}{
+		{"one cause, the rest open", base([]Cause{flush}, e(0.66, 0.49, 1.23, stats.Inconclusive), "innodb_flush_log_at_trx_commit", "sync_binlog", "table_open_cache"),
+			"innodb_flush_log_at_trx_commit explains 1.51x of the 2.32x; together the causes found are not shown to account for the rest (0.66x [0.49, 1.23] inconclusive against all differences applied)."},
+		{"two causes, clearly short", base([]Cause{flush, binlog}, e(0.6, 0.52, 0.7, stats.Slower), "innodb_flush_log_at_trx_commit", "sync_binlog", "table_open_cache"),
+			"innodb_flush_log_at_trx_commit explains 1.51x and sync_binlog 1.12x of the 2.32x; together the causes found do not account for the rest (0.60x [0.52, 0.70] slower against all differences applied)."},
+		{"causes account for every difference applied", base([]Cause{flush, binlog}, e(0.98, 0.9, 1.07, stats.Same), "innodb_flush_log_at_trx_commit", "sync_binlog", "table_open_cache"),
+			"The difference comes from innodb_flush_log_at_trx_commit, sync_binlog."},
+		{"the only variable tested", base([]Cause{flush}, nil, "innodb_flush_log_at_trx_commit"),
+			"The difference comes from innodb_flush_log_at_trx_commit."},
+		{"budget before the causes were measured together", budget,
+			"innodb_flush_log_at_trx_commit explains 1.51x of the 2.32x; whether together the causes found account for the rest was not measured. The budget ran out: this is the answer so far."},
+		{"the variables explain part of the candidate", short,
+			"innodb_flush_log_at_trx_commit accounts for every testable difference applied on the control, 1.30x [1.22, 1.38], but the candidate is 2.32x [2.15, 2.50]: the rest lies elsewhere (hardware, version, data, or the variables not testable here)."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.r.Summary(); got != tt.want {
+				t.Errorf("got  %q\nwant %q", got, tt.want)
+			}
+		})
 	}
 }
 

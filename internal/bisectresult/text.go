@@ -48,14 +48,7 @@ func (r *Result) Summary() string {
 	case len(r.Causes) == 0 && len(r.Interactions) == 0:
 		b.WriteString("No variable was shown to matter.")
 	default:
-		var names []string
-		for _, c := range r.Causes {
-			names = append(names, c.Variable)
-		}
-		for _, in := range r.Interactions {
-			names = append(names, in.Label())
-		}
-		fmt.Fprintf(&b, "The difference comes from %s.", strings.Join(names, ", "))
+		b.WriteString(r.causesHeadline())
 	}
 	switch r.Outcome {
 	case OutcomeBudget:
@@ -66,6 +59,106 @@ func (r *Result) Summary() string {
 		b.WriteString(" The bisect failed part way: this is the answer so far.")
 	}
 	return b.String()
+}
+
+// causesHeadline says what the causes found explain. It says that the
+// difference comes from them only when the figures support it: together
+// they are shown the same as every testable difference applied (or they
+// are every variable tested), and every difference applied is not shown
+// short of the candidate. Otherwise it says how much each explains of the
+// whole and what is left open.
+func (r *Result) causesHeadline() string {
+	type found struct {
+		name  string
+		ratio float64
+	}
+	var all []found
+	for _, c := range r.Causes {
+		all = append(all, found{c.Variable, c.Effect.Ratio})
+	}
+	for _, in := range r.Interactions {
+		all = append(all, found{in.Label(), in.Effect.Ratio})
+	}
+	names := make([]string, len(all))
+	for i, f := range all {
+		names[i] = f.name
+	}
+	if r.Together == nil && !r.causesAreAllTested() || r.Together != nil && r.Together.State != stats.Same {
+		var b strings.Builder
+		for i, f := range all {
+			switch {
+			case i == 0:
+				fmt.Fprintf(&b, "%s explains %.2fx", f.name, f.ratio)
+			case i == len(all)-1:
+				fmt.Fprintf(&b, " and %s %.2fx", f.name, f.ratio)
+			default:
+				fmt.Fprintf(&b, ", %s %.2fx", f.name, f.ratio)
+			}
+		}
+		whole := r.Difference
+		if whole == nil {
+			whole = r.All
+		}
+		if whole != nil {
+			fmt.Fprintf(&b, " of the %.2fx", whole.Ratio)
+		}
+		switch {
+		case r.Together == nil:
+			b.WriteString("; whether together the causes found account for the rest was not measured.")
+		case r.Together.Differs():
+			fmt.Fprintf(&b, "; together the causes found do not account for the rest (%s against all differences applied).", r.Together)
+		default:
+			fmt.Fprintf(&b, "; together the causes found are not shown to account for the rest (%s against all differences applied).", r.Together)
+		}
+		return b.String()
+	}
+	if r.allShort() {
+		verb := "accounts"
+		if len(names) > 1 {
+			verb = "account"
+		}
+		return fmt.Sprintf("%s %s for every testable difference applied on the control, %.2fx [%.2f, %.2f], but the candidate is %.2fx [%.2f, %.2f]: "+
+			"the rest lies elsewhere (hardware, version, data, or the variables not testable here).",
+			strings.Join(names, ", "), verb, r.All.Ratio, r.All.Lo, r.All.Hi, r.Difference.Ratio, r.Difference.Lo, r.Difference.Hi)
+	}
+	return fmt.Sprintf("The difference comes from %s.", strings.Join(names, ", "))
+}
+
+// causesAreAllTested says whether the causes and interactions found hold
+// every variable tested: applied together they are then the round of
+// every difference applied, and need no round of their own.
+func (r *Result) causesAreAllTested() bool {
+	found := map[string]bool{}
+	for _, c := range r.Causes {
+		found[c.Variable] = true
+		for _, a := range c.Aliases {
+			found[a] = true
+		}
+	}
+	for _, in := range r.Interactions {
+		for _, v := range in.Variables {
+			found[v] = true
+		}
+	}
+	for _, v := range r.Tested {
+		if !found[v] {
+			return false
+		}
+	}
+	return len(r.Tested) > 0
+}
+
+// allShort says whether every testable difference applied on the control
+// is shown short of (or beyond) the candidate itself: the ratio of the two
+// effects, its interval combined from theirs the conservative way, lies
+// beyond the threshold.
+func (r *Result) allShort() bool {
+	if r.All == nil || r.Difference == nil || r.Threshold <= 0 || r.All.Lo <= 0 || r.Difference.Lo <= 0 {
+		return false
+	}
+	lo, hi := r.All.Lo/r.Difference.Hi, r.All.Hi/r.Difference.Lo
+	st := stats.StateOf(lo, hi, r.Threshold)
+	return st == stats.Faster || st == stats.Slower
 }
 
 // WriteText writes the result for people: the conclusion, the causes by
