@@ -45,6 +45,22 @@ func (c *copier) toTarget(stmt string) string {
 	return c.coll.Rewrite(stmt, func(from, to string) { c.mapped[from] = to })
 }
 
+// lacking is objs, or none when the target's flavour has no such objects
+// (TiDB has no triggers, routines or events): the copy then goes on
+// without them and says which it left out, as check reports them.
+func (c *copier) lacking(kind string, objs []object, has bool) []object {
+	if has || len(objs) == 0 {
+		return objs
+	}
+	names := make([]string, len(objs))
+	for i, o := range objs {
+		names[i] = o.name
+	}
+	c.res.Notes = append(c.res.Notes, fmt.Sprintf("%s not copied: %s has none (%s); what they do must move into the application",
+		kind, c.dst.Server.Flavour.Title(), strings.Join(names, ", ")))
+	return nil
+}
+
 // collationNotes says what the mapping changed, one note a collation.
 func (c *copier) collationNotes() []string {
 	var out []string
@@ -195,6 +211,8 @@ func (c *copier) run(ctx context.Context) error {
 				list[i].create = c.toTarget(list[i].create)
 			}
 		}
+		r, t, e = c.lacking("routines", r, c.dst.Server.Flavour.Routines()), c.lacking("triggers", t, c.dst.Server.Flavour.Triggers()),
+			c.lacking("events", e, c.dst.Server.Flavour.Events())
 		objs[p.Source] = [4][]object{v, r, t, e}
 		c.res.Views, c.res.Routines, c.res.Triggers = c.res.Views+len(v), c.res.Routines+len(r), c.res.Triggers+len(t)
 		c.res.Events += len(e)

@@ -239,6 +239,12 @@ func (n Name) IndexStatistics() bool { return n != TiDB }
 // Triggers says whether the server runs triggers.
 func (n Name) Triggers() bool { return n != TiDB }
 
+// Routines says whether the server has stored procedures and functions.
+func (n Name) Routines() bool { return n != TiDB }
+
+// Events says whether the server has an event scheduler.
+func (n Name) Events() bool { return n != TiDB }
+
 // Cluster says whether one URL's hosts are nodes of one cluster whose
 // counters are each node's own (Galera), so figures are summed over them.
 func (n Name) Cluster() bool { return n == Galera }
