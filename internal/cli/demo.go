@@ -25,6 +25,7 @@ type demoCmd struct {
 	basedir    string
 	placement  bool
 	port       int
+	candidate  string
 	help       bool
 }
 
@@ -37,6 +38,7 @@ func (c *demoCmd) flags() *pflag.FlagSet {
 	fs.StringVar(&c.basedir, "basedir", "", "unpacked MariaDB/MySQL tarball to run (default: mariadbd or mysqld from PATH, /usr/sbin)")
 	fs.BoolVar(&c.placement, "placement", false, "compare a server bound to cores with the same server under an equal CPU quota")
 	fs.IntVar(&c.port, "port", 0, "the control's sandbox listens on this port, the candidate's on the next (0: free ports)")
+	fs.StringVar(&c.candidate, "candidate", "mariadb", "the candidate: mariadb (the control's server, relaxed) or tidb (a TiDB sandbox: $SHAKEDOWN_TIDB_SERVER, else tidb-server on PATH)")
 	fs.BoolVarP(&c.help, "help", "h", false, "show this help")
 	return fs
 }
@@ -49,22 +51,11 @@ func (c *demoCmd) run(ctx context.Context, env *Env, args []string) error {
 	if fs.NArg() > 0 {
 		return usagef("demo: unexpected argument %q (see shakedown demo --help)", fs.Arg(0))
 	}
-	if c.timeS < 1 {
-		return usagef("demo: --time must be >= 1")
-	}
-	if c.maxRepeats < 3 {
-		return usagef("demo: --max-repeats must be >= 3")
-	}
-	if len(c.threads) == 0 {
-		return usagef("demo: --threads needs at least one level")
-	}
-	for _, t := range c.threads {
-		if t < 1 {
-			return usagef("demo: --threads: %d: want levels >= 1", t)
-		}
-	}
-	targets, err := demo.Targets(c.placement)
+	targets, err := demo.Targets(c.placement, c.candidate)
 	if err != nil {
+		return err
+	}
+	if err := c.options(env, "", targets).Validate(); err != nil {
 		return err
 	}
 	dir, err := filepath.Abs(c.out)

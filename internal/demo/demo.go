@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/shakedown/shakedown/internal/flavour"
 	"github.com/shakedown/shakedown/internal/outfile"
 	"github.com/shakedown/shakedown/internal/plan"
 	"github.com/shakedown/shakedown/internal/report"
@@ -34,6 +35,9 @@ type Target struct {
 	// the placement's sandbox options.
 	Set   []string
 	Place sandbox.Placement
+	// Flavour is the server the sandbox runs: "" for the one on PATH (or
+	// Options.Basedir), or TiDB.
+	Flavour flavour.Name
 }
 
 // Options are what the demo runs and where it writes.
@@ -66,6 +70,24 @@ var common = []string{"log_bin=ON", "innodb_buffer_pool_size=256M", "innodb_log_
 // relaxed one or beat it, while with the pool the relaxed one was 1.4x
 // faster at 64 threads as at 16.
 var mariaDB = []string{"thread_handling=pool-of-threads"}
+
+// Validate checks the options a user gives, as bad usage.
+func (o Options) Validate() error {
+	switch {
+	case o.TimeS < 1:
+		return usage.Errorf("demo: --time must be >= 1")
+	case o.MaxRepeats < 3:
+		return usage.Errorf("demo: --max-repeats must be >= 3")
+	case len(o.Threads) == 0:
+		return usage.Errorf("demo: --threads needs at least one level")
+	}
+	for _, t := range o.Threads {
+		if t < 1 {
+			return usage.Errorf("demo: --threads: %d: want levels >= 1", t)
+		}
+	}
+	return nil
+}
 
 // Run starts the sandboxes, sweeps them, writes the report and stops them.
 func Run(ctx context.Context, o Options) error {
@@ -186,12 +208,19 @@ func startSandboxes(ctx context.Context, o Options, home string) ([]*sandbox.Ins
 		if o.Port != 0 {
 			port = o.Port + i
 		}
-		inst, err := sandbox.Up(ctx, sandbox.Options{
+		so := sandbox.Options{
 			Name: t.Name, Home: home, Basedir: o.Basedir, Set: append(set, "tmpdir="+tmp), Placement: t.Place, Port: port,
 			// The demo's servers must not outlive it, even if it is
 			// killed before it can stop them.
 			DieWithParent: true,
-		})
+		}
+		if t.Flavour == flavour.TiDB {
+			so.Basedir, so.Set = "", nil
+			if err := so.SetFlavour(string(t.Flavour), o.Getenv); err != nil {
+				return nil, err
+			}
+		}
+		inst, err := sandbox.Up(ctx, so)
 		if err != nil {
 			return nil, fmt.Errorf("start the demo sandboxes: %w", err)
 		}
@@ -303,15 +332,25 @@ func joinInts(xs []int) string {
 // durableRelaxed are the demo's two sandboxes without --placement: only
 // the durability settings differ.
 var durableRelaxed = []Target{
-	{"durable", "control", []string{"innodb_flush_log_at_trx_commit=1", "sync_binlog=1"}, sandbox.Placement{}},
-	{"relaxed", "candidate", []string{"innodb_flush_log_at_trx_commit=0", "sync_binlog=0"}, sandbox.Placement{}},
+	{"durable", "control", []string{"innodb_flush_log_at_trx_commit=1", "sync_binlog=1"}, sandbox.Placement{}, ""},
+	{"relaxed", "candidate", []string{"innodb_flush_log_at_trx_commit=0", "sync_binlog=0"}, sandbox.Placement{}, ""},
 }
 
-// Targets are the sandboxes the demo compares: with placement, the same
-// server bound to the first half of the CPUs this process may use (at
-// least one) against one under a quota of as much CPU time.
-func Targets(placement bool) ([]Target, error) {
-	if !placement {
+// Targets are the sandboxes the demo compares: the durable server against
+// the candidate, the same server relaxed (mariadb) or a TiDB server
+// (tidb); with placement, the same server bound to the first half of the
+// CPUs this process may use (at least one) against one under a quota of
+// as much CPU time.
+func Targets(placement bool, candidate string) ([]Target, error) {
+	f, err := flavour.Parse(candidate)
+	switch {
+	case err != nil || f != flavour.MariaDB && f != flavour.TiDB:
+		return nil, usage.Errorf("demo: --candidate %s: want mariadb or tidb", candidate)
+	case f == flavour.TiDB && placement:
+		return nil, usage.Errorf("demo: --placement compares one server placed two ways: it takes no --candidate tidb")
+	case f == flavour.TiDB:
+		return []Target{durableRelaxed[0], {"tidb", "candidate", []string{"TiDB, its embedded storage"}, sandbox.Placement{}, flavour.TiDB}}, nil
+	case !placement:
 		return durableRelaxed, nil
 	}
 	cpus := sandbox.AllowedCPUs()
@@ -328,7 +367,7 @@ func Targets(placement bool) ([]Target, error) {
 		return nil, usage.Errorf("demo: --placement: %v", err)
 	}
 	return []Target{
-		{"cores", "control", []string{"--cpus " + cores.CPUs}, cores},
-		{"quota", "candidate", []string{"--cpu-quota " + quota.QuotaString()}, quota},
+		{"cores", "control", []string{"--cpus " + cores.CPUs}, cores, ""},
+		{"quota", "candidate", []string{"--cpu-quota " + quota.QuotaString()}, quota, ""},
 	}, nil
 }

@@ -33,7 +33,7 @@ func freePorts(t *testing.T) int {
 // TestSandboxesOnPort: with a port, the demo's control listens on it and
 // its candidate on the next.
 func TestSandboxesOnPort(t *testing.T) {
-	targets, err := Targets(false)
+	targets, err := Targets(false, "mariadb")
 	if err != nil {
 		t.Fatal(err)
 	}

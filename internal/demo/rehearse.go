@@ -58,6 +58,15 @@ func Rehearse(ctx context.Context, o RehearseOptions) (*rehearse.Summary, error)
 	if err := os.MkdirAll(o.Dir, 0o755); err != nil {
 		return nil, fmt.Errorf("demo rehearsal: %w", err)
 	}
+	// A demo rehearses afresh: the store and checkpoints of an earlier
+	// one name servers that are gone (a copy's checkpoint would refuse
+	// the new ones).
+	old, _ := filepath.Glob(filepath.Join(o.Dir, "rehearsal.db*"))
+	for _, f := range old {
+		if err := os.Remove(f); err != nil {
+			return nil, fmt.Errorf("demo rehearsal: remove the last demo's %s: %w", filepath.Base(f), err)
+		}
+	}
 	for _, name := range appFiles {
 		b, err := app.ReadFile("rehearsal/" + name)
 		if err != nil {
