@@ -20,7 +20,7 @@ import (
 // TiDBSources is where a TiDB server binary comes from, for the error
 // that finds none: no package registry serves it.
 const TiDBSources = "pass --server PATH, set SHAKEDOWN_TIDB_SERVER, or put tidb-server on PATH; " +
-	"TiDB's releases are on its download page and in its GitHub releases (tidb-server is in the tidb-community-server package)"
+	"TiDB's binaries come from PingCAP's releases (tiup install tidb puts a tidb-server under ~/.tiup/components/tidb/)"
 
 // SetFlavour sets o.Flavour from --flavour's value and, for TiDB without
 // --server, the binary from SHAKEDOWN_TIDB_SERVER (read through getenv).
