@@ -49,18 +49,22 @@ func (b Bounds) withDefaults() Bounds {
 // the sessions' ids and statements.
 const (
 	// lockWaitsCols is what both sources give: the waiting and the blocking
-	// session, their statements and since when.
+	// session, their statements and since when, and the kind of lock
+	// waited for (RECORD or TABLE; NULL when the lock is gone).
 	lockWaitsCols = `SELECT r.trx_mysql_thread_id AS waiting_id, r.trx_query AS waiting_query,
  r.trx_wait_started AS wait_started, b.trx_mysql_thread_id AS blocking_id,
- b.trx_query AS blocking_query, b.trx_started AS blocking_started, b.trx_state AS blocking_state
+ b.trx_query AS blocking_query, b.trx_started AS blocking_started, b.trx_state AS blocking_state,
+ l.lock_type AS lock_type
 `
 	lockWaitsIS = lockWaitsCols + ` FROM information_schema.INNODB_LOCK_WAITS w
  JOIN information_schema.INNODB_TRX b ON b.trx_id = w.blocking_trx_id
  JOIN information_schema.INNODB_TRX r ON r.trx_id = w.requesting_trx_id
+ LEFT JOIN information_schema.INNODB_LOCKS l ON l.lock_id = w.requested_lock_id
  ORDER BY r.trx_wait_started`
 	lockWaitsPS = lockWaitsCols + ` FROM performance_schema.data_lock_waits w
  JOIN information_schema.INNODB_TRX b ON b.trx_id = w.BLOCKING_ENGINE_TRANSACTION_ID
  JOIN information_schema.INNODB_TRX r ON r.trx_id = w.REQUESTING_ENGINE_TRANSACTION_ID
+ LEFT JOIN performance_schema.data_locks l ON l.ENGINE_LOCK_ID = w.REQUESTING_ENGINE_LOCK_ID
  ORDER BY r.trx_wait_started`
 	transactions = `SELECT trx_mysql_thread_id AS id, trx_state AS state, trx_started AS started,
  trx_rows_locked AS rows_locked, trx_lock_structs AS lock_structs, trx_query AS query
@@ -70,6 +74,8 @@ const (
 // Capture reads what the server is doing now: the processlist, SHOW ENGINE
 // INNODB STATUS, the lock waits and the open transactions. A read that
 // fails or times out is kept as its section's Error; the others go on.
+// Each session of the processlist is then labelled with what it waits for
+// and whom it blocks (column waits_or_blocks).
 func Capture(ctx context.Context, q Querier, b Bounds) []result.StallSection {
 	b = b.withDefaults()
 	out := []result.StallSection{readTable(ctx, q, b, "processlist", "SHOW FULL PROCESSLIST")}
@@ -82,8 +88,9 @@ func Capture(ctx context.Context, q Querier, b Bounds) []result.StallSection {
 			lw.Error += "; " + ps.Error
 		}
 	}
-	out = append(out, lw)
-	return append(out, readTable(ctx, q, b, "transactions", transactions))
+	out = append(out, lw, readTable(ctx, q, b, "transactions", transactions))
+	labelWaits(out)
+	return out
 }
 
 // readTable reads one statement's rows as text, within the bounds.
@@ -162,52 +169,4 @@ func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 func msSince(t time.Time) float64 {
 	return float64(time.Since(t).Microseconds()) / 1000
-}
-
-// Blockers reads the lock waits for the sessions that block others and
-// wait for nothing themselves, each as "ID (STATE since STARTED: QUERY),
-// blocking N sessions", in the order the lock waits first name them. Waiters
-// queued for one row block one another too; these are where the queue
-// starts.
-func Blockers(lw *result.StallSection) []string {
-	if lw == nil || lw.Error != "" {
-		return nil
-	}
-	col := func(name string) int {
-		for i, c := range lw.Columns {
-			if c == name {
-				return i
-			}
-		}
-		return -1
-	}
-	wi, bi, bq, bs, bst := col("waiting_id"), col("blocking_id"), col("blocking_query"), col("blocking_started"), col("blocking_state")
-	if wi < 0 || bi < 0 || bq < 0 || bs < 0 || bst < 0 {
-		return nil
-	}
-	waiting := map[string]bool{}
-	for _, r := range lw.Rows {
-		waiting[r[wi]] = true
-	}
-	var order []string
-	blocked := map[string]map[string]bool{}
-	first := map[string][]string{}
-	for _, r := range lw.Rows {
-		id := r[bi]
-		if waiting[id] {
-			continue
-		}
-		if blocked[id] == nil {
-			blocked[id] = map[string]bool{}
-			first[id] = r
-			order = append(order, id)
-		}
-		blocked[id][r[wi]] = true
-	}
-	out := make([]string, 0, len(order))
-	for _, id := range order {
-		r := first[id]
-		out = append(out, fmt.Sprintf("%s (%s since %s: %s), blocking %d sessions", id, r[bst], r[bs], r[bq], len(blocked[id])))
-	}
-	return out
 }

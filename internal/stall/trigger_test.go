@@ -155,25 +155,67 @@ func TestBlockers(t *testing.T) {
 	row := func(w, b, state string) []string {
 		return []string{w, "UPDATE t", "12:00:01", b, "q" + b, "12:00:00", state}
 	}
+	lw := func(rows ...[]string) result.StallSection {
+		return result.StallSection{Name: "lock_waits", Columns: cols, Rows: rows}
+	}
+	processlist := func(id, state string) result.StallSection {
+		return result.StallSection{Name: "processlist", Columns: []string{"Id", "Command", "State", "Info"}, Rows: [][]string{{id, "Query", state, "q"}}}
+	}
 	tests := []struct {
 		name string
-		sec  *result.StallSection
+		secs []result.StallSection
 		want []string
 	}{
 		{"none read", nil, nil},
-		{"not read", &result.StallSection{Columns: cols, Error: "timed out"}, nil},
-		{"a queue behind one holder", &result.StallSection{Columns: cols, Rows: [][]string{
-			row("34", "35", "LOCK WAIT"), row("33", "28", "RUNNING"), row("34", "28", "RUNNING"), row("35", "28", "RUNNING"), row("35", "33", "LOCK WAIT")}},
+		{"not read", []result.StallSection{{Name: "lock_waits", Columns: cols, Error: "timed out"}}, nil},
+		{"a queue behind one holder", []result.StallSection{lw(
+			row("34", "35", "LOCK WAIT"), row("33", "28", "RUNNING"), row("34", "28", "RUNNING"), row("35", "28", "RUNNING"), row("35", "33", "LOCK WAIT"))},
 			[]string{"28 (RUNNING since 12:00:00: q28), blocking 3 sessions"}},
-		{"two holders", &result.StallSection{Columns: cols, Rows: [][]string{row("2", "1", "RUNNING"), row("4", "3", "RUNNING")}},
+		{"two holders", []result.StallSection{lw(row("2", "1", "RUNNING"), row("4", "3", "RUNNING"))},
 			[]string{"1 (RUNNING since 12:00:00: q1), blocking 1 sessions", "3 (RUNNING since 12:00:00: q3), blocking 1 sessions"}},
+		// A blocking session in LOCK WAIT waits for something, even when
+		// the rows read do not say for what.
+		{"holder in lock wait", []result.StallSection{lw(row("2", "1", "LOCK WAIT"), row("4", "3", "RUNNING"))},
+			[]string{"3 (RUNNING since 12:00:00: q3), blocking 1 sessions"}},
+		{"holder waiting for a metadata lock", []result.StallSection{processlist("1", "Waiting for table metadata lock"), lw(row("2", "1", "RUNNING"))}, nil},
+		{"holder in lock wait in the transactions", []result.StallSection{lw(row("2", "1", "RUNNING")),
+			{Name: "transactions", Columns: []string{"id", "state"}, Rows: [][]string{{"1", "LOCK WAIT"}, {"2", "LOCK WAIT"}}}}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := Blockers(tt.sec)
+			got := Blockers(tt.secs)
 			if strings.Join(got, "|") != strings.Join(tt.want, "|") {
 				t.Errorf("got %q, want %q", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestLabelWaits: each session of the processlist says what it waits for
+// and whom it blocks.
+func TestLabelWaits(t *testing.T) {
+	secs := []result.StallSection{
+		{Name: "processlist", Columns: []string{"Id", "Command", "State", "Info"}, Rows: [][]string{
+			{"28", "Sleep", "", "NULL"}, {"33", "Query", "Updating", "UPDATE t"}, {"35", "Query", "Updating", "UPDATE t"},
+			{"40", "Query", "Waiting for table metadata lock", "ALTER TABLE t ADD c INT"}, {"41", "Sleep", "", "NULL"}}},
+		{Name: "lock_waits", Columns: []string{"waiting_id", "wait_started", "blocking_id", "blocking_state", "lock_type"}, Rows: [][]string{
+			{"33", "12:00:01", "28", "RUNNING", "RECORD"}, {"35", "12:00:02", "28", "RUNNING", "RECORD"}, {"35", "12:00:02", "33", "LOCK WAIT", "RECORD"}}},
+	}
+	labelWaits(secs)
+	want := map[string]string{
+		"28": "blocking 2 sessions",
+		"33": "waiting for a row lock held by 28 since 12:00:01; blocking 1 sessions",
+		"35": "waiting for a row lock held by 28, queued behind 33, waiting too since 12:00:02",
+		"40": "waiting for table metadata lock",
+		"41": "",
+	}
+	pl := secs[0]
+	if got := pl.Columns[len(pl.Columns)-1]; got != waitsCol {
+		t.Fatalf("got last column %q, want %q", got, waitsCol)
+	}
+	for _, r := range pl.Rows {
+		if got := r[len(r)-1]; got != want[r[0]] {
+			t.Errorf("session %s: got %q, want %q", r[0], got, want[r[0]])
+		}
 	}
 }

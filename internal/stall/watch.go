@@ -125,7 +125,7 @@ func (w *Watcher) Observe(ctx context.Context, smp result.Sample) {
 		defer w.wg.Done()
 		start := time.Now()
 		st.Sections = Capture(context.WithoutCancel(ctx), w.q, w.cfg.Bounds)
-		st.Blockers = Blockers(st.Section("lock_waits"))
+		st.Blockers = Blockers(st.Sections)
 		if w.cfg.StacksPID > 0 {
 			st.Sections = append(st.Sections, Stacks(context.WithoutCancel(ctx), w.cfg.StacksPID)) // last: it stops the server
 		}
