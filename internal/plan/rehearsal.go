@@ -27,7 +27,8 @@ import (
 //	  capture: app.capture            # relative to the plan's directory
 //	  speed: 0                        # as replay --speed; also concurrency,
 //	                                  # timeout, allow_writes
-//	sweep:                            # optional: a sweep plan without targets
+//	sweep:                            # optional: a sweep plan without targets;
+//	                                  # repeats: auto unless it gives repeats
 //	  workloads: [oltp_point_select]
 //	  threads: [1, 4]
 //	  time: 10
@@ -275,6 +276,17 @@ func (ps *parser) sweepSection(name string, v *yaml.Node, targets *yaml.Node) *P
 	}
 	if targets == nil {
 		return nil
+	}
+	// A sweep of fixed repeats below stats.MinRunsFor95 (the sweep's
+	// default, 1) never reaches a verdict, so the page could never say
+	// ready: a rehearsal's sweep that gives no repeats runs repeats: auto,
+	// written into its plan text so that a resume runs the same sweep.
+	hasRepeats := false
+	for i := 0; i < len(root.Content); i += 2 {
+		hasRepeats = hasRepeats || root.Content[i].Value == "repeats"
+	}
+	if !hasRepeats {
+		root.Content = append(root.Content, scalar("repeats", v.Line), scalar("auto", v.Line))
 	}
 	root.Content = append([]*yaml.Node{scalar("name", v.Line), scalar(name, v.Line), scalar("targets", targets.Line), targets}, root.Content...)
 	text, err := yaml.Marshal(root)

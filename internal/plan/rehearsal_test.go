@@ -56,7 +56,8 @@ func TestParseRehearsal(t *testing.T) {
 		{"sweep targets", len(r.Sweep.Targets), 2},
 		{"sweep name", r.Sweep.Name, "app-move"},
 		{"sweep threads", len(r.Sweep.Threads), 2},
-		{"sweep steps", len(r.Sweep.Steps()), 4},
+		{"sweep steps", len(r.Sweep.Steps()), 12}, // 2 targets x 2 levels x 3 repeats
+		{"sweep repeats", r.Sweep.AutoRepeats, true},
 		{"capacity", r.Capacity == nil, true},
 		{"peak", r.ProductionPeak, "1200 qps"},
 		{"check goes on", r.Steps[StepCheck].ContinueOnFailure, true},
@@ -71,6 +72,44 @@ func TestParseRehearsal(t *testing.T) {
 	// its resume: it must stand alone.
 	if _, err := Parse(r.Sweep.Path, r.Sweep.Source, getenv, engine.Grammar{}); err != nil {
 		t.Errorf("the sweep's own plan text does not parse: %v\n%s", err, r.Sweep.Source)
+	}
+}
+
+// TestRehearsalSweepRepeats: a rehearsal's sweep that gives no repeats
+// runs repeats: auto, so that its levels can reach a verdict (a fixed 1
+// never does); one that gives them keeps them. The stored plan text says
+// so, so that a resume runs the same sweep.
+func TestRehearsalSweepRepeats(t *testing.T) {
+	tests := []struct {
+		name, extra string
+		auto        bool
+		repeats     int
+		max         int
+	}{
+		{"no repeats: auto", "", true, MinAutoRepeats, DefaultMaxRepeats},
+		{"a fixed number", "  repeats: 2\n", false, 2, 0},
+		{"auto with a maximum", "  repeats: auto\n  max_repeats: 5\n", true, MinAutoRepeats, 5},
+		{"a maximum alone", "  max_repeats: 6\n", true, MinAutoRepeats, 6},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			src := strings.Replace(goodRehearsal, "  time: 2\n", "  time: 2\n"+tc.extra, 1)
+			getenv := func(string) string { return "pw" }
+			r, err := ParseRehearsal("app.yaml", []byte(src), getenv, engine.Grammar{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Sweep.AutoRepeats != tc.auto || r.Sweep.Repeats != tc.repeats || r.Sweep.MaxRepeats != tc.max {
+				t.Errorf("got auto %v, repeats %d, max %d; want %v, %d, %d", r.Sweep.AutoRepeats, r.Sweep.Repeats, r.Sweep.MaxRepeats, tc.auto, tc.repeats, tc.max)
+			}
+			again, err := Parse(r.Sweep.Path, r.Sweep.Source, getenv, engine.Grammar{})
+			if err != nil {
+				t.Fatalf("the sweep's own plan text does not parse: %v\n%s", err, r.Sweep.Source)
+			}
+			if again.AutoRepeats != tc.auto || again.Repeats != tc.repeats || again.MaxRepeats != tc.max {
+				t.Errorf("the stored plan text: got auto %v, repeats %d, max %d; want %v, %d, %d\n%s", again.AutoRepeats, again.Repeats, again.MaxRepeats, tc.auto, tc.repeats, tc.max, r.Sweep.Source)
+			}
+		})
 	}
 }
 

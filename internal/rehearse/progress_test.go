@@ -1,6 +1,8 @@
 package rehearse
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -53,5 +55,40 @@ func TestChainLine(t *testing.T) {
 	stop()
 	if !strings.Contains(b.String(), "\r\033[Krehearse: step 3 of 4: sweep") {
 		t.Errorf("live line: got %q, want the sweep step drawn in place", b.String())
+	}
+}
+
+// TestOpeningLine: the rehearsal's first line says what its sweep runs and
+// about how long it takes, and, when its repeats can never reach a
+// verdict, says so and which setting to change.
+func TestOpeningLine(t *testing.T) {
+	base := "name: app\nsource: {name: old, url: \"mysql://u@127.0.0.1:1/app\"}\ncandidates: [{name: new, url: \"mysql://u@127.0.0.1:2/app\"}]\ndata: present\n"
+	sweepOf := func(extra string) string {
+		return "sweep:\n  workloads: [oltp_point_select]\n  threads: [1, 4]\n  time: 2\n" + extra
+	}
+	tests := []struct {
+		name, plan, want string
+	}{
+		{"the default repeats", base + sweepOf(""),
+			"rehearsal app: old against new; its sweep: 12 load steps (2 targets x 1 workloads x 2 thread levels x 3 repeats, auto: more where inconclusive, up to 10), about 0m24s for the first round, 1m20s at most"},
+		{"one repeat", base + sweepOf("  repeats: 1\n"),
+			"rehearsal app: old against new; its sweep: 4 load steps (2 targets x 1 workloads x 2 thread levels x 1 repeats), about 0m08s; " +
+				"with 1 run a side it cannot reach a verdict (that needs 4 runs a side), so the page can say at best ready with warnings: set repeats: auto, or 4 or more, under sweep:"},
+		{"auto up to 3", base + sweepOf("  repeats: auto\n  max_repeats: 3\n"),
+			"rehearsal app: old against new; its sweep: 12 load steps (2 targets x 1 workloads x 2 thread levels x 3 repeats, auto: more where inconclusive, up to 3), about 0m24s for the first round, 0m24s at most; " +
+				"with 3 runs a side it cannot reach a verdict (that needs 4 runs a side), so the page can say at best ready with warnings: set max_repeats: 4 or more under sweep:"},
+		{"no sweep", base, "rehearsal app: old against new; no sweep: section, so the page weighs no speed"},
+		{"sweep skipped", base + sweepOf("") + "steps:\n  sweep: {skip: true}\n", "rehearsal app: old against new; its sweep is skipped (skip: true), so the page weighs no speed"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "app.yaml")
+			if err := os.WriteFile(path, []byte(tc.plan), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if got := openingLine(parse(t, path)); got != tc.want {
+				t.Errorf("got  %s\nwant %s", got, tc.want)
+			}
+		})
 	}
 }

@@ -141,6 +141,7 @@ func Run(ctx context.Context, p *plan.Rehearsal, opts Options) (*Summary, error)
 	if err != nil {
 		return nil, err
 	}
+	c.printf("%s", openingLine(p))
 	sum := &Summary{ID: c.id, Name: p.Name, Pages: []Page{}, Steps: []store.RehearsalStep{}}
 	started := opts.Now()
 	line := newLine(opts, steps, p, started)

@@ -17,6 +17,7 @@ import (
 	"github.com/shakedown/shakedown/internal/readiness"
 	"github.com/shakedown/shakedown/internal/replay"
 	"github.com/shakedown/shakedown/internal/segment"
+	"github.com/shakedown/shakedown/internal/stats"
 	"github.com/shakedown/shakedown/internal/store"
 	"github.com/shakedown/shakedown/internal/sweep"
 	"github.com/shakedown/shakedown/internal/usage"
@@ -92,6 +93,43 @@ func (s replayStep) Run(ctx context.Context) (Result, error) {
 	}
 	out.Ref, out.Summary = strings.Join(refs, ", "), strings.Join(sums, "; ")
 	return out, runErr
+}
+
+// openingLine is the rehearsal's first line: the pair, what its sweep
+// runs and about how long it takes. A sweep whose repeats can never give
+// stats.MinRunsFor95 runs a side leaves every level inconclusive, so the
+// page can never say ready: the line says so, and which setting to change,
+// before an hour is spent on it.
+func openingLine(p *plan.Rehearsal) string {
+	names := make([]string, len(p.Candidates))
+	for i, c := range p.Candidates {
+		names[i] = c.Name
+	}
+	line := fmt.Sprintf("rehearsal %s: %s against %s; ", p.Name, p.Source.Name, strings.Join(names, ", "))
+	sp := p.Sweep
+	switch {
+	case sp == nil:
+		return line + "no sweep: section, so the page weighs no speed"
+	case p.Steps[plan.StepSweep].Skip:
+		return line + "its sweep is skipped (skip: true), so the page weighs no speed"
+	}
+	reps := fmt.Sprintf("%d repeats", sp.Repeats)
+	most, fix := sp.Repeats, fmt.Sprintf("set repeats: auto, or %d or more, under sweep:", stats.MinRunsFor95)
+	if sp.AutoRepeats {
+		reps = fmt.Sprintf("%d repeats, auto: more where inconclusive, up to %d", sp.Repeats, sp.MaxRepeats)
+		most, fix = sp.MaxRepeats, fmt.Sprintf("set max_repeats: %d or more under sweep:", stats.MinRunsFor95)
+	}
+	line += fmt.Sprintf("its sweep: %d load steps (%d targets x %d workloads x %d thread levels x %s), about %s",
+		len(sp.Steps()), len(sp.Targets), len(sp.Workloads), len(sp.Threads), reps, sweep.Estimate(sp, segment.Split{}))
+	if most < stats.MinRunsFor95 {
+		run := "runs"
+		if most == 1 {
+			run = "run"
+		}
+		line += fmt.Sprintf("; with %d %s a side it cannot reach a verdict (that needs %d runs a side), so the page can say at best %s: %s",
+			most, run, stats.MinRunsFor95, readiness.ReadyWithWarnings, fix)
+	}
+	return line
 }
 
 type sweepStep struct{ c *chain }
