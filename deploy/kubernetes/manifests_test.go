@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -17,6 +18,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/shakedown/shakedown/internal/cli"
+	"github.com/shakedown/shakedown/internal/plan"
 	"github.com/shakedown/shakedown/internal/schedule"
 	"github.com/shakedown/shakedown/internal/segment"
 	"github.com/shakedown/shakedown/internal/sweep"
@@ -26,6 +28,7 @@ import (
 // manifests are the decoded objects of every *.yaml file here.
 type manifests struct {
 	jobs       []*batchv1.Job
+	cronJobs   []*batchv1.CronJob
 	configMaps map[string]*corev1.ConfigMap
 	secrets    map[string]*corev1.Secret
 }
@@ -59,6 +62,9 @@ func load(t *testing.T) *manifests {
 			case "batch/v1 Job":
 				j := &batchv1.Job{}
 				m.jobs, obj = append(m.jobs, j), j
+			case "batch/v1 CronJob":
+				j := &batchv1.CronJob{}
+				m.cronJobs, obj = append(m.cronJobs, j), j
 			case "v1 ConfigMap":
 				obj = &corev1.ConfigMap{}
 			case "v1 Secret":
@@ -283,7 +289,17 @@ func expand(args []string, env map[string]string) []string {
 // of fixed length) so the runners can start each step together.
 func checkPlan(t *testing.T, m *manifests, pod corev1.PodSpec, c corev1.Container, args []string, env map[string]string) {
 	t.Helper()
-	path := args[1]
+	p := parsePlan(t, m, pod, c, args[1], env)
+	if _, err := schedule.Sweep(p, schedule.NameKey(p), schedule.MarginsOf(p)); err != nil {
+		t.Errorf("plan: no timetable: %v", err)
+	}
+}
+
+// parsePlan finds the plan at path in a ConfigMap mounted in the container
+// and parses it with the container's environment: every target's
+// password comes from a variable the container takes from the Secret.
+func parsePlan(t *testing.T, m *manifests, pod corev1.PodSpec, c corev1.Container, path string, env map[string]string) *plan.Plan {
+	t.Helper()
 	var src string
 	for _, vm := range c.VolumeMounts {
 		if !strings.HasPrefix(path, strings.TrimSuffix(vm.MountPath, "/")+"/") {
@@ -311,8 +327,100 @@ func checkPlan(t *testing.T, m *manifests, pod corev1.PodSpec, c corev1.Containe
 			t.Errorf("target %s: password_env %q: want a variable the container takes from the Secret", tg.Name, tg.PasswordEnv)
 		}
 	}
-	if _, err := schedule.Sweep(p, schedule.NameKey(p), schedule.MarginsOf(p)); err != nil {
-		t.Errorf("plan: no timetable: %v", err)
+	return p
+}
+
+var cronField = regexp.MustCompile(`^(\*|[0-9]+(-[0-9]+)?)(/[0-9]+)?(,(\*|[0-9]+(-[0-9]+)?)(/[0-9]+)?)*$`)
+
+// TestBaselineCronJob checks the long-term baseline: a CronJob that runs
+// one sweep a night against a saved baseline, never two at once, whose Job
+// fails on the sweep's exit 3 (slower than the baseline) without a retry;
+// its command line parses as the binary's, with --baseline and a store
+// that outlives the pod; its plan parses with the passwords from the
+// Secret; and its pod is locked down as the runners' are.
+func TestBaselineCronJob(t *testing.T) {
+	m := load(t)
+	if len(m.cronJobs) != 1 {
+		t.Fatalf("got %d CronJobs, want 1 (the nightly baseline)", len(m.cronJobs))
+	}
+	cj := m.cronJobs[0]
+	fields := strings.Fields(cj.Spec.Schedule)
+	if len(fields) != 5 {
+		t.Errorf("schedule %q: want 5 fields (minute hour day month weekday)", cj.Spec.Schedule)
+	}
+	for _, f := range fields {
+		if !cronField.MatchString(f) {
+			t.Errorf("schedule %q: field %q is not one cron reads", cj.Spec.Schedule, f)
+		}
+	}
+	if cj.Spec.ConcurrencyPolicy != batchv1.ForbidConcurrent {
+		t.Errorf("concurrencyPolicy: got %q, want Forbid (two sweeps at once load the same servers and measure each other)", cj.Spec.ConcurrencyPolicy)
+	}
+	spec := cj.Spec.JobTemplate.Spec
+	if spec.BackoffLimit == nil || *spec.BackoffLimit != 0 {
+		t.Errorf("backoffLimit: got %v, want 0 (a regression is a finding: a retry would hide it until it failed again)", spec.BackoffLimit)
+	}
+	pod := spec.Template.Spec
+	if pod.RestartPolicy != corev1.RestartPolicyNever {
+		t.Errorf("restartPolicy: got %q, want Never (a restarted sweep would exit 0 or 3 without saying it had failed once)", pod.RestartPolicy)
+	}
+	checkSecurity(t, pod)
+	if len(pod.Containers) != 1 {
+		t.Fatalf("got %d containers, want the sweep alone", len(pod.Containers))
+	}
+	c := pod.Containers[0]
+	failsOn3 := false
+	if pfp := spec.PodFailurePolicy; pfp != nil {
+		for _, r := range pfp.Rules {
+			e := r.OnExitCodes
+			if r.Action == batchv1.PodFailurePolicyActionFailJob && e != nil && e.Operator == batchv1.PodFailurePolicyOnExitCodesOpIn &&
+				(e.ContainerName == nil || *e.ContainerName == c.Name) && slices.Contains(e.Values, int32(cli.ExitDifferences)) {
+				failsOn3 = true
+			}
+		}
+	}
+	if !failsOn3 {
+		t.Errorf("podFailurePolicy: want a rule that fails the Job on exit %d of container %s (slower than the baseline)", cli.ExitDifferences, c.Name)
+	}
+
+	env := containerEnv(t, m, c, nil)
+	args := expand(c.Args, env)
+	if strings.Contains(strings.Join(args, " "), "$(") {
+		t.Fatalf("%q refers to a variable the container does not have", args)
+	}
+	sp, err := cli.CheckArgs(&cli.Env{Getenv: func(k string) string { return env[k] }}, args)
+	if err != nil {
+		t.Fatalf("shakedown %s: %v", strings.Join(args, " "), err)
+	}
+	if sp.On {
+		t.Errorf("args %q: a split sweep, want one pod's whole sweep", args)
+	}
+	baseline, storeURL := "", ""
+	for i, a := range args {
+		for _, flag := range []struct {
+			name string
+			into *string
+		}{{"--baseline", &baseline}, {"--store", &storeURL}} {
+			switch {
+			case strings.HasPrefix(a, flag.name+"="):
+				*flag.into = strings.TrimPrefix(a, flag.name+"=")
+			case a == flag.name && i+1 < len(args):
+				*flag.into = args[i+1]
+			}
+		}
+	}
+	if args[0] != "sweep" || baseline == "" {
+		t.Errorf("args %q: want shakedown sweep PLAN --baseline NAME", args)
+	}
+	if !strings.HasPrefix(storeURL, "mysql://") {
+		t.Errorf("--store %q: want the results database (mysql://...): a file in the pod is gone with it, and with it the baseline and the history", storeURL)
+	}
+	p := parsePlan(t, m, pod, c, args[1], env)
+	if len(p.Targets) < 1 {
+		t.Errorf("the nightly plan names no target")
+	}
+	if p.Prepare && !p.PrepareReplace {
+		t.Errorf("the nightly plan says prepare: true, which refuses the data the first night left: want prepare: false (or replace)")
 	}
 }
 
