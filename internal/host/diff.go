@@ -26,9 +26,17 @@ type Difference struct {
 // every host knows, with different values.
 func (d Difference) Counts() bool { return !d.Equal && !d.Unknown && d.Kind == Setting }
 
+// usageCounters grow with the work a server has done since it started,
+// and with the work of every other process of its cgroup (all the host's,
+// when the cgroup is the root): two servers' values differ whatever their
+// configuration, and say nothing of it. They are kept for the monitor,
+// which reads their rate, never compared.
+var usageCounters = map[string]bool{"cgroup.cpu.usage_usec": true, "cgroup.cpu.nr_periods": true}
+
 // Compare compares the facts of several hosts, the first being the
 // control. Facts come in the order the first host lists them (others'
-// extra facts after). Identity facts (device names) are never compared.
+// extra facts after). Identity facts (device names) and cumulative usage
+// counters (usageCounters) are never compared.
 // Without all, only facts that differ or that some host could not read
 // are returned; a fact no host could read is left out.
 func Compare(sets []*Facts, all bool) []Difference {
@@ -45,7 +53,7 @@ func Compare(sets []*Facts, all bool) []Difference {
 	var out []Difference
 	for _, n := range order {
 		m := meta[n]
-		if m.Kind == Identity {
+		if m.Kind == Identity || usageCounters[n] {
 			continue
 		}
 		d := Difference{Name: n, Group: m.Group, Kind: m.Kind, Values: make([]string, len(sets)), Equal: true}

@@ -121,6 +121,32 @@ func TestCompareCpusetAndQuota(t *testing.T) {
 	}
 }
 
+// TestCompareLeavesOutUsage: the CPU time a cgroup used (the host's, when
+// both servers sit in the root cgroup) differs on any two reads and is no
+// difference of configuration: it is never listed, not even with all; a
+// throttling counter still is.
+func TestCompareLeavesOutUsage(t *testing.T) {
+	a, b := fixedFacts(), quotaFacts()
+	a.Facts = append(a.Facts, Fact{Name: "cgroup.cpu.usage_usec", Group: "cgroup", Kind: Counter, Value: "81234567"},
+		Fact{Name: "cgroup.cpu.nr_periods", Group: "cgroup", Kind: Counter, Value: "10"})
+	b.Facts = append(b.Facts, Fact{Name: "cgroup.cpu.usage_usec", Group: "cgroup", Kind: Counter, Value: "81299999"},
+		Fact{Name: "cgroup.cpu.nr_periods", Group: "cgroup", Kind: Counter, Value: "12"})
+	for _, all := range []bool{false, true} {
+		listed := map[string]bool{}
+		for _, d := range Compare([]*Facts{a, b}, all) {
+			listed[d.Name] = true
+		}
+		for _, name := range []string{"cgroup.cpu.usage_usec", "cgroup.cpu.nr_periods"} {
+			if listed[name] {
+				t.Errorf("all=%v: got %s listed, want it left out (a usage counter)", all, name)
+			}
+		}
+		if !listed["cgroup.cpu.nr_throttled"] {
+			t.Errorf("all=%v: got cgroup.cpu.nr_throttled left out, want it listed", all)
+		}
+	}
+}
+
 func TestJSONRoundTrip(t *testing.T) {
 	var b bytes.Buffer
 	if err := WriteJSON(&b, fixedFacts()); err != nil {
