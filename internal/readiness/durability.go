@@ -90,7 +90,10 @@ func Downgrades(diffs []vars.Difference) []Downgrade {
 	out := []Downgrade{}
 	for _, d := range diffs {
 		judge, ok := durability[d.Name]
-		if !ok || d.Equal || len(d.Values) < 2 || d.Values[0] == vars.Missing || d.Values[1] == vars.Missing {
+		// Not Relevant: a server's flavour ignores the variable (TiDB keeps
+		// sync_binlog for compatibility and has no binlog to sync), and its
+		// value says nothing of what a commit waits for.
+		if !ok || d.Equal || !d.Relevant || len(d.Values) < 2 || d.Values[0] == vars.Missing || d.Values[1] == vars.Missing {
 			continue
 		}
 		if risk, ok := judge(vars.Normalize(d.Values[0]), vars.Normalize(d.Values[1])); ok {

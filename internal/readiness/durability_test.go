@@ -61,3 +61,17 @@ func TestJudgeVariables(t *testing.T) {
 		t.Errorf("a larger buffer pool: got %s %q, want pass", outcome, summary)
 	}
 }
+
+// A variable the target's flavour ignores is no downgrade: TiDB keeps
+// sync_binlog and has no binlog of the MySQL kind to sync.
+func TestDowngradesIgnoredByFlavour(t *testing.T) {
+	maria := map[string]string{"version": "10.11.19-MariaDB", "sync_binlog": "1", "innodb_flush_log_at_trx_commit": "1"}
+	tidb := map[string]string{"version": "8.0.11-TiDB-v8.4.0", "sync_binlog": "0", "innodb_flush_log_at_trx_commit": "0"}
+	if got := Downgrades(vars.Diff(maria, tidb)); len(got) != 0 {
+		t.Errorf("MariaDB against TiDB: got %+v, want none", got)
+	}
+	relaxed := map[string]string{"version": "10.11.19-MariaDB", "sync_binlog": "0", "innodb_flush_log_at_trx_commit": "1"}
+	if got := Downgrades(vars.Diff(maria, relaxed)); len(got) != 1 || got[0].Variable != "sync_binlog" {
+		t.Errorf("MariaDB against a relaxed MariaDB: got %+v, want sync_binlog", got)
+	}
+}
