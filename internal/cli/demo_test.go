@@ -70,6 +70,34 @@ func TestDemo(t *testing.T) {
 	}
 }
 
+// demo --candidate tidb: the same sweep and report against a TiDB
+// sandbox, and the rehearsal of the move to it, which says why it is not
+// ready (TiDB has no triggers; the copy leaves them out and says so).
+func TestDemoTiDB(t *testing.T) {
+	sandboxtest.RequireServer(t)
+	bin, err := sandboxtest.TiDBServer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bin == "" {
+		t.Skip(sandboxtest.TiDBGet)
+	}
+	dir := filepath.Join(t.TempDir(), "demo")
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	code, stdout, stderr := runEnv(ctx, map[string]string{"SHAKEDOWN_TIDB_SERVER": bin},
+		"demo", "--candidate", "tidb", "--out", dir, "--time", "1", "--threads", "4", "--max-repeats", "3")
+	if code != 0 {
+		t.Fatalf("demo: exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
+	}
+	for _, w := range []string{"tidb     candidate TiDB ", "Candidates against the control (durable)", "oltp_write_only",
+		"stopped the sandboxes (durable, tidb)", "copy       pass", "tidb: not ready:", "TiDB has no triggers"} {
+		if !strings.Contains(stdout, w) {
+			t.Errorf("stdout: want %q in\n%s", w, stdout)
+		}
+	}
+}
+
 func TestDemoBadInput(t *testing.T) {
 	dir := t.TempDir()
 	tests := []struct {
@@ -80,6 +108,8 @@ func TestDemoBadInput(t *testing.T) {
 		{"time", []string{"--time", "0"}, "--time must be >= 1"},
 		{"port past the last", []string{"--port", "65535"}, "demo: --port 65535: want 1-65534 (the control listens on it, the candidate on the next), or 0 for free ports"},
 		{"negative port", []string{"--port", "-1"}, "demo: --port -1: want 1-65534"},
+		{"a candidate it does not run", []string{"--candidate", "oracle"}, "demo: --candidate oracle: want mariadb or tidb"},
+		{"tidb with placement", []string{"--candidate", "tidb", "--placement"}, "it takes no --candidate tidb"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -98,7 +128,7 @@ func TestDemoPlacementTargets(t *testing.T) {
 	if _, err := sandbox.ParsePlacement("", "100%", ""); err != nil {
 		t.Skipf("no writable cgroup here: %v", err)
 	}
-	targets, err := demo.Targets(true)
+	targets, err := demo.Targets(true, "mariadb")
 	if err != nil {
 		t.Fatal(err)
 	}
