@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -91,4 +92,30 @@ func orQuestions(c string) string {
 func acceptsTables(m workload.Meta) bool {
 	f, ok := m.New().(workload.Flagser)
 	return ok && f.Flags() != nil && f.Flags().Lookup("tables") != nil
+}
+
+// A URL with several hosts spreads the load's connections over them (a
+// Galera cluster's nodes): the server's figures are the sum over the
+// hosts, and the cross-check agrees instead of finding a proxy.
+func TestCrossCheckSumsHosts(t *testing.T) {
+	insts := sandboxtest.StartAll(t, nil, nil)
+	var hosts, ports []string
+	for _, in := range insts {
+		hosts, ports = append(hosts, "127.0.0.1"), append(ports, strconv.Itoa(in.Port))
+		data := []string{"--target=" + in.URL(), "--tables=1", "--table-size=200"}
+		if code, out, errOut := runCLI(context.Background(), append([]string{"prepare", "oltp_point_select"}, data...)...); code != 0 {
+			t.Fatalf("prepare: exit %d\n%s\n%s", code, out, errOut)
+		}
+	}
+	url := "mysql://shakedown@" + strings.Join(hosts, ",") + ":" + strings.Join(ports, ",") + "/sbtest"
+	path := filepath.Join(t.TempDir(), "r.json")
+	code, out, errOut := runCLI(context.Background(), "run", "oltp_point_select", "--target="+url, "--tables=1", "--table-size=200",
+		"--threads=4", "--time=4", "--json="+path)
+	if code != 0 {
+		t.Fatalf("run: exit %d\n%s\n%s", code, out, errOut)
+	}
+	cc := readResult(t, path).CrossCheck
+	if cc == nil || cc.NotApplicable || cc.Mismatch || !strings.HasPrefix(cc.Note, "agree") {
+		t.Errorf("got %+v, want the client and the sum of both hosts to agree", cc)
+	}
 }

@@ -68,10 +68,12 @@ type Run struct {
 	pid      int
 	// metricsPort is the status port read beside SHOW GLOBAL STATUS.
 	metricsPort string
-	stall       *stall.Watcher
-	stallDB     *sql.DB
-	facts       *host.Facts // the server's host, read at the start
-	client      *host.Facts // this host, when the server is on another
+	// nodes are the target's other hosts, sampled beside the first.
+	nodes   []*sql.DB
+	stall   *stall.Watcher
+	stallDB *sql.DB
+	facts   *host.Facts // the server's host, read at the start
+	client  *host.Facts // this host, when the server is on another
 
 	mu         sync.Mutex
 	measureAt  time.Time // start of measurement, from the first interval
@@ -140,6 +142,10 @@ func StartRun(ctx context.Context, cfg RunConfig) (*Run, error) {
 	if f := cfg.Server.Flavour; f != "" && !f.StatusCounters() {
 		opt.MetricsPort = flavour.StatusEndpoint(ctx, f, db, ep.Host)
 		r.metricsPort = opt.MetricsPort
+	}
+	if err := r.openNodes(&opt); err != nil {
+		r.Close()
+		return nil, err
 	}
 	s := NewSampler(db, opt)
 	if cfg.Stall != nil {
@@ -321,4 +327,24 @@ func (r *Run) Close() {
 	if r.db != nil {
 		r.db.Close()
 	}
+	for _, n := range r.nodes {
+		n.Close()
+	}
+}
+
+// openNodes opens a connection to each of the target's hosts after the
+// first, whose status the sampler adds to the first's: a load spreads its
+// connections over all of them.
+func (r *Run) openNodes(opt *Options) error {
+	for _, ep := range r.cfg.Target.Endpoints()[1:] {
+		db, err := r.cfg.Target.OpenNoDB(ep, 1)
+		if err != nil {
+			return err
+		}
+		db.SetMaxOpenConns(1)
+		r.nodes = append(r.nodes, db)
+		opt.Nodes = append(opt.Nodes, db)
+		opt.NodeNames = append(opt.NodeNames, ep.String())
+	}
+	return nil
 }

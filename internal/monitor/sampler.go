@@ -34,6 +34,10 @@ type Options struct {
 	// MetricsPort is host:port of the server's HTTP status port, read
 	// for the figures its SHOW GLOBAL STATUS lacks (TiDB's); "" for none.
 	MetricsPort string
+	// Nodes are connections to the target's other hosts, whose status is
+	// added to the first's (NodesSource); NodeNames name them.
+	Nodes     []Querier
+	NodeNames []string
 }
 
 // HostOptions say where the host facts are.
@@ -52,6 +56,9 @@ type HostOptions struct {
 // opt.Host, the host and the processes.
 func NewSampler(q Querier, opt Options) *Sampler {
 	sources := []Source{StatusSource{}, &InnoDBSource{}}
+	if len(opt.Nodes) > 0 {
+		sources = append(sources, NewNodesSource(opt.Nodes, opt.NodeNames))
+	}
 	if opt.MetricsPort != "" {
 		sources = append(sources, MetricsPortSource{Addr: opt.MetricsPort})
 	}
