@@ -1,0 +1,70 @@
+package cli
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/shakedown/shakedown/internal/flavour"
+	"github.com/shakedown/shakedown/internal/sandbox"
+	"github.com/shakedown/shakedown/internal/sandbox/sandboxtest"
+)
+
+// The TiDB process killed in the middle of a run, then started again: the
+// run is marked degraded as on MariaDB, nothing hangs, exit 1.
+func TestRunTiDBKilledIsDegraded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a TiDB server")
+	}
+	bin, err := sandboxtest.TiDBServer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bin == "" {
+		t.Skip(sandboxtest.TiDBGet)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	home := t.TempDir()
+	inst, err := sandbox.Up(ctx, sandbox.Options{Name: "killed", Home: home, Flavour: flavour.TiDB, Server: bin, DieWithParent: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sandbox.Down(context.Background(), home, "killed") })
+	url := inst.URL()
+	prepareSmall(t, url)
+	path := filepath.Join(t.TempDir(), "r.json")
+	var out, errOut syncBuffer
+	done := make(chan int)
+	go func() {
+		done <- runCLIWith(context.Background(), &out, &errOut, "run", "oltp_read_write", "--target="+url, "--tables=1", "--table-size=2000",
+			"--threads=4", "--time=8", "--report-interval=1", "--json="+path)
+	}()
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(out.String(), "[ 1s ]") {
+		if time.Now().After(deadline) {
+			t.Fatalf("no interval line within 30s:\n%s\n%s", out.String(), errOut.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err := sandbox.Kill(ctx, home, "killed"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sandbox.Start(ctx, home, "killed"); err != nil {
+		t.Fatal(err)
+	}
+	var code int
+	select {
+	case code = <-done:
+	case <-time.After(60 * time.Second):
+		t.Fatal("the run did not end")
+	}
+	if code != ExitFailure || !strings.Contains(errOut.String(), "run degraded: the server could not be reached for") {
+		t.Errorf("got exit %d, want %d and the run said to be degraded\n%s\n%s", code, ExitFailure, out.String(), errOut.String())
+	}
+	if r := readResult(t, path); !r.Degraded || r.Availability == nil || r.Availability.ReconnectFailures < 1 {
+		t.Errorf("got degraded %v, availability %+v; want the reconnects that failed while TiDB was away", r.Degraded, r.Availability)
+	}
+}
