@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -42,6 +43,9 @@ type Config struct {
 	Password func(string) string
 	// Version is shakedown's, stored with the evidence.
 	Version string
+	// Log, when set, is told what a step is judged by before the first
+	// step runs (the error limit above all, which the SLO may not state).
+	Log io.Writer
 }
 
 // chosen are the run options a search sets itself.
@@ -121,8 +125,11 @@ func Plan(cfg Config) ([]Target, error) {
 // them with the control. It returns the report of what ran also when a
 // search failed.
 func Run(ctx context.Context, cfg Config, targets []Target, progress func(target string, p Progress)) (*Report, error) {
-	r := &Report{Workload: targets[0].Workload, SLO: cfg.Options.SLO.String(), Bracket: cfg.Options.Bracket, Peak: cfg.Peak,
-		PeakFrom: cfg.PeakFrom, Control: cfg.Control}
+	r := &Report{Workload: targets[0].Workload, SLO: cfg.Options.SLO.String(), Errors: cfg.Options.SLO.ErrorRule(),
+		Bracket: cfg.Options.Bracket, Peak: cfg.Peak, PeakFrom: cfg.PeakFrom, Control: cfg.Control}
+	if cfg.Log != nil {
+		fmt.Fprintf(cfg.Log, "shakedown: capacity under %s: %s\n", r.SLO, r.Errors)
+	}
 	if r.Control == "" {
 		r.Control = targets[0].Name
 	}

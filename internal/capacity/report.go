@@ -15,6 +15,9 @@ import (
 type Report struct {
 	Workload string `json:"workload"`
 	SLO      string `json:"slo"`
+	// Errors says what errors a step may have (SLO.ErrorRule); "" in
+	// reports from before it was recorded.
+	Errors string `json:"errors,omitempty"`
 	// Bracket is the bisection's relative width.
 	Bracket float64 `json:"bracket"`
 	// Peak is the production peak the headroom is measured against; 0
@@ -102,11 +105,42 @@ func versus(ctl, cand []*Result, name string) Versus {
 		v.Note = fmt.Sprintf("no verdict: %d of the control's %d searches and %d of the candidate's %d found a capacity",
 			len(cx), len(ctl), len(xx), len(cand))
 	case len(cx) == 0 && c.Reason == "":
-		v.Note = "no verdict: the control has no capacity"
+		v.Note = "no verdict: the control has no capacity (" + noCapacity(ctl) + ")"
 	case len(xx) == 0 && c.Reason == "":
-		v.Note = "no verdict: the candidate has no capacity"
+		v.Note = "no verdict: the candidate has no capacity (" + noCapacity(cand) + ")"
 	}
 	return v
+}
+
+// noCapacity says why searches found no capacity, each outcome once.
+func noCapacity(rs []*Result) string {
+	why := map[string]string{
+		NotMet:      "the SLO was not met at any rate tried",
+		Unconfirmed: "no rate held on every repeat",
+		Budget:      "--budget was spent before a rate was confirmed",
+		Interrupted: "the search was interrupted",
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, r := range rs {
+		w, ok := why[r.Outcome]
+		if !ok {
+			w = "its search ended " + r.Outcome
+		}
+		if r.Outcome == Unconfirmed {
+			if lo, hi, ok := heldRange(r.Steps); ok {
+				w += fmt.Sprintf("; single steps held at %s", rangeText(lo, hi))
+			}
+		}
+		if !seen[w] {
+			seen[w] = true
+			out = append(out, w)
+		}
+	}
+	if len(out) == 0 {
+		return "it was not searched"
+	}
+	return strings.Join(out, "; ")
 }
 
 // Slower reports whether a candidate's capacity is below the control's.
@@ -149,7 +183,17 @@ func (r *Report) Headline(t *Result) string {
 	case h > 0:
 		s += fmt.Sprintf("; headroom x%.2f over the production peak of %.1f/s", h, r.Peak)
 	case r.Peak > 0:
-		s += fmt.Sprintf("; no headroom over the production peak of %.1f/s", r.Peak)
+		s += "; " + r.noHeadroom(t)
+	}
+	return s
+}
+
+// noHeadroom says why a search has no headroom over the production peak:
+// no capacity was found, and what held, if anything did.
+func (r *Report) noHeadroom(t *Result) string {
+	s := fmt.Sprintf("no headroom: no capacity to set against the production peak of %.1f/s", r.Peak)
+	if lo, hi, ok := heldRange(t.Steps); ok {
+		s += fmt.Sprintf(" (single steps held at %s, not confirmed)", rangeText(lo, hi))
 	}
 	return s
 }
@@ -165,6 +209,9 @@ func (r *Report) Headroom(t *Result) float64 {
 // WriteText writes the report for a terminal.
 func (r *Report) WriteText(w io.Writer) error {
 	fmt.Fprintf(w, "Capacity of %s under %s (bracket %g%%)\n", r.Workload, r.SLO, 100*r.Bracket)
+	if r.Errors != "" {
+		fmt.Fprintln(w, "Errors: "+r.Errors)
+	}
 	if p := r.PeakText(); p != "" {
 		fmt.Fprintln(w, p)
 	}
@@ -181,7 +228,7 @@ func (r *Report) WriteText(w io.Writer) error {
 		if h := r.Headroom(t); h > 0 {
 			fmt.Fprintf(w, "  headroom x%.2f over the production peak of %.1f/s\n", h, r.Peak)
 		} else if r.Peak > 0 {
-			fmt.Fprintf(w, "  no headroom: no capacity against the production peak of %.1f/s\n", r.Peak)
+			fmt.Fprintf(w, "  %s\n", r.noHeadroom(t))
 		}
 		writeSteps(w, t)
 	}
@@ -237,8 +284,12 @@ func writeSteps(w io.Writer, t *Result) {
 	}
 	tw.Flush()
 	for _, s := range t.Steps {
-		if len(s.Why) > 0 {
-			fmt.Fprintf(w, "  step %d: %s\n", s.N, strings.Join(s.Why, "; "))
+		why := s.Why
+		if s.Note != "" {
+			why = append(append([]string(nil), why...), s.Note)
+		}
+		if len(why) > 0 {
+			fmt.Fprintf(w, "  step %d: %s\n", s.N, strings.Join(why, "; "))
 		}
 	}
 }

@@ -82,7 +82,10 @@ type Step struct {
 	EndedEarly  bool     `json:"ended_early"`
 	Held        bool     `json:"held"`
 	Why         []string `json:"why,omitempty"`
-	ElapsedS    float64  `json:"elapsed_s"`
+	// Note explains a figure that would otherwise mislead (an achieved
+	// rate above the offered one); "" when none does.
+	Note     string  `json:"note,omitempty"`
+	ElapsedS float64 `json:"elapsed_s"`
 }
 
 // Result is a search's answer for one target.
@@ -193,6 +196,9 @@ func (s *search) run(ctx context.Context) error {
 			s.res.Outcome = Unconfirmed
 			s.res.Message = fmt.Sprintf("no rate held on every repeat after %d rounds: the last, %.1f/s, held %d of %d repeats; the target's capacity moves more than the bracket",
 				round, lo, s.res.Confirmed, s.res.Repeats)
+			if lo, hi, ok := heldRange(s.res.Steps); ok {
+				s.res.Message += fmt.Sprintf(" (the SLO held at %s in single steps but not on every repeat)", rangeText(lo, hi))
+			}
 			return nil
 		}
 		// lo did not hold again: the answer lies below it.
@@ -326,7 +332,7 @@ func (s *search) measure(ctx context.Context, phase string, rate float64) (Measu
 func (s *search) record(phase string, rate float64, m Measure, v Verdict) Step {
 	st := Step{N: len(s.res.Steps) + 1, Phase: phase, Offered: rate, Achieved: m.Achieved, Events: m.Events, Errors: m.Errors,
 		ErrorPct: v.ErrorPct, Growth: v.Growth, ClientBound: m.ClientBound, EndedEarly: m.EndedEarly,
-		Held: v.Held && rate > 0, Why: v.Why, Seen: v.Seen, ElapsedS: m.Elapsed.Seconds()}
+		Held: v.Held && rate > 0, Why: v.Why, Seen: v.Seen, Note: achievedNote(m), ElapsedS: m.Elapsed.Seconds()}
 	if m.Latency != nil {
 		st.P50MS, st.P95MS, st.P99MS = ms(m.Latency.Percentile(50)), ms(m.Latency.Percentile(95)), ms(m.Latency.Percentile(99))
 	}
@@ -401,3 +407,26 @@ func highText(h float64) string {
 }
 
 func ms(d time.Duration) float64 { return math.Round(float64(d)/1e3) / 1e3 }
+
+// heldRange is the lowest and highest offered rate of the steps that
+// held; false when none did.
+func heldRange(steps []Step) (lo, hi float64, ok bool) {
+	for _, st := range steps {
+		if !st.Held || st.Offered <= 0 {
+			continue
+		}
+		if !ok || st.Offered < lo {
+			lo = st.Offered
+		}
+		hi, ok = max(hi, st.Offered), true
+	}
+	return lo, hi, ok
+}
+
+// rangeText is a range of rates: 1947.0-3356.0/s, or one rate.
+func rangeText(lo, hi float64) string {
+	if lo == hi {
+		return fmt.Sprintf("%.1f/s", lo)
+	}
+	return fmt.Sprintf("%.1f-%.1f/s", lo, hi)
+}

@@ -1,6 +1,7 @@
 package capacity
 
 import (
+	"context"
 	"math"
 	"os"
 	"path/filepath"
@@ -138,5 +139,40 @@ func TestSearchMatchesScan(t *testing.T) {
 	}
 	if d := math.Abs(found[1]/found[0] - 1); d > 0.05 {
 		t.Errorf("two searches: got %.1f/s and %.1f/s, want them within 5%% (off by %.1f%%)", found[0], found[1], 100*d)
+	}
+}
+
+// fickle is a target whose every rate up to 100/s holds the first time
+// it is run and fails clearly after: no answer is ever confirmed.
+type fickle struct{ calls map[float64]int }
+
+func (f *fickle) Step(_ context.Context, rate float64, seconds int, _ func([]int64) bool) (Measure, error) {
+	f.calls[rate]++
+	m := Measure{Offered: rate, Achieved: rate, Due: rate, Events: 1000, Latency: flat(1000),
+		Backlog: []int64{0, 0}, Span: time.Duration(seconds) * time.Second}
+	switch {
+	case rate == 0:
+		m.Achieved, m.Offered, m.Due = 80, 0, 0
+	case rate > 100 || f.calls[rate] > 1:
+		m.Achieved, m.Backlog = 0.9*rate, []int64{0, int64(rate)}
+	}
+	return m, nil
+}
+
+// TestUnconfirmedSaysWhatHeld: a search that confirms no rate says at
+// which rates the SLO held in single steps.
+func TestUnconfirmedSaysWhatHeld(t *testing.T) {
+	slo, err := ParseSLO([]string{"p95<=40ms"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Search(t.Context(), "fickle", &fickle{calls: map[float64]int{}}, Options{SLO: slo, Repeats: 1, StepTime: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lo, hi, _ := heldRange(res.Steps)
+	want := "the SLO held at " + rangeText(lo, hi) + " in single steps but not on every repeat"
+	if res.Outcome != Unconfirmed || lo == 0 || !strings.Contains(res.Message, want) {
+		t.Errorf("got %s (%s), want %s holding %q", res.Outcome, res.Message, Unconfirmed, want)
 	}
 }

@@ -45,9 +45,35 @@ type SLO struct {
 	Latency []Limit `json:"latency"`
 	// ErrorPct is the most errors a step may have, in percent of the
 	// events it ran and the errors it had; ErrorSet says whether one was
-	// given (without it, any error fails a step).
+	// given (without it, DefaultErrorPct is the limit: see ErrorLimit).
 	ErrorPct float64 `json:"error_pct"`
 	ErrorSet bool    `json:"error_set"`
+}
+
+// DefaultErrorPct is the error limit of an SLO that sets none, in percent
+// of a step's events and errors. It is not 0: a deadlock or a lock wait
+// timeout that the runner retried is counted as an error, and one such in
+// the thousands of events of a step is the workload's, not a sign that
+// the target is past its capacity; a server that fails one event in a
+// thousand is. errors<=0% asks for none at all.
+const DefaultErrorPct = 0.1
+
+// ErrorLimit is the most errors a step may have, in percent: the SLO's,
+// or DefaultErrorPct when it sets none.
+func (s SLO) ErrorLimit() float64 {
+	if s.ErrorSet {
+		return s.ErrorPct
+	}
+	return DefaultErrorPct
+}
+
+// ErrorRule says in words what errors a step may have, and where the limit
+// came from.
+func (s SLO) ErrorRule() string {
+	if s.ErrorSet {
+		return fmt.Sprintf("a step fails with errors above %g%% of its events (the SLO's errors<=%g%%)", s.ErrorPct, s.ErrorPct)
+	}
+	return fmt.Sprintf("a step fails with errors above %g%% of its events (the default error limit: add errors<=PERCENT to --slo for another; retried deadlocks and lock waits count as errors)", DefaultErrorPct)
 }
 
 // String is the SLO as it is written.

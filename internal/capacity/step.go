@@ -203,8 +203,12 @@ func Judge(m Measure, slo SLO) Verdict {
 	if total := m.Events + m.Errors; total > 0 {
 		v.ErrorPct = 100 * float64(m.Errors) / float64(total)
 	}
-	if v.ErrorPct > slo.ErrorPct {
-		fail(false, "errors %.3g%% above %g%%", v.ErrorPct, slo.ErrorPct)
+	if limit := slo.ErrorLimit(); v.ErrorPct > limit {
+		dflt := ""
+		if !slo.ErrorSet {
+			dflt = " (the default error limit)"
+		}
+		fail(false, "errors %.3g%% (%d of %d) above %g%%%s", v.ErrorPct, m.Errors, m.Events+m.Errors, limit, dflt)
 	}
 	v.Narrow = v.Narrow && !v.Held
 	return v
@@ -272,4 +276,41 @@ func roundDur(d time.Duration) time.Duration {
 		return d.Round(10 * time.Microsecond)
 	}
 	return d.Round(time.Microsecond)
+}
+
+// aboveOffered is how far above the rate offered (or, where higher, the
+// rate that fell due) the achieved rate may be before a step says why.
+const aboveOffered = 1.02
+
+// achievedNote explains an achieved rate above the offered one; "" when
+// it is not. The achieved rate counts the events completed in the step's
+// span, the offered one the arrivals due in it: the difference is events
+// that fell due before the span began and were still queued when it did
+// (a stall of the target or the host in the warm-up, or the backlog of
+// the step before): the schedule caught up on them in the step. Poisson
+// arrivals alone may also offer more than the nominal rate in a short
+// step, which the rate that fell due shows.
+func achievedNote(m Measure) string {
+	if m.Offered <= 0 || m.Achieved <= aboveOffered*m.Offered {
+		return ""
+	}
+	due := m.Due
+	if due <= 0 {
+		due = m.Offered
+	}
+	if m.Achieved <= aboveOffered*due {
+		return fmt.Sprintf("achieved %.1f/s of offered %.1f/s: the Poisson arrivals drawn offered %.1f/s", m.Achieved, m.Offered, due)
+	}
+	carried := ""
+	if secs := m.Span.Seconds(); secs > 0 {
+		end := int64(0)
+		if n := len(m.Backlog); n > 0 {
+			end = m.Backlog[n-1]
+		}
+		if n := m.Events - int64(math.Round(due*secs)) + end; n > 0 {
+			carried = fmt.Sprintf(", about %d events", n)
+		}
+	}
+	return fmt.Sprintf("achieved %.1f/s of offered %.1f/s: the schedule caught up after a stall%s that fell due before the step began (in its warm-up) completed in it",
+		m.Achieved, m.Offered, carried)
 }

@@ -84,7 +84,7 @@ func TestJudge(t *testing.T) {
 		{"breathing backlog", func(m *Measure) { m.Backlog = []int64{2, 9, 6} }, ""},
 		{"latency", func(m *Measure) { m.Latency = uniform(3000) }, "p99 upper bound"},
 		{"too few", func(m *Measure) { m.Latency, m.Events = uniform(50), 50 }, "too few events (50)"},
-		{"errors", func(m *Measure) { m.Errors = 11 }, "errors 1.09% above 1%"},
+		{"errors", func(m *Measure) { m.Errors = 11 }, "errors 1.09% (11 of 1011) above 1%"},
 		{"client-bound", func(m *Measure) { m.ClientBound = true }, "client-bound"},
 		{"ended early", func(m *Measure) { m.EndedEarly = true }, "overloaded"},
 	} {
@@ -165,5 +165,91 @@ func TestVersus(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestJudgeDefaultErrorLimit: an SLO that sets no error limit fails a step
+// on errors above DefaultErrorPct, and says the limit is the default; one
+// retried deadlock in thousands of events is no failure.
+func TestJudgeDefaultErrorLimit(t *testing.T) {
+	slo, err := ParseSLO([]string{"p99<=2s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	good := Measure{Offered: 1000, Achieved: 1000, Events: 11337, Latency: uniform(1000), Backlog: []int64{0, 1}}
+	for _, tc := range []struct {
+		name   string
+		errors int64
+		why    string // "" holds
+	}{
+		{"one retried deadlock", 1, ""},
+		{"one in a thousand", 11, ""},
+		{"two in a thousand", 23, "errors 0.202% (23 of 11360) above 0.1% (the default error limit)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := good
+			m.Errors = tc.errors
+			v := Judge(m, slo)
+			if got := strings.Join(v.Why, "; "); v.Held != (tc.why == "") || !strings.Contains(got, tc.why) {
+				t.Errorf("got held %v (%s), want held %v (%s)", v.Held, got, tc.why == "", tc.why)
+			}
+		})
+	}
+	if got := slo.ErrorRule(); !strings.Contains(got, "above 0.1% of its events (the default error limit") {
+		t.Errorf("got error rule %q, want it to state the default limit", got)
+	}
+}
+
+// TestAchievedNote: a step never shows more achieved than offered without
+// saying why.
+func TestAchievedNote(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		m    Measure
+		want string // "" no note
+	}{
+		{"below offered", Measure{Offered: 100, Achieved: 99, Due: 100, Events: 990, Span: 10 * time.Second}, ""},
+		{"within noise", Measure{Offered: 100, Achieved: 101.5, Due: 100, Events: 1015, Span: 10 * time.Second}, ""},
+		{"Poisson drew more", Measure{Offered: 100, Achieved: 104, Due: 104.5, Events: 1040, Span: 10 * time.Second},
+			"the Poisson arrivals drawn offered 104.5/s"},
+		{"caught up after a stall", Measure{Offered: 2806.4, Achieved: 3647.1, Due: 2810, Events: 36471, Backlog: []int64{900, 3},
+			Span: 10 * time.Second}, "achieved 3647.1/s of offered 2806.4/s: the schedule caught up after a stall, about 8374 events"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := achievedNote(tc.m)
+			if tc.want == "" && got != "" || !strings.Contains(got, tc.want) {
+				t.Errorf("got %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestReportSaysWhatHeld: a search that confirmed no rate says which
+// rates held in single steps, beside the production peak and in the
+// comparison, and why the control has no capacity.
+func TestReportSaysWhatHeld(t *testing.T) {
+	ctl := &Result{Target: "ctl", Outcome: Unconfirmed, Message: "no rate held on every repeat after 3 rounds",
+		Steps: []Step{{N: 1, Offered: 0}, {N: 2, Offered: 1947, Held: true}, {N: 3, Offered: 3356, Held: true}, {N: 4, Offered: 4000}}}
+	cand := &Result{Target: "cand", Outcome: Found, Capacity: 3000, Message: "capacity 3000.0/s",
+		Steps: []Step{{N: 1, Offered: 3000, Achieved: 3647.1, Held: true, Note: "achieved 3647.1/s of offered 3000.0/s: the schedule caught up after a stall"}}}
+	r := &Report{Workload: "w", SLO: "p99<=20ms", Errors: SLO{}.ErrorRule(), Bracket: 0.02, Peak: 300, Control: "ctl", Targets: []*Result{ctl, cand}}
+	r.Compare()
+	var b strings.Builder
+	if err := r.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{
+		"(the default error limit",
+		"no capacity to set against the production peak of 300.0/s (single steps held at 1947.0-3356.0/s, not confirmed)",
+		"cand: no verdict: the control has no capacity (no rate held on every repeat; single steps held at 1947.0-3356.0/s)",
+		"step 1: achieved 3647.1/s of offered 3000.0/s: the schedule caught up",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("got report:\n%s\nwant it to hold %q", out, want)
+		}
+	}
+	if got := r.Headline(ctl); !strings.Contains(got, "single steps held at 1947.0-3356.0/s") {
+		t.Errorf("got headline %q, want the rates that held", got)
 	}
 }

@@ -62,7 +62,7 @@ func (c *capacityCmd) run(ctx context.Context, env *Env, args []string) error {
 		return usagef("capacity: %v", err)
 	}
 	cfg := capacity.Config{Args: rest, Targets: c.targets, Control: c.control, Warmup: c.warm, Time: c.stepTime, Searches: c.searches,
-		Password: env.Getenv, Version: Version,
+		Password: env.Getenv, Version: Version, Log: env.Stderr,
 		Options: capacity.Options{SLO: slo, Bracket: c.bracketPct / 100, Repeats: c.repeats, Budget: c.budget}}
 	if err := cfg.Validate(); err != nil {
 		return err
@@ -103,7 +103,7 @@ func planCapacity(env *Env, p *plan.Plan, split bool) (func(context.Context, *st
 		p.Capacity = nil // the plan this sweep runs, as --dry-run lists it
 	}
 	d := capacity.Defaults
-	d.Version = Version
+	d.Version, d.Log = Version, env.Stderr
 	cfg, targets, err := capacity.FromPlan(p.Capacity, p, p.ProductionPeak, p.ProductionPeakLine, d)
 	if cfg == nil || err != nil {
 		return nil, err

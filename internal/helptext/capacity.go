@@ -8,7 +8,11 @@ probe for the peak, then bisection on the offered rate (Poisson arrivals,
 latency from each event's intended start, as run --rate) to a bracket, then
 repeats of the answer. A step holds when the offered rate was achieved, the
 backlog did not grow, each percentile's upper 95% bound is within the SLO,
-errors are within theirs, and the client was not the limit. Every other
+errors are within theirs, and the client was not the limit. The error
+limit is errors<=PERCENT in --slo, 0.1% of a step's events without it (a
+deadlock or lock wait timeout the run retried counts as an error; one in
+thousands says nothing of the capacity; errors<=0% allows none): the
+search states it before its first step. Every other
 option is run's (shakedown help run); --rate, --time and --events are the
 search's own. Exit 3 when a candidate's capacity is below the control's or
 the SLO is not met at any rate tried.
