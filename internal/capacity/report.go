@@ -115,10 +115,11 @@ func versus(ctl, cand []*Result, name string) Versus {
 // noCapacity says why searches found no capacity, each outcome once.
 func noCapacity(rs []*Result) string {
 	why := map[string]string{
-		NotMet:      "the SLO was not met at any rate tried",
-		Unconfirmed: "no rate held on every repeat",
-		Budget:      "--budget was spent before a rate was confirmed",
-		Interrupted: "the search was interrupted",
+		NotMet:       "the SLO was not met at any rate tried",
+		Unconfirmed:  "no rate held on every repeat",
+		Budget:       "--budget was spent before a rate was confirmed",
+		Interrupted:  "the search was interrupted",
+		Inconclusive: "its latency at one rate varied too much to place a capacity",
 	}
 	var out []string
 	seen := map[string]bool{}

@@ -56,6 +56,10 @@ const (
 	Budget      = "budget"
 	Interrupted = "interrupted"
 	Unconfirmed = "unconfirmed"
+	// Inconclusive is a search whose steps at one rate disagreed by far
+	// more than the bracket: the host's latency, not the target's
+	// capacity, decided them (see Noisy).
+	Inconclusive = "inconclusive"
 )
 
 // maxRounds caps the bisections restarted after a failed confirmation.
@@ -154,7 +158,68 @@ func Search(ctx context.Context, target string, st Stepper, o Options) (*Result,
 	case err != nil:
 		return r, err
 	}
+	if why, ok := Noisy(r.Steps, o.SLO, o.Bracket); ok {
+		r.Outcome, r.Capacity = Inconclusive, 0
+		r.Message = "inconclusive: " + why + ": the host's latency at one rate varied too much to place a capacity; no capacity is reported (search on a quieter host, or with a longer --step-time)"
+	}
 	return r, nil
+}
+
+// Noisy steps: at least noisyRepeats steps at one rate, some of which
+// held and some not, whose measured percentile ranged over at least
+// noisySpread times its lowest.
+const (
+	noisyRepeats = 3
+	noisySpread  = 4.0
+)
+
+// Noisy says whether steps ran one rate at least noisyRepeats times with
+// verdicts that disagreed and a percentile of the SLO that ranged over a
+// factor of noisySpread or more, and how: "p99 at 490.0/s ranged
+// 2.65-47.9 ms over 5 steps (2 held)". Such a rate is not near a
+// capacity that the bisection could place: a target's latency at its
+// ceiling rises with the rate, steadily, while isolated stalls of the host
+// (another tenant, a hypervisor) turn steps at one rate into failures or
+// not by chance, and the bisection would then answer a precise-looking
+// rate made of that noise. Steps are at one rate when within a quarter of
+// the bracket of each other, so that the two rates the bisection ends
+// between are not; a step measured again (phase again) pools the one
+// before it and is left out; the probe has no rate.
+func Noisy(steps []Step, slo SLO, bracket float64) (string, bool) {
+	tol := bracket / 4
+	for i, a := range steps {
+		if a.Offered <= 0 || a.Phase == "again" {
+			continue
+		}
+		var group []Step
+		for _, b := range steps[i:] {
+			if b.Offered > 0 && b.Phase != "again" && math.Abs(b.Offered/a.Offered-1) <= tol {
+				group = append(group, b)
+			}
+		}
+		held := 0
+		for _, b := range group {
+			if b.Held {
+				held++
+			}
+		}
+		if len(group) < noisyRepeats || held == 0 || held == len(group) {
+			continue
+		}
+		for k, l := range slo.Latency {
+			lo, hi := time.Duration(math.MaxInt64), time.Duration(0)
+			for _, b := range group {
+				if k < len(b.Seen) {
+					lo, hi = min(lo, b.Seen[k].Value), max(hi, b.Seen[k].Value)
+				}
+			}
+			if hi > 0 && lo > 0 && float64(hi) >= noisySpread*float64(lo) {
+				return fmt.Sprintf("p%g at %.1f/s ranged %.3g-%.3g ms over %d steps (%d held)",
+					l.Percentile, a.Offered, ms(lo), ms(hi), len(group), held), true
+			}
+		}
+	}
+	return "", false
 }
 
 var errBudget = errors.New("budget spent")

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shakedown/shakedown/internal/histogram"
 	"github.com/shakedown/shakedown/internal/sandbox/gmstest"
 	"github.com/shakedown/shakedown/internal/sandbox/sandboxtest"
 	_ "github.com/shakedown/shakedown/internal/workload/all"
@@ -174,5 +175,83 @@ func TestUnconfirmedSaysWhatHeld(t *testing.T) {
 	want := "the SLO held at " + rangeText(lo, hi) + " in single steps but not on every repeat"
 	if res.Outcome != Unconfirmed || lo == 0 || !strings.Contains(res.Message, want) {
 		t.Errorf("got %s (%s), want %s holding %q", res.Outcome, res.Message, Unconfirmed, want)
+	}
+}
+
+// TestNoisy: steps at one rate whose verdicts disagree and whose
+// percentile ranged over four times its lowest make a search
+// inconclusive; the rise of latency across a bracket does not.
+func TestNoisy(t *testing.T) {
+	slo, err := ParseSLO([]string{"p99<=10ms"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := func(phase string, rate, p99ms float64) Step {
+		v := time.Duration(p99ms * float64(time.Millisecond))
+		return Step{Phase: phase, Offered: rate, Held: v <= 10*time.Millisecond, Seen: []Seen{{Limit: slo.Latency[0], Value: v}}}
+	}
+	for _, tc := range []struct {
+		name  string
+		steps []Step
+		want  string // "" not noisy
+	}{
+		{"stalls of a quiet 2-core VM", []Step{{Phase: "probe"}, at("search", 756, 60), at("search", 490, 2.65), at("search", 612, 30),
+			at("confirm", 490, 4.17), at("confirm", 490, 14.53), at("search", 470.4, 3), at("search", 490, 9.41), at("confirm", 490, 47.9)},
+			"p99 at 490.0/s ranged 2.65-47.9 ms over 5 steps (3 held)"},
+		{"the bracket's two ends", []Step{at("search", 100, 3), at("search", 98.5, 2), at("search", 99.2, 40), at("confirm", 98.5, 2.5), at("confirm", 98.5, 2.2)}, ""},
+		{"repeats that all held", []Step{at("search", 100, 1), at("confirm", 100, 8), at("confirm", 100, 9)}, ""},
+		{"two steps only", []Step{at("search", 100, 1), at("confirm", 100, 40), at("again", 100, 30)}, ""},
+		{"a narrow spread", []Step{at("search", 100, 8), at("confirm", 100, 11), at("confirm", 100, 9)}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, ok := Noisy(tc.steps, slo, 0.02)
+			if ok != (tc.want != "") || got != tc.want {
+				t.Errorf("got %q (%v), want %q", got, ok, tc.want)
+			}
+		})
+	}
+}
+
+// stalling is a target that holds every rate up to 100/s but whose host
+// stalls on every third step at a rate: its p99 is then 48ms.
+type stalling struct{ calls map[float64]int }
+
+func (s *stalling) Step(_ context.Context, rate float64, seconds int, _ func([]int64) bool) (Measure, error) {
+	s.calls[rate]++
+	m := Measure{Offered: rate, Achieved: rate, Due: rate, Events: 1000, Latency: flat(1000),
+		Backlog: []int64{0, 0}, Span: time.Duration(seconds) * time.Second}
+	switch {
+	case rate == 0:
+		m.Achieved, m.Offered, m.Due = 80, 0, 0
+	case rate > 100:
+		m.Achieved, m.Backlog = 0.9*rate, []int64{0, int64(rate)}
+	case s.calls[rate]%3 == 0:
+		m.Latency = histogram.New()
+		for range 1000 {
+			m.Latency.Record(48 * time.Millisecond)
+		}
+	}
+	return m, nil
+}
+
+// TestSearchInconclusive: a search whose steps at one rate disagree by
+// the host's stalls answers inconclusive, with no capacity, an exit of
+// the tool's (Unfinished) and not a difference (Shortfall).
+func TestSearchInconclusive(t *testing.T) {
+	slo, err := ParseSLO([]string{"p99<=20ms"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Search(t.Context(), "stalling", &stalling{calls: map[float64]int{}}, Options{SLO: slo, Repeats: 2, StepTime: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome != Inconclusive || res.Capacity != 0 || !strings.Contains(res.Message, "inconclusive: p99 at ") ||
+		!strings.Contains(res.Message, "ranged 1-48 ms over 3 steps (2 held)") {
+		t.Fatalf("got %s %.1f/s (%s), want inconclusive, no capacity, p99 ranged 1-48 ms over 3 steps", res.Outcome, res.Capacity, res.Message)
+	}
+	r := &Report{Control: "stalling", Targets: []*Result{res}}
+	if r.Unfinished() == nil || r.Shortfall() != "" {
+		t.Errorf("got unfinished %v, shortfall %q, want unfinished (exit 1) and no shortfall (not exit 3)", r.Unfinished(), r.Shortfall())
 	}
 }

@@ -6,12 +6,14 @@ import (
 )
 
 // Unfinished is the error for the first target whose search ended on no
-// answer (the client was the bottleneck, it was interrupted, or the
-// answer was not confirmed); nil when every search ended on one.
+// answer (the client was the bottleneck, it was interrupted, the answer
+// was not confirmed, or the host's latency varied too much to place one):
+// the tool could not answer, which is not a difference; nil when every
+// search ended on one.
 func (r *Report) Unfinished() error {
 	for _, t := range r.Targets {
 		switch t.Outcome {
-		case ClientBound, Interrupted, Unconfirmed:
+		case ClientBound, Interrupted, Unconfirmed, Inconclusive:
 			return fmt.Errorf("%s: %s", t.Target, t.Message)
 		}
 	}

@@ -12,7 +12,9 @@ errors are within theirs, and the client was not the limit. The error
 limit is errors<=PERCENT in --slo, 0.1% of a step's events without it (a
 deadlock or lock wait timeout the run retried counts as an error; one in
 thousands says nothing of the capacity; errors<=0% allows none): the
-search states it before its first step. Every other
+search states it before its first step. Steps at one rate that disagree,
+with the percentile ranging over four times its lowest, make the search
+inconclusive (the host's noise, not a capacity; exit 1). Every other
 option is run's (shakedown help run); --rate, --time and --events are the
 search's own. Exit 3 when a candidate's capacity is below the control's or
 the SLO is not met at any rate tried.
