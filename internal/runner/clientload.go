@@ -57,6 +57,17 @@ type ClientLoad struct {
 	// QueueLag is, under --rate, the longest the schedule fell behind at
 	// an interval's end: events due but not started, over the rate.
 	QueueLag time.Duration
+	// Throttled is how long a CPU quota of the process's cgroup (or of
+	// the ancestor whose quota throttled most) held its threads off the
+	// CPU over the span, summed over the CPUs throttled (cpu.stat's
+	// throttled_usec, throttled_time in cgroup v1); Periods and
+	// ThrottledPeriods are the quota's enforcement periods in the span and
+	// those in which it ran out. All 0 without a quota or where cpu.stat
+	// cannot be read. A client whose quota is a tenth of a CPU uses little
+	// of its cores and, with few threads ready, waits for few of them:
+	// only the throttling shows that it was starved.
+	Throttled                 time.Duration
+	Periods, ThrottledPeriods int64
 }
 
 // Thresholds of the client-bound rule (see Bound).
@@ -77,6 +88,9 @@ const (
 	// A client on one CPU beside a process spinning there, with 400
 	// threads, was seen at 6.5 to 8.3.
 	boundDemand = 3.0
+	// boundThrottled is the share of the span above which a CPU quota
+	// that ran out in at least half its periods is the limit.
+	boundThrottled = 0.25
 )
 
 // CPUShare is the client's CPU over what its cores could give in the
@@ -88,6 +102,23 @@ func (c ClientLoad) CPUShare() float64 { return c.share(c.CPU) }
 // cores could give: well above 1, the client had work ready and no CPU
 // to do it on.
 func (c ClientLoad) DemandShare() float64 { return c.share(c.CPU + c.Waited) }
+
+// ThrottledShare is how long the client's CPU quota held it off the CPU
+// over the span (summed over CPUs, so it may exceed 1).
+func (c ClientLoad) ThrottledShare() float64 {
+	if c.Wall <= 0 {
+		return 0
+	}
+	return c.Throttled.Seconds() / c.Wall.Seconds()
+}
+
+// quotaBound says the cgroup's CPU quota starved the client: it ran out in
+// at least half the span's periods and held the threads off for at least
+// boundThrottled of the span. A quota that runs out now and then, briefly,
+// is a client near its quota, not one held back by it.
+func (c ClientLoad) quotaBound() bool {
+	return c.Periods > 0 && 2*c.ThrottledPeriods >= c.Periods && c.ThrottledShare() >= boundThrottled
+}
 
 func (c ClientLoad) share(d time.Duration) float64 {
 	if c.Wall <= 0 || c.Cores <= 0 {
@@ -105,7 +136,13 @@ func (c ClientLoad) share(d time.Duration) float64 {
 //   - its CPU and the time its threads were ready but waited for a CPU
 //     came to at least three times its cores (DemandShare >= 3): it had far
 //     more ready to run than it had CPUs, because of its own threads
-//     (GOMAXPROCS above its CPUs) or of other processes on its cores.
+//     (GOMAXPROCS above its CPUs) or of other processes on its cores; or
+//   - a CPU quota of its cgroup ran out in at least half the span's periods
+//     and held its threads off the CPU for at least a quarter of the span
+//     (quotaBound): a client starved by its quota (a tenth of a CPU) uses
+//     little of its cores and waits for few, and neither rule above sees
+//     it. A server in the same cgroup shares the quota; then the quota, not
+//     the server, set the pace, and the run is marked all the same.
 //
 // A span shorter than minBoundSpan is not judged.
 //
@@ -117,7 +154,7 @@ func (c ClientLoad) Bound() bool {
 	if c.Wall < minBoundSpan {
 		return false
 	}
-	return c.CPUShare() >= boundCPU || c.DemandShare() >= boundDemand
+	return c.CPUShare() >= boundCPU || c.DemandShare() >= boundDemand || c.quotaBound()
 }
 
 // Probe measures the client's own load over spans of time, for a load the
@@ -143,6 +180,9 @@ func (p *Probe) End() {
 	p.sum.CPU += c.CPU
 	p.sum.Wall += c.Wall
 	p.sum.Waited += c.Waited
+	p.sum.Throttled += c.Throttled
+	p.sum.Periods += c.Periods
+	p.sum.ThrottledPeriods += c.ThrottledPeriods
 	p.sum.Cores = c.Cores
 	p.sum.Lag, p.sum.LagP99 = max(p.sum.Lag, c.Lag), max(p.sum.LagP99, c.LagP99)
 }
@@ -169,6 +209,7 @@ func (p *Probe) Stored(queryLatency time.Duration, d client.Drive, threads int) 
 type loadProbe struct {
 	cpu     time.Duration
 	waited  map[string]time.Duration
+	quota   map[string]cpuThrottle
 	wall    time.Time
 	samples []metrics.Sample
 	before  *metrics.Float64Histogram
@@ -178,7 +219,7 @@ const schedLatencies = "/sched/latencies:seconds"
 
 // startLoad takes the readings at the start of measurement.
 func startLoad(now time.Time) *loadProbe {
-	p := &loadProbe{cpu: processCPU(), waited: runDelays(), wall: now, samples: []metrics.Sample{{Name: schedLatencies}}}
+	p := &loadProbe{cpu: processCPU(), waited: runDelays(), quota: cgroupThrottles(os.DirFS("/")), wall: now, samples: []metrics.Sample{{Name: schedLatencies}}}
 	metrics.Read(p.samples)
 	if p.samples[0].Value.Kind() == metrics.KindFloat64Histogram {
 		p.before = copyHist(p.samples[0].Value.Float64Histogram())
@@ -200,6 +241,7 @@ func (p *loadProbe) finish(now time.Time) ClientLoad {
 		}
 		c.Waited += max(d, 0)
 	}
+	c.Throttled, c.Periods, c.ThrottledPeriods = throttledSince(p.quota, cgroupThrottles(os.DirFS("/")))
 	metrics.Read(p.samples)
 	if p.before != nil && p.samples[0].Value.Kind() == metrics.KindFloat64Histogram {
 		after := p.samples[0].Value.Float64Histogram()

@@ -1,8 +1,10 @@
 package runner
 
 import (
+	"fmt"
 	"runtime/metrics"
 	"testing"
+	"testing/fstest"
 	"time"
 )
 
@@ -26,6 +28,14 @@ func TestClientLoadBound(t *testing.T) {
 		{"nothing measured", ClientLoad{CPU: s}, false},
 		{"too short to judge", ClientLoad{CPU: s / 5, Wall: s / 5, Cores: 1}, false},
 		{"just long enough", ClientLoad{CPU: s / 4, Wall: s / 4, Cores: 1}, true},
+		// A cgroup quota of a tenth of one CPU, GOMAXPROCS 2: its threads
+		// ran 10% of the time and were held off the other 90%.
+		{"starved by a cgroup quota", ClientLoad{CPU: s / 10, Waited: 18 * s / 10, Wall: s, Cores: 2,
+			Periods: 10, ThrottledPeriods: 10, Throttled: 17 * s / 10}, true},
+		{"a quota that ran out now and then", ClientLoad{CPU: 12 * s / 10, Wall: s, Cores: 2,
+			Periods: 10, ThrottledPeriods: 3, Throttled: 4 * s / 10}, false},
+		{"a quota that ran out in each period, briefly", ClientLoad{CPU: 15 * s / 10, Wall: s, Cores: 2,
+			Periods: 10, ThrottledPeriods: 10, Throttled: s / 10}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := tc.c.Bound(); got != tc.want {
@@ -88,5 +98,42 @@ func TestProbeSumsSpans(t *testing.T) {
 	}
 	if c.Cores < 1 || c.QueryLatency != time.Millisecond {
 		t.Errorf("cores %d, query latency %v: want at least 1 and the one given", c.Cores, c.QueryLatency)
+	}
+}
+
+// TestCgroupThrottles reads the throttling of a CPU quota from cpu.stat of
+// the process's cgroup or of an ancestor, in cgroup v2 and v1.
+func TestCgroupThrottles(t *testing.T) {
+	stat := func(periods, throttled int64, key string, v int64) *fstest.MapFile {
+		return &fstest.MapFile{Data: []byte(fmt.Sprintf("usage_usec 100\nnr_periods %d\nnr_throttled %d\n%s %d\n", periods, throttled, key, v))}
+	}
+	for _, tc := range []struct {
+		name          string
+		before, after fstest.MapFS
+		want          time.Duration
+		periods, thr  int64
+	}{
+		{"v2, the quota on the container above the process",
+			fstest.MapFS{"proc/self/cgroup": {Data: []byte("0::/box/app\n")},
+				"sys/fs/cgroup/box/cpu.stat":     stat(100, 10, "throttled_usec", 50000),
+				"sys/fs/cgroup/box/app/cpu.stat": stat(0, 0, "throttled_usec", 0)},
+			fstest.MapFS{"proc/self/cgroup": {Data: []byte("0::/box/app\n")},
+				"sys/fs/cgroup/box/cpu.stat":     stat(110, 20, "throttled_usec", 950000),
+				"sys/fs/cgroup/box/app/cpu.stat": stat(0, 0, "throttled_usec", 0)},
+			900 * time.Millisecond, 10, 10},
+		{"v1, throttled_time in nanoseconds",
+			fstest.MapFS{"proc/self/cgroup": {Data: []byte("4:memory:/x\n2:cpu,cpuacct:/job\n")},
+				"sys/fs/cgroup/cpu,cpuacct/job/cpu.stat": stat(5, 1, "throttled_time", 1e6)},
+			fstest.MapFS{"proc/self/cgroup": {Data: []byte("4:memory:/x\n2:cpu,cpuacct:/job\n")},
+				"sys/fs/cgroup/cpu,cpuacct/job/cpu.stat": stat(15, 9, "throttled_time", 801e6)},
+			800 * time.Millisecond, 10, 8},
+		{"no cgroup file", fstest.MapFS{}, fstest.MapFS{}, 0, 0, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, periods, thr := throttledSince(cgroupThrottles(tc.before), cgroupThrottles(tc.after))
+			if got != tc.want || periods != tc.periods || thr != tc.thr {
+				t.Errorf("got %v over %d periods, %d throttled, want %v over %d, %d", got, periods, thr, tc.want, tc.periods, tc.thr)
+			}
+		})
 	}
 }
