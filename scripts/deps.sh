@@ -2,6 +2,8 @@
 # Installs the programs shakedown's tests and demo use, from Debian's
 # packages, when they are missing:
 #   mariadbd, mariadb-install-db  mariadb-server  (sandboxes start their own servers)
+#   libgalera_smm.so              galera-4        (the Galera cluster sandbox's provider)
+#   mariadb-backup                mariadb-backup  (the Galera nodes' state transfer)
 #   mysqlslap, mariadb            mariadb-client  (mysqlslap is the slap command's peer)
 #   sysbench                      sysbench        (the peer of prepare/run)
 #   chromium                      chromium        (the browser test of the HTML report)
@@ -16,11 +18,13 @@
 set -euo pipefail
 
 have() {
-	command -v "$1" >/dev/null 2>&1 || [ -x "/usr/sbin/$1" ] || [ -x "/usr/bin/$1" ]
+	command -v "$1" >/dev/null 2>&1 || [ -x "/usr/sbin/$1" ] || [ -x "/usr/bin/$1" ] || [ -f "/usr/lib/galera/$1" ]
 }
 
 # The programs (comma-separated) and the package that brings them.
 wanted="mariadbd,mariadb-install-db mariadb-server
+mariadb-backup mariadb-backup
+libgalera_smm.so galera-4
 mysqlslap mariadb-client
 sysbench sysbench
 chromium chromium

@@ -21,10 +21,13 @@ func Restart(ctx context.Context, home, name string, settings []string) (*Instan
 	if err != nil {
 		return nil, err
 	}
-	if r.Flavour == string(flavour.TiDB) {
+	if r.Flavour == string(flavour.TiDB) || r.isGalera() {
 		// Its command line is not MariaDB's: start it again as it was.
 		if len(settings) > 0 {
-			return nil, outcomef(ErrInvalid, "restart sandbox %s: a TiDB sandbox takes no server settings: SET GLOBAL, which TiDB keeps, changes its variables", name)
+			return nil, outcomef(ErrInvalid, "restart sandbox %s: a %s sandbox takes no new server settings: SET GLOBAL changes its variables", name, label(r.Flavour))
+		}
+		if err := r.terminateNodes(ctx, stopGrace); err != nil {
+			return nil, fmt.Errorf("restart sandbox %s: %w", name, err)
 		}
 		if err := terminate(ctx, r.PID, r.DataDir, stopGrace); err != nil {
 			return nil, fmt.Errorf("restart sandbox %s: %w", name, err)
@@ -76,6 +79,16 @@ func Restart(ctx context.Context, home, name string, settings []string) (*Instan
 // Restart do. A server that does not come up is ended; what names the
 // action in the error, which quotes the server's logs.
 func (r *record) startAgain(ctx context.Context, what string) (*Instance, error) {
+	if r.isGalera() {
+		if err := r.startCluster(ctx, what); err != nil {
+			_ = r.terminateNodes(context.WithoutCancel(ctx), 0)
+			_ = terminate(context.WithoutCancel(ctx), r.PID, r.DataDir, 0)
+			return nil, err
+		}
+		r.Running = true
+		inst := r.Instance
+		return &inst, nil
+	}
 	p, err := r.start(ctx)
 	if err != nil {
 		if p != nil {

@@ -65,6 +65,8 @@ type Options struct {
 	Flavour flavour.Name
 	// Server is the TiDB server binary; empty = tidb-server on PATH.
 	Server string
+	// Nodes is a Galera cluster's size; 0 means 3.
+	Nodes int
 	Home   string // directory holding all sandboxes, one subdirectory per name
 
 	// Placement binds the server to CPUs, limits it to a CPU quota or
@@ -93,6 +95,8 @@ type Instance struct {
 	// StatusPort is a TiDB sandbox's HTTP status port (/status, and
 	// Prometheus text at /metrics); 0 for others.
 	StatusPort int `json:"status_port,omitempty"`
+	// NodePorts are a Galera cluster's SQL ports, the first node's first.
+	NodePorts []int `json:"node_ports,omitempty"`
 
 	Placement Placement `json:"placement,omitzero"` // where the server runs
 	Cgroup    string    `json:"cgroup,omitempty"`   // its cgroup directory when it has a CPU quota
@@ -106,6 +110,13 @@ type Instance struct {
 // URL is the target URL for the sandbox. It has no password: the sandbox
 // user has none.
 func (i *Instance) URL() string {
+	if len(i.NodePorts) > 1 {
+		hosts, ports := make([]string, len(i.NodePorts)), make([]string, len(i.NodePorts))
+		for n, p := range i.NodePorts {
+			hosts[n], ports[n] = "127.0.0.1", strconv.Itoa(p)
+		}
+		return fmt.Sprintf("mysql://%s@%s:%s/%s", i.User, strings.Join(hosts, ","), strings.Join(ports, ","), i.Database)
+	}
 	return fmt.Sprintf("mysql://%s@%s/%s", i.User, net.JoinHostPort("127.0.0.1", strconv.Itoa(i.Port)), i.Database)
 }
 
@@ -119,6 +130,8 @@ type record struct {
 	Instance
 	Bin  string   `json:"server"`
 	Args []string `json:"args"`
+	// Nodes are a Galera cluster's nodes after the first.
+	Nodes []node `json:"nodes,omitempty"`
 	Tied bool     `json:"tied,omitempty"`
 }
 
@@ -160,10 +173,12 @@ func Up(ctx context.Context, opts Options) (*Instance, error) {
 	if opts.Port < 0 || opts.Port > 65535 {
 		return nil, outcomef(ErrInvalid, "--port %d: want 1-65535, or 0 to pick a free port", opts.Port)
 	}
-	tidb := opts.Flavour == flavour.TiDB
+	tidb, galera := opts.Flavour == flavour.TiDB, opts.Flavour == flavour.Galera
 	switch {
-	case opts.Flavour != "" && opts.Flavour != flavour.MariaDB && !tidb:
-		return nil, outcomef(ErrInvalid, "--flavour %s: sandboxes run mariadb (MariaDB or MySQL, from PATH or --basedir) or tidb", opts.Flavour)
+	case opts.Flavour != "" && opts.Flavour != flavour.MariaDB && !tidb && !galera:
+		return nil, outcomef(ErrInvalid, "--flavour %s: sandboxes run mariadb (MariaDB or MySQL, from PATH or --basedir), galera or tidb", opts.Flavour)
+	case opts.Nodes != 0 && !galera, opts.Nodes < 0 || opts.Nodes == 1 || opts.Nodes > 9:
+		return nil, outcomef(ErrInvalid, "--nodes %d: a Galera cluster (--flavour galera) of 2 to 9 nodes", opts.Nodes)
 	case tidb && len(opts.Set) > 0:
 		return nil, outcomef(ErrInvalid, "--set is for MariaDB and MySQL sandboxes: set a TiDB sandbox's variables with SET GLOBAL, which TiDB keeps")
 	case tidb && opts.Basedir != "":
@@ -244,6 +259,21 @@ func Up(ctx context.Context, opts Options) (*Instance, error) {
 		return nil, fmt.Errorf("create sandbox %s: %w", opts.Name, err)
 	}
 
+	if galera {
+		if srv.Flavour != string(flavour.MariaDB) {
+			return nil, outcomef(ErrNoServer, "a Galera sandbox runs MariaDB, and %s is %s", srv.Path, label(srv.Flavour))
+		}
+		r.Flavour = string(flavour.Galera)
+		if err := upGalera(ctx, opts, r, srv, settings, root); err != nil {
+			_ = r.terminateNodes(context.WithoutCancel(ctx), 0)
+			_ = terminate(context.WithoutCancel(ctx), r.PID, r.DataDir, 0)
+			return nil, err
+		}
+		ok = true
+		r.Running = true
+		inst := r.Instance
+		return &inst, nil
+	}
 	// A picked port can be taken by someone else before the server binds
 	// it (test binaries start sandboxes in parallel): pick again.
 	const attempts = 3
@@ -318,6 +348,9 @@ func Kill(ctx context.Context, home, name string) error {
 	if err != nil {
 		return err
 	}
+	if err := r.terminateNodes(ctx, 0); err != nil {
+		return fmt.Errorf("kill sandbox %s: %w", name, err)
+	}
 	if err := terminate(ctx, r.PID, r.DataDir, 0); err != nil {
 		return fmt.Errorf("kill sandbox %s: %w", name, err)
 	}
@@ -330,6 +363,9 @@ func Stop(ctx context.Context, home, name string) error {
 	r, err := load(home, name)
 	if err != nil {
 		return err
+	}
+	if err := r.terminateNodes(ctx, stopGrace); err != nil {
+		return fmt.Errorf("stop sandbox %s: %w", name, err)
 	}
 	if err := terminate(ctx, r.PID, r.DataDir, stopGrace); err != nil {
 		return fmt.Errorf("stop sandbox %s: %w", name, err)
@@ -358,6 +394,9 @@ func Down(ctx context.Context, home, name string) error {
 		if b, rerr := os.ReadFile(r.path("mysqld.pid")); rerr == nil {
 			r.PID, _ = strconv.Atoi(strings.TrimSpace(string(b)))
 		}
+	}
+	if err := r.terminateNodes(ctx, stopGrace); err != nil {
+		return fmt.Errorf("remove sandbox %s: %w", name, err)
 	}
 	if err := terminate(ctx, r.PID, r.DataDir, stopGrace); err != nil {
 		return fmt.Errorf("remove sandbox %s: %w", name, err)

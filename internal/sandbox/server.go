@@ -186,6 +186,8 @@ func label(flavour string) string {
 		return "MySQL"
 	case "tidb":
 		return "TiDB"
+	case "galera":
+		return "MariaDB Galera"
 	}
 	return flavour
 }

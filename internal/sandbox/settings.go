@@ -246,7 +246,7 @@ func (i *Instance) CheckReuse(port int, set []string, basedir string, place Plac
 	if err != nil {
 		return usage.Errorf("sandbox up: %v", err)
 	}
-	if (i.Flavour == string(flavour.TiDB)) != (f == flavour.TiDB) {
+	if (i.Flavour == string(flavour.TiDB)) != (f == flavour.TiDB) || (i.Flavour == string(flavour.Galera)) != (f == flavour.Galera) {
 		diffs = append(diffs, fmt.Sprintf("--flavour %s (it runs %s)", f, i.Product()))
 	}
 	diffs = append(diffs, i.PlacementDifferences(place)...)
