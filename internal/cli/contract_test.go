@@ -44,7 +44,7 @@ func contractServers(t *testing.T) []contractServer {
 	} else {
 		servers = append(servers, contractServer{"tidb", sandboxtest.TiDB(t)})
 	}
-	return servers
+	return append(servers, contractServer{"galera", sandboxtest.Galera(t)})
 }
 
 // copySource makes the database a copy from MariaDB carries to each
@@ -249,11 +249,12 @@ func checkResultFile(t *testing.T, path string) {
 	}
 }
 
+// urlPort is the port of u's first host.
 func urlPort(t *testing.T, u string) string {
 	t.Helper()
 	i := strings.LastIndex(u, ":")
 	j := strings.Index(u[i:], "/")
-	p := u[i+1 : i+j]
+	p, _, _ := strings.Cut(u[i+1:i+j], ",")
 	if _, err := strconv.Atoi(p); err != nil {
 		t.Fatalf("no port in %s", u)
 	}

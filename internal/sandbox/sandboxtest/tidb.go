@@ -209,3 +209,25 @@ func startFlavour(name string, opts sandbox.Options) (*sandbox.Instance, error) 
 	}
 	return inst, nil
 }
+
+var galeraState struct {
+	once sync.Once
+	inst *sandbox.Instance
+	err  error
+}
+
+// Galera returns the target URL (every node's host and port) of a Galera
+// cluster of three nodes shared by the tests of this binary, starting it
+// on first use; with -short the test is skipped.
+func Galera(t testing.TB) string {
+	t.Helper()
+	RequireServer(t)
+	galeraState.once.Do(func() {
+		galeraState.inst, galeraState.err = startFlavour("galera", sandbox.Options{Flavour: flavour.Galera,
+			Set: []string{"innodb_buffer_pool_size=128M", "innodb_flush_log_at_trx_commit=2", "innodb_log_file_size=48M"}})
+	})
+	if galeraState.err != nil {
+		t.Fatalf("start the Galera test cluster: %v", galeraState.err)
+	}
+	return galeraState.inst.URL()
+}
