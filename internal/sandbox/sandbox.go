@@ -67,7 +67,7 @@ type Options struct {
 	Server string
 	// Nodes is a Galera cluster's size; 0 means 3.
 	Nodes int
-	Home   string // directory holding all sandboxes, one subdirectory per name
+	Home  string // directory holding all sandboxes, one subdirectory per name
 
 	// Placement binds the server to CPUs, limits it to a CPU quota or
 	// sets its NUMA memory policy; see ParsePlacement. Kept across starts.
@@ -132,7 +132,7 @@ type record struct {
 	Args []string `json:"args"`
 	// Nodes are a Galera cluster's nodes after the first.
 	Nodes []node `json:"nodes,omitempty"`
-	Tied bool     `json:"tied,omitempty"`
+	Tied  bool   `json:"tied,omitempty"`
 }
 
 // DefaultHome is sandboxes in shakedown's home (home.Dir), else "" (no
