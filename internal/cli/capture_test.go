@@ -72,7 +72,11 @@ func TestCaptureSameBytes(t *testing.T) {
 		var files [2][]byte
 		for i := range files {
 			out := filepath.Join(dir, fmt.Sprintf("%d.capture", i))
-			if code, _, stderr := runCLI(context.Background(), "capture", log, "-o", out); code != 0 {
+			code, _, stderr := runCLI(context.Background(), "capture", log, "-o", out)
+			if code == ExitUsage && strings.Contains(stderr, "no statement read: no entries, only") {
+				break // a log of server headers alone, which yields nothing
+			}
+			if code != 0 {
 				t.Fatalf("capture %s: exit %d: %s", log, code, stderr)
 			}
 			b, err := os.ReadFile(out)
