@@ -203,8 +203,13 @@ func Run(ctx context.Context, p *plan.Plan, envs []Env, opt Options) (*Summary, 
 		} else {
 			pr.Printf("resuming sweep %d: %d steps to run (%s)", id, len(todo), what)
 		}
-		s.note(firstIndex(todo), store.NoteResumed, nil, nil, fmt.Sprintf("resumed: %d of %d steps stored as ok (%d of them to run again on fresh data), %d to run",
-			before, sum.Steps, before-len(done), len(todo)))
+		resumed := fmt.Sprintf("resumed: %d of %d steps stored as ok (%d of them to run again on fresh data), %d to run",
+			before, sum.Steps, before-len(done), len(todo))
+		if why := unbalanced(todo, p.Targets); why != "" {
+			pr.Printf("resuming sweep %d: %s", id, why)
+			resumed += "; " + why
+		}
+		s.note(firstIndex(todo), store.NoteResumed, nil, nil, resumed)
 		sum.OK = len(done)
 	}
 	pr.setTotal(sum.Steps, len(done))
@@ -451,4 +456,28 @@ func (l *lineWriter) Write(b []byte) (int, error) {
 		}
 		l.buf = l.buf[i+1:]
 	}
+}
+
+// unbalanced says, for a resume, when the steps left are those of some
+// targets only: they then run back to back, after the runs of the others
+// they are compared with, and the counterbalanced order no longer spreads
+// drift over all targets alike. "" when every target has steps left, or
+// there is one target.
+func unbalanced(todo []plan.Step, targets []*plan.Target) string {
+	left := map[string]bool{}
+	for _, st := range todo {
+		left[st.Target.Name] = true
+	}
+	if len(targets) < 2 || len(left) == 0 || len(left) == len(targets) {
+		return ""
+	}
+	var names []string
+	for _, t := range targets {
+		if left[t.Name] {
+			names = append(names, t.Name)
+		}
+	}
+	return fmt.Sprintf("the steps left are %s's only: they run back to back, after the other targets' runs they are compared with, "+
+		"so the counterbalanced order no longer spreads drift over all targets alike (run the sweep afresh to compare them side by side)",
+		strings.Join(names, " and "))
 }
