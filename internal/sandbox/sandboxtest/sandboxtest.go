@@ -180,6 +180,12 @@ func RequireServer(t testing.TB) {
 }
 
 func start(name string, set []string) (*sandbox.Instance, error) {
+	return startWith(name, sandbox.Options{Set: append(append([]string(nil), Settings...), set...)})
+}
+
+// startWith starts the sandbox name in the test home with opts (its Name,
+// Home and DieWithParent set here), recorded so that Main stops it.
+func startWith(name string, opts sandbox.Options) (*sandbox.Instance, error) {
 	state.mu.Lock()
 	if state.home == "" {
 		home, err := newHome()
@@ -198,12 +204,8 @@ func start(name string, set []string) (*sandbox.Instance, error) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), upTimeout)
 	defer cancel()
-	inst, err := sandbox.Up(ctx, sandbox.Options{
-		Name:          name,
-		Home:          home,
-		Set:           append(append([]string(nil), Settings...), set...),
-		DieWithParent: true,
-	})
+	opts.Name, opts.Home, opts.DieWithParent = name, home, true
+	inst, err := sandbox.Up(ctx, opts)
 	if err != nil {
 		state.mu.Lock()
 		delete(state.running, name)

@@ -1,10 +1,8 @@
 package sandboxtest
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -163,7 +161,7 @@ func TiDB(t testing.TB) string {
 			return
 		}
 		tidbState.bin = bin
-		tidbState.inst, tidbState.err = startFlavour("tidb", sandbox.Options{Flavour: flavour.TiDB, Server: bin})
+		tidbState.inst, tidbState.err = startWith("tidb", sandbox.Options{Flavour: flavour.TiDB, Server: bin})
 	})
 	if tidbState.skip != "" {
 		t.Skip(tidbState.skip)
@@ -176,39 +174,6 @@ func TiDB(t testing.TB) string {
 
 // TiDBInstance is the shared TiDB sandbox, after TiDB(t).
 func TiDBInstance() *sandbox.Instance { return tidbState.inst }
-
-// startFlavour starts a sandbox of another flavour in the test home.
-func startFlavour(name string, opts sandbox.Options) (*sandbox.Instance, error) {
-	state.mu.Lock()
-	if state.home == "" {
-		home, err := newHome()
-		if err != nil {
-			state.mu.Unlock()
-			return nil, err
-		}
-		state.home = home
-	}
-	if state.running == nil {
-		state.running = map[string]bool{}
-	}
-	state.running[name] = true
-	home := state.home
-	state.mu.Unlock()
-	ctx, cancel := context.WithTimeout(context.Background(), upTimeout)
-	defer cancel()
-	opts.Name, opts.Home, opts.DieWithParent = name, home, true
-	inst, err := sandbox.Up(ctx, opts)
-	if err != nil {
-		state.mu.Lock()
-		delete(state.running, name)
-		state.mu.Unlock()
-		if errors.Is(err, sandbox.ErrNoServer) {
-			return nil, fmt.Errorf("%w: %s", err, TiDBGet)
-		}
-		return nil, err
-	}
-	return inst, nil
-}
 
 var galeraState struct {
 	once sync.Once
@@ -223,7 +188,7 @@ func Galera(t testing.TB) string {
 	t.Helper()
 	RequireServer(t)
 	galeraState.once.Do(func() {
-		galeraState.inst, galeraState.err = startFlavour("galera", sandbox.Options{Flavour: flavour.Galera,
+		galeraState.inst, galeraState.err = startWith("galera", sandbox.Options{Flavour: flavour.Galera,
 			Set: []string{"innodb_buffer_pool_size=128M", "innodb_flush_log_at_trx_commit=2", "innodb_log_file_size=48M"}})
 	})
 	if galeraState.err != nil {
