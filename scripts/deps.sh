@@ -11,6 +11,7 @@
 #   openssl                       openssl         (a certificate for bench.sh's tls case)
 
 #   tcpdump                       tcpdump         (the pcap a capture test records on loopback)
+#   xz                            xz-utils        (unpacks ../shared/flavours/tidb-server.xz for the tests)
 #   pt-upgrade                    percona-toolkit (the peer of replay, in scripts/bench-replay.sh)
 # Idempotent: with everything present it changes nothing and asks no one.
 # It never starts the distro's MariaDB service (tests run their own servers
@@ -31,6 +32,7 @@ chromium chromium
 promtool prometheus
 openssl openssl
 tcpdump tcpdump
+xz xz-utils
 pt-upgrade percona-toolkit"
 
 # absent FIELD: for each package in wanted with a program missing, its name
