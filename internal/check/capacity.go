@@ -142,6 +142,9 @@ func (r *runner) checkEngines() {
 		case r.dst.server.flavour == "tidb":
 			r.add(id, Warning, n, fmt.Sprintf("%s table: TiDB ignores ENGINE and stores every table the same, transactional way: what relied on %s (no transactions, table locks, its own files) changes", t.engine, t.engine),
 				"nothing to create it; check what the application expects of a "+t.engine+" table")
+		case r.dst.side.Server.Flavour.Cluster():
+			r.add(id, Error, n, fmt.Sprintf("%s table: %s replicates InnoDB tables only, so writes to it stay on the node that took them and the nodes' copies drift apart", t.engine, r.dst.side.Server.Flavour.Title()),
+				"convert it before the move: ALTER TABLE "+qualifiedName(n)+" ENGINE=InnoDB")
 		case haveEngines && (support == "" || support == "NO" || support == "DISABLED"):
 			r.add(id, Error, n, fmt.Sprintf("%s table: the target has no %s engine, so creating it fails (or, without NO_ENGINE_SUBSTITUTION, silently makes an InnoDB table)", t.engine, t.engine),
 				"convert it before the move: ALTER TABLE "+qualifiedName(n)+" ENGINE=InnoDB")
@@ -236,6 +239,11 @@ func (r *runner) checkPrimaryKeys() {
 			}
 		}
 		if hasPK {
+			continue
+		}
+		if f := r.dst.side.Server.Flavour; f.Cluster() {
+			r.add(id, Error, n, fmt.Sprintf("no primary key: %s certifies and applies every row change by its primary key, so a table without one replicates each change by a scan on every node, and DELETEs on it can leave the nodes different", f.Title()),
+				fmt.Sprintf("add one: ALTER TABLE %s ADD COLUMN id BIGINT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY (INVISIBLE on MariaDB 10.3+ keeps SELECT * unchanged)", qualifiedName(n)))
 			continue
 		}
 		if usable != nil {

@@ -61,6 +61,9 @@ var gaps = []gap{
 	{"mysql", "descending_index", "", "8.0.0", Notice, "MySQL before 8.0 parses DESC in an index and stores it ascending",
 		"nothing to do unless a query relied on a backward scan being cheap"},
 
+	{"galera", "auto_increment", "", "", Notice, "Galera sets auto_increment_increment to the number of nodes and the offset to each node's place (wsrep_auto_increment_control): ids skip, and are not consecutive in insert order",
+		"do not rely on consecutive ids; the application sees gaps of the cluster's size"},
+
 	{"mariadb", "functional_index", "", "", Error, "MariaDB has no functional index parts (a MySQL 8.0.13 feature): the table cannot be created",
 		"index a generated column that holds the expression"},
 	{"mariadb", "json_type", "", "", Warning, "MariaDB's JSON is LONGTEXT with a json_valid check: documents are stored and compared as text, and keys keep their order and spacing",
@@ -73,7 +76,7 @@ var gaps = []gap{
 func lacks(target serverVersion) []gap {
 	var out []gap
 	for _, g := range gaps {
-		if g.flavour != target.flavour {
+		if g.flavour != target.flavour && g.flavour != target.cluster {
 			continue
 		}
 		if (g.from == "" || target.atLeast(g.from)) && target.below(g.before) {

@@ -13,6 +13,7 @@ import (
 // version it claims.
 type serverVersion struct {
 	flavour string // mysql, mariadb, tidb (percona reads as mysql)
+	cluster string // galera for a Galera node, whose flavour reads as mariadb
 	nums    [3]int
 	raw     string
 }
@@ -31,6 +32,9 @@ func parseServer(s target.Server) serverVersion {
 		v.flavour = "mysql"
 	case s.Flavour.IsMariaDB():
 		v.flavour = "mariadb"
+		if s.Flavour.Cluster() {
+			v.cluster = string(s.Flavour)
+		}
 	}
 	m := versionRE.FindStringSubmatch(s.Version)
 	if v.flavour == "tidb" {
