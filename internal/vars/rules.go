@@ -83,6 +83,16 @@ var rules = []Rule{
 	{Name: "sql_mode", Group: "semantics", Explain: "strictness and syntax: the same statement may fail, warn or truncate"},
 	{Name: "lower_case_table_names", Group: "semantics", Explain: "how table names are stored and compared"},
 	{Name: "explicit_defaults_for_timestamp", Group: "semantics", Explain: "whether TIMESTAMP columns get implicit defaults and auto-update"},
+
+	// TiDB's own.
+	{Name: "tidb_txn_mode", Group: "semantics", Explain: "TiDB: pessimistic (the default) locks rows as statements run, as InnoDB does; optimistic checks for conflicts at COMMIT, which then fails (9007, write conflict) instead of waiting"},
+	{Name: "tidb_disable_txn_auto_retry", Group: "semantics", Explain: "TiDB: off retries an optimistic transaction that hit a write conflict at COMMIT, replaying its statements against data they did not read: updates can be lost"},
+	{Name: "tidb_enable_noop_functions", Group: "semantics", Explain: "TiDB: accepts syntax it does not implement (START TRANSACTION READ ONLY, LOCK IN SHARE MODE, ...) and does nothing: statements that would fail succeed without their effect"},
+	{Name: "tidb_enable_async_commit", Group: "durability", Explain: "TiDB: a commit returns once its primary lock is written and the secondaries are committed after: lower commit latency"},
+	{Name: "tidb_enable_1pc", Group: "durability", Explain: "TiDB: a transaction within one region commits in one phase instead of two: lower commit latency"},
+	{Name: "tidb_mem_quota_query", Group: "memory", Explain: "TiDB: memory one query may use before tidb_mem_oom_action acts (cancel the query, or spill to disk)"},
+	{Name: "tidb_distsql_scan_concurrency", Group: "concurrency", Explain: "TiDB: coprocessor requests one query scans with at once: faster large scans, more load on the storage nodes"},
+	{Name: "tidb_executor_concurrency", Group: "concurrency", Explain: "TiDB: threads of a query's operators (hash join, aggregation, projection)"},
 }
 
 var ruleIdx = func() map[string]int {

@@ -239,7 +239,7 @@ func TestOneSideApart(t *testing.T) {
 	for _, want := range []string{
 		"On some servers only: 4 variables",
 		"only on [1]: 3, of them known to change performance or behaviour: innodb_flush_log_at_trx_commit",
-		"only on [2]: 1\n",
+		"only on [2]: 1, of them known to change performance or behaviour: tidb_mem_quota_query\n",
 		"1 variables differ, 1 of them known to change performance or behaviour (*); 4 more exist on some servers only",
 	} {
 		if !strings.Contains(out, want) {
@@ -309,5 +309,15 @@ func TestCompareTiDB(t *testing.T) {
 	}
 	if d := Diff(maria, map[string]string{"version": "10.11.19-MariaDB", "innodb_buffer_pool_size": "134217728"}); len(d) == 0 || !d[0].Relevant {
 		t.Errorf("MariaDB against MariaDB: got %+v, want the buffer pool relevant", d)
+	}
+}
+
+// Between two TiDB servers, TiDB's own variables are explained.
+func TestCompareTiDBOwn(t *testing.T) {
+	a := map[string]string{"version": "8.0.11-TiDB-v8.4.0", "tidb_txn_mode": "pessimistic"}
+	b := map[string]string{"version": "8.0.11-TiDB-v8.4.0", "tidb_txn_mode": "optimistic"}
+	d := Diff(a, b)
+	if len(d) != 1 || !d[0].Relevant || d[0].Group != "semantics" || !strings.Contains(d[0].Explain, "write conflict") {
+		t.Errorf("got %+v, want tidb_txn_mode explained as semantics", d)
 	}
 }
