@@ -17,6 +17,7 @@ import (
 	"database/sql"
 	"fmt"
 	"net"
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -235,6 +236,24 @@ func (n Name) FixedValue(variable string) string {
 // optimizer's index cardinality. TiDB keeps its statistics in its own
 // tables (SHOW STATS_META) and leaves CARDINALITY at 0 after ANALYZE.
 func (n Name) IndexStatistics() bool { return n != TiDB }
+
+// vtSchema is the name vtgate gives a keyspace's database in the rows
+// of information_schema: vt_KEYSPACE_SHARD (shard 0, -80, 80-, 40-80).
+var vtSchema = regexp.MustCompile(`^vt_(.+)_(0|[0-9a-fA-F]*-[0-9a-fA-F]*)$`)
+
+// CatalogSchema is the database a row of information_schema names, as the
+// client knows it: behind vtgate, whose rows name the tablet's database
+// (vt_shop_0 for the keyspace shop), the keyspace among asked that it
+// stands for; elsewhere name itself.
+func (n Name) CatalogSchema(name string, asked []string) string {
+	if n != Vitess {
+		return name
+	}
+	if m := vtSchema.FindStringSubmatch(name); m != nil && slices.Contains(asked, m[1]) {
+		return m[1]
+	}
+	return name
+}
 
 // Triggers says whether the server runs triggers.
 func (n Name) Triggers() bool { return n != TiDB }

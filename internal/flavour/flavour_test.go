@@ -135,3 +135,22 @@ func FuzzRewrite(f *testing.F) {
 		}
 	})
 }
+
+func TestCatalogSchema(t *testing.T) {
+	asked := []string{"shop", "app_2"}
+	for _, tt := range []struct {
+		f          Name
+		name, want string
+	}{
+		{Vitess, "vt_shop_0", "shop"},
+		{Vitess, "vt_shop_-80", "shop"},
+		{Vitess, "vt_app_2_80-", "app_2"},
+		{Vitess, "vt_other_0", "vt_other_0"},
+		{Vitess, "shop", "shop"},
+		{MariaDB, "vt_shop_0", "vt_shop_0"},
+	} {
+		if got := tt.f.CatalogSchema(tt.name, asked); got != tt.want {
+			t.Errorf("%s.CatalogSchema(%q): got %q, want %q", tt.f, tt.name, got, tt.want)
+		}
+	}
+}

@@ -53,7 +53,7 @@ func normRule(r string) string {
 // loadForeignKeys adds the foreign keys of the tables, in two bulk
 // queries: their rules, then their columns. A server without these
 // information_schema tables leaves ForeignKeysUnknown set.
-func loadForeignKeys(ctx context.Context, s *Side, tables map[string]*Table, in string, args []any) error {
+func loadForeignKeys(ctx context.Context, s *Side, tables map[string]*Table, dbs []string, in string, args []any) error {
 	rows, err := s.DB.QueryContext(ctx, `SELECT CONSTRAINT_SCHEMA, TABLE_NAME, COALESCE(CONSTRAINT_NAME, ''), UPDATE_RULE, DELETE_RULE
 		FROM information_schema.REFERENTIAL_CONSTRAINTS WHERE CONSTRAINT_SCHEMA IN `+in, args...)
 	if code := target.Code(err); code == target.ERUnknownTable || code == target.ERNoSuchTable {
@@ -69,7 +69,9 @@ func loadForeignKeys(ctx context.Context, s *Side, tables map[string]*Table, in 
 	for rows.Next() {
 		var db, tbl string
 		fk := &ForeignKey{}
-		if err := rows.Scan(&db, &tbl, &fk.Name, &fk.OnUpdate, &fk.OnDelete); err != nil {
+		err := rows.Scan(&db, &tbl, &fk.Name, &fk.OnUpdate, &fk.OnDelete)
+		db = s.Server.Flavour.CatalogSchema(db, dbs)
+		if err != nil {
 			rows.Close()
 			return fmt.Errorf("read %s foreign keys: %w", s.Role, err)
 		}
@@ -99,7 +101,9 @@ func loadForeignKeys(ctx context.Context, s *Side, tables map[string]*Table, in 
 	}
 	for rows.Next() {
 		var db, tbl, name, col, refDB, refTable, refCol string
-		if err := rows.Scan(&db, &tbl, &name, &col, &refDB, &refTable, &refCol); err != nil {
+		err := rows.Scan(&db, &tbl, &name, &col, &refDB, &refTable, &refCol)
+		db, refDB = s.Server.Flavour.CatalogSchema(db, dbs), s.Server.Flavour.CatalogSchema(refDB, dbs)
+		if err != nil {
 			rows.Close()
 			return fmt.Errorf("read %s foreign key columns: %w", s.Role, err)
 		}

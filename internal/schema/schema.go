@@ -113,6 +113,7 @@ func loadSchema(ctx context.Context, s *Side, dbs []string) (map[string]*Table, 
 			rows.Close()
 			return nil, fmt.Errorf("list %s tables: %w", s.Role, err)
 		}
+		t.DB = s.Server.Flavour.CatalogSchema(t.DB, dbs)
 		tables[t.FullName()] = t
 	}
 	if err := target.CloseRows(rows); err != nil {
@@ -128,6 +129,7 @@ func loadSchema(ctx context.Context, s *Side, dbs []string) (map[string]*Table, 
 			for rows.Next() {
 				var db, tbl, clause string
 				if rows.Scan(&db, &tbl, &clause) == nil {
+					db = s.Server.Flavour.CatalogSchema(db, dbs)
 					if m := jsonValidRE.FindStringSubmatch(clause); m != nil {
 						jsonCols[db+"."+tbl+"."+strings.ToLower(m[1])] = true
 					}
@@ -149,7 +151,9 @@ func loadSchema(ctx context.Context, s *Side, dbs []string) (map[string]*Table, 
 		var db, tbl, name, nullable, dataType, colType, extra string
 		var def, cs, coll sql.NullString
 		var prec, scale, tprec sql.NullInt64
-		if err := rows.Scan(&db, &tbl, &name, &def, &nullable, &dataType, &colType, &cs, &coll, &prec, &scale, &tprec, &extra); err != nil {
+		err := rows.Scan(&db, &tbl, &name, &def, &nullable, &dataType, &colType, &cs, &coll, &prec, &scale, &tprec, &extra)
+		db = s.Server.Flavour.CatalogSchema(db, dbs)
+		if err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("read %s columns: %w", s.Role, err)
 		}
@@ -195,7 +199,9 @@ func loadSchema(ctx context.Context, s *Side, dbs []string) (map[string]*Table, 
 		var nonUnique int
 		var col sql.NullString
 		var sub sql.NullInt64
-		if err := rows.Scan(&db, &tbl, &name, &nonUnique, &col, &sub, &nullable, &typ); err != nil {
+		err := rows.Scan(&db, &tbl, &name, &nonUnique, &col, &sub, &nullable, &typ)
+		db = s.Server.Flavour.CatalogSchema(db, dbs)
+		if err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("read %s indexes: %w", s.Role, err)
 		}
@@ -229,7 +235,7 @@ func loadSchema(ctx context.Context, s *Side, dbs []string) (map[string]*Table, 
 	for _, t := range tables {
 		sort.SliceStable(t.Indexes, func(i, j int) bool { return t.Indexes[i].Primary && !t.Indexes[j].Primary })
 	}
-	if err := loadForeignKeys(ctx, s, tables, in, args); err != nil {
+	if err := loadForeignKeys(ctx, s, tables, dbs, in, args); err != nil {
 		return nil, err
 	}
 	return tables, nil
