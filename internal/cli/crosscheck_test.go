@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -117,5 +118,41 @@ func TestCrossCheckSumsHosts(t *testing.T) {
 	cc := readResult(t, path).CrossCheck
 	if cc == nil || cc.NotApplicable || cc.Mismatch || !strings.HasPrefix(cc.Note, "agree") {
 		t.Errorf("got %+v, want the client and the sum of both hosts to agree", cc)
+	}
+}
+
+// watch on a URL with several hosts sums their figures: a load on the
+// second host alone shows in the statements per second.
+func TestWatchSumsHosts(t *testing.T) {
+	insts := sandboxtest.StartAll(t, nil, nil)
+	second := insts[1].URL()
+	data := []string{"--target=" + second, "--tables=1", "--table-size=200"}
+	if code, out, errOut := runCLI(context.Background(), append([]string{"prepare", "oltp_point_select"}, data...)...); code != 0 {
+		t.Fatalf("prepare: exit %d\n%s\n%s", code, out, errOut)
+	}
+	load := make(chan int)
+	go func() {
+		code, _, _ := runCLI(context.Background(), append([]string{"run", "oltp_point_select", "--threads=2", "--time=6"}, data...)...)
+		load <- code
+	}()
+	url := "mysql://shakedown@127.0.0.1,127.0.0.1:" + strconv.Itoa(insts[0].Port) + "," + strconv.Itoa(insts[1].Port) + "/"
+	code, out, errOut := runCLI(context.Background(), "watch", url, "--count=3", "--json")
+	if code != 0 {
+		t.Fatalf("watch: exit %d\n%s\n%s", code, out, errOut)
+	}
+	<-load
+	var best float64
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		var s struct {
+			V struct {
+				QPS float64 `json:"qps"`
+			} `json:"v"`
+		}
+		if json.Unmarshal([]byte(l), &s) == nil && s.V.QPS > best {
+			best = s.V.QPS
+		}
+	}
+	if best < 500 {
+		t.Errorf("watch: got at most %.0f statements/s, want the second host's load (thousands) in the sum:\n%s", best, out)
 	}
 }

@@ -63,7 +63,8 @@ func (c *watchCmd) exec(ctx context.Context, env *Env, fs *pflag.FlagSet) error 
 	db.SetMaxOpenConns(1)
 
 	ep := tgt.Endpoints()[0]
-	s, pid, local := monitor.WatchSampler(ctx, db, ep, c.cores)
+	s, pid, local := monitor.WatchSampler(ctx, db, tgt, c.cores)
+	defer s.Close()
 	c.stall.PID = pid
 	width := 0
 	if !c.wide && !c.json {

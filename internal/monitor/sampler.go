@@ -2,6 +2,7 @@ package monitor
 
 import (
 	"context"
+	"database/sql"
 	"sync"
 	"time"
 
@@ -20,6 +21,16 @@ type Sampler struct {
 	prev     *Reading
 	statuses []result.SourceStatus
 	pid      int
+	// closers are the connections the sampler opened itself.
+	closers []*sql.DB
+}
+
+// Close closes the connections the sampler opened to a target's other
+// hosts (WatchSampler); the caller's own connection stays open.
+func (s *Sampler) Close() {
+	for _, c := range s.closers {
+		c.Close()
+	}
 }
 
 // Options adjust a Sampler.

@@ -2,6 +2,7 @@ package monitor
 
 import (
 	"context"
+	"database/sql"
 	"runtime"
 	"time"
 
@@ -49,13 +50,26 @@ func Watch(ctx context.Context, s *Sampler, interval time.Duration, count int, w
 }
 
 // WatchSampler is the sampler watch reads q with, q being a session on
-// the target's endpoint ep. For a server on this machine it finds the
+// the target's first endpoint; the target's other hosts, over which a
+// load spreads, are read beside it and summed (the caller closes the
+// sampler, which closes their connections). For a server on this machine it finds the
 // server's process, for its CPU and memory, and sizes the CPU limits to
 // this machine's cores; cores >= 0 says how many the server has instead.
 // pid is the server process found (0: none); local says whether the
 // host columns are there.
-func WatchSampler(ctx context.Context, q Querier, ep target.Endpoint, cores int) (s *Sampler, pid int, local bool) {
+func WatchSampler(ctx context.Context, q Querier, tgt *target.Target, cores int) (s *Sampler, pid int, local bool) {
+	eps := tgt.Endpoints()
+	ep := eps[0]
 	opt := Options{}
+	var nodes []*sql.DB
+	for _, e := range eps[1:] {
+		if db, err := tgt.OpenNoDB(e, 1); err == nil {
+			db.SetMaxOpenConns(1)
+			nodes = append(nodes, db)
+			opt.Nodes, opt.NodeNames = append(opt.Nodes, db), append(opt.NodeNames, e.String())
+		}
+	}
+	defer func() { s.closers = nodes }()
 	local = ep.Local()
 	if local {
 		pid, _ = FindServerPID("/proc", ep.Port, PIDFile(ctx, q))
