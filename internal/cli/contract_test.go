@@ -192,6 +192,10 @@ func TestContract(t *testing.T) {
 				// lacks are mapped and said; the rows arrive whole.
 				src := copySource(t, servers[0].url)
 				dst := strings.Replace(srv.url, "/sbtest", "/flavdst", 1)
+				store, capFile, slowLog := filepath.Join(dir, "move.db"), filepath.Join(dir, "app.capture"), filepath.Join(dir, "slow.log")
+				if err := os.WriteFile(slowLog, []byte(contractSlowLog), 0o644); err != nil {
+					t.Fatal(err)
+				}
 				steps = append(steps,
 					contractStep{name: "copy from MariaDB", args: []string{"copy", src, dst, "--allow-write", "--replace"}, codes: []int{ExitOK},
 						check: func(t *testing.T, out string) {
@@ -199,7 +203,25 @@ func TestContract(t *testing.T) {
 								t.Errorf("copy: got\n%s\nwant a verify that found them equal", out)
 							}
 						}},
-					contractStep{name: "verify the copy", args: []string{"verify", src, dst}, codes: []int{ExitOK}},
+					contractStep{name: "verify the copy", args: []string{"verify", src, dst, "--store", store}, codes: []int{ExitOK}},
+					contractStep{name: "analyze the copy", args: []string{"analyze", dst}, codes: []int{ExitOK}},
+					contractStep{name: "capture a slow log of the source", args: []string{"capture", slowLog, "-o", capFile}, codes: []int{ExitOK}},
+					// The same statements on both: their results agree, or
+					// the differences are the flavour's, found and said.
+					contractStep{name: "replay MariaDB against it", args: []string{"replay", capFile, "--control", src, "--candidate", srv.name + "=" + dst,
+						"--store", store}, codes: []int{ExitOK, ExitDifferences},
+						check: func(t *testing.T, out string) {
+							if !strings.Contains(out, "statements") {
+								t.Errorf("replay: got\n%s\nwant its summary", out)
+							}
+						}},
+					contractStep{name: "check against MariaDB, stored", args: []string{"check", src, dst, "--store", store}, codes: []int{ExitDifferences, ExitOK}},
+					contractStep{name: "readiness", args: []string{"readiness", src, dst, "--store", store}, codes: []int{ExitDifferences, ExitOK},
+						check: func(t *testing.T, out string) {
+							if !strings.Contains(out, "verdict: ") {
+								t.Errorf("readiness: got\n%s\nwant a go/no-go", out)
+							}
+						}},
 				)
 			}
 			for _, st := range steps {
@@ -267,3 +289,26 @@ func urlPort(t *testing.T, u string) string {
 	}
 	return p
 }
+
+// contractSlowLog is a MariaDB slow log of the application copySource
+// makes, as log_slow_query_time=0 writes it.
+const contractSlowLog = `# Time: 261201 23:00:01
+# User@Host: app[app] @ localhost [127.0.0.1]
+# Thread_id: 7  Schema: flavdst  QC_hit: No
+# Query_time: 0.000210  Lock_time: 0.000050  Rows_sent: 3  Rows_examined: 3
+use flavdst;
+SET timestamp=1796166001;
+SELECT id, name FROM customers ORDER BY id;
+# Time: 261201 23:00:02
+# User@Host: app[app] @ localhost [127.0.0.1]
+# Thread_id: 7  Schema: flavdst  QC_hit: No
+# Query_time: 0.000180  Lock_time: 0.000040  Rows_sent: 1  Rows_examined: 3
+SET timestamp=1796166002;
+SELECT COUNT(*), SUM(total) FROM orders WHERE customer = 1;
+# Time: 261201 23:00:03
+# User@Host: app[app] @ localhost [127.0.0.1]
+# Thread_id: 8  Schema: flavdst  QC_hit: No
+# Query_time: 0.000300  Lock_time: 0.000060  Rows_sent: 2  Rows_examined: 3
+SET timestamp=1796166003;
+SELECT c.name, o.total FROM customers c JOIN orders o ON o.customer = c.id WHERE o.total > 1 ORDER BY o.id;
+`
