@@ -108,8 +108,11 @@ type Lister interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 }
 
-// ReadCollations lists the collations a server accepts.
+// ReadCollations lists the collations a server accepts, within a bound of
+// its own (readBound).
 func ReadCollations(ctx context.Context, q Lister) (Collations, error) {
+	ctx, cancel := context.WithTimeout(ctx, readBound)
+	defer cancel()
 	rows, err := q.QueryContext(ctx, "SELECT COLLATION_NAME, CHARACTER_SET_NAME FROM information_schema.COLLATIONS")
 	if err != nil {
 		return nil, fmt.Errorf("list collations: %w", err)

@@ -20,6 +20,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 )
 
 // Name is a server's flavour as results store it.
@@ -36,6 +37,10 @@ const (
 	Dolt    Name = "dolt"
 	GMS     Name = "go-mysql-server"
 )
+
+// readBound bounds each of the owner's own reads of a server: a server
+// that does not answer costs at most this.
+const readBound = 30 * time.Second
 
 // Names lists every flavour, in the order help and errors show them.
 var Names = []Name{MariaDB, MySQL, Percona, TiDB, Vitess, Galera, Dolt, GMS}
@@ -286,6 +291,8 @@ func StatusEndpoint(ctx context.Context, n Name, q Querier, host string) string 
 	if n.StatusPort() == 0 {
 		return ""
 	}
+	ctx, cancel := context.WithTimeout(ctx, readBound)
+	defer cancel()
 	var port, at sql.NullString
 	err := q.QueryRowContext(ctx, `SELECT JSON_UNQUOTE(JSON_EXTRACT(@@tidb_config, '$.status."status-port"')),
 		JSON_UNQUOTE(JSON_EXTRACT(@@tidb_config, '$.status."status-host"'))`).Scan(&port, &at)
