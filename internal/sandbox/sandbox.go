@@ -274,27 +274,45 @@ func Up(ctx context.Context, opts Options) (*Instance, error) {
 		inst := r.Instance
 		return &inst, nil
 	}
-	// A picked port can be taken by someone else before the server binds
-	// it (test binaries start sandboxes in parallel): pick again.
+	if p, err = r.startPicking(ctx, opts, false, func() ([]string, error) { return r.serverArgs(srv, settings, root), nil }); err != nil {
+		return nil, err
+	}
+	ok = true
+	r.Running = true
+	inst := r.Instance
+	return &inst, nil
+}
+
+// startPicking starts r's server on opts.Port, or on a free port it picks.
+// A picked port can be taken by someone else before the server binds it
+// (test binaries start sandboxes in parallel): it picks again. args makes
+// the command line once r.Port is set; with picksOwn it picks ports of
+// its own (TiDB's status port), which a clash may have hit as well, so a
+// clash is tried again even on a port the user gave.
+func (r *record) startPicking(ctx context.Context, opts Options, picksOwn bool, args func() ([]string, error)) (*process, error) {
 	const attempts = 3
 	for attempt := 1; ; attempt++ {
 		r.Port = opts.Port
 		if r.Port == 0 {
+			var err error
 			if r.Port, err = pickPort(); err != nil {
 				return nil, err
 			}
 		}
-		r.Args = r.serverArgs(srv, settings, root)
-		p, err = r.start(ctx)
+		a, err := args()
+		if err != nil {
+			return nil, err
+		}
+		r.Args = a
+		p, err := r.start(ctx)
 		if err == nil {
-			break
+			return p, nil
 		}
 		if p != nil {
 			_ = terminate(context.WithoutCancel(ctx), p.pid, r.DataDir, 0)
-			p = nil
 		}
 		if errors.Is(err, errExited) && portClash(r.ErrorLog) {
-			if opts.Port != 0 {
+			if opts.Port != 0 && (!picksOwn || attempt == attempts) {
 				return nil, portInUse(opts.Port)
 			}
 			if attempt < attempts {
@@ -305,10 +323,6 @@ func Up(ctx context.Context, opts Options) (*Instance, error) {
 		}
 		return nil, startError("start sandbox "+opts.Name, err, false, r.ErrorLog, r.consoleLog())
 	}
-	ok = true
-	r.Running = true
-	inst := r.Instance
-	return &inst, nil
 }
 
 // Start starts a stopped sandbox again on the same port and data, for

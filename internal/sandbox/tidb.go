@@ -125,35 +125,9 @@ func upTiDB(ctx context.Context, opts Options, r *record) (*process, error) {
 	if err := outfile.WriteAtomic(r.path("init.sql"), []byte(tidbInitSQL)); err != nil {
 		return nil, fmt.Errorf("create sandbox: %w", err)
 	}
-	const attempts = 3
-	for attempt := 1; ; attempt++ {
-		r.Port = opts.Port
-		if r.Port == 0 {
-			if r.Port, err = pickPort(); err != nil {
-				return nil, err
-			}
-		}
-		if r.StatusPort, err = pickPort(); err != nil {
-			return nil, err
-		}
-		r.Args = r.tidbArgs()
-		p, err := r.start(ctx)
-		if err == nil {
-			return p, nil
-		}
-		if p != nil {
-			_ = terminate(context.WithoutCancel(ctx), p.pid, r.DataDir, 0)
-		}
-		if errors.Is(err, errExited) && portClash(r.ErrorLog) {
-			if opts.Port != 0 && attempt == attempts {
-				return nil, portInUse(opts.Port)
-			}
-			if attempt < attempts {
-				_ = os.Remove(r.ErrorLog)
-				_ = os.Remove(r.consoleLog())
-				continue
-			}
-		}
-		return nil, startError("start sandbox "+opts.Name, err, false, r.ErrorLog, r.consoleLog())
-	}
+	return r.startPicking(ctx, opts, true, func() ([]string, error) {
+		var err error
+		r.StatusPort, err = pickPort()
+		return r.tidbArgs(), err
+	})
 }
