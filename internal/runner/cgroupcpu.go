@@ -5,9 +5,10 @@ import (
 	"bytes"
 	"io/fs"
 	"path"
-	"strconv"
 	"strings"
 	"time"
+
+	"github.com/shakedown/shakedown/internal/host"
 )
 
 // cpuThrottle is one reading of a cgroup's cpu.stat: its quota's
@@ -73,29 +74,8 @@ func readCPUStat(fsys fs.FS, name string) (cpuThrottle, bool) {
 	if err != nil {
 		return cpuThrottle{}, false
 	}
-	var t cpuThrottle
-	ok := false
-	for _, line := range strings.Split(string(b), "\n") {
-		k, v, found := strings.Cut(strings.TrimSpace(line), " ")
-		if !found {
-			continue
-		}
-		n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
-		if err != nil {
-			continue
-		}
-		switch k {
-		case "nr_periods":
-			t.periods, ok = n, true
-		case "nr_throttled":
-			t.throttledPeriods = n
-		case "throttled_usec":
-			t.throttled = time.Duration(n) * time.Microsecond
-		case "throttled_time":
-			t.throttled = time.Duration(n)
-		}
-	}
-	return t, ok
+	c := host.ParseCPUStat(string(b))
+	return cpuThrottle{periods: c.Periods, throttledPeriods: c.Throttled, throttled: c.ThrottledTime}, c.HasPeriods
 }
 
 // throttledSince is the throttling between two readings: that of the

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/shakedown/shakedown/internal/host"
 )
 
 // cfsPeriod is the scheduler period a quota is a share of, in microseconds:
@@ -219,28 +221,8 @@ func ReadCPUStat(dir string) (CPUStat, error) {
 	if err != nil {
 		return CPUStat{}, fmt.Errorf("read cpu stat: %w", err)
 	}
-	var s CPUStat
-	for _, line := range strings.Split(string(b), "\n") {
-		k, v, ok := strings.Cut(line, " ")
-		if !ok {
-			continue
-		}
-		n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
-		if err != nil {
-			continue
-		}
-		switch k {
-		case "nr_periods":
-			s.Periods = n
-		case "nr_throttled":
-			s.Throttled = n
-		case "throttled_time":
-			s.ThrottledTime = time.Duration(n)
-		case "throttled_usec":
-			s.ThrottledTime = time.Duration(n) * time.Microsecond
-		}
-	}
-	return s, nil
+	c := host.ParseCPUStat(string(b))
+	return CPUStat{Periods: c.Periods, Throttled: c.Throttled, ThrottledTime: c.ThrottledTime}, nil
 }
 
 func shortHash(s string) string {
