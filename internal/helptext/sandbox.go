@@ -3,6 +3,8 @@ package helptext
 // Sandbox is the help of shakedown sandbox.
 const Sandbox = `usage: shakedown sandbox up NAME [--port P] [--set var=value ...] [--basedir DIR]
                          [--cpus LIST] [--cpu-quota PCT] [--numa interleave] [--url-only]
+       shakedown sandbox up NAME --flavour galera [--nodes N] [--set var=value ...]
+       shakedown sandbox up NAME --flavour tidb [--server PATH]
        shakedown sandbox stop NAME
        shakedown sandbox down NAME
        shakedown sandbox list
@@ -12,6 +14,11 @@ Throwaway local MariaDB or MySQL servers for benchmarks, listening on
 password; "up" prints the target URL to use with --target. Sandboxes live in
 $SHAKEDOWN_HOME/sandboxes, or ~/.shakedown/sandboxes without SHAKEDOWN_HOME,
 and keep running after shakedown exits until "sandbox down".
+
+--flavour galera makes a MariaDB Galera cluster of --nodes nodes (3), whose
+URL names every node; --flavour tidb runs one TiDB server with its
+embedded storage, from --server, $SHAKEDOWN_TIDB_SERVER or tidb-server on
+PATH. docs/flavours.md says what differs on each.
 
   up NAME     create and start a sandbox; NAME is letters, digits, '_' or '-'.
               A sandbox that exists but is stopped (stopped, killed, or the
