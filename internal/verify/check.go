@@ -136,6 +136,7 @@ func role(src bool) string {
 type chunkOutcome struct {
 	rowsSource, rowsTarget int64
 	diffs                  []*RowDiff
+	settled                int // whole-chunk comparisons again after Settle (not kept in a checkpoint)
 }
 
 // checkChunk compares one chunk: checksums on both sides at once, and when

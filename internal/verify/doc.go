@@ -98,6 +98,19 @@
 // until two readings agree; rows that stop differing are not reported. The
 // wait does not hold a worker.
 //
+// While a follower applies the source's changes to the target, a chunk may
+// differ only because the target has not received the latest of them yet.
+// With Options.Settle and Options.Rechecks, a chunk that differs is
+// compared again, whole, each time after Settle has returned (the follower
+// has applied what the source had when Settle was called), up to Rechecks
+// times while it differs, and is reported only when it still differs. Both
+// sides are read again in fresh snapshots, the source's too: its rows may
+// have changed since the first reading, and a target that caught up with
+// them must be compared with them. The wait does not hold a worker; a
+// failing Settle ends the run with its error. These rechecks come before
+// the re-reads of differing rows (Options.Recheck), which start from the
+// last comparison.
+//
 // # Repair SQL, checkpoints, load
 //
 // With Options.Fix, repair statements are written as chunks finish:

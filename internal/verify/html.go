@@ -15,9 +15,10 @@ import (
 func WriteHTML(w io.Writer, r *Report, maxRows int) error {
 	data := struct {
 		*Report
-		Verdict string
-		MaxRows int
-	}{r, Verdict(r), maxRows}
+		Verdict   string
+		Rechecked string
+		MaxRows   int
+	}{r, Verdict(r), recheckSentence(r), maxRows}
 	page := render.Page{Title: "shakedown verify", Class: "verify"}
 	if err := render.Execute(w, page, htmlTemplate, data); err != nil {
 		return fmt.Errorf("write verify HTML: %w", err)
@@ -63,7 +64,8 @@ var htmlTemplate = render.Template("verify", template.FuncMap{
 Target <code>{{.Target}}</code> ({{.TargetServer.Flavour}} {{.TargetServer.Version}})<br>
 Started {{.Started.Format "2006-01-02 15:04:05 UTC"}}, took {{printf "%.1f" .Seconds}}s</p>
 <p class="verdict {{if .Equal}}equal{{else}}differ{{end}}">{{.Verdict}}</p>
-<table id="verify-summary">
+{{with .Rechecked}}<p class="rechecks">{{.}}</p>
+{{end}}<table id="verify-summary">
 <thead><tr><th>Table</th><th>Rows source</th><th>Rows target</th><th>Chunks</th><th>Schema</th><th>Data</th><th>Time</th></tr></thead>
 <tbody>
 {{range .Tables}}<tr><td><a href="#t-{{.Table}}">{{.Table}}</a></td><td class="n">{{.RowsSource}}</td><td class="n">{{.RowsTarget}}</td><td class="n">{{.Chunks}}</td>

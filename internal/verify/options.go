@@ -28,6 +28,10 @@ func (o *Options) Validate() error {
 		return usage.Errorf("verify: --max-load must be >= 0")
 	case o.Recheck < 0:
 		return usage.Errorf("verify: --recheck must be >= 0")
+	case o.Rechecks < 0:
+		return usage.Errorf("verify: --rechecks must be >= 0")
+	case o.Rechecks > 0 && o.Settle == nil:
+		return usage.Errorf("verify: --rechecks needs a follower to wait for: use it while one applies the source's changes to the target, else leave it at 0")
 	case o.RecheckWait < 0:
 		return usage.Errorf("verify: --recheck-wait must be >= 0")
 	case o.MaxRows < 1:

@@ -41,6 +41,14 @@ type Report struct {
 	Interrupted       bool           `json:"interrupted,omitempty"`
 	Failed            int            `json:"tables_failed,omitempty"`
 	Rules             []string       `json:"rules"`
+
+	// ChunksRechecked counts the chunks that differed and were compared
+	// again after Options.Settle, Rechecks those comparisons, and
+	// ChunksStillDiffering the chunks among them that still differed after
+	// the last one (their rows are counted in DifferingRows).
+	ChunksRechecked      int `json:"chunks_rechecked,omitempty"`
+	Rechecks             int `json:"rechecks,omitempty"`
+	ChunksStillDiffering int `json:"chunks_still_differing,omitempty"`
 }
 
 // TableReport is one table's outcome.
@@ -63,6 +71,11 @@ type TableReport struct {
 	RowsNotListed     int64         `json:"rows_not_listed,omitempty"`
 	Seconds           float64       `json:"seconds"`
 	Error             string        `json:"error,omitempty"`
+
+	// As in Report, for this table.
+	ChunksRechecked      int `json:"chunks_rechecked,omitempty"`
+	Rechecks             int `json:"rechecks,omitempty"`
+	ChunksStillDiffering int `json:"chunks_still_differing,omitempty"`
 }
 
 // RowDiff is one differing row: its key (for a table without a key, the
@@ -232,6 +245,9 @@ func WriteText(w io.Writer, r *Report, maxRows int) error {
 		fmt.Fprintf(&b, "  - %s\n", rule)
 	}
 	b.WriteByte('\n')
+	if s := recheckSentence(r); s != "" {
+		b.WriteString(s + "\n")
+	}
 	b.WriteString(Verdict(r) + "\n")
 	_, err := w.Write(b.Bytes())
 	return err
@@ -261,6 +277,20 @@ func Verdict(r *Report) string {
 		s += fmt.Sprintf("; %s resumed from the checkpoint, not checked again", plural(r.ChunksResumed, "finished chunk"))
 	}
 	return s
+}
+
+// recheckSentence says what comparing differing chunks again after the
+// follower caught up found; "" when no chunk was compared again.
+func recheckSentence(r *Report) string {
+	if r.ChunksRechecked == 0 {
+		return ""
+	}
+	what := "chunks that differed"
+	if r.ChunksRechecked == 1 {
+		what = "chunk that differed"
+	}
+	return fmt.Sprintf("rechecked %d %s while the target was being followed: %d matched on a recheck, %d still differ",
+		r.ChunksRechecked, what, r.ChunksRechecked-r.ChunksStillDiffering, r.ChunksStillDiffering)
 }
 
 func dataState(t *TableReport) string {

@@ -4,13 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/shakedown/shakedown/internal/schema"
 	"io"
 	"math/big"
 	"sort"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/shakedown/shakedown/internal/schema"
 )
 
 // Options control a verify run. The zero value of each field means its
@@ -39,6 +40,15 @@ type Options struct {
 	// changes are not differences. 0 disables it.
 	Recheck     int
 	RecheckWait time.Duration
+	// Rechecks is how many times a chunk that differs is compared again, each time after
+	// Settle returns (0: none, the default). It needs Settle.
+	Rechecks int
+	// Settle, when set, returns once the changes made on the source up to the moment it is
+	// called have reached the target (a follower's applied position has passed the source's
+	// position read at the call), or an error (its context ended, the follower stopped).
+	// It is called from several goroutines at once, once before each recheck; an error
+	// ends the run.
+	Settle func(ctx context.Context) error
 	// MaxRows is how many differing rows per table the report lists (all
 	// are counted and in the repair SQL). Default 1000.
 	MaxRows int
@@ -108,6 +118,8 @@ type runner struct {
 	dstProbe *writeProbe
 	jobs     chan *job
 	pending  sync.WaitGroup
+	stop     context.CancelFunc // ends the run's work early: Settle failed
+	stopped  runStop
 }
 
 // tableJob is one table compared on both sides.
@@ -141,8 +153,9 @@ type tableJob struct {
 type job struct {
 	t       *tableJob
 	c       *chunk
-	recheck *chunkOutcome // rows to read again; nil for a first check
+	recheck *chunkOutcome // rows to read again; nil for a whole-chunk check
 	round   int
+	settled int // whole-chunk comparisons done again after Settle
 }
 
 // Run compares the source's tables with the target's and returns the
@@ -161,6 +174,11 @@ func Run(ctx context.Context, src, dst *schema.Side, opts Options) (*Report, err
 		Started:      started.UTC().Truncate(time.Second),
 	}
 	r := &runner{src: src, dst: dst, opts: opts, jobs: make(chan *job)}
+	// The workers' context, ended early when Settle fails; ctx alone says
+	// whether the run was interrupted.
+	workCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	r.stop = stop
 	switch {
 	case opts.forceChecksum != nil:
 		r.checksum = *opts.forceChecksum
@@ -196,7 +214,7 @@ func Run(ctx context.Context, src, dst *schema.Side, opts Options) (*Report, err
 		go func() {
 			defer workers.Done()
 			for j := range r.jobs {
-				r.process(ctx, j)
+				r.process(workCtx, j)
 				r.pending.Done()
 			}
 		}()
@@ -204,7 +222,7 @@ func Run(ctx context.Context, src, dst *schema.Side, opts Options) (*Report, err
 	produced := make(chan struct{})
 	go func() {
 		defer close(produced)
-		r.produce(ctx, tables)
+		r.produce(workCtx, tables)
 	}()
 	go func() {
 		<-produced
@@ -235,6 +253,9 @@ func Run(ctx context.Context, src, dst *schema.Side, opts Options) (*Report, err
 		rep.DifferingRows += t.DifferingRows
 		rep.SchemaDifferences += len(t.SchemaDifferences)
 		rep.ChunksResumed += t.ChunksResumed
+		rep.ChunksRechecked += t.ChunksRechecked
+		rep.Rechecks += t.Rechecks
+		rep.ChunksStillDiffering += t.ChunksStillDiffering
 		if t.Error != "" {
 			rep.Failed++
 		}
@@ -246,6 +267,11 @@ func Run(ctx context.Context, src, dst *schema.Side, opts Options) (*Report, err
 		rep.Interrupted = true
 		rep.Equal = false
 		return rep, fmt.Errorf("%w: %w", ErrInterrupted, ctx.Err())
+	}
+	if err := r.stopped.err(); err != nil {
+		rep.Interrupted = true
+		rep.Equal = false
+		return rep, fmt.Errorf("verify: wait for the follower: %w", err)
 	}
 	if len(failures) > 0 {
 		rep.Equal = false
@@ -352,78 +378,20 @@ func (r *runner) process(ctx context.Context, j *job) {
 		t.chunkAbandoned()
 		return
 	}
-	if len(out.diffs) > 0 && j.recheck == nil && r.opts.onDiffs != nil {
+	if len(out.diffs) > 0 && j.recheck == nil && j.settled == 0 && r.opts.onDiffs != nil {
 		r.opts.onDiffs()
 	}
+	if len(out.diffs) > 0 && j.recheck == nil && j.settled < r.opts.Rechecks && r.opts.Settle != nil {
+		r.scheduleSettle(ctx, &job{t: t, c: j.c, settled: j.settled + 1})
+		return
+	}
+	out.settled = j.settled
 	if len(out.diffs) > 0 && j.round < r.opts.Recheck && !(j.recheck != nil && sameDiffs(j.recheck.diffs, out.diffs)) &&
 		!(r.srcProbe.quiet(ctx) && r.dstProbe.quiet(ctx)) {
-		r.scheduleRecheck(ctx, &job{t: t, c: j.c, recheck: out, round: j.round + 1})
+		r.scheduleRecheck(ctx, &job{t: t, c: j.c, recheck: out, round: j.round + 1, settled: j.settled})
 		return
 	}
 	t.finishChunk(j.c, out, false)
-}
-
-// scheduleRecheck hands the job back to the workers after RecheckWait,
-// without holding a worker meanwhile.
-func (r *runner) scheduleRecheck(ctx context.Context, j *job) {
-	r.pending.Add(1)
-	go func() {
-		timer := time.NewTimer(r.opts.RecheckWait)
-		defer timer.Stop()
-		select {
-		case <-timer.C:
-		case <-ctx.Done():
-			j.t.chunkAbandoned()
-			r.pending.Done()
-			return
-		}
-		select {
-		case r.jobs <- j:
-		case <-ctx.Done():
-			j.t.chunkAbandoned()
-			r.pending.Done()
-		}
-	}()
-}
-
-// recheck reads a chunk's differing rows again on both sides, each in a
-// fresh snapshot, and keeps those that still differ.
-func (t *tableJob) recheck(ctx context.Context, prev *chunkOutcome) (*chunkOutcome, error) {
-	out := &chunkOutcome{rowsSource: prev.rowsSource, rowsTarget: prev.rowsTarget}
-	if t.key.Index == "" {
-		var err error
-		out.diffs, err = t.keylessDiff(ctx, t.r.src.DB, t.r.dst.DB)
-		return out, err
-	}
-	keys := make([]*keyTuple, 0, len(prev.diffs))
-	for _, d := range prev.diffs {
-		keys = append(keys, d.native)
-	}
-	var err error
-	out.diffs, err = t.resolve(ctx, t.r.src.DB, t.r.dst.DB, keys)
-	return out, err
-}
-
-// sameDiffs says two readings found the same differences.
-func sameDiffs(a, b []*RowDiff) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	sig := func(ds []*RowDiff) []string {
-		out := make([]string, len(ds))
-		for i, d := range ds {
-			out[i] = fmt.Sprintf("%s|%s|%s|%d", d.id, d.Kind, strings.Join(d.Columns, ","), d.Count)
-		}
-		sort.Strings(out)
-		return out
-	}
-	sa, sb := sig(a), sig(b)
-	for i := range sa {
-		if sa[i] != sb[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // finishChunk records a checked (or resumed) chunk.
@@ -448,6 +416,13 @@ func (t *tableJob) finishChunk(c *chunk, out *chunkOutcome, resumed bool) {
 	}
 	t.rowsDone += out.rowsSource
 	t.rep.DifferingRows += differing
+	if out.settled > 0 {
+		t.rep.ChunksRechecked++
+		t.rep.Rechecks += out.settled
+		if len(out.diffs) > 0 {
+			t.rep.ChunksStillDiffering++
+		}
+	}
 	for _, d := range out.diffs {
 		if len(t.rep.Rows) < t.opts.MaxRows {
 			t.rep.Rows = append(t.rep.Rows, d)
