@@ -134,12 +134,46 @@ type migrationNeed struct {
 	reason string
 }
 
-var migrationNeeds = []migrationNeed{
+// binlogNeeds are the rights that following the binary log takes: the
+// migration tool's, and shakedown's own follower's (FollowPrerequisites).
+var binlogNeeds = []migrationNeed{
 	{[]string{"REPLICATION SLAVE"}, false, "read the binary log"},
 	{[]string{"REPLICATION CLIENT", "SUPER"}, false, "read binary log positions (SHOW MASTER STATUS)"},
+}
+
+var migrationNeeds = append(slices.Clip(binlogNeeds), []migrationNeed{
 	{[]string{"SELECT"}, true, "read the tables"},
 	{[]string{"RELOAD", "FLUSH TABLES"}, false, "take a consistent snapshot (FLUSH TABLES WITH READ LOCK)"},
 	{[]string{"LOCK TABLES"}, true, "lock tables where a global read lock is refused"},
+}...)
+
+// lacking is the scopes of n that the privileges in have do not cover:
+// *.*, or each of dbs where n is needed per database. Each is named by
+// n's first privilege.
+func (n migrationNeed) lacking(have map[priv]bool, dbs []string) []priv {
+	scopes := []priv{{}}
+	if n.perDB {
+		scopes = nil
+		for _, db := range dbs {
+			scopes = append(scopes, priv{db: db})
+		}
+	}
+	var short []priv
+	for _, sc := range scopes {
+		ok := false
+		for _, pn := range n.anyOf {
+			sc.name = pn
+			if covers(have, sc) {
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			sc.name = n.anyOf[0]
+			short = append(short, sc)
+		}
+	}
+	return short
 }
 
 // checkMigrationPrivileges checks the account a migration tool uses on the
@@ -165,29 +199,7 @@ func (r *runner) checkMigrationPrivileges() {
 	have := r.src.effective(name)
 	var lacks, grants []string
 	for _, n := range migrationNeeds {
-		scopes := []priv{{}}
-		if n.perDB {
-			scopes = nil
-			for _, db := range r.src.dbs {
-				scopes = append(scopes, priv{db: db})
-			}
-		}
-		var short []priv
-		for _, sc := range scopes {
-			ok := false
-			for _, pn := range n.anyOf {
-				sc.name = pn
-				if covers(have, sc) {
-					ok = true
-					break
-				}
-			}
-			if !ok {
-				sc.name = n.anyOf[0]
-				short = append(short, sc)
-			}
-		}
-		if len(short) > 0 {
+		if short := n.lacking(have, r.src.dbs); len(short) > 0 {
 			lacks = append(lacks, fmt.Sprintf("%s (to %s)", list(sortedPrivs(short), 3), n.reason))
 			for _, p := range short {
 				on := "*.*"

@@ -226,18 +226,7 @@ func (r *runner) checkPrimaryKeys() {
 		return
 	}
 	for _, n := range slices.Sorted(maps.Keys(r.src.tables)) {
-		t := r.src.tables[n]
-		hasPK := false
-		var usable *schema.Index
-		for _, ix := range t.Indexes {
-			if ix.Primary {
-				hasPK = true
-				break
-			}
-			if ix.Unique && !ix.Nullable && usable == nil {
-				usable = ix
-			}
-		}
+		hasPK, usable := rowKey(r.src.tables[n])
 		if hasPK {
 			continue
 		}
@@ -254,10 +243,33 @@ func (r *runner) checkPrimaryKeys() {
 					qualifiedName(n), quoteIdent(usable.Name), quoteList(usable.Columns)))
 			continue
 		}
-		r.add(id, Error, n,
-			"no primary key and no unique key on NOT NULL columns: row-based replication applies each change by scanning the whole table, and migration tools cannot copy it in chunks or match its rows",
-			fmt.Sprintf("add one: ALTER TABLE %s ADD COLUMN id BIGINT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY (INVISIBLE on MySQL 8.0.23+ and MariaDB 10.3+ keeps SELECT * unchanged)", qualifiedName(n)))
+		r.add(id, Error, n, noRowKeyProblem, addPrimaryKey(n))
 	}
+}
+
+// noRowKeyProblem is what is wrong with a table that rowKey finds no key
+// in.
+const noRowKeyProblem = "no primary key and no unique key on NOT NULL columns: row-based replication applies each change by scanning the whole table, and migration tools cannot copy it in chunks or match its rows"
+
+// rowKey is what identifies a row of t: whether it has a primary key,
+// and else the first unique key whose columns are all NOT NULL (nil when
+// none is). Neither means a row change in the binary log cannot be
+// matched to one row.
+func rowKey(t *schema.Table) (primary bool, usable *schema.Index) {
+	for _, ix := range t.Indexes {
+		if ix.Primary {
+			return true, nil
+		}
+		if ix.Unique && !ix.Nullable && usable == nil {
+			usable = ix
+		}
+	}
+	return false, usable
+}
+
+// addPrimaryKey is the fix for table n (db.table) without a key.
+func addPrimaryKey(n string) string {
+	return fmt.Sprintf("add one: ALTER TABLE %s ADD COLUMN id BIGINT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY (INVISIBLE on MySQL 8.0.23+ and MariaDB 10.3+ keeps SELECT * unchanged)", qualifiedName(n))
 }
 
 func quoteList(cols []string) string {

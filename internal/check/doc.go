@@ -13,6 +13,11 @@
 // table it reads, is listed as not checked with what it would need; it is
 // never passed silently.
 //
+// FollowPrerequisites applies the same rules on the source's binary log,
+// the rights to read it and the tables' keys for a follower of the binary
+// log, which asks before it writes anything: what is missing comes back as
+// a list of Prerequisite, not as a report.
+//
 // # Reading
 //
 // check only reads. Each side is read on one connection, in a fixed number

@@ -380,3 +380,118 @@ func (s *snapshot) readVisibility(context.Context) error {
 	}
 	return nil
 }
+
+// grantLine is one line of SHOW GRANTS that grants privileges or roles.
+type grantLine struct {
+	privs []string // as written, column lists dropped: "SELECT", "BINLOG_ADMIN"
+	on    string   // "*.*", "`db`.*", "PROCEDURE `db`.`p`", "''@'%'" (PROXY); "" for a grant of roles
+}
+
+// parseGrantLine reads a line of SHOW GRANTS, as MariaDB and MySQL write
+// it ("GRANT SELECT, INSERT (a, b) ON `db`.* TO `u`@`%` IDENTIFIED BY
+// PASSWORD '...' WITH GRANT OPTION", "GRANT `role` TO `u`@`%`"). Lines
+// that grant nothing (MySQL's REVOKE of a partial revoke, MariaDB's SET
+// DEFAULT ROLE) are not ok. Names in backticks or quotes, and column
+// lists, may hold anything: " ON ", commas, parentheses.
+func parseGrantLine(line string) (grantLine, bool) {
+	line = strings.TrimSpace(line)
+	m := grantMask(line)
+	if !strings.HasPrefix(m, "GRANT ") {
+		return grantLine{}, false
+	}
+	to := strings.Index(m, " TO ")
+	if to < 0 {
+		return grantLine{}, false
+	}
+	end, on := to, ""
+	if i := strings.Index(m[:to], " ON "); i >= 0 {
+		end, on = i, strings.TrimSpace(line[i+len(" ON "):to])
+	}
+	var g grantLine
+	g.on = on
+	start := len("GRANT ")
+	for i := start; i <= end; i++ {
+		if i < end && m[i] != ',' {
+			continue
+		}
+		// Column lists are masked: the name is what comes before them.
+		p := line[start:i]
+		if k := strings.IndexByte(m[start:i], 0); k >= 0 {
+			p = p[:k]
+		}
+		if p = strings.TrimSpace(p); p != "" {
+			g.privs = append(g.privs, p)
+		}
+		start = i + 1
+	}
+	return g, true
+}
+
+// grantMask is line in upper case (ASCII only, so that it keeps its
+// length) with every byte inside quotes, backticks or parentheses, those
+// included, set to 0: what is left is SHOW GRANTS' own keywords, privilege
+// names and punctuation.
+func grantMask(line string) string {
+	b := []byte(line)
+	var quote byte
+	depth := 0
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		switch {
+		case quote != 0:
+			if c == '\\' && quote != '`' && i+1 < len(b) {
+				b[i] = 0
+				i++
+			} else if c == quote {
+				quote = 0
+			}
+		case c == '`' || c == '\'' || c == '"':
+			quote = c
+		case c == '(':
+			depth++
+		case c == ')' && depth > 0:
+			depth--
+		case depth == 0:
+			if 'a' <= c && c <= 'z' {
+				b[i] = c - 'a' + 'A'
+			}
+			continue
+		}
+		b[i] = 0
+	}
+	return string(b)
+}
+
+// globalGrants is the privileges on *.* that lines of SHOW GRANTS give,
+// in canonPriv's spelling ("ALL" is ALL PRIVILEGES). Grants of other
+// scopes, of roles and of PROXY are passed over.
+//
+// MariaDB's SLAVE MONITOR (REPLICA MONITOR) keeps its own name here,
+// unlike in privAliases: comparing accounts across flavours, it is one
+// half of MySQL's REPLICATION CLIENT; to read the binary log's position
+// it is nothing, and only BINLOG MONITOR (which REPLICATION CLIENT
+// names on MariaDB 10.5.2 and later) is.
+func globalGrants(lines []string) map[priv]bool {
+	out := map[priv]bool{}
+	for _, l := range lines {
+		g, ok := parseGrantLine(l)
+		if !ok || g.on != "*.*" {
+			continue
+		}
+		for _, p := range g.privs {
+			n := strings.ToUpper(strings.Join(strings.Fields(strings.ReplaceAll(p, "_", " ")), " "))
+			switch n {
+			case "ALL":
+				n = "ALL PRIVILEGES"
+			case "SLAVE MONITOR", "REPLICA MONITOR":
+				n = "SLAVE MONITOR"
+			case "USAGE":
+				continue
+			default:
+				n = canonPriv(n)
+			}
+			out[priv{name: n}] = true
+		}
+	}
+	return out
+}
