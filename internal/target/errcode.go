@@ -43,6 +43,7 @@ const (
 	ERSpecificAccessDenied      = 1227 // ER_SPECIFIC_ACCESS_DENIED_ERROR: needs SUPER, SYSTEM_VARIABLES_ADMIN...
 	ERLocalVariable             = 1228 // ER_LOCAL_VARIABLE: a SESSION variable
 	ERNotSupportedYet           = 1235 // ER_NOT_SUPPORTED_YET
+	ERMasterFatalReadingBinlog  = 1236 // ER_MASTER_FATAL_ERROR_READING_BINLOG: a position the source cannot serve
 	ERIncorrectGlobalLocalVar   = 1238 // ER_INCORRECT_GLOBAL_LOCAL_VAR: read only
 	ERFeatureDisabled           = 1289 // ER_FEATURE_DISABLED
 	EROptionPreventsStatement   = 1290 // ER_OPTION_PREVENTS_STATEMENT: read-only
@@ -50,6 +51,7 @@ const (
 	ERQueryInterrupted          = 1317 // ER_QUERY_INTERRUPTED
 	ERProcAccessDenied          = 1370 // ER_PROCACCESS_DENIED_ERROR
 	ERAccessDeniedNoPassword    = 1698 // ER_ACCESS_DENIED_NO_PASSWORD_ERROR
+	ERMasterHasPurgedGTIDs      = 1789 // ER_MASTER_HAS_PURGED_REQUIRED_GTIDS (MySQL)
 	ERConnectionKilled          = 1927 // ER_CONNECTION_KILLED (MariaDB)
 	ERQueryTimeout              = 3024 // ER_QUERY_TIMEOUT: max_execution_time exceeded (MySQL)
 	ERRoleNotGranted            = 3530 // ER_ROLE_NOT_GRANTED (MySQL 8)

@@ -1,0 +1,178 @@
+package follow
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+)
+
+// change is one row to write (REPLACE) or remove (DELETE by key).
+type change struct {
+	t      *table
+	delete bool
+	row    []any // converted values, every column
+}
+
+// batch is complete transactions waiting to be applied: their changes by
+// worker, in binary log order, and the position after the last one.
+type batch struct {
+	work    [][]change
+	rows    int
+	txns    int
+	end     Position
+	moved   bool   // end is past the saved position
+	lastTS  uint32 // the last transaction's time on the source
+	started time.Time
+}
+
+func newBatch(workers int) *batch { return &batch{work: make([][]change, workers)} }
+
+func (b *batch) empty() bool { return b.rows == 0 && !b.moved }
+
+// txn is the changes of the transaction being read.
+type txn struct {
+	changes []change
+	ts      uint32
+}
+
+// add appends a transaction's changes to the batch.
+func (b *batch) add(t *txn, workers int) {
+	if b.started.IsZero() {
+		b.started = time.Now()
+	}
+	for _, c := range t.changes {
+		w := c.t.route(c.row, workers)
+		b.work[w] = append(b.work[w], c)
+	}
+	b.rows += len(t.changes)
+	b.txns++
+	if t.ts != 0 {
+		b.lastTS = t.ts
+	}
+}
+
+// maxStatementRows bounds a multi-row statement; maxStatementBytes too,
+// roughly, well under max_allowed_packet's smallest usual value.
+const (
+	maxStatementRows  = 500
+	maxStatementBytes = 1 << 20
+)
+
+// apply writes the batch: each worker's share in one transaction on a
+// connection of its own, all at once. It returns the first error.
+func (f *follower) apply(ctx context.Context, b *batch) error {
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		errs []error
+	)
+	for _, work := range b.work {
+		if len(work) == 0 {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := applyWork(ctx, f.dst.DB, work); err != nil {
+				mu.Lock()
+				errs = append(errs, err)
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if len(errs) > 0 {
+		return errs[0]
+	}
+	return nil
+}
+
+// applyWork applies one worker's changes in one transaction: runs of
+// changes of one table and kind become one multi-row statement.
+func applyWork(ctx context.Context, db *sql.DB, work []change) error {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("target: begin: %w", err)
+	}
+	defer tx.Rollback() //nolint:errcheck // after Commit it does nothing
+	for i := 0; i < len(work); {
+		j := i + 1
+		size := 0
+		for j < len(work) && j-i < maxStatementRows && size < maxStatementBytes &&
+			work[j].t == work[i].t && work[j].delete == work[i].delete {
+			size += rowSize(work[j].row)
+			j++
+		}
+		stmt, args := statement(work[i:j])
+		if _, err := tx.ExecContext(ctx, stmt, args...); err != nil {
+			return fmt.Errorf("target: apply %d change(s) to %s: %w", j-i, work[i].t.name, err)
+		}
+		i = j
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("target: commit: %w", err)
+	}
+	return nil
+}
+
+func rowSize(row []any) int {
+	n := 0
+	for _, v := range row {
+		switch x := v.(type) {
+		case []byte:
+			n += len(x)
+		case string:
+			n += len(x)
+		default:
+			n += 8
+		}
+	}
+	return n
+}
+
+// statement is one REPLACE of the rows, or one DELETE of their keys.
+func statement(cs []change) (string, []any) {
+	t := cs[0].t
+	var b strings.Builder
+	var args []any
+	if !cs[0].delete {
+		b.WriteString(t.replace)
+		ph := "(" + strings.TrimSuffix(strings.Repeat("?,", len(t.written)), ",") + ")"
+		for i, c := range cs {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(ph)
+			for _, k := range t.written {
+				args = append(args, c.row[k])
+			}
+		}
+		return b.String(), args
+	}
+	b.WriteString("DELETE FROM " + t.dst + " WHERE ")
+	if len(t.key) == 1 {
+		b.WriteString(quoteIdent(t.cols[t.key[0]].Name) + " IN (" + strings.TrimSuffix(strings.Repeat("?,", len(cs)), ",") + ")")
+		for _, c := range cs {
+			args = append(args, c.row[t.key[0]])
+		}
+		return b.String(), args
+	}
+	conds := make([]string, len(t.key))
+	for i, k := range t.key {
+		conds[i] = quoteIdent(t.cols[k].Name) + " <=> ?"
+	}
+	one := "(" + strings.Join(conds, " AND ") + ")"
+	for i, c := range cs {
+		if i > 0 {
+			b.WriteString(" OR ")
+		}
+		b.WriteString(one)
+		for _, k := range t.key {
+			args = append(args, c.row[k])
+		}
+	}
+	return b.String(), args
+}

@@ -1,0 +1,5 @@
+package follow
+
+const childEnv = "SHAKEDOWN_FOLLOW_CHILD"
+
+func child() int { return 0 }

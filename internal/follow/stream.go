@@ -1,0 +1,376 @@
+package follow
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/go-mysql-org/go-mysql/mysql"
+	"github.com/go-mysql-org/go-mysql/replication"
+
+	"github.com/shakedown/shakedown/internal/target"
+)
+
+// reader is the state of one stream: the file it is in, the transaction
+// being read, and the batch of complete ones.
+type reader struct {
+	file string
+	cur  *txn
+	b    *batch
+	end  Position // after the last complete transaction or event outside one
+}
+
+// stream reads one stream from the saved position and applies it. done:
+// the follow is over (ctx ended, caught up, Duration passed); otherwise err
+// says why the stream broke, and a new one may go on.
+func (f *follower) stream(ctx context.Context) (done bool, err error) {
+	syncer, err := f.syncer()
+	if err != nil {
+		return false, err
+	}
+	defer closeSyncer(syncer)
+	st, err := f.start(syncer)
+	if err != nil {
+		if gone(err) {
+			return false, &stopError{fmt.Errorf("%w: %v: copy again", ErrPositionGone, err)}
+		}
+		return false, fmt.Errorf("source: start reading the binary log at %s: %w", f.saved.Position, err)
+	}
+	r := &reader{file: f.saved.Position.File, b: newBatch(f.opts.Workers), end: f.saved.Position}
+	for {
+		if f.over() {
+			return true, f.flush(ctx, r)
+		}
+		wait := f.opts.Interval
+		if !r.b.empty() {
+			wait = max(time.Millisecond, f.opts.BatchWait-time.Since(r.b.started))
+		}
+		ectx, cancel := context.WithTimeout(ctx, wait)
+		ev, err := st.GetEvent(ectx)
+		cancel()
+		switch {
+		case ctx.Err() != nil:
+			// The changes read whole are applied with a context of their
+			// own, so that a Ctrl-C saves where it stopped.
+			fctx, fcancel := context.WithTimeout(context.Background(), queryBound)
+			defer fcancel()
+			return true, f.flush(fctx, r)
+		case errors.Is(err, context.DeadlineExceeded):
+			if err := f.flush(ctx, r); err != nil {
+				return false, err
+			}
+			continue
+		case err != nil:
+			ferr := f.flush(ctx, r)
+			if gone(err) {
+				return false, &stopError{fmt.Errorf("%w: %v: copy again", ErrPositionGone, err)}
+			}
+			return false, errors.Join(fmt.Errorf("source: reading the binary log after %s: %w", r.end, err), ferr)
+		}
+		if err := f.event(ctx, r, ev); err != nil {
+			return false, err
+		}
+		if r.b.rows >= f.opts.BatchRows || (!r.b.empty() && time.Since(r.b.started) >= f.opts.BatchWait) {
+			if err := f.flush(ctx, r); err != nil {
+				return false, err
+			}
+		}
+	}
+}
+
+// over says the follow has reached its end: the caught-up point or its
+// duration.
+func (f *follower) over() bool {
+	if f.opts.Duration > 0 && time.Since(f.started) >= f.opts.Duration {
+		return true
+	}
+	return f.opts.UntilCaughtUp && f.saved.Position.Reached(f.stop)
+}
+
+// event takes one binary log event.
+func (f *follower) event(ctx context.Context, r *reader, ev *replication.BinlogEvent) error {
+	f.mu.Lock()
+	f.stats.Events++
+	f.mu.Unlock()
+	h := ev.Header
+	ended := false
+	switch e := ev.Event.(type) {
+	case *replication.RotateEvent:
+		r.file = string(e.NextLogName)
+		if r.cur == nil {
+			r.advance(Position{File: r.file, Pos: uint32(e.Position), GTID: r.end.GTID})
+		}
+		return nil
+	case *replication.GTIDEvent, *replication.MariadbGTIDEvent, *replication.GtidTaggedLogEvent:
+		r.cur = &txn{ts: h.Timestamp}
+		return nil
+	case *replication.RowsEvent:
+		if r.cur == nil {
+			r.cur = &txn{ts: h.Timestamp}
+		}
+		return f.rows(ctx, r.cur, h.EventType, e)
+	case *replication.XIDEvent:
+		ended = true
+		r.endTxn(f, Position{File: r.file, Pos: h.LogPos, GTID: gsetText(e.GSet, r.end.GTID)})
+	case *replication.QueryEvent:
+		return f.query(ctx, r, ev, e)
+	}
+	if !ended && r.cur == nil && h.LogPos > 0 {
+		r.advance(Position{File: r.file, Pos: h.LogPos, GTID: r.end.GTID})
+	}
+	return nil
+}
+
+// advance moves the reader's end forward, never back (the description
+// event a new stream starts with carries an earlier offset).
+func (r *reader) advance(p Position) {
+	if p.Reached(r.end) && p != r.end {
+		r.end = p
+		r.b.end, r.b.moved = p, true
+		if r.b.started.IsZero() {
+			r.b.started = time.Now()
+		}
+	}
+}
+
+// endTxn puts the transaction read into the batch.
+func (r *reader) endTxn(f *follower, p Position) {
+	if r.cur != nil {
+		r.b.add(r.cur, f.opts.Workers)
+	}
+	r.cur = nil
+	r.advance(p)
+}
+
+func gsetText(g mysql.GTIDSet, before string) string {
+	if g == nil {
+		return before
+	}
+	return g.String()
+}
+
+// query takes a statement event: a transaction's BEGIN or COMMIT, or a
+// statement of its own (DDL, account changes).
+func (f *follower) query(ctx context.Context, r *reader, ev *replication.BinlogEvent, e *replication.QueryEvent) error {
+	q := strings.TrimSpace(string(e.Query))
+	upper := strings.ToUpper(q)
+	p := Position{File: r.file, Pos: ev.Header.LogPos, GTID: gsetText(e.GSet, r.end.GTID)}
+	switch {
+	case upper == "BEGIN" || strings.HasPrefix(upper, "XA START") || strings.HasPrefix(upper, "SAVEPOINT"):
+		if r.cur == nil {
+			r.cur = &txn{ts: ev.Header.Timestamp}
+		}
+		return nil
+	case upper == "COMMIT" || strings.HasPrefix(upper, "XA COMMIT") || strings.HasPrefix(upper, "XA END") || strings.HasPrefix(upper, "XA PREPARE"):
+		r.endTxn(f, p)
+		return nil
+	case upper == "ROLLBACK":
+		r.cur = nil
+		r.advance(p)
+		return nil
+	}
+	d := classify(q, string(e.Schema), f.dbmap)
+	if !d.followed {
+		r.cur = nil
+		r.advance(p)
+		f.mu.Lock()
+		f.stats.Skipped++
+		f.mu.Unlock()
+		return nil
+	}
+	// What came before it is applied first, so the statement meets the
+	// tables as the source had them.
+	if err := f.flush(ctx, r); err != nil {
+		return err
+	}
+	r.cur = nil
+	if err := f.ddl(ctx, d, p); err != nil {
+		return err
+	}
+	r.advance(p)
+	return f.flush(ctx, r)
+}
+
+// rows takes a row event of the transaction being read.
+func (f *follower) rows(ctx context.Context, t *txn, et replication.EventType, e *replication.RowsEvent) error {
+	db, name := string(e.Table.Schema), string(e.Table.Table)
+	if _, ok := f.dbmap[db]; !ok {
+		f.mu.Lock()
+		f.stats.Skipped++
+		f.mu.Unlock()
+		return nil
+	}
+	tb, err := f.table(ctx, db, name)
+	if err != nil {
+		return &stopError{err}
+	}
+	conv := func(row []any) ([]any, error) {
+		out := make([]any, len(row))
+		for i, v := range row {
+			x, err := tb.value(i, v)
+			if err != nil {
+				return nil, &stopError{err}
+			}
+			out[i] = x
+		}
+		if len(row) != len(tb.cols) {
+			return nil, &stopError{fmt.Errorf("table %s: the binary log has %d columns, the target's table %d: was it changed on one side only? compare them with verify", tb.name, len(row), len(tb.cols))}
+		}
+		return out, nil
+	}
+	switch e.Type() {
+	case replication.EnumRowsEventTypeInsert:
+		for _, row := range e.Rows {
+			v, err := conv(row)
+			if err != nil {
+				return err
+			}
+			t.changes = append(t.changes, change{t: tb, row: v})
+		}
+	case replication.EnumRowsEventTypeDelete:
+		for _, row := range e.Rows {
+			v, err := conv(row)
+			if err != nil {
+				return err
+			}
+			t.changes = append(t.changes, change{t: tb, row: v, delete: true})
+		}
+	case replication.EnumRowsEventTypeUpdate:
+		for i := 0; i+1 < len(e.Rows); i += 2 {
+			before, err := conv(e.Rows[i])
+			if err != nil {
+				return err
+			}
+			after, err := conv(e.Rows[i+1])
+			if err != nil {
+				return err
+			}
+			if !tb.sameKey(before, after) {
+				t.changes = append(t.changes, change{t: tb, row: before, delete: true})
+			}
+			t.changes = append(t.changes, change{t: tb, row: after})
+		}
+	default:
+		return &stopError{fmt.Errorf("table %s: a row event of kind %v the follower does not know", tb.name, et)}
+	}
+	return nil
+}
+
+// table is the definition of a followed table, read from the target on
+// first use (and again after DDL).
+func (f *follower) table(ctx context.Context, db, name string) (*table, error) {
+	if t, ok := f.tables[db+"."+name]; ok {
+		return t, nil
+	}
+	qctx, cancel := context.WithTimeout(ctx, queryBound)
+	defer cancel()
+	if err := f.loadTables(qctx, db, f.dbmap[db]); err != nil {
+		return nil, err
+	}
+	if t, ok := f.tables[db+"."+name]; ok {
+		return t, nil
+	}
+	return nil, fmt.Errorf("table %s.%s has changes in the binary log but the target has no table %s.%s: copy it, or apply its CREATE TABLE by hand", db, name, f.dbmap[db], name)
+}
+
+// flush applies the batch and saves the position after it. A batch that
+// fails for want of a connection or a lock is applied again, whole, after
+// a pause: applying is idempotent.
+func (f *follower) flush(ctx context.Context, r *reader) error {
+	b := r.b
+	if b.empty() {
+		return nil
+	}
+	started := time.Now()
+	for attempt := 0; ; attempt++ {
+		err := f.apply(ctx, b)
+		if err == nil {
+			break
+		}
+		code := target.Code(err)
+		if !target.IsConnLost(err) && !target.Transient(code) {
+			return &stopError{fmt.Errorf("%w; the position before these changes (%s) is saved", err, f.saved.Position)}
+		}
+		if time.Since(started) > f.opts.RetryFor || ctx.Err() != nil {
+			return fmt.Errorf("%w (tried %d times)", err, attempt+1)
+		}
+		f.logf("follow: %v; applying the batch again", err)
+		f.mu.Lock()
+		f.stats.Reconnects++
+		f.mu.Unlock()
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(min(time.Duration(attempt+1)*500*time.Millisecond, 5*time.Second)):
+		}
+	}
+	f.saved.Position = b.end
+	f.mu.Lock()
+	f.stats.Rows += int64(b.rows)
+	f.stats.Txns += int64(b.txns)
+	f.stats.Position = b.end
+	if b.lastTS != 0 {
+		f.saved.EventTime = time.Unix(int64(b.lastTS), 0)
+		f.stats.Lag = max(0, time.Since(f.saved.EventTime).Seconds())
+	}
+	f.fillSavedLocked()
+	f.mu.Unlock()
+	r.b = newBatch(f.opts.Workers)
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), queryBound)
+	defer cancel()
+	return save(sctx, f.dst.DB, f.saved)
+}
+
+func (f *follower) fillSaved() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.fillSavedLocked()
+}
+
+func (f *follower) fillSavedLocked() {
+	f.saved.Events, f.saved.Rows, f.saved.LagSeconds = f.stats.Events, f.stats.Rows, f.stats.Lag
+}
+
+// ticker reports progress every interval, reads the source's position for
+// the lag in bytes, and keeps the saved row's heartbeat fresh while
+// nothing is applied.
+func (f *follower) ticker(ctx context.Context, stop <-chan struct{}) {
+	t := time.NewTicker(f.opts.Interval)
+	defer t.Stop()
+	f.lastTick = time.Now()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-stop:
+			return
+		case now := <-t.C:
+			qctx, cancel := context.WithTimeout(ctx, f.opts.Interval)
+			srcAt, err := SourcePosition(qctx, f.src)
+			cancel()
+			f.mu.Lock()
+			if err == nil {
+				f.sourceAt = srcAt
+			}
+			s := &f.stats
+			s.Elapsed = now.Sub(f.started)
+			s.LagBytes = s.Position.behind(f.sourceAt)
+			if s.LagBytes == 0 {
+				s.Lag = 0
+			} else if !f.saved.EventTime.IsZero() {
+				s.Lag = max(s.Lag, now.Sub(f.saved.EventTime).Seconds())
+			}
+			dt := now.Sub(f.lastTick).Seconds()
+			s.EventsPerSec, s.RowsPerSec = float64(s.Events-f.lastEvents)/dt, float64(s.Rows-f.lastRows)/dt
+			f.lastTick, f.lastEvents, f.lastRows = now, s.Events, s.Rows
+			f.lags = append(f.lags, s.Lag)
+			snap := *s
+			f.mu.Unlock()
+			if f.opts.OnProgress != nil {
+				f.opts.OnProgress(snap)
+			}
+		}
+	}
+}

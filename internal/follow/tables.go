@@ -1,0 +1,172 @@
+package follow
+
+import (
+	"context"
+	"fmt"
+	"hash/fnv"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/shakedown/shakedown/internal/schema"
+)
+
+// table is what applying a followed table's rows needs: its columns in
+// the order the binary log gives them, its key, and the statements'
+// beginnings.
+type table struct {
+	src, dst string // "db"."table" on each side, quoted
+	name     string // db.table on the source, for messages
+	cols     []*schema.Column
+	key      []int // positions of the key's columns
+	// whole: the table has more than one unique key, so its changes are
+	// applied on one connection in order (a REPLACE may remove a row of
+	// another key).
+	whole   bool
+	written []int // the columns a REPLACE sets (generated ones are not)
+	replace string
+}
+
+// loadTables reads the target's definitions of the tables of database db
+// (the source's name dbSrc) into tables, keyed by dbSrc.table.
+func (f *follower) loadTables(ctx context.Context, dbSrc, db string) error {
+	defs, err := schema.Load(ctx, f.dst, []string{db})
+	if err != nil {
+		return fmt.Errorf("target: read the tables of %s: %w", db, err)
+	}
+	for _, def := range defs {
+		t, err := newTable(dbSrc, def)
+		if err != nil {
+			return err
+		}
+		f.tables[dbSrc+"."+def.Name] = t
+	}
+	return nil
+}
+
+func newTable(dbSrc string, def *schema.Table) (*table, error) {
+	t := &table{
+		src:  quoteIdent(dbSrc) + "." + quoteIdent(def.Name),
+		dst:  quoteIdent(def.DB) + "." + quoteIdent(def.Name),
+		name: dbSrc + "." + def.Name,
+		cols: def.Columns,
+	}
+	pos := map[string]int{}
+	for i, c := range def.Columns {
+		pos[strings.ToLower(c.Name)] = i
+	}
+	var key *schema.Index
+	uniques := 0
+	for _, ix := range def.Indexes {
+		if !ix.Unique {
+			continue
+		}
+		uniques++
+		if ix.Primary {
+			key = ix
+		} else if key == nil && !ix.Nullable {
+			key = ix
+		}
+	}
+	if key == nil {
+		return nil, fmt.Errorf("%w: table %s has no primary key and no unique key of NOT NULL columns: its rows cannot be found to change them; add a primary key", ErrPrerequisites, t.name)
+	}
+	for _, c := range key.Columns {
+		t.key = append(t.key, pos[strings.ToLower(c)])
+	}
+	t.whole = uniques > 1
+	var names []string
+	for i, c := range def.Columns {
+		if !c.Generated {
+			t.written = append(t.written, i)
+			names = append(names, quoteIdent(c.Name))
+		}
+	}
+	t.replace = "REPLACE INTO " + t.dst + " (" + strings.Join(names, ",") + ") VALUES "
+	return t, nil
+}
+
+// value turns a value as the binary log reader decodes it into one the
+// driver sends as the source stored it: text as bytes (sent as _binary,
+// so no character set conversion touches it), unsigned integers that the
+// log gave as negative (it has no signedness unless binlog_row_metadata is
+// FULL) back to their unsigned value, exact decimals as text.
+func (t *table) value(i int, v any) (any, error) {
+	if i >= len(t.cols) {
+		return nil, fmt.Errorf("table %s: the binary log has a column %d, the target's table has %d columns", t.name, i+1, len(t.cols))
+	}
+	c := t.cols[i]
+	switch x := v.(type) {
+	case string:
+		if c.DataType == "json" && !c.IsJSONText {
+			return x, nil
+		}
+		return []byte(x), nil
+	case decimal.Decimal:
+		return x.String(), nil
+	case float32:
+		return strconv.FormatFloat(float64(x), 'g', -1, 32), nil
+	case int8:
+		if c.Unsigned && x < 0 {
+			return uint64(uint8(x)), nil
+		}
+		return int64(x), nil
+	case int16:
+		if c.Unsigned && x < 0 {
+			return uint64(uint16(x)), nil
+		}
+		return int64(x), nil
+	case int32:
+		if c.Unsigned && x < 0 {
+			if c.DataType == "mediumint" {
+				return uint64(x) & 0xFFFFFF, nil
+			}
+			return uint64(uint32(x)), nil
+		}
+		return int64(x), nil
+	case int64:
+		if c.Unsigned && x < 0 {
+			return uint64(x), nil
+		}
+		return x, nil
+	case int:
+		return int64(x), nil
+	case float64:
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return nil, fmt.Errorf("table %s column %s: the binary log holds %v, which no server stores", t.name, c.Name, x)
+		}
+		return x, nil
+	case nil, []byte, uint8, uint16, uint32, uint64:
+		return v, nil
+	default:
+		return nil, fmt.Errorf("table %s column %s: a value of type %T the follower cannot apply (a partial JSON update? set binlog_row_value_options='')", t.name, c.Name, v)
+	}
+}
+
+// route is the worker a row with these values goes to.
+func (t *table) route(row []any, workers int) int {
+	h := fnv.New32a()
+	h.Write([]byte(t.dst))
+	if !t.whole {
+		for _, k := range t.key {
+			if k < len(row) {
+				fmt.Fprintf(h, "\x00%v", row[k])
+			}
+		}
+	}
+	return int(h.Sum32() % uint32(workers))
+}
+
+// sameKey says two images of a row have the same key.
+func (t *table) sameKey(a, b []any) bool {
+	for _, k := range t.key {
+		if k >= len(a) || k >= len(b) || fmt.Sprint(a[k]) != fmt.Sprint(b[k]) {
+			return false
+		}
+	}
+	return true
+}
+
+func quoteIdent(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" }
