@@ -281,7 +281,15 @@ func (f *follower) table(ctx context.Context, db, name string) (*table, error) {
 func (f *follower) flush(ctx context.Context, r *reader) error {
 	b := r.b
 	if b.empty() {
-		return nil
+		if time.Since(f.saved.Heartbeat) < time.Second {
+			return nil
+		}
+		// Nothing to apply: the heartbeat alone, so that a reader of the
+		// row sees the follower at work.
+		f.fillSaved()
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), queryBound)
+		defer cancel()
+		return save(sctx, f.dst.DB, f.saved)
 	}
 	started := time.Now()
 	for attempt := 0; ; attempt++ {
