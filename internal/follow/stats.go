@@ -10,18 +10,20 @@ import (
 // Stats are a follower's figures since it started, as the progress line
 // and the metrics show them.
 type Stats struct {
-	Elapsed    time.Duration
-	Events     int64    // binary log events read
-	Txns       int64    // transactions applied (with changes to the followed tables)
-	Rows       int64    // row changes applied
-	Skipped    int64    // row events of tables not followed
-	DDL        int64    // DDL statements applied
-	Reconnects int64    // streams started again after a failure
-	Lag        float64  // seconds, from the last applied event's time on the source
-	LagBytes   int64    // bytes of binary log not yet applied (-1: unknown)
-	Position   Position // the last saved position
+	Elapsed    time.Duration `json:"-"`
+	Events     int64         `json:"events"`         // binary log events read
+	Txns       int64         `json:"transactions"`   // transactions applied (with changes to the followed tables)
+	Rows       int64         `json:"rows"`           // row changes applied
+	Skipped    int64         `json:"skipped_events"` // row events of tables not followed
+	DDL        int64         `json:"ddl"`            // DDL statements applied
+	Reconnects int64         `json:"reconnects"`     // streams or batches started again after a failure
+	Lag        float64       `json:"lag_seconds"`    // from the last applied event's time on the source
+	LagBytes   int64         `json:"lag_bytes"`      // bytes of binary log not yet applied (-1: unknown)
+	Position   Position      `json:"position"`       // the last saved position
 	// rates over the last interval
-	EventsPerSec, RowsPerSec float64
+	EventsPerSec float64 `json:"events_per_sec"`
+	RowsPerSec   float64 `json:"rows_per_sec"`
+	Seconds      float64 `json:"seconds"` // Elapsed
 }
 
 // String is the progress line.

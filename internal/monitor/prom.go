@@ -338,7 +338,8 @@ func (w withClassic) Write(out *dto.Metric) error {
 	return nil
 }
 
-// MetricsServer serves an Exporter over HTTP at /metrics.
+// MetricsServer serves metrics over HTTP at /metrics: an Exporter's, or
+// another handler's (the follower's).
 type MetricsServer struct {
 	ln   net.Listener
 	srv  *http.Server
@@ -346,14 +347,15 @@ type MetricsServer struct {
 }
 
 // ServeMetrics listens on addr (HOST:PORT; port 0 picks a free one) and
-// serves e at /metrics until Close.
-func ServeMetrics(addr string, e *Exporter) (*MetricsServer, error) {
+// serves h (an Exporter, or promhttp's handler of a registry) at /metrics
+// until Close.
+func ServeMetrics(addr string, h http.Handler) (*MetricsServer, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("listen for metrics on %s: %w", addr, err)
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/metrics", e)
+	mux.Handle("/metrics", h)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/" {
 			http.NotFound(w, r)

@@ -1,0 +1,69 @@
+package follow
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/shakedown/shakedown/internal/sandbox/sandboxtest"
+)
+
+// A rehearsed cutover under load makes the source read-only, waits for the
+// follower to apply the final position, verifies, and makes the source
+// writable again; its window is timed.
+func TestCutoverRehearsal(t *testing.T) {
+	insts := sandboxtest.StartAll(t, binlogSettings, nil)
+	ctx := testCtx(t, 3*time.Minute)
+	src, dst := withDB(t, insts[0].URL(), "shop"), withDB(t, insts[1].URL(), "shop")
+	admin := open(t, src)
+	shop(t, admin, "shop", 40)
+	from := copyDB(t, ctx, src, dst)
+	if _, err := Run(ctx, src, dst, Options{AllowWrite: true, From: from, Duration: time.Millisecond}); err != nil {
+		t.Fatal(err)
+	}
+	// The application's account: read_only stops it (not an account with
+	// SUPER or READ_ONLY ADMIN).
+	mustExec(t, admin, "CREATE USER app@'%'", "GRANT ALL ON shop.* TO app@'%'")
+	appT := withDB(t, insts[0].URL(), "shop")
+	appT.User = "app"
+	app := open(t, appT)
+	lctx, stop := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	var txns int64
+	wg.Add(1)
+	go func() { defer wg.Done(); txns, _ = churn(lctx, app, "shop", 3) }()
+	var log bytes.Buffer
+	res, err := Cutover(ctx, src, dst, CutoverOptions{
+		AllowSetGlobal: true, Rehearse: true, Log: &log,
+		Follow: Options{AllowWrite: true, Workers: 2},
+	})
+	stop()
+	wg.Wait()
+	if err != nil {
+		t.Fatalf("cutover: %v\n%s", err, log.String())
+	}
+	t.Logf("%d transactions during the cutover\n%s", txns, res.Text())
+	var names []string
+	for _, s := range res.Steps {
+		names = append(names, s.Name)
+	}
+	if got, want := strings.Join(names, " "), "follower lag read_only final_position caught_up verify restore"; got != want {
+		t.Errorf("steps %q, want %q", got, want)
+	}
+	if !res.Equal || !res.Verified || !res.ReadOnlyRestored {
+		t.Errorf("equal %v, verified %v, read_only restored %v: want all true", res.Equal, res.Verified, res.ReadOnlyRestored)
+	}
+	if res.WriteUnavailable <= 0 || res.WriteUnavailable > 60 {
+		t.Errorf("write-unavailable window %.3f s: want a positive figure under a minute", res.WriteUnavailable)
+	}
+	var ro string
+	if err := admin.QueryRow("SELECT @@GLOBAL.read_only").Scan(&ro); err != nil || ro != "0" {
+		t.Errorf("the source's read_only is %q (%v) after the rehearsal, want 0", ro, err)
+	}
+	if !strings.Contains(res.Text(), "write-unavailable window:") {
+		t.Errorf("the text lacks the window:\n%s", res.Text())
+	}
+}
