@@ -135,6 +135,8 @@ func commands() map[string]command {
 		"check":     parsed("pre-migration findings: settings, objects, accounts, flavour gaps, binlog prerequisites", "check", helptext.Check, func() parsedCmd { return &checkCmd{} }),
 		"readiness": parsed("one go/no-go page for a source and target: check, variables, sweeps, replay, verify", "readiness", helptext.Readiness, func() parsedCmd { return &readinessCmd{} }),
 		"copy":      parsed("copy a database, or a consistent subset with its foreign keys whole, to a target; verify it", "copy", helptext.Copy, func() parsedCmd { return &copyCmd{} }),
+		"follow":    parsed("apply the source's binary log to a copy: resumable, verified while it runs", "follow", helptext.Follow, func() parsedCmd { return &followCmd{} }),
+		"cutover":   parsed("rehearse the switch: lag, read_only, final position, verify; the write-unavailable window", "cutover", helptext.Cutover, func() parsedCmd { return &cutoverCmd{} }),
 		"analyze":   parsed("ANALYZE TABLE every table of a target (refresh statistics)", "analyze", helptext.Analyze, func() parsedCmd { return &analyzeCmd{} }),
 		"capture":   parsed("slow log, general log or pcap into a capture file; fingerprints; --to-workload", "capture", helptext.Capture, func() parsedCmd { return &captureCmd{} }),
 		"replay":    parsed("replay a capture on a control and candidates; compare results, errors, latency", "replay", helptext.Replay, func() parsedCmd { return &replayCmd{} }),

@@ -10,9 +10,11 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/shakedown/shakedown/internal/dbcopy"
+	"github.com/shakedown/shakedown/internal/follow"
 	"github.com/shakedown/shakedown/internal/outfile"
 	"github.com/shakedown/shakedown/internal/progress"
 	"github.com/shakedown/shakedown/internal/sbflag"
+	"github.com/shakedown/shakedown/internal/target"
 )
 
 // copyCmd is "shakedown copy SOURCE TARGET".
@@ -25,6 +27,8 @@ type copyCmd struct {
 	followFK  bool
 	jsonFile  string
 	progress  time.Duration
+	follow    bool
+	f         follow.Flags
 }
 
 func (c *copyCmd) flags(_ *Env) *pflag.FlagSet {
@@ -48,6 +52,8 @@ func (c *copyCmd) flags(_ *Env) *pflag.FlagSet {
 	fs.BoolVar(&o.NoVerify, "no-verify", false, "skip the final verify")
 	fs.StringVar(&c.jsonFile, "json", "", "write the result as JSON to FILE (- for standard output)")
 	fs.DurationVar(&c.progress, "progress", 2*time.Second, "progress line interval on standard error (0: none)")
+	fs.BoolVar(&c.follow, "follow", false, "then apply the source's binary log from the snapshot's position until stopped (as shakedown follow)")
+	c.f.Bind(fs, false)
 	return fs
 }
 
@@ -68,6 +74,12 @@ func (c *copyCmd) exec(ctx context.Context, env *Env, fs *pflag.FlagSet) error {
 	}
 	c.opts.Databases = c.databases
 	c.opts.Log = env.Stderr
+	var fopts follow.Options
+	if c.follow {
+		if fopts, err = c.followOptions(ctx, src, dst); err != nil {
+			return err
+		}
+	}
 	var line *progress.Line // nil: no progress line
 	if c.progress > 0 {
 		line = progress.New(env.Stderr, progress.IsTerminal(env.Stderr), c.progress, time.Now)
@@ -103,7 +115,45 @@ func (c *copyCmd) exec(ctx context.Context, env *Env, fs *pflag.FlagSet) error {
 	if res.Verify != nil && !res.Verify.Equal {
 		return ErrDifferences
 	}
+	if c.follow {
+		if res.BinlogFile == "" {
+			return fmt.Errorf("copy --follow: the snapshot has no binary log position to follow from (%s)", res.Consistency)
+		}
+		fopts.From = follow.Position{File: res.BinlogFile, Pos: uint32(res.BinlogPos), GTID: res.GTID}
+		fopts.Databases = nil
+		for _, p := range res.Databases {
+			fopts.Databases = append(fopts.Databases, follow.Pair{Source: p.Source, Target: p.Target})
+		}
+		return runFollower(ctx, env, &c.f, src, dst, fopts)
+	}
 	return nil
+}
+
+// followOptions are --follow's, checked against both servers before the
+// copy begins.
+func (c *copyCmd) followOptions(ctx context.Context, src, dst *target.Target) (follow.Options, error) {
+	c.f.AllowWrite, c.f.Progress = c.opts.AllowWrite, c.progress
+	fopts, err := c.f.Resolve("copy")
+	if err != nil {
+		return fopts, err
+	}
+	switch {
+	case c.opts.Consistency == dbcopy.ConsistencyNone:
+		return fopts, usagef("copy: --follow needs the consistent snapshot's position: drop --consistency none")
+	case len(c.opts.Where) > 0 || c.opts.Sample > 0:
+		return fopts, usagef("copy: --follow follows whole databases: drop --where and --sample")
+	}
+	for _, d := range c.databases {
+		fopts.Databases = append(fopts.Databases, follow.Pair{Source: d, Target: d})
+	}
+	if err := follow.Preflight(ctx, src, dst, fopts); err != nil {
+		if errors.Is(err, follow.ErrPrerequisites) {
+			return fopts, usagef("copy --follow: %v", err)
+		}
+		return fopts, fmt.Errorf("copy --follow: %w", err)
+	}
+	c.opts.DeferTriggers = true
+	return fopts, nil
 }
 
 // check validates the flags before anything connects.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/shakedown/shakedown/internal/follow"
 	"github.com/shakedown/shakedown/internal/outfile"
 	"github.com/shakedown/shakedown/internal/readiness"
 	"github.com/shakedown/shakedown/internal/sbflag"
@@ -20,10 +21,11 @@ import (
 type verifyCmd struct {
 	tableChoice
 	withCreds
-	opts   verify.Options
-	fixSQL string
-	resume string
-	out    findings
+	opts     verify.Options
+	fixSQL   string
+	resume   string
+	rechecks int
+	out      findings
 }
 
 func (c *verifyCmd) flags(env *Env) *pflag.FlagSet {
@@ -41,6 +43,7 @@ func (c *verifyCmd) flags(env *Env) *pflag.FlagSet {
 	fs.StringVar(&c.resume, "resume", "", "checkpoint FILE: record finished chunks there, and skip those an earlier run of the same check recorded")
 	fs.IntVar(&o.Recheck, "recheck", 3, "read differing rows again up to this many times before reporting them, so that a live source's in-flight changes are not reported (skipped when neither server has written since the check began)")
 	fs.DurationVar(&o.RecheckWait, "recheck-wait", 500*time.Millisecond, "wait before each re-read of differing rows")
+	fs.IntVar(&c.rechecks, "rechecks", 3, "while a follower applies the source's changes to TARGET: compare a chunk that differs again after the follower has passed the source's position, up to this many times")
 	fs.IntVar(&o.MaxRows, "max-rows", 1000, "differing rows listed per table (all are counted and in --fix-sql)")
 	fs.DurationVar(&o.ProgressInterval, "progress", 2*time.Second, "progress line interval, on stderr (0: only a line per finished table)")
 	c.out.bindStore(fs, env, "save the result for shakedown readiness")
@@ -77,6 +80,10 @@ func (c *verifyCmd) exec(ctx context.Context, env *Env, fs *pflag.FlagSet) error
 	opts := c.opts
 	opts.Databases, opts.Tables, opts.Exclude, opts.Progress = databases, c.tables, c.exclude, env.Stderr
 	opts.FromFlags()
+	if w := follow.NewWatcher(sSide.DB, dSide.DB, followed(dst.DB, databases)); c.rechecks > 0 && w.Alive(ctx) {
+		opts.Rechecks, opts.Settle = c.rechecks, w.Settle
+		fmt.Fprintf(env.Stderr, "verify: a follower is applying the source's changes to the target: a chunk that differs is compared again after it has passed the source's position, up to %d times (--rechecks)\n", c.rechecks)
+	}
 	closeAll, err := opts.OpenFiles(c.fixSQL, c.resume, verify.Fingerprint{
 		Source: src.Redacted(), Target: dst.Redacted(), Databases: c.databases, Tables: c.tables, Exclude: c.exclude, Where: opts.Where,
 	})
@@ -102,6 +109,15 @@ func (c *verifyCmd) exec(ctx context.Context, env *Env, fs *pflag.FlagSet) error
 		return err
 	}
 	return c.outcome(rep, runErr)
+}
+
+// followed are the target databases a follower of this verify's target
+// would be saved under.
+func followed(db string, databases []string) []string {
+	if db != "" {
+		return []string{db}
+	}
+	return databases
 }
 
 // outcome is how the command ends once the results are out.

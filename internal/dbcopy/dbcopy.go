@@ -107,6 +107,9 @@ type Options struct {
 	// copy that one recorded.
 	Checkpoint string
 	Resume     bool
+	// DeferTriggers leaves the source's triggers out, for a copy that is
+	// followed: applied row changes would fire them. A note names them.
+	DeferTriggers bool
 	// NoVerify skips the final verify; NoAnalyze skips ANALYZE TABLE.
 	NoVerify  bool
 	NoAnalyze bool

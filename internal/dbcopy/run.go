@@ -213,6 +213,15 @@ func (c *copier) run(ctx context.Context) error {
 		}
 		r, t, e = c.lacking("routines", r, c.dst.Server.Flavour.Routines()), c.lacking("triggers", t, c.dst.Server.Flavour.Triggers()),
 			c.lacking("events", e, c.dst.Server.Flavour.Events())
+		if c.opts.DeferTriggers && len(t) > 0 {
+			names := make([]string, len(t))
+			for i, o := range t {
+				names[i] = p.Target + "." + o.name
+			}
+			c.res.Notes = append(c.res.Notes, fmt.Sprintf("%d triggers not created, since the copy is followed (they would repeat on the target what the source's triggers wrote into its binary log): create them at the switch, as SHOW CREATE TRIGGER on the source gives them: %s",
+				len(t), strings.Join(names, ", ")))
+			t = nil
+		}
 		objs[p.Source] = [4][]object{v, r, t, e}
 		c.res.Views, c.res.Routines, c.res.Triggers = c.res.Views+len(v), c.res.Routines+len(r), c.res.Triggers+len(t)
 		c.res.Events += len(e)

@@ -22,9 +22,9 @@ type Flags struct {
 	Progress    time.Duration
 }
 
-// Bind declares the options on fs. prefix is "" for follow and cutover,
-// and copy's flags are bound without --databases and --from, which copy
-// has or decides itself.
+// Bind declares the options on fs; own is false for copy --follow, which
+// has --databases, --json and --progress of its own and decides --from
+// itself.
 func (fl *Flags) Bind(fs *pflag.FlagSet, own bool) {
 	o := &fl.Options
 	if own {
@@ -40,7 +40,9 @@ func (fl *Flags) Bind(fs *pflag.FlagSet, own bool) {
 	fs.BoolVar(&o.SkipDDL, "skip-ddl", false, "go on past the DDL statement the last follower stopped before, without applying it (apply it by hand first, or leave it out)")
 	fs.Uint32Var(&o.ServerID, "server-id", 0, "the replica server_id the follower registers with (default: one derived from the target databases)")
 	fs.StringVar(&fl.MetricsAddr, "metrics-addr", "", "serve the follower's Prometheus metrics at HOST:PORT/metrics")
-	fs.DurationVar(&fl.Progress, "progress", 2*time.Second, "progress line interval on standard error (0: none)")
+	if own {
+		fs.DurationVar(&fl.Progress, "progress", 2*time.Second, "progress line interval on standard error (0: none)")
+	}
 }
 
 // Resolve checks the options and reads --from and --databases into

@@ -1,17 +1,22 @@
 package follow
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"sync"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/shakedown/shakedown/internal/monitor"
 	"github.com/shakedown/shakedown/internal/outfile"
+	"github.com/shakedown/shakedown/internal/progress"
+	"github.com/shakedown/shakedown/internal/target"
 )
 
 // Live is a follower's outputs while it runs: the progress line (through
@@ -130,4 +135,30 @@ func (l *Live) Close(sum ...*Summary) error {
 		}
 	}
 	return l.lastErr
+}
+
+// Run runs a follower with the live outputs fl asks for, and prints its
+// summary on stdout (unless the JSON lines go there).
+func (fl *Flags) Run(ctx context.Context, stdout, stderr io.Writer, src, dst *target.Target, opts Options) error {
+	var line *progress.Line // nil: no progress line
+	set := func(string) {}
+	if fl.Progress > 0 {
+		line = progress.New(stderr, progress.IsTerminal(stderr), fl.Progress, time.Now)
+		set = line.Set
+	}
+	live, err := fl.Start(stdout, set)
+	if err != nil {
+		return err
+	}
+	if u := live.MetricsURL(); u != "" {
+		fmt.Fprintln(stderr, "follow: metrics at", u)
+	}
+	opts.OnProgress, opts.Log = live.Update, stderr
+	sum, err := Run(ctx, src, dst, opts)
+	line.Clear()
+	err = errors.Join(err, live.Close(sum))
+	if sum != nil && fl.JSON != "-" {
+		fmt.Fprint(stdout, sum.Text())
+	}
+	return err
 }

@@ -28,6 +28,13 @@ without a foreign key of their own); with --follow-fk (the default) rows
 referencing the chosen ones come along down to --fk-depth, and every row
 they reference, so that no foreign key dangles.
 
+--follow keeps the copy current afterwards: from the position the snapshot
+was read at, the source's binary log is applied to TARGET (as shakedown
+follow does) until Ctrl-C, SIGTERM, --until-caught-up or --follow-for; the
+next shakedown follow goes on from where it stopped. The source must write
+a ROW binary log with full row images, and a target table must have no
+triggers while it is followed; both are checked before anything is written.
+
 Exit status: 0 copied and equal, 3 verify found differences, 1 the copy
 failed, 2 bad usage.
 

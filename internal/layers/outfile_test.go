@@ -21,6 +21,7 @@ var fileWriters = map[string]string{
 	"capture/workload.go":  "--to-workload writes a workload and a file of values per statement beside it (to move to outfile)",
 	"verify/checkpoint.go": "the checkpoint journal, appended to as chunks finish",
 	"dbcopy/checkpoint.go": "the checkpoint journal, appended to as ranges finish",
+	"follow/live.go":       "--json streams a line per progress interval while the follower runs: a killed follower keeps what it wrote",
 	"verify/options.go":    "--fix-sql streams the repair statements as differences are found (to move to outfile)",
 }
 
