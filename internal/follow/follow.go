@@ -55,6 +55,8 @@ type follower struct {
 	stop    Position // with UntilCaughtUp: where the source was
 	started time.Time
 
+	failedAt Position // the saved position at the last stream failure (loop's alone)
+
 	mu         sync.Mutex // guards the figures below, read by the ticker
 	stats      Stats
 	lastTick   time.Time
@@ -67,7 +69,9 @@ type follower struct {
 // Run follows the source's binary log into the target from opts.From or
 // the position saved there, until ctx ends, opts.Duration has passed, or
 // (with opts.UntilCaughtUp) the source's position at the start is
-// applied. The Summary is non-nil whenever following began.
+// applied. The Summary is non-nil whenever following began. An ended ctx
+// (a Ctrl-C) is a normal stop, not an error: the state saved is
+// StateStopped (or StateCaughtUp), at the last position applied whole.
 func Run(ctx context.Context, src, dst *target.Target, opts Options) (*Summary, error) {
 	opts.defaults()
 	if !opts.AllowWrite {
@@ -279,12 +283,23 @@ func (f *follower) loop(ctx context.Context) error {
 	backoff := 500 * time.Millisecond
 	for {
 		done, err := f.stream(ctx)
+		if ctx.Err() != nil && interrupted(err) {
+			// Stopped (a Ctrl-C, the caller's deadline): what that broke
+			// off is no failure; the next run applies it again from the
+			// saved position.
+			return f.finish(nil)
+		}
 		if done || ctx.Err() != nil {
 			return f.finish(err)
 		}
 		var stopErr *stopError
 		if errors.As(err, &stopErr) {
 			return f.finish(stopErr.err)
+		}
+		// Time spent failing counts from the first failure since a
+		// position was last saved, not since the first failure ever.
+		if f.progressed() {
+			failing, backoff = time.Time{}, 500*time.Millisecond
 		}
 		if failing.IsZero() {
 			failing = time.Now()
@@ -302,16 +317,22 @@ func (f *follower) loop(ctx context.Context) error {
 		f.mu.Lock()
 		f.stats.Reconnects++
 		f.mu.Unlock()
-		if f.progressed() {
-			failing, backoff = time.Time{}, 500*time.Millisecond
-		}
 	}
+}
+
+// interrupted says err is what ending the follow's context does to a
+// stream: nothing, a context error, or a failure that would have been
+// retried.
+func interrupted(err error) bool {
+	var stopErr *stopError
+	return err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || !errors.As(err, &stopErr)
 }
 
 // stopError ends the follow: retrying cannot help.
 type stopError struct{ err error }
 
 func (e *stopError) Error() string { return e.err.Error() }
+func (e *stopError) Unwrap() error { return e.err }
 
 // finish saves the final state and returns err.
 func (f *follower) finish(err error) error {
@@ -335,12 +356,11 @@ func (f *follower) finish(err error) error {
 }
 
 // progressed says a position was saved since the last call: the stream
-// works again.
+// that failed had worked. (Not f.stats.Position: flush moves it with the
+// saved one.)
 func (f *follower) progressed() bool {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	moved := f.stats.Position != f.saved.Position
-	f.stats.Position = f.saved.Position
+	moved := f.saved.Position != f.failedAt
+	f.failedAt = f.saved.Position
 	return moved
 }
 

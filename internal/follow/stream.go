@@ -204,6 +204,10 @@ func (f *follower) rows(ctx context.Context, t *txn, et replication.EventType, e
 	}
 	tb, err := f.table(ctx, db, name)
 	if err != nil {
+		if target.IsConnLost(err) || target.Transient(target.Code(err)) {
+			// The target is away: a new stream reads the table again.
+			return err
+		}
 		return &stopError{err}
 	}
 	conv := func(row []any) ([]any, error) {
