@@ -119,7 +119,8 @@ func classify(q, schemaName string, followed map[string]string) ddlStmt {
 
 // ddl applies a followed DDL statement, or stops before it.
 func (f *follower) ddl(ctx context.Context, d ddlStmt, end Position) error {
-	if f.opts.SkipDDL && f.saved.DDL == end {
+	// By file and offset: the saved row keeps no GTID set for the DDL.
+	if f.opts.SkipDDL && f.saved.DDL.File == end.File && f.saved.DDL.Pos == end.Pos {
 		f.logf("follow: skipped, as --skip-ddl asks, the DDL at %s: %s", end, oneLine(d.text))
 		f.saved.DDL, f.saved.DDLText = Position{}, ""
 		return nil
@@ -135,13 +136,15 @@ func (f *follower) ddl(ctx context.Context, d ddlStmt, end Position) error {
 	stmt := f.coll.Rewrite(d.text, func(string, string) {})
 	db := f.dbmap[d.schema]
 	renamed := false
+	var names []string
 	for _, s := range d.dbs {
 		if t, ok := f.dbmap[s]; ok && t != s {
 			renamed = true
+			names = append(names, fmt.Sprintf("%s (%s on the target)", s, t))
 		}
 	}
 	if renamed && d.qualified {
-		return stop("it names a database the target holds under another name")
+		return stop(fmt.Sprintf("it names database %s, and the follower does not rewrite the names inside a statement", strings.Join(names, ", ")))
 	}
 	if d.kind == kindDatabase {
 		// CREATE or DROP DATABASE of a followed database: on the target, by its name there.

@@ -183,7 +183,7 @@ func (f *follower) checkTarget(ctx context.Context) error {
 			missing = append(missing, check.Prerequisite{
 				Setting: "trigger " + p.Target + "." + name,
 				Problem: fmt.Sprintf("table %s.%s has trigger %s on the target: it would fire on every applied row and repeat what the source's triggers already wrote into the binary log", p.Target, tbl, name),
-				Fix:     fmt.Sprintf("DROP TRIGGER %s.%s on the target while it is followed, and create it again at the switch (SHOW CREATE TRIGGER on the source)", quoteIdent(p.Target), quoteIdent(name)),
+				Fix:     fmt.Sprintf("keep its definition (SHOW CREATE TRIGGER %[1]s.%[2]s on the target), DROP TRIGGER %[1]s.%[2]s there while it is followed, and create it again at the switch", quoteIdent(p.Target), quoteIdent(name)),
 			})
 		}
 		rows.Close()
@@ -206,9 +206,6 @@ func (f *follower) position(ctx context.Context) error {
 	if err := f.src.QueryRowContext(qctx, "SELECT @@server_id").Scan(&serverID); err != nil {
 		return fmt.Errorf("source: read server_id: %w", err)
 	}
-	if err := ensureSchema(qctx, f.dst.DB); err != nil {
-		return err
-	}
 	name := nameOf(f.pairs)
 	if !f.opts.From.IsZero() {
 		f.saved = &Saved{Name: name, Source: f.srcT.Endpoints()[0].String(), ServerID: serverID, Databases: f.pairs, Position: f.opts.From, State: StateFollowing}
@@ -224,6 +221,11 @@ func (f *follower) position(ctx context.Context) error {
 		f.saved.State = StateFollowing
 	}
 	if err := f.positionExists(qctx); err != nil {
+		return err
+	}
+	// Only now, when following can start, is the target written: a
+	// refused start leaves no schema behind.
+	if err := ensureSchema(qctx, f.dst.DB); err != nil {
 		return err
 	}
 	if f.opts.UntilCaughtUp {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/shakedown/shakedown/internal/flavour"
 	"github.com/shakedown/shakedown/internal/schema"
 )
 
@@ -27,6 +28,9 @@ type table struct {
 	whole   bool
 	written []int // the columns a REPLACE sets (generated ones are not)
 	replace string
+	// latin1 marks the latin1 text columns of a target that keeps their
+	// text as utf8 (TiDB): the log's latin1 bytes are sent converted.
+	latin1 []bool
 }
 
 // loadTables reads the target's definitions of the tables of database db
@@ -37,7 +41,7 @@ func (f *follower) loadTables(ctx context.Context, dbSrc, db string) error {
 		return fmt.Errorf("target: read the tables of %s: %w", db, err)
 	}
 	for _, def := range defs {
-		t, err := newTable(dbSrc, def)
+		t, err := newTable(dbSrc, def, f.dst.Server.Flavour)
 		if err != nil {
 			return err
 		}
@@ -46,16 +50,18 @@ func (f *follower) loadTables(ctx context.Context, dbSrc, db string) error {
 	return nil
 }
 
-func newTable(dbSrc string, def *schema.Table) (*table, error) {
+func newTable(dbSrc string, def *schema.Table, dst flavour.Name) (*table, error) {
 	t := &table{
-		src:  quoteIdent(dbSrc) + "." + quoteIdent(def.Name),
-		dst:  quoteIdent(def.DB) + "." + quoteIdent(def.Name),
-		name: dbSrc + "." + def.Name,
-		cols: def.Columns,
+		src:    quoteIdent(dbSrc) + "." + quoteIdent(def.Name),
+		dst:    quoteIdent(def.DB) + "." + quoteIdent(def.Name),
+		name:   dbSrc + "." + def.Name,
+		cols:   def.Columns,
+		latin1: make([]bool, len(def.Columns)),
 	}
 	pos := map[string]int{}
 	for i, c := range def.Columns {
 		pos[strings.ToLower(c.Name)] = i
+		t.latin1[i] = strings.EqualFold(c.Charset, "latin1") && !dst.StoresCharset(c.Charset)
 	}
 	var key *schema.Index
 	uniques := 0
@@ -90,7 +96,8 @@ func newTable(dbSrc string, def *schema.Table) (*table, error) {
 
 // value turns a value as the binary log reader decodes it into one the
 // driver sends as the source stored it: text as bytes (sent as _binary,
-// so no character set conversion touches it), unsigned integers that the
+// so no character set conversion touches it; latin1 text converted to
+// utf8 for a target that keeps it so), unsigned integers that the
 // log gave as negative (it has no signedness unless binlog_row_metadata is
 // FULL) back to their unsigned value, exact decimals as text.
 func (t *table) value(i int, v any) (any, error) {
@@ -102,6 +109,9 @@ func (t *table) value(i int, v any) (any, error) {
 	case string:
 		if c.DataType == "json" && !c.IsJSONText {
 			return x, nil
+		}
+		if t.latin1[i] {
+			return latin1Text([]byte(x)), nil
 		}
 		return []byte(x), nil
 	case decimal.Decimal:
@@ -138,7 +148,12 @@ func (t *table) value(i int, v any) (any, error) {
 			return nil, fmt.Errorf("table %s column %s: the binary log holds %v, which no server stores", t.name, c.Name, x)
 		}
 		return x, nil
-	case nil, []byte, uint8, uint16, uint32, uint64:
+	case []byte:
+		if t.latin1[i] {
+			return latin1Text(x), nil
+		}
+		return x, nil
+	case nil, uint8, uint16, uint32, uint64:
 		return v, nil
 	default:
 		return nil, fmt.Errorf("table %s column %s: a value of type %T the follower cannot apply (a partial JSON update? set binlog_row_value_options='')", t.name, c.Name, v)
@@ -167,6 +182,31 @@ func (t *table) sameKey(a, b []any) bool {
 		}
 	}
 	return true
+}
+
+// latin1High is what MariaDB's and MySQL's latin1 (cp1252, with its five
+// unassigned bytes kept as the C1 controls) means by 0x80..0x9F; the
+// bytes above are ISO 8859-1, each byte its own code point.
+var latin1High = [32]rune{
+	0x20AC, 0x0081, 0x201A, 0x0192, 0x201E, 0x2026, 0x2020, 0x2021, 0x02C6, 0x2030, 0x0160, 0x2039, 0x0152, 0x008D, 0x017D, 0x008F,
+	0x0090, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022, 0x2013, 0x2014, 0x02DC, 0x2122, 0x0161, 0x203A, 0x0153, 0x009D, 0x017E, 0x0178,
+}
+
+// latin1Text is latin1 bytes as the text they mean, in UTF-8.
+func latin1Text(b []byte) string {
+	var s strings.Builder
+	s.Grow(len(b) + len(b)/4)
+	for _, c := range b {
+		switch {
+		case c < 0x80:
+			s.WriteByte(c)
+		case c < 0xA0:
+			s.WriteRune(latin1High[c-0x80])
+		default:
+			s.WriteRune(rune(c))
+		}
+	}
+	return s.String()
 }
 
 func quoteIdent(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" }

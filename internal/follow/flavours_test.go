@@ -1,0 +1,154 @@
+package follow
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/shakedown/shakedown/internal/sandbox/sandboxtest"
+	"github.com/shakedown/shakedown/internal/target"
+	"github.com/shakedown/shakedown/internal/verify"
+)
+
+// TestFlavourTargets follows a MariaDB source into targets of other
+// flavours: a copy kept up to date under load and through an ALTER ends
+// equal to the source, as verify compares them (their CHECKSUM TABLE
+// values are not MariaDB's).
+func TestFlavourTargets(t *testing.T) {
+	inst := sandboxtest.Start(t, binlogSettings...)
+	for _, c := range []struct {
+		name string
+		url  func(testing.TB) string
+	}{
+		{"tidb", sandboxtest.TiDB},
+		{"galera", sandboxtest.Galera},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			u := c.url(t) // skips where the flavour is not installed
+			ctx := testCtx(t, 3*time.Minute)
+			src, dst := withDB(t, inst.URL(), "shop"), withDB(t, u, "shop")
+			admin := open(t, src)
+			shop(t, admin, "shop", 40)
+			from := copyDB(t, ctx, src, dst)
+			// What the copy left unequal (the flavour's types) is the
+			// measure: the follower must add nothing to it.
+			copied := compare(t, ctx, src, dst)
+			if copied.DifferingRows != 0 || copied.Failed != 0 {
+				t.Fatalf("the copy differs from its source before anything is followed: %s", reportText(copied))
+			}
+
+			lctx, stop := context.WithTimeout(ctx, 2*time.Second)
+			defer stop()
+			var wg sync.WaitGroup
+			var txns int64
+			wg.Add(1)
+			go func() { defer wg.Done(); txns, _ = churn(lctx, admin, "shop", 4) }()
+			sum, err := Run(ctx, src, dst, Options{AllowWrite: true, From: from, Duration: 2 * time.Second, Workers: 3})
+			if err != nil {
+				t.Fatalf("follow: %v", err)
+			}
+			wg.Wait()
+			if sum.Rows == 0 {
+				t.Fatalf("the follower applied no rows while %d transactions committed: %+v", txns, sum)
+			}
+			conn := useDB(t, ctx, admin, "shop")
+			for _, s := range []string{
+				// A collation TiDB lacks: mapped as copy maps it.
+				"ALTER TABLE items ADD COLUMN extra VARCHAR(20) CHARACTER SET latin1 COLLATE latin1_swedish_ci DEFAULT 'sept', ADD COLUMN more VARCHAR(20) COLLATE utf8mb4_unicode_ci",
+				"INSERT INTO items (id, name, stock, extra, more) VALUES (9001, 'après €1 “ok” Œ', 1, 'huît €', 'ü')",
+				"UPDATE users SET visits = visits + 1 WHERE id <= 5",
+			} {
+				if _, err := conn.ExecContext(ctx, s); err != nil {
+					t.Fatalf("source: %s: %v", s, err)
+				}
+			}
+			sum, err = Run(ctx, src, dst, Options{AllowWrite: true, UntilCaughtUp: true})
+			if err != nil {
+				t.Fatalf("follow until caught up: %v", err)
+			}
+			if sum.State != StateCaughtUp || sum.DDL != 1 {
+				t.Errorf("state %q with %d DDL, want %q with 1", sum.State, sum.DDL, StateCaughtUp)
+			}
+			t.Logf("%d transactions of load; the last follower: %s", txns, sum.Text())
+			followed := compare(t, ctx, src, dst)
+			if got, want := reportText(followed), reportText(copied); got != want || followed.DifferingRows != 0 {
+				t.Fatalf("verify after following:\n%s\nwant as after the copy:\n%s", got, want)
+			}
+			if !copied.Equal {
+				t.Logf("the copy's own differences, which following left as they were:\n%s", reportText(copied))
+			}
+		})
+	}
+}
+
+// TestFlavourLatin1Text: the follower's reading of latin1 bytes (for a
+// target that keeps latin1 text as utf8) is the server's, byte by byte.
+func TestFlavourLatin1Text(t *testing.T) {
+	db := open(t, mustParse(t, sandboxtest.URL(t)))
+	for b := 0; b < 256; b++ {
+		var want string
+		if err := db.QueryRow(fmt.Sprintf("SELECT CONVERT(_latin1 X'%02X' USING utf8mb4)", b)).Scan(&want); err != nil {
+			t.Fatal(err)
+		}
+		if got := latin1Text([]byte{byte(b)}); got != want {
+			t.Errorf("latin1 byte %02X: got %q, want the server's %q", b, got, want)
+		}
+	}
+}
+
+// compare is verify's report on the source's and the target's databases
+// (their URLs').
+func compare(t *testing.T, ctx context.Context, src, dst *target.Target) *verify.Report {
+	t.Helper()
+	s, err := verify.Connect(ctx, "source", src, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.DB.Close()
+	d, err := verify.Connect(ctx, "target", dst, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.DB.Close()
+	rep, err := verify.Run(ctx, s, d, verify.Options{Threads: 2})
+	if err != nil {
+		t.Fatalf("verify: %v", err)
+	}
+	if len(rep.Tables) != 3 {
+		t.Fatalf("verify compared %d tables, want items, lines, users: %s", len(rep.Tables), reportText(rep))
+	}
+	return rep
+}
+
+// reportText is what a report found, table by table: its schema
+// differences, and the first differing rows.
+func reportText(rep *verify.Report) string {
+	val := func(p *string) string {
+		if p == nil {
+			return "NULL"
+		}
+		return fmt.Sprintf("%q", *p)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "equal %v, %d rows differ, %d tables failed\n", rep.Equal, rep.DifferingRows, rep.Failed)
+	for _, tr := range rep.Tables {
+		fmt.Fprintf(&b, "  %s: equal %v, %d rows differ, schema %v %s\n", tr.Table, tr.Equal, tr.DifferingRows, tr.SchemaDifferences, tr.Error)
+		for i, r := range tr.Rows {
+			if i == 5 {
+				break
+			}
+			fmt.Fprintf(&b, "    %s:", r.Kind)
+			for _, k := range r.Key {
+				fmt.Fprintf(&b, " %s=%s", k.Column, val(k.Value))
+			}
+			for _, c := range r.Changes {
+				fmt.Fprintf(&b, "; %s: source %s, target %s", c.Column, val(c.Source), val(c.Target))
+			}
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
+}
