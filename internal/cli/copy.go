@@ -87,6 +87,9 @@ func (c *copyCmd) exec(ctx context.Context, env *Env, fs *pflag.FlagSet) error {
 	}
 	res, err := dbcopy.Run(ctx, src, dst, c.opts)
 	line.Clear()
+	if c.follow && res != nil {
+		res.Notes = append(res.Notes, "the source changes on while it is followed: verify beside the follower (or --verify-every) compares a chunk that differs again once the follower has passed it")
+	}
 	switch {
 	case errors.Is(err, dbcopy.ErrWriteNotAllowed), errors.Is(err, dbcopy.ErrTargetNotEmpty),
 		errors.Is(err, dbcopy.ErrNothingToCopy), errors.Is(err, dbcopy.ErrBadOptions):
@@ -152,7 +155,9 @@ func (c *copyCmd) followOptions(ctx context.Context, src, dst *target.Target) (f
 		}
 		return fopts, fmt.Errorf("copy --follow: %w", err)
 	}
-	c.opts.DeferTriggers = true
+	// The source changes on while the copy ends: verify compares once the
+	// follower applies the changes (verify beside it, or --verify-every).
+	c.opts.DeferTriggers, c.opts.NoVerify = true, true
 	return fopts, nil
 }
 

@@ -40,6 +40,8 @@ func runFollower(ctx context.Context, env *Env, fl *follow.Flags, src, dst *targ
 	switch {
 	case errors.Is(err, follow.ErrPrerequisites), errors.Is(err, follow.ErrNoPosition):
 		return usagef("follow: %v", err)
+	case errors.Is(err, follow.ErrDiffers):
+		return ErrDifferences
 	case err != nil:
 		return fmt.Errorf("follow: %w", err)
 	}

@@ -20,6 +20,7 @@ type Flags struct {
 	JSON        string
 	MetricsAddr string
 	Progress    time.Duration
+	VerifyEvery time.Duration
 }
 
 // Bind declares the options on fs; own is false for copy --follow, which
@@ -39,6 +40,7 @@ func (fl *Flags) Bind(fs *pflag.FlagSet, own bool) {
 	fs.IntVar(&o.BatchRows, "batch-rows", 2000, "row changes applied per batch at most (a batch is one transaction per worker)")
 	fs.BoolVar(&o.SkipDDL, "skip-ddl", false, "go on past the DDL statement the last follower stopped before, without applying it (apply it by hand first, or leave it out)")
 	fs.Uint32Var(&o.ServerID, "server-id", 0, "the replica server_id the follower registers with (default: one derived from the target databases)")
+	fs.DurationVar(&fl.VerifyEvery, "verify-every", 0, "verify the followed databases once the follower has caught up, then every this long; a chunk that differs is compared again after the follower passes it (0: never)")
 	fs.StringVar(&fl.MetricsAddr, "metrics-addr", "", "serve the follower's Prometheus metrics at HOST:PORT/metrics")
 	if own {
 		fs.DurationVar(&fl.Progress, "progress", 2*time.Second, "progress line interval on standard error (0: none)")

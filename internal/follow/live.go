@@ -154,11 +154,43 @@ func (fl *Flags) Run(ctx context.Context, stdout, stderr io.Writer, src, dst *ta
 		fmt.Fprintln(stderr, "follow: metrics at", u)
 	}
 	opts.OnProgress, opts.Log = live.Update, stderr
+	var v *verifier
+	if fl.VerifyEvery > 0 {
+		v = &verifier{every: fl.VerifyEvery, src: src, dst: dst, pairs: pairsOf(src, dst, opts.Databases), print: set}
+		if line != nil {
+			v.print = line.Println
+		}
+		opts.OnProgress = func(s Stats) { live.Update(s); v.progress(s) }
+		vctx, stop := context.WithCancel(ctx)
+		done := make(chan struct{})
+		go func() { v.loop(vctx); close(done) }()
+		defer func() { stop(); <-done }()
+	}
 	sum, err := Run(ctx, src, dst, opts)
+	if v != nil && sum != nil {
+		v.mu.Lock()
+		sum.Verifies = v.runs
+		v.mu.Unlock()
+	}
 	line.Clear()
 	err = errors.Join(err, live.Close(sum))
 	if sum != nil && fl.JSON != "-" {
 		fmt.Fprint(stdout, sum.Text())
 	}
+	if err == nil && sum != nil && len(sum.Verifies) > 0 && !sum.Verifies[len(sum.Verifies)-1].Equal {
+		return ErrDiffers
+	}
 	return err
+}
+
+// pairsOf is the databases followed: pairs, or the URLs' databases.
+func pairsOf(src, dst *target.Target, pairs []Pair) []Pair {
+	if len(pairs) > 0 {
+		return pairs
+	}
+	d := dst.DB
+	if d == "" {
+		d = src.DB
+	}
+	return []Pair{{src.DB, d}}
 }

@@ -18,6 +18,8 @@ var (
 	ErrStoppedAtDDL = errors.New("stopped before a DDL statement")
 	// ErrNoPosition: the target has no saved position for these databases.
 	ErrNoPosition = errors.New("no saved position")
+	// ErrDiffers: the last verify made while following found differences.
+	ErrDiffers = errors.New("the target differs from the source")
 	// ErrPrerequisites: the source or target lacks what following needs.
 	ErrPrerequisites = errors.New("following needs settings the servers lack")
 )

@@ -55,23 +55,24 @@ func bytesText(n int64) string {
 
 // Summary is what a follower did, at its end.
 type Summary struct {
-	Source     string   `json:"source"`
-	Target     string   `json:"target"`
-	Databases  []Pair   `json:"databases"`
-	From       Position `json:"from"`
-	To         Position `json:"to"`
-	State      string   `json:"state"`
-	Seconds    float64  `json:"seconds"`
-	Events     int64    `json:"events"`
-	Txns       int64    `json:"transactions"`
-	Rows       int64    `json:"rows"`
-	Skipped    int64    `json:"skipped_events"`
-	DDL        int64    `json:"ddl"`
-	Reconnects int64    `json:"reconnects"`
-	LagP50     float64  `json:"lag_p50_seconds"`
-	LagP99     float64  `json:"lag_p99_seconds"`
-	LagMax     float64  `json:"lag_max_seconds"`
-	Notes      []string `json:"notes"`
+	Source     string      `json:"source"`
+	Target     string      `json:"target"`
+	Databases  []Pair      `json:"databases"`
+	From       Position    `json:"from"`
+	To         Position    `json:"to"`
+	State      string      `json:"state"`
+	Seconds    float64     `json:"seconds"`
+	Events     int64       `json:"events"`
+	Txns       int64       `json:"transactions"`
+	Rows       int64       `json:"rows"`
+	Skipped    int64       `json:"skipped_events"`
+	DDL        int64       `json:"ddl"`
+	Reconnects int64       `json:"reconnects"`
+	LagP50     float64     `json:"lag_p50_seconds"`
+	LagP99     float64     `json:"lag_p99_seconds"`
+	LagMax     float64     `json:"lag_max_seconds"`
+	Verifies   []VerifyRun `json:"verifies,omitempty"`
+	Notes      []string    `json:"notes"`
 }
 
 // lagQuantiles fills the lag figures from one sample a second.
@@ -105,6 +106,9 @@ func (s *Summary) Text() string {
 		fmt.Fprintf(&b, ", %d reconnects", s.Reconnects)
 	}
 	fmt.Fprintf(&b, "\n  lag p50 %.1f s, p99 %.1f s, max %.1f s\n", s.LagP50, s.LagP99, s.LagMax)
+	for _, v := range s.Verifies {
+		fmt.Fprintf(&b, "  %s: %s\n", v.At.Format("15:04:05"), strings.TrimPrefix(v.String(), "follow: "))
+	}
 	for _, n := range s.Notes {
 		fmt.Fprintf(&b, "  note: %s\n", n)
 	}

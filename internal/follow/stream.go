@@ -368,6 +368,7 @@ func (f *follower) ticker(ctx context.Context, stop <-chan struct{}) {
 			}
 			s := &f.stats
 			s.Elapsed = now.Sub(f.started)
+			s.Seconds = s.Elapsed.Seconds()
 			s.LagBytes = s.Position.behind(f.sourceAt)
 			if s.LagBytes == 0 {
 				s.Lag = 0

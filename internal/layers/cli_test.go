@@ -18,12 +18,12 @@ const (
 	// maxCLILines is the most lines of non-test Go in internal/cli. It
 	// held 3,174 lines (under the 3,200 issue 24 set) until follow and
 	// cutover came, thin as a new command's file should be: flags, one
-	// call into follow, printing (about 190 lines with copy --follow and
+	// call into follow, printing (about 195 lines with copy --follow and
 	// verify's rechecks). The help pages are in helptext, and the packages
 	// that own each concept decide what the commands used to decide
 	// themselves (verify, check, replay, capture, report, sweep, bisect,
 	// capacity, monitor, engine, store, target, follow).
-	maxCLILines = 3360
+	maxCLILines = 3370
 	// maxCLIFuncLines is the most lines of one function there.
 	maxCLIFuncLines = 80
 )
