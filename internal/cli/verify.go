@@ -81,7 +81,7 @@ func (c *verifyCmd) exec(ctx context.Context, env *Env, fs *pflag.FlagSet) error
 	opts.Databases, opts.Tables, opts.Exclude, opts.Progress = databases, c.tables, c.exclude, env.Stderr
 	opts.FromFlags()
 	if w := follow.NewWatcher(sSide.DB, dSide.DB, followed(dst.DB, databases)); c.rechecks > 0 && w.Alive(ctx) {
-		opts.Rechecks, opts.Settle = c.rechecks, w.Settle
+		opts.Rechecks, opts.Settle, opts.Align = c.rechecks, w.Settle, w.Align
 		fmt.Fprintf(env.Stderr, "verify: a follower is applying the source's changes to the target: a chunk that differs is compared again after it has passed the source's position, up to %d times (--rechecks)\n", c.rechecks)
 	}
 	closeAll, err := opts.OpenFiles(c.fixSQL, c.resume, verify.Fingerprint{

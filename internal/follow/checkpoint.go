@@ -46,7 +46,7 @@ type Saved struct {
 // Alive says the follower that wrote s is still at work: it writes at
 // least every second while it runs.
 func (s *Saved) Alive(now time.Time) bool {
-	return s.State == StateFollowing && now.Sub(s.Heartbeat) < 5*time.Second
+	return (s.State == StateFollowing || s.State == StateHeld) && now.Sub(s.Heartbeat) < 5*time.Second
 }
 
 // nameOf is the key of the position row for these databases.
@@ -97,7 +97,7 @@ func ensureSchema(ctx context.Context, db *sql.DB) error {
   event_time_ms BIGINT NOT NULL DEFAULT 0,
   lag_seconds DOUBLE NOT NULL DEFAULT 0,
   heartbeat_ms BIGINT NOT NULL DEFAULT 0
-)`,
+)`, holdTable,
 	} {
 		if _, err := db.ExecContext(ctx, stmt); err != nil {
 			return fmt.Errorf("target: create the follower's position table (%s): %w", Schema, err)

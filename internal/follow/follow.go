@@ -53,6 +53,7 @@ type follower struct {
 	tables  map[string]*table // by source db.table
 	saved   *Saved
 	stop    Position // with UntilCaughtUp: where the source was
+	holdAt  Position // a hold's position: stop applying there
 	started time.Time
 
 	failedAt Position // the saved position at the last stream failure (loop's alone)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"sync"
 	"time"
 )
 
@@ -15,6 +16,7 @@ const settleBound = 2 * time.Minute
 type Watcher struct {
 	src, dst *sql.DB
 	name     string
+	mu       sync.Mutex // one hold at a time
 }
 
 // NewWatcher watches the follower of the target databases dbs (the

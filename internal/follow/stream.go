@@ -72,7 +72,8 @@ func (f *follower) stream(ctx context.Context) (done bool, err error) {
 		if err := f.event(ctx, r, ev); err != nil {
 			return false, err
 		}
-		if r.b.rows >= f.opts.BatchRows || (!r.b.empty() && time.Since(r.b.started) >= f.opts.BatchWait) {
+		if r.b.rows >= f.opts.BatchRows || (!r.b.empty() && time.Since(r.b.started) >= f.opts.BatchWait) ||
+			(!f.holdAt.IsZero() && r.end.Reached(f.holdAt)) {
 			if err := f.flush(ctx, r); err != nil {
 				return false, err
 			}
@@ -283,6 +284,14 @@ func (f *follower) table(ctx context.Context, db, name string) (*table, error) {
 // fails for want of a connection or a lock is applied again, whole, after
 // a pause: applying is idempotent.
 func (f *follower) flush(ctx context.Context, r *reader) error {
+	if err := f.flushBatch(ctx, r); err != nil {
+		return err
+	}
+	return f.checkHold(ctx)
+}
+
+// flushBatch is flush without the look for a hold request.
+func (f *follower) flushBatch(ctx context.Context, r *reader) error {
 	b := r.b
 	if b.empty() {
 		if time.Since(f.saved.Heartbeat) < time.Second {

@@ -99,7 +99,7 @@ func (v *verifier) once(ctx context.Context) VerifyRun {
 			break
 		}
 		w := NewWatcher(ss.DB, ds.DB, targetNames(v.pairs))
-		rep, err := verify.Run(ctx, ss, ds, verify.Options{Threads: 2, Rechecks: 3, Settle: w.Settle})
+		rep, err := verify.Run(ctx, ss, ds, verify.Options{Threads: 2, Rechecks: 3, Settle: w.Settle, Align: w.Align})
 		ss.DB.Close()
 		ds.DB.Close()
 		if err != nil {

@@ -3,6 +3,7 @@ package verify
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"math/big"
 	"strings"
@@ -141,12 +142,26 @@ type chunkOutcome struct {
 
 // checkChunk compares one chunk: checksums on both sides at once, and when
 // they differ, narrows the difference down to rows. Each side reads one
-// snapshot in a read-only transaction.
-func (t *tableJob) checkChunk(ctx context.Context, c *chunk) (*chunkOutcome, error) {
-	var txS, txD *sql.Tx
-	err := both(func() (err error) { txS, err = readTx(ctx, t.r.src); return },
-		func() (err error) { txD, err = readTx(ctx, t.r.dst); return })
-	for _, tx := range []*sql.Tx{txS, txD} {
+// snapshot in a read-only transaction. A recheck (aligned) with
+// Options.Align reads the two sides at one position of the source's
+// binary log.
+func (t *tableJob) checkChunk(ctx context.Context, c *chunk, aligned bool) (*chunkOutcome, error) {
+	var txS, txD Snapshot
+	var err error
+	if aligned && t.r.opts.Align != nil {
+		txS, txD, err = t.alignedSnapshots(ctx)
+		if errors.Is(err, ErrNotAligned) && t.r.opts.Settle != nil {
+			err = t.r.opts.Settle(ctx)
+		}
+		if err != nil && !errors.Is(err, ErrNotAligned) {
+			return nil, err
+		}
+	}
+	if txS == nil {
+		err = both(func() (err error) { txS, err = readTx(ctx, t.r.src); return },
+			func() (err error) { txD, err = readTx(ctx, t.r.dst); return })
+	}
+	for _, tx := range []Snapshot{txS, txD} {
 		if tx != nil {
 			defer tx.Rollback() //nolint:errcheck // read-only: nothing to keep
 		}
@@ -184,9 +199,38 @@ func (t *tableJob) checkChunk(ctx context.Context, c *chunk) (*chunkOutcome, err
 	return out, err
 }
 
+// alignedSnapshots opens the source's snapshot through Options.Align,
+// which returns once the target holds what that snapshot holds, then the
+// target's, read once so that its snapshot exists, before the follower
+// goes on.
+func (t *tableJob) alignedSnapshots(ctx context.Context) (Snapshot, Snapshot, error) {
+	txS, release, err := t.r.opts.Align(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer release()
+	txD, err := readTx(ctx, t.r.dst)
+	if err == nil {
+		var one sql.NullInt64
+		err = txD.QueryRowContext(ctx, "SELECT 1 FROM "+t.dstName+" LIMIT 1").Scan(&one)
+		if errors.Is(err, sql.ErrNoRows) {
+			err = nil
+		}
+	}
+	if err != nil {
+		txS.Rollback() //nolint:errcheck // read-only
+		if txD != nil {
+			txD.Rollback() //nolint:errcheck // read-only
+		}
+		return nil, nil, fmt.Errorf("target: open the recheck's snapshot: %w", err)
+	}
+	t.r.aligned.Add(1)
+	return txS, txD, nil
+}
+
 // narrow splits a mismatched chunk and keeps the parts that still differ,
 // until they are small enough to stream.
-func (t *tableJob) narrow(ctx context.Context, txS, txD *sql.Tx, c *chunk, ss, sd *sums, budget *int) ([]*chunk, error) {
+func (t *tableJob) narrow(ctx context.Context, txS, txD querier, c *chunk, ss, sd *sums, budget *int) ([]*chunk, error) {
 	if max(ss.n, sd.n) <= streamRows || *budget <= 0 {
 		return []*chunk{c}, nil
 	}
@@ -220,7 +264,7 @@ func (t *tableJob) narrow(ctx context.Context, txS, txD *sql.Tx, c *chunk, ss, s
 }
 
 // split halves a chunk, or returns nil when it cannot be split.
-func (t *tableJob) split(ctx context.Context, txS *sql.Tx, c *chunk, sourceRows int64) (*chunk, *chunk, error) {
+func (t *tableJob) split(ctx context.Context, txS querier, c *chunk, sourceRows int64) (*chunk, *chunk, error) {
 	switch {
 	case c.Nulls || t.scheme == schemeSingle:
 		return nil, nil, nil

@@ -78,6 +78,17 @@ func sameDiffs(a, b []*RowDiff) bool {
 func (r *runner) scheduleSettle(ctx context.Context, j *job) {
 	r.pending.Add(1)
 	go func() {
+		// With Align, the recheck itself waits for the follower, at the
+		// source snapshot's position.
+		if r.opts.Align != nil {
+			select {
+			case r.jobs <- j:
+			case <-ctx.Done():
+				j.t.chunkAbandoned()
+				r.pending.Done()
+			}
+			return
+		}
 		if err := r.opts.Settle(ctx); err != nil {
 			if ctx.Err() == nil {
 				r.stopped.set(err)

@@ -49,6 +49,9 @@ type Report struct {
 	ChunksRechecked      int `json:"chunks_rechecked,omitempty"`
 	Rechecks             int `json:"rechecks,omitempty"`
 	ChunksStillDiffering int `json:"chunks_still_differing,omitempty"`
+	// AlignedRechecks are the rechecks that read both sides at one
+	// position of the source's binary log (Options.Align).
+	AlignedRechecks int `json:"aligned_rechecks,omitempty"`
 }
 
 // TableReport is one table's outcome.
@@ -289,8 +292,12 @@ func recheckSentence(r *Report) string {
 	if r.ChunksRechecked == 1 {
 		what = "chunk that differed"
 	}
-	return fmt.Sprintf("rechecked %d %s while the target was being followed: %d matched on a recheck, %d still differ",
+	s := fmt.Sprintf("rechecked %d %s while the target was being followed: %d matched on a recheck, %d still differ",
 		r.ChunksRechecked, what, r.ChunksRechecked-r.ChunksStillDiffering, r.ChunksStillDiffering)
+	if r.AlignedRechecks > 0 {
+		s += fmt.Sprintf(" (%d rechecks read both sides at one position of the source's binary log)", r.AlignedRechecks)
+	}
+	return s
 }
 
 func dataState(t *TableReport) string {

@@ -58,7 +58,7 @@ func (s *rowStream) next(k *keyInfo) error {
 
 // mergeRange streams a range from both sides in key order and returns the
 // keys whose rows differ or exist on one side only.
-func (t *tableJob) mergeRange(ctx context.Context, txS, txD *sql.Tx, c *chunk) ([]*keyTuple, error) {
+func (t *tableJob) mergeRange(ctx context.Context, txS, txD querier, c *chunk) ([]*keyTuple, error) {
 	var ss, sd *rowStream
 	if err := both(func() (err error) { ss, err = t.openStream(ctx, txS, true, c); return },
 		func() (err error) { sd, err = t.openStream(ctx, txD, false, c); return }); err != nil {

@@ -2,6 +2,7 @@ package verify
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"io"
@@ -9,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/shakedown/shakedown/internal/schema"
@@ -49,6 +51,13 @@ type Options struct {
 	// It is called from several goroutines at once, once before each recheck; an error
 	// ends the run.
 	Settle func(ctx context.Context) error
+	// Align, when set, makes those rechecks exact while the source keeps
+	// changing: it opens the source's snapshot at a known position of its
+	// binary log and returns once the target holds exactly that position
+	// (the follower applied the source up to it and waits there); verify
+	// opens the target's snapshot and then calls release, which lets the
+	// follower go on. ErrNotAligned: the recheck falls back to Settle.
+	Align func(ctx context.Context) (src Snapshot, release func(), err error)
 	// MaxRows is how many differing rows per table the report lists (all
 	// are counted and in the repair SQL). Default 1000.
 	MaxRows int
@@ -103,6 +112,19 @@ func (o *Options) defaults() {
 	}
 }
 
+// Snapshot is one side's read-only transaction: what Options.Align opens
+// on the source (an *sql.Tx is one).
+type Snapshot interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+	Rollback() error
+}
+
+// ErrNotAligned is Options.Align saying it cannot line the two sides up
+// this time (the source keeps no position with its snapshots, the follower
+// passed the position): the recheck falls back to Settle.
+var ErrNotAligned = errors.New("the two sides cannot be read at one position")
+
 // ErrInterrupted means the run was stopped before it finished.
 var ErrInterrupted = errors.New("verify interrupted")
 
@@ -120,6 +142,7 @@ type runner struct {
 	pending  sync.WaitGroup
 	stop     context.CancelFunc // ends the run's work early: Settle failed
 	stopped  runStop
+	aligned  atomic.Int64 // rechecks read at one position through Align
 }
 
 // tableJob is one table compared on both sides.
@@ -254,6 +277,7 @@ func Run(ctx context.Context, src, dst *schema.Side, opts Options) (*Report, err
 		rep.SchemaDifferences += len(t.SchemaDifferences)
 		rep.ChunksResumed += t.ChunksResumed
 		rep.ChunksRechecked += t.ChunksRechecked
+		rep.AlignedRechecks = int(r.aligned.Load())
 		rep.Rechecks += t.Rechecks
 		rep.ChunksStillDiffering += t.ChunksStillDiffering
 		if t.Error != "" {
@@ -361,7 +385,7 @@ func (r *runner) process(ctx context.Context, j *job) {
 		out, err = t.recheck(ctx, j.recheck)
 	} else {
 		start := time.Now()
-		out, err = t.checkChunk(ctx, j.c)
+		out, err = t.checkChunk(ctx, j.c, j.settled > 0)
 		if err == nil {
 			var span *big.Int
 			if j.c.ILo != nil && j.c.IHi != nil {
