@@ -257,6 +257,16 @@ func TestExitCodes(t *testing.T) {
 		{"verify", "access denied", failed, nil, func(f *exitFixture) []string { return []string{"verify", f.denied, f.diffDst} }},
 		{"copy", "without --allow-write", usage, nil, func(f *exitFixture) []string { return []string{"copy", f.diffSrc, f.diffSrc} }},
 		{"copy", "server down", failed, nil, func(f *exitFixture) []string { return []string{"copy", f.down, f.down, "--allow-write"} }},
+		{"follow", "without --allow-write", usage, nil, func(f *exitFixture) []string { return []string{"follow", f.diffSrc, f.diffDst} }},
+		{"follow", "a source without a binary log", usage, nil, func(f *exitFixture) []string {
+			return []string{"follow", f.diffSrc, f.diffDst, "--allow-write", "--progress", "0"}
+		}},
+		{"follow", "server down", failed, nil, func(f *exitFixture) []string { return []string{"follow", f.down, f.down, "--allow-write"} }},
+		{"cutover", "without --allow-set-global", usage, nil, func(f *exitFixture) []string { return []string{"cutover", f.diffSrc, f.diffDst} }},
+		{"cutover", "a target never followed", usage, nil, func(f *exitFixture) []string {
+			return []string{"cutover", f.diffSrc, f.diffDst, "--allow-set-global"}
+		}},
+		{"cutover", "server down", failed, nil, func(f *exitFixture) []string { return []string{"cutover", f.down, f.down, "--allow-set-global"} }},
 		{"analyze", "ok", ok, nil, func(f *exitFixture) []string { return []string{"analyze", f.diffSrc} }},
 		{"analyze", "no such database", usage, nil, func(f *exitFixture) []string { return []string{"analyze", f.server, "--databases", "nosuch"} }},
 		{"analyze", "no such table", usage, nil, func(f *exitFixture) []string { return []string{"analyze", f.diffSrc, "--tables", "nosuch"} }},

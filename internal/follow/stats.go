@@ -71,12 +71,14 @@ type Summary struct {
 	LagP50     float64     `json:"lag_p50_seconds"`
 	LagP99     float64     `json:"lag_p99_seconds"`
 	LagMax     float64     `json:"lag_max_seconds"`
+	LagSamples int         `json:"lag_samples"` // one a second
 	Verifies   []VerifyRun `json:"verifies,omitempty"`
 	Notes      []string    `json:"notes"`
 }
 
 // lagQuantiles fills the lag figures from one sample a second.
 func (s *Summary) lagQuantiles(samples []float64) {
+	s.LagSamples = len(samples)
 	if len(samples) == 0 {
 		return
 	}
@@ -105,7 +107,11 @@ func (s *Summary) Text() string {
 	if s.Reconnects > 0 {
 		fmt.Fprintf(&b, ", %d reconnects", s.Reconnects)
 	}
-	fmt.Fprintf(&b, "\n  lag p50 %.1f s, p99 %.1f s, max %.1f s\n", s.LagP50, s.LagP99, s.LagMax)
+	if s.LagSamples == 0 {
+		b.WriteString("\n  lag not sampled: it ran under a second\n")
+	} else {
+		fmt.Fprintf(&b, "\n  lag p50 %.1f s, p99 %.1f s, max %.1f s (%d samples, one a second)\n", s.LagP50, s.LagP99, s.LagMax, s.LagSamples)
+	}
 	for _, v := range s.Verifies {
 		fmt.Fprintf(&b, "  %s: %s\n", v.At.Format("15:04:05"), strings.TrimPrefix(v.String(), "follow: "))
 	}
