@@ -8,7 +8,13 @@ what the store holds about the pair: the latest check (its findings and the
 variables diff), the latest sweep with TARGET as a candidate (its verdicts
 against the control), the latest replay, the latest verify and the latest
 capacity search with SOURCE as its control (its headroom over the
-production peak; below the peak or the source's capacity is "not ready").
+production peak; below the peak or the source's capacity is "not ready"),
+and from a rehearsal that followed (rehearse with follow: and cutover:)
+its follower's work (rows applied, its lag under the sweep's load and
+overall; a lag p99 above 2 s warns, a follower that failed is "not
+ready"), what verify found beside it, and the rehearsed cutover (its
+write-unavailable window and each step's time; data that did not match
+is "not ready").
 The verdict is "ready", "ready with warnings" or "not ready", with the
 reasons in order and, for each missing piece of evidence, the command that
 produces it (check, verify, replay and capacity save theirs with --store

@@ -23,6 +23,9 @@ import (
 //	    url: mysql://shakedown@10.0.0.2:3306/app
 //	databases: [app]                  # optional; default: the source URL's
 //	data: present                     # the data is there; or copy: {...}
+//	follow: {workers: 4}              # after the copy: keep the candidates
+//	                                  # current from the source's binary log
+//	                                  # (see follow.go)
 //	replay:                           # optional: the canary
 //	  capture: app.capture            # relative to the plan's directory
 //	  speed: 0                        # as replay --speed; also concurrency,
@@ -39,6 +42,8 @@ import (
 //	                                  # second (1200, 1200/s) or a file
 //	                                  # that watch --json wrote, relative
 //	                                  # to the plan's directory
+//	cutover: {allow-set-global: true} # rehearse the switch with the
+//	                                  # follower at work (see follow.go)
 //	steps:                            # per step: continue_on_failure, skip
 //	  check: {continue_on_failure: true}
 //
@@ -50,17 +55,19 @@ import (
 const (
 	StepCheck     = "check"
 	StepCopy      = "copy"
+	StepFollow    = "follow"
 	StepVerify    = "verify"
 	StepAnalyze   = "analyze"
 	StepVars      = "vars"
 	StepReplay    = "replay"
 	StepSweep     = "sweep"
 	StepCapacity  = "capacity"
+	StepCutover   = "cutover"
 	StepReadiness = "readiness"
 )
 
 // StepNames are the steps of a rehearsal in order.
-var StepNames = []string{StepCheck, StepCopy, StepVerify, StepAnalyze, StepVars, StepReplay, StepSweep, StepCapacity, StepReadiness}
+var StepNames = []string{StepCheck, StepCopy, StepFollow, StepVerify, StepAnalyze, StepVars, StepReplay, StepSweep, StepCapacity, StepCutover, StepReadiness}
 
 // Data modes.
 const (
@@ -82,6 +89,10 @@ type Rehearsal struct {
 	Sweep *Plan
 	// Capacity is nil when the plan does not ask for the capacity step.
 	Capacity *Capacity
+	// Follow and Cutover are nil when the plan has no follow: or
+	// cutover: step.
+	Follow  *Follow
+	Cutover *Cutover
 	// ProductionPeak is the production peak as written, for capacity,
 	// which reads it as --peak (capacity.ReadPeak), a relative file
 	// from the plan's directory.
@@ -137,7 +148,7 @@ type StepOptions struct {
 	Line int
 }
 
-var rehearsalKeys = []string{"name", "source", "candidates", "databases", "data", "replay", "sweep", "capacity", "production_peak", "steps"}
+var rehearsalKeys = []string{"name", "source", "candidates", "databases", "data", "follow", "replay", "sweep", "capacity", "production_peak", "cutover", "steps"}
 
 var replayKeys = []string{"capture", "speed", "concurrency", "timeout", "allow_writes"}
 
@@ -188,8 +199,13 @@ func ParseRehearsal(path string, src []byte, getenv func(string) string, eng Eng
 			r.ProductionPeak, r.ProductionPeakLine = ps.peak(v)
 		case "steps":
 			ps.stepOptions(v, r.Steps)
+		case "follow":
+			r.Follow = ps.follow(key, v)
+		case "cutover":
+			r.Cutover = ps.cutover(key, v)
 		}
 	})
+	ps.followChecks(r)
 	targets := ps.rehearsalTargets(source, candidates)
 	if sweepNode != nil {
 		r.Sweep = ps.sweepSection(r.Name, sweepNode, targets)
@@ -210,6 +226,10 @@ func ParseRehearsal(path string, src []byte, getenv func(string) string, eng Eng
 		all = r.Sweep.Targets
 	}
 	r.Source, r.Candidates = all[0], all[1:]
+	if r.Follow != nil && !r.Steps[StepFollow].Skip && len(r.Databases) == 0 && !r.Source.Target.NamesDB() {
+		ps.addf(r.Follow.Line, "follow: name the databases to follow: databases: [app], or a database in the source's URL")
+		return nil, ps.err()
+	}
 	return r, nil
 }
 

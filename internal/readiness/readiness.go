@@ -1,7 +1,8 @@
 // Package readiness gathers, for one source and target pair, the evidence
 // shakedown has stored about a move (the check's findings, the variables
 // diff, the latest sweep's verdicts of the target against the control, the
-// latest replay and the latest verify) into one page with a verdict: ready,
+// latest replay and the latest verify, and a rehearsal's follower and
+// cutover) into one page with a verdict: ready,
 // ready with warnings, or not ready, with the reasons in order and, for
 // each missing piece, the command that would produce it. It reads the
 // store and never connects to a server, so a page can be rebuilt at any
@@ -9,11 +10,13 @@
 //
 // Verdict rules: anything that blocks (check errors, a verify that found
 // differences, a workload slower on the target, a failed replay, a
-// capacity below the production peak or the source's) makes it
+// capacity below the production peak or the source's, a follower that
+// failed, a rehearsed cutover whose data did not match) makes it
 // "not ready"; so does the lack of a check or a verify, without which
 // nothing is proven. Otherwise warnings (check warnings or checks not run,
 // a target less durable than the source, inconclusive sweep levels,
-// incomplete evidence) and a missing sweep or
+// a follower's lag p99 above MaxLagP99, incomplete evidence) and a
+// missing sweep or
 // replay make it "ready with warnings"; with none, "ready".
 package readiness
 
@@ -24,6 +27,7 @@ import (
 	"time"
 
 	"github.com/shakedown/shakedown/internal/check"
+	"github.com/shakedown/shakedown/internal/follow"
 	"github.com/shakedown/shakedown/internal/store"
 	"github.com/shakedown/shakedown/internal/target"
 	"github.com/shakedown/shakedown/internal/vars"
@@ -111,6 +115,16 @@ type Page struct {
 	// source as its control: its capacity, its headroom over the
 	// production peak and its ratio to the source's.
 	Capacity Piece `json:"capacity"`
+	// Follow is the latest rehearsal's follower of the source's binary
+	// log and Following its figures; VerifyFollowing what the latest
+	// verify found beside a follower at work; Cutover the latest
+	// rehearsed cutover and CutoverRun its timeline. Each is weighed
+	// when there is one.
+	Follow          Piece                 `json:"follow"`
+	Following       *Following            `json:"following,omitempty"`
+	VerifyFollowing *WhileFollowing       `json:"verify_while_following,omitempty"`
+	Cutover         Piece                 `json:"cutover"`
+	CutoverRun      *follow.CutoverResult `json:"cutover_rehearsal,omitempty"`
 }
 
 // Options say which pair the page is about.
@@ -146,6 +160,9 @@ func Build(ctx context.Context, st *store.Store, opts Options) (*Page, error) {
 	p.Replay.Command = fmt.Sprintf("shakedown capture SOURCE-LOG -o app.capture; shakedown replay app.capture --control %s --candidate %s %s", src, dst, sf)
 	p.Sweep.Command = fmt.Sprintf("shakedown sweep PLAN.yaml %s", sf)
 	p.Capacity.Command = fmt.Sprintf("shakedown capacity WORKLOAD --slo 'p99<=20ms' --target source=%s --target candidate=%s --peak QPS %s", src, dst, sf)
+	// Only a rehearsal stores its follower's work and its cutover.
+	p.Follow.Command = fmt.Sprintf("shakedown rehearse PLAN.yaml %s (a plan with data: copy and follow:)", sf)
+	p.Cutover.Command = fmt.Sprintf("shakedown rehearse PLAN.yaml %s (a plan with follow: and cutover: {allow-set-global: true})", sf)
 
 	if err := p.readCheck(ctx, st, match); err != nil {
 		return nil, err
@@ -160,6 +177,9 @@ func Build(ctx context.Context, st *store.Store, opts Options) (*Page, error) {
 		return nil, err
 	}
 	if err := p.readSweep(ctx, st, opts); err != nil {
+		return nil, err
+	}
+	if err := p.readFollowing(ctx, st, match); err != nil {
 		return nil, err
 	}
 	p.decide()
@@ -276,6 +296,14 @@ func (p *Page) decide() {
 	// without one the page says how to make it but is not held back.
 	if p.Capacity.Status != StatusMissing {
 		pieces = append(pieces, rule{name: "capacity", piece: &p.Capacity})
+	}
+	// So are a follower's work and a rehearsed cutover: a follower that
+	// failed or a cutover whose data did not match blocks, a lag above
+	// MaxLagP99 warns.
+	for _, pc := range []rule{{name: "follow", piece: &p.Follow}, {name: "cutover", piece: &p.Cutover}} {
+		if pc.piece.Status != StatusMissing {
+			pieces = append(pieces, pc)
+		}
 	}
 	for _, pc := range pieces {
 		switch pc.piece.Status {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/shakedown/shakedown/internal/check"
+	"github.com/shakedown/shakedown/internal/follow"
 	"github.com/shakedown/shakedown/internal/golden"
 	"github.com/shakedown/shakedown/internal/replay"
 	"github.com/shakedown/shakedown/internal/result"
@@ -38,6 +39,11 @@ type seed struct {
 	// lessDurable gives the target innodb_flush_log_at_trx_commit=0 and
 	// sync_binlog=0 where the source has 1 and 1.
 	lessDurable bool
+	// follow is "", or a follower's: pass, warn (a lag p99 of 3.4 s
+	// under the load) or fail (stopped at a DDL statement); cutover "",
+	// or a rehearsed cutover's: pass or fail (the data differed). With
+	// follow, the verify ran beside the follower.
+	follow, cutover string
 }
 
 func openStore(t *testing.T, s seed) *store.Store {
@@ -71,10 +77,21 @@ func openStore(t *testing.T, s seed) *store.Store {
 	if s.verify != "" {
 		summary := map[string]string{store.OutcomePass: "12 tables equal", store.OutcomeFail: "1 of 12 tables differ: 3 differing rows, 0 schema differences",
 			store.OutcomeIncomplete: "interrupted before every table was checked"}[s.verify]
+		var doc []byte
+		if s.follow != "" {
+			summary += "; while following: 2 chunks rechecked (3 comparisons, up to 3 a chunk), 0 still differing"
+			doc = []byte(`{"equal": true, "while_following": {"rechecks": 3, "chunks_rechecked": 2, "recheck_comparisons": 3, "chunks_still_differing": 0, "equal": true}}`)
+		}
 		if _, err := st.AddEvidence(ctx, &store.Evidence{Kind: store.KindVerify, Source: srcURL, Target: dstURL, At: at.Add(time.Hour),
-			Outcome: s.verify, Summary: summary}); err != nil {
+			Outcome: s.verify, Summary: summary, Document: doc}); err != nil {
 			t.Fatal(err)
 		}
+	}
+	if s.follow != "" {
+		addFollow(t, st, s.follow)
+	}
+	if s.cutover != "" {
+		addCutover(t, st, s.cutover)
 	}
 	if s.replay != "" {
 		if _, err := st.AddEvidence(ctx, &store.Evidence{Kind: store.KindReplay, Source: srcURL, Target: dstURL, At: at.Add(2 * time.Hour),
@@ -165,6 +182,64 @@ func addSweep(t *testing.T, st *store.Store, factor float64) {
 	}
 }
 
+// addFollow stores a rehearsal's follower's work: outcome pass, warn (a
+// lag p99 under the load above MaxLagP99) or fail (it stopped at a DDL
+// statement).
+func addFollow(t *testing.T, st *store.Store, outcome string) {
+	t.Helper()
+	f := &Following{Rows: 48210, Transactions: 12040, Seconds: 95.2, Reconnects: 1, State: follow.StateStopped,
+		Lag:          LagOf([]float64{9.5, 4.2, 1.1, 0.4, 0.3, 0.2, 0.2, 0.1, 0, 0}),
+		LagUnderLoad: LagOf([]float64{0.4, 0.3, 0.6, 0.9, 0.2}),
+		From:         follow.Position{File: "binlog.000004", Pos: 5512}, Position: follow.Position{File: "binlog.000004", Pos: 9180344}}
+	switch outcome {
+	case store.OutcomeWarn:
+		f.LagUnderLoad = LagOf([]float64{1.2, 2.8, 3.4, 2.2})
+	case store.OutcomeFail:
+		f.State, f.Error = follow.StateDDL, "stopped before a DDL statement: ALTER TABLE shop.orders ADD COLUMN note TEXT at binlog.000004:9180344"
+	}
+	e, err := FollowEvidence(srcURL, dstURL, f, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Outcome != outcome {
+		t.Fatalf("follow evidence: got outcome %s (%s), want %s", e.Outcome, e.Summary, outcome)
+	}
+	e.At = at.Add(150 * time.Minute)
+	if _, err := st.AddEvidence(context.Background(), e); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// addCutover stores a rehearsed cutover whose data matched (pass) or did
+// not (fail).
+func addCutover(t *testing.T, st *store.Store, outcome string) {
+	t.Helper()
+	res := &follow.CutoverResult{Source: srcURL, Target: dstURL, Databases: []follow.Pair{{Source: "shop", Target: "shop"}}, Rehearsal: true,
+		Steps: []follow.CutoverStep{
+			{Name: "follower", At: 0.012, Seconds: 0.012, Detail: "a follower is at work on the target, at binlog.000004:9180344, 0.2 s behind"},
+			{Name: "lag", At: 0.105, Seconds: 0.093, Detail: "follower lag 0.0 s, within --max-lag 1s"},
+			{Name: "read_only", At: 0.121, Seconds: 0.016, Detail: "SET GLOBAL read_only = ON on the source (it was OFF): the application cannot write from now"},
+			{Name: "final_position", At: 0.125, Seconds: 0.004, Detail: "the source's final position: binlog.000004:9180344"},
+			{Name: "caught_up", At: 0.180, Seconds: 0.055, Detail: "the follower applied it"},
+			{Name: "verify", At: 0.912, Seconds: 0.732, Detail: "verify of shop: equal (48210 rows compared)"},
+			{Name: "restore", At: 0.918, Seconds: 0.006, Detail: "SET GLOBAL read_only = OFF on the source: writable again"},
+		},
+		WriteUnavailable: 0.791, ReadOnlyBefore: "OFF", ReadOnlyRestored: true, FinalPosition: follow.Position{File: "binlog.000004", Pos: 9180344},
+		Verify: follow.VerifyFull, Verified: true, Equal: true, Rows: 48210, Notes: []string{}}
+	if outcome == store.OutcomeFail {
+		res.Equal, res.DifferingRows = false, 3
+		res.Steps[5].Detail = "verify of shop: NOT equal: 3 rows differ (48210 rows compared)"
+	}
+	e, err := CutoverEvidence(res, nil, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.At = at.Add(160 * time.Minute)
+	if _, err := st.AddEvidence(context.Background(), e); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func build(t *testing.T, st *store.Store, sweepID int64) *Page {
 	t.Helper()
 	src, _ := target.Parse(srcURL)
@@ -196,6 +271,13 @@ func TestVerdict(t *testing.T) {
 		{"capacity with headroom", seed{check: "pass", verify: "pass", replay: "pass", sweepFactor: 1.5, capacity: "pass"}, Ready, ""},
 		{"capacity below the production peak", seed{check: "pass", verify: "pass", replay: "pass", sweepFactor: 1.5, capacity: "fail"}, NotReady,
 			"capacity: capacity 910.4/s under p99<=20ms"},
+		{"followed and cut over", seed{check: "pass", verify: "pass", replay: "pass", sweepFactor: 1.5, follow: "pass", cutover: "pass"}, Ready, ""},
+		{"lag under the load", seed{check: "pass", verify: "pass", replay: "pass", sweepFactor: 1.5, follow: "warn", cutover: "pass"}, ReadyWithWarnings,
+			"follow: lag p99 3.4 s under the load, above 2 s"},
+		{"follower stopped", seed{check: "pass", verify: "pass", replay: "pass", sweepFactor: 1.5, follow: "fail", cutover: "pass"}, NotReady,
+			"follow: the follower stopped (stopped at ddl): stopped before a DDL statement"},
+		{"cutover data differed", seed{check: "pass", verify: "pass", replay: "pass", sweepFactor: 1.5, follow: "pass", cutover: "fail"}, NotReady,
+			"cutover: the data did not match after the final position: 3 rows differ"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -241,7 +323,7 @@ func TestSweepChoice(t *testing.T) {
 }
 
 func TestWriters(t *testing.T) {
-	p := build(t, openStore(t, seed{check: "fail", verify: "pass", sweepFactor: 1.5, capacity: "pass"}), 0)
+	p := build(t, openStore(t, seed{check: "fail", verify: "pass", sweepFactor: 1.5, capacity: "pass", follow: "pass", cutover: "pass"}), 0)
 	for _, f := range []struct{ format, file string }{{"text", "page.txt"}, {"md", "page.md"}, {"json", "page.json"}, {"html", "page.html"}} {
 		var b bytes.Buffer
 		if err := Write(&b, f.format, p); err != nil {

@@ -45,6 +45,8 @@ func (p *Page) pieces() []piece {
 		{"replay", "replay", p.Replay},
 		{"verify", "verify", p.Verify},
 		{"capacity", "capacity", p.Capacity},
+		{"follow", "follow", p.Follow},
+		{"cutover", "cutover", p.Cutover},
 	}
 }
 
@@ -90,6 +92,7 @@ func WriteText(w io.Writer, p *Page) error {
 			fmt.Fprintf(&b, "  %-24s %5d threads  %s\n", l.Workload, l.Threads, l.Verdict)
 		}
 	}
+	writeFollowingText(&b, p)
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -146,6 +149,7 @@ func WriteMarkdown(w io.Writer, p *Page) error {
 			fmt.Fprintf(&b, "| %s | %d | %s |\n", l.Workload, l.Threads, l.Verdict)
 		}
 	}
+	writeFollowingMarkdown(&b, p, esc)
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -164,6 +168,8 @@ var htmlPage = render.Template("readiness", template.FuncMap{
 	"when":  when,
 	"upper": strings.ToUpper,
 	"class": func(s string) string { return strings.ReplaceAll(s, " ", "-") },
+	"secs":  func(f float64) string { return fmt.Sprintf("%.1f s", f) },
+	"ms":    func(f float64) string { return fmt.Sprintf("%.3f s", f) },
 }, `<h1>Migration readiness</h1>
 <p>source <code>{{.Source}}</code><br>target <code>{{.Target}}</code><br>built {{when .Built}}</p>
 <div class="verdict {{class .Verdict}}" id="verdict">{{upper .Verdict}}</div>
@@ -211,4 +217,85 @@ var htmlPage = render.Template("readiness", template.FuncMap{
 {{if eq .Capacity.Status "missing"}}<p>No capacity search yet: run <code class="cmd">{{.Capacity.Command}}</code></p>
 {{else}}<p class="{{.Capacity.Status}}">{{.Capacity.Summary}}</p>{{end}}
 </section>
+<section id="following"><h2>Following</h2>
+{{with .Following}}<p class="{{$.Follow.Status}}">{{$.Follow.Summary}}</p>
+<table id="follow-lag"><tr><th>lag</th><th>p50</th><th>p99</th><th>max</th><th>samples</th></tr>
+<tr id="lag-under-load"><td>under the load (while the sweep ran)</td>{{with .LagUnderLoad}}<td>{{secs .P50}}</td><td>{{secs .P99}}</td><td>{{secs .Max}}</td><td>{{.Samples}}</td>{{end}}</tr>
+<tr id="lag-overall"><td>overall (the catch-up after the copy included)</td>{{with .Lag}}<td>{{secs .P50}}</td><td>{{secs .P99}}</td><td>{{secs .Max}}</td><td>{{.Samples}}</td>{{end}}</tr>
+</table>
+<p id="follow-rows">{{.Rows}} rows applied in {{.Transactions}} transactions over {{secs .Seconds}}, {{.Reconnects}} reconnects; {{.State}} at <code>{{.Position}}</code> (from <code>{{.From}}</code>){{with .Error}}: {{.}}{{end}}</p>
+{{else}}{{if eq .Follow.Status "missing"}}<p>No follower yet: run <code class="cmd">{{.Follow.Command}}</code></p>{{else}}<p class="{{.Follow.Status}}">{{.Follow.Summary}}</p>{{end}}{{end}}
+{{with .VerifyFollowing}}<p id="verify-following">Verify while following: {{.}}.</p>
+{{end}}</section>
+<section id="cutover"><h2>Cutover rehearsal</h2>
+{{with .CutoverRun}}<p id="cutover-window" class="{{$.Cutover.Status}}">Write-unavailable window: <b>{{ms .WriteUnavailable}}</b> (from read_only on to the verify's end).
+{{if eq $.Cutover.Status "incomplete"}}{{$.Cutover.Summary}}{{else}}{{if .Verified}}{{if .Equal}}Data equal ({{.Rows}} rows compared){{else}}<b>Data NOT equal</b>: {{.DifferingRows}} rows differ{{end}}{{else}}Data not verified (verify: none){{end}};
+read_only {{if .ReadOnlyRestored}}restored to {{.ReadOnlyBefore}}{{else}}not restored{{end}}.{{end}}</p>
+<table id="cutover-steps"><tr><th>at</th><th>took</th><th>step</th><th>what happened</th></tr>
+{{range .Steps}}<tr><td>{{ms .At}}</td><td>{{ms .Seconds}}</td><td>{{.Name}}</td><td>{{.Detail}}</td></tr>
+{{end}}</table>
+{{range .Notes}}<p><small>note: {{.}}</small></p>
+{{end}}{{else}}{{if eq .Cutover.Status "missing"}}<p>No cutover rehearsal yet: run <code class="cmd">{{.Cutover.Command}}</code></p>{{else}}<p class="{{.Cutover.Status}}">{{.Cutover.Summary}}</p>{{end}}{{end}}
+</section>
 `)
+
+// writeFollowingText writes the following and cutover sections, where the
+// store holds them.
+func writeFollowingText(b *strings.Builder, p *Page) {
+	if f := p.Following; f != nil {
+		fmt.Fprintf(b, "\nfollowing, the rehearsal's follower of the source's binary log (%s):\n", f.State)
+		fmt.Fprintf(b, "  applied         %d rows in %d transactions over %.1f s, %d reconnects\n", f.Rows, f.Transactions, f.Seconds, f.Reconnects)
+		fmt.Fprintf(b, "  lag under load  %s (%d samples while the sweep ran)\n", f.LagUnderLoad, f.LagUnderLoad.Samples)
+		fmt.Fprintf(b, "  lag overall     %s (%d samples, the catch-up after the copy included)\n", f.Lag, f.Lag.Samples)
+		fmt.Fprintf(b, "  position        %s -> %s\n", f.From, f.Position)
+		if f.Error != "" {
+			fmt.Fprintf(b, "  stopped by      %s\n", f.Error)
+		}
+	}
+	if v := p.VerifyFollowing; v != nil {
+		if p.Following == nil {
+			b.WriteString("\n")
+		}
+		fmt.Fprintf(b, "  verify while following: %s\n", v)
+	}
+	if c := p.CutoverRun; c != nil {
+		fmt.Fprintf(b, "\ncutover rehearsal: write-unavailable window %.3f s (from read_only on to the verify's end)\n", c.WriteUnavailable)
+		fmt.Fprintf(b, "  %9s  %9s  %-14s %s\n", "at", "took", "step", "what happened")
+		for _, s := range c.Steps {
+			fmt.Fprintf(b, "  %7.3f s  %7.3f s  %-14s %s\n", s.At, s.Seconds, s.Name, s.Detail)
+		}
+		for _, n := range c.Notes {
+			fmt.Fprintf(b, "  note: %s\n", n)
+		}
+	}
+}
+
+// writeFollowingMarkdown is writeFollowingText's Markdown.
+func writeFollowingMarkdown(b *strings.Builder, p *Page, esc func(string) string) {
+	if f := p.Following; f != nil || p.VerifyFollowing != nil {
+		b.WriteString("\n## Following\n\n")
+		if f != nil {
+			fmt.Fprintf(b, "%d rows applied in %d transactions over %.1f s, %d reconnects; %s at `%s` (from `%s`)\n\n",
+				f.Rows, f.Transactions, f.Seconds, f.Reconnects, f.State, f.Position, f.From)
+			b.WriteString("| lag | p50 | p99 | max | samples |\n|---|---|---|---|---|\n")
+			for _, l := range []struct {
+				name string
+				lag  Lag
+			}{{"under the load (while the sweep ran)", f.LagUnderLoad}, {"overall", f.Lag}} {
+				fmt.Fprintf(b, "| %s | %.1f s | %.1f s | %.1f s | %d |\n", l.name, l.lag.P50, l.lag.P99, l.lag.Max, l.lag.Samples)
+			}
+			if f.Error != "" {
+				fmt.Fprintf(b, "\nStopped by: %s\n", esc(f.Error))
+			}
+		}
+		if v := p.VerifyFollowing; v != nil {
+			fmt.Fprintf(b, "\nVerify while following: %s.\n", v)
+		}
+	}
+	if c := p.CutoverRun; c != nil {
+		fmt.Fprintf(b, "\n## Cutover rehearsal\n\nWrite-unavailable window: **%.3f s** (from read_only on to the verify's end).\n\n| at | took | step | what happened |\n|---|---|---|---|\n", c.WriteUnavailable)
+		for _, s := range c.Steps {
+			fmt.Fprintf(b, "| %.3f s | %.3f s | %s | %s |\n", s.At, s.Seconds, s.Name, esc(s.Detail))
+		}
+	}
+}

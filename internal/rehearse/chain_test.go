@@ -31,8 +31,8 @@ func TestFailedStep(t *testing.T) {
 	}{
 		{"stops", "", "check:failed readiness:done"},
 		{"goes on", "steps:\n  check: {continue_on_failure: true}\n  verify: {continue_on_failure: true}\n",
-			"check:done copy:skipped verify:done analyze:failed readiness:done"},
-		{"skipped", "steps:\n  check: {skip: true}\n", "check:skipped copy:skipped verify:failed readiness:done"},
+			"check:done copy:skipped follow:skipped verify:done analyze:failed readiness:done"},
+		{"skipped", "steps:\n  check: {skip: true}\n", "check:skipped copy:skipped follow:skipped verify:failed readiness:done"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

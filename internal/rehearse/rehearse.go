@@ -1,7 +1,10 @@
 // Package rehearse runs a rehearsal plan (plan.Rehearsal) unattended: the
 // steps a DBA chains by hand before a migration (check, copy, verify,
 // analyze, vars diff, replay, sweep, capacity) in that order, ending on a
-// readiness page per candidate.
+// readiness page per candidate. A plan with follow: keeps each
+// candidate's copy current from the source's binary log while the steps
+// after the copy run (a follower in the background), and with cutover:
+// rehearses the switch with it at work.
 //
 // Each step is a small Step: a name and Run, which does the work through
 // the package that owns it (never through the command line) and hands
@@ -13,7 +16,12 @@
 //
 // The options of the steps that take the plan's settings (copy,
 // capacity) are checked before anything runs: a bad one is a usage error
-// naming its line.
+// naming its line. So are the servers' prerequisites of a follow step,
+// before the copy.
+//
+// The followers are stopped, and their work stored, before the page is
+// made; when the chain ends early (a failed step, a Ctrl-C) too: Run
+// returns once each has saved its position.
 package rehearse
 
 import (
@@ -22,6 +30,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"sync/atomic"
 	"time"
 
 	"github.com/shakedown/shakedown/internal/capacity"
@@ -137,6 +146,9 @@ func Run(ctx context.Context, p *plan.Rehearsal, opts Options) (*Summary, error)
 	if c.capCfg, c.capTargets, err = capacityPlan(p, opts.Version); err != nil {
 		return nil, err
 	}
+	if err := c.preflightFollow(ctx); err != nil {
+		return nil, err
+	}
 	done, err := c.begin(ctx)
 	if err != nil {
 		return nil, err
@@ -172,6 +184,11 @@ func Run(ctx context.Context, p *plan.Rehearsal, opts Options) (*Summary, error)
 			}
 			break
 		}
+	}
+	// The followers still at work stop here: the chain is over, and the
+	// page weighs what they did.
+	if err := c.stopFollowers(ctx, line); err != nil && runErr == nil {
+		runErr = err
 	}
 	if !errors.Is(runErr, ErrInterrupted) && ctx.Err() == nil {
 		// The page is made whether or not the chain went to its end: it
@@ -228,6 +245,15 @@ func (c *chain) begin(ctx context.Context) (map[string]store.RehearsalStep, erro
 	if r, ok := done[plan.StepSweep]; ok {
 		fmt.Sscanf(r.Ref, "sweep %d", &c.sweepID)
 	}
+	// A follower is not a step that stays done: it stopped with the
+	// rehearsal, and the resume starts it again (from the position it
+	// saved) unless the cutover it was for is done.
+	for _, r := range rows {
+		c.followedBefore = c.followedBefore || r.Name == plan.StepFollow
+	}
+	if _, cut := done[plan.StepCutover]; !cut && following(c.p) {
+		delete(done, plan.StepFollow)
+	}
 	c.id = c.opts.Resume
 	if err := st.SetRehearsalStatus(ctx, c.id, store.RehearsalRunning, ""); err != nil {
 		return nil, err
@@ -263,7 +289,11 @@ func (c *chain) runStep(ctx context.Context, i int, s Step, line *chainLine) (st
 		res = Result{Skipped: true, Summary: "skipped: the plan says skip: true"}
 	} else {
 		stop := line.running(i)
+		if _, ok := s.(loader); ok {
+			c.loading.Store(true)
+		}
 		res, err = s.Run(ctx)
+		c.loading.Store(false)
 		stop()
 	}
 	row.WallS = c.opts.Now().Sub(row.StartedAt).Seconds()
@@ -364,6 +394,13 @@ type chain struct {
 	// capCfg and capTargets are the capacity step's, nil without one.
 	capCfg     *capacity.Config
 	capTargets []capacity.Target
+	// followers are the follow step's, at work until stopped;
+	// followedBefore says the resumed rehearsal had started them.
+	// loading is set while a load step runs, and read by the followers'
+	// progress callbacks.
+	followers      []*follower
+	followedBefore bool
+	loading        atomic.Bool
 }
 
 func (c *chain) printf(format string, args ...any) {

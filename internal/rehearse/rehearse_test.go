@@ -170,8 +170,8 @@ func TestRehearsal(t *testing.T) {
 	t.Run("killed and resumed", func(t *testing.T) {
 		kctx, kill := context.WithCancel(ctx)
 		defer kill()
-		// Killed once its second step that does work (verify; copy is
-		// skipped) is stored.
+		// Killed once its second step that does work (verify; copy and
+		// follow are skipped) is stored.
 		o := opts
 		o.AfterStep = func(r store.RehearsalStep) {
 			if r.Name == plan.StepVerify {
@@ -186,8 +186,8 @@ func TestRehearsal(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := strings.Join(names(before), " "); got != "check copy verify" {
-			t.Fatalf("killed run: got rows %s, want check copy verify", got)
+		if got := strings.Join(names(before), " "); got != "check copy follow verify" {
+			t.Fatalf("killed run: got rows %s, want check copy follow verify", got)
 		}
 		checks, verifies := evidenceCount(t, st, store.KindCheck), evidenceCount(t, st, store.KindVerify)
 
@@ -229,9 +229,9 @@ func checkSummary(t *testing.T, st *store.Store, sum *Summary, out string) {
 		t.Errorf("summary: got status %s, verdict %q; want done, not ready\n%s", sum.Status, sum.Verdict, out)
 	}
 	want := map[string]string{
-		plan.StepCheck: store.StepDone, plan.StepCopy: store.StepSkipped, plan.StepVerify: store.StepDone,
+		plan.StepCheck: store.StepDone, plan.StepCopy: store.StepSkipped, plan.StepFollow: store.StepSkipped, plan.StepVerify: store.StepDone,
 		plan.StepAnalyze: store.StepDone, plan.StepVars: store.StepDone, plan.StepReplay: store.StepDone,
-		plan.StepSweep: store.StepDone, plan.StepCapacity: store.StepSkipped, plan.StepReadiness: store.StepDone,
+		plan.StepSweep: store.StepDone, plan.StepCapacity: store.StepSkipped, plan.StepCutover: store.StepSkipped, plan.StepReadiness: store.StepDone,
 	}
 	for _, r := range sum.Steps {
 		if r.Status != want[r.Name] {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/shakedown/shakedown/internal/check"
 	"github.com/shakedown/shakedown/internal/dbcopy"
+	"github.com/shakedown/shakedown/internal/follow"
 	"github.com/shakedown/shakedown/internal/plan"
 	"github.com/shakedown/shakedown/internal/store"
 	"github.com/shakedown/shakedown/internal/target"
@@ -25,12 +26,14 @@ func (c *chain) steps() []Step {
 	return []Step{
 		checkStep{c},
 		copyStep{c},
+		followStep{c},
 		verifyStep{c},
 		analyzeStep{c},
 		varsStep{c},
 		replayStep{c},
 		sweepStep{c},
 		capacityStep{c},
+		cutoverStep{c},
 		readinessStep{c},
 	}
 }
@@ -164,19 +167,29 @@ func (s verifyStep) Run(ctx context.Context) (Result, error) {
 		}
 		var rep *verify.Report
 		var runErr error
+		opts := verify.Options{Databases: dbs, Threads: threads, Recheck: 3, Progress: io.Discard, ProgressInterval: 1000 * time.Hour}
+		// Beside the rehearsal's follower at work, a chunk that differs
+		// is compared again once it has passed the source's position.
+		if f := c.followerOf(cand); f != nil {
+			if w := follow.NewWatcher(src.DB, dst.DB, f.targets()); w.Alive(ctx) {
+				opts.Rechecks, opts.Settle, opts.Align = followRechecks, w.Settle, w.Align
+			}
+		}
 		if sub != nil {
 			rep, runErr = dbcopy.VerifyCopied(ctx, c.p.Source.Target, cand.Target, sub, threads)
 			if rep == nil && runErr == nil {
 				runErr = errors.New("verify: the stored copy lists no table to compare")
 			}
 		} else {
-			rep, runErr = verify.Run(ctx, src, dst, verify.Options{Databases: dbs, Threads: threads, Recheck: 3,
-				Progress: io.Discard, ProgressInterval: 1000 * time.Hour})
+			rep, runErr = verify.Run(ctx, src, dst, opts)
 		}
 		if rep == nil {
 			return Result{}, runErr
 		}
 		e, err := readiness.VerifyEvidence(rep, runErr, c.opts.Version)
+		if opts.Settle != nil {
+			e, err = readiness.VerifyWhileFollowingEvidence(rep, runErr, opts.Rechecks, c.opts.Version)
+		}
 		id, err := c.evidence(ctx, e, err)
 		if err != nil {
 			return Result{}, err

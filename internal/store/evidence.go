@@ -18,6 +18,13 @@ const (
 	// KindVars is a variables comparison a rehearsal stored; the page
 	// reads the check's, which holds the same comparison.
 	KindVars = "vars"
+	// KindFollow is what a rehearsal's follower of the source's binary
+	// log did, stored when it stops: rows applied, its lag (under the
+	// sweep's load apart), its final state and position.
+	KindFollow = "follow"
+	// KindCutover is a rehearsed cutover: its document is the cutover's
+	// timeline and outcome (follow.CutoverResult).
+	KindCutover = "cutover"
 )
 
 // Evidence outcomes, in words every kind shares so that a readiness page
