@@ -90,6 +90,20 @@ func (f *follower) apply(ctx context.Context, b *batch) error {
 	return nil
 }
 
+// applySerial applies the whole batch on one connection, in one
+// transaction: each worker's changes in their order one after the other,
+// which keeps every key's changes in order (a key belongs to one worker).
+func (f *follower) applySerial(ctx context.Context, b *batch) error {
+	var all []change
+	for _, w := range b.work {
+		all = append(all, w...)
+	}
+	if len(all) == 0 {
+		return nil
+	}
+	return applyWork(ctx, f.dst.DB, all)
+}
+
 // applyWork applies one worker's changes in one transaction: runs of
 // changes of one table and kind become one multi-row statement.
 func applyWork(ctx context.Context, db *sql.DB, work []change) error {

@@ -2,6 +2,7 @@ package follow
 
 import (
 	"context"
+	"database/sql"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/shakedown/shakedown/internal/sandbox/sandboxtest"
+	"github.com/shakedown/shakedown/internal/target"
 )
 
 // A follower killed with SIGKILL at random moments under load, and
@@ -27,48 +29,78 @@ func TestKilledFollowerResumes(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	lctx, stop := context.WithTimeout(ctx, 12*time.Second)
-	defer stop()
-	var wg sync.WaitGroup
-	var txns int64
-	wg.Add(1)
-	go func() { defer wg.Done(); txns, _ = churn(lctx, admin, "shop", 2) }()
-
-	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 2))
-	moved := 0
-	for i := range 5 {
-		before, err := Load(ctx, open(t, dst), nameOf([]Pair{{"shop", "shop_copy"}}))
-		if err != nil {
-			t.Fatal(err)
-		}
-		cmd := exec.Command(os.Args[0], "-test.run=^$")
-		cmd.Env = append(os.Environ(), childEnv+"="+src.String()+" "+dst.String())
-		cmd.Stderr = &limited{max: 4096}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		time.Sleep(time.Duration(300+rng.IntN(1500)) * time.Millisecond)
-		cmd.Process.Kill()
-		cmd.Wait()
-		after, err := Load(ctx, open(t, dst), before.Name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if after.Position != before.Position {
-			moved++
-		}
-		t.Logf("kill %d: %s -> %s; %s", i+1, before.Position, after.Position, cmd.Stderr.(*limited).String())
-	}
-	wg.Wait()
-	if moved < 3 {
-		t.Fatalf("the killed followers moved the position %d times out of 5: they did too little to prove anything", moved)
-	}
+	txns := killDuringLoad(t, ctx, src, dst, admin, 5, 12*time.Second)
 	sum, err := Run(ctx, src, dst, Options{AllowWrite: true, UntilCaughtUp: true})
 	if err != nil {
 		t.Fatalf("follow after the kills: %v", err)
 	}
 	t.Logf("%d transactions on the source; the last follower: %s", txns, sum.Text())
 	sameSums(t, checksums(t, admin, "shop"), checksums(t, admin, "shop_copy"))
+}
+
+// killDuringLoad runs churn on the source (for at least load) while a follower
+// process is started, killed with SIGKILL at a random moment and started
+// again, rounds times; it fails the test when the followers moved the
+// saved position in fewer than half the rounds. It returns the source's
+// transactions.
+func killDuringLoad(t *testing.T, ctx context.Context, src, dst *target.Target, admin *sql.DB, rounds int, load time.Duration) (txns int64) {
+	t.Helper()
+	lctx, stop := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { defer wg.Done(); txns, _ = churn(lctx, admin, "shop", 2) }()
+	started := time.Now()
+	defer func() {
+		time.Sleep(time.Until(started.Add(load)))
+		stop()
+		wg.Wait()
+	}()
+
+	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 2))
+	name := nameOf([]Pair{{src.DB, dst.DB}})
+	moved := 0
+	for i := range rounds {
+		before, err := Load(ctx, open(t, dst), name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), childEnv+"="+src.String()+" "+dst.String())
+		out := &limited{max: 4096}
+		cmd.Stderr = out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		// Killed once it is at work (it has applied a first batch), at a
+		// random moment after.
+		deadline := time.Now().Add(time.Minute)
+		for {
+			s, err := Load(ctx, open(t, dst), name)
+			if err == nil && s.Position != before.Position {
+				break
+			}
+			if time.Now().After(deadline) {
+				cmd.Process.Kill()
+				t.Fatalf("the follower process applied nothing within a minute: %s", out.String())
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		time.Sleep(time.Duration(rng.IntN(1500)) * time.Millisecond)
+		cmd.Process.Kill()
+		cmd.Wait()
+		after, err := Load(ctx, open(t, dst), name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if after.Position != before.Position {
+			moved++
+		}
+		t.Logf("kill %d: %s -> %s; %s", i+1, before.Position, after.Position, out.String())
+	}
+	if moved*2 < rounds {
+		t.Fatalf("the killed followers moved the position %d times out of %d: they did too little to prove anything", moved, rounds)
+	}
+	return txns
 }
 
 // limited keeps the first max bytes written to it.
@@ -92,5 +124,3 @@ func (l *limited) String() string {
 	defer l.mu.Unlock()
 	return string(l.b)
 }
-
-var _ = context.Background

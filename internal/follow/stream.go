@@ -305,8 +305,14 @@ func (f *follower) flushBatch(ctx context.Context, r *reader) error {
 		return save(sctx, f.dst.DB, f.saved)
 	}
 	started := time.Now()
+	serial := false
 	for attempt := 0; ; attempt++ {
-		err := f.apply(ctx, b)
+		var err error
+		if serial {
+			err = f.applySerial(ctx, b)
+		} else {
+			err = f.apply(ctx, b)
+		}
 		if err == nil {
 			break
 		}
@@ -317,14 +323,24 @@ func (f *follower) flushBatch(ctx context.Context, r *reader) error {
 		if time.Since(started) > f.opts.RetryFor || ctx.Err() != nil {
 			return fmt.Errorf("%w (tried %d times)", err, attempt+1)
 		}
-		f.logf("follow: %v; applying the batch again", err)
+		how := "again"
+		if target.Transient(code) {
+			// The workers' transactions locked each other out (gap
+			// locks of neighbouring keys): on one connection they cannot.
+			serial, how = true, "again on one connection"
+		}
+		f.logf("follow: %v; applying the batch %s", err, how)
 		f.mu.Lock()
 		f.stats.Reconnects++
 		f.mu.Unlock()
+		wait := min(time.Duration(attempt+1)*500*time.Millisecond, 5*time.Second)
+		if serial {
+			wait = 0
+		}
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
-		case <-time.After(min(time.Duration(attempt+1)*500*time.Millisecond, 5*time.Second)):
+		case <-time.After(wait):
 		}
 	}
 	f.saved.Position = b.end
