@@ -140,7 +140,7 @@ func commands() map[string]command {
 		"analyze":   parsed("ANALYZE TABLE every table of a target (refresh statistics)", "analyze", helptext.Analyze, func() parsedCmd { return &analyzeCmd{} }),
 		"capture":   parsed("slow log, general log or pcap into a capture file; fingerprints; --to-workload", "capture", helptext.Capture, func() parsedCmd { return &captureCmd{} }),
 		"replay":    parsed("replay a capture on a control and candidates; compare results, errors, latency", "replay", helptext.Replay, func() parsedCmd { return &replayCmd{} }),
-		"rehearse":  parsed("one plan rehearses a migration: check, verify, analyze, vars, replay, sweep, then the readiness page", "rehearse", helptext.Rehearse, func() parsedCmd { return &rehearseCmd{} }),
+		"rehearse":  parsed("one plan rehearses a migration: check, copy, follow, verify, analyze, vars, replay, sweep, capacity, cutover, then readiness", "rehearse", helptext.Rehearse, func() parsedCmd { return &rehearseCmd{} }),
 		"version":   {"print the version and the commit it was built from", runVersion},
 		"sysbench":  {"a sysbench command line: sysbench WORKLOAD [options] prepare|run|cleanup", runSysbench},
 	}
