@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -88,7 +91,9 @@ func TestFollowCommands(t *testing.T) {
 	fctx, stopFollower := context.WithCancel(ctx)
 	done := make(chan int, 1)
 	var fout, ferr syncBuffer
-	go func() { done <- runCLIWith(fctx, &fout, &ferr, "follow", src, dst, "--allow-write", "--progress", "0") }()
+	go func() {
+		done <- runCLIWith(fctx, &fout, &ferr, "follow", src, dst, "--allow-write", "--progress", "0", "--metrics-addr", "127.0.0.1:0")
+	}()
 	deadline := time.Now().Add(time.Minute)
 	for time.Now().Before(deadline) {
 		code, _, stderr = runCLI(ctx, "verify", src, dst)
@@ -99,6 +104,21 @@ func TestFollowCommands(t *testing.T) {
 	}
 	if code != ExitOK || !strings.Contains(stderr, "a follower is applying") {
 		t.Errorf("verify beside a follower: exit %d, stderr:\n%s", code, stderr)
+	}
+	metrics := regexp.MustCompile(`metrics at (\S+)`).FindStringSubmatch(ferr.String())
+	if metrics == nil {
+		t.Fatalf("follow --metrics-addr printed no address:\n%s", ferr.String())
+	}
+	resp, err := http.Get(metrics[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for _, want := range []string{"shakedown_follow_lag_seconds", "shakedown_follow_rows", "shakedown_follow_lag_bytes"} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("%s lacks %s:\n%s", metrics[1], want, body)
+		}
 	}
 	code, stdout, stderr = runCLI(ctx, "cutover", src, dst, "--allow-set-global")
 	if code != ExitOK || !strings.Contains(stdout, "a follower is at work") || !strings.Contains(stdout, "write-unavailable window:") ||

@@ -67,3 +67,59 @@ func TestCutoverRehearsal(t *testing.T) {
 		t.Errorf("the text lacks the window:\n%s", res.Text())
 	}
 }
+
+// --kill-writers ends a session that holds an open write transaction once
+// the source is read-only; a reading session is left alone.
+func TestCutoverKillWriters(t *testing.T) {
+	insts := sandboxtest.StartAll(t, binlogSettings, nil)
+	ctx := testCtx(t, 2*time.Minute)
+	src, dst := withDB(t, insts[0].URL(), "shop"), withDB(t, insts[1].URL(), "shop")
+	admin := open(t, src)
+	shop(t, admin, "shop", 5)
+	from := copyDB(t, ctx, src, dst)
+	if _, err := Run(ctx, src, dst, Options{AllowWrite: true, From: from, Duration: time.Millisecond}); err != nil {
+		t.Fatal(err)
+	}
+	mustExec(t, admin, "CREATE USER app@'%'", "GRANT ALL ON shop.* TO app@'%'")
+	appT := withDB(t, insts[0].URL(), "shop")
+	appT.User = "app"
+	app := open(t, appT)
+	writer, err := app.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer writer.Close()
+	reader, err := app.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reader.Close()
+	for _, s := range []string{"BEGIN", "UPDATE shop.items SET stock = 0 WHERE id = 1"} {
+		if _, err := writer.ExecContext(ctx, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := reader.ExecContext(ctx, "BEGIN"); err == nil {
+		_, err = reader.ExecContext(ctx, "SELECT COUNT(*) FROM shop.items")
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err := Cutover(ctx, src, dst, CutoverOptions{AllowSetGlobal: true, Rehearse: true, KillWriters: true,
+		Follow: Options{AllowWrite: true, Workers: 1}})
+	if err != nil {
+		t.Fatalf("cutover: %v", err)
+	}
+	if res.KilledWriters != 1 {
+		t.Errorf("killed %d writers, want the one open write transaction\n%s", res.KilledWriters, res.Text())
+	}
+	if _, err := writer.ExecContext(ctx, "COMMIT"); err == nil {
+		t.Error("the killed writer's COMMIT succeeded")
+	}
+	if _, err := reader.ExecContext(ctx, "SELECT 1"); err != nil {
+		t.Errorf("the reading session was ended too: %v", err)
+	}
+	if !res.Equal {
+		t.Errorf("the data did not match after the writer was ended:\n%s", res.Text())
+	}
+}

@@ -121,13 +121,13 @@ func classify(q, schemaName string, followed map[string]string) ddlStmt {
 func (f *follower) ddl(ctx context.Context, d ddlStmt, end Position) error {
 	// By file and offset: the saved row keeps no GTID set for the DDL.
 	if f.opts.SkipDDL && f.saved.DDL.File == end.File && f.saved.DDL.Pos == end.Pos {
-		f.logf("follow: skipped, as --skip-ddl asks, the DDL at %s: %s", end, oneLine(d.text))
+		f.logf("follow: went on past the DDL at %s, as --from-next or --skip-ddl asks, without applying it: %s", end, oneLine(d.text))
 		f.saved.DDL, f.saved.DDLText = Position{}, ""
 		return nil
 	}
 	stop := func(why string) error {
 		f.saved.DDL, f.saved.DDLText = end, d.text
-		return &stopError{fmt.Errorf("%w at %s: %s\n  %s\n  apply it on the target by hand and run follow again with --skip-ddl (or --skip-ddl alone to leave it out)",
+		return &stopError{fmt.Errorf("%w at %s: %s\n  %s\n  apply it on the target by hand and run follow again with --from-next, or run it with --skip-ddl to leave it out",
 			ErrStoppedAtDDL, end, why, oneLine(d.text))}
 	}
 	if d.kind == kindOther {

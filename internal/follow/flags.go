@@ -21,6 +21,7 @@ type Flags struct {
 	MetricsAddr string
 	Progress    time.Duration
 	VerifyEvery time.Duration
+	fromNext    bool
 }
 
 // Bind declares the options on fs; own is false for copy --follow, which
@@ -38,7 +39,8 @@ func (fl *Flags) Bind(fs *pflag.FlagSet, own bool) {
 	fs.DurationVar(&o.Duration, "follow-for", 0, "stop following after this long (0: until Ctrl-C or SIGTERM)")
 	fs.IntVar(&o.Workers, "workers", 4, "target connections changes are applied on, by a hash of table and key")
 	fs.IntVar(&o.BatchRows, "batch-rows", 2000, "row changes applied per batch at most (a batch is one transaction per worker)")
-	fs.BoolVar(&o.SkipDDL, "skip-ddl", false, "go on past the DDL statement the last follower stopped before, without applying it (apply it by hand first, or leave it out)")
+	fs.BoolVar(&o.SkipDDL, "skip-ddl", false, "go on past the DDL statement the last follower stopped before, leaving it out")
+	fs.BoolVar(&fl.fromNext, "from-next", false, "go on after the DDL statement the last follower stopped before, which you applied on TARGET by hand")
 	fs.Uint32Var(&o.ServerID, "server-id", 0, "the replica server_id the follower registers with (default: one derived from the target databases)")
 	fs.DurationVar(&fl.VerifyEvery, "verify-every", 0, "verify the followed databases once the follower has caught up, then every this long; a chunk that differs is compared again after the follower passes it (0: never)")
 	fs.StringVar(&fl.MetricsAddr, "metrics-addr", "", "serve the follower's Prometheus metrics at HOST:PORT/metrics")
@@ -51,6 +53,7 @@ func (fl *Flags) Bind(fs *pflag.FlagSet, own bool) {
 // Options.
 func (fl *Flags) Resolve(cmd string) (Options, error) {
 	o := fl.Options
+	o.SkipDDL = o.SkipDDL || fl.fromNext
 	if err := o.Validate(cmd); err != nil {
 		return o, err
 	}

@@ -218,6 +218,9 @@ func (f *follower) position(ctx context.Context) error {
 		if s.ServerID != serverID {
 			return fmt.Errorf("%w: the position saved for %s was read from the server with server_id %d; this source has server_id %d, so its binary log is another history: copy again", ErrPositionGone, name, s.ServerID, serverID)
 		}
+		if err := f.sameDomain(qctx, s); err != nil {
+			return err
+		}
 		f.saved = s
 		f.saved.State = StateFollowing
 	}
@@ -238,6 +241,29 @@ func (f *follower) position(ctx context.Context) error {
 	}
 	f.stats.Position = f.saved.Position
 	return save(qctx, f.dst.DB, f.saved)
+}
+
+// sameDomain refuses a MariaDB source that now writes its transactions
+// under a GTID domain the saved position does not know: its binary log
+// is another history from there.
+func (f *follower) sameDomain(ctx context.Context, s *Saved) error {
+	if !f.srcFlav.IsMariaDB() || s.Position.GTID == "" {
+		return nil
+	}
+	var domain string
+	if err := f.src.QueryRowContext(ctx, "SELECT @@GLOBAL.gtid_domain_id").Scan(&domain); err != nil {
+		return fmt.Errorf("source: read gtid_domain_id: %w", err)
+	}
+	var known []string
+	for _, g := range strings.Split(s.Position.GTID, ",") {
+		d, _, _ := strings.Cut(strings.TrimSpace(g), "-")
+		if d == domain {
+			return nil
+		}
+		known = append(known, d)
+	}
+	return fmt.Errorf("%w: the source writes its transactions under GTID domain %s now; the position saved for %s knows domain %s only, so the source's binary log is another history from there: copy again",
+		ErrPositionGone, domain, s.Name, strings.Join(known, ", "))
 }
 
 // positionExists says whether the source still has the saved position's

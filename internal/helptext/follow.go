@@ -17,7 +17,7 @@ applies its last batch again when it resumes: no row is lost or doubled.
 DDL on the followed databases (CREATE, ALTER, DROP, RENAME, TRUNCATE TABLE;
 CREATE and DROP DATABASE) is applied in its place in the stream. A
 statement the target refuses stops the follower before it, naming it;
-apply it by hand (or decide to leave it out) and go on with --skip-ddl.
+apply it by hand and go on with --from-next, or leave it out with --skip-ddl.
 
 Before anything is written the source is checked: log_bin on,
 binlog_format=ROW, binlog_row_image=FULL, a server_id, REPLICATION SLAVE and
