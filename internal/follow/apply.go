@@ -36,6 +36,7 @@ func (b *batch) empty() bool { return b.rows == 0 && !b.moved }
 type txn struct {
 	changes []change
 	ts      uint32
+	parted  bool // part of it was applied already (applyPart)
 }
 
 // add appends a transaction's changes to the batch.
@@ -48,7 +49,9 @@ func (b *batch) add(t *txn, workers int) {
 		b.work[w] = append(b.work[w], c)
 	}
 	b.rows += len(t.changes)
-	b.txns++
+	if len(t.changes) > 0 || t.parted {
+		b.txns++
+	}
 	if t.ts != 0 {
 		b.lastTS = t.ts
 	}

@@ -17,6 +17,7 @@ const (
 	kindTable    = "table"    // CREATE/ALTER/DROP/RENAME/TRUNCATE TABLE, CREATE/DROP INDEX
 	kindDatabase = "database" // CREATE/DROP DATABASE
 	kindOther    = "other"    // views, routines, triggers, events in a followed database
+	kindDML      = "dml"      // a change logged as a statement, not as rows
 )
 
 // ddlStmt is a statement event as the follower sees it.
@@ -32,6 +33,7 @@ type ddlStmt struct {
 }
 
 var (
+	dmlStart   = regexp.MustCompile(`(?is)^\s*(/\*.*?\*/\s*)*(INSERT|UPDATE|DELETE|REPLACE|LOAD\s+DATA)\b`)
 	ddlStart   = regexp.MustCompile(`(?is)^\s*(/\*.*?\*/\s*)*(CREATE|ALTER|DROP|RENAME|TRUNCATE)\b`)
 	dbStmt     = regexp.MustCompile(`(?is)^\s*(/\*.*?\*/\s*)*(CREATE|DROP)\s+(DATABASE|SCHEMA)\b(\s+IF\s+(NOT\s+)?EXISTS)?\s+` + "`?([^`\\s;]+)`?")
 	accountDDL = regexp.MustCompile(`(?is)^\s*(CREATE|ALTER|DROP|RENAME)\s+(USER|ROLE|SERVER)\b`)
@@ -41,6 +43,15 @@ var (
 // followed databases (by name, source side).
 func classify(q, schemaName string, followed map[string]string) ddlStmt {
 	d := ddlStmt{text: q, schema: schemaName, kind: kindOther}
+	if dmlStart.MatchString(q) {
+		// A session that logged its changes as statements
+		// (binlog_format=STATEMENT or MIXED for it): skipping them would
+		// lose them, so the follower stops before one that touches its
+		// databases.
+		d.kind = kindDML
+		d.followed = names(q, schemaName, followed)
+		return d
+	}
 	if !ddlStart.MatchString(q) || accountDDL.MatchString(q) {
 		// GRANT, FLUSH, ANALYZE, SET PASSWORD...: not the data followed.
 		return d
@@ -117,6 +128,19 @@ func classify(q, schemaName string, followed map[string]string) ddlStmt {
 	return d
 }
 
+// names says q ran in, or names, one of the followed databases.
+func names(q, schemaName string, followed map[string]string) bool {
+	if _, ok := followed[schemaName]; ok {
+		return true
+	}
+	for db := range followed {
+		if strings.Contains(q, "`"+db+"`.") || strings.Contains(q, " "+db+".") {
+			return true
+		}
+	}
+	return false
+}
+
 // ddl applies a followed DDL statement, or stops before it.
 func (f *follower) ddl(ctx context.Context, d ddlStmt, end Position) error {
 	// By file and offset: the saved row keeps no GTID set for the DDL.
@@ -129,6 +153,9 @@ func (f *follower) ddl(ctx context.Context, d ddlStmt, end Position) error {
 		f.saved.DDL, f.saved.DDLText = end, d.text
 		return &stopError{fmt.Errorf("%w at %s: %s\n  %s\n  apply it on the target by hand and run follow again with --from-next, or run it with --skip-ddl to leave it out",
 			ErrStoppedAtDDL, end, why, oneLine(d.text))}
+	}
+	if d.kind == kindDML {
+		return stop("a change the source logged as a statement, not as rows (its session ran with binlog_format STATEMENT or MIXED): the follower applies row events only")
 	}
 	if d.kind == kindOther {
 		return stop("the follower applies table and database DDL only, and this statement changes another object of a followed database")

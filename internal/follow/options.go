@@ -15,7 +15,7 @@ var (
 	ErrPositionGone = errors.New("the saved position cannot be followed")
 	// ErrStoppedAtDDL: a DDL statement could not be applied; the follower
 	// stopped before it.
-	ErrStoppedAtDDL = errors.New("stopped before a DDL statement")
+	ErrStoppedAtDDL = errors.New("stopped before a statement it cannot apply")
 	// ErrNoPosition: the target has no saved position for these databases.
 	ErrNoPosition = errors.New("no saved position")
 	// ErrDiffers: the last verify made while following found differences.

@@ -81,6 +81,76 @@ func (f *follower) stream(ctx context.Context) (done bool, err error) {
 	}
 }
 
+// applyRetry applies b, again after a lost connection or a lock the
+// workers took from each other (idempotent: the batch is applied whole
+// again), for up to RetryFor.
+func (f *follower) applyRetry(ctx context.Context, b *batch) error {
+	started := time.Now()
+	serial := false
+	for attempt := 0; ; attempt++ {
+		var err error
+		if serial {
+			err = f.applySerial(ctx, b)
+		} else {
+			err = f.apply(ctx, b)
+		}
+		if err == nil {
+			break
+		}
+		code := target.Code(err)
+		if !target.IsConnLost(err) && !target.Transient(code) {
+			return &stopError{fmt.Errorf("%w; the position before these changes (%s) is saved", err, f.saved.Position)}
+		}
+		if time.Since(started) > f.opts.RetryFor || ctx.Err() != nil {
+			return fmt.Errorf("%w (tried %d times)", err, attempt+1)
+		}
+		how := "again"
+		if target.Transient(code) {
+			// The workers' transactions locked each other out (gap
+			// locks of neighbouring keys): on one connection they cannot.
+			serial, how = true, "again on one connection"
+		}
+		f.logf("follow: %v; applying the batch %s", err, how)
+		f.mu.Lock()
+		f.stats.Reconnects++
+		f.mu.Unlock()
+		wait := min(time.Duration(attempt+1)*500*time.Millisecond, 5*time.Second)
+		if serial {
+			wait = 0
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(wait):
+		}
+	}
+	return nil
+}
+
+// bigTxnRows is the most row changes of one transaction held in memory:
+// a larger one is applied in parts as it is read. The position moves
+// only at its end, so a follower stopped within it applies it whole
+// again, idempotently; meanwhile the target shows part of it.
+const bigTxnRows = 20_000
+
+// applyPart applies the changes read so far of the transaction being read,
+// after the complete ones before it.
+func (f *follower) applyPart(ctx context.Context, r *reader) error {
+	if err := f.flushBatch(ctx, r); err != nil {
+		return err
+	}
+	part := newBatch(f.opts.Workers)
+	part.add(&txn{changes: r.cur.changes}, f.opts.Workers)
+	if err := f.applyRetry(ctx, part); err != nil {
+		return err
+	}
+	f.mu.Lock()
+	f.stats.Rows += int64(part.rows)
+	f.mu.Unlock()
+	r.cur.changes, r.cur.parted = nil, true
+	return nil
+}
+
 // over says the follow has reached its end: the caught-up point or its
 // duration.
 func (f *follower) over() bool {
@@ -111,7 +181,13 @@ func (f *follower) event(ctx context.Context, r *reader, ev *replication.BinlogE
 		if r.cur == nil {
 			r.cur = &txn{ts: h.Timestamp}
 		}
-		return f.rows(ctx, r.cur, h.EventType, e)
+		if err := f.rows(ctx, r.cur, h.EventType, e); err != nil {
+			return err
+		}
+		if len(r.cur.changes) >= bigTxnRows {
+			return f.applyPart(ctx, r)
+		}
+		return nil
 	case *replication.XIDEvent:
 		ended = true
 		r.endTxn(f, Position{File: r.file, Pos: h.LogPos, GTID: gsetText(e.GSet, r.end.GTID)})
@@ -304,44 +380,8 @@ func (f *follower) flushBatch(ctx context.Context, r *reader) error {
 		defer cancel()
 		return save(sctx, f.dst.DB, f.saved)
 	}
-	started := time.Now()
-	serial := false
-	for attempt := 0; ; attempt++ {
-		var err error
-		if serial {
-			err = f.applySerial(ctx, b)
-		} else {
-			err = f.apply(ctx, b)
-		}
-		if err == nil {
-			break
-		}
-		code := target.Code(err)
-		if !target.IsConnLost(err) && !target.Transient(code) {
-			return &stopError{fmt.Errorf("%w; the position before these changes (%s) is saved", err, f.saved.Position)}
-		}
-		if time.Since(started) > f.opts.RetryFor || ctx.Err() != nil {
-			return fmt.Errorf("%w (tried %d times)", err, attempt+1)
-		}
-		how := "again"
-		if target.Transient(code) {
-			// The workers' transactions locked each other out (gap
-			// locks of neighbouring keys): on one connection they cannot.
-			serial, how = true, "again on one connection"
-		}
-		f.logf("follow: %v; applying the batch %s", err, how)
-		f.mu.Lock()
-		f.stats.Reconnects++
-		f.mu.Unlock()
-		wait := min(time.Duration(attempt+1)*500*time.Millisecond, 5*time.Second)
-		if serial {
-			wait = 0
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(wait):
-		}
+	if err := f.applyRetry(ctx, b); err != nil {
+		return err
 	}
 	f.saved.Position = b.end
 	f.mu.Lock()
