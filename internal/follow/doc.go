@@ -37,6 +37,23 @@
 // row is lost or doubled. The row also carries the follower's lag and a
 // heartbeat, which is how Cutover and verify find a follower at work.
 //
+// A transaction of more than bigTxnRows row changes is applied in parts
+// as it is read, so memory stays bounded; its position moves only at its
+// end. A change logged as a statement (a session with binlog_format
+// STATEMENT or MIXED) in a followed database is never skipped: the
+// follower stops before it.
+//
+// # Verify while following
+//
+// A Watcher reads a follower's saved row. Its Align lines a recheck's two
+// snapshots up: it asks the follower (through shakedown_follow.hold) to
+// stop where it is, opens a consistent snapshot of the source and reads
+// the binary log position it stands at (MariaDB's Binlog_snapshot_file
+// and _position), asks the follower to apply up to exactly there and
+// hold, and lets it go once verify has opened the target's snapshot. A
+// hold never lasts longer than its row says (10 s), so a verify that dies
+// cannot stop the follower.
+//
 // # DDL
 //
 // CREATE, ALTER, DROP, RENAME and TRUNCATE TABLE, and CREATE and DROP
