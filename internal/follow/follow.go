@@ -54,7 +54,10 @@ type follower struct {
 	saved   *Saved
 	stop    Position // with UntilCaughtUp: where the source was
 	holdAt  Position // a hold's position: stop applying there
-	started time.Time
+	// inflight receives the outcome of the batch being applied in the
+	// background (nil: none).
+	inflight chan applied
+	started  time.Time
 
 	failedAt Position // the saved position at the last stream failure (loop's alone)
 

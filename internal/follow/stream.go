@@ -26,6 +26,13 @@ type reader struct {
 // the follow is over (ctx ended, caught up, Duration passed); otherwise err
 // says why the stream broke, and a new one may go on.
 func (f *follower) stream(ctx context.Context) (done bool, err error) {
+	// A batch still being applied is waited for on every way out: the
+	// next stream starts from the position it saves, or from before it.
+	defer func() {
+		if werr := f.wait(); werr != nil && err == nil {
+			err = werr
+		}
+	}()
 	syncer, err := f.syncer()
 	if err != nil {
 		return false, err
@@ -72,9 +79,14 @@ func (f *follower) stream(ctx context.Context) (done bool, err error) {
 		if err := f.event(ctx, r, ev); err != nil {
 			return false, err
 		}
-		if r.b.rows >= f.opts.BatchRows || (!r.b.empty() && time.Since(r.b.started) >= f.opts.BatchWait) ||
-			(!f.holdAt.IsZero() && r.end.Reached(f.holdAt)) {
+		switch {
+		case !f.holdAt.IsZero() && r.end.Reached(f.holdAt):
 			if err := f.flush(ctx, r); err != nil {
+				return false, err
+			}
+		case r.b.rows >= f.opts.BatchRows || (!r.b.empty() && time.Since(r.b.started) >= f.opts.BatchWait):
+			// Applied while the next batch is read.
+			if err := f.flushAsync(ctx, r); err != nil {
 				return false, err
 			}
 		}
@@ -136,6 +148,9 @@ const bigTxnRows = 20_000
 // applyPart applies the changes read so far of the transaction being read,
 // after the complete ones before it.
 func (f *follower) applyPart(ctx context.Context, r *reader) error {
+	if err := f.wait(); err != nil {
+		return err
+	}
 	if err := f.flushBatch(ctx, r); err != nil {
 		return err
 	}
@@ -157,6 +172,8 @@ func (f *follower) over() bool {
 	if f.opts.Duration > 0 && time.Since(f.started) >= f.opts.Duration {
 		return true
 	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	return f.opts.UntilCaughtUp && f.saved.Position.Reached(f.stop)
 }
 
@@ -360,13 +377,73 @@ func (f *follower) table(ctx context.Context, db, name string) (*table, error) {
 // fails for want of a connection or a lock is applied again, whole, after
 // a pause: applying is idempotent.
 func (f *follower) flush(ctx context.Context, r *reader) error {
+	if err := f.wait(); err != nil {
+		return err
+	}
 	if err := f.flushBatch(ctx, r); err != nil {
 		return err
 	}
 	return f.checkHold(ctx)
 }
 
-// flushBatch is flush without the look for a hold request.
+// applied is what applying a batch in the background came to: its error,
+// and whether a hold was asked for when its position was saved.
+type applied struct {
+	err    error
+	holdOK bool
+}
+
+// flushAsync starts applying the batch while the reader goes on with the
+// next one; the batch before it is waited for first, so batches are
+// applied one after the other in order, and a batch after one that failed
+// is never applied.
+func (f *follower) flushAsync(ctx context.Context, r *reader) error {
+	if r.b.empty() {
+		return nil
+	}
+	if err := f.wait(); err != nil {
+		return err
+	}
+	b := r.b
+	r.b = newBatch(f.opts.Workers)
+	f.inflight = make(chan applied, 1)
+	go func(done chan<- applied) {
+		err := f.applyBatch(ctx, b)
+		a := applied{err: err}
+		if err == nil {
+			qctx, cancel := context.WithTimeout(ctx, queryBound)
+			_, a.holdOK, a.err = f.holdRequest(qctx)
+			cancel()
+		}
+		done <- a
+	}(f.inflight)
+	return nil
+}
+
+// wait waits for the batch being applied in the background, if any, and
+// takes the hold request it read: a hold here, or a position to stop at.
+func (f *follower) wait() error {
+	if f.inflight == nil {
+		return nil
+	}
+	a := <-f.inflight
+	f.inflight = nil
+	if a.err != nil {
+		return a.err
+	}
+	if !a.holdOK {
+		f.holdAt = Position{}
+		return nil
+	}
+	// The same rule as checkHold's, on the row read after the batch.
+	ctx, cancel := context.WithTimeout(context.Background(), holdFor+queryBound)
+	defer cancel()
+	return f.checkHold(ctx)
+}
+
+// flushBatch applies the batch and saves the position after it, in the
+// reader's goroutine; with nothing to apply it keeps the saved row's
+// heartbeat fresh.
 func (f *follower) flushBatch(ctx context.Context, r *reader) error {
 	b := r.b
 	if b.empty() {
@@ -380,11 +457,17 @@ func (f *follower) flushBatch(ctx context.Context, r *reader) error {
 		defer cancel()
 		return save(sctx, f.dst.DB, f.saved)
 	}
+	r.b = newBatch(f.opts.Workers)
+	return f.applyBatch(ctx, b)
+}
+
+// applyBatch applies b and saves the position after it.
+func (f *follower) applyBatch(ctx context.Context, b *batch) error {
 	if err := f.applyRetry(ctx, b); err != nil {
 		return err
 	}
-	f.saved.Position = b.end
 	f.mu.Lock()
+	f.saved.Position = b.end
 	f.stats.Rows += int64(b.rows)
 	f.stats.Txns += int64(b.txns)
 	f.stats.Position = b.end
@@ -394,7 +477,6 @@ func (f *follower) flushBatch(ctx context.Context, r *reader) error {
 	}
 	f.fillSavedLocked()
 	f.mu.Unlock()
-	r.b = newBatch(f.opts.Workers)
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), queryBound)
 	defer cancel()
 	return save(sctx, f.dst.DB, f.saved)
