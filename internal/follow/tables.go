@@ -1,6 +1,7 @@
 package follow
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"hash/fnv"
@@ -162,22 +163,46 @@ func (t *table) value(i int, v any) (any, error) {
 
 // route is the worker a row with these values goes to.
 func (t *table) route(row []any, workers int) int {
+	if workers == 1 {
+		return 0
+	}
 	h := fnv.New32a()
 	h.Write([]byte(t.dst))
 	if !t.whole {
+		var buf [8]byte
 		for _, k := range t.key {
 			if k < len(row) {
-				fmt.Fprintf(h, "\x00%v", row[k])
+				h.Write([]byte{0})
+				h.Write(keyBytes(row[k], buf[:0]))
 			}
 		}
 	}
 	return int(h.Sum32() % uint32(workers))
 }
 
+// keyBytes is a key value's bytes for hashing and comparing: the same
+// value gives the same bytes.
+func keyBytes(v any, buf []byte) []byte {
+	switch x := v.(type) {
+	case nil:
+		return append(buf, 0xff)
+	case []byte:
+		return x
+	case string:
+		return []byte(x)
+	case int64:
+		return strconv.AppendInt(buf, x, 10)
+	case uint64:
+		return strconv.AppendUint(buf, x, 10)
+	}
+	return fmt.Append(buf, v)
+}
+
 // sameKey says two images of a row have the same key.
 func (t *table) sameKey(a, b []any) bool {
+	var ba, bb [8]byte
 	for _, k := range t.key {
-		if k >= len(a) || k >= len(b) || fmt.Sprint(a[k]) != fmt.Sprint(b[k]) {
+		if k >= len(a) || k >= len(b) || !bytes.Equal(keyBytes(a[k], ba[:0]), keyBytes(b[k], bb[:0])) {
 			return false
 		}
 	}
