@@ -65,11 +65,12 @@ func Dial(ctx context.Context, cfg *mysql.Config, opts Options) (*Conn, error) {
 		return nil, err
 	}
 	c := &Conn{s: s, rbuf: make([]byte, 16<<10), wbuf: make([]byte, 0, 4<<10), loc: cfg.Loc}
+	as := opts.As
 	if c.loc == nil {
 		c.loc = time.UTC
 	}
 	stop := context.AfterFunc(dctx, s.interrupt)
-	err = c.connect(cfg, st)
+	err = c.connect(cfg, st, as)
 	if !stop() && err == nil {
 		err = errors.New("interrupted")
 	}
@@ -146,7 +147,7 @@ func parseGreeting(p []byte) (*greeting, error) {
 }
 
 // connect runs the connection phase on a fresh socket.
-func (c *Conn) connect(cfg *mysql.Config, st *settings) error {
+func (c *Conn) connect(cfg *mysql.Config, st *settings, as *Handshake) error {
 	p, err := c.readPacket()
 	if err != nil {
 		return err
@@ -156,6 +157,7 @@ func (c *Conn) connect(cfg *mysql.Config, st *settings) error {
 		return err
 	}
 	c.version, c.connID, c.status = g.version, g.connID, g.status
+	c.srvCaps, c.srvExt = g.caps, g.ext
 	if g.caps&capProtocol41 == 0 {
 		return fmt.Errorf("wire: server %s does not speak protocol 4.1", g.version)
 	}
@@ -190,6 +192,15 @@ func (c *Conn) connect(cfg *mysql.Config, st *settings) error {
 		if collation, named = collationIDs[collate]; !named {
 			collation = defaultCollationID
 		}
+	}
+	if as != nil {
+		// The other client's flags for the command phase, with the
+		// connection phase's own (how this package authenticates) and TLS
+		// as the configuration says.
+		c.caps = (as.Caps&^(handshakeCaps|capSSL|CapCompress) | caps&(handshakeCaps|capSSL)) & g.caps
+		c.ext = as.ExtCaps & g.ext
+		collation, collate, named = as.Collation, "", true
+		st.charsets, st.set = nil, ""
 	}
 	head := c.handshakeHead(collation)
 	if useTLS {

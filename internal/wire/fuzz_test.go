@@ -208,7 +208,7 @@ func FuzzReply(f *testing.F) {
 				t.Fatal(serr)
 			}
 			c.caps = 0
-			_ = c.connect(cfg, st)
+			_ = c.connect(cfg, st, nil)
 			return // a failed connection phase closes the socket whatever the error
 		}
 		var me *mysql.MySQLError

@@ -16,6 +16,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"time"
@@ -70,6 +71,11 @@ type Conn struct {
 	noInterp string
 	version  string
 	connID   uint32
+	// srvCaps are the capability flags the server's greeting offered.
+	srvCaps uint32
+	srvExt  uint32
+	// relayTo, during Relay, receives every packet read, unchanged.
+	relayTo io.Writer
 
 	// What SendQuery or SendExec sent, for ReadReply: the command and,
 	// for an execution, its statement.
@@ -103,6 +109,12 @@ type Options struct {
 	// Looped waits through the I/O loop of the task the context given to
 	// Dial carries (package ioloop); without one, it waits with poll(2).
 	Looped bool
+	// As, when set, makes the connection speak for another client (a
+	// proxy's): it asks the server for that client's capability flags and
+	// collation instead of its own, so that the server's replies can be
+	// relayed to the client unchanged (see Relay). The configuration's
+	// charset, collation and other session parameters are then not set.
+	As *Handshake
 }
 
 // Close ends the session (COM_QUIT) and closes the socket. A connection
