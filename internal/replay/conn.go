@@ -119,11 +119,17 @@ func (c *conn) run(seed maphash.Seed, sql string, prepared bool, args []any, ord
 	if err == nil {
 		wr, err = c.w.ReadReply(h)
 	}
+	return h.finish(wr, err, err != nil && (c.w.Broken() || target.EndsSession(err)), time.Since(start))
+}
+
+// finish ends the statement h read: wr and err are what its reply ended
+// with, broken whether the connection was lost with it.
+func (h *rowHasher) finish(wr wire.Result, err error, broken bool, dur time.Duration) result {
 	res := h.res
 	h.res = result{}
-	res.dur = time.Since(start)
+	res.dur = dur
 	if err != nil {
-		res.setError(err, c.w.Broken() || target.EndsSession(err))
+		res.setError(err, broken)
 		return res
 	}
 	res.warnings, res.affected = wr.Warnings, wr.Affected

@@ -93,7 +93,7 @@ func TestLatencyVerdict(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			ratio, lo, hi, state := latencyVerdict(tc.ctl, tc.cand)
+			ratio, lo, hi, state := LatencyVerdict(tc.ctl, tc.cand)
 			if state != tc.state || ratio < tc.ratioAbove || ratio > tc.ratioBelow {
 				t.Errorf("got ratio %.3f [%.3f-%.3f] %s, want %s with a ratio in %.2f-%.2f", ratio, lo, hi, state, tc.state, tc.ratioAbove, tc.ratioBelow)
 			}

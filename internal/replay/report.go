@@ -223,7 +223,7 @@ func (e *engine) report(rd *capture.Reader, targets []Target, started, ended tim
 			fp.NonDetWhy = f.info.NonDeterministic
 		}
 		for ci := 1; ci < t.ntarget; ci++ {
-			ratio, lo, hi, state := latencyVerdict(f.samples[0], f.samples[ci])
+			ratio, lo, hi, state := LatencyVerdict(f.samples[0], f.samples[ci])
 			var reason string
 			if load != nil && load.Bound && state != stats.NoVerdict {
 				c := stats.Comparison{State: state}.ClientBound()

@@ -158,7 +158,7 @@ func (t *tally) add(st *stmt, res []result) {
 	}
 }
 
-// latencyVerdict compares a candidate's latencies with the control's by
+// LatencyVerdict compares a candidate's latencies with the control's by
 // the project's statistics (internal/stats): the ratio of medians
 // (candidate / control: above 1 is slower) with its exact 95% interval,
 // and a state. Each statement's latency is one sample; up to maxCompared
@@ -166,7 +166,7 @@ func (t *tally) add(st *stmt, res []result) {
 // Fewer than minSamples on either side gives no verdict: a statement's
 // latency is far noisier than a whole run's, and so is the threshold,
 // latencyThreshold.
-func latencyVerdict(control, candidate []float64) (ratio, lo, hi float64, state stats.State) {
+func LatencyVerdict(control, candidate []float64) (ratio, lo, hi float64, state stats.State) {
 	if len(control) < minSamples || len(candidate) < minSamples {
 		return 0, 0, 0, stats.NoVerdict
 	}
