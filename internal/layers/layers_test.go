@@ -49,9 +49,10 @@ var order = [][]string{
 	// load with its probe), a split load's runner, and copy, which
 	// verifies what it copied.
 	{"monitor", "slap", "replay", "schedule", "splitload", "dbcopy"},
-	// The load engine, and the follower of a copy's binary log (which
-	// proves its copies with dbcopy and verify).
-	{"engine", "follow"},
+	// The load engine, the follower of a copy's binary log (which
+	// proves its copies with dbcopy and verify), and the mirror of live
+	// reads (which compares results with replay's comparison).
+	{"engine", "follow", "mirror"},
 	// Workflows and the renderer of stored documents: peers, none imports
 	// another; report renders what bisect and sweep stored without linking
 	// them. capacity searches a target's rate with the engine's runs.

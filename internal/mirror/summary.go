@@ -1,0 +1,247 @@
+package mirror
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/shakedown/shakedown/internal/replay"
+	"github.com/shakedown/shakedown/internal/stats"
+)
+
+// Summary is a mirror's figures: totals, each candidate's, and each
+// query class's. It is the JSON document --json writes.
+type Summary struct {
+	Version    int                `json:"version"`
+	Seconds    float64            `json:"seconds"`
+	Sessions   int64              `json:"sessions"`
+	Through    int64              `json:"statements_through"`
+	Mirrored   int64              `json:"mirrored"`
+	Compared   int64              `json:"compared"`
+	Differing  int64              `json:"differing"`
+	Dropped    int64              `json:"dropped"`
+	Other      map[string]int64   `json:"other_commands_not_mirrored,omitempty"`
+	Candidates []CandidateSummary `json:"candidates"`
+	Classes    []ClassSummary     `json:"classes"`
+}
+
+// CandidateSummary is one candidate's totals.
+type CandidateSummary struct {
+	Name      string `json:"name"`
+	Mirrored  int64  `json:"mirrored"`
+	Compared  int64  `json:"compared"`
+	Differing int64  `json:"differing"`
+	Dropped   int64  `json:"dropped"`
+	// Lost counts the times the candidate went down; Back the times a
+	// twin reconnected after.
+	Lost int64 `json:"lost"`
+	Back int64 `json:"back"`
+	Down bool  `json:"down"`
+}
+
+// ClassSummary is one query class's figures.
+type ClassSummary struct {
+	Digest      string           `json:"digest"`
+	Statement   string           `json:"statement"`
+	Verb        string           `json:"verb"`
+	Through     int64            `json:"through"`
+	NotMirrored map[string]int64 `json:"not_mirrored,omitempty"`
+	Candidates  []ClassCandidate `json:"candidates"`
+}
+
+// ClassCandidate is one class's figures on one candidate. Dropped counts
+// the reads dropped on a full queue, Down those dropped while the
+// candidate was down, Lost those that met its connection breaking.
+type ClassCandidate struct {
+	Name             string      `json:"name"`
+	Mirrored         int64       `json:"mirrored"`
+	Compared         int64       `json:"compared"`
+	Differing        int64       `json:"differing"`
+	NonDeterministic int64       `json:"non_deterministic,omitempty"`
+	NotComparable    int64       `json:"not_comparable,omitempty"`
+	Dropped          int64       `json:"dropped"`
+	Down             int64       `json:"down,omitempty"`
+	Lost             int64       `json:"lost,omitempty"`
+	SessionErrors    int64       `json:"session_statement_errors,omitempty"`
+	ControlP50ms     float64     `json:"control_p50_ms"`
+	CandidateP50ms   float64     `json:"candidate_p50_ms"`
+	Ratio            float64     `json:"latency_ratio"`
+	Low              float64     `json:"ratio_low"`
+	High             float64     `json:"ratio_high"`
+	State            stats.State `json:"state"`
+	Sample           *Sample     `json:"sample,omitempty"`
+}
+
+// Sample is the first difference of a class: the statement (literals as ?
+// unless --keep-literals) and both results' first rows.
+type Sample struct {
+	Statement string       `json:"statement"`
+	Kind      string       `json:"kind"`
+	Control   SampleResult `json:"control"`
+	Candidate SampleResult `json:"candidate"`
+}
+
+// SampleResult is one side of a Sample.
+type SampleResult struct {
+	Rows      int64      `json:"rows"`
+	FirstRows [][]string `json:"first_rows"`
+	ErrorCode int        `json:"error_code,omitempty"`
+	Error     string     `json:"error,omitempty"`
+}
+
+func (t *tally) summary(cands []*candidate, elapsed time.Duration) *Summary {
+	s := &Summary{Version: 1, Seconds: stats.Round(elapsed.Seconds(), 3), Sessions: t.sessions.Load(), Through: t.through.Load(),
+		Mirrored: t.mirrored.Load(), Compared: t.compared.Load(), Differing: t.differing.Load(), Dropped: t.dropped.Load()}
+	t.mu.Lock()
+	if len(t.other) > 0 {
+		s.Other = maps.Clone(t.other)
+	}
+	t.mu.Unlock()
+	totals := make([]CandidateSummary, len(cands))
+	for i, c := range cands {
+		totals[i] = CandidateSummary{Name: c.name, Lost: c.lost.Load(), Back: c.back.Load(), Down: c.isDown()}
+	}
+	for _, cl := range t.sortedClasses() {
+		cs := ClassSummary{Digest: cl.info.Digest, Statement: cl.statement, Verb: cl.info.Verb, Through: cl.through.Load()}
+		classMu.Lock()
+		if len(cl.skipped) > 0 {
+			cs.NotMirrored = maps.Clone(cl.skipped)
+		}
+		classMu.Unlock()
+		for i := range cl.cand {
+			cs.Candidates = append(cs.Candidates, t.classCandidate(cands[i].name, &cl.cand[i]))
+			cc := cs.Candidates[i]
+			tot := &totals[i]
+			tot.Mirrored += cc.Mirrored
+			tot.Compared += cc.Compared
+			tot.Differing += cc.Differing
+			tot.Dropped += cc.Dropped + cc.Down
+		}
+		s.Classes = append(s.Classes, cs)
+	}
+	s.Candidates = totals
+	return s
+}
+
+func (t *tally) classCandidate(name string, cc *classCand) ClassCandidate {
+	out := ClassCandidate{Name: name, Mirrored: cc.mirrored.Load(), Compared: cc.compared.Load(), Differing: cc.differing.Load(),
+		NonDeterministic: cc.nondet.Load(), NotComparable: cc.notComparable.Load(), Dropped: cc.dropped.Load(),
+		Down: cc.down.Load(), Lost: cc.lost.Load(), SessionErrors: cc.sessionErrors.Load(), State: stats.NoData}
+	t.mu.Lock()
+	ctl, cand := slices.Clone(cc.ctl), slices.Clone(cc.cand)
+	if cc.sample != nil {
+		sm := *cc.sample
+		out.Sample = &sm
+	}
+	t.mu.Unlock()
+	if len(ctl) > 0 {
+		out.ControlP50ms, out.CandidateP50ms = stats.Round(stats.Median(ctl), 4), stats.Round(stats.Median(cand), 4)
+		r, lo, hi, st := replay.LatencyVerdict(ctl, cand)
+		out.Ratio, out.Low, out.High, out.State = stats.Round(r, 4), stats.Round(lo, 4), stats.Round(hi, 4), st
+	}
+	return out
+}
+
+// WriteJSON writes s as indented JSON.
+func WriteJSON(w io.Writer, s *Summary) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(s)
+}
+
+// WriteText writes s for people: the totals, each candidate's, a table of
+// the classes, and the sample of each class that differs.
+func WriteText(w io.Writer, s *Summary) error {
+	fmt.Fprintf(w, "mirror: %d statements through in %s from %d sessions; %d mirrored, %d compared, %d differing, %d dropped\n",
+		s.Through, time.Duration(s.Seconds*float64(time.Second)).Round(time.Millisecond), s.Sessions, s.Mirrored, s.Compared, s.Differing, s.Dropped)
+	for _, c := range s.Candidates {
+		state := ""
+		if c.Lost > 0 {
+			state = fmt.Sprintf("; lost %d times, back %d", c.Lost, c.Back)
+		}
+		if c.Down {
+			state += "; down at the end"
+		}
+		fmt.Fprintf(w, "candidate %s: %d mirrored, %d compared, %d differing, %d dropped%s\n", c.Name, c.Mirrored, c.Compared, c.Differing, c.Dropped, state)
+	}
+	if len(s.Other) > 0 {
+		fmt.Fprintf(w, "other commands not mirrored: %s\n", counts(s.Other))
+	}
+	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
+	fmt.Fprintln(tw, "\nclass\tcandidate\tthrough\tmirrored\tcompared\tdiffering\tdropped\tcontrol p50 ms\tcandidate p50 ms\tlatency ratio\tnot mirrored")
+	for _, cl := range s.Classes {
+		for i, c := range cl.Candidates {
+			name, through, skipped := "", "", ""
+			if i == 0 {
+				name, through, skipped = clip(cl.Statement, 60), fmt.Sprint(cl.Through), counts(cl.NotMirrored)
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%s\n", name, c.Name, through, c.Mirrored, c.Compared, c.Differing,
+				c.Dropped+c.Down, num(c.ControlP50ms, c.Compared), num(c.CandidateP50ms, c.Compared), ratioText(c), skipped)
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, cl := range s.Classes {
+		for _, c := range cl.Candidates {
+			if c.Sample == nil {
+				continue
+			}
+			sm := c.Sample
+			fmt.Fprintf(w, "\ndiffers on %s: %s (%d of %d compared)\n  statement: %s\n  control:   %s\n  candidate: %s\n",
+				c.Name, sm.Kind, c.Differing, c.Compared, sm.Statement, sideText(sm.Control), sideText(sm.Candidate))
+		}
+	}
+	return nil
+}
+
+func ratioText(c ClassCandidate) string {
+	switch {
+	case c.Compared == 0:
+		return "-"
+	case c.Ratio == 0:
+		return string(c.State)
+	case c.State == stats.NoVerdict || c.Low == 0:
+		return fmt.Sprintf("%.3fx (%s)", c.Ratio, c.State)
+	}
+	return fmt.Sprintf("%.3fx [%.3f, %.3f] %s", c.Ratio, c.Low, c.High, c.State)
+}
+
+func num(v float64, n int64) string {
+	if n == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.3f", v)
+}
+
+func sideText(r SampleResult) string {
+	if r.ErrorCode != 0 {
+		return fmt.Sprintf("error %d: %s", r.ErrorCode, r.Error)
+	}
+	rows := make([]string, len(r.FirstRows))
+	for i, row := range r.FirstRows {
+		rows[i] = "(" + strings.Join(row, ", ") + ")"
+	}
+	return fmt.Sprintf("%d rows: %s", r.Rows, strings.Join(rows, " "))
+}
+
+func counts(m map[string]int64) string {
+	keys := slices.Sorted(maps.Keys(m))
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s %d", k, m[k])
+	}
+	return strings.Join(parts, ", ")
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n-3] + "..."
+}
