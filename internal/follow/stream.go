@@ -100,12 +100,20 @@ func (f *follower) applyRetry(ctx context.Context, b *batch) error {
 	started := time.Now()
 	serial := false
 	for attempt := 0; ; attempt++ {
+		// A Ctrl-C gives the attempt a moment to end (stopGrace) before
+		// it is cut short: the workers of a batch then commit all of it,
+		// and a stopped follower leaves the target at a batch's end,
+		// unless a lock holds it longer.
+		actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), applyBound)
+		stopCut := context.AfterFunc(ctx, func() { time.AfterFunc(stopGrace, cancel) })
 		var err error
 		if serial {
-			err = f.applySerial(ctx, b)
+			err = f.applySerial(actx, b)
 		} else {
-			err = f.apply(ctx, b)
+			err = f.apply(actx, b)
 		}
+		stopCut()
+		cancel()
 		if err == nil {
 			break
 		}
@@ -138,6 +146,13 @@ func (f *follower) applyRetry(ctx context.Context, b *batch) error {
 	}
 	return nil
 }
+
+// applyBound bounds one attempt at applying a batch; stopGrace is how
+// long a stopped follower lets one finish.
+const (
+	applyBound = time.Minute
+	stopGrace  = 3 * time.Second
+)
 
 // bigTxnRows is the most row changes of one transaction held in memory:
 // a larger one is applied in parts as it is read. The position moves
