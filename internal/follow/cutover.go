@@ -128,14 +128,7 @@ func Cutover(ctx context.Context, src, dst *target.Target, opts CutoverOptions) 
 	}
 	fo := opts.Follow
 	fo.defaults()
-	pairs := fo.Databases
-	if len(pairs) == 0 {
-		d := dst.DB
-		if d == "" {
-			d = src.DB
-		}
-		pairs = []Pair{{src.DB, d}}
-	}
+	pairs := pairsOf(src, dst, fo.Databases)
 	c := &cutover{opts: opts, started: time.Now(), res: &CutoverResult{
 		Source: src.Redacted(), Target: dst.Redacted(), Databases: pairs, Rehearsal: opts.Rehearse, Verify: opts.Verify, Notes: []string{},
 	}}

@@ -82,14 +82,7 @@ func Run(ctx context.Context, src, dst *target.Target, opts Options) (*Summary, 
 		return nil, errors.New("follow: the target is written; add --allow-write")
 	}
 	f := &follower{opts: opts, srcT: src, tables: map[string]*table{}, dbmap: map[string]string{}, started: time.Now()}
-	f.pairs = opts.Databases
-	if len(f.pairs) == 0 {
-		d := dst.DB
-		if d == "" {
-			d = src.DB
-		}
-		f.pairs = []Pair{{src.DB, d}}
-	}
+	f.pairs = pairsOf(src, dst, opts.Databases)
 	for _, p := range f.pairs {
 		if p.Source == "" || p.Target == "" {
 			return nil, fmt.Errorf("%w: name the database to follow in SOURCE's URL, or give --databases", ErrPrerequisites)

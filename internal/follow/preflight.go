@@ -13,14 +13,7 @@ import (
 func Preflight(ctx context.Context, src, dst *target.Target, opts Options) error {
 	opts.defaults()
 	f := &follower{opts: opts, srcT: src, tables: map[string]*table{}, dbmap: map[string]string{}}
-	f.pairs = opts.Databases
-	if len(f.pairs) == 0 {
-		d := dst.DB
-		if d == "" {
-			d = src.DB
-		}
-		f.pairs = []Pair{{src.DB, d}}
-	}
+	f.pairs = pairsOf(src, dst, opts.Databases)
 	if err := f.connect(ctx, src, dst); err != nil {
 		return err
 	}
