@@ -22,8 +22,10 @@ const (
 	// verify's rechecks). The help pages are in helptext, and the packages
 	// that own each concept decide what the commands used to decide
 	// themselves (verify, check, replay, capture, report, sweep, bisect,
-	// capacity, monitor, engine, store, target, follow).
-	maxCLILines = 3370
+	// capacity, monitor, engine, store, target, follow). mirror came
+	// with 87 (its file: flags, one call into mirror, printing; and its
+	// line in the command table).
+	maxCLILines = 3457
 	// maxCLIFuncLines is the most lines of one function there.
 	maxCLIFuncLines = 80
 )

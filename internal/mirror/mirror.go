@@ -38,7 +38,6 @@ package mirror
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"hash/maphash"
 	"net"
@@ -52,6 +51,7 @@ import (
 	"github.com/shakedown/shakedown/internal/fingerprint"
 	"github.com/shakedown/shakedown/internal/target"
 	"github.com/shakedown/shakedown/internal/target/dial"
+	"github.com/shakedown/shakedown/internal/usage"
 	"github.com/shakedown/shakedown/internal/wire"
 )
 
@@ -84,7 +84,7 @@ type Options struct {
 }
 
 // ErrNotLoopback refuses to listen beyond the host without TLS.
-var ErrNotLoopback = errors.New("--listen names an address beyond this host: clients would send their passwords' proofs and every result in clear; listen on 127.0.0.1, or pass --insecure-listen")
+var ErrNotLoopback error = &usage.Error{Msg: "mirror: --listen names an address beyond this host: clients would send their passwords' proofs and every result in clear; listen on 127.0.0.1, or pass --insecure-listen"}
 
 // Mirror is a listening mirror. Serve runs it; Summary reads its figures
 // at any time, from any goroutine.
@@ -108,10 +108,10 @@ type Mirror struct {
 // version and flags, and to fail early on a wrong URL), and listens.
 func Listen(ctx context.Context, opts Options) (*Mirror, error) {
 	if opts.Control == nil {
-		return nil, errors.New("--control is required")
+		return nil, usage.Errorf("mirror: --control URL is required")
 	}
 	if len(opts.Candidates) == 0 {
-		return nil, errors.New("at least one --candidate NAME=URL is required")
+		return nil, usage.Errorf("mirror: --candidate NAME=URL is required")
 	}
 	if opts.Queue <= 0 {
 		opts.Queue = 64
@@ -121,7 +121,7 @@ func Listen(ctx context.Context, opts Options) (*Mirror, error) {
 	}
 	host, _, err := net.SplitHostPort(opts.Listen)
 	if err != nil {
-		return nil, fmt.Errorf("--listen %s: want host:port: %w", opts.Listen, err)
+		return nil, usage.Errorf("mirror: --listen %s: want host:port (127.0.0.1:3307)", opts.Listen)
 	}
 	if !opts.InsecureListen && !loopback(host) {
 		return nil, ErrNotLoopback

@@ -1,0 +1,86 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/shakedown/shakedown/internal/mirror"
+	"github.com/shakedown/shakedown/internal/outfile"
+	"github.com/shakedown/shakedown/internal/progress"
+	"github.com/shakedown/shakedown/internal/sbflag"
+)
+
+// mirrorCmd is "shakedown mirror".
+type mirrorCmd struct {
+	withCreds
+	control    string
+	candidates []string
+	accounts   string
+	jsonPath   string
+	every      time.Duration
+	opts       mirror.Options
+}
+
+func (c *mirrorCmd) flags(_ *Env) *pflag.FlagSet {
+	fs := sbflag.NewFlagSet("mirror")
+	o := &c.opts
+	fs.StringVar(&o.Listen, "listen", "127.0.0.1:3307", "the address clients connect to (loopback only unless --insecure-listen)")
+	fs.StringVar(&c.control, "control", "", "the control, which serves every client: mysql://user@host:port/db (required)")
+	fs.StringArrayVar(&c.candidates, "candidate", nil, "a candidate the reads are mirrored to: NAME=URL (required; repeat for more)")
+	fs.StringVar(&c.accounts, "accounts", "", "the accounts clients log in with, one user:password a line (default: the control URL's user and password)")
+	sbflag.BoolVar(fs, &o.InsecureListen, "insecure-listen", false, "allow a --listen address beyond this host, without TLS")
+	sbflag.BoolVar(fs, &o.KeepLiterals, "keep-literals", false, "show the statements of differences with their literals (default: as ?)")
+	fs.IntVar(&o.Queue, "queue", 64, "mirrored statements a session may hold per candidate; past it they are dropped and counted")
+	fs.DurationVar(&o.Timeout, "timeout", 10*time.Second, "give up on a candidate's statement when it sends nothing for this long")
+	fs.StringVar(&c.jsonPath, "json", "", "write the summary as JSON to FILE at the end")
+	fs.DurationVar(&c.every, "progress", time.Second, "progress line interval on stderr")
+	return fs
+}
+
+func (c *mirrorCmd) exec(ctx context.Context, env *Env, fs *pflag.FlagSet) error {
+	if fs.NArg() > 0 {
+		return usagef("mirror: takes no arguments, got %q: name the servers with --control and --candidate", fs.Args())
+	}
+	if c.opts.Queue < 1 {
+		return usagef("mirror: --queue must be >= 1")
+	}
+	var err error
+	if c.opts.Control, c.opts.Candidates, err = mirror.ParseTargets(&c.creds, env.Getenv, c.control, c.candidates); err != nil {
+		return err
+	}
+	if c.accounts != "" {
+		if c.opts.Accounts, err = mirror.ReadAccounts(c.accounts); err != nil {
+			return err
+		}
+	}
+	jsonOut := outfile.File{Flag: "--json", Path: c.jsonPath}
+	if err := outfile.Check(jsonOut); err != nil {
+		return err
+	}
+	sum, runErr := mirror.Run(ctx, c.opts, mirror.Output{Stderr: env.Stderr, StderrLive: progress.IsTerminal(env.Stderr), Every: c.every})
+	if sum == nil {
+		return runErr
+	}
+	if err := mirror.WriteText(env.Stdout, sum); err != nil {
+		return err
+	}
+	if c.jsonPath != "" {
+		var b bytes.Buffer
+		if err := mirror.WriteJSON(&b, sum); err != nil {
+			return err
+		}
+		if err := outfile.Write(env.Stdout, jsonOut, b.Bytes()); err != nil {
+			return err
+		}
+	}
+	if runErr != nil {
+		return runErr
+	}
+	if sum.Differing > 0 {
+		return ErrDifferences
+	}
+	return nil
+}

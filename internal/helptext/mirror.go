@@ -1,0 +1,37 @@
+package helptext
+
+// Mirror is the help of shakedown mirror.
+const Mirror = `usage: shakedown mirror --control URL --candidate NAME=URL [--candidate ...] [options]
+
+A MySQL-protocol proxy for a canary: the application (or sysbench, mysqlslap,
+the mariadb client) connects to --listen as it would to the control. Every
+statement goes to the control and the control's reply comes back unchanged,
+packet for packet; the reads (SELECT, SHOW, and reads in a transaction that
+has not written) are also sent to each candidate through a twin session with
+the same default database and SET statements, and the two results are
+compared by replay's rules, per query class, with both latencies.
+
+The candidate never slows the application: each session's mirrored reads wait
+on a bounded queue (--queue), and a read that finds it full is dropped and
+counted. A candidate that dies is reconnected with back-off while the
+clients go on. Writes, statements in a transaction that wrote, and prepared
+statements (for now) are relayed only, and counted as not mirrored.
+
+Clients log in with mysql_native_password, checked by the mirror itself
+against --accounts FILE (one user:password a line; # comments) or else the
+control URL's own user and password. Each session reaches the control with
+the control URL's account, and the candidates with theirs. The mirror
+speaks neither TLS nor compression to clients yet, refuses LOAD DATA LOCAL,
+and listens on loopback only unless --insecure-listen.
+
+While it runs, a progress line on stderr: statements/s through, mirrored,
+compared, differing, dropped, and the candidates' latency over the
+control's. At Ctrl-C or SIGTERM: the summary per class on stdout (the first
+difference of each class with its statement, literals as ? unless
+--keep-literals, and both results' first rows), and --json FILE.
+
+Exit status: 0 no differences, 1 the mirror failed, 2 bad usage,
+3 differences found.
+
+Options:
+`
