@@ -168,11 +168,20 @@ func loopback(host string) bool {
 // Addr is the address the mirror listens on.
 func (m *Mirror) Addr() string { return m.ln.Addr().String() }
 
+// drainGrace bounds how long twins go on comparing after the clients are
+// cut off.
+const drainGrace = 2 * time.Second
+
 // Serve accepts clients until ctx ends, then closes every session and
 // waits for them and their twins. The listener is closed when it returns.
 func (m *Mirror) Serve(ctx context.Context) error {
 	var wg sync.WaitGroup
+	// The twins outlive ctx by drainGrace at most, to compare what their
+	// queues still hold when the clients are cut off.
+	twinCtx, cancelTwins := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelTwins()
 	stop := context.AfterFunc(ctx, func() {
+		time.AfterFunc(drainGrace, cancelTwins)
 		m.ln.Close()
 		m.mu.Lock()
 		for s := range m.sessions {
@@ -203,7 +212,7 @@ func (m *Mirror) Serve(ctx context.Context) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			s.serve(ctx)
+			s.serve(ctx, twinCtx)
 			m.mu.Lock()
 			delete(m.sessions, s)
 			m.mu.Unlock()

@@ -48,8 +48,10 @@ type session struct {
 }
 
 // serve runs the session until the client leaves, breaks the protocol,
-// or ctx ends. A malformed packet ends this session only.
-func (s *session) serve(ctx context.Context) {
+// or ctx ends; its twins run under twinCtx, which ends a little later, so
+// that they compare what they hold. A malformed packet ends this session
+// only.
+func (s *session) serve(ctx, twinCtx context.Context) {
 	defer s.c.nc.Close()
 	id := s.m.ids.Add(1)
 	g := s.m.greet
@@ -79,7 +81,7 @@ func (s *session) serve(ctx context.Context) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			tw.run(ctx)
+			tw.run(twinCtx)
 		}()
 	}
 	defer func() {

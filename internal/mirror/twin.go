@@ -137,7 +137,7 @@ func (tw *twin) run(ctx context.Context) {
 		}
 		switch it.kind {
 		case itemRead:
-			tw.read(it)
+			tw.read(ctx, it)
 		default:
 			q := it.sql
 			if it.kind == itemInitDB {
@@ -145,7 +145,7 @@ func (tw *twin) run(ctx context.Context) {
 			}
 			if _, err := tw.conn.Query(q); err != nil {
 				if tw.conn.Broken() || target.EndsSession(err) {
-					tw.lose()
+					tw.lose(ctx)
 				}
 				// A session statement the candidate refuses leaves the
 				// twin's state apart: counted with its class.
@@ -177,13 +177,13 @@ func (tw *twin) ready(ctx context.Context) bool {
 	cfg.DBName = db
 	c, err := dial.Wire(ctx, cfg, wire.Options{})
 	if err != nil {
-		tw.cand.failed(time.Now())
+		tw.failed(ctx)
 		return false
 	}
 	for _, q := range history {
 		if _, err := c.Query(q); err != nil && c.Broken() {
 			c.Close()
-			tw.cand.failed(time.Now())
+			tw.failed(ctx)
 			return false
 		}
 	}
@@ -193,14 +193,22 @@ func (tw *twin) ready(ctx context.Context) bool {
 }
 
 // lose drops a broken connection and marks the candidate down.
-func (tw *twin) lose() {
+func (tw *twin) lose(ctx context.Context) {
 	tw.conn.Close()
 	tw.conn = nil
-	tw.cand.failed(time.Now())
+	tw.failed(ctx)
+}
+
+// failed marks the candidate down, unless the failure is the mirror's own
+// stop (ctx ended).
+func (tw *twin) failed(ctx context.Context) {
+	if ctx.Err() == nil {
+		tw.cand.failed(time.Now())
+	}
 }
 
 // read runs a mirrored read on the candidate and records the comparison.
-func (tw *twin) read(it item) {
+func (tw *twin) read(ctx context.Context, it item) {
 	c := tw.conn
 	tw.h.Start(tw.s.m.seed, it.db, it.info)
 	start := time.Now()
@@ -213,8 +221,10 @@ func (tw *twin) read(it item) {
 	broken := err != nil && (c.Broken() || target.EndsSession(err))
 	res := tw.h.Finish(wr, err, broken, dur)
 	if broken {
-		tw.lose()
-		it.cl.cand[tw.cand.i].lost.Add(1)
+		tw.lose(ctx)
+		if ctx.Err() == nil {
+			it.cl.cand[tw.cand.i].lost.Add(1)
+		}
 		return
 	}
 	tw.s.m.tally.compare(tw.cand.i, it, &res)
