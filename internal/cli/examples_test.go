@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -20,14 +21,18 @@ import (
 	"github.com/shakedown/shakedown/internal/workload"
 )
 
-// An example is a command line that the README, a help text or the tool's
-// own output shows a user, with where it was found.
+// An example is a command line that the README, a page under docs/, a
+// help text or the tool's own output shows a user, with where it was found.
 type example struct {
 	where string
 	line  string
 	// usage: the example shows bad usage on purpose (exit 2, as the
-	// README says after it); it runs against the live server.
+	// page says after it); it runs against the live server.
 	usage bool
+	// plan: the plan the page showed last before the example ("$ cat
+	// plan.yaml"), written as plan.yaml before it runs; "" for the
+	// runner's default plan.
+	plan string
 }
 
 // exampleRunner runs examples in a directory of their own that holds the
@@ -39,6 +44,7 @@ type exampleRunner struct {
 	outputs    []example // what the commands printed, where, for suggestions
 	live, down string    // host:port of the test server, and of nothing
 	store      string    // a store with runs named today and tomorrow, and a sweep
+	plan       string    // plan.yaml for an example that shows none
 	env        map[string]string
 }
 
@@ -240,6 +246,11 @@ func (x *exampleRunner) try(t *testing.T, ex example) {
 	if !ok {
 		return
 	}
+	plan := ex.plan
+	if plan == "" {
+		plan = x.plan
+	}
+	x.write("plan.yaml", urlHostRE.ReplaceAllString(plan, "${1}"+x.down))
 	if parsed, err := parseOnly(args); parsed {
 		if err != nil {
 			t.Errorf("%s: %s: %v", ex.where, ex.line, err)
@@ -353,53 +364,73 @@ func shellWords(line string) ([]string, error) {
 	return words, nil
 }
 
-// readmeExamples reads the README's indented blocks: each "$ shakedown"
-// line (and a loop body's "> shakedown"), joined over a trailing \, and
-// the plan shown with "$ cat plan.yaml". A command whose block then says
-// "$ echo $?" and 2 shows bad usage.
-func readmeExamples(t *testing.T) (exs []example, plan string) {
+// docPages are the pages whose examples TestExamples runs: the README and
+// every page under docs/, in that order.
+func docPages(t *testing.T) []string {
 	t.Helper()
-	b, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
+	pages, err := filepath.Glob("../../docs/*.md")
+	if err != nil || len(pages) == 0 {
+		t.Fatalf("no pages under docs/ (%v)", err)
 	}
-	lines := strings.Split(string(b), "\n")
-	for i := 0; i < len(lines); i++ {
-		l := lines[i]
-		if !strings.HasPrefix(l, "    $ ") && !strings.HasPrefix(l, "    > ") {
-			continue
+	return append([]string{"../../README.md"}, pages...)
+}
+
+// docExamples reads the indented blocks of the README and of every page
+// under docs/: each "$ shakedown" line (and a loop body's "> shakedown"),
+// joined over a trailing \, and the plans shown with "$ cat plan.yaml".
+// An example goes with the plan its page showed last before it, or, on a
+// page that has shown none yet, with the last plan of the pages before. A
+// command whose block then says "$ echo $?" and 2 shows bad usage. plans
+// are the plans shown, each as a dry run of its own.
+func docExamples(t *testing.T) (exs, plans []example) {
+	t.Helper()
+	plan := ""
+	for _, page := range docPages(t) {
+		b, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
 		}
-		cmd := strings.TrimSpace(l[6:])
-		if cmd == "cat plan.yaml" {
-			var p []string
-			for i+1 < len(lines) && strings.HasPrefix(lines[i+1], "    ") && !strings.HasPrefix(lines[i+1], "    $ ") {
-				i++
-				p = append(p, lines[i][4:])
+		name := strings.TrimPrefix(page, "../../")
+		lines := strings.Split(string(b), "\n")
+		for i := 0; i < len(lines); i++ {
+			l := lines[i]
+			if !strings.HasPrefix(l, "    $ ") && !strings.HasPrefix(l, "    > ") {
+				continue
 			}
-			plan = strings.Join(p, "\n") + "\n"
-			continue
-		}
-		start := i + 1
-		for strings.HasSuffix(cmd, "\\") && i+1 < len(lines) {
-			i++
-			cmd = strings.TrimSuffix(cmd, "\\") + " " + strings.TrimSpace(lines[i])
-		}
-		ex := example{where: fmt.Sprintf("README.md:%d", start), line: cmd}
-		// What the block shows next: output, then perhaps "$ echo $?".
-		for j := i + 1; j < len(lines) && strings.HasPrefix(lines[j], "    "); j++ {
-			if strings.HasPrefix(lines[j], "    $ ") {
-				if strings.TrimSpace(lines[j]) == "$ echo $?" && j+1 < len(lines) && strings.TrimSpace(lines[j+1]) == "2" {
+			cmd := strings.TrimSpace(l[6:])
+			if cmd == "cat plan.yaml" {
+				start := i + 1
+				var p []string
+				for i+1 < len(lines) && strings.HasPrefix(lines[i+1], "    ") && !strings.HasPrefix(lines[i+1], "    $ ") {
+					i++
+					p = append(p, lines[i][4:])
+				}
+				plan = strings.Join(p, "\n") + "\n"
+				plans = append(plans, example{where: fmt.Sprintf("%s:%d plan", name, start), line: "shakedown sweep plan.yaml --dry-run", plan: plan})
+				continue
+			}
+			start := i + 1
+			for strings.HasSuffix(cmd, "\\") && i+1 < len(lines) {
+				i++
+				cmd = strings.TrimSuffix(cmd, "\\") + " " + strings.TrimSpace(lines[i])
+			}
+			ex := example{where: fmt.Sprintf("%s:%d", name, start), line: cmd, plan: plan}
+			// What the block shows next: output, then perhaps "$ echo $?".
+			for j := i + 1; j < len(lines) && strings.HasPrefix(lines[j], "    "); j++ {
+				if strings.HasPrefix(lines[j], "    $ ") {
+					if strings.TrimSpace(lines[j]) == "$ echo $?" && j+1 < len(lines) && strings.TrimSpace(lines[j+1]) == "2" {
+						ex.usage = true
+					}
+					break
+				}
+				if strings.Contains(lines[j], "unknown option") {
 					ex.usage = true
 				}
-				break
 			}
-			if strings.Contains(lines[j], "unknown option") {
-				ex.usage = true
-			}
+			exs = append(exs, ex)
 		}
-		exs = append(exs, ex)
 	}
-	return exs, plan
+	return exs, plans
 }
 
 // helpTexts are every help the command line prints: the overview, each
@@ -474,25 +505,31 @@ func helpPlan(t *testing.T, texts map[string]string) string {
 	return b.String()
 }
 
-// TestExamples runs every example of the README and of the help texts,
-// and the plans they show, as a user would type them: each must parse
-// (exit 2 only where it shows bad usage on purpose). The targets they
-// name are pointed at a port where nothing listens, so nothing is loaded.
+// TestExamples runs every example of the README, of the pages under
+// docs/ and of the help texts, and the plans they show, as a user would
+// type them: each must parse (exit 2 only where it shows bad usage on
+// purpose). The targets they name are pointed at a port where nothing
+// listens, so nothing is loaded.
 func TestExamples(t *testing.T) {
 	texts := helpTexts(t)
-	readme, readmePlan := readmeExamples(t) // before the runner moves to its directory
+	docs, plans := docExamples(t) // before the runner moves to its directory
 	x := newExampleRunner(t)
-	if readmePlan == "" {
-		t.Fatal("README.md shows no plan (\"$ cat plan.yaml\")")
+	if len(plans) == 0 {
+		t.Fatal("README.md and docs/ show no plan (\"$ cat plan.yaml\")")
 	}
-	x.write("plan.yaml", urlHostRE.ReplaceAllString(readmePlan, "${1}"+x.down))
+	x.plan = plans[0].plan
 	x.write("help-plan.yaml", urlHostRE.ReplaceAllString(helpPlan(t, texts), "${1}"+x.down))
-	exs := append(readme, helpExamples(texts)...)
-	exs = append(exs,
-		example{where: "README.md plan", line: "shakedown sweep plan.yaml --dry-run"},
-		example{where: "sweep --help plan", line: "shakedown sweep help-plan.yaml --dry-run"})
-	if len(readme) < 40 {
-		t.Fatalf("got %d README examples, want the 40 and more it shows: is the extraction broken?", len(readme))
+	exs := append(docs, helpExamples(texts)...)
+	exs = append(exs, plans...)
+	exs = append(exs, example{where: "sweep --help plan", line: "shakedown sweep help-plan.yaml --dry-run"})
+	perPage := map[string]int{}
+	for _, ex := range docs {
+		page, _, _ := strings.Cut(ex.where, ":")
+		perPage[page]++
+	}
+	t.Logf("examples per page: %v", perPage)
+	if perPage["README.md"] < 5 || len(docs) < 100 {
+		t.Fatalf("got %d examples in README.md and %d in all, want the 5 and 100 and more they show: is the extraction broken?", perPage["README.md"], len(docs))
 	}
 	for _, ex := range exs {
 		x.try(t, ex)
@@ -547,4 +584,53 @@ func suggestions(outputs []example) []example {
 		}
 	}
 	return out
+}
+
+// otherPrograms' options are named on the pages but are not shakedown's.
+var otherPrograms = []string{"--enable-feature"}
+
+// TestDocOptions checks the Options section of every page under docs/:
+// each --option it names is one that the help of a command its Synopsis
+// shows (or run's, whose options several commands take) prints, so that a
+// renamed or removed option does not live on in the pages.
+func TestDocOptions(t *testing.T) {
+	texts := helpTexts(t)
+	pages := docPages(t)[1:]
+	checked := 0
+	optRE := regexp.MustCompile("`(--[a-z][a-z0-9-]*)")
+	for _, page := range pages {
+		b, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := string(b)
+		_, options, ok := strings.Cut(text, "\n## Options\n")
+		_, synopsis, hasSynopsis := strings.Cut(text, "\n## Synopsis\n")
+		if !ok || !hasSynopsis {
+			continue
+		}
+		options, _, _ = strings.Cut(options, "\n## ")
+		synopsis, _, _ = strings.Cut(synopsis, "\n## ")
+		help := texts["run --help"]
+		for _, l := range strings.Split(synopsis, "\n") {
+			words := strings.Fields(l)
+			if len(words) < 2 || words[0] != "shakedown" {
+				continue
+			}
+			help += texts[words[1]+" --help"]
+			if len(words) > 2 {
+				help += texts[words[1]+" "+words[2]+" --help"]
+			}
+		}
+		for _, m := range optRE.FindAllStringSubmatch(options, -1) {
+			checked++
+			named := regexp.MustCompile(regexp.QuoteMeta(m[1]) + `([^a-z0-9-]|$)`)
+			if !named.MatchString(help) && !slices.Contains(otherPrograms, m[1]) {
+				t.Errorf("%s: Options names %s: got no such option in the help of the commands its Synopsis shows, want the options as they are", strings.TrimPrefix(page, "../../"), m[1])
+			}
+		}
+	}
+	if checked < 100 {
+		t.Fatalf("checked %d options in docs/: want the 100 and more the pages name: is the extraction broken?", checked)
+	}
 }

@@ -1,10 +1,13 @@
 package layers
 
 import (
+	"fmt"
 	"go/build"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -166,33 +169,76 @@ func TestLayers(t *testing.T) {
 	}
 }
 
-// TestReadmeLayout fails when the README's layout section leaves out a
-// package of the order (as `name`, or `parent/*` for a family such as
-// the workloads), so that it describes the packages as they are.
-func TestReadmeLayout(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+// TestArchitectureLayout fails when the layout section of
+// docs/architecture.md does not describe the order as it is: one item a
+// layer, lowest first, each naming (as `name`, or `parent/*` for a family
+// such as the workloads) the packages of its layer and no other, and a
+// last item for `layers` itself.
+func TestArchitectureLayout(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "docs", "architecture.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	text := string(b)
 	start := strings.Index(text, "\n## Layout\n")
 	if start < 0 {
-		t.Fatal("README.md has no \"## Layout\" section")
+		t.Fatal("docs/architecture.md has no \"## Layout\" section")
 	}
 	section := text[start+1:]
 	if end := strings.Index(section[1:], "\n## "); end >= 0 {
 		section = section[:end+1]
 	}
-	for _, layer := range order {
-		for _, p := range layer {
-			name := p[strings.LastIndex(p, "/")+1:]
-			family := ""
-			if i := strings.Index(p, "/"); i >= 0 {
-				family = "`" + p[:i] + "/*`"
+	items := layoutItems(section)
+	if len(items) != len(order)+1 || !slices.Equal(items[len(items)-1], []string{"layers"}) {
+		t.Fatalf("docs/architecture.md: got %d items in the layout, want %d: one a layer of the order, then `layers`", len(items), len(order)+1)
+	}
+	layer := layerOf(t)
+	for i, names := range items[:len(order)] {
+		for _, p := range order[i] {
+			if !slices.ContainsFunc(names, func(n string) bool { return standsFor(n, p) }) {
+				t.Errorf("docs/architecture.md: item %d does not name %s: got it missing, want it described where it sits (layer %d)", i+1, p, i+1)
 			}
-			if !strings.Contains(section, "`"+p+"`") && !strings.Contains(section, "`"+name+"`") && (family == "" || !strings.Contains(section, family)) {
-				t.Errorf("README's layout section does not name %s: got it missing, want it described where it sits", p)
+		}
+		for _, n := range names {
+			if !slices.ContainsFunc(order[i], func(p string) bool { return standsFor(n, p) }) {
+				where := "in no layer"
+				for p, l := range layer {
+					if standsFor(n, p) {
+						where = fmt.Sprintf("in layer %d", l+1)
+						break
+					}
+				}
+				t.Errorf("docs/architecture.md: item %d names %s, which is %s: got it under layer %d, want it where it sits", i+1, n, where, i+1)
 			}
 		}
 	}
+}
+
+// standsFor reports whether a name of the layout (`target/dial`, `dial`,
+// `workload/*`) stands for package p.
+func standsFor(name, p string) bool {
+	if family, ok := strings.CutSuffix(name, "/*"); ok {
+		return strings.HasPrefix(p, family+"/")
+	}
+	return name == p || name == p[strings.LastIndex(p, "/")+1:]
+}
+
+// layoutItems reads the list of a layout section: for each item ("- "
+// at the start of a line), the packages it names, the backquoted words
+// before the first "`:" that ends them.
+func layoutItems(section string) [][]string {
+	var items [][]string
+	for _, item := range strings.Split("\n"+section, "\n- ")[1:] {
+		head, _, ok := strings.Cut(item, "`:")
+		if !ok {
+			items = append(items, nil)
+			continue
+		}
+		var names []string
+		for _, m := range regexp.MustCompile("`([^`]+)`").FindAllStringSubmatch(head+"`", -1) {
+			names = append(names, m[1])
+		}
+		items = append(items, names)
+	}
+	return items
 }
