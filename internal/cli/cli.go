@@ -301,10 +301,9 @@ func runSysbench(ctx context.Context, env *Env, args []string) error {
 
 func commandNames(cmds map[string]command) []string { return slices.Sorted(maps.Keys(cmds)) }
 
+// printUsage is shakedown's own help: the commands by job, as helptext groups them.
 func printUsage(w io.Writer, cmds map[string]command) {
 	fmt.Fprint(w, helptext.Usage)
-	for _, n := range commandNames(cmds) {
-		fmt.Fprintf(w, "  %-9s %s\n", n, cmds[n].summary)
-	}
+	helptext.WriteCommands(w, commandNames(cmds), func(n string) string { return cmds[n].summary })
 	fmt.Fprint(w, helptext.FirstSteps)
 }

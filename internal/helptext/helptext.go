@@ -4,13 +4,11 @@
 // that the command layer holds flags, calls and printing only.
 package helptext
 
-// Usage opens shakedown's own help, before the list of commands.
+// Usage opens shakedown's own help, before the commands, listed by Groups.
 const Usage = `usage: shakedown COMMAND [options]
 
 shakedown proves a MySQL-compatible database before you move to it: the same
 load on the database you run today and on the candidates, compared.
-
-Commands:
 `
 
 // Version is the help of shakedown version.
