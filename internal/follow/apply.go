@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -107,9 +108,58 @@ func (f *follower) applySerial(ctx context.Context, b *batch) error {
 	return applyWork(ctx, f.dst.DB, all)
 }
 
-// applyWork applies one worker's changes in one transaction: runs of
-// changes of one table and kind become one multi-row statement.
+// collapse keeps the last change of each row (table and key) of one
+// worker's share of a batch, grouped by table, deletes before writes: the
+// share is applied in one transaction and the position moves only past
+// the whole batch, so the rows' states in between need not be written.
+// Writing only the final images is the same end: a REPLACE can remove a
+// row through another unique key only where that row changed in the
+// batch too, and its own final image comes with it.
+func collapse(work []change) []change {
+	type rowKey struct {
+		t   *table
+		key string
+	}
+	keys := make([]rowKey, len(work))
+	last := make(map[rowKey]int, len(work))
+	var buf []byte
+	for i, c := range work {
+		buf = buf[:0]
+		for _, k := range c.t.key {
+			buf = append(keyBytes(c.row[k], buf), 0)
+		}
+		keys[i] = rowKey{c.t, string(buf)}
+		last[keys[i]] = i
+	}
+	if len(last) == len(work) && len(work) < 2 {
+		return work
+	}
+	order := map[*table]int{}
+	kept := make([]change, 0, len(last))
+	for i, c := range work {
+		if last[keys[i]] != i {
+			continue
+		}
+		if _, ok := order[c.t]; !ok {
+			order[c.t] = len(order)
+		}
+		kept = append(kept, c)
+	}
+	sort.SliceStable(kept, func(a, b int) bool {
+		ta, tb := order[kept[a].t], order[kept[b].t]
+		if ta != tb {
+			return ta < tb
+		}
+		return kept[a].delete && !kept[b].delete
+	})
+	return kept
+}
+
+// applyWork applies one worker's changes in one transaction, each row's
+// last change only (collapse): runs of changes of one table and kind
+// become one multi-row statement.
 func applyWork(ctx context.Context, db *sql.DB, work []change) error {
+	work = collapse(work)
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("target: begin: %w", err)
