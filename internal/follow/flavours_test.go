@@ -2,6 +2,7 @@ package follow
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"strings"
 	"sync"
@@ -57,6 +58,9 @@ func TestFlavourTargets(t *testing.T) {
 			// Followers killed with SIGKILL under load, each started again
 			// from the saved position: the target must still end equal.
 			txns += killDuringLoad(t, ctx, src, dst, admin, 4, 6*time.Second)
+			// A follower whose target connections are killed under it
+			// applies its batch again.
+			txns += killTargetConns(t, ctx, src, dst, admin)
 			conn := useDB(t, ctx, admin, "shop")
 			for _, s := range []string{
 				// A collation TiDB lacks: mapped as copy maps it.
@@ -85,6 +89,35 @@ func TestFlavourTargets(t *testing.T) {
 			}
 		})
 	}
+}
+
+// killTargetConns runs a follower under load and kills its connections to
+// the target while it applies (every connection of the user but the
+// killer's), twice; it returns the source's transactions.
+func killTargetConns(t *testing.T, ctx context.Context, src, dst *target.Target, admin *sql.DB) int64 {
+	t.Helper()
+	killer := open(t, dst)
+	killer.SetMaxOpenConns(1)
+	load := startLoad(ctx, admin, "shop", 9)
+	log := &logBuf{}
+	fl := startFollow(t, ctx, src, dst, Options{AllowWrite: true, Workers: 3, Log: log})
+	name := nameOf([]Pair{{src.DB, dst.DB}})
+	for round := range 2 {
+		before := savedAt(killer, name)
+		fl.waitFor(t, "the follower to apply changes", func() bool { return savedAt(killer, name) != before })
+		victims := ids(t, killer, "SELECT ID FROM information_schema.PROCESSLIST WHERE USER = SUBSTRING_INDEX(USER(), '@', 1) AND ID <> CONNECTION_ID()")
+		for _, id := range victims {
+			killer.Exec(fmt.Sprintf("KILL %d", id)) //nolint:errcheck // one may have gone by itself
+		}
+		t.Logf("round %d: killed %d target connections", round+1, len(victims))
+	}
+	after := savedAt(killer, name)
+	fl.waitFor(t, "the follower to go on after the kills", func() bool { return savedAt(killer, name) != after })
+	txns := load.stop()
+	if _, err, _ := fl.stop(t); err != nil {
+		t.Fatalf("follow with its target connections killed: %v\nlog:\n%s", err, log)
+	}
+	return txns
 }
 
 // TestFlavourLatin1Text: the follower's reading of latin1 bytes (for a
