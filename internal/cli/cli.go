@@ -139,6 +139,7 @@ func commands() map[string]command {
 		"cutover":   parsed("rehearse the switch: lag, read_only, final position, verify; the write-unavailable window", "cutover", helptext.Cutover, func() parsedCmd { return &cutoverCmd{} }),
 		"analyze":   parsed("ANALYZE TABLE every table of a target (refresh statistics)", "analyze", helptext.Analyze, func() parsedCmd { return &analyzeCmd{} }),
 		"capture":   parsed("slow log, general log or pcap into a capture file; fingerprints; --to-workload", "capture", helptext.Capture, func() parsedCmd { return &captureCmd{} }),
+		"mirror":    parsed("a proxy: clients served by the control, their reads compared on candidates, live", "mirror", helptext.Mirror, func() parsedCmd { return &mirrorCmd{} }),
 		"replay":    parsed("replay a capture on a control and candidates; compare results, errors, latency", "replay", helptext.Replay, func() parsedCmd { return &replayCmd{} }),
 		"rehearse":  parsed("one plan rehearses a migration: check, copy, follow, verify, analyze, vars, replay, sweep, capacity, cutover, then readiness", "rehearse", helptext.Rehearse, func() parsedCmd { return &rehearseCmd{} }),
 		"version":   {"print the version and the commit it was built from", runVersion},

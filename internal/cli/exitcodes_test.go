@@ -262,6 +262,16 @@ func TestExitCodes(t *testing.T) {
 			return []string{"follow", f.diffSrc, f.diffDst, "--allow-write", "--progress", "0"}
 		}},
 		{"follow", "server down", failed, nil, func(f *exitFixture) []string { return []string{"follow", f.down, f.down, "--allow-write"} }},
+		{"mirror", "without --candidate", usage, nil, func(f *exitFixture) []string { return []string{"mirror", "--control", f.live} }},
+		{"mirror", "--listen beyond this host", usage, nil, func(f *exitFixture) []string {
+			return []string{"mirror", "--control", f.live, "--candidate", "new=" + f.live, "--listen", "0.0.0.0:0"}
+		}},
+		{"mirror", "server down", failed, nil, func(f *exitFixture) []string {
+			return []string{"mirror", "--control", f.down, "--candidate", "new=" + f.down, "--listen", "127.0.0.1:0"}
+		}},
+		{"mirror", "unwritable --json", failed, nil, func(f *exitFixture) []string {
+			return []string{"mirror", "--control", f.down, "--candidate", "new=" + f.down, "--listen", "127.0.0.1:0", "--json", f.unwritable()}
+		}},
 		{"cutover", "without --allow-set-global", usage, nil, func(f *exitFixture) []string { return []string{"cutover", f.diffSrc, f.diffDst} }},
 		{"cutover", "a target never followed", usage, nil, func(f *exitFixture) []string {
 			return []string{"cutover", f.diffSrc, f.diffDst, "--allow-set-global"}
