@@ -54,7 +54,7 @@ func TestFaultSourceConnectionKilled(t *testing.T) {
 	}
 	waitDump(t, fl, admin, killed)
 	txns := load.stop()
-	sum, err, took := fl.stop(t)
+	sum, took, err := fl.stop(t)
 	if err != nil {
 		t.Fatalf("follow with its dump thread killed twice: %v\nlog:\n%s", err, log)
 	}
@@ -113,7 +113,7 @@ func TestFaultTargetConnectionsKilled(t *testing.T) {
 		return strings.Contains(log.String(), "applying the batch again") && savedAt(dstDB, name) != held
 	})
 	txns := load.stop()
-	sum, err, _ := fl.stop(t)
+	sum, _, err := fl.stop(t)
 	if err != nil {
 		t.Fatalf("follow with its target connections killed: %v\nlog:\n%s", err, log)
 	}
@@ -172,7 +172,7 @@ func restartMidStream(t *testing.T, source bool) {
 		return savedAt(dstDB, name).Reached(after)
 	})
 	txns += load.stop()
-	sum, err, _ := fl.stop(t)
+	sum, _, err := fl.stop(t)
 	if err != nil {
 		t.Fatalf("follow through a restart: %v\nlog:\n%s", err, log)
 	}
@@ -220,7 +220,7 @@ func TestFaultTargetDownAtFirstChange(t *testing.T) {
 	fl.waitFor(t, "the follower to apply the load once the target is back", func() bool {
 		return savedAt(dstDB, name).Reached(end)
 	})
-	sum, err, _ := fl.stop(t)
+	sum, _, err := fl.stop(t)
 	if err != nil {
 		t.Fatalf("follow with the target down at the first change: %v\nlog:\n%s", err, log)
 	}
@@ -338,7 +338,7 @@ func TestFaultInterrupted(t *testing.T) {
 				return err == nil && n > 0
 			})
 		}
-		sum, err, took := fl.stop(t)
+		sum, took, err := fl.stop(t)
 		if lock != nil {
 			mustConnExec(t, ctx, lock, "ROLLBACK")
 			lock.Close()
@@ -393,7 +393,7 @@ func startFollow(t *testing.T, ctx context.Context, src, dst *target.Target, opt
 
 // stop interrupts the follower and waits for it (20s at most), returning
 // what Run returned and how long it took to.
-func (b *bgFollow) stop(t *testing.T) (*Summary, error, time.Duration) {
+func (b *bgFollow) stop(t *testing.T) (*Summary, time.Duration, error) {
 	t.Helper()
 	began := time.Now()
 	b.cancel()
@@ -405,7 +405,7 @@ func (b *bgFollow) stop(t *testing.T) (*Summary, error, time.Duration) {
 	if b.sum == nil {
 		t.Fatalf("follow returned no summary: %v", b.err)
 	}
-	return b.sum, b.err, time.Since(began)
+	return b.sum, time.Since(began), b.err
 }
 
 // waitFor polls cond until it holds, failing the test after 30s or when

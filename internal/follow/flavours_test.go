@@ -114,7 +114,7 @@ func killTargetConns(t *testing.T, ctx context.Context, src, dst *target.Target,
 	after := savedAt(killer, name)
 	fl.waitFor(t, "the follower to go on after the kills", func() bool { return savedAt(killer, name) != after })
 	txns := load.stop()
-	if _, err, _ := fl.stop(t); err != nil {
+	if _, _, err := fl.stop(t); err != nil {
 		t.Fatalf("follow with its target connections killed: %v\nlog:\n%s", err, log)
 	}
 	return txns

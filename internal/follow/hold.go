@@ -142,7 +142,8 @@ func (w *Watcher) Align(ctx context.Context) (verify.Snapshot, func(), error) {
 		snap.Rollback() //nolint:errcheck // read-only
 		return fail(err)
 	}
-	if err := w.request(ctx, p); err == nil {
+	err = w.request(ctx, p)
+	if err == nil {
 		_, err = w.held(ctx, &p)
 	}
 	if err != nil {
