@@ -35,6 +35,7 @@ func (c *mirrorCmd) flags(_ *Env) *pflag.FlagSet {
 	sbflag.BoolVar(fs, &o.KeepLiterals, "keep-literals", false, "show the statements of differences with their literals (default: as ?)")
 	fs.IntVar(&o.Queue, "queue", 64, "mirrored statements a session may hold per candidate; past it they are dropped and counted")
 	fs.DurationVar(&o.Timeout, "timeout", 10*time.Second, "give up on a candidate's statement when it sends nothing for this long")
+	fs.StringVar(&o.HTTP, "http", "", "serve a live page and /metrics (Prometheus) on this address, e.g. 127.0.0.1:9104 (loopback only unless --insecure-listen)")
 	fs.StringVar(&c.jsonPath, "json", "", "write the summary as JSON to FILE at the end")
 	fs.DurationVar(&c.every, "progress", time.Second, "progress line interval on stderr")
 	return fs

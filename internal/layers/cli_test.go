@@ -24,8 +24,8 @@ const (
 	// themselves (verify, check, replay, capture, report, sweep, bisect,
 	// capacity, monitor, engine, store, target, follow). mirror came
 	// with 87 (its file: flags, one call into mirror, printing; and its
-	// line in the command table).
-	maxCLILines = 3457
+	// line in the command table). mirror's --http came with 1 (its flag).
+	maxCLILines = 3458
 	// maxCLIFuncLines is the most lines of one function there.
 	maxCLIFuncLines = 80
 )

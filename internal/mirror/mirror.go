@@ -30,10 +30,15 @@
 //   - A candidate that fails is marked down with a growing back-off
 //     (candidate.go): its twins drop their statements as "candidate down"
 //     until a reconnect succeeds.
+//   - The figures are cut into snapshot periods (period.go): every
+//     Options.Snapshot, at Rotate and at the end, each period's own
+//     counters and latency, so that a canary of weeks leaves a history.
+//   - With Options.HTTP, a live page (page.go, in render's shell) and
+//     /metrics for Prometheus (live.go), both read from Summary when
+//     asked; neither shows a password.
 //
 // Left for later slices: prepared statements on the twins (counted "not
-// mirrored"), TLS to clients, the live page and /metrics, stored
-// snapshots, --writes, COM_CHANGE_USER (refused).
+// mirrored"), TLS to clients, --writes, COM_CHANGE_USER (refused).
 package mirror
 
 import (
@@ -81,7 +86,18 @@ type Options struct {
 	// (default 10s); connects are bounded by the candidate's own connect
 	// timeout.
 	Timeout time.Duration
+	// HTTP is the address of the live page and /metrics (host:port; ""
+	// serves neither). Loopback only unless InsecureListen: the page
+	// shows results' rows.
+	HTTP string
+	// Snapshot is the length of a snapshot period (0: one period, ended
+	// by Rotate or at the end).
+	Snapshot time.Duration
 }
+
+// ErrHTTPNotLoopback refuses to show the page beyond the host: it holds
+// results' rows.
+var ErrHTTPNotLoopback error = &usage.Error{Msg: "mirror: --http names an address beyond this host: the page shows rows of the results; serve it on 127.0.0.1, or pass --insecure-listen"}
 
 // ErrNotLoopback refuses to listen beyond the host without TLS.
 var ErrNotLoopback error = &usage.Error{Msg: "mirror: --listen names an address beyond this host: clients would send their passwords' proofs and every result in clear; listen on 127.0.0.1, or pass --insecure-listen"}
@@ -99,6 +115,9 @@ type Mirror struct {
 	fp    chan *fingerprint.Analyzer
 	ids   atomic.Uint32
 	start time.Time
+
+	periods periods
+	http    *liveServer
 
 	mu       sync.Mutex
 	sessions map[*session]struct{}
@@ -126,7 +145,17 @@ func Listen(ctx context.Context, opts Options) (*Mirror, error) {
 	if !opts.InsecureListen && !loopback(host) {
 		return nil, ErrNotLoopback
 	}
+	if opts.HTTP != "" {
+		h, _, err := net.SplitHostPort(opts.HTTP)
+		if err != nil {
+			return nil, usage.Errorf("mirror: --http %s: want host:port (127.0.0.1:9104)", opts.HTTP)
+		}
+		if !opts.InsecureListen && !loopback(h) {
+			return nil, ErrHTTPNotLoopback
+		}
+	}
 	m := &Mirror{opts: opts, seed: maphash.MakeSeed(), sessions: map[*session]struct{}{}, start: time.Now()}
+	m.periods.start = m.start
 	m.ctl = opts.Control.Config(opts.Control.Endpoints()[0], opts.Control.DB)
 	if m.opts.Accounts == nil {
 		m.opts.Accounts = map[string]string{m.ctl.User: m.ctl.Passwd}
@@ -154,6 +183,12 @@ func Listen(ctx context.Context, opts Options) (*Mirror, error) {
 	if m.ln, err = lc.Listen(ctx, "tcp", opts.Listen); err != nil {
 		return nil, fmt.Errorf("listen on %s: %w", opts.Listen, err)
 	}
+	if opts.HTTP != "" {
+		if m.http, err = m.serveHTTP(ctx, opts.HTTP); err != nil {
+			m.ln.Close()
+			return nil, err
+		}
+	}
 	return m, nil
 }
 
@@ -173,7 +208,8 @@ func (m *Mirror) Addr() string { return m.ln.Addr().String() }
 const drainGrace = 2 * time.Second
 
 // Serve accepts clients until ctx ends, then closes every session and
-// waits for them and their twins. The listener is closed when it returns.
+// waits for them and their twins. The listener, and the live page's
+// (--http), are closed when it returns.
 func (m *Mirror) Serve(ctx context.Context) error {
 	var wg sync.WaitGroup
 	// The twins outlive ctx by drainGrace at most, to compare what their
@@ -219,6 +255,9 @@ func (m *Mirror) Serve(ctx context.Context) error {
 		}()
 	}
 	wg.Wait()
+	if m.http != nil {
+		m.http.close()
+	}
 	return err
 }
 

@@ -16,6 +16,12 @@ type Output struct {
 	StderrLive bool
 	// Every is the progress line's period (default 1s).
 	Every time.Duration
+	// Rotate ends a snapshot period at each value (SIGHUP); nil: none.
+	Rotate <-chan struct{}
+	// OnPeriod is called with each snapshot period that ends, the last at
+	// the end of the run (nil: none); it runs on the goroutine that ends
+	// periods, so a slow one delays the next period, never a client.
+	OnPeriod func(Period)
 }
 
 // Run listens, says where, serves until ctx ends (Ctrl-C, SIGTERM), and
@@ -34,9 +40,23 @@ func Run(ctx context.Context, opts Options, out Output) (*Summary, error) {
 	}
 	line := progress.New(out.Stderr, out.StderrLive, every, time.Now)
 	line.Println(fmt.Sprintf("mirror: listening on %s; control %s; %d candidate(s)", m.Addr(), opts.Control.Redacted(), len(opts.Candidates)))
+	if a := m.HTTPAddr(); a != "" {
+		line.Println(fmt.Sprintf("mirror: live page on http://%s/, metrics on http://%s/metrics", a, a))
+	}
+	onPeriod := out.OnPeriod
+	if onPeriod == nil {
+		onPeriod = func(Period) {}
+	}
 	p := m.newProgress()
 	stop := progress.Every(ctx, every, func() { line.Set(p.line(m)) })
+	periodsDone := make(chan struct{})
+	go func() {
+		defer close(periodsDone)
+		m.rotateEvery(ctx, opts.Snapshot, out.Rotate, onPeriod)
+	}()
 	err = m.Serve(ctx)
+	<-periodsDone
+	onPeriod(m.Rotate("end"))
 	stop()
 	line.Clear()
 	return m.Summary(), err

@@ -42,6 +42,12 @@ type CandidateSummary struct {
 	Lost int64 `json:"lost"`
 	Back int64 `json:"back"`
 	Down bool  `json:"down"`
+	// ControlSeconds and CandidateSeconds sum both sides' latency over
+	// the compared statements; Ratio is the second over the first (0
+	// with nothing compared), the candidate's latency over all classes.
+	ControlSeconds   float64 `json:"control_seconds"`
+	CandidateSeconds float64 `json:"candidate_seconds"`
+	Ratio            float64 `json:"latency_ratio"`
 }
 
 // ClassSummary is one query class's figures.
@@ -104,7 +110,9 @@ func (t *tally) summary(cands []*candidate, elapsed time.Duration) *Summary {
 	t.mu.Unlock()
 	totals := make([]CandidateSummary, len(cands))
 	for i, c := range cands {
-		totals[i] = CandidateSummary{Name: c.name, Lost: c.lost.Load(), Back: c.back.Load(), Down: c.isDown()}
+		totals[i] = CandidateSummary{Name: c.name, Lost: c.lost.Load(), Back: c.back.Load(), Down: c.isDown(),
+			ControlSeconds: float64(t.byCand[i].ctl.Load()) / 1e9, CandidateSeconds: float64(t.byCand[i].cand.Load()) / 1e9}
+		totals[i].setRatio()
 	}
 	for _, cl := range t.sortedClasses() {
 		cs := ClassSummary{Digest: cl.info.Digest, Statement: cl.statement, Verb: cl.info.Verb, Through: cl.through.Load()}
@@ -139,12 +147,28 @@ func (t *tally) classCandidate(name string, cc *classCand) ClassCandidate {
 		out.Sample = &sm
 	}
 	t.mu.Unlock()
-	if len(ctl) > 0 {
-		out.ControlP50ms, out.CandidateP50ms = stats.Round(stats.Median(ctl), 4), stats.Round(stats.Median(cand), 4)
-		r, lo, hi, st := replay.LatencyVerdict(ctl, cand)
-		out.Ratio, out.Low, out.High, out.State = stats.Round(r, 4), stats.Round(lo, 4), stats.Round(hi, 4), st
-	}
+	out.setLatency(ctl, cand)
 	return out
+}
+
+// setLatency sets both p50s and the latency verdict from the samples
+// (ms, pairwise), or none without samples.
+func (c *ClassCandidate) setLatency(ctl, cand []float64) {
+	c.ControlP50ms, c.CandidateP50ms, c.Ratio, c.Low, c.High, c.State = 0, 0, 0, 0, 0, stats.NoData
+	if len(ctl) == 0 {
+		return
+	}
+	c.ControlP50ms, c.CandidateP50ms = stats.Round(stats.Median(ctl), 4), stats.Round(stats.Median(cand), 4)
+	r, lo, hi, st := replay.LatencyVerdict(ctl, cand)
+	c.Ratio, c.Low, c.High, c.State = stats.Round(r, 4), stats.Round(lo, 4), stats.Round(hi, 4), st
+}
+
+// setRatio sets Ratio from the latency sums.
+func (c *CandidateSummary) setRatio() {
+	c.ControlSeconds, c.CandidateSeconds, c.Ratio = stats.Round(c.ControlSeconds, 6), stats.Round(c.CandidateSeconds, 6), 0
+	if c.ControlSeconds > 0 {
+		c.Ratio = stats.Round(c.CandidateSeconds/c.ControlSeconds, 4)
+	}
 }
 
 // WriteJSON writes s as indented JSON.

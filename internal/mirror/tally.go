@@ -21,14 +21,20 @@ type tally struct {
 	through, mirrored, compared, differing, dropped atomic.Int64
 	sessions                                        atomic.Int64
 	// ctlNS and candNS sum the latency of the compared statements (the
-	// progress line's ratio over its last interval).
+	// progress line's ratio over its last interval); byCand sums them per
+	// candidate (each candidate's ratio, and its ratio over each period).
 	ctlNS, candNS atomic.Int64
+	byCand        []candNS
 
 	mu      sync.Mutex
 	classes map[string]*class
 	other   map[string]int64 // commands other than COM_QUERY not mirrored
 	rng     *rand.Rand
 }
+
+// candNS sums one candidate's latency and the control's over the same
+// statements.
+type candNS struct{ ctl, cand atomic.Int64 }
 
 // class is one fingerprint's figures.
 type class struct {
@@ -48,11 +54,19 @@ type classCand struct {
 
 	// Under tally.mu: latency samples (ms) of compared statements, both
 	// sides of each comparison at one index, a reservoir of maxSamples;
-	// and the first difference.
-	ctl, cand []float64
-	seen      int64
-	sample    *Sample
+	// the same for the snapshot period under way (pctl, pcand: a
+	// reservoir of maxPeriodSamples, emptied when a period ends); and the
+	// first difference.
+	ctl, cand   []float64
+	seen        int64
+	pctl, pcand []float64
+	pseen       int64
+	sample      *Sample
 }
+
+// maxPeriodSamples bounds the latency samples kept per class and
+// candidate for the snapshot period under way.
+const maxPeriodSamples = 1000
 
 // maxSamples bounds the latency samples kept per class and candidate.
 const maxSamples = 4000
@@ -64,7 +78,7 @@ const maxClasses = 5000
 
 func newTally(cands []string, keepLit bool) *tally {
 	return &tally{cands: cands, keepLit: keepLit, classes: map[string]*class{}, other: map[string]int64{},
-		rng: rand.New(rand.NewPCG(7, 11))}
+		rng: rand.New(rand.NewPCG(7, 11)), byCand: make([]candNS, len(cands))}
 }
 
 // class finds (or makes) the class of a statement.
@@ -120,6 +134,8 @@ func (t *tally) compare(ci int, it item, res *replay.Result) {
 	ctl, cand := it.control.Duration(), res.Duration()
 	t.ctlNS.Add(int64(ctl))
 	t.candNS.Add(int64(cand))
+	t.byCand[ci].ctl.Add(int64(ctl))
+	t.byCand[ci].cand.Add(int64(cand))
 	switch cmp.Outcome {
 	case replay.Different:
 		cc.differing.Add(1)
@@ -137,6 +153,12 @@ func (t *tally) compare(ci int, it item, res *replay.Result) {
 		cc.ctl, cc.cand = append(cc.ctl, a), append(cc.cand, b)
 	} else if j := t.rng.Int64N(cc.seen); j < maxSamples {
 		cc.ctl[j], cc.cand[j] = a, b
+	}
+	cc.pseen++
+	if len(cc.pctl) < maxPeriodSamples {
+		cc.pctl, cc.pcand = append(cc.pctl, a), append(cc.pcand, b)
+	} else if j := t.rng.Int64N(cc.pseen); j < maxPeriodSamples {
+		cc.pctl[j], cc.pcand[j] = a, b
 	}
 	if cmp.Outcome == replay.Different && cc.sample == nil {
 		stmt := it.cl.statement
@@ -173,5 +195,27 @@ func (t *tally) sortedClasses() []*class {
 		}
 		return out[i].info.Digest < out[j].info.Digest
 	})
+	return out
+}
+
+// periodSamples are one class's latency samples on one candidate over a
+// snapshot period: the control's and the candidate's, pairwise.
+type periodSamples struct{ ctl, cand []float64 }
+
+// takePeriod returns, per class digest, each candidate's latency samples
+// of the period under way, and starts the next period's empty.
+func (t *tally) takePeriod() map[string][]periodSamples {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	out := make(map[string][]periodSamples, len(t.classes))
+	for key, cl := range t.classes {
+		ps := make([]periodSamples, len(cl.cand))
+		for i := range cl.cand {
+			cc := &cl.cand[i]
+			ps[i] = periodSamples{cc.pctl, cc.pcand}
+			cc.pctl, cc.pcand, cc.pseen = nil, nil, 0
+		}
+		out[key] = ps
+	}
 	return out
 }

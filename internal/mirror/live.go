@@ -1,0 +1,165 @@
+package mirror
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// The live page (/) and the Prometheus metrics (/metrics) of --http.
+// Both read the mirror's figures when asked (Summary), so that serving
+// them costs the clients' path nothing between requests. Neither shows a
+// password: targets appear as their redacted URLs, accounts not at all.
+
+// liveServer serves the page and /metrics until close.
+type liveServer struct {
+	ln   net.Listener
+	srv  *http.Server
+	done chan struct{}
+}
+
+// serveHTTP listens on addr and serves the page and /metrics in a
+// goroutine of its own, which close stops.
+func (m *Mirror) serveHTTP(ctx context.Context, addr string) (*liveServer, error) {
+	var lc net.ListenConfig
+	ln, err := lc.Listen(ctx, "tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("listen for the live page on %s: %w", addr, err)
+	}
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(&collector{m: m})
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/" {
+			http.NotFound(w, r)
+			return
+		}
+		var b bytes.Buffer
+		if err := m.WriteHTML(&b); err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Write(b.Bytes())
+	})
+	s := &liveServer{ln: ln, srv: &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}, done: make(chan struct{})}
+	go func() {
+		defer close(s.done)
+		_ = s.srv.Serve(ln) // returns when close shuts it down
+	}()
+	return s, nil
+}
+
+// HTTPAddr is the address of the live page ("" without --http).
+func (m *Mirror) HTTPAddr() string {
+	if m.http == nil {
+		return ""
+	}
+	return m.http.ln.Addr().String()
+}
+
+// close stops serving, letting a request in progress finish for up to a
+// second.
+func (s *liveServer) close() {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	if err := s.srv.Shutdown(ctx); errors.Is(err, context.DeadlineExceeded) {
+		s.srv.Close()
+	}
+	<-s.done
+}
+
+// collector is the mirror's figures as Prometheus metrics, read from a
+// Summary at each scrape.
+type collector struct{ m *Mirror }
+
+func desc(name, help string, labels ...string) *prometheus.Desc {
+	return prometheus.NewDesc("shakedown_mirror_"+name, help, labels, nil)
+}
+
+var (
+	mStatements = desc("statements_total", "statements through the mirror, to the control")
+	mSessions   = desc("sessions_total", "client sessions served")
+	mUp         = desc("candidate_up", "1 while the candidate is up, 0 while it is down", "candidate")
+	mLost       = desc("candidate_lost_total", "times the candidate went down", "candidate")
+	mRatio      = desc("candidate_latency_ratio", "the candidate's latency over the control's, summed over the compared statements", "candidate")
+	mCtlSec     = desc("control_latency_seconds_total", "the control's latency summed over the statements compared on the candidate", "candidate")
+	mCandSec    = desc("candidate_latency_seconds_total", "the candidate's latency summed over its compared statements", "candidate")
+	mCand       = map[string]*prometheus.Desc{
+		"mirrored":  desc("mirrored_total", "reads queued for the candidate", "candidate"),
+		"compared":  desc("compared_total", "reads compared on the candidate", "candidate"),
+		"differing": desc("differing_total", "reads whose result differed on the candidate", "candidate"),
+		"dropped":   desc("dropped_total", "reads dropped for the candidate (its queue full, or it down)", "candidate"),
+	}
+	cLabels    = []string{"candidate", "digest"}
+	mClassThru = desc("class_statements_total", "statements of the query class through the mirror", "digest")
+	mClass     = map[string]*prometheus.Desc{
+		"mirrored":  desc("class_mirrored_total", "reads of the class queued for the candidate", cLabels...),
+		"compared":  desc("class_compared_total", "reads of the class compared on the candidate", cLabels...),
+		"differing": desc("class_differing_total", "reads of the class whose result differed", cLabels...),
+		"dropped":   desc("class_dropped_total", "reads of the class dropped for the candidate", cLabels...),
+	}
+	mClassCtl   = desc("class_control_p50_seconds", "the control's median latency for the class (over its latency samples)", cLabels...)
+	mClassCand  = desc("class_candidate_p50_seconds", "the candidate's median latency for the class", cLabels...)
+	mClassRatio = desc("class_latency_ratio", "the candidate's latency over the control's for the class (the sweep statistics' estimate)", cLabels...)
+)
+
+func (c *collector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{mStatements, mSessions, mUp, mLost, mRatio, mCtlSec, mCandSec, mClassThru, mClassCtl, mClassCand, mClassRatio} {
+		ch <- d
+	}
+	for _, m := range []map[string]*prometheus.Desc{mCand, mClass} {
+		for _, d := range m {
+			ch <- d
+		}
+	}
+}
+
+func (c *collector) Collect(ch chan<- prometheus.Metric) {
+	s := c.m.Summary()
+	counter := func(d *prometheus.Desc, v float64, labels ...string) {
+		ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, v, labels...)
+	}
+	gauge := func(d *prometheus.Desc, v float64, labels ...string) {
+		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, labels...)
+	}
+	counter(mStatements, float64(s.Through))
+	counter(mSessions, float64(s.Sessions))
+	for _, cd := range s.Candidates {
+		up := 1.0
+		if cd.Down {
+			up = 0
+		}
+		gauge(mUp, up, cd.Name)
+		counter(mLost, float64(cd.Lost), cd.Name)
+		gauge(mRatio, cd.Ratio, cd.Name)
+		counter(mCtlSec, cd.ControlSeconds, cd.Name)
+		counter(mCandSec, cd.CandidateSeconds, cd.Name)
+		counter(mCand["mirrored"], float64(cd.Mirrored), cd.Name)
+		counter(mCand["compared"], float64(cd.Compared), cd.Name)
+		counter(mCand["differing"], float64(cd.Differing), cd.Name)
+		counter(mCand["dropped"], float64(cd.Dropped), cd.Name)
+	}
+	for _, cl := range s.Classes {
+		counter(mClassThru, float64(cl.Through), cl.Digest)
+		for _, cc := range cl.Candidates {
+			counter(mClass["mirrored"], float64(cc.Mirrored), cc.Name, cl.Digest)
+			counter(mClass["compared"], float64(cc.Compared), cc.Name, cl.Digest)
+			counter(mClass["differing"], float64(cc.Differing), cc.Name, cl.Digest)
+			counter(mClass["dropped"], float64(cc.Dropped+cc.Down), cc.Name, cl.Digest)
+			if cc.Compared > 0 {
+				gauge(mClassCtl, cc.ControlP50ms/1e3, cc.Name, cl.Digest)
+				gauge(mClassCand, cc.CandidateP50ms/1e3, cc.Name, cl.Digest)
+				gauge(mClassRatio, cc.Ratio, cc.Name, cl.Digest)
+			}
+		}
+	}
+}
