@@ -46,7 +46,15 @@ func main() {
 		Stdout: os.Stdout,
 		Stderr: os.Stderr,
 		Getenv: os.Getenv,
+		Notify: notify,
 	}, os.Args[1:])
 	stop()
 	os.Exit(code)
+}
+
+// notify relays sig on a channel of its own until stop.
+func notify(sig ...os.Signal) (<-chan os.Signal, func()) {
+	c := make(chan os.Signal, 1)
+	signal.Notify(c, sig...)
+	return c, func() { signal.Stop(c) }
 }

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"os"
 	"slices"
 	"strings"
 
@@ -28,6 +29,9 @@ type Env struct {
 	Stdout io.Writer
 	Stderr io.Writer
 	Getenv func(string) string
+	// Notify relays the signals named (mirror's SIGHUP) until stop; nil
+	// relays none.
+	Notify func(sig ...os.Signal) (c <-chan os.Signal, stop func())
 }
 
 // Exit codes.

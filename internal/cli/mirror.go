@@ -3,6 +3,8 @@ package cli
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"syscall"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -11,6 +13,7 @@ import (
 	"github.com/shakedown/shakedown/internal/outfile"
 	"github.com/shakedown/shakedown/internal/progress"
 	"github.com/shakedown/shakedown/internal/sbflag"
+	"github.com/shakedown/shakedown/internal/store"
 )
 
 // mirrorCmd is "shakedown mirror".
@@ -20,6 +23,7 @@ type mirrorCmd struct {
 	candidates []string
 	accounts   string
 	jsonPath   string
+	storePath  string
 	every      time.Duration
 	opts       mirror.Options
 }
@@ -36,6 +40,8 @@ func (c *mirrorCmd) flags(_ *Env) *pflag.FlagSet {
 	fs.IntVar(&o.Queue, "queue", 64, "mirrored statements a session may hold per candidate; past it they are dropped and counted")
 	fs.DurationVar(&o.Timeout, "timeout", 10*time.Second, "give up on a candidate's statement when it sends nothing for this long")
 	fs.StringVar(&o.HTTP, "http", "", "serve a live page and /metrics (Prometheus) on this address, e.g. 127.0.0.1:9104 (loopback only unless --insecure-listen)")
+	fs.StringVar(&c.storePath, "store", "", "store each snapshot period's figures in FILE (shakedown report --mirror ID; readiness)")
+	fs.DurationVar(&o.Snapshot, "snapshot", 10*time.Minute, "the snapshot period (a new one at each SIGHUP too)")
 	fs.StringVar(&c.jsonPath, "json", "", "write the summary as JSON to FILE at the end")
 	fs.DurationVar(&c.every, "progress", time.Second, "progress line interval on stderr")
 	return fs
@@ -61,7 +67,30 @@ func (c *mirrorCmd) exec(ctx context.Context, env *Env, fs *pflag.FlagSet) error
 	if err := outfile.Check(jsonOut); err != nil {
 		return err
 	}
-	sum, runErr := mirror.Run(ctx, c.opts, mirror.Output{Stderr: env.Stderr, StderrLive: progress.IsTerminal(env.Stderr), Every: c.every})
+	out := mirror.Output{Stderr: env.Stderr, StderrLive: progress.IsTerminal(env.Stderr), Every: c.every}
+	if env.Notify != nil {
+		hup, stop := env.Notify(syscall.SIGHUP)
+		defer stop()
+		out.Rotate = hup
+	}
+	if c.storePath != "" {
+		st, err := store.OpenFlag(ctx, env.Getenv, "--store", c.storePath)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		rec := mirror.NewRecorder(st, c.opts, "shakedown "+Version)
+		// A canary goes on when its store fails once: the error is said.
+		out.OnPeriod = func(p mirror.Period) {
+			if err := rec.Record(ctx, p); err != nil {
+				fmt.Fprintf(env.Stderr, "mirror: --store %s: %v\n", store.Display(c.storePath), err)
+			}
+		}
+		defer func() {
+			fmt.Fprintf(env.Stdout, "stored in %s as mirror run %d (shakedown report --mirror %d)\n", store.Display(c.storePath), rec.ID(), rec.ID())
+		}()
+	}
+	sum, runErr := mirror.Run(ctx, c.opts, out)
 	if sum == nil {
 		return runErr
 	}

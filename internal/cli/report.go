@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/shakedown/shakedown/internal/mirror"
 	"github.com/shakedown/shakedown/internal/outfile"
 	"github.com/shakedown/shakedown/internal/report"
 	"github.com/shakedown/shakedown/internal/store"
@@ -31,6 +32,7 @@ type reportCmd struct {
 	imports   []string
 	bisect    string
 	stall     int64
+	mirrorRun int64
 	help      bool
 	// bisected is the result --bisect names, read before anything else.
 	bisected *bisectresult.Result
@@ -53,6 +55,7 @@ func (c *reportCmd) flags(env *Env) *pflag.FlagSet {
 	fs.StringSliceVar(&c.imports, "import", nil, "add the results a runner of a split load kept in FILE when it lost the store (it names the file), then stop")
 	fs.StringVar(&c.bisect, "bisect", "", "show the result of a vars bisect (the JSON vars bisect --json wrote) right after the variables that differ")
 	fs.Int64Var(&c.stall, "stall", 0, "print this run's stall captures in full (the run IDs are in the reports' stall captures and in --list)")
+	fs.Int64Var(&c.mirrorRun, "mirror", 0, "show a stored mirror run: each snapshot period per candidate and the differences (the ID mirror --store printed)")
 	fs.BoolVarP(&c.help, "help", "h", false, "show this help")
 	return fs
 }
@@ -80,6 +83,13 @@ func (c *reportCmd) exec(ctx context.Context, env *Env, fset *pflag.FlagSet) err
 		return err
 	}
 	defer st.Close()
+	if c.mirrorRun != 0 {
+		recs, err := mirror.LoadRun(ctx, st, c.mirrorRun)
+		if err != nil {
+			return err
+		}
+		return mirror.WriteRun(env.Stdout, c.mirrorRun, recs)
+	}
 	if c.list {
 		return report.List(ctx, env.Stdout, st, store.Display(c.storePath))
 	}

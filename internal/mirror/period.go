@@ -2,6 +2,7 @@ package mirror
 
 import (
 	"context"
+	"os"
 	"slices"
 	"sync"
 	"time"
@@ -116,7 +117,7 @@ func (m *Mirror) Recent() ([]Period, time.Time) {
 // of rotate, calling onPeriod with each; it returns when ctx ends,
 // without ending the period under way (the caller ends it with the
 // run).
-func (m *Mirror) rotateEvery(ctx context.Context, d time.Duration, rotate <-chan struct{}, onPeriod func(Period)) {
+func (m *Mirror) rotateEvery(ctx context.Context, d time.Duration, rotate <-chan os.Signal, onPeriod func(Period)) {
 	var tick <-chan time.Time
 	if d > 0 {
 		t := time.NewTicker(d)
@@ -227,6 +228,18 @@ func diffSummary(cur, prev *Summary) *Summary {
 			c.SessionErrors -= q.SessionErrors
 			if c.Differing == 0 {
 				c.Sample = nil
+			}
+		}
+	}
+	if len(out.Classes) > 0 {
+		for i := range out.Candidates {
+			out.Candidates[i].ClassesDiffering = 0
+		}
+		for _, cl := range out.Classes {
+			for j, c := range cl.Candidates {
+				if c.Differing > 0 && j < len(out.Candidates) {
+					out.Candidates[j].ClassesDiffering++
+				}
 			}
 		}
 	}

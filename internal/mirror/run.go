@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"time"
 
 	"github.com/shakedown/shakedown/internal/progress"
@@ -17,7 +18,7 @@ type Output struct {
 	// Every is the progress line's period (default 1s).
 	Every time.Duration
 	// Rotate ends a snapshot period at each value (SIGHUP); nil: none.
-	Rotate <-chan struct{}
+	Rotate <-chan os.Signal
 	// OnPeriod is called with each snapshot period that ends, the last at
 	// the end of the run (nil: none); it runs on the goroutine that ends
 	// periods, so a slow one delays the next period, never a client.

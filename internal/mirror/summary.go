@@ -48,6 +48,8 @@ type CandidateSummary struct {
 	ControlSeconds   float64 `json:"control_seconds"`
 	CandidateSeconds float64 `json:"candidate_seconds"`
 	Ratio            float64 `json:"latency_ratio"`
+	// ClassesDiffering counts the classes with a difference on it.
+	ClassesDiffering int64 `json:"classes_differing"`
 }
 
 // ClassSummary is one query class's figures.
@@ -129,6 +131,9 @@ func (t *tally) summary(cands []*candidate, elapsed time.Duration) *Summary {
 			tot.Compared += cc.Compared
 			tot.Differing += cc.Differing
 			tot.Dropped += cc.Dropped + cc.Down
+			if cc.Differing > 0 {
+				tot.ClassesDiffering++
+			}
 		}
 		s.Classes = append(s.Classes, cs)
 	}

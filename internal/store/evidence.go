@@ -25,6 +25,10 @@ const (
 	// KindCutover is a rehearsed cutover: its document is the cutover's
 	// timeline and outcome (follow.CutoverResult).
 	KindCutover = "cutover"
+	// KindMirror is a snapshot period of a mirror's canary, one per
+	// candidate and period, with the control's URL as its source: its
+	// document is mirror.Stored.
+	KindMirror = "mirror"
 )
 
 // Evidence outcomes, in words every kind shares so that a readiness page
@@ -117,4 +121,28 @@ func (s *Store) LatestEvidence(ctx context.Context, kind string, match func(sour
 		return nil, fmt.Errorf("read %s results: %w", kind, err)
 	}
 	return nil, fmt.Errorf("%s result: %w", kind, ErrNotFound)
+}
+
+// EvidenceOfKind returns every stored evidence of kind, oldest first.
+func (s *Store) EvidenceOfKind(ctx context.Context, kind string) ([]Evidence, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT id, kind, source, target, at, tool, outcome, summary, document
+		FROM evidence WHERE kind = ? ORDER BY id`, kind)
+	if err != nil {
+		return nil, fmt.Errorf("read %s results: %w", kind, err)
+	}
+	defer rows.Close()
+	var out []Evidence
+	for rows.Next() {
+		var e Evidence
+		var at, doc string
+		if err := rows.Scan(&e.ID, &e.Kind, &e.Source, &e.Target, &at, &e.Tool, &e.Outcome, &e.Summary, &doc); err != nil {
+			return nil, fmt.Errorf("read %s results: %w", kind, err)
+		}
+		e.At, e.Document = parseTime(at), []byte(doc)
+		out = append(out, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read %s results: %w", kind, err)
+	}
+	return out, nil
 }
