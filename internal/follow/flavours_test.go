@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shakedown/shakedown/internal/sandbox"
 	"github.com/shakedown/shakedown/internal/sandbox/sandboxtest"
 	"github.com/shakedown/shakedown/internal/target"
 	"github.com/shakedown/shakedown/internal/verify"
@@ -23,9 +24,10 @@ func TestFlavourTargets(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		url  func(testing.TB) string
+		inst func() *sandbox.Instance
 	}{
-		{"tidb", sandboxtest.TiDB},
-		{"galera", sandboxtest.Galera},
+		{"tidb", sandboxtest.TiDB, sandboxtest.TiDBInstance},
+		{"galera", sandboxtest.Galera, sandboxtest.GaleraInstance},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			u := c.url(t) // skips where the flavour is not installed
@@ -61,6 +63,8 @@ func TestFlavourTargets(t *testing.T) {
 			// A follower whose target connections are killed under it
 			// applies its batch again.
 			txns += killTargetConns(t, ctx, src, dst, admin)
+			// The target restarted under a follower at work.
+			txns += restartTarget(t, ctx, src, dst, admin, c.inst())
 			conn := useDB(t, ctx, admin, "shop")
 			for _, s := range []string{
 				// A collation TiDB lacks: mapped as copy maps it.
@@ -91,6 +95,32 @@ func TestFlavourTargets(t *testing.T) {
 	}
 }
 
+// restartTarget runs a follower under load and restarts the target server
+// (every node of a cluster) under it; the follower must go on past the
+// restart. It returns the source's transactions.
+func restartTarget(t *testing.T, ctx context.Context, src, dst *target.Target, admin *sql.DB, inst *sandbox.Instance) int64 {
+	t.Helper()
+	load := startLoad(ctx, admin, "shop", 10)
+	log := &logBuf{}
+	fl := startFollow(t, ctx, src, dst, Options{AllowWrite: true, Workers: 3, Log: log, RetryFor: 2 * time.Minute})
+	name := nameOf([]Pair{{src.DB, dst.DB}})
+	dstDB := open(t, dst)
+	before := savedAt(dstDB, name)
+	fl.waitFor(t, "the follower to apply changes", func() bool { return savedAt(dstDB, name) != before })
+	began := time.Now()
+	if _, err := sandbox.Restart(ctx, inst.Home, inst.Name, nil); err != nil {
+		t.Fatalf("restart the target: %v", err)
+	}
+	t.Logf("target restarted in %s", time.Since(began).Round(time.Millisecond))
+	after := savedAt(dstDB, name)
+	fl.waitFor(t, "the follower to go on after the restart", func() bool { return savedAt(dstDB, name) != after })
+	txns := load.stop()
+	if _, _, err := fl.stop(t); err != nil {
+		t.Fatalf("follow across a target restart: %v\nlog:\n%s", err, log)
+	}
+	return txns
+}
+
 // killTargetConns runs a follower under load and kills its connections to
 // the target while it applies (every connection of the user but the
 // killer's), twice; it returns the source's transactions.
@@ -105,9 +135,18 @@ func killTargetConns(t *testing.T, ctx context.Context, src, dst *target.Target,
 	for round := range 2 {
 		before := savedAt(killer, name)
 		fl.waitFor(t, "the follower to apply changes", func() bool { return savedAt(killer, name) != before })
-		victims := ids(t, killer, "SELECT ID FROM information_schema.PROCESSLIST WHERE USER = SUBSTRING_INDEX(USER(), '@', 1) AND ID <> CONNECTION_ID()")
+		// The follower's connections caught in a statement (the server's
+		// own sessions are left alone: TiDB does not survive losing them).
+		var victims []int64
+		deadline := time.Now().Add(30 * time.Second)
+		for len(victims) == 0 && time.Now().Before(deadline) {
+			victims = ids(t, killer, "SELECT ID FROM information_schema.PROCESSLIST WHERE ID <> CONNECTION_ID() AND (INFO LIKE 'REPLACE INTO%' OR INFO LIKE 'DELETE FROM%' OR INFO LIKE 'COMMIT%')")
+		}
+		if len(victims) == 0 {
+			t.Fatal("caught no follower statement on the target to kill within 30s")
+		}
 		for _, id := range victims {
-			killer.Exec(fmt.Sprintf("KILL %d", id)) //nolint:errcheck // one may have gone by itself
+			killer.Exec(fmt.Sprintf("KILL %d", id)) //nolint:errcheck // one may have ended by itself
 		}
 		t.Logf("round %d: killed %d target connections", round+1, len(victims))
 	}

@@ -30,6 +30,7 @@ const (
 	ERBadField                  = 1054 // ER_BAD_FIELD_ERROR
 	ERDupEntry                  = 1062 // ER_DUP_ENTRY
 	ERParse                     = 1064 // ER_PARSE_ERROR
+	ERWsrepNotReady             = 1047 // ER_UNKNOWN_COM_ERROR, which a Galera node answers while it is not yet synced ("WSREP has not yet prepared node")
 	ERUnknown                   = 1105 // ER_UNKNOWN_ERROR
 	ERUnknownTable              = 1109 // ER_UNKNOWN_TABLE
 	ERTableAccessDenied         = 1142 // ER_TABLEACCESS_DENIED_ERROR
@@ -142,6 +143,10 @@ func Transient(code uint16) bool {
 	}
 	return false
 }
+
+// NotReady says whether a server answered code while it comes up and
+// will answer otherwise in a moment: a Galera node not yet synced.
+func NotReady(code uint16) bool { return code == ERWsrepNotReady }
 
 // Permanent says whether trying to connect again cannot help: access
 // denied, no such database, no such table.

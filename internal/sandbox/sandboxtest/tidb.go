@@ -175,6 +175,9 @@ func TiDB(t testing.TB) string {
 // TiDBInstance is the shared TiDB sandbox, after TiDB(t).
 func TiDBInstance() *sandbox.Instance { return tidbState.inst }
 
+// GaleraInstance is the shared Galera cluster, after Galera(t).
+func GaleraInstance() *sandbox.Instance { return galeraState.inst }
+
 var galeraState struct {
 	once sync.Once
 	inst *sandbox.Instance
