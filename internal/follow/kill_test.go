@@ -36,6 +36,9 @@ func TestKilledFollowerResumes(t *testing.T) {
 	}
 	t.Logf("%d transactions on the source; the last follower: %s", txns, sum.Text())
 	sameSums(t, checksums(t, admin, "shop"), checksums(t, admin, "shop_copy"))
+	if rep := compare(t, ctx, src, dst); !rep.Equal {
+		t.Errorf("verify after the kills: %s", reportText(rep))
+	}
 }
 
 // killDuringLoad runs churn on the source (for at least load) while a follower
