@@ -115,6 +115,10 @@ type Page struct {
 	// source as its control: its capacity, its headroom over the
 	// production peak and its ratio to the source's.
 	Capacity Piece `json:"capacity"`
+	// Canary is the latest mirror run with the source as its control and
+	// the target as a candidate: weeks of the application's reads
+	// compared, weighed when there is one.
+	Canary Piece `json:"canary"`
 	// Follow is the latest rehearsal's follower of the source's binary
 	// log and Following its figures; VerifyFollowing what the latest
 	// verify found beside a follower at work; Cutover the latest
@@ -160,6 +164,7 @@ func Build(ctx context.Context, st *store.Store, opts Options) (*Page, error) {
 	p.Replay.Command = fmt.Sprintf("shakedown capture SOURCE-LOG -o app.capture; shakedown replay app.capture --control %s --candidate %s %s", src, dst, sf)
 	p.Sweep.Command = fmt.Sprintf("shakedown sweep PLAN.yaml %s", sf)
 	p.Capacity.Command = fmt.Sprintf("shakedown capacity WORKLOAD --slo 'p99<=20ms' --target source=%s --target candidate=%s --peak QPS %s", src, dst, sf)
+	p.Canary.Command = fmt.Sprintf("shakedown mirror --control %s --candidate candidate=%s %s", src, dst, sf)
 	// Only a rehearsal stores its follower's work and its cutover.
 	p.Follow.Command = fmt.Sprintf("shakedown rehearse PLAN.yaml %s (a plan with data: copy and follow:)", sf)
 	p.Cutover.Command = fmt.Sprintf("shakedown rehearse PLAN.yaml %s (a plan with follow: and cutover: {allow-set-global: true})", sf)
@@ -174,6 +179,9 @@ func Build(ctx context.Context, st *store.Store, opts Options) (*Page, error) {
 		return nil, err
 	}
 	if err := p.readEvidence(ctx, st, store.KindCapacity, match, &p.Capacity); err != nil {
+		return nil, err
+	}
+	if err := p.readEvidence(ctx, st, store.KindMirror, match, &p.Canary); err != nil {
 		return nil, err
 	}
 	if err := p.readSweep(ctx, st, opts); err != nil {
@@ -296,6 +304,10 @@ func (p *Page) decide() {
 	// without one the page says how to make it but is not held back.
 	if p.Capacity.Status != StatusMissing {
 		pieces = append(pieces, rule{name: "capacity", piece: &p.Capacity})
+	}
+	// A canary too: a class whose results differ blocks.
+	if p.Canary.Status != StatusMissing {
+		pieces = append(pieces, rule{name: "canary", piece: &p.Canary})
 	}
 	// So are a follower's work and a rehearsed cutover: a follower that
 	// failed or a cutover whose data did not match blocks, a lag above

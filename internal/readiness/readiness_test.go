@@ -36,6 +36,7 @@ type seed struct {
 	replay      string  // "", or replay's outcome
 	sweepFactor float64 // 0: no sweep; else the candidate's speed against the control
 	capacity    string  // "", or a capacity search's outcome: pass (headroom) or fail (below the peak)
+	canary      string  // "", or a mirror run's outcome: pass (no class differs) or fail
 	// lessDurable gives the target innodb_flush_log_at_trx_commit=0 and
 	// sync_binlog=0 where the source has 1 and 1.
 	lessDurable bool
@@ -111,6 +112,16 @@ func openStore(t *testing.T, s seed) *store.Store {
 		}[s.capacity]
 		if _, err := st.AddEvidence(ctx, &store.Evidence{Kind: store.KindCapacity, Source: "mysql://shakedown@10.0.0.1:3306/sbtest",
 			Target: "mysql://shakedown@10.0.0.2:4000/sbtest", At: at.Add(2 * time.Hour), Outcome: s.capacity, Summary: summary}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if s.canary != "" {
+		summary := map[string]string{
+			store.OutcomePass: "canary: 2 h, 41,000 statements, 0 classes differ",
+			store.OutcomeFail: "canary: 2 h, 41,000 statements, 1 class differs: select `c` from `sbtest1` where `id` = ?",
+		}[s.canary]
+		if _, err := st.AddEvidence(ctx, &store.Evidence{Kind: store.KindMirror, Source: "mysql://shakedown@10.0.0.1:3306/sbtest",
+			Target: "mysql://shakedown@10.0.0.2:4000/sbtest", At: at.Add(2 * time.Hour), Outcome: s.canary, Summary: summary}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -269,6 +280,9 @@ func TestVerdict(t *testing.T) {
 		{"less durable target", seed{check: "pass", verify: "pass", replay: "pass", sweepFactor: 1.5, lessDurable: true}, ReadyWithWarnings,
 			"variables: innodb_flush_log_at_trx_commit is 1 on the source and 0 on the target"},
 		{"capacity with headroom", seed{check: "pass", verify: "pass", replay: "pass", sweepFactor: 1.5, capacity: "pass"}, Ready, ""},
+		{"a canary with no difference", seed{check: "pass", verify: "pass", replay: "pass", sweepFactor: 1.5, canary: "pass"}, Ready, ""},
+		{"a canary whose reads differ", seed{check: "pass", verify: "pass", replay: "pass", sweepFactor: 1.5, canary: "fail"}, NotReady,
+			"canary: canary: 2 h, 41,000 statements, 1 class differs"},
 		{"capacity below the production peak", seed{check: "pass", verify: "pass", replay: "pass", sweepFactor: 1.5, capacity: "fail"}, NotReady,
 			"capacity: capacity 910.4/s under p99<=20ms"},
 		{"followed and cut over", seed{check: "pass", verify: "pass", replay: "pass", sweepFactor: 1.5, follow: "pass", cutover: "pass"}, Ready, ""},

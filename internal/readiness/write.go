@@ -45,6 +45,7 @@ func (p *Page) pieces() []piece {
 		{"replay", "replay", p.Replay},
 		{"verify", "verify", p.Verify},
 		{"capacity", "capacity", p.Capacity},
+		{"canary", "canary (mirror)", p.Canary},
 		{"follow", "follow", p.Follow},
 		{"cutover", "cutover", p.Cutover},
 	}
@@ -216,6 +217,10 @@ var htmlPage = render.Template("readiness", template.FuncMap{
 <section id="capacity"><h2>Capacity</h2>
 {{if eq .Capacity.Status "missing"}}<p>No capacity search yet: run <code class="cmd">{{.Capacity.Command}}</code></p>
 {{else}}<p class="{{.Capacity.Status}}">{{.Capacity.Summary}}</p>{{end}}
+</section>
+<section id="canary"><h2>Canary</h2>
+{{if eq .Canary.Status "missing"}}<p>No canary yet: run <code class="cmd">{{.Canary.Command}}</code> and point part of the application's reads at it</p>
+{{else}}<p class="{{.Canary.Status}}">{{.Canary.Summary}}</p>{{end}}
 </section>
 <section id="following"><h2>Following</h2>
 {{with .Following}}<p class="{{$.Follow.Status}}">{{$.Follow.Summary}}</p>
