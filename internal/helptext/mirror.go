@@ -29,6 +29,12 @@ compared, differing, dropped, and the candidates' latency over the
 control's. At Ctrl-C or SIGTERM: the summary per class on stdout (the first
 difference of each class with its statement, literals as ? unless
 --keep-literals, and both results' first rows), and --json FILE.
+--http HOST:PORT serves a live page of the same (each class, the
+differences with samples, the drops, the latency ratio period by period)
+and /metrics for Prometheus. --store FILE keeps a snapshot of the figures
+every --snapshot period and at the end, for weeks of canary: shakedown
+report --mirror ID shows them and readiness weighs the latest. SIGHUP
+starts a new period without dropping a connection.
 
 Exit status: 0 no differences, 1 the mirror failed, 2 bad usage,
 3 differences found.
