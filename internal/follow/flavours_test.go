@@ -25,9 +25,14 @@ func TestFlavourTargets(t *testing.T) {
 		name string
 		url  func(testing.TB) string
 		inst func() *sandbox.Instance
+		// kill: the follower's statements are killed on the target too.
+		// Not on TiDB: the test build (v8.4.0-alpha, unistore) goes down
+		// when a running statement is killed, so the fault would test
+		// the server.
+		kill bool
 	}{
-		{"tidb", sandboxtest.TiDB, sandboxtest.TiDBInstance},
-		{"galera", sandboxtest.Galera, sandboxtest.GaleraInstance},
+		{"tidb", sandboxtest.TiDB, sandboxtest.TiDBInstance, false},
+		{"galera", sandboxtest.Galera, sandboxtest.GaleraInstance, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			u := c.url(t) // skips where the flavour is not installed
@@ -62,7 +67,9 @@ func TestFlavourTargets(t *testing.T) {
 			txns += killDuringLoad(t, ctx, src, dst, admin, 4, 6*time.Second)
 			// A follower whose target connections are killed under it
 			// applies its batch again.
-			txns += killTargetConns(t, ctx, src, dst, admin)
+			if c.kill {
+				txns += killTargetConns(t, ctx, src, dst, admin)
+			}
 			// The target restarted under a follower at work.
 			txns += restartTarget(t, ctx, src, dst, admin, c.inst())
 			conn := useDB(t, ctx, admin, "shop")

@@ -118,7 +118,7 @@ func (f *follower) applyRetry(ctx context.Context, b *batch) error {
 			break
 		}
 		code := target.Code(err)
-		if !target.IsConnLost(err) && !target.Transient(code) && !target.NotReady(code) {
+		if !target.IsConnLost(err) && !target.Transient(code) && !target.NotReady(err) {
 			return &stopError{fmt.Errorf("%w; the position before these changes (%s) is saved", err, f.saved.Position)}
 		}
 		if time.Since(started) > f.opts.RetryFor || ctx.Err() != nil {
@@ -313,7 +313,7 @@ func (f *follower) rows(ctx context.Context, t *txn, et replication.EventType, e
 	}
 	tb, err := f.table(ctx, db, name)
 	if err != nil {
-		if target.IsConnLost(err) || target.Transient(target.Code(err)) || target.NotReady(target.Code(err)) {
+		if target.IsConnLost(err) || target.Transient(target.Code(err)) || target.NotReady(err) {
 			// The target is away: a new stream reads the table again.
 			return err
 		}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"strings"
 	"syscall"
 
 	"github.com/go-sql-driver/mysql"
@@ -144,9 +145,18 @@ func Transient(code uint16) bool {
 	return false
 }
 
-// NotReady says whether a server answered code while it comes up and
-// will answer otherwise in a moment: a Galera node not yet synced.
-func NotReady(code uint16) bool { return code == ERWsrepNotReady }
+// NotReady says whether err is a server's answer while it comes up, that
+// it will not give in a moment: a Galera node not yet synced (1047), or
+// not yet back in the cluster's primary component, which it says at
+// commit (1180, "Not connected to Primary Component").
+func NotReady(err error) bool {
+	var me *mysql.MySQLError
+	if !errors.As(err, &me) {
+		return false
+	}
+	return me.Number == ERWsrepNotReady ||
+		(me.Number == ERErrorDuringCommit && strings.Contains(me.Message, "Primary Component"))
+}
 
 // Permanent says whether trying to connect again cannot help: access
 // denied, no such database, no such table.
