@@ -218,7 +218,7 @@ var htmlPage = render.Template("readiness", template.FuncMap{
 {{if eq .Capacity.Status "missing"}}<p>No capacity search yet: run <code class="cmd">{{.Capacity.Command}}</code></p>
 {{else}}<p class="{{.Capacity.Status}}">{{.Capacity.Summary}}</p>{{end}}
 </section>
-<section id="canary"><h2>Canary</h2>
+<section id="canary"><h2>Mirrored reads</h2>
 {{if eq .Canary.Status "missing"}}<p>No canary yet: run <code class="cmd">{{.Canary.Command}}</code> and point part of the application's reads at it</p>
 {{else}}<p class="{{.Canary.Status}}">{{.Canary.Summary}}</p>{{end}}
 </section>
