@@ -5,11 +5,10 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/shakedown/shakedown/internal/flavour"
+	"github.com/shakedown/shakedown/internal/target"
 )
 
 // lockTimeout bounds waiting for the global lock: FLUSH TABLES WITH READ
@@ -105,20 +104,5 @@ func globalLock(ctx context.Context, ctl *sql.Conn, f flavour.Name) (how, unlock
 // readPosition records the binary log file, position and GTID set while
 // commits are stopped; a server without a binary log leaves them empty.
 func readPosition(ctx context.Context, ctl *sql.Conn, res *Result) {
-	for _, stmt := range []string{"SHOW MASTER STATUS", "SHOW BINARY LOG STATUS"} {
-		m, err := showCreate(ctx, ctl, stmt)
-		if err != nil {
-			continue
-		}
-		res.BinlogFile = m["file"]
-		res.BinlogPos, _ = strconv.ParseInt(m["position"], 10, 64)
-		res.GTID = strings.ReplaceAll(m["executed_gtid_set"], "\n", "")
-		break
-	}
-	if res.GTID == "" {
-		var g sql.NullString
-		if err := ctl.QueryRowContext(ctx, "SELECT @@gtid_binlog_pos").Scan(&g); err == nil {
-			res.GTID = g.String
-		}
-	}
+	res.BinlogFile, res.BinlogPos, res.GTID, _ = target.BinlogPosition(ctx, ctl)
 }

@@ -114,25 +114,20 @@ func classify(q, schemaName string, followed map[string]string) ddlStmt {
 	// A statement the parser does not read (MariaDB's own syntax), or a
 	// view, routine, trigger or event: followed when it ran in a followed
 	// database or names one.
-	if _, ok := followed[schemaName]; ok {
-		d.followed = true
-	}
-	for db := range followed {
-		if strings.Contains(q, "`"+db+"`.") || strings.Contains(q, " "+db+".") {
-			d.followed, d.qualified = true, true
-		}
-	}
-	if err == nil || d.kind == kindOther {
-		return d
-	}
+	_, inSchema := followed[schemaName]
+	d.qualified = namesFollowed(q, followed)
+	d.followed = inSchema || d.qualified
 	return d
 }
 
 // names says q ran in, or names, one of the followed databases.
 func names(q, schemaName string, followed map[string]string) bool {
-	if _, ok := followed[schemaName]; ok {
-		return true
-	}
+	_, ok := followed[schemaName]
+	return ok || namesFollowed(q, followed)
+}
+
+// namesFollowed says q names one of the followed databases itself.
+func namesFollowed(q string, followed map[string]string) bool {
 	for db := range followed {
 		if strings.Contains(q, "`"+db+"`.") || strings.Contains(q, " "+db+".") {
 			return true
