@@ -122,7 +122,7 @@ func TestManifests(t *testing.T) {
 	}
 	c := pod.Containers[0]
 
-	// The ConfigMap made at each run by the README's kubectl command.
+	// The ConfigMap made at each run by docs/kubernetes.md's kubectl command.
 	start := time.Now().Add(2 * time.Minute).UTC().Format(time.RFC3339)
 	m.configMaps["shakedown-start"] = &corev1.ConfigMap{Data: map[string]string{"start-at": start}}
 

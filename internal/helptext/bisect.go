@@ -2,7 +2,7 @@ package helptext
 
 // Bisect is the help of shakedown vars bisect.
 const Bisect = `usage: shakedown vars bisect CONTROL CANDIDATE --workload W --threads N --allow-set-global
-                          [run options] [--repeats 3] [--budget 10m] [--json FILE] [--html FILE] [--undo FILE]
+                          [run options] [--repeats 4] [--budget 10m] [--json FILE] [--html FILE] [--undo FILE]
        shakedown vars bisect --undo FILE [CONTROL]
 
 Finds which of the global variables that differ between CONTROL and
