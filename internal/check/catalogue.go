@@ -59,6 +59,8 @@ var Catalogue = []Check{
 	{"unsupported_feature", "target", "features the target's flavour and version lack"},
 	{"zero_date", "target", "zero dates that the target's sql_mode rejects"},
 	{"auto_increment_near_max", "target", "AUTO_INCREMENT columns near their type's maximum"},
+	{"write_set_limit", "target", "tables a single statement cannot change whole on a cluster (its write-set limits)"},
+	{"table_locks", "target", "explicit table locks (LOCK TABLES, FLUSH TABLES WITH READ LOCK) the source takes, which a cluster does not hold cluster-wide"},
 
 	{"no_primary_key", "keys", "tables without a primary key"},
 

@@ -199,6 +199,8 @@ var checks = []func(*runner){
 	(*runner).checkZeroDates,
 	(*runner).checkAutoIncrement,
 	(*runner).checkPrimaryKeys,
+	(*runner).checkWriteSetLimit,
+	(*runner).checkTableLocks,
 	(*runner).checkStatistics,
 }
 

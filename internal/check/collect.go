@@ -53,7 +53,8 @@ type snapshot struct {
 	privNames   map[string]bool // canonical privilege names (SHOW PRIVILEGES)
 	authPlugins map[string]bool // active authentication plugins
 	tzLoaded    bool
-	udfs        []string // loadable functions (mysql.func)
+	locks       tableLocks // the source's explicit table locks
+	udfs        []string   // loadable functions (mysql.func)
 	zeroDates   []zeroDate
 	// hiddenTables are the privileges whose lack hides some databases'
 	// tables from the user ("SELECT on db.*").
@@ -69,6 +70,7 @@ type tableInfo struct {
 	autoInc    uint64 // next AUTO_INCREMENT value; 0 when none
 	collation  string
 	rows       int64
+	bytes      int64 // DATA_LENGTH: about what one statement changing every row writes
 	createOpts string
 }
 
@@ -228,7 +230,7 @@ func (s *snapshot) collect(ctx context.Context, scope []string, isTarget bool) e
 	if isTarget {
 		steps = append(steps, s.readEngines, s.readKeywords)
 	} else {
-		steps = append(steps, s.readKeywords, s.readUDFs)
+		steps = append(steps, s.readKeywords, s.readUDFs, s.readTableLocks)
 	}
 	for _, step := range steps {
 		if err := step(ctx); err != nil {
@@ -291,14 +293,15 @@ func (s *snapshot) readTables(ctx context.Context) error {
 func (s *snapshot) readTableInfo(ctx context.Context) error {
 	s.info = map[string]*tableInfo{}
 	return s.queryScope(ctx, "tableinfo", "information_schema.TABLES",
-		`SELECT TABLE_SCHEMA, TABLE_NAME, TABLE_TYPE, ENGINE, AUTO_INCREMENT, TABLE_COLLATION, TABLE_ROWS, CREATE_OPTIONS
+		`SELECT TABLE_SCHEMA, TABLE_NAME, TABLE_TYPE, ENGINE, AUTO_INCREMENT, TABLE_COLLATION, TABLE_ROWS, DATA_LENGTH, CREATE_OPTIONS
 		FROM information_schema.TABLES WHERE TABLE_SCHEMA IN `,
 		func(rows *sql.Rows) error {
 			var t tableInfo
-			var typ, engine, autoInc, coll, nrows, opts sql.NullString
-			if err := rows.Scan(&t.db, &t.name, &typ, &engine, &autoInc, &coll, &nrows, &opts); err != nil {
+			var typ, engine, autoInc, coll, nrows, size, opts sql.NullString
+			if err := rows.Scan(&t.db, &t.name, &typ, &engine, &autoInc, &coll, &nrows, &size, &opts); err != nil {
 				return err
 			}
+			t.bytes, _ = strconv.ParseInt(size.String, 10, 64)
 			t.typ, t.engine, t.collation, t.createOpts = typ.String, engine.String, normCollation(coll.String), opts.String
 			t.autoInc, _ = strconv.ParseUint(autoInc.String, 10, 64)
 			t.rows, _ = strconv.ParseInt(nrows.String, 10, 64)

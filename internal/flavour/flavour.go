@@ -273,6 +273,16 @@ func (n Name) Events() bool { return n != TiDB }
 // counters are each node's own (Galera), so figures are summed over them.
 func (n Name) Cluster() bool { return n == Galera }
 
+// WriteSetLimits names the server variables that bound what one
+// transaction may change on a certifying cluster: its replicated write
+// set's bytes and rows (0 means no limit). "" when the flavour has none.
+func (n Name) WriteSetLimits() (bytesVar, rowsVar string) {
+	if n == Galera {
+		return "wsrep_max_ws_size", "wsrep_max_ws_rows"
+	}
+	return "", ""
+}
+
 // NotAvailable is the line a command prints for an item the flavour does
 // not keep, in place of a figure: never a dash that reads as zero.
 func NotAvailable(what string, n Name, version string) string {
