@@ -5,7 +5,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/shakedown/shakedown/internal/docout"
+	"github.com/shakedown/shakedown/internal/outfile"
 	"github.com/shakedown/shakedown/internal/render"
 	"github.com/shakedown/shakedown/internal/stats"
 )
@@ -40,7 +40,7 @@ func effectCell(e Effect) string {
 // every round with its runs. Its styles are the pages' one stylesheet
 // (render.Stylesheet), which the page around it carries.
 func WriteHTML(w io.Writer, r *Result) error {
-	ew := &docout.Sticky{W: w}
+	ew := &outfile.Sticky{W: w}
 	p := ew.Printf
 	p("<section class=\"vars-bisect\">\n")
 	p("<h2 id=\"vars-bisect\">Which differences matter: vars bisect</h2>\n")

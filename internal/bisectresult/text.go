@@ -10,12 +10,12 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/shakedown/shakedown/internal/docout"
+	"github.com/shakedown/shakedown/internal/outfile"
 	"github.com/shakedown/shakedown/internal/stats"
 )
 
 // WriteJSON writes the result as one indented JSON document.
-func WriteJSON(w io.Writer, r *Result) error { return docout.WriteJSON(w, r) }
+func WriteJSON(w io.Writer, r *Result) error { return outfile.WriteJSON(w, r) }
 
 // ReadJSON reads a result as WriteJSON wrote it (vars bisect --json). A
 // document that is not one, or holds no outcome, is an error.
@@ -165,7 +165,7 @@ func (r *Result) allShort() bool {
 // effect with intervals, interactions, what was cleared or left open, what
 // could not be tested, and every measurement.
 func WriteText(w io.Writer, r *Result) error {
-	ew := &docout.Sticky{W: w}
+	ew := &outfile.Sticky{W: w}
 	ew.Printf("vars bisect: %s %s, %d runs of each server, %d pairs of runs a round\n", r.Workload, strings.Join(r.RunArgs, " "), r.Repeats, r.Pairs)
 	ew.Printf("control:   %s\ncandidate: %s\n\n", r.Control, r.Candidate)
 	if r.Difference != nil {

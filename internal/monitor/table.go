@@ -2,7 +2,7 @@ package monitor
 
 import (
 	"fmt"
-	"github.com/shakedown/shakedown/internal/docout"
+	"github.com/shakedown/shakedown/internal/outfile"
 	"github.com/shakedown/shakedown/internal/result"
 	"io"
 	"math"
@@ -41,7 +41,7 @@ var (
 // every so many lines. A figure that needs attention carries a '*', and the
 // first time a reason (or a failing source) shows, a note line says it.
 type Table struct {
-	w     *docout.Sticky
+	w     *outfile.Sticky
 	cols  []Column
 	lines int
 	// Every is how many lines go between headings (0: only the first).
@@ -67,7 +67,7 @@ func NewTableWidth(w io.Writer, host bool, width int) *Table {
 	if width > 0 {
 		keys = fitColumns(keys, width)
 	}
-	t := &Table{w: &docout.Sticky{W: w}, Every: 20, seen: map[string]bool{}, width: width}
+	t := &Table{w: &outfile.Sticky{W: w}, Every: 20, seen: map[string]bool{}, width: width}
 	for _, k := range keys {
 		if c, ok := LookupColumn(k); ok {
 			t.cols = append(t.cols, c)

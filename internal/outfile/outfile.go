@@ -1,7 +1,9 @@
-// Package outfile is how commands write the files their flags name:
-// each is checked before any work starts, so that nothing is measured
-// that cannot be kept, and errors name the flag's path, never a
-// temporary file beside it.
+// Package outfile is how commands write the files their flags name and
+// the documents that go in them: each file is checked before any work
+// starts, so that nothing is measured that cannot be kept, and errors
+// name the flag's path, never a temporary file beside it; every document
+// is written as indented JSON or in a format chosen by name
+// (document.go).
 package outfile
 
 import (

@@ -7,13 +7,13 @@ import (
 	"strings"
 	"time"
 
-	"github.com/shakedown/shakedown/internal/docout"
+	"github.com/shakedown/shakedown/internal/outfile"
 	"github.com/shakedown/shakedown/internal/render"
 )
 
 // formats are the ways Write writes a page, in the order Formats names
 // them.
-var formats = []docout.Format[*Page]{
+var formats = []outfile.Format[*Page]{
 	{Name: "text", Write: WriteText},
 	{Name: "md", Write: WriteMarkdown},
 	{Name: "json", Write: WriteJSON},
@@ -21,15 +21,15 @@ var formats = []docout.Format[*Page]{
 }
 
 // Formats are the names Write accepts.
-var Formats = docout.Names(formats)
+var Formats = outfile.FormatNames(formats)
 
 // Write writes the page in format.
 func Write(w io.Writer, format string, p *Page) error {
-	return docout.Write(w, "readiness page", format, formats, p)
+	return outfile.WriteFormat(w, "readiness page", format, formats, p)
 }
 
 // WriteJSON writes the page as a JSON document.
-func WriteJSON(w io.Writer, p *Page) error { return docout.WriteJSON(w, p) }
+func WriteJSON(w io.Writer, p *Page) error { return outfile.WriteJSON(w, p) }
 
 // piece is one row of the evidence list.
 type piece struct {

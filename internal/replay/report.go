@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/shakedown/shakedown/internal/capture"
-	"github.com/shakedown/shakedown/internal/docout"
+	"github.com/shakedown/shakedown/internal/outfile"
 	runres "github.com/shakedown/shakedown/internal/result"
 	"github.com/shakedown/shakedown/internal/runner"
 	"github.com/shakedown/shakedown/internal/stats"
@@ -287,7 +287,7 @@ func clip(s string, n int) string {
 }
 
 // WriteJSON writes the report as indented JSON.
-func WriteJSON(w io.Writer, rep *Report) error { return docout.WriteJSON(w, rep) }
+func WriteJSON(w io.Writer, rep *Report) error { return outfile.WriteJSON(w, rep) }
 
 // WriteText writes the report for a terminal: totals, then the
 // fingerprints (at most top), then examples of differences.

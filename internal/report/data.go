@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/shakedown/shakedown/internal/docout"
+	"github.com/shakedown/shakedown/internal/outfile"
 	"github.com/shakedown/shakedown/internal/stats"
 )
 
@@ -301,7 +301,7 @@ func WriteJSON(w io.Writer, r *Report) error {
 	if r.Host != nil {
 		doc.HostCounters = r.Host.Counters
 	}
-	return docout.WriteJSON(w, doc)
+	return outfile.WriteJSON(w, doc)
 }
 
 // WriteCSV writes one row per target, workload and thread level.

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/shakedown/shakedown/internal/docout"
+	"github.com/shakedown/shakedown/internal/outfile"
 	"github.com/shakedown/shakedown/internal/render"
 	"github.com/shakedown/shakedown/internal/stats"
 	"github.com/shakedown/shakedown/internal/store"
@@ -199,7 +199,7 @@ func WriteHistory(w io.Writer, format string, h *History) error {
 		if doc.Series == nil {
 			doc.Series = []*HistorySeries{}
 		}
-		if err := docout.WriteJSON(bw, doc); err != nil {
+		if err := outfile.WriteJSON(bw, doc); err != nil {
 			return err
 		}
 	case "csv":

@@ -17,7 +17,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/shakedown/shakedown/internal/docout"
+	"github.com/shakedown/shakedown/internal/outfile"
 	"github.com/shakedown/shakedown/internal/stats"
 	"github.com/shakedown/shakedown/internal/store"
 	"github.com/shakedown/shakedown/internal/vars"
@@ -467,7 +467,7 @@ func (r *Report) Candidates() []string {
 
 // formats are the ways Write writes a report, in the order Formats names
 // them.
-var formats = []docout.Format[*Report]{
+var formats = []outfile.Format[*Report]{
 	{Name: "text", Write: WriteText},
 	{Name: "md", Write: WriteMarkdown},
 	{Name: "csv", Write: WriteCSV},
@@ -476,9 +476,9 @@ var formats = []docout.Format[*Report]{
 }
 
 // Formats are the names Write accepts.
-var Formats = docout.Names(formats)
+var Formats = outfile.FormatNames(formats)
 
 // Write writes r in format to w.
 func Write(w io.Writer, format string, r *Report) error {
-	return docout.Write(w, "report", format, formats, r)
+	return outfile.WriteFormat(w, "report", format, formats, r)
 }

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/shakedown/shakedown/internal/docout"
+	"github.com/shakedown/shakedown/internal/outfile"
 	"github.com/shakedown/shakedown/internal/result"
 	"github.com/shakedown/shakedown/internal/store"
 )
@@ -35,7 +35,7 @@ func WriteRunStalls(w io.Writer, format string, run store.Run) error {
 			Skipped  int            `json:"skipped,omitempty"`
 			Stalls   []result.Stall `json:"stalls"`
 		}{run.ID, run.SweepID, run.Step, run.Target, run.Workload, run.Threads, r.StallsSkipped, r.Stalls}
-		return docout.WriteJSON(w, doc)
+		return outfile.WriteJSON(w, doc)
 	}
 	where := "made on its own"
 	if run.SweepID > 0 {

@@ -10,9 +10,9 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/shakedown/shakedown/internal/docout"
 	"github.com/shakedown/shakedown/internal/histogram"
 	"github.com/shakedown/shakedown/internal/host"
+	"github.com/shakedown/shakedown/internal/outfile"
 	"github.com/shakedown/shakedown/internal/stats"
 )
 
@@ -222,7 +222,7 @@ func Millis(d time.Duration) float64 {
 }
 
 // WriteJSON writes r to w, indented.
-func (r *Result) WriteJSON(w io.Writer) error { return docout.WriteJSON(w, r) }
+func (r *Result) WriteJSON(w io.Writer) error { return outfile.WriteJSON(w, r) }
 
 // Read loads a result document.
 func Read(rd io.Reader) (*Result, error) {

@@ -1,8 +1,8 @@
-// Package docout is what the writers of every document share: indented
-// JSON, a writer that keeps its first error so that printing code stays
-// flat, and the choice of a writer by the name of its format, so that each
-// is decided once.
-package docout
+package outfile
+
+// What the writers of every document share: indented JSON, a writer that
+// keeps its first error so that printing code stays flat, and the choice
+// of a writer by the name of its format, so that each is decided once.
 
 import (
 	"encoding/json"
@@ -49,8 +49,8 @@ type Format[T any] struct {
 	Write func(io.Writer, T) error
 }
 
-// Names are the formats' names, in their order.
-func Names[T any](formats []Format[T]) []string {
+// FormatNames are the formats' names, in their order.
+func FormatNames[T any](formats []Format[T]) []string {
 	names := make([]string, len(formats))
 	for i, f := range formats {
 		names[i] = f.Name
@@ -58,9 +58,10 @@ func Names[T any](formats []Format[T]) []string {
 	return names
 }
 
-// Write writes v in the format named format, one of formats. doc names the
-// document in the errors: an unknown format lists the names there are.
-func Write[T any](w io.Writer, doc, format string, formats []Format[T], v T) error {
+// WriteFormat writes v in the format named format, one of formats. doc
+// names the document in the errors: an unknown format lists the names
+// there are.
+func WriteFormat[T any](w io.Writer, doc, format string, formats []Format[T], v T) error {
 	for _, f := range formats {
 		if f.Name != format {
 			continue
@@ -70,5 +71,5 @@ func Write[T any](w io.Writer, doc, format string, formats []Format[T], v T) err
 		}
 		return nil
 	}
-	return fmt.Errorf("write %s: unknown format %q; formats: %s", doc, format, strings.Join(Names(formats), ", "))
+	return fmt.Errorf("write %s: unknown format %q; formats: %s", doc, format, strings.Join(FormatNames(formats), ", "))
 }

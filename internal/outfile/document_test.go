@@ -1,4 +1,4 @@
-package docout
+package outfile
 
 import (
 	"bytes"
@@ -64,7 +64,7 @@ func TestWriteByFormat(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var b strings.Builder
-			err := Write(&b, "page", tc.format, formats, "hello")
+			err := WriteFormat(&b, "page", tc.format, formats, "hello")
 			gotErr := ""
 			if err != nil {
 				gotErr = err.Error()
