@@ -22,7 +22,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/shakedown/shakedown/internal/bisectresult"
+	"github.com/shakedown/shakedown/internal/result"
 	"github.com/shakedown/shakedown/internal/target"
 	"github.com/shakedown/shakedown/internal/usage"
 	"github.com/shakedown/shakedown/internal/vars"
@@ -82,7 +82,7 @@ type Config struct {
 
 // Plan reads both servers' variables and returns the differences bisect
 // would apply, without changing anything.
-func Plan(ctx context.Context, cfg Config) ([]bisectresult.Variable, error) {
+func Plan(ctx context.Context, cfg Config) ([]result.BisectVariable, error) {
 	if err := checkRun(cfg.Workload, cfg.RunArgs); err != nil {
 		return nil, err
 	}
@@ -116,13 +116,13 @@ func readBoth(ctx context.Context, cfg Config) (ctl, cand map[string]string, err
 // differences lists the differing variables in vars diff's order (those
 // known to matter first), derived figures left out (their parts are
 // listed).
-func differences(ctl, cand map[string]string) []bisectresult.Variable {
-	var out []bisectresult.Variable
+func differences(ctl, cand map[string]string) []result.BisectVariable {
+	var out []result.BisectVariable
 	for _, d := range vars.Diff(ctl, cand) {
 		if strings.HasPrefix(d.Name, "(") {
 			continue
 		}
-		v := bisectresult.Variable{Name: d.Name, Control: d.Values[0], Candidate: d.Values[1]}
+		v := result.BisectVariable{Name: d.Name, Control: d.Values[0], Candidate: d.Values[1]}
 		if d.Relevant {
 			v.Kind = d.Group
 		}
@@ -134,7 +134,7 @@ func differences(ctl, cand map[string]string) []bisectresult.Variable {
 // Run bisects. It returns the result also on error: what was measured up
 // to the error, with Restored saying whether the control is back as it
 // was.
-func Run(ctx context.Context, cfg Config) (*bisectresult.Result, error) {
+func Run(ctx context.Context, cfg Config) (*result.Bisect, error) {
 	if cfg.Progress == nil {
 		cfg.Progress = io.Discard
 	}
@@ -157,24 +157,24 @@ func Run(ctx context.Context, cfg Config) (*bisectresult.Result, error) {
 		return nil, usage.Errorf("vars bisect: the undo file %s exists: a bisect did not finish; restore its control with 'shakedown vars bisect --undo %s', or remove the file", cfg.UndoPath, cfg.UndoPath)
 	}
 	start := time.Now()
-	res := &bisectresult.Result{Control: cfg.Control.String(), Candidate: cfg.Candidate.String(), Workload: cfg.Workload,
+	res := &result.Bisect{Control: cfg.Control.String(), Candidate: cfg.Candidate.String(), Workload: cfg.Workload,
 		RunArgs: append([]string(nil), cfg.RunArgs...), Repeats: cfg.Repeats, Pairs: max(cfg.Repeats, MinPairs),
-		Tested: []string{}, Causes: []bisectresult.Cause{}, Interactions: []bisectresult.Interaction{}, Cleared: []string{}, Inconclusive: []string{},
-		Unresolved: []string{}, NotTestable: []bisectresult.NotTestable{}, Rounds: []bisectresult.Round{}, Measurements: []bisectresult.Measurement{}}
+		Tested: []string{}, Causes: []result.BisectCause{}, Interactions: []result.BisectInteraction{}, Cleared: []string{}, Inconclusive: []string{},
+		Unresolved: []string{}, NotTestable: []result.BisectNotTestable{}, Rounds: []result.BisectRound{}, Measurements: []result.BisectMeasurement{}}
 	defer func() { res.Elapsed = math.Round(time.Since(start).Seconds()*10) / 10 }()
 
 	s, err := newSession(ctx, cfg, res)
 	if err != nil {
-		res.Outcome = bisectresult.OutcomeFailed
+		res.Outcome = result.OutcomeFailed
 		return res, err
 	}
 	defer s.close()
 	if len(res.Differences) == 0 {
-		res.Outcome = bisectresult.OutcomeNoDifferences
+		res.Outcome = result.OutcomeNoDifferences
 		return res, nil
 	}
 	if err := s.classify(ctx); err != nil {
-		res.Outcome = bisectresult.OutcomeFailed
+		res.Outcome = result.OutcomeFailed
 		return res, err
 	}
 	// Both sides as they are, before anything changes: a workload that
@@ -184,11 +184,11 @@ func Run(ctx context.Context, cfg Config) (*bisectresult.Result, error) {
 		return res, err
 	}
 	if !res.Difference.Differs() {
-		res.Outcome = bisectresult.OutcomeSamePerf
+		res.Outcome = result.OutcomeSamePerf
 		return res, nil
 	}
 	if len(s.testable) == 0 {
-		res.Outcome = bisectresult.OutcomeNothingToTest
+		res.Outcome = result.OutcomeNothingToTest
 		return res, nil
 	}
 	err = s.bisect(ctx)
@@ -198,7 +198,7 @@ func Run(ctx context.Context, cfg Config) (*bisectresult.Result, error) {
 		res.Outcome = failure(err)
 		return res, errors.Join(err, rerr)
 	case rerr != nil:
-		res.Outcome = bisectresult.OutcomeFailed
+		res.Outcome = result.OutcomeFailed
 		return res, rerr
 	}
 	return res, nil
@@ -206,7 +206,7 @@ func Run(ctx context.Context, cfg Config) (*bisectresult.Result, error) {
 
 func failure(err error) string {
 	if errors.Is(err, ErrInterrupted) {
-		return bisectresult.OutcomeInterrupted
+		return result.OutcomeInterrupted
 	}
-	return bisectresult.OutcomeFailed
+	return result.OutcomeFailed
 }

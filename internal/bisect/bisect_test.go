@@ -16,8 +16,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/shakedown/shakedown/internal/bisectresult"
 	"github.com/shakedown/shakedown/internal/cli"
+	"github.com/shakedown/shakedown/internal/result"
 	"github.com/shakedown/shakedown/internal/sandbox"
 	"github.com/shakedown/shakedown/internal/sandbox/sandboxtest"
 	"github.com/shakedown/shakedown/internal/target"
@@ -190,7 +190,7 @@ func TestBisect(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("exit: got %d, want 0", code)
 		}
-		var res bisectresult.Result
+		var res result.Bisect
 		b, err := os.ReadFile(jsonPath)
 		if err != nil {
 			t.Fatal(err)

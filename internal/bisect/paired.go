@@ -4,7 +4,7 @@ import (
 	"math"
 	"slices"
 
-	"github.com/shakedown/shakedown/internal/bisectresult"
+	"github.com/shakedown/shakedown/internal/result"
 	"github.com/shakedown/shakedown/internal/stats"
 )
 
@@ -28,7 +28,7 @@ const MinPairs = 6
 
 // comparePaired judges candidate[i] against control[i], pair by pair, with
 // the same states as compare. threshold is relative.
-func comparePaired(control, candidate []float64, threshold float64) bisectresult.Effect {
+func comparePaired(control, candidate []float64, threshold float64) result.Effect {
 	n := min(len(control), len(candidate))
 	var d []float64
 	for i := 0; i < n; i++ {
@@ -37,7 +37,7 @@ func comparePaired(control, candidate []float64, threshold float64) bisectresult
 		}
 	}
 	if len(d) == 0 {
-		return bisectresult.Effect{State: stats.NoVerdict}
+		return result.Effect{State: stats.NoVerdict}
 	}
 	walsh := make([]float64, 0, len(d)*(len(d)+1)/2)
 	for i := range d {
@@ -47,7 +47,7 @@ func comparePaired(control, candidate []float64, threshold float64) bisectresult
 	}
 	slices.Sort(walsh)
 	est := median(walsh)
-	c := bisectresult.Effect{Ratio: math.Exp(est), Lo: math.Exp(est), Hi: math.Exp(est), State: stats.NoVerdict}
+	c := result.Effect{Ratio: math.Exp(est), Lo: math.Exp(est), Hi: math.Exp(est), State: stats.NoVerdict}
 	if len(d) < 2 || len(d) != n {
 		return c
 	}

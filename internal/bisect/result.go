@@ -1,6 +1,6 @@
 package bisect
 
-import "github.com/shakedown/shakedown/internal/bisectresult"
+import "github.com/shakedown/shakedown/internal/result"
 
 // allNames is the variable's name and its aliases.
-func allNames(v bisectresult.Variable) []string { return append([]string{v.Name}, v.Aliases...) }
+func allNames(v result.BisectVariable) []string { return append([]string{v.Name}, v.Aliases...) }

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/shakedown/shakedown/internal/bisectresult"
+	"github.com/shakedown/shakedown/internal/result"
 	"github.com/shakedown/shakedown/internal/stats"
 	"github.com/shakedown/shakedown/internal/vars"
 )
@@ -46,7 +46,7 @@ func (s *session) bisect(ctx context.Context) error {
 		return err
 	}
 	if len(s.testable) == 0 {
-		s.res.Outcome = bisectresult.OutcomeNothingToTest
+		s.res.Outcome = result.OutcomeNothingToTest
 		return nil
 	}
 	all := make([]int, len(s.testable))
@@ -56,7 +56,7 @@ func (s *session) bisect(ctx context.Context) error {
 	s.res.Tested = s.names(all)
 	r, err := s.test(ctx, all, nil, 2*int(math.Ceil(math.Log2(float64(len(all))))))
 	if errors.Is(err, errBudget) {
-		s.res.Outcome = bisectresult.OutcomeBudget
+		s.res.Outcome = result.OutcomeBudget
 		for _, v := range s.testable {
 			s.res.Unresolved = append(s.res.Unresolved, allNames(v)...)
 		}
@@ -165,7 +165,7 @@ func (s *session) tryAll(ctx context.Context) error {
 			}
 		}
 	}
-	var keep []bisectresult.Variable
+	var keep []result.BisectVariable
 	for _, v := range s.testable {
 		if of, ok := alias[v.Name]; ok {
 			for i := range keep {
@@ -177,7 +177,7 @@ func (s *session) tryAll(ctx context.Context) error {
 			continue
 		}
 		if why, ok := drop[v.Name]; ok {
-			s.res.NotTestable = append(s.res.NotTestable, bisectresult.NotTestable{Name: v.Name, Reason: why})
+			s.res.NotTestable = append(s.res.NotTestable, result.BisectNotTestable{Name: v.Name, Reason: why})
 			s.printf("  %s: not testable: %s\n", v.Name, why)
 			continue
 		}
@@ -221,7 +221,7 @@ func (s *session) test(ctx context.Context, set, on []int, left int) (*round, er
 		est += s.estimate(0, true)
 	}
 	if !s.deadline.IsZero() && time.Now().Add(est).After(s.deadline) {
-		s.printf("budget: the next round (about %s) would not finish within --budget; stopping with the answer so far\n", bisectresult.MinSec(est))
+		s.printf("budget: the next round (about %s) would not finish within --budget; stopping with the answer so far\n", result.MinSec(est))
 		return nil, errBudget
 	}
 	s.round++
@@ -229,7 +229,7 @@ func (s *session) test(ctx context.Context, set, on []int, left int) (*round, er
 	if s.runs > 0 {
 		// The rounds after it counted as rounds without a restart: most
 		// are, and a restart round's cost would double the ETA.
-		eta = fmt.Sprintf(" (about %d more after it, ETA %s)", left, bisectresult.MinSec(est+time.Duration(left)*s.estimate(2*s.pairs(), false)))
+		eta = fmt.Sprintf(" (about %d more after it, ETA %s)", left, result.MinSec(est+time.Duration(left)*s.estimate(2*s.pairs(), false)))
 	}
 	all := union(set, on)
 	names, onNames, allNames := s.names(set), s.names(on), s.names(all)
@@ -251,7 +251,7 @@ func (s *session) test(ctx context.Context, set, on []int, left int) (*round, er
 		return nil, err
 	}
 	samples, control, vs := m.samples, m.control, m.vs
-	s.res.Rounds = append(s.res.Rounds, bisectresult.Round{N: s.round, Applied: names, On: onNames, QPS: samples, Control: control, Vs: vs, Restart: restart})
+	s.res.Rounds = append(s.res.Rounds, result.BisectRound{N: s.round, Applied: names, On: onNames, QPS: samples, Control: control, Vs: vs, Restart: restart})
 	s.printf("  %s qps against the control's %s: %s\n", joinQPS(samples), joinQPS(control), vs.String())
 	leans := vs.State == stats.Inconclusive && math.Abs(math.Log(vs.Ratio)) > math.Log(1+s.threshold)
 	return &round{set: sorted(set), on: sorted(on), samples: samples, vs: vs, leans: leans}, nil
@@ -269,7 +269,7 @@ func (s *session) beyond(a, b *round) bool {
 
 // smaller reports whether b's effect is clearly smaller than a's (nearer
 // 1x, the interval of their ratio beyond the threshold).
-func (s *session) smaller(a, b bisectresult.Effect) bool {
+func (s *session) smaller(a, b result.Effect) bool {
 	e := s.relative(a, b)
 	if a.Ratio >= 1 {
 		return e.State == stats.Slower
@@ -304,7 +304,7 @@ func (s *session) fill(ctx context.Context, oc *outcome, all *round) error {
 		v := s.testable[i]
 		switch c {
 		case classCause:
-			c := bisectresult.Cause{Variable: v.Name, ControlValue: v.Control, CandidateValue: v.Candidate,
+			c := result.BisectCause{Variable: v.Name, ControlValue: v.Control, CandidateValue: v.Candidate,
 				Aliases: v.Aliases, Effect: oc.round([]int{i}, nil).vs}
 			for _, g := range oc.eliminated {
 				if g.vars[0] == i {
@@ -328,27 +328,27 @@ func (s *session) fill(ctx context.Context, oc *outcome, all *round) error {
 		return math.Abs(math.Log(s.res.Causes[i].Effect.Ratio)) > math.Abs(math.Log(s.res.Causes[j].Effect.Ratio))
 	})
 	for _, g := range oc.interactions {
-		s.res.Interactions = append(s.res.Interactions, bisectresult.Interaction{Variables: s.names(g.vars), Effect: g.r.vs, Alone: bisectresult.AloneCleared})
+		s.res.Interactions = append(s.res.Interactions, result.BisectInteraction{Variables: s.names(g.vars), Effect: g.r.vs, Alone: result.AloneCleared})
 	}
 	for _, g := range oc.together {
-		s.res.Interactions = append(s.res.Interactions, bisectresult.Interaction{Variables: s.names(g.vars), Effect: g.r.vs, Alone: bisectresult.AloneOpen})
+		s.res.Interactions = append(s.res.Interactions, result.BisectInteraction{Variables: s.names(g.vars), Effect: g.r.vs, Alone: result.AloneOpen})
 	}
 	for _, g := range oc.onTop {
-		alone := bisectresult.AloneCleared
+		alone := result.AloneCleared
 		for _, x := range g.vars {
 			if oc.alone[x] != classCleared {
-				alone = bisectresult.AloneOpen
+				alone = result.AloneOpen
 			}
 		}
-		s.res.Interactions = append(s.res.Interactions, bisectresult.Interaction{Variables: s.names(g.vars), On: s.names(oc.on), Effect: g.r.vs, Alone: alone})
+		s.res.Interactions = append(s.res.Interactions, result.BisectInteraction{Variables: s.names(g.vars), On: s.names(oc.on), Effect: g.r.vs, Alone: alone})
 	}
 	if oc.rest != nil {
 		e := oc.rest.vs
 		s.res.RestOnTop = &e
 	}
-	s.res.Outcome = bisectresult.OutcomeBisected
+	s.res.Outcome = result.OutcomeBisected
 	if oc.stopped != nil {
-		s.res.Outcome = bisectresult.OutcomeBudget
+		s.res.Outcome = result.OutcomeBudget
 		return nil
 	}
 	if len(found) == 0 || len(found) == len(s.testable) {
@@ -371,8 +371,8 @@ func (s *session) fill(ctx context.Context, oc *outcome, all *round) error {
 // relative compares two rounds' effects, each against its own control runs
 // (rounds minutes apart compare through them: drift cancels): b's ratio
 // over a's, the interval combined from theirs the conservative way.
-func (s *session) relative(a, b bisectresult.Effect) bisectresult.Effect {
-	e := bisectresult.Effect{Ratio: b.Ratio / a.Ratio, Lo: b.Lo / a.Hi, Hi: b.Hi / a.Lo, State: stats.Inconclusive}
+func (s *session) relative(a, b result.Effect) result.Effect {
+	e := result.Effect{Ratio: b.Ratio / a.Ratio, Lo: b.Lo / a.Hi, Hi: b.Hi / a.Lo, State: stats.Inconclusive}
 	if a.Lo == a.Hi || b.Lo == b.Hi {
 		// Too few runs gave either round no interval: no verdict.
 		return e

@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/shakedown/shakedown/internal/bisectresult"
+	"github.com/shakedown/shakedown/internal/result"
 	"github.com/shakedown/shakedown/internal/stats"
 )
 
@@ -18,7 +18,7 @@ type roundRuns struct {
 	// same settings in place.
 	fresh            bool
 	samples, control []float64
-	vs               bisectresult.Effect
+	vs               result.Effect
 }
 
 // base measures the control as the set's runs are compared with: as it

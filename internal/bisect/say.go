@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/shakedown/shakedown/internal/bisectresult"
+	"github.com/shakedown/shakedown/internal/result"
 )
 
 // Write tells what a restore did: the variables set back, and, when it
@@ -26,7 +26,7 @@ func (r *Restored) Write(w io.Writer, undoPath string, finished bool) {
 
 // WritePlan lists what a bisect would set on the control, as Plan found
 // the differences.
-func WritePlan(w io.Writer, control fmt.Stringer, diffs []bisectresult.Variable) {
+func WritePlan(w io.Writer, control fmt.Stringer, diffs []result.BisectVariable) {
 	fmt.Fprintf(w, "vars bisect would set these on the control %s, one group at a time (SET GLOBAL, or a restart when the control is a sandbox), and restore them at the end:\n", control)
 	for _, d := range diffs {
 		fmt.Fprintf(w, "  %s: %s -> %s\n", d.Name, d.Control, d.Candidate)

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/shakedown/shakedown/internal/bisectresult"
+	"github.com/shakedown/shakedown/internal/result"
 	"github.com/shakedown/shakedown/internal/stats"
 )
 
@@ -46,7 +46,7 @@ type round struct {
 	set     []int
 	on      []int
 	samples []float64
-	vs      bisectresult.Effect // against the control with on applied
+	vs      result.Effect // against the control with on applied
 	// leans is set when vs is inconclusive but its ratio lies beyond the
 	// threshold.
 	leans bool

@@ -6,7 +6,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/shakedown/shakedown/internal/bisectresult"
+	"github.com/shakedown/shakedown/internal/result"
 	"github.com/shakedown/shakedown/internal/stats"
 )
 
@@ -29,7 +29,7 @@ func (m *model) test(_ context.Context, set, on []int, _ int) (*round, error) {
 	}
 	m.rounds++
 	r := m.ratio(union(set, on)) / m.ratio(on)
-	c := bisectresult.Effect{Ratio: r, Lo: r * 0.95, Hi: r * 1.05, State: stats.Same}
+	c := result.Effect{Ratio: r, Lo: r * 0.95, Hi: r * 1.05, State: stats.Same}
 	switch {
 	case len(set) == 1 && len(on) == 0 && m.fuzzy[set[0]]:
 		c.State = stats.Inconclusive
@@ -219,7 +219,7 @@ func TestSearch(t *testing.T) {
 // not end the bisect.
 func TestSearchLeaningAll(t *testing.T) {
 	m := &model{effect: map[int]float64{0: 2}}
-	all := &round{set: indexes(8), vs: bisectresult.Effect{Ratio: 2, Lo: 0.9, Hi: 3.1, State: stats.Inconclusive}, leans: true}
+	all := &round{set: indexes(8), vs: result.Effect{Ratio: 2, Lo: 0.9, Hi: 3.1, State: stats.Inconclusive}, leans: true}
 	oc, err := search(context.Background(), m, 8, all, nil, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -14,7 +14,7 @@ import (
 	"github.com/shakedown/shakedown/internal/stats"
 	"github.com/shakedown/shakedown/internal/vars"
 
-	"github.com/shakedown/shakedown/internal/bisectresult"
+	"github.com/shakedown/shakedown/internal/result"
 	"github.com/shakedown/shakedown/internal/target"
 )
 
@@ -22,13 +22,13 @@ import (
 // bisect has put it in.
 type session struct {
 	cfg Config
-	res *bisectresult.Result
+	res *result.Bisect
 	ctl *server
 	sb  *sandbox.Instance // the control as a sandbox, or nil
 
 	orig     map[string]string       // the control's variables before any change
 	expected map[string]string       // what they must read now
-	testable []bisectresult.Variable // in search order: runtime first, restart last
+	testable []result.BisectVariable // in search order: runtime first, restart last
 
 	undo      *undoFile
 	changed   bool     // the undo file is written: changes may be in place
@@ -45,7 +45,7 @@ type session struct {
 	round       int
 }
 
-func newSession(ctx context.Context, cfg Config, res *bisectresult.Result) (*session, error) {
+func newSession(ctx context.Context, cfg Config, res *result.Bisect) (*session, error) {
 	ctl, err := openServer(ctx, cfg.Control)
 	if err != nil {
 		return nil, err
@@ -69,7 +69,7 @@ func newSession(ctx context.Context, cfg Config, res *bisectresult.Result) (*ses
 	}
 	res.Differences = differences(s.orig, candVars)
 	if res.Differences == nil {
-		res.Differences = []bisectresult.Variable{}
+		res.Differences = []result.BisectVariable{}
 	}
 	if s.sb, err = findSandbox(cfg.SandboxHome, cfg.Control); err != nil {
 		ctl.Close()
@@ -105,9 +105,9 @@ func computed(name string) bool {
 // restart, or not at all, with a probe that changes nothing (SET GLOBAL v =
 // @@GLOBAL.v). A user who may not SET GLOBAL is stopped here.
 func (s *session) classify(ctx context.Context) error {
-	var runtime, restart []bisectresult.Variable
-	notTestable := func(v bisectresult.Variable, why string) {
-		s.res.NotTestable = append(s.res.NotTestable, bisectresult.NotTestable{Name: v.Name, Reason: why})
+	var runtime, restart []result.BisectVariable
+	notTestable := func(v result.BisectVariable, why string) {
+		s.res.NotTestable = append(s.res.NotTestable, result.BisectNotTestable{Name: v.Name, Reason: why})
 	}
 	for _, v := range s.res.Differences {
 		switch {
@@ -167,7 +167,7 @@ func (s *session) measureBoth(ctx context.Context) error {
 		}
 	}
 	var ctl, cand []float64
-	var c bisectresult.Effect
+	var c result.Effect
 	for i := 0; ; i++ {
 		order := []string{"control", "candidate"}
 		if i%2 == 1 {
@@ -263,7 +263,7 @@ func (s *session) runAs(ctx context.Context, on string, applied []string, warmup
 	if applied == nil {
 		applied = []string{}
 	}
-	s.res.Measurements = append(s.res.Measurements, bisectresult.Measurement{N: len(s.res.Measurements) + 1, Round: s.round, On: on,
+	s.res.Measurements = append(s.res.Measurements, result.BisectMeasurement{N: len(s.res.Measurements) + 1, Round: s.round, On: on,
 		Applied: applied, QPS: q, Seconds: secs, Warmup: warmup})
 	return q, nil
 }

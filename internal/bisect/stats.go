@@ -1,7 +1,7 @@
 package bisect
 
 import (
-	"github.com/shakedown/shakedown/internal/bisectresult"
+	"github.com/shakedown/shakedown/internal/result"
 	"github.com/shakedown/shakedown/internal/stats"
 )
 
@@ -18,9 +18,9 @@ const MinRepeats = stats.MinRunsFor95
 // never a verdict), with the project's verdict statistics
 // (stats.Compare: ratio of medians, exact distribution-free interval).
 // threshold is relative: 0.1 means a ratio beyond 1.1 or below 0.9.
-func compare(a, b []float64, threshold float64) bisectresult.Effect {
+func compare(a, b []float64, threshold float64) result.Effect {
 	c := stats.Compare(a, b, stats.Options{Threshold: threshold, Confidence: confidence})
-	out := bisectresult.Effect{Ratio: c.Ratio, Lo: c.Low, Hi: c.High, State: c.State}
+	out := result.Effect{Ratio: c.Ratio, Lo: c.Low, Hi: c.High, State: c.State}
 	if !c.Interval {
 		out.Lo, out.Hi = c.Ratio, c.Ratio
 	}

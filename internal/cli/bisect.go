@@ -9,9 +9,9 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/shakedown/shakedown/internal/bisect"
-	"github.com/shakedown/shakedown/internal/bisectresult"
 	"github.com/shakedown/shakedown/internal/helptext"
 	"github.com/shakedown/shakedown/internal/outfile"
+	"github.com/shakedown/shakedown/internal/result"
 	"github.com/shakedown/shakedown/internal/sandbox"
 	"github.com/shakedown/shakedown/internal/sbflag"
 	"github.com/shakedown/shakedown/internal/target"
@@ -125,16 +125,16 @@ func (c *bisectCmd) dryRun(ctx context.Context, env *Env, cfg bisect.Config) err
 }
 
 // write prints the result and writes --json and --html.
-func (c *bisectCmd) write(env *Env, res *bisectresult.Result) error {
-	if err := bisectresult.WriteText(env.Stdout, res); err != nil {
+func (c *bisectCmd) write(env *Env, res *result.Bisect) error {
+	if err := result.WriteBisectText(env.Stdout, res); err != nil {
 		return err
 	}
 	for _, f := range []struct {
 		path, what string
 		write      func(io.Writer) error
 	}{
-		{c.jsonPath, "Result", func(w io.Writer) error { return bisectresult.WriteJSON(w, res) }},
-		{c.htmlPath, "HTML", func(w io.Writer) error { return bisectresult.WriteHTMLPage(w, res) }},
+		{c.jsonPath, "Result", func(w io.Writer) error { return result.WriteBisectJSON(w, res) }},
+		{c.htmlPath, "HTML", func(w io.Writer) error { return result.WriteBisectHTMLPage(w, res) }},
 	} {
 		if f.path == "" {
 			continue

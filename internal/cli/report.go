@@ -3,7 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
-	"github.com/shakedown/shakedown/internal/bisectresult"
+	"github.com/shakedown/shakedown/internal/result"
 	"io"
 	"strconv"
 
@@ -35,7 +35,7 @@ type reportCmd struct {
 	mirrorRun int64
 	help      bool
 	// bisected is the result --bisect names, read before anything else.
-	bisected *bisectresult.Result
+	bisected *result.Bisect
 }
 
 func (c *reportCmd) flags(env *Env) *pflag.FlagSet {

@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/shakedown/shakedown/internal/bisectresult"
 	"github.com/shakedown/shakedown/internal/plan"
+	"github.com/shakedown/shakedown/internal/result"
 	"github.com/shakedown/shakedown/internal/runner"
 	"github.com/shakedown/shakedown/internal/sandbox/sandboxtest"
 	"github.com/shakedown/shakedown/internal/store"
@@ -344,8 +344,8 @@ func TestReportLooseRuns(t *testing.T) {
 	// A vars bisect result shown after the variables that differ.
 	bis := filepath.Join(dir, "bisect.json")
 	var doc bytes.Buffer
-	if err := bisectresult.WriteJSON(&doc, &bisectresult.Result{Control: "mysql://a", Candidate: "mysql://b", Workload: "oltp_write_only", Outcome: bisectresult.OutcomeBisected,
-		Causes:  []bisectresult.Cause{{Variable: "sync_binlog", ControlValue: "1", CandidateValue: "0", Effect: bisectresult.Effect{Ratio: 1.5, Lo: 1.4, Hi: 1.6, State: stats.Faster}}},
+	if err := result.WriteBisectJSON(&doc, &result.Bisect{Control: "mysql://a", Candidate: "mysql://b", Workload: "oltp_write_only", Outcome: result.OutcomeBisected,
+		Causes:  []result.BisectCause{{Variable: "sync_binlog", ControlValue: "1", CandidateValue: "0", Effect: result.Effect{Ratio: 1.5, Lo: 1.4, Hi: 1.6, State: stats.Faster}}},
 		Cleared: []string{"sort_buffer_size"}}); err != nil {
 		t.Fatal(err)
 	}

@@ -39,10 +39,10 @@ var order = [][]string{
 	// (a sandbox, a target).
 	{"sandbox/sandboxtest", "hostsource"},
 	// Clients, the workloads and the stored documents (result holds every
-	// stored document and imports no producer; bisectresult is the document
-	// vars bisect writes).
+	// stored document, the one vars bisect writes among them, and imports
+	// no producer).
 	{"client", "client/fakeconn", "workload/connect", "workload/hotrow", "workload/oltp",
-		"workload/ping", "workload/sqlfile", "result", "bisectresult"},
+		"workload/ping", "workload/sqlfile", "result"},
 	// The runner, the store, the plan (which does not import the engine),
 	// the workload set and the tools that compare servers: verify and
 	// check (which does not import verify); stall capture, which the

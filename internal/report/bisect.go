@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/shakedown/shakedown/internal/bisectresult"
+	"github.com/shakedown/shakedown/internal/result"
 )
 
 // A report can carry the result of a "vars bisect" between two of its
@@ -16,13 +16,13 @@ import (
 // was cleared and what was left open.
 
 // bisectTitle heads the block in text and Markdown.
-func bisectTitle(b *bisectresult.Result) string {
+func bisectTitle(b *result.Bisect) string {
 	return fmt.Sprintf("Which differences matter (vars bisect: %s %s; control %s, candidate %s)",
 		b.Workload, strings.Join(b.RunArgs, " "), b.Control, b.Candidate)
 }
 
 // bisectCauses is the table of causes and interactions.
-func bisectCauses(b *bisectresult.Result) *table {
+func bisectCauses(b *result.Bisect) *table {
 	t := &table{header: []string{"variable", "control", "candidate", "effect on the control"}, right: []bool{false, false, false, false}}
 	for _, c := range b.Causes {
 		t.add(c.Variable, c.ControlValue, c.CandidateValue, c.Effect.String())
@@ -34,7 +34,7 @@ func bisectCauses(b *bisectresult.Result) *table {
 }
 
 // bisectLists are the lines after the causes: cleared, open, not testable.
-func bisectLists(b *bisectresult.Result) []string {
+func bisectLists(b *result.Bisect) []string {
 	var out []string
 	list := func(title string, names []string) {
 		if len(names) > 0 {

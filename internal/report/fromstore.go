@@ -7,8 +7,8 @@ import (
 	"io"
 	"os"
 
-	"github.com/shakedown/shakedown/internal/bisectresult"
 	"github.com/shakedown/shakedown/internal/outfile"
+	"github.com/shakedown/shakedown/internal/result"
 	"github.com/shakedown/shakedown/internal/store"
 	"github.com/shakedown/shakedown/internal/usage"
 )
@@ -96,13 +96,13 @@ func Import(ctx context.Context, out io.Writer, getenv func(string) string, stor
 }
 
 // ReadBisect reads the file report --bisect names.
-func ReadBisect(path string) (*bisectresult.Result, error) {
+func ReadBisect(path string) (*result.Bisect, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, usage.Errorf("report --bisect %s: %v", path, outfile.PlainPathError(err))
 	}
 	defer f.Close()
-	res, err := bisectresult.ReadJSON(f)
+	res, err := result.ReadBisect(f)
 	if err != nil {
 		return nil, usage.Errorf("report --bisect %s: %v: give the file shakedown vars bisect --json wrote", path, err)
 	}

@@ -3,7 +3,7 @@ package report
 import (
 	"bufio"
 	"fmt"
-	"github.com/shakedown/shakedown/internal/bisectresult"
+	"github.com/shakedown/shakedown/internal/result"
 	"io"
 	"sort"
 	"strconv"
@@ -312,7 +312,7 @@ func (h *htmlWriter) environment() {
 	}
 	if r.Bisect != nil {
 		// Which of those differences matter, right after them.
-		_ = bisectresult.WriteHTML(h, r.Bisect) // a write error stays in h's bufio.Writer and is returned by its Flush
+		_ = result.WriteBisectHTML(h, r.Bisect) // a write error stays in h's bufio.Writer and is returned by its Flush
 	}
 	h.hostHTML()
 	for _, t := range r.Targets {

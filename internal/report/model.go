@@ -10,7 +10,7 @@ package report
 
 import (
 	"fmt"
-	"github.com/shakedown/shakedown/internal/bisectresult"
+	"github.com/shakedown/shakedown/internal/result"
 	"io"
 	"math"
 	"sort"
@@ -164,7 +164,7 @@ type Report struct {
 	Moved []string
 	// Bisect, when set, is a vars bisect between two of the servers: which
 	// of the differing variables make the difference (see bisect.go).
-	Bisect *bisectresult.Result
+	Bisect *result.Bisect
 }
 
 // Counted says whether a run's figures count; store.Counted decides.

@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/shakedown/shakedown/internal/bisectresult"
 	"github.com/shakedown/shakedown/internal/golden"
 	"github.com/shakedown/shakedown/internal/result"
 	"github.com/shakedown/shakedown/internal/stats"
@@ -43,7 +42,7 @@ func withBisect(t *testing.T) *Report {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	b, err := bisectresult.ReadJSON(f)
+	b, err := result.ReadBisect(f)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,8 +1,9 @@
-// Package bisectresult holds the document vars bisect writes (its --json
-// file) and the text and HTML that render it. It is apart from bisect, which
-// measures, so that a report renders a stored bisect without linking the
-// load engine.
-package bisectresult
+package result
+
+// The document vars bisect writes (its --json file), rendered as text in
+// bisecttext.go and as HTML in bisecthtml.go. It is apart from bisect,
+// which measures, so that a report renders a stored bisect without linking
+// the load engine.
 
 import (
 	"fmt"
@@ -12,8 +13,8 @@ import (
 	"github.com/shakedown/shakedown/internal/stats"
 )
 
-// Variable is one differing variable.
-type Variable struct {
+// BisectVariable is one differing variable.
+type BisectVariable struct {
 	Name      string `json:"name"`
 	Control   string `json:"control_value"`
 	Candidate string `json:"candidate_value"`
@@ -34,8 +35,8 @@ type Effect struct {
 	State stats.State `json:"state"`
 }
 
-// Cause is a variable that moves the control by itself.
-type Cause struct {
+// BisectCause is a variable that moves the control by itself.
+type BisectCause struct {
 	Variable       string `json:"variable"`
 	ControlValue   string `json:"control_value"`
 	CandidateValue string `json:"candidate_value"`
@@ -50,9 +51,9 @@ type Cause struct {
 	ByElimination *Effect `json:"by_elimination,omitempty"`
 }
 
-// Interaction is a group of variables that moves the control together
+// BisectInteraction is a group of variables that moves the control together
 // while none of them was shown to alone.
-type Interaction struct {
+type BisectInteraction struct {
 	Variables []string `json:"variables"`
 	// On, when set, are the causes this group was found on top of: it
 	// moves the control further once they are applied.
@@ -72,14 +73,14 @@ const (
 	AloneOpen    = "inconclusive"
 )
 
-// NotTestable is a differing variable bisect could not apply.
-type NotTestable struct {
+// BisectNotTestable is a differing variable bisect could not apply.
+type BisectNotTestable struct {
 	Name   string `json:"name"`
 	Reason string `json:"reason"`
 }
 
-// Measurement is one run of the workload.
-type Measurement struct {
+// BisectMeasurement is one run of the workload.
+type BisectMeasurement struct {
 	N     int    `json:"n"`
 	Round int    `json:"round"` // 0 = the first comparison of both sides
 	On    string `json:"on"`    // control or candidate
@@ -92,8 +93,8 @@ type Measurement struct {
 	Warmup bool `json:"warmup,omitempty"`
 }
 
-// Round is one configuration of the control, measured.
-type Round struct {
+// BisectRound is one configuration of the control, measured.
+type BisectRound struct {
 	N       int      `json:"round"`
 	Applied []string `json:"applied"`
 	// On are applied under both the round's runs and the control's.
@@ -105,8 +106,8 @@ type Round struct {
 	Restart bool      `json:"restart,omitempty"`
 }
 
-// Result is what a bisect found.
-type Result struct {
+// Bisect is what a bisect found.
+type Bisect struct {
 	Control   string   `json:"control"`
 	Candidate string   `json:"candidate"`
 	Workload  string   `json:"workload"`
@@ -115,7 +116,7 @@ type Result struct {
 	// Pairs is how many pairs of runs a round makes at first.
 	Pairs int `json:"pairs"`
 	// Differences are the differing variables, per-instance ones left out.
-	Differences []Variable `json:"differences"`
+	Differences []BisectVariable `json:"differences"`
 	// ControlQPS and CandidateQPS are the first measurements of both
 	// sides; Difference compares them.
 	ControlQPS   []float64 `json:"control_qps"`
@@ -127,22 +128,22 @@ type Result struct {
 	// Tested are the variables the search applied on the control.
 	Tested []string `json:"tested"`
 	// All is every testable difference applied on the control at once.
-	All          *Effect       `json:"all_applied,omitempty"`
-	Causes       []Cause       `json:"causes"`
-	Interactions []Interaction `json:"interactions"`
+	All          *Effect             `json:"all_applied,omitempty"`
+	Causes       []BisectCause       `json:"causes"`
+	Interactions []BisectInteraction `json:"interactions"`
 	// RestOnTop is every other variable applied on top of the causes
 	// found, against the causes alone.
 	RestOnTop *Effect `json:"rest_on_top,omitempty"`
 	// Together is the causes (and interactions) applied together, against
 	// every testable difference applied: the ratio of their two rounds'
 	// ratios, its interval combined from theirs.
-	Together     *Effect       `json:"causes_vs_all,omitempty"`
-	Cleared      []string      `json:"cleared"`
-	Inconclusive []string      `json:"inconclusive"`
-	Unresolved   []string      `json:"unresolved"`
-	NotTestable  []NotTestable `json:"not_testable"`
-	Rounds       []Round       `json:"rounds"`
-	Measurements []Measurement `json:"measurements"`
+	Together     *Effect             `json:"causes_vs_all,omitempty"`
+	Cleared      []string            `json:"cleared"`
+	Inconclusive []string            `json:"inconclusive"`
+	Unresolved   []string            `json:"unresolved"`
+	NotTestable  []BisectNotTestable `json:"not_testable"`
+	Rounds       []BisectRound       `json:"rounds"`
+	Measurements []BisectMeasurement `json:"measurements"`
 	// Outcome says how it ended: "bisected", "no differing variables",
 	// "no performance difference", "nothing testable", "budget spent",
 	// "interrupted", "failed".

@@ -1,4 +1,4 @@
-package bisectresult
+package result
 
 import (
 	"fmt"
@@ -34,12 +34,12 @@ func effectCell(e Effect) string {
 	return fmt.Sprintf(`<td class="l %s">%.2f&times; [%.2f, %.2f] %s</td>`, class, e.Ratio, e.Lo, e.Hi, esc(string(e.State)))
 }
 
-// WriteHTML writes the result as an HTML section (class "vars-bisect") for
+// WriteBisectHTML writes the result as an HTML section (class "vars-bisect") for
 // a report page to place beside the variables diff: the conclusion, the
 // causes by effect, interactions, cleared and untestable variables, and
 // every round with its runs. Its styles are the pages' one stylesheet
 // (render.Stylesheet), which the page around it carries.
-func WriteHTML(w io.Writer, r *Result) error {
+func WriteBisectHTML(w io.Writer, r *Bisect) error {
 	ew := &outfile.Sticky{W: w}
 	p := ew.Printf
 	p("<section class=\"vars-bisect\">\n")
@@ -131,8 +131,8 @@ func WriteHTML(w io.Writer, r *Result) error {
 	return ew.Err
 }
 
-// WriteHTMLPage writes the section as a page of its own.
-func WriteHTMLPage(w io.Writer, r *Result) error {
+// WriteBisectHTMLPage writes the section as a page of its own.
+func WriteBisectHTMLPage(w io.Writer, r *Bisect) error {
 	page := render.Page{Title: "shakedown: vars bisect", Class: "bisect"}
-	return render.Write(w, page, func(w io.Writer) error { return WriteHTML(w, r) })
+	return render.Write(w, page, func(w io.Writer) error { return WriteBisectHTML(w, r) })
 }

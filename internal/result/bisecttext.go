@@ -1,4 +1,4 @@
-package bisectresult
+package result
 
 import (
 	"encoding/json"
@@ -14,14 +14,14 @@ import (
 	"github.com/shakedown/shakedown/internal/stats"
 )
 
-// WriteJSON writes the result as one indented JSON document.
-func WriteJSON(w io.Writer, r *Result) error { return outfile.WriteJSON(w, r) }
+// WriteBisectJSON writes the result as one indented JSON document.
+func WriteBisectJSON(w io.Writer, r *Bisect) error { return outfile.WriteJSON(w, r) }
 
-// ReadJSON reads a result as WriteJSON wrote it (vars bisect --json). A
+// ReadBisect reads a result as WriteBisectJSON wrote it (vars bisect --json). A
 // document that is not one, or holds no outcome, is an error.
-func ReadJSON(r io.Reader) (*Result, error) {
+func ReadBisect(r io.Reader) (*Bisect, error) {
 	dec := json.NewDecoder(r)
-	var res Result
+	var res Bisect
 	if err := dec.Decode(&res); err != nil {
 		return nil, fmt.Errorf("read vars bisect result: %w", err)
 	}
@@ -32,7 +32,7 @@ func ReadJSON(r io.Reader) (*Result, error) {
 }
 
 // Summary is the result's conclusion in a sentence or two.
-func (r *Result) Summary() string {
+func (r *Bisect) Summary() string {
 	switch r.Outcome {
 	case OutcomeNoDifferences:
 		return "No differing variables between the control and the candidate (per-instance values such as server_id, ports and paths are ignored): nothing to bisect."
@@ -67,7 +67,7 @@ func (r *Result) Summary() string {
 // are every variable tested), and every difference applied is not shown
 // short of the candidate. Otherwise it says how much each explains of the
 // whole and what is left open.
-func (r *Result) causesHeadline() string {
+func (r *Bisect) causesHeadline() string {
 	type found struct {
 		name  string
 		ratio float64
@@ -127,7 +127,7 @@ func (r *Result) causesHeadline() string {
 // causesAreAllTested says whether the causes and interactions found hold
 // every variable tested: applied together they are then the round of
 // every difference applied, and need no round of their own.
-func (r *Result) causesAreAllTested() bool {
+func (r *Bisect) causesAreAllTested() bool {
 	found := map[string]bool{}
 	for _, c := range r.Causes {
 		found[c.Variable] = true
@@ -152,7 +152,7 @@ func (r *Result) causesAreAllTested() bool {
 // is shown short of (or beyond) the candidate itself: the ratio of the two
 // effects, its interval combined from theirs the conservative way, lies
 // beyond the threshold.
-func (r *Result) allShort() bool {
+func (r *Bisect) allShort() bool {
 	if r.All == nil || r.Difference == nil || r.Threshold <= 0 || r.All.Lo <= 0 || r.Difference.Lo <= 0 {
 		return false
 	}
@@ -161,10 +161,10 @@ func (r *Result) allShort() bool {
 	return st == stats.Faster || st == stats.Slower
 }
 
-// WriteText writes the result for people: the conclusion, the causes by
+// WriteBisectText writes the result for people: the conclusion, the causes by
 // effect with intervals, interactions, what was cleared or left open, what
 // could not be tested, and every measurement.
-func WriteText(w io.Writer, r *Result) error {
+func WriteBisectText(w io.Writer, r *Bisect) error {
 	ew := &outfile.Sticky{W: w}
 	ew.Printf("vars bisect: %s %s, %d runs of each server, %d pairs of runs a round\n", r.Workload, strings.Join(r.RunArgs, " "), r.Repeats, r.Pairs)
 	ew.Printf("control:   %s\ncandidate: %s\n\n", r.Control, r.Candidate)
@@ -262,7 +262,7 @@ func WriteText(w io.Writer, r *Result) error {
 // what may settle them: against a noisy machine longer runs, against an
 // effect near the threshold more pairs. "" when none was left open or no
 // round has two such runs.
-func (r *Result) SettleHint() string {
+func (r *Bisect) SettleHint() string {
 	if len(r.Inconclusive) == 0 || r.Threshold <= 0 {
 		return ""
 	}
@@ -281,7 +281,7 @@ func (r *Result) SettleHint() string {
 // Noise is the median relative change between two runs of the control
 // made one after the other in a round (as it is, or with the variables
 // underneath applied); ok is false when no round has two.
-func (r *Result) Noise() (noise float64, ok bool) {
+func (r *Bisect) Noise() (noise float64, ok bool) {
 	var d []float64
 	for _, rd := range r.Rounds {
 		for i := 1; i < len(rd.Control); i++ {
@@ -297,7 +297,7 @@ func (r *Result) Noise() (noise float64, ok bool) {
 }
 
 // Label names the interaction: "a + b", or "c on top of a, b".
-func (in Interaction) Label() string {
+func (in BisectInteraction) Label() string {
 	l := strings.Join(in.Variables, " + ")
 	if len(in.On) > 0 {
 		return l + " on top of " + strings.Join(in.On, ", ")
