@@ -33,7 +33,9 @@ const (
 type stmt struct {
 	text string
 	kind stmtKind
-	stat int // index of its figures
+	stat int  // index of its figures
+	hot  bool  // the hot-row statement (hotRow), whose affected rows are counted
+	txn  uint8 // BEGIN, COMMIT or ROLLBACK, for the hot-row count (txnKind)
 }
 
 // engineOpt is one --engine entry: "name" or "name:option".
@@ -63,6 +65,10 @@ type Bench struct {
 
 	policy client.Policy
 	rnd    *rand.Rand
+	// hot is the hot-row statement whose effect is checked (hotrow.go);
+	// nil when the list has none, and with --commit, where a statement
+	// counts only once its group commits.
+	hot *hotRow
 }
 
 // defaultKey is the key mysqlslap uses when it cannot read the keys
@@ -117,6 +123,9 @@ func Load(o *Options, getenv func(string) string) (*Bench, error) {
 		}
 		if len(b.create) > 0 && b.engines != nil {
 			b.create[0].kind = createTable
+		}
+		if o.Commit == 0 && !o.OnlyPrint {
+			b.hot = findHotRow(b.query)
 		}
 	}
 	var err error

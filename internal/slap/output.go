@@ -96,6 +96,13 @@ func (s *session) printLevel(lv *levelStats) {
 		}
 	}
 	fmt.Fprintf(w, "\tErrors by code: %s\n", errorList(errs))
+	if c := lv.dataCheck; c != nil {
+		if c.OK() {
+			fmt.Fprintf(w, "\tHot-row check: %s changed by %d, as the %d rows the updates changed account for\n", c.What, c.Observed, c.Committed)
+		} else {
+			fmt.Fprintf(w, "\t%s\n", c.Finding())
+		}
+	}
 	if lv.stopped != nil {
 		fmt.Fprintf(w, "\tSTOPPED: %v\n", lv.stopped)
 	}

@@ -68,6 +68,15 @@ func (s *session) levelResult(lv *levelStats, started time.Time, srv target.Serv
 		r.Error = lv.stopped.Error()
 		r.Interrupted = errors.Is(lv.stopped, ErrInterrupted)
 	}
+	if c := lv.dataCheck; c != nil {
+		// In the document too, so that a stored level is failed.
+		r.DataCheck = c
+		if f := c.Finding(); f != "" && r.Error == "" {
+			r.Error = f
+		} else if f != "" {
+			r.Error += "; " + f
+		}
+	}
 	all := histogram.New()
 	errs := map[uint16]int64{}
 	for _, st := range lv.outcome() {

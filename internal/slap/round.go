@@ -34,8 +34,16 @@ type levelStats struct {
 	// what it came to, once the rounds are over (see clientLoad).
 	probe  runner.Probe
 	client *result.Client
+	// dataCheck is the hot-row check of the level's iterations; nil
+	// without a hot-row statement.
+	dataCheck *result.DataCheck
 
 	mu       sync.Mutex
+	hot      hotTally // the hot-row check's iterations so far
+	// hotRows and hotUnsure are the current round's: the hot-row
+	// statement's rows changed, as acknowledged, and its statements whose
+	// answer was lost with the connection.
+	hotRows, hotUnsure int64
 	connLat  *histogram.Histogram
 	errors   map[uint16]int64   // failed connects
 	stmtErrs []map[uint16]int64 // by statement, as in stats
@@ -228,19 +236,31 @@ func (s *session) client(ctx context.Context, k int, limit uint64, keys []string
 			conn.Close()
 		}
 	}()
-	exec := func(q string) error {
+	execN := func(q string) (int64, error) {
 		if printOnly {
 			s.outMu.Lock()
 			fmt.Fprintf(s.env.Out, "%s;\n", q)
 			s.outMu.Unlock()
-			return nil
+			return 0, nil
 		}
 		if o.Verbose >= 3 { // checked here: the call would box q for nothing
 			s.verbose(3, "%s;\n", q)
 		}
-		_, err := conn.Exec(ctx, q)
-		return err
+		return conn.Exec(ctx, q)
 	}
+	exec := func(q string) error { _, err := execN(q); return err }
+	// The hot-row statement's rows changed, as acknowledged (hotrow.go).
+	var hot hotCount
+	track := b.hot != nil
+	defer func() {
+		if track {
+			hot.closed()
+			lv.mu.Lock()
+			lv.hotRows += hot.rows
+			lv.hotUnsure += hot.unsure
+			lv.mu.Unlock()
+		}
+	}()
 	// failed handles a statement's error; it reports whether the client goes on.
 	failed := func(q string, err error) bool {
 		if ctx.Err() != nil {
@@ -250,6 +270,7 @@ func (s *session) client(ctx context.Context, k int, limit uint64, keys []string
 		case client.Retry:
 			return true
 		case client.Reconnect:
+			hot.closed() // the server rolls back what was open
 			conn.Close()
 			conn = s.connect(ctx, k, counts, lv, fail)
 			return conn != nil
@@ -279,6 +300,7 @@ passes:
 			if !printOnly && o.Detach > 0 && i%o.Detach == 0 {
 				// mysqlslap counts from the start of every pass, so it
 				// reconnects at the start of each pass too.
+				hot.closed()
 				conn.Close()
 				if conn = s.connect(ctx, k, counts, lv, fail); conn == nil {
 					return queries
@@ -286,7 +308,10 @@ passes:
 			}
 			if q, ok := keyed(st); ok {
 				start := time.Now()
-				if err := exec(q); err != nil {
+				if n, err := execN(q); err != nil {
+					if track {
+						hot.failed(st, target.Code(err), target.IsConnLost(err) || conn.Broken())
+					}
 					if ctx.Err() != nil {
 						return queries // stopped: the statement in flight does not count
 					}
@@ -296,6 +321,9 @@ passes:
 					}
 				} else {
 					rec.Record(st.stat, time.Since(start))
+					if track {
+						hot.ok(st, n)
+					}
 				}
 			}
 			queries++

@@ -51,6 +51,10 @@ import (
 // ErrInterrupted means the context ended the test; what ran is reported.
 var ErrInterrupted = errors.New("interrupted")
 
+// ErrLostUpdates means the hot-row check found that the server did not
+// keep the updates it acknowledged: the test failed, whatever its speed.
+var ErrLostUpdates = errors.New("hot-row check failed")
+
 // Env is where the test writes.
 type Env struct {
 	Out io.Writer // the summary, --only-print, -v
@@ -453,6 +457,14 @@ func (s *session) level(ctx context.Context, eng engineOpt, c int) error {
 				return fmt.Errorf("--pre-query: statement %q: %w", shortText(st.text), err)
 			}
 		}
+		var before int64
+		if b.hot != nil {
+			var err error
+			if before, err = b.hot.read(ctx, s.main); err != nil {
+				return err
+			}
+			lv.hotRows, lv.hotUnsure = 0, 0
+		}
 		lv.probe.Start()
 		r := s.round(ctx, c, limit, keys, lv)
 		lv.probe.End()
@@ -460,6 +472,15 @@ func (s *session) level(ctx context.Context, eng engineOpt, c int) error {
 		if r.err != nil {
 			runErr = r.err
 			break
+		}
+		if b.hot != nil {
+			// Read once the clients have all stopped, before
+			// --post-query, which may change the rows.
+			after, err := b.hot.read(ctx, s.main)
+			if err != nil {
+				return err
+			}
+			lv.hot.add(before, after, lv.hotRows, lv.hotUnsure)
 		}
 		for _, st := range b.post {
 			if err := s.mainExec(ctx, st.text); err != nil {
@@ -471,6 +492,7 @@ func (s *session) level(ctx context.Context, eng engineOpt, c int) error {
 	s.verbose(2, "Generating stats\n")
 	if len(lv.times) > 0 && (lv.queries > 0 || runErr == nil) {
 		lv.client = s.clientLoad(lv)
+		lv.dataCheck = lv.hot.check(b.hot)
 		s.outMu.Lock()
 		if s.prog != nil {
 			s.prog.line.Clear() // the summary goes where the status line may be showing
@@ -489,6 +511,11 @@ func (s *session) level(ctx context.Context, eng engineOpt, c int) error {
 			}
 			b.levels = append(b.levels, res)
 		}
+	}
+	if runErr == nil && !lv.dataCheck.OK() {
+		// The test fails, whatever its speed: what the server
+		// acknowledged is not what it kept.
+		return fmt.Errorf("%w: %s", ErrLostUpdates, lv.dataCheck.Finding())
 	}
 	return runErr
 }
