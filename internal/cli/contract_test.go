@@ -48,8 +48,9 @@ func contractServers(t *testing.T) []contractServer {
 }
 
 // copySource makes the database a copy from MariaDB carries to each
-// server: latin1 and utf8mb4 tables, a foreign key, a view; it returns
-// the database's URL on MariaDB.
+// server: latin1 and utf8mb4 tables, a JSON column (MariaDB's LONGTEXT
+// with a json_valid check, a JSON type elsewhere), a foreign key, a view;
+// it returns the database's URL on MariaDB.
 func copySource(t *testing.T, mariadb string) string {
 	t.Helper()
 	db := adminDB(t, mariadb)
@@ -57,10 +58,10 @@ func copySource(t *testing.T, mariadb string) string {
 		"DROP DATABASE IF EXISTS flavsrc",
 		"CREATE DATABASE flavsrc CHARACTER SET latin1 COLLATE latin1_swedish_ci",
 		"CREATE TABLE flavsrc.customers (id INT PRIMARY KEY, name VARCHAR(40) COLLATE latin1_swedish_ci) CHARSET latin1",
-		"CREATE TABLE flavsrc.orders (id INT PRIMARY KEY AUTO_INCREMENT, customer INT NOT NULL, note TEXT, total DECIMAL(10,2),"+
+		"CREATE TABLE flavsrc.orders (id INT PRIMARY KEY AUTO_INCREMENT, customer INT NOT NULL, note TEXT, total DECIMAL(10,2), doc JSON,"+
 			" KEY (customer), CONSTRAINT fk_customer FOREIGN KEY (customer) REFERENCES flavsrc.customers (id)) CHARSET utf8mb4 COLLATE utf8mb4_general_ci",
 		"INSERT INTO flavsrc.customers VALUES (1, 'Åsa'), (2, 'Bo'), (3, 'Ça')",
-		"INSERT INTO flavsrc.orders (customer, note, total) VALUES (1, 'först', 10.50), (2, '二', 3.25), (3, NULL, 0)",
+		`INSERT INTO flavsrc.orders (customer, note, total, doc) VALUES (1, 'först', 10.50, '{"b": 2, "a": [1, 2.50]}'), (2, '二', 3.25, '{}'), (3, NULL, 0, NULL)`,
 		"CREATE VIEW flavsrc.big AS SELECT id, total FROM flavsrc.orders WHERE total > 1",
 	)
 	return strings.Replace(mariadb, "/sbtest", "/flavsrc", 1)

@@ -46,8 +46,10 @@ func retarget(stmt, srcDB, dstDB string) string {
 // splitCreateTable takes SHOW CREATE TABLE apart: secondary indexes (when
 // deferIndexes) and foreign keys go into ALTER TABLE statements run after
 // the rows. It relies on SHOW CREATE TABLE's layout: one column, key or
-// constraint per line.
-func splitCreateTable(create, table string, deferIndexes bool) tableDDL {
+// constraint per line. The columns named in json (lower case) are MariaDB
+// JSON, a LONGTEXT with CHECK (json_valid(col)), made JSON again for a
+// target whose JSON is a type of its own (see jsonColumn).
+func splitCreateTable(create, table string, deferIndexes bool, json map[string]bool) tableDDL {
 	lines := strings.Split(create, "\n")
 	if len(lines) < 3 {
 		return tableDDL{create: create}
@@ -59,6 +61,12 @@ func splitCreateTable(create, table string, deferIndexes bool) tableDDL {
 	}
 	for _, l := range lines[1:last] {
 		item := strings.TrimSuffix(strings.TrimSpace(l), ",")
+		if len(json) > 0 {
+			var drop bool
+			if item, drop = jsonColumn(item, json); drop {
+				continue
+			}
+		}
 		switch {
 		case strings.HasPrefix(item, "CONSTRAINT ") && strings.Contains(item, " FOREIGN KEY "):
 			fks = append(fks, "ADD "+item)
@@ -83,6 +91,27 @@ func splitCreateTable(create, table string, deferIndexes bool) tableDDL {
 		d.fks = append(d.fks, alter+strings.Join(fks, ", "))
 	}
 	return d
+}
+
+var (
+	jsonCheckRE  = regexp.MustCompile("(?i)^CONSTRAINT `[^`]*` CHECK \\(json_valid\\(`([^`]+)`\\)\\)$")
+	jsonColumnRE = regexp.MustCompile("(?i)^`([^`]+)` longtext(.*)$")
+	jsonDropRE   = regexp.MustCompile("(?i) CHARACTER SET \\w+| COLLATE \\w+| CHECK \\(json_valid\\(`[^`]+`\\)\\)")
+)
+
+// jsonColumn rewrites one item of a CREATE TABLE for a JSON column of
+// json: the column as JSON, without the character set, collation and
+// json_valid check that MariaDB gives its text (the type checks it
+// itself); drop says the item is such a check, made as a constraint of
+// the table, and goes.
+func jsonColumn(item string, json map[string]bool) (out string, drop bool) {
+	if m := jsonCheckRE.FindStringSubmatch(item); m != nil && json[strings.ToLower(m[1])] {
+		return "", true
+	}
+	if m := jsonColumnRE.FindStringSubmatch(item); m != nil && json[strings.ToLower(m[1])] {
+		return quoteIdent(m[1]) + " json" + jsonDropRE.ReplaceAllString(m[2], ""), false
+	}
+	return item, false
 }
 
 // showCreate runs a SHOW CREATE statement and returns the columns named

@@ -45,6 +45,25 @@ func (c *copier) toTarget(stmt string) string {
 	return c.coll.Rewrite(stmt, func(from, to string) { c.mapped[from] = to })
 }
 
+// jsonText names t's MariaDB JSON columns (lower case) when the target's
+// JSON is a type of its own, so that they are created as JSON there, not
+// as the LONGTEXT MariaDB shows them as; nil otherwise.
+func (c *copier) jsonText(t *schema.Table) map[string]bool {
+	if !c.dst.Server.Flavour.NativeJSON() {
+		return nil
+	}
+	var out map[string]bool
+	for _, col := range t.Columns {
+		if col.IsJSONText {
+			if out == nil {
+				out = map[string]bool{}
+			}
+			out[strings.ToLower(col.Name)] = true
+		}
+	}
+	return out
+}
+
 // lacking is objs, or none when the target's flavour has no such objects
 // (TiDB has no triggers, routines or events): the copy then goes on
 // without them and says which it left out, as check reports them.
@@ -191,7 +210,7 @@ func (c *copier) run(ctx context.Context) error {
 			return err
 		}
 		deferIndexes := !c.opts.IndexesWithData && t.Rows >= c.opts.deferRows
-		c.ddl[name] = splitCreateTable(c.toTarget(retarget(m["create table"], t.DB, dstOf[t.DB])), t.Name, deferIndexes)
+		c.ddl[name] = splitCreateTable(c.toTarget(retarget(m["create table"], t.DB, dstOf[t.DB])), t.Name, deferIndexes, c.jsonText(t))
 	}
 	// Largest first: the last table to finish is then a small one.
 	sort.SliceStable(c.plans, func(i, j int) bool { return c.plans[i].t.Rows > c.plans[j].t.Rows })

@@ -34,7 +34,7 @@ func TestSplitCreateTable(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			d := splitCreateTable(create, "orders", tc.deferIndexes)
+			d := splitCreateTable(create, "orders", tc.deferIndexes, nil)
 			for _, s := range tc.wantIn {
 				if !strings.Contains(d.create, s) {
 					t.Errorf("create: got\n%s\nwant it to hold %q", d.create, s)
@@ -163,4 +163,32 @@ func FuzzParseWhere(f *testing.F) {
 			t.Errorf("ParseWhere(%q) accepted %q, %q", s, table, cond)
 		}
 	})
+}
+
+// TestJSONColumns: MariaDB shows its JSON as LONGTEXT with a json_valid
+// check, on the column or as a constraint of the table; for a target with
+// a JSON type the copy creates JSON, and leaves other text alone.
+func TestJSONColumns(t *testing.T) {
+	create := "CREATE TABLE `docs` (\n" +
+		"  `id` int(11) NOT NULL,\n" +
+		"  `doc` longtext CHARACTER SET utf8mb4 COLLATE utf8mb4_bin DEFAULT NULL CHECK (json_valid(`doc`)),\n" +
+		"  `meta` longtext CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL COMMENT 'x',\n" +
+		"  `body` longtext DEFAULT NULL,\n" +
+		"  PRIMARY KEY (`id`),\n" +
+		"  CONSTRAINT `CONSTRAINT_1` CHECK (json_valid(`meta`))\n" +
+		") ENGINE=InnoDB DEFAULT CHARSET=utf8mb4"
+	d := splitCreateTable(create, "docs", false, map[string]bool{"doc": true, "meta": true})
+	want := "CREATE TABLE `docs` (\n" +
+		"  `id` int(11) NOT NULL,\n" +
+		"  `doc` json DEFAULT NULL,\n" +
+		"  `meta` json NOT NULL COMMENT 'x',\n" +
+		"  `body` longtext DEFAULT NULL,\n" +
+		"  PRIMARY KEY (`id`)\n" +
+		") ENGINE=InnoDB DEFAULT CHARSET=utf8mb4"
+	if d.create != want {
+		t.Errorf("got\n%s\nwant\n%s", d.create, want)
+	}
+	if d := splitCreateTable(create, "docs", false, nil); d.create != create {
+		t.Errorf("without JSON columns: got\n%s\nwant it unchanged", d.create)
+	}
 }

@@ -273,6 +273,10 @@ func (n Name) Events() bool { return n != TiDB }
 // counters are each node's own (Galera), so figures are summed over them.
 func (n Name) Cluster() bool { return n == Galera }
 
+// NativeJSON says whether JSON is a type of its own on the server, rather
+// than MariaDB's alias for LONGTEXT with a json_valid CHECK.
+func (n Name) NativeJSON() bool { return !n.IsMariaDB() }
+
 // WriteSetLimits names the server variables that bound what one
 // transaction may change on a certifying cluster: its replicated write
 // set's bytes and rows (0 means no limit). "" when the flavour has none.
