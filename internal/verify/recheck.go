@@ -18,18 +18,28 @@ func (r *runner) scheduleRecheck(ctx context.Context, j *job) {
 		defer timer.Stop()
 		select {
 		case <-timer.C:
+			r.requeue(ctx, j)
 		case <-ctx.Done():
-			j.t.chunkAbandoned()
-			r.pending.Done()
-			return
-		}
-		select {
-		case r.jobs <- j:
-		case <-ctx.Done():
-			j.t.chunkAbandoned()
-			r.pending.Done()
+			r.abandon(j)
 		}
 	}()
+}
+
+// requeue hands a job scheduled for later back to the workers, or
+// abandons it when ctx ends first.
+func (r *runner) requeue(ctx context.Context, j *job) {
+	select {
+	case r.jobs <- j:
+	case <-ctx.Done():
+		r.abandon(j)
+	}
+}
+
+// abandon gives up a job scheduled for later: its chunk will not finish,
+// and it is no longer pending.
+func (r *runner) abandon(j *job) {
+	j.t.chunkAbandoned()
+	r.pending.Done()
 }
 
 // recheck reads a chunk's differing rows again on both sides, each in a
@@ -80,30 +90,17 @@ func (r *runner) scheduleSettle(ctx context.Context, j *job) {
 	go func() {
 		// With Align, the recheck itself waits for the follower, at the
 		// source snapshot's position.
-		if r.opts.Align != nil {
-			select {
-			case r.jobs <- j:
-			case <-ctx.Done():
-				j.t.chunkAbandoned()
-				r.pending.Done()
+		if r.opts.Align == nil {
+			if err := r.opts.Settle(ctx); err != nil {
+				if ctx.Err() == nil {
+					r.stopped.set(err)
+					r.stop()
+				}
+				r.abandon(j)
+				return
 			}
-			return
 		}
-		if err := r.opts.Settle(ctx); err != nil {
-			if ctx.Err() == nil {
-				r.stopped.set(err)
-				r.stop()
-			}
-			j.t.chunkAbandoned()
-			r.pending.Done()
-			return
-		}
-		select {
-		case r.jobs <- j:
-		case <-ctx.Done():
-			j.t.chunkAbandoned()
-			r.pending.Done()
-		}
+		r.requeue(ctx, j)
 	}()
 }
 
