@@ -208,15 +208,7 @@ func statement(cs []change) (string, []any) {
 	if !cs[0].delete {
 		b.WriteString(t.replace)
 		ph := "(" + strings.TrimSuffix(strings.Repeat("?,", len(t.written)), ",") + ")"
-		for i, c := range cs {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			b.WriteString(ph)
-			for _, k := range t.written {
-				args = append(args, c.row[k])
-			}
-		}
+		args = eachRow(&b, cs, ph, ",", t.written)
 		return b.String(), args
 	}
 	b.WriteString("DELETE FROM " + t.dst + " WHERE ")
@@ -232,14 +224,22 @@ func statement(cs []change) (string, []any) {
 		conds[i] = quoteIdent(t.cols[k].Name) + " <=> ?"
 	}
 	one := "(" + strings.Join(conds, " AND ") + ")"
+	args = eachRow(&b, cs, one, " OR ", t.key)
+	return b.String(), args
+}
+
+// eachRow writes one, a row's placeholders, for every change, sep between
+// them, and returns the changes' values of the columns cols, in that order.
+func eachRow(b *strings.Builder, cs []change, one, sep string, cols []int) []any {
+	args := make([]any, 0, len(cs)*len(cols))
 	for i, c := range cs {
 		if i > 0 {
-			b.WriteString(" OR ")
+			b.WriteString(sep)
 		}
 		b.WriteString(one)
-		for _, k := range t.key {
+		for _, k := range cols {
 			args = append(args, c.row[k])
 		}
 	}
-	return b.String(), args
+	return args
 }
