@@ -30,6 +30,7 @@ func TestEntryPoints(t *testing.T) {
 		{name: "help verify", args: []string{"help", "verify"}, wantOut: `usage: shakedown verify SOURCE TARGET`},
 		{name: "help sandbox", args: []string{"help", "sandbox"}, wantOut: `sandbox`},
 		{name: "help targets", args: []string{"help", "targets"}, wantOut: `(?s)--password-file.*MYSQL_PWD.*~/.my.cnf`},
+		{name: "help client-io", args: []string{"help", "client-io"}, wantOut: `(?s)--client-io.*auto.*SHAKEDOWN_IOLOOP_LOOPS.*SHAKEDOWN_IOLOOP_BIND.*SHAKEDOWN_IOLOOP_WATCH.*SHAKEDOWN_IOLOOP_BURST.*SHAKEDOWN_IOLOOP_HOLD`},
 		{name: "help of a typo", args: []string{"help", "rnu"}, wantCode: ExitUsage, wantErr: `unknown command "rnu" \(did you mean "run"\?\)`, errOneLine: true},
 		{name: "command typo", args: []string{"rnu"}, wantCode: ExitUsage, wantErr: `unknown command "rnu" \(did you mean "run"\?\)`, errOneLine: true},
 		{name: "command typo with arguments", args: []string{"sandbx", "up", "a"}, wantCode: ExitUsage, wantErr: `unknown command "sandbx" \(did you mean "sandbox"\?\)`, errOneLine: true},

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/shakedown/shakedown/internal/capture"
+	"github.com/shakedown/shakedown/internal/client"
 	"github.com/shakedown/shakedown/internal/readiness"
 	"github.com/shakedown/shakedown/internal/replay"
 	"github.com/shakedown/shakedown/internal/sbflag"
@@ -34,7 +35,7 @@ func (c *replayCmd) flags(env *Env) *pflag.FlagSet {
 	fs.Float64Var(&o.Speed, "speed", 0, "1 keeps the captured timing, N runs N times faster, 0 runs as fast as possible")
 	fs.IntVar(&o.Concurrency, "concurrency", 0, "at most this many statements at once (0: no cap); every session keeps its connections")
 	sbflag.BoolVar(fs, &o.AllowWrites, "allow-writes", false, "also run statements that may write (on every target!)")
-	fs.StringVar(&o.ClientIO, "client-io", "auto", "how sessions wait for the targets: loop, blocking, polled or auto (loop), as for run")
+	client.BindIO(fs, &o.IO.Mode)
 	fs.DurationVar(&o.Timeout, "timeout", time.Minute, "give up on a statement when a target sends nothing for this long (counted as an error)")
 	c.out.bindFiles(fs, "report")
 	fs.IntVar(&c.top, "top", 20, "fingerprints listed in the text report")
@@ -78,7 +79,7 @@ func (c *replayCmd) exec(ctx context.Context, env *Env, fs *pflag.FlagSet) error
 		}
 	}
 	opts := c.opts
-	opts.Progress = env.Stderr
+	opts.Progress, opts.IO.Tuning = env.Stderr, client.ReadIOTuning(env.Getenv)
 	rep, runErr := replay.Run(ctx, rd, targets, opts)
 	if rep == nil {
 		return runErr

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/shakedown/shakedown/internal/client"
 	"github.com/shakedown/shakedown/internal/helptext"
 	"github.com/shakedown/shakedown/internal/outfile"
 	"github.com/shakedown/shakedown/internal/progress"
@@ -42,6 +43,7 @@ func (c *slapCmd) run(ctx context.Context, env *Env, args []string) error {
 	if err := o.Prompt(env.Stdin); err != nil {
 		return err
 	}
+	o.IO.Tuning = client.ReadIOTuning(env.Getenv)
 	b, err := slap.Load(o, env.Getenv)
 	if err != nil {
 		return err

@@ -6,4 +6,5 @@ import "github.com/shakedown/shakedown/internal/helptext"
 var topics = map[string]string{
 	"targets":   helptext.Targets,
 	"passwords": helptext.Targets,
+	"client-io": helptext.ClientIO,
 }

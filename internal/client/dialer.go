@@ -20,7 +20,13 @@ type Options struct {
 	// PS selects server-side prepared statements; otherwise Prepare gives
 	// statements that run as text.
 	PS bool
-	// IO says how the fast path waits for the server (see IOFor).
+	// Plan says how the connections wait for the server: they are
+	// dialled as its IO says. With I/O loops, Connect's ctx must carry
+	// the task of the caller's loop (ioloop.With), whose loop the plan
+	// made (IOPlan.Group).
+	Plan IOPlan
+	// IO is what Plan.IO says, for a caller that gives no plan (package
+	// engine, until it gives one); it is read only where Plan.IO is zero.
 	IO wire.Options
 	// Configure, when set, adjusts each connection's driver configuration
 	// (slap turns multi-statements on).
@@ -41,6 +47,7 @@ type Dialer struct {
 	tgt *target.Target
 	opt Options
 	eps []target.Endpoint
+	io  wire.Options // Plan.IO, or Options.IO where the plan has none
 
 	// What the connections used, for the result: how many were opened
 	// and how many of them over TLS.
@@ -52,7 +59,11 @@ func NewDialer(t *target.Target, opt Options) *Dialer {
 	if opt.Explain == nil {
 		opt.Explain = t.Explain
 	}
-	return &Dialer{tgt: t, opt: opt, eps: t.Endpoints()}
+	io := opt.Plan.IO
+	if io == (wire.Options{}) {
+		io = opt.IO
+	}
+	return &Dialer{tgt: t, opt: opt, eps: t.Endpoints(), io: io}
 }
 
 func (d *Dialer) config(ep target.Endpoint) *mysql.Config {
@@ -67,7 +78,7 @@ func (d *Dialer) config(ep target.Endpoint) *mysql.Config {
 // connect is explained (Options.Explain) and wraps the driver's error.
 func (d *Dialer) Connect(ctx context.Context, i int, counts *workload.Counts) (workload.Conn, error) {
 	ep := d.eps[i%len(d.eps)]
-	w, err := dial.Wire(ctx, d.config(ep), d.opt.IO)
+	w, err := dial.Wire(ctx, d.config(ep), d.io)
 	if err != nil {
 		return nil, d.opt.Explain(ep, err)
 	}

@@ -19,11 +19,10 @@ import (
 // interrupt between CPUs (a rescheduling IPI) for a good share of the
 // replies; under a hypervisor each one is an exit to it. A loop that stays
 // on one CPU draws the server's threads it wakes to that CPU, so their
-// replies wake it there. On 2 shared cores, from 8 to 256 threads, bound
-// loops made 1.02-1.20x the point selects of loops left free, the server
-// spending less CPU on each, and about 3% fewer read/write statements; at
-// 2 and 4 threads 1.73x and 1.14x the read/write statements
-// (docs/PERFORMANCE.md).
+// replies wake it there. On shared cores bound loops made more point
+// selects than loops left free, the server spending less CPU on each, and
+// many more read/write statements at a few threads, a few fewer at more
+// (docs/PERFORMANCE.md, "Held loops bound to CPUs on shared cores").
 //
 // A loop is bound through the thread that runs it: the goroutine keeps its
 // thread except when it lets other goroutines run (see wait), after which
@@ -75,8 +74,8 @@ func (g Group) Place(hold bool, spare int, bind bool) (release func()) {
 }
 
 // bindCheck is how many waits a bound loop makes between checks of its
-// thread: a check is a system call (gettid, 0.15 us on a 2-core VM), so
-// about 0.01 us a wait.
+// thread: a check is a system call (gettid), and one in 16 waits costs
+// next to nothing against the wait's own (docs/PERFORMANCE.md).
 const bindCheck = 16
 
 // boundTo is the CPU of every thread a loop has bound, by thread: loops

@@ -73,6 +73,10 @@ type Loop struct {
 	cpu, unchecked int
 	bound          []int
 
+	// tune is the group's tuning (NewGroup): the burst of its events,
+	// HoldOff and the watch's switch.
+	tune Tuning
+
 	mu      sync.Mutex
 	closed  bool
 	fds     map[int32]*FD
@@ -99,19 +103,15 @@ type started struct {
 	body func(ctx context.Context)
 }
 
-// Burst is how many ready descriptors one epoll_wait of a loop takes, and
-// so how many tasks at most send their next statements back to back before
-// the loop asks the kernel again. A benchmark sets it to see whether the
-// bursts make a server's threads contend (docs/PERFORMANCE.md).
-var Burst = 256
+// New makes a loop that follows the rules (a zero Tuning).
+func New() (*Loop, error) { return newLoop(Tuning{}) }
 
-// New makes a loop.
-func New() (*Loop, error) {
+func newLoop(t Tuning) (*Loop, error) {
 	epfd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
 	if err != nil {
 		return nil, fmt.Errorf("epoll_create1: %w", err)
 	}
-	l := &Loop{cpu: -1, epfd: epfd, wakefd: -1, timerfd: -1, fds: map[int32]*FD{}, events: make([]unix.EpollEvent, max(1, Burst))}
+	l := &Loop{cpu: -1, epfd: epfd, wakefd: -1, timerfd: -1, fds: map[int32]*FD{}, events: make([]unix.EpollEvent, t.burst()), tune: t}
 	if l.wakefd, err = unix.Eventfd(0, unix.EFD_CLOEXEC|unix.EFD_NONBLOCK); err != nil {
 		l.close()
 		return nil, fmt.Errorf("eventfd: %w", err)
@@ -228,17 +228,6 @@ func (l *Loop) Run() {
 	}
 }
 
-// Watch, when "on" or "off", replaces HoldProcessors' rule for whether
-// held loops are watched and wait with no timeout: a benchmark's knob
-// (SHAKEDOWN_IOLOOP_WATCH), "on" to watch loops as many as the CPUs too
-// (with a processor more for the watch).
-var Watch string
-
-// HoldProcessor says whether the loops that HoldProcessors chose keep
-// their processor while they wait for the kernel (see wait). It is on by
-// default; a benchmark turns it off to measure what it saves.
-var HoldProcessor = true
-
 // holdMillis is how long a loop waits with its processor kept before it
 // waits the ordinary way (at most, where nothing watches it; at least,
 // and at most twice as long, where the watch does): longer than a round
@@ -272,12 +261,11 @@ const poked = 2
 // timer, so a ticker of its own wakes the watch in time.
 //
 // Why not a timeout on the loops' waits: a timeout sets a kernel timer and
-// cancels it for every reply. At 16 threads on 2 cores shared with the
-// server, loops waiting with a timeout of holdMillis spent 1.05x the CPU a
-// point select of loops with none and made 0.95x the statements (1.11-1.20x
-// the CPU in calls by hand), and at a --rate of 2000 a second, 1.5x the CPU
-// (docs/PERFORMANCE.md). The watch's ticks wake one thread; a loop that is
-// not idle is never woken by it.
+// cancels it for every reply, which costs more CPU a statement than the
+// watch, most where the loops idle between statements (under --rate).
+// The watch's ticks wake one thread; a loop that is not idle is never
+// woken by it. docs/PERFORMANCE.md has the figures ("Held loops wait with
+// no timeout").
 func (g Group) watch(stop <-chan struct{}) {
 	t := time.NewTicker(holdMillis * time.Millisecond)
 	defer t.Stop()
@@ -318,16 +306,16 @@ func (g Group) watch(stop <-chan struct{}) {
 // monitor preempts a goroutine that has kept its processor for 10 ms with
 // a signal, takes the processor away when the signal finds the loop in a
 // system call, and then wakes every 20 us for a millisecond or more,
-// looking for more to take (a replay made 0.25 of its sleeps a
-// statement). The runtime's preemption signal interrupts the wait (EINTR)
-// when the garbage collector must stop the world.
+// looking for more to take (docs/PERFORMANCE.md counts its sleeps). The
+// runtime's preemption signal interrupts the wait (EINTR) when the garbage
+// collector must stop the world.
 func (l *Loop) wait() (int, error) {
 	if l.cpu >= 0 {
 		if l.unchecked++; l.unchecked >= bindCheck {
 			l.bind() // after a preemption the loop may be on another thread
 		}
 	}
-	if l.hold && HoldProcessor {
+	if l.hold && !l.tune.HoldOff {
 		now := time.Now()
 		every := yieldEvery
 		if l.freeProc {
@@ -546,11 +534,12 @@ func (h *timerHeap) Pop() any {
 // connections as the others.
 type Group []*Loop
 
-// NewGroup makes n loops; on an error none is left open.
-func NewGroup(n int) (Group, error) {
+// NewGroup makes n loops tuned by t (a zero Tuning follows the rules); on
+// an error none is left open.
+func NewGroup(n int, t Tuning) (Group, error) {
 	g := make(Group, 0, n)
 	for range n {
-		l, err := New()
+		l, err := newLoop(t)
 		if err != nil {
 			g.Close()
 			return nil, err
@@ -576,16 +565,20 @@ func NewGroup(n int) (Group, error) {
 // that have idled (Group.watch), and the loops wait with no timeout. More
 // loops than CPUs get one processor more for it. Loops as many as the CPUs
 // and no more (one a CPU) keep a processor each and wait with a timeout:
-// at 256 threads on 2 shared cores, where each such loop drives 128
-// connections and seldom waits, the processor more cost 4-7% of the
-// read/write statements (docs/PERFORMANCE.md).
+// with many connections each such loop seldom waits, and a processor more
+// for the watch cost more statements than the timeouts did
+// (docs/PERFORMANCE.md). A Tuning's Watch replaces the rule.
 func (g Group) HoldProcessors(spare int) (release func()) {
+	var watch Switch
+	if len(g) > 0 {
+		watch = g[0].tune.Watch
+	}
 	ask := max(len(g)+spare, 2)
-	if ask == len(g) && (len(g) > runtime.NumCPU() || Watch == "on") {
+	if ask == len(g) && (len(g) > runtime.NumCPU() || watch == On) {
 		ask++
 	}
 	unraise, n := raiseProcs(ask)
-	watched := n > len(g) && Watch != "off"
+	watched := n > len(g) && watch != Off
 	for _, l := range g {
 		l.hold, l.freeProc, l.watched = true, n > len(g), watched
 	}
@@ -686,16 +679,11 @@ func (g Group) Lag() time.Duration {
 }
 
 // Spread runs body(ctx, i) for every i in [0, n) as tasks spread evenly
-// over k loops (k at most n), each loop on a goroutine of its own, and
-// returns when every body has; with hold, the loops keep their processors
-// while they wait (HoldProcessors), and with bind each is bound to a CPU
-// (BindCPUs). Each body's ctx carries its task.
-func Spread(ctx context.Context, k, n int, hold, bind bool, body func(ctx context.Context, i int)) error {
-	g, err := NewGroup(max(1, min(k, n)))
-	if err != nil {
-		return err
-	}
-	defer g.Place(hold, 0, bind)()
+// over g's loops, which have not run, each loop on a goroutine of its own,
+// and returns when every body has. Each body's ctx carries its task. A
+// group that holds its processors or is bound to CPUs is placed first
+// (Place) and released after.
+func (g Group) Spread(ctx context.Context, n int, body func(ctx context.Context, i int)) {
 	for i := range n {
 		l := g.Of(i)
 		t := l.NewTask()
@@ -704,5 +692,4 @@ func Spread(ctx context.Context, k, n int, hold, bind bool, body func(ctx contex
 	var wg sync.WaitGroup
 	g.Go(&wg)
 	wg.Wait()
-	return nil
 }

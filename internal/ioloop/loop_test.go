@@ -329,15 +329,15 @@ func TestReadyAfterSleep(t *testing.T) {
 // processor for all of them.
 func TestHeldLoopLetsOthersRun(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
-	g, err := NewGroup(1)
+	g, err := NewGroup(1, Tuning{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	// HoldProcessors would give the run a second processor; here the
 	// loop holds the only one.
 	g[0].hold = true
-	if !HoldProcessor {
-		t.Fatal("HoldProcessor is off; want it on by default")
+	if g[0].tune.HoldOff {
+		t.Fatal("HoldOff is on; want it off by default")
 	}
 	var stop atomic.Bool
 	capped := false
@@ -365,7 +365,7 @@ func TestHeldLoopLetsOthersRun(t *testing.T) {
 // newGroup makes n loops, closed when the test ends.
 func newGroup(t *testing.T, n int) Group {
 	t.Helper()
-	g, err := NewGroup(n)
+	g, err := NewGroup(n, Tuning{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,15 +17,15 @@ import (
 // startLoops starts the I/O loops, held open for the sessions to come; the
 // returned stop lets them end once their sessions have.
 func (e *engine) startLoops() (stop func(), err error) {
-	if !e.drive.IO.Looped {
+	if !e.plan.Looped() {
 		return func() {}, nil
-	}
-	if e.loops, err = ioloop.NewGroup(e.drive.Loops); err != nil {
-		return nil, err
 	}
 	// Held loops leave one processor more, for the goroutine that reads
 	// the capture and feeds the sessions.
-	release := e.loops.Place(e.drive.Hold, 1, e.drive.Bind(e.drive.Loops))
+	var release func()
+	if e.loops, release, err = e.plan.Group(e.plan.Loops, 1); err != nil {
+		return nil, err
+	}
 	for _, l := range e.loops {
 		l.Hold()
 	}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/shakedown/shakedown/internal/client"
 	"github.com/shakedown/shakedown/internal/target"
 	"github.com/shakedown/shakedown/internal/usage"
 )
@@ -20,8 +19,8 @@ func (o *Options) Validate() error {
 		return usage.Errorf("replay: --concurrency must be >= 0")
 	case o.Timeout <= 0:
 		return usage.Errorf("replay: --timeout must be > 0")
-	case client.CheckIO(o.ClientIO) != nil:
-		return usage.Errorf("replay: %v", client.CheckIO(o.ClientIO))
+	case o.IO.Check() != nil:
+		return usage.Errorf("replay: %v", o.IO.Check())
 	case o.ProgressInterval < 0:
 		return usage.Errorf("replay: --progress must be >= 0")
 	}

@@ -63,12 +63,12 @@ type Options struct {
 	ProgressInterval time.Duration
 	// Now is the clock (tests may fix it).
 	Now func() time.Time
-	// ClientIO is how the sessions wait for the targets, as run's
-	// --client-io: "" and auto are I/O loops, one per core the client may
-	// use, each running its sessions' connections to every target as
-	// tasks (package ioloop); blocking and polled run a goroutine per
-	// session and target.
-	ClientIO string
+	// IO is how the sessions wait for the targets, as run's --client-io
+	// (and the tuning the caller read, client.ReadIOTuning): "" and auto
+	// are I/O loops, one per core the client may use, each running its
+	// sessions' connections to every target as tasks (package ioloop);
+	// blocking and polled run a goroutine per session and target.
+	IO client.IOChoice
 }
 
 // ErrInterrupted means the replay was stopped before the end of the
@@ -92,9 +92,9 @@ type engine struct {
 	seed  maphash.Seed
 	sem   chan struct{} // when Concurrency caps the statements
 	wg    sync.WaitGroup
-	drive client.Drive // how sessions wait for replies (client.ReplayIO)
-	loops ioloop.Group // with I/O loops; session i runs on loops.Of(i)
-	next  int          // the loop of the next session
+	plan  client.IOPlan // how sessions wait for replies (IOChoice.ForReplay)
+	loops ioloop.Group  // with I/O loops; session i runs on loops.Of(i)
+	next  int           // the loop of the next session
 }
 
 // A session without a statement for idleSession of capture time (µs), or
@@ -137,7 +137,7 @@ func Run(ctx context.Context, rd *capture.Reader, targets []Target, opts Options
 	for i, t := range targets {
 		tgts[i] = t.Target
 	}
-	e.drive = client.ReplayIO(opts.ClientIO, tgts)
+	e.plan = opts.IO.ForReplay(tgts)
 	// Check every target answers before anything runs.
 	for _, sd := range e.sides {
 		c, err := sd.connect(ctx, wire.Options{})
@@ -402,10 +402,10 @@ func (s *sessionState) run(ctx context.Context, st *stmt) result {
 }
 
 // open connects the session to its target and repeats its SET statements.
-// The connection waits as Options.ClientIO says; through the loop of the
+// The connection waits as Options.IO says; through the loop of the
 // task ctx carries, with I/O loops.
 func (s *sessionState) open(ctx context.Context) (*conn, error) {
-	c, err := s.e.sides[s.i].connect(ctx, s.e.drive.IO)
+	c, err := s.e.sides[s.i].connect(ctx, s.e.plan.IO)
 	if err != nil {
 		return nil, err
 	}

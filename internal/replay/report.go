@@ -180,7 +180,7 @@ func (e *engine) clientLoad(probe runner.Probe) *runres.Client {
 		mean = busy / time.Duration(n)
 	}
 	t.mu.Unlock()
-	return probe.Stored(mean, e.drive, e.drive.Loops)
+	return probe.Stored(mean, e.plan, e.plan.Loops)
 }
 
 // report is what the replay found; load is the client's (clientLoad): where

@@ -3,6 +3,7 @@ package result
 import (
 	"fmt"
 	"io"
+	"strings"
 )
 
 // Client is what the client itself spent while the run measured, and
@@ -37,7 +38,7 @@ type Client struct {
 	IO *ClientIO `json:"io,omitempty"`
 }
 
-// ClientIO is how a run's threads waited for replies (client.Drive).
+// ClientIO is how a run's threads waited for replies (client.IOPlan).
 type ClientIO struct {
 	// Asked is --client-io; Mode what it came to: "blocking" (a
 	// goroutine a thread, blocking system calls), "polled" (a goroutine a
@@ -50,6 +51,40 @@ type ClientIO struct {
 	Loops       int  `json:"loops,omitempty"`
 	Held        bool `json:"held,omitempty"`
 	BoundToCPUs bool `json:"bound_to_cpus,omitempty"`
+	// Tuning is what a benchmark set in place of rules of the loops
+	// (shakedown help client-io); nil where nothing was.
+	Tuning *IOTuning `json:"tuning,omitempty"`
+}
+
+// IOTuning is the knobs a benchmark set, each as its variable
+// SHAKEDOWN_IOLOOP_<NAME> gave it; a knob not set is 0 or "".
+type IOTuning struct {
+	Loops int    `json:"loops,omitempty"`
+	Bind  string `json:"bind,omitempty"`  // on, off
+	Burst int    `json:"burst,omitempty"` // ready descriptors a wait
+	Watch string `json:"watch,omitempty"` // on, off
+	Hold  string `json:"hold,omitempty"`  // off
+}
+
+// String is the knobs set, as "loops 8, bind on".
+func (t *IOTuning) String() string {
+	var parts []string
+	if t.Loops > 0 {
+		parts = append(parts, fmt.Sprintf("loops %d", t.Loops))
+	}
+	if t.Bind != "" {
+		parts = append(parts, "bind "+t.Bind)
+	}
+	if t.Burst > 0 {
+		parts = append(parts, fmt.Sprintf("burst %d", t.Burst))
+	}
+	if t.Watch != "" {
+		parts = append(parts, "watch "+t.Watch)
+	}
+	if t.Hold != "" {
+		parts = append(parts, "hold "+t.Hold)
+	}
+	return strings.Join(parts, ", ")
 }
 
 // Kind is how ci drove the threads, whatever their number: "blocking
@@ -74,7 +109,8 @@ func (ci *ClientIO) Kind() string {
 }
 
 // String is ci in a few words: "16 I/O loops, holding their processors,
-// each bound to a CPU (--client-io auto)".
+// each bound to a CPU (--client-io auto)", with "; tuned: loops 16" in
+// the parenthesis where a benchmark tuned the loops.
 func (ci *ClientIO) String() string {
 	var s string
 	switch {
@@ -98,6 +134,9 @@ func (ci *ClientIO) String() string {
 		if ci.BoundToCPUs {
 			s += ", each bound to a CPU"
 		}
+	}
+	if ci.Tuning != nil {
+		return s + " (--client-io " + ci.Asked + "; tuned: " + ci.Tuning.String() + ")"
 	}
 	return s + " (--client-io " + ci.Asked + ")"
 }

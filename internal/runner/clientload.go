@@ -195,12 +195,12 @@ func (p *Probe) Load(queryLatency time.Duration) ClientLoad {
 	return c
 }
 
-// Stored is Load's stored form, with how d drove a load of threads; nil
-// when no span was measured.
-func (p *Probe) Stored(queryLatency time.Duration, d client.Drive, threads int) *result.Client {
+// Stored is Load's stored form, with how plan drove a load of threads;
+// nil when no span was measured.
+func (p *Probe) Stored(queryLatency time.Duration, plan client.IOPlan, threads int) *result.Client {
 	c := p.Load(queryLatency).Stored()
 	if c != nil {
-		c.IO = DriveIO(d, threads)
+		c.IO = StoredIO(plan, threads)
 	}
 	return c
 }

@@ -189,18 +189,28 @@ func Rates(ivs []Interval) []result.Rate {
 	return out
 }
 
-// DriveIO is how d drives a load of threads, as a result records it
-// (result.Client.IO).
-func DriveIO(d client.Drive, threads int) *result.ClientIO {
-	io := &result.ClientIO{Asked: cmp.Or(d.Mode, "auto"), Mode: "polled"}
+// StoredIO is how p drives a load of threads, as a result records it
+// (result.Client.IO): the tuning only where a benchmark set some.
+func StoredIO(p client.IOPlan, threads int) *result.ClientIO {
+	io := &result.ClientIO{Asked: cmp.Or(p.Mode, "auto"), Mode: "polled"}
 	switch {
-	case d.IO.Looped:
-		io.Mode, io.Loops, io.Held, io.BoundToCPUs = "loop", min(d.Loops, threads), d.Hold, d.Bind(threads)
-	case d.IO.Blocking:
+	case p.IO.Looped:
+		io.Mode, io.Loops, io.Held, io.BoundToCPUs = "loop", min(p.Loops, threads), p.Hold, p.Bind(threads)
+	case p.IO.Blocking:
 		io.Mode = "blocking"
+	}
+	if t := p.Tuning; t != (client.IOTuning{}) {
+		io.Tuning = &result.IOTuning{Loops: t.Loops, Bind: t.Bind.String(), Burst: t.Burst, Watch: t.Watch.String()}
+		if t.HoldOff {
+			io.Tuning.Hold = "off"
+		}
 	}
 	return io
 }
+
+// DriveIO is StoredIO's name before plans, kept until package engine
+// calls StoredIO.
+func DriveIO(d client.IOPlan, threads int) *result.ClientIO { return StoredIO(d, threads) }
 
 // Stored is the stored form of the client's figures; nil when the runner
 // measured nothing (no span).

@@ -3,13 +3,16 @@ package runner_test
 import (
 	"bytes"
 	"errors"
+	"reflect"
 	"runtime"
+	"strconv"
 	"testing"
 	"time"
 
 	"github.com/shakedown/shakedown/internal/client"
 	"github.com/shakedown/shakedown/internal/golden"
 	"github.com/shakedown/shakedown/internal/histogram"
+	"github.com/shakedown/shakedown/internal/ioloop"
 	"github.com/shakedown/shakedown/internal/result"
 	"github.com/shakedown/shakedown/internal/runner"
 	"github.com/shakedown/shakedown/internal/wire"
@@ -153,27 +156,49 @@ func TestClientBoundDocument(t *testing.T) {
 	}
 }
 
-// TestDriveIO: what a result records of a drive is what ran: the mode
+// TestStoredIO: what a result records of a plan is what ran: the mode
 // asked for and the one it came to, and for loops how many drove the
 // threads (never more than the threads), whether they held their
-// processors and were bound to CPUs.
-func TestDriveIO(t *testing.T) {
-	defer func(s string) { client.BindLoops = s }(client.BindLoops)
-	client.BindLoops = "on" // bound wherever there is a loop for every CPU
+// processors and were bound to CPUs, and what a benchmark tuned.
+func TestStoredIO(t *testing.T) {
 	cpus := runtime.NumCPU()
+	bindOn := client.IOTuning{Bind: ioloop.On} // bound wherever there is a loop for every CPU
+	every := client.IOTuning{Loops: 3, Bind: ioloop.Off, Tuning: ioloop.Tuning{Burst: 32, Watch: ioloop.On, HoldOff: true}}
 	for _, tc := range []struct {
 		name    string
-		d       client.Drive
+		p       client.IOPlan
 		threads int
 		want    result.ClientIO
 	}{
-		{"blocking", client.Drive{Mode: "auto", IO: wire.Options{Blocking: true}}, 16, result.ClientIO{Asked: "auto", Mode: "blocking"}},
-		{"polled", client.Drive{Mode: "polled"}, 16, result.ClientIO{Asked: "polled", Mode: "polled"}},
-		{"loops, fewer threads", client.Drive{Mode: "loop", IO: wire.Options{Looped: true}, Loops: 4}, 3, result.ClientIO{Asked: "loop", Mode: "loop", Loops: 3}},
-		{"held loops, a loop a CPU", client.Drive{IO: wire.Options{Looped: true}, Loops: cpus, Hold: true}, 64, result.ClientIO{Asked: "auto", Mode: "loop", Loops: cpus, Held: true, BoundToCPUs: cpus > 1}},
+		{"blocking", client.IOPlan{Mode: "auto", IO: wire.Options{Blocking: true}}, 16, result.ClientIO{Asked: "auto", Mode: "blocking"}},
+		{"polled", client.IOPlan{Mode: "polled"}, 16, result.ClientIO{Asked: "polled", Mode: "polled"}},
+		{"loops, fewer threads", client.IOPlan{Mode: "loop", IO: wire.Options{Looped: true}, Loops: 4}, 3, result.ClientIO{Asked: "loop", Mode: "loop", Loops: 3}},
+		{"held loops, a loop a CPU", client.IOPlan{IO: wire.Options{Looped: true}, Loops: cpus, Hold: true, Tuning: bindOn}, 64,
+			result.ClientIO{Asked: "auto", Mode: "loop", Loops: cpus, Held: true, BoundToCPUs: cpus > 1, Tuning: &result.IOTuning{Bind: "on"}}},
+		{"every knob", client.IOPlan{Mode: "loop", IO: wire.Options{Looped: true}, Loops: 3, Hold: true, Tuning: every}, 16,
+			result.ClientIO{Asked: "loop", Mode: "loop", Loops: 3, Held: true, Tuning: &result.IOTuning{Loops: 3, Bind: "off", Burst: 32, Watch: "on", Hold: "off"}}},
 	} {
-		if got := runner.DriveIO(tc.d, tc.threads); *got != tc.want {
-			t.Errorf("%s: got %+v, want %+v", tc.name, *got, tc.want)
+		if got := runner.StoredIO(tc.p, tc.threads); !reflect.DeepEqual(*got, tc.want) {
+			t.Errorf("%s: got %+v (tuning %+v), want %+v (tuning %+v)", tc.name, *got, got.Tuning, tc.want, tc.want.Tuning)
+		}
+	}
+}
+
+// TestStoredTuningReads: the tuning a result records reads as the
+// variables that set it, each knob under its own name.
+func TestStoredTuningReads(t *testing.T) {
+	env := map[string]string{client.EnvLoops: "5", client.EnvBind: "on", client.EnvBurst: "64", client.EnvWatch: "off", client.EnvHold: "off"}
+	tune := client.ReadIOTuning(func(k string) string { return env[k] })
+	got := runner.StoredIO(client.IOPlan{IO: wire.Options{Looped: true}, Loops: 5, Tuning: tune}, 16).Tuning
+	if got == nil {
+		t.Fatal("got no tuning recorded, want every knob")
+	}
+	for name, v := range map[string]string{
+		client.EnvLoops: strconv.Itoa(got.Loops), client.EnvBind: got.Bind, client.EnvBurst: strconv.Itoa(got.Burst),
+		client.EnvWatch: got.Watch, client.EnvHold: got.Hold,
+	} {
+		if v != env[name] {
+			t.Errorf("%s: recorded %q, want %q", name, v, env[name])
 		}
 	}
 }

@@ -15,12 +15,26 @@ type loopSet struct {
 	release func() // of the processors the loops hold and the CPUs they are bound to
 }
 
-func newLoopSet(n, threads int, hold, bind bool) (*loopSet, error) {
-	g, err := ioloop.NewGroup(min(n, threads))
+// newLoopSet makes the loops of a run of threads as cfg's plan says (or
+// its deprecated fields); nil for a run without loops.
+func newLoopSet(cfg Config, threads int) (*loopSet, error) {
+	var g ioloop.Group
+	var release func()
+	var err error
+	switch {
+	case cfg.IO.Looped():
+		g, release, err = cfg.IO.Group(threads, 0)
+	case cfg.IOLoops > 0:
+		if g, err = ioloop.NewGroup(min(cfg.IOLoops, threads), ioloop.Tuning{}); err == nil {
+			release = g.Place(cfg.IOHold, 0, cfg.IOBind)
+		}
+	default:
+		return nil, nil
+	}
 	if err != nil {
 		return nil, err
 	}
-	ls := &loopSet{Group: g, tasks: make([]*ioloop.Task, threads), release: g.Place(hold, 0, bind)}
+	ls := &loopSet{Group: g, tasks: make([]*ioloop.Task, threads), release: release}
 	for i := range ls.tasks {
 		ls.tasks[i] = g.Of(i).NewTask()
 	}

@@ -55,17 +55,21 @@ type Config struct {
 	OnWarmupDone func()
 	// Clock is the clock; nil means the system's.
 	Clock clock.Clock
-	// IOLoops, when above 0, runs the threads as tasks of that many I/O
-	// loops (package ioloop) instead of a goroutine each; Connect must then
-	// dial looped connections (wire.Options.Looped). It needs the system's
-	// clock.
+	// IO is how the threads wait for replies (client.IOChoice.ForRun).
+	// With I/O loops the threads run as tasks of the loops the plan makes
+	// (client.IOPlan.Group) instead of a goroutine each, and Connect must
+	// dial as the plan says (a client.Dialer given the same plan); that
+	// needs the system's clock. Without, IO is not read.
+	IO client.IOPlan
+	// IOLoops, IOHold and IOBind are a plan's loops taken apart, for a
+	// caller that gives no plan (package engine, until it gives IO, which
+	// carries the tuning too): IOLoops, when above 0 and IO has no loops,
+	// runs the threads as tasks of that many I/O loops, which keep their
+	// processors with IOHold and are bound to CPUs with IOBind, with no
+	// tuning.
 	IOLoops int
-	// IOHold makes the I/O loops keep their processor while they wait for
-	// replies (ioloop.Group.HoldProcessors).
-	IOHold bool
-	// IOBind binds each I/O loop to one of the client's CPUs
-	// (ioloop.Group.BindCPUs).
-	IOBind bool
+	IOHold  bool
+	IOBind  bool
 
 	// The fields below make the run one runner's share of a load split
 	// over many processes (package segment); their zero values are a run
@@ -326,12 +330,11 @@ func (r *run) run(parent context.Context) (*Outcome, error) {
 	// With I/O loops, each thread is a task of one of them from its first
 	// connection on; tctx is the context its code runs under.
 	tctx := func(ctx context.Context, _ int) context.Context { return ctx }
-	var loops *loopSet
-	if r.cfg.IOLoops > 0 {
-		var err error
-		if loops, err = newLoopSet(r.cfg.IOLoops, len(r.threads), r.cfg.IOHold, r.cfg.IOBind); err != nil {
-			return nil, err
-		}
+	loops, err := newLoopSet(r.cfg, len(r.threads))
+	if err != nil {
+		return nil, err
+	}
+	if loops != nil {
 		defer loops.release()
 		tctx = loops.context
 	}

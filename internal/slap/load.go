@@ -174,8 +174,8 @@ func (b *Bench) checkNumbers() error {
 		return usagef("--delimiter must not be empty")
 	case o.CreateSchema == "" || strings.Contains(o.CreateSchema, "`"):
 		return usagef("--create-schema must name a schema (got %q)", o.CreateSchema)
-	case client.CheckIO(o.ClientIO) != nil:
-		return usagef("%v", client.CheckIO(o.ClientIO))
+	case o.IO.Check() != nil:
+		return usagef("%v", o.IO.Check())
 	case o.Protocol != "" && !strings.EqualFold(o.Protocol, "tcp") && !strings.EqualFold(o.Protocol, "socket"):
 		return usagef("--protocol must be tcp or socket (got %q)", o.Protocol)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/shakedown/shakedown/internal/client"
 	"github.com/shakedown/shakedown/internal/sbflag"
 	"github.com/shakedown/shakedown/internal/target"
 )
@@ -64,10 +65,10 @@ type Options struct {
 	Target         string
 	IgnoreErrors   string
 	ConnectTimeout time.Duration
-	ClientIO       string
-	JSON           string // result documents, one per concurrency level
-	Store          string // results store the levels are recorded in
-	Name           string // the target's name in results
+	IO             client.IOChoice // --client-io, and the tuning the caller read (client.ReadIOTuning)
+	JSON           string          // result documents, one per concurrency level
+	Store          string          // results store the levels are recorded in
+	Name           string          // the target's name in results
 	// AllowDropSchema lets --create and --auto-generate-sql drop a
 	// --create-schema that holds something (schema.go).
 	AllowDropSchema bool
@@ -138,7 +139,8 @@ func (o *Options) Flags() *pflag.FlagSet {
 	fs.StringVar(&o.IgnoreErrors, "ignore-errors", "", "count failing statements by error code and go on; a comma list of codes, or all (bare --ignore-errors); without it a failing statement stops the test (shakedown extension)")
 	fs.Lookup("ignore-errors").NoOptDefVal = "all"
 	fs.DurationVar(&o.ConnectTimeout, "connect-timeout", 10*time.Second, "give up connecting after this long (shakedown extension)")
-	fs.StringVar(&o.ClientIO, "client-io", "auto", "how clients wait for the server: loop, blocking, polled or auto, which is loop (shakedown extension)")
+	client.BindIO(fs, &o.IO.Mode)
+	fs.Lookup("client-io").Usage += " (shakedown extension)"
 	fs.StringVar(&o.JSON, "json", "", "write a result document per concurrency level to this file, as a JSON list (shakedown extension)")
 	fs.StringVar(&o.Store, "store", "", "also record each concurrency level as a run in this results store, for shakedown report --runs (shakedown extension)")
 	boolP(&o.AllowDropSchema, "allow-drop-schema", "", "let --create or --auto-generate-sql drop a --create-schema that already holds tables, as mysqlslap does; without it slap refuses such a schema before anything runs (shakedown extension)")

@@ -112,7 +112,7 @@ func (s *session) clientLoad(lv *levelStats) *result.Client {
 	if n > 0 {
 		mean = sum / time.Duration(n)
 	}
-	return lv.probe.Stored(mean, s.drive, lv.clients)
+	return lv.probe.Stored(mean, s.plan, lv.clients)
 }
 
 // roundResult is one iteration's load.
@@ -146,16 +146,19 @@ func (s *session) round(ctx context.Context, c int, limit uint64, keys []string,
 		}
 		return roundResult{}
 	}
-	if s.drive.Loops > 0 {
+	if s.plan.Looped() {
 		start := time.Now()
-		err := ioloop.Spread(rctx, s.drive.Loops, c, s.drive.Hold, s.drive.Bind(c), func(ctx context.Context, k int) {
+		g, release, err := s.plan.Group(c, 0)
+		if err != nil {
+			fail(err)
+			return s.roundEnd(ctx, start, queries, &mu, &fatal)
+		}
+		g.Spread(rctx, c, func(ctx context.Context, k int) {
 			// The client's pauses (its connect retries) wait in its loop.
 			ctx = clock.WithSleeper(ctx, ioloop.From(ctx))
 			queries[k] = s.client(ctx, k, limit, keys, seed, lv, fail)
 		})
-		if err != nil {
-			fail(err)
-		}
+		release()
 		return s.roundEnd(ctx, start, queries, &mu, &fatal)
 	}
 	ready := make(chan struct{})

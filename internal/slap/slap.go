@@ -75,7 +75,7 @@ type session struct {
 	main   *sql.Conn
 	mainDB *sql.DB
 	dialer *client.Dialer // the clients' connections
-	drive  client.Drive   // how the clients wait for replies (client.RunIO); without loops, a goroutine each
+	plan   client.IOPlan  // how the clients wait for replies (IOChoice.ForRun); without loops, a goroutine each
 	csv    io.Writer
 	made   bool     // this session created the schema at least once
 	prog   *tracker // nil without a status line
@@ -109,16 +109,17 @@ func (b *Bench) Run(ctx context.Context, env Env) error {
 	for _, c := range b.conc {
 		most = max(most, c)
 	}
-	// The clients wait for replies as a run's threads do (client.RunIO):
-	// held loops spent 0.55-0.62x the CPU of loops that hand their
-	// processor back on the hot-row command, whose row-lock waits are
-	// long enough for the runtime to take a waiting loop's processor.
-	// Its queries are taken to write, as mysqlslap's usually do.
-	s.drive = client.RunIO(o.ClientIO, most, false, b.tgt)
+	// The clients wait for replies as a run's threads do (ForRun): held
+	// loops spend much less CPU than loops that hand their processor back
+	// on the hot-row command, whose row-lock waits are long enough for
+	// the runtime to take a waiting loop's processor (docs/PERFORMANCE.md,
+	// "slap against mysqlslap"). Its queries are taken to write, as
+	// mysqlslap's usually do.
+	s.plan = o.IO.ForRun(most, false, b.tgt)
 	// Clients connect as mysqlslap's do: on the schema, with
 	// multi-statements, over the text protocol.
 	s.dialer = client.NewDialer(b.tgt, client.Options{
-		DB: o.CreateSchema, IO: s.drive.IO, Init: o.InitCommand,
+		DB: o.CreateSchema, Plan: s.plan, Init: o.InitCommand,
 		Configure: multiStatements, Explain: s.explain,
 	})
 	if !o.OnlyPrint {
