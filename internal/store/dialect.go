@@ -112,6 +112,16 @@ func parseUnix(s string) (time.Time, error) {
 	return time.Unix(n, us*1000), nil
 }
 
+// mysqlPlanRunColumns is planRunColumns for a store on a server.
+const mysqlPlanRunColumns = `
+	id           BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY,
+	name         VARCHAR(255) NOT NULL,
+	plan_path    VARCHAR(1024) NOT NULL DEFAULT '',
+	plan         LONGTEXT NOT NULL,
+	started_at   VARCHAR(40) NOT NULL,
+	finished_at  VARCHAR(40) NOT NULL DEFAULT '',
+	status       VARCHAR(32) NOT NULL,`
+
 // mysqlSchema is the SQLite schema translated: the same tables and
 // columns. Text that is a key or has a default is VARCHAR (191 characters
 // keeps a utf8mb4 key within the oldest InnoDB limit); documents are
@@ -122,14 +132,7 @@ CREATE TABLE IF NOT EXISTS meta (
 	` + "`key`" + ` VARCHAR(191) NOT NULL PRIMARY KEY,
 	value VARCHAR(255) NOT NULL
 ) DEFAULT CHARSET=utf8mb4;
-CREATE TABLE IF NOT EXISTS sweeps (
-	id           BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY,
-	name         VARCHAR(255) NOT NULL,
-	plan_path    VARCHAR(1024) NOT NULL DEFAULT '',
-	plan         LONGTEXT NOT NULL,
-	started_at   VARCHAR(40) NOT NULL,
-	finished_at  VARCHAR(40) NOT NULL DEFAULT '',
-	status       VARCHAR(32) NOT NULL,
+CREATE TABLE IF NOT EXISTS sweeps (` + mysqlPlanRunColumns + `
 	steps        BIGINT NOT NULL,
 	client_host  VARCHAR(255) NOT NULL,
 	tool         VARCHAR(255) NOT NULL,

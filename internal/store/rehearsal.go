@@ -14,14 +14,7 @@ import (
 // proved is stored where its command stores it (evidence, sweeps), and the
 // row points there.
 const rehearsalSchema = `
-CREATE TABLE IF NOT EXISTS rehearsals (
-	id           INTEGER PRIMARY KEY AUTOINCREMENT,
-	name         TEXT NOT NULL,
-	plan_path    TEXT NOT NULL DEFAULT '',
-	plan         TEXT NOT NULL DEFAULT '',
-	started_at   TEXT NOT NULL,
-	finished_at  TEXT NOT NULL DEFAULT '',
-	status       TEXT NOT NULL,
+CREATE TABLE IF NOT EXISTS rehearsals (` + planRunColumns + `
 	verdict      TEXT NOT NULL DEFAULT '',
 	tool         TEXT NOT NULL DEFAULT ''
 );
@@ -43,14 +36,7 @@ CREATE INDEX IF NOT EXISTS rehearsal_steps_by_rehearsal ON rehearsal_steps(rehea
 
 // mysqlRehearsalSchema is rehearsalSchema for a store on a server.
 const mysqlRehearsalSchema = `
-CREATE TABLE IF NOT EXISTS rehearsals (
-	id           BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY,
-	name         VARCHAR(255) NOT NULL,
-	plan_path    VARCHAR(1024) NOT NULL DEFAULT '',
-	plan         LONGTEXT NOT NULL,
-	started_at   VARCHAR(40) NOT NULL,
-	finished_at  VARCHAR(40) NOT NULL DEFAULT '',
-	status       VARCHAR(32) NOT NULL,
+CREATE TABLE IF NOT EXISTS rehearsals (` + mysqlPlanRunColumns + `
 	verdict      VARCHAR(64) NOT NULL DEFAULT '',
 	tool         VARCHAR(255) NOT NULL DEFAULT ''
 ) DEFAULT CHARSET=utf8mb4;

@@ -176,19 +176,24 @@ func (s *Store) Path() string { return s.path }
 // Close closes the store.
 func (s *Store) Close() error { return s.db.Close() }
 
-const schema = `
-CREATE TABLE IF NOT EXISTS meta (
-	key   TEXT PRIMARY KEY,
-	value TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS sweeps (
+// planRunColumns are the first columns of a plan carried out, a sweep's
+// and a rehearsal's alike: its name and plan, when it started and ended,
+// and how.
+const planRunColumns = `
 	id           INTEGER PRIMARY KEY AUTOINCREMENT,
 	name         TEXT NOT NULL,
 	plan_path    TEXT NOT NULL DEFAULT '',
 	plan         TEXT NOT NULL DEFAULT '',
 	started_at   TEXT NOT NULL,
 	finished_at  TEXT NOT NULL DEFAULT '',
-	status       TEXT NOT NULL,
+	status       TEXT NOT NULL,`
+
+const schema = `
+CREATE TABLE IF NOT EXISTS meta (
+	key   TEXT PRIMARY KEY,
+	value TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS sweeps (` + planRunColumns + `
 	steps        INTEGER NOT NULL,
 	client_host  TEXT NOT NULL,
 	tool         TEXT NOT NULL,
