@@ -3,6 +3,7 @@ package mirror
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"time"
@@ -64,13 +65,15 @@ func (s *session) serve(ctx, twinCtx context.Context) {
 	cfg.DBName = h.db
 	ctl, err := dial.Wire(ctx, cfg, wire.Options{As: &wire.Handshake{Caps: h.caps, Collation: h.collation}})
 	if err != nil {
-		s.c.writeServerError(err)
+		// The control's own refusal (too many connections, say) goes to
+		// the client as it is; a control that cannot be reached is named.
+		s.c.writeServerError(fmt.Errorf("connect to the control: %w", err))
 		return
 	}
 	s.ctl = ctl
-	defer ctl.Close()
 	s.db = h.db
 	if err := s.c.writeOK(h.caps, ctl.Status()); err != nil {
+		ctl.Close()
 		return
 	}
 	s.m.tally.sessions.Add(1)
@@ -85,6 +88,11 @@ func (s *session) serve(ctx, twinCtx context.Context) {
 		}()
 	}
 	defer func() {
+		// The control connection and the client's go first: a session
+		// that ends gives them back at once, however long a stalled
+		// candidate keeps its twins on what they hold.
+		ctl.Close()
+		s.c.nc.Close()
 		for _, tw := range s.twins {
 			close(tw.q)
 		}
