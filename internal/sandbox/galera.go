@@ -196,30 +196,31 @@ func (r *record) startNode(ctx context.Context, args []string, dataDir string, p
 // startCluster starts every node: the first as a new Primary Component,
 // the others joining it, and waits until all are synced.
 func (r *record) startCluster(ctx context.Context, what string) error {
-	p, err := r.startNode(ctx, r.Args, r.DataDir, r.Port, r.Socket, true)
-	if p != nil {
-		r.PID = p.pid
-	}
-	if serr := r.save(); err == nil {
-		err = serr
-	}
-	if err != nil {
+	if err := r.startSaved(ctx, &r.PID, r.Args, r.DataDir, r.Port, r.Socket, true); err != nil {
 		return startError(what+" (node 1)", err, true, r.ErrorLog, r.consoleLog())
 	}
 	for i := range r.Nodes {
 		nd := &r.Nodes[i]
-		p, err := r.startNode(ctx, nd.Args, nd.DataDir, nd.Port, nd.Socket, false)
-		if p != nil {
-			nd.PID = p.pid
-		}
-		if serr := r.save(); err == nil {
-			err = serr
-		}
-		if err != nil {
+		if err := r.startSaved(ctx, &nd.PID, nd.Args, nd.DataDir, nd.Port, nd.Socket, false); err != nil {
 			return startError(fmt.Sprintf("%s (node %d)", what, i+2), err, true, nd.ErrorLog)
 		}
 	}
 	return r.waitSynced(ctx)
+}
+
+// startSaved starts one node of the cluster (startNode) and saves the
+// record with the node's process in *pid, whether or not the node came
+// up, so that a stop finds what was started. The error is the start's,
+// else the save's.
+func (r *record) startSaved(ctx context.Context, pid *int, args []string, dataDir string, port int, socket string, bootstrap bool) error {
+	p, err := r.startNode(ctx, args, dataDir, port, socket, bootstrap)
+	if p != nil {
+		*pid = p.pid
+	}
+	if serr := r.save(); err == nil {
+		err = serr
+	}
+	return err
 }
 
 // waitSynced polls the first node until the cluster has every node and
