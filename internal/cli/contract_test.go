@@ -135,6 +135,15 @@ func TestContract(t *testing.T) {
 					codes: []int{ExitOK}, check: func(t *testing.T, _ string) { checkResultFile(t, resultFile) }},
 				{name: "run read/write, text protocol", args: append([]string{"run", "oltp_read_write", "--time=1", "--threads=2", "--db-ps-mode=disable", "--json=" + resultFile}, data...),
 					codes: []int{ExitOK}, check: func(t *testing.T, _ string) { checkResultFile(t, resultFile) }},
+				// One short search, bounded by its budget: it ends with a
+				// capacity or says why it found none.
+				{name: "capacity, one short search", args: append([]string{"capacity", "oltp_point_select", "--slo", "p99<=200ms", "--threads=2",
+					"--step-time=1", "--step-warmup=0", "--bracket=40", "--repeats=1", "--budget=15s"}, data...),
+					codes: []int{ExitOK, ExitDifferences}, check: func(t *testing.T, out string) {
+						if !strings.Contains(out, "Capacity") && !strings.Contains(out, "capacity") {
+							t.Errorf("capacity: got\n%s\nwant the search's answer", out)
+						}
+					}},
 				{name: "slap", args: []string{"slap", "--host=127.0.0.1", "--port=" + port, "--user=shakedown", "--create-schema=sbtest",
 					"--query=SELECT 1; SELECT COUNT(*) FROM sbtest1", "--concurrency=2", "--iterations=1", "--number-of-queries=40"},
 					codes: []int{ExitOK}, check: func(t *testing.T, out string) {
