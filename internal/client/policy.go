@@ -84,6 +84,12 @@ func (p Policy) OnStatement(err error, broken bool) Action {
 			return Reconnect
 		}
 		return Fail
+	case target.NotReady(err):
+		// A cluster node out of the primary component for a moment (a
+		// Galera node that lost its peers): counted, and the client
+		// goes on through a new connection, which a URL naming several
+		// nodes may open on another. The statement did not commit.
+		return Reconnect
 	case p.Ignored(code) && broken:
 		return Reconnect // passed over, but this connection is done
 	case p.Ignored(code):
@@ -99,7 +105,7 @@ func (p Policy) OnConnect(err error) Action {
 	switch {
 	case errors.Is(err, ErrMissingTables), target.Permanent(code):
 		return Fail
-	case target.IsConnLost(err), p.Ignored(code), p.RetryConnect && code != 0:
+	case target.IsConnLost(err), target.NotReady(err), p.Ignored(code), p.RetryConnect && code != 0:
 		return Retry
 	}
 	return Fail

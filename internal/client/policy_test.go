@@ -80,6 +80,12 @@ func TestOnStatement(t *testing.T) {
 		{"slap: lost, ignored", slap, serverErr(2013), true, Reconnect},
 		{"slap: lost, not ignored", strict, serverErr(2013), true, Fail},
 		{"all: code 0 is not ignored", Policy{IgnoreAll: true}, errors.New("boom"), false, Fail},
+		// A Galera node out of the primary component: the client goes on
+		// through another connection, under either tool's rules.
+		{"run: not in the primary component", run, &mysql.MySQLError{Number: 1180, Message: "Got error 6 \"No such device or address\" during COMMIT: Not connected to Primary Component"}, false, Reconnect},
+		{"slap: not in the primary component", strict, &mysql.MySQLError{Number: 1180, Message: "Not connected to Primary Component"}, false, Reconnect},
+		{"slap: node not yet synced", strict, serverErr(1047), false, Reconnect},
+		{"slap: another failed commit", strict, &mysql.MySQLError{Number: 1180, Message: "Got error 4 during COMMIT"}, false, Fail},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

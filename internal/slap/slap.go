@@ -17,7 +17,9 @@
 // that knows quotes and comments and takes a delimiter of several
 // characters (mysqlslap splits at the delimiter's first character anywhere);
 // a failing statement stops the test with a clear message unless
-// --ignore-errors (mysqlslap exits at once with status 0); --no-drop with
+// --ignore-errors (mysqlslap exits at once with status 0), but for a
+// cluster node out of its primary component (client.Policy), which is
+// counted and reconnected from; --no-drop with
 // several iterations re-creates the schema it made (mysqlslap fails); a
 // --create-schema that holds tables is dropped only with
 // --allow-drop-schema, an empty one is left as it was found, a missing one
