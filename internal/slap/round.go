@@ -219,6 +219,31 @@ func (s *session) connect(ctx context.Context, k int, counts *workload.Counts, l
 	return nil
 }
 
+// textFor is the text a client sends for st: a keyed statement gets a
+// random key of keys appended; ok is false when there are none (mysqlslap
+// then sends nothing, and counts it).
+func (st stmt) textFor(keys []string, rnd *rand.Rand) (string, bool) {
+	if st.kind != keyed {
+		return st.text, true
+	}
+	if len(keys) == 0 {
+		return "", false
+	}
+	return st.text + " '" + keys[rnd.IntN(len(keys))] + "'", true
+}
+
+// addHot adds a client's hot-row count, at its end, to the round's.
+func (lv *levelStats) addHot(c *hotCount) {
+	c.closed()
+	if c.rows == 0 && c.unsure == 0 {
+		return
+	}
+	lv.mu.Lock()
+	lv.hotRows += c.rows
+	lv.hotUnsure += c.unsure
+	lv.mu.Unlock()
+}
+
 // client runs one client's statements and returns how many it ran.
 func (s *session) client(ctx context.Context, k int, limit uint64, keys []string, seed uint64, lv *levelStats, fail func(error)) uint64 {
 	b, o := s.b, s.b.o
@@ -252,18 +277,10 @@ func (s *session) client(ctx context.Context, k int, limit uint64, keys []string
 		return conn.Exec(ctx, q)
 	}
 	exec := func(q string) error { _, err := execN(q); return err }
-	// The hot-row statement's rows changed, as acknowledged (hotrow.go).
+	// The hot-row statement's rows changed, as acknowledged (hotrow.go);
+	// without one, no statement is marked and it counts nothing.
 	var hot hotCount
-	track := b.hot != nil
-	defer func() {
-		if track {
-			hot.closed()
-			lv.mu.Lock()
-			lv.hotRows += hot.rows
-			lv.hotUnsure += hot.unsure
-			lv.mu.Unlock()
-		}
-	}()
+	defer lv.addHot(&hot)
 	// failed handles a statement's error; it reports whether the client goes on.
 	failed := func(q string, err error) bool {
 		if ctx.Err() != nil {
@@ -288,15 +305,6 @@ func (s *session) client(ctx context.Context, k int, limit uint64, keys []string
 	}
 	var queries uint64
 	commits := 0
-	keyed := func(st stmt) (string, bool) {
-		if st.kind != keyed {
-			return st.text, true
-		}
-		if len(keys) == 0 {
-			return "", false // no rows: mysqlslap sends nothing, and counts it
-		}
-		return st.text + " '" + keys[rnd.IntN(len(keys))] + "'", true
-	}
 passes:
 	for {
 		for i, st := range b.query {
@@ -309,12 +317,10 @@ passes:
 					return queries
 				}
 			}
-			if q, ok := keyed(st); ok {
+			if q, ok := st.textFor(keys, rnd); ok {
 				start := time.Now()
 				if n, err := execN(q); err != nil {
-					if track {
-						hot.failed(st, target.Code(err), target.IsConnLost(err) || conn.Broken())
-					}
+					hot.failed(st, target.Code(err), target.IsConnLost(err) || conn.Broken())
 					if ctx.Err() != nil {
 						return queries // stopped: the statement in flight does not count
 					}
@@ -324,9 +330,7 @@ passes:
 					}
 				} else {
 					rec.Record(st.stat, time.Since(start))
-					if track {
-						hot.ok(st, n)
-					}
+					hot.ok(st, n)
 				}
 			}
 			queries++
