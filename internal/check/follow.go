@@ -145,21 +145,48 @@ func binlogPrivileges(lines []string, name string, f flavour.Name) []Prerequisit
 
 // keylessTables is a Prerequisite for each base table of dbs that has no
 // key a row event can be matched by (rowKey), in name order.
+//
+// The tables, their columns and their indexes are three reads of
+// information_schema, which DDL between them can make disagree (a table
+// created with its primary key, seen before its index is): a table found
+// keyless is read again, and only one keyless in both reads is reported.
 func keylessTables(ctx context.Context, src *sql.DB, f flavour.Name, dbs []string) ([]Prerequisite, error) {
 	if len(dbs) == 0 {
 		return nil, nil
 	}
 	side := &schema.Side{Role: "source", DB: src, Server: target.Server{Flavour: f}}
-	tables, err := within(ctx, func(ctx context.Context) (map[string]*schema.Table, error) { return schema.Load(ctx, side, dbs) })
+	read := func() ([]string, error) {
+		tables, err := within(ctx, func(ctx context.Context) (map[string]*schema.Table, error) { return schema.Load(ctx, side, dbs) })
+		if err != nil {
+			return nil, fmt.Errorf("source: read tables: %w", err)
+		}
+		return keyless(tables), nil
+	}
+	first, err := read()
+	if err != nil || len(first) == 0 {
+		return nil, err
+	}
+	again, err := read()
 	if err != nil {
-		return nil, fmt.Errorf("source: read tables: %w", err)
+		return nil, err
 	}
 	var out []Prerequisite
-	for _, n := range slices.Sorted(maps.Keys(tables)) {
-		if primary, usable := rowKey(tables[n]); primary || usable != nil {
-			continue
+	for _, n := range first {
+		if slices.Contains(again, n) {
+			out = append(out, Prerequisite{Setting: "table " + n, Problem: n + " has " + noRowKeyProblem, Fix: addPrimaryKey(n)})
 		}
-		out = append(out, Prerequisite{Setting: "table " + n, Problem: n + " has " + noRowKeyProblem, Fix: addPrimaryKey(n)})
 	}
 	return out, nil
+}
+
+// keyless names the tables of tables without a key a row change can be
+// matched by, sorted.
+func keyless(tables map[string]*schema.Table) []string {
+	var out []string
+	for _, n := range slices.Sorted(maps.Keys(tables)) {
+		if primary, usable := rowKey(tables[n]); !primary && usable == nil {
+			out = append(out, n)
+		}
+	}
+	return out
 }
