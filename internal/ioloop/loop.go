@@ -73,10 +73,6 @@ type Loop struct {
 	cpu, unchecked int
 	bound          []int
 
-	// tune is the group's tuning (NewGroup): the burst of its events,
-	// HoldOff and the watch's switch.
-	tune Tuning
-
 	mu      sync.Mutex
 	closed  bool
 	fds     map[int32]*FD
@@ -91,6 +87,11 @@ type Loop struct {
 	// replies waited for the client. Read them after Run returns.
 	Lag     time.Duration
 	Resumes int64
+
+	// tune is the group's tuning (NewGroup): the burst of its events,
+	// HoldOff and the watch's switch. Last, so that the fields the loop
+	// reads on every wait keep their places.
+	tune Tuning
 }
 
 type wake struct {

@@ -11,11 +11,10 @@ import (
 	"github.com/shakedown/shakedown/internal/workload"
 )
 
-// A run goes through four steps: connect every thread (connectThreads),
+// run goes through four steps: connect every thread (connectThreads),
 // start the load and the clock (start), measure until the threads end
 // (measure), and sum what was measured (outcome). An interval is closed in
 // one place, closeInterval: on every tick, and once more at the end.
-
 func (r *run) run(parent context.Context) (*Outcome, error) {
 	// hard is cancelled by the caller (Ctrl-C), by a fatal error, or after
 	// the time limit plus a grace period for events in flight.
