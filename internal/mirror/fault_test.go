@@ -39,9 +39,9 @@ func pinned(t *testing.T, dsn string) *sql.DB {
 	return db
 }
 
-// sessionsOn counts the client sessions on inst of its test account
-// other than db's own: the mirror's control connections, and any the
-// test opened directly.
+// sessionsOn counts the sessions of db's account on db's server, db's
+// own left out: the mirror's control connections, and any the test
+// opened directly.
 func sessionsOn(t *testing.T, db *sql.DB) int {
 	t.Helper()
 	var n int
