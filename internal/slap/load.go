@@ -33,7 +33,7 @@ const (
 type stmt struct {
 	text string
 	kind stmtKind
-	stat int  // index of its figures
+	stat int   // index of its figures
 	hot  bool  // the hot-row statement (hotRow), whose affected rows are counted
 	txn  uint8 // BEGIN, COMMIT or ROLLBACK, for the hot-row count (txnKind)
 }

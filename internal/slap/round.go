@@ -39,14 +39,14 @@ type levelStats struct {
 	dataCheck *result.DataCheck
 
 	mu       sync.Mutex
-	hot      hotTally // the hot-row check's iterations so far
+	connLat  *histogram.Histogram
+	errors   map[uint16]int64   // failed connects
+	stmtErrs []map[uint16]int64 // by statement, as in stats
+	hot      hotTally           // the hot-row check's iterations so far
 	// hotRows and hotUnsure are the current round's: the hot-row
 	// statement's rows changed, as acknowledged, and its statements whose
 	// answer was lost with the connection.
 	hotRows, hotUnsure int64
-	connLat  *histogram.Histogram
-	errors   map[uint16]int64   // failed connects
-	stmtErrs []map[uint16]int64 // by statement, as in stats
 }
 
 func (lv *levelStats) add(r roundResult) {
