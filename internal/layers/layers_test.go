@@ -40,9 +40,10 @@ var order = [][]string{
 	{"sandbox/sandboxtest", "hostsource"},
 	// Clients, the workloads and the stored documents (result holds every
 	// stored document, the one vars bisect writes among them, and imports
-	// no producer).
+	// no producer); the run as a typed value, which the plan makes and
+	// the engine runs.
 	{"client", "client/fakeconn", "workload/connect", "workload/hotrow", "workload/oltp",
-		"workload/ping", "workload/sqlfile", "result"},
+		"workload/ping", "workload/sqlfile", "result", "runspec"},
 	// The runner, the store, the plan (which does not import the engine),
 	// the workload set and the tools that compare servers: verify and
 	// check (which does not import verify); stall capture, which the
