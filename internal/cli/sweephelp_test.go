@@ -45,7 +45,7 @@ func TestSweepHelpPlanParses(t *testing.T) {
 	if got, want := len(p.Workloads), 3; got != want {
 		t.Errorf("workloads: got %d, want %d", got, want)
 	}
-	for _, a := range p.Args(p.Workloads[2], 1) {
+	for _, a := range p.RunSpec(p.Workloads[2], 1).Args() {
 		if strings.HasPrefix(a, "--tables") || strings.HasPrefix(a, "--table-size") {
 			t.Errorf("sql step: got %s, want plan-level tables options left out", a)
 		}

@@ -14,7 +14,7 @@ import (
 func (j *Job) connect(ctx context.Context) (*sql.DB, target.Server, error) {
 	tgt := j.Target
 	ep := tgt.Endpoints()[0]
-	db, err := tgt.Open(ep, j.threads)
+	db, err := tgt.Open(ep, j.spec.Threads)
 	if err != nil {
 		return nil, target.Server{}, err
 	}

@@ -27,7 +27,7 @@ func (j *Job) checkBefore(ctx context.Context, db *sql.DB, out io.Writer) (workl
 	if !ok || j.split.On {
 		return nil, nil
 	}
-	env := &workload.PrepareEnv{DB: db, Threads: j.threads, Rand: j.rand, Out: out}
+	env := &workload.PrepareEnv{DB: db, Threads: j.spec.Threads, Rand: j.spec.Rand, Out: out}
 	if err := rc.BeforeRun(ctx, env); err != nil {
 		if target.Code(err) == target.ERNoSuchTable {
 			// Said as the run itself would: prepare first.
@@ -51,7 +51,7 @@ func (j *Job) checkAfter(ctx context.Context, rc workload.RunChecker, res *resul
 		return fmt.Errorf("check the data after the run: %w", err)
 	}
 	defer db.Close()
-	got, err := rc.CheckRun(ctx, &workload.PrepareEnv{DB: db, Threads: j.threads, Rand: j.rand, Out: out})
+	got, err := rc.CheckRun(ctx, &workload.PrepareEnv{DB: db, Threads: j.spec.Threads, Rand: j.spec.Rand, Out: out})
 	if err != nil {
 		return fmt.Errorf("check the data after the run: %w", err)
 	}

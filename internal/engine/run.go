@@ -38,7 +38,7 @@ func (j *Job) Prepare(ctx context.Context, opt PrepareOptions) error {
 		return err
 	}
 	defer db.Close()
-	env := &workload.PrepareEnv{DB: db, Threads: j.threads, Rand: j.rand, Out: out}
+	env := &workload.PrepareEnv{DB: db, Threads: j.spec.Threads, Rand: j.spec.Rand, Out: out}
 	fmt.Fprintf(out, "shakedown %s\n\n", opt.Version)
 	start := time.Now()
 	switch j.Verb {
@@ -108,14 +108,14 @@ func (j *Job) Run(ctx context.Context, opt RunOptions) (*result.Result, error) {
 		return nil, err
 	}
 	if dc, ok := j.Gen.(workload.DataChecker); ok {
-		env := &workload.PrepareEnv{DB: db, Threads: j.threads, Rand: j.rand, Out: out}
+		env := &workload.PrepareEnv{DB: db, Threads: j.spec.Threads, Rand: j.spec.Rand, Out: out}
 		if err := dc.CheckData(ctx, env); err != nil {
 			db.Close()
 			return nil, fmt.Errorf("%s on %s: %w", j.Workload, j.Target, err)
 		}
 	}
 	if rp, ok := j.Gen.(workload.RunPreparer); ok {
-		env := &workload.PrepareEnv{DB: db, Threads: j.threads, Rand: j.rand, Out: out}
+		env := &workload.PrepareEnv{DB: db, Threads: j.spec.Threads, Rand: j.spec.Rand, Out: out}
 		if err := rp.PrepareRun(ctx, env); err != nil {
 			db.Close()
 			return nil, fmt.Errorf("%s: %w", j.Workload, err)
@@ -133,7 +133,7 @@ func (j *Job) Run(ctx context.Context, opt RunOptions) (*result.Result, error) {
 	defer mon.Close()
 	rc := j.rc
 	ro, _ := j.Gen.(workload.ReadOnlyer)
-	drive := client.RunIO(j.clientIO, rc.Threads, ro != nil && ro.ReadOnly(), j.Target)
+	drive := client.RunIO(j.spec.ClientIO, rc.Threads, ro != nil && ro.ReadOnly(), j.Target)
 	cio := runner.DriveIO(drive, rc.Threads)
 	j.header(out, srv, opt.Version, cio)
 	mon.WriteNotes(out)
@@ -150,11 +150,11 @@ func (j *Job) Run(ctx context.Context, opt RunOptions) (*result.Result, error) {
 	}
 	rc.OnLastInterval = keep
 	rc.IOLoops, rc.IOHold, rc.IOBind = drive.Loops, drive.Hold, drive.Bind(rc.Threads)
-	dialer := client.NewDialer(j.Target, client.Options{DB: j.Target.DB, PS: j.psMode != "disable", IO: drive.IO})
+	dialer := client.NewDialer(j.Target, client.Options{DB: j.Target.DB, PS: j.spec.PSMode != "disable", IO: drive.IO})
 	rc.Connect = dialer.Connect
 	rc.OnInterval = func(iv runner.Interval) {
-		if j.reportInterval > 0 {
-			result.WriteInterval(out, iv.Stored(), j.percentile)
+		if j.spec.ReportIntervalS > 0 {
+			result.WriteInterval(out, iv.Stored(), j.spec.Percentile)
 		}
 		mon.ObserveInterval(iv)
 		keep(iv)
@@ -166,7 +166,7 @@ func (j *Job) Run(ctx context.Context, opt RunOptions) (*result.Result, error) {
 		rc.Interval = time.Second
 	}
 	if rc.Warmup > 0 {
-		fmt.Fprintf(out, "Warming up for %d seconds...\n", j.warmupS)
+		fmt.Fprintf(out, "Warming up for %d seconds...\n", j.spec.WarmupS)
 		rc.OnWarmupDone = func() { mon.MeasureStart(); fmt.Fprintln(out, "Warm-up done: measuring from now.") }
 	}
 	o, err := runner.Run(ctx, rc, op)
@@ -179,7 +179,7 @@ func (j *Job) Run(ctx context.Context, opt RunOptions) (*result.Result, error) {
 		}
 		return nil, err
 	}
-	res, err := o.Document(j.Workload, rc.Threads, j.percentile)
+	res, err := o.Document(j.Workload, rc.Threads, j.spec.Percentile)
 	if err != nil {
 		return nil, err
 	}
@@ -209,7 +209,7 @@ func (j *Job) Run(ctx context.Context, opt RunOptions) (*result.Result, error) {
 	checkErr := j.checkAfter(ctx, check, res, out)
 
 	fmt.Fprintln(out)
-	if j.histogram {
+	if j.spec.Histogram {
 		result.WriteHistogram(out, o.Latency)
 	}
 	res.WriteSummary(out)
@@ -235,19 +235,19 @@ func (j *Job) Run(ctx context.Context, opt RunOptions) (*result.Result, error) {
 // (--monitor), metrics (--metrics-addr) and what the pre-flight checks
 // compare with the server's limits.
 func (j *Job) monitorConfig(opt RunOptions, srv target.Server) monitor.RunConfig {
-	n := monitor.Needs{Threads: j.threads}
+	n := monitor.Needs{Threads: j.spec.Threads}
 	if f := j.fs.Lookup("tables"); f != nil {
 		n.Tables, _ = strconv.Atoi(f.Value.String())
 	}
-	if p, ok := j.Gen.(workload.PreparedStatementser); ok && j.psMode != "disable" {
+	if p, ok := j.Gen.(workload.PreparedStatementser); ok && j.spec.PSMode != "disable" {
 		n.PreparedPerThread, n.PreparedExact = p.PreparedStatements(), true
 	}
 	cfg := monitor.RunConfig{
-		Target: j.Target, Server: srv, Sample: j.samples(), MetricsAddr: j.metricsAddr, Exporter: opt.Metrics, Needs: n,
+		Target: j.Target, Server: srv, Sample: j.samples(), MetricsAddr: j.spec.MetricsAddr, Exporter: opt.Metrics, Needs: n,
 		Info: monitor.RunInfo{Workload: j.Workload, Target: j.Target.String(), Threads: j.rc.Threads},
 	}
 	if j.stall != nil && cfg.Sample {
-		cfg.Stall = &stall.Config{Triggers: j.stall, Cooldown: j.stallCooldown, Max: j.stallMax, Stacks: j.stallStacks}
+		cfg.Stall = &stall.Config{Triggers: j.stall, Cooldown: j.spec.StallCooldown, Max: j.spec.StallMax, Stacks: j.spec.StallStacks}
 	}
 	if j.split.On {
 		cfg.Info.Segment = j.split.Label()
@@ -273,8 +273,8 @@ func (j *Job) header(w io.Writer, srv target.Server, version string, cio *result
 		fmt.Fprintf(w, "Target transaction rate: %g/sec\n", j.rc.Rate)
 	}
 	j.splitHeader(w)
-	if j.reportInterval > 0 {
-		fmt.Fprintf(w, "Report intermediate results every %d second(s)\n", j.reportInterval)
+	if j.spec.ReportIntervalS > 0 {
+		fmt.Fprintf(w, "Report intermediate results every %d second(s)\n", j.spec.ReportIntervalS)
 	}
 	switch j.rc.ConnectMode {
 	case runner.PerEvent:
@@ -284,10 +284,10 @@ func (j *Job) header(w io.Writer, srv target.Server, version string, cio *result
 	}
 	fmt.Fprintf(w, "Target: %s (%s %s)\n", j.Target, srv.Flavour, srv.Version)
 	fmt.Fprintf(w, "Client I/O: %s\n", cio)
-	if j.rand.Seed == 0 {
+	if j.spec.Rand.Seed == 0 {
 		fmt.Fprintln(w, "Initializing random number generator from current time")
 	} else {
-		fmt.Fprintf(w, "Initializing random number generator from seed (%d).\n", j.rand.Seed)
+		fmt.Fprintf(w, "Initializing random number generator from seed (%d).\n", j.spec.Rand.Seed)
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Initializing worker threads...")

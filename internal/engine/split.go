@@ -15,7 +15,7 @@ import (
 // ResolveSplit resolves the split options (--segment, --segment-index-env,
 // --start-at...) with getenv and applies them (see SetSplit).
 func (j *Job) ResolveSplit(getenv func(string) string, now time.Time) (segment.Split, error) {
-	sp, err := j.splitFlags.Resolve(getenv, now)
+	sp, err := j.spec.Split.Resolve(getenv, now)
 	if err != nil {
 		return segment.Split{}, err
 	}
@@ -34,19 +34,19 @@ func (j *Job) ResolveSplit(getenv func(string) string, now time.Time) (segment.S
 // share of nothing is bad usage.
 func (j *Job) SetSplit(sp segment.Split) error {
 	rc := j.rc
-	threads, err := sp.Share("--threads", int64(j.threads))
+	threads, err := sp.Share("--threads", int64(j.spec.Threads))
 	if err != nil {
 		return err
 	}
-	lo, _ := sp.Segment.Range(int64(j.threads))
-	rc.Threads, rc.ThreadBase, rc.TotalThreads = int(threads), int(lo), j.threads
+	lo, _ := sp.Segment.Range(int64(j.spec.Threads))
+	rc.Threads, rc.ThreadBase, rc.TotalThreads = int(threads), int(lo), j.spec.Threads
 	rc.Events = 0
-	if j.events > 0 {
-		if rc.Events, err = sp.Share("--events", j.events); err != nil {
+	if j.spec.Events > 0 {
+		if rc.Events, err = sp.Share("--events", j.spec.Events); err != nil {
 			return err
 		}
 	}
-	rc.Rate = sp.Segment.Rate(j.rate)
+	rc.Rate = sp.Segment.Rate(j.spec.Rate)
 	rc.StartAt = sp.StartAt
 	rc.Stream = uint64(sp.Index())
 	j.rc = rc
@@ -55,7 +55,7 @@ func (j *Job) SetSplit(sp segment.Split) error {
 }
 
 // SplitGiven reports whether the command line names a segment.
-func (j *Job) SplitGiven() bool { return j.splitFlags.Given() }
+func (j *Job) SplitGiven() bool { return j.spec.Split.Given() }
 
 // Split is the job's part of the load: segment.Alone unless SetSplit
 // made it one runner of many.
@@ -65,7 +65,7 @@ func (j *Job) Split() segment.Split { return j.split }
 // and in a split load only the first runner, so that the server is
 // counted once.
 func (j *Job) samples() bool {
-	return j.monitorOn && (!j.split.On || j.split.First())
+	return j.spec.Monitor && (!j.split.On || j.split.First())
 }
 
 // splitHeader says which part of the load this runner drives.
@@ -75,15 +75,15 @@ func (j *Job) splitHeader(w io.Writer) {
 		return
 	}
 	rc := j.rc
-	fmt.Fprintf(w, "Segment: %s of %d runners (%s), threads %d-%d of %d", sp.Label(), sp.Sequence.Len(), sp.Sequence, rc.ThreadBase+1, rc.ThreadBase+rc.Threads, j.threads)
-	if j.events > 0 {
-		fmt.Fprintf(w, ", %d of %d events", rc.Events, j.events)
+	fmt.Fprintf(w, "Segment: %s of %d runners (%s), threads %d-%d of %d", sp.Label(), sp.Sequence.Len(), sp.Sequence, rc.ThreadBase+1, rc.ThreadBase+rc.Threads, j.spec.Threads)
+	if j.spec.Events > 0 {
+		fmt.Fprintf(w, ", %d of %d events", rc.Events, j.spec.Events)
 	}
-	if j.rate > 0 {
-		fmt.Fprintf(w, ", %g of %g events/sec", rc.Rate, j.rate)
+	if j.spec.Rate > 0 {
+		fmt.Fprintf(w, ", %g of %g events/sec", rc.Rate, j.spec.Rate)
 	}
 	fmt.Fprintln(w)
-	if !sp.First() && j.monitorOn {
+	if !sp.First() && j.spec.Monitor {
 		fmt.Fprintln(w, "Server sampling: left to the runner of the first segment")
 	}
 	if !sp.StartAt.IsZero() {

@@ -63,6 +63,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/shakedown/shakedown/internal/runspec"
 	"github.com/shakedown/shakedown/internal/suggest"
 	"github.com/shakedown/shakedown/internal/target"
 )
@@ -156,11 +157,11 @@ type SplitMargins struct {
 // Engine is what a plan asks of the load engine, which lies above it:
 // whether a workload takes an option, so that a plan-level option reaches
 // only the workloads that have it, and what is wrong, if anything, with
-// the command line of a step (verb is run or prepare). The caller hands
-// it over (engine.Grammar), so that the plan does not import the engine.
+// the run of a step (verb is run or prepare). The caller hands it over
+// (engine.Grammar), so that the plan does not import the engine.
 type Engine interface {
 	Takes(workload, option string) bool
-	Check(verb string, args []string) error
+	Check(verb string, run runspec.Spec) error
 }
 
 // Target is one database of the comparison.
@@ -263,8 +264,8 @@ func (ps *parser) addf(line int, format string, args ...any) {
 }
 
 // Parse reads a plan. path names it in messages; getenv looks up the
-// password variables; eng checks each step's command line. The error is
-// an *Error listing every problem found.
+// password variables; eng checks each step's run. The error is an *Error
+// listing every problem found.
 func Parse(path string, src []byte, getenv func(string) string, eng Engine) (*Plan, error) {
 	p := newPlan(path, src, eng)
 	ps := &parser{p: p, getenv: getenv}

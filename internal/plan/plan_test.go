@@ -13,6 +13,7 @@ import (
 	_ "github.com/shakedown/shakedown/internal/workload/all"
 
 	"github.com/shakedown/shakedown/internal/engine"
+	"github.com/shakedown/shakedown/internal/runspec"
 )
 
 const good = `name: durability
@@ -63,7 +64,7 @@ func TestParseGood(t *testing.T) {
 	if got := p.Targets[1].Role; got != Candidate {
 		t.Errorf("default role: got %s, want candidate", got)
 	}
-	got := p.Args(p.Workloads[1], 4)
+	got := p.RunSpec(p.Workloads[1], 4).Args()
 	want := []string{"oltp_read_write", "--threads=4", "--time=2", "--warmup-time=1", "--table-size=500", "--tables=4"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Args: got %q, want %q", got, want)
@@ -75,10 +76,9 @@ func TestParseGood(t *testing.T) {
 	if got, want := strings.Join(labels, " "), "oltp_point_select=oltp_point_select oltp_read_write=oltp_read_write oltp_read_write=oltp_read_write-big"; got != want {
 		t.Errorf("labels: got %s, want %s", got, want)
 	}
-	got = p.PrepareArgs(p.Workloads[0])
-	want = []string{"oltp_point_select", "--threads=4", "--tables=2"}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("PrepareArgs: got %q, want %q", got, want)
+	prep := p.PrepareSpec(p.Workloads[0])
+	if got, want := []any{prep.Workload, prep.Threads, prep.Options}, []any{"oltp_point_select", 4, []runspec.Option{{Key: "tables", Value: "2"}}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("PrepareSpec: got %v, want %v", got, want)
 	}
 }
 
@@ -424,7 +424,7 @@ prepare: true
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := p.Args(p.Workloads[tt.w], 1)[3:]
+			got := p.RunSpec(p.Workloads[tt.w], 1).Args()[3:]
 			if !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("got %q, want %q", got, tt.want)
 			}

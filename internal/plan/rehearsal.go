@@ -156,7 +156,7 @@ var stepKeys = []string{"continue_on_failure", "skip"}
 
 // ParseRehearsal reads a rehearsal plan; path names it in messages and
 // is the directory relative capture paths are taken from; getenv looks up
-// the password variables; eng checks the sweep's command lines. The error
+// the password variables; eng checks the sweep's runs. The error
 // is an *Error listing every problem.
 func ParseRehearsal(path string, src []byte, getenv func(string) string, eng Engine) (*Rehearsal, error) {
 	r := &Rehearsal{

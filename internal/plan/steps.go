@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/shakedown/shakedown/internal/runspec"
 	"github.com/shakedown/shakedown/internal/suggest"
 	"github.com/shakedown/shakedown/internal/usage"
 	"github.com/shakedown/shakedown/internal/workload"
@@ -139,39 +140,61 @@ func (p *Plan) CapacityRun() (*Workload, int) {
 	return p.Workloads[0], slices.Max(p.Threads)
 }
 
-// Args is the engine command line of one step of w at threads: exactly what
-// "shakedown run" would be given, less the target.
-func (p *Plan) Args(w *Workload, threads int) []string {
-	args := []string{w.Name, "--threads=" + strconv.Itoa(threads), "--time=" + strconv.Itoa(p.TimeS)}
+// CapacitySpec is the run of CapacityRun with its options; the search sets
+// each step's time, warm-up and rate.
+func (p *Plan) CapacitySpec() runspec.Spec {
+	w, threads := p.CapacityRun()
+	s := runspec.New(w.Name)
+	s.Threads = threads
+	s.Options = specOptions(p.EffectiveOptions(w))
+	return s
+}
+
+// RunSpec is one step of w at threads: the run "shakedown run" would make
+// of the step's command line (its Args), less the target.
+func (p *Plan) RunSpec(w *Workload, threads int) runspec.Spec {
+	s := runspec.New(w.Name)
+	s.Threads, s.TimeS = threads, p.TimeS
 	if p.Events > 0 {
-		args = append(args, "--events="+strconv.FormatInt(p.Events, 10))
+		s.Events = p.Events
 	}
 	if p.WarmupS > 0 {
-		args = append(args, "--warmup-time="+strconv.Itoa(p.WarmupS))
+		s.WarmupS = p.WarmupS
 	}
-	return append(args, optionArgs(p.EffectiveOptions(w))...)
+	s.Options = specOptions(p.EffectiveOptions(w))
+	return s
 }
 
-// PrepareArgs is the engine command line that prepares (or cleans up) w's
-// data.
+// PrepareSpec is the run that prepares (or cleans up) w's data.
+func (p *Plan) PrepareSpec(w *Workload) runspec.Spec {
+	s := runspec.New(w.Name)
+	s.Threads = p.PrepareThreads
+	s.Options = specOptions(p.EffectiveOptions(w))
+	return s
+}
+
+// PrepareArgs is PrepareSpec's command line (Spec.Args), which says
+// what data a prepare makes: a key for the data, and a line to show.
 func (p *Plan) PrepareArgs(w *Workload) []string {
-	args := []string{w.Name, "--threads=" + strconv.Itoa(p.PrepareThreads)}
-	return append(args, optionArgs(p.EffectiveOptions(w))...)
+	return p.PrepareSpec(w).Args()
 }
 
-func optionArgs(opts []Option) []string {
-	out := make([]string, len(opts))
+// specOptions are opts by name, as a Spec holds them: the engine sets each
+// on the workload's flag set, or, for one every workload takes, in its
+// field.
+func specOptions(opts []Option) []runspec.Option {
+	out := make([]runspec.Option, len(opts))
 	for i, o := range opts {
-		out[i] = "--" + o.Key + "=" + o.Value
+		out[i] = runspec.Option{Key: o.Key, Value: o.Value}
 	}
 	return out
 }
 
-// checkEngine has the engine parse every workload's command line, so that a
-// plan is accepted only if each of its steps would be as a command line.
-// Names and options are checked one by one always; the whole command line
-// only when the rest of the plan is sound (whole, so that it has thread
-// levels and limits to parse).
+// checkEngine has the engine check every workload's run, so that a plan is
+// accepted only if each of its steps would be as a command line. Names and
+// options are checked one by one always; the whole run of a step only when
+// the rest of the plan is sound (whole, so that it has thread levels and
+// limits to check).
 func (ps *parser) checkEngine(whole bool) {
 	p := ps.p
 	names := workload.Names()
@@ -185,16 +208,14 @@ func (ps *parser) checkEngine(whole bool) {
 			ps.addf(w.Line, "%s; workloads: %s", msg, strings.Join(names, ", "))
 			continue
 		}
-		// The options are parsed together, as the workload checks some of
-		// them against each other; an error is placed on the line of the
-		// option it names, else on the workload's line.
+		// The options are checked together, as the workload checks some
+		// of them against each other; an error is placed on the line of
+		// the option it names, else on the workload's line.
 		bad := false
 		opts := p.EffectiveOptions(w)
-		args := []string{w.Name, "--time=1"}
-		for _, o := range opts {
-			args = append(args, "--"+o.Key+"="+o.Value)
-		}
-		if err := p.engine.Check("run", args); err != nil {
+		run := runspec.New(w.Name)
+		run.TimeS, run.Options = 1, specOptions(opts)
+		if err := p.engine.Check("run", run); err != nil {
 			bad = true
 			placed := false
 			for _, o := range opts {
@@ -211,12 +232,12 @@ func (ps *parser) checkEngine(whole bool) {
 		if bad || !whole {
 			continue
 		}
-		if err := p.engine.Check("run", p.Args(w, p.Threads[0])); err != nil {
+		if err := p.engine.Check("run", p.RunSpec(w, p.Threads[0])); err != nil {
 			ps.addf(w.Line, "workload %s: %s", w.Name, strings.TrimPrefix(engineMsg(err), w.Name+": "))
 			continue
 		}
 		if p.Prepare {
-			if err := p.engine.Check("prepare", p.PrepareArgs(w)); err != nil {
+			if err := p.engine.Check("prepare", p.PrepareSpec(w)); err != nil {
 				ps.addf(w.Line, "workload %s: prepare: %s", w.Name, strings.TrimPrefix(engineMsg(err), w.Name+": "))
 			}
 		}

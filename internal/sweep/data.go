@@ -16,6 +16,7 @@ import (
 	"github.com/shakedown/shakedown/internal/plan"
 	"github.com/shakedown/shakedown/internal/result"
 	"github.com/shakedown/shakedown/internal/runner"
+	"github.com/shakedown/shakedown/internal/runspec"
 	"github.com/shakedown/shakedown/internal/segment"
 	"github.com/shakedown/shakedown/internal/splitload"
 	"github.com/shakedown/shakedown/internal/store"
@@ -101,7 +102,7 @@ func (s *sweeper) dataKey(w *plan.Workload) string {
 // nothing (no Preparer, or one that names no tables), so that there is
 // nothing to prepare, drop or keep.
 func (s *sweeper) dataOf(t *plan.Target, w *plan.Workload) (ds *dataSet, ok bool, err error) {
-	j, err := job("prepare", s.p.PrepareArgs(w), t)
+	j, err := job("prepare", s.p.PrepareSpec(w), t)
 	if err != nil {
 		return nil, false, fmt.Errorf("prepare %s: %w", w.Label(), err)
 	}
@@ -115,17 +116,12 @@ func (s *sweeper) dataOf(t *plan.Target, w *plan.Workload) (ds *dataSet, ok bool
 	return ds, true, nil
 }
 
-// job parses a step's command line and points it at the plan's target,
-// password and all, without the password ever being in a string.
-func job(verb string, args []string, t *plan.Target) (*engine.Job, error) {
-	j, err := engine.Parse(verb, args, io.Discard)
-	if err != nil {
-		return nil, err
-	}
+// job is a step's run on the plan's target, password and all, without the
+// password ever being in a string.
+func job(verb string, run runspec.Spec, t *plan.Target) (*engine.Job, error) {
 	tg := *t.Target
 	tg.Name = t.Name
-	j.Target = &tg
-	return j, nil
+	return engine.New(verb, run, &tg)
 }
 
 func (s *sweeper) out() io.Writer {
@@ -267,7 +263,7 @@ func (s *sweeper) prepare(ctx context.Context, step plan.Step, ds *dataSet) erro
 		}
 		s.note(step.Index, store.NoteDropped, t, w, fmt.Sprintf("dropped %s on %s before preparing %s", strings.Join(why, ", "), t.Name, w.Label()))
 	}
-	j, err := job("prepare", s.p.PrepareArgs(w), t)
+	j, err := job("prepare", s.p.PrepareSpec(w), t)
 	if err != nil {
 		return fmt.Errorf("prepare %s: %w", w.Label(), err)
 	}
@@ -295,7 +291,7 @@ func (s *sweeper) prepare(ctx context.Context, step plan.Step, ds *dataSet) erro
 }
 
 func (s *sweeper) cleanup(ctx context.Context, t *plan.Target, w *plan.Workload) error {
-	j, err := job("cleanup", s.p.PrepareArgs(w), t)
+	j, err := job("cleanup", s.p.PrepareSpec(w), t)
 	if err != nil {
 		return fmt.Errorf("cleanup %s: %w", w.Label(), err)
 	}
@@ -373,8 +369,8 @@ func existingTables(ctx context.Context, t *plan.Target, names []string) ([]stri
 
 // checkData asks ds's workload whether its data on t is there and whole;
 // nil also when the workload cannot check.
-func checkData(ctx context.Context, t *plan.Target, args []string) error {
-	j, err := job("run", args, t)
+func checkData(ctx context.Context, t *plan.Target, run runspec.Spec) error {
+	j, err := job("run", run, t)
 	if err != nil {
 		return err
 	}

@@ -118,7 +118,7 @@ func (sum *Summary) Search(ctx context.Context, st *store.Store, finished error,
 // does, and the capacity search that follows them, if any.
 func WriteSteps(w io.Writer, p *plan.Plan) error {
 	for _, s := range p.Steps() {
-		if _, err := fmt.Fprintf(w, "%4d  %-10s %s\n", s.Index, s.Target.Name, strings.Join(p.Args(s.Workload, s.Threads), " ")); err != nil {
+		if _, err := fmt.Fprintf(w, "%4d  %-10s %s\n", s.Index, s.Target.Name, strings.Join(p.RunSpec(s.Workload, s.Threads).Args(), " ")); err != nil {
 			return err
 		}
 	}

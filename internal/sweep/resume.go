@@ -52,7 +52,7 @@ func (s *sweeper) resumeData(ctx context.Context, d *store.SweepData, todo []pla
 		seen[home+"\x00"+ds.key] = true
 		why := "the interrupted sweep had not prepared it"
 		if cur := s.holds(home, ds.key); cur != nil {
-			err := checkData(ctx, t, s.p.Args(w, 1))
+			err := checkData(ctx, t, s.p.RunSpec(w, 1))
 			if err == nil {
 				msg := fmt.Sprintf("resuming: keeping %s data on %s as the interrupted sweep left it (found there and whole); the steps still to run go on on it",
 					w.Label(), t.Name)
@@ -191,7 +191,7 @@ func firstIndex(steps []plan.Step) int {
 // skipped is a step of a target found down, to store as failed.
 func (s *sweeper) skipped(step plan.Step, why string, now func() time.Time) store.Run {
 	return store.Run{Step: step.Index, Target: step.Target.Name, Role: string(step.Target.Role), Workload: step.Workload.Label(),
-		Threads: step.Threads, Repeat: step.Repeat, Command: strings.Join(s.p.Args(step.Workload, step.Threads), " "), StartedAt: now(),
+		Threads: step.Threads, Repeat: step.Repeat, Command: strings.Join(s.p.RunSpec(step.Workload, step.Threads).Args(), " "), StartedAt: now(),
 		Status: store.RunFailed, Error: "skipped: target " + step.Target.Name + " did not answer: " + why}
 }
 

@@ -372,10 +372,10 @@ func startTicker(pr *progress, live bool) func() {
 
 // step runs one step and returns it as a run to store.
 func (s *sweeper) step(ctx context.Context, step plan.Step, now func() time.Time) store.Run {
-	args := s.p.Args(step.Workload, step.Threads)
+	spec := s.p.RunSpec(step.Workload, step.Threads)
 	run := store.Run{
 		Step: step.Index, Target: step.Target.Name, Role: string(step.Target.Role), Workload: step.Workload.Label(),
-		Threads: step.Threads, Repeat: step.Repeat, Command: strings.Join(args, " "), StartedAt: now(),
+		Threads: step.Threads, Repeat: step.Repeat, Command: strings.Join(spec.Args(), " "), StartedAt: now(),
 	}
 	// A step that fails before its run is stored with the status
 	// result.StatusOf gives too.
@@ -401,7 +401,7 @@ func (s *sweeper) step(ctx context.Context, step plan.Step, now func() time.Time
 	}
 	s.pr.startStep(step, phase)
 	run.StartedAt = now()
-	j, err := job("run", args, step.Target)
+	j, err := job("run", spec, step.Target)
 	if err != nil {
 		return finish(result.StatusOf(nil, err, false))
 	}
