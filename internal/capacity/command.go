@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 
 	"github.com/shakedown/shakedown/internal/engine"
 	"github.com/shakedown/shakedown/internal/monitor"
+	"github.com/shakedown/shakedown/internal/runspec"
 	"github.com/shakedown/shakedown/internal/stats"
 	"github.com/shakedown/shakedown/internal/store"
 	"github.com/shakedown/shakedown/internal/usage"
@@ -20,8 +22,10 @@ import (
 
 // Config is one capacity command.
 type Config struct {
-	// Args is a run command line without the verb and without a target
+	// Args is the run command line as the capacity command was given it
+	// (the workload and its options, without the verb), without a target
 	// when Targets names them; it must not choose the rate or the time.
+	// Plan reads it, once (engine.ParseArgs).
 	Args []string
 	// Targets are URLs or NAME=URL; a name is the target's in the
 	// report (else its URL without password).
@@ -56,13 +60,15 @@ var chosen = map[string]string{
 	"warmup-time": "use --step-warmup, the warm-up of each step",
 }
 
-// Target is one target to search, as a run line resolved it.
+// Target is one target to search, as its run resolved it.
 type Target struct {
 	Name string
 	// URL is the target's without its password: evidence is stored under
 	// it, so that readiness finds it by the servers it names.
-	URL      string
-	Args     []string
+	URL string
+	// Spec is the run of every step on the target, but for what the
+	// search sets: the rate, the time and the warm-up.
+	Spec     runspec.Spec
 	Workload string
 	// Event is what one event of the workload is as a server counts it;
 	// "" when not known.
@@ -70,38 +76,70 @@ type Target struct {
 }
 
 // Plan checks cfg before any load runs and resolves each target's name
-// and run line: a bad option is bad usage (exit 2) before anything is
+// and run: a bad option is bad usage (exit 2) before anything is
 // measured.
 func Plan(cfg Config) ([]Target, error) {
+	var given []string
 	for _, a := range cfg.Args {
-		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		if why, ok := chosen[name]; ok && strings.HasPrefix(a, "--") {
-			return nil, usage.Errorf("capacity: --%s cannot be given: %s", name, why)
+		if strings.HasPrefix(a, "--") {
+			name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
+			given = append(given, name)
+		}
+	}
+	if err := checkGiven(cfg, given); err != nil {
+		return nil, err
+	}
+	run, _, err := engine.ParseArgs("run", cfg.Args, nil)
+	if err != nil {
+		return nil, err
+	}
+	return targetsOf(cfg, run)
+}
+
+// checkGiven refuses the run options a search sets itself, named in given,
+// and a search without an SLO.
+func checkGiven(cfg Config, given []string) error {
+	for _, name := range given {
+		if why, ok := chosen[name]; ok {
+			return usage.Errorf("capacity: --%s cannot be given: %s", name, why)
 		}
 	}
 	if len(cfg.Options.SLO.Latency) == 0 {
-		return nil, usage.Errorf("capacity: --slo is required, e.g. --slo 'p99<=20ms'; accepted: %s", SLOForm)
+		return usage.Errorf("capacity: --slo is required, e.g. --slo 'p99<=20ms'; accepted: %s", SLOForm)
 	}
-	lines := [][]string{cfg.Args}
+	return nil
+}
+
+// targetsOf resolves run on each target cfg names (run's own when it names
+// none), checking it whole as a step will run it.
+func targetsOf(cfg Config, run runspec.Spec) ([]Target, error) {
+	specs := []runspec.Spec{run}
 	if len(cfg.Targets) > 0 {
-		lines = nil
+		specs = nil
 		for _, t := range cfg.Targets {
-			l := append([]string{}, cfg.Args...)
+			s := run
 			if name, url, ok := strings.Cut(t, "="); ok && !strings.ContainsAny(name, ":/@") && strings.Contains(url, "://") {
-				l = append(l, "--name="+name)
+				s.Name = name
 				t = url
 			}
-			lines = append(lines, append(l, "--target="+t))
+			s.Conn = append(slices.Clone(run.Conn), runspec.Option{Key: "target", Value: t})
+			specs = append(specs, s)
 		}
 	}
 	var out []Target
 	seen := map[string]bool{}
-	for _, l := range lines {
-		job, err := engine.Parse("run", append(append([]string{}, l...), "--time=1"), nil)
+	for _, s := range specs {
+		check := s
+		check.TimeS = 1 // the search sets each step's
+		job, err := engine.New("run", check, nil)
 		if err != nil {
 			return nil, err
 		}
-		t := Target{Name: job.Target.String(), URL: job.Target.Redacted(), Args: l, Workload: job.Workload}
+		// The job's Spec holds every option in its field, so that what a
+		// step sets wins over a plan's option of the same name.
+		spec := job.Spec()
+		spec.TimeS = s.TimeS
+		t := Target{Name: job.Target.String(), URL: job.Target.Redacted(), Spec: spec, Workload: job.Workload}
 		if k, ok := job.Gen.(workload.EventKinder); ok {
 			t.Event = k.EventKind()
 		}
@@ -145,7 +183,7 @@ func Run(ctx context.Context, cfg Config, targets []Target, progress func(target
 				}
 				o.Progress = func(p Progress) { progress(name, p) }
 			}
-			st := &EngineStepper{Args: t.Args, Password: cfg.Password, Warmup: cfg.Warmup}
+			st := &EngineStepper{Spec: t.Spec, Password: cfg.Password, Warmup: cfg.Warmup}
 			res, err := Search(ctx, t.Name, st, o)
 			res.Search, res.URL = round, t.URL
 			r.Targets = append(r.Targets, res)

@@ -11,15 +11,16 @@ import (
 	"github.com/shakedown/shakedown/internal/engine"
 	"github.com/shakedown/shakedown/internal/histogram"
 	"github.com/shakedown/shakedown/internal/runner"
+	"github.com/shakedown/shakedown/internal/runspec"
 )
 
 // EngineStepper runs steps as "shakedown run" runs them: each step is the
-// run command line Args (a workload, its options and one target) with
-// --rate, --time and --warmup-time set by the search, so that a step
-// means exactly what that run means.
+// run Spec (a workload, its options and one target) with the rate, time
+// and warm-up the search sets, so that a step means exactly what that run
+// means.
 type EngineStepper struct {
-	// Args is the run command line without the verb.
-	Args []string
+	// Spec is the run of every step.
+	Spec runspec.Spec
 	// Password, when set, is given to the target of every step.
 	Password func(string) string
 	// Warmup is each step's warm-up, in whole seconds as run takes it.
@@ -28,10 +29,13 @@ type EngineStepper struct {
 
 // Step runs one step. A step stopped for overload is not an error.
 func (e *EngineStepper) Step(ctx context.Context, rate float64, seconds int, watch func([]int64) bool) (Measure, error) {
-	args := append(append([]string{}, e.Args...), "--monitor=off", "--report-interval=1",
-		"--time="+strconv.Itoa(seconds), "--warmup-time="+strconv.Itoa(e.Warmup),
-		"--rate="+strconv.FormatFloat(rate, 'f', 3, 64))
-	job, err := engine.Parse("run", args, nil)
+	run := e.Spec
+	run.Monitor, run.ReportIntervalS = false, 1
+	run.TimeS, run.WarmupS = seconds, e.Warmup
+	// To the thousandth of an event a second, as a step's rate has
+	// always been given.
+	run.Rate, _ = strconv.ParseFloat(strconv.FormatFloat(rate, 'f', 3, 64), 64)
+	job, err := engine.New("run", run, nil)
 	if err != nil {
 		return Measure{}, err
 	}

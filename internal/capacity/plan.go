@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"net/url"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/shakedown/shakedown/internal/plan"
+	"github.com/shakedown/shakedown/internal/runspec"
 	"github.com/shakedown/shakedown/internal/usage"
 )
 
@@ -33,12 +33,8 @@ func FromPlan(sec *plan.Capacity, sw *plan.Plan, peak string, peakLine int, d Co
 	if err != nil {
 		return nil, nil, usage.Errorf("%s:%d: capacity slo: %v", sw.Path, sec.Line, err)
 	}
-	w, threads := sw.CapacityRun()
+	run := sw.CapacitySpec()
 	cfg := d
-	cfg.Args = []string{w.Name, "--threads=" + strconv.Itoa(threads)}
-	for _, o := range sw.EffectiveOptions(w) {
-		cfg.Args = append(cfg.Args, "--"+o.Key+"="+o.Value)
-	}
 	cfg.Options.SLO, cfg.Searches = slo, sec.Searches
 	if sec.StepTimeS > 0 {
 		cfg.Time = sec.StepTimeS
@@ -72,7 +68,7 @@ func FromPlan(sec *plan.Capacity, sw *plan.Plan, peak string, peakLine int, d Co
 		cfg.Targets = append(cfg.Targets, t.Name+"="+u)
 	}
 	cfg.Password = func(name string) string { return passwords[name] }
-	targets, err := Plan(cfg)
+	targets, err := planTargets(cfg, run)
 	if err != nil {
 		return nil, nil, usage.Errorf("%s:%d: %v", sw.Path, sec.Line, err)
 	}
@@ -91,4 +87,17 @@ func withParam(u, key, value string) string {
 		sep = "&"
 	}
 	return u + sep + key + "=" + url.QueryEscape(value)
+}
+
+// planTargets is Plan for a plan's run, whose options are named in its
+// Options.
+func planTargets(cfg Config, run runspec.Spec) ([]Target, error) {
+	var given []string
+	for _, o := range run.Options {
+		given = append(given, o.Key)
+	}
+	if err := checkGiven(cfg, given); err != nil {
+		return nil, err
+	}
+	return targetsOf(cfg, run)
 }

@@ -42,12 +42,13 @@ production_peak: 900/s
 		t.Fatalf("got targets %+v, want new and old searching oltp_point_select", targets)
 	}
 	for _, tg := range targets {
-		line := strings.Join(tg.Args, " ")
-		if !slices.Contains(tg.Args, "--threads=16") || !slices.Contains(tg.Args, "--tables=2") || strings.Contains(line, "secret") {
+		args := tg.Spec.Args()
+		line := strings.Join(args, " ")
+		if !slices.Contains(args, "--threads=16") || !slices.Contains(args, "--tables=2") || strings.Contains(line, "secret") {
 			t.Errorf("%s: got run line %q, want --threads=16 and --tables=2 and no password", tg.Name, line)
 		}
 	}
-	_, name, _ := strings.Cut(strings.Join(targets[0].Args, " "), "password_env=")
+	_, name, _ := strings.Cut(strings.Join(targets[0].Spec.Args(), " "), "password_env=")
 	name, _, _ = strings.Cut(name, " ")
 	if got := cfg.Password(name); name == "" || got != "new-secret" {
 		t.Errorf("Password(%q): got %q, want the value of the plan's NEW_PW", name, got)

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shakedown/shakedown/internal/engine"
 	"github.com/shakedown/shakedown/internal/histogram"
 	"github.com/shakedown/shakedown/internal/sandbox/gmstest"
 	"github.com/shakedown/shakedown/internal/sandbox/sandboxtest"
@@ -79,7 +80,11 @@ func TestSearchMatchesScan(t *testing.T) {
 	}
 	o := Options{SLO: slo, Repeats: 1, StepTime: srv.step, Warmup: time.Duration(srv.warm) * time.Second,
 		Progress: func(p Progress) { t.Log(ProgressText("ceiling", p)) }}
-	st := &EngineStepper{Args: srv.args, Warmup: srv.warm}
+	run, _, err := engine.ParseArgs("run", srv.args, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := &EngineStepper{Spec: run, Warmup: srv.warm}
 	var found []float64
 	var peak float64
 	for run := range 2 {

@@ -102,12 +102,13 @@ func TestCapacityPlan(t *testing.T) {
 				t.Errorf("got the peak from %+v, want qps of 3 samples in %s, line 2", from, prod)
 			}
 			for i, tg := range tgs {
-				line := strings.Join(tg.Args, " ")
+				args := tg.Spec.Args()
+				line := strings.Join(args, " ")
 				if strings.Contains(line, "secret") || !strings.Contains(line, "--threads=4") || !strings.Contains(line, "--tables=2") {
 					t.Errorf("target %s: got run line %q, want --threads=4 --tables=2 and no password", tg.Name, line)
 				}
 				var u string
-				for _, a := range tg.Args {
+				for _, a := range args {
 					if v, ok := strings.CutPrefix(a, "--target="); ok {
 						u = v
 					}
