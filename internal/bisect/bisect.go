@@ -54,8 +54,12 @@ const (
 type Config struct {
 	Control, Candidate *target.Target
 	Workload           string
-	// RunArgs are the workload's options as "shakedown run WORKLOAD" takes
-	// them (--threads, --time, --tables...), without a target.
+	// Threads is every measurement's --threads.
+	Threads int
+	// RunArgs are the workload's other options as "shakedown run
+	// WORKLOAD" takes them (--time, --tables...), as given, without a
+	// target: read once (engine.ParseArgs), and recorded after --threads
+	// as the result's run options.
 	RunArgs []string
 	// Repeats is how many times each server is measured as it is, and how
 	// many pairs of runs a round makes (MinPairs at least); MaxRepeats how
@@ -83,7 +87,7 @@ type Config struct {
 // Plan reads both servers' variables and returns the differences bisect
 // would apply, without changing anything.
 func Plan(ctx context.Context, cfg Config) ([]result.BisectVariable, error) {
-	if err := checkRun(cfg.Workload, cfg.RunArgs); err != nil {
+	if _, err := runSpec(cfg); err != nil {
 		return nil, err
 	}
 	ctl, cand, err := readBoth(ctx, cfg)
@@ -147,7 +151,8 @@ func Run(ctx context.Context, cfg Config) (*result.Bisect, error) {
 	if cfg.MaxRepeats < cfg.Repeats {
 		return nil, usage.Errorf("vars bisect: --max-repeats must be >= --repeats (%d)", cfg.Repeats)
 	}
-	if err := checkRun(cfg.Workload, cfg.RunArgs); err != nil {
+	run, err := runSpec(cfg)
+	if err != nil {
 		return nil, err
 	}
 	if cfg.UndoPath == "" {
@@ -158,12 +163,12 @@ func Run(ctx context.Context, cfg Config) (*result.Bisect, error) {
 	}
 	start := time.Now()
 	res := &result.Bisect{Control: cfg.Control.String(), Candidate: cfg.Candidate.String(), Workload: cfg.Workload,
-		RunArgs: append([]string(nil), cfg.RunArgs...), Repeats: cfg.Repeats, Pairs: max(cfg.Repeats, MinPairs),
+		RunArgs: runOptions(cfg), Repeats: cfg.Repeats, Pairs: max(cfg.Repeats, MinPairs),
 		Tested: []string{}, Causes: []result.BisectCause{}, Interactions: []result.BisectInteraction{}, Cleared: []string{}, Inconclusive: []string{},
 		Unresolved: []string{}, NotTestable: []result.BisectNotTestable{}, Rounds: []result.BisectRound{}, Measurements: []result.BisectMeasurement{}}
 	defer func() { res.Elapsed = math.Round(time.Since(start).Seconds()*10) / 10 }()
 
-	s, err := newSession(ctx, cfg, res)
+	s, err := newSession(ctx, cfg, run, res)
 	if err != nil {
 		res.Outcome = result.OutcomeFailed
 		return res, err

@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 
 	"github.com/shakedown/shakedown/internal/engine"
 	"github.com/shakedown/shakedown/internal/result"
+	"github.com/shakedown/shakedown/internal/runspec"
 	"github.com/shakedown/shakedown/internal/target"
 )
 
@@ -15,24 +17,37 @@ import (
 // "shakedown run WORKLOAD [options]" runs it; this file is bisect's only use
 // of the engine.
 
-// checkRun parses the workload's command line once, so that bad run options
-// are reported before any server is touched.
-func checkRun(workload string, args []string) error {
-	_, err := engine.Parse("run", append([]string{workload}, args...), io.Discard)
-	return err
+// runSpec reads the workload's command line once, and checks the run
+// whole, so that bad run options are reported before any server is
+// touched.
+func runSpec(cfg Config) (runspec.Spec, error) {
+	run, _, err := engine.ParseArgs("run", append([]string{cfg.Workload}, cfg.RunArgs...), io.Discard)
+	if err != nil {
+		return runspec.Spec{}, err
+	}
+	run.Threads = cfg.Threads
+	if _, err := engine.New("run", run, nil); err != nil {
+		return runspec.Spec{}, err
+	}
+	return run, nil
+}
+
+// runOptions are the run's options as the result records them (its
+// run_options) and progress names them: --threads, then the rest as
+// given.
+func runOptions(cfg Config) []string {
+	return append([]string{"--threads=" + strconv.Itoa(cfg.Threads)}, cfg.RunArgs...)
 }
 
 // runOnce runs the workload on tgt and returns its throughput (queries per
 // second) and the seconds it measured. A run that failed, was interrupted
 // or lost the server is an error: its figure is not a measurement to
 // compare.
-func runOnce(ctx context.Context, tgt *target.Target, version, workload string, args []string) (qps, seconds float64, err error) {
-	j, err := engine.Parse("run", append([]string{workload}, args...), io.Discard)
+func runOnce(ctx context.Context, tgt *target.Target, version, workload string, run runspec.Spec) (qps, seconds float64, err error) {
+	j, err := engine.New("run", run, tgt)
 	if err != nil {
 		return 0, 0, err
 	}
-	t := *tgt
-	j.Target = &t
 	res, err := j.Run(ctx, engine.RunOptions{Version: version})
 	if err == nil && ctx.Err() != nil {
 		err = engine.ErrInterrupted

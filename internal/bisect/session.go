@@ -15,16 +15,18 @@ import (
 	"github.com/shakedown/shakedown/internal/vars"
 
 	"github.com/shakedown/shakedown/internal/result"
+	"github.com/shakedown/shakedown/internal/runspec"
 	"github.com/shakedown/shakedown/internal/target"
 )
 
 // session is one bisect under way: the control's connection and the state
 // bisect has put it in.
 type session struct {
-	cfg Config
-	res *result.Bisect
-	ctl *server
-	sb  *sandbox.Instance // the control as a sandbox, or nil
+	cfg  Config
+	spec runspec.Spec // what each measurement runs, on the control or the candidate
+	res  *result.Bisect
+	ctl  *server
+	sb   *sandbox.Instance // the control as a sandbox, or nil
 
 	orig     map[string]string       // the control's variables before any change
 	expected map[string]string       // what they must read now
@@ -45,12 +47,12 @@ type session struct {
 	round       int
 }
 
-func newSession(ctx context.Context, cfg Config, res *result.Bisect) (*session, error) {
+func newSession(ctx context.Context, cfg Config, run runspec.Spec, res *result.Bisect) (*session, error) {
 	ctl, err := openServer(ctx, cfg.Control)
 	if err != nil {
 		return nil, err
 	}
-	s := &session{cfg: cfg, res: res, ctl: ctl}
+	s := &session{cfg: cfg, spec: run, res: res, ctl: ctl}
 	if s.orig, err = ctl.read(ctx); err != nil {
 		ctl.Close()
 		return nil, err
@@ -160,7 +162,7 @@ func (s *session) classify(ctx context.Context) error {
 // catching up), and compares them; an inconclusive answer gets one more
 // pair of runs at a time, up to MaxRepeats a side.
 func (s *session) measureBoth(ctx context.Context) error {
-	s.printf("measuring the control and the candidate as they are: %d runs each of %s %s, after one run each to warm them up\n", s.cfg.Repeats, s.cfg.Workload, strings.Join(s.cfg.RunArgs, " "))
+	s.printf("measuring the control and the candidate as they are: %d runs each of %s %s, after one run each to warm them up\n", s.cfg.Repeats, s.cfg.Workload, strings.Join(runOptions(s.cfg), " "))
 	for _, on := range []string{"control", "candidate"} {
 		if _, err := s.runAs(ctx, on, nil, true); err != nil {
 			return err
@@ -253,7 +255,7 @@ func (s *session) runAs(ctx context.Context, on string, applied []string, warmup
 		return 0, ErrInterrupted
 	}
 	start := time.Now()
-	q, secs, err := runOnce(ctx, tgt, s.cfg.Version, s.cfg.Workload, s.cfg.RunArgs)
+	q, secs, err := runOnce(ctx, tgt, s.cfg.Version, s.cfg.Workload, s.spec)
 	if err != nil {
 		return 0, err
 	}

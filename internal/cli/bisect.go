@@ -91,7 +91,7 @@ func (c *bisectCmd) run(ctx context.Context, env *Env, args []string) error {
 	if cfg.SandboxHome == "" {
 		cfg.SandboxHome = sandbox.DefaultHome(env.Getenv)
 	}
-	cfg.RunArgs = append([]string{fmt.Sprintf("--threads=%d", c.threads)}, runArgs...)
+	cfg.Threads, cfg.RunArgs = c.threads, runArgs
 	cfg.Progress, cfg.Tool, cfg.Version = env.Stderr, "shakedown "+Version, Version
 	if !c.allow {
 		return c.dryRun(ctx, env, cfg)
