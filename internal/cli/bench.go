@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/shakedown/shakedown/internal/client"
 	"github.com/shakedown/shakedown/internal/engine"
 	"github.com/shakedown/shakedown/internal/outfile"
 	"github.com/shakedown/shakedown/internal/result"
@@ -60,7 +61,7 @@ func (c *benchCmd) run(ctx context.Context, env *Env, args []string) error {
 	}
 	defer closeStore()
 	var ivs []result.IntervalHDR
-	opt := engine.RunOptions{Out: out, Version: Version}
+	opt := engine.RunOptions{Out: out, Version: Version, IOTuning: client.ReadIOTuning(env.Getenv)}
 	sr, err := job.SplitRunner(ctx, out, env.Stderr, st, sp, filepath.Dir(store.DefaultPath(env.Getenv)), args)
 	if err != nil {
 		return err

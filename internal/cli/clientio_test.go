@@ -2,6 +2,8 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -45,5 +47,37 @@ func TestSlapTakesTheIOTuning(t *testing.T) {
 		if got := c.IO.Tuning; (got == nil) != (tc.want == nil) || got != nil && *got != *tc.want {
 			t.Errorf("%s: recorded tuning %+v, want %+v", tc.name, got, tc.want)
 		}
+	}
+}
+
+// TestRunTakesTheIOTuning: run reads the same tuning, shows it on its
+// Client I/O line and records it with the result.
+func TestRunTakesTheIOTuning(t *testing.T) {
+	url := sandboxtest.URL(t)
+	dir := t.TempDir()
+	data := []string{"--target=" + url, "--tables=1", "--table-size=100"}
+	if code, out, stderr := runCLI(context.Background(), append([]string{"prepare", "oltp_point_select"}, data...)...); code != 0 {
+		t.Fatalf("prepare: exit %d\n%s\n%s", code, out, stderr)
+	}
+	path := filepath.Join(dir, "run.json")
+	env := map[string]string{"SHAKEDOWN_IOLOOP_LOOPS": "2", "SHAKEDOWN_IOLOOP_WATCH": "off"}
+	code, out, stderr := runCLIEnv(context.Background(), env, append([]string{"run", "oltp_point_select", "--threads=4", "--time=1",
+		"--client-io=loop", "--json=" + path}, data...)...)
+	if code != 0 {
+		t.Fatalf("run: exit %d\n%s\n%s", code, out, stderr)
+	}
+	if want := "(--client-io loop; tuned: loops 2, watch off)"; !strings.Contains(out, want) {
+		t.Errorf("the header lacks %q:\n%s", want, out)
+	}
+	var res result.Result
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &res); err != nil {
+		t.Fatal(err)
+	}
+	if c := res.Client; c == nil || c.IO == nil || c.IO.Tuning == nil || c.IO.Tuning.Loops != 2 || c.IO.Tuning.Watch != "off" {
+		t.Errorf("recorded client I/O %+v, want the tuning: loops 2, watch off", res.Client)
 	}
 }

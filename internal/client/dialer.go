@@ -25,9 +25,6 @@ type Options struct {
 	// the task of the caller's loop (ioloop.With), whose loop the plan
 	// made (IOPlan.Group).
 	Plan IOPlan
-	// IO is what Plan.IO says, for a caller that gives no plan (package
-	// engine, until it gives one); it is read only where Plan.IO is zero.
-	IO wire.Options
 	// Configure, when set, adjusts each connection's driver configuration
 	// (slap turns multi-statements on).
 	Configure func(*mysql.Config)
@@ -47,7 +44,7 @@ type Dialer struct {
 	tgt *target.Target
 	opt Options
 	eps []target.Endpoint
-	io  wire.Options // Plan.IO, or Options.IO where the plan has none
+	io  wire.Options // Plan.IO
 
 	// What the connections used, for the result: how many were opened
 	// and how many of them over TLS.
@@ -59,11 +56,7 @@ func NewDialer(t *target.Target, opt Options) *Dialer {
 	if opt.Explain == nil {
 		opt.Explain = t.Explain
 	}
-	io := opt.Plan.IO
-	if io == (wire.Options{}) {
-		io = opt.IO
-	}
-	return &Dialer{tgt: t, opt: opt, eps: t.Endpoints(), io: io}
+	return &Dialer{tgt: t, opt: opt, eps: t.Endpoints(), io: opt.Plan.IO}
 }
 
 func (d *Dialer) config(ep target.Endpoint) *mysql.Config {

@@ -65,7 +65,7 @@ func TestTransportsCountAlike(t *testing.T) {
 		}
 	}
 	perStatement := func(t *testing.T, counts *workload.Counts) workload.Conn {
-		d := NewDialer(tg, Options{DB: tg.DB, PS: true, IO: wire.Options{Blocking: true}})
+		d := NewDialer(tg, Options{DB: tg.DB, PS: true, Plan: IOPlan{Mode: "blocking", IO: wire.Options{Blocking: true}}})
 		return NewPerStatement(func(ctx context.Context) (workload.Conn, error) {
 			return d.Connect(ctx, 0, counts)
 		}, func(c workload.Conn) { c.Close() })

@@ -317,14 +317,3 @@ func LoopsFor(io wire.Options, threads int, heldShared, readOnly bool, count int
 	}
 	return max(procs, threads/4)
 }
-
-// Drive is IOPlan's name before the plan carried the tuning, kept until
-// package engine says IOPlan.
-type Drive = IOPlan
-
-// RunIO is IOChoice{Mode: mode}.ForRun(threads, readOnly, t): a plan by
-// the rules, with no tuning. It stays until package engine calls ForRun,
-// which carries the tuning; new callers use ForRun.
-func RunIO(mode string, threads int, readOnly bool, t *target.Target) IOPlan {
-	return IOChoice{Mode: mode}.ForRun(threads, readOnly, t)
-}

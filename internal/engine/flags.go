@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/shakedown/shakedown/internal/client"
 	"github.com/shakedown/shakedown/internal/runspec"
 	"github.com/shakedown/shakedown/internal/sbflag"
 	"github.com/shakedown/shakedown/internal/stall"
@@ -17,9 +18,11 @@ import (
 	"github.com/shakedown/shakedown/internal/workload"
 )
 
-// stallSyntax is --stall's, package stall's.
-func stallSyntax() runspec.StallSyntax {
-	return runspec.StallSyntax{Alone: stall.DefaultSpec, IsTriggers: stall.LooksLikeSpec}
+// owned is what the options owned above runspec take from their owners:
+// --stall's syntax, package stall's, and --client-io's binder, package
+// client's.
+func owned() runspec.Owned {
+	return runspec.Owned{StallAlone: stall.DefaultSpec, IsStallTriggers: stall.LooksLikeSpec, BindIO: client.BindIO}
 }
 
 // bind adds every option of the command line but the workload's own to fs,
@@ -27,7 +30,7 @@ func stallSyntax() runspec.StallSyntax {
 // connection options, the random numbers' and the split's. It returns the
 // connection options' own flag set, which tf reads which were set from.
 func bind(fs *pflag.FlagSet, s *runspec.Spec, help *bool, tf *target.Flags) (conn *pflag.FlagSet) {
-	s.Bind(fs, stallSyntax())
+	s.Bind(fs, owned())
 	fs.BoolVarP(help, "help", "h", false, "show the options")
 	conn = sbflag.NewFlagSet("connection")
 	tf.Bind(conn)

@@ -76,6 +76,10 @@ type RunOptions struct {
 	// Version is shakedown's, printed in the header and recorded in the
 	// result.
 	Version string
+	// IOTuning is a benchmark's tuning of the client's I/O loops, which
+	// the command layer reads from the environment (client.ReadIOTuning);
+	// its zero value is the rules.
+	IOTuning client.IOTuning
 	// Out receives sysbench's header, interval lines and summary; nil prints nothing.
 	Out io.Writer
 	// OnInterval is called after each interval (every second when
@@ -133,8 +137,8 @@ func (j *Job) Run(ctx context.Context, opt RunOptions) (*result.Result, error) {
 	defer mon.Close()
 	rc := j.rc
 	ro, _ := j.Gen.(workload.ReadOnlyer)
-	drive := client.RunIO(j.spec.ClientIO, rc.Threads, ro != nil && ro.ReadOnly(), j.Target)
-	cio := runner.DriveIO(drive, rc.Threads)
+	plan := client.IOChoice{Mode: j.spec.ClientIO, Tuning: opt.IOTuning}.ForRun(rc.Threads, ro != nil && ro.ReadOnly(), j.Target)
+	cio := runner.StoredIO(plan, rc.Threads)
 	j.header(out, srv, opt.Version, cio)
 	mon.WriteNotes(out)
 	var snapErr error
@@ -149,8 +153,8 @@ func (j *Job) Run(ctx context.Context, opt RunOptions) (*result.Result, error) {
 		*opt.Intervals = append(*opt.Intervals, h)
 	}
 	rc.OnLastInterval = keep
-	rc.IOLoops, rc.IOHold, rc.IOBind = drive.Loops, drive.Hold, drive.Bind(rc.Threads)
-	dialer := client.NewDialer(j.Target, client.Options{DB: j.Target.DB, PS: j.spec.PSMode != "disable", IO: drive.IO})
+	rc.IO = plan
+	dialer := client.NewDialer(j.Target, client.Options{DB: j.Target.DB, PS: j.spec.PSMode != "disable", Plan: plan})
 	rc.Connect = dialer.Connect
 	rc.OnInterval = func(iv runner.Interval) {
 		if j.spec.ReportIntervalS > 0 {

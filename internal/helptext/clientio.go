@@ -26,7 +26,8 @@ run, slap and replay take --client-io:
 What was chosen is the Client I/O line of run's header, slap's summary and
 replay's report, and "client"."io" in the result document.
 
-Tuning, for a benchmark that measures a rule against what it replaces: each
+Tuning, for a benchmark that measures a rule against what it replaces (run,
+slap and replay take it; a sweep, capacity and bisect keep the rules): each
 variable set in the environment replaces a rule of the loops, is recorded
 with the result ("tuning", and "tuned: ..." on the Client I/O line) and
 leaves the rule when unset or given a value it does not take.

@@ -208,10 +208,6 @@ func StoredIO(p client.IOPlan, threads int) *result.ClientIO {
 	return io
 }
 
-// DriveIO is StoredIO's name before plans, kept until package engine
-// calls StoredIO.
-func DriveIO(d client.IOPlan, threads int) *result.ClientIO { return StoredIO(d, threads) }
-
 // Stored is the stored form of the client's figures; nil when the runner
 // measured nothing (no span).
 func (c ClientLoad) Stored() *result.Client {

@@ -15,22 +15,13 @@ type loopSet struct {
 	release func() // of the processors the loops hold and the CPUs they are bound to
 }
 
-// newLoopSet makes the loops of a run of threads as cfg's plan says (or
-// its deprecated fields); nil for a run without loops.
+// newLoopSet makes the loops of a run of threads as cfg's plan says; nil
+// for a run without loops.
 func newLoopSet(cfg Config, threads int) (*loopSet, error) {
-	var g ioloop.Group
-	var release func()
-	var err error
-	switch {
-	case cfg.IO.Looped():
-		g, release, err = cfg.IO.Group(threads, 0)
-	case cfg.IOLoops > 0:
-		if g, err = ioloop.NewGroup(min(cfg.IOLoops, threads), ioloop.Tuning{}); err == nil {
-			release = g.Place(cfg.IOHold, 0, cfg.IOBind)
-		}
-	default:
+	if !cfg.IO.Looped() {
 		return nil, nil
 	}
+	g, release, err := cfg.IO.Group(threads, 0)
 	if err != nil {
 		return nil, err
 	}

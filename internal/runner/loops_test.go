@@ -15,10 +15,9 @@ import (
 	"github.com/shakedown/shakedown/internal/workload"
 )
 
-// TestThreadsRunAsThePlanSays: under a plan with loops, or the deprecated
-// fields that take one apart, every thread is a task of a loop from its
-// connection on, and its pauses wait in the loop; under a plan without, a
-// goroutine.
+// TestThreadsRunAsThePlanSays: under a plan with loops every thread is a
+// task of a loop from its connection on, and its pauses wait in the loop;
+// under a plan without, a goroutine.
 func TestThreadsRunAsThePlanSays(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
@@ -28,7 +27,6 @@ func TestThreadsRunAsThePlanSays(t *testing.T) {
 		{"a plan with loops", func(c *runner.Config) {
 			c.IO = client.IOPlan{Mode: "loop", IO: wire.Options{Looped: true}, Loops: 2}
 		}, 3},
-		{"the deprecated fields", func(c *runner.Config) { c.IOLoops = 2 }, 3},
 		{"a plan without loops", func(c *runner.Config) {
 			c.IO = client.IOPlan{Mode: "blocking", IO: wire.Options{Blocking: true}}
 		}, 0},

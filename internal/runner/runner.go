@@ -61,15 +61,6 @@ type Config struct {
 	// dial as the plan says (a client.Dialer given the same plan); that
 	// needs the system's clock. Without, IO is not read.
 	IO client.IOPlan
-	// IOLoops, IOHold and IOBind are a plan's loops taken apart, for a
-	// caller that gives no plan (package engine, until it gives IO, which
-	// carries the tuning too): IOLoops, when above 0 and IO has no loops,
-	// runs the threads as tasks of that many I/O loops, which keep their
-	// processors with IOHold and are bound to CPUs with IOBind, with no
-	// tuning.
-	IOLoops int
-	IOHold  bool
-	IOBind  bool
 
 	// The fields below make the run one runner's share of a load split
 	// over many processes (package segment); their zero values are a run

@@ -85,13 +85,16 @@ type Spec struct {
 	Options []Option
 }
 
-// StallSyntax is what the --stall option needs from package stall, which
-// lies above this one: the triggers a bare --stall stands for (its help
-// names them), and which argument after --stall is its triggers rather
-// than the next word of the line.
-type StallSyntax struct {
-	Alone      string
-	IsTriggers func(string) bool
+// Owned is what two options need from the packages that own them, which
+// lie above this one: --stall's syntax (package stall: the triggers a
+// bare --stall stands for, which its help names, and which argument after
+// --stall is its triggers rather than the next word of the line), and
+// the one binder of --client-io (package client's, which run, slap and
+// replay share).
+type Owned struct {
+	StallAlone      string
+	IsStallTriggers func(string) bool
+	BindIO          func(fs *pflag.FlagSet, mode *string)
 }
 
 // Bind adds the general options, --threads to --verbosity, to fs, bound to
@@ -99,7 +102,7 @@ type StallSyntax struct {
 // are s.Rand's (randgen.Config.Flags) and the split's s.Split's
 // (segment.Flags.Bind), bound apart: the engine's help lists the
 // connection options between.
-func (s *Spec) Bind(fs *pflag.FlagSet, stall StallSyntax) {
+func (s *Spec) Bind(fs *pflag.FlagSet, owned Owned) {
 	fs.IntVar(&s.Threads, "threads", 1, "number of threads to use")
 	fs.IntVar(&s.TimeS, "time", 10, "limit for total execution time in seconds (0 = no limit)")
 	fs.Int64Var(&s.Events, "events", 0, "limit for total number of events (0 = no limit)")
@@ -115,10 +118,14 @@ func (s *Spec) Bind(fs *pflag.FlagSet, stall StallSyntax) {
 	fs.StringVar(&s.Name, "name", "", "name of the target in results (default: its address)")
 	fs.StringVar(&s.DBDriver, "db-driver", "mysql", "database driver (only mysql)")
 	fs.StringVar(&s.ConnectMode, "connect-mode", "persistent", "when threads connect: persistent (one connection per thread), transaction (a new one for every event) or query (a new one for every statement); connect time is reported apart from latency")
-	fs.StringVar(&s.ClientIO, "client-io", "auto", "how client threads wait for the server: loop (threads as tasks of a few I/O loops on epoll: the least CPU per query), blocking (a blocking system call per read), polled (Go's poller) or auto (chooses by where the server runs; the header's Client I/O line says what)")
+	if owned.BindIO != nil {
+		owned.BindIO(fs, &s.ClientIO)
+	} else {
+		fs.StringVar(&s.ClientIO, "client-io", "auto", "") // for the defaults and Args alone
+	}
 	sbflag.BoolVar(fs, &s.Monitor, "monitor", true, "sample the server's status every second on a connection of its own and store the series with the result")
 	s.Stall = "" // an optional option's default is the value it is bound to
-	sbflag.OptionalVar(fs, &s.Stall, "stall", "default", "capture the processlist, InnoDB status, lock waits and transactions when a trigger holds: comma-separated, e.g. 'threads_running>25 for 5s,qps<50%,p99>200ms' (alone: "+stall.Alone+"); reads only", stall.IsTriggers)
+	sbflag.OptionalVar(fs, &s.Stall, "stall", "default", "capture the processlist, InnoDB status, lock waits and transactions when a trigger holds: comma-separated, e.g. 'threads_running>25 for 5s,qps<50%,p99>200ms' (alone: "+owned.StallAlone+"); reads only", owned.IsStallTriggers)
 	fs.DurationVar(&s.StallCooldown, "stall-cooldown", 60*time.Second, "quiet period after a stall capture in which no other is taken")
 	fs.IntVar(&s.StallMax, "stall-max", 5, "most stall captures in one run")
 	sbflag.BoolVar(fs, &s.StallStacks, "stall-stacks", false, "with --stall, also read the server's thread stacks with gdb, aggregated as pt-pmp does; this STOPS the server while gdb reads them (the pause is shown); a server on this machine only")
@@ -129,7 +136,7 @@ func (s *Spec) Bind(fs *pflag.FlagSet, stall StallSyntax) {
 // typed binds every typed field of s to fs: what New defaults and Args
 // writes. The syntax of --stall does not matter to either.
 func (s *Spec) typed(fs *pflag.FlagSet) {
-	s.Bind(fs, StallSyntax{})
+	s.Bind(fs, Owned{})
 	s.Rand.Flags(fs)
 	s.Split.Bind(fs)
 }

@@ -202,7 +202,7 @@ type EventKinder interface {
 }
 
 // ReadOnlyer says whether no event of the workload changes data, so that
-// the client can drive it as the server serves reads best (client.RunIO).
+// the client can drive it as the server serves reads best (client.IOChoice.ForRun).
 // A workload without it is taken to write.
 type ReadOnlyer interface {
 	ReadOnly() bool
