@@ -58,7 +58,7 @@ type Config struct {
 	Threads int
 	// RunArgs are the workload's other options as "shakedown run
 	// WORKLOAD" takes them (--time, --tables...), as given, without a
-	// target: read once (engine.ParseArgs), and recorded after --threads
+	// target: read once (bench.ParseArgs), and recorded after --threads
 	// as the result's run options.
 	RunArgs []string
 	// Repeats is how many times each server is measured as it is, and how

@@ -7,7 +7,7 @@ import (
 	"io"
 	"strconv"
 
-	"github.com/shakedown/shakedown/internal/engine"
+	"github.com/shakedown/shakedown/internal/bench"
 	"github.com/shakedown/shakedown/internal/result"
 	"github.com/shakedown/shakedown/internal/runspec"
 	"github.com/shakedown/shakedown/internal/target"
@@ -21,12 +21,12 @@ import (
 // whole, so that bad run options are reported before any server is
 // touched.
 func runSpec(cfg Config) (runspec.Spec, error) {
-	run, _, err := engine.ParseArgs("run", append([]string{cfg.Workload}, cfg.RunArgs...), io.Discard)
+	run, _, err := bench.ParseArgs("run", append([]string{cfg.Workload}, cfg.RunArgs...), io.Discard)
 	if err != nil {
 		return runspec.Spec{}, err
 	}
 	run.Threads = cfg.Threads
-	if _, err := engine.New("run", run, nil); err != nil {
+	if _, err := bench.New("run", run, nil); err != nil {
 		return runspec.Spec{}, err
 	}
 	return run, nil
@@ -44,16 +44,16 @@ func runOptions(cfg Config) []string {
 // or lost the server is an error: its figure is not a measurement to
 // compare.
 func runOnce(ctx context.Context, tgt *target.Target, version, workload string, run runspec.Spec) (qps, seconds float64, err error) {
-	j, err := engine.New("run", run, tgt)
+	j, err := bench.New("run", run, tgt)
 	if err != nil {
 		return 0, 0, err
 	}
-	res, err := j.Run(ctx, engine.RunOptions{Version: version})
+	res, err := j.Run(ctx, bench.RunOptions{Version: version})
 	if err == nil && ctx.Err() != nil {
-		err = engine.ErrInterrupted
+		err = bench.ErrInterrupted
 	}
 	if err != nil {
-		if errors.Is(err, engine.ErrInterrupted) || ctx.Err() != nil {
+		if errors.Is(err, bench.ErrInterrupted) || ctx.Err() != nil {
 			return 0, 0, ErrInterrupted
 		}
 		return 0, 0, fmt.Errorf("run %s on %s: %w", workload, tgt, err)

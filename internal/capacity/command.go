@@ -11,7 +11,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/shakedown/shakedown/internal/engine"
+	"github.com/shakedown/shakedown/internal/bench"
 	"github.com/shakedown/shakedown/internal/monitor"
 	"github.com/shakedown/shakedown/internal/runspec"
 	"github.com/shakedown/shakedown/internal/stats"
@@ -25,7 +25,7 @@ type Config struct {
 	// Args is the run command line as the capacity command was given it
 	// (the workload and its options, without the verb), without a target
 	// when Targets names them; it must not choose the rate or the time.
-	// Plan reads it, once (engine.ParseArgs).
+	// Plan reads it, once (bench.ParseArgs).
 	Args []string
 	// Targets are URLs or NAME=URL; a name is the target's in the
 	// report (else its URL without password).
@@ -89,7 +89,7 @@ func Plan(cfg Config) ([]Target, error) {
 	if err := checkGiven(cfg, given); err != nil {
 		return nil, err
 	}
-	run, _, err := engine.ParseArgs("run", cfg.Args, nil)
+	run, _, err := bench.ParseArgs("run", cfg.Args, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -131,7 +131,7 @@ func targetsOf(cfg Config, run runspec.Spec) ([]Target, error) {
 	for _, s := range specs {
 		check := s
 		check.TimeS = 1 // the search sets each step's
-		job, err := engine.New("run", check, nil)
+		job, err := bench.New("run", check, nil)
 		if err != nil {
 			return nil, err
 		}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/shakedown/shakedown/internal/engine"
+	"github.com/shakedown/shakedown/internal/bench"
 	"github.com/shakedown/shakedown/internal/sandbox/sandboxtest"
 	"github.com/shakedown/shakedown/internal/stats"
 )
@@ -53,11 +53,11 @@ func TestDurableAgainstRelaxed(t *testing.T) {
 	}
 	data := []string{"--tables=4", "--table-size=" + strconv.Itoa(rows)}
 	for _, url := range []string{durable, relaxed} {
-		job, err := engine.Parse("prepare", append([]string{"oltp_write_only", "--target=" + url, "--threads=4"}, data...), nil)
+		job, err := bench.Parse("prepare", append([]string{"oltp_write_only", "--target=" + url, "--threads=4"}, data...), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := job.Prepare(t.Context(), engine.PrepareOptions{}); err != nil {
+		if err := job.Prepare(t.Context(), bench.PrepareOptions{}); err != nil {
 			t.Fatalf("prepare on %s: %v", url, err)
 		}
 	}

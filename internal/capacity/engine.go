@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/shakedown/shakedown/internal/engine"
+	"github.com/shakedown/shakedown/internal/bench"
 	"github.com/shakedown/shakedown/internal/histogram"
 	"github.com/shakedown/shakedown/internal/runner"
 	"github.com/shakedown/shakedown/internal/runspec"
@@ -35,7 +35,7 @@ func (e *EngineStepper) Step(ctx context.Context, rate float64, seconds int, wat
 	// To the thousandth of an event a second, as a step's rate has
 	// always been given.
 	run.Rate, _ = strconv.ParseFloat(strconv.FormatFloat(rate, 'f', 3, 64), 64)
-	job, err := engine.New("run", run, nil)
+	job, err := bench.New("run", run, nil)
 	if err != nil {
 		return Measure{}, err
 	}
@@ -49,7 +49,7 @@ func (e *EngineStepper) Step(ctx context.Context, rate float64, seconds int, wat
 	var mu sync.Mutex
 	var backlog []int64
 	ended := false
-	opt := engine.RunOptions{OnInterval: func(iv runner.Interval) {
+	opt := bench.RunOptions{OnInterval: func(iv runner.Interval) {
 		mu.Lock()
 		defer mu.Unlock()
 		backlog = append(backlog, iv.Queue)
@@ -62,7 +62,7 @@ func (e *EngineStepper) Step(ctx context.Context, rate float64, seconds int, wat
 	mu.Lock()
 	early := ended
 	mu.Unlock()
-	if err != nil && !(early && errors.Is(err, engine.ErrInterrupted) && ctx.Err() == nil) {
+	if err != nil && !(early && errors.Is(err, bench.ErrInterrupted) && ctx.Err() == nil) {
 		if res == nil || ctx.Err() == nil {
 			return Measure{}, fmt.Errorf("step at %s: %w", rateText(rate), err)
 		}

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/shakedown/shakedown/internal/engine"
+	"github.com/shakedown/shakedown/internal/bench"
 	"github.com/shakedown/shakedown/internal/plan"
 )
 
@@ -26,7 +26,7 @@ capacity: {slo: "p99<=20ms", step_time: 3, bracket: 5%}
 production_peak: 900/s
 `
 	env := map[string]string{"NEW_PW": "new-secret"}
-	p, err := plan.Parse("p.yaml", []byte(src), func(k string) string { return env[k] }, engine.Grammar{})
+	p, err := plan.Parse("p.yaml", []byte(src), func(k string) string { return env[k] }, bench.Grammar{})
 	if err != nil {
 		t.Fatal(err)
 	}

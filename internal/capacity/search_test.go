@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/shakedown/shakedown/internal/engine"
+	"github.com/shakedown/shakedown/internal/bench"
 	"github.com/shakedown/shakedown/internal/histogram"
 	"github.com/shakedown/shakedown/internal/sandbox/gmstest"
 	"github.com/shakedown/shakedown/internal/sandbox/sandboxtest"
@@ -80,7 +80,7 @@ func TestSearchMatchesScan(t *testing.T) {
 	}
 	o := Options{SLO: slo, Repeats: 1, StepTime: srv.step, Warmup: time.Duration(srv.warm) * time.Second,
 		Progress: func(p Progress) { t.Log(ProgressText("ceiling", p)) }}
-	run, _, err := engine.ParseArgs("run", srv.args, nil)
+	run, _, err := bench.ParseArgs("run", srv.args, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

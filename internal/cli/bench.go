@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/shakedown/shakedown/internal/bench"
 	"github.com/shakedown/shakedown/internal/client"
-	"github.com/shakedown/shakedown/internal/engine"
 	"github.com/shakedown/shakedown/internal/outfile"
 	"github.com/shakedown/shakedown/internal/result"
 	"github.com/shakedown/shakedown/internal/splitload"
@@ -24,8 +24,8 @@ type benchCmd struct {
 }
 
 func (c *benchCmd) run(ctx context.Context, env *Env, args []string) error {
-	job, err := engine.Parse(c.verb, args, env.Stdout)
-	if errors.Is(err, engine.ErrHelp) {
+	job, err := bench.Parse(c.verb, args, env.Stdout)
+	if errors.Is(err, bench.ErrHelp) {
 		return nil
 	}
 	if err != nil {
@@ -43,7 +43,7 @@ func (c *benchCmd) run(ctx context.Context, env *Env, args []string) error {
 		if job.SplitGiven() {
 			return usagef("%s %s: --segment is for run: prepare and clean up once, from one process", c.verb, job.Workload)
 		}
-		return job.Prepare(ctx, engine.PrepareOptions{Out: env.Stdout, Version: Version})
+		return job.Prepare(ctx, bench.PrepareOptions{Out: env.Stdout, Version: Version})
 	}
 	sp, err := job.ResolveSplit(env.Getenv, time.Now())
 	if err != nil {
@@ -61,7 +61,7 @@ func (c *benchCmd) run(ctx context.Context, env *Env, args []string) error {
 	}
 	defer closeStore()
 	var ivs []result.IntervalHDR
-	opt := engine.RunOptions{Out: out, Version: Version, IOTuning: client.ReadIOTuning(env.Getenv)}
+	opt := bench.RunOptions{Out: out, Version: Version, IOTuning: client.ReadIOTuning(env.Getenv)}
 	sr, err := job.SplitRunner(ctx, out, env.Stderr, st, sp, filepath.Dir(store.DefaultPath(env.Getenv)), args)
 	if err != nil {
 		return err
@@ -75,7 +75,7 @@ func (c *benchCmd) run(ctx context.Context, env *Env, args []string) error {
 		res.Segment.Host = sr.Host()
 	}
 	// The command ends with the status the run is stored with.
-	status, endErr := engine.Ending(res, err, errors.Is(err, engine.ErrInterrupted) || res == nil && ctx.Err() != nil)
+	status, endErr := bench.Ending(res, err, errors.Is(err, bench.ErrInterrupted) || res == nil && ctx.Err() != nil)
 	if sr != nil {
 		defer sr.Finish(context.WithoutCancel(ctx), status)
 	}
@@ -90,7 +90,7 @@ func (c *benchCmd) run(ctx context.Context, env *Env, args []string) error {
 // save writes the result to --json and records it in the store, saying so
 // on out. What cannot be saved goes to standard error as JSON, and the
 // command fails.
-func (c *benchCmd) save(ctx context.Context, env *Env, out io.Writer, job *engine.Job, st *store.Store, sr *splitload.Runner, ivs []result.IntervalHDR,
+func (c *benchCmd) save(ctx context.Context, env *Env, out io.Writer, job *bench.Job, st *store.Store, sr *splitload.Runner, ivs []result.IntervalHDR,
 	res *result.Result, runErr error, started time.Time, args []string) error {
 	var errs []error
 	if p := job.JSONPath(); p != "" {

@@ -15,7 +15,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/shakedown/shakedown/internal/engine"
+	"github.com/shakedown/shakedown/internal/bench"
 	"github.com/shakedown/shakedown/internal/helptext"
 	"github.com/shakedown/shakedown/internal/sbflag"
 	"github.com/shakedown/shakedown/internal/suggest"
@@ -229,7 +229,7 @@ func unknownCommand(cmds map[string]command, name string) error {
 	if strings.HasPrefix(name, "-") {
 		return usagef("%s: options come after the command: shakedown COMMAND [options] (shakedown help lists the commands)", name)
 	}
-	if _, _, found := engine.FindWorkload([]string{name}); found {
+	if _, _, found := bench.FindWorkload([]string{name}); found {
 		return usagef("%s is a workload: shakedown run %s [options] (or prepare, cleanup)", name, name)
 	}
 	if s := suggest.Closest(name, names); s != "" {
@@ -295,7 +295,7 @@ func runSysbench(ctx context.Context, env *Env, args []string) error {
 	}
 	verb := args[len(args)-1]
 	if !isBenchVerb(verb) {
-		wl, _, _ := engine.FindWorkload(args)
+		wl, _, _ := bench.FindWorkload(args)
 		if wl == "" {
 			wl = "WORKLOAD"
 		}

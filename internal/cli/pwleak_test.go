@@ -12,8 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/shakedown/shakedown/internal/bench"
 	"github.com/shakedown/shakedown/internal/browsertest"
-	"github.com/shakedown/shakedown/internal/engine"
 	"github.com/shakedown/shakedown/internal/render"
 	"github.com/shakedown/shakedown/internal/sandbox/sandboxtest"
 	"github.com/shakedown/shakedown/internal/target"
@@ -300,7 +300,7 @@ func TestPublicArgs(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			if got := strings.Join(engine.PublicArgs(c.args), " "); got != c.want {
+			if got := strings.Join(bench.PublicArgs(c.args), " "); got != c.want {
 				t.Errorf("PublicArgs(%q): got %q, want %q", c.args, got, c.want)
 			}
 		})

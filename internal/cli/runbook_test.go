@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/shakedown/shakedown/internal/engine"
+	"github.com/shakedown/shakedown/internal/bench"
 	"github.com/shakedown/shakedown/internal/fingerprint"
 	"github.com/shakedown/shakedown/internal/helptext"
 	"github.com/shakedown/shakedown/internal/sandbox/sandboxtest"
@@ -286,7 +286,7 @@ func TestSysbenchHelpExample(t *testing.T) {
 	if args[len(args)-1] != "run" {
 		t.Fatalf("got %q, want a line that ends with run", line)
 	}
-	job, err := engine.Parse("run", args[:len(args)-1], nil)
+	job, err := bench.Parse("run", args[:len(args)-1], nil)
 	if err != nil {
 		t.Fatalf("got %v, want %q to parse", err, line)
 	}

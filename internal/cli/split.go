@@ -4,7 +4,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/shakedown/shakedown/internal/engine"
+	"github.com/shakedown/shakedown/internal/bench"
 	"github.com/shakedown/shakedown/internal/segment"
 )
 
@@ -28,7 +28,7 @@ func CheckArgs(env *Env, args []string) (segment.Split, error) {
 		}
 		return sc.split.Resolve(env.Getenv, time.Now())
 	case "run":
-		job, err := engine.Parse("run", args[1:], nil)
+		job, err := bench.Parse("run", args[1:], nil)
 		if err != nil {
 			return segment.Split{}, err
 		}

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/shakedown/shakedown/internal/engine"
+	"github.com/shakedown/shakedown/internal/bench"
 	"github.com/shakedown/shakedown/internal/plan"
 	"github.com/shakedown/shakedown/internal/segment"
 	"github.com/shakedown/shakedown/internal/sweep"
@@ -94,7 +94,7 @@ threads: [2, 4]
 time: 1
 prepare: true
 `)
-	p, err := plan.Parse("e.yaml", src, func(string) string { return "" }, engine.Grammar{})
+	p, err := plan.Parse("e.yaml", src, func(string) string { return "" }, bench.Grammar{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/shakedown/shakedown/internal/engine"
+	"github.com/shakedown/shakedown/internal/bench"
 	"github.com/shakedown/shakedown/internal/plan"
 	"github.com/shakedown/shakedown/internal/runner"
 	"github.com/shakedown/shakedown/internal/store"
@@ -113,7 +113,7 @@ prepare: false
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := plan.Parse(path, src, func(string) string { return "" }, engine.Grammar{})
+	p, err := plan.Parse(path, src, func(string) string { return "" }, bench.Grammar{})
 	if err != nil {
 		t.Fatal(err)
 	}

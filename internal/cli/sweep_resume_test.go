@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/shakedown/shakedown/internal/engine"
+	"github.com/shakedown/shakedown/internal/bench"
 	"github.com/shakedown/shakedown/internal/plan"
 	"github.com/shakedown/shakedown/internal/report"
 	"github.com/shakedown/shakedown/internal/runner"
@@ -56,7 +56,7 @@ time: 2
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := plan.Parse(path, src, func(string) string { return "" }, engine.Grammar{})
+	p, err := plan.Parse(path, src, func(string) string { return "" }, bench.Grammar{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +161,7 @@ func TestDemoPlanResumedTwice(t *testing.T) {
 		src = strings.Replace(src, old, small, 1)
 	}
 	path := writePlan(t, src)
-	p, err := plan.Parse(path, []byte(src), func(string) string { return "" }, engine.Grammar{})
+	p, err := plan.Parse(path, []byte(src), func(string) string { return "" }, bench.Grammar{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/shakedown/shakedown/internal/engine"
+	"github.com/shakedown/shakedown/internal/bench"
 	"github.com/shakedown/shakedown/internal/stats"
 	"net"
 	"os"
@@ -389,7 +389,7 @@ prepare: replace
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := plan.Parse(path, src, func(string) string { return "" }, engine.Grammar{})
+	p, err := plan.Parse(path, src, func(string) string { return "" }, bench.Grammar{})
 	if err != nil {
 		t.Fatal(err)
 	}

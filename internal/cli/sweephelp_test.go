@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/shakedown/shakedown/internal/engine"
+	"github.com/shakedown/shakedown/internal/bench"
 	"github.com/shakedown/shakedown/internal/helptext"
 	"github.com/shakedown/shakedown/internal/plan"
 )
@@ -38,7 +38,7 @@ func TestSweepHelpPlanParses(t *testing.T) {
 			return "pw"
 		}
 		return ""
-	}, engine.Grammar{})
+	}, bench.Grammar{})
 	if err != nil {
 		t.Fatalf("the plan in sweep --help: got %v, want it valid:\n%s", err, src)
 	}

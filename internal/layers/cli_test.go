@@ -30,9 +30,9 @@ const (
 // entry is left behind).
 var longFuncs = map[string]int{
 	"sweep/sweep.go:Run":                       210,
-	"engine/legacy.go:legacyArgs":              168,
+	"bench/legacy.go:legacyArgs":               168,
 	"schema/schema.go:loadSchema":              148,
-	"engine/run.go:(*Job).Run":                 136,
+	"bench/run.go:(*Job).Run":                  136,
 	"verify/columns.go:newColSpec":             134,
 	"check/grants.go:(*snapshot).readAccounts": 123,
 }

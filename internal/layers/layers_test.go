@@ -41,10 +41,10 @@ var order = [][]string{
 	// Clients, the workloads and the stored documents (result holds every
 	// stored document, the one vars bisect writes among them, and imports
 	// no producer); the run as a typed value, which the plan makes and
-	// the engine runs.
+	// bench runs.
 	{"client", "client/fakeconn", "workload/connect", "workload/hotrow", "workload/oltp",
 		"workload/ping", "workload/sqlfile", "result", "runspec"},
-	// The runner, the store, the plan (which does not import the engine),
+	// The runner, the store, the plan (which does not import bench),
 	// the workload set and the tools that compare servers: verify and
 	// check (which does not import verify); stall capture, which the
 	// monitor drives.
@@ -53,13 +53,13 @@ var order = [][]string{
 	// load with its probe), a split load's runner, and copy, which
 	// verifies what it copied.
 	{"monitor", "slap", "replay", "schedule", "splitload", "dbcopy"},
-	// The load engine, the follower of a copy's binary log (which
+	// The load (bench: one prepare, run or cleanup), the follower of a copy's binary log (which
 	// proves its copies with dbcopy and verify), and the mirror of live
 	// reads (which compares results with replay's comparison).
-	{"engine", "follow", "mirror"},
+	{"bench", "follow", "mirror"},
 	// Workflows and the renderer of stored documents: peers, none imports
 	// another; report renders what bisect and sweep stored without linking
-	// them. capacity searches a target's rate with the engine's runs.
+	// them. capacity searches a target's rate with bench's runs.
 	{"sweep", "bisect", "report", "capacity"},
 	// Readiness reads the evidence of the tools below it.
 	{"readiness"},

@@ -23,7 +23,7 @@ var secondNames = map[string]string{
 	"store.RunOK":          "result.StatusOK",
 	"store.RunFailed":      "result.StatusFailed",
 	"store.RunInterrupted": "result.StatusInterrupted",
-	"sweep.ErrInterrupted": "engine.ErrInterrupted",
+	"sweep.ErrInterrupted": "bench.ErrInterrupted",
 }
 
 // aliases lists the exported names s gives to another package's: "pkg.Name

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/shakedown/shakedown/internal/engine"
+	"github.com/shakedown/shakedown/internal/bench"
 	"github.com/shakedown/shakedown/internal/usage"
 )
 
@@ -34,7 +34,7 @@ func TestParseRehearsalFollow(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			r, err := ParseRehearsal("p.yaml", []byte(tc.src), func(string) string { return "" }, engine.Grammar{})
+			r, err := ParseRehearsal("p.yaml", []byte(tc.src), func(string) string { return "" }, bench.Grammar{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -83,7 +83,7 @@ func TestParseRehearsalFollowErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := ParseRehearsal("p.yaml", []byte(c.src), func(string) string { return "" }, engine.Grammar{})
+			_, err := ParseRehearsal("p.yaml", []byte(c.src), func(string) string { return "" }, bench.Grammar{})
 			var pe *Error
 			if !errors.As(err, &pe) || !usage.Is(err) {
 				t.Fatalf("got %v, want a plan error that is bad usage", err)

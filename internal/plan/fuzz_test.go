@@ -6,7 +6,7 @@ import (
 
 	_ "github.com/shakedown/shakedown/internal/workload/all"
 
-	"github.com/shakedown/shakedown/internal/engine"
+	"github.com/shakedown/shakedown/internal/bench"
 )
 
 // FuzzParse: a plan file is outside input. Whatever it holds, Parse
@@ -20,7 +20,7 @@ func FuzzParse(f *testing.F) {
 	f.Add("workloads:\n  - name: sql\n    label: a\n    options: {file: x.sql}\n")
 	getenv := func(string) string { return "pw" }
 	f.Fuzz(func(t *testing.T, src string) {
-		p, err := Parse("plan.yaml", []byte(src), getenv, engine.Grammar{})
+		p, err := Parse("plan.yaml", []byte(src), getenv, bench.Grammar{})
 		if err != nil {
 			if !strings.Contains(err.Error(), "plan.yaml") {
 				t.Errorf("error %q does not name the file", err)

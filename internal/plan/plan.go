@@ -158,7 +158,7 @@ type SplitMargins struct {
 // whether a workload takes an option, so that a plan-level option reaches
 // only the workloads that have it, and what is wrong, if anything, with
 // the run of a step (verb is run or prepare). The caller hands it over
-// (engine.Grammar), so that the plan does not import the engine.
+// (bench.Grammar), so that the plan does not import the engine.
 type Engine interface {
 	Takes(workload, option string) bool
 	Check(verb string, run runspec.Spec) error

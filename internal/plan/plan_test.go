@@ -12,7 +12,7 @@ import (
 
 	_ "github.com/shakedown/shakedown/internal/workload/all"
 
-	"github.com/shakedown/shakedown/internal/engine"
+	"github.com/shakedown/shakedown/internal/bench"
 	"github.com/shakedown/shakedown/internal/runspec"
 )
 
@@ -48,7 +48,7 @@ func env(vars map[string]string) func(string) string {
 }
 
 func TestParseGood(t *testing.T) {
-	p, err := Parse("good.yaml", []byte(good), env(map[string]string{"RELAXED_PW": "s3cret"}), engine.Grammar{})
+	p, err := Parse("good.yaml", []byte(good), env(map[string]string{"RELAXED_PW": "s3cret"}), bench.Grammar{})
 	if err != nil {
 		t.Fatalf("Parse: %v", err)
 	}
@@ -93,7 +93,7 @@ threads: [1, 4]
 capacity: {slo: "p99<=20ms", step_time: 5s, warmup: 1, bracket: 5%, repeats: 1}
 production_peak: 1200 qps
 `
-	p, err := Parse("p.yaml", []byte(src), func(string) string { return "" }, engine.Grammar{})
+	p, err := Parse("p.yaml", []byte(src), func(string) string { return "" }, bench.Grammar{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +115,7 @@ workloads: [oltp_point_select]
 threads: [1]
 split: {connect: 30s, ready: 2}
 `
-	p, err := Parse("p.yaml", []byte(src), func(string) string { return "" }, engine.Grammar{})
+	p, err := Parse("p.yaml", []byte(src), func(string) string { return "" }, bench.Grammar{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +133,7 @@ threads: [1, 8]
 repeats: 2
 `
 	steps := func(order string) []string {
-		p, err := Parse("p.yaml", []byte(src+order), env(nil), engine.Grammar{})
+		p, err := Parse("p.yaml", []byte(src+order), env(nil), bench.Grammar{})
 		if err != nil {
 			t.Fatalf("Parse: %v", err)
 		}
@@ -192,7 +192,7 @@ threads: [1]
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			p, err := Parse("p.yaml", []byte(base+tc.extra), env(nil), engine.Grammar{})
+			p, err := Parse("p.yaml", []byte(base+tc.extra), env(nil), bench.Grammar{})
 			if err != nil {
 				t.Fatalf("Parse: %v", err)
 			}
@@ -214,7 +214,7 @@ workloads: [oltp_point_select]
 threads: [1, 8]
 repeats: auto
 `
-	p, err := Parse("p.yaml", []byte(src), env(nil), engine.Grammar{})
+	p, err := Parse("p.yaml", []byte(src), env(nil), bench.Grammar{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -305,7 +305,7 @@ threads: [1, 4]
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := Parse("p.yaml", []byte(tc.src), env(nil), engine.Grammar{})
+			_, err := Parse("p.yaml", []byte(tc.src), env(nil), bench.Grammar{})
 			if err == nil {
 				t.Fatalf("got no error, want one containing %q", tc.want)
 			}
@@ -346,7 +346,7 @@ time: %s
 	}
 	for _, tc := range tests {
 		t.Run(tc.time, func(t *testing.T) {
-			_, err := Parse("p.yaml", []byte(fmt.Sprintf(src, tc.time)), env(nil), engine.Grammar{})
+			_, err := Parse("p.yaml", []byte(fmt.Sprintf(src, tc.time)), env(nil), bench.Grammar{})
 			var pe *Error
 			if !errors.As(err, &pe) {
 				t.Fatalf("got %v, want a plan error", err)
@@ -377,10 +377,10 @@ workloads:
 threads: [1]
 `
 	}
-	if _, err := Parse("p.yaml", []byte(plan("{file: "+sqlFile+", mix: sequence}")), env(nil), engine.Grammar{}); err != nil {
+	if _, err := Parse("p.yaml", []byte(plan("{file: "+sqlFile+", mix: sequence}")), env(nil), bench.Grammar{}); err != nil {
 		t.Errorf("sql with --file and --mix: got %v, want no error", err)
 	}
-	_, err := Parse("p.yaml", []byte(plan("{mix: sequence}")), env(nil), engine.Grammar{})
+	_, err := Parse("p.yaml", []byte(plan("{mix: sequence}")), env(nil), bench.Grammar{})
 	if err == nil || !strings.Contains(err.Error(), "p.yaml:6: workload sql:") || !strings.Contains(err.Error(), "--file") {
 		t.Errorf("sql without --file: got %v, want an error on line 6 naming --file", err)
 	}
@@ -409,7 +409,7 @@ prepare: true
 	if err := os.WriteFile(file, []byte("SELECT 1;\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	p, err := Parse("p.yaml", []byte(strings.Replace(src, "FILE", file, 1)), env(nil), engine.Grammar{})
+	p, err := Parse("p.yaml", []byte(strings.Replace(src, "FILE", file, 1)), env(nil), bench.Grammar{})
 	if err != nil {
 		t.Fatalf("Parse: %v", err)
 	}

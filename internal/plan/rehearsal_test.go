@@ -7,7 +7,7 @@ import (
 
 	_ "github.com/shakedown/shakedown/internal/workload/all"
 
-	"github.com/shakedown/shakedown/internal/engine"
+	"github.com/shakedown/shakedown/internal/bench"
 )
 
 const goodRehearsal = `name: app-move
@@ -36,7 +36,7 @@ steps:
 
 func TestParseRehearsal(t *testing.T) {
 	getenv := func(string) string { return "pw" }
-	r, err := ParseRehearsal("plans/app.yaml", []byte(goodRehearsal), getenv, engine.Grammar{})
+	r, err := ParseRehearsal("plans/app.yaml", []byte(goodRehearsal), getenv, bench.Grammar{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +70,7 @@ func TestParseRehearsal(t *testing.T) {
 	}
 	// The sweep's plan text is stored with the sweep and parsed again on
 	// its resume: it must stand alone.
-	if _, err := Parse(r.Sweep.Path, r.Sweep.Source, getenv, engine.Grammar{}); err != nil {
+	if _, err := Parse(r.Sweep.Path, r.Sweep.Source, getenv, bench.Grammar{}); err != nil {
 		t.Errorf("the sweep's own plan text does not parse: %v\n%s", err, r.Sweep.Source)
 	}
 }
@@ -95,14 +95,14 @@ func TestRehearsalSweepRepeats(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			src := strings.Replace(goodRehearsal, "  time: 2\n", "  time: 2\n"+tc.extra, 1)
 			getenv := func(string) string { return "pw" }
-			r, err := ParseRehearsal("app.yaml", []byte(src), getenv, engine.Grammar{})
+			r, err := ParseRehearsal("app.yaml", []byte(src), getenv, bench.Grammar{})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if r.Sweep.AutoRepeats != tc.auto || r.Sweep.Repeats != tc.repeats || r.Sweep.MaxRepeats != tc.max {
 				t.Errorf("got auto %v, repeats %d, max %d; want %v, %d, %d", r.Sweep.AutoRepeats, r.Sweep.Repeats, r.Sweep.MaxRepeats, tc.auto, tc.repeats, tc.max)
 			}
-			again, err := Parse(r.Sweep.Path, r.Sweep.Source, getenv, engine.Grammar{})
+			again, err := Parse(r.Sweep.Path, r.Sweep.Source, getenv, bench.Grammar{})
 			if err != nil {
 				t.Fatalf("the sweep's own plan text does not parse: %v\n%s", err, r.Sweep.Source)
 			}
@@ -120,7 +120,7 @@ data:
   copy: {where: "app.orders: id < 10", follow_fk: true}
 capacity: {slo: "p99 < 20ms"}
 `
-	r, err := ParseRehearsal("p.yaml", []byte(src), func(string) string { return "" }, engine.Grammar{})
+	r, err := ParseRehearsal("p.yaml", []byte(src), func(string) string { return "" }, bench.Grammar{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +160,7 @@ func TestParseRehearsalErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := ParseRehearsal("p.yaml", []byte(c.src), func(string) string { return "" }, engine.Grammar{})
+			_, err := ParseRehearsal("p.yaml", []byte(c.src), func(string) string { return "" }, bench.Grammar{})
 			var pe *Error
 			if !errors.As(err, &pe) {
 				t.Fatalf("got %v, want a plan error", err)
@@ -180,7 +180,7 @@ func TestParseRehearsalSweepCleanup(t *testing.T) {
 	base := "source: {name: a, url: \"mysql://u@h:1/app\"}\ncandidates: [{name: b, url: \"mysql://u@h:2/app\"}]\n" +
 		"sweep:\n  workloads: [oltp_point_select]\n  threads: [1]\n  prepare: true\n  cleanup: true\n"
 	for _, src := range []string{base, base + "capacity: {slo: \"p99<=20ms\"}\nsteps:\n  capacity: {skip: true}\n"} {
-		r, err := ParseRehearsal("p.yaml", []byte(src), func(string) string { return "" }, engine.Grammar{})
+		r, err := ParseRehearsal("p.yaml", []byte(src), func(string) string { return "" }, bench.Grammar{})
 		if err != nil || r.Sweep == nil || !r.Sweep.Cleanup {
 			t.Errorf("%s: got %v, want the plan with the sweep's cleanup", src, err)
 		}
@@ -195,7 +195,7 @@ func FuzzParseRehearsal(f *testing.F) {
 	f.Add("source: {name: a, url: \"mysql://u@h:1/app\"}\ncandidates: [{name: b}]\ndata: {copy: }\n")
 	f.Add("source: []\ncandidates: {}\nsweep: [1]\nsteps: {check: 1}\n")
 	f.Fuzz(func(t *testing.T, src string) {
-		r, err := ParseRehearsal("p.yaml", []byte(src), func(string) string { return "pw" }, engine.Grammar{})
+		r, err := ParseRehearsal("p.yaml", []byte(src), func(string) string { return "pw" }, bench.Grammar{})
 		if err != nil {
 			if !strings.Contains(err.Error(), "p.yaml") {
 				t.Errorf("error %q does not name the file", err)

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/shakedown/shakedown/internal/engine"
+	"github.com/shakedown/shakedown/internal/bench"
 )
 
 // TestYAMLErrorLines checks that a syntax error is reported on the line
@@ -49,7 +49,7 @@ func TestYAMLErrorLines(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := Parse("p.yaml", []byte(tc.src), env(nil), engine.Grammar{})
+			_, err := Parse("p.yaml", []byte(tc.src), env(nil), bench.Grammar{})
 			var pe *Error
 			if !errors.As(err, &pe) || len(pe.Problems) != 1 {
 				t.Fatalf("got %v, want one problem", err)

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/shakedown/shakedown/internal/engine"
+	"github.com/shakedown/shakedown/internal/bench"
 	"github.com/shakedown/shakedown/internal/monitor"
 	"github.com/shakedown/shakedown/internal/plan"
 	"github.com/shakedown/shakedown/internal/result"
@@ -78,7 +78,7 @@ func TestCapacityPlan(t *testing.T) {
 			if c.dir != "" {
 				pdir = c.dir
 			}
-			p, err := plan.ParseRehearsal(filepath.Join(pdir, "p.yaml"), []byte(c.plan), func(k string) string { return env[k] }, engine.Grammar{})
+			p, err := plan.ParseRehearsal(filepath.Join(pdir, "p.yaml"), []byte(c.plan), func(k string) string { return env[k] }, bench.Grammar{})
 			if err != nil {
 				t.Fatalf("parse: %v", err)
 			}

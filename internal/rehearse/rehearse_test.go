@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shakedown/shakedown/internal/bench"
 	"github.com/shakedown/shakedown/internal/browsertest"
 	"github.com/shakedown/shakedown/internal/capture"
-	"github.com/shakedown/shakedown/internal/engine"
 	"github.com/shakedown/shakedown/internal/plan"
 	"github.com/shakedown/shakedown/internal/readiness"
 	"github.com/shakedown/shakedown/internal/sandbox"
@@ -128,7 +128,7 @@ func parse(t *testing.T, path string) *plan.Rehearsal {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := plan.ParseRehearsal(path, src, func(string) string { return "" }, engine.Grammar{})
+	p, err := plan.ParseRehearsal(path, src, func(string) string { return "" }, bench.Grammar{})
 	if err != nil {
 		t.Fatal(err)
 	}

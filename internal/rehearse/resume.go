@@ -7,7 +7,7 @@ import (
 	"io"
 	"strconv"
 
-	"github.com/shakedown/shakedown/internal/engine"
+	"github.com/shakedown/shakedown/internal/bench"
 	"github.com/shakedown/shakedown/internal/plan"
 	"github.com/shakedown/shakedown/internal/store"
 	"github.com/shakedown/shakedown/internal/usage"
@@ -16,7 +16,7 @@ import (
 // ParsePlan reads a rehearsal plan (plan.ParseRehearsal) and checks its
 // sweep's command lines against the engine's.
 func ParsePlan(path string, src []byte, getenv func(string) string) (*plan.Rehearsal, error) {
-	return plan.ParseRehearsal(path, src, getenv, engine.Grammar{})
+	return plan.ParseRehearsal(path, src, getenv, bench.Grammar{})
 }
 
 // Stored reads the rehearsal that --resume names (an ID, or latest for

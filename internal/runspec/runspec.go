@@ -5,7 +5,7 @@
 // and the engine carries out.
 //
 // A run crosses package lines as a Spec, never as a command line: the
-// engine's ParseArgs is the one reader of argv, and Spec.Args writes a
+// bench's ParseArgs is the one reader of argv, and Spec.Args writes a
 // Spec back as the command line that is stored and can be run again.
 //
 // The package holds names and values only, no connection and no
@@ -77,7 +77,7 @@ type Spec struct {
 
 	// Conn are the connection options (--target, --mysql-host...), as
 	// given. They may hold a password: a line to store goes through the
-	// engine's PublicArgs.
+	// bench's PublicArgs.
 	Conn []Option
 	// Options are the workload's own options, as given. A sweep plan
 	// names every option it sets here, a general one too: the engine
@@ -154,7 +154,7 @@ func New(workload string) Spec {
 // --time always (a stored line says how many threads ran and for how
 // long), every other typed option whose value is not its default, in the
 // order of the help, then Conn and Options as given; each option is
-// written --name=value. The engine's ParseArgs reads it back to an equal
+// written --name=value. bench's ParseArgs reads it back to an equal
 // Spec.
 func (s Spec) Args() []string {
 	var c Spec

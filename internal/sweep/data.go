@@ -12,7 +12,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/shakedown/shakedown/internal/engine"
+	"github.com/shakedown/shakedown/internal/bench"
 	"github.com/shakedown/shakedown/internal/plan"
 	"github.com/shakedown/shakedown/internal/result"
 	"github.com/shakedown/shakedown/internal/runner"
@@ -118,10 +118,10 @@ func (s *sweeper) dataOf(t *plan.Target, w *plan.Workload) (ds *dataSet, ok bool
 
 // job is a step's run on the plan's target, password and all, without the
 // password ever being in a string.
-func job(verb string, run runspec.Spec, t *plan.Target) (*engine.Job, error) {
+func job(verb string, run runspec.Spec, t *plan.Target) (*bench.Job, error) {
 	tg := *t.Target
 	tg.Name = t.Name
-	return engine.New(verb, run, &tg)
+	return bench.New(verb, run, &tg)
 }
 
 func (s *sweeper) out() io.Writer {
@@ -267,7 +267,7 @@ func (s *sweeper) prepare(ctx context.Context, step plan.Step, ds *dataSet) erro
 	if err != nil {
 		return fmt.Errorf("prepare %s: %w", w.Label(), err)
 	}
-	if err := j.Prepare(ctx, engine.PrepareOptions{Out: s.out(), Version: s.version}); err != nil {
+	if err := j.Prepare(ctx, bench.PrepareOptions{Out: s.out(), Version: s.version}); err != nil {
 		return fmt.Errorf("prepare %s on %s: %w", w.Label(), t.Name, err)
 	}
 	s.data[home] = append(s.data[home], ds)
@@ -298,7 +298,7 @@ func (s *sweeper) cleanup(ctx context.Context, t *plan.Target, w *plan.Workload)
 	if _, ok := j.Gen.(workload.Cleaner); !ok {
 		return nil
 	}
-	if err := j.Prepare(ctx, engine.PrepareOptions{Out: s.out(), Version: s.version}); err != nil {
+	if err := j.Prepare(ctx, bench.PrepareOptions{Out: s.out(), Version: s.version}); err != nil {
 		return fmt.Errorf("cleanup %s on %s: %w", w.Label(), t.Name, err)
 	}
 	return nil

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/shakedown/shakedown/internal/engine"
+	"github.com/shakedown/shakedown/internal/bench"
 	"github.com/shakedown/shakedown/internal/plan"
 	"github.com/shakedown/shakedown/internal/sandbox/sandboxtest"
 	"github.com/shakedown/shakedown/internal/store"
@@ -59,7 +59,7 @@ prepare: replace
 prepare_threads: 1
 cleanup: false
 `, url, sqlFile)
-	p, err := plan.Parse(filepath.Join(t.TempDir(), "plan.yaml"), []byte(src), func(string) string { return "" }, engine.Grammar{})
+	p, err := plan.Parse(filepath.Join(t.TempDir(), "plan.yaml"), []byte(src), func(string) string { return "" }, bench.Grammar{})
 	if err != nil {
 		t.Fatalf("plan: %v", err)
 	}

@@ -3,7 +3,7 @@ package sweep
 import (
 	"os"
 
-	"github.com/shakedown/shakedown/internal/engine"
+	"github.com/shakedown/shakedown/internal/bench"
 	"github.com/shakedown/shakedown/internal/plan"
 	"github.com/shakedown/shakedown/internal/segment"
 	"github.com/shakedown/shakedown/internal/target"
@@ -13,7 +13,7 @@ import (
 // ParsePlan reads a sweep plan (plan.Parse) and checks each step's
 // command line against the engine's.
 func ParsePlan(path string, src []byte, getenv func(string) string) (*plan.Plan, error) {
-	return plan.Parse(path, src, getenv, engine.Grammar{})
+	return plan.Parse(path, src, getenv, bench.Grammar{})
 }
 
 // LoadPlan reads the one plan file args name, checks it can be split as

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/shakedown/shakedown/internal/engine"
+	"github.com/shakedown/shakedown/internal/bench"
 	"github.com/shakedown/shakedown/internal/plan"
 	"github.com/shakedown/shakedown/internal/runner"
 	"github.com/shakedown/shakedown/internal/sandbox"
@@ -33,7 +33,7 @@ repeats: auto
 max_repeats: 6
 prepare: true
 `
-	p, err := plan.Parse("p.yaml", []byte(src), func(string) string { return "" }, engine.Grammar{})
+	p, err := plan.Parse("p.yaml", []byte(src), func(string) string { return "" }, bench.Grammar{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -32,8 +32,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/shakedown/shakedown/internal/bench"
 	"github.com/shakedown/shakedown/internal/clock"
-	"github.com/shakedown/shakedown/internal/engine"
 	"github.com/shakedown/shakedown/internal/plan"
 	prog "github.com/shakedown/shakedown/internal/progress"
 	"github.com/shakedown/shakedown/internal/result"
@@ -45,7 +45,7 @@ import (
 
 // ErrInterrupted means the sweep was stopped before its last step; what
 // finished is in the store.
-var ErrInterrupted = engine.ErrInterrupted
+var ErrInterrupted = bench.ErrInterrupted
 
 // Options adjust a sweep.
 type Options struct {
@@ -416,7 +416,7 @@ func (s *sweeper) step(ctx context.Context, step plan.Step, now func() time.Time
 		ivs = &s.intervals
 		s.intervals = nil
 	}
-	res, err := j.Run(ctx, engine.RunOptions{Version: s.version, Intervals: ivs, OnInterval: func(iv runner.Interval) {
+	res, err := j.Run(ctx, bench.RunOptions{Version: s.version, Intervals: ivs, OnInterval: func(iv runner.Interval) {
 		s.pr.interval(iv)
 		if s.onInterval != nil {
 			s.onInterval(step, iv)
@@ -430,7 +430,7 @@ func (s *sweeper) step(ctx context.Context, step plan.Step, now func() time.Time
 		err = ErrInterrupted
 		res.Interrupted = true
 	}
-	status, why := result.StatusOf(res, err, errors.Is(err, engine.ErrInterrupted) || ctx.Err() != nil)
+	status, why := result.StatusOf(res, err, errors.Is(err, bench.ErrInterrupted) || ctx.Err() != nil)
 	if err != nil && status == store.RunFailed && res != nil && res.Error == "" {
 		res.Error = err.Error()
 	}

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/shakedown/shakedown/internal/engine"
+	"github.com/shakedown/shakedown/internal/bench"
 	"github.com/shakedown/shakedown/internal/plan"
 	"github.com/shakedown/shakedown/internal/report"
 	"github.com/shakedown/shakedown/internal/runner"
@@ -93,7 +93,7 @@ prepare: true
 prepare_threads: 1
 %s`, control, candidate, extra)
 	path := filepath.Join(t.TempDir(), "plan.yaml")
-	p, err := plan.Parse(path, []byte(src), func(string) string { return "" }, engine.Grammar{})
+	p, err := plan.Parse(path, []byte(src), func(string) string { return "" }, bench.Grammar{})
 	if err != nil {
 		t.Fatalf("plan: %v", err)
 	}
@@ -232,7 +232,7 @@ func TestCheckUnreachable(t *testing.T) {
 workloads: [oltp_point_select]
 threads: [1]
 `, sandboxtest.URL(t), port)
-	p, err := plan.Parse("p.yaml", []byte(src), func(string) string { return "" }, engine.Grammar{})
+	p, err := plan.Parse("p.yaml", []byte(src), func(string) string { return "" }, bench.Grammar{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -264,7 +264,7 @@ workloads:
 threads: [1]
 time: 1
 `, url)
-	p, err := plan.Parse(filepath.Join(t.TempDir(), "plan.yaml"), []byte(src), func(string) string { return "" }, engine.Grammar{})
+	p, err := plan.Parse(filepath.Join(t.TempDir(), "plan.yaml"), []byte(src), func(string) string { return "" }, bench.Grammar{})
 	if err != nil {
 		t.Fatalf("plan: %v", err)
 	}

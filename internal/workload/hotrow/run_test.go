@@ -14,7 +14,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
-	"github.com/shakedown/shakedown/internal/engine"
+	"github.com/shakedown/shakedown/internal/bench"
 	"github.com/shakedown/shakedown/internal/result"
 	"github.com/shakedown/shakedown/internal/runner"
 	"github.com/shakedown/shakedown/internal/sandbox/gmstest"
@@ -26,22 +26,22 @@ func TestMain(m *testing.M) { os.Exit(sandboxtest.Main(m)) }
 
 // hotrow prepares table on url with --rows (dropping it first) and returns
 // a function that runs hotrow on it with args.
-func hotrow(t *testing.T, url, table string, rows int) func(opt engine.RunOptions, args ...string) (*result.Result, error) {
+func hotrow(t *testing.T, url, table string, rows int) func(opt bench.RunOptions, args ...string) (*result.Result, error) {
 	t.Helper()
 	ctx := context.Background()
 	opts := []string{"hotrow", "--table=" + table, "--rows=" + strconv.Itoa(rows), "--target=" + url}
 	for _, verb := range []string{"cleanup", "prepare"} {
-		j, err := engine.Parse(verb, opts, &bytes.Buffer{})
+		j, err := bench.Parse(verb, opts, &bytes.Buffer{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := j.Prepare(ctx, engine.PrepareOptions{}); err != nil {
+		if err := j.Prepare(ctx, bench.PrepareOptions{}); err != nil {
 			t.Fatalf("%s: %v", verb, err)
 		}
 	}
-	return func(opt engine.RunOptions, args ...string) (*result.Result, error) {
+	return func(opt bench.RunOptions, args ...string) (*result.Result, error) {
 		t.Helper()
-		j, err := engine.Parse("run", append(append([]string{"--monitor=off"}, opts...), args...), &bytes.Buffer{})
+		j, err := bench.Parse("run", append(append([]string{"--monitor=off"}, opts...), args...), &bytes.Buffer{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -84,7 +84,7 @@ func TestHotrowStockHolds(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var out bytes.Buffer
-			res, err := hotrow(t, url, "hot_holds", tc.rows)(engine.RunOptions{Out: &out}, tc.args...)
+			res, err := hotrow(t, url, "hot_holds", tc.rows)(bench.RunOptions{Out: &out}, tc.args...)
 			if err != nil {
 				t.Fatalf("%v\n%s", err, out.String())
 			}
@@ -123,7 +123,7 @@ func TestHotrowLostUpdates(t *testing.T) {
 			run := hotrow(t, url, "hot_lost", 1)
 			var once sync.Once
 			var injectErr error
-			opt := engine.RunOptions{OnInterval: func(runner.Interval) {
+			opt := bench.RunOptions{OnInterval: func(runner.Interval) {
 				once.Do(func() { _, injectErr = db.Exec(tc.inject) })
 			}}
 			var out bytes.Buffer
@@ -132,7 +132,7 @@ func TestHotrowLostUpdates(t *testing.T) {
 			if injectErr != nil {
 				t.Fatal(injectErr)
 			}
-			if !errors.Is(err, engine.ErrDataCheck) {
+			if !errors.Is(err, bench.ErrDataCheck) {
 				t.Fatalf("got error %v, want ErrDataCheck\n%s", err, out.String())
 			}
 			c := res.DataCheck
@@ -161,7 +161,7 @@ func TestHotrowLostUpdates(t *testing.T) {
 				t.Errorf("got data_check %+v and error %q in the document, want %d lost of %d and the line", doc.DataCheck, doc.Error, tc.lost, c.Committed)
 			}
 			// The command's status and error, and a result file read back.
-			status, endErr := engine.Ending(res, err, false)
+			status, endErr := bench.Ending(res, err, false)
 			if status != result.StatusFailed || endErr == nil {
 				t.Errorf("got status %q and error %v, want failed and an error (a non-zero exit)", status, endErr)
 			}
@@ -189,12 +189,12 @@ func TestHotrowGoMySQLServer(t *testing.T) {
 	}
 	url := gmstest.Start(t).URL
 	db := open(t, url)
-	res, err := hotrow(t, url, "hot_gms", 1)(engine.RunOptions{}, "--threads=1", "--events=500")
+	res, err := hotrow(t, url, "hot_gms", 1)(bench.RunOptions{}, "--threads=1", "--events=500")
 	if err != nil || res.DataCheck == nil || !res.DataCheck.OK() || res.DataCheck.Observed != -500 {
 		t.Fatalf("one thread: got %v and check %+v, want the stock 500 lower", err, res.DataCheck)
 	}
 	var out bytes.Buffer
-	res, err = hotrow(t, url, "hot_gms", 1)(engine.RunOptions{Out: &out}, "--threads=8", "--time=3")
+	res, err = hotrow(t, url, "hot_gms", 1)(bench.RunOptions{Out: &out}, "--threads=8", "--time=3")
 	if res == nil || res.DataCheck == nil {
 		t.Fatalf("got no data check: %v\n%s", err, out.String())
 	}
@@ -208,7 +208,7 @@ func TestHotrowGoMySQLServer(t *testing.T) {
 	}
 	t.Logf("go-mysql-server: %d committed, stock fell by %d, %d in doubt, %d errors %v: %s",
 		c.Committed, -c.Observed, c.InDoubt, res.Errors.Total, res.Errors.ByCode, c.Finding())
-	if c.OK() != (err == nil) || !c.OK() && !errors.Is(err, engine.ErrDataCheck) {
+	if c.OK() != (err == nil) || !c.OK() && !errors.Is(err, bench.ErrDataCheck) {
 		t.Errorf("got check ok %v and error %v, want a failed run exactly when updates were lost", c.OK(), err)
 	}
 }

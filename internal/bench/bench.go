@@ -1,4 +1,4 @@
-// Package engine turns a run into a job and carries it out: prepare, run
+// Package bench turns a run into a job and carries it out: prepare, run
 // or cleanup of one workload at one concurrency against one target. The
 // run command, the sweep, capacity and bisect all go through here, so a
 // step of a sweep means exactly what the same command line means.
@@ -7,7 +7,7 @@
 // (ParseArgs, the one reader of argv), job.go makes a Job of a Spec (New),
 // connect.go connects to the target and finds what it is, and run.go
 // carries the job out.
-package engine
+package bench
 
 import (
 	"errors"
