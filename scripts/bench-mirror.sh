@@ -249,7 +249,7 @@ for r in $(seq 1 "$ROUNDS"); do
 		for t in $THREADS_LIST; do
 			# shellcheck disable=SC2086 # LEGS is a list
 			order=$(round_order "$r" $LEGS | tr '\n' ' ')
-			echo "# round $r: $w, $t threads: ${order% }"
+			echo "# round $r: $w, $t threads: ${order% } (load average $(cut -d' ' -f1 /proc/loadavg))"
 			for l in $order; do "leg_$l" "$w" "$t" "$r"; done
 		done
 	done
@@ -260,6 +260,7 @@ col() { awk -F'\t' -v l="$1" -v w="$2" -v t="$3" -v n="$4" 'NR > 1 && $1 == l &&
 # added A B: (A - B) in us from ms, to one place.
 added() { awk -v a="$1" -v b="$2" 'BEGIN{printf "%+.0f", (a - b) * 1000}'; }
 
+echo "# load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
 echo "Medians over $ROUNDS rounds of ${SECONDS_PER_RUN} s (latency per sysbench event, ms; added: mirror less direct, us):"
 echo
@@ -274,7 +275,7 @@ for w in $WORKLOADS; do
 		d99=$(col direct "$w" "$t" 8); m99=$(col mirror "$w" "$t" 8)
 		mc=$(col mirror "$w" "$t" 10); rcpu=$(col run "$w" "$t" 10)
 		errs=$(awk -F'\t' -v w="$w" -v t="$t" 'NR > 1 && $1 == "mirror" && $2 == w && $3 == t {n += $9} END {print n + 0}' "$res")
-		printf '| %s | %s | %.0f | %.0f | %s | %s / %s (%s) | %s / %s (%s) | %s / %s (%s) | %.2f | %.2f | %s | %s%% | %s |\n' "$w" "$t" "$dq" "$mq" "$(ratio "$mq" "$dq")" \
+		printf '| %s | %s | %.0f | %.0f | %s | %.3f / %.3f (%s) | %.3f / %.3f (%s) | %.3f / %.3f (%s) | %.2f | %.2f | %s | %.1f%% | %s |\n' "$w" "$t" "$dq" "$mq" "$(ratio "$mq" "$dq")" \
 			"$d50" "$m50" "$(added "$m50" "$d50")" "$d95" "$m95" "$(added "$m95" "$d95")" "$d99" "$m99" "$(added "$m99" "$d99")" \
 			"$mc" "$rcpu" "$(ratio "$mc" "$rcpu")" "$(col mirror "$w" "$t" 12)" "$errs"
 		[ "$t" != 16 ] && [ "$t" != 64 ] || goal_qps+=("$w/$t:$(ratio "$mq" "$dq")")
