@@ -52,7 +52,7 @@ var order = [][]string{
 	// Producers above the runner (slap and replay measure their client's
 	// load with its probe), a split load's runner, and copy, which
 	// verifies what it copied.
-	{"monitor", "slap", "replay", "schedule", "splitload", "dbcopy"},
+	{"monitor", "slap", "replay", "splitload", "dbcopy"},
 	// The load (bench: one prepare, run or cleanup), the follower of a copy's binary log (which
 	// proves its copies with dbcopy and verify), and the mirror of live
 	// reads (which compares results with replay's comparison).

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/shakedown/shakedown/internal/plan"
-	"github.com/shakedown/shakedown/internal/schedule"
 	"github.com/shakedown/shakedown/internal/segment"
 )
 
@@ -21,8 +20,8 @@ func Estimate(p *plan.Plan, sp segment.Split) string {
 	if sp.On {
 		// The runners keep to a timetable, margins included; preparing
 		// data comes on top, and so does waiting for --start-at.
-		m := schedule.MarginsOf(p)
-		tt, err := schedule.Sweep(p, schedule.NameKey(p), m)
+		m := marginsOf(p)
+		tt, err := timetableOf(p, nameKey(p), m)
 		if err == nil {
 			var d time.Duration
 			for _, b := range tt.Blocks {

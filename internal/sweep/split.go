@@ -8,7 +8,6 @@ import (
 
 	"github.com/shakedown/shakedown/internal/plan"
 	"github.com/shakedown/shakedown/internal/result"
-	"github.com/shakedown/shakedown/internal/schedule"
 	"github.com/shakedown/shakedown/internal/segment"
 	"github.com/shakedown/shakedown/internal/splitload"
 	"github.com/shakedown/shakedown/internal/store"
@@ -24,7 +23,7 @@ const readyTimeout = 30 * time.Minute
 const markPoll = 500 * time.Millisecond
 
 // runSplit carries out this runner's share of every step of p, at the
-// times of the timetable every runner computes alike (schedule.Sweep), and
+// times of the timetable every runner computes alike (timetableOf), and
 // stores each step as its part of the sweep the runners share: the first
 // runner to arrive records the sweep, the others find it by the plan and
 // the start time. Only the first runner prepares and cleans up; before a
@@ -42,14 +41,14 @@ func runSplit(ctx context.Context, p *plan.Plan, envs []Env, opt Options) (*Summ
 	if now == nil {
 		now = time.Now
 	}
-	m := schedule.MarginsOf(p)
+	m := marginsOf(p)
 	rec := context.WithoutCancel(ctx)
 	started := now()
 	sum := &Summary{Steps: len(p.Steps())}
 	s := &sweeper{p: p, pr: newProgress(opt.Progress, opt.Live, opt.Verbose, now, len(p.Steps()), time.Duration(p.TimeS+p.WarmupS)*time.Second+m.Connect),
 		verbose: opt.Verbose, version: opt.Version, onInterval: opt.OnInterval, data: map[string][]*dataSet{}, prepErr: map[string]error{},
 		homes: homes(p, envs), told: map[string]bool{}, said: map[string]bool{}, down: map[string]string{}, split: &sp}
-	tt, err := schedule.Sweep(p, s.dataKey, m)
+	tt, err := timetableOf(p, s.dataKey, m)
 	if err != nil {
 		return nil, err
 	}
@@ -127,15 +126,14 @@ func CheckSplit(p *plan.Plan, sp segment.Split) error {
 		return usage.Errorf("sweep --segment needs --start-at, the same for every runner, e.g. --start-at %s",
 			time.Now().UTC().Add(time.Minute).Truncate(time.Minute).Format(time.RFC3339))
 	}
-	_, err := schedule.Sweep(p, func(*plan.Workload) string { return "" }, schedule.MarginsOf(p))
-	return err
+	return CheckTimetable(p)
 }
 
 // runBlocks runs the timetable's blocks.
-func (s *sweeper) runBlocks(ctx context.Context, st *store.Store, load *store.Split, me *store.Runner, tt *schedule.Timetable, m schedule.Margins,
+func (s *sweeper) runBlocks(ctx context.Context, st *store.Store, load *store.Split, me *store.Runner, tt *timetable, m margins,
 	now func() time.Time, sum *Summary) (interrupted bool, err error) {
 	rec := context.WithoutCancel(ctx)
-	clk := schedule.RealClock{}
+	clk := systemClock{}
 	first := s.split.First()
 	anchor := s.split.StartAt
 	var free time.Time // when the previous block has ended and settled
@@ -146,7 +144,7 @@ func (s *sweeper) runBlocks(ctx context.Context, st *store.Store, load *store.Sp
 			if first {
 				// Prepare once the others are done with the data of the
 				// block before (and not before the sweep's start).
-				if err := schedule.WaitUntil(ctx, clk, later(free, s.split.StartAt)); err != nil {
+				if err := waitUntil(ctx, clk, later(free, s.split.StartAt)); err != nil {
 					return true, nil
 				}
 				mark := store.Mark{Name: name}
@@ -156,7 +154,7 @@ func (s *sweeper) runBlocks(ctx context.Context, st *store.Store, load *store.Sp
 					}
 					mark.Error, blockErr = perr.Error(), perr
 				}
-				mark.ResumeAt = schedule.Resume(now(), m)
+				mark.ResumeAt = resumeAt(now(), m)
 				if err := st.SetMark(rec, load.ID, mark); err != nil {
 					return false, err
 				}
@@ -178,11 +176,11 @@ func (s *sweeper) runBlocks(ctx context.Context, st *store.Store, load *store.Sp
 		}
 		for _, slot := range b.Slots {
 			at := slot.At(anchor)
-			if err := schedule.WaitUntil(ctx, clk, at.Connect); err != nil {
+			if err := waitUntil(ctx, clk, at.Connect); err != nil {
 				return true, nil
 			}
 			var run store.Run
-			if late := schedule.Late(now(), at.Load, time.Second); blockErr == nil && late > 0 {
+			if late := lateBy(now(), at.Load, time.Second); blockErr == nil && late > 0 {
 				run = store.Run{Step: slot.Step.Index, Target: slot.Step.Target.Name, Role: string(slot.Step.Target.Role),
 					Workload: slot.Step.Workload.Label(), Threads: slot.Step.Threads, Repeat: slot.Step.Repeat, StartedAt: now(),
 					Status: store.RunFailed, Error: fmt.Sprintf("this runner reached the step %s after the others started it", late.Round(time.Millisecond))}
@@ -220,7 +218,7 @@ func (s *sweeper) runBlocks(ctx context.Context, st *store.Store, load *store.Sp
 		free = anchor.Add(b.Done)
 	}
 	if first && tt.Cleanup {
-		if err := schedule.WaitUntil(ctx, clk, free); err != nil {
+		if err := waitUntil(ctx, clk, free); err != nil {
 			return true, nil
 		}
 		s.cleanupAll(ctx)

@@ -1,4 +1,4 @@
-package schedule
+package sweep
 
 import (
 	"context"
@@ -12,34 +12,34 @@ import (
 	"github.com/shakedown/shakedown/internal/usage"
 )
 
-// fakeClock moves only when told to.
-type fakeClock struct {
+// steppedClock moves only when told to.
+type steppedClock struct {
 	mu      sync.Mutex
 	now     time.Time
-	waiters []fakeWaiter
+	waiters []steppedWaiter
 }
 
-type fakeWaiter struct {
+type steppedWaiter struct {
 	at time.Time
 	ch chan time.Time
 }
 
-func (c *fakeClock) Now() time.Time {
+func (c *steppedClock) Now() time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.now
 }
 
-func (c *fakeClock) After(d time.Duration) <-chan time.Time {
+func (c *steppedClock) After(d time.Duration) <-chan time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	ch := make(chan time.Time, 1)
-	c.waiters = append(c.waiters, fakeWaiter{at: c.now.Add(d), ch: ch})
+	c.waiters = append(c.waiters, steppedWaiter{at: c.now.Add(d), ch: ch})
 	return ch
 }
 
 // advance moves the clock and fires the waiters it passes.
-func (c *fakeClock) advance(d time.Duration) {
+func (c *steppedClock) advance(d time.Duration) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.now = c.now.Add(d)
@@ -56,7 +56,7 @@ func (c *fakeClock) advance(d time.Duration) {
 
 // wakeEarly fires every waiter without moving the clock, as a stepped
 // system clock can.
-func (c *fakeClock) wakeEarly() {
+func (c *steppedClock) wakeEarly() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, w := range c.waiters {
@@ -65,14 +65,14 @@ func (c *fakeClock) wakeEarly() {
 	c.waiters = nil
 }
 
-func (c *fakeClock) pending() int {
+func (c *steppedClock) pending() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return len(c.waiters)
 }
 
 // waitFor polls cond with a deadline.
-func waitFor(t *testing.T, what string, cond func() bool) {
+func pollFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for !cond() {
@@ -85,14 +85,14 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 
 func TestWaitUntil(t *testing.T) {
 	t0 := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
-	clk := &fakeClock{now: t0}
+	clk := &steppedClock{now: t0}
 	done := make(chan error, 1)
-	go func() { done <- WaitUntil(context.Background(), clk, t0.Add(10*time.Second)) }()
+	go func() { done <- waitUntil(context.Background(), clk, t0.Add(10*time.Second)) }()
 
-	waitFor(t, "the wait to start", func() bool { return clk.pending() == 1 })
+	pollFor(t, "the wait to start", func() bool { return clk.pending() == 1 })
 	clk.advance(5 * time.Second)
 	clk.wakeEarly() // woken at +5s: must wait on
-	waitFor(t, "the wait to resume after an early wake", func() bool { return clk.pending() == 1 })
+	pollFor(t, "the wait to resume after an early wake", func() bool { return clk.pending() == 1 })
 	select {
 	case err := <-done:
 		t.Fatalf("returned at +5s with %v, want it to wait until +10s", err)
@@ -108,13 +108,13 @@ func TestWaitUntil(t *testing.T) {
 		t.Fatal("did not return at +10s")
 	}
 
-	if err := WaitUntil(context.Background(), clk, t0); err != nil {
+	if err := waitUntil(context.Background(), clk, t0); err != nil {
 		t.Errorf("a time already past: got %v, want nil at once", err)
 	}
 
 	ctx, cancel := context.WithCancel(context.Background())
-	go func() { done <- WaitUntil(ctx, clk, clk.Now().Add(time.Hour)) }()
-	waitFor(t, "the second wait to start", func() bool { return clk.pending() == 1 })
+	go func() { done <- waitUntil(ctx, clk, clk.Now().Add(time.Hour)) }()
+	pollFor(t, "the second wait to start", func() bool { return clk.pending() == 1 })
 	cancel()
 	select {
 	case err := <-done:
@@ -128,15 +128,15 @@ func TestWaitUntil(t *testing.T) {
 
 func TestLate(t *testing.T) {
 	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
-	if got := Late(now.Add(2*time.Second), now, time.Second); got != 2*time.Second {
-		t.Errorf("Late: got %s, want 2s", got)
+	if got := lateBy(now.Add(2*time.Second), now, time.Second); got != 2*time.Second {
+		t.Errorf("lateBy: got %s, want 2s", got)
 	}
-	if got := Late(now.Add(500*time.Millisecond), now, time.Second); got != 0 {
-		t.Errorf("Late within tolerance: got %s, want 0", got)
+	if got := lateBy(now.Add(500*time.Millisecond), now, time.Second); got != 0 {
+		t.Errorf("lateBy within tolerance: got %s, want 0", got)
 	}
 }
 
-func testPlan(prepare bool) *plan.Plan {
+func timetablePlan(prepare bool) *plan.Plan {
 	return &plan.Plan{
 		Path:      "p.yaml",
 		Targets:   []*plan.Target{{Name: "a", Role: plan.Control}, {Name: "b", Role: plan.Candidate}},
@@ -147,9 +147,9 @@ func testPlan(prepare bool) *plan.Plan {
 	}
 }
 
-func TestSweepWithoutPrepare(t *testing.T) {
-	p := testPlan(false)
-	tt, err := Sweep(p, NameKey(p), DefaultMargins)
+func TestTimetableWithoutPrepare(t *testing.T) {
+	p := timetablePlan(false)
+	tt, err := timetableOf(p, nameKey(p), defaultMargins)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +161,7 @@ func TestSweepWithoutPrepare(t *testing.T) {
 		t.Fatalf("got %d slots, want %d", len(slots), len(p.Steps()))
 	}
 	// connect 5s, warm-up 2s, 10s, then max(cooldown 1s, settle 2s).
-	for k, want := range []Slot{
+	for k, want := range []slot{
 		{Connect: 0, Load: 5 * time.Second, Measure: 7 * time.Second, End: 17 * time.Second},
 		{Connect: 19 * time.Second, Load: 24 * time.Second, Measure: 26 * time.Second, End: 36 * time.Second},
 	} {
@@ -174,8 +174,8 @@ func TestSweepWithoutPrepare(t *testing.T) {
 		if slots[k].Step.Index != k+1 {
 			t.Errorf("slot %d runs step %d, want %d", k, slots[k].Step.Index, k+1)
 		}
-		if gap := slots[k].Connect - slots[k-1].End; gap < DefaultMargins.Settle {
-			t.Errorf("slot %d connects %s after slot %d ends, want at least %s", k, gap, k-1, DefaultMargins.Settle)
+		if gap := slots[k].Connect - slots[k-1].End; gap < defaultMargins.Settle {
+			t.Errorf("slot %d connects %s after slot %d ends, want at least %s", k, gap, k-1, defaultMargins.Settle)
 		}
 	}
 	anchor := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
@@ -187,9 +187,9 @@ func TestSweepWithoutPrepare(t *testing.T) {
 	}
 }
 
-func TestSweepBlocksAtPrepare(t *testing.T) {
-	p := testPlan(true)
-	tt, err := Sweep(p, NameKey(p), DefaultMargins)
+func TestTimetableBlocksAtPrepare(t *testing.T) {
+	p := timetablePlan(true)
+	tt, err := timetableOf(p, nameKey(p), defaultMargins)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,8 +206,8 @@ func TestSweepBlocksAtPrepare(t *testing.T) {
 		if b.Slots[0].Connect != 0 {
 			t.Errorf("block's first step connects at %s, want 0 (at the anchor)", b.Slots[0].Connect)
 		}
-		if last := b.Slots[len(b.Slots)-1]; b.Done != last.End+DefaultMargins.Settle {
-			t.Errorf("block done at %s, want %s", b.Done, last.End+DefaultMargins.Settle)
+		if last := b.Slots[len(b.Slots)-1]; b.Done != last.End+defaultMargins.Settle {
+			t.Errorf("block done at %s, want %s", b.Done, last.End+defaultMargins.Settle)
 		}
 	}
 	want := "a/oltp_point_select b/oltp_point_select a/oltp_read_write b/oltp_read_write"
@@ -223,7 +223,7 @@ func TestSweepBlocksAtPrepare(t *testing.T) {
 	// A key that says the two workloads share their data: one prepare per
 	// target.
 	same := func(*plan.Workload) string { return "oltp" }
-	tt, _ = Sweep(p, same, DefaultMargins)
+	tt, _ = timetableOf(p, same, defaultMargins)
 	if len(tt.Blocks) != 2 {
 		t.Errorf("shared data: got %d blocks, want 2 (one per target)", len(tt.Blocks))
 	}
@@ -233,23 +233,23 @@ func TestSweepBlocksAtPrepare(t *testing.T) {
 // it takes, and publishes the anchors; the others take them from the mark.
 // Every runner ends up with the same wall time for every step.
 func TestRunnersAgree(t *testing.T) {
-	p := testPlan(true)
+	p := timetablePlan(true)
 	start := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	marks := map[int]time.Time{} // block -> announced anchor
 	prepareTakes := []time.Duration{90 * time.Second, 3 * time.Second, 47 * time.Second, 1500 * time.Millisecond}
 
-	times := func(runner int) []Times {
-		tt, err := Sweep(p, NameKey(p), DefaultMargins)
+	times := func(runner int) []slotTimes {
+		tt, err := timetableOf(p, nameKey(p), defaultMargins)
 		if err != nil {
 			t.Fatal(err)
 		}
-		var out []Times
+		var out []slotTimes
 		at := start // when this runner is free to begin the block
 		for b, blk := range tt.Blocks {
 			anchor := at
 			if blk.Prepare != nil {
 				if runner == 1 {
-					marks[b] = Resume(at.Add(prepareTakes[b]), DefaultMargins)
+					marks[b] = resumeAt(at.Add(prepareTakes[b]), defaultMargins)
 				}
 				anchor = marks[b]
 			}
@@ -274,19 +274,19 @@ func TestRunnersAgree(t *testing.T) {
 			t.Errorf("step %d connects at %s, before step %d ends at %s", k+1, first[k].Connect, k, first[k-1].End)
 		}
 	}
-	if got := Resume(start.Add(1500*time.Millisecond), DefaultMargins); !got.Equal(start.Add(7 * time.Second)) {
-		t.Errorf("Resume: got %s, want %s (ready + 5s, up to a whole second)", got, start.Add(7*time.Second))
+	if got := resumeAt(start.Add(1500*time.Millisecond), defaultMargins); !got.Equal(start.Add(7 * time.Second)) {
+		t.Errorf("resumeAt: got %s, want %s (ready + 5s, up to a whole second)", got, start.Add(7*time.Second))
 	}
 }
 
-func TestSweepRefuses(t *testing.T) {
-	p := testPlan(false)
+func TestTimetableRefuses(t *testing.T) {
+	p := timetablePlan(false)
 	p.TimeS, p.Events = 0, 1000
-	if _, err := Sweep(p, NameKey(p), DefaultMargins); err == nil || !usage.Is(err) || !strings.Contains(err.Error(), "needs a time per step") {
+	if _, err := timetableOf(p, nameKey(p), defaultMargins); err == nil || !usage.Is(err) || !strings.Contains(err.Error(), "needs a time per step") {
 		t.Errorf("events only: got %v, want a usage error asking for time", err)
 	}
-	p = testPlan(false)
-	if _, err := Sweep(p, NameKey(p), Margins{Connect: -time.Second}); err == nil || !usage.Is(err) {
+	p = timetablePlan(false)
+	if _, err := timetableOf(p, nameKey(p), margins{Connect: -time.Second}); err == nil || !usage.Is(err) {
 		t.Errorf("negative margin: got %v, want a usage error", err)
 	}
 }
@@ -294,16 +294,16 @@ func TestSweepRefuses(t *testing.T) {
 // TestMarginsOf: a plan's split: replaces the margins it names, and its
 // timetable keeps to them.
 func TestMarginsOf(t *testing.T) {
-	p := testPlan(false)
-	if got := MarginsOf(p); got != DefaultMargins {
-		t.Errorf("no split: got %+v, want the defaults %+v", got, DefaultMargins)
+	p := timetablePlan(false)
+	if got := marginsOf(p); got != defaultMargins {
+		t.Errorf("no split: got %+v, want the defaults %+v", got, defaultMargins)
 	}
 	p.Split = plan.SplitMargins{ConnectS: 30, ReadyS: 2}
-	m := MarginsOf(p)
-	if want := (Margins{Connect: 30 * time.Second, Settle: DefaultMargins.Settle, Ready: 2 * time.Second}); m != want {
+	m := marginsOf(p)
+	if want := (margins{Connect: 30 * time.Second, Settle: defaultMargins.Settle, Ready: 2 * time.Second}); m != want {
 		t.Fatalf("split connect 30, ready 2: got %+v, want %+v", m, want)
 	}
-	tt, err := Sweep(p, NameKey(p), m)
+	tt, err := timetableOf(p, nameKey(p), m)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,16 +1,17 @@
-// Package schedule works out when the runners of one split load start,
-// without a coordinator: a common start time (--start-at), a bounded wait
-// for it, and the timetable of a sweep that every runner computes alike from
-// the plan, so that each starts step k at the same wall time.
+// When the runners of one split sweep start, without a coordinator: a
+// common start time (--start-at), a bounded wait for it, and the timetable
+// of the sweep that every runner computes alike from the plan, so that each
+// starts step k at the same wall time.
 //
 // A timetable is made of blocks. A block begins at an anchor and lists its
 // steps as offsets from it. The first block's anchor is the start time. A
 // step whose data must be made first (the plan's prepare) begins a new
 // block: runner 1 (the first segment) prepares, then publishes a "data
-// ready" mark carrying the next anchor (see Resume); the other runners wait
-// for that mark and take its anchor. Prepare takes as long as it takes, and
-// the runners still start every step together.
-package schedule
+// ready" mark carrying the next anchor (see resumeAt); the other runners
+// wait for that mark and take its anchor. Prepare takes as long as it
+// takes, and the runners still start every step together.
+
+package sweep
 
 import (
 	"context"
@@ -21,9 +22,9 @@ import (
 	"github.com/shakedown/shakedown/internal/usage"
 )
 
-// Margins are the safety margins of a timetable. Every runner of one load
+// margins are the safety margins of a timetable. Every runner of one load
 // must use the same.
-type Margins struct {
+type margins struct {
 	// Connect is the time before a step's load starts in which the runners
 	// open their connections, so that a runner slower to connect does not
 	// start late.
@@ -38,13 +39,13 @@ type Margins struct {
 	Ready time.Duration
 }
 
-// DefaultMargins are the margins unless told otherwise.
-var DefaultMargins = Margins{Connect: 5 * time.Second, Settle: 2 * time.Second, Ready: 5 * time.Second}
+// defaultMargins are the margins unless told otherwise.
+var defaultMargins = margins{Connect: 5 * time.Second, Settle: 2 * time.Second, Ready: 5 * time.Second}
 
-// MarginsOf is p's margins: those its split: names, the defaults for the
+// marginsOf is p's margins: those its split: names, the defaults for the
 // rest.
-func MarginsOf(p *plan.Plan) Margins {
-	m := DefaultMargins
+func marginsOf(p *plan.Plan) margins {
+	m := defaultMargins
 	for _, o := range []struct {
 		s  int
 		to *time.Duration
@@ -56,8 +57,8 @@ func MarginsOf(p *plan.Plan) Margins {
 	return m
 }
 
-// Slot is when one step runs, as offsets from its block's anchor.
-type Slot struct {
+// slot is when one step runs, as offsets from its block's anchor.
+type slot struct {
 	Step    plan.Step
 	Connect time.Duration // open the connections
 	Load    time.Duration // the load starts (warm-up, if any, first)
@@ -65,42 +66,43 @@ type Slot struct {
 	End     time.Duration // measuring ends
 }
 
-// Block is a run of steps timed from one anchor.
-type Block struct {
+// block is a run of steps timed from one anchor.
+type block struct {
 	// Prepare, when set, is the step whose data runner 1 makes before the
 	// block; the block's anchor is then the one its data-ready mark
 	// announces. Only the first block can have none: its anchor is the
 	// start time.
 	Prepare *plan.Step
-	Slots   []Slot
+	Slots   []slot
 	// Done is when the block's last step has ended and settled: runner 1
 	// may prepare the next data, or clean up, from then on.
 	Done time.Duration
 }
 
-// Timetable is a sweep's schedule.
-type Timetable struct {
-	Blocks []Block
+// timetable is a sweep's schedule.
+type timetable struct {
+	Blocks []block
 	// Cleanup says runner 1 drops the data after the last block's Done.
 	Cleanup bool
 }
 
-// DataKey says which data a workload needs: steps whose workloads have the
-// same key on the same target share their data.
-type DataKey func(*plan.Workload) string
+// dataKeyFunc says which data a workload needs: steps whose workloads have
+// the same key on the same target share their data.
+type dataKeyFunc func(*plan.Workload) string
 
-// NameKey is the simplest DataKey: the workload's name and prepare options.
-func NameKey(p *plan.Plan) DataKey {
+// nameKey is the simplest dataKeyFunc: the workload's name and prepare
+// options.
+func nameKey(p *plan.Plan) dataKeyFunc {
 	return func(w *plan.Workload) string {
 		return strings.Join(p.PrepareArgs(w), " ")
 	}
 }
 
-// Sweep computes p's timetable. key must say which steps share data the
-// way the sweep itself decides when to prepare, so that the blocks begin
-// where runner 1 prepares. A plan whose steps have no fixed length (events
+// timetableOf computes p's timetable. key must say which steps share data
+// the way the sweep itself decides when to prepare, so that the blocks
+// begin where runner 1 prepares. A plan whose steps have no fixed length (events
 // without time) has no timetable.
-func Sweep(p *plan.Plan, key DataKey, m Margins) (*Timetable, error) {
+func timetableOf(p *plan.Plan, key dataKeyFunc, m margins) (*timetable, error) {
 	if p.TimeS <= 0 {
 		return nil, usage.Errorf("%s: a sweep split over runners needs a time per step (time: N), so every runner can start each step at the same moment; events alone leave a step's end unknown", p.Path)
 	}
@@ -111,9 +113,9 @@ func Sweep(p *plan.Plan, key DataKey, m Margins) (*Timetable, error) {
 	warm := time.Duration(p.WarmupS) * time.Second
 	length := time.Duration(p.TimeS) * time.Second
 
-	tt := &Timetable{Cleanup: p.Prepare && p.Cleanup}
+	tt := &timetable{Cleanup: p.Prepare && p.Cleanup}
 	data := map[string]string{} // target name -> data key on it
-	var cur *Block
+	var cur *block
 	var at time.Duration
 	for _, st := range p.Steps() {
 		if p.Prepare {
@@ -121,15 +123,15 @@ func Sweep(p *plan.Plan, key DataKey, m Margins) (*Timetable, error) {
 			if data[st.Target.Name] != k {
 				data[st.Target.Name] = k
 				step := st
-				tt.Blocks = append(tt.Blocks, Block{Prepare: &step})
+				tt.Blocks = append(tt.Blocks, block{Prepare: &step})
 				cur, at = &tt.Blocks[len(tt.Blocks)-1], 0
 			}
 		}
 		if cur == nil {
-			tt.Blocks = append(tt.Blocks, Block{})
+			tt.Blocks = append(tt.Blocks, block{})
 			cur, at = &tt.Blocks[0], 0
 		}
-		s := Slot{Step: st, Connect: at, Load: at + m.Connect}
+		s := slot{Step: st, Connect: at, Load: at + m.Connect}
 		s.Measure = s.Load + warm
 		s.End = s.Measure + length
 		cur.Slots = append(cur.Slots, s)
@@ -139,20 +141,28 @@ func Sweep(p *plan.Plan, key DataKey, m Margins) (*Timetable, error) {
 	return tt, nil
 }
 
-// Times are a slot's wall times from its block's anchor.
-type Times struct {
+// CheckTimetable says whether p has a timetable, which a split sweep
+// needs: steps of a fixed length, so that every runner can start each step
+// at the same moment.
+func CheckTimetable(p *plan.Plan) error {
+	_, err := timetableOf(p, func(*plan.Workload) string { return "" }, marginsOf(p))
+	return err
+}
+
+// slotTimes are a slot's wall times from its block's anchor.
+type slotTimes struct {
 	Connect, Load, Measure, End time.Time
 }
 
 // At is s at anchor.
-func (s Slot) At(anchor time.Time) Times {
-	return Times{Connect: anchor.Add(s.Connect), Load: anchor.Add(s.Load), Measure: anchor.Add(s.Measure), End: anchor.Add(s.End)}
+func (s slot) At(anchor time.Time) slotTimes {
+	return slotTimes{Connect: anchor.Add(s.Connect), Load: anchor.Add(s.Load), Measure: anchor.Add(s.Measure), End: anchor.Add(s.End)}
 }
 
-// Resume is the anchor runner 1 announces in a data-ready mark written at
+// resumeAt is the anchor runner 1 announces in a data-ready mark written at
 // ready, the end of a prepare: ready plus the Ready margin, up to the next
 // whole second so that it reads the same in every log.
-func Resume(ready time.Time, m Margins) time.Time {
+func resumeAt(ready time.Time, m margins) time.Time {
 	t := ready.Add(m.Ready)
 	if r := t.Truncate(time.Second); !r.Equal(t) {
 		t = r.Add(time.Second)
@@ -160,26 +170,26 @@ func Resume(ready time.Time, m Margins) time.Time {
 	return t
 }
 
-// Clock is the time source of a wait; tests give a fake one.
-type Clock interface {
+// waitClock is the time source of a wait; tests give a fake one.
+type waitClock interface {
 	Now() time.Time
 	// After sends once d has passed.
 	After(d time.Duration) <-chan time.Time
 }
 
-// RealClock is the system clock.
-type RealClock struct{}
+// systemClock is the system clock.
+type systemClock struct{}
 
 // Now is time.Now.
-func (RealClock) Now() time.Time { return time.Now() }
+func (systemClock) Now() time.Time { return time.Now() }
 
 // After is time.After.
-func (RealClock) After(d time.Duration) <-chan time.Time { return time.After(d) }
+func (systemClock) After(d time.Duration) <-chan time.Time { return time.After(d) }
 
-// WaitUntil returns at t, or at once when t has passed, or with ctx's
+// waitUntil returns at t, or at once when t has passed, or with ctx's
 // error when ctx ends first. A clock that wakes early (a stepped system
 // clock) is waited on again.
-func WaitUntil(ctx context.Context, clk Clock, t time.Time) error {
+func waitUntil(ctx context.Context, clk waitClock, t time.Time) error {
 	for {
 		d := t.Sub(clk.Now())
 		if d <= 0 {
@@ -193,10 +203,10 @@ func WaitUntil(ctx context.Context, clk Clock, t time.Time) error {
 	}
 }
 
-// Late is how far past t now is, beyond tolerance (0 when not late). A
+// lateBy is how far past t now is, beyond tolerance (0 when not late). A
 // runner that reaches a start time late by more than a margin does not
 // start that step: its load would not overlap the others'.
-func Late(now, t time.Time, tolerance time.Duration) time.Duration {
+func lateBy(now, t time.Time, tolerance time.Duration) time.Duration {
 	if d := now.Sub(t); d > tolerance {
 		return d
 	}
