@@ -136,11 +136,11 @@ func ParseArgs(verb string, args []string, help io.Writer) (runspec.Spec, []stri
 		return runspec.Spec{}, nil, usagef("%s %s: %s", verb, name, sbflag.Explain(fs, err, "shakedown "+verb+" "+name+" --help"))
 	}
 	if asked {
-		fmt.Fprintf(help, "usage: shakedown %s %s [options]\n\n", verb, name)
+		fmt.Fprintf(help, "usage: shakedown %s %s [options]\n", verb, name)
 		if h, ok := gen.(workload.Helper); ok {
-			fmt.Fprintf(help, "%s\nOptions:\n", h.Help())
+			fmt.Fprintf(help, "\n%s", strings.TrimRight(h.Help(), "\n")+"\n")
 		}
-		fmt.Fprint(help, fs.FlagUsages())
+		writeOptions(help, fs, own, name)
 		return runspec.Spec{}, nil, ErrHelp
 	}
 	if fs.NArg() > 0 {
@@ -189,7 +189,61 @@ func writeHelp(w io.Writer, verb string) {
 	var j Job
 	fs := sbflag.NewFlagSet(verb)
 	bind(fs, &j.spec, &j.help, &j.tflags)
-	fmt.Fprintf(w, "\nOptions of every workload (shakedown %s WORKLOAD --help adds the workload's own):\n%s", verb, fs.FlagUsages())
+	fmt.Fprintf(w, "\nOptions of every workload (shakedown %s WORKLOAD --help adds the workload's own):\n", verb)
+	writeOptions(w, fs, nil, "")
+}
+
+// optionSections are the sections the help lists the options of every
+// workload in, each with its options in the order they are bound (a
+// workload's own come first, in a section of their own). Every option is
+// in one: TestHelpSections fails on one left out.
+var optionSections = []struct {
+	title   string
+	options []string
+}{
+	{"Load and time", []string{"threads", "time", "events", "rate", "warmup-time", "report-interval", "percentile", "histogram",
+		"mysql-ignore-errors", "db-ps-mode", "connect-mode", "verbosity",
+		"rand-type", "rand-seed", "rand-spec-iter", "rand-spec-pct", "rand-spec-res", "rand-pareto-h", "rand-zipfian-exp"}},
+	{"Target and connection (shakedown help targets)", []string{"target", "mysql-host", "mysql-port", "mysql-socket", "mysql-user", "mysql-password",
+		"mysql-db", "mysql-ssl", "connect-timeout", "password-file", "defaults-file", "defaults-extra-file", "login-path", "no-defaults",
+		"db-driver", "client-io"}},
+	{"Output and store", []string{"json", "store", "name", "metrics-addr", "help"}},
+	{"Split load (docs/kubernetes.md)", []string{"segment", "segment-sequence", "segments", "segment-index-env", "start-at"}},
+	{"Diagnostics", []string{"monitor", "stall", "stall-cooldown", "stall-max", "stall-stacks"}},
+}
+
+// writeOptions lists fs's options in sections: own's (the workload wl's
+// options) first, then optionSections; an option in none comes last,
+// under Other options.
+func writeOptions(w io.Writer, fs, own *pflag.FlagSet, wl string) {
+	placed := map[string]bool{}
+	section := func(title string, names []string) {
+		sub := sbflag.NewFlagSet(title)
+		for _, n := range names {
+			if f := fs.Lookup(n); f != nil && !placed[n] {
+				sub.AddFlag(f)
+				placed[n] = true
+			}
+		}
+		if sub.HasFlags() {
+			fmt.Fprintf(w, "\n%s:\n%s", title, sub.FlagUsages())
+		}
+	}
+	if own != nil {
+		var names []string
+		own.VisitAll(func(f *pflag.Flag) { names = append(names, f.Name) })
+		section("Options of "+wl, names)
+	}
+	for _, s := range optionSections {
+		section(s.title, s.options)
+	}
+	var rest []string
+	fs.VisitAll(func(f *pflag.Flag) {
+		if !placed[f.Name] && !f.Hidden {
+			rest = append(rest, f.Name)
+		}
+	})
+	section("Other options", rest)
 }
 
 var verbHelp = map[string]string{

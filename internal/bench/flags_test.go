@@ -9,6 +9,7 @@ import (
 
 	"github.com/shakedown/shakedown/internal/runner"
 	"github.com/shakedown/shakedown/internal/usage"
+	"github.com/shakedown/shakedown/internal/workload"
 	_ "github.com/shakedown/shakedown/internal/workload/all"
 )
 
@@ -127,7 +128,7 @@ func TestWorkloadHelp(t *testing.T) {
 		t.Fatalf("got %v, want ErrHelp", err)
 	}
 	out := help.String()
-	for _, want := range []string{"usage: shakedown run sql", "Placeholders", "{{uniform A B}}", "{{NAME = GENERATOR ...}}", "-- @event", "Options:\n", "--file"} {
+	for _, want := range []string{"usage: shakedown run sql", "Placeholders", "{{uniform A B}}", "{{NAME = GENERATOR ...}}", "-- @event", "Options of sql:\n", "--file"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("help lacks %q:\n%s", want, out)
 		}
@@ -135,7 +136,7 @@ func TestWorkloadHelp(t *testing.T) {
 	if strings.Contains(out, "package documentation") {
 		t.Errorf("help sends the reader to the package documentation:\n%s", out)
 	}
-	if i, j := strings.Index(out, "Placeholders"), strings.Index(out, "Options:"); i > j {
+	if i, j := strings.Index(out, "Placeholders"), strings.Index(out, "Options of sql:"); i > j {
 		t.Errorf("got the language after the options (%d > %d), want it before", i, j)
 	}
 }
@@ -184,5 +185,32 @@ func TestTakes(t *testing.T) {
 		if got := Takes(tc.workload, tc.option); got != tc.want {
 			t.Errorf("Takes(%s, %s): got %v, want %v", tc.workload, tc.option, got, tc.want)
 		}
+	}
+}
+
+// TestHelpSections: every option of every workload's command line is
+// listed in one of the help's sections, none under Other options, and
+// each once.
+func TestHelpSections(t *testing.T) {
+	for _, wl := range workload.Names() {
+		var b strings.Builder
+		_, _, err := ParseArgs("run", []string{wl, "--help"}, &b)
+		if !errors.Is(err, ErrHelp) {
+			t.Fatalf("%s --help: got %v, want ErrHelp", wl, err)
+		}
+		out := b.String()
+		if strings.Contains(out, "Other options:") {
+			t.Errorf("%s --help: an option is in no section:\n%s", wl, out[strings.Index(out, "Other options:"):])
+		}
+		for _, want := range []string{"\nLoad and time:\n", "\nTarget and connection", "\nOutput and store:\n", "\nSplit load", "\nDiagnostics:\n", "--threads int", "--stall-max int", "--segment string"} {
+			if strings.Count(out, want) != 1 {
+				t.Errorf("%s --help: got %q %d times, want once", wl, want, strings.Count(out, want))
+			}
+		}
+	}
+	var b strings.Builder
+	writeHelp(&b, "run")
+	if out := b.String(); strings.Contains(out, "Other options:") || !strings.Contains(out, "\nDiagnostics:\n") {
+		t.Errorf("help run: want every option in a section:\n%s", out)
 	}
 }
