@@ -194,56 +194,30 @@ func writeHelp(w io.Writer, verb string) {
 }
 
 // optionSections are the sections the help lists the options of every
-// workload in, each with its options in the order they are bound (a
-// workload's own come first, in a section of their own). Every option is
-// in one: TestHelpSections fails on one left out.
-var optionSections = []struct {
-	title   string
-	options []string
-}{
-	{"Load and time", []string{"threads", "time", "events", "rate", "warmup-time", "report-interval", "percentile", "histogram",
+// workload in (a workload's own come first, in a section of their own).
+// Every option is in one: TestHelpSections fails on one left out.
+var optionSections = []sbflag.Section{
+	{Title: "Load and time", Options: []string{"threads", "time", "events", "rate", "warmup-time", "report-interval", "percentile", "histogram",
 		"mysql-ignore-errors", "db-ps-mode", "connect-mode", "verbosity",
 		"rand-type", "rand-seed", "rand-spec-iter", "rand-spec-pct", "rand-spec-res", "rand-pareto-h", "rand-zipfian-exp"}},
-	{"Target and connection (shakedown help targets)", []string{"target", "mysql-host", "mysql-port", "mysql-socket", "mysql-user", "mysql-password",
+	{Title: "Target and connection (shakedown help targets)", Options: []string{"target", "mysql-host", "mysql-port", "mysql-socket", "mysql-user", "mysql-password",
 		"mysql-db", "mysql-ssl", "connect-timeout", "password-file", "defaults-file", "defaults-extra-file", "login-path", "no-defaults",
 		"db-driver", "client-io"}},
-	{"Output and store", []string{"json", "store", "name", "metrics-addr", "help"}},
-	{"Split load (docs/kubernetes.md)", []string{"segment", "segment-sequence", "segments", "segment-index-env", "start-at"}},
-	{"Diagnostics", []string{"monitor", "stall", "stall-cooldown", "stall-max", "stall-stacks"}},
+	{Title: "Output and store", Options: []string{"json", "store", "name", "metrics-addr", "help"}},
+	{Title: "Split load (docs/kubernetes.md)", Options: []string{"segment", "segment-sequence", "segments", "segment-index-env", "start-at"}},
+	{Title: "Diagnostics", Options: []string{"monitor", "stall", "stall-cooldown", "stall-max", "stall-stacks"}},
 }
 
 // writeOptions lists fs's options in sections: own's (the workload wl's
-// options) first, then optionSections; an option in none comes last,
-// under Other options.
+// options) first, then optionSections.
 func writeOptions(w io.Writer, fs, own *pflag.FlagSet, wl string) {
-	placed := map[string]bool{}
-	section := func(title string, names []string) {
-		sub := sbflag.NewFlagSet(title)
-		for _, n := range names {
-			if f := fs.Lookup(n); f != nil && !placed[n] {
-				sub.AddFlag(f)
-				placed[n] = true
-			}
-		}
-		if sub.HasFlags() {
-			fmt.Fprintf(w, "\n%s:\n%s", title, sub.FlagUsages())
-		}
-	}
+	sections := optionSections
 	if own != nil {
 		var names []string
 		own.VisitAll(func(f *pflag.Flag) { names = append(names, f.Name) })
-		section("Options of "+wl, names)
+		sections = append([]sbflag.Section{{Title: "Options of " + wl, Options: names}}, optionSections...)
 	}
-	for _, s := range optionSections {
-		section(s.title, s.options)
-	}
-	var rest []string
-	fs.VisitAll(func(f *pflag.Flag) {
-		if !placed[f.Name] && !f.Hidden {
-			rest = append(rest, f.Name)
-		}
-	})
-	section("Other options", rest)
+	sbflag.WriteSections(w, fs, sections)
 }
 
 var verbHelp = map[string]string{
