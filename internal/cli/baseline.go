@@ -10,7 +10,6 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/shakedown/shakedown/internal/helptext"
 	"github.com/shakedown/shakedown/internal/report"
 	"github.com/shakedown/shakedown/internal/store"
 )
@@ -41,7 +40,7 @@ func (c *baselineCmd) run(ctx context.Context, env *Env, args []string) error {
 		return usagef("baseline: %v (see shakedown baseline --help)", err)
 	}
 	if c.help {
-		fmt.Fprint(env.Stdout, helptext.Baseline)
+		fmt.Fprint(env.Stdout, baselineHelp)
 		fmt.Fprint(env.Stdout, fs.FlagUsages())
 		return nil
 	}

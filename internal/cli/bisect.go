@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/shakedown/shakedown/internal/bisect"
-	"github.com/shakedown/shakedown/internal/helptext"
 	"github.com/shakedown/shakedown/internal/outfile"
 	"github.com/shakedown/shakedown/internal/result"
 	"github.com/shakedown/shakedown/internal/sandbox"
@@ -56,7 +55,7 @@ func (c *bisectCmd) run(ctx context.Context, env *Env, args []string) error {
 		return usagef("vars bisect: %v (see shakedown vars bisect --help)", err)
 	}
 	if c.help {
-		fmt.Fprint(env.Stdout, helptext.Bisect, fs.FlagUsages())
+		fmt.Fprint(env.Stdout, bisectHelp, fs.FlagUsages())
 		return nil
 	}
 	undoOnly := fs.Changed("undo") && len(targets) < 2

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/shakedown/shakedown/internal/helptext"
 	"github.com/shakedown/shakedown/internal/outfile"
 	"io"
 	"time"
@@ -54,7 +53,7 @@ func (c *capacityCmd) flags() *pflag.FlagSet {
 func (c *capacityCmd) run(ctx context.Context, env *Env, args []string) error {
 	fs := c.flags()
 	own, rest := capacity.SplitArgs(fs, args)
-	if help, err := parseFlags(env, fs, own, "capacity", helptext.Capacity); help || err != nil {
+	if help, err := parseFlags(env, fs, own, "capacity", capacityHelp); help || err != nil {
 		return err
 	}
 	slo, err := capacity.ParseSLO(c.slo)

@@ -16,7 +16,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/shakedown/shakedown/internal/bench"
-	"github.com/shakedown/shakedown/internal/helptext"
 	"github.com/shakedown/shakedown/internal/sbflag"
 	"github.com/shakedown/shakedown/internal/suggest"
 	"github.com/shakedown/shakedown/internal/usage"
@@ -128,24 +127,24 @@ func commands() map[string]command {
 		"slap":      cmd("mysqlslap's options and summary, plus QPS, percentiles and errors", func() subcommand { return &slapCmd{} }),
 		"sandbox":   cmd("start, stop and list throwaway local servers", func() subcommand { return &sandboxCmd{} }),
 		"capacity":  cmd("the highest rate each target sustains within a latency SLO (--slo 'p99<=20ms')", func() subcommand { return &capacityCmd{} }),
-		"sweep":     parsed("run a plan: targets x workloads x thread levels x repeats, stored", "sweep", helptext.Sweep, func() parsedCmd { return &sweepCmd{} }),
-		"report":    parsed("compare stored results: tables, ratios, verdicts, charts", "report", helptext.Report, func() parsedCmd { return &reportCmd{} }),
+		"sweep":     parsed("run a plan: targets x workloads x thread levels x repeats, stored", "sweep", sweepHelp, func() parsedCmd { return &sweepCmd{} }),
+		"report":    parsed("compare stored results: tables, ratios, verdicts, charts", "report", reportHelp, func() parsedCmd { return &reportCmd{} }),
 		"baseline":  cmd("save, list and delete baselines that later results are compared with", func() subcommand { return &baselineCmd{} }),
 		"demo":      cmd("two local sandboxes, a sweep and a report, in a few minutes", func() subcommand { return &demoCmd{} }),
-		"watch":     parsed("per-second server status, orzdba style", "watch", helptext.Watch, func() parsedCmd { return &watchCmd{} }),
+		"watch":     parsed("per-second server status, orzdba style", "watch", watchHelp, func() parsedCmd { return &watchCmd{} }),
 		"vars":      cmd("compare servers' global variables (vars diff A B...)", func() subcommand { return &varsCmd{} }),
 		"host":      cmd("host facts that change performance, and their differences (host facts, host diff A B...)", func() subcommand { return &hostCmd{} }),
-		"verify":    parsed("prove a target holds exactly the source's data; print repair SQL", "verify", helptext.Verify, func() parsedCmd { return &verifyCmd{} }),
-		"check":     parsed("pre-migration findings: settings, objects, accounts, flavour gaps, binlog prerequisites", "check", helptext.Check, func() parsedCmd { return &checkCmd{} }),
-		"readiness": parsed("one go/no-go page for a source and target: check, variables, sweeps, replay, verify", "readiness", helptext.Readiness, func() parsedCmd { return &readinessCmd{} }),
-		"copy":      parsed("copy a database, or a consistent subset with its foreign keys whole, to a target; verify it", "copy", helptext.Copy, func() parsedCmd { return &copyCmd{} }),
-		"follow":    parsed("apply the source's binary log to a copy: resumable, verified while it runs", "follow", helptext.Follow, func() parsedCmd { return &followCmd{} }),
-		"cutover":   parsed("rehearse the switch: lag, read_only, final position, verify; the write-unavailable window", "cutover", helptext.Cutover, func() parsedCmd { return &cutoverCmd{} }),
-		"analyze":   parsed("ANALYZE TABLE every table of a target (refresh statistics)", "analyze", helptext.Analyze, func() parsedCmd { return &analyzeCmd{} }),
-		"capture":   parsed("slow log, general log or pcap into a capture file; fingerprints; --to-workload", "capture", helptext.Capture, func() parsedCmd { return &captureCmd{} }),
-		"mirror":    parsed("a proxy: clients served by the control, their reads compared on candidates, live", "mirror", helptext.Mirror, func() parsedCmd { return &mirrorCmd{} }),
-		"replay":    parsed("replay a capture on a control and candidates; compare results, errors, latency", "replay", helptext.Replay, func() parsedCmd { return &replayCmd{} }),
-		"rehearse":  parsed("one plan rehearses a migration: check, copy, follow, verify, analyze, vars, replay, sweep, capacity, cutover, then readiness", "rehearse", helptext.Rehearse, func() parsedCmd { return &rehearseCmd{} }),
+		"verify":    parsed("prove a target holds exactly the source's data; print repair SQL", "verify", verifyHelp, func() parsedCmd { return &verifyCmd{} }),
+		"check":     parsed("pre-migration findings: settings, objects, accounts, flavour gaps, binlog prerequisites", "check", checkHelp, func() parsedCmd { return &checkCmd{} }),
+		"readiness": parsed("one go/no-go page for a source and target: check, variables, sweeps, replay, verify", "readiness", readinessHelp, func() parsedCmd { return &readinessCmd{} }),
+		"copy":      parsed("copy a database, or a consistent subset with its foreign keys whole, to a target; verify it", "copy", copyHelp, func() parsedCmd { return &copyCmd{} }),
+		"follow":    parsed("apply the source's binary log to a copy: resumable, verified while it runs", "follow", followHelp, func() parsedCmd { return &followCmd{} }),
+		"cutover":   parsed("rehearse the switch: lag, read_only, final position, verify; the write-unavailable window", "cutover", cutoverHelp, func() parsedCmd { return &cutoverCmd{} }),
+		"analyze":   parsed("ANALYZE TABLE every table of a target (refresh statistics)", "analyze", analyzeHelp, func() parsedCmd { return &analyzeCmd{} }),
+		"capture":   parsed("slow log, general log or pcap into a capture file; fingerprints; --to-workload", "capture", captureHelp, func() parsedCmd { return &captureCmd{} }),
+		"mirror":    parsed("a proxy: clients served by the control, their reads compared on candidates, live", "mirror", mirrorHelp, func() parsedCmd { return &mirrorCmd{} }),
+		"replay":    parsed("replay a capture on a control and candidates; compare results, errors, latency", "replay", replayHelp, func() parsedCmd { return &replayCmd{} }),
+		"rehearse":  parsed("one plan rehearses a migration: check, copy, follow, verify, analyze, vars, replay, sweep, capacity, cutover, then readiness", "rehearse", rehearseHelp, func() parsedCmd { return &rehearseCmd{} }),
 		"version":   {"print the version and the commit it was built from", runVersion},
 		"sysbench":  {"a sysbench command line: sysbench WORKLOAD [options] prepare|run|cleanup", runSysbench},
 	}
@@ -271,7 +270,7 @@ func helpFlag(fs *pflag.FlagSet) bool {
 func runVersion(ctx context.Context, env *Env, args []string) error {
 	if len(args) > 0 {
 		if args[0] == "--help" || args[0] == "-h" {
-			_, err := fmt.Fprint(env.Stdout, helptext.Version)
+			_, err := fmt.Fprint(env.Stdout, versionHelp)
 			return err
 		}
 		return usagef("version: unexpected argument %q: version takes none", args[0])
@@ -286,7 +285,7 @@ func isBenchVerb(s string) bool { return s == "prepare" || s == "run" || s == "c
 // sysbench command line with shakedown in front of it.
 func runSysbench(ctx context.Context, env *Env, args []string) error {
 	if len(args) == 0 || args[0] == "--help" || args[0] == "-h" {
-		_, err := fmt.Fprint(env.Stdout, helptext.Sysbench)
+		_, err := fmt.Fprint(env.Stdout, sysbenchHelp)
 		return err
 	}
 	if len(args) == 1 && (args[0] == "--version" || args[0] == "-v") {
@@ -306,9 +305,10 @@ func runSysbench(ctx context.Context, env *Env, args []string) error {
 
 func commandNames(cmds map[string]command) []string { return slices.Sorted(maps.Keys(cmds)) }
 
-// printUsage is shakedown's own help: the commands by job, as helptext groups them.
+// printUsage is shakedown's own help: the commands by job, as commandGroups
+// groups them.
 func printUsage(w io.Writer, cmds map[string]command) {
-	fmt.Fprint(w, helptext.Usage)
-	helptext.WriteCommands(w, commandNames(cmds), func(n string) string { return cmds[n].summary })
-	fmt.Fprint(w, helptext.FirstSteps)
+	fmt.Fprint(w, usageHelp)
+	writeCommands(w, commandNames(cmds), func(n string) string { return cmds[n].summary })
+	fmt.Fprint(w, firstStepsHelp)
 }

@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/shakedown/shakedown/internal/demo"
-	"github.com/shakedown/shakedown/internal/helptext"
 	"github.com/shakedown/shakedown/internal/outfile"
 	"github.com/shakedown/shakedown/internal/progress"
 	"github.com/shakedown/shakedown/internal/sandbox"
@@ -45,7 +44,7 @@ func (c *demoCmd) flags() *pflag.FlagSet {
 
 func (c *demoCmd) run(ctx context.Context, env *Env, args []string) error {
 	fs := c.flags()
-	if help, err := parseFlags(env, fs, args, "demo", helptext.Demo); help || err != nil {
+	if help, err := parseFlags(env, fs, args, "demo", demoHelp); help || err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {

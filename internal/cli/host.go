@@ -6,7 +6,6 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/shakedown/shakedown/internal/helptext"
 	"github.com/shakedown/shakedown/internal/hostsource"
 	"github.com/shakedown/shakedown/internal/outfile"
 	"github.com/shakedown/shakedown/internal/sbflag"
@@ -31,10 +30,10 @@ func (c *hostCmd) flags(_ *Env) *pflag.FlagSet {
 }
 
 func (c *hostCmd) run(ctx context.Context, env *Env, args []string) error {
-	return runVerbs(env, args, "host", helptext.Host, commandFlags(env, c), []verb{
-		{"facts", func(args []string) error { return runParsed(ctx, env, args, "host facts", helptext.Host, c) }},
+	return runVerbs(env, args, "host", hostHelp, commandFlags(env, c), []verb{
+		{"facts", func(args []string) error { return runParsed(ctx, env, args, "host facts", hostHelp, c) }},
 		{"diff", func(args []string) error {
-			return runParsed(ctx, env, args, "host diff", helptext.Host, &hostDiffCmd{})
+			return runParsed(ctx, env, args, "host diff", hostHelp, &hostDiffCmd{})
 		}},
 	})
 }

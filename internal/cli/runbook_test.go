@@ -14,7 +14,6 @@ import (
 
 	"github.com/shakedown/shakedown/internal/bench"
 	"github.com/shakedown/shakedown/internal/fingerprint"
-	"github.com/shakedown/shakedown/internal/helptext"
 	"github.com/shakedown/shakedown/internal/sandbox/sandboxtest"
 )
 
@@ -276,11 +275,11 @@ func TestOldRunbookLines(t *testing.T) {
 // TestSysbenchHelpExample: the old line that sysbench --help shows parses,
 // as the workload its text says.
 func TestSysbenchHelpExample(t *testing.T) {
-	i := strings.Index(helptext.Sysbench, "  shakedown sysbench --test=")
+	i := strings.Index(sysbenchHelp, "  shakedown sysbench --test=")
 	if i < 0 {
-		t.Fatalf("sysbench --help shows no old line:\n%s", helptext.Sysbench)
+		t.Fatalf("sysbench --help shows no old line:\n%s", sysbenchHelp)
 	}
-	line := strings.ReplaceAll(helptext.Sysbench[i:], "\\\n", " ")
+	line := strings.ReplaceAll(sysbenchHelp[i:], "\\\n", " ")
 	line, _, _ = strings.Cut(line, "\n")
 	args := strings.Fields(line)[2:] // after "shakedown sysbench"
 	if args[len(args)-1] != "run" {

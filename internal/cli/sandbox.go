@@ -9,7 +9,6 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/shakedown/shakedown/internal/helptext"
 	"github.com/shakedown/shakedown/internal/sandbox"
 	"github.com/shakedown/shakedown/internal/sbflag"
 )
@@ -39,7 +38,7 @@ func (c *sandboxCmd) flags() *pflag.FlagSet {
 }
 
 func (c *sandboxCmd) usage(w io.Writer) {
-	fmt.Fprint(w, helptext.Sandbox)
+	fmt.Fprint(w, sandboxHelp)
 	fmt.Fprint(w, c.flags().FlagUsages())
 }
 

@@ -8,7 +8,6 @@ import (
 	"io"
 
 	"github.com/shakedown/shakedown/internal/client"
-	"github.com/shakedown/shakedown/internal/helptext"
 	"github.com/shakedown/shakedown/internal/outfile"
 	"github.com/shakedown/shakedown/internal/progress"
 	"github.com/shakedown/shakedown/internal/result"
@@ -33,7 +32,7 @@ func (c *slapCmd) run(ctx context.Context, env *Env, args []string) error {
 	}
 	switch {
 	case o.Help:
-		fmt.Fprint(env.Stdout, helptext.Slap)
+		fmt.Fprint(env.Stdout, slapHelp)
 		fmt.Fprint(env.Stdout, o.Flags().FlagUsages())
 		return nil
 	case o.Version:

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/shakedown/shakedown/internal/bench"
-	"github.com/shakedown/shakedown/internal/helptext"
 	"github.com/shakedown/shakedown/internal/plan"
 )
 
@@ -16,7 +15,7 @@ import (
 // beside plan-level options for the sysbench ones, and max_repeats with
 // repeats: auto.
 func TestSweepHelpPlanParses(t *testing.T) {
-	_, after, ok := strings.Cut(helptext.Sweep, "A plan:\n\n")
+	_, after, ok := strings.Cut(sweepHelp, "A plan:\n\n")
 	if !ok {
 		t.Fatal(`got no "A plan:" in sweep --help, want an example plan`)
 	}

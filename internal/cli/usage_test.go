@@ -4,18 +4,16 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-
-	"github.com/shakedown/shakedown/internal/helptext"
 )
 
 // TestUsage checks shakedown help's list of commands: every command in
-// exactly one group of helptext.Groups, listed once, under its group's
+// exactly one group of commandGroups, listed once, under its group's
 // title, the groups in their order.
 func TestUsage(t *testing.T) {
 	cmds := commands()
 	groupOf := map[string]string{}
 	var titles []string
-	for _, g := range helptext.Groups() {
+	for _, g := range commandGroups() {
 		titles = append(titles, g.Title)
 		for _, n := range g.Commands {
 			if first, dup := groupOf[n]; dup {
@@ -26,7 +24,7 @@ func TestUsage(t *testing.T) {
 	}
 	for _, n := range commandNames(cmds) {
 		if _, ok := groupOf[n]; !ok {
-			t.Errorf("command %s: got it in no group of helptext.Groups, want it placed under its job", n)
+			t.Errorf("command %s: got it in no group of commandGroups, want it placed under its job", n)
 		}
 	}
 

@@ -6,7 +6,6 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/shakedown/shakedown/internal/helptext"
 	"github.com/shakedown/shakedown/internal/vars"
 )
 
@@ -20,8 +19,8 @@ func (c *varsCmd) flags(_ *Env) *pflag.FlagSet {
 }
 
 func (c *varsCmd) run(ctx context.Context, env *Env, args []string) error {
-	return runVerbs(env, args, "vars", helptext.Vars, commandFlags(env, c), []verb{
-		{"diff", func(args []string) error { return runParsed(ctx, env, args, "vars diff", helptext.Vars, c) }},
+	return runVerbs(env, args, "vars", varsHelp, commandFlags(env, c), []verb{
+		{"diff", func(args []string) error { return runParsed(ctx, env, args, "vars diff", varsHelp, c) }},
 		{"bisect", func(args []string) error { return (&bisectCmd{}).run(ctx, env, args) }},
 	})
 }

@@ -23,7 +23,7 @@ var order = [][]string{
 	// Leaves: no internal imports.
 	{"flavour"},
 	{"version", "usage", "suggest", "clock", "ioloop", "stats", "sqlsplit", "progress", "histogram",
-		"randgen", "vars", "fingerprint", "golden", "browsertest", "host", "outfile", "helptext", "home", "escape", "wire/lenenc"},
+		"randgen", "vars", "fingerprint", "golden", "browsertest", "host", "outfile", "home", "escape", "wire/lenenc"},
 	// Flags, run segments, the wire protocol and the in-process test server;
 	// render, the one frame and stylesheet of every HTML page.
 	{"sbflag", "segment", "wire", "wire/wiretest", "sandbox/gmstest", "render",

@@ -1,7 +1,7 @@
-package helptext
+package cli
 
-// Host is the help of shakedown host facts and host diff.
-const Host = `usage: shakedown host facts [--pid PID | --sandbox NAME] [--datadir DIR] [--json FILE] [TARGET]
+// hostHelp is the help of shakedown host facts and host diff.
+const hostHelp = `usage: shakedown host facts [--pid PID | --sandbox NAME] [--datadir DIR] [--json FILE] [TARGET]
        shakedown host diff A B... [--all] [--json]
 
 "host facts" reads, on the machine it runs on, what changes how a server

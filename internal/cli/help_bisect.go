@@ -1,7 +1,7 @@
-package helptext
+package cli
 
-// Bisect is the help of shakedown vars bisect.
-const Bisect = `usage: shakedown vars bisect CONTROL CANDIDATE --workload W --threads N --allow-set-global
+// bisectHelp is the help of shakedown vars bisect.
+const bisectHelp = `usage: shakedown vars bisect CONTROL CANDIDATE --workload W --threads N --allow-set-global
                           [run options] [--repeats 4] [--budget 10m] [--json FILE] [--html FILE] [--undo FILE]
        shakedown vars bisect --undo FILE [CONTROL]
 

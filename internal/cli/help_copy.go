@@ -1,7 +1,7 @@
-package helptext
+package cli
 
-// Copy is the help of shakedown copy.
-const Copy = `usage: shakedown copy SOURCE TARGET --allow-write [options]
+// copyHelp is the help of shakedown copy.
+const copyHelp = `usage: shakedown copy SOURCE TARGET --allow-write [options]
 
 Copies SOURCE's database (or --databases) to TARGET: tables, routines and
 views first, then the rows in parallel by key ranges (LOAD DATA LOCAL, or

@@ -1,7 +1,7 @@
-package helptext
+package cli
 
-// Watch is the help of shakedown watch.
-const Watch = `usage: shakedown watch TARGET [--interval 1s] [--count N] [--wide] [--json] [--cores N] [--stall [TRIGGERS]]
+// watchHelp is the help of shakedown watch.
+const watchHelp = `usage: shakedown watch TARGET [--interval 1s] [--count N] [--wide] [--json] [--cores N] [--stall [TRIGGERS]]
 
 Per-second server status, orzdba / mysqladmin ext -i1 -r style: statements,
 transactions, threads, rows, buffer pool, redo, network and InnoDB figures,

@@ -1,7 +1,7 @@
-package helptext
+package cli
 
-// Follow is the help of shakedown follow.
-const Follow = `usage: shakedown follow SOURCE TARGET --allow-write [options]
+// followHelp is the help of shakedown follow.
+const followHelp = `usage: shakedown follow SOURCE TARGET --allow-write [options]
 
 Applies the changes in SOURCE's binary log to TARGET, from the position
 the last follower (or copy --follow) saved in TARGET's shakedown_follow
@@ -32,26 +32,6 @@ has passed the source's position (--rechecks).
 Exit status: 0 stopped or caught up, 1 the follower failed (the position
 is gone from the source, a DDL statement stopped it, a server failed for
 longer than it retries), 2 bad usage or missing prerequisites.
-
-Options:
-`
-
-// Cutover is the help of shakedown cutover.
-const Cutover = `usage: shakedown cutover SOURCE TARGET --allow-set-global [options]
-
-Rehearses the switch from SOURCE to TARGET, step by step, timed:
-  1. waits for the follower's lag to fall under --max-lag (a follower at work
-     on TARGET, or one this command runs from the saved position);
-  2. SET GLOBAL read_only = ON on SOURCE (--kill-writers also ends the
-     sessions with an open transaction that has written);
-  3. waits for the follower to apply SOURCE's final position;
-  4. verifies the followed databases (--verify full|none);
-  5. with --rehearse (the default) sets read_only back as it was, also on
-     Ctrl-C; --keep-read-only or --rehearse=false leave SOURCE read-only.
-It prints the timeline and the write-unavailable window: from read_only on
-to the verify's end. cutover never changes DNS, a proxy or a load balancer.
-
-Exit status: 0 the data matched, 3 it did not, 1 a step failed, 2 bad usage.
 
 Options:
 `

@@ -1,7 +1,7 @@
-package helptext
+package cli
 
-// Baseline is the help of shakedown baseline.
-const Baseline = `usage: shakedown baseline save NAME [--store FILE] [--sweep ID|latest | --runs all|ID,...] [--target NAME]
+// baselineHelp is the help of shakedown baseline.
+const baselineHelp = `usage: shakedown baseline save NAME [--store FILE] [--sweep ID|latest | --runs all|ID,...] [--target NAME]
        shakedown baseline list [--store FILE]
        shakedown baseline delete NAME [--store FILE]
 

@@ -1,7 +1,7 @@
-package helptext
+package cli
 
-// Capacity is the help of shakedown capacity.
-const Capacity = `usage: shakedown capacity WORKLOAD --slo 'p99<=20ms' [--target [NAME=]URL]... [run options]
+// capacityHelp is the help of shakedown capacity.
+const capacityHelp = `usage: shakedown capacity WORKLOAD --slo 'p99<=20ms' [--target [NAME=]URL]... [run options]
 
 Finds the highest rate each target sustains within the SLO: a closed-loop
 probe for the peak, then bisection on the offered rate (Poisson arrivals,

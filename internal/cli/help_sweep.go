@@ -1,7 +1,7 @@
-package helptext
+package cli
 
-// Sweep is the help of shakedown sweep.
-const Sweep = `usage: shakedown sweep PLAN.yaml [--store FILE] [--baseline NAME] [--verbose] [--dry-run]
+// sweepHelp is the help of shakedown sweep.
+const sweepHelp = `usage: shakedown sweep PLAN.yaml [--store FILE] [--baseline NAME] [--verbose] [--dry-run]
        shakedown sweep --resume [ID] [--store FILE]
 
 Runs every target of the plan at every workload, thread level and repeat,

@@ -1,7 +1,7 @@
-package helptext
+package cli
 
-// Analyze is the help of shakedown analyze.
-const Analyze = `usage: shakedown analyze TARGET [--databases a,b] [--tables ...] [--local]
+// analyzeHelp is the help of shakedown analyze.
+const analyzeHelp = `usage: shakedown analyze TARGET [--databases a,b] [--tables ...] [--local]
 
 Runs ANALYZE TABLE on every base table of TARGET's database, to refresh
 index statistics after a migration. TARGET is a URL,

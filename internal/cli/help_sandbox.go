@@ -1,7 +1,7 @@
-package helptext
+package cli
 
-// Sandbox is the help of shakedown sandbox.
-const Sandbox = `usage: shakedown sandbox up NAME [--port P] [--set var=value ...] [--basedir DIR]
+// sandboxHelp is the help of shakedown sandbox.
+const sandboxHelp = `usage: shakedown sandbox up NAME [--port P] [--set var=value ...] [--basedir DIR]
                          [--cpus LIST] [--cpu-quota PCT] [--numa interleave] [--url-only]
        shakedown sandbox up NAME --flavour galera [--nodes N] [--set var=value ...]
        shakedown sandbox up NAME --flavour tidb [--server PATH]

@@ -1,7 +1,7 @@
-package helptext
+package cli
 
-// Replay is the help of shakedown replay.
-const Replay = `usage: shakedown replay CAPTURE --control URL --candidate URL [--candidate URL...] [options]
+// replayHelp is the help of shakedown replay.
+const replayHelp = `usage: shakedown replay CAPTURE --control URL --candidate URL [--candidate URL...] [options]
 
 Replays a capture (shakedown capture) on the control and every candidate:
 each captured session on its own connection to each target, its statements

@@ -1,7 +1,7 @@
-package helptext
+package cli
 
-// Report is the help of shakedown report.
-const Report = `usage: shakedown report [--store FILE] [--sweep ID|latest] [--format text|md|csv|json|html] [-o FILE] [--html FILE] [--bisect FILE]
+// reportHelp is the help of shakedown report.
+const reportHelp = `usage: shakedown report [--store FILE] [--sweep ID|latest] [--format text|md|csv|json|html] [-o FILE] [--html FILE] [--bisect FILE]
        shakedown report [--store FILE] --runs all|ID,... [--control NAME] [--format ...] [-o FILE]
        shakedown report [--control NAME] RESULT.json... [--format ...] [-o FILE]
        shakedown report --list [--store FILE]

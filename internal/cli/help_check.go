@@ -1,7 +1,7 @@
-package helptext
+package cli
 
-// Check is the help of shakedown check.
-const Check = `usage: shakedown check SOURCE TARGET [--json FILE] [--html FILE] [--store[=FILE]]
+// checkHelp is the help of shakedown check.
+const checkHelp = `usage: shakedown check SOURCE TARGET [--json FILE] [--html FILE] [--store[=FILE]]
 
 Looks at SOURCE (the server you run today) and TARGET (where you move to)
 and lists what would break or change with the move, each finding with a

@@ -1,7 +1,7 @@
-package helptext
+package cli
 
-// Verify is the help of shakedown verify.
-const Verify = `usage: shakedown verify SOURCE TARGET [options]
+// verifyHelp is the help of shakedown verify.
+const verifyHelp = `usage: shakedown verify SOURCE TARGET [options]
 
 Proves that TARGET holds exactly SOURCE's data: tables, columns, types,
 nullability, defaults, character sets, collations and indexes, then row

@@ -1,7 +1,7 @@
-package helptext
+package cli
 
-// Capture is the help of shakedown capture.
-const Capture = `usage: shakedown capture SOURCE... [-o CAPTURE] [options]
+// captureHelp is the help of shakedown capture.
+const captureHelp = `usage: shakedown capture SOURCE... [-o CAPTURE] [options]
 
 Reads what a server can give and writes a capture file for shakedown replay:
 each statement with its session, its order in the session, time, default

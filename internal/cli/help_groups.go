@@ -1,4 +1,4 @@
-package helptext
+package cli
 
 import (
 	"fmt"
@@ -6,18 +6,18 @@ import (
 	"slices"
 )
 
-// A Group is one job under which shakedown help lists commands: its title,
-// what the job is, and its commands in the order they are listed.
-type Group struct {
+// A commandGroup is one job under which shakedown help lists commands: its
+// title, what the job is, and its commands in the order they are listed.
+type commandGroup struct {
 	Title, About string
 	Commands     []string
 }
 
-// Groups are the jobs shakedown help lists the commands under, in order;
-// the README's tables of commands follow them. Every command belongs to
-// exactly one (internal/cli's TestUsage checks it).
-func Groups() []Group {
-	return []Group{
+// commandGroups are the jobs shakedown help lists the commands under, in
+// order; the README's tables of commands follow them. Every command belongs
+// to exactly one (TestUsage checks it).
+func commandGroups() []commandGroup {
+	return []commandGroup{
 		{"Load", "the same work on each server, measured",
 			[]string{"prepare", "run", "cleanup", "sysbench", "slap", "sweep", "capacity"}},
 		{"Compare", "results, baselines and configurations",
@@ -33,16 +33,16 @@ func Groups() []Group {
 	}
 }
 
-// WriteCommands writes shakedown help's list of commands: names, each with
+// writeCommands writes shakedown help's list of commands: names, each with
 // its summary, under the title of its group. A name that no group lists is
 // listed with the last group, so that none is ever left out; a group's
 // command that is not among names is left out.
-func WriteCommands(w io.Writer, names []string, summary func(name string) string) {
+func writeCommands(w io.Writer, names []string, summary func(name string) string) {
 	given := map[string]bool{}
 	for _, n := range names {
 		given[n] = true
 	}
-	groups := Groups()
+	groups := commandGroups()
 	for _, g := range groups {
 		for _, n := range g.Commands {
 			delete(given, n)

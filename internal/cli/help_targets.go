@@ -1,7 +1,7 @@
-package helptext
+package cli
 
-// Targets is shakedown help targets (and help passwords).
-const Targets = `Targets: where load goes
+// targetsHelp is shakedown help targets (and help passwords).
+const targetsHelp = `Targets: where load goes
 
 A target is a URL:
 

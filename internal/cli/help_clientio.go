@@ -1,7 +1,7 @@
-package helptext
+package cli
 
-// ClientIO is shakedown help client-io.
-const ClientIO = `Client I/O: how the client waits for the server (--client-io)
+// clientIOHelp is shakedown help client-io.
+const clientIOHelp = `Client I/O: how the client waits for the server (--client-io)
 
 run, slap and replay take --client-io:
   loop      every connection is a task of one of a few I/O loops, each

@@ -1,7 +1,7 @@
-package helptext
+package cli
 
-// Mirror is the help of shakedown mirror.
-const Mirror = `usage: shakedown mirror --control URL --candidate NAME=URL [--candidate ...] [options]
+// mirrorHelp is the help of shakedown mirror.
+const mirrorHelp = `usage: shakedown mirror --control URL --candidate NAME=URL [--candidate ...] [options]
 
 A MySQL-protocol proxy for a canary: the application (or sysbench, mysqlslap,
 the mariadb client) connects to --listen as it would to the control. Every

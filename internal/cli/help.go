@@ -1,24 +1,26 @@
-// Package helptext holds the command line's help pages, word for word as
-// shakedown COMMAND --help and shakedown help TOPIC print them (a command's
-// options follow from its flag set). They live apart from the commands so
-// that the command layer holds flags, calls and printing only.
-package helptext
+// The command line's help pages, word for word as shakedown COMMAND --help
+// and shakedown help TOPIC print them (a command's options follow from its
+// flag set), one page a file (help_*.go). They live apart from the
+// commands' files so that those hold flags, calls and printing only.
 
-// Usage opens shakedown's own help, before the commands, listed by Groups.
-const Usage = `usage: shakedown COMMAND [options]
+package cli
+
+// usageHelp opens shakedown's own help, before the commands, listed by
+// commandGroups.
+const usageHelp = `usage: shakedown COMMAND [options]
 
 shakedown proves a MySQL-compatible database before you move to it: the same
 load on the database you run today and on the candidates, compared.
 `
 
-// Version is the help of shakedown version.
-const Version = `usage: shakedown version (also --version, -v)
+// versionHelp is the help of shakedown version.
+const versionHelp = `usage: shakedown version (also --version, -v)
 
 Prints the release number, the commit shakedown was built from, and the Go version.
 `
 
-// FirstSteps ends the list of commands that shakedown help prints.
-const FirstSteps = `
+// firstStepsHelp ends the list of commands that shakedown help prints.
+const firstStepsHelp = `
 First steps, on a local server of its own (URL is what sandbox up prints):
   shakedown sandbox up test
   shakedown prepare oltp_point_select --target URL --tables 1 --table-size 10000
@@ -29,8 +31,8 @@ shakedown help COMMAND shows a command's options; shakedown help targets, how
 to name a server and give its password.
 `
 
-// Sysbench is the help of shakedown sysbench.
-const Sysbench = `usage: shakedown sysbench WORKLOAD [options] prepare|run|cleanup
+// sysbenchHelp is the help of shakedown sysbench.
+const sysbenchHelp = `usage: shakedown sysbench WORKLOAD [options] prepare|run|cleanup
 
 A sysbench 1.0.20 command line with shakedown in front of it: the same
 workloads, option names and meaning, and the same statements in the same mix.

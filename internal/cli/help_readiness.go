@@ -1,7 +1,7 @@
-package helptext
+package cli
 
-// Readiness is the help of shakedown readiness.
-const Readiness = `usage: shakedown readiness SOURCE TARGET [--store FILE] [--sweep ID] [--format text|md|json|html] [-o FILE] [--html FILE]
+// readinessHelp is the help of shakedown readiness.
+const readinessHelp = `usage: shakedown readiness SOURCE TARGET [--store FILE] [--sweep ID] [--format text|md|json|html] [-o FILE] [--html FILE]
 
 One page that says whether TARGET is ready to take over from SOURCE, from
 what the store holds about the pair: the latest check (its findings and the

@@ -1,7 +1,7 @@
-package helptext
+package cli
 
-// Rehearse is the help of shakedown rehearse.
-const Rehearse = `usage: shakedown rehearse PLAN.yaml [--store FILE] [--pages DIR] [--json]
+// rehearseHelp is the help of shakedown rehearse.
+const rehearseHelp = `usage: shakedown rehearse PLAN.yaml [--store FILE] [--pages DIR] [--json]
        shakedown rehearse --resume [ID|latest] [--store FILE]
 
 Rehearses a migration unattended, from one plan: check, copy, follow,

@@ -1,7 +1,7 @@
-package helptext
+package cli
 
-// Vars is the help of shakedown vars diff.
-const Vars = `usage: shakedown vars diff TARGET TARGET... [--all] [--json]
+// varsHelp is the help of shakedown vars diff.
+const varsHelp = `usage: shakedown vars diff TARGET TARGET... [--all] [--json]
        shakedown vars bisect CONTROL CANDIDATE --workload W --threads N --allow-set-global [...]
 
 Compares the servers' global variables (SHOW GLOBAL VARIABLES), the first

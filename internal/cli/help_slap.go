@@ -1,7 +1,7 @@
-package helptext
+package cli
 
-// Slap is the help of shakedown slap.
-const Slap = `usage: shakedown slap [mysqlslap options]
+// slapHelp is the help of shakedown slap.
+const slapHelp = `usage: shakedown slap [mysqlslap options]
 
 Runs a query, a file of queries, or auto-generated SQL at each --concurrency,
 --iterations times, exactly as mysqlslap does (same options, same statements in
