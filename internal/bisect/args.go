@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/shakedown/shakedown/internal/stats"
 	"github.com/shakedown/shakedown/internal/target"
 	"github.com/shakedown/shakedown/internal/usage"
 )
@@ -50,14 +51,23 @@ func SplitArgs(fs *pflag.FlagSet, args []string) (own, targets, run []string, er
 	return own, targets, run, nil
 }
 
+// checkRepeats refuses fewer runs per measurement than a 95% interval
+// needs: then no comparison can come out faster, slower or same.
+func checkRepeats(n int) error {
+	if n < stats.MinRunsFor95 {
+		return usage.Errorf("vars bisect: --repeats must be >= %d: with fewer runs per side no 95%% interval exists", stats.MinRunsFor95)
+	}
+	return nil
+}
+
 // Validate checks what vars bisect's flags set in the configuration,
 // before anything is read: a fault is bad usage that names the flag.
 func (cfg *Config) Validate() error {
 	switch {
 	case cfg.Workload == "":
 		return usage.Errorf("vars bisect: --workload is required, e.g. --workload oltp_write_only")
-	case cfg.Repeats < MinRepeats:
-		return usage.Errorf("vars bisect: --repeats must be >= %d: with fewer runs per side no 95%% interval exists", MinRepeats)
+	case checkRepeats(cfg.Repeats) != nil:
+		return checkRepeats(cfg.Repeats)
 	case cfg.Budget < 0:
 		return usage.Errorf("vars bisect: --budget must be >= 0")
 	}

@@ -38,7 +38,10 @@ var ErrChanged = errors.New("the control's variables changed under bisect")
 
 // Defaults.
 const (
-	DefaultRepeats = MinRepeats
+	// DefaultRepeats is --repeats' default: as few runs a side as give a
+	// 95% interval (stats.MinRunsFor95), so that the first measurement
+	// can be a verdict.
+	DefaultRepeats = 4
 	// matterShare is the share of the whole difference (on a log scale)
 	// that a group's effect is judged against: it matters when its whole
 	// interval lies beyond it, and is cleared when its whole interval lies
@@ -142,8 +145,8 @@ func Run(ctx context.Context, cfg Config) (*result.Bisect, error) {
 	if cfg.Progress == nil {
 		cfg.Progress = io.Discard
 	}
-	if cfg.Repeats < MinRepeats {
-		return nil, usage.Errorf("vars bisect: --repeats must be >= %d: with fewer runs per side no 95%% interval exists", MinRepeats)
+	if err := checkRepeats(cfg.Repeats); err != nil {
+		return nil, err
 	}
 	if cfg.MaxRepeats == 0 {
 		cfg.MaxRepeats = 2 * cfg.Repeats

@@ -233,3 +233,17 @@ func TestSearchLeaningAll(t *testing.T) {
 		}
 	}
 }
+
+// TestDefaultRepeatsGiveAnInterval: the default --repeats is not below
+// what a 95% interval needs, so that a bisect run with it can decide.
+func TestDefaultRepeatsGiveAnInterval(t *testing.T) {
+	if DefaultRepeats < stats.MinRunsFor95 {
+		t.Errorf("DefaultRepeats is %d, want at least %d", DefaultRepeats, stats.MinRunsFor95)
+	}
+	if err := checkRepeats(DefaultRepeats); err != nil {
+		t.Errorf("checkRepeats(DefaultRepeats): got %v, want nil", err)
+	}
+	if err := checkRepeats(stats.MinRunsFor95 - 1); err == nil {
+		t.Errorf("checkRepeats(%d): got nil, want an error", stats.MinRunsFor95-1)
+	}
+}

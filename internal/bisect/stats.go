@@ -8,10 +8,6 @@ import (
 // confidence is that of every interval bisect gives.
 const confidence = stats.DefaultConfidence
 
-// MinRepeats is the fewest runs per measurement: with fewer, no 95%
-// interval exists and no comparison can come out faster, slower or same.
-const MinRepeats = stats.MinRunsFor95
-
 // compare decides whether two sets of throughput samples b and a differ:
 // the ratio median(b) / median(a), bounded by Lo and Hi (95%; both the
 // ratio itself when too few runs give no interval, and the state then is

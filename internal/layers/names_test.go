@@ -15,9 +15,6 @@ import (
 // list only shrinks: a concept has one name, its owner's, and callers use
 // it.
 var secondNames = map[string]string{
-	// cli/bisect.go checks --repeats against it before a dry run; cli is
-	// at its line ceiling, and naming stats there costs an import.
-	"bisect.MinRepeats":    "stats.MinRunsFor95",
 	"cli.Version":          "version.Number",
 	"report.Stat":          "stats.Summary",
 	"store.RunOK":          "result.StatusOK",
