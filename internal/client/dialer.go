@@ -8,7 +8,6 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/shakedown/shakedown/internal/target"
-	"github.com/shakedown/shakedown/internal/target/dial"
 	"github.com/shakedown/shakedown/internal/wire"
 	"github.com/shakedown/shakedown/internal/workload"
 )
@@ -67,11 +66,20 @@ func (d *Dialer) config(ep target.Endpoint) *mysql.Config {
 	return cfg
 }
 
+// DialWire opens one connection of package wire with cfg, one of a
+// target's Configs that the caller may have changed (its timeouts, its
+// default database): the Dialer's, replay's and mirror's connections all
+// open here. cfg's Timeout bounds the connect and the handshake; after
+// them, ctx interrupts the connection when it ends. The caller closes it.
+func DialWire(ctx context.Context, cfg *mysql.Config, opt wire.Options) (*wire.Conn, error) {
+	return wire.Dial(ctx, cfg, opt)
+}
+
 // Connect opens connection i, whose statements count into counts. A failed
 // connect is explained (Options.Explain) and wraps the driver's error.
 func (d *Dialer) Connect(ctx context.Context, i int, counts *workload.Counts) (workload.Conn, error) {
 	ep := d.eps[i%len(d.eps)]
-	w, err := dial.Wire(ctx, d.config(ep), d.io)
+	w, err := DialWire(ctx, d.config(ep), d.io)
 	if err != nil {
 		return nil, d.opt.Explain(ep, err)
 	}

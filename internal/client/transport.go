@@ -1,9 +1,11 @@
 // Package client is the client side of a load: one implementation of
 // workload.Conn per transport (the lean protocol of package wire,
 // database/sql, a new connection for every statement), the one Dialer that
-// opens them for runs and for slap, the one Policy that says what a failed
-// statement or connect means (retry, reconnect, give up), and the one
-// IOPlan that says how they wait for replies (--client-io).
+// opens them for runs and for slap, DialWire, where every connection of
+// package wire opens (the Dialer's, replay's, mirror's), the one Policy
+// that says what a failed statement or connect means (retry, reconnect,
+// give up), and the one IOPlan that says how they wait for replies
+// (--client-io).
 package client
 
 import (

@@ -28,13 +28,13 @@ var order = [][]string{
 	// render, the one frame and stylesheet of every HTML page.
 	{"sbflag", "segment", "wire", "wire/wiretest", "sandbox/gmstest", "render",
 		"sandbox/gmstest/gmsserver"},
-	// Server sessions (target opens every connection), the workload
-	// interface, captures.
+	// Server sessions (target opens every connection but wire's, which
+	// client opens), the workload interface, captures.
 	{"target", "workload", "capture"},
 	// Table definitions, read and compared (for verify and check alike), the
-	// sandboxes, which connect through target, target's dialer of wire
-	// connections, and the LOAD DATA LOCAL stream (prepare's and copy's).
-	{"schema", "sandbox", "target/dial", "loaddata"},
+	// sandboxes, which connect through target, and the LOAD DATA LOCAL
+	// stream (prepare's and copy's).
+	{"schema", "sandbox", "loaddata"},
 	// The sandboxes tests start, and the sources host facts are read for
 	// (a sandbox, a target).
 	{"sandbox/sandboxtest", "hostsource"},
@@ -215,8 +215,8 @@ func TestArchitectureLayout(t *testing.T) {
 	}
 }
 
-// standsFor reports whether a name of the layout (`target/dial`, `dial`,
-// `workload/*`) stands for package p.
+// standsFor reports whether a name of the layout (`sandbox/gmstest`,
+// `gmsserver`, `workload/*`) stands for package p.
 func standsFor(name, p string) bool {
 	if family, ok := strings.CutSuffix(name, "/*"); ok {
 		return strings.HasPrefix(p, family+"/")

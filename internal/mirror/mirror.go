@@ -53,9 +53,9 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"github.com/shakedown/shakedown/internal/client"
 	"github.com/shakedown/shakedown/internal/fingerprint"
 	"github.com/shakedown/shakedown/internal/target"
-	"github.com/shakedown/shakedown/internal/target/dial"
 	"github.com/shakedown/shakedown/internal/usage"
 	"github.com/shakedown/shakedown/internal/wire"
 )
@@ -160,7 +160,7 @@ func Listen(ctx context.Context, opts Options) (*Mirror, error) {
 	if m.opts.Accounts == nil {
 		m.opts.Accounts = map[string]string{m.ctl.User: m.ctl.Passwd}
 	}
-	c, err := dial.Wire(ctx, m.ctl, wire.Options{})
+	c, err := client.DialWire(ctx, m.ctl, wire.Options{})
 	if err != nil {
 		return nil, fmt.Errorf("connect to the control: %w", err)
 	}

@@ -10,10 +10,10 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"github.com/shakedown/shakedown/internal/client"
 	"github.com/shakedown/shakedown/internal/fingerprint"
 	"github.com/shakedown/shakedown/internal/replay"
 	"github.com/shakedown/shakedown/internal/target"
-	"github.com/shakedown/shakedown/internal/target/dial"
 	"github.com/shakedown/shakedown/internal/wire"
 )
 
@@ -63,7 +63,7 @@ func (s *session) serve(ctx, twinCtx context.Context) {
 	}
 	cfg := s.m.ctl.Clone()
 	cfg.DBName = h.db
-	ctl, err := dial.Wire(ctx, cfg, wire.Options{As: &wire.Handshake{Caps: h.caps, Collation: h.collation}})
+	ctl, err := client.DialWire(ctx, cfg, wire.Options{As: &wire.Handshake{Caps: h.caps, Collation: h.collation}})
 	if err != nil {
 		// The control's own refusal (too many connections, say) goes to
 		// the client as it is; a control that cannot be reached is named.

@@ -8,10 +8,10 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"github.com/shakedown/shakedown/internal/client"
 	"github.com/shakedown/shakedown/internal/fingerprint"
 	"github.com/shakedown/shakedown/internal/replay"
 	"github.com/shakedown/shakedown/internal/target"
-	"github.com/shakedown/shakedown/internal/target/dial"
 	"github.com/shakedown/shakedown/internal/wire"
 )
 
@@ -175,7 +175,7 @@ func (tw *twin) ready(ctx context.Context) bool {
 	db, history := tw.s.state()
 	cfg := tw.cand.cfg.Clone()
 	cfg.DBName = db
-	c, err := dial.Wire(ctx, cfg, wire.Options{})
+	c, err := client.DialWire(ctx, cfg, wire.Options{})
 	if err != nil {
 		tw.failed(ctx)
 		return false

@@ -11,8 +11,8 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"github.com/shakedown/shakedown/internal/client"
 	"github.com/shakedown/shakedown/internal/target"
-	"github.com/shakedown/shakedown/internal/target/dial"
 	"github.com/shakedown/shakedown/internal/wire"
 )
 
@@ -44,7 +44,7 @@ type conn struct {
 // connect timeout) and, after it, every statement: when ctx ends, the
 // connection is interrupted.
 func (sd *side) connect(ctx context.Context, io wire.Options) (*conn, error) {
-	w, err := dial.Wire(ctx, sd.cfg, io)
+	w, err := client.DialWire(ctx, sd.cfg, io)
 	if err != nil {
 		return nil, err
 	}

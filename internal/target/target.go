@@ -1,6 +1,6 @@
 // Package target parses where load goes (a mysql:// URL or sysbench's
-// --mysql-* options), opens every connection pool to a server (with
-// target/dial for the wire connections of the load), explains a failed
+// --mysql-* options), opens every connection pool to a server (package
+// client opens the wire connections of the load), explains a failed
 // connect, detects the server's flavour and version, and names the MySQL
 // error numbers with their meaning (errcode.go). A Target's password never
 // leaves this package in printable form: String and Redacted omit it.
