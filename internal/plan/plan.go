@@ -146,7 +146,7 @@ type Plan struct {
 }
 
 // SplitMargins are the margins of a split sweep's timetable, in seconds
-// (see package schedule): the time before each step's load in which the
+// (see sweep's timetable, timetable.go): the time before each step's load in which the
 // runners connect, the least rest between steps, and the time from the
 // first runner's word that the data is ready to the start of the steps
 // on it. 0 leaves a margin to its default.

@@ -107,7 +107,7 @@ production_peak: 1200 qps
 }
 
 // TestParseSplit: split: sets the margins it names and leaves the others
-// at 0 (their defaults, package schedule).
+// at 0 (their defaults, sweep's timetable).
 func TestParseSplit(t *testing.T) {
 	src := `targets:
   - {name: a, url: "mysql://u@127.0.0.1:1/d", role: control}
