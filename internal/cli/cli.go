@@ -82,7 +82,11 @@ func parsed(summary, name, usage string, newCmd func() parsedCmd) command {
 // the flags instead.
 func runParsed(ctx context.Context, env *Env, args []string, name, usage string, c parsedCmd) error {
 	fs := commandFlags(env, c)
-	if help, err := parseFlags(env, fs, args, name, usage); help || err != nil {
+	var sections []sbflag.Section
+	if s, ok := c.(sectioned); ok {
+		sections = s.helpSections()
+	}
+	if help, err := parseFlags(env, fs, args, name, usage, sections...); help || err != nil {
 		return err
 	}
 	return c.exec(ctx, env, fs)
@@ -244,17 +248,27 @@ func flagError(what, cmd string, fs *pflag.FlagSet, err error) error {
 	return usagef("%s: %s", what, sbflag.Explain(fs, err, "shakedown "+cmd+" --help"))
 }
 
+// sectioned is a command whose many options its help lists in sections.
+type sectioned interface {
+	helpSections() []sbflag.Section
+}
+
 // parseFlags parses a subcommand's flags. On --help it prints usage and the
-// flags and returns help true; a bad flag is a usage error with a "did you
-// mean" where one is near.
-func parseFlags(env *Env, fs *pflag.FlagSet, args []string, cmd, usage string) (help bool, err error) {
+// flags (in sections, where given) and returns help true; a bad flag is a
+// usage error with a "did you mean" where one is near.
+func parseFlags(env *Env, fs *pflag.FlagSet, args []string, cmd, usage string, sections ...sbflag.Section) (help bool, err error) {
 	err = fs.Parse(sbflag.JoinOptional(fs, args))
 	switch {
 	case err == nil && !helpFlag(fs):
 		return false, nil
 	case err == nil || errors.Is(err, pflag.ErrHelp):
-		_, err = fmt.Fprint(env.Stdout, usage, fs.FlagUsages())
-		return true, err
+		if len(sections) == 0 {
+			_, err = fmt.Fprint(env.Stdout, usage, fs.FlagUsages())
+			return true, err
+		}
+		fmt.Fprint(env.Stdout, strings.TrimSuffix(usage, "\nOptions:\n"))
+		sbflag.WriteSections(env.Stdout, fs, sections)
+		return true, nil
 	}
 	return false, flagError(cmd, cmd, fs, err)
 }

@@ -190,3 +190,15 @@ func (c *copyCmd) check(fs *pflag.FlagSet) error {
 	o.NoFollowFK = !c.followFK
 	return nil
 }
+
+// helpSections are copy's options as its help lists them.
+func (c *copyCmd) helpSections() []sbflag.Section {
+	return []sbflag.Section{
+		{Title: "What is copied", Options: []string{"databases", "schema", "accounts", "indexes-with-data", "where", "sample", "follow-fk", "fk-depth"}},
+		{Title: "Writing and checking", Options: []string{"allow-write", "replace", "threads", "chunk-rows", "consistency", "checkpoint", "resume", "no-verify"}},
+		{Title: "Output", Options: []string{"json", "progress", "help"}},
+		{Title: "Following the binary log (with --follow; shakedown follow --help)", Options: []string{"follow", "until-caught-up", "follow-for", "workers",
+			"batch-rows", "skip-ddl", "from-next", "server-id", "verify-every", "metrics-addr"}},
+		{Title: "Passwords (shakedown help targets)", Options: []string{"password-file", "defaults-file", "defaults-extra-file", "login-path", "no-defaults"}},
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/shakedown/shakedown/internal/client"
 	"github.com/shakedown/shakedown/internal/outfile"
@@ -32,8 +33,8 @@ func (c *slapCmd) run(ctx context.Context, env *Env, args []string) error {
 	}
 	switch {
 	case o.Help:
-		fmt.Fprint(env.Stdout, slapHelp)
-		fmt.Fprint(env.Stdout, o.Flags().FlagUsages())
+		fmt.Fprint(env.Stdout, strings.TrimSuffix(slapHelp, "\nOptions:\n"))
+		sbflag.WriteSections(env.Stdout, o.Flags(), slap.HelpSections)
 		return nil
 	case o.Version:
 		fmt.Fprintf(env.Stdout, "shakedown slap %s (mysqlslap-compatible, Ver 1.0)\n", Version)

@@ -266,3 +266,18 @@ func unique(fs *pflag.FlagSet, prefix string) string {
 	}
 	return ""
 }
+
+// HelpSections are slap's options as its help lists them: mysqlslap's
+// first, in the groups its manual gives them, then shakedown's own.
+var HelpSections = []sbflag.Section{
+	{Title: "Connection", Options: []string{"host", "port", "user", "password", "socket", "protocol", "ssl", "init-command",
+		"target", "password-file", "defaults-file", "defaults-extra-file", "login-path", "no-defaults", "connect-timeout", "client-io"}},
+	{Title: "The test", Options: []string{"concurrency", "iterations", "number-of-queries", "query", "create", "create-schema",
+		"delimiter", "commit", "detach", "engine", "pre-query", "post-query", "pre-system", "post-system", "no-drop",
+		"allow-drop-schema", "ignore-errors"}},
+	{Title: "Generated SQL (--auto-generate-sql)", Options: []string{"auto-generate-sql", "auto-generate-sql-add-autoincrement",
+		"auto-generate-sql-execute-number", "auto-generate-sql-guid-primary", "auto-generate-sql-load-type",
+		"auto-generate-sql-secondary-indexes", "auto-generate-sql-unique-query-number", "auto-generate-sql-unique-write-number",
+		"auto-generate-sql-write-number", "number-char-cols", "number-int-cols"}},
+	{Title: "Output and store", Options: []string{"csv", "silent", "verbose", "only-print", "json", "store", "name", "version", "help"}},
+}
