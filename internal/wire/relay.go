@@ -59,7 +59,9 @@ const (
 	ComStmtExecute      = comStmtExecute
 	ComStmtSendLongData = 0x18
 	ComStmtClose        = comStmtClose
+	ComStmtReset        = comStmtReset
 	ComStmtFetch        = 0x1c
+	ComResetConnection  = 0x1f
 	ComBinlogDump       = 0x12
 	ComRegisterSlave    = 0x15
 	ComBinlogDumpGTID   = 0x1e
@@ -99,8 +101,10 @@ var ErrLocalFile = errLocalFile
 // Relay sends cmd, a client's whole command payload, unchanged, and copies
 // every packet of the server's reply to w as it reads it, headers
 // included, returning when the reply ends (at once for the commands that
-// have none). When r is set and cmd is COM_QUERY, the text result sets
-// are also decoded into r. An ERR reply is relayed and returned as a
+// have none). When r is set and cmd is COM_QUERY or COM_STMT_EXECUTE, the
+// result sets are also decoded into r (binary rows as text, as ReadReply
+// turns them). After a COM_STMT_PREPARE answered with OK, Prepared tells
+// the statement's id and parameters. An ERR reply is relayed and returned as a
 // *mysql.MySQLError with the connection intact; any other error leaves
 // the connection broken (see Broken) and what w has received incomplete.
 // w is written in pieces; the caller flushes it.
@@ -123,7 +127,7 @@ func (c *Conn) Relay(cmd []byte, w io.Writer, r RowReader) (Result, error) {
 	}
 	c.relayTo = w
 	defer func() { c.relayTo = nil }()
-	if cmd[0] != comQuery {
+	if cmd[0] != comQuery && cmd[0] != comStmtExecute {
 		r = nil
 	}
 	switch cmd[0] {
@@ -137,10 +141,14 @@ func (c *Conn) Relay(cmd []byte, w io.Writer, r RowReader) (Result, error) {
 		_, err := c.relayPacket()
 		return res, err
 	case ComStmtFetch:
-		return res, c.relayRows(nil, 0, &res)
+		return res, c.relayRows(nil, 0, false, &res)
 	}
-	return res, c.relayResult(r, &res)
+	return res, c.relayResult(r, cmd[0] == comStmtExecute, &res)
 }
+
+// Prepared is the statement id and the number of parameters of the last
+// COM_STMT_PREPARE that Relay relayed with an OK.
+func (c *Conn) Prepared() (id uint32, params int) { return c.prepID, c.prepParams }
 
 // relayPacket reads one payload, joining those of 16 MiB - 1 or more, and
 // copies its packets to relayTo. The payload is valid until the next read.
@@ -200,10 +208,11 @@ func ClientGone(err error) bool {
 	return errors.As(err, &we)
 }
 
-// relayResult relays the reply to COM_QUERY, COM_STMT_EXECUTE and the
-// commands answered by OK, ERR or EOF: result sets follow one another
-// while the status says more results exist.
-func (c *Conn) relayResult(r RowReader, res *Result) error {
+// relayResult relays the reply to COM_QUERY, COM_STMT_EXECUTE (binaryRows:
+// its rows are in the binary protocol) and the commands answered by OK,
+// ERR or EOF: result sets follow one another while the status says more
+// results exist.
+func (c *Conn) relayResult(r RowReader, binaryRows bool, res *Result) error {
 	for {
 		p, err := c.relayPacket()
 		if err != nil {
@@ -226,7 +235,7 @@ func (c *Conn) relayResult(r RowReader, res *Result) error {
 			if err := c.relayColumnsInto(r, int(ncols)); err != nil {
 				return err
 			}
-			if err := c.relayRows(r, int(ncols), res); err != nil {
+			if err := c.relayRows(r, int(ncols), binaryRows, res); err != nil {
 				return err
 			}
 		}
@@ -265,9 +274,10 @@ func (c *Conn) relayColumnsInto(r RowReader, n int) error {
 	return nil
 }
 
-// relayRows relays rows up to the ERR or end packet; with r, text rows of
-// ncols values are decoded for it.
-func (c *Conn) relayRows(r RowReader, ncols int, res *Result) error {
+// relayRows relays rows up to the ERR or end packet; with r, rows of
+// ncols values are decoded for it: text rows, or binary rows of the
+// columns relayColumnsInto kept.
+func (c *Conn) relayRows(r RowReader, ncols int, binaryRows bool, res *Result) error {
 	res.HasRows = true
 	for {
 		p, err := c.relayPacket()
@@ -286,7 +296,12 @@ func (c *Conn) relayRows(r RowReader, ncols int, res *Result) error {
 		}
 		res.Rows++
 		if r != nil {
-			vals, err := c.textValues(p, ncols)
+			var vals [][]byte
+			if binaryRows {
+				vals, err = c.binaryValues(p, c.cols)
+			} else {
+				vals, err = c.textValues(p, ncols)
+			}
 			if err != nil {
 				return c.fail(err)
 			}
@@ -332,6 +347,7 @@ func (c *Conn) relayPrepare() error {
 	}
 	ncols := int(binary.LittleEndian.Uint16(p[5:]))
 	nparams := int(binary.LittleEndian.Uint16(p[7:]))
+	c.prepID, c.prepParams = binary.LittleEndian.Uint32(p[1:]), nparams
 	if nparams > 0 {
 		if err := c.relayColumns(nparams); err != nil {
 			return err

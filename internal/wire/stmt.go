@@ -66,6 +66,31 @@ func (c *Conn) Ping() error {
 	return nil
 }
 
+// ResetConnection sends COM_RESET_CONNECTION: the server ends the
+// session's transaction and drops its variables, temporary tables, locks
+// and prepared statements (their Stmts must not be used again), keeping
+// the user and the default database.
+func (c *Conn) ResetConnection() error {
+	if c.dead != nil {
+		return c.dead
+	}
+	if err := c.writePacket(c.startCommand(ComResetConnection)); err != nil {
+		return err
+	}
+	p, err := c.readPacket()
+	if err != nil {
+		return err
+	}
+	if p[0] == 0xff {
+		return serverError(p)
+	}
+	if p[0] != 0x00 {
+		return c.fail(errors.New("wire: malformed reply to COM_RESET_CONNECTION"))
+	}
+	_, _, c.status = okPacket(p)
+	return nil
+}
+
 // Stmt is a server-side prepared statement.
 type Stmt struct {
 	c       *Conn
@@ -294,4 +319,62 @@ func (s *Stmt) Close() error {
 	b = binary.LittleEndian.AppendUint32(b, s.id)
 	c.wbuf = b[:0]
 	return c.writePacket(b)
+}
+
+// SendExecBound sends the statement's execution with parameters already
+// in the binary protocol, as another client's COM_STMT_EXECUTE carried
+// them (a proxy's): nulls is the NULL bitmap, types the parameters' types
+// (two bytes each), values their values. It sends them as a first
+// execution (types bound, no cursor) and does not wait for the reply,
+// which ReadReply then reads. The caller vouches that the values are as
+// long as their types say; the server refuses them otherwise.
+func (s *Stmt) SendExecBound(nulls, types, values []byte) error {
+	c := s.c
+	if c.dead != nil {
+		return c.dead
+	}
+	if len(types) != 2*s.nparams || len(nulls) != (s.nparams+7)/8 {
+		return fmt.Errorf("wire: statement takes %d parameters, got %d types and a NULL bitmap of %d bytes", s.nparams, len(types)/2, len(nulls))
+	}
+	b := c.startCommand(comStmtExecute)
+	b = binary.LittleEndian.AppendUint32(b, s.id)
+	b = append(b, 0, 1, 0, 0, 0) // no cursor, iteration count 1
+	if s.nparams > 0 {
+		b = append(b, nulls...)
+		b = append(b, 1) // types follow
+		b = append(b, types...)
+		b = append(b, values...)
+	}
+	if cap(b) <= 64<<10 {
+		c.wbuf = b[:0]
+	}
+	c.pending, c.pendingStmt = comStmtExecute, s
+	return c.writePacket(b)
+}
+
+// Reset sends COM_STMT_RESET (it drops the long data sent for the
+// statement and closes its cursor) and reads the server's OK or ERR.
+func (s *Stmt) Reset() error {
+	c := s.c
+	if c.dead != nil {
+		return c.dead
+	}
+	b := c.startCommand(comStmtReset)
+	b = binary.LittleEndian.AppendUint32(b, s.id)
+	c.wbuf = b[:0]
+	if err := c.writePacket(b); err != nil {
+		return err
+	}
+	p, err := c.readPacket()
+	if err != nil {
+		return err
+	}
+	if p[0] == 0xff {
+		return serverError(p)
+	}
+	if p[0] != 0x00 {
+		return c.fail(errors.New("wire: malformed reply to COM_STMT_RESET"))
+	}
+	_, _, c.status = okPacket(p)
+	return nil
 }

@@ -1,6 +1,7 @@
 // Package wire is a lean MySQL client protocol for the per-query hot path:
 // the connection phase (handshake, TLS, authentication plugins, session
-// set-up), COM_QUERY, COM_STMT_PREPARE/EXECUTE/CLOSE and reading (and
+// set-up), COM_QUERY, COM_STMT_PREPARE/EXECUTE/CLOSE/RESET,
+// COM_RESET_CONNECTION and reading (and
 // discarding) result sets, on a socket used either through Go's poller or
 // with blocking system calls.
 //
@@ -29,6 +30,7 @@ const (
 	comStmtPrepare = 0x16
 	comStmtExecute = 0x17
 	comStmtClose   = 0x19
+	comStmtReset   = 0x1a
 
 	statusMoreResults        = 0x0008
 	statusNoBackslashEscapes = 0x0200
@@ -76,6 +78,9 @@ type Conn struct {
 	srvExt  uint32
 	// relayTo, during Relay, receives every packet read, unchanged.
 	relayTo io.Writer
+	// The statement id and parameter count of the last prepare relayed.
+	prepID     uint32
+	prepParams int
 
 	// What SendQuery or SendExec sent, for ReadReply: the command and,
 	// for an execution, its statement.
