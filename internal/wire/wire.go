@@ -1,9 +1,8 @@
 // Package wire is a lean MySQL client protocol for the per-query hot path:
 // the connection phase (handshake, TLS, authentication plugins, session
 // set-up), COM_QUERY, COM_STMT_PREPARE/EXECUTE/CLOSE/RESET,
-// COM_RESET_CONNECTION and reading (and
-// discarding) result sets, on a socket used either through Go's poller or
-// with blocking system calls.
+// COM_RESET_CONNECTION and reading (and discarding) result sets, on a
+// socket used either through Go's poller or with blocking system calls.
 //
 // Every read and write is bounded: the connection phase by the context
 // given to Dial and the configuration's connect timeout, and everything
