@@ -20,7 +20,10 @@
 //     written on the control) is put, with the control's result, on a
 //     bounded queue of each candidate's twin session (twin.go); SET, USE
 //     and COM_INIT_DB go to the twins too, and are kept as the session's
-//     history. When a queue is full the statement is dropped and counted
+//     history. Prepared reads are prepared on the twins too, their ids
+//     mapped from the control's, and their executions mirrored with the
+//     parameters the client sent (stmt.go); COM_RESET_CONNECTION resets
+//     the twins. When a queue is full the statement is dropped and counted
 //     per class: the client's path never waits on a candidate. A dropped
 //     session statement makes the twin start again from the history.
 //   - The twin runs the statement on the candidate, compares the results
@@ -28,7 +31,7 @@
 //     latencies per class (tally.go); the latency ratio is replay's
 //     verdict on the stats package's interval (replay.LatencyVerdict).
 //   - A candidate that fails is marked down with a growing back-off
-//     (candidate.go): its twins drop their statements as "candidate down"
+//     (twin.go): its twins drop their statements as "candidate down"
 //     until a reconnect succeeds.
 //   - The figures are cut into snapshot periods (period.go): every
 //     Options.Snapshot, at Rotate and at the end, each period's own
@@ -37,8 +40,9 @@
 //     /metrics for Prometheus (live.go), both read from Summary when
 //     asked; neither shows a password.
 //
-// Left for later slices: prepared statements on the twins (counted "not
-// mirrored"), TLS to clients, --writes, COM_CHANGE_USER (refused).
+// Left for later slices: TLS to clients, --writes, COM_CHANGE_USER
+// (refused), executions with a cursor or long data and prepared SET
+// statements (counted "not mirrored").
 package mirror
 
 import (

@@ -21,7 +21,6 @@ import (
 const (
 	notRead      = "not a read"
 	inWrittenTx  = "in a transaction that wrote"
-	prepared     = "prepared statement"
 	otherCommand = "other command"
 )
 
@@ -42,6 +41,10 @@ type session struct {
 	txWrote bool
 	// lastOK: the last reply relayed was not an error.
 	lastOK bool
+	// stmts are the client's prepared statements by the control's ids;
+	// lastStmt the id prepared last (MariaDB's 0xffffffff).
+	stmts    map[uint32]*pstmt
+	lastStmt uint32
 
 	mu      sync.Mutex
 	db      string
@@ -127,12 +130,28 @@ func (s *session) command(p []byte) bool {
 			s.toTwins(item{kind: itemInitDB, sql: string(p[1:])})
 		}
 		return ok
-	case wire.ComStmtPrepare, wire.ComStmtExecute:
-		t.notMirrored(prepared)
-		return s.relay(p, nil)
-	case wire.ComChangeUser, wire.ComBinlogDump, wire.ComBinlogDumpGTID, wire.ComRegisterSlave:
+	case wire.ComStmtPrepare:
+		return s.prepare(p)
+	case wire.ComStmtExecute:
+		return s.execute(p)
+	case wire.ComStmtClose:
+		return s.closeStmt(p)
+	case wire.ComStmtReset:
+		return s.resetStmt(p)
+	case wire.ComStmtSendLongData:
+		return s.longData(p)
+	case wire.ComResetConnection:
+		return s.resetConnection(p)
+	case wire.ComChangeUser:
+		// Refused: the mirror checks a client's account at connect only,
+		// and its sessions on the control and the candidates are its own
+		// accounts'; a client that must be another user connects again.
+		t.notMirrored(otherCommand)
+		s.c.seq = 1
+		return s.c.writeError(target.ERNotSupportedYet, "42000", "mirror: COM_CHANGE_USER is not supported through the mirror: connect again as the other user") == nil
+	case wire.ComBinlogDump, wire.ComBinlogDumpGTID, wire.ComRegisterSlave:
 		// Not relayed: the reply would be an exchange the mirror does not
-		// follow yet.
+		// follow.
 		t.notMirrored(otherCommand)
 		s.c.seq = 1
 		return s.c.writeError(target.ERNotSupportedYet, "42000", "mirror: this command is not supported through the mirror yet") == nil
@@ -159,46 +178,63 @@ func (s *session) query(sql string, p []byte) bool {
 	case !isRead:
 		cl.skip(notRead)
 		ok := s.relay(p, nil)
-		if st := s.ctl.Status(); st&wire.StatusInTrans == 0 {
-			s.txWrote = false
-		} else if !txControl(info.Verb) {
-			s.txWrote = true
-		}
+		s.afterWrite(info)
 		return ok
 	case s.txWrote:
 		cl.skip(inWrittenTx)
 		return s.relay(p, nil)
 	}
-	// A read: compared only if a twin has room for it now.
-	room := false
-	for _, tw := range s.twins {
-		if len(tw.q) < cap(tw.q) {
-			room = true
-		}
-	}
-	if !room {
-		cl.through.Add(1)
-		for _, tw := range s.twins {
-			cl.cand[tw.cand.i].dropped.Add(1)
-		}
-		s.m.tally.dropped.Add(int64(len(s.twins)))
+	if !s.roomFor(cl) {
 		return s.relay(p, nil)
 	}
-	db := s.getDB()
-	s.h.Start(s.m.seed, db, info)
+	return s.relayCompared(p, item{kind: itemRead, sql: sql, info: info, cl: cl, db: s.getDB()})
+}
+
+// afterWrite follows the transaction after a statement that is not a
+// read was relayed: the transaction has written unless the statement
+// only opened or ended one.
+func (s *session) afterWrite(info *fingerprint.Info) {
+	if st := s.ctl.Status(); st&wire.StatusInTrans == 0 {
+		s.txWrote = false
+	} else if !txControl(info.Verb) {
+		s.txWrote = true
+	}
+}
+
+// roomFor reports whether a twin has room for a read of cl now; when none
+// has, the read is counted dropped on each.
+func (s *session) roomFor(cl *class) bool {
+	for _, tw := range s.twins {
+		if len(tw.q) < cap(tw.q) {
+			return true
+		}
+	}
+	cl.through.Add(1)
+	for _, tw := range s.twins {
+		cl.cand[tw.cand.i].dropped.Add(1)
+	}
+	s.m.tally.dropped.Add(int64(len(s.twins)))
+	return false
+}
+
+// relayCompared relays p, the command of it (a read or an execution of
+// one), decoding the control's result for the comparison on the way, and
+// queues it with that result for the twins.
+func (s *session) relayCompared(p []byte, it item) bool {
+	s.h.Start(s.m.seed, it.db, it.info)
 	start := time.Now()
 	wr, err := s.ctl.Relay(p, s.c.w, &s.h)
 	dur := time.Since(start)
 	ok := s.finishRelay(err)
-	res := s.h.Finish(wr, err, err != nil && s.ctl.Broken(), dur)
-	cl.through.Add(1)
+	it.control = s.h.Finish(wr, err, err != nil && s.ctl.Broken(), dur)
+	it.cl.through.Add(1)
 	if !ok || s.ctl.Broken() {
 		return ok
 	}
 	if s.ctl.Status()&wire.StatusInTrans == 0 {
 		s.txWrote = false
 	}
-	s.toTwins(item{kind: itemRead, sql: sql, info: info, cl: cl, control: res, db: db})
+	s.toTwins(it)
 	return ok
 }
 
@@ -238,20 +274,30 @@ func (s *session) finishRelay(err error) bool {
 }
 
 // toTwins queues it on every twin without waiting: a full queue drops it,
-// counted (a dropped session statement makes the twin start again).
+// counted. A dropped session statement or reset makes the twin start
+// again; a dropped prepare is made good when the statement is next
+// executed, a dropped close before the twin's next item, and a dropped
+// statement reset changes nothing the twin uses (it sends no long data
+// and opens no cursor).
 func (s *session) toTwins(it item) {
 	for _, tw := range s.twins {
 		select {
 		case tw.q <- it:
-			if it.kind == itemRead {
+			if it.kind.compared() {
 				s.m.tally.mirrored.Add(1)
 				it.cl.cand[tw.cand.i].mirrored.Add(1)
 			}
 		default:
-			if it.kind == itemRead {
+			switch it.kind {
+			case itemRead, itemExec:
 				s.m.tally.dropped.Add(1)
 				it.cl.cand[tw.cand.i].dropped.Add(1)
-			} else {
+			case itemPrepare, itemStmtReset:
+			case itemClose:
+				if !tw.closes.add(it.stmt) {
+					tw.resync.Store(true)
+				}
+			default:
 				tw.resync.Store(true)
 			}
 		}

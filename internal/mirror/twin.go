@@ -93,10 +93,19 @@ const (
 	itemRead itemKind = iota
 	itemSession
 	itemInitDB
+	itemPrepare   // prepare sql as the control's statement stmt
+	itemExec      // execute stmt (prepared from sql) with args
+	itemClose     // close stmt
+	itemStmtReset // reset stmt
+	itemReset     // reset the session (COM_RESET_CONNECTION)
 )
 
+// compared reports whether the twin compares its result with the
+// control's.
+func (k itemKind) compared() bool { return k == itemRead || k == itemExec }
+
 // item is one statement queued for a twin, with the control's result for
-// a read.
+// a read or an execution of one.
 type item struct {
 	kind    itemKind
 	sql     string
@@ -104,18 +113,25 @@ type item struct {
 	cl      *class
 	control replay.Result
 	db      string
+	// stmt is the control's id of a prepared statement; args an
+	// execution's parameters (nil for a statement without any).
+	stmt uint32
+	args *stmtArgs
 }
 
-// twin is a session's twin on one candidate. Its run goroutine owns conn;
-// it ends when the session closes q (or ctx ends, which interrupts the
-// connection).
+// twin is a session's twin on one candidate. Its run goroutine owns conn
+// and stmts; it ends when the session closes q (or ctx ends, which
+// interrupts the connection).
 type twin struct {
 	s      *session
 	cand   *candidate
 	q      chan item
-	resync atomic.Bool // a session statement was dropped: start again
+	resync atomic.Bool   // a session statement was dropped: start again
+	closes pendingCloses // statements whose close was dropped
 	conn   *wire.Conn
-	h      replay.Hasher
+	// stmts are the statements prepared on conn, by the control's ids.
+	stmts map[uint32]*twinStmt
+	h     replay.Hasher
 }
 
 func (tw *twin) run(ctx context.Context) {
@@ -129,15 +145,28 @@ func (tw *twin) run(ctx context.Context) {
 			continue // drain: the session is closing
 		}
 		if !tw.ready(ctx) {
-			if it.kind == itemRead {
+			if it.kind.compared() {
 				it.cl.cand[tw.cand.i].down.Add(1)
 				tw.s.m.tally.dropped.Add(1)
 			}
 			continue
 		}
+		for _, id := range tw.closes.take() {
+			tw.closeStmt(id)
+		}
 		switch it.kind {
 		case itemRead:
 			tw.read(ctx, it)
+		case itemExec:
+			tw.exec(ctx, it)
+		case itemPrepare:
+			tw.prepare(ctx, it.stmt, it.sql)
+		case itemClose:
+			tw.closeStmt(it.stmt)
+		case itemStmtReset:
+			tw.resetStmt(ctx, it.stmt)
+		case itemReset:
+			tw.resetConn(ctx)
 		default:
 			q := it.sql
 			if it.kind == itemInitDB {
@@ -168,6 +197,9 @@ func (tw *twin) ready(ctx context.Context) bool {
 		tw.conn.Close()
 		tw.conn = nil
 	}
+	// The statements were the old connection's; the closes pending too.
+	clear(tw.stmts)
+	tw.closes.take()
 	if !tw.cand.mayTry(time.Now()) {
 		return false
 	}
@@ -192,10 +224,12 @@ func (tw *twin) ready(ctx context.Context) bool {
 	return true
 }
 
-// lose drops a broken connection and marks the candidate down.
+// lose drops a broken connection, and the statements prepared on it, and
+// marks the candidate down.
 func (tw *twin) lose(ctx context.Context) {
 	tw.conn.Close()
 	tw.conn = nil
+	clear(tw.stmts)
 	tw.failed(ctx)
 }
 
@@ -217,8 +251,14 @@ func (tw *twin) read(ctx context.Context, it item) {
 	if err == nil {
 		wr, err = c.ReadReply(&tw.h)
 	}
+	tw.finish(ctx, it, start, wr, err)
+}
+
+// finish ends a compared statement that the twin began at start, with wr
+// and err what its reply ended with.
+func (tw *twin) finish(ctx context.Context, it item, start time.Time, wr wire.Result, err error) {
 	dur := time.Since(start)
-	broken := err != nil && (c.Broken() || target.EndsSession(err))
+	broken := err != nil && (tw.conn.Broken() || target.EndsSession(err))
 	res := tw.h.Finish(wr, err, broken, dur)
 	if broken {
 		tw.lose(ctx)
