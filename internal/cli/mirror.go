@@ -37,6 +37,7 @@ func (c *mirrorCmd) flags(_ *Env) *pflag.FlagSet {
 	fs.StringVar(&c.accounts, "accounts", "", "the accounts clients log in with, one user:password a line (default: the control URL's user and password)")
 	sbflag.BoolVar(fs, &o.InsecureListen, "insecure-listen", false, "allow a --listen address beyond this host, without TLS")
 	sbflag.BoolVar(fs, &o.KeepLiterals, "keep-literals", false, "show the statements of differences with their literals (default: as ?)")
+	sbflag.BoolVar(fs, &o.Writes, "writes", false, "mirror the writes too, and their transactions, compared by affected rows and errors: this CHANGES the candidates (throwaway copies that follow does not feed)")
 	fs.IntVar(&o.Queue, "queue", 64, "mirrored statements a session may hold per candidate; past it they are dropped and counted")
 	fs.DurationVar(&o.Timeout, "timeout", 10*time.Second, "give up on a candidate's statement when it sends nothing for this long")
 	fs.StringVar(&o.HTTP, "http", "", "serve a live page and /metrics (Prometheus) on this address, e.g. 127.0.0.1:9104 (loopback only unless --insecure-listen)")

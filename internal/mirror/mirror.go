@@ -39,10 +39,12 @@
 //   - With Options.HTTP, a live page (page.go, in render's shell) and
 //     /metrics for Prometheus (live.go), both read from Summary when
 //     asked; neither shows a password.
+//   - With Options.Writes (--writes), the writes and their transactions
+//     go to the twins too, in order, compared as reads are (writes.go).
 //
-// Left for later slices: TLS to clients, --writes, COM_CHANGE_USER
-// (refused), executions with a cursor or long data and prepared SET
-// statements (counted "not mirrored").
+// Left for later slices: TLS to clients, COM_CHANGE_USER (refused),
+// executions with a cursor or long data and prepared SET statements
+// (counted "not mirrored").
 package mirror
 
 import (
@@ -97,6 +99,11 @@ type Options struct {
 	// Snapshot is the length of a snapshot period (0: one period, ended
 	// by Rotate or at the end).
 	Snapshot time.Duration
+	// Writes mirrors the writes too, and the transactions around them
+	// (writes.go): the candidates change, and must be throwaway copies
+	// that follow does not feed. Listen refuses a candidate that is the
+	// control's own server.
+	Writes bool
 }
 
 // ErrHTTPNotLoopback refuses to show the page beyond the host: it holds
@@ -170,12 +177,24 @@ func Listen(ctx context.Context, opts Options) (*Mirror, error) {
 	}
 	caps, _ := c.ServerCapabilities()
 	m.greet = greeting{version: c.ServerVersion(), caps: caps, collation: 45, status: c.Status() &^ wire.StatusInTrans}
+	var ctlID []string
+	if opts.Writes {
+		ctlID, err = identity(c)
+	}
 	c.Close()
+	if err != nil {
+		return nil, fmt.Errorf("mirror: --writes: read the control's identity: %w", err)
+	}
 	names := make([]string, len(opts.Candidates))
 	for i, cd := range opts.Candidates {
 		names[i] = cd.Name
 		cfg := cd.Target.Config(cd.Target.Endpoints()[0], cd.Target.DB)
 		cfg.ReadTimeout, cfg.WriteTimeout = opts.Timeout, opts.Timeout
+		if opts.Writes {
+			if err := checkNotControl(ctx, ctlID, cd.Name, cfg); err != nil {
+				return nil, err
+			}
+		}
 		m.cands = append(m.cands, &candidate{name: cd.Name, cfg: cfg, i: i})
 	}
 	m.tally = newTally(names, opts.KeepLiterals)

@@ -175,19 +175,32 @@ func (s *session) query(sql string, p []byte) bool {
 		}
 		cl.through.Add(1)
 		return ok
-	case !isRead:
-		cl.skip(notRead)
+	case !isRead && (!s.m.opts.Writes || adminStatement(info)):
+		if s.m.opts.Writes {
+			cl.skip(notSent)
+		} else {
+			cl.skip(notRead)
+		}
 		ok := s.relay(p, nil)
 		s.afterWrite(info)
 		return ok
-	case s.txWrote:
+	case s.txWrote && !s.m.opts.Writes:
 		cl.skip(inWrittenTx)
 		return s.relay(p, nil)
 	}
+	// A read, or with --writes any statement but the administration's.
 	if !s.roomFor(cl) {
-		return s.relay(p, nil)
+		ok := s.relay(p, nil)
+		if !isRead {
+			s.afterWrite(info)
+		}
+		return ok
 	}
-	return s.relayCompared(p, item{kind: itemRead, sql: sql, info: info, cl: cl, db: s.getDB()})
+	ok := s.relayCompared(p, item{kind: itemRead, sql: sql, info: info, cl: cl, db: s.getDB()})
+	if !isRead {
+		s.afterWrite(info)
+	}
+	return ok
 }
 
 // afterWrite follows the transaction after a statement that is not a

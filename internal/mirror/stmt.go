@@ -46,7 +46,10 @@ type pstmt struct {
 	info   *fingerprint.Info
 	cl     *class
 	params int
-	read   bool
+	// read: the statement is a read; mirrored: the twins prepare it (a
+	// read, or with --writes any statement but a SET or the
+	// administration's).
+	read, mirrored bool
 	// types are the parameters' types as last bound (nil before).
 	types []byte
 	// longData: COM_STMT_SEND_LONG_DATA came since the last execution;
@@ -73,12 +76,13 @@ func (s *session) prepare(p []byte) bool {
 	id, params := s.ctl.Prepared()
 	st := &pstmt{id: id, sql: sql, info: info, cl: s.m.tally.class(info, sql), params: params,
 		read: info.ReadOnly && !info.Session}
+	st.mirrored = st.read || s.m.opts.Writes && !info.Session && !adminStatement(info)
 	if s.stmts == nil {
 		s.stmts = map[uint32]*pstmt{}
 	}
 	s.stmts[id] = st
 	s.lastStmt = id
-	if st.read {
+	if st.mirrored {
 		s.toTwins(item{kind: itemPrepare, stmt: id, sql: sql})
 	}
 	return ok
@@ -114,12 +118,16 @@ func (s *session) execute(p []byte) bool {
 		// twins' differences after it can be read as what they may be.
 		cl.skip(stmtSession)
 		return s.relay(p, nil)
-	case !st.read:
-		cl.skip(notRead)
+	case !st.mirrored:
+		if s.m.opts.Writes {
+			cl.skip(notSent)
+		} else {
+			cl.skip(notRead)
+		}
 		ok := s.relay(p, nil)
 		s.afterWrite(st.info)
 		return ok
-	case s.txWrote:
+	case s.txWrote && !s.m.opts.Writes:
 		cl.skip(inWrittenTx)
 		return s.relay(p, nil)
 	case longData:
@@ -127,20 +135,29 @@ func (s *session) execute(p []byte) bool {
 		return s.relay(p, nil)
 	}
 	args, cursor, err := parseExecute(p, st.params, st.types)
-	switch {
-	case err != nil:
-		// The control answers it as it will; the twins have nothing to run.
-		cl.skip(stmtUnknown)
-		return s.relay(p, nil)
-	case cursor:
-		cl.skip(stmtCursor)
-		return s.relay(p, nil)
+	if err != nil || cursor {
+		// The control answers it as it will; the twins have nothing to
+		// run, or could not read its rows without the client's fetches.
+		if err != nil {
+			cl.skip(stmtUnknown)
+		} else {
+			cl.skip(stmtCursor)
+		}
+		ok := s.relay(p, nil)
+		if !st.read {
+			s.afterWrite(st.info)
+		}
+		return ok
 	}
 	if args.types != nil && !bytes.Equal(args.types, st.types) {
 		st.types = bytes.Clone(args.types)
 	}
 	if !s.roomFor(cl) {
-		return s.relay(p, nil)
+		ok := s.relay(p, nil)
+		if !st.read {
+			s.afterWrite(st.info)
+		}
+		return ok
 	}
 	it := item{kind: itemExec, stmt: st.id, sql: st.sql, info: st.info, cl: cl, db: s.getDB()}
 	if st.params > 0 {
@@ -151,7 +168,11 @@ func (s *session) execute(p []byte) bool {
 		copy(buf[n:], args.values)
 		it.args = &stmtArgs{nulls: buf[:n:n], types: st.types, values: buf[n:]}
 	}
-	return s.relayCompared(p, it)
+	ok := s.relayCompared(p, it)
+	if !st.read {
+		s.afterWrite(st.info)
+	}
+	return ok
 }
 
 // closeStmt relays a COM_STMT_CLOSE (which has no reply) and closes the
@@ -161,7 +182,7 @@ func (s *session) closeStmt(p []byte) bool {
 	ok := s.relay(p, nil)
 	if st != nil {
 		delete(s.stmts, st.id)
-		if st.read {
+		if st.mirrored {
 			s.toTwins(item{kind: itemClose, stmt: st.id})
 		}
 	}
@@ -174,7 +195,7 @@ func (s *session) resetStmt(p []byte) bool {
 	ok := s.relay(p, nil)
 	if st != nil && ok && s.lastOK {
 		st.longData = false
-		if st.read {
+		if st.mirrored {
 			s.toTwins(item{kind: itemStmtReset, stmt: st.id})
 		}
 	}
