@@ -183,7 +183,9 @@ func (c *cutover) follower(ctx context.Context, w *Watcher, src, dst *target.Tar
 		return nil, err
 	}
 	if s.Alive(time.Now()) {
-		c.step("follower", "a follower is at work on the target, at %s, %.1f s behind", s.Position, s.LagSeconds)
+		// Its lag is measured at the next step: the one it saved is its
+		// last batch's, which an idle source leaves growing old.
+		c.step("follower", "a follower is at work on the target, at %s", s.Position)
 		return func() {}, nil
 	}
 	fctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
