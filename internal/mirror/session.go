@@ -234,13 +234,15 @@ func (s *session) roomFor(cl *class) bool {
 // one), decoding the control's result for the comparison on the way, and
 // queues it with that result for the twins.
 func (s *session) relayCompared(p []byte, it item) bool {
+	// Counted before the client has its reply, so that a reader of the
+	// figures who has it sees the statement through, if not yet queued.
+	it.cl.through.Add(1)
 	s.h.Start(s.m.seed, it.db, it.info)
 	start := time.Now()
 	wr, err := s.ctl.Relay(p, s.c.w, &s.h)
 	dur := time.Since(start)
 	ok := s.finishRelay(err)
 	it.control = s.h.Finish(wr, err, err != nil && s.ctl.Broken(), dur)
-	it.cl.through.Add(1)
 	if !ok || s.ctl.Broken() {
 		return ok
 	}
@@ -289,13 +291,15 @@ func (s *session) finishRelay(err error) bool {
 // toTwins queues it on every twin without waiting: a full queue drops it,
 // counted. A dropped session statement or reset makes the twin start
 // again; a dropped prepare is made good when the statement is next
-// executed, a dropped close before the twin's next item, and a dropped
-// statement reset changes nothing the twin uses (it sends no long data
-// and opens no cursor).
+// executed, a dropped close once the twin has done the items queued
+// before it, and a dropped statement reset changes nothing the twin uses
+// (it sends no long data and opens no cursor).
 func (s *session) toTwins(it item) {
 	for _, tw := range s.twins {
+		it.seq = tw.queued + 1
 		select {
 		case tw.q <- it:
+			tw.queued++
 			if it.kind.compared() {
 				s.m.tally.mirrored.Add(1)
 				it.cl.cand[tw.cand.i].mirrored.Add(1)
@@ -307,7 +311,7 @@ func (s *session) toTwins(it item) {
 				it.cl.cand[tw.cand.i].dropped.Add(1)
 			case itemPrepare, itemStmtReset:
 			case itemClose:
-				if !tw.closes.add(it.stmt) {
+				if !tw.closes.add(it.stmt, tw.queued) {
 					tw.resync.Store(true)
 				}
 			default:

@@ -424,32 +424,49 @@ func (tw *twin) exec(ctx context.Context, it item) {
 	tw.finish(ctx, it, start, wr, err)
 }
 
-// pendingCloses are the control's ids of statements whose COM_STMT_CLOSE
-// found a twin's queue full: the twin closes them before its next item.
+// pendingCloses are the statements whose COM_STMT_CLOSE found a twin's
+// queue full, each with the sequence number of the last item queued
+// before it: the twin closes it once it has done that item (the
+// executions queued before the close must still find the statement).
 // Past maxPendingCloses the twin starts again instead.
 type pendingCloses struct {
 	mu  sync.Mutex
-	ids []uint32
+	pcs []pendingClose
+}
+
+type pendingClose struct {
+	id    uint32
+	after uint64
 }
 
 const maxPendingCloses = 1024
 
-// add keeps id; false when the list is full.
-func (pc *pendingCloses) add(id uint32) bool {
+// add keeps the close of id after item number after; false when the list
+// is full.
+func (pc *pendingCloses) add(id uint32, after uint64) bool {
 	pc.mu.Lock()
 	defer pc.mu.Unlock()
-	if len(pc.ids) >= maxPendingCloses {
+	if len(pc.pcs) >= maxPendingCloses {
 		return false
 	}
-	pc.ids = append(pc.ids, id)
+	pc.pcs = append(pc.pcs, pendingClose{id, after})
 	return true
 }
 
-// take returns the ids kept and forgets them.
-func (pc *pendingCloses) take() []uint32 {
+// due returns the ids to close before the item numbered seq, and forgets
+// them; ids is reused.
+func (pc *pendingCloses) due(seq uint64, ids []uint32) []uint32 {
 	pc.mu.Lock()
 	defer pc.mu.Unlock()
-	ids := pc.ids
-	pc.ids = nil
+	ids = ids[:0]
+	kept := pc.pcs[:0]
+	for _, c := range pc.pcs {
+		if c.after < seq {
+			ids = append(ids, c.id)
+		} else {
+			kept = append(kept, c)
+		}
+	}
+	pc.pcs = kept
 	return ids
 }

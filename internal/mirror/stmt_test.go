@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"strings"
 	"testing"
 	"time"
@@ -46,19 +47,30 @@ func preparedOn(t *testing.T, db *sql.DB) int {
 	return n
 }
 
-// settled waits until the twins have done with every statement mirrored
-// so far (each compared, or met the candidate down or its connection
-// lost), and returns the summary then.
+// settled waits until the session has queued every statement a client
+// has had the reply to and the twins have done with all they were given
+// (each compared, or met the candidate down or its connection lost), and
+// returns the summary then. It reads one candidate's figures, and leaves
+// out the classes of session statements, which are not counted mirrored.
 func settled(t *testing.T, m *Mirror) *Summary {
 	t.Helper()
 	var s *Summary
-	waitFor(t, 10*time.Second, "every mirrored statement compared", func() bool {
+	waitFor(t, 10*time.Second, "every statement through queued, and compared", func() bool {
 		s = m.Summary()
 		for _, cl := range s.Classes {
-			for _, c := range cl.Candidates {
-				if c.Compared+c.Down+c.Lost < c.Mirrored {
-					return false
-				}
+			c := cl.Candidates[0]
+			if c.Compared+c.Down+c.Lost < c.Mirrored {
+				return false
+			}
+			if cl.Verb == "SET" || cl.Verb == "USE" {
+				continue
+			}
+			n := c.Mirrored + c.Dropped
+			for _, k := range cl.NotMirrored {
+				n += k
+			}
+			if n < cl.Through {
+				return false
 			}
 		}
 		return true
@@ -235,6 +247,75 @@ func TestMirrorPrepared(t *testing.T) {
 			t.Errorf("the next execution: got %d, %v, want 1", one, err)
 		}
 	})
+}
+
+// TestMirrorPreparedStalled fills a twin's queue of one with a stalled
+// candidate: the prepares dropped meanwhile are made good when their
+// statements are next executed, and a dropped close is done once the
+// twin moves on.
+func TestMirrorPreparedStalled(t *testing.T) {
+	p := newPair(t)
+	m := startMirror(t, Options{Listen: "127.0.0.1:0", Control: p.ctlT, Candidates: []Candidate{{Name: "cand", Target: p.candT}}, Queue: 1, Timeout: 30 * time.Second})
+	_, port, _ := net.SplitHostPort(m.Addr())
+	sp := &pair{ctl: p.ctl, cand: p.cand, ctlT: p.ctlT, candT: p.candT, m: m, port: port}
+	candDB := pinned(t, dsnOf(p.cand))
+	base := preparedOn(t, candDB)
+	c := sp.wireThrough(t)
+	early, err := c.Prepare("SELECT c FROM sbtest1 WHERE id = ?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := early.Exec(1); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 5*time.Second, "the statement prepared on the candidate", func() bool { return preparedOn(t, candDB) == base+1 })
+
+	lock, err := pinned(t, dsnOf(p.cand)).Conn(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Close()
+	if _, err := lock.ExecContext(t.Context(), "LOCK TABLES sbtest1 WRITE"); err != nil {
+		t.Fatalf("lock the candidate's table: %v", err)
+	}
+	// The twin waits on the first execution, the second fills its queue;
+	// the close and the late prepare find it full.
+	for i := range 2 {
+		if _, err := early.Exec(2 + i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFor(t, 5*time.Second, "the twin waiting on the candidate's lock", func() bool {
+		var n int
+		err := candDB.QueryRow("SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE STATE LIKE 'Waiting for table%lock%'").Scan(&n)
+		return err == nil && n > 0
+	})
+	early.Close()
+	late, err := c.Prepare("SELECT k FROM sbtest1 WHERE id = ?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := lock.ExecContext(t.Context(), "UNLOCK TABLES"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 5*time.Second, "the twin done with its queue", func() bool {
+		cl := classOf(m.Summary(), pointSelect)
+		return cl != nil && cl.Candidates[0].Compared >= 2
+	})
+	// The late statement's first execution: the twin prepares it then.
+	if _, err := late.Exec(5); err != nil {
+		t.Fatal(err)
+	}
+	s := settled(t, m)
+	cl := classOf(s, "select `k` from `sbtest1` where `id` = ?")
+	if cl == nil || cl.Candidates[0].Compared != 1 || cl.Candidates[0].Differing != 0 || cl.Candidates[0].Lost != 0 {
+		t.Errorf("the statement whose prepare was dropped: got %+v, want its execution compared, the same on both\n%s", cl, summaryText(s))
+	}
+	// The early statement's close was dropped and done before the late
+	// execution: only the late statement is left on the candidate.
+	waitFor(t, 5*time.Second, "the dropped close done", func() bool { return preparedOn(t, candDB) == base+1 })
+	late.Close()
+	waitFor(t, 5*time.Second, "the late statement closed", func() bool { return preparedOn(t, candDB) == base })
 }
 
 // readRaw reads one packet's payload from a raw client connection.

@@ -117,6 +117,8 @@ type item struct {
 	// execution's parameters (nil for a statement without any).
 	stmt uint32
 	args *stmtArgs
+	// seq numbers the items queued on a twin, from 1.
+	seq uint64
 }
 
 // twin is a session's twin on one candidate. Its run goroutine owns conn
@@ -128,6 +130,9 @@ type twin struct {
 	q      chan item
 	resync atomic.Bool   // a session statement was dropped: start again
 	closes pendingCloses // statements whose close was dropped
+	// queued counts the items queued, for their seq (the session's
+	// goroutine only).
+	queued uint64
 	conn   *wire.Conn
 	// stmts are the statements prepared on conn, by the control's ids.
 	stmts map[uint32]*twinStmt
@@ -140,9 +145,15 @@ func (tw *twin) run(ctx context.Context) {
 			tw.conn.Close()
 		}
 	}()
+	var closes []uint32
 	for it := range tw.q {
 		if ctx.Err() != nil {
 			continue // drain: the session is closing
+		}
+		if closes = tw.closes.due(it.seq, closes); len(closes) > 0 && tw.conn != nil {
+			for _, id := range closes {
+				tw.closeStmt(id)
+			}
 		}
 		if !tw.ready(ctx) {
 			if it.kind.compared() {
@@ -150,9 +161,6 @@ func (tw *twin) run(ctx context.Context) {
 				tw.s.m.tally.dropped.Add(1)
 			}
 			continue
-		}
-		for _, id := range tw.closes.take() {
-			tw.closeStmt(id)
 		}
 		switch it.kind {
 		case itemRead:
@@ -197,9 +205,8 @@ func (tw *twin) ready(ctx context.Context) bool {
 		tw.conn.Close()
 		tw.conn = nil
 	}
-	// The statements were the old connection's; the closes pending too.
+	// The statements were the old connection's.
 	clear(tw.stmts)
-	tw.closes.take()
 	if !tw.cand.mayTry(time.Now()) {
 		return false
 	}
