@@ -235,6 +235,11 @@ func (c *Conn) relayResult(r RowReader, binaryRows bool, res *Result) error {
 			if err := c.relayColumnsInto(r, int(ncols)); err != nil {
 				return err
 			}
+			if binaryRows && c.caps&capDeprecateEOF == 0 && c.status&statusCursorExists != 0 {
+				// An execution that opened a cursor: its rows come with
+				// COM_STMT_FETCH.
+				return nil
+			}
 			if err := c.relayRows(r, int(ncols), binaryRows, res); err != nil {
 				return err
 			}
@@ -263,8 +268,12 @@ func (c *Conn) relayColumnsInto(r RowReader, n int) error {
 		}
 	}
 	if c.caps&capDeprecateEOF == 0 {
-		if _, err := c.relayPacket(); err != nil {
+		p, err := c.relayPacket()
+		if err != nil {
 			return err
+		}
+		if p[0] == 0xfe && len(p) >= 5 {
+			c.status = binary.LittleEndian.Uint16(p[3:]) // a cursor's says so
 		}
 	}
 	c.cols = cols

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"testing"
+	"time"
 
 	"github.com/shakedown/shakedown/internal/sandbox/sandboxtest"
 	"github.com/shakedown/shakedown/internal/target"
@@ -89,5 +90,46 @@ func TestRelayPreparedStatements(t *testing.T) {
 	}
 	if rc.Broken() {
 		t.Fatal("relay connection broken after the executions")
+	}
+}
+
+// TestRelayCursor relays an execution that opens a cursor, with and
+// without CLIENT_DEPRECATE_EOF: the reply is the columns only, and the
+// rows come with COM_STMT_FETCH.
+func TestRelayCursor(t *testing.T) {
+	c := dial(t)
+	tg, err := target.Parse(sandboxtest.URL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	caps, _ := c.Capabilities()
+	for _, eof := range []bool{false, true} {
+		hs := &Handshake{Caps: caps &^ capDeprecateEOF, Collation: 45}
+		if eof {
+			hs.Caps |= capDeprecateEOF
+		}
+		cfg := tg.Config(tg.Endpoints()[0], tg.DB)
+		cfg.ReadTimeout = 5 * time.Second
+		rc, err := Dial(context.Background(), cfg, Options{As: hs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rc.Close()
+		var out bytes.Buffer
+		if _, err := rc.Relay(append([]byte{ComStmtPrepare}, "SELECT 1 UNION SELECT 2"...), &out, nil); err != nil {
+			t.Fatalf("relay a prepare: %v", err)
+		}
+		id, _ := rc.Prepared()
+		exec := binary.LittleEndian.AppendUint32([]byte{ComStmtExecute}, id)
+		exec = append(exec, 1, 1, 0, 0, 0) // CURSOR_TYPE_READ_ONLY
+		if _, err := rc.Relay(exec, &out, &collect{}); err != nil {
+			t.Fatalf("deprecate EOF %v: relay an execution with a cursor: %v", eof, err)
+		}
+		fetch := binary.LittleEndian.AppendUint32([]byte{ComStmtFetch}, id)
+		fetch = binary.LittleEndian.AppendUint32(fetch, 10)
+		res, err := rc.Relay(fetch, &out, nil)
+		if err != nil || res.Rows != 2 {
+			t.Fatalf("deprecate EOF %v: relay the fetch: got %d rows, %v, want 2", eof, res.Rows, err)
+		}
 	}
 }

@@ -32,6 +32,7 @@ const (
 	comStmtReset   = 0x1a
 
 	statusMoreResults        = 0x0008
+	statusCursorExists       = 0x0040
 	statusNoBackslashEscapes = 0x0200
 
 	maxPayload = 1<<24 - 1
