@@ -235,6 +235,43 @@ func TestMirrorPrepared(t *testing.T) {
 			t.Errorf("a query after it: got %q, want a result set of one column", reply)
 		}
 	})
+	t.Run("an execution with a cursor is relayed, counted not mirrored", func(t *testing.T) {
+		// The raw client has no CLIENT_DEPRECATE_EOF: the EOF after the
+		// columns is the reply's end.
+		nc := rawLogin(t, p.m.Addr(), p.ctl.User)
+		nc.SetDeadline(time.Now().Add(5 * time.Second))
+		send := func(payload []byte) {
+			nc.Write(append([]byte{byte(len(payload)), byte(len(payload) >> 8), 0, 0}, payload...))
+		}
+		q := "SELECT id FROM " + p.ctl.Database + ".sbtest1 WHERE id < 3 ORDER BY id"
+		send(append([]byte{wire.ComStmtPrepare}, q...))
+		ok := readRaw(t, nc)
+		if ok[0] != 0 {
+			t.Fatalf("prepare: got %q, want OK", ok)
+		}
+		readRaw(t, nc) // the column
+		readRaw(t, nc) // EOF
+		exec := append([]byte{wire.ComStmtExecute}, ok[1:5]...)
+		send(append(exec, 1, 1, 0, 0, 0)) // CURSOR_TYPE_READ_ONLY
+		for i, what := range []string{"the column count", "the column", "the EOF"} {
+			if b := readRaw(t, nc); i == 2 && b[0] != 0xfe {
+				t.Fatalf("execute: got %q for %s, want EOF", b, what)
+			}
+		}
+		fetch := append([]byte{wire.ComStmtFetch}, ok[1:5]...)
+		send(binary.LittleEndian.AppendUint32(fetch, 10))
+		var rows int
+		for b := readRaw(t, nc); b[0] != 0xfe; b = readRaw(t, nc) {
+			rows++
+		}
+		if rows != 2 {
+			t.Errorf("fetch: got %d rows, want 2", rows)
+		}
+		cl := classWith(p.m.Summary(), "where `id` < ? order by `id`")
+		if cl == nil || cl.NotMirrored[stmtCursor] != 1 {
+			t.Errorf("got class %+v, want one execution with a cursor counted not mirrored", cl)
+		}
+	})
 	t.Run("an execution the control refuses is relayed as its error", func(t *testing.T) {
 		db := pinned(t, p.throughDSN())
 		_, err := db.Exec("SELECT c FROM nosuch WHERE id = ?", 1)
