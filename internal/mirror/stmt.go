@@ -109,6 +109,11 @@ func (s *session) execute(p []byte) bool {
 		s.m.tally.notMirrored(stmtUnknown)
 		return s.relay(p, nil)
 	}
+	// The types, when bound, are kept whether or not this execution is
+	// mirrored: the next ones may bind none.
+	if t := boundTypes(p, st.params); t != nil && !bytes.Equal(t, st.types) {
+		st.types = bytes.Clone(t)
+	}
 	cl := st.cl
 	longData := st.longData
 	st.longData = false
@@ -148,9 +153,6 @@ func (s *session) execute(p []byte) bool {
 			s.afterWrite(st.info)
 		}
 		return ok
-	}
-	if args.types != nil && !bytes.Equal(args.types, st.types) {
-		st.types = bytes.Clone(args.types)
 	}
 	if !s.roomFor(cl) {
 		ok := s.relay(p, nil)
@@ -300,6 +302,18 @@ func parseExecute(p []byte, params int, prev []byte) (stmtArgs, bool, error) {
 	}
 	a.values = values
 	return a, cursor, nil
+}
+
+// boundTypes are the parameters' types a COM_STMT_EXECUTE of a statement
+// of params parameters binds, nil when it binds none (or is too short to
+// say).
+func boundTypes(p []byte, params int) []byte {
+	nb := (params + 7) / 8
+	at := 10 + nb
+	if params == 0 || len(p) < at+1+2*params || p[at] != 1 {
+		return nil
+	}
+	return p[at+1 : at+1+2*params]
 }
 
 // valueLen is the length of the binary value of type t at the front of p.

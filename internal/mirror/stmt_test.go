@@ -272,6 +272,50 @@ func TestMirrorPrepared(t *testing.T) {
 			t.Errorf("got class %+v, want one execution with a cursor counted not mirrored", cl)
 		}
 	})
+	t.Run("types bound by an execution that is not mirrored serve the next", func(t *testing.T) {
+		nc := rawLogin(t, p.m.Addr(), p.ctl.User)
+		nc.SetDeadline(time.Now().Add(5 * time.Second))
+		// cmd sends a command and reads the n packets of its reply,
+		// returning the first.
+		cmd := func(n int, payload ...byte) []byte {
+			t.Helper()
+			nc.Write(append([]byte{byte(len(payload)), byte(len(payload) >> 8), 0, 0}, payload...))
+			first := readRaw(t, nc)
+			if first[0] == 0xff {
+				t.Fatalf("got %q", first)
+			}
+			for range n - 1 {
+				readRaw(t, nc)
+			}
+			return first
+		}
+		query := func(q string) { t.Helper(); cmd(1, append([]byte{wire.ComQuery}, q...)...) }
+		ok := cmd(5, append([]byte{wire.ComStmtPrepare}, "SELECT UPPER(?)"...)...)
+		exec := func(bind bool, v string) {
+			t.Helper()
+			b := append([]byte{wire.ComStmtExecute}, ok[1:5]...)
+			b = append(b, 0, 1, 0, 0, 0, 0) // no cursor, once, no NULLs
+			if bind {
+				b = append(b, 1, 0xfd, 0) // VAR_STRING
+			} else {
+				b = append(b, 0)
+			}
+			b = append(append(b, byte(len(v))), v...)
+			cmd(5, b...)
+		}
+		// In a transaction that wrote, the first execution binds the types
+		// and is not mirrored; the next, after it, binds none.
+		query("BEGIN")
+		query("UPDATE " + p.ctl.Database + ".sbtest1 SET k = k WHERE id = 1")
+		exec(true, "abc")
+		query("COMMIT")
+		exec(false, "xyz")
+		s := settled(t, p.m)
+		cl := classWith(s, "select `upper`")
+		if cl == nil || cl.NotMirrored[inWrittenTx] != 1 || cl.NotMirrored[stmtUnknown] != 0 || cl.Candidates[0].Compared != 1 || cl.Candidates[0].Differing != 0 {
+			t.Errorf("got class %+v, want one execution in the transaction, the next compared, the same on both", cl)
+		}
+	})
 	t.Run("an execution the control refuses is relayed as its error", func(t *testing.T) {
 		db := pinned(t, p.throughDSN())
 		_, err := db.Exec("SELECT c FROM nosuch WHERE id = ?", 1)
@@ -430,6 +474,29 @@ func TestParseExecute(t *testing.T) {
 			}
 			if tc.params == 3 && tc.name != "a datetime and a NULL-typed value" && (!bytes.Equal(a.values, vals) || !bytes.Equal(a.nulls, []byte{0x02})) {
 				t.Errorf("got values %x and NULLs %x, want %x and 02", a.values, a.nulls, vals)
+			}
+		})
+	}
+}
+
+func TestBoundTypes(t *testing.T) {
+	head := []byte{wire.ComStmtExecute, 1, 0, 0, 0, 0, 1, 0, 0, 0}
+	types := []byte{0x08, 0, 0xfe, 0}
+	cases := []struct {
+		name   string
+		p      []byte
+		params int
+		want   []byte
+	}{
+		{"types bound", append(append(append([]byte{}, head...), 0, 1), types...), 2, types},
+		{"none bound", append(append([]byte{}, head...), 0, 0), 2, nil},
+		{"cut short", append(append(append([]byte{}, head...), 0, 1), types[:3]...), 2, nil},
+		{"no parameters", head, 0, nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := boundTypes(tc.p, tc.params); !bytes.Equal(got, tc.want) {
+				t.Errorf("got %x, want %x", got, tc.want)
 			}
 		})
 	}
