@@ -158,8 +158,8 @@ func (t *tableJob) checkChunk(ctx context.Context, c *chunk, aligned bool) (*chu
 		}
 	}
 	if txS == nil {
-		err = both(func() (err error) { txS, err = readTx(ctx, t.r.src); return },
-			func() (err error) { txD, err = readTx(ctx, t.r.dst); return })
+		err = both(func() (err error) { txS, err = snapshotOf(ctx, t.r.src); return },
+			func() (err error) { txD, err = snapshotOf(ctx, t.r.dst); return })
 	}
 	for _, tx := range []Snapshot{txS, txD} {
 		if tx != nil {

@@ -82,6 +82,17 @@ func readTx(ctx context.Context, s *schema.Side) (*sql.Tx, error) {
 	return tx, nil
 }
 
+// snapshotOf is readTx as a Snapshot: nil when it fails, not a nil *sql.Tx
+// that a Snapshot would hold as a value, which a caller would take for a
+// transaction to roll back.
+func snapshotOf(ctx context.Context, s *schema.Side) (Snapshot, error) {
+	tx, err := readTx(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	return tx, nil
+}
+
 // refusedSyntax says whether err is a server's (or proxy's) refusal of a
 // statement's form rather than of the session: a syntax error (1064),
 // a form it does not support (1235), or an unknown error (1105) as
