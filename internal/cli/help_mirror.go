@@ -7,15 +7,23 @@ A MySQL-protocol proxy for a canary: the application (or sysbench, mysqlslap,
 the mariadb client) connects to --listen as it would to the control. Every
 statement goes to the control and the control's reply comes back unchanged,
 packet for packet; the reads (SELECT, SHOW, and reads in a transaction that
-has not written) are also sent to each candidate through a twin session with
-the same default database and SET statements, and the two results are
-compared by replay's rules, per query class, with both latencies.
+has not written, as text or as prepared statements, each twin preparing its
+own and mapping the control's statement ids to it) are also sent to each
+candidate through a twin session with the same default database, SET
+statements and prepared statements, and the two results are compared by
+replay's rules, per query class, with both latencies. COM_RESET_CONNECTION
+resets the twins too; COM_CHANGE_USER is refused (connect again as the
+other user).
 
 The candidate never slows the application: each session's mirrored reads wait
 on a bounded queue (--queue), and a read that finds it full is dropped and
 counted. A candidate that dies is reconnected with back-off while the
-clients go on. Writes, statements in a transaction that wrote, and prepared
-statements (for now) are relayed only, and counted as not mirrored.
+clients go on. Writes, and statements in a transaction that wrote, are
+relayed only and counted as not mirrored, since follow keeps the candidate
+in step; with --writes (a throwaway candidate that nothing follows) they go
+to the twins too, in order per session, compared by affected rows, warnings
+and errors: this CHANGES the candidates, and a candidate that is the
+control's own server is refused.
 
 Clients log in with mysql_native_password, checked by the mirror itself
 against --accounts FILE (one user:password a line; # comments) or else the
