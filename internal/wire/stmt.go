@@ -77,6 +77,12 @@ func (c *Conn) ResetConnection() error {
 	if err := c.writePacket(c.startCommand(ComResetConnection)); err != nil {
 		return err
 	}
+	return c.readOK("COM_RESET_CONNECTION")
+}
+
+// readOK reads the reply to a command that answers OK or ERR (named by
+// command, for the error of any other reply) and keeps its status.
+func (c *Conn) readOK(command string) error {
 	p, err := c.readPacket()
 	if err != nil {
 		return err
@@ -85,7 +91,7 @@ func (c *Conn) ResetConnection() error {
 		return serverError(p)
 	}
 	if p[0] != 0x00 {
-		return c.fail(errors.New("wire: malformed reply to COM_RESET_CONNECTION"))
+		return c.fail(errors.New("wire: malformed reply to " + command))
 	}
 	_, _, c.status = okPacket(p)
 	return nil
@@ -365,16 +371,5 @@ func (s *Stmt) Reset() error {
 	if err := c.writePacket(b); err != nil {
 		return err
 	}
-	p, err := c.readPacket()
-	if err != nil {
-		return err
-	}
-	if p[0] == 0xff {
-		return serverError(p)
-	}
-	if p[0] != 0x00 {
-		return c.fail(errors.New("wire: malformed reply to COM_STMT_RESET"))
-	}
-	_, _, c.status = okPacket(p)
-	return nil
+	return c.readOK("COM_STMT_RESET")
 }
