@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/shakedown/shakedown/internal/result"
 	"github.com/shakedown/shakedown/internal/target"
@@ -141,10 +142,16 @@ func parseHotRow(q string) *hotRow {
 
 func unquote(id string) string { return strings.Trim(id, "`") }
 
+// readBound bounds each read of the hot row's sum: a row lock held
+// past it is a server that will not answer, not a figure.
+const readBound = 30 * time.Second
+
 // read is the column's sum over the rows the key names.
 func (h *hotRow) read(ctx context.Context, conn *sql.Conn) (int64, error) {
 	var v sql.NullString
 	q := "SELECT SUM(" + h.column + ") FROM " + h.table + " WHERE " + h.key
+	ctx, cancel := context.WithTimeout(ctx, readBound)
+	defer cancel()
 	if err := conn.QueryRowContext(ctx, q).Scan(&v); err != nil {
 		return 0, fmt.Errorf("hot-row check: %s: %w", q, err)
 	}
