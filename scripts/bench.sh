@@ -72,7 +72,7 @@
 #                     from SHAKEDOWN_TIDB_SERVER, tidb-server on PATH, or the
 #                     build in ../shared/flavours/tidb-server.xz (unpacked
 #                     once into ~/.cache/shakedown/flavours); default mariadb.
-#                     tls and SERVER_CPUS need the MariaDB sandbox.
+#                     tls needs the MariaDB sandbox.
 #   TARGET=mysql://user[:password]@host:port/db
 #                     measure this server instead of a sandbox. The cases
 #                     drop and re-create sbtest's tables (and slap's
@@ -105,8 +105,8 @@ flavour_up=()
 case $FLAVOUR in
 mariadb) ;;
 tidb)
-	if [[ " $CASES " == *" tls "* ]] || [ -n "$SERVER_CPUS" ]; then
-		echo "bench.sh: FLAVOUR=tidb: the tls case and SERVER_CPUS need the MariaDB sandbox" >&2
+	if [[ " $CASES " == *" tls "* ]]; then
+		echo "bench.sh: FLAVOUR=tidb: the tls case needs the MariaDB sandbox" >&2
 		exit 2
 	fi
 	tidb=${SHAKEDOWN_TIDB_SERVER:-$(command -v tidb-server || true)}
