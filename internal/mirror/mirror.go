@@ -28,8 +28,9 @@
 //     session statement makes the twin start again from the history.
 //   - The twin runs the statement on the candidate, compares the results
 //     with replay's comparison (replay.Compare) and records both
-//     latencies per class (tally.go); the latency ratio is replay's
-//     verdict on the stats package's interval (replay.LatencyVerdict).
+//     latencies per class (tally.go), in pairs; the latency ratio is
+//     replay's verdict on the pairs (replay.PairedLatencyVerdict): the
+//     median of the pairs' ratios, in its sign-test interval.
 //   - A candidate that fails is marked down with a growing back-off
 //     (twin.go): its twins drop their statements as "candidate down"
 //     until a reconnect succeeds.

@@ -164,7 +164,7 @@ func (c *ClassCandidate) setLatency(ctl, cand []float64) {
 		return
 	}
 	c.ControlP50ms, c.CandidateP50ms = stats.Round(stats.Median(ctl), 4), stats.Round(stats.Median(cand), 4)
-	r, lo, hi, st := replay.LatencyVerdict(ctl, cand)
+	r, lo, hi, st := replay.PairedLatencyVerdict(ctl, cand)
 	c.Ratio, c.Low, c.High, c.State = stats.Round(r, 4), stats.Round(lo, 4), stats.Round(hi, 4), st
 }
 

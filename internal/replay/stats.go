@@ -175,6 +175,18 @@ func LatencyVerdict(control, candidate []float64) (ratio, lo, hi float64, state 
 	return c.Ratio, c.Low, c.High, c.State
 }
 
+// PairedLatencyVerdict is LatencyVerdict for samples that are pairs:
+// control[i] and candidate[i] timed the same statement (the mirror's).
+// The ratio is the median of the pairs' ratios, within its sign-test
+// interval (stats.ComparePaired); the thresholds are LatencyVerdict's.
+func PairedLatencyVerdict(control, candidate []float64) (ratio, lo, hi float64, state stats.State) {
+	if min(len(control), len(candidate)) < minSamples {
+		return 0, 0, 0, stats.NoVerdict
+	}
+	c := stats.ComparePaired(control, candidate, stats.Options{Threshold: latencyThreshold, LowerIsBetter: true})
+	return c.Ratio, c.Low, c.High, c.State
+}
+
 // thin keeps n evenly spaced values of xs.
 func thin(xs []float64, n int) []float64 {
 	if len(xs) <= n {
