@@ -31,9 +31,9 @@ func (j *Job) checkBefore(ctx context.Context, db *sql.DB, out io.Writer) (workl
 	if err := rc.BeforeRun(ctx, env); err != nil {
 		if target.Code(err) == target.ERNoSuchTable {
 			// Said as the run itself would: prepare first.
-			return nil, fmt.Errorf("%s on %s: %w", j.Workload, j.Target, client.ErrMissingTables)
+			return nil, fmt.Errorf("%s on %s: %w", j.Workload(), j.Target, client.ErrMissingTables)
 		}
-		return nil, fmt.Errorf("%s: %w", j.Workload, err)
+		return nil, fmt.Errorf("%s: %w", j.Workload(), err)
 	}
 	return rc, nil
 }

@@ -232,6 +232,9 @@ var verbHelp = map[string]string{
 // Threads is --threads.
 func (j *Job) Threads() int { return j.spec.Threads }
 
+// Workload is the workload's registered name.
+func (j *Job) Workload() string { return j.spec.Workload }
+
 // JSONPath is --json.
 func (j *Job) JSONPath() string { return j.spec.JSONPath }
 

@@ -21,10 +21,9 @@ import (
 
 // Job is one prepare, run or cleanup, made from a Spec (New).
 type Job struct {
-	Verb     string
-	Workload string
-	Gen      workload.Generator
-	Target   *target.Target
+	Verb   string
+	Gen    workload.Generator
+	Target *target.Target
 
 	// Warnings say which old sysbench options the line used and what
 	// they became (see legacyArgs), for the command to show.
@@ -58,7 +57,7 @@ func New(verb string, s runspec.Spec, at *target.Target) (*Job, error) {
 	if !ok {
 		return nil, unknownWorkload(verb, s.Workload)
 	}
-	j := &Job{Verb: verb, Workload: s.Workload, Gen: meta.New(), split: segment.Alone}
+	j := &Job{Verb: verb, Gen: meta.New(), split: segment.Alone}
 	fs := sbflag.NewFlagSet(verb)
 	conn := bind(fs, &j.spec, &j.help, &j.tflags)
 	own := addWorkload(fs, j.Gen)

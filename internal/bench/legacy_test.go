@@ -71,8 +71,8 @@ func TestLegacyLines(t *testing.T) {
 			if err != nil {
 				t.Fatalf("got %v, want the line to parse", err)
 			}
-			if j.Workload != tc.workload {
-				t.Errorf("workload: got %s, want %s", j.Workload, tc.workload)
+			if j.Workload() != tc.workload {
+				t.Errorf("workload: got %s, want %s", j.Workload(), tc.workload)
 			}
 			opts := j.Options()
 			for k, want := range tc.opts {

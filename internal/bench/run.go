@@ -45,13 +45,13 @@ func (j *Job) Prepare(ctx context.Context, opt PrepareOptions) error {
 	case "prepare":
 		pr, ok := j.Gen.(workload.Preparer)
 		if !ok {
-			return usagef("%s has no prepare phase", j.Workload)
+			return usagef("%s has no prepare phase", j.Workload())
 		}
 		err = pr.Prepare(ctx, env)
 	case "cleanup":
 		cl, ok := j.Gen.(workload.Cleaner)
 		if !ok {
-			return usagef("%s has no cleanup phase", j.Workload)
+			return usagef("%s has no cleanup phase", j.Workload())
 		}
 		err = cl.Cleanup(ctx, env)
 	default:
@@ -65,7 +65,7 @@ func (j *Job) Prepare(ctx context.Context, opt PrepareOptions) error {
 		case ctx.Err() != nil:
 			return ErrInterrupted
 		}
-		return fmt.Errorf("%s %s: %w", j.Verb, j.Workload, err)
+		return fmt.Errorf("%s %s: %w", j.Verb, j.Workload(), err)
 	}
 	fmt.Fprintf(out, "%s done in %.2fs\n", j.Verb, time.Since(start).Seconds())
 	return nil
@@ -101,7 +101,7 @@ type RunOptions struct {
 func (j *Job) Run(ctx context.Context, opt RunOptions) (*result.Result, error) {
 	op, ok := j.Gen.(workload.Opser)
 	if !ok {
-		return nil, usagef("%s has no run phase", j.Workload)
+		return nil, usagef("%s has no run phase", j.Workload())
 	}
 	out := opt.Out
 	if out == nil {
@@ -115,14 +115,14 @@ func (j *Job) Run(ctx context.Context, opt RunOptions) (*result.Result, error) {
 		env := &workload.PrepareEnv{DB: db, Threads: j.spec.Threads, Rand: j.spec.Rand, Out: out}
 		if err := dc.CheckData(ctx, env); err != nil {
 			db.Close()
-			return nil, fmt.Errorf("%s on %s: %w", j.Workload, j.Target, err)
+			return nil, fmt.Errorf("%s on %s: %w", j.Workload(), j.Target, err)
 		}
 	}
 	if rp, ok := j.Gen.(workload.RunPreparer); ok {
 		env := &workload.PrepareEnv{DB: db, Threads: j.spec.Threads, Rand: j.spec.Rand, Out: out}
 		if err := rp.PrepareRun(ctx, env); err != nil {
 			db.Close()
-			return nil, fmt.Errorf("%s: %w", j.Workload, err)
+			return nil, fmt.Errorf("%s: %w", j.Workload(), err)
 		}
 	}
 	check, err := j.checkBefore(ctx, db, out)
@@ -176,14 +176,14 @@ func (j *Job) Run(ctx context.Context, opt RunOptions) (*result.Result, error) {
 	o, err := runner.Run(ctx, rc, op)
 	if err != nil {
 		if errors.Is(err, client.ErrMissingTables) {
-			return nil, fmt.Errorf("%s on %s: %w", j.Workload, j.Target, err)
+			return nil, fmt.Errorf("%s on %s: %w", j.Workload(), j.Target, err)
 		}
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("%w before the run started; nothing measured", ErrInterrupted)
 		}
 		return nil, err
 	}
-	res, err := o.Document(j.Workload, rc.Threads, j.spec.Percentile)
+	res, err := o.Document(j.Workload(), rc.Threads, j.spec.Percentile)
 	if err != nil {
 		return nil, err
 	}
@@ -220,7 +220,7 @@ func (j *Job) Run(ctx context.Context, opt RunOptions) (*result.Result, error) {
 	switch {
 	case o.Err != nil:
 		if errors.Is(o.Err, client.ErrMissingTables) || target.Code(o.Err) == target.ERNoSuchTable {
-			return res, fmt.Errorf("%s on %s: %w", j.Workload, j.Target, client.ErrMissingTables)
+			return res, fmt.Errorf("%s on %s: %w", j.Workload(), j.Target, client.ErrMissingTables)
 		}
 		return res, fmt.Errorf("run stopped: %w", o.Err)
 	case o.Interrupted:
@@ -248,7 +248,7 @@ func (j *Job) monitorConfig(opt RunOptions, srv target.Server) monitor.RunConfig
 	}
 	cfg := monitor.RunConfig{
 		Target: j.Target, Server: srv, Sample: j.samples(), MetricsAddr: j.spec.MetricsAddr, Exporter: opt.Metrics, Needs: n,
-		Info: monitor.RunInfo{Workload: j.Workload, Target: j.Target.String(), Threads: j.rc.Threads},
+		Info: monitor.RunInfo{Workload: j.Workload(), Target: j.Target.String(), Threads: j.rc.Threads},
 	}
 	if j.stall != nil && cfg.Sample {
 		cfg.Stall = &stall.Config{Triggers: j.stall, Cooldown: j.spec.StallCooldown, Max: j.spec.StallMax, Stacks: j.spec.StallStacks}
@@ -267,9 +267,9 @@ func (j *Job) monitorConfig(opt RunOptions, srv target.Server) monitor.RunConfig
 
 func (j *Job) header(w io.Writer, srv target.Server, version string, cio *result.ClientIO) {
 	if j.Gen.Meta().Sysbench {
-		fmt.Fprintf(w, "shakedown %s (sysbench-compatible %s)\n\n", version, j.Workload)
+		fmt.Fprintf(w, "shakedown %s (sysbench-compatible %s)\n\n", version, j.Workload())
 	} else {
-		fmt.Fprintf(w, "shakedown %s (%s, shakedown's own workload)\n\n", version, j.Workload)
+		fmt.Fprintf(w, "shakedown %s (%s, shakedown's own workload)\n\n", version, j.Workload())
 	}
 	fmt.Fprintln(w, "Running the test with following options:")
 	fmt.Fprintf(w, "Number of threads: %d\n", j.rc.Threads)

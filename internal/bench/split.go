@@ -106,7 +106,7 @@ func (j *Job) SplitRunner(ctx context.Context, out, stderr io.Writer, st *store.
 	case sp.StartAt.IsZero():
 		return nil, usage.Errorf("run: --segment with --store needs --start-at, the same for every runner, e.g. --start-at %s", time.Now().UTC().Add(time.Minute).Truncate(time.Minute).Format(time.RFC3339))
 	}
-	parts := splitload.LoadParts(j.Workload, j.Target.Redacted(), j.Options())
+	parts := splitload.LoadParts(j.Workload(), j.Target.Redacted(), j.Options())
 	sr, err := splitload.Join(ctx, stderr, unsavedDir, st, sp, store.SplitRun, PublicCommand(append([]string{"run"}, args...)), parts, nil, nil)
 	if err != nil {
 		return nil, err

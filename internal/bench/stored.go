@@ -18,7 +18,7 @@ import (
 // carry a password.
 func (j *Job) StoredRun(res *result.Result, runErr error, started time.Time, args []string) *store.Run {
 	status, why := result.StatusOf(res, runErr, errors.Is(runErr, ErrInterrupted))
-	return store.NewRun(res, status, why, j.Workload, j.Threads(), strings.Join(PublicArgs(args), " "), started, time.Since(started).Seconds())
+	return store.NewRun(res, status, why, j.Workload(), j.Threads(), strings.Join(PublicArgs(args), " "), started, time.Since(started).Seconds())
 }
 
 // Ending is the run's status by result.StatusOf (interrupted: whether

@@ -139,7 +139,7 @@ func targetsOf(cfg Config, run runspec.Spec) ([]Target, error) {
 		// step sets wins over a plan's option of the same name.
 		spec := job.Spec()
 		spec.TimeS = s.TimeS
-		t := Target{Name: job.Target.String(), URL: job.Target.Redacted(), Spec: spec, Workload: job.Workload}
+		t := Target{Name: job.Target.String(), URL: job.Target.Redacted(), Spec: spec, Workload: job.Workload()}
 		if k, ok := job.Gen.(workload.EventKinder); ok {
 			t.Event = k.EventKind()
 		}

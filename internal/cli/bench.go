@@ -41,7 +41,7 @@ func (c *benchCmd) run(ctx context.Context, env *Env, args []string) error {
 	}
 	if c.verb != "run" {
 		if job.SplitGiven() {
-			return usagef("%s %s: --segment is for run: prepare and clean up once, from one process", c.verb, job.Workload)
+			return usagef("%s %s: --segment is for run: prepare and clean up once, from one process", c.verb, job.Workload())
 		}
 		return job.Prepare(ctx, bench.PrepareOptions{Out: env.Stdout, Version: Version})
 	}

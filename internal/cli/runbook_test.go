@@ -298,7 +298,7 @@ func TestSysbenchHelpExample(t *testing.T) {
 	if err != nil {
 		t.Fatalf("got %v, want %q to parse", err, line)
 	}
-	if job.Workload != "oltp_read_write" || job.Threads() != 16 {
-		t.Errorf("got %s at %d threads, want oltp_read_write at 16", job.Workload, job.Threads())
+	if job.Workload() != "oltp_read_write" || job.Threads() != 16 {
+		t.Errorf("got %s at %d threads, want oltp_read_write at 16", job.Workload(), job.Threads())
 	}
 }
