@@ -3,6 +3,7 @@ package mirror
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -13,7 +14,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
-// The live page (/) and the Prometheus metrics (/metrics) of --http.
+// The live page (/), the Prometheus metrics (/metrics) and the end of a
+// snapshot period on request (POST /rotate) of --http.
 // Both read the mirror's figures when asked (Summary), so that serving
 // them costs the clients' path nothing between requests. Neither shows a
 // password: targets appear as their redacted URLs, accounts not at all.
@@ -37,6 +39,7 @@ func (m *Mirror) serveHTTP(ctx context.Context, addr string) (*liveServer, error
 	reg.MustRegister(&collector{m: m})
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	mux.HandleFunc("/rotate", m.serveRotate)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/" {
 			http.NotFound(w, r)
@@ -56,6 +59,38 @@ func (m *Mirror) serveHTTP(ctx context.Context, addr string) (*liveServer, error
 		_ = s.srv.Serve(ln) // returns when close shuts it down
 	}()
 	return s, nil
+}
+
+// Rotated is the answer to POST /rotate: the snapshot period that ended.
+type Rotated struct {
+	Period     int       `json:"period"`
+	Start      time.Time `json:"start"`
+	End        time.Time `json:"end"`
+	Statements int64     `json:"statements"`
+	Differing  int64     `json:"differing"`
+}
+
+// serveRotate ends the snapshot period under way on POST /rotate, as
+// SIGHUP does, and answers with it in JSON. A request that a browser
+// sends from another site's page (its Origin names another host) is
+// refused, so that no page can cut a canary's periods.
+func (m *Mirror) serveRotate(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		http.Error(w, "POST /rotate ends the snapshot period under way", http.StatusMethodNotAllowed)
+		return
+	}
+	if o := r.Header.Get("Origin"); o != "" && o != "http://"+r.Host {
+		http.Error(w, "a rotate from another site's page is refused", http.StatusForbidden)
+		return
+	}
+	p, err := m.RotateNow(r.Context(), 10*time.Second)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusServiceUnavailable)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(Rotated{Period: p.N, Start: p.Start, End: p.End, Statements: p.Figures.Through, Differing: p.Figures.Differing})
 }
 
 // HTTPAddr is the address of the live page ("" without --http).

@@ -2,6 +2,8 @@ package mirror
 
 import (
 	"bytes"
+	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -100,7 +102,7 @@ func TestLivePage(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, 5*time.Second, "the difference counted", func() bool { return lp.m.Summary().Differing > 0 })
-	period := lp.m.Rotate("rotate")
+	period := rotateOverHTTP(t, lp.m)
 	if period.N != 1 || period.Figures.Differing != 1 || period.Figures.Through < 1 {
 		t.Errorf("first period: got #%d, %d differing, %d through, want #1, 1 differing, >= 1 through", period.N, period.Figures.Differing, period.Figures.Through)
 	}
@@ -304,4 +306,45 @@ func TestDiffSummary(t *testing.T) {
 	if cur.Classes[1].Through != 14 || cur.Candidates[0].Compared != 20 {
 		t.Errorf("diffSummary changed its input: got %d, %d, want 14, 20", cur.Classes[1].Through, cur.Candidates[0].Compared)
 	}
+}
+
+// rotateOverHTTP ends m's snapshot period under way as `mirror --rotate`
+// does, by POST /rotate, through the goroutine that cuts periods (run
+// here as Run runs it), and returns the period that this goroutine
+// handed on (to the store, under Run), checking that the answer names it.
+func rotateOverHTTP(t *testing.T, m *Mirror) Period {
+	t.Helper()
+	got := make(chan Period, 1)
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan struct{})
+	go func() { defer close(done); m.rotateEvery(ctx, 0, nil, func(p Period) { got <- p }) }()
+	defer func() { cancel(); <-done }()
+	c := &http.Client{Timeout: 10 * time.Second}
+	if resp, err := c.Get("http://" + m.HTTPAddr() + "/rotate"); err != nil || resp.StatusCode != http.StatusMethodNotAllowed {
+		t.Fatalf("GET /rotate: %v %v, want 405", resp, err)
+	}
+	req, _ := http.NewRequest(http.MethodPost, "http://"+m.HTTPAddr()+"/rotate", nil)
+	req.Header.Set("Origin", "http://elsewhere.example")
+	if resp, err := c.Do(req); err != nil || resp.StatusCode != http.StatusForbidden {
+		t.Fatalf("POST /rotate from another site's page: %v %v, want 403", resp, err)
+	}
+	resp, err := c.Post("http://"+m.HTTPAddr()+"/rotate", "", nil)
+	if err != nil {
+		t.Fatalf("POST /rotate: %v", err)
+	}
+	defer resp.Body.Close()
+	var r Rotated
+	if err := json.NewDecoder(resp.Body).Decode(&r); err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("POST /rotate: %s, %v", resp.Status, err)
+	}
+	var p Period
+	select {
+	case p = <-got:
+	case <-time.After(10 * time.Second):
+		t.Fatal("POST /rotate answered, but no period was handed on")
+	}
+	if p.Why != "rotate" || r.Period != p.N || r.Statements != p.Figures.Through || r.Differing != p.Figures.Differing {
+		t.Errorf("POST /rotate answered %+v for period #%d (%s, %d statements, %d differing)", r, p.N, p.Why, p.Figures.Through, p.Figures.Differing)
+	}
+	return p
 }

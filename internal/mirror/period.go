@@ -2,6 +2,7 @@ package mirror
 
 import (
 	"context"
+	"errors"
 	"os"
 	"slices"
 	"sync"
@@ -46,6 +47,20 @@ type periods struct {
 	start  time.Time
 	prev   *Summary // the cumulative figures at the last period's end
 	recent []Period // the last maxRecentPeriods, their classes left out
+
+	// asks carries requests to end the period under way (RotateNow) to
+	// rotateEvery, which answers each with the period that ended.
+	asks chan chan Period
+}
+
+// requests is p's channel of requests, made on first use.
+func (p *periods) requests() chan chan Period {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.asks == nil {
+		p.asks = make(chan chan Period)
+	}
+	return p.asks
 }
 
 // Rotate ends the snapshot period under way and starts the next one,
@@ -113,11 +128,12 @@ func (m *Mirror) Recent() ([]Period, time.Time) {
 	return slices.Clone(p.recent), p.start
 }
 
-// rotateEvery ends a period every d (none when d is 0) and at each value
-// of rotate, calling onPeriod with each; it returns when ctx ends,
+// rotateEvery ends a period every d (none when d is 0), at each value
+// of rotate and at each request of RotateNow, calling onPeriod with each; it returns when ctx ends,
 // without ending the period under way (the caller ends it with the
 // run).
 func (m *Mirror) rotateEvery(ctx context.Context, d time.Duration, rotate <-chan os.Signal, onPeriod func(Period)) {
+	asks := m.periods.requests()
 	var tick <-chan time.Time
 	if d > 0 {
 		t := time.NewTicker(d)
@@ -132,8 +148,32 @@ func (m *Mirror) rotateEvery(ctx context.Context, d time.Duration, rotate <-chan
 			onPeriod(m.Rotate("every " + d.String()))
 		case <-rotate:
 			onPeriod(m.Rotate("rotate"))
+		case reply := <-asks:
+			p := m.Rotate("rotate")
+			onPeriod(p)
+			reply <- p
 		}
 	}
+}
+
+// ErrNotCutting says that no period can be ended on request: the mirror
+// is not cutting periods (it is ending, or it runs without Run).
+var ErrNotCutting = errors.New("the mirror is not cutting snapshot periods now (is it ending?)")
+
+// RotateNow ends the period under way as SIGHUP does, through the
+// goroutine that ends periods (so that OnPeriod stores it), and returns
+// it; ErrNotCutting when that goroutine does not take the request within
+// timeout.
+func (m *Mirror) RotateNow(ctx context.Context, timeout time.Duration) (Period, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	reply := make(chan Period, 1)
+	select {
+	case m.periods.requests() <- reply:
+	case <-ctx.Done():
+		return Period{}, ErrNotCutting
+	}
+	return <-reply, nil
 }
 
 func (cl *ClassSummary) differing() bool {
