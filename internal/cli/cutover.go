@@ -71,7 +71,7 @@ func (c *cutoverCmd) exec(ctx context.Context, env *Env, fs *pflag.FlagSet) erro
 		return usagef("cutover: %v", err)
 	case err != nil:
 		return fmt.Errorf("cutover: %w", err)
-	case res.Verified && !res.Equal:
+	case res.Verified && !res.Equal, res.WrittenAfter != nil:
 		return ErrDifferences
 	}
 	return nil

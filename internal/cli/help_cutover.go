@@ -15,7 +15,8 @@ Rehearses the switch from SOURCE to TARGET, step by step, timed:
 It prints the timeline and the write-unavailable window: from read_only on
 to the verify's end. cutover never changes DNS, a proxy or a load balancer.
 
-Exit status: 0 the data matched, 3 it did not, 1 a step failed, 2 bad usage.
+Exit status: 0 the data matched, 3 it did not or SOURCE was written after
+read_only = ON, 1 a step failed, 2 bad usage.
 
 Options:
 `

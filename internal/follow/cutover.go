@@ -86,7 +86,10 @@ type CutoverResult struct {
 	DifferingRows    int64    `json:"differing_rows"`
 	Rows             int64    `json:"rows_compared"`
 	KilledWriters    int      `json:"killed_writers"`
-	Notes            []string `json:"notes"`
+	// WrittenAfter is the source's position after the verify where it
+	// moved past FinalPosition: something wrote under read_only.
+	WrittenAfter *Position `json:"written_after_read_only,omitempty"`
+	Notes        []string  `json:"notes"`
 }
 
 // cutover is one run of Cutover.
@@ -172,6 +175,7 @@ func Cutover(ctx context.Context, src, dst *target.Target, opts CutoverOptions) 
 	if err := c.verify(ctx, src, dst, pairs); err != nil {
 		return c.res, err
 	}
+	c.checkQuiet(ctx)
 	return c.res, nil
 }
 
@@ -343,6 +347,27 @@ func (c *cutover) catchUp(ctx context.Context, w *Watcher) error {
 	}
 	c.step("caught_up", "the follower applied it")
 	return nil
+}
+
+// checkQuiet reads the source's position once more, after the verify:
+// past the final position, something wrote on the source under read_only
+// (an account with SUPER or READ ONLY ADMIN, an event, a replication
+// thread), and the target has those writes only while a follower runs.
+func (c *cutover) checkQuiet(ctx context.Context) {
+	qctx, cancel := context.WithTimeout(ctx, queryBound)
+	p, err := SourcePosition(qctx, c.src)
+	cancel()
+	if err != nil {
+		c.res.Notes = append(c.res.Notes, fmt.Sprintf("could not read the source's position after the verify, to see that nothing wrote under read_only: %v", err))
+		return
+	}
+	if p == c.res.FinalPosition {
+		return
+	}
+	c.res.WrittenAfter = &p
+	c.step("source_written", "the source's binary log moved on to %s after the final position: something still writes under read_only = ON", p)
+	c.res.Notes = append(c.res.Notes, "the source was written after read_only = ON (an account with SUPER or READ ONLY ADMIN, an event, or a replication thread): "+
+		"find the writer (SHOW PROCESSLIST, the binary log after the final position) before the switch; the target has those writes only while a follower runs")
 }
 
 // verify compares the followed databases.

@@ -123,3 +123,40 @@ func TestCutoverKillWriters(t *testing.T) {
 		t.Errorf("the data did not match after the writer was ended:\n%s", res.Text())
 	}
 }
+
+// An account that read_only does not stop (the sandbox's own, with
+// SUPER) goes on writing through the cutover: the source's position moves
+// past the final one, and the cutover says so, with the position, in a
+// step and a note.
+func TestCutoverSourceWrittenUnderReadOnly(t *testing.T) {
+	insts := sandboxtest.StartAll(t, binlogSettings, nil)
+	ctx := testCtx(t, 2*time.Minute)
+	src, dst := withDB(t, insts[0].URL(), "shop"), withDB(t, insts[1].URL(), "shop")
+	admin := open(t, src)
+	shop(t, admin, "shop", 5)
+	from := copyDB(t, ctx, src, dst)
+	if _, err := Run(ctx, src, dst, Options{AllowWrite: true, From: from, Duration: time.Millisecond}); err != nil {
+		t.Fatal(err)
+	}
+	lctx, stop := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	var txns int64
+	wg.Add(1)
+	go func() { defer wg.Done(); txns, _ = churn(lctx, admin, "shop", 5) }()
+	res, err := Cutover(ctx, src, dst, CutoverOptions{AllowSetGlobal: true, Rehearse: true, Verify: VerifyNone,
+		Follow: Options{AllowWrite: true, Workers: 1}})
+	stop()
+	wg.Wait()
+	if err != nil {
+		t.Fatalf("cutover: %v", err)
+	}
+	if txns == 0 {
+		t.Fatal("the writer made no transaction")
+	}
+	if res.WrittenAfter == nil || *res.WrittenAfter == res.FinalPosition {
+		t.Fatalf("written after read_only: %v (final %v), want a later position\n%s", res.WrittenAfter, res.FinalPosition, res.Text())
+	}
+	if text := res.Text(); !strings.Contains(text, "moved on to "+res.WrittenAfter.String()) || !strings.Contains(text, "note: the source was written after read_only = ON") {
+		t.Errorf("the text does not say the source was written:\n%s", text)
+	}
+}

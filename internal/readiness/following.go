@@ -170,6 +170,10 @@ func CutoverEvidence(res *follow.CutoverResult, runErr error, tool string) (*sto
 	default:
 		summary += "; data not verified (verify: none)"
 	}
+	if runErr == nil && res.WrittenAfter != nil {
+		outcome = store.OutcomeFail
+		summary = fmt.Sprintf("the source was written after read_only = ON (on to %s); %s", res.WrittenAfter, summary)
+	}
 	if runErr == nil && res.ReadOnlyRestored {
 		summary += "; read_only restored to " + res.ReadOnlyBefore
 	}

@@ -79,6 +79,10 @@ func TestVerifyWhileFollowingEvidence(t *testing.T) {
 }
 
 func TestCutoverEvidence(t *testing.T) {
+	written := func(r *follow.CutoverResult) *follow.CutoverResult {
+		r.WrittenAfter = &follow.Position{File: "binlog.000002", Pos: 4}
+		return r
+	}
 	res := func(equal, verified bool) *follow.CutoverResult {
 		return &follow.CutoverResult{Source: srcURL, Target: dstURL, Rehearsal: true, WriteUnavailable: 0.25, ReadOnlyBefore: "OFF",
 			ReadOnlyRestored: true, Verified: verified, Equal: equal, DifferingRows: 4, Rows: 100}
@@ -94,6 +98,7 @@ func TestCutoverEvidence(t *testing.T) {
 		{"differs", res(false, true), nil, store.OutcomeFail, "the data did not match after the final position: 4 rows differ; write-unavailable 0.250 s"},
 		{"not verified", res(false, false), nil, store.OutcomePass, "data not verified (verify: none)"},
 		{"did not finish", res(false, false), errors.New("the follower is still behind"), store.OutcomeIncomplete, "the cutover did not finish: the follower is still behind"},
+		{"written under read_only", written(res(true, true)), nil, store.OutcomeFail, "the source was written after read_only = ON (on to binlog.000002:4); write-unavailable 0.250 s; data equal"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
