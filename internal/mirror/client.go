@@ -22,9 +22,16 @@ import (
 // packets, greets, and checks the client's password itself; after that a
 // session relays the client's packets to the control unchanged.
 
-// maxClientPacket bounds one payload from a client (a statement), so
-// that a length header that lies costs no more than this.
-const maxClientPacket = 64 << 20
+// maxClientPacket bounds one payload from a client (a statement): 1 GiB,
+// the most max_allowed_packet may be, as the control's own limit is its
+// to apply (a statement over it fails as it does directly). The payload grows as its
+// packets arrive, so that a length header that lies costs at most one
+// packet's 16 MiB.
+const maxClientPacket = 1 << 30
+
+// keptClientBuf is the most a session keeps of the buffer of its largest
+// payload once it is done with it.
+const keptClientBuf = 1 << 20
 
 // offeredCaps are the flags the mirror may offer its clients: those of
 // the control's greeting that it relays faithfully. Left out for now:
@@ -63,6 +70,9 @@ func newClientConn(nc net.Conn) *clientConn {
 // is valid until the next read. A packet out of sequence, or a payload
 // over maxClientPacket, is malformed.
 func (c *clientConn) readPacket() ([]byte, error) {
+	if cap(c.buf) > keptClientBuf {
+		c.buf = nil // a big statement's buffer is not kept for the session's life
+	}
 	c.buf = c.buf[:0]
 	var h [4]byte
 	for {
