@@ -6,12 +6,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/shakedown/shakedown/internal/usage"
 )
 
 // The live page (/), the Prometheus metrics (/metrics) and the end of a
@@ -91,6 +94,35 @@ func (m *Mirror) serveRotate(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	json.NewEncoder(w).Encode(Rotated{Period: p.N, Start: p.Start, End: p.End, Statements: p.Figures.Through, Differing: p.Figures.Differing})
+}
+
+// RequestRotate asks the mirror whose live page is on addr (its --http)
+// to end the snapshot period under way, as SIGHUP would, and returns the
+// period that ended. It waits at most 15 s.
+func RequestRotate(ctx context.Context, addr string) (Rotated, error) {
+	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	var r Rotated
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+addr+"/rotate", nil)
+	if err != nil {
+		return r, usage.Errorf("mirror --rotate: --http %s: %v", addr, err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return r, fmt.Errorf("mirror --rotate: no mirror answers on %s (its --http address): %w", addr, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if err != nil {
+		return r, fmt.Errorf("mirror --rotate: read the answer of %s: %w", addr, err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		return r, fmt.Errorf("mirror --rotate: %s answered %s: %s", addr, resp.Status, bytes.TrimSpace(body))
+	}
+	if err := json.Unmarshal(body, &r); err != nil {
+		return r, fmt.Errorf("mirror --rotate: %s answered what is not a mirror's: %w", addr, err)
+	}
+	return r, nil
 }
 
 // HTTPAddr is the address of the live page ("" without --http).

@@ -3,7 +3,6 @@ package mirror
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -328,14 +327,9 @@ func rotateOverHTTP(t *testing.T, m *Mirror) Period {
 	if resp, err := c.Do(req); err != nil || resp.StatusCode != http.StatusForbidden {
 		t.Fatalf("POST /rotate from another site's page: %v %v, want 403", resp, err)
 	}
-	resp, err := c.Post("http://"+m.HTTPAddr()+"/rotate", "", nil)
+	r, err := RequestRotate(t.Context(), m.HTTPAddr())
 	if err != nil {
 		t.Fatalf("POST /rotate: %v", err)
-	}
-	defer resp.Body.Close()
-	var r Rotated
-	if err := json.NewDecoder(resp.Body).Decode(&r); err != nil || resp.StatusCode != http.StatusOK {
-		t.Fatalf("POST /rotate: %s, %v", resp.Status, err)
 	}
 	var p Period
 	select {
