@@ -91,25 +91,15 @@ func loadForeignKeys(ctx context.Context, s *Side, tables map[string]*Table, dbs
 	}
 	// The COALESCEs are for servers that leave a column of the standard
 	// NULL (go-mysql-server); MySQL and MariaDB fill them all.
-	rows, err = s.DB.QueryContext(ctx, `SELECT CONSTRAINT_SCHEMA, TABLE_NAME, CONSTRAINT_NAME, COALESCE(COLUMN_NAME, ''),
-		COALESCE(REFERENCED_TABLE_SCHEMA, CONSTRAINT_SCHEMA), REFERENCED_TABLE_NAME, COALESCE(REFERENCED_COLUMN_NAME, '')
-		FROM information_schema.KEY_COLUMN_USAGE
-		WHERE REFERENCED_TABLE_NAME IS NOT NULL AND CONSTRAINT_SCHEMA IN `+in+`
-		ORDER BY CONSTRAINT_SCHEMA, TABLE_NAME, CONSTRAINT_NAME, ORDINAL_POSITION`, args...)
-	if err != nil {
-		return fmt.Errorf("read %s foreign key columns: %w", s.Role, err)
-	}
-	for rows.Next() {
+	err = target.QueryEach(ctx, s.DB, func(row target.Scanner) error {
 		var db, tbl, name, col, refDB, refTable, refCol string
-		err := rows.Scan(&db, &tbl, &name, &col, &refDB, &refTable, &refCol)
-		db, refDB = s.Server.Flavour.CatalogSchema(db, dbs), s.Server.Flavour.CatalogSchema(refDB, dbs)
-		if err != nil {
-			rows.Close()
-			return fmt.Errorf("read %s foreign key columns: %w", s.Role, err)
+		if err := row.Scan(&db, &tbl, &name, &col, &refDB, &refTable, &refCol); err != nil {
+			return err
 		}
+		db, refDB = s.Server.Flavour.CatalogSchema(db, dbs), s.Server.Flavour.CatalogSchema(refDB, dbs)
 		fk := fks[db+"\x00"+tbl+"\x00"+name]
 		if fk == nil {
-			continue
+			return nil
 		}
 		fk.Columns = append(fk.Columns, col)
 		fk.RefColumns = append(fk.RefColumns, refCol)
@@ -117,8 +107,13 @@ func loadForeignKeys(ctx context.Context, s *Side, tables map[string]*Table, dbs
 		if refDB != db {
 			fk.RefDB = refDB
 		}
-	}
-	if err := target.CloseRows(rows); err != nil {
+		return nil
+	}, `SELECT CONSTRAINT_SCHEMA, TABLE_NAME, CONSTRAINT_NAME, COALESCE(COLUMN_NAME, ''),
+		COALESCE(REFERENCED_TABLE_SCHEMA, CONSTRAINT_SCHEMA), REFERENCED_TABLE_NAME, COALESCE(REFERENCED_COLUMN_NAME, '')
+		FROM information_schema.KEY_COLUMN_USAGE
+		WHERE REFERENCED_TABLE_NAME IS NOT NULL AND CONSTRAINT_SCHEMA IN `+in+`
+		ORDER BY CONSTRAINT_SCHEMA, TABLE_NAME, CONSTRAINT_NAME, ORDINAL_POSITION`, args...)
+	if err != nil {
 		return fmt.Errorf("read %s foreign key columns: %w", s.Role, err)
 	}
 	for _, t := range tables {

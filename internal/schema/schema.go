@@ -102,64 +102,49 @@ func loadSchema(ctx context.Context, s *Side, dbs []string) (map[string]*Table, 
 		args[i] = d
 	}
 	tables := map[string]*Table{}
-	rows, err := s.DB.QueryContext(ctx, `SELECT TABLE_SCHEMA, TABLE_NAME, COALESCE(ENGINE, ''), COALESCE(TABLE_ROWS, 0)
-		FROM information_schema.TABLES WHERE TABLE_TYPE = 'BASE TABLE' AND TABLE_SCHEMA IN `+in, args...)
-	if err != nil {
-		return nil, fmt.Errorf("list %s tables: %w", s.Role, err)
-	}
-	for rows.Next() {
+	err := target.QueryEach(ctx, s.DB, func(row target.Scanner) error {
 		t := &Table{byName: map[string]*Column{}}
-		if err := rows.Scan(&t.DB, &t.Name, &t.Engine, &t.Rows); err != nil {
-			rows.Close()
-			return nil, fmt.Errorf("list %s tables: %w", s.Role, err)
+		if err := row.Scan(&t.DB, &t.Name, &t.Engine, &t.Rows); err != nil {
+			return err
 		}
 		t.DB = s.Server.Flavour.CatalogSchema(t.DB, dbs)
 		tables[t.FullName()] = t
-	}
-	if err := target.CloseRows(rows); err != nil {
+		return nil
+	}, `SELECT TABLE_SCHEMA, TABLE_NAME, COALESCE(ENGINE, ''), COALESCE(TABLE_ROWS, 0)
+		FROM information_schema.TABLES WHERE TABLE_TYPE = 'BASE TABLE' AND TABLE_SCHEMA IN `+in, args...)
+	if err != nil {
 		return nil, fmt.Errorf("list %s tables: %w", s.Role, err)
 	}
 
 	jsonCols := map[string]bool{}
 	if s.Server.Flavour.IsMariaDB() {
 		// MariaDB's JSON is LONGTEXT plus CHECK (json_valid(col)); older
-		// servers have no CHECK_CONSTRAINTS, which only costs the JSON rule.
-		if rows, err := s.DB.QueryContext(ctx, `SELECT CONSTRAINT_SCHEMA, TABLE_NAME, CHECK_CLAUSE
-			FROM information_schema.CHECK_CONSTRAINTS WHERE CONSTRAINT_SCHEMA IN `+in, args...); err == nil {
-			for rows.Next() {
-				var db, tbl, clause string
-				if rows.Scan(&db, &tbl, &clause) == nil {
-					db = s.Server.Flavour.CatalogSchema(db, dbs)
-					if m := jsonValidRE.FindStringSubmatch(clause); m != nil {
-						jsonCols[db+"."+tbl+"."+strings.ToLower(m[1])] = true
-					}
+		// servers have no CHECK_CONSTRAINTS, which only costs the JSON rule
+		// (and so does any error reading them).
+		_ = target.QueryEach(ctx, s.DB, func(row target.Scanner) error {
+			var db, tbl, clause string
+			if row.Scan(&db, &tbl, &clause) == nil {
+				db = s.Server.Flavour.CatalogSchema(db, dbs)
+				if m := jsonValidRE.FindStringSubmatch(clause); m != nil {
+					jsonCols[db+"."+tbl+"."+strings.ToLower(m[1])] = true
 				}
 			}
-			rows.Close()
-		}
+			return nil
+		}, `SELECT CONSTRAINT_SCHEMA, TABLE_NAME, CHECK_CLAUSE
+			FROM information_schema.CHECK_CONSTRAINTS WHERE CONSTRAINT_SCHEMA IN `+in, args...)
 	}
 
-	rows, err = s.DB.QueryContext(ctx, `SELECT TABLE_SCHEMA, TABLE_NAME, COLUMN_NAME, COLUMN_DEFAULT, IS_NULLABLE,
-		DATA_TYPE, COLUMN_TYPE, CHARACTER_SET_NAME, COLLATION_NAME, NUMERIC_PRECISION, NUMERIC_SCALE,
-		DATETIME_PRECISION, EXTRA
-		FROM information_schema.COLUMNS WHERE TABLE_SCHEMA IN `+in+`
-		ORDER BY TABLE_SCHEMA, TABLE_NAME, ORDINAL_POSITION`, args...)
-	if err != nil {
-		return nil, fmt.Errorf("read %s columns: %w", s.Role, err)
-	}
-	for rows.Next() {
+	err = target.QueryEach(ctx, s.DB, func(row target.Scanner) error {
 		var db, tbl, name, nullable, dataType, colType, extra string
 		var def, cs, coll sql.NullString
 		var prec, scale, tprec sql.NullInt64
-		err := rows.Scan(&db, &tbl, &name, &def, &nullable, &dataType, &colType, &cs, &coll, &prec, &scale, &tprec, &extra)
-		db = s.Server.Flavour.CatalogSchema(db, dbs)
-		if err != nil {
-			rows.Close()
-			return nil, fmt.Errorf("read %s columns: %w", s.Role, err)
+		if err := row.Scan(&db, &tbl, &name, &def, &nullable, &dataType, &colType, &cs, &coll, &prec, &scale, &tprec, &extra); err != nil {
+			return err
 		}
+		db = s.Server.Flavour.CatalogSchema(db, dbs)
 		t := tables[db+"."+tbl]
 		if t == nil {
-			continue // a view
+			return nil // a view
 		}
 		c := &Column{
 			Name:      name,
@@ -182,32 +167,28 @@ func loadSchema(ctx context.Context, s *Side, dbs []string) (map[string]*Table, 
 		c.Default = normDefault(s.Server.Flavour.IsMariaDB(), def, c.Nullable, extra)
 		t.Columns = append(t.Columns, c)
 		t.byName[strings.ToLower(name)] = c
-	}
-	if err := target.CloseRows(rows); err != nil {
+		return nil
+	}, `SELECT TABLE_SCHEMA, TABLE_NAME, COLUMN_NAME, COLUMN_DEFAULT, IS_NULLABLE,
+		DATA_TYPE, COLUMN_TYPE, CHARACTER_SET_NAME, COLLATION_NAME, NUMERIC_PRECISION, NUMERIC_SCALE,
+		DATETIME_PRECISION, EXTRA
+		FROM information_schema.COLUMNS WHERE TABLE_SCHEMA IN `+in+`
+		ORDER BY TABLE_SCHEMA, TABLE_NAME, ORDINAL_POSITION`, args...)
+	if err != nil {
 		return nil, fmt.Errorf("read %s columns: %w", s.Role, err)
 	}
 
-	rows, err = s.DB.QueryContext(ctx, `SELECT TABLE_SCHEMA, TABLE_NAME, INDEX_NAME, NON_UNIQUE, COLUMN_NAME, SUB_PART,
-		COALESCE(NULLABLE, ''), COALESCE(INDEX_TYPE, '')
-		FROM information_schema.STATISTICS WHERE TABLE_SCHEMA IN `+in+`
-		ORDER BY TABLE_SCHEMA, TABLE_NAME, INDEX_NAME, SEQ_IN_INDEX`, args...)
-	if err != nil {
-		return nil, fmt.Errorf("read %s indexes: %w", s.Role, err)
-	}
-	for rows.Next() {
+	err = target.QueryEach(ctx, s.DB, func(row target.Scanner) error {
 		var db, tbl, name, nullable, typ string
 		var nonUnique int
 		var col sql.NullString
 		var sub sql.NullInt64
-		err := rows.Scan(&db, &tbl, &name, &nonUnique, &col, &sub, &nullable, &typ)
-		db = s.Server.Flavour.CatalogSchema(db, dbs)
-		if err != nil {
-			rows.Close()
-			return nil, fmt.Errorf("read %s indexes: %w", s.Role, err)
+		if err := row.Scan(&db, &tbl, &name, &nonUnique, &col, &sub, &nullable, &typ); err != nil {
+			return err
 		}
+		db = s.Server.Flavour.CatalogSchema(db, dbs)
 		t := tables[db+"."+tbl]
 		if t == nil {
-			continue
+			return nil
 		}
 		var ix *Index
 		if n := len(t.Indexes); n > 0 && t.Indexes[n-1].Name == name {
@@ -228,8 +209,12 @@ func loadSchema(ctx context.Context, s *Side, dbs []string) (map[string]*Table, 
 		if nullable == "YES" || !col.Valid {
 			ix.Nullable = true
 		}
-	}
-	if err := target.CloseRows(rows); err != nil {
+		return nil
+	}, `SELECT TABLE_SCHEMA, TABLE_NAME, INDEX_NAME, NON_UNIQUE, COLUMN_NAME, SUB_PART,
+		COALESCE(NULLABLE, ''), COALESCE(INDEX_TYPE, '')
+		FROM information_schema.STATISTICS WHERE TABLE_SCHEMA IN `+in+`
+		ORDER BY TABLE_SCHEMA, TABLE_NAME, INDEX_NAME, SEQ_IN_INDEX`, args...)
+	if err != nil {
 		return nil, fmt.Errorf("read %s indexes: %w", s.Role, err)
 	}
 	for _, t := range tables {

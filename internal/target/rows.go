@@ -46,6 +46,24 @@ func QueryAll[T any](ctx context.Context, q Querier, scan func(Scanner) (T, erro
 	return out, nil
 }
 
+// QueryEach runs query on q and calls each with every row, in order. The
+// first error ends it and comes back as it is, for the caller to wrap: the
+// query's, each's, or the reading's or the close's (CloseRows): a result
+// cut short is not a short result.
+func QueryEach(ctx context.Context, q Querier, each func(Scanner) error, query string, args ...any) error {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		if err := each(rows); err != nil {
+			rows.Close()
+			return err
+		}
+	}
+	return CloseRows(rows)
+}
+
 // ScanString reads a row of one text column.
 func ScanString(row Scanner) (string, error) {
 	var s string
