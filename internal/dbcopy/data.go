@@ -12,6 +12,7 @@ import (
 	"github.com/shakedown/shakedown/internal/escape"
 	"github.com/shakedown/shakedown/internal/loaddata"
 	"github.com/shakedown/shakedown/internal/schema"
+	"github.com/shakedown/shakedown/internal/verify"
 )
 
 // tablePlan is one table to copy: how its rows are read on the source and
@@ -74,18 +75,7 @@ func isBinary(dataType string) bool {
 
 // chunkQuery is the SELECT of one range's rows.
 func (p *tablePlan) chunkQuery(rangeWhere string) string {
-	var conds []string
-	if rangeWhere != "" {
-		conds = append(conds, rangeWhere)
-	}
-	if p.cond != "" {
-		conds = append(conds, "("+p.cond+")")
-	}
-	q := "SELECT " + p.selectList + " FROM " + qualified(p.srcDB, p.t.Name)
-	if len(conds) > 0 {
-		q += " WHERE " + strings.Join(conds, " AND ")
-	}
-	return q
+	return "SELECT " + p.selectList + " FROM " + qualified(p.srcDB, p.t.Name) + verify.WhereClause(rangeWhere, p.cond)
 }
 
 // rowScanner reads rows as raw text, telling NULL from the empty string.

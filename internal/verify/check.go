@@ -55,20 +55,8 @@ func both(fs, fd func() error) error {
 	return errD
 }
 
-// where joins the chunk predicate and --where into a WHERE clause.
-func (t *tableJob) whereClause(pred string) string {
-	var conds []string
-	if pred != "" {
-		conds = append(conds, pred)
-	}
-	if t.opts.Where != "" {
-		conds = append(conds, "("+t.opts.Where+")")
-	}
-	if len(conds) == 0 {
-		return ""
-	}
-	return " WHERE " + strings.Join(conds, " AND ")
-}
+// whereClause joins the chunk predicate and --where into a WHERE clause.
+func (t *tableJob) whereClause(pred string) string { return WhereClause(pred, t.opts.Where) }
 
 // where is --where alone, after prefix ("WHERE" or "AND"), or "".
 func (t *tableJob) where(prefix string) string {

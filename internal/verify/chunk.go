@@ -338,19 +338,13 @@ func (p *planner) newChunk(ctx context.Context) (*chunk, error) {
 // fewer rows follow.
 func (p *planner) walk(ctx context.Context, lo []Value, n int64) ([]Value, error) {
 	t := p.t
-	var conds []string
+	var pred string
 	var args []any
 	if lo != nil {
-		s, a := tupleCompare(t.key, lo, 0, ">")
-		conds, args = append(conds, s), a
+		pred, args = tupleCompare(t.key, lo, 0, ">")
 	}
-	if t.opts.Where != "" {
-		conds = append(conds, "("+t.opts.Where+")")
-	}
-	q := "SELECT " + strings.Join(t.key.selectList()[:len(t.key.cols)], ",") + " FROM " + t.srcName + hint(t.key.srcHint)
-	if len(conds) > 0 {
-		q += " WHERE " + strings.Join(conds, " AND ")
-	}
+	q := "SELECT " + strings.Join(t.key.selectList()[:len(t.key.cols)], ",") + " FROM " + t.srcName + hint(t.key.srcHint) +
+		t.whereClause(pred)
 	q += " ORDER BY " + nativeOrder(t.key) + fmt.Sprintf(" LIMIT 1 OFFSET %d", n-1)
 	rows, err := t.r.src.DB.QueryContext(ctx, q, args...)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"github.com/shakedown/shakedown/internal/schema"
 	"math/big"
+	"strings"
 	"time"
 )
 
@@ -41,6 +42,24 @@ type Range struct {
 	Bounds json.RawMessage
 	Label  string // the range for messages
 	c      *chunk
+}
+
+// WhereClause is the WHERE clause of a range's rows under a filter: its
+// condition (Range.Where) and the filter in parentheses (SplitOptions.Where),
+// joined with AND, with a leading space; either may be "", and with both ""
+// it is "".
+func WhereClause(rangeWhere, filter string) string {
+	var conds []string
+	if rangeWhere != "" {
+		conds = append(conds, rangeWhere)
+	}
+	if filter != "" {
+		conds = append(conds, "("+filter+")")
+	}
+	if len(conds) == 0 {
+		return ""
+	}
+	return " WHERE " + strings.Join(conds, " AND ")
 }
 
 // NewSplitter reads what cutting t needs from db: its key (primary key,
