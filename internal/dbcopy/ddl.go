@@ -159,16 +159,9 @@ func names(ctx context.Context, q target.Querier, query string, args ...any) ([]
 // readObjects reads db's views, routines and triggers from the source,
 // retargeted to dstDB. Triggers come in their firing order.
 func readObjects(ctx context.Context, q target.Querier, db, dstDB string) (views, routines, triggers []object, err error) {
-	vs, err := names(ctx, q, "SELECT TABLE_NAME, '' FROM information_schema.VIEWS WHERE TABLE_SCHEMA = ? ORDER BY TABLE_NAME", db)
+	views, err = readKind(ctx, q, viewKind, db, dstDB)
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("list views of %s: %w", db, err)
-	}
-	for _, v := range vs {
-		m, err := showCreate(ctx, q, "SHOW CREATE VIEW "+qualified(db, v[0]))
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		views = append(views, object{kind: "view", name: v[0], create: retarget(m["create view"], db, dstDB)})
+		return nil, nil, nil, err
 	}
 	rs, err := names(ctx, q, "SELECT ROUTINE_TYPE, ROUTINE_NAME FROM information_schema.ROUTINES WHERE ROUTINE_SCHEMA = ? AND ROUTINE_TYPE IN ('PROCEDURE','FUNCTION') ORDER BY ROUTINE_TYPE, ROUTINE_NAME", db)
 	if err != nil {
@@ -185,18 +178,43 @@ func readObjects(ctx context.Context, q target.Querier, db, dstDB string) (views
 		}
 		routines = append(routines, object{kind: strings.ToLower(r[0]), name: r[1], sqlMode: m["sql_mode"], create: retarget(body, db, dstDB)})
 	}
-	ts, err := names(ctx, q, "SELECT TRIGGER_NAME, '' FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = ? ORDER BY EVENT_OBJECT_TABLE, ACTION_ORDER", db)
+	triggers, err = readKind(ctx, q, triggerKind, db, dstDB)
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("list triggers of %s: %w", db, err)
-	}
-	for _, t := range ts {
-		m, err := showCreate(ctx, q, "SHOW CREATE TRIGGER "+qualified(db, t[0]))
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		triggers = append(triggers, object{kind: "trigger", name: t[0], sqlMode: m["sql_mode"], create: retarget(m["sql original statement"], db, dstDB)})
+		return nil, nil, nil, err
 	}
 	return views, routines, triggers, nil
+}
+
+// objectKind is how one kind of object of a database is listed and its
+// definitions read: list selects the names (and ”) of the schema given as
+// its one argument, in the order they are created in; create is the
+// column of SHOW CREATE <kind> that holds the statement.
+type objectKind struct {
+	kind, list, create string
+}
+
+var (
+	viewKind    = objectKind{"view", "SELECT TABLE_NAME, '' FROM information_schema.VIEWS WHERE TABLE_SCHEMA = ? ORDER BY TABLE_NAME", "create view"}
+	triggerKind = objectKind{"trigger", "SELECT TRIGGER_NAME, '' FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = ? ORDER BY EVENT_OBJECT_TABLE, ACTION_ORDER", "sql original statement"}
+	eventKind   = objectKind{"event", "SELECT EVENT_NAME, '' FROM information_schema.EVENTS WHERE EVENT_SCHEMA = ? ORDER BY EVENT_NAME", "create event"}
+)
+
+// readKind reads db's objects of kind k from the source, retargeted to
+// dstDB, each under the sql_mode it was created with (a view has none).
+func readKind(ctx context.Context, q target.Querier, k objectKind, db, dstDB string) ([]object, error) {
+	ns, err := names(ctx, q, k.list, db)
+	if err != nil {
+		return nil, fmt.Errorf("list %ss of %s: %w", k.kind, db, err)
+	}
+	var objs []object
+	for _, n := range ns {
+		m, err := showCreate(ctx, q, "SHOW CREATE "+strings.ToUpper(k.kind)+" "+qualified(db, n[0]))
+		if err != nil {
+			return nil, err
+		}
+		objs = append(objs, object{kind: k.kind, name: n[0], sqlMode: m["sql_mode"], create: retarget(m[k.create], db, dstDB)})
+	}
+	return objs, nil
 }
 
 // execer is what *sql.Conn offers for writing.
@@ -235,19 +253,7 @@ func createObjects(ctx context.Context, conn execer, objs []object) error {
 
 // readEvents reads db's events from the source, retargeted to dstDB.
 func readEvents(ctx context.Context, q target.Querier, db, dstDB string) ([]object, error) {
-	es, err := names(ctx, q, "SELECT EVENT_NAME, '' FROM information_schema.EVENTS WHERE EVENT_SCHEMA = ? ORDER BY EVENT_NAME", db)
-	if err != nil {
-		return nil, fmt.Errorf("list events of %s: %w", db, err)
-	}
-	var events []object
-	for _, e := range es {
-		m, err := showCreate(ctx, q, "SHOW CREATE EVENT "+qualified(db, e[0]))
-		if err != nil {
-			return nil, err
-		}
-		events = append(events, object{kind: "event", name: e[0], sqlMode: m["sql_mode"], create: retarget(m["create event"], db, dstDB)})
-	}
-	return events, nil
+	return readKind(ctx, q, eventKind, db, dstDB)
 }
 
 // disableEvents turns off the events among objs, just created on the
