@@ -89,6 +89,19 @@ func (c *chain) perCandidate(ctx context.Context, fn func(ctx context.Context, c
 	return out, nil
 }
 
+// perCandidateSide is perCandidate with each candidate connected (a pool
+// of size), closed once fn returns.
+func (c *chain) perCandidateSide(ctx context.Context, size int, fn func(ctx context.Context, cand *plan.Target, dst *schema.Side) (Result, error)) (Result, error) {
+	return c.perCandidate(ctx, func(ctx context.Context, cand *plan.Target) (Result, error) {
+		dst, err := connect(ctx, "target", cand.Target, size)
+		if err != nil {
+			return Result{}, err
+		}
+		defer dst.DB.Close()
+		return fn(ctx, cand, dst)
+	})
+}
+
 // worse is the worse of two outcomes.
 func worse(a, b string) string {
 	rank := map[string]int{store.OutcomePass: 1, store.OutcomeWarn: 2, store.OutcomeIncomplete: 3, store.OutcomeFail: 4}
@@ -113,12 +126,7 @@ func (s checkStep) Run(ctx context.Context) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	return c.perCandidate(ctx, func(ctx context.Context, cand *plan.Target) (Result, error) {
-		dst, err := connect(ctx, "target", cand.Target, 2)
-		if err != nil {
-			return Result{}, err
-		}
-		defer dst.DB.Close()
+	return c.perCandidateSide(ctx, 2, func(ctx context.Context, cand *plan.Target, dst *schema.Side) (Result, error) {
 		rep, err := check.Run(ctx, src, dst, check.Options{Databases: dbs, CopyTime: 24 * time.Hour,
 			SkipAccounts: check.DefaultSkipAccounts, MaxScanRows: 1000000, QueryTimeout: 30 * time.Second})
 		if err != nil {
@@ -154,12 +162,7 @@ func (s verifyStep) Run(ctx context.Context) (Result, error) {
 			return Result{}, err
 		}
 	}
-	return c.perCandidate(ctx, func(ctx context.Context, cand *plan.Target) (Result, error) {
-		dst, err := connect(ctx, "target", cand.Target, threads+2)
-		if err != nil {
-			return Result{}, err
-		}
-		defer dst.DB.Close()
+	return c.perCandidateSide(ctx, threads+2, func(ctx context.Context, cand *plan.Target, dst *schema.Side) (Result, error) {
 		// A subset copy is compared on the rows it chose only.
 		sub, err := c.copied(ctx, cand)
 		if err != nil {
@@ -208,12 +211,7 @@ func (analyzeStep) Name() string { return plan.StepAnalyze }
 // candidate will really choose. It writes statistics only.
 func (s analyzeStep) Run(ctx context.Context) (Result, error) {
 	c := s.c
-	return c.perCandidate(ctx, func(ctx context.Context, cand *plan.Target) (Result, error) {
-		dst, err := connect(ctx, "target", cand.Target, 1)
-		if err != nil {
-			return Result{}, err
-		}
-		defer dst.DB.Close()
+	return c.perCandidateSide(ctx, 1, func(ctx context.Context, cand *plan.Target, dst *schema.Side) (Result, error) {
 		dbs, err := cand.Target.Databases(ctx, dst.DB, c.p.Databases, target.EveryDatabase, c.p.Path+": databases")
 		if err != nil {
 			return Result{}, err
