@@ -14,7 +14,7 @@ import (
 // checkVariables reads the variables diff (internal/vars' normalisation)
 // for the settings that change what statements return.
 func (r *runner) checkVariables() {
-	if !r.have("sql_mode", r.src, "variables") || !r.have("sql_mode", r.dst, "variables") {
+	if !r.haveBoth("sql_mode", "variables") {
 		return
 	}
 	r.rep.Variables = vars.Diff(r.src.vars, r.dst.vars)
@@ -137,7 +137,7 @@ func (r *runner) checkTimeZone() {
 // checkTimeZoneTables compares whether named time zones work.
 func (r *runner) checkTimeZoneTables() {
 	const id = "time_zone_tables"
-	if !r.have(id, r.src, "timezones") || !r.have(id, r.dst, "timezones") {
+	if !r.haveBoth(id, "timezones") {
 		return
 	}
 	if r.src.tzLoaded && !r.dst.tzLoaded {

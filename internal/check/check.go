@@ -231,6 +231,12 @@ func (r *runner) have(check string, s *snapshot, items ...string) bool {
 	return true
 }
 
+// haveBoth is have on the source, then (only if it has them) on the
+// target: a check that compares the two needs the items on both.
+func (r *runner) haveBoth(check string, items ...string) bool {
+	return r.have(check, r.src, items...) && r.have(check, r.dst, items...)
+}
+
 var severityRank = map[string]int{Error: 0, Warning: 1, Notice: 2}
 
 // finish orders the findings (errors first, then by check, then object)

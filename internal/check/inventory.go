@@ -14,7 +14,7 @@ import (
 // objects are compared once it is there (before the copy, that is
 // expected).
 func (r *runner) checkInventory() {
-	if !r.have("missing_database", r.src, "databases") || !r.have("missing_database", r.dst, "databases") {
+	if !r.haveBoth("missing_database", "databases") {
 		return
 	}
 	fold := r.folder()
@@ -47,7 +47,7 @@ func (r *runner) checkInventory() {
 		return inBoth[fold(db)]
 	}
 
-	if r.have("missing_table", r.src, "tableinfo", "tables") && r.have("missing_table", r.dst, "tableinfo", "tables") {
+	if r.haveBoth("missing_table", "tableinfo", "tables") {
 		r.compareTables(fold, inScope)
 	}
 	gaps := r.flavourLacks()
@@ -63,7 +63,7 @@ func (r *runner) checkInventory() {
 		if gaps[k.feature] {
 			continue // the flavour finding says it already
 		}
-		if !r.have(k.id, r.src, k.item) || !r.have(k.id, r.dst, k.item) {
+		if !r.haveBoth(k.id, k.item) {
 			continue
 		}
 		srcObjs, dstObjs := foldKeys(k.get(r.src), fold), foldKeys(k.get(r.dst), fold)

@@ -206,7 +206,7 @@ func (r *runner) compareDefinitions(fold func(string) string, inScope func(strin
 			func(s *snapshot) map[string]*routineDef { return s.eventDefs }, func(string) string { return "EVENT" }},
 	}
 	for _, k := range kinds {
-		if gaps[k.feature] || !r.have(k.id, r.src, k.items...) || !r.have(k.id, r.dst, k.items...) {
+		if gaps[k.feature] || !r.haveBoth(k.id, k.items...) {
 			continue
 		}
 		src, dst := k.get(r.src), k.get(r.dst)
