@@ -24,6 +24,8 @@ type mirrorCmd struct {
 	accounts   string
 	jsonPath   string
 	storePath  string
+	tlsCert    string
+	tlsKey     string
 	every      time.Duration
 	opts       mirror.Options
 }
@@ -31,10 +33,12 @@ type mirrorCmd struct {
 func (c *mirrorCmd) flags(_ *Env) *pflag.FlagSet {
 	fs := sbflag.NewFlagSet("mirror")
 	o := &c.opts
-	fs.StringVar(&o.Listen, "listen", "127.0.0.1:3307", "the address clients connect to (loopback only unless --insecure-listen)")
+	fs.StringVar(&o.Listen, "listen", "127.0.0.1:3307", "the address clients connect to (loopback only unless --tls-cert or --insecure-listen)")
 	fs.StringVar(&c.control, "control", "", "the control, which serves every client: mysql://user@host:port/db (required)")
 	fs.StringArrayVar(&c.candidates, "candidate", nil, "a candidate the reads are mirrored to: NAME=URL (required; repeat for more)")
 	fs.StringVar(&c.accounts, "accounts", "", "the accounts clients log in with, one user:password a line (default: the control URL's user and password)")
+	fs.StringVar(&c.tlsCert, "tls-cert", "", "serve clients TLS with this certificate (PEM, with its chain); with a --listen beyond this host every client must use it")
+	fs.StringVar(&c.tlsKey, "tls-key", "", "the private key of --tls-cert (PEM)")
 	sbflag.BoolVar(fs, &o.InsecureListen, "insecure-listen", false, "allow a --listen address beyond this host, without TLS")
 	sbflag.BoolVar(fs, &o.KeepLiterals, "keep-literals", false, "show the statements of differences with their literals (default: as ?)")
 	sbflag.BoolVar(fs, &o.Writes, "writes", false, "mirror the writes too, and their transactions, compared by affected rows and errors: this CHANGES the candidates (throwaway copies that follow does not feed)")
@@ -56,6 +60,9 @@ func (c *mirrorCmd) exec(ctx context.Context, env *Env, fs *pflag.FlagSet) error
 		return usagef("mirror: --queue must be >= 1")
 	}
 	var err error
+	if c.opts.TLS, err = mirror.LoadTLS(c.tlsCert, c.tlsKey); err != nil {
+		return err
+	}
 	if c.opts.Control, c.opts.Candidates, err = mirror.ParseTargets(&c.creds, env.Getenv, c.control, c.candidates); err != nil {
 		return err
 	}

@@ -5,11 +5,13 @@ import (
 	"bytes"
 	"crypto/rand"
 	"crypto/subtle"
+	"crypto/tls"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"net"
+	"time"
 
 	"github.com/go-sql-driver/mysql"
 
@@ -34,8 +36,9 @@ const maxClientPacket = 1 << 30
 const keptClientBuf = 1 << 20
 
 // offeredCaps are the flags the mirror may offer its clients: those of
-// the control's greeting that it relays faithfully. Left out for now:
-// TLS and compression (the mirror speaks neither to clients yet), LOCAL
+// the control's greeting that it relays faithfully. CLIENT_SSL is the
+// mirror's own, offered with a certificate (tls.go). Left out for now:
+// compression (the mirror does not speak it to clients yet), LOCAL
 // INFILE (the file would be read on the mirror's host), MySQL 8's query
 // attributes and optional result metadata (they change the packets the
 // mirror reads), and anything it does not know.
@@ -51,11 +54,18 @@ const mustCaps = wire.CapProtocol41 | wire.CapSecureConn
 
 const nativePlugin = "mysql_native_password"
 
+// loginTimeout bounds a client's connection phase, from the greeting to
+// the check of its password.
+const loginTimeout = 10 * time.Second
+
 var errMalformedPacket = errors.New("malformed packet from the client")
 
 // clientConn frames packets on a client's socket. One goroutine uses it.
 type clientConn struct {
+	// nc is the plain socket, closed to end the connection; r and w frame
+	// over it, or over tls once the client asked for TLS.
 	nc  net.Conn
+	tls *tls.Conn
 	r   *bufio.Reader
 	w   *bufio.Writer
 	seq byte
@@ -172,13 +182,19 @@ type hello struct {
 }
 
 // greet runs the connection phase with a client: a greeting that offers
-// the control's flags (as far as offeredCaps allows) with a random
-// scramble, the client's response, an auth switch to
+// the control's flags (as far as offeredCaps allows, and CLIENT_SSL with
+// tlsCfg) with a random scramble, the client's response (over TLS when
+// it asked for it; requireTLS refuses a client that did not), an auth
+// switch to
 // mysql_native_password if the client answered as another plugin, and
 // the check of its password. It leaves the OK to the caller, which first
 // opens the session's control connection. ERR packets for a refused
 // client are sent here.
-func (c *clientConn) greet(g greeting, accounts map[string]string) (*hello, error) {
+func (c *clientConn) greet(g greeting, accounts map[string]string, tlsCfg *tls.Config, requireTLS bool) (*hello, error) {
+	// A client that stalls while it logs in (in its TLS handshake, say)
+	// gives its socket back after loginTimeout.
+	c.nc.SetDeadline(time.Now().Add(loginTimeout))
+	defer c.nc.SetDeadline(time.Time{})
 	nonce := make([]byte, 20)
 	if _, err := rand.Read(nonce); err != nil {
 		return nil, err
@@ -187,6 +203,9 @@ func (c *clientConn) greet(g greeting, accounts map[string]string) (*hello, erro
 		nonce[i] = nonce[i]%94 + 33 // printable and never NUL, as servers send
 	}
 	caps := g.caps&offeredCaps | mustCaps | wire.CapPluginAuth | wire.CapLongPassword
+	if tlsCfg != nil {
+		caps |= wire.CapSSL
+	}
 	p := []byte{10}
 	p = append(p, g.version...)
 	p = append(p, 0)
@@ -213,6 +232,20 @@ func (c *clientConn) greet(g greeting, accounts map[string]string) (*hello, erro
 	resp, err := c.readPacket()
 	if err != nil {
 		return nil, err
+	}
+	if len(resp) == sslRequestLen && caps&wire.CapSSL != 0 && binary.LittleEndian.Uint32(resp)&wire.CapSSL != 0 {
+		// An SSLRequest: the full response comes next, over TLS, as the
+		// packet after it.
+		if err := c.startTLS(tlsCfg); err != nil {
+			return nil, err
+		}
+		if resp, err = c.readPacket(); err != nil {
+			return nil, err
+		}
+	}
+	if requireTLS && c.tls == nil {
+		c.writeError(erSecureTransport, "HY000", insecureTransportMsg)
+		return nil, errors.New("a client without TLS, which this mirror requires")
 	}
 	h, err := parseHello(resp, caps)
 	if err != nil {
@@ -251,12 +284,22 @@ func (c *clientConn) greet(g greeting, accounts map[string]string) (*hello, erro
 	return h, nil
 }
 
+// sslRequestLen is the length of an SSLRequest, the first 32 bytes of a
+// HandshakeResponse41 (flags, packet size, collation, filler), which a
+// full response follows with a user name.
+const sslRequestLen = 32
+
 // parseHello reads a HandshakeResponse41 to a greeting that offered caps.
 func parseHello(p []byte, offered uint32) (*hello, error) {
-	if len(p) < 32 {
-		return nil, errors.New("handshake response too short (or a request for TLS, which the mirror does not offer yet)")
+	if len(p) < sslRequestLen {
+		return nil, errors.New("handshake response too short")
 	}
-	h := &hello{caps: binary.LittleEndian.Uint32(p) & offered, collation: p[8]}
+	if len(p) == sslRequestLen && offered&wire.CapSSL == 0 {
+		return nil, errors.New("a request for TLS, which this mirror does not offer: start it with --tls-cert and --tls-key")
+	}
+	// CLIENT_SSL is this hop's alone: the session's own on the control is
+	// as the control URL says.
+	h := &hello{caps: binary.LittleEndian.Uint32(p) & offered &^ wire.CapSSL, collation: p[8]}
 	if h.caps&mustCaps != mustCaps {
 		return nil, errors.New("the client does not speak protocol 4.1 with secure authentication")
 	}

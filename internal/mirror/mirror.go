@@ -6,10 +6,11 @@
 //
 //   - Each client connection is a session (session.go). The mirror greets
 //     the client itself (client.go), offering the control's capability
-//     flags less those it cannot relay faithfully yet (TLS, compression,
-//     LOCAL INFILE, MySQL 8's query attributes and optional metadata), and
-//     checks its mysql_native_password against --accounts or the control
-//     URL's own account. It then opens the session's control connection
+//     flags less those it cannot relay faithfully yet (compression, LOCAL
+//     INFILE, MySQL 8's query attributes and optional metadata), and TLS
+//     of its own with Options.TLS (tls.go), and checks its
+//     mysql_native_password against --accounts or the control URL's own
+//     account. It then opens the session's control connection
 //     with the client's own flags, collation and default database
 //     (wire.Options.As), so that both hops agree on every packet's format.
 //   - Every command packet goes to the control unchanged and the control's
@@ -43,13 +44,14 @@
 //   - With Options.Writes (--writes), the writes and their transactions
 //     go to the twins too, in order, compared as reads are (writes.go).
 //
-// Left for later slices: TLS to clients, COM_CHANGE_USER (refused),
+// Left for later slices: compression to clients, COM_CHANGE_USER (refused),
 // executions with a cursor or long data and prepared SET statements
 // (counted "not mirrored").
 package mirror
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"hash/maphash"
 	"net"
@@ -76,7 +78,7 @@ type Candidate struct {
 // Options are a mirror's settings.
 type Options struct {
 	// Listen is the address clients connect to (host:port); a port of 0
-	// picks one. Only a loopback address unless InsecureListen.
+	// picks one. Only a loopback address unless TLS or InsecureListen.
 	Listen         string
 	InsecureListen bool
 	Control        *target.Target
@@ -105,6 +107,11 @@ type Options struct {
 	// that follow does not feed. Listen refuses a candidate that is the
 	// control's own server.
 	Writes bool
+	// TLS, when set, is offered to clients (LoadTLS reads it): optional
+	// on a loopback Listen, required of every client beyond it, even
+	// with InsecureListen. The sessions to the control and the
+	// candidates are as their URLs say, whatever this is.
+	TLS *tls.Config
 }
 
 // ErrHTTPNotLoopback refuses to show the page beyond the host: it holds
@@ -112,7 +119,7 @@ type Options struct {
 var ErrHTTPNotLoopback error = &usage.Error{Msg: "mirror: --http names an address beyond this host: the page shows rows of the results; serve it on 127.0.0.1, or pass --insecure-listen"}
 
 // ErrNotLoopback refuses to listen beyond the host without TLS.
-var ErrNotLoopback error = &usage.Error{Msg: "mirror: --listen names an address beyond this host: clients would send their passwords' proofs and every result in clear; listen on 127.0.0.1, or pass --insecure-listen"}
+var ErrNotLoopback error = &usage.Error{Msg: "mirror: --listen names an address beyond this host: clients would send their passwords' proofs and every result in clear; listen on 127.0.0.1, give the mirror a certificate with --tls-cert FILE --tls-key FILE (clients must then use TLS), or pass --insecure-listen"}
 
 // Mirror is a listening mirror. Serve runs it; Summary reads its figures
 // at any time, from any goroutine.
@@ -127,6 +134,8 @@ type Mirror struct {
 	fp    chan *fingerprint.Analyzer
 	ids   atomic.Uint32
 	start time.Time
+	// requireTLS refuses clients without TLS (requiresTLS).
+	requireTLS bool
 
 	periods periods
 	http    *liveServer
@@ -154,7 +163,7 @@ func Listen(ctx context.Context, opts Options) (*Mirror, error) {
 	if err != nil {
 		return nil, usage.Errorf("mirror: --listen %s: want host:port (127.0.0.1:3307)", opts.Listen)
 	}
-	if !opts.InsecureListen && !loopback(host) {
+	if !opts.InsecureListen && opts.TLS == nil && !loopback(host) {
 		return nil, ErrNotLoopback
 	}
 	if opts.HTTP != "" {
@@ -166,7 +175,7 @@ func Listen(ctx context.Context, opts Options) (*Mirror, error) {
 			return nil, ErrHTTPNotLoopback
 		}
 	}
-	m := &Mirror{opts: opts, seed: maphash.MakeSeed(), sessions: map[*session]struct{}{}, start: time.Now()}
+	m := &Mirror{opts: opts, requireTLS: requiresTLS(host, opts), seed: maphash.MakeSeed(), sessions: map[*session]struct{}{}, start: time.Now()}
 	m.periods.start = m.start
 	m.ctl = opts.Control.Config(opts.Control.Endpoints()[0], opts.Control.DB)
 	if m.opts.Accounts == nil {

@@ -84,11 +84,21 @@ func newPair(t *testing.T) *pair {
 // startMirror listens and serves until the test ends.
 func startMirror(t *testing.T, opts Options) *Mirror {
 	t.Helper()
+	return startMirrorWith(t, opts, nil)
+}
+
+// startMirrorWith is startMirror with set, when not nil, run on the
+// mirror between Listen and Serve.
+func startMirrorWith(t *testing.T, opts Options, set func(*Mirror)) *Mirror {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	m, err := Listen(ctx, opts)
 	if err != nil {
 		cancel()
 		t.Fatalf("listen: %v", err)
+	}
+	if set != nil {
+		set(m)
 	}
 	done := make(chan error, 1)
 	go func() { done <- m.Serve(ctx) }()

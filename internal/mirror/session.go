@@ -60,7 +60,7 @@ func (s *session) serve(ctx, twinCtx context.Context) {
 	id := s.m.ids.Add(1)
 	g := s.m.greet
 	g.connID = id
-	h, err := s.c.greet(g, s.m.opts.Accounts)
+	h, err := s.c.greet(g, s.m.opts.Accounts, s.m.opts.TLS, s.m.requireTLS)
 	if err != nil {
 		return
 	}
