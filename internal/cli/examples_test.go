@@ -18,6 +18,7 @@ import (
 	"github.com/shakedown/shakedown/internal/store"
 	"github.com/shakedown/shakedown/internal/sweep"
 	"github.com/shakedown/shakedown/internal/target"
+	"github.com/shakedown/shakedown/internal/wire/wiretest"
 	"github.com/shakedown/shakedown/internal/workload"
 )
 
@@ -107,6 +108,11 @@ func newExampleRunner(t *testing.T) *exampleRunner {
 	x.write("copy2.yaml", copyRE.ReplaceAllString(urlHostRE.ReplaceAllString(string(rehearsal), "${1}"+x.down),
 		"  copy: {allow-write: true, thread: 4, where: \"app.orders: id < 100\"}\n"))
 	x.write("queries.sql", "SELECT 1;\n")
+	// mirror.md's TLS example: its certificate, its key and its accounts.
+	leaf := wiretest.NewCA(t).Server(t, "192.0.2.2")
+	x.write("mirror.pem", string(leaf.CertPEM))
+	x.write("mirror-key.pem", string(leaf.KeyPEM))
+	x.write("accounts.txt", "app:app-pw\n")
 	x.store = filepath.Join(x.dir, "fixture.db")
 	for _, name := range []string{"today", "tomorrow"} {
 		must("run", "ping", "--target", live, "--name", name, "--time", "1", "--store", x.store)

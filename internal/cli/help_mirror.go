@@ -25,12 +25,20 @@ to the twins too, in order per session, compared by affected rows, warnings
 and errors: this CHANGES the candidates, and a candidate that is the
 control's own server is refused.
 
-Clients log in with mysql_native_password, checked by the mirror itself
-against --accounts FILE (one user:password a line; # comments) or else the
-control URL's own user and password. Each session reaches the control with
-the control URL's account, and the candidates with theirs. The mirror
-speaks neither TLS nor compression to clients yet, refuses LOAD DATA LOCAL,
-and listens on loopback only unless --insecure-listen.
+Clients log in with mysql_native_password only, checked by the mirror
+itself against --accounts FILE (one user:password a line; # comments) or
+else the control URL's own user and password. Each session reaches the
+control with the control URL's account, and the candidates with theirs.
+The mirror speaks no compression to clients yet and refuses LOAD DATA
+LOCAL.
+
+TLS to clients: --tls-cert FILE --tls-key FILE (PEM, both or neither, read
+at the start) offer TLS in the greeting. On loopback a client may use it or
+not; with a --listen beyond this host every client must (one without TLS
+gets ERROR 3159 and is disconnected), --insecure-listen or not. A --listen
+beyond this host needs --tls-cert or --insecure-listen (clients then in
+clear). The mirror's own sessions to the control and the candidates are as
+their URLs say.
 
 While it runs, a progress line on stderr: statements/s through, mirrored,
 compared, differing, dropped, and the candidates' latency over the
