@@ -49,8 +49,9 @@ difference of each class with its statement, literals as ? unless
 differences with samples, the drops, the latency ratio period by period)
 and /metrics for Prometheus. --store FILE keeps a snapshot of the figures
 every --snapshot period and at the end, for weeks of canary: shakedown
-report --mirror ID shows them and readiness weighs the latest. SIGHUP
-starts a new period without dropping a connection.
+report --mirror ID shows them and readiness weighs the latest. SIGHUP, or
+shakedown mirror --rotate --http HOST:PORT (POST /rotate on the page's
+address), starts a new period without dropping a connection.
 
 Exit status: 0 no differences, 1 the mirror failed, 2 bad usage,
 3 differences found.

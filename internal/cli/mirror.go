@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"strings"
 	"syscall"
 	"time"
 
@@ -27,6 +28,7 @@ type mirrorCmd struct {
 	tlsCert    string
 	tlsKey     string
 	every      time.Duration
+	rotate     bool
 	opts       mirror.Options
 }
 
@@ -49,10 +51,38 @@ func (c *mirrorCmd) flags(_ *Env) *pflag.FlagSet {
 	fs.DurationVar(&o.Snapshot, "snapshot", 10*time.Minute, "the snapshot period (a new one at each SIGHUP too)")
 	fs.StringVar(&c.jsonPath, "json", "", "write the summary as JSON to FILE at the end")
 	fs.DurationVar(&c.every, "progress", time.Second, "progress line interval on stderr")
+	sbflag.BoolVar(fs, &c.rotate, "rotate", false, "end the snapshot period under way of the mirror whose live page is on --http (as SIGHUP does) and exit")
 	return fs
 }
 
+// rotateRunning is mirror --rotate: the running mirror whose page is on
+// --http ends its period under way, and the period is printed.
+func (c *mirrorCmd) rotateRunning(ctx context.Context, env *Env, fs *pflag.FlagSet) error {
+	if c.opts.HTTP == "" {
+		return usagef("mirror --rotate: name the running mirror's live page with --http HOST:PORT")
+	}
+	var others []string
+	fs.Visit(func(f *pflag.Flag) {
+		if f.Name != "rotate" && f.Name != "http" {
+			others = append(others, "--"+f.Name)
+		}
+	})
+	if len(others) > 0 || fs.NArg() > 0 {
+		return usagef("mirror --rotate takes --http only, got %s: it asks a running mirror, which has its options", strings.Join(append(others, fs.Args()...), " "))
+	}
+	r, err := mirror.RequestRotate(ctx, c.opts.HTTP)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(env.Stdout, "mirror on %s: period %d ended (%s to %s: %d statements through, %d differing); the next one has begun\n",
+		c.opts.HTTP, r.Period, r.Start.Format(time.DateTime), r.End.Format(time.DateTime), r.Statements, r.Differing)
+	return nil
+}
+
 func (c *mirrorCmd) exec(ctx context.Context, env *Env, fs *pflag.FlagSet) error {
+	if c.rotate {
+		return c.rotateRunning(ctx, env, fs)
+	}
 	if fs.NArg() > 0 {
 		return usagef("mirror: takes no arguments, got %q: name the servers with --control and --candidate", fs.Args())
 	}

@@ -1,11 +1,15 @@
 package cli
 
 import (
+	"context"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/shakedown/shakedown/internal/sandbox/sandboxtest"
 	"github.com/shakedown/shakedown/internal/wire/wiretest"
 )
 
@@ -49,4 +53,73 @@ func TestMirrorTLSFlags(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestMirrorRotate: mirror --rotate asks the mirror whose live page is on
+// --http to end its snapshot period, as SIGHUP does: the period is
+// printed, and stored as the mirror's --store records it. Without --http,
+// or with the mirror's own options, it is bad usage; with no mirror there,
+// it fails (1) saying so.
+func TestMirrorRotate(t *testing.T) {
+	insts := sandboxtest.StartAll(t, nil, nil)
+	ctl, cand := insts[0].URL(), insts[1].URL()
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"without --http", nil, 2, "--http HOST:PORT"},
+		{"with the mirror's own options", []string{"--http", "127.0.0.1:1", "--control", ctl}, 2, "--control"},
+		{"no mirror there", []string{"--http", "127.0.0.1:1"}, 1, "no mirror answers on 127.0.0.1:1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, stderr := runCLI(t.Context(), append([]string{"mirror", "--rotate"}, tc.args...)...)
+			if code != tc.code || !strings.Contains(stderr, tc.want) {
+				t.Errorf("got exit %d, %q; want %d naming %q", code, stderr, tc.code, tc.want)
+			}
+		})
+	}
+
+	httpAddr := freeAddr(t)
+	st := filepath.Join(t.TempDir(), "canary.db")
+	ctx, cancel := context.WithCancel(t.Context())
+	var out, errOut syncBuffer
+	done := make(chan int, 1)
+	go func() {
+		done <- runCLIWith(ctx, &out, &errOut, "mirror", "--listen", "127.0.0.1:0", "--control", ctl, "--candidate", "new="+cand,
+			"--http", httpAddr, "--store", st, "--progress", "1h")
+	}()
+	var code int
+	var stdout, stderr string
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		code, stdout, stderr = runCLI(t.Context(), "mirror", "--rotate", "--http", httpAddr)
+		if code == 0 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	cancel()
+	if mc := <-done; mc != 0 {
+		t.Errorf("the mirror exited %d\n%s", mc, errOut.String())
+	}
+	if code != 0 || !strings.Contains(stdout, "mirror on "+httpAddr+": period 1 ended") {
+		t.Fatalf("mirror --rotate: exit %d, %q %q; want period 1 ended", code, stdout, stderr)
+	}
+	code, stdout, stderr = runCLI(t.Context(), "report", "--mirror", "1", "--store", st)
+	if code != 0 || !strings.Contains(stdout, "rotate") {
+		t.Errorf("report --mirror 1: exit %d, %q %q; want the period that rotate ended", code, stdout, stderr)
+	}
+}
+
+// freeAddr is a loopback address that nothing listens on just now.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
 }
