@@ -75,12 +75,12 @@ type result struct {
 	setHash  uint64 // rows in any order
 	keyHash  uint64 // ORDER BY keys in order
 	keysOK   bool   // keyHash was computed
-	sample   [][]string
+	kept     keptRows
 }
 
 type column struct{ name, typ string }
 
-// sampleRows and sampleWidth bound the rows kept for examples.
+// sampleRows and sampleWidth bound the rows shown as examples.
 const (
 	sampleRows  = 5
 	sampleWidth = 64
@@ -133,13 +133,16 @@ func (h *rowHasher) finish(wr wire.Result, err error, broken bool, dur time.Dura
 		return res
 	}
 	res.warnings, res.affected = wr.Warnings, wr.Affected
+	h.kept.all = int64(len(h.kept.rows)) == res.rows
+	res.kept = h.kept.owned()
 	return res
 }
 
 // rowHasher reads a statement's result sets into a result: its columns,
-// row count, checksums and a few sample rows.
+// row count, checksums and its first rows (keptRows).
 type rowHasher struct {
 	res    result
+	kept   keptRows // the rows kept so far, room reused statement after statement
 	db     string
 	keys   []string
 	keyIdx []int
@@ -150,6 +153,7 @@ type rowHasher struct {
 
 func (r *rowHasher) start(seed maphash.Seed, db string, keys []string) {
 	r.res = result{warnings: -1}
+	r.kept.reset()
 	r.db, r.keys, r.keyIdx = db, keys, nil
 	if !r.seeded || r.seed != seed {
 		r.h.SetSeed(seed)
@@ -199,8 +203,8 @@ func (r *rowHasher) Row(values [][]byte) {
 		}
 		res.keyHash = mix(res.keyHash ^ r.kh.Sum64())
 	}
-	if res.rows < sampleRows {
-		res.sample = append(res.sample, sampleRow(values))
+	if r.kept.room() {
+		r.kept.add(rh, values, r.seed)
 	}
 	res.rows++
 }
@@ -295,23 +299,15 @@ func mix(x uint64) uint64 {
 	return x
 }
 
-func sampleRow(values [][]byte) []string {
-	out := make([]string, len(values))
-	for i, v := range values {
-		out[i] = showValue(v)
-	}
-	return out
-}
-
-func showValue(v []byte) string {
-	if v == nil {
-		return "NULL"
-	}
+// showPrefix is a value as shown, from its first keptPrefix bytes (or
+// all of it) and whether the whole value is binary: text cut at
+// sampleWidth bytes, binary as hex.
+func showPrefix(b []byte, binary bool) string {
 	var s string
-	if !isText(v) {
-		s = "0x" + hex.EncodeToString(v[:min(len(v), sampleWidth/2)])
+	if binary {
+		s = "0x" + hex.EncodeToString(b[:min(len(b), sampleWidth/2)])
 	} else {
-		s = string(v[:min(len(v), sampleWidth+1)])
+		s = string(b[:min(len(b), keptPrefix)])
 	}
 	if len(s) > sampleWidth {
 		s = s[:sampleWidth] + "..."

@@ -71,13 +71,16 @@ var pageTmpl = render.Template("replay", template.FuncMap{
 </table>
 <p><small>{{.VerdictRule}}.</small></p>
 {{if .Examples}}<h2>Differences, side by side</h2>
-{{range .Examples}}<div class="ex">
+{{range .Examples}}{{$ex := .}}<div class="ex">
 <p><b>{{.What}}</b> on {{.Candidate}}; session {{.Session}} statement #{{.Seq}}{{if .DB}}, database {{.DB}}{{end}}, fingerprint <code>{{.Digest}}</code></p>
 <pre>{{.SQL}}</pre>{{if .Params}}<p>parameters <code>{{params .Params}}</code></p>{{end}}
 <div class="side">
 <div><b>control</b>{{template "result" .ControlR}}</div>
 <div><b>{{.Candidate}}</b>{{template "result" .CandR}}</div>
-</div></div>
+</div>{{with .First}}
+<p class="first-difference"><b>first differs {{.Where}}</b></p>
+<table>{{with .Control}}<tr><th class="l">control</th><td>row {{.Row}}</td>{{range .Values}}<td class="l"><code>{{.}}</code></td>{{end}}</tr>{{end}}
+{{with .Candidate}}<tr><th class="l">{{$ex.Candidate}}</th><td>row {{.Row}}</td>{{range .Values}}<td class="l"><code>{{.}}</code></td>{{end}}</tr>{{end}}</table>{{end}}</div>
 {{end}}{{end}}
 {{define "result"}}{{if .Error}}<p class="diff">error {{.Error}}</p>{{else}}
 <p>{{.Rows}} rows{{if gt .Warnings 0}}, <span class="warn">{{.Warnings}} warnings</span>{{end}}, {{printf "%.3f" .Ms}} ms</p>

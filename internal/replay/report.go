@@ -104,7 +104,8 @@ type CandidFig struct {
 	NotComp     int64  `json:"not_comparable"`
 }
 
-// Example is one statement whose result differed, both sides shown.
+// Example is one statement whose result differed, both sides shown:
+// their first rows and, where the rows differ, where they first part.
 type Example struct {
 	Digest    string     `json:"digest"`
 	Session   string     `json:"session"`
@@ -116,7 +117,9 @@ type Example struct {
 	What      string     `json:"what"`
 	ControlR  ResultView `json:"control_result"`
 	CandR     ResultView `json:"candidate_result"`
-	cand      int        // index of the candidate among the targets
+	// First is where the rows first part; nil where they do not differ.
+	First *FirstDifference `json:"first_difference,omitempty"`
+	cand  int              // index of the candidate among the targets
 }
 
 // ResultView is a result, truncated for display.
@@ -130,7 +133,7 @@ type ResultView struct {
 }
 
 func view(r *result) ResultView {
-	v := ResultView{Warnings: r.warnings, Rows: r.rows, Sample: r.sample, Ms: float64(r.dur) / 1e6}
+	v := ResultView{Warnings: r.warnings, Rows: r.rows, Sample: r.kept.sample(), Ms: float64(r.dur) / 1e6}
 	if r.errCode != 0 {
 		v.Error = fmt.Sprintf("%d: %s", r.errCode, r.errMsg)
 		if r.errCode < 0 {
@@ -147,7 +150,7 @@ func makeExample(st *stmt, res []result, ci int, what string) Example {
 	return Example{
 		Digest: st.info.Digest, Session: st.rec.Session, Seq: st.rec.Seq, DB: st.rec.DB,
 		SQL: clip(st.rec.SQL, 2000), Params: st.rec.Params, What: what,
-		ControlR: view(&res[0]), CandR: view(&res[ci]), cand: ci,
+		ControlR: view(&res[0]), CandR: view(&res[ci]), First: firstDifference(&res[0], &res[ci], st.info), cand: ci,
 	}
 }
 
@@ -385,6 +388,9 @@ func WriteText(w io.Writer, rep *Report, top int) error {
 			}
 			fmt.Fprintf(w, "    control:   %s\n", showResult(ex.ControlR))
 			fmt.Fprintf(w, "    candidate: %s\n", showResult(ex.CandR))
+			for _, l := range ex.First.Lines() {
+				fmt.Fprintf(w, "    %s\n", l)
+			}
 		}
 	}
 	fmt.Fprintf(w, "\nVerdict rule: %s.\n", rep.VerdictRule)

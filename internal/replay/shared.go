@@ -14,7 +14,7 @@ import (
 // floats, errors and warnings follow the same rules everywhere.
 
 // Hasher reads one statement's reply (a wire.RowReader) into a Result:
-// its columns, row count, checksums and a few sample rows. A Hasher is
+// its columns, row count, checksums and its first rows. A Hasher is
 // reused statement after statement by one goroutine.
 type Hasher struct{ h rowHasher }
 
@@ -56,7 +56,15 @@ func (r *Result) Rows() int64 { return r.r.rows }
 
 // Sample is the first rows returned, as text (at most 5, values cut at
 // 64 bytes).
-func (r *Result) Sample() [][]string { return r.r.sample }
+func (r *Result) Sample() [][]string { return r.r.kept.sample() }
+
+// FirstDiff is where the candidate's rows first part from the control's,
+// nil where their rows do not differ (or either failed); see
+// FirstDifference. It is meant for a Comparison that is Different, and
+// costs a pass over the rows each result kept.
+func FirstDiff(control, candidate *Result, info *fingerprint.Info) *FirstDifference {
+	return firstDifference(&control.r, &candidate.r, info)
+}
 
 // Comparison is how a candidate's Result compares with the control's.
 type Comparison struct {
