@@ -92,13 +92,12 @@ func TestLivePage(t *testing.T) {
 	through.SetMaxOpenConns(1)
 	cand := open(t, dsnOf(lp.cand))
 
-	// A planted difference.
+	// A planted difference, in the middle of a range read: row 5 of 8.
 	if _, err := cand.Exec("UPDATE sbtest1 SET c = 'planted' WHERE id = 9"); err != nil {
 		t.Fatal(err)
 	}
-	var c string
-	if err := through.QueryRow("SELECT c FROM sbtest1 WHERE id = 9").Scan(&c); err != nil {
-		t.Fatal(err)
+	if n := readRows(t, through, "SELECT id, c FROM sbtest1 WHERE id BETWEEN 5 AND 12"); n != 8 {
+		t.Fatalf("range read: got %d rows, want 8", n)
 	}
 	waitFor(t, 5*time.Second, "the difference counted", func() bool { return lp.m.Summary().Differing > 0 })
 	period := rotateOverHTTP(t, lp.m)
@@ -145,17 +144,29 @@ func TestLivePage(t *testing.T) {
 	text := func(s string) string { return regexp.MustCompile(`<[^>]+>`).ReplaceAllString(s, "") }
 	// The class of the planted difference: its row, its sample.
 	row := regexp.MustCompile(`(?s)<tr data-digest="[^"]+" data-candidate="cand">\s*<td class="l"><code>` +
-		regexp.QuoteMeta("select `c` from `sbtest1` where `id` = ?") + `</code></td>(.*?)</tr>`).FindStringSubmatch(dom)
+		regexp.QuoteMeta("select `id` , `c` from `sbtest1` where `id` between ? and ?") + `</code></td>(.*?)</tr>`).FindStringSubmatch(dom)
 	if row == nil {
-		t.Errorf("classes: no row of the point select's class in\n%s", dom)
+		t.Errorf("classes: no row of the range read's class in\n%s", dom)
 	} else if cells := regexp.MustCompile(`<td[^>]*>(.*?)</td>`).FindAllStringSubmatch(row[1], -1); len(cells) < 9 ||
 		text(cells[1][1]) != "1" || text(cells[4][1]) != "1" {
-		t.Errorf("classes: point select's row got %q, want 1 through, 1 differing", text(row[1]))
+		t.Errorf("classes: range read's row got %q, want 1 through, 1 differing", text(row[1]))
 	}
 	diff := regexp.MustCompile(`(?s)<div id="differences">(.*?)</div>\s*<h2>`).FindStringSubmatch(dom)
-	if diff == nil || !strings.Contains(diff[1], "differs on cand: rows") || !strings.Contains(diff[1], "(planted)") ||
-		!strings.Contains(diff[1], "where `id` = ?") || strings.Contains(diff[1], "= 9") {
-		t.Errorf("differences: want the sample with 'planted' and its statement redacted, got %q", diff)
+	if diff == nil || !strings.Contains(diff[1], "differs on cand: rows") || !strings.Contains(diff[1], "between ? and ?") ||
+		strings.Contains(diff[1], "between 5") {
+		t.Errorf("differences: want the sample with its statement redacted, got %q", diff)
+	}
+	// Where the rows part: row 5, column c, both sides' rows; the first
+	// rows shown above it are the same on both.
+	first := regexp.MustCompile(`(?s)<p class="first-difference">([^<]*)</p>\s*<table class="first-difference">(.*?)</table>`).FindStringSubmatch(dom)
+	if first == nil || first[1] != "first differs at row 5, column c" {
+		t.Errorf("differences: want 'first differs at row 5, column c', got %q", first)
+	} else {
+		sides := regexp.MustCompile(`<tr data-side="(\w+)"><th class="l">([^<]*)</th><td>row (\d+)</td><td class="l wrap">\(9, ([^<]*)\)</td></tr>`).FindAllStringSubmatch(first[2], -1)
+		if len(sides) != 2 || sides[0][2] != "control" || sides[0][3] != "5" || sides[0][4] == "planted" ||
+			sides[1][2] != "cand" || sides[1][3] != "5" || sides[1][4] != "planted" {
+			t.Errorf("differences: want row 5 of each side, (9, planted) on cand, got %q in %q", sides, first[2])
+		}
 	}
 	drops := regexp.MustCompile(`(?s)<table id="drops">(.*?)</table>`).FindStringSubmatch(dom)
 	if drops == nil || !strings.Contains(drops[1], "select `k` from `sbtest1` where `id` = ?") {
@@ -212,9 +223,10 @@ func checkMetrics(t *testing.T, body string, s *Summary) {
 		}
 		return 0, false
 	}
-	point := classOf(s, "select `c` from `sbtest1` where `id` = ?")
-	if point == nil {
-		t.Fatal("no point select class in the summary")
+	// The class of the planted difference.
+	planted := classOf(s, "select `id` , `c` from `sbtest1` where `id` between ? and ?")
+	if planted == nil {
+		t.Fatal("no range read class in the summary")
 	}
 	cases := []struct {
 		name   string
@@ -225,8 +237,8 @@ func checkMetrics(t *testing.T, body string, s *Summary) {
 		{"shakedown_mirror_candidate_up", map[string]string{"candidate": "cand"}, 1},
 		{"shakedown_mirror_differing_total", map[string]string{"candidate": "cand"}, 1},
 		{"shakedown_mirror_dropped_total", map[string]string{"candidate": "cand"}, 1},
-		{"shakedown_mirror_class_differing_total", map[string]string{"candidate": "cand", "digest": point.Digest}, 1},
-		{"shakedown_mirror_class_control_p50_seconds", map[string]string{"candidate": "cand", "digest": point.Digest}, 1e-7},
+		{"shakedown_mirror_class_differing_total", map[string]string{"candidate": "cand", "digest": planted.Digest}, 1},
+		{"shakedown_mirror_class_control_p50_seconds", map[string]string{"candidate": "cand", "digest": planted.Digest}, 1e-7},
 		{"shakedown_mirror_candidate_latency_ratio", map[string]string{"candidate": "cand"}, 0.0001},
 	}
 	for _, c := range cases {

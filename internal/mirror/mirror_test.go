@@ -167,6 +167,25 @@ func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
 	}
 }
 
+// readRows runs q on db and reads its rows to the end; it returns how
+// many there were.
+func readRows(t *testing.T, db *sql.DB, q string) int {
+	t.Helper()
+	rows, err := db.Query(q)
+	if err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	defer rows.Close()
+	n := 0
+	for rows.Next() {
+		n++
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	return n
+}
+
 func classOf(s *Summary, prefix string) *ClassSummary {
 	for i := range s.Classes {
 		if strings.HasPrefix(s.Classes[i].Statement, prefix) {
@@ -244,6 +263,62 @@ func TestMirror(t *testing.T) {
 		WriteText(&b, p.m.Summary())
 		if !strings.Contains(b.String(), "differs on cand: rows") || !strings.Contains(b.String(), "(planted)") {
 			t.Errorf("summary does not name the difference:\n%s", b.String())
+		}
+	})
+	t.Run("a range read's sample names where the rows part", func(t *testing.T) {
+		cand := open(t, dsnOf(p.cand))
+		for _, q := range []string{"UPDATE sbtest1 SET c = 'planted' WHERE id = 57", "INSERT INTO sbtest1 (id, k, c, pad) VALUES (1001, 0, 'extra', '')"} {
+			if _, err := cand.Exec(q); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var orig string
+		ctl := open(t, dsnOf(p.ctl))
+		if err := ctl.QueryRow("SELECT c FROM sbtest1 WHERE id = 57").Scan(&orig); err != nil {
+			t.Fatal(err)
+		}
+		defer cand.Exec("UPDATE sbtest1 SET c = ? WHERE id = 57", orig)
+		defer cand.Exec("DELETE FROM sbtest1 WHERE id = 1001")
+		through := open(t, fmt.Sprintf("%s@tcp(127.0.0.1:%s)/%s", p.ctl.User, p.port, p.ctl.Database))
+		if n := readRows(t, through, "SELECT id, c FROM sbtest1 WHERE id BETWEEN 1 AND 100"); n != 100 {
+			t.Fatalf("range read: got %d rows, want 100", n)
+		}
+		if n := readRows(t, through, "SELECT id, c FROM sbtest1 WHERE id BETWEEN 991 AND 1010 ORDER BY id"); n != 10 {
+			t.Fatalf("range read past the end: got %d rows, want 10", n)
+		}
+		const middle, past = "select `id` , `c` from `sbtest1` where `id` between ? and ?", "select `id` , `c` from `sbtest1` where `id` between ? and ? order by `id`"
+		var s *Summary
+		waitFor(t, 5*time.Second, "both differences counted", func() bool {
+			s = p.m.Summary()
+			a, b := classOf(s, middle), classOf(s, past)
+			return a != nil && b != nil && a.Candidates[0].Sample != nil && b.Candidates[0].Sample != nil
+		})
+		var sm *Sample
+		for _, cl := range s.Classes {
+			if cl.Statement == middle {
+				sm = cl.Candidates[0].Sample
+			}
+		}
+		if d := sm.First; sm.Kind != "rows" || d == nil || d.Control == nil || d.Candidate == nil || d.Control.Row != 57 || d.Candidate.Row != 57 ||
+			fmt.Sprint(d.Columns) != "[c]" || len(d.Control.Values) != 2 || !strings.HasPrefix(orig, strings.TrimSuffix(d.Control.Values[1], "...")) ||
+			fmt.Sprint(d.Candidate.Values) != "[57 planted]" || fmt.Sprint(sm.Control.FirstRows) != fmt.Sprint(sm.Candidate.FirstRows) {
+			t.Errorf("middle row: got %+v, first difference %+v, want row 57 and column c, 'planted' on the candidate and %q on the control, the first rows alike", sm, sm.First, orig)
+		}
+		sm = classOf(s, past).Candidates[0].Sample
+		if d := sm.First; sm.Kind != "row count" || d == nil || d.Control != nil || d.Candidate == nil || d.ExtraOn != "candidate" || d.Extra != 1 ||
+			d.Candidate.Row != 11 || fmt.Sprint(d.Candidate.Values) != "[1001 extra]" {
+			t.Errorf("extra row: got %+v, first difference %+v, want a row count, 1 more row on the candidate, row 11 (1001, extra)", sm, sm.First)
+		}
+		var b bytes.Buffer
+		WriteText(&b, s)
+		for _, want := range []string{
+			"  first differs at row 57, column c\n    control:   (57, ",
+			"\n    candidate: (57, planted)\n",
+			"  first differs at row 11: 1 more row on the candidate\n    candidate: (1001, extra)\n",
+		} {
+			if !strings.Contains(b.String(), want) {
+				t.Errorf("summary: got\n%s\nwant %q in it", b.String(), want)
+			}
 		}
 	})
 	t.Run("a malformed packet closes its session only", func(t *testing.T) {

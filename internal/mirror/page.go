@@ -96,11 +96,14 @@ var pageTmpl = render.Template("mirror", template.FuncMap{
 {{end}}{{end}}</table></div>
 <h2>Differences</h2>
 <div id="differences">
-{{range .S.Classes}}{{range .Candidates}}{{if .Sample}}<div class="difference" data-candidate="{{.Name}}">
+{{range .S.Classes}}{{range .Candidates}}{{if .Sample}}{{$name := .Name}}<div class="difference" data-candidate="{{.Name}}">
 <h3>differs on {{.Name}}: {{.Sample.Kind}} ({{.Differing}} of {{.Compared}} compared)</h3>
 <pre>{{.Sample.Statement}}</pre>
 <table><tr><th class="l">control</th><td class="l wrap">{{side .Sample.Control}}</td></tr>
 <tr><th class="l">{{.Name}}</th><td class="l wrap">{{side .Sample.Candidate}}</td></tr></table>
+{{with .Sample.First}}<p class="first-difference">first differs {{.Where}}</p>
+<table class="first-difference">{{with .Control}}<tr data-side="control"><th class="l">control</th><td>row {{.Row}}</td><td class="l wrap">{{.Text}}</td></tr>{{end}}
+{{with .Candidate}}<tr data-side="candidate"><th class="l">{{$name}}</th><td>row {{.Row}}</td><td class="l wrap">{{.Text}}</td></tr>{{end}}</table>{{end}}
 </div>
 {{end}}{{end}}{{end}}
 {{if eq .S.Differing 0}}<p>No result has differed.</p>{{end}}

@@ -183,8 +183,7 @@ func WriteRun(w io.Writer, id int64, recs []Stored) error {
 					continue
 				}
 				seen[c.Name+cl.Digest] = true
-				samples = append(samples, fmt.Sprintf("\nfirst differs in period %d on %s: %s\n  statement: %s\n  control:   %s\n  candidate: %s\n",
-					r.N, c.Name, c.Sample.Kind, c.Sample.Statement, sideText(c.Sample.Control), sideText(c.Sample.Candidate)))
+				samples = append(samples, fmt.Sprintf("\nfirst differs in period %d on %s: %s\n%s", r.N, c.Name, c.Sample.Kind, sampleText(c.Sample)))
 			}
 		}
 	}

@@ -86,12 +86,14 @@ type ClassCandidate struct {
 }
 
 // Sample is the first difference of a class: the statement (literals as ?
-// unless --keep-literals) and both results' first rows.
+// unless --keep-literals), both results' first rows and, where the rows
+// differ, where they first part (replay's FirstDifference).
 type Sample struct {
-	Statement string       `json:"statement"`
-	Kind      string       `json:"kind"`
-	Control   SampleResult `json:"control"`
-	Candidate SampleResult `json:"candidate"`
+	Statement string                  `json:"statement"`
+	Kind      string                  `json:"kind"`
+	Control   SampleResult            `json:"control"`
+	Candidate SampleResult            `json:"candidate"`
+	First     *replay.FirstDifference `json:"first_difference,omitempty"`
 }
 
 // SampleResult is one side of a Sample.
@@ -221,9 +223,7 @@ func WriteText(w io.Writer, s *Summary) error {
 			if c.Sample == nil {
 				continue
 			}
-			sm := c.Sample
-			fmt.Fprintf(w, "\ndiffers on %s: %s (%d of %d compared)\n  statement: %s\n  control:   %s\n  candidate: %s\n",
-				c.Name, sm.Kind, c.Differing, c.Compared, sm.Statement, sideText(sm.Control), sideText(sm.Candidate))
+			fmt.Fprintf(w, "\ndiffers on %s: %s (%d of %d compared)\n%s", c.Name, c.Sample.Kind, c.Differing, c.Compared, sampleText(c.Sample))
 		}
 	}
 	return nil
@@ -246,6 +246,16 @@ func num(v float64, n int64) string {
 		return "-"
 	}
 	return fmt.Sprintf("%.3f", v)
+}
+
+// sampleText is a sample under its heading: the statement, both sides'
+// first rows, and where the rows first part.
+func sampleText(sm *Sample) string {
+	s := fmt.Sprintf("  statement: %s\n  control:   %s\n  candidate: %s\n", sm.Statement, sideText(sm.Control), sideText(sm.Candidate))
+	for _, l := range sm.First.Lines() {
+		s += "  " + l + "\n"
+	}
+	return s
 }
 
 func sideText(r SampleResult) string {

@@ -165,7 +165,8 @@ func (t *tally) compare(ci int, it item, res *replay.Result) {
 		if t.keepLit {
 			stmt, _ = fingerprint.Redact(it.sql)
 		}
-		cc.sample = &Sample{Statement: stmt, Kind: cmp.Kind, Control: outcomeOf(&it.control), Candidate: outcomeOf(res)}
+		cc.sample = &Sample{Statement: stmt, Kind: cmp.Kind, Control: outcomeOf(&it.control), Candidate: outcomeOf(res),
+			First: replay.FirstDiff(&it.control, res, it.info)}
 	}
 }
 

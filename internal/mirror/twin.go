@@ -266,7 +266,8 @@ func (tw *twin) read(ctx context.Context, it item) {
 func (tw *twin) finish(ctx context.Context, it item, start time.Time, wr wire.Result, err error) {
 	dur := time.Since(start)
 	broken := err != nil && (tw.conn.Broken() || target.EndsSession(err))
-	res := tw.h.Finish(wr, err, broken, dur)
+	// Compared here, before the twin's next statement.
+	res := tw.h.FinishLent(wr, err, broken, dur)
 	if broken {
 		tw.lose(ctx)
 		if ctx.Err() == nil {

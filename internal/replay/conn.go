@@ -119,12 +119,14 @@ func (c *conn) run(seed maphash.Seed, sql string, prepared bool, args []any, ord
 	if err == nil {
 		wr, err = c.w.ReadReply(h)
 	}
-	return h.finish(wr, err, err != nil && (c.w.Broken() || target.EndsSession(err)), time.Since(start))
+	// The result is compared before the connection's next statement.
+	return h.finish(wr, err, err != nil && (c.w.Broken() || target.EndsSession(err)), time.Since(start), true)
 }
 
 // finish ends the statement h read: wr and err are what its reply ended
-// with, broken whether the connection was lost with it.
-func (h *rowHasher) finish(wr wire.Result, err error, broken bool, dur time.Duration) result {
+// with, broken whether the connection was lost with it. A lent result's
+// kept rows are h's until its next start; else they are the result's own.
+func (h *rowHasher) finish(wr wire.Result, err error, broken bool, dur time.Duration, lent bool) result {
 	res := h.res
 	h.res = result{}
 	res.dur = dur
@@ -134,7 +136,10 @@ func (h *rowHasher) finish(wr wire.Result, err error, broken bool, dur time.Dura
 	}
 	res.warnings, res.affected = wr.Warnings, wr.Affected
 	h.kept.all = int64(len(h.kept.rows)) == res.rows
-	res.kept = h.kept.owned()
+	res.kept = h.kept
+	if !lent {
+		res.kept = h.kept.owned()
+	}
 	return res
 }
 

@@ -2,6 +2,7 @@ package replay
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"hash/maphash"
 	"strings"
@@ -11,10 +12,12 @@ import (
 
 // A result keeps its first rows, bounded (keptRows), for its sample and
 // for finding where two results part when their checksums differ: each
-// row's hash and each value's first bytes. The rows are copied once, at
-// the statement's end, into one allocation the result owns, so that a
-// result may outlive its reader (the mirror compares the control's
-// result on another goroutine while the session reads the next one).
+// row's hash and each value's first bytes. A reader keeps them in room
+// it reuses statement after statement; a result that must outlive the
+// reader's next statement (the mirror compares the control's result on
+// another goroutine while the session reads the next one) has them
+// copied once, at the statement's end, into memory of its own.
+// Nothing else is kept: a result's rows past these are only hashed.
 
 // The rows kept: at least the sample's, then while under both bounds.
 const (
@@ -22,14 +25,19 @@ const (
 	keptMaxBytes = 64 << 10
 	// keptPrefix is as much of a value as it is shown with (showValue).
 	keptPrefix = sampleWidth + 1
+	// maxValue is as long as a value's length is kept: any value longer
+	// is longer than its first bytes, and has its hash.
+	maxValue = 1 << 30
 )
 
-// keptValue is one value of a kept row.
+// keptValue is one value of a kept row. A long value (over keptPrefix
+// bytes) has its hash after its first bytes, which tells two apart past
+// them.
 type keptValue struct {
-	off, n int32  // its first bytes in keptRows.bytes
-	size   int    // its length; -1 for NULL
-	binary bool   // a long value that is not text (a short one is judged from its bytes)
-	tail   uint64 // a long value's hash, which tells two apart past their first bytes
+	off    int32 // its first bytes in keptRows.bytes
+	size   int32 // its length; -1 for NULL
+	n      uint8 // how many of its bytes are kept
+	binary bool  // a long value that is not text (a short one is judged from its bytes)
 }
 
 // keptRow is a kept row: its hash (the one the checksums sum) and its
@@ -57,16 +65,17 @@ func (k *keptRows) room() bool {
 func (k *keptRows) add(h uint64, values [][]byte, seed maphash.Seed) {
 	k.rows = append(k.rows, keptRow{hash: h, first: int32(len(k.vals))})
 	for _, v := range values {
-		kv := keptValue{off: int32(len(k.bytes)), size: len(v)}
+		kv := keptValue{off: int32(len(k.bytes)), size: int32(min(len(v), maxValue))}
 		switch {
 		case v == nil:
 			kv.size = -1
 		case len(v) > keptPrefix:
 			kv.binary = !isText(v)
-			kv.tail = maphash.Bytes(seed, v)
+			k.bytes = binary.LittleEndian.AppendUint64(k.bytes, maphash.Bytes(seed, v))
+			kv.off += 8
 			v = v[:keptPrefix]
 		}
-		kv.n = int32(len(v))
+		kv.n = uint8(len(v))
 		k.bytes = append(k.bytes, v...)
 		k.vals = append(k.vals, kv)
 	}
@@ -112,16 +121,21 @@ func (k *keptRows) showValue(v keptValue) string {
 	if v.size < 0 {
 		return "NULL"
 	}
-	b := k.bytes[v.off : v.off+v.n]
-	return showPrefix(b, v.binary || int(v.n) == v.size && !isText(b))
+	b := k.bytes[v.off : v.off+int32(v.n)]
+	return showPrefix(b, v.binary || int32(v.n) == v.size && !isText(b))
 }
 
 // same reports whether two kept values are the same value.
 func (k *keptRows) same(v keptValue, o *keptRows, w keptValue) bool {
-	if v.size != w.size || v.tail != w.tail {
+	switch {
+	case v.size != w.size:
+		return false
+	case v.size < 0:
+		return true
+	case v.size > keptPrefix && !bytes.Equal(k.bytes[v.off-8:v.off], o.bytes[w.off-8:w.off]):
 		return false
 	}
-	return v.size < 0 || bytes.Equal(k.bytes[v.off:v.off+v.n], o.bytes[w.off:w.off+w.n])
+	return bytes.Equal(k.bytes[v.off:v.off+int32(v.n)], o.bytes[w.off:w.off+int32(w.n)])
 }
 
 // sample is the first rows as text.

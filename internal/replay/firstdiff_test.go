@@ -21,7 +21,7 @@ func read(h *rowHasher, rows [][][]byte, keys ...string) result {
 	for _, r := range rows {
 		h.Row(r)
 	}
-	return h.finish(wire.Result{}, nil, false, 0)
+	return h.finish(wire.Result{}, nil, false, 0, false)
 }
 
 // rangeRows are rows id 1..n, c "row <id>".

@@ -33,9 +33,17 @@ func (h *Hasher) Row(values [][]byte) { h.h.Row(values) }
 
 // Finish ends the statement: wr and err are what the reply ended with
 // (a *mysql.MySQLError for an ERR reply), broken whether the connection
-// was lost with it, dur its latency.
+// was lost with it, dur its latency. The Result is its own: it may be
+// kept, or compared on another goroutine, while the Hasher reads on.
 func (h *Hasher) Finish(wr wire.Result, err error, broken bool, dur time.Duration) Result {
-	return Result{h.h.finish(wr, err, broken, dur)}
+	return Result{h.h.finish(wr, err, broken, dur, false)}
+}
+
+// FinishLent is Finish for a Result compared before the Hasher's next
+// Start, which saves copying its first rows: until then they are the
+// Hasher's, and after it they are another statement's.
+func (h *Hasher) FinishLent(wr wire.Result, err error, broken bool, dur time.Duration) Result {
+	return Result{h.h.finish(wr, err, broken, dur, true)}
 }
 
 // Result is one statement's result on one target, as compared.
