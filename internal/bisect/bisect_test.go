@@ -153,10 +153,12 @@ func TestBisect(t *testing.T) {
 		assertRestored(t, ctl.URL(), before)
 	})
 	t.Run("budget", func(t *testing.T) {
-		undo := filepath.Join(t.TempDir(), "undo.json")
-		args := append([]string{"vars", "bisect", ctl.URL(), cand.URL(), "--allow-set-global", "--undo", undo,
-			"--sandbox-home", filepath.Join(t.TempDir(), "none"), "--repeats=4", "--budget=1s"}, workload...)
+		dir := t.TempDir()
+		undo, jsonPath := filepath.Join(dir, "undo.json"), filepath.Join(dir, "bisect.json")
+		args := append([]string{"vars", "bisect", ctl.URL(), cand.URL(), "--allow-set-global", "--undo", undo, "--json", jsonPath,
+			"--sandbox-home", filepath.Join(dir, "none"), "--repeats=4", "--budget=1s"}, workload...)
 		code, out, stderr := shakedown(ctx, append(args, shortRuns...)...)
+		assertFirstMeasurement(t, stderr, jsonPath, 4, 8)
 		switch {
 		case code != 0:
 			t.Errorf("got exit %d and %q %q, want 0", code, out, stderr)
@@ -388,5 +390,41 @@ func assertRestored(t *testing.T, url string, before map[string]string) {
 	t.Helper()
 	if d := differing(before, readVars(t, url)); len(d) > 0 {
 		t.Errorf("control variables not restored: got %v, want none changed", d)
+	}
+}
+
+// assertFirstMeasurement checks that the progress line before the first
+// measurement says how many runs of each side it makes (repeats, and up
+// to most while the answer is open, after one run each to warm up), and
+// that the runs it then made, as the result at jsonPath lists them, agree.
+func assertFirstMeasurement(t *testing.T, progress, jsonPath string, repeats, most int) {
+	t.Helper()
+	want := fmt.Sprintf("as they are: %d runs each (up to %d while the answer is open) of ", repeats, most)
+	if !strings.Contains(progress, want) || !strings.Contains(progress, "after one run each to warm them up") {
+		t.Errorf("progress: got %q, want %q and one warm-up run each", progress, want)
+	}
+	b, err := os.ReadFile(jsonPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res result.Bisect
+	if err := json.Unmarshal(b, &res); err != nil {
+		t.Fatal(err)
+	}
+	counted, warm := map[string]int{}, map[string]int{}
+	for _, m := range res.Measurements {
+		switch {
+		case m.Round != 0:
+		case m.Warmup:
+			warm[m.On]++
+		default:
+			counted[m.On]++
+		}
+	}
+	n := len(res.ControlQPS)
+	for _, on := range []string{"control", "candidate"} {
+		if counted[on] != n || n < repeats || n > most || warm[on] != 1 {
+			t.Errorf("first measurement of the %s: got %d runs and %d to warm up (%d listed), want %d to %d and 1", on, counted[on], warm[on], n, repeats, most)
+		}
 	}
 }

@@ -162,7 +162,7 @@ func (s *session) classify(ctx context.Context) error {
 // catching up), and compares them; an inconclusive answer gets one more
 // pair of runs at a time, up to MaxRepeats a side.
 func (s *session) measureBoth(ctx context.Context) error {
-	s.printf("measuring the control and the candidate as they are: %d runs each of %s %s, after one run each to warm them up\n", s.cfg.Repeats, s.cfg.Workload, strings.Join(runOptions(s.cfg), " "))
+	s.printf("measuring the control and the candidate as they are: %s of %s %s, after one run each to warm them up\n", s.runsEach(), s.cfg.Workload, strings.Join(runOptions(s.cfg), " "))
 	for _, on := range []string{"control", "candidate"} {
 		if _, err := s.runAs(ctx, on, nil, true); err != nil {
 			return err
@@ -202,6 +202,15 @@ func (s *session) measureBoth(ctx context.Context) error {
 	s.printf("control %.1f qps, candidate %.1f qps: %s\n", stats.Median(ctl), stats.Median(cand), d.String())
 	s.setThresholds(d.Ratio)
 	return nil
+}
+
+// runsEach is how many runs of each side measureBoth makes, warm-ups
+// left out: --repeats, and up to --max-repeats while the answer is open.
+func (s *session) runsEach() string {
+	if s.cfg.MaxRepeats > s.cfg.Repeats {
+		return fmt.Sprintf("%d runs each (up to %d while the answer is open)", s.cfg.Repeats, s.cfg.MaxRepeats)
+	}
+	return fmt.Sprintf("%d runs each", s.cfg.Repeats)
 }
 
 // setThresholds derives, from the whole difference (a ratio), the change
