@@ -8,6 +8,7 @@ import (
 
 	"github.com/shakedown/shakedown/internal/plan"
 	"github.com/shakedown/shakedown/internal/progress"
+	"github.com/shakedown/shakedown/internal/sweep"
 )
 
 // plainEvery is how often the progress line is written where it cannot be
@@ -29,6 +30,8 @@ type chainLine struct {
 
 	mu       sync.Mutex
 	est      []time.Duration // foretold per step; 0: not foretold
+	most     []time.Duration // the most a foretold step may take
+	per      time.Duration   // a load step of the sweep, for the steps it adds
 	took     []time.Duration // measured, once done
 	finished []bool
 	cur      int
@@ -36,15 +39,17 @@ type chainLine struct {
 }
 
 func newLine(opts Options, steps []Step, p *plan.Rehearsal, started time.Time) *chainLine {
-	cl := &chainLine{now: opts.Now, start: started, est: make([]time.Duration, len(steps)),
+	cl := &chainLine{now: opts.Now, start: started, est: make([]time.Duration, len(steps)), most: make([]time.Duration, len(steps)),
 		took: make([]time.Duration, len(steps)), finished: make([]bool, len(steps)), cur: -1}
 	for i, s := range steps {
 		cl.names = append(cl.names, s.Name())
 		if s.Name() == plan.StepSweep && p.Sweep != nil {
 			// The one step whose length the plan foretells: its load
-			// steps, and a second each to connect.
-			per := p.Sweep.TimeS + p.Sweep.WarmupS + p.Sweep.CooldownS + 1
-			cl.est[i] = time.Duration(per*len(p.Sweep.Steps())) * time.Second
+			// steps as the sweep counts them, at first and at most
+			// (repeats: auto adds steps while levels are inconclusive).
+			cl.per = sweep.StepTime(p.Sweep)
+			cl.est[i] = cl.per * time.Duration(len(p.Sweep.Steps()))
+			cl.most[i] = cl.per * time.Duration(sweep.MostSteps(p.Sweep))
 		}
 	}
 	if opts.Progress != nil {
@@ -76,13 +81,27 @@ func (cl *chainLine) done(i int, wallS float64) {
 
 func (cl *chainLine) clear() { cl.l.Clear() }
 
-// text is the line: "step 3 of 9: verify · 0:12 so far · about 0:40 left".
+// moreSweepSteps counts n steps that repeats: auto added to the sweep
+// into its estimate.
+func (cl *chainLine) moreSweepSteps(n int) {
+	cl.mu.Lock()
+	defer cl.mu.Unlock()
+	for i, name := range cl.names {
+		if name == plan.StepSweep {
+			cl.est[i] = min(cl.est[i]+time.Duration(n)*cl.per, max(cl.most[i], cl.est[i]))
+		}
+	}
+}
+
+// text is the line: "step 3 of 9: verify · 0:12 so far · about 0:40 left",
+// and while a sweep with repeats: auto may still add steps, the most it
+// may take: "about 0:40 left (up to 1:40 with repeats: auto)".
 func (cl *chainLine) text() string {
 	cl.mu.Lock()
 	defer cl.mu.Unlock()
 	now := cl.now()
 	guess := cl.guess()
-	var left time.Duration
+	var left, most time.Duration
 	for i := range cl.names {
 		if cl.finished[i] {
 			continue
@@ -91,17 +110,24 @@ func (cl *chainLine) text() string {
 		if e == 0 {
 			e = guess
 		}
+		m := max(cl.most[i], e)
 		if i == cl.cur {
 			e = max(e-now.Sub(cl.curStart), 0)
+			m = max(m-now.Sub(cl.curStart), 0)
 		}
 		left += e
+		most += m
 	}
 	name := "starting"
 	if cl.cur >= 0 {
 		name = cl.names[cl.cur]
 	}
-	return fmt.Sprintf("rehearse: step %d of %d: %s · %s so far · about %s left",
-		cl.cur+1, len(cl.names), name, progress.Clock(now.Sub(cl.start)), progress.Clock(left))
+	upTo := ""
+	if progress.Clock(most) != progress.Clock(left) {
+		upTo = " (up to " + progress.Clock(most) + " with repeats: auto)"
+	}
+	return fmt.Sprintf("rehearse: step %d of %d: %s · %s so far · about %s left%s",
+		cl.cur+1, len(cl.names), name, progress.Clock(now.Sub(cl.start)), progress.Clock(left), upTo)
 }
 
 // guess is the time a step nothing foretells is taken to need: the mean

@@ -92,3 +92,43 @@ func TestOpeningLine(t *testing.T) {
 		})
 	}
 }
+
+// TestChainLineAutoRepeats: with repeats: auto the sweep may run up to
+// max_repeats of every level, so the line says how long that may take
+// beside the first round's estimate, and the estimate grows as the sweep
+// adds repeats. The clock is a fake one.
+func TestChainLineAutoRepeats(t *testing.T) {
+	now := time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC)
+	clock := func() time.Time { return now }
+	// 2 targets x 1 level x 3 repeats of 9 s and a second to connect:
+	// 60 s for the first round, 200 s at 10 repeats.
+	p := &plan.Rehearsal{Sweep: &plan.Plan{TimeS: 9, Threads: []int{1}, Targets: []*plan.Target{{Name: "a", Role: plan.Control}, {Name: "b"}},
+		Workloads: []*plan.Workload{{Name: "oltp_point_select"}}, Repeats: plan.MinAutoRepeats, AutoRepeats: true, MaxRepeats: 10, Order: plan.Sequential}}
+	steps := []Step{checkStep{}, sweepStep{}, readinessStep{}}
+	cl := newLine(Options{Now: clock}, steps, p, now)
+	at := func(i int) { cl.mu.Lock(); cl.cur, cl.curStart = i, now; cl.mu.Unlock() }
+
+	cases := []struct {
+		name string
+		at   func()
+		want string
+	}{
+		// check and readiness 5 s each, the sweep 60 s, up to 200 s.
+		{"start", func() { at(0) },
+			"rehearse: step 1 of 3: check · 0:00 so far · about 1:10 left (up to 3:30 with repeats: auto)"},
+		{"sweep", func() { now = now.Add(5 * time.Second); cl.done(0, 5); at(1) },
+			"rehearse: step 2 of 3: sweep · 0:05 so far · about 1:05 left (up to 3:25 with repeats: auto)"},
+		// The first round done, auto adds a repeat of the level: 2 steps.
+		{"one more repeat", func() { now = now.Add(60 * time.Second); cl.moreSweepSteps(2) },
+			"rehearse: step 2 of 3: sweep · 1:05 so far · about 0:25 left (up to 2:25 with repeats: auto)"},
+		// Repeats up to max_repeats: the estimate reaches the most.
+		{"at max_repeats", func() { now = now.Add(20 * time.Second); cl.moreSweepSteps(12) },
+			"rehearse: step 2 of 3: sweep · 1:25 so far · about 2:05 left"},
+	}
+	for _, c := range cases {
+		c.at()
+		if got := cl.text(); got != c.want {
+			t.Errorf("%s: got %q, want %q", c.name, got, c.want)
+		}
+	}
+}

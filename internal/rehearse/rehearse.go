@@ -157,6 +157,7 @@ func Run(ctx context.Context, p *plan.Rehearsal, opts Options) (*Summary, error)
 	sum := &Summary{ID: c.id, Name: p.Name, Pages: []Page{}, Steps: []store.RehearsalStep{}}
 	started := opts.Now()
 	line := newLine(opts, steps, p, started)
+	c.line = line
 	defer line.clear()
 	var runErr error
 	for i, s := range steps[:len(steps)-1] {
@@ -401,6 +402,9 @@ type chain struct {
 	followers      []*follower
 	followedBefore bool
 	loading        atomic.Bool
+	// line is the progress line, nil until the chain starts; the sweep
+	// step counts the steps repeats: auto adds into it.
+	line *chainLine
 }
 
 func (c *chain) printf(format string, args ...any) {

@@ -149,7 +149,11 @@ func (s sweepStep) Run(ctx context.Context) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	sum, err := sweep.Run(ctx, p, envs, sweep.Options{Store: c.opts.Store, Host: c.opts.Host, Version: c.opts.Version, Resume: c.resumeSweep})
+	opt := sweep.Options{Store: c.opts.Store, Host: c.opts.Host, Version: c.opts.Version, Resume: c.resumeSweep}
+	if c.line != nil {
+		opt.MoreSteps = c.line.moreSweepSteps
+	}
+	sum, err := sweep.Run(ctx, p, envs, opt)
 	if sum == nil || sum.SweepID == 0 {
 		return Result{}, err
 	}

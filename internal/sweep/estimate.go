@@ -39,9 +39,27 @@ func Estimate(p *plan.Plan, sp segment.Split) string {
 	}
 	total := per * len(p.Steps())
 	if p.AutoRepeats {
-		return mmss(total) + " for the first round, " + mmss(total*p.MaxRepeats/p.Repeats) + " at most"
+		return mmss(total) + " for the first round, " + mmss(per*MostSteps(p)) + " at most"
 	}
 	return mmss(total)
+}
+
+// StepTime is how long a load step is taken to need before any has
+// finished: its warm-up, run and cool-down, and a second to connect.
+// Both the sweep's time left and a rehearsal's count their steps by it.
+func StepTime(p *plan.Plan) time.Duration {
+	return time.Duration(p.TimeS+p.WarmupS+p.CooldownS)*time.Second + time.Second
+}
+
+// MostSteps is how many load steps the sweep may run: its first round's,
+// and with repeats: auto as many more as it adds when every workload and
+// thread level stays inconclusive up to max_repeats.
+func MostSteps(p *plan.Plan) int {
+	n := len(p.Steps())
+	if p.AutoRepeats && p.Repeats > 0 {
+		return n * p.MaxRepeats / p.Repeats
+	}
+	return n
 }
 
 // PlanLine is the line a sweep starts with: what the plan runs, about how

@@ -68,6 +68,10 @@ type Options struct {
 	// OnInterval, when set, is called after each second of a step's run,
 	// from the runner's reporting goroutine; it must not block for long.
 	OnInterval func(plan.Step, runner.Interval)
+	// MoreSteps, when set, is told how many steps repeats: auto adds
+	// each time it adds some, before they run, so that a caller's own
+	// estimate of the time left grows with the sweep's.
+	MoreSteps func(n int)
 	// Resume is the ID of a stored sweep of the same plan to continue;
 	// 0 starts a new sweep.
 	Resume int64
@@ -81,6 +85,12 @@ type Options struct {
 	// keeps the steps the store did not take (store.UnsavedPath), for
 	// report --import; it goes on measuring.
 	UnsavedDir string
+}
+
+func (o Options) moreSteps(n int) {
+	if o.MoreSteps != nil {
+		o.MoreSteps(n)
+	}
 }
 
 // Summary says how a sweep went.
@@ -132,8 +142,7 @@ func Run(ctx context.Context, p *plan.Plan, envs []Env, opt Options) (*Summary, 
 	if s.downWait <= 0 {
 		s.downWait = DefaultDownWait
 	}
-	nominal := time.Duration(p.TimeS+p.WarmupS+p.CooldownS)*time.Second + time.Second
-	pr := newProgress(opt.Progress, opt.Live, opt.Verbose, now, len(first), nominal)
+	pr := newProgress(opt.Progress, opt.Live, opt.Verbose, now, len(first), StepTime(p))
 	s.pr = pr
 	stopTicker := startTicker(pr, opt.Live)
 	defer stopTicker()
@@ -292,6 +301,7 @@ func Run(ctx context.Context, p *plan.Plan, envs []Env, opt Options) (*Summary, 
 		}
 		sum.Steps += len(more)
 		pr.addSteps(len(more))
+		opt.moreSteps(len(more))
 		_ = opt.Store.SetSweepSteps(rec, id, sum.Steps)
 		runSteps(more)
 	}
