@@ -44,7 +44,8 @@ While it runs, a progress line on stderr: statements/s through, mirrored,
 compared, differing, dropped, and the candidates' latency over the
 control's. At Ctrl-C or SIGTERM: the summary per class on stdout (the first
 difference of each class with its statement, literals as ? unless
---keep-literals, and both results' first rows), and --json FILE.
+--keep-literals, both results' first rows and where they first part), and
+--json FILE.
 --http HOST:PORT serves a live page of the same (each class, the
 differences with samples, the drops, the latency ratio period by period)
 and /metrics for Prometheus. --store FILE keeps a snapshot of the figures
