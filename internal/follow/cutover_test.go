@@ -3,31 +3,26 @@ package follow
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/shakedown/shakedown/internal/sandbox/sandboxtest"
+	"github.com/shakedown/shakedown/internal/target"
 )
 
 // A rehearsed cutover under load makes the source read-only, waits for the
 // follower to apply the final position, verifies, and makes the source
 // writable again; its window is timed.
 func TestCutoverRehearsal(t *testing.T) {
-	insts := sandboxtest.StartAll(t, binlogSettings, nil)
 	ctx := testCtx(t, 3*time.Minute)
-	src, dst := withDB(t, insts[0].URL(), "shop"), withDB(t, insts[1].URL(), "shop")
-	admin := open(t, src)
-	shop(t, admin, "shop", 40)
-	from := copyDB(t, ctx, src, dst)
-	if _, err := Run(ctx, src, dst, Options{AllowWrite: true, From: from, Duration: time.Millisecond}); err != nil {
-		t.Fatal(err)
-	}
+	src, dst, admin, srcURL := followedShop(t, ctx, 40)
 	// The application's account: read_only stops it (not an account with
 	// SUPER or READ_ONLY ADMIN).
 	mustExec(t, admin, "CREATE USER app@'%'", "GRANT ALL ON shop.* TO app@'%'")
-	appT := withDB(t, insts[0].URL(), "shop")
+	appT := withDB(t, srcURL, "shop")
 	appT.User = "app"
 	app := open(t, appT)
 	lctx, stop := context.WithCancel(ctx)
@@ -71,17 +66,10 @@ func TestCutoverRehearsal(t *testing.T) {
 // --kill-writers ends a session that holds an open write transaction once
 // the source is read-only; a reading session is left alone.
 func TestCutoverKillWriters(t *testing.T) {
-	insts := sandboxtest.StartAll(t, binlogSettings, nil)
 	ctx := testCtx(t, 2*time.Minute)
-	src, dst := withDB(t, insts[0].URL(), "shop"), withDB(t, insts[1].URL(), "shop")
-	admin := open(t, src)
-	shop(t, admin, "shop", 5)
-	from := copyDB(t, ctx, src, dst)
-	if _, err := Run(ctx, src, dst, Options{AllowWrite: true, From: from, Duration: time.Millisecond}); err != nil {
-		t.Fatal(err)
-	}
+	src, dst, admin, srcURL := followedShop(t, ctx, 5)
 	mustExec(t, admin, "CREATE USER app@'%'", "GRANT ALL ON shop.* TO app@'%'")
-	appT := withDB(t, insts[0].URL(), "shop")
+	appT := withDB(t, srcURL, "shop")
 	appT.User = "app"
 	app := open(t, appT)
 	writer, err := app.Conn(ctx)
@@ -129,15 +117,8 @@ func TestCutoverKillWriters(t *testing.T) {
 // past the final one, and the cutover says so, with the position, in a
 // step and a note.
 func TestCutoverSourceWrittenUnderReadOnly(t *testing.T) {
-	insts := sandboxtest.StartAll(t, binlogSettings, nil)
 	ctx := testCtx(t, 2*time.Minute)
-	src, dst := withDB(t, insts[0].URL(), "shop"), withDB(t, insts[1].URL(), "shop")
-	admin := open(t, src)
-	shop(t, admin, "shop", 5)
-	from := copyDB(t, ctx, src, dst)
-	if _, err := Run(ctx, src, dst, Options{AllowWrite: true, From: from, Duration: time.Millisecond}); err != nil {
-		t.Fatal(err)
-	}
+	src, dst, admin, _ := followedShop(t, ctx, 5)
 	lctx, stop := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	var txns int64
@@ -159,4 +140,21 @@ func TestCutoverSourceWrittenUnderReadOnly(t *testing.T) {
 	if text := res.Text(); !strings.Contains(text, "moved on to "+res.WrittenAfter.String()) || !strings.Contains(text, "note: the source was written after read_only = ON") {
 		t.Errorf("the text does not say the source was written:\n%s", text)
 	}
+}
+
+// followedShop starts both sandboxes, makes the shop database of rows
+// items on the source, copies it to the target and follows it there
+// once, so that a position is saved: what a cutover starts from. admin is
+// the source's sandbox account, which has SUPER; srcURL its URL.
+func followedShop(t *testing.T, ctx context.Context, rows int) (src, dst *target.Target, admin *sql.DB, srcURL string) {
+	t.Helper()
+	insts := sandboxtest.StartAll(t, binlogSettings, nil)
+	src, dst = withDB(t, insts[0].URL(), "shop"), withDB(t, insts[1].URL(), "shop")
+	admin = open(t, src)
+	shop(t, admin, "shop", rows)
+	from := copyDB(t, ctx, src, dst)
+	if _, err := Run(ctx, src, dst, Options{AllowWrite: true, From: from, Duration: time.Millisecond}); err != nil {
+		t.Fatal(err)
+	}
+	return src, dst, admin, insts[0].URL()
 }
