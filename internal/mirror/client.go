@@ -244,7 +244,7 @@ func (c *clientConn) greet(g greeting, accounts map[string]string, tlsCfg *tls.C
 		}
 	}
 	if requireTLS && c.tls == nil {
-		c.writeError(erSecureTransport, "HY000", insecureTransportMsg)
+		c.writeError(target.ERSecureTransportRequired, "HY000", insecureTransportMsg)
 		return nil, errors.New("a client without TLS, which this mirror requires")
 	}
 	h, err := parseHello(resp, caps)

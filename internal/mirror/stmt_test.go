@@ -402,14 +402,7 @@ func TestMirrorPreparedStalled(t *testing.T) {
 // readRaw reads one packet's payload from a raw client connection.
 func readRaw(t *testing.T, nc io.Reader) []byte {
 	t.Helper()
-	h := make([]byte, 4)
-	if _, err := io.ReadFull(nc, h); err != nil {
-		t.Fatal(err)
-	}
-	b := make([]byte, int(h[0])|int(h[1])<<8|int(h[2])<<16)
-	if _, err := io.ReadFull(nc, b); err != nil {
-		t.Fatal(err)
-	}
+	b, _ := readSeq(t, nc)
 	return b
 }
 

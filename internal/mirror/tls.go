@@ -19,10 +19,6 @@ import (
 // socket turned TLS before it sends its handshake response. The mirror's
 // own sessions, to the control and the candidates, are as their URLs say.
 
-// erSecureTransport is ER_SECURE_TRANSPORT_REQUIRED, MySQL's refusal of a
-// client without TLS where the server requires it.
-const erSecureTransport = 3159
-
 // insecureTransportMsg is the refusal's text; it begins as MySQL's does.
 const insecureTransportMsg = "Connections using insecure transport are prohibited: the mirror listens beyond its host, so clients must use TLS (mariadb --ssl, or the driver's TLS option)"
 

@@ -19,6 +19,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/shakedown/shakedown/internal/sandbox/sandboxtest"
+	"github.com/shakedown/shakedown/internal/target"
 	"github.com/shakedown/shakedown/internal/usage"
 	"github.com/shakedown/shakedown/internal/wire"
 	"github.com/shakedown/shakedown/internal/wire/wiretest"
@@ -301,7 +302,7 @@ func TestMirrorTLSRequired(t *testing.T) {
 	t.Run("go-sql-driver without TLS: 3159", func(t *testing.T) {
 		err := tm.driver(t, false).Ping()
 		var me *mysql.MySQLError
-		if !errors.As(err, &me) || me.Number != erSecureTransport || string(me.SQLState[:]) != "HY000" {
+		if !errors.As(err, &me) || me.Number != target.ERSecureTransportRequired || string(me.SQLState[:]) != "HY000" {
 			t.Errorf("got %v, want error 3159 (HY000)", err)
 		}
 	})

@@ -56,6 +56,7 @@ const (
 	ERMasterHasPurgedGTIDs      = 1789 // ER_MASTER_HAS_PURGED_REQUIRED_GTIDS (MySQL)
 	ERConnectionKilled          = 1927 // ER_CONNECTION_KILLED (MariaDB)
 	ERQueryTimeout              = 3024 // ER_QUERY_TIMEOUT: max_execution_time exceeded (MySQL)
+	ERSecureTransportRequired   = 3159 // ER_SECURE_TRANSPORT_REQUIRED: the server takes TLS connections only
 	ERRoleNotGranted            = 3530 // ER_ROLE_NOT_GRANTED (MySQL 8)
 	ERClientLocalFilesDisabled  = 3948 // ER_CLIENT_LOCAL_FILES_DISABLED (MySQL 8)
 	ERClientInteractionTimeout  = 4031 // ER_CLIENT_INTERACTION_TIMEOUT (MySQL 8)
