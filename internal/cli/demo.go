@@ -31,7 +31,7 @@ type demoCmd struct {
 func (c *demoCmd) flags() *pflag.FlagSet {
 	fs := sbflag.NewFlagSet("demo")
 	fs.StringVar(&c.out, "out", "shakedown-demo", "directory for the report, the store and the plan")
-	fs.IntVar(&c.timeS, "time", 2, "seconds per step (after a 1 s warm-up)")
+	fs.IntVar(&c.timeS, "time", 2, "seconds per load step (after a 1 s warm-up), in the sweep and in the rehearsal")
 	fs.IntVar(&c.maxRepeats, "max-repeats", 6, "most repeats of a workload and thread level while its verdict is inconclusive")
 	fs.IntSliceVar(&c.threads, "threads", []int{1, 4, 16, 64}, "thread levels")
 	fs.StringVar(&c.basedir, "basedir", "", "unpacked MariaDB/MySQL tarball to run (default: mariadbd or mysqld from PATH, /usr/sbin)")

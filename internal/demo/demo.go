@@ -147,7 +147,7 @@ func Run(ctx context.Context, o Options) error {
 		// The second half: a migration rehearsed from the control to the
 		// candidate, ending on a page that says why it is not ready.
 		_, err := Rehearse(ctx, RehearseOptions{Dir: filepath.Join(o.Dir, "rehearsal"), Source: insts[0], Candidate: insts[1],
-			Out: o.Out, Progress: o.Progress, Live: o.Live, Getenv: o.Getenv, Version: o.Version, Host: host})
+			Out: o.Out, Progress: o.Progress, Live: o.Live, Getenv: o.Getenv, Version: o.Version, Host: host, StepTime: o.TimeS})
 		if err != nil {
 			return err
 		}

@@ -46,6 +46,9 @@ type RehearseOptions struct {
 	Live              bool
 	Getenv            func(string) string
 	Version, Host     string
+	// StepTime is the seconds of each of the rehearsal's load steps, as
+	// the demo's own sweep takes; 0 keeps the plan's.
+	StepTime int
 }
 
 // Rehearse makes the application on the source and its tables, without
@@ -131,7 +134,12 @@ func Rehearse(ctx context.Context, o RehearseOptions) (*rehearse.Summary, error)
 // current directory otherwise).
 func planFor(b []byte, o RehearseOptions) []byte {
 	url := func(i *sandbox.Instance) string { return fmt.Sprintf("mysql://%s@127.0.0.1:%d/app", i.User, i.Port) }
+	stepTime := "  time: 2\n"
+	if o.StepTime > 0 {
+		stepTime = fmt.Sprintf("  time: %d\n", o.StepTime)
+	}
 	s := strings.NewReplacer(
+		"  time: 2\n", stepTime,
 		"mysql://shakedown@127.0.0.1:3401/app", url(o.Source),
 		"mysql://shakedown@127.0.0.1:3402/app", url(o.Candidate),
 		"{file: queries.sql}", fmt.Sprintf("{file: %q}", filepath.Join(o.Dir, "queries.sql")),

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"io"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -32,10 +33,14 @@ func TestRehearse(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	var out strings.Builder
-	sum, err := Rehearse(ctx, RehearseOptions{Dir: t.TempDir(), Source: insts[0], Candidate: insts[1], Out: &out, Progress: io.Discard,
-		Getenv: func(string) string { return "" }, Version: "test"})
+	dir := t.TempDir()
+	sum, err := Rehearse(ctx, RehearseOptions{Dir: dir, Source: insts[0], Candidate: insts[1], Out: &out, Progress: io.Discard,
+		Getenv: func(string) string { return "" }, Version: "test", StepTime: 1})
 	if err != nil {
 		t.Fatalf("Rehearse: %v\n%s", err, out.String())
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "rehearsal.yaml")); err != nil || !strings.Contains(string(b), "\n  time: 1\n") {
+		t.Errorf("the plan written: want the sweep's steps at 1 s, as asked (%v)\n%s", err, b)
 	}
 	if sum.Verdict != readiness.NotReady || len(sum.Pages) != 1 {
 		t.Fatalf("verdict %q, %d pages: want not ready, 1 page\n%s", sum.Verdict, len(sum.Pages), out.String())
