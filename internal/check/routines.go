@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/shakedown/shakedown/internal/schema"
 )
 
 // routineDef is a stored routine's or an event's definition, read to
@@ -31,22 +33,14 @@ func (d *routineDef) add(name, value string, acts bool) {
 	d.aspects = append(d.aspects, aspect{name, value, acts})
 }
 
-var (
-	spaceRE    = regexp.MustCompile(`\s+`)
-	intWidthRE = regexp.MustCompile(`^(tinyint|smallint|mediumint|int|integer|bigint|year)\(\d+\)`)
-)
+var spaceRE = regexp.MustCompile(`\s+`)
 
 // normBody compares bodies as the same text up to white space.
 func normBody(s string) string { return strings.TrimSpace(spaceRE.ReplaceAllString(s, " ")) }
 
-// normDTD drops integer display widths, which MySQL 8 no longer shows.
-func normDTD(s string) string {
-	s = strings.ToLower(strings.TrimSpace(s))
-	if strings.Contains(s, "zerofill") {
-		return s
-	}
-	return intWidthRE.ReplaceAllString(s, "$1")
-}
+// normDTD drops integer display widths, which MySQL 8 no longer shows, as
+// a column's type is compared (schema.NormType).
+func normDTD(s string) string { return schema.NormType(strings.ToLower(strings.TrimSpace(s))) }
 
 // normMode is an sql_mode as a sorted list. NO_AUTO_CREATE_USER is left
 // out: it concerns GRANT only, and MySQL 8 has no such mode, so every

@@ -159,7 +159,7 @@ func loadSchema(ctx context.Context, s *Side, dbs []string) (map[string]*Table, 
 		lt := strings.ToLower(colType)
 		c.Unsigned = strings.Contains(lt, "unsigned")
 		c.Zerofill = strings.Contains(lt, "zerofill")
-		c.Type = normType(lt)
+		c.Type = NormType(lt)
 		if jsonCols[db+"."+tbl+"."+strings.ToLower(name)] && c.DataType == "longtext" {
 			c.DataType, c.Type, c.IsJSONText = "json", "json", true
 		}
@@ -233,10 +233,10 @@ var (
 	emptyParensRE = regexp.MustCompile(`\(\)`)
 )
 
-// normType drops what MySQL 8 no longer shows (integer display widths) so
+// NormType drops what MySQL 8 no longer shows (integer display widths) so
 // that int(11) and int compare equal. ZEROFILL keeps its width: it changes
-// how the value prints.
-func normType(t string) string {
+// how the value prints. t is a COLUMN_TYPE in lower case.
+func NormType(t string) string {
 	if strings.Contains(t, "zerofill") {
 		return t
 	}

@@ -18,8 +18,8 @@ func TestNormalize(t *testing.T) {
 		{"decimal(10,2)", "decimal(10,2)"},
 	}
 	for _, tt := range types {
-		if got := normType(tt.in); got != tt.want {
-			t.Errorf("normType(%q): got %q, want %q", tt.in, got, tt.want)
+		if got := NormType(tt.in); got != tt.want {
+			t.Errorf("NormType(%q): got %q, want %q", tt.in, got, tt.want)
 		}
 	}
 	str := func(s string) sql.NullString { return sql.NullString{String: s, Valid: true} }
