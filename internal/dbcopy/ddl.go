@@ -114,37 +114,21 @@ func jsonColumn(item string, json map[string]bool) (out string, drop bool) {
 	return item, false
 }
 
-// showCreate runs a SHOW CREATE statement and returns the columns named
-// want (by position: SHOW CREATE's columns differ by object kind).
+// showCreate runs a SHOW CREATE statement and returns its row by
+// lower-case column name (SHOW CREATE's columns differ by object kind).
 func showCreate(ctx context.Context, q target.Querier, stmt string) (map[string]string, error) {
 	rows, err := q.QueryContext(ctx, stmt)
 	if err != nil {
 		return nil, fmt.Errorf("read definition: %s: %w", stmt, err)
 	}
-	defer rows.Close()
-	cols, err := rows.Columns()
+	m, err := target.FirstRow(rows)
 	if err != nil {
-		return nil, err
-	}
-	if !rows.Next() {
-		if err := rows.Err(); err != nil {
-			return nil, fmt.Errorf("read definition: %s: %w", stmt, err)
-		}
-		return nil, fmt.Errorf("read definition: %s: no row (missing privilege?)", stmt)
-	}
-	vals := make([]sql.NullString, len(cols))
-	ptrs := make([]any, len(cols))
-	for i := range vals {
-		ptrs[i] = &vals[i]
-	}
-	if err := rows.Scan(ptrs...); err != nil {
 		return nil, fmt.Errorf("read definition: %s: %w", stmt, err)
 	}
-	out := map[string]string{}
-	for i, c := range cols {
-		out[strings.ToLower(c)] = vals[i].String
+	if m == nil {
+		return nil, fmt.Errorf("read definition: %s: no row (missing privilege?)", stmt)
 	}
-	return out, rows.Err()
+	return m, nil
 }
 
 // names runs a query that returns one or two text columns per row.

@@ -2,7 +2,6 @@ package target
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"strconv"
 	"strings"
@@ -19,7 +18,7 @@ func BinlogPosition(ctx context.Context, q Querier) (file string, pos int64, gti
 		if qerr != nil {
 			continue
 		}
-		m, rerr := firstRow(rows)
+		m, rerr := FirstRow(rows)
 		if rerr != nil {
 			return "", 0, "", fmt.Errorf("%s: %w", stmt, rerr)
 		}
@@ -32,36 +31,10 @@ func BinlogPosition(ctx context.Context, q Querier) (file string, pos int64, gti
 	}
 	if gtid == "" {
 		if rows, qerr := q.QueryContext(ctx, "SELECT @@GLOBAL.gtid_binlog_pos AS gtid"); qerr == nil {
-			if m, rerr := firstRow(rows); rerr == nil && m != nil {
+			if m, rerr := FirstRow(rows); rerr == nil && m != nil {
 				gtid = m["gtid"]
 			}
 		}
 	}
 	return file, pos, gtid, nil
-}
-
-// firstRow reads the first row of rows as lower-case column name -> text,
-// or nil when there is none, and closes rows.
-func firstRow(rows *sql.Rows) (map[string]string, error) {
-	defer rows.Close()
-	cols, err := rows.Columns()
-	if err != nil {
-		return nil, err
-	}
-	if !rows.Next() {
-		return nil, rows.Err()
-	}
-	vals := make([]sql.NullString, len(cols))
-	ptrs := make([]any, len(cols))
-	for i := range vals {
-		ptrs[i] = &vals[i]
-	}
-	if err := rows.Scan(ptrs...); err != nil {
-		return nil, err
-	}
-	m := make(map[string]string, len(cols))
-	for i, c := range cols {
-		m[strings.ToLower(c)] = vals[i].String
-	}
-	return m, rows.Err()
 }

@@ -3,6 +3,7 @@ package target
 import (
 	"context"
 	"database/sql"
+	"strings"
 )
 
 // CloseRows closes rows that have been read to their end and returns the
@@ -69,4 +70,31 @@ func ScanString(row Scanner) (string, error) {
 	var s string
 	err := row.Scan(&s)
 	return s, err
+}
+
+// FirstRow reads the first row of rows as lower-case column name -> text
+// (NULL as ""), or nil when there is none, and closes rows. It suits the
+// SHOW statements whose columns differ by server or object kind.
+func FirstRow(rows *sql.Rows) (map[string]string, error) {
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		return nil, err
+	}
+	if !rows.Next() {
+		return nil, rows.Err()
+	}
+	vals := make([]sql.NullString, len(cols))
+	ptrs := make([]any, len(cols))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	if err := rows.Scan(ptrs...); err != nil {
+		return nil, err
+	}
+	m := make(map[string]string, len(cols))
+	for i, c := range cols {
+		m[strings.ToLower(c)] = vals[i].String
+	}
+	return m, rows.Err()
 }
