@@ -1,7 +1,8 @@
 package check
 
 import (
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -59,26 +60,17 @@ func sqlModeMessage(src, dst string) string {
 		}
 		return s
 	}
-	for _, m := range sortedSet(b) {
+	for _, m := range slices.Sorted(maps.Keys(b)) {
 		if !a[m] {
 			parts = append(parts, describe(m, "target"))
 		}
 	}
-	for _, m := range sortedSet(a) {
+	for _, m := range slices.Sorted(maps.Keys(a)) {
 		if !b[m] {
 			parts = append(parts, describe(m, "source"))
 		}
 	}
 	return "the same statements may fail, warn or store other values: " + strings.Join(parts, "; ")
-}
-
-func sortedSet(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // zeroDatesRejected says how the target's sql_mode treats zero dates: ""

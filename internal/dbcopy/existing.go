@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/shakedown/shakedown/internal/schema"
@@ -36,7 +38,7 @@ func (c *copier) checkExisting(ctx context.Context, tables map[string]*schema.Ta
 		for _, h := range have {
 			exists[h[0]] = h[1] != "VIEW"
 		}
-		for _, name := range sortedNames(tables) {
+		for _, name := range slices.Sorted(maps.Keys(tables)) {
 			t := tables[name]
 			if t.DB != p.Source {
 				continue

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -83,7 +85,7 @@ func (c *copier) lacking(kind string, objs []object, has bool) []object {
 // collationNotes says what the mapping changed, one note a collation.
 func (c *copier) collationNotes() []string {
 	var out []string
-	for _, from := range sortedNames(c.mapped) {
+	for _, from := range slices.Sorted(maps.Keys(c.mapped)) {
 		to := c.mapped[from]
 		n := fmt.Sprintf("collation %s: the target has none, so %s is used (%s)", from, to, c.dst.Server.Flavour.Title())
 		if why := flavour.CaseChange(from, to); why != "" {
@@ -195,7 +197,7 @@ func (c *copier) run(ctx context.Context) error {
 		return err
 	}
 	c.res.Notes = append(c.res.Notes, notes...)
-	for _, name := range sortedNames(tables) {
+	for _, name := range slices.Sorted(maps.Keys(tables)) {
 		t := tables[name]
 		p := newTablePlan(t, dstOf[t.DB], conds[name])
 		c.plans = append(c.plans, p)
@@ -291,13 +293,4 @@ func (c *copier) run(ctx context.Context) error {
 		return c.verify(ctx)
 	}
 	return nil
-}
-
-func sortedNames[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

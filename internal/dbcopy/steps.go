@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -74,7 +76,7 @@ func (c *copier) createSchema(ctx context.Context, tables map[string]*schema.Tab
 
 func (c *copier) createTables(ctx context.Context, p DatabasePair, tables map[string]*schema.Table) error {
 	var names []string
-	for _, name := range sortedNames(tables) {
+	for _, name := range slices.Sorted(maps.Keys(tables)) {
 		if tables[name].DB == p.Source {
 			names = append(names, name)
 		}
@@ -174,7 +176,7 @@ func (c *copier) finishTables(ctx context.Context, objs map[string][4][]object) 
 // table's definition too, which another table's ALTER may hold.
 func (c *copier) finishDB(ctx context.Context, conn *sql.Conn, p DatabasePair) error {
 	var names []string
-	for _, name := range sortedNames(c.ddl) {
+	for _, name := range slices.Sorted(maps.Keys(c.ddl)) {
 		if strings.HasPrefix(name, p.Source+".") {
 			names = append(names, name)
 		}
@@ -244,7 +246,7 @@ func (c *copier) verify(ctx context.Context) error {
 				groups[pl.cond] = append(groups[pl.cond], pl.t.Name)
 			}
 		}
-		for _, cond := range sortedNames(groups) {
+		for _, cond := range slices.Sorted(maps.Keys(groups)) {
 			rep, err := verify.Run(ctx, src, dst, verify.Options{Tables: groups[cond], Where: cond, Threads: c.opts.Threads, Recheck: 2})
 			if rep != nil {
 				vr.add(rep)

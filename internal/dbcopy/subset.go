@@ -3,6 +3,8 @@ package dbcopy
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/shakedown/shakedown/internal/schema"
@@ -205,7 +207,7 @@ func childrenFirst(linked map[string]bool, fks []*fkEdge) ([]string, error) {
 	placed := map[string]bool{}
 	for len(placed) < len(linked) {
 		progress := false
-		for _, t := range sortedNames(linked) {
+		for _, t := range slices.Sorted(maps.Keys(linked)) {
 			if placed[t] || refs[t] > 0 {
 				continue
 			}
