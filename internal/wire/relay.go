@@ -294,14 +294,7 @@ func (c *Conn) relayRows(r RowReader, ncols int, binaryRows bool, res *Result) e
 			return err
 		}
 		if (p[0] == 0xff || p[0] == 0xfe) && len(p) < maxPayload {
-			if p[0] == 0xfe {
-				if c.caps&capDeprecateEOF != 0 {
-					res.Warnings = okWarnings(p)
-				} else if len(p) >= 3 {
-					res.Warnings = int(binary.LittleEndian.Uint16(p[1:]))
-				}
-			}
-			return c.endOfRows(p)
+			return c.endOfRowsWarnings(p, res)
 		}
 		res.Rows++
 		if r != nil {

@@ -135,6 +135,19 @@ func (c *Conn) readRows(first []byte, binaryRows bool, res *Result) error {
 	}
 }
 
+// endOfRowsWarnings is endOfRows for rows read into res: an end packet's
+// warning count goes into res.
+func (c *Conn) endOfRowsWarnings(p []byte, res *Result) error {
+	if p[0] == 0xfe {
+		if c.caps&capDeprecateEOF != 0 {
+			res.Warnings = okWarnings(p)
+		} else if len(p) >= 3 {
+			res.Warnings = int(binary.LittleEndian.Uint16(p[1:]))
+		}
+	}
+	return c.endOfRows(p)
+}
+
 // endOfRows handles the ERR or end packet (EOF, or OK headed 0xfe) after
 // the rows.
 func (c *Conn) endOfRows(p []byte) error {
