@@ -252,7 +252,7 @@ func (s *session) test(ctx context.Context, set, on []int, left int) (*round, er
 	}
 	samples, control, vs := m.samples, m.control, m.vs
 	s.res.Rounds = append(s.res.Rounds, result.BisectRound{N: s.round, Applied: names, On: onNames, QPS: samples, Control: control, Vs: vs, Restart: restart})
-	s.printf("  %s qps against the control's %s: %s\n", joinQPS(samples), joinQPS(control), vs.String())
+	s.printf("  %s qps against the control's %s: %s\n", result.JoinQPS(samples), result.JoinQPS(control), vs.String())
 	leans := vs.State == stats.Inconclusive && math.Abs(math.Log(vs.Ratio)) > math.Log(1+s.threshold)
 	return &round{set: sorted(set), on: sorted(on), samples: samples, vs: vs, leans: leans}, nil
 }
@@ -379,14 +379,6 @@ func (s *session) relative(a, b result.Effect) result.Effect {
 	}
 	e.State = stats.StateOf(e.Lo, e.Hi, s.threshold)
 	return e
-}
-
-func joinQPS(xs []float64) string {
-	parts := make([]string, len(xs))
-	for i, x := range xs {
-		parts[i] = fmt.Sprintf("%.1f", x)
-	}
-	return strings.Join(parts, " ")
 }
 
 func firstLine(err error) string {

@@ -168,7 +168,9 @@ func (e Effect) String() string {
 	return fmt.Sprintf("%.2fx [%.2f, %.2f] %s", e.Ratio, e.Lo, e.Hi, e.State)
 }
 
-func joinQPS(xs []float64) string {
+// JoinQPS writes measurements as "1520.3 1498.7 1511.0", as bisect's
+// rounds show them.
+func JoinQPS(xs []float64) string {
 	parts := make([]string, len(xs))
 	for i, x := range xs {
 		parts[i] = fmt.Sprintf("%.1f", x)

@@ -116,14 +116,14 @@ func WriteBisectHTML(w io.Writer, r *Bisect) error {
 		p("<details><summary>Every measurement: %d runs in %d rounds</summary>\n<table>\n", len(r.Measurements), len(r.Rounds))
 		p("<tr><th>round</th><th class=\"l\">applied on the control</th><th>qps</th><th>control qps</th><th class=\"l\">against the control</th></tr>\n")
 		if r.Difference != nil {
-			p("<tr><td>0</td><td class=\"l\">(the candidate as it is)</td><td>%s</td><td>%s</td>%s</tr>\n", joinQPS(r.CandidateQPS), joinQPS(r.ControlQPS), effectCell(*r.Difference))
+			p("<tr><td>0</td><td class=\"l\">(the candidate as it is)</td><td>%s</td><td>%s</td>%s</tr>\n", JoinQPS(r.CandidateQPS), JoinQPS(r.ControlQPS), effectCell(*r.Difference))
 		}
 		for _, rd := range r.Rounds {
 			applied := strings.Join(rd.Applied, ", ")
 			if len(rd.On) > 0 {
 				applied += " on top of " + strings.Join(rd.On, ", ")
 			}
-			p("<tr><td>%d</td><td class=\"wrap\"><code>%s</code></td><td>%s</td><td>%s</td>%s</tr>\n", rd.N, esc(applied), joinQPS(rd.QPS), joinQPS(rd.Control), effectCell(rd.Vs))
+			p("<tr><td>%d</td><td class=\"wrap\"><code>%s</code></td><td>%s</td><td>%s</td>%s</tr>\n", rd.N, esc(applied), JoinQPS(rd.QPS), JoinQPS(rd.Control), effectCell(rd.Vs))
 		}
 		p("</table>\n</details>\n")
 	}

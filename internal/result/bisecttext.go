@@ -233,7 +233,7 @@ func WriteBisectText(w io.Writer, r *Bisect) error {
 		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "  round\tapplied on the control\tqps\tcontrol qps\tagainst the control")
 		if len(r.ControlQPS) > 0 {
-			fmt.Fprintf(tw, "  0\t(candidate as it is)\t%s\t%s\t%s\n", joinQPS(r.CandidateQPS), joinQPS(r.ControlQPS), r.Difference)
+			fmt.Fprintf(tw, "  0\t(candidate as it is)\t%s\t%s\t%s\n", JoinQPS(r.CandidateQPS), JoinQPS(r.ControlQPS), r.Difference)
 		}
 		for _, rd := range r.Rounds {
 			label := appliedLabel(rd.Applied)
@@ -243,7 +243,7 @@ func WriteBisectText(w io.Writer, r *Bisect) error {
 			if rd.Restart {
 				label += " (restarted)"
 			}
-			fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\n", rd.N, label, joinQPS(rd.QPS), joinQPS(rd.Control), rd.Vs)
+			fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\n", rd.N, label, JoinQPS(rd.QPS), JoinQPS(rd.Control), rd.Vs)
 		}
 		tw.Flush()
 	}
