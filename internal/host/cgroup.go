@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -144,11 +145,11 @@ type cgroups struct {
 func (c cgroups) dir(controller string) (string, bool) {
 	for _, l := range c.lines {
 		v2 := l.ID == "0" && len(l.Controllers) == 0
-		if (controller == "") != v2 || (controller != "" && !contains(l.Controllers, controller)) {
+		if (controller == "") != v2 || (controller != "" && !slices.Contains(l.Controllers, controller)) {
 			continue
 		}
 		for _, m := range c.mounts {
-			if (controller == "" && m.FSType == "cgroup2") || (controller != "" && m.FSType == "cgroup" && contains(m.Options, controller)) {
+			if (controller == "" && m.FSType == "cgroup2") || (controller != "" && m.FSType == "cgroup" && slices.Contains(m.Options, controller)) {
 				rel := strings.TrimPrefix(l.Path, m.Root)
 				if m.Root != "/" && rel == l.Path {
 					continue // the process's cgroup is not below this mount
@@ -158,15 +159,6 @@ func (c cgroups) dir(controller string) (string, bool) {
 		}
 	}
 	return "", false
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // read reads a file of the v2 cgroup (v2name), else of the v1 controller's

@@ -3,6 +3,7 @@ package plan
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -29,7 +30,7 @@ func (ps *parser) mapping(n *yaml.Node, known []string, what string, f func(k st
 			continue
 		}
 		seen[k] = key.Line
-		if !contains(known, k) {
+		if !slices.Contains(known, k) {
 			msg := fmt.Sprintf("unknown key %q in %s", k, what)
 			if s := suggest.Closest(k, known); s != "" {
 				msg += fmt.Sprintf(" (did you mean %q?)", s)
@@ -39,15 +40,6 @@ func (ps *parser) mapping(n *yaml.Node, known []string, what string, f func(k st
 		}
 		f(k, key, v)
 	}
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func (ps *parser) str(v *yaml.Node, what string) (string, bool) {

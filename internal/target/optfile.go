@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -84,7 +85,7 @@ func (c *Credentials) fromOptionFiles(getenv func(string) string, user string) (
 			}
 		}
 		for _, o := range opts {
-			if o.key != "password" || !contains(groups, o.group) {
+			if o.key != "password" || !slices.Contains(groups, o.group) {
 				continue
 			}
 			if u := owner[o.file+"\x00"+o.group]; u != "" && u != user {
@@ -94,15 +95,6 @@ func (c *Credentials) fromOptionFiles(getenv func(string) string, user string) (
 		}
 	}
 	return pw, from, nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // displayPath writes the home directory as ~, as the user would.
