@@ -51,11 +51,7 @@ func (s *Saved) Alive(now time.Time) bool {
 
 // nameOf is the key of the position row for these databases.
 func nameOf(pairs []Pair) string {
-	names := make([]string, len(pairs))
-	for i, p := range pairs {
-		names[i] = p.Target
-	}
-	return strings.Join(names, ",")
+	return strings.Join(targetNames(pairs), ",")
 }
 
 func encodePairs(pairs []Pair) string {

@@ -146,11 +146,7 @@ func Cutover(ctx context.Context, src, dst *target.Target, opts CutoverOptions) 
 		return nil, fmt.Errorf("target: %w", err)
 	}
 	defer dpool.Close()
-	dbs := make([]string, len(pairs))
-	for i, p := range pairs {
-		dbs[i] = p.Target
-	}
-	w := NewWatcher(spool, dpool, dbs)
+	w := NewWatcher(spool, dpool, targetNames(pairs))
 
 	stopFollower, err := c.follower(ctx, w, src, dst, fo)
 	if err != nil {
@@ -404,16 +400,8 @@ func (c *cutover) verify(ctx context.Context, src, dst *target.Target, pairs []P
 	if !c.res.Equal {
 		verdict = fmt.Sprintf("NOT equal: %d rows differ", c.res.DifferingRows)
 	}
-	c.step("verify", "verify of %s: %s (%d rows compared)", strings.Join(c.targets(pairs), ", "), verdict, c.res.Rows)
+	c.step("verify", "verify of %s: %s (%d rows compared)", strings.Join(targetNames(pairs), ", "), verdict, c.res.Rows)
 	return nil
-}
-
-func (c *cutover) targets(pairs []Pair) []string {
-	out := make([]string, len(pairs))
-	for i, p := range pairs {
-		out[i] = p.Target
-	}
-	return out
 }
 
 func (c *cutover) stepAt(name string) float64 {

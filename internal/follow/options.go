@@ -30,6 +30,15 @@ type Pair struct {
 	Target string `json:"target"`
 }
 
+// targetNames are the pairs' target databases, in order.
+func targetNames(pairs []Pair) []string {
+	out := make([]string, len(pairs))
+	for i, p := range pairs {
+		out[i] = p.Target
+	}
+	return out
+}
+
 // Position is a point in the source's binary log: the file and offset of
 // the end of the last applied transaction and, where the source has
 // GTIDs, the set applied up to there.

@@ -121,11 +121,3 @@ func (v *verifier) once(ctx context.Context) VerifyRun {
 	run.Seconds = time.Since(run.At).Seconds()
 	return run
 }
-
-func targetNames(pairs []Pair) []string {
-	out := make([]string, len(pairs))
-	for i, p := range pairs {
-		out[i] = p.Target
-	}
-	return out
-}
