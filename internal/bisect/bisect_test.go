@@ -247,9 +247,9 @@ func TestBisect(t *testing.T) {
 		// so the kill lands while values set at runtime are in place.
 		args := append([]string{"vars", "bisect", ctl.URL(), cand.URL(), "--allow-set-global", "--undo", undo,
 			"--sandbox-home", filepath.Join(dir, "none"), "--repeats=4", "--max-repeats=8"}, workload...)
-		// Four threads, as in bisectUntilApplied: the first comparison
-		// settles sooner than at 16 on a busy machine.
-		argv, _ := json.Marshal(append(args, "--time=2", "--threads=4"))
+		// Four threads and one-second runs, as in bisectUntilApplied: the
+		// first comparison settles sooner than at 16 on a busy machine.
+		argv, _ := json.Marshal(append(args, "--time=1", "--threads=4"))
 		cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^$")
 		cmd.Env = append(os.Environ(), childEnv+"="+string(argv))
 		var childOut bytes.Buffer
@@ -312,8 +312,9 @@ func bisectUntilApplied(t *testing.T, ctl, cand *sandbox.Instance, act func(cont
 	done := make(chan ended, 1)
 	go func() {
 		// Four threads: durability shows most there (about 2.7x on a quiet
-		// machine), so the first comparison is settled sooner than at 16.
-		code, out, errOut := shakedown(ctx, append(args, "--time=2", "--threads=4")...)
+		// machine), so the first comparison is settled sooner than at 16,
+		// and in one-second runs.
+		code, out, errOut := shakedown(ctx, append(args, "--time=1", "--threads=4")...)
 		done <- ended{code, out, errOut}
 	}()
 	deadline := time.Now().Add(90 * time.Second)

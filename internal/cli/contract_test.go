@@ -138,7 +138,7 @@ func TestContract(t *testing.T) {
 				// One short search, bounded by its budget: it ends with a
 				// capacity or says why it found none.
 				{name: "capacity, one short search", args: append([]string{"capacity", "oltp_point_select", "--slo", "p99<=200ms", "--threads=2",
-					"--step-time=1", "--step-warmup=0", "--bracket=40", "--repeats=1", "--budget=15s"}, data...),
+					"--step-time=1", "--step-warmup=0", "--bracket=40", "--repeats=1", "--budget=6s"}, data...),
 					codes: []int{ExitOK, ExitDifferences}, check: func(t *testing.T, out string) {
 						if !strings.Contains(out, "Capacity") && !strings.Contains(out, "capacity") {
 							t.Errorf("capacity: got\n%s\nwant the search's answer", out)
