@@ -6,6 +6,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/shakedown/shakedown/internal/escape"
 )
 
 // checkAccounts compares every account of the source with the target's by
@@ -87,7 +89,7 @@ func grantStatements(missing []priv, account string) string {
 		s := scope{p.db, p.table, ""}
 		name := p.name
 		if p.column != "" {
-			name += " (" + quoteIdent(p.column) + ")"
+			name += " (" + escape.Ident(p.column) + ")"
 		}
 		by[s] = append(by[s], name)
 	}
@@ -107,7 +109,7 @@ func grantStatements(missing []priv, account string) string {
 		switch {
 		case s.db == "":
 		case s.table == "":
-			on = quoteIdent(s.db) + ".*"
+			on = escape.Ident(s.db) + ".*"
 		case strings.HasPrefix(s.table, "PROCEDURE ") || strings.HasPrefix(s.table, "FUNCTION "):
 			kind, name, _ := strings.Cut(s.table, " ")
 			on = kind + " " + qualified(s.db, name)
@@ -204,7 +206,7 @@ func (r *runner) checkMigrationPrivileges() {
 			for _, p := range short {
 				on := "*.*"
 				if p.db != "" {
-					on = quoteIdent(p.db) + ".*"
+					on = escape.Ident(p.db) + ".*"
 				}
 				grants = append(grants, fmt.Sprintf("GRANT %s ON %s TO %s;", p.name, on, name))
 			}

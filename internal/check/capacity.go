@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/shakedown/shakedown/internal/escape"
 	"github.com/shakedown/shakedown/internal/flavour"
 	"github.com/shakedown/shakedown/internal/schema"
 )
@@ -206,7 +207,7 @@ func (r *runner) checkAutoIncrement() {
 				fmt.Sprintf("the next AUTO_INCREMENT value is %d, %.0f%% of %s's maximum %s: inserts fail once it is reached%s",
 					info.autoInc, math.Floor(used*100), c.Type, fmt.Sprintf("%.0f", max), why),
 				fmt.Sprintf("widen the column before it runs out: ALTER TABLE %s MODIFY %s %s",
-					qualifiedName(n), quoteIdent(c.Name), widerType(c)))
+					qualifiedName(n), escape.Ident(c.Name), widerType(c)))
 		}
 	}
 }
@@ -240,7 +241,7 @@ func (r *runner) checkPrimaryKeys() {
 				fmt.Sprintf("no primary key; the unique key %s on (%s), all NOT NULL, can serve: row-based replication and most migration tools use it, but some require a primary key",
 					usable.Name, strings.Join(usable.Parts, ", ")),
 				fmt.Sprintf("make it the primary key: ALTER TABLE %s DROP INDEX %s, ADD PRIMARY KEY (%s)",
-					qualifiedName(n), quoteIdent(usable.Name), quoteList(usable.Columns)))
+					qualifiedName(n), escape.Ident(usable.Name), quoteList(usable.Columns)))
 			continue
 		}
 		r.add(id, Error, n, noRowKeyProblem, addPrimaryKey(n))
@@ -275,7 +276,7 @@ func addPrimaryKey(n string) string {
 func quoteList(cols []string) string {
 	q := make([]string, len(cols))
 	for i, c := range cols {
-		q[i] = quoteIdent(c)
+		q[i] = escape.Ident(c)
 	}
 	return strings.Join(q, ", ")
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/shakedown/shakedown/internal/escape"
 	"github.com/shakedown/shakedown/internal/schema"
 	"github.com/shakedown/shakedown/internal/vars"
 )
@@ -289,8 +290,5 @@ func list(names []string, max int) string {
 	return fmt.Sprintf("%s and %d more", strings.Join(names[:max], ", "), len(names)-max)
 }
 
-// quoteIdent quotes a name for SQL.
-func quoteIdent(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" }
-
 // qualified quotes db.name.
-func qualified(db, name string) string { return quoteIdent(db) + "." + quoteIdent(name) }
+func qualified(db, name string) string { return escape.Ident(db) + "." + escape.Ident(name) }

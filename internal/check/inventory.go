@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/shakedown/shakedown/internal/escape"
 	"github.com/shakedown/shakedown/internal/schema"
 )
 
@@ -160,18 +161,18 @@ func (r *runner) compareColumns(name string, st, dt *schema.Table) {
 			r.add("extra_object", Notice, name, "index "+d.Object+" exists only on the target: writes pay for it", "keep it if queries need it")
 		case "foreign_key_missing_on_target":
 			r.add("missing_foreign_key", Error, name, "foreign key "+d.Object+" "+d.Source+" is missing on the target: it accepts rows the source refuses, and its ON DELETE and ON UPDATE actions do not happen there",
-				"on the target: ALTER TABLE "+qualifiedName(name)+" ADD CONSTRAINT "+quoteIdent(d.Object)+" FOREIGN KEY "+d.Source+" (SHOW CREATE TABLE on the source has it)")
+				"on the target: ALTER TABLE "+qualifiedName(name)+" ADD CONSTRAINT "+escape.Ident(d.Object)+" FOREIGN KEY "+d.Source+" (SHOW CREATE TABLE on the source has it)")
 		case "foreign_key":
 			r.add("foreign_key_differs", Error, name, fmt.Sprintf("foreign key %s differs: source %s, target %s: the target accepts or refuses other rows, or acts otherwise on delete and update",
 				d.Object, d.Source, d.Target),
-				"on the target: ALTER TABLE "+qualifiedName(name)+" DROP FOREIGN KEY "+quoteIdent(d.Object)+", ADD CONSTRAINT "+quoteIdent(d.Object)+" FOREIGN KEY "+d.Source)
+				"on the target: ALTER TABLE "+qualifiedName(name)+" DROP FOREIGN KEY "+escape.Ident(d.Object)+", ADD CONSTRAINT "+escape.Ident(d.Object)+" FOREIGN KEY "+d.Source)
 		case "foreign_key_name":
 			r.add("foreign_key_differs", Warning, name, fmt.Sprintf("foreign key %s is named %s on the source and %s on the target: statements that name it (ALTER TABLE ... DROP FOREIGN KEY) fail",
 				d.Object, d.Source, d.Target),
-				"on the target: ALTER TABLE "+qualifiedName(name)+" DROP FOREIGN KEY "+quoteIdent(d.Target)+", ADD CONSTRAINT "+quoteIdent(d.Source)+" FOREIGN KEY "+d.Object)
+				"on the target: ALTER TABLE "+qualifiedName(name)+" DROP FOREIGN KEY "+escape.Ident(d.Target)+", ADD CONSTRAINT "+escape.Ident(d.Source)+" FOREIGN KEY "+d.Object)
 		case "foreign_key_extra_on_target":
 			r.add("extra_object", Warning, name, "foreign key "+d.Object+" "+d.Target+" exists only on the target: it refuses rows the source accepts",
-				"keep it if the application keeps to it; drop it otherwise: ALTER TABLE "+qualifiedName(name)+" DROP FOREIGN KEY "+quoteIdent(d.Object))
+				"keep it if the application keeps to it; drop it otherwise: ALTER TABLE "+qualifiedName(name)+" DROP FOREIGN KEY "+escape.Ident(d.Object))
 		default:
 			differs = append(differs, d.String())
 		}

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/shakedown/shakedown/internal/escape"
 )
 
 // zeroDefaultRE matches a default with a zero month or day.
@@ -59,7 +61,7 @@ func (s *snapshot) probeZeroDates(ctx context.Context, rejected string, maxRows 
 		batch := probe[start:min(start+probeBatch, len(probe))]
 		parts := make([]string, len(batch))
 		for i, c := range batch {
-			q := quoteIdent(c.name)
+			q := escape.Ident(c.name)
 			parts[i] = fmt.Sprintf("(SELECT %d FROM %s WHERE MONTH(%s) = 0 OR DAYOFMONTH(%s) = 0 LIMIT 1)", i, qualifiedName(c.table), q, q)
 		}
 		if _, err := s.query(ctx, "zerodates", "the source's date columns", "SELECT on the source's tables",
@@ -113,7 +115,7 @@ func (r *runner) checkZeroDates() {
 
 func lastPart(s string) string {
 	if i := strings.LastIndex(s, "."); i >= 0 {
-		return quoteIdent(s[i+1:])
+		return escape.Ident(s[i+1:])
 	}
-	return quoteIdent(s)
+	return escape.Ident(s)
 }

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/shakedown/shakedown/internal/escape"
 	"github.com/shakedown/shakedown/internal/target"
 )
 
@@ -113,7 +114,7 @@ func grantOn(line string, dstOf map[string]string) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	return m[1] + quoteIdent(to) + m[3], true
+	return m[1] + escape.Ident(to) + m[3], true
 }
 
 // redactHash keeps a password hash that a server might quote out of an

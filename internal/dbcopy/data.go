@@ -39,7 +39,7 @@ func newTablePlan(t *schema.Table, dstDB, cond string) *tablePlan {
 		if c.Generated {
 			continue
 		}
-		q := quoteIdent(c.Name)
+		q := escape.Ident(c.Name)
 		ins = append(ins, q)
 		if c.DataType == "bit" {
 			v := fmt.Sprintf("@c%d", i)

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/shakedown/shakedown/internal/escape"
 	"github.com/shakedown/shakedown/internal/target"
 )
 
@@ -25,9 +26,7 @@ type tableDDL struct {
 	fks     []string // ALTER TABLE statements adding foreign keys
 }
 
-func quoteIdent(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" }
-
-func qualified(db, table string) string { return quoteIdent(db) + "." + quoteIdent(table) }
+func qualified(db, table string) string { return escape.Ident(db) + "." + escape.Ident(table) }
 
 var definer = regexp.MustCompile("DEFINER=(`[^`]*`|[^@ ]*)@(`[^`]*`|[^ ]*) ")
 
@@ -38,7 +37,7 @@ var definer = regexp.MustCompile("DEFINER=(`[^`]*`|[^@ ]*)@(`[^`]*`|[^ ]*) ")
 func retarget(stmt, srcDB, dstDB string) string {
 	stmt = definer.ReplaceAllString(stmt, "")
 	if srcDB != dstDB {
-		stmt = strings.ReplaceAll(stmt, quoteIdent(srcDB)+".", quoteIdent(dstDB)+".")
+		stmt = strings.ReplaceAll(stmt, escape.Ident(srcDB)+".", escape.Ident(dstDB)+".")
 	}
 	return stmt
 }
@@ -79,7 +78,7 @@ func splitCreateTable(create, table string, deferIndexes bool, json map[string]b
 		}
 	}
 	d := tableDDL{create: lines[0] + "\n" + strings.Join(keep, ",\n") + "\n" + strings.Join(lines[last:], "\n")}
-	alter := "ALTER TABLE " + quoteIdent(table) + " "
+	alter := "ALTER TABLE " + escape.Ident(table) + " "
 	if len(idx) > 0 {
 		d.indexes = append(d.indexes, alter+strings.Join(idx, ", "))
 	}
@@ -109,7 +108,7 @@ func jsonColumn(item string, json map[string]bool) (out string, drop bool) {
 		return "", true
 	}
 	if m := jsonColumnRE.FindStringSubmatch(item); m != nil && json[strings.ToLower(m[1])] {
-		return quoteIdent(m[1]) + " json" + jsonDropRE.ReplaceAllString(m[2], ""), false
+		return escape.Ident(m[1]) + " json" + jsonDropRE.ReplaceAllString(m[2], ""), false
 	}
 	return item, false
 }
@@ -248,7 +247,7 @@ func disableEvents(ctx context.Context, conn execer, objs []object) error {
 		if o.kind != "event" {
 			continue
 		}
-		if _, err := conn.ExecContext(ctx, "ALTER EVENT "+quoteIdent(o.name)+" DISABLE"); err != nil {
+		if _, err := conn.ExecContext(ctx, "ALTER EVENT "+escape.Ident(o.name)+" DISABLE"); err != nil {
 			return fmt.Errorf("disable event %s: %w", o.name, err)
 		}
 	}

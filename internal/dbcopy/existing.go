@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/shakedown/shakedown/internal/escape"
 	"github.com/shakedown/shakedown/internal/schema"
 )
 
@@ -97,7 +98,7 @@ func (c *copier) emptyExisting(ctx context.Context, db, table string) error {
 	defer conn.Close()
 	// foreign_key_checks is off on this connection: a parent table may be
 	// truncated before its children.
-	if _, err := conn.ExecContext(ctx, "TRUNCATE TABLE "+quoteIdent(table)); err != nil {
+	if _, err := conn.ExecContext(ctx, "TRUNCATE TABLE "+escape.Ident(table)); err != nil {
 		return fmt.Errorf("target: empty %s.%s: %w", db, table, err)
 	}
 	return nil

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shakedown/shakedown/internal/escape"
 	"github.com/shakedown/shakedown/internal/sandbox/sandboxtest"
 	"github.com/shakedown/shakedown/internal/target"
 )
@@ -51,8 +52,8 @@ func newPair(t *testing.T) *pair {
 		db     **sql.DB
 	}{{"_s", &p.src, &p.srcDB}, {"_t", &p.dst, &p.dstDB}} {
 		db := prefix + side.suffix
-		mustExec(t, admin, "DROP DATABASE IF EXISTS "+quoteIdent(db), "CREATE DATABASE "+quoteIdent(db)+" CHARACTER SET utf8mb4")
-		t.Cleanup(func() { admin.Exec("DROP DATABASE IF EXISTS " + quoteIdent(db)) })
+		mustExec(t, admin, "DROP DATABASE IF EXISTS "+escape.Ident(db), "CREATE DATABASE "+escape.Ident(db)+" CHARACTER SET utf8mb4")
+		t.Cleanup(func() { admin.Exec("DROP DATABASE IF EXISTS " + escape.Ident(db)) })
 		tg := *base
 		tg.DB = db
 		*side.tg = &tg

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/shakedown/shakedown/internal/escape"
 	"github.com/shakedown/shakedown/internal/schema"
 	"github.com/shakedown/shakedown/internal/verify"
 )
@@ -21,7 +22,7 @@ func (c *copier) targetConn(ctx context.Context, db string) (*sql.Conn, error) {
 	if err != nil {
 		return nil, fmt.Errorf("target: connect: %w", err)
 	}
-	if _, err := conn.ExecContext(ctx, "USE "+quoteIdent(db)); err != nil {
+	if _, err := conn.ExecContext(ctx, "USE "+escape.Ident(db)); err != nil {
 		conn.Close()
 		return nil, fmt.Errorf("target: use %s: %w", db, err)
 	}
@@ -42,15 +43,15 @@ func (c *copier) createSchema(ctx context.Context, tables map[string]*schema.Tab
 				return fmt.Errorf("%w: target database %s holds %d tables or views; --replace drops it and copies afresh", ErrTargetNotEmpty, p.Target, n)
 			}
 			c.logf("dropping target database %s (%d tables or views): --replace", p.Target, n)
-			if _, err := c.dst.DB.ExecContext(ctx, "DROP DATABASE "+quoteIdent(p.Target)); err != nil {
+			if _, err := c.dst.DB.ExecContext(ctx, "DROP DATABASE "+escape.Ident(p.Target)); err != nil {
 				return fmt.Errorf("target: drop database %s: %w", p.Target, err)
 			}
 		}
-		m, err := showCreate(ctx, c.src.DB, "SHOW CREATE DATABASE "+quoteIdent(p.Source))
+		m, err := showCreate(ctx, c.src.DB, "SHOW CREATE DATABASE "+escape.Ident(p.Source))
 		if err != nil {
 			return err
 		}
-		create := strings.Replace(m["create database"], quoteIdent(p.Source), quoteIdent(p.Target), 1)
+		create := strings.Replace(m["create database"], escape.Ident(p.Source), escape.Ident(p.Target), 1)
 		create = strings.Replace(create, "CREATE DATABASE", "CREATE DATABASE IF NOT EXISTS", 1)
 		create = strings.Replace(create, "IF NOT EXISTS /*!32312 IF NOT EXISTS*/", "IF NOT EXISTS", 1)
 		create = c.toTarget(create)

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/shakedown/shakedown/internal/escape"
 	"github.com/shakedown/shakedown/internal/schema"
 	"github.com/shakedown/shakedown/internal/target"
 )
@@ -47,7 +48,7 @@ func readFKs(ctx context.Context, q target.Querier, db string) ([]*fkEdge, error
 func colList(cols []string) string {
 	q := make([]string, len(cols))
 	for i, c := range cols {
-		q[i] = quoteIdent(c)
+		q[i] = escape.Ident(c)
 	}
 	return "(" + strings.Join(q, ", ") + ")"
 }
@@ -145,7 +146,7 @@ func followFKs(seeds map[string]string, fks []*fkEdge, depth int) (map[string]st
 				continue
 			}
 			add[e.child] = append(add[e.child], fmt.Sprintf("%s IN (SELECT %s FROM %s WHERE %s)",
-				colList(e.cols), strings.Join(quoted(e.pcols), ", "), quoteIdent(tableOf(e.parent)), cond(e.parent)))
+				colList(e.cols), strings.Join(quoted(e.pcols), ", "), escape.Ident(tableOf(e.parent)), cond(e.parent)))
 			next[e.child] = true
 		}
 		for t, a := range add {
@@ -184,7 +185,7 @@ func followFKs(seeds map[string]string, fks []*fkEdge, depth int) (map[string]st
 				continue
 			}
 			parts[p] = append(parts[p], fmt.Sprintf("%s IN (SELECT %s FROM %s WHERE %s)",
-				colList(e.pcols), strings.Join(quoted(e.cols), ", "), quoteIdent(tableOf(e.child)), cond(e.child)))
+				colList(e.pcols), strings.Join(quoted(e.cols), ", "), escape.Ident(tableOf(e.child)), cond(e.child)))
 		}
 	}
 	out := map[string]string{}
@@ -229,7 +230,7 @@ func childrenFirst(linked map[string]bool, fks []*fkEdge) ([]string, error) {
 func quoted(cols []string) []string {
 	out := make([]string, len(cols))
 	for i, c := range cols {
-		out[i] = quoteIdent(c)
+		out[i] = escape.Ident(c)
 	}
 	return out
 }

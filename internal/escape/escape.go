@@ -1,8 +1,16 @@
-// Package escape appends text with MySQL's backslash escapes. A format is a
+// Package escape writes text into MySQL statements: identifiers quoted in
+// backticks (Ident), and text with MySQL's backslash escapes. A format is a
 // table of the bytes it escapes, so the client's string literals, copy's
 // INSERT values and copy's LOAD DATA fields share one loop and differ only
 // in which bytes they escape.
 package escape
+
+import "strings"
+
+// Ident is the identifier s quoted for a statement: in backticks, each
+// backtick in it doubled, so that any name (a reserved word, one with a
+// space or a backtick) reads as itself.
+func Ident(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" }
 
 // Table maps a byte to the character that follows the backslash in its
 // escape; 0 means the byte goes as it is.

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/shakedown/shakedown/internal/escape"
 )
 
 // change is one row to write (REPLACE) or remove (DELETE by key).
@@ -213,7 +215,7 @@ func statement(cs []change) (string, []any) {
 	}
 	b.WriteString("DELETE FROM " + t.dst + " WHERE ")
 	if len(t.key) == 1 {
-		b.WriteString(quoteIdent(t.cols[t.key[0]].Name) + " IN (" + strings.TrimSuffix(strings.Repeat("?,", len(cs)), ",") + ")")
+		b.WriteString(escape.Ident(t.cols[t.key[0]].Name) + " IN (" + strings.TrimSuffix(strings.Repeat("?,", len(cs)), ",") + ")")
 		for _, c := range cs {
 			args = append(args, c.row[t.key[0]])
 		}
@@ -221,7 +223,7 @@ func statement(cs []change) (string, []any) {
 	}
 	conds := make([]string, len(t.key))
 	for i, k := range t.key {
-		conds[i] = quoteIdent(t.cols[k].Name) + " <=> ?"
+		conds[i] = escape.Ident(t.cols[k].Name) + " <=> ?"
 	}
 	one := "(" + strings.Join(conds, " AND ") + ")"
 	args = eachRow(&b, cs, one, " OR ", t.key)

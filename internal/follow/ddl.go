@@ -10,6 +10,8 @@ import (
 	"github.com/pingcap/tidb/pkg/parser"
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	_ "github.com/pingcap/tidb/pkg/parser/test_driver" // literal values for the parser
+
+	"github.com/shakedown/shakedown/internal/escape"
 )
 
 // statement kinds a statement event can hold.
@@ -181,7 +183,7 @@ func (f *follower) ddl(ctx context.Context, d ddlStmt, end Position) error {
 	}
 	defer conn.Close()
 	if db != "" {
-		if _, err := conn.ExecContext(ctx, "USE "+quoteIdent(db)); err != nil {
+		if _, err := conn.ExecContext(ctx, "USE "+escape.Ident(db)); err != nil {
 			return stop(fmt.Sprintf("the target cannot enter database %s: %v", db, err))
 		}
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/go-mysql-org/go-mysql/replication"
 
 	"github.com/shakedown/shakedown/internal/check"
+	"github.com/shakedown/shakedown/internal/escape"
 	"github.com/shakedown/shakedown/internal/flavour"
 	"github.com/shakedown/shakedown/internal/schema"
 	"github.com/shakedown/shakedown/internal/target"
@@ -180,7 +181,7 @@ func (f *follower) checkTarget(ctx context.Context) error {
 			missing = append(missing, check.Prerequisite{
 				Setting: "trigger " + p.Target + "." + name,
 				Problem: fmt.Sprintf("table %s.%s has trigger %s on the target: it would fire on every applied row and repeat what the source's triggers already wrote into the binary log", p.Target, tbl, name),
-				Fix:     fmt.Sprintf("keep its definition (SHOW CREATE TRIGGER %[1]s.%[2]s on the target), DROP TRIGGER %[1]s.%[2]s there while it is followed, and create it again at the switch", quoteIdent(p.Target), quoteIdent(name)),
+				Fix:     fmt.Sprintf("keep its definition (SHOW CREATE TRIGGER %[1]s.%[2]s on the target), DROP TRIGGER %[1]s.%[2]s there while it is followed, and create it again at the switch", escape.Ident(p.Target), escape.Ident(name)),
 			})
 		}
 		rows.Close()

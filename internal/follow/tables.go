@@ -11,6 +11,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/shakedown/shakedown/internal/escape"
 	"github.com/shakedown/shakedown/internal/flavour"
 	"github.com/shakedown/shakedown/internal/schema"
 )
@@ -53,8 +54,8 @@ func (f *follower) loadTables(ctx context.Context, dbSrc, db string) error {
 
 func newTable(dbSrc string, def *schema.Table, dst flavour.Name) (*table, error) {
 	t := &table{
-		src:    quoteIdent(dbSrc) + "." + quoteIdent(def.Name),
-		dst:    quoteIdent(def.DB) + "." + quoteIdent(def.Name),
+		src:    escape.Ident(dbSrc) + "." + escape.Ident(def.Name),
+		dst:    escape.Ident(def.DB) + "." + escape.Ident(def.Name),
 		name:   dbSrc + "." + def.Name,
 		cols:   def.Columns,
 		latin1: make([]bool, len(def.Columns)),
@@ -88,7 +89,7 @@ func newTable(dbSrc string, def *schema.Table, dst flavour.Name) (*table, error)
 	for i, c := range def.Columns {
 		if !c.Generated {
 			t.written = append(t.written, i)
-			names = append(names, quoteIdent(c.Name))
+			names = append(names, escape.Ident(c.Name))
 		}
 	}
 	t.replace = "REPLACE INTO " + t.dst + " (" + strings.Join(names, ",") + ") VALUES "
@@ -233,5 +234,3 @@ func latin1Text(b []byte) string {
 	}
 	return s.String()
 }
-
-func quoteIdent(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" }

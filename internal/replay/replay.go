@@ -26,6 +26,7 @@ import (
 
 	"github.com/shakedown/shakedown/internal/capture"
 	"github.com/shakedown/shakedown/internal/client"
+	"github.com/shakedown/shakedown/internal/escape"
 	"github.com/shakedown/shakedown/internal/fingerprint"
 	"github.com/shakedown/shakedown/internal/ioloop"
 	"github.com/shakedown/shakedown/internal/progress"
@@ -376,7 +377,7 @@ func (s *sessionState) run(ctx context.Context, st *stmt) result {
 	}
 	c := s.c
 	if db := st.rec.DB; db != "" && db != c.db && !s.e.sides[s.i].fixedDB {
-		if _, err := c.w.Query("USE " + quoteIdent(db)); err != nil {
+		if _, err := c.w.Query("USE " + escape.Ident(db)); err != nil {
 			var r result
 			r.setError(err, c.w.Broken())
 			if r.lost {
@@ -427,8 +428,6 @@ func useOf(st *stmt) (string, bool) {
 	}
 	return strings.Trim(f[1], "`"), true
 }
-
-func quoteIdent(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" }
 
 // paramArgs turns a capture's parameters into statement arguments.
 func paramArgs(params []any) ([]any, error) {

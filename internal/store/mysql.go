@@ -10,6 +10,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"github.com/shakedown/shakedown/internal/escape"
 	"github.com/shakedown/shakedown/internal/target"
 )
 
@@ -95,7 +96,7 @@ func createDatabase(ctx context.Context, t *target.Target, ep target.Endpoint) e
 		return err
 	}
 	defer db.Close()
-	if _, err := db.ExecContext(ctx, "CREATE DATABASE IF NOT EXISTS `"+strings.ReplaceAll(t.DB, "`", "``")+"` DEFAULT CHARACTER SET utf8mb4"); err != nil {
+	if _, err := db.ExecContext(ctx, "CREATE DATABASE IF NOT EXISTS "+escape.Ident(t.DB)+" DEFAULT CHARACTER SET utf8mb4"); err != nil {
 		return fmt.Errorf("database %q does not exist and could not be created: %w; create it (CREATE DATABASE %s) or name another", t.DB, t.Explain(ep, err), t.DB)
 	}
 	return nil

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/shakedown/shakedown/internal/escape"
 	"github.com/shakedown/shakedown/internal/plan"
 	"github.com/shakedown/shakedown/internal/target"
 	"github.com/shakedown/shakedown/internal/usage"
@@ -188,7 +189,7 @@ func tablesWithRows(ctx context.Context, t *plan.Target) ([]string, error) {
 				break
 			}
 			var one int
-			err := db.QueryRowContext(ctx, "SELECT 1 FROM `"+strings.ReplaceAll(n, "`", "``")+"` LIMIT 1").Scan(&one)
+			err := db.QueryRowContext(ctx, "SELECT 1 FROM "+escape.Ident(n)+" LIMIT 1").Scan(&one)
 			switch {
 			case errors.Is(err, sql.ErrNoRows):
 			case err != nil:

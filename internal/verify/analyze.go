@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/shakedown/shakedown/internal/escape"
 	"github.com/shakedown/shakedown/internal/schema"
 	"github.com/shakedown/shakedown/internal/target"
 )
@@ -52,7 +53,7 @@ func Analyze(ctx context.Context, s *schema.Side, opts AnalyzeOptions) (int, err
 		if !sel.selected(t.DB, t.Name) {
 			continue
 		}
-		msgs, bad, err := analyzeOne(ctx, s.DB, verb+quoteIdent(t.DB)+"."+quoteIdent(t.Name))
+		msgs, bad, err := analyzeOne(ctx, s.DB, verb+escape.Ident(t.DB)+"."+escape.Ident(t.Name))
 		if err != nil {
 			return n, fmt.Errorf("analyze %s: %w", name, err)
 		}

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/shakedown/shakedown/internal/escape"
 	"github.com/shakedown/shakedown/internal/target"
 )
 
@@ -75,11 +76,11 @@ func (c *chunk) predicate(k *keyInfo) (string, []any) {
 	switch {
 	case c.Nulls:
 		for _, kc := range k.cols {
-			conds = append(conds, quoteIdent(kc.spec.Name)+" IS NULL")
+			conds = append(conds, escape.Ident(kc.spec.Name)+" IS NULL")
 		}
 		return "(" + strings.Join(conds, " OR ") + ")", nil
 	case c.ILo != nil || c.IHi != nil:
-		col := quoteIdent(k.cols[0].spec.Name)
+		col := escape.Ident(k.cols[0].spec.Name)
 		if c.ILo != nil {
 			conds = append(conds, col+" >= ?")
 			args = append(args, bigArg(c.ILo))
@@ -102,7 +103,7 @@ func (c *chunk) predicate(k *keyInfo) (string, []any) {
 		// Range bounds exclude NULLs by themselves; an unbounded chunk must
 		// leave them to the NULL chunk.
 		for _, kc := range k.cols {
-			conds = append(conds, quoteIdent(kc.spec.Name)+" IS NOT NULL")
+			conds = append(conds, escape.Ident(kc.spec.Name)+" IS NOT NULL")
 		}
 	}
 	return strings.Join(conds, " AND "), args
@@ -111,7 +112,7 @@ func (c *chunk) predicate(k *keyInfo) (string, []any) {
 // tupleCompare is (k_i, ..., k_n) op (v_i, ..., v_n) for op > or <=,
 // expanded into ORs and ANDs that every server's range optimizer reads.
 func tupleCompare(k *keyInfo, vals []Value, i int, op string) (string, []any) {
-	col := quoteIdent(k.cols[i].spec.Name)
+	col := escape.Ident(k.cols[i].spec.Name)
 	v := k.cols[i].argOf(vals[i].B)
 	if i == len(k.cols)-1 {
 		return col + " " + op + " ?", []any{v}
@@ -224,7 +225,7 @@ func newPlanner(ctx context.Context, t *tableJob, replay []*chunk) (*planner, er
 	if t.scheme != schemeInt {
 		return p, nil
 	}
-	col := quoteIdent(t.key.cols[0].spec.Name)
+	col := escape.Ident(t.key.cols[0].spec.Name)
 	q := "SELECT CAST(MIN(" + col + ") AS CHAR), CAST(MAX(" + col + ") AS CHAR) FROM " + t.srcName + t.where("WHERE")
 	var lo, hi sql.NullString
 	if err := t.r.src.DB.QueryRowContext(ctx, q).Scan(&lo, &hi); err != nil {
@@ -373,7 +374,7 @@ func (p *planner) walk(ctx context.Context, lo []Value, n int64) ([]Value, error
 func nativeOrder(k *keyInfo) string {
 	parts := make([]string, len(k.cols))
 	for i, c := range k.cols {
-		parts[i] = quoteIdent(c.spec.Name)
+		parts[i] = escape.Ident(c.spec.Name)
 	}
 	return strings.Join(parts, ",")
 }
@@ -382,5 +383,5 @@ func hint(index string) string {
 	if index == "" {
 		return ""
 	}
-	return " FORCE INDEX (" + quoteIdent(index) + ")"
+	return " FORCE INDEX (" + escape.Ident(index) + ")"
 }

@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"fmt"
+	"github.com/shakedown/shakedown/internal/escape"
 	"github.com/shakedown/shakedown/internal/schema"
 	"hash/crc32"
 	"math/big"
@@ -111,16 +112,13 @@ type colSpec struct {
 	nullable  bool // NULL possible on either side
 }
 
-// quoteIdent quotes an identifier with backticks.
-func quoteIdent(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" }
-
 // newColSpec decides the comparison for a column present on both sides.
 //
 // sameBytes says that both servers store text of the column's character
 // set in that set's bytes (TiDB keeps latin1 text as utf8): only then may
 // text of one set on both sides be compared by its stored bytes.
 func newColSpec(src, dst *schema.Column, sameBytes bool) *colSpec {
-	c := quoteIdent(src.Name)
+	c := escape.Ident(src.Name)
 	fs, fd := familyOf(src), familyOf(dst)
 	fam := commonFamily(fs, fd)
 	s := &colSpec{
@@ -312,9 +310,9 @@ func useRawText(specs []*colSpec) {
 		if s.fam != famText {
 			continue
 		}
-		cast := "CAST(" + quoteIdent(s.Name) + " AS BINARY)"
+		cast := "CAST(" + escape.Ident(s.Name) + " AS BINARY)"
 		for i, f := range s.frag {
-			s.frag[i] = strings.ReplaceAll(f, cast, quoteIdent(s.Name))
+			s.frag[i] = strings.ReplaceAll(f, cast, escape.Ident(s.Name))
 		}
 	}
 }

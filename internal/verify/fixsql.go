@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/shakedown/shakedown/internal/escape"
 )
 
 // fixHeader starts the repair SQL: the session settings its literals
@@ -174,7 +176,7 @@ func (t *tableJob) insertSQL(r *fetchedRow) string { return t.rowStatement("INSE
 func (t *tableJob) rowStatement(verb string, r *fetchedRow) string {
 	var cols, vals []string
 	for _, i := range t.writableCols() {
-		cols = append(cols, quoteIdent(t.specs[i].Name))
+		cols = append(cols, escape.Ident(t.specs[i].Name))
 		vals = append(vals, valueLiteral(t.specs[i], r.val[i]))
 	}
 	return verb + " INTO " + t.dstName + " (" + strings.Join(cols, ",") + ") VALUES (" + strings.Join(vals, ",") + ");"
@@ -194,7 +196,7 @@ func (t *tableJob) updateSQL(r *fetchedRow, cols []int) []string {
 			skipped = append(skipped, s.Name)
 			continue
 		}
-		sets = append(sets, quoteIdent(s.Name)+" = "+valueLiteral(s, r.val[i]))
+		sets = append(sets, escape.Ident(s.Name)+" = "+valueLiteral(s, r.val[i]))
 	}
 	var out []string
 	if len(skipped) > 0 {
@@ -212,7 +214,7 @@ func (t *tableJob) keyCondition(k *keyTuple) string {
 		var lit string
 		switch {
 		case k.native[i] == nil:
-			conds = append(conds, quoteIdent(kc.spec.Name)+" IS NULL")
+			conds = append(conds, escape.Ident(kc.spec.Name)+" IS NULL")
 			continue
 		case kc.arg == 'i':
 			lit = string(k.native[i])
@@ -221,7 +223,7 @@ func (t *tableJob) keyCondition(k *keyTuple) string {
 		default:
 			lit = stringLiteral(k.native[i])
 		}
-		conds = append(conds, quoteIdent(kc.spec.Name)+" = "+lit)
+		conds = append(conds, escape.Ident(kc.spec.Name)+" = "+lit)
 	}
 	return strings.Join(conds, " AND ")
 }

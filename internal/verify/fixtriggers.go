@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/shakedown/shakedown/internal/escape"
 	"github.com/shakedown/shakedown/internal/schema"
 	"github.com/shakedown/shakedown/internal/target"
 )
@@ -125,7 +126,7 @@ func readTriggers(ctx context.Context, s *schema.Side, dbs []string, definitions
 // showCreateTrigger is SHOW CREATE TRIGGER's statement: the definer, the
 // trigger's and its table's names as they were written, and the body.
 func showCreateTrigger(ctx context.Context, db *sql.DB, schemaName, name string) (string, error) {
-	rows, err := db.QueryContext(ctx, "SHOW CREATE TRIGGER "+quoteIdent(schemaName)+"."+quoteIdent(name))
+	rows, err := db.QueryContext(ctx, "SHOW CREATE TRIGGER "+escape.Ident(schemaName)+"."+escape.Ident(name))
 	if err != nil {
 		return "", fmt.Errorf("read the target's trigger %s.%s: %w", schemaName, name, err)
 	}
@@ -186,7 +187,7 @@ func (r *runner) startFix(ctx context.Context, tables []*tableJob) error {
 	return nil
 }
 
-// splitQualified reads back a name quoted as quoteIdent(db)+"."+quoteIdent(table).
+// splitQualified reads back a name quoted as escape.Ident(db)+"."+escape.Ident(table).
 func splitQualified(q string) (db, table string) {
 	var parts []string
 	var b strings.Builder
@@ -295,14 +296,14 @@ func writeTriggerBlock(w io.Writer, mode FixTriggers, t *tableJob, stmts []strin
 	}
 	fmt.Fprintf(w, "LOCK TABLES %s WRITE;\n%s\n", t.dstName, triggerGuard(t))
 	for _, tr := range t.triggers {
-		fmt.Fprintf(w, "DROP TRIGGER IF EXISTS %s.%s;\n", quoteIdent(t.dstDB), quoteIdent(tr.name))
+		fmt.Fprintf(w, "DROP TRIGGER IF EXISTS %s.%s;\n", escape.Ident(t.dstDB), escape.Ident(tr.name))
 	}
 	for _, s := range stmts {
 		fmt.Fprintf(w, "%s\n", s)
 	}
 	// SHOW CREATE TRIGGER names the trigger and its table as they were
 	// written, unqualified: they are created in the table's database.
-	fmt.Fprintf(w, "USE %s;\n", quoteIdent(t.dstDB))
+	fmt.Fprintf(w, "USE %s;\n", escape.Ident(t.dstDB))
 	for _, tr := range t.triggers {
 		cs := tr.charsetClient
 		if !isASCII(tr.create) && !strings.HasPrefix(strings.ToLower(cs), "utf8") {

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/shakedown/shakedown/internal/escape"
 )
 
 // applyWithClient applies repair SQL to the target the way the file's
@@ -173,9 +175,9 @@ func TestFixSQLTriggers(t *testing.T) {
 
 func TestSplitQualified(t *testing.T) {
 	for _, tt := range []struct{ db, table string }{{"shop", "orders"}, {"a.b", "c`d"}, {"", "x"}, {"`", "``"}} {
-		db, table := splitQualified(quoteIdent(tt.db) + "." + quoteIdent(tt.table))
+		db, table := splitQualified(escape.Ident(tt.db) + "." + escape.Ident(tt.table))
 		if db != tt.db || table != tt.table {
-			t.Errorf("splitQualified(%s.%s): got %q, %q, want %q, %q", quoteIdent(tt.db), quoteIdent(tt.table), db, table, tt.db, tt.table)
+			t.Errorf("splitQualified(%s.%s): got %q, %q, want %q, %q", escape.Ident(tt.db), escape.Ident(tt.table), db, table, tt.db, tt.table)
 		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shakedown/shakedown/internal/escape"
 	"github.com/shakedown/shakedown/internal/sandbox/sandboxtest"
 	"github.com/shakedown/shakedown/internal/schema"
 	"github.com/shakedown/shakedown/internal/target"
@@ -55,9 +56,9 @@ func newPair(t *testing.T) *pair {
 		db     **sql.DB
 	}{{"_s", &p.src, &p.srcDB}, {"_t", &p.dst, &p.dstDB}} {
 		db := prefix + side.suffix
-		mustExec(t, admin, "DROP DATABASE IF EXISTS "+quoteIdent(db))
-		mustExec(t, admin, "CREATE DATABASE "+quoteIdent(db)+" CHARACTER SET utf8mb4")
-		t.Cleanup(func() { admin.Exec("DROP DATABASE IF EXISTS " + quoteIdent(db)) })
+		mustExec(t, admin, "DROP DATABASE IF EXISTS "+escape.Ident(db))
+		mustExec(t, admin, "CREATE DATABASE "+escape.Ident(db)+" CHARACTER SET utf8mb4")
+		t.Cleanup(func() { admin.Exec("DROP DATABASE IF EXISTS " + escape.Ident(db)) })
 		tg := *base
 		tg.DB = db
 		*side.tg = &tg
@@ -106,11 +107,11 @@ func (p *pair) both(t *testing.T, stmts ...string) {
 func (p *pair) copyTable(t *testing.T, table string) {
 	t.Helper()
 	var name, ddl string
-	if err := p.srcDB.QueryRow("SHOW CREATE TABLE "+quoteIdent(table)).Scan(&name, &ddl); err != nil {
+	if err := p.srcDB.QueryRow("SHOW CREATE TABLE "+escape.Ident(table)).Scan(&name, &ddl); err != nil {
 		t.Fatal(err)
 	}
 	mustExec(t, p.dstDB, ddl)
-	mustExec(t, p.dstDB, fmt.Sprintf("INSERT INTO %s SELECT * FROM %s.%s", quoteIdent(table), quoteIdent(p.src.DB), quoteIdent(table)))
+	mustExec(t, p.dstDB, fmt.Sprintf("INSERT INTO %s SELECT * FROM %s.%s", escape.Ident(table), escape.Ident(p.src.DB), escape.Ident(table)))
 }
 
 // run verifies with test-friendly defaults.
@@ -199,7 +200,7 @@ func naive(t *testing.T, db *sql.DB, table, exprs, tz string) string {
 		t.Fatal(err)
 	}
 	var n, x int64
-	q := "SELECT COUNT(*), COALESCE(BIT_XOR(CAST(CRC32(CONCAT_WS('#'," + exprs + ")) AS UNSIGNED)),0) FROM " + quoteIdent(table)
+	q := "SELECT COUNT(*), COALESCE(BIT_XOR(CAST(CRC32(CONCAT_WS('#'," + exprs + ")) AS UNSIGNED)),0) FROM " + escape.Ident(table)
 	if err := conn.QueryRowContext(ctx, q).Scan(&n, &x); err != nil {
 		t.Fatalf("%s: %v", q, err)
 	}

@@ -2,6 +2,7 @@ package verify
 
 import (
 	"bytes"
+	"github.com/shakedown/shakedown/internal/escape"
 	"github.com/shakedown/shakedown/internal/schema"
 	"math/big"
 	"strconv"
@@ -122,7 +123,7 @@ func sameOrder(a, b *schema.Column) bool {
 }
 
 func newKeyCol(spec *colSpec) *keyCol {
-	c := quoteIdent(spec.Name)
+	c := escape.Ident(spec.Name)
 	k := &keyCol{spec: spec, native: c, ord: c, cmp: kcBytes, arg: 's'}
 	switch spec.fam {
 	case famInt, famBit:

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/shakedown/shakedown/internal/escape"
 	"github.com/shakedown/shakedown/internal/target"
 )
 
@@ -228,13 +229,13 @@ func (t *tableJob) keyIn(keys []*keyTuple) (string, []any) {
 		for _, k := range keys {
 			args = append(args, kc.argOf(k.native[0]))
 		}
-		return quoteIdent(kc.spec.Name) + " IN (" + strings.TrimSuffix(strings.Repeat("?,", len(keys)), ",") + ")", args
+		return escape.Ident(kc.spec.Name) + " IN (" + strings.TrimSuffix(strings.Repeat("?,", len(keys)), ",") + ")", args
 	}
 	var ors []string
 	for _, k := range keys {
 		var ands []string
 		for i, kc := range t.key.cols {
-			ands = append(ands, quoteIdent(kc.spec.Name)+" = ?")
+			ands = append(ands, escape.Ident(kc.spec.Name)+" = ?")
 			args = append(args, kc.argOf(k.native[i]))
 		}
 		ors = append(ors, "("+strings.Join(ands, " AND ")+")")

@@ -3,6 +3,7 @@ package verify
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/shakedown/shakedown/internal/escape"
 	"github.com/shakedown/shakedown/internal/schema"
 	"strings"
 	"testing"
@@ -54,7 +55,7 @@ func TestSplitter(t *testing.T) {
 					break
 				}
 				ranges = append(ranges, r)
-				q := "SELECT COUNT(*) FROM " + quoteIdent(tbl.DB) + "." + quoteIdent(tbl.Name)
+				q := "SELECT COUNT(*) FROM " + escape.Ident(tbl.DB) + "." + escape.Ident(tbl.Name)
 				if r.Where != "" {
 					q += " WHERE " + r.Where
 				}

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/shakedown/shakedown/internal/escape"
 )
 
 // sbtestTable creates an sbtest-shaped table of n rows, the same on every
@@ -130,7 +132,7 @@ func TestEveryColumnType(t *testing.T) {
 	}
 	cols := []string{"gen"}
 	for _, col := range slices.Sorted(maps.Keys(changes)) {
-		mustExec(t, p.dstDB, fmt.Sprintf("UPDATE every SET %s = %s WHERE id = 1", quoteIdent(col), changes[col]))
+		mustExec(t, p.dstDB, fmt.Sprintf("UPDATE every SET %s = %s WHERE id = 1", escape.Ident(col), changes[col]))
 		cols = append(cols, col)
 	}
 	want := []string{"changed id=1 [" + strings.Join(cols, ",") + "]"}
@@ -181,7 +183,7 @@ func TestCompositeKeys(t *testing.T) {
 			"INSERT INTO uk SELECT seq, CONCAT('k', seq % 7), '2024-01-01' + INTERVAL seq DAY, seq FROM seq_1_to_2000")
 	}
 	for _, tbl := range []string{"ia", "ta", "uk"} {
-		mustExec(t, p.dstDB, fmt.Sprintf("INSERT INTO %s SELECT * FROM %s.%s", tbl, quoteIdent(p.src.DB), tbl))
+		mustExec(t, p.dstDB, fmt.Sprintf("INSERT INTO %s SELECT * FROM %s.%s", tbl, escape.Ident(p.src.DB), tbl))
 	}
 	mustExec(t, p.dstDB,
 		"UPDATE ia SET v = 0 WHERE a = 7 AND b = 'k57'",
@@ -215,7 +217,7 @@ func TestSchemaDifferences(t *testing.T) {
 		`CREATE TABLE t (id INT PRIMARY KEY, a BIGINT NULL DEFAULT 6, b VARCHAR(10) CHARACTER SET utf8mb4,
 			c VARCHAR(10), added INT, ts TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP, KEY kb (b))`,
 		"INSERT INTO t (id, a, b, c, added) VALUES (1, 1, 'x', 'y', 7), (2, 2, 'z', 'v', 7)")
-	mustExec(t, p.dstDB, fmt.Sprintf("UPDATE t SET ts = (SELECT ts FROM %s.t s WHERE s.id = t.id)", quoteIdent(p.src.DB)))
+	mustExec(t, p.dstDB, fmt.Sprintf("UPDATE t SET ts = (SELECT ts FROM %s.t s WHERE s.id = t.id)", escape.Ident(p.src.DB)))
 	r := p.run(t, Options{})
 	kinds := map[string]bool{}
 	for _, tr := range r.Tables {
