@@ -112,9 +112,9 @@ func grantStatements(missing []priv, account string) string {
 			on = escape.Ident(s.db) + ".*"
 		case strings.HasPrefix(s.table, "PROCEDURE ") || strings.HasPrefix(s.table, "FUNCTION "):
 			kind, name, _ := strings.Cut(s.table, " ")
-			on = kind + " " + qualified(s.db, name)
+			on = kind + " " + escape.Qualified(s.db, name)
 		default:
-			on = qualified(s.db, s.table)
+			on = escape.Qualified(s.db, s.table)
 		}
 		stmt := "GRANT " + strings.Join(plain, ", ") + " ON " + on + " TO " + account
 		if len(plain) == 0 {

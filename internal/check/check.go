@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/shakedown/shakedown/internal/escape"
 	"github.com/shakedown/shakedown/internal/schema"
 	"github.com/shakedown/shakedown/internal/vars"
 )
@@ -289,6 +288,3 @@ func list(names []string, max int) string {
 	}
 	return fmt.Sprintf("%s and %d more", strings.Join(names[:max], ", "), len(names)-max)
 }
-
-// qualified quotes db.name.
-func qualified(db, name string) string { return escape.Ident(db) + "." + escape.Ident(name) }

@@ -205,7 +205,7 @@ func foldKeys[V any](m map[string]V, fold func(string) string) map[string]string
 // qualifiedName quotes db.name.
 func qualifiedName(n string) string {
 	db, name, _ := strings.Cut(n, ".")
-	return qualified(db, name)
+	return escape.Qualified(db, name)
 }
 
 func orNone(s string) string {

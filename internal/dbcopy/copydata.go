@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/shakedown/shakedown/internal/escape"
 	"github.com/shakedown/shakedown/internal/loaddata"
 	"github.com/shakedown/shakedown/internal/target"
 	"github.com/shakedown/shakedown/internal/verify"
@@ -225,7 +226,7 @@ func (d *dataRun) copyRange(ctx context.Context, sc, dc *sql.Conn, j job) (rows,
 
 func (d *dataRun) copyRangeOnce(ctx context.Context, sc, dc *sql.Conn, j job) (rows, n int64, err error) {
 	if j.clean {
-		q := "DELETE FROM " + qualified(j.p.dstDB, j.p.t.Name)
+		q := "DELETE FROM " + escape.Qualified(j.p.dstDB, j.p.t.Name)
 		if j.r.Where != "" {
 			q += " WHERE " + j.r.Where
 		}

@@ -75,7 +75,7 @@ func isBinary(dataType string) bool {
 
 // chunkQuery is the SELECT of one range's rows.
 func (p *tablePlan) chunkQuery(rangeWhere string) string {
-	return "SELECT " + p.selectList + " FROM " + qualified(p.srcDB, p.t.Name) + verify.WhereClause(rangeWhere, p.cond)
+	return "SELECT " + p.selectList + " FROM " + escape.Qualified(p.srcDB, p.t.Name) + verify.WhereClause(rangeWhere, p.cond)
 }
 
 // rowScanner reads rows as raw text, telling NULL from the empty string.
@@ -176,7 +176,7 @@ func (p *tablePlan) loadChunk(ctx context.Context, dst *sql.Conn, s *rowScanner)
 		done <- written{r, n, err}
 	}()
 	res, err := loaddata.Exec(ctx, dst, "shakedown-copy", pr,
-		"INTO TABLE "+qualified(p.dstDB, p.t.Name)+" CHARACTER SET utf8mb4 "+p.loadList)
+		"INTO TABLE "+escape.Qualified(p.dstDB, p.t.Name)+" CHARACTER SET utf8mb4 "+p.loadList)
 	// The reader may have stopped early (a refusal, an error): unblock the
 	// writer, which then stops at its next write.
 	pr.CloseWithError(io.ErrClosedPipe)
@@ -199,7 +199,7 @@ const insertBatchBytes = 1 << 20
 // insertChunk sends rows as multi-row INSERTs, for targets that refuse
 // LOAD DATA LOCAL.
 func (p *tablePlan) insertChunk(ctx context.Context, dst *sql.Conn, s *rowScanner) (rows, n int64, err error) {
-	prefix := "INSERT INTO " + qualified(p.dstDB, p.t.Name) + " " + p.insertCols + " VALUES "
+	prefix := "INSERT INTO " + escape.Qualified(p.dstDB, p.t.Name) + " " + p.insertCols + " VALUES "
 	buf := make([]byte, 0, insertBatchBytes+4096)
 	batch := 0
 	flush := func() error {

@@ -26,8 +26,6 @@ type tableDDL struct {
 	fks     []string // ALTER TABLE statements adding foreign keys
 }
 
-func qualified(db, table string) string { return escape.Ident(db) + "." + escape.Ident(table) }
-
 var definer = regexp.MustCompile("DEFINER=(`[^`]*`|[^@ ]*)@(`[^`]*`|[^ ]*) ")
 
 // retarget makes a statement read from the source work on the target: no
@@ -151,7 +149,7 @@ func readObjects(ctx context.Context, q target.Querier, db, dstDB string) (views
 		return nil, nil, nil, fmt.Errorf("list routines of %s: %w", db, err)
 	}
 	for _, r := range rs {
-		m, err := showCreate(ctx, q, "SHOW CREATE "+r[0]+" "+qualified(db, r[1]))
+		m, err := showCreate(ctx, q, "SHOW CREATE "+r[0]+" "+escape.Qualified(db, r[1]))
 		if err != nil {
 			return nil, nil, nil, err
 		}
@@ -191,7 +189,7 @@ func readKind(ctx context.Context, q target.Querier, k objectKind, db, dstDB str
 	}
 	var objs []object
 	for _, n := range ns {
-		m, err := showCreate(ctx, q, "SHOW CREATE "+strings.ToUpper(k.kind)+" "+qualified(db, n[0]))
+		m, err := showCreate(ctx, q, "SHOW CREATE "+strings.ToUpper(k.kind)+" "+escape.Qualified(db, n[0]))
 		if err != nil {
 			return nil, err
 		}

@@ -81,7 +81,7 @@ func (c *copier) checkExisting(ctx context.Context, tables map[string]*schema.Ta
 // empties it.
 func (c *copier) emptyExisting(ctx context.Context, db, table string) error {
 	var one int
-	err := c.dst.DB.QueryRowContext(ctx, "SELECT 1 FROM "+qualified(db, table)+" LIMIT 1").Scan(&one)
+	err := c.dst.DB.QueryRowContext(ctx, "SELECT 1 FROM "+escape.Qualified(db, table)+" LIMIT 1").Scan(&one)
 	switch {
 	case err == sql.ErrNoRows:
 		return nil

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/shakedown/shakedown/internal/escape"
 	"github.com/shakedown/shakedown/internal/flavour"
 	"github.com/shakedown/shakedown/internal/schema"
 	"github.com/shakedown/shakedown/internal/target"
@@ -207,7 +208,7 @@ func (c *copier) run(ctx context.Context) error {
 			c.ddl[name] = tableDDL{}
 			continue
 		}
-		m, err := showCreate(ctx, c.src.DB, "SHOW CREATE TABLE "+qualified(t.DB, t.Name))
+		m, err := showCreate(ctx, c.src.DB, "SHOW CREATE TABLE "+escape.Qualified(t.DB, t.Name))
 		if err != nil {
 			return err
 		}

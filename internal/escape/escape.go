@@ -12,6 +12,9 @@ import "strings"
 // space or a backtick) reads as itself.
 func Ident(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" }
 
+// Qualified is db.name with both parts quoted (Ident).
+func Qualified(db, name string) string { return Ident(db) + "." + Ident(name) }
+
 // Table maps a byte to the character that follows the backslash in its
 // escape; 0 means the byte goes as it is.
 type Table [256]byte

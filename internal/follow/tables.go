@@ -54,8 +54,8 @@ func (f *follower) loadTables(ctx context.Context, dbSrc, db string) error {
 
 func newTable(dbSrc string, def *schema.Table, dst flavour.Name) (*table, error) {
 	t := &table{
-		src:    escape.Ident(dbSrc) + "." + escape.Ident(def.Name),
-		dst:    escape.Ident(def.DB) + "." + escape.Ident(def.Name),
+		src:    escape.Qualified(dbSrc, def.Name),
+		dst:    escape.Qualified(def.DB, def.Name),
 		name:   dbSrc + "." + def.Name,
 		cols:   def.Columns,
 		latin1: make([]bool, len(def.Columns)),

@@ -53,7 +53,7 @@ func Analyze(ctx context.Context, s *schema.Side, opts AnalyzeOptions) (int, err
 		if !sel.selected(t.DB, t.Name) {
 			continue
 		}
-		msgs, bad, err := analyzeOne(ctx, s.DB, verb+escape.Ident(t.DB)+"."+escape.Ident(t.Name))
+		msgs, bad, err := analyzeOne(ctx, s.DB, verb+escape.Qualified(t.DB, t.Name))
 		if err != nil {
 			return n, fmt.Errorf("analyze %s: %w", name, err)
 		}

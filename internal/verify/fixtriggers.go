@@ -126,7 +126,7 @@ func readTriggers(ctx context.Context, s *schema.Side, dbs []string, definitions
 // showCreateTrigger is SHOW CREATE TRIGGER's statement: the definer, the
 // trigger's and its table's names as they were written, and the body.
 func showCreateTrigger(ctx context.Context, db *sql.DB, schemaName, name string) (string, error) {
-	rows, err := db.QueryContext(ctx, "SHOW CREATE TRIGGER "+escape.Ident(schemaName)+"."+escape.Ident(name))
+	rows, err := db.QueryContext(ctx, "SHOW CREATE TRIGGER "+escape.Qualified(schemaName, name))
 	if err != nil {
 		return "", fmt.Errorf("read the target's trigger %s.%s: %w", schemaName, name, err)
 	}
@@ -187,7 +187,7 @@ func (r *runner) startFix(ctx context.Context, tables []*tableJob) error {
 	return nil
 }
 
-// splitQualified reads back a name quoted as escape.Ident(db)+"."+escape.Ident(table).
+// splitQualified reads back a name quoted as escape.Qualified(db, table).
 func splitQualified(q string) (db, table string) {
 	var parts []string
 	var b strings.Builder

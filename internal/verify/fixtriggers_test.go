@@ -175,7 +175,7 @@ func TestFixSQLTriggers(t *testing.T) {
 
 func TestSplitQualified(t *testing.T) {
 	for _, tt := range []struct{ db, table string }{{"shop", "orders"}, {"a.b", "c`d"}, {"", "x"}, {"`", "``"}} {
-		db, table := splitQualified(escape.Ident(tt.db) + "." + escape.Ident(tt.table))
+		db, table := splitQualified(escape.Qualified(tt.db, tt.table))
 		if db != tt.db || table != tt.table {
 			t.Errorf("splitQualified(%s.%s): got %q, %q, want %q, %q", escape.Ident(tt.db), escape.Ident(tt.table), db, table, tt.db, tt.table)
 		}

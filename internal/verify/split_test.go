@@ -55,7 +55,7 @@ func TestSplitter(t *testing.T) {
 					break
 				}
 				ranges = append(ranges, r)
-				q := "SELECT COUNT(*) FROM " + escape.Ident(tbl.DB) + "." + escape.Ident(tbl.Name)
+				q := "SELECT COUNT(*) FROM " + escape.Qualified(tbl.DB, tbl.Name)
 				if r.Where != "" {
 					q += " WHERE " + r.Where
 				}

@@ -98,7 +98,7 @@ func (r *runner) plan(ctx context.Context, rep *Report) ([]*tableJob, error) {
 			tr.RowsTarget = r.count(ctx, r.dst, d)
 			tr.Table = d.FullName()
 			r.fix.comment(fmt.Sprintf("%s: table only on the target (%s); not dropped: DROP TABLE %s if it should go",
-				d.FullName(), plural(int(tr.RowsTarget), "row"), escape.Ident(d.DB)+"."+escape.Ident(d.Name)))
+				d.FullName(), plural(int(tr.RowsTarget), "row"), escape.Qualified(d.DB, d.Name)))
 			continue
 		}
 		if d.FullName() != n {
@@ -119,7 +119,7 @@ func (r *runner) plan(ctx context.Context, rep *Report) ([]*tableJob, error) {
 // cannot be read.
 func (r *runner) count(ctx context.Context, s *schema.Side, t *schema.Table) int64 {
 	var n int64
-	q := "SELECT COUNT(*) FROM " + escape.Ident(t.DB) + "." + escape.Ident(t.Name)
+	q := "SELECT COUNT(*) FROM " + escape.Qualified(t.DB, t.Name)
 	if err := s.DB.QueryRowContext(ctx, q).Scan(&n); err != nil {
 		return -1
 	}
@@ -153,8 +153,8 @@ func (r *runner) newTableJob(s, d *schema.Table, tr *TableReport) *tableJob {
 		r:       r,
 		opts:    &r.opts,
 		name:    s.FullName(),
-		srcName: escape.Ident(s.DB) + "." + escape.Ident(s.Name),
-		dstName: escape.Ident(d.DB) + "." + escape.Ident(d.Name),
+		srcName: escape.Qualified(s.DB, s.Name),
+		dstName: escape.Qualified(d.DB, d.Name),
 		estRows: s.Rows,
 		rep:     tr,
 	}
