@@ -235,14 +235,18 @@ func Up(ctx context.Context, opts Options) (*Instance, error) {
 		_ = removeCgroup(context.WithoutCancel(ctx), r.Cgroup)
 		r.removeFiles()
 	}()
-	if tidb {
-		if p, err = upTiDB(ctx, opts, r); err != nil {
-			return nil, err
-		}
+	// started ends Up once the server runs: the sandbox is kept.
+	started := func() (*Instance, error) {
 		ok = true
 		r.Running = true
 		inst := r.Instance
 		return &inst, nil
+	}
+	if tidb {
+		if p, err = upTiDB(ctx, opts, r); err != nil {
+			return nil, err
+		}
+		return started()
 	}
 
 	if err := os.WriteFile(r.path("init.sql"), []byte(initSQL), 0o600); err != nil {
@@ -269,18 +273,12 @@ func Up(ctx context.Context, opts Options) (*Instance, error) {
 			_ = terminate(context.WithoutCancel(ctx), r.PID, r.DataDir, 0)
 			return nil, err
 		}
-		ok = true
-		r.Running = true
-		inst := r.Instance
-		return &inst, nil
+		return started()
 	}
 	if p, err = r.startPicking(ctx, opts, false, func() ([]string, error) { return r.serverArgs(srv, settings, root), nil }); err != nil {
 		return nil, err
 	}
-	ok = true
-	r.Running = true
-	inst := r.Instance
-	return &inst, nil
+	return started()
 }
 
 // startPicking starts r's server on opts.Port, or on a free port it picks.
