@@ -99,24 +99,11 @@ func checkTarget(ctx context.Context, t *plan.Target) (Env, error) {
 	if err != nil {
 		return Env{}, tg.Explain(ep, err)
 	}
-	env := Env{Target: t, Server: srv, Variables: map[string]string{}}
-	rows, err := conn.QueryContext(cctx, "SHOW GLOBAL VARIABLES")
+	v, err := vars.Collect(cctx, conn)
 	if err != nil {
-		return Env{}, fmt.Errorf("read variables: %w", err)
+		return Env{}, err
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var k string
-		var v sql.NullString // a few variables are NULL on some servers
-		if err := rows.Scan(&k, &v); err != nil {
-			return Env{}, fmt.Errorf("read variables: %w", err)
-		}
-		env.Variables[strings.ToLower(k)] = v.String
-	}
-	if err := rows.Err(); err != nil {
-		return Env{}, fmt.Errorf("read variables: %w", err)
-	}
-	return env, nil
+	return Env{Target: t, Server: srv, Variables: v}, nil
 }
 
 // SameServers says which targets are one server and database reached twice
