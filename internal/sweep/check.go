@@ -165,7 +165,7 @@ func CheckData(ctx context.Context, p *plan.Plan, envs []Env) error {
 func tablesWithRows(ctx context.Context, t *plan.Target) ([]string, error) {
 	var full []string
 	err := withDB(ctx, t, func(ctx context.Context, db *sql.DB, ep target.Endpoint) error {
-		names, err := queryNames(ctx, db, `SELECT TABLE_NAME FROM information_schema.TABLES
+		names, err := target.QueryAll(ctx, db, target.ScanString, `SELECT TABLE_NAME FROM information_schema.TABLES
 		WHERE TABLE_SCHEMA = DATABASE() AND TABLE_TYPE = 'BASE TABLE' ORDER BY TABLE_NAME`)
 		if err != nil {
 			return fmt.Errorf("list tables: %w", t.Target.Explain(ep, err))
@@ -204,22 +204,4 @@ func withDB(ctx context.Context, t *plan.Target, f func(ctx context.Context, db 
 	cctx, cancel := context.WithTimeout(ctx, tg.ConnectTimeout+10*time.Second)
 	defer cancel()
 	return f(cctx, db, ep)
-}
-
-// queryNames returns the first column of query's rows.
-func queryNames(ctx context.Context, db *sql.DB, query string, args ...any) ([]string, error) {
-	rows, err := db.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, err
-	}
-	var names []string
-	for rows.Next() {
-		var n string
-		if err := rows.Scan(&n); err != nil {
-			rows.Close()
-			return nil, err
-		}
-		names = append(names, n)
-	}
-	return names, target.CloseRows(rows)
 }

@@ -348,7 +348,7 @@ func existingTables(ctx context.Context, t *plan.Target, names []string) ([]stri
 	}
 	var out []string
 	err := withDB(ctx, t, func(ctx context.Context, db *sql.DB, ep target.Endpoint) error {
-		have, err := queryNames(ctx, db, `SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME IN (?`+
+		have, err := target.QueryAll(ctx, db, target.ScanString, `SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME IN (?`+
 			strings.Repeat(", ?", len(names)-1)+`)`, args...)
 		if err != nil {
 			return fmt.Errorf("list tables on %s: %w", t.Name, t.Target.Explain(ep, err))
