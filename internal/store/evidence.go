@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/shakedown/shakedown/internal/target"
 )
 
 // Evidence kinds: what a readiness page gathers besides sweeps.
@@ -99,23 +101,19 @@ func (s *Store) AddEvidence(ctx context.Context, e *Evidence) (int64, error) {
 // target match (match is given the stored source and target; nil matches
 // everything), or an error wrapping ErrNotFound.
 func (s *Store) LatestEvidence(ctx context.Context, kind string, match func(source, target string) bool) (*Evidence, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT id, kind, source, target, at, tool, outcome, summary, document
-		FROM evidence WHERE kind = ? ORDER BY id DESC`, kind)
+	rows, err := s.db.QueryContext(ctx, evidenceSelect+` WHERE kind = ? ORDER BY id DESC`, kind)
 	if err != nil {
 		return nil, fmt.Errorf("read %s results: %w", kind, err)
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var e Evidence
-		var at, doc string
-		if err := rows.Scan(&e.ID, &e.Kind, &e.Source, &e.Target, &at, &e.Tool, &e.Outcome, &e.Summary, &doc); err != nil {
+		e, err := scanEvidence(rows)
+		if err != nil {
 			return nil, fmt.Errorf("read %s results: %w", kind, err)
 		}
-		if match != nil && !match(e.Source, e.Target) {
-			continue
+		if match == nil || match(e.Source, e.Target) {
+			return &e, nil
 		}
-		e.At, e.Document = parseTime(at), []byte(doc)
-		return &e, nil
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("read %s results: %w", kind, err)
@@ -125,24 +123,21 @@ func (s *Store) LatestEvidence(ctx context.Context, kind string, match func(sour
 
 // EvidenceOfKind returns every stored evidence of kind, oldest first.
 func (s *Store) EvidenceOfKind(ctx context.Context, kind string) ([]Evidence, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT id, kind, source, target, at, tool, outcome, summary, document
-		FROM evidence WHERE kind = ? ORDER BY id`, kind)
+	out, err := target.QueryAll(ctx, s.db, scanEvidence, evidenceSelect+` WHERE kind = ? ORDER BY id`, kind)
 	if err != nil {
 		return nil, fmt.Errorf("read %s results: %w", kind, err)
 	}
-	defer rows.Close()
-	var out []Evidence
-	for rows.Next() {
-		var e Evidence
-		var at, doc string
-		if err := rows.Scan(&e.ID, &e.Kind, &e.Source, &e.Target, &at, &e.Tool, &e.Outcome, &e.Summary, &doc); err != nil {
-			return nil, fmt.Errorf("read %s results: %w", kind, err)
-		}
-		e.At, e.Document = parseTime(at), []byte(doc)
-		out = append(out, e)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("read %s results: %w", kind, err)
-	}
 	return out, nil
+}
+
+const evidenceSelect = `SELECT id, kind, source, target, at, tool, outcome, summary, document FROM evidence`
+
+func scanEvidence(row target.Scanner) (Evidence, error) {
+	var e Evidence
+	var at, doc string
+	if err := row.Scan(&e.ID, &e.Kind, &e.Source, &e.Target, &at, &e.Tool, &e.Outcome, &e.Summary, &doc); err != nil {
+		return Evidence{}, err
+	}
+	e.At, e.Document = parseTime(at), []byte(doc)
+	return e, nil
 }
