@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/shakedown/shakedown/internal/fingerprint"
+	"github.com/shakedown/shakedown/internal/sqlsplit"
 )
 
 // FPStats are one fingerprint's figures in a capture.
@@ -48,7 +49,7 @@ func (s *Summary) Add(r *Record, info *fingerprint.Info) {
 			st = &s.other
 			st.Fingerprint = "(other fingerprints)"
 		} else {
-			st = &FPStats{Fingerprint: info.Fingerprint, Digest: info.Digest, Verb: info.Verb, Parsed: info.Parsed, ReadOnly: info.ReadOnly, Example: short(r.SQL, 300)}
+			st = &FPStats{Fingerprint: info.Fingerprint, Digest: info.Digest, Verb: info.Verb, Parsed: info.Parsed, ReadOnly: info.ReadOnly, Example: sqlsplit.Short(r.SQL, 300)}
 			s.byFP[r.Digest] = st
 		}
 	}
@@ -131,21 +132,9 @@ func writeProfile(w io.Writer, fps []*FPStats, top int, total, totalUS int64) er
 			tshare = fmt.Sprintf("%.1f%%", 100*float64(f.TotalUS)/float64(totalUS))
 		}
 		fmt.Fprintf(tw, "%d\t%d\t%.1f%%\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t\t%s  %s\n", i+1, f.Count, 100*float64(f.Count)/float64(max(total, 1)),
-			tot, tshare, avg, mx, f.RowsSent, f.RowsExam, f.Errors, f.Digest, short(f.Fingerprint, 100))
+			tot, tshare, avg, mx, f.RowsSent, f.RowsExam, f.Errors, f.Digest, sqlsplit.Short(f.Fingerprint, 100))
 	}
 	return tw.Flush()
-}
-
-// short cuts s to n bytes (at a rune boundary) on one line.
-func short(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && s[n]&0xc0 == 0x80 {
-		n--
-	}
-	return s[:n] + "..."
 }
 
 // SourceLine says what one source held: its format and how it was known,

@@ -11,6 +11,8 @@ import (
 
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
+
+	"github.com/shakedown/shakedown/internal/sqlsplit"
 )
 
 // The text tcpdump prints with -x (from the network header) or -xx (from
@@ -101,7 +103,7 @@ func (c *Capturer) readTcpdumpText(ctx context.Context, r io.Reader, port int) e
 			if !bad {
 				var ok bool
 				if hex, ok = appendHexLine(hex, t); !ok {
-					c.bad(lr.line, "unreadable hex: %q", short(string(line), 80))
+					c.bad(lr.line, "unreadable hex: %q", sqlsplit.Short(string(line), 80))
 					bad = true
 				}
 			}

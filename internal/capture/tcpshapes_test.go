@@ -13,6 +13,8 @@ import (
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
 	"github.com/gopacket/gopacket/pcapgo"
+
+	"github.com/shakedown/shakedown/internal/sqlsplit"
 )
 
 // resegment rewrites a pcap of Ethernet, IPv4 and TCP packets: each TCP
@@ -130,7 +132,7 @@ func TestPcapResegmented(t *testing.T) {
 				t.Errorf("got %d statements, want %d the same as the capture as recorded (%s)", len(g), len(want), &c.Stats.Packets)
 				for i := range min(len(g), len(want)) {
 					if g[i] != want[i] {
-						t.Errorf("first difference, statement %d: got %s, want %s", i, short(g[i], 200), short(want[i], 200))
+						t.Errorf("first difference, statement %d: got %s, want %s", i, sqlsplit.Short(g[i], 200), sqlsplit.Short(want[i], 200))
 						break
 					}
 				}

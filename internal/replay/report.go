@@ -12,6 +12,7 @@ import (
 	"github.com/shakedown/shakedown/internal/outfile"
 	runres "github.com/shakedown/shakedown/internal/result"
 	"github.com/shakedown/shakedown/internal/runner"
+	"github.com/shakedown/shakedown/internal/sqlsplit"
 	"github.com/shakedown/shakedown/internal/stats"
 )
 
@@ -382,7 +383,7 @@ func WriteText(w io.Writer, rep *Report, top int) error {
 			if ex.DB != "" {
 				fmt.Fprintf(w, " (db %s)", ex.DB)
 			}
-			fmt.Fprintf(w, ", %s: %s\n    %s\n", ex.Candidate, ex.What, clip(oneLine(ex.SQL), 200))
+			fmt.Fprintf(w, ", %s: %s\n    %s\n", ex.Candidate, ex.What, sqlsplit.Short(ex.SQL, 200))
 			if len(ex.Params) > 0 {
 				fmt.Fprintf(w, "    parameters %v\n", ex.Params)
 			}
@@ -414,5 +415,3 @@ func showResult(v ResultView) string {
 	}
 	return s
 }
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
