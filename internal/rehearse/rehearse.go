@@ -63,6 +63,11 @@ type Result struct {
 	Skipped bool
 }
 
+// noSection is the result of a step whose section the plan leaves out.
+func noSection(section string) (Result, error) {
+	return Result{Skipped: true, Summary: "skipped: the plan has no " + section + ": section"}, nil
+}
+
 // Options are the rehearsal's surroundings.
 type Options struct {
 	// Store receives the rehearsal, its steps and their evidence. Required.

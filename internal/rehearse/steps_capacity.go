@@ -52,7 +52,7 @@ func (capacityStep) Name() string { return plan.StepCapacity }
 func (s capacityStep) Run(ctx context.Context) (Result, error) {
 	c := s.c
 	if c.capCfg == nil {
-		return Result{Skipped: true, Summary: "skipped: the plan has no capacity: section"}, nil
+		return noSection("capacity")
 	}
 	rep, runErr := capacity.Run(ctx, *c.capCfg, c.capTargets, nil)
 	if rep == nil {

@@ -137,7 +137,7 @@ func (followStep) Name() string { return plan.StepFollow }
 func (s followStep) Run(ctx context.Context) (Result, error) {
 	c := s.c
 	if c.p.Follow == nil {
-		return Result{Skipped: true, Summary: "skipped: the plan has no follow: section"}, nil
+		return noSection("follow")
 	}
 	i := -1
 	return c.perCandidate(ctx, func(ctx context.Context, cand *plan.Target) (Result, error) {
@@ -323,7 +323,7 @@ func (s cutoverStep) Run(ctx context.Context) (Result, error) {
 	c := s.c
 	co := c.p.Cutover
 	if co == nil {
-		return Result{Skipped: true, Summary: "skipped: the plan has no cutover: section"}, nil
+		return noSection("cutover")
 	}
 	return c.perCandidate(ctx, func(ctx context.Context, cand *plan.Target) (Result, error) {
 		f := c.followerOf(cand)

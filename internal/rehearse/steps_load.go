@@ -51,7 +51,7 @@ func (s replayStep) Run(ctx context.Context) (Result, error) {
 	c := s.c
 	rp := c.p.Replay
 	if rp == nil {
-		return Result{Skipped: true, Summary: "skipped: the plan has no replay: section"}, nil
+		return noSection("replay")
 	}
 	f, err := os.Open(rp.Capture)
 	if err != nil {
@@ -143,7 +143,7 @@ func (s sweepStep) Run(ctx context.Context) (Result, error) {
 	c := s.c
 	p := c.p.Sweep
 	if p == nil {
-		return Result{Skipped: true, Summary: "skipped: the plan has no sweep: section"}, nil
+		return noSection("sweep")
 	}
 	envs, err := sweep.Preflight(ctx, io.Discard, p, segment.Split{}, c.resumeSweep != 0)
 	if err != nil {
