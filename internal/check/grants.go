@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"sort"
 	"strings"
+
+	"github.com/shakedown/shakedown/internal/target"
 )
 
 // account is one account (or role) and what it may do: privileges at their
@@ -198,19 +200,11 @@ func (s *snapshot) readAccounts(ctx context.Context) error {
 func (s *snapshot) readPrivilegeNames(ctx context.Context) error {
 	s.privNames = map[string]bool{}
 	_, err := s.query(ctx, "privnames", "SHOW PRIVILEGES", "", `SHOW PRIVILEGES`, nil, func(rows *sql.Rows) error {
-		cols, err := rows.Columns()
+		name, err := target.FirstColumn(rows)
 		if err != nil {
 			return err
 		}
-		vals := make([]sql.NullString, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			return err
-		}
-		s.privNames[canonPriv(vals[0].String)] = true
+		s.privNames[canonPriv(name)] = true
 		return nil
 	})
 	if len(s.privNames) > 0 {

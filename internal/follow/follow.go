@@ -271,18 +271,13 @@ func (f *follower) positionExists(ctx context.Context) error {
 		return fmt.Errorf("source: SHOW BINARY LOGS: %w", err)
 	}
 	defer rows.Close()
-	cols, _ := rows.Columns()
 	var files []string
 	for rows.Next() {
-		vals := make([]sql.RawBytes, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
+		file, err := target.FirstColumn(rows)
+		if err != nil {
 			return fmt.Errorf("source: SHOW BINARY LOGS: %w", err)
 		}
-		files = append(files, string(vals[0]))
+		files = append(files, file)
 	}
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("source: SHOW BINARY LOGS: %w", err)

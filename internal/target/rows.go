@@ -98,3 +98,22 @@ func FirstRow(rows *sql.Rows) (map[string]string, error) {
 	}
 	return m, rows.Err()
 }
+
+// FirstColumn reads the first column of the row rows stands at as text
+// (NULL as ""), whatever columns follow it: a SHOW statement's row, whose
+// columns differ by server and version.
+func FirstColumn(rows *sql.Rows) (string, error) {
+	cols, err := rows.Columns()
+	if err != nil {
+		return "", err
+	}
+	vals := make([]sql.RawBytes, len(cols))
+	ptrs := make([]any, len(cols))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	if err := rows.Scan(ptrs...); err != nil {
+		return "", err
+	}
+	return string(vals[0]), nil
+}
