@@ -58,7 +58,7 @@ func TestCrossCheckEveryWorkload(t *testing.T) {
 			if name == "sql" {
 				runOpts = opts[:1]
 			}
-			args := append([]string{"run", name, "--target=" + url, "--threads=2", "--time=4", "--json=" + path}, runOpts...)
+			args := append([]string{"run", name, "--target=" + url, "--threads=2", "--time=3", "--json=" + path}, runOpts...)
 			code, out, errOut := runCLI(context.Background(), args...)
 			if code != 0 {
 				t.Fatalf("run: exit %d\n%s\n%s", code, out, errOut)
