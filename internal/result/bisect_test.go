@@ -178,3 +178,25 @@ func TestBisectNoise(t *testing.T) {
 		t.Errorf("SettleHint with nothing open: got %q, want none", h)
 	}
 }
+
+// The header names the runs the first comparison made: more than asked
+// where it stayed open after them.
+func TestBisectHeaderRuns(t *testing.T) {
+	r := bisectFixture()
+	r.Repeats, r.ControlQPS = 4, []float64{1, 2, 3, 4}
+	var out bytes.Buffer
+	if err := WriteBisectText(&out, r); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), ", 4 runs of each server, ") {
+		t.Errorf("header with the runs asked: got %q", strings.SplitN(out.String(), "\n", 2)[0])
+	}
+	r.ControlQPS = append(r.ControlQPS, 5, 6)
+	out.Reset()
+	if err := WriteBisectText(&out, r); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), ", 6 runs of each server (4 asked; more while the first comparison was open), ") {
+		t.Errorf("header with runs added: got %q", strings.SplitN(out.String(), "\n", 2)[0])
+	}
+}

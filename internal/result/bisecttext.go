@@ -166,7 +166,12 @@ func (r *Bisect) allShort() bool {
 // could not be tested, and every measurement.
 func WriteBisectText(w io.Writer, r *Bisect) error {
 	ew := &outfile.Sticky{W: w}
-	ew.Printf("vars bisect: %s %s, %d runs of each server, %d pairs of runs a round\n", r.Workload, strings.Join(r.RunArgs, " "), r.Repeats, r.Pairs)
+	runs := fmt.Sprintf("%d runs of each server", r.Repeats)
+	if n := len(r.ControlQPS); n > r.Repeats {
+		// The first comparison was open after the runs asked and added pairs.
+		runs = fmt.Sprintf("%d runs of each server (%d asked; more while the first comparison was open)", n, r.Repeats)
+	}
+	ew.Printf("vars bisect: %s %s, %s, %d pairs of runs a round\n", r.Workload, strings.Join(r.RunArgs, " "), runs, r.Pairs)
 	ew.Printf("control:   %s\ncandidate: %s\n\n", r.Control, r.Candidate)
 	if r.Difference != nil {
 		ew.Printf("The candidate against the control: %s (median %.1f vs %.1f qps)\n", r.Difference, stats.Median(r.CandidateQPS), stats.Median(r.ControlQPS))
