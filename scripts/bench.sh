@@ -68,6 +68,9 @@
 #   CLIENT_CPUS=8-15  bind every client (sysbench, shakedown, mysqlslap) to
 #                     these CPUs with taskset: with SERVER_CPUS, a client on
 #                     cores of its own
+#   FLAVOUR=galera    the sandbox is a 3-node Galera cluster (sandbox up
+#                     --flavour galera); sysbench and shakedown spread their
+#                     connections over the nodes.
 #   FLAVOUR=tidb      the sandbox is a TiDB server (sandbox up --flavour tidb)
 #                     from SHAKEDOWN_TIDB_SERVER, tidb-server on PATH, or the
 #                     build in ../shared/flavours/tidb-server.xz (unpacked
@@ -124,8 +127,20 @@ tidb)
 	fi
 	flavour_up=(--flavour tidb --server "$tidb")
 	;;
+galera)
+	# Three nodes on loopback (Debian's galera-4); both tools spread their
+	# connections over the three, sysbench through its host and port lists.
+	for c in $CASES; do
+		case $c in tls | floor | monitor)
+			echo "bench.sh: FLAVOUR=galera: case $c needs one server; drop it from CASES" >&2
+			exit 2
+			;;
+		esac
+	done
+	flavour_up=(--flavour galera)
+	;;
 *)
-	echo "bench.sh: FLAVOUR=$FLAVOUR: want mariadb or tidb" >&2
+	echo "bench.sh: FLAVOUR=$FLAVOUR: want mariadb, tidb or galera" >&2
 	exit 2
 	;;
 esac
@@ -187,14 +202,19 @@ else
 	[ -z "$SERVER_CPUS" ] || place=(--cpus "$SERVER_CPUS")
 	url=$("$BIN" sandbox up "$name" --url-only "${tls_set[@]}" "${place[@]}" "${flavour_up[@]}")
 	trap '"$BIN" sandbox down "$name" >/dev/null 2>&1 || true; rm -rf "$work"; git worktree prune' EXIT
-	port=${url##*:}
-	port=${port%%/*}
-	sb_conn=(--mysql-host=127.0.0.1 "--mysql-port=$port" --mysql-user=shakedown --mysql-db=sbtest)
+	# mysql://shakedown@HOST[,HOST...]:PORT[,PORT...]/sbtest: a cluster's
+	# nodes are lists, which sysbench takes as they are.
+	hosts=${url#*@}
+	hosts=${hosts%:*}
+	ports=${url##*:}
+	ports=${ports%%/*}
+	port=${ports%%,*}
+	sb_conn=("--mysql-host=$hosts" "--mysql-port=$ports" --mysql-user=shakedown --mysql-db=sbtest)
 	my_conn=(-h127.0.0.1 "-P$port" -ushakedown)
 fi
 
 server=$(mariadb "${my_conn[@]}" -N -e 'SELECT VERSION()' 2>/dev/null || true)
-echo "# shakedown $("$BIN" version | cut -d' ' -f2) vs $(sysbench --version), server $server, $(nproc) cores"
+echo "# shakedown $("$BIN" version | cut -d' ' -f2) vs $(sysbench --version), server $server ($FLAVOUR), $(nproc) cores"
 echo "# rounds=$ROUNDS seconds=$SECS server=${TARGET:+${TARGET%%@*}@...}${TARGET:-sandbox}${SERVER_CPUS:+ on CPUs $SERVER_CPUS} clients${CLIENT_CPUS:+ on CPUs $CLIENT_CPUS}"
 
 # measure TOOL OUTFILE CMD...: runs CMD under GNU time; appends
