@@ -245,7 +245,7 @@ func (c *clientConn) greet(g greeting, accounts map[string]string, tlsCfg *tls.C
 	}
 	if requireTLS && c.tls == nil {
 		c.writeError(target.ERSecureTransportRequired, "HY000", insecureTransportMsg)
-		return nil, errors.New("a client without TLS, which this mirror requires")
+		return nil, errPlainRefused
 	}
 	h, err := parseHello(resp, caps)
 	if err != nil {

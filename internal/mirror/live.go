@@ -155,6 +155,7 @@ func desc(name, help string, labels ...string) *prometheus.Desc {
 var (
 	mStatements = desc("statements_total", "statements through the mirror, to the control")
 	mSessions   = desc("sessions_total", "client sessions served")
+	mRefused    = desc("refused_without_tls_total", "clients refused for want of TLS (error 3159)")
 	mUp         = desc("candidate_up", "1 while the candidate is up, 0 while it is down", "candidate")
 	mLost       = desc("candidate_lost_total", "times the candidate went down", "candidate")
 	mRatio      = desc("candidate_latency_ratio", "the candidate's latency over the control's, summed over the compared statements", "candidate")
@@ -180,7 +181,7 @@ var (
 )
 
 func (c *collector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{mStatements, mSessions, mUp, mLost, mRatio, mCtlSec, mCandSec, mClassThru, mClassCtl, mClassCand, mClassRatio} {
+	for _, d := range []*prometheus.Desc{mStatements, mSessions, mRefused, mUp, mLost, mRatio, mCtlSec, mCandSec, mClassThru, mClassCtl, mClassCand, mClassRatio} {
 		ch <- d
 	}
 	for _, m := range []map[string]*prometheus.Desc{mCand, mClass} {
@@ -200,6 +201,7 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 	}
 	counter(mStatements, float64(s.Through))
 	counter(mSessions, float64(s.Sessions))
+	counter(mRefused, float64(s.RefusedPlain))
 	for _, cd := range s.Candidates {
 		up := 1.0
 		if cd.Down {

@@ -205,6 +205,7 @@ func diffSummary(cur, prev *Summary) *Summary {
 	out.Compared -= prev.Compared
 	out.Differing -= prev.Differing
 	out.Dropped -= prev.Dropped
+	out.RefusedPlain -= prev.RefusedPlain
 	out.Other = nil
 	for k, v := range cur.Other {
 		if d := v - prev.Other[k]; d != 0 {

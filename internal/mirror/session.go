@@ -62,6 +62,9 @@ func (s *session) serve(ctx, twinCtx context.Context) {
 	g.connID = id
 	h, err := s.c.greet(g, s.m.opts.Accounts, s.m.opts.TLS, s.m.requireTLS)
 	if err != nil {
+		if errors.Is(err, errPlainRefused) {
+			s.m.tally.refusedPlain.Add(1)
+		}
 		return
 	}
 	cfg := s.m.ctl.Clone()

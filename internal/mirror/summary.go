@@ -17,17 +17,20 @@ import (
 // Summary is a mirror's figures: totals, each candidate's, and each
 // query class's. It is the JSON document --json writes.
 type Summary struct {
-	Version    int                `json:"version"`
-	Seconds    float64            `json:"seconds"`
-	Sessions   int64              `json:"sessions"`
-	Through    int64              `json:"statements_through"`
-	Mirrored   int64              `json:"mirrored"`
-	Compared   int64              `json:"compared"`
-	Differing  int64              `json:"differing"`
-	Dropped    int64              `json:"dropped"`
-	Other      map[string]int64   `json:"other_commands_not_mirrored,omitempty"`
-	Candidates []CandidateSummary `json:"candidates"`
-	Classes    []ClassSummary     `json:"classes"`
+	Version   int     `json:"version"`
+	Seconds   float64 `json:"seconds"`
+	Sessions  int64   `json:"sessions"`
+	Through   int64   `json:"statements_through"`
+	Mirrored  int64   `json:"mirrored"`
+	Compared  int64   `json:"compared"`
+	Differing int64   `json:"differing"`
+	Dropped   int64   `json:"dropped"`
+	// RefusedPlain counts the clients refused because they did not use
+	// TLS where the mirror requires it (error 3159 before the password).
+	RefusedPlain int64              `json:"refused_without_tls,omitempty"`
+	Other        map[string]int64   `json:"other_commands_not_mirrored,omitempty"`
+	Candidates   []CandidateSummary `json:"candidates"`
+	Classes      []ClassSummary     `json:"classes"`
 }
 
 // CandidateSummary is one candidate's totals.
@@ -106,7 +109,8 @@ type SampleResult struct {
 
 func (t *tally) summary(cands []*candidate, elapsed time.Duration) *Summary {
 	s := &Summary{Version: 1, Seconds: stats.Round(elapsed.Seconds(), 3), Sessions: t.sessions.Load(), Through: t.through.Load(),
-		Mirrored: t.mirrored.Load(), Compared: t.compared.Load(), Differing: t.differing.Load(), Dropped: t.dropped.Load()}
+		Mirrored: t.mirrored.Load(), Compared: t.compared.Load(), Differing: t.differing.Load(), Dropped: t.dropped.Load(),
+		RefusedPlain: t.refusedPlain.Load()}
 	t.mu.Lock()
 	if len(t.other) > 0 {
 		s.Other = maps.Clone(t.other)
@@ -202,6 +206,9 @@ func WriteText(w io.Writer, s *Summary) error {
 	}
 	if len(s.Other) > 0 {
 		fmt.Fprintf(w, "other commands not mirrored: %s\n", counts(s.Other))
+	}
+	if s.RefusedPlain > 0 {
+		fmt.Fprintf(w, "clients refused for want of TLS (error 3159): %d\n", s.RefusedPlain)
 	}
 	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
 	fmt.Fprintln(tw, "\nclass\tcandidate\tthrough\tmirrored\tcompared\tdiffering\tdropped\tcontrol p50 ms\tcandidate p50 ms\tlatency ratio\tnot mirrored")

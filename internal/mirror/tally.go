@@ -20,6 +20,8 @@ type tally struct {
 
 	through, mirrored, compared, differing, dropped atomic.Int64
 	sessions                                        atomic.Int64
+	// refusedPlain counts the clients refused for want of TLS (3159).
+	refusedPlain atomic.Int64
 	// ctlNS and candNS sum the latency of the compared statements (the
 	// progress line's ratio over its last interval); byCand sums them per
 	// candidate (each candidate's ratio, and its ratio over each period).

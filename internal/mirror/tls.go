@@ -22,6 +22,10 @@ import (
 // insecureTransportMsg is the refusal's text; it begins as MySQL's does.
 const insecureTransportMsg = "Connections using insecure transport are prohibited: the mirror listens beyond its host, so clients must use TLS (mariadb --ssl, or the driver's TLS option)"
 
+// errPlainRefused ends the login of a client refused for want of TLS; the
+// tally counts it.
+var errPlainRefused = errors.New("a client without TLS, which this mirror requires")
+
 // LoadTLS reads the server certificate and its private key, PEM files
 // named by --tls-cert and --tls-key, and returns the configuration that
 // serves clients TLS; neither file gives nil. Each error is a usage error

@@ -318,6 +318,16 @@ func TestMirrorTLSRequired(t *testing.T) {
 			t.Errorf("got %d, %v, want 42", n, err)
 		}
 	})
+	// The two refused are counted, and said; the two served are not.
+	waitFor(t, 10*time.Second, "the refused clients counted", func() bool { return tm.m.Summary().RefusedPlain >= 2 })
+	s := tm.m.Summary()
+	var text strings.Builder
+	if err := WriteText(&text, s); err != nil {
+		t.Fatal(err)
+	}
+	if s.RefusedPlain != 2 || !strings.Contains(text.String(), "clients refused for want of TLS (error 3159): 2\n") {
+		t.Errorf("got %d refused without TLS and the summary\n%s\nwant 2, said", s.RefusedPlain, text.String())
+	}
 }
 
 // readSeq reads one packet from a raw client connection: its payload and
