@@ -104,6 +104,18 @@ SERVER_CPUS=${SERVER_CPUS:-}
 CLIENT_CPUS=${CLIENT_CPUS:-}
 TARGET=${TARGET:-}
 FLAVOUR=${FLAVOUR:-mariadb}
+# one_sandbox_cases WHAT NEEDS: exit 2 where CASES holds a case that reads
+# the sandbox's one server itself (tls, monitor, floor), which WHAT rules out.
+one_sandbox_cases() {
+	local c
+	for c in $CASES; do
+		case $c in tls | monitor | floor)
+			echo "bench.sh: $1: case $c needs $2; drop it from CASES" >&2
+			exit 2
+			;;
+		esac
+	done
+}
 flavour_up=()
 case $FLAVOUR in
 mariadb) ;;
@@ -130,13 +142,7 @@ tidb)
 galera)
 	# Three nodes on loopback (Debian's galera-4); both tools spread their
 	# connections over the three, sysbench through its host and port lists.
-	for c in $CASES; do
-		case $c in tls | floor | monitor)
-			echo "bench.sh: FLAVOUR=galera: case $c needs one server; drop it from CASES" >&2
-			exit 2
-			;;
-		esac
-	done
+	one_sandbox_cases "FLAVOUR=galera" "one server"
 	flavour_up=(--flavour galera)
 	;;
 *)
@@ -149,13 +155,7 @@ if [ -n "$TARGET" ]; then
 		echo "bench.sh: SERVER_CPUS binds the sandbox's server; with TARGET bind your server yourself" >&2
 		exit 2
 	fi
-	for c in $CASES; do
-		case $c in tls | monitor | floor)
-			echo "bench.sh: case $c needs the sandbox; leave TARGET unset or drop $c from CASES" >&2
-			exit 2
-			;;
-		esac
-	done
+	one_sandbox_cases "TARGET" "the sandbox"
 fi
 export SHAKEDOWN_HOME=${SHAKEDOWN_HOME:-$(mktemp -d /tmp/shakedown-bench.XXXXXX)}
 
