@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/shakedown/shakedown/internal/render"
+	"github.com/shakedown/shakedown/internal/sqlsplit"
 	"github.com/shakedown/shakedown/internal/stats"
 )
 
@@ -65,7 +66,7 @@ func (m *Mirror) WriteHTML(w io.Writer) error {
 }
 
 var pageTmpl = render.Template("mirror", template.FuncMap{
-	"clip":  clip,
+	"clip":  sqlsplit.Short,
 	"ratio": ratioText,
 	"class": func(s stats.State) string { return render.StateClass(s, false) },
 	"num":   num,
@@ -91,7 +92,7 @@ var pageTmpl = render.Template("mirror", template.FuncMap{
 <div class="scroll"><table id="classes">
 <tr><th class="l">class</th><th class="l">candidate</th><th>through</th><th>mirrored</th><th>compared</th><th>differing</th><th>dropped</th><th>control p50 ms</th><th>candidate p50 ms</th><th>latency ratio [interval]</th><th class="l">state</th></tr>
 {{range .S.Classes}}{{$cl := .}}{{range $i, $c := .Candidates}}<tr data-digest="{{$cl.Digest}}" data-candidate="{{$c.Name}}">
-<td class="l">{{if eq $i 0}}<code>{{clip $cl.Statement 90}}</code>{{end}}</td><td class="l">{{$c.Name}}</td><td>{{if eq $i 0}}{{$cl.Through}}{{end}}</td><td>{{$c.Mirrored}}</td><td>{{$c.Compared}}</td>
+<td class="l">{{if eq $i 0}}<code>{{clip $cl.Statement 87}}</code>{{end}}</td><td class="l">{{$c.Name}}</td><td>{{if eq $i 0}}{{$cl.Through}}{{end}}</td><td>{{$c.Mirrored}}</td><td>{{$c.Compared}}</td>
 <td{{if $c.Differing}} class="slower"{{end}}>{{$c.Differing}}</td><td>{{$c.Dropped}}</td><td>{{num $c.ControlP50ms $c.Compared}}</td><td>{{num $c.CandidateP50ms $c.Compared}}</td><td>{{ratio $c}}</td><td class="l {{class $c.State}}">{{$c.State}}</td></tr>
 {{end}}{{end}}</table></div>
 <h2>Differences</h2>
@@ -111,7 +112,7 @@ var pageTmpl = render.Template("mirror", template.FuncMap{
 <h2>Drops</h2>
 {{if .Drops}}<table id="drops">
 <tr><th class="l">class</th><th class="l">candidate</th><th>queue full</th><th>candidate down</th><th>connection lost</th></tr>
-{{range .Drops}}<tr><td class="l wrap"><code>{{clip .Statement 120}}</code></td><td class="l">{{.Candidate}}</td><td>{{.Full}}</td><td>{{.Down}}</td><td>{{.Lost}}</td></tr>
+{{range .Drops}}<tr><td class="l wrap"><code>{{clip .Statement 117}}</code></td><td class="l">{{.Candidate}}</td><td>{{.Full}}</td><td>{{.Down}}</td><td>{{.Lost}}</td></tr>
 {{end}}</table>{{else}}<p id="drops">No read has been dropped.</p>{{end}}
 <h2>Latency ratio over time</h2>
 <p class="meta">Each snapshot period's own figures; the last row is the period under way.</p>

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/shakedown/shakedown/internal/replay"
+	"github.com/shakedown/shakedown/internal/sqlsplit"
 	"github.com/shakedown/shakedown/internal/stats"
 )
 
@@ -216,7 +217,7 @@ func WriteText(w io.Writer, s *Summary) error {
 		for i, c := range cl.Candidates {
 			name, through, skipped := "", "", ""
 			if i == 0 {
-				name, through, skipped = clip(cl.Statement, 60), fmt.Sprint(cl.Through), counts(cl.NotMirrored)
+				name, through, skipped = sqlsplit.Short(cl.Statement, 57), fmt.Sprint(cl.Through), counts(cl.NotMirrored)
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%s\n", name, c.Name, through, c.Mirrored, c.Compared, c.Differing,
 				c.Dropped+c.Down, num(c.ControlP50ms, c.Compared), num(c.CandidateP50ms, c.Compared), ratioText(c), skipped)
@@ -283,11 +284,4 @@ func counts(m map[string]int64) string {
 		parts[i] = fmt.Sprintf("%s %d", k, m[k])
 	}
 	return strings.Join(parts, ", ")
-}
-
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n-3] + "..."
 }
