@@ -260,6 +260,12 @@ func (n Name) CatalogSchema(name string, asked []string) string {
 	return name
 }
 
+// SchemaListRouted says whether information_schema can be read for
+// several databases in one query (TABLE_SCHEMA IN (...)). vtgate routes a
+// query of information_schema to a keyspace's tablet only by an equality
+// on its name: with IN it answers no rows.
+func (n Name) SchemaListRouted() bool { return n != Vitess }
+
 // Triggers says whether the server runs triggers.
 func (n Name) Triggers() bool { return n != TiDB }
 

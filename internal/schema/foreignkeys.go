@@ -55,7 +55,7 @@ func normRule(r string) string {
 // information_schema tables leaves ForeignKeysUnknown set.
 func loadForeignKeys(ctx context.Context, s *Side, tables map[string]*Table, dbs []string, in string, args []any) error {
 	rows, err := s.DB.QueryContext(ctx, `SELECT CONSTRAINT_SCHEMA, TABLE_NAME, COALESCE(CONSTRAINT_NAME, ''), UPDATE_RULE, DELETE_RULE
-		FROM information_schema.REFERENTIAL_CONSTRAINTS WHERE CONSTRAINT_SCHEMA IN `+in, args...)
+		FROM information_schema.REFERENTIAL_CONSTRAINTS WHERE CONSTRAINT_SCHEMA `+in, args...)
 	if code := target.Code(err); code == target.ERUnknownTable || code == target.ERNoSuchTable {
 		for _, t := range tables {
 			t.ForeignKeysUnknown = true
@@ -111,7 +111,7 @@ func loadForeignKeys(ctx context.Context, s *Side, tables map[string]*Table, dbs
 	}, `SELECT CONSTRAINT_SCHEMA, TABLE_NAME, CONSTRAINT_NAME, COALESCE(COLUMN_NAME, ''),
 		COALESCE(REFERENCED_TABLE_SCHEMA, CONSTRAINT_SCHEMA), REFERENCED_TABLE_NAME, COALESCE(REFERENCED_COLUMN_NAME, '')
 		FROM information_schema.KEY_COLUMN_USAGE
-		WHERE REFERENCED_TABLE_NAME IS NOT NULL AND CONSTRAINT_SCHEMA IN `+in+`
+		WHERE REFERENCED_TABLE_NAME IS NOT NULL AND CONSTRAINT_SCHEMA `+in+`
 		ORDER BY CONSTRAINT_SCHEMA, TABLE_NAME, CONSTRAINT_NAME, ORDINAL_POSITION`, args...)
 	if err != nil {
 		return fmt.Errorf("read %s foreign key columns: %w", s.Role, err)

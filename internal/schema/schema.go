@@ -91,12 +91,33 @@ func (ix *Index) Signature() string {
 	return kind + " (" + strings.Join(ix.Parts, ", ") + ")"
 }
 
+// loadEach is loadSchema one database at a time, for a server that reads
+// information_schema for one database a query.
+func loadEach(ctx context.Context, s *Side, dbs []string) (map[string]*Table, error) {
+	all := map[string]*Table{}
+	for _, d := range dbs {
+		tables, err := loadSchema(ctx, s, []string{d})
+		if err != nil {
+			return nil, err
+		}
+		maps.Copy(all, tables)
+	}
+	return all, nil
+}
+
 // loadSchema reads the base tables of the given databases.
 func loadSchema(ctx context.Context, s *Side, dbs []string) (map[string]*Table, error) {
 	if len(dbs) == 0 {
 		return map[string]*Table{}, nil
 	}
-	in := "(" + strings.TrimSuffix(strings.Repeat("?,", len(dbs)), ",") + ")"
+	if len(dbs) > 1 && !s.Server.Flavour.SchemaListRouted() {
+		return loadEach(ctx, s, dbs)
+	}
+	// One database is an equality: vtgate routes no other form.
+	in := "IN (" + strings.TrimSuffix(strings.Repeat("?,", len(dbs)), ",") + ")"
+	if len(dbs) == 1 {
+		in = "= ?"
+	}
 	args := make([]any, len(dbs))
 	for i, d := range dbs {
 		args[i] = d
@@ -111,13 +132,13 @@ func loadSchema(ctx context.Context, s *Side, dbs []string) (map[string]*Table, 
 		tables[t.FullName()] = t
 		return nil
 	}, `SELECT TABLE_SCHEMA, TABLE_NAME, COALESCE(ENGINE, ''), COALESCE(TABLE_ROWS, 0)
-		FROM information_schema.TABLES WHERE TABLE_TYPE = 'BASE TABLE' AND TABLE_SCHEMA IN `+in, args...)
+		FROM information_schema.TABLES WHERE TABLE_TYPE = 'BASE TABLE' AND TABLE_SCHEMA `+in, args...)
 	if err != nil {
 		return nil, fmt.Errorf("list %s tables: %w", s.Role, err)
 	}
 
 	jsonCols := map[string]bool{}
-	if s.Server.Flavour.IsMariaDB() {
+	if s.Server.Stores().IsMariaDB() {
 		// MariaDB's JSON is LONGTEXT plus CHECK (json_valid(col)); older
 		// servers have no CHECK_CONSTRAINTS, which only costs the JSON rule
 		// (and so does any error reading them).
@@ -131,7 +152,7 @@ func loadSchema(ctx context.Context, s *Side, dbs []string) (map[string]*Table, 
 			}
 			return nil
 		}, `SELECT CONSTRAINT_SCHEMA, TABLE_NAME, CHECK_CLAUSE
-			FROM information_schema.CHECK_CONSTRAINTS WHERE CONSTRAINT_SCHEMA IN `+in, args...)
+			FROM information_schema.CHECK_CONSTRAINTS WHERE CONSTRAINT_SCHEMA `+in, args...)
 	}
 
 	err = target.QueryEach(ctx, s.DB, func(row target.Scanner) error {
@@ -164,14 +185,14 @@ func loadSchema(ctx context.Context, s *Side, dbs []string) (map[string]*Table, 
 			c.DataType, c.Type, c.IsJSONText = "json", "json", true
 		}
 		c.Extra, c.Generated = normExtra(extra)
-		c.Default = normDefault(s.Server.Flavour.IsMariaDB(), def, c.Nullable, extra)
+		c.Default = normDefault(s.Server.Stores().IsMariaDB(), def, c.Nullable, extra)
 		t.Columns = append(t.Columns, c)
 		t.byName[strings.ToLower(name)] = c
 		return nil
 	}, `SELECT TABLE_SCHEMA, TABLE_NAME, COLUMN_NAME, COLUMN_DEFAULT, IS_NULLABLE,
 		DATA_TYPE, COLUMN_TYPE, CHARACTER_SET_NAME, COLLATION_NAME, NUMERIC_PRECISION, NUMERIC_SCALE,
 		DATETIME_PRECISION, EXTRA
-		FROM information_schema.COLUMNS WHERE TABLE_SCHEMA IN `+in+`
+		FROM information_schema.COLUMNS WHERE TABLE_SCHEMA `+in+`
 		ORDER BY TABLE_SCHEMA, TABLE_NAME, ORDINAL_POSITION`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("read %s columns: %w", s.Role, err)
@@ -212,7 +233,7 @@ func loadSchema(ctx context.Context, s *Side, dbs []string) (map[string]*Table, 
 		return nil
 	}, `SELECT TABLE_SCHEMA, TABLE_NAME, INDEX_NAME, NON_UNIQUE, COLUMN_NAME, SUB_PART,
 		COALESCE(NULLABLE, ''), COALESCE(INDEX_TYPE, '')
-		FROM information_schema.STATISTICS WHERE TABLE_SCHEMA IN `+in+`
+		FROM information_schema.STATISTICS WHERE TABLE_SCHEMA `+in+`
 		ORDER BY TABLE_SCHEMA, TABLE_NAME, INDEX_NAME, SEQ_IN_INDEX`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("read %s indexes: %w", s.Role, err)
