@@ -52,7 +52,7 @@ func (c *copier) toTarget(stmt string) string {
 // JSON is a type of its own, so that they are created as JSON there, not
 // as the LONGTEXT MariaDB shows them as; nil otherwise.
 func (c *copier) jsonText(t *schema.Table) map[string]bool {
-	if !c.dst.Server.Flavour.NativeJSON() {
+	if !c.dst.Server.Stores().NativeJSON() {
 		return nil
 	}
 	var out map[string]bool

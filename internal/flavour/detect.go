@@ -37,6 +37,25 @@ func Detect(ctx context.Context, q Querier) (version string, n Name, err error) 
 	return version, n, ctx.Err()
 }
 
+// Beneath is the flavour of the server that keeps a gateway's data: the
+// MariaDB or MySQL under vtgate, whose information_schema rows and types
+// the gateway passes on. vtgate answers VERSION() itself but leaves
+// @@global.version to its tablet. "" when n is not a gateway or the
+// server beneath does not say.
+func Beneath(ctx context.Context, q Querier, n Name) Name {
+	if n != Vitess {
+		return ""
+	}
+	var v string
+	if q.QueryRowContext(ctx, "SELECT @@global.version").Scan(&v) != nil {
+		return ""
+	}
+	if b := FromVersion(v, ""); b != Vitess {
+		return b
+	}
+	return ""
+}
+
 // FromVersion is the flavour that VERSION() and @@version_comment name,
 // without asking the server anything more: a Galera node reads as MariaDB
 // and Dolt as MySQL here.

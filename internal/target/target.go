@@ -639,6 +639,18 @@ func (t *Target) OpenConfig(cfg *mysql.Config, size int) (*sql.DB, error) {
 type Server struct {
 	Version string       `json:"version"`
 	Flavour flavour.Name `json:"flavour"` // see package flavour
+	// Storage is the flavour of the server beneath a gateway (the
+	// MariaDB under vtgate); empty when the server keeps its own data.
+	Storage flavour.Name `json:"storage,omitempty"`
+}
+
+// Stores is the flavour whose catalog and column types the data follows:
+// the server beneath a gateway, else the server itself.
+func (s Server) Stores() flavour.Name {
+	if s.Storage != "" {
+		return s.Storage
+	}
+	return s.Flavour
 }
 
 // Detect asks the server what it is, once per target: see flavour.Detect.
@@ -647,7 +659,7 @@ func Detect(ctx context.Context, q flavour.Querier) (Server, error) {
 	if err != nil {
 		return Server{}, err
 	}
-	return Server{Version: version, Flavour: f}, nil
+	return Server{Version: version, Flavour: f, Storage: flavour.Beneath(ctx, q, f)}, nil
 }
 
 // quietLogger drops the driver's own log lines.
