@@ -69,12 +69,20 @@ type querier interface {
 // also refuses any write; where it has not (TiDB without its no-op
 // functions), or where something between (a proxy) cannot parse START
 // TRANSACTION READ ONLY, it is a plain transaction that verify only reads
-// in.
+// in. Where the session's isolation cannot be set (vtgate over MariaDB
+// 10.x), it runs at the server's default.
 func readTx(ctx context.Context, s *schema.Side) (*sql.Tx, error) {
 	ro := s.Server.Flavour.ReadOnlyTransactions()
 	tx, err := s.DB.BeginTx(ctx, &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: ro})
 	if err != nil && ro && refusedSyntax(err) {
 		tx, err = s.DB.BeginTx(ctx, &sql.TxOptions{Isolation: sql.LevelRepeatableRead})
+	}
+	if err != nil && target.Code(err) == target.ERUnknownSystemVariable {
+		// vtgate checks SET TRANSACTION ISOLATION LEVEL against
+		// @@transaction_isolation, which MariaDB before 11.1 calls
+		// tx_isolation: the transaction takes the server's default
+		// isolation (REPEATABLE READ unless it was changed).
+		tx, err = s.DB.BeginTx(ctx, &sql.TxOptions{ReadOnly: ro})
 	}
 	if err != nil {
 		return nil, fmt.Errorf("start read-only transaction: %w", err)
