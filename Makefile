@@ -11,7 +11,7 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 # make image IMAGE=registry.example.com/team/shakedown:v1.
 IMAGE ?= shakedown:$(VERSION)
 
-.PHONY: all build image deps test test-bisect test-capacity check demo demo-placement bench clean
+.PHONY: all build image deps test test-vitess test-bisect test-capacity check demo demo-placement bench clean
 
 all: build
 
@@ -39,6 +39,14 @@ deps:
 # -race, and twice that beside a process that keeps one core busy.
 test: deps
 	$(GO) test -race -count=1 -timeout 20m ./...
+
+# The Vitess tests need vtcombo, which no registry serves: it is built
+# from the Go module vitess.io/vitess (about 4 minutes on 2 cores, once,
+# into the user's cache), then the contract suite, the sandbox and the
+# demo run against it (about 4 minutes more).
+test-vitess: deps
+	bash scripts/install-vitess.sh
+	$(GO) test -race -count=1 -timeout 15m -run 'TestContract/vitess|TestSandboxVitess|TestDemoVitess' ./internal/cli/
 
 # The full vars bisect of a durable against a relaxed sandbox measures for
 # two to four minutes, alone. It is not part of "make test": the six

@@ -146,7 +146,7 @@ func findSandbox(home string, tgt *target.Target) (*sandbox.Instance, error) {
 		return nil, err
 	}
 	for _, inst := range list {
-		if inst.Running && inst.Port == tgt.Ports[0] {
+		if inst.Running && inst.ClientPort() == tgt.Ports[0] {
 			return inst, nil
 		}
 	}

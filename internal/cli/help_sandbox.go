@@ -5,6 +5,7 @@ const sandboxHelp = `usage: shakedown sandbox up NAME [--port P] [--set var=valu
                          [--cpus LIST] [--cpu-quota PCT] [--numa interleave] [--url-only]
        shakedown sandbox up NAME --flavour galera [--nodes N] [--set var=value ...]
        shakedown sandbox up NAME --flavour tidb [--server PATH]
+       shakedown sandbox up NAME --flavour vitess [--shards N] [--server PATH] [--set var=value ...]
        shakedown sandbox stop NAME
        shakedown sandbox down NAME
        shakedown sandbox list
@@ -18,7 +19,11 @@ and keep running after shakedown exits until "sandbox down".
 --flavour galera makes a MariaDB Galera cluster of --nodes nodes (3), whose
 URL names every node; --flavour tidb runs one TiDB server with its
 embedded storage, from --server, $SHAKEDOWN_TIDB_SERVER or tidb-server on
-PATH. docs/flavours.md says what differs on each.
+PATH; --flavour vitess runs vtgate and its tablets (one vtcombo process)
+over a MariaDB sandbox, with a keyspace sbtest of --shards shards (1), from
+--server, $SHAKEDOWN_VITESS_SERVER, vtcombo on PATH or the build that
+scripts/install-vitess.sh makes. --set sets the MariaDB beneath.
+docs/flavours.md says what differs on each.
 
   up NAME     create and start a sandbox; NAME is letters, digits, '_' or '-'.
               A sandbox that exists but is stopped (stopped, killed, or the

@@ -30,9 +30,10 @@ func (c *sandboxCmd) flags() *pflag.FlagSet {
 	fs.StringVar(&c.cpus, "cpus", "", "bind the server to these CPUs, e.g. 0-3 or 0,2 (CPU affinity)")
 	fs.StringVar(&c.cpuQuota, "cpu-quota", "", "limit the server to this share of CPU time in a cgroup, e.g. 200% (two CPUs) or 0.5")
 	fs.StringVar(&c.numa, "numa", "", "interleave: spread the server's memory over all NUMA nodes (needs numactl and 2+ nodes)")
-	fs.StringVar(&c.flavour, "flavour", "mariadb", "the server to run: mariadb (MariaDB or MySQL, from PATH or --basedir), galera (a MariaDB Galera cluster) or tidb")
+	fs.StringVar(&c.flavour, "flavour", "mariadb", "the server to run: mariadb (MariaDB or MySQL, from PATH or --basedir), galera (a MariaDB Galera cluster), tidb or vitess (vtgate and its tablets over MariaDB)")
 	fs.IntVar(&c.opts.Nodes, "nodes", 0, "the nodes of a --flavour galera cluster (default 3)")
-	fs.StringVar(&c.opts.Server, "server", "", "the tidb-server binary of --flavour tidb (default: $SHAKEDOWN_TIDB_SERVER, else tidb-server on PATH)")
+	fs.IntVar(&c.opts.Shards, "shards", 0, "the shards of a --flavour vitess keyspace (default 1, unsharded)")
+	fs.StringVar(&c.opts.Server, "server", "", "the tidb-server of --flavour tidb (default: $SHAKEDOWN_TIDB_SERVER, else tidb-server on PATH), or the vtcombo of --flavour vitess (default: $SHAKEDOWN_VITESS_SERVER, vtcombo on PATH, else scripts/install-vitess.sh's build)")
 	fs.BoolVar(&c.urlOnly, "url-only", false, "print only the target URL, for scripts")
 	return fs
 }

@@ -313,8 +313,15 @@ func recoverPosition(args []string, dataDir, bin string) string {
 	return pos
 }
 
-// terminateNodes ends the nodes after the first, the last first.
+// terminateNodes ends the processes besides the record's own server: a
+// Vitess sandbox's vtcombo, a Galera cluster's nodes after the first (the
+// last first).
 func (r *record) terminateNodes(ctx context.Context, grace time.Duration) error {
+	if g := r.Gate; g != nil {
+		if err := terminate(ctx, g.PID, g.DataDir, grace); err != nil {
+			return fmt.Errorf("vtcombo: %w", err)
+		}
+	}
 	for i := len(r.Nodes) - 1; i >= 0; i-- {
 		if err := terminate(ctx, r.Nodes[i].PID, r.Nodes[i].DataDir, grace); err != nil {
 			return fmt.Errorf("node %d: %w", i+2, err)

@@ -37,7 +37,7 @@ func WriteList(w io.Writer, all []*Instance) error {
 			status = "running"
 		}
 		p := i.Placement
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n", i.Name, status, i.Product(), i.Port,
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n", i.Name, status, i.Product(), i.ClientPort(),
 			dash(p.CPUs), dash(p.QuotaString()), dash(p.NUMA), i.URL())
 	}
 	return tw.Flush()
@@ -54,8 +54,13 @@ func dash(s string) string {
 // Line is the sandbox in one line, as "sandbox up" prints it: its state,
 // server, address (with the socket when socket) and target URL.
 func (i *Instance) Line(state string, socket bool) string {
-	addr := fmt.Sprintf("127.0.0.1:%d", i.Port)
-	if socket {
+	addr := fmt.Sprintf("127.0.0.1:%d", i.ClientPort())
+	switch {
+	case i.GatePort != 0 && socket:
+		addr += fmt.Sprintf(" (the server beneath on 127.0.0.1:%d, socket %s)", i.Port, i.Socket)
+	case i.GatePort != 0:
+		addr += fmt.Sprintf(" (the server beneath on 127.0.0.1:%d)", i.Port)
+	case socket:
 		addr += fmt.Sprintf(" (socket %s)", i.Socket)
 	}
 	return fmt.Sprintf("sandbox %s %s: %s on %s%s; target %s", i.Name, state, i.Product(), addr, i.Where(), i.URL())

@@ -29,6 +29,23 @@ type process struct {
 // appended to consolePath and dir as its working directory, bound to cpus
 // when there are any.
 func spawn(bin string, args []string, dir, consolePath string, tied bool, cpus []int) (*process, error) {
+	return spawnWith(bin, args, dir, consolePath, sysProcAttr(tied), tied, cpus)
+}
+
+// spawnAs is spawn on any CPU; notRoot starts a server that refuses to
+// run as root (vtcombo) in a user namespace of its own, in which it is
+// not root but still reaches the files the caller does.
+func spawnAs(bin string, args []string, dir, consolePath string, tied, notRoot bool) (*process, error) {
+	attr := sysProcAttr(tied)
+	if notRoot {
+		if err := asNotRoot(attr); err != nil {
+			return nil, fmt.Errorf("start %s: %w", filepath.Base(bin), err)
+		}
+	}
+	return spawnWith(bin, args, dir, consolePath, attr, tied, nil)
+}
+
+func spawnWith(bin string, args []string, dir, consolePath string, attr *syscall.SysProcAttr, tied bool, cpus []int) (*process, error) {
 	out, err := os.OpenFile(consolePath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("start server: %w", err)
@@ -38,7 +55,7 @@ func spawn(bin string, args []string, dir, consolePath string, tied bool, cpus [
 	cmd.Dir = dir
 	cmd.Stdout = out
 	cmd.Stderr = out
-	cmd.SysProcAttr = sysProcAttr(tied)
+	cmd.SysProcAttr = attr
 	switch {
 	case tied && len(cpus) > 0:
 		onLockedThread(func() { err = withAffinity(cpus, cmd.Start) })
@@ -111,9 +128,10 @@ func alive(pid int, dataDir string) bool {
 			// A process on its way out has an empty command line while it
 			// still holds its files (and its port): that is still alive.
 			// A different command line means the pid was reused.
-			// (TiDB's data directory is its --path.)
+			// (TiDB's data directory is its --path, vtcombo's directory
+			// holds its --pid-file.)
 			if err == nil && len(cmdline) > 0 && !bytes.Contains(cmdline, []byte("--datadir="+dataDir)) &&
-				!bytes.Contains(cmdline, []byte("--path="+dataDir)) {
+				!bytes.Contains(cmdline, []byte("--path="+dataDir)) && !bytes.Contains(cmdline, []byte("--pid-file="+dataDir+"/")) {
 				return false
 			}
 		}

@@ -62,6 +62,9 @@ func Restart(ctx context.Context, home, name string, settings []string) (*Instan
 			return nil, outcomef(ErrInvalid, "restart sandbox %s: %s is fixed when the sandbox is created (%s), not %s", name, s.key, v, s.value)
 		}
 	}
+	if err := r.terminateNodes(ctx, stopGrace); err != nil {
+		return nil, fmt.Errorf("restart sandbox %s: %w", name, err)
+	}
 	if err := terminate(ctx, r.PID, r.DataDir, stopGrace); err != nil {
 		return nil, fmt.Errorf("restart sandbox %s: %w", name, err)
 	}
@@ -95,6 +98,13 @@ func (r *record) startAgain(ctx context.Context, what string) (*Instance, error)
 			_ = terminate(context.WithoutCancel(ctx), p.pid, r.DataDir, 0)
 		}
 		return nil, startError(what, err, true, r.ErrorLog, r.consoleLog())
+	}
+	if r.isVitess() {
+		if err := r.startVitess(ctx); err != nil {
+			_ = terminate(context.WithoutCancel(ctx), r.Gate.PID, r.Gate.DataDir, 0)
+			_ = terminate(context.WithoutCancel(ctx), p.pid, r.DataDir, 0)
+			return nil, startError(what+" (vtcombo)", err, true, r.Gate.ErrorLog)
+		}
 	}
 	r.Running = true
 	inst := r.Instance

@@ -54,6 +54,10 @@ var (
 	ErrPortInUse = errors.New("port in use")
 )
 
+// errNoBinary is a flavour's server that the user must give (TiDB's,
+// Vitess's) given nowhere: ErrNoServer, and bad usage as well.
+var errNoBinary = fmt.Errorf("%w: %w", ErrNoServer, ErrInvalid)
+
 // Options say what sandbox Up creates.
 type Options struct {
 	Name    string   // [a-zA-Z0-9_-]+, at most 64 characters
@@ -61,13 +65,16 @@ type Options struct {
 	Set     []string // "var=value" server settings; override the defaults
 	Basedir string   // unpacked tarball with bin/mariadbd or bin/mysqld; empty = from PATH, /usr/sbin, /usr/bin
 	// Flavour is the server to run: "" or mariadb (MariaDB or MySQL, as
-	// Basedir or PATH has), or tidb.
+	// Basedir or PATH has), galera, tidb or vitess.
 	Flavour flavour.Name
-	// Server is the TiDB server binary; empty = tidb-server on PATH.
+	// Server is the TiDB server or the Vitess vtcombo binary; empty =
+	// found as FindTiDB and FindVitess say.
 	Server string
 	// Nodes is a Galera cluster's size; 0 means 3.
 	Nodes int
-	Home  string // directory holding all sandboxes, one subdirectory per name
+	// Shards is a Vitess sandbox's shards; 0 means 1 (unsharded).
+	Shards int
+	Home   string // directory holding all sandboxes, one subdirectory per name
 
 	// Placement binds the server to CPUs, limits it to a CPU quota or
 	// sets its NUMA memory policy; see ParsePlacement. Kept across starts.
@@ -97,6 +104,11 @@ type Instance struct {
 	StatusPort int `json:"status_port,omitempty"`
 	// NodePorts are a Galera cluster's SQL ports, the first node's first.
 	NodePorts []int `json:"node_ports,omitempty"`
+	// GatePort is a Vitess sandbox's vtgate port, which clients use; Port
+	// is then the MariaDB beneath, and Beneath its product ("MariaDB
+	// 10.11.19").
+	GatePort int    `json:"gate_port,omitempty"`
+	Beneath  string `json:"beneath,omitempty"`
 
 	Placement Placement `json:"placement,omitzero"` // where the server runs
 	Cgroup    string    `json:"cgroup,omitempty"`   // its cgroup directory when it has a CPU quota
@@ -117,12 +129,26 @@ func (i *Instance) URL() string {
 		}
 		return fmt.Sprintf("mysql://%s@%s:%s/%s", i.User, strings.Join(hosts, ","), strings.Join(ports, ","), i.Database)
 	}
-	return fmt.Sprintf("mysql://%s@%s/%s", i.User, net.JoinHostPort("127.0.0.1", strconv.Itoa(i.Port)), i.Database)
+	return fmt.Sprintf("mysql://%s@%s/%s", i.User, net.JoinHostPort("127.0.0.1", strconv.Itoa(i.ClientPort())), i.Database)
 }
 
-// Product is the server as written for people, e.g. "MariaDB 10.11.19".
+// ClientPort is the port clients use: vtgate's in a Vitess sandbox, else
+// the server's (a Galera cluster's first node's).
+func (i *Instance) ClientPort() int {
+	if i.GatePort != 0 {
+		return i.GatePort
+	}
+	return i.Port
+}
+
+// Product is the server as written for people, e.g. "MariaDB 10.11.19",
+// "Vitess 24.0.4 over MariaDB 10.11.19".
 func (i *Instance) Product() string {
-	return strings.TrimSpace(label(i.Flavour) + " " + i.Version)
+	p := strings.TrimSpace(label(i.Flavour) + " " + i.Version)
+	if i.Beneath != "" {
+		p += " over " + i.Beneath
+	}
+	return p
 }
 
 // record is sandbox.json: the Instance plus how to start its server again.
@@ -132,7 +158,9 @@ type record struct {
 	Args []string `json:"args"`
 	// Nodes are a Galera cluster's nodes after the first.
 	Nodes []node `json:"nodes,omitempty"`
-	Tied  bool   `json:"tied,omitempty"`
+	// Gate is a Vitess sandbox's vtcombo.
+	Gate *gate `json:"gate,omitempty"`
+	Tied bool  `json:"tied,omitempty"`
 }
 
 // DefaultHome is sandboxes in shakedown's home (home.Dir), else "" (no
@@ -173,29 +201,43 @@ func Up(ctx context.Context, opts Options) (*Instance, error) {
 	if opts.Port < 0 || opts.Port > 65535 {
 		return nil, outcomef(ErrInvalid, "--port %d: want 1-65535, or 0 to pick a free port", opts.Port)
 	}
-	tidb, galera := opts.Flavour == flavour.TiDB, opts.Flavour == flavour.Galera
+	tidb, galera, vitess := opts.Flavour == flavour.TiDB, opts.Flavour == flavour.Galera, opts.Flavour == flavour.Vitess
 	switch {
-	case opts.Flavour != "" && opts.Flavour != flavour.MariaDB && !tidb && !galera:
-		return nil, outcomef(ErrInvalid, "--flavour %s: sandboxes run mariadb (MariaDB or MySQL, from PATH or --basedir), galera or tidb", opts.Flavour)
+	case opts.Flavour != "" && opts.Flavour != flavour.MariaDB && !tidb && !galera && !vitess:
+		return nil, outcomef(ErrInvalid, "--flavour %s: sandboxes run mariadb (MariaDB or MySQL, from PATH or --basedir), galera, tidb or vitess", opts.Flavour)
 	case opts.Nodes != 0 && !galera, opts.Nodes < 0 || opts.Nodes == 1 || opts.Nodes > 9:
 		return nil, outcomef(ErrInvalid, "--nodes %d: a Galera cluster (--flavour galera) of 2 to 9 nodes", opts.Nodes)
+	case opts.Shards != 0 && !vitess, opts.Shards < 0 || opts.Shards > MaxShards:
+		return nil, outcomef(ErrInvalid, "--shards %d: a Vitess keyspace (--flavour vitess) of 1 to %d shards", opts.Shards, MaxShards)
 	case tidb && len(opts.Set) > 0:
 		return nil, outcomef(ErrInvalid, "--set is for MariaDB and MySQL sandboxes: set a TiDB sandbox's variables with SET GLOBAL, which TiDB keeps")
 	case tidb && opts.Basedir != "":
 		return nil, outcomef(ErrInvalid, "--basedir is for MariaDB and MySQL tarballs: give a TiDB server with --server PATH")
-	case !tidb && opts.Server != "":
-		return nil, outcomef(ErrInvalid, "--server is for --flavour tidb; a MariaDB or MySQL server comes from PATH or --basedir")
+	case !tidb && !vitess && opts.Server != "":
+		return nil, outcomef(ErrInvalid, "--server is for --flavour tidb and vitess; a MariaDB or MySQL server comes from PATH or --basedir")
 	}
 	user, err := parseSet(opts.Set)
 	if err != nil {
 		return nil, err
 	}
-	settings := mergeSettings(defaultSettings, user)
-	srv := &Server{}
+	defaults := defaultSettings
+	if vitess {
+		defaults = mergeSettings(defaultSettings, vitessSettings)
+	}
+	settings := mergeSettings(defaults, user)
+	srv, vt := &Server{}, (*Server)(nil)
+	if vitess {
+		if vt, err = FindVitess(ctx, opts.Server); err != nil {
+			return nil, err
+		}
+	}
 	if !tidb {
 		if srv, err = FindServer(ctx, opts.Basedir); err != nil {
 			return nil, err
 		}
+	}
+	if vitess && srv.Flavour != string(flavour.MariaDB) {
+		return nil, outcomef(ErrNoServer, "a Vitess sandbox runs over MariaDB, and %s is %s", srv.Path, label(srv.Flavour))
 	}
 	if opts.Port != 0 {
 		if err := checkPort(opts.Port); err != nil {
@@ -275,8 +317,24 @@ func Up(ctx context.Context, opts Options) (*Instance, error) {
 		}
 		return started()
 	}
-	if p, err = r.startPicking(ctx, opts, false, func() ([]string, error) { return r.serverArgs(srv, settings, root), nil }); err != nil {
+	server := opts
+	if vitess {
+		server.Port = 0 // the port asked for is vtgate's
+	}
+	if p, err = r.startPicking(ctx, server, false, func() ([]string, error) { return r.serverArgs(srv, settings, root), nil }); err != nil {
 		return nil, err
+	}
+	if vitess {
+		if err := upVitess(ctx, opts, r, vt); err != nil {
+			if r.Gate != nil {
+				_ = terminate(context.WithoutCancel(ctx), r.Gate.PID, r.Gate.DataDir, 0)
+			}
+			return nil, err
+		}
+		r.asVitess()
+		if err := r.save(); err != nil {
+			return nil, err
+		}
 	}
 	return started()
 }
@@ -333,11 +391,21 @@ func Start(ctx context.Context, home, name string) (*Instance, error) {
 	if r.Running {
 		return nil, outcomef(ErrRunning, "sandbox %s already runs as pid %d", name, r.PID)
 	}
+	if r.Gate != nil {
+		// vtcombo is gone (or both are): the MariaDB beneath, if it
+		// still runs, is stopped cleanly and both start again.
+		if err := terminate(ctx, r.PID, r.DataDir, stopGrace); err != nil {
+			return nil, fmt.Errorf("start sandbox %s: %w", name, err)
+		}
+	}
 	// Right after a crash the port can stay busy for a moment (a client
 	// retrying may even hold it); wait for it within a deadline.
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		err := checkPort(r.Port)
+		if err == nil && r.Gate != nil {
+			err = checkPort(r.Gate.Port)
+		}
 		if err == nil {
 			break
 		}
@@ -405,6 +473,10 @@ func Down(ctx context.Context, home, name string) error {
 		r = newRecord(home, name)
 		if b, rerr := os.ReadFile(r.path("mysqld.pid")); rerr == nil {
 			r.PID, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+		}
+		if b, rerr := os.ReadFile(r.path("vtcombo/vtcombo.pid")); rerr == nil {
+			r.Gate = &gate{DataDir: r.path("vtcombo")}
+			r.Gate.PID, _ = strconv.Atoi(strings.TrimSpace(string(b)))
 		}
 	}
 	if err := r.terminateNodes(ctx, stopGrace); err != nil {
@@ -592,7 +664,7 @@ func load(home, name string) (*record, error) {
 	}
 	r.Name = name
 	r.setPaths(home)
-	r.Running = alive(r.PID, r.DataDir)
+	r.Running = alive(r.PID, r.DataDir) && (r.Gate == nil || alive(r.Gate.PID, r.Gate.DataDir))
 	return r, nil
 }
 

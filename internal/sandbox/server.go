@@ -188,6 +188,8 @@ func label(flavour string) string {
 		return "TiDB"
 	case "galera":
 		return "MariaDB Galera"
+	case "vitess":
+		return "Vitess"
 	}
 	return flavour
 }

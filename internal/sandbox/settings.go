@@ -205,8 +205,8 @@ func (i *Instance) Differences(port int, set []string, basedir string) ([]string
 		has[s.key] = s.value
 	}
 	var out []string
-	if port != 0 && port != i.Port {
-		out = append(out, fmt.Sprintf("--port %d (it runs on 127.0.0.1:%d)", port, i.Port))
+	if port != 0 && port != i.ClientPort() {
+		out = append(out, fmt.Sprintf("--port %d (it runs on 127.0.0.1:%d)", port, i.ClientPort()))
 	}
 	for _, s := range mergeSettings(nil, asked) {
 		v, ok := has[s.key]
@@ -238,6 +238,15 @@ func sameValue(key, a, b string) bool {
 	return strings.EqualFold(strings.TrimSpace(a), strings.TrimSpace(b))
 }
 
+// kindOf is the kind of sandbox that runs flavour f: mariadb for a
+// MariaDB or MySQL server ("" included), else the flavour.
+func kindOf(f flavour.Name) flavour.Name {
+	if f == "" || f == flavour.MySQL {
+		return flavour.MariaDB
+	}
+	return f
+}
+
 // CheckReuse says, as bad usage, why "sandbox up" cannot use sandbox i as
 // it is: it differs from what port, set, basedir, place and the flavour f
 // ask for. Its data stays either way; nil when i is what was asked for.
@@ -246,7 +255,7 @@ func (i *Instance) CheckReuse(port int, set []string, basedir string, place Plac
 	if err != nil {
 		return usage.Errorf("sandbox up: %v", err)
 	}
-	if (i.Flavour == string(flavour.TiDB)) != (f == flavour.TiDB) || (i.Flavour == string(flavour.Galera)) != (f == flavour.Galera) {
+	if kindOf(flavour.Name(i.Flavour)) != kindOf(f) {
 		diffs = append(diffs, fmt.Sprintf("--flavour %s (it runs %s)", f, i.Product()))
 	}
 	diffs = append(diffs, i.PlacementDifferences(place)...)

@@ -22,16 +22,22 @@ import (
 const TiDBSources = "pass --server PATH, set SHAKEDOWN_TIDB_SERVER, or put tidb-server on PATH; " +
 	"TiDB's binaries come from PingCAP's releases (tiup install tidb puts a tidb-server under ~/.tiup/components/tidb/)"
 
-// SetFlavour sets o.Flavour from --flavour's value and, for TiDB without
-// --server, the binary from SHAKEDOWN_TIDB_SERVER (read through getenv).
+// SetFlavour sets o.Flavour from --flavour's value and, for TiDB or
+// Vitess without --server, the binary from SHAKEDOWN_TIDB_SERVER or
+// SHAKEDOWN_VITESS_SERVER (read through getenv).
 func (o *Options) SetFlavour(name string, getenv func(string) string) error {
 	f, err := flavour.Parse(name)
 	if err != nil {
 		return fmt.Errorf("--flavour: %w", err)
 	}
 	o.Flavour = f
-	if f == flavour.TiDB && o.Server == "" {
-		o.Server = getenv("SHAKEDOWN_TIDB_SERVER")
+	if o.Server == "" {
+		switch f {
+		case flavour.TiDB:
+			o.Server = getenv("SHAKEDOWN_TIDB_SERVER")
+		case flavour.Vitess:
+			o.Server = getenv("SHAKEDOWN_VITESS_SERVER")
+		}
 	}
 	return nil
 }
@@ -39,11 +45,11 @@ func (o *Options) SetFlavour(name string, getenv func(string) string) error {
 // FindTiDB checks a tidb-server binary: path as given (--server,
 // SHAKEDOWN_TIDB_SERVER), else tidb-server on PATH. A path that is not an
 // executable TiDB server is ErrInvalid saying what it found; none at all
-// is ErrNoServer naming the ways to give one.
+// is ErrNoServer (and ErrInvalid: bad usage) naming the ways to give one.
 func FindTiDB(ctx context.Context, path string) (*Server, error) {
 	if path == "" {
 		if path = lookPath("tidb-server"); path == "" {
-			return nil, outcomef(ErrNoServer, "no TiDB server: %s", TiDBSources)
+			return nil, outcomef(errNoBinary, "no TiDB server: %s", TiDBSources)
 		}
 	}
 	abs, err := filepath.Abs(path)

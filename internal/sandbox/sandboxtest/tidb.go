@@ -199,3 +199,55 @@ func Galera(t testing.TB) string {
 	}
 	return galeraState.inst.URL()
 }
+
+var vitessState struct {
+	once sync.Once
+	inst *sandbox.Instance
+	err  error
+	skip string
+}
+
+// VitessGet says how to get a vtcombo for the tests, for the one line a
+// skipped test prints.
+const VitessGet = "no vtcombo for the Vitess tests: run scripts/install-vitess.sh (builds " + sandbox.VitessModule +
+	" from the Go module proxy into the user's cache, about 4 minutes on 2 cores), set SHAKEDOWN_VITESS_SERVER, or put vtcombo on PATH"
+
+// VitessServer finds a vtcombo for tests: SHAKEDOWN_VITESS_SERVER, vtcombo
+// on PATH, or the one scripts/install-vitess.sh built; "" when there is
+// none.
+func VitessServer() string {
+	if p := os.Getenv("SHAKEDOWN_VITESS_SERVER"); p != "" {
+		return p
+	}
+	if p, err := exec.LookPath("vtcombo"); err == nil {
+		return p
+	}
+	if p := sandbox.VitessCached(); fileExists(p) {
+		return p
+	}
+	return ""
+}
+
+// Vitess returns the target URL of a Vitess sandbox (vtgate over a MariaDB
+// sandbox, one unsharded keyspace) shared by the tests of this binary,
+// starting it on first use. Without a vtcombo the test is skipped with one
+// line saying how to get one; with -short too.
+func Vitess(t testing.TB) string {
+	t.Helper()
+	RequireServer(t)
+	vitessState.once.Do(func() {
+		bin := VitessServer()
+		if bin == "" {
+			vitessState.skip = VitessGet
+			return
+		}
+		vitessState.inst, vitessState.err = startWith("vitess", sandbox.Options{Flavour: flavour.Vitess, Server: bin, Set: Settings})
+	})
+	if vitessState.skip != "" {
+		t.Skip(vitessState.skip)
+	}
+	if vitessState.err != nil {
+		t.Fatalf("start the Vitess test sandbox: %v", vitessState.err)
+	}
+	return vitessState.inst.URL()
+}
