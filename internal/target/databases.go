@@ -77,10 +77,14 @@ func (t *Target) Databases(ctx context.Context, q Querier, named []string, rule 
 	return nil, nil
 }
 
-// ListDatabases lists every database on the server, system ones too, in
-// the server's order.
+// ListDatabases lists every database on the server, system ones too, by
+// name. It asks SHOW DATABASES: a gateway answers it with the databases
+// its clients see (vtgate's keyspaces), where information_schema.SCHEMATA
+// is one backend's (vt_shop_0 for the keyspace shop).
 func ListDatabases(ctx context.Context, q Querier) ([]string, error) {
-	return QueryAll(ctx, q, ScanString, "SELECT SCHEMA_NAME FROM information_schema.SCHEMATA ORDER BY SCHEMA_NAME")
+	all, err := QueryAll(ctx, q, ScanString, "SHOW DATABASES")
+	slices.Sort(all)
+	return all, err
 }
 
 // UserDatabases is dbs without the system databases.
