@@ -195,11 +195,14 @@ func MissingCode(code uint16) bool {
 // LoadDataRefusedCode reports whether code, the answer to a LOAD DATA
 // LOCAL INFILE, says the server or the client library does not allow or
 // support it: ERNotSupportedYet is vtgate's "LOAD is not supported on
-// sharded keyspace". ERUnknown may say so too, in its text only.
+// sharded keyspace", and ERNoDB vtgate's answer to a LOAD DATA into a
+// table named with its database on a session without a default one
+// (which the server routes INSERTs of by their names). ERUnknown may say
+// so too, in its text only.
 func LoadDataRefusedCode(code uint16) bool {
 	switch code {
 	case ERNotAllowedCommand, ERLoadInfileCapabilityDisab, ERClientLocalFilesDisabled,
-		CRLoadDataLocalInfileReject, ERNotSupportedYet:
+		CRLoadDataLocalInfileReject, ERNotSupportedYet, ERNoDB:
 		return true
 	}
 	return false
