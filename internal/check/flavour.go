@@ -12,7 +12,7 @@ import (
 // gap is one row of the feature table: a feature that the target's
 // flavour lacks, in a range of its versions.
 type gap struct {
-	flavour  string // the target's flavour: tidb, mysql, mariadb
+	flavour  string // the target's flavour: tidb, vitess, mysql, mariadb
 	feature  string // a detector's name (features below)
 	from     string // first target version lacking it ("" = every earlier one)
 	before   string // first target version having it ("" = none yet)
@@ -60,6 +60,13 @@ var gaps = []gap{
 	{"mysql", "mariadb_type", "", "", Error, "MySQL has no INET4, INET6 or UUID types (MariaDB types)", "use VARBINARY(16) or CHAR(36)"},
 	{"mysql", "descending_index", "", "8.0.0", Notice, "MySQL before 8.0 parses DESC in an index and stores it ascending",
 		"nothing to do unless a query relied on a backward scan being cheap"},
+
+	{"vitess", "trigger", "", "", Error, "vtgate cannot create triggers (it does not parse CREATE TRIGGER): a copy leaves them out, and what they do stops happening",
+		"create them on the server beneath, in each shard's database, or move what they do into the application"},
+	{"vitess", "stored_routine", "", "", Error, "vtgate cannot create stored functions (it passes CREATE PROCEDURE only): a copy leaves routines out, and calls to them fail",
+		"create them on the server beneath, in each shard's database, or move their logic into the application"},
+	{"vitess", "event", "", "", Error, "vtgate cannot create events (it does not parse CREATE EVENT): the event never runs",
+		"schedule the job outside the database (cron, a job runner)"},
 
 	{"galera", "auto_increment", "", "", Notice, "Galera sets auto_increment_increment to the number of nodes and the offset to each node's place (wsrep_auto_increment_control): ids skip, and are not consecutive in insert order",
 		"do not rely on consecutive ids; the application sees gaps of the cluster's size"},

@@ -31,6 +31,8 @@ func TestFeatureTable(t *testing.T) {
 			[]string{"stored_routine", "trigger", "event", "fulltext_index", "spatial", "foreign_key", "subpartition"}, nil},
 		{"TiDB 7.5 enforces foreign keys", target.Server{Version: "8.0.11-TiDB-v7.5.0", Flavour: "tidb"},
 			[]string{"stored_routine", "trigger", "event", "fulltext_index", "auto_increment"}, []string{"foreign_key"}},
+		{"vtgate creates no triggers, functions or events", target.Server{Version: "8.4.6-Vitess", Flavour: "vitess"},
+			[]string{"stored_routine", "trigger", "event"}, []string{"removed_function", "json_type", "foreign_key"}},
 		{"MySQL 5.7 keeps the old functions", target.Server{Version: "5.7.44-log", Flavour: "mysql"},
 			[]string{"descending_index", "sequence"}, []string{"removed_function", "nonnative_partitioning", "trigger"}},
 		{"MySQL 8.0 removed functions", target.Server{Version: "8.0.36", Flavour: "mysql"},

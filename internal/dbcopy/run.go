@@ -68,18 +68,25 @@ func (c *copier) jsonText(t *schema.Table) map[string]bool {
 }
 
 // lacking is objs, or none when the target's flavour has no such objects
-// (TiDB has no triggers, routines or events): the copy then goes on
-// without them and says which it left out, as check reports them.
+// (TiDB has no triggers, routines or events) or its clients cannot create
+// them (vtgate): the copy then goes on without them and says which it
+// left out, as check reports them.
 func (c *copier) lacking(kind string, objs []object, has bool) []object {
-	if has || len(objs) == 0 {
+	f := c.dst.Server.Flavour
+	if has && f.ObjectDDL() || len(objs) == 0 {
 		return objs
 	}
 	names := make([]string, len(objs))
 	for i, o := range objs {
 		names[i] = o.name
 	}
-	c.res.Notes = append(c.res.Notes, fmt.Sprintf("%s not copied: %s has none (%s); what they do must move into the application",
-		kind, c.dst.Server.Flavour.Title(), strings.Join(names, ", ")))
+	if !has {
+		c.res.Notes = append(c.res.Notes, fmt.Sprintf("%s not copied: %s has none (%s); what they do must move into the application",
+			kind, f.Title(), strings.Join(names, ", ")))
+		return nil
+	}
+	c.res.Notes = append(c.res.Notes, fmt.Sprintf("%s not copied: %s cannot create them through its clients' connections (%s); create them on the server beneath it, or move what they do into the application",
+		kind, f.Title(), strings.Join(names, ", ")))
 	return nil
 }
 

@@ -164,6 +164,13 @@ func (n Name) StatusCounters() bool {
 	return true
 }
 
+// BackendCounters says whether SHOW GLOBAL STATUS through the server is
+// one backend's beneath it rather than its own: vtgate passes it to one
+// tablet's MySQL, where a statement run on several shards counts once on
+// each, and shards on other servers count nowhere. Its statement counters
+// match a client's only on one shard.
+func (n Name) BackendCounters() bool { return n == Vitess }
+
 // StatusPort is the HTTP port the server serves its metrics on beside SQL
 // (Prometheus text at /metrics), by default; 0 if it has none.
 func (n Name) StatusPort() int {
@@ -274,6 +281,11 @@ func (n Name) Routines() bool { return n != TiDB }
 
 // Events says whether the server has an event scheduler.
 func (n Name) Events() bool { return n != TiDB }
+
+// ObjectDDL says whether the server's clients can create triggers, stored
+// functions and events on it. vtgate cannot parse CREATE TRIGGER, CREATE
+// FUNCTION or CREATE EVENT, though the server beneath runs them.
+func (n Name) ObjectDDL() bool { return n != Vitess }
 
 // Cluster says whether one URL's hosts are nodes of one cluster whose
 // counters are each node's own (Galera), so figures are summed over them.
