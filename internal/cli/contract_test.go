@@ -44,6 +44,11 @@ func contractServers(t *testing.T) []contractServer {
 	} else {
 		servers = append(servers, contractServer{"tidb", sandboxtest.TiDB(t)})
 	}
+	if sandboxtest.VitessServer() == "" {
+		t.Run("vitess", func(t *testing.T) { t.Skip(sandboxtest.VitessGet) })
+	} else {
+		servers = append(servers, contractServer{"vitess", sandboxtest.Vitess(t)})
+	}
 	return append(servers, contractServer{"galera", sandboxtest.Galera(t)})
 }
 

@@ -2,8 +2,11 @@ package cli
 
 import (
 	"context"
+	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -25,10 +28,41 @@ func TestRunTiDBKilledIsDegraded(t *testing.T) {
 	if bin == "" {
 		t.Skip(sandboxtest.TiDBGet)
 	}
+	runKilledIsDegraded(t, sandbox.Options{Flavour: flavour.TiDB, Server: bin}, func(ctx context.Context, home string) error {
+		return sandbox.Kill(ctx, home, "killed")
+	})
+}
+
+// vtcombo (vtgate and the tablets) killed in the middle of a run on a
+// Vitess sandbox, then started again: as for TiDB.
+func TestRunVitessKilledIsDegraded(t *testing.T) {
+	sandboxtest.RequireServer(t)
+	bin := sandboxtest.VitessServer()
+	if bin == "" {
+		t.Skip(sandboxtest.VitessGet)
+	}
+	runKilledIsDegraded(t, sandbox.Options{Flavour: flavour.Vitess, Server: bin, Set: sandboxtest.Settings}, func(ctx context.Context, home string) error {
+		b, err := os.ReadFile(filepath.Join(home, "killed", "vtcombo", "vtcombo.pid"))
+		if err != nil {
+			return err
+		}
+		pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+		if err != nil {
+			return err
+		}
+		return syscall.Kill(pid, syscall.SIGKILL)
+	})
+}
+
+// runKilledIsDegraded starts a sandbox as opts say, runs read/write on it,
+// kills it with kill after the first interval and starts it again: the
+// run must end degraded, with exit 1, within a minute.
+func runKilledIsDegraded(t *testing.T, opts sandbox.Options, kill func(ctx context.Context, home string) error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	home := t.TempDir()
-	inst, err := sandbox.Up(ctx, sandbox.Options{Name: "killed", Home: home, Flavour: flavour.TiDB, Server: bin, DieWithParent: true})
+	opts.Name, opts.Home, opts.DieWithParent = "killed", home, true
+	inst, err := sandbox.Up(ctx, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +83,7 @@ func TestRunTiDBKilledIsDegraded(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	if err := sandbox.Kill(ctx, home, "killed"); err != nil {
+	if err := kill(ctx, home); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := sandbox.Start(ctx, home, "killed"); err != nil {
@@ -65,6 +99,6 @@ func TestRunTiDBKilledIsDegraded(t *testing.T) {
 		t.Errorf("got exit %d, want %d and the run said to be degraded\n%s\n%s", code, ExitFailure, out.String(), errOut.String())
 	}
 	if r := readResult(t, path); !r.Degraded || r.Availability == nil || r.Availability.ReconnectFailures < 1 {
-		t.Errorf("got degraded %v, availability %+v; want the reconnects that failed while TiDB was away", r.Degraded, r.Availability)
+		t.Errorf("got degraded %v, availability %+v; want the reconnects that failed while the server was away", r.Degraded, r.Availability)
 	}
 }
