@@ -37,7 +37,7 @@ func (c *demoCmd) flags() *pflag.FlagSet {
 	fs.StringVar(&c.basedir, "basedir", "", "unpacked MariaDB/MySQL tarball to run (default: mariadbd or mysqld from PATH, /usr/sbin)")
 	fs.BoolVar(&c.placement, "placement", false, "compare a server bound to cores with the same server under an equal CPU quota")
 	fs.IntVar(&c.port, "port", 0, "the control's sandbox listens on this port, the candidate's on the next (0: free ports)")
-	fs.StringVar(&c.candidate, "candidate", "mariadb", "the candidate: mariadb (the control's server, relaxed) or tidb (a TiDB sandbox: $SHAKEDOWN_TIDB_SERVER, else tidb-server on PATH)")
+	fs.StringVar(&c.candidate, "candidate", "mariadb", "the candidate: mariadb (the control's server, relaxed), tidb (a TiDB sandbox: $SHAKEDOWN_TIDB_SERVER, else tidb-server on PATH) or vitess (vtgate over the control's server and settings: $SHAKEDOWN_VITESS_SERVER, vtcombo on PATH, else scripts/install-vitess.sh's build)")
 	fs.BoolVarP(&c.help, "help", "h", false, "show this help")
 	return fs
 }

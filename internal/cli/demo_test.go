@@ -98,6 +98,30 @@ func TestDemoTiDB(t *testing.T) {
 	}
 }
 
+// demo --candidate vitess: the same sweep and report against vtgate over
+// a MariaDB set as the control, and the rehearsal's copy into it.
+func TestDemoVitess(t *testing.T) {
+	sandboxtest.RequireServer(t)
+	bin := sandboxtest.VitessServer()
+	if bin == "" {
+		t.Skip(sandboxtest.VitessGet)
+	}
+	dir := filepath.Join(t.TempDir(), "demo")
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	code, stdout, stderr := runEnv(ctx, map[string]string{"SHAKEDOWN_VITESS_SERVER": bin},
+		"demo", "--candidate", "vitess", "--out", dir, "--time", "1", "--threads", "4", "--max-repeats", "3")
+	if code != 0 {
+		t.Fatalf("demo: exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
+	}
+	for _, w := range []string{"vitess   candidate Vitess ", " over MariaDB ", "Candidates against the control (durable)", "oltp_write_only",
+		"stopped the sandboxes (durable, vitess)", "copy       pass", "replay     pass", "vitess: not ready:"} {
+		if !strings.Contains(stdout, w) {
+			t.Errorf("stdout: want %q in\n%s", w, stdout)
+		}
+	}
+}
+
 func TestDemoBadInput(t *testing.T) {
 	dir := t.TempDir()
 	tests := []struct {
@@ -108,8 +132,9 @@ func TestDemoBadInput(t *testing.T) {
 		{"time", []string{"--time", "0"}, "--time must be >= 1"},
 		{"port past the last", []string{"--port", "65535"}, "demo: --port 65535: want 1-65534 (the control listens on it, the candidate on the next), or 0 for free ports"},
 		{"negative port", []string{"--port", "-1"}, "demo: --port -1: want 1-65534"},
-		{"a candidate it does not run", []string{"--candidate", "oracle"}, "demo: --candidate oracle: want mariadb or tidb"},
+		{"a candidate it does not run", []string{"--candidate", "oracle"}, "demo: --candidate oracle: want mariadb, tidb or vitess"},
 		{"tidb with placement", []string{"--candidate", "tidb", "--placement"}, "it takes no --candidate tidb"},
+		{"vitess with placement", []string{"--candidate", "vitess", "--placement"}, "it takes no --candidate vitess"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

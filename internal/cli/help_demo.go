@@ -1,7 +1,7 @@
 package cli
 
 // demoHelp is the help of shakedown demo.
-const demoHelp = `usage: shakedown demo [--out DIR] [--placement | --candidate tidb] [--port P]
+const demoHelp = `usage: shakedown demo [--out DIR] [--placement | --candidate tidb|vitess] [--port P]
 
 The main job on this machine alone: starts two local sandboxes of the same
 server, "durable" (innodb_flush_log_at_trx_commit=1, sync_binlog=1) as the

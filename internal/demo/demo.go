@@ -36,7 +36,8 @@ type Target struct {
 	Set   []string
 	Place sandbox.Placement
 	// Flavour is the server the sandbox runs: "" for the one on PATH (or
-	// Options.Basedir), or TiDB.
+	// Options.Basedir), TiDB, or Vitess (over the server on PATH, set as
+	// the control is).
 	Flavour flavour.Name
 }
 
@@ -214,8 +215,13 @@ func startSandboxes(ctx context.Context, o Options, home string) ([]*sandbox.Ins
 			// killed before it can stop them.
 			DieWithParent: true,
 		}
-		if t.Flavour == flavour.TiDB {
+		switch t.Flavour {
+		case flavour.TiDB:
 			so.Basedir, so.Set = "", nil
+		case flavour.Vitess:
+			so.Set = append(append(append([]string(nil), shared...), o.Targets[0].Set...), "tmpdir="+tmp)
+		}
+		if t.Flavour != "" {
 			if err := so.SetFlavour(string(t.Flavour), o.Getenv); err != nil {
 				return nil, err
 			}
@@ -225,7 +231,7 @@ func startSandboxes(ctx context.Context, o Options, home string) ([]*sandbox.Ins
 			return nil, fmt.Errorf("start the demo sandboxes: %w", err)
 		}
 		insts[i] = inst
-		fmt.Fprintf(o.Out, "  %-8s %-9s %s on 127.0.0.1:%d  %s\n", inst.Name, t.Role, inst.Product(), inst.Port, strings.Join(t.Set, " "))
+		fmt.Fprintf(o.Out, "  %-8s %-9s %s on 127.0.0.1:%d  %s\n", inst.Name, t.Role, inst.Product(), inst.ClientPort(), strings.Join(t.Set, " "))
 	}
 	return insts, nil
 }
@@ -337,19 +343,21 @@ var durableRelaxed = []Target{
 }
 
 // Targets are the sandboxes the demo compares: the durable server against
-// the candidate, the same server relaxed (mariadb) or a TiDB server
-// (tidb); with placement, the same server bound to the first half of the
-// CPUs this process may use (at least one) against one under a quota of
-// as much CPU time.
+// the candidate, the same server relaxed (mariadb), a TiDB server (tidb)
+// or vtgate over the durable server's settings (vitess); with placement,
+// the same server bound to the first half of the CPUs this process may use
+// (at least one) against one under a quota of as much CPU time.
 func Targets(placement bool, candidate string) ([]Target, error) {
 	f, err := flavour.Parse(candidate)
 	switch {
-	case err != nil || f != flavour.MariaDB && f != flavour.TiDB:
-		return nil, usage.Errorf("demo: --candidate %s: want mariadb or tidb", candidate)
-	case f == flavour.TiDB && placement:
-		return nil, usage.Errorf("demo: --placement compares one server placed two ways: it takes no --candidate tidb")
+	case err != nil || f != flavour.MariaDB && f != flavour.TiDB && f != flavour.Vitess:
+		return nil, usage.Errorf("demo: --candidate %s: want mariadb, tidb or vitess", candidate)
+	case f != flavour.MariaDB && placement:
+		return nil, usage.Errorf("demo: --placement compares one server placed two ways: it takes no --candidate %s", f)
 	case f == flavour.TiDB:
 		return []Target{durableRelaxed[0], {"tidb", "candidate", []string{"TiDB, its embedded storage"}, sandbox.Placement{}, flavour.TiDB}}, nil
+	case f == flavour.Vitess:
+		return []Target{durableRelaxed[0], {"vitess", "candidate", []string{"vtgate over MariaDB set as the control"}, sandbox.Placement{}, flavour.Vitess}}, nil
 	case !placement:
 		return durableRelaxed, nil
 	}

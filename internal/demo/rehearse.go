@@ -133,7 +133,9 @@ func Rehearse(ctx context.Context, o RehearseOptions) (*rehearse.Summary, error)
 // queries file at the rehearsal's directory (a sweep reads it from the
 // current directory otherwise).
 func planFor(b []byte, o RehearseOptions) []byte {
-	url := func(i *sandbox.Instance) string { return fmt.Sprintf("mysql://%s@127.0.0.1:%d/app", i.User, i.Port) }
+	url := func(i *sandbox.Instance) string {
+		return fmt.Sprintf("mysql://%s@127.0.0.1:%d/app", i.User, i.ClientPort())
+	}
 	stepTime := "  time: 2\n"
 	if o.StepTime > 0 {
 		stepTime = fmt.Sprintf("  time: %d\n", o.StepTime)
