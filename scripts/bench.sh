@@ -76,6 +76,12 @@
 #                     build in ../shared/flavours/tidb-server.xz (unpacked
 #                     once into ~/.cache/shakedown/flavours); default mariadb.
 #                     tls needs the MariaDB sandbox.
+#   FLAVOUR=vitess    the sandbox is vtgate and its tablets over MariaDB
+#                     (sandbox up --flavour vitess; SHARDS=N for a sharded
+#                     keyspace, default 1) from SHAKEDOWN_VITESS_SERVER, else
+#                     the vtcombo scripts/install-vitess.sh builds (once,
+#                     about 4 minutes). tls, monitor and floor need the
+#                     MariaDB sandbox.
 #   TARGET=mysql://user[:password]@host:port/db
 #                     measure this server instead of a sandbox. The cases
 #                     drop and re-create sbtest's tables (and slap's
@@ -145,8 +151,13 @@ galera)
 	one_sandbox_cases "FLAVOUR=galera" "one server"
 	flavour_up=(--flavour galera)
 	;;
+vitess)
+	one_sandbox_cases "FLAVOUR=vitess" "the MariaDB sandbox"
+	vtcombo=${SHAKEDOWN_VITESS_SERVER:-$(bash scripts/install-vitess.sh)}
+	flavour_up=(--flavour vitess --server "$vtcombo" --shards "${SHARDS:-1}")
+	;;
 *)
-	echo "bench.sh: FLAVOUR=$FLAVOUR: want mariadb, tidb or galera" >&2
+	echo "bench.sh: FLAVOUR=$FLAVOUR: want mariadb, tidb, galera or vitess" >&2
 	exit 2
 	;;
 esac

@@ -32,17 +32,17 @@ func spawn(bin string, args []string, dir, consolePath string, tied bool, cpus [
 	return spawnWith(bin, args, dir, consolePath, sysProcAttr(tied), tied, cpus)
 }
 
-// spawnAs is spawn on any CPU; notRoot starts a server that refuses to
-// run as root (vtcombo) in a user namespace of its own, in which it is
-// not root but still reaches the files the caller does.
-func spawnAs(bin string, args []string, dir, consolePath string, tied, notRoot bool) (*process, error) {
+// spawnAs is spawn; notRoot starts a server that refuses to run as root
+// (vtcombo) in a user namespace of its own, in which it is not root but
+// still reaches the files the caller does.
+func spawnAs(bin string, args []string, dir, consolePath string, tied bool, cpus []int, notRoot bool) (*process, error) {
 	attr := sysProcAttr(tied)
 	if notRoot {
 		if err := asNotRoot(attr); err != nil {
 			return nil, fmt.Errorf("start %s: %w", filepath.Base(bin), err)
 		}
 	}
-	return spawnWith(bin, args, dir, consolePath, attr, tied, nil)
+	return spawnWith(bin, args, dir, consolePath, attr, tied, cpus)
 }
 
 func spawnWith(bin string, args []string, dir, consolePath string, attr *syscall.SysProcAttr, tied bool, cpus []int) (*process, error) {

@@ -321,7 +321,9 @@ func createShardDatabases(ctx context.Context, port int, shards []string) error 
 // beneath; the record is saved with its process either way.
 func (r *record) startGate(ctx context.Context) error {
 	g := r.Gate
-	p, err := spawnAs(g.Bin, g.Args, g.DataDir, g.ErrorLog, r.Tied, os.Geteuid() == 0)
+	// On the sandbox's CPUs too (--cpus), as the MariaDB is; a CPU quota
+	// holds the MariaDB's cgroup only.
+	p, err := spawnAs(g.Bin, g.Args, g.DataDir, g.ErrorLog, r.Tied, r.Placement.cpuList(), os.Geteuid() == 0)
 	if err != nil {
 		return err
 	}
