@@ -188,14 +188,11 @@ func TestSandboxVitess(t *testing.T) {
 	countRows("after stop and start")
 
 	// vtcombo killed alone: the sandbox is stopped, and up starts it again.
-	inst, err := sandbox.Get(filepath.Join(home, "sandboxes"), "vt")
-	if err != nil {
-		t.Fatal(err)
-	}
 	pid := vitessGatePID(t, home, "vt")
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
+	var inst *sandbox.Instance
 	deadline := time.Now().Add(15 * time.Second)
 	for {
 		if inst, err = sandbox.Get(filepath.Join(home, "sandboxes"), "vt"); err == nil && !inst.Running {
