@@ -192,30 +192,10 @@ const stopGrace = 30 * time.Second
 // query as the sandbox user, or an error with the tail of the server's
 // error log; on error nothing of the sandbox is left behind.
 func Up(ctx context.Context, opts Options) (*Instance, error) {
-	if err := ValidateName(opts.Name); err != nil {
+	if err := opts.check(); err != nil {
 		return nil, err
 	}
-	if opts.Home == "" {
-		return nil, outcomef(ErrInvalid, "no sandbox home: set SHAKEDOWN_HOME or HOME")
-	}
-	if opts.Port < 0 || opts.Port > 65535 {
-		return nil, outcomef(ErrInvalid, "--port %d: want 1-65535, or 0 to pick a free port", opts.Port)
-	}
 	tidb, galera, vitess := opts.Flavour == flavour.TiDB, opts.Flavour == flavour.Galera, opts.Flavour == flavour.Vitess
-	switch {
-	case opts.Flavour != "" && opts.Flavour != flavour.MariaDB && !tidb && !galera && !vitess:
-		return nil, outcomef(ErrInvalid, "--flavour %s: sandboxes run mariadb (MariaDB or MySQL, from PATH or --basedir), galera, tidb or vitess", opts.Flavour)
-	case opts.Nodes != 0 && !galera, opts.Nodes < 0 || opts.Nodes == 1 || opts.Nodes > 9:
-		return nil, outcomef(ErrInvalid, "--nodes %d: a Galera cluster (--flavour galera) of 2 to 9 nodes", opts.Nodes)
-	case opts.Shards != 0 && !vitess, opts.Shards < 0 || opts.Shards > MaxShards:
-		return nil, outcomef(ErrInvalid, "--shards %d: a Vitess keyspace (--flavour vitess) of 1 to %d shards", opts.Shards, MaxShards)
-	case tidb && len(opts.Set) > 0:
-		return nil, outcomef(ErrInvalid, "--set is for MariaDB and MySQL sandboxes: set a TiDB sandbox's variables with SET GLOBAL, which TiDB keeps")
-	case tidb && opts.Basedir != "":
-		return nil, outcomef(ErrInvalid, "--basedir is for MariaDB and MySQL tarballs: give a TiDB server with --server PATH")
-	case !tidb && !vitess && opts.Server != "":
-		return nil, outcomef(ErrInvalid, "--server is for --flavour tidb and vitess; a MariaDB or MySQL server comes from PATH or --basedir")
-	}
 	user, err := parseSet(opts.Set)
 	if err != nil {
 		return nil, err
@@ -225,19 +205,9 @@ func Up(ctx context.Context, opts Options) (*Instance, error) {
 		defaults = mergeSettings(defaultSettings, vitessSettings)
 	}
 	settings := mergeSettings(defaults, user)
-	srv, vt := &Server{}, (*Server)(nil)
-	if vitess {
-		if vt, err = FindVitess(ctx, opts.Server); err != nil {
-			return nil, err
-		}
-	}
-	if !tidb {
-		if srv, err = FindServer(ctx, opts.Basedir); err != nil {
-			return nil, err
-		}
-	}
-	if vitess && srv.Flavour != string(flavour.MariaDB) {
-		return nil, outcomef(ErrNoServer, "a Vitess sandbox runs over MariaDB, and %s is %s", srv.Path, label(srv.Flavour))
+	srv, vt, err := findServers(ctx, opts)
+	if err != nil {
+		return nil, err
 	}
 	if opts.Port != 0 {
 		if err := checkPort(opts.Port); err != nil {
@@ -337,6 +307,56 @@ func Up(ctx context.Context, opts Options) (*Instance, error) {
 		}
 	}
 	return started()
+}
+
+// findServers finds the binaries opts asks for: the MariaDB or MySQL
+// server (none for TiDB, whose is FindTiDB's) and a Vitess sandbox's
+// vtcombo, which runs over MariaDB only.
+func findServers(ctx context.Context, opts Options) (srv, vt *Server, err error) {
+	srv = &Server{}
+	if opts.Flavour == flavour.Vitess {
+		if vt, err = FindVitess(ctx, opts.Server); err != nil {
+			return nil, nil, err
+		}
+	}
+	if opts.Flavour != flavour.TiDB {
+		if srv, err = FindServer(ctx, opts.Basedir); err != nil {
+			return nil, nil, err
+		}
+	}
+	if vt != nil && srv.Flavour != string(flavour.MariaDB) {
+		return nil, nil, outcomef(ErrNoServer, "a Vitess sandbox runs over MariaDB, and %s is %s", srv.Path, label(srv.Flavour))
+	}
+	return srv, vt, nil
+}
+
+// check says, as ErrInvalid, what in opts Up cannot take.
+func (opts Options) check() error {
+	if err := ValidateName(opts.Name); err != nil {
+		return err
+	}
+	if opts.Home == "" {
+		return outcomef(ErrInvalid, "no sandbox home: set SHAKEDOWN_HOME or HOME")
+	}
+	if opts.Port < 0 || opts.Port > 65535 {
+		return outcomef(ErrInvalid, "--port %d: want 1-65535, or 0 to pick a free port", opts.Port)
+	}
+	tidb, galera, vitess := opts.Flavour == flavour.TiDB, opts.Flavour == flavour.Galera, opts.Flavour == flavour.Vitess
+	switch {
+	case opts.Flavour != "" && opts.Flavour != flavour.MariaDB && !tidb && !galera && !vitess:
+		return outcomef(ErrInvalid, "--flavour %s: sandboxes run mariadb (MariaDB or MySQL, from PATH or --basedir), galera, tidb or vitess", opts.Flavour)
+	case opts.Nodes != 0 && !galera, opts.Nodes < 0 || opts.Nodes == 1 || opts.Nodes > 9:
+		return outcomef(ErrInvalid, "--nodes %d: a Galera cluster (--flavour galera) of 2 to 9 nodes", opts.Nodes)
+	case opts.Shards != 0 && !vitess, opts.Shards < 0 || opts.Shards > MaxShards:
+		return outcomef(ErrInvalid, "--shards %d: a Vitess keyspace (--flavour vitess) of 1 to %d shards", opts.Shards, MaxShards)
+	case tidb && len(opts.Set) > 0:
+		return outcomef(ErrInvalid, "--set is for MariaDB and MySQL sandboxes: set a TiDB sandbox's variables with SET GLOBAL, which TiDB keeps")
+	case tidb && opts.Basedir != "":
+		return outcomef(ErrInvalid, "--basedir is for MariaDB and MySQL tarballs: give a TiDB server with --server PATH")
+	case !tidb && !vitess && opts.Server != "":
+		return outcomef(ErrInvalid, "--server is for --flavour tidb and vitess; a MariaDB or MySQL server comes from PATH or --basedir")
+	}
+	return nil
 }
 
 // startPicking starts r's server on opts.Port, or on a free port it picks.

@@ -137,35 +137,7 @@ func loadSchema(ctx context.Context, s *Side, dbs []string) (map[string]*Table, 
 		return nil, fmt.Errorf("list %s tables: %w", s.Role, err)
 	}
 
-	jsonCols := map[string]bool{}
-	if s.Server.Stores().IsMariaDB() {
-		// MariaDB's JSON is LONGTEXT plus CHECK (json_valid(col)); older
-		// servers have no CHECK_CONSTRAINTS, which only costs the JSON rule
-		// (and so does any error reading them).
-		each := func(row target.Scanner) error {
-			var db, tbl, clause string
-			if row.Scan(&db, &tbl, &clause) == nil {
-				db = s.Server.Flavour.CatalogSchema(db, dbs)
-				if m := jsonValidRE.FindStringSubmatch(clause); m != nil {
-					jsonCols[db+"."+tbl+"."+strings.ToLower(m[1])] = true
-				}
-			}
-			return nil
-		}
-		err := target.QueryEach(ctx, s.DB, each, `SELECT CONSTRAINT_SCHEMA, TABLE_NAME, CHECK_CLAUSE
-			FROM information_schema.CHECK_CONSTRAINTS WHERE CONSTRAINT_SCHEMA `+in, args...)
-		if err != nil {
-			// MariaDB's CHECK_CONSTRAINTS names the table, the standard's
-			// does not: a gateway that knows only the standard's columns
-			// (vtgate) refuses TABLE_NAME, and TABLE_CONSTRAINTS names it.
-			// (Two tables' checks of one name in one schema match each
-			// other here; only a LONGTEXT column's json_valid makes JSON.)
-			_ = target.QueryEach(ctx, s.DB, each, `SELECT tc.TABLE_SCHEMA, tc.TABLE_NAME, cc.CHECK_CLAUSE
-				FROM information_schema.TABLE_CONSTRAINTS tc JOIN information_schema.CHECK_CONSTRAINTS cc
-				ON cc.CONSTRAINT_SCHEMA = tc.CONSTRAINT_SCHEMA AND cc.CONSTRAINT_NAME = tc.CONSTRAINT_NAME
-				WHERE tc.CONSTRAINT_TYPE = 'CHECK' AND tc.TABLE_SCHEMA `+in+` AND cc.CONSTRAINT_SCHEMA `+in, append(args, args...)...)
-		}
-	}
+	jsonCols := readJSONChecks(ctx, s, dbs, in, args)
 
 	err = target.QueryEach(ctx, s.DB, func(row target.Scanner) error {
 		var db, tbl, name, nullable, dataType, colType, extra string
@@ -467,3 +439,40 @@ func Load(ctx context.Context, s *Side, dbs []string) (map[string]*Table, error)
 // keys (columns, referenced table and columns, ON DELETE, ON UPDATE; a
 // definition found under another name is a renamed key).
 func Compare(src, dst *Table) []Diff { return compareSchema(src, dst) }
+
+// readJSONChecks finds MariaDB's JSON columns, LONGTEXT with a CHECK
+// (json_valid(col)), by "db.table.column" in lower case; in and args are
+// loadSchema's condition on the schema's name.
+func readJSONChecks(ctx context.Context, s *Side, dbs []string, in string, args []any) map[string]bool {
+	jsonCols := map[string]bool{}
+	if !s.Server.Stores().IsMariaDB() {
+		return jsonCols
+	}
+	// MariaDB's JSON is LONGTEXT plus CHECK (json_valid(col)); older
+	// servers have no CHECK_CONSTRAINTS, which only costs the JSON rule
+	// (and so does any error reading them).
+	each := func(row target.Scanner) error {
+		var db, tbl, clause string
+		if row.Scan(&db, &tbl, &clause) == nil {
+			db = s.Server.Flavour.CatalogSchema(db, dbs)
+			if m := jsonValidRE.FindStringSubmatch(clause); m != nil {
+				jsonCols[db+"."+tbl+"."+strings.ToLower(m[1])] = true
+			}
+		}
+		return nil
+	}
+	err := target.QueryEach(ctx, s.DB, each, `SELECT CONSTRAINT_SCHEMA, TABLE_NAME, CHECK_CLAUSE
+		FROM information_schema.CHECK_CONSTRAINTS WHERE CONSTRAINT_SCHEMA `+in, args...)
+	if err != nil {
+		// MariaDB's CHECK_CONSTRAINTS names the table, the standard's
+		// does not: a gateway that knows only the standard's columns
+		// (vtgate) refuses TABLE_NAME, and TABLE_CONSTRAINTS names it.
+		// (Two tables' checks of one name in one schema match each
+		// other here; only a LONGTEXT column's json_valid makes JSON.)
+		_ = target.QueryEach(ctx, s.DB, each, `SELECT tc.TABLE_SCHEMA, tc.TABLE_NAME, cc.CHECK_CLAUSE
+			FROM information_schema.TABLE_CONSTRAINTS tc JOIN information_schema.CHECK_CONSTRAINTS cc
+			ON cc.CONSTRAINT_SCHEMA = tc.CONSTRAINT_SCHEMA AND cc.CONSTRAINT_NAME = tc.CONSTRAINT_NAME
+			WHERE tc.CONSTRAINT_TYPE = 'CHECK' AND tc.TABLE_SCHEMA `+in+` AND cc.CONSTRAINT_SCHEMA `+in, append(args, args...)...)
+	}
+	return jsonCols
+}
