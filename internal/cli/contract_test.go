@@ -44,7 +44,9 @@ func contractServers(t *testing.T) []contractServer {
 	} else {
 		servers = append(servers, contractServer{"tidb", sandboxtest.TiDB(t)})
 	}
-	if sandboxtest.VitessServer() == "" {
+	if bin, err := sandboxtest.VitessServer(); err != nil {
+		t.Fatalf("find a vtcombo: %v", err)
+	} else if bin == "" {
 		t.Run("vitess", func(t *testing.T) { t.Skip(sandboxtest.VitessGet) })
 	} else {
 		servers = append(servers, contractServer{"vitess", sandboxtest.Vitess(t)})

@@ -102,7 +102,10 @@ func TestDemoTiDB(t *testing.T) {
 // a MariaDB set as the control, and the rehearsal's copy into it.
 func TestDemoVitess(t *testing.T) {
 	sandboxtest.RequireServer(t)
-	bin := sandboxtest.VitessServer()
+	bin, err := sandboxtest.VitessServer()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if bin == "" {
 		t.Skip(sandboxtest.VitessGet)
 	}

@@ -37,7 +37,10 @@ func TestRunTiDBKilledIsDegraded(t *testing.T) {
 // Vitess sandbox, then started again: as for TiDB.
 func TestRunVitessKilledIsDegraded(t *testing.T) {
 	sandboxtest.RequireServer(t)
-	bin := sandboxtest.VitessServer()
+	bin, err := sandboxtest.VitessServer()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if bin == "" {
 		t.Skip(sandboxtest.VitessGet)
 	}

@@ -114,7 +114,10 @@ func TestSandboxVitess(t *testing.T) {
 		t.Skip("starts MariaDB and vtcombo")
 	}
 	sandboxtest.RequireServer(t)
-	bin := sandboxtest.VitessServer()
+	bin, err := sandboxtest.VitessServer()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if bin == "" {
 		t.Skip(sandboxtest.VitessGet)
 	}

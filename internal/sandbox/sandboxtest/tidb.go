@@ -210,22 +210,29 @@ var vitessState struct {
 // VitessGet says how to get a vtcombo for the tests, for the one line a
 // skipped test prints.
 const VitessGet = "no vtcombo for the Vitess tests: run scripts/install-vitess.sh (builds " + sandbox.VitessModule +
-	" from the Go module proxy into the user's cache, about 4 minutes on 2 cores), set SHAKEDOWN_VITESS_SERVER, or put vtcombo on PATH"
+	" from the Go module proxy into the user's cache, about 4 minutes on 2 cores), set SHAKEDOWN_VITESS_SERVER, put vtcombo on PATH, or keep a build as ../shared/flavours/vtcombo.xz"
+
+// sharedVitess is where a vtcombo build would ship beside the checkout,
+// xz-packed as TiDB's is, to spare each machine the build.
+const sharedVitess = "shared/flavours/vtcombo.xz"
 
 // VitessServer finds a vtcombo for tests: SHAKEDOWN_VITESS_SERVER, vtcombo
-// on PATH, or the one scripts/install-vitess.sh built; "" when there is
-// none.
-func VitessServer() string {
+// on PATH, the one scripts/install-vitess.sh built, or a shared build
+// unpacked once into the cache; "" when there is none.
+func VitessServer() (string, error) {
 	if p := os.Getenv("SHAKEDOWN_VITESS_SERVER"); p != "" {
-		return p
+		return p, nil
 	}
 	if p, err := exec.LookPath("vtcombo"); err == nil {
-		return p
+		return p, nil
 	}
 	if p := sandbox.VitessCached(); fileExists(p) {
-		return p
+		return p, nil
 	}
-	return ""
+	if packed := findShared(sharedVitess); packed != "" {
+		return unpackXZ(packed, "vtcombo")
+	}
+	return "", nil
 }
 
 // Vitess returns the target URL of a Vitess sandbox (vtgate over a MariaDB
@@ -236,8 +243,12 @@ func Vitess(t testing.TB) string {
 	t.Helper()
 	RequireServer(t)
 	vitessState.once.Do(func() {
-		bin := VitessServer()
-		if bin == "" {
+		bin, err := VitessServer()
+		switch {
+		case err != nil:
+			vitessState.err = err
+			return
+		case bin == "":
 			vitessState.skip = VitessGet
 			return
 		}
