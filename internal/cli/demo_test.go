@@ -101,14 +101,7 @@ func TestDemoTiDB(t *testing.T) {
 // demo --candidate vitess: the same sweep and report against vtgate over
 // a MariaDB set as the control, and the rehearsal's copy into it.
 func TestDemoVitess(t *testing.T) {
-	sandboxtest.RequireServer(t)
-	bin, err := sandboxtest.VitessServer()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if bin == "" {
-		t.Skip(sandboxtest.VitessGet)
-	}
+	bin := sandboxtest.RequireVitess(t)
 	dir := filepath.Join(t.TempDir(), "demo")
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()

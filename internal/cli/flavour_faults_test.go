@@ -36,14 +36,7 @@ func TestRunTiDBKilledIsDegraded(t *testing.T) {
 // vtcombo (vtgate and the tablets) killed in the middle of a run on a
 // Vitess sandbox, then started again: as for TiDB.
 func TestRunVitessKilledIsDegraded(t *testing.T) {
-	sandboxtest.RequireServer(t)
-	bin, err := sandboxtest.VitessServer()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if bin == "" {
-		t.Skip(sandboxtest.VitessGet)
-	}
+	bin := sandboxtest.RequireVitess(t)
 	runKilledIsDegraded(t, sandbox.Options{Flavour: flavour.Vitess, Server: bin, Set: sandboxtest.Settings}, func(ctx context.Context, home string) error {
 		b, err := os.ReadFile(filepath.Join(home, "killed", "vtcombo", "vtcombo.pid"))
 		if err != nil {
@@ -88,6 +81,20 @@ func runKilledIsDegraded(t *testing.T, opts sandbox.Options, kill func(ctx conte
 	}
 	if err := kill(ctx, home); err != nil {
 		t.Fatal(err)
+	}
+	// A signal is not a death: wait until the sandbox reads as stopped.
+	for gone := time.Now().Add(15 * time.Second); ; {
+		inst, err := sandbox.Get(home, "killed")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !inst.Running {
+			break
+		}
+		if time.Now().After(gone) {
+			t.Fatal("the killed sandbox still reads as running after 15 s")
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 	if _, err := sandbox.Start(ctx, home, "killed"); err != nil {
 		t.Fatal(err)

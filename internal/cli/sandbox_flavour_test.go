@@ -113,14 +113,7 @@ func TestSandboxVitess(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts MariaDB and vtcombo")
 	}
-	sandboxtest.RequireServer(t)
-	bin, err := sandboxtest.VitessServer()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if bin == "" {
-		t.Skip(sandboxtest.VitessGet)
-	}
+	bin := sandboxtest.RequireVitess(t)
 	code, stdout, stderr := runSandboxCLI(t, home, "sandbox", "up", "vt", "--flavour", "vitess", "--shards", "2", "--server", bin,
 		"--set", "innodb_buffer_pool_size=128M", "--set", "innodb_log_file_size=48M")
 	if code != ExitOK || !strings.Contains(stdout, "sandbox vt up: Vitess ") || !strings.Contains(stdout, " over MariaDB ") {

@@ -1,17 +1,11 @@
 package sandbox
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/shakedown/shakedown/internal/flavour"
 	"github.com/shakedown/shakedown/internal/outfile"
@@ -52,32 +46,15 @@ func FindTiDB(ctx context.Context, path string) (*Server, error) {
 			return nil, outcomef(errNoBinary, "no TiDB server: %s", TiDBSources)
 		}
 	}
-	abs, err := filepath.Abs(path)
+	abs, v, err := tidbBinary.check(ctx, path)
 	if err != nil {
-		return nil, fmt.Errorf("find TiDB server: %w", err)
-	}
-	fi, err := os.Stat(abs)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return nil, outcomef(ErrInvalid, "TiDB server %s: no such file; %s", path, TiDBSources)
-	case err != nil:
-		return nil, fmt.Errorf("find TiDB server: %w", err)
-	case fi.IsDir() || fi.Mode()&0o111 == 0:
-		return nil, outcomef(ErrInvalid, "TiDB server %s: not an executable file (chmod +x it, or unpack it first)", path)
-	}
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, abs, "-V").CombinedOutput()
-	v := tidbRelease(string(out))
-	if err != nil || v == "" {
-		first, _, _ := strings.Cut(string(bytes.TrimSpace(out)), "\n")
-		if len(first) > 120 {
-			first = first[:120]
-		}
-		return nil, outcomef(ErrInvalid, "TiDB server %s: not a tidb-server (%s -V said %q); %s", path, filepath.Base(path), first, TiDBSources)
+		return nil, err
 	}
 	return &Server{Path: abs, Flavour: string(flavour.TiDB), Version: v}, nil
 }
+
+// tidbBinary is how FindTiDB checks a tidb-server.
+var tidbBinary = binary{what: "TiDB server", versionFlag: "-V", notIt: "not a tidb-server", sources: TiDBSources, release: tidbRelease}
 
 // tidbRelease reads "Release Version: v8.4.0-alpha-390de884f4" from
 // tidb-server -V as 8.4.0.

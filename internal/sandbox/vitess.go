@@ -7,9 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -100,29 +98,9 @@ func FindVitess(ctx context.Context, path string) (*Server, error) {
 	if path == "" {
 		return nil, outcomef(errNoBinary, "no Vitess server (vtcombo): %s", VitessSources)
 	}
-	abs, err := filepath.Abs(path)
+	abs, v, err := vitessBinary.check(ctx, path)
 	if err != nil {
-		return nil, fmt.Errorf("find vtcombo: %w", err)
-	}
-	fi, err := os.Stat(abs)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return nil, outcomef(ErrInvalid, "vtcombo %s: no such file; %s", path, VitessSources)
-	case err != nil:
-		return nil, fmt.Errorf("find vtcombo: %w", err)
-	case fi.IsDir() || fi.Mode()&0o111 == 0:
-		return nil, outcomef(ErrInvalid, "vtcombo %s: not an executable file", path)
-	}
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, abs, "--version").CombinedOutput()
-	v := vitessRelease(string(out))
-	if err != nil || v == "" {
-		first, _, _ := strings.Cut(string(bytes.TrimSpace(out)), "\n")
-		if len(first) > 120 {
-			first = first[:120]
-		}
-		return nil, outcomef(ErrInvalid, "vtcombo %s: not Vitess's vtcombo (%s --version said %q); %s", path, filepath.Base(path), first, VitessSources)
+		return nil, err
 	}
 	return &Server{Path: abs, Flavour: string(flavour.Vitess), Version: v}, nil
 }
@@ -131,6 +109,9 @@ func fileExecutable(p string) bool {
 	fi, err := os.Stat(p)
 	return err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0
 }
+
+// vitessBinary is how FindVitess checks a vtcombo.
+var vitessBinary = binary{what: "vtcombo", versionFlag: "--version", notIt: "not Vitess's vtcombo", sources: VitessSources, release: vitessRelease}
 
 var vitessVersionRE = regexp.MustCompile(`^vtcombo version Version: ([0-9][0-9.]*)`)
 

@@ -262,3 +262,19 @@ func Vitess(t testing.TB) string {
 	}
 	return vitessState.inst.URL()
 }
+
+// RequireVitess returns a vtcombo for the test (VitessServer) and the
+// MariaDB beneath it (RequireServer): without one the test is skipped
+// with one line saying how to get it, and with -short.
+func RequireVitess(t testing.TB) string {
+	t.Helper()
+	RequireServer(t)
+	bin, err := VitessServer()
+	if err != nil {
+		t.Fatalf("find a vtcombo: %v", err)
+	}
+	if bin == "" {
+		t.Skip(VitessGet)
+	}
+	return bin
+}
