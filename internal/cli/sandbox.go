@@ -102,7 +102,7 @@ func (c *sandboxCmd) up(ctx context.Context, env *Env, args []string) error {
 		// so that a script may run it every time; a stopped one starts
 		// again. Other settings are refused, saying which, since only a
 		// new sandbox (or sandbox down, which deletes the data) has them.
-		if err := old.CheckReuse(o.Port, o.Set, o.Basedir, o.Placement, o.Flavour); err != nil {
+		if err := old.CheckReuse(o.Port, o.Set, o.Basedir, o.Placement, o.Flavour, o.Shards); err != nil {
 			return err
 		}
 		if !old.Running {

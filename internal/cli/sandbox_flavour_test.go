@@ -163,6 +163,9 @@ func TestSandboxVitess(t *testing.T) {
 	if _, out, _ := runSandboxCLI(t, home, "sandbox", "list"); !strings.Contains(out, "vt    running  Vitess ") {
 		t.Errorf("list: got\n%s\nwant vt running Vitess", out)
 	}
+	if code, out, errs := runSandboxCLI(t, home, "sandbox", "up", "vt", "--flavour", "vitess", "--shards", "4"); code != ExitUsage || !strings.Contains(errs, "--shards 4 (its keyspace has 2)") {
+		t.Errorf("up with other shards: got exit %d %s%s, want exit 2 naming the shards it has", code, out, errs)
+	}
 	if code, out, errs := runSandboxCLI(t, home, "sandbox", "stop", "vt"); code != ExitOK {
 		t.Fatalf("stop: exit %d %s%s", code, out, errs)
 	}

@@ -109,6 +109,8 @@ type Instance struct {
 	// 10.11.19").
 	GatePort int    `json:"gate_port,omitempty"`
 	Beneath  string `json:"beneath,omitempty"`
+	// Shards is a Vitess sandbox's keyspace's shards.
+	Shards int `json:"shards,omitempty"`
 
 	Placement Placement `json:"placement,omitzero"` // where the server runs
 	Cgroup    string    `json:"cgroup,omitempty"`   // its cgroup directory when it has a CPU quota

@@ -250,13 +250,15 @@ func kindOf(f flavour.Name) flavour.Name {
 // CheckReuse says, as bad usage, why "sandbox up" cannot use sandbox i as
 // it is: it differs from what port, set, basedir, place and the flavour f
 // ask for. Its data stays either way; nil when i is what was asked for.
-func (i *Instance) CheckReuse(port int, set []string, basedir string, place Placement, f flavour.Name) error {
+func (i *Instance) CheckReuse(port int, set []string, basedir string, place Placement, f flavour.Name, shards int) error {
 	diffs, err := i.Differences(port, set, basedir)
 	if err != nil {
 		return usage.Errorf("sandbox up: %v", err)
 	}
 	if kindOf(flavour.Name(i.Flavour)) != kindOf(f) {
 		diffs = append(diffs, fmt.Sprintf("--flavour %s (it runs %s)", f, i.Product()))
+	} else if shards != 0 && i.Shards != 0 && shards != i.Shards {
+		diffs = append(diffs, fmt.Sprintf("--shards %d (its keyspace has %d)", shards, i.Shards))
 	}
 	diffs = append(diffs, i.PlacementDifferences(place)...)
 	if len(diffs) == 0 {

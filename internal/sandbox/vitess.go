@@ -41,7 +41,6 @@ type gate struct {
 	Port     int      `json:"port"`    // vtgate's MySQL protocol
 	WebPort  int      `json:"web_port"`
 	GRPCPort int      `json:"grpc_port"`
-	Shards   int      `json:"shards"`
 	PID      int      `json:"pid"`
 	DataDir  string   `json:"dir"` // its own directory: pid file, VSchema
 	ErrorLog string   `json:"log"` // its standard output and error
@@ -220,7 +219,7 @@ func (r *record) gateArgs(g *gate, shards []string) []string {
 // it picks).
 func upVitess(ctx context.Context, opts Options, r *record, vt *Server) error {
 	shards := ShardNames(opts.Shards)
-	g := &gate{DataDir: r.path("vtcombo"), ErrorLog: r.path("vtcombo.log"), Bin: vt.Path, Version: vt.Version, Shards: len(shards)}
+	g := &gate{DataDir: r.path("vtcombo"), ErrorLog: r.path("vtcombo.log"), Bin: vt.Path, Version: vt.Version}
 	if err := os.MkdirAll(g.DataDir, 0o755); err != nil {
 		return fmt.Errorf("create sandbox: %w", err)
 	}
@@ -240,7 +239,7 @@ func upVitess(ctx context.Context, opts Options, r *record, vt *Server) error {
 	if err := createShardDatabases(ctx, r.Port, shards); err != nil {
 		return fmt.Errorf("create sandbox %s: %w", opts.Name, err)
 	}
-	r.Gate = g
+	r.Gate, r.Shards = g, len(shards)
 	const attempts = 3
 	for attempt := 1; ; attempt++ {
 		var err error
