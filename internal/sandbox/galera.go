@@ -187,7 +187,7 @@ func (r *record) startNode(ctx context.Context, args []string, dataDir string, p
 	if err != nil {
 		return nil, err
 	}
-	if _, err := waitReady(ctx, p, port, socket); err != nil {
+	if _, err := waitReady(ctx, p, port, socket, serverProbe); err != nil {
 		return p, err
 	}
 	return p, nil

@@ -17,9 +17,18 @@ const readyTimeout = 60 * time.Second
 // errExited is a server that exited before it answered.
 var errExited = errors.New("server exited during startup")
 
-// probe connects as the sandbox user over TCP and returns VERSION() and
-// @@socket; the socket tells our server from another one on the same port.
-func probe(ctx context.Context, port int) (version, socket string, err error) {
+// The queries probe asks, of a server and of vtgate: a version and the
+// socket, which tells our server from another one on the same port.
+// vtgate answers VERSION() and @@socket itself, and passes @@global.socket
+// to a tablet, so that its answer is the MariaDB's beneath.
+const (
+	serverProbe = "SELECT VERSION(), @@socket"
+	gateProbe   = "SELECT @@global.version, @@global.socket"
+)
+
+// probe connects as the sandbox user over TCP and returns the version and
+// socket query (serverProbe or gateProbe) reads.
+func probe(ctx context.Context, port int, query string) (version, socket string, err error) {
 	t := &target.Target{User: User, Hosts: []string{"127.0.0.1"}, Ports: []int{port}, ConnectTimeout: 2 * time.Second}
 	cfg := t.Config(t.Endpoints()[0], Database)
 	cfg.ReadTimeout = 5 * time.Second
@@ -31,13 +40,14 @@ func probe(ctx context.Context, port int) (version, socket string, err error) {
 	defer db.Close()
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	err = db.QueryRowContext(ctx, "SELECT VERSION(), @@socket").Scan(&version, &socket)
+	err = db.QueryRowContext(ctx, query).Scan(&version, &socket)
 	return version, socket, err
 }
 
-// waitReady polls the server until it answers as our server, it exits, ctx
-// ends or readyTimeout passes. It returns VERSION().
-func waitReady(ctx context.Context, p *process, port int, socket string) (string, error) {
+// waitReady polls the server until it answers query (probe's) as our
+// server, it exits, ctx ends or readyTimeout passes. It returns the
+// version.
+func waitReady(ctx context.Context, p *process, port int, socket, query string) (string, error) {
 	pollCtx, cancel := context.WithTimeout(ctx, readyTimeout)
 	defer cancel()
 	tick := time.NewTicker(50 * time.Millisecond)
@@ -49,7 +59,7 @@ func waitReady(ctx context.Context, p *process, port int, socket string) (string
 			return "", fmt.Errorf("%w (%v)", errExited, p.err)
 		default:
 		}
-		v, s, err := probe(pollCtx, port)
+		v, s, err := probe(pollCtx, port, query)
 		switch {
 		case err != nil:
 			last = err

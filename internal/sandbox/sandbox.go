@@ -647,7 +647,7 @@ func (r *record) start(ctx context.Context) (*process, error) {
 	if err != nil {
 		return p, err
 	}
-	v, err := waitReady(ctx, p, r.Port, r.Socket)
+	v, err := waitReady(ctx, p, r.Port, r.Socket, serverProbe)
 	if err != nil {
 		return p, err
 	}

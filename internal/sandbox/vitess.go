@@ -3,7 +3,6 @@ package sandbox
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -90,8 +89,8 @@ func FindVitess(ctx context.Context, path string) (*Server, error) {
 		path = lookPath("vtcombo")
 	}
 	if path == "" {
-		if c := VitessCached(); c != "" && fileExecutable(c) {
-			path = c
+		if c := VitessCached(); c != "" {
+			path = firstExecutable(c)
 		}
 	}
 	if path == "" {
@@ -102,11 +101,6 @@ func FindVitess(ctx context.Context, path string) (*Server, error) {
 		return nil, err
 	}
 	return &Server{Path: abs, Flavour: string(flavour.Vitess), Version: v}, nil
-}
-
-func fileExecutable(p string) bool {
-	fi, err := os.Stat(p)
-	return err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0
 }
 
 // vitessBinary is how FindVitess checks a vtcombo.
@@ -298,7 +292,7 @@ func createShardDatabases(ctx context.Context, port int, shards []string) error 
 }
 
 // startGate starts vtcombo and waits until vtgate answers from the MariaDB
-// beneath; the record is saved with its process either way.
+// beneath (gateProbe); the record is saved with its process either way.
 func (r *record) startGate(ctx context.Context) error {
 	g := r.Gate
 	// On the sandbox's CPUs too (--cpus), as the MariaDB is; a CPU quota
@@ -311,43 +305,8 @@ func (r *record) startGate(ctx context.Context) error {
 	if err := r.save(); err != nil {
 		return err
 	}
-	return waitGate(ctx, p, g.Port, r.Socket)
-}
-
-// waitGate polls vtgate until one of its tablets answers from our MariaDB
-// (vtgate answers @@socket itself, @@global.socket comes from a tablet),
-// it exits, ctx ends or readyTimeout passes.
-func waitGate(ctx context.Context, p *process, port int, socket string) error {
-	ctx, cancel := context.WithTimeout(ctx, readyTimeout)
-	defer cancel()
-	t := &target.Target{User: User, Hosts: []string{"127.0.0.1"}, Ports: []int{port}, ConnectTimeout: 2 * time.Second}
-	cfg := t.Config(t.Endpoints()[0], Database)
-	cfg.ReadTimeout, cfg.WriteTimeout = 5*time.Second, 5*time.Second
-	var last error
-	for {
-		db, err := t.OpenConfig(cfg, 1)
-		if err == nil {
-			var s sql.NullString
-			qctx, qcancel := context.WithTimeout(ctx, 5*time.Second)
-			err = db.QueryRowContext(qctx, "SELECT @@global.socket").Scan(&s)
-			qcancel()
-			db.Close()
-			switch {
-			case err == nil && s.String == socket:
-				return nil
-			case err == nil:
-				err = fmt.Errorf("port %d is answered by another server (socket %s)", port, s.String)
-			}
-		}
-		last = err
-		select {
-		case <-p.exited:
-			return fmt.Errorf("%w (%v)", errExited, p.err)
-		case <-ctx.Done():
-			return fmt.Errorf("vtgate did not answer on 127.0.0.1:%d within %v: %v", port, readyTimeout, last)
-		case <-time.After(100 * time.Millisecond):
-		}
-	}
+	_, err = waitReady(ctx, p, g.Port, r.Socket, gateProbe)
+	return err
 }
 
 // startVitess starts vtcombo again over the MariaDB that r.start has just
