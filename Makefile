@@ -46,7 +46,7 @@ test: deps
 # demo run against it (about 4 minutes more).
 test-vitess: deps
 	bash scripts/install-vitess.sh
-	$(GO) test -race -count=1 -timeout 15m -run 'TestContract/vitess|TestSandboxVitess|TestDemoVitess' ./internal/cli/
+	SHAKEDOWN_TEST_VITESS_FULL=1 $(GO) test -race -count=1 -timeout 15m -run 'TestContract/vitess|TestSandboxVitess|TestRunVitessKilledIsDegraded|TestDemoVitess' ./internal/cli/
 
 # The full vars bisect of a durable against a relaxed sandbox measures for
 # two to four minutes, alone. It is not part of "make test": the six

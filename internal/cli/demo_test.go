@@ -102,6 +102,11 @@ func TestDemoTiDB(t *testing.T) {
 // a MariaDB set as the control, and the rehearsal's copy into it.
 func TestDemoVitess(t *testing.T) {
 	bin := sandboxtest.RequireVitess(t)
+	if os.Getenv("SHAKEDOWN_TEST_VITESS_FULL") == "" {
+		// 90 s more would take make test past 15 minutes where vtcombo
+		// is built; the contract suite covers the same commands on Vitess.
+		t.Skip("the demo against Vitess runs under make test-vitess (SHAKEDOWN_TEST_VITESS_FULL=1)")
+	}
 	dir := filepath.Join(t.TempDir(), "demo")
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
